@@ -1,0 +1,33 @@
+"""Streamlit entry point: ``streamlit run app.py``. Opens on the bundled sample dataset."""
+from __future__ import annotations
+
+import streamlit as st
+
+st.set_page_config(page_title="evalcore — MT metric meta-evaluation", page_icon="📏", layout="wide")
+
+PAGES = [
+    st.Page("pages/data.py", title="Data", icon="🗂️", default=True),
+]
+# Pages added by later work register here in this order (each file exists or is skipped).
+_OPTIONAL = [
+    ("pages/systems.py", "Systems", "📊"),
+    ("pages/human_likeness.py", "Human-likeness", "👑"),
+    ("pages/likeness_vs_acceptability.py", "Likeness vs acceptability", "🎯"),
+    ("pages/queen_vs_human.py", "QUEEN vs human", "♛"),
+    ("pages/divergence.py", "Divergence browser", "🔎"),
+    ("pages/judges.py", "Judges", "⚖️"),
+    ("pages/learned.py", "Learned metrics", "🧠"),
+    ("pages/learn.py", "Learn (guided tour)", "🎓"),
+]
+from pathlib import Path  # noqa: E402
+
+_root = Path(__file__).resolve().parent
+for path, title, icon in _OPTIONAL:
+    if (_root / path).exists():
+        PAGES.append(st.Page(path, title=title, icon=icon))
+
+from pages.common import sidebar_dataset  # noqa: E402
+
+st.session_state["dataset"] = sidebar_dataset()
+nav = st.navigation(PAGES)
+nav.run()

@@ -1,0 +1,52 @@
+"""Command-line interface: ``python -m evalcore <command> ...``.
+
+Each module in :mod:`evalcore.commands` defines ``NAME``, ``HELP``, ``add_arguments(parser)``
+and ``run(args) -> int``; they are discovered here, so commands live beside their maths.
+Data problems exit with code 2 and every problem listed, never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+
+from . import __version__
+from .problems import DataError
+
+
+def _command_modules():
+    from . import commands
+
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
+        if not info.name.startswith("_"):
+            yield importlib.import_module(f"{commands.__name__}.{info.name}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m evalcore",
+                                     description="Meta-evaluation of machine-translation metrics.")
+    parser.add_argument("--version", action="version", version=f"evalcore {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for mod in _command_modules():
+        p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
+        mod.add_arguments(p)
+        p.set_defaults(_run=mod.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args._run(args) or 0)
+    except DataError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    except (KeyError, ValueError, FileNotFoundError) as exc:
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"error: {msg}", file=sys.stderr)
+        return 2

@@ -1,0 +1,30 @@
+"""``python -m evalcore validate PATH [--lp LP]``: load, validate, summarise."""
+from __future__ import annotations
+
+NAME = "validate"
+HELP = "Load a dataset, report every problem at once, and print a summary (exit 0 valid, 2 invalid)."
+
+
+def add_arguments(p):
+    p.add_argument("path", help="a tidy TSV folder, plain-text folder, MQM TSV, mt-metrics-eval folder or a zip")
+    p.add_argument("--lp", help="language pair to summarise (default: all)")
+    p.add_argument("--format", dest="fmt", choices=["tidy", "plaintext", "mqm", "mtme"],
+                   help="force a format instead of detecting it")
+
+
+def run(args) -> int:
+    from ..io import load_collection
+
+    coll = load_collection(args.path, fmt=args.fmt)
+    if args.lp is not None and args.lp not in coll:
+        raise ValueError(f"language pair {args.lp!r} not found; available: {', '.join(k or '-' for k in coll)}")
+    for lp, ds in coll.items():
+        if args.lp is not None and lp != args.lp:
+            continue
+        print(f"== {ds.name} {lp or ''}".rstrip())
+        for k, v in ds.overview().items():
+            print(f"  {k}: {v}")
+        for w in ds.warnings:
+            print(f"  {w}")
+    print("valid")
+    return 0

@@ -1,0 +1,194 @@
+"""The in-memory data model: one language pair of one test set.
+
+A :class:`Dataset` holds
+
+* ``segments``   – seg_id (str), doc_id (str, may be ""), source (str, may be "");
+  the row order is the segment order everywhere else;
+* ``references`` – seg_id, ref_id, text: a *variable* number of references per segment,
+  each belonging to a named reference set (a segment may lack some sets);
+* ``outputs``    – system, seg_id, text: any number of systems;
+* ``judgements`` – system, seg_id, rater, judgement, score (float), in long form. ``system``
+  may name an MT system *or* a reference set: human translations are judged like systems.
+  A judged system or reference set need not have text (then it is usable wherever no text
+  is needed, e.g. correlations with given metric scores);
+* ``tags``       – system, seg_id, tag: optional phenomenon tags of outputs;
+* ``extras``     – other tables a loader found (e.g. ``postedits``, ``mqm_errors``,
+  ``metric_scores``), keyed by name;
+* ``warnings``   – the validation warnings the loader reported.
+
+Nothing here imports streamlit.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .problems import Problem
+
+SEGMENT_COLUMNS = ["seg_id", "doc_id", "source"]
+REFERENCE_COLUMNS = ["seg_id", "ref_id", "text"]
+OUTPUT_COLUMNS = ["system", "seg_id", "text"]
+JUDGEMENT_COLUMNS = ["system", "seg_id", "rater", "judgement", "score"]
+TAG_COLUMNS = ["system", "seg_id", "tag"]
+
+
+def _empty(columns: list[str]) -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype="float64" if c == "score" else "object") for c in columns})
+
+
+@dataclass
+class Dataset:
+    name: str
+    lp: str
+    segments: pd.DataFrame
+    references: pd.DataFrame = field(default_factory=lambda: _empty(REFERENCE_COLUMNS))
+    outputs: pd.DataFrame = field(default_factory=lambda: _empty(OUTPUT_COLUMNS))
+    judgements: pd.DataFrame = field(default_factory=lambda: _empty(JUDGEMENT_COLUMNS))
+    tags: pd.DataFrame = field(default_factory=lambda: _empty(TAG_COLUMNS))
+    extras: dict[str, pd.DataFrame] = field(default_factory=dict)
+    warnings: list[Problem] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.segments = self.segments.reset_index(drop=True)
+        for col in SEGMENT_COLUMNS:
+            if col not in self.segments:
+                self.segments[col] = ""
+        self.segments = self.segments[SEGMENT_COLUMNS].astype(str)
+        self.judgements = self.judgements.astype({"score": "float64"})
+        self._cache: dict = {}
+
+    # ---- identities -------------------------------------------------------------------
+    @property
+    def seg_ids(self) -> list[str]:
+        return self.segments["seg_id"].tolist()
+
+    @property
+    def n_segments(self) -> int:
+        return len(self.segments)
+
+    @property
+    def ref_ids(self) -> list[str]:
+        """Reference sets in order of first appearance."""
+        return list(dict.fromkeys(self.references["ref_id"]))
+
+    @property
+    def systems(self) -> list[str]:
+        """Systems with text, in order of first appearance."""
+        return list(dict.fromkeys(self.outputs["system"]))
+
+    @property
+    def judged(self) -> list[str]:
+        """Every system or reference set that has at least one judgement."""
+        return list(dict.fromkeys(self.judgements["system"]))
+
+    @property
+    def criteria(self) -> list[str]:
+        return list(dict.fromkeys(self.judgements["judgement"]))
+
+    @property
+    def raters(self) -> list[str]:
+        return list(dict.fromkeys(self.judgements["rater"]))
+
+    def is_reference(self, name: str) -> bool:
+        return name in set(self.references["ref_id"])
+
+    # ---- aligned views ------------------------------------------------------------------
+    def _aligned(self, frame: pd.DataFrame, key: str) -> dict[str, list[str | None]]:
+        pos = {s: i for i, s in enumerate(self.seg_ids)}
+        out: dict[str, list[str | None]] = {}
+        for name, sub in frame.groupby(key, sort=False):
+            col: list[str | None] = [None] * len(pos)
+            for seg, text in zip(sub["seg_id"], sub["text"]):
+                col[pos[seg]] = text
+            out[name] = col
+        return out
+
+    def ref_texts(self) -> dict[str, list[str | None]]:
+        """ref_id -> texts aligned with :attr:`seg_ids` (None where the set lacks the segment)."""
+        if "ref_texts" not in self._cache:
+            self._cache["ref_texts"] = self._aligned(self.references, "ref_id")
+        return self._cache["ref_texts"]
+
+    def sys_texts(self) -> dict[str, list[str | None]]:
+        """system -> output texts aligned with :attr:`seg_ids` (None where missing)."""
+        if "sys_texts" not in self._cache:
+            self._cache["sys_texts"] = self._aligned(self.outputs, "system")
+        return self._cache["sys_texts"]
+
+    def refs_per_segment(self) -> np.ndarray:
+        counts = self.references.groupby("seg_id").size()
+        return counts.reindex(self.seg_ids, fill_value=0).to_numpy()
+
+    def with_references(self, ref_ids: list[str]) -> "Dataset":
+        """A copy restricted to the given reference sets (in that order)."""
+        unknown = [r for r in ref_ids if r not in self.ref_ids]
+        if unknown:
+            raise ValueError(f"unknown reference set(s) {unknown}; available: {self.ref_ids}")
+        refs = self.references[self.references["ref_id"].isin(ref_ids)].copy()
+        order = {r: i for i, r in enumerate(ref_ids)}
+        refs = refs.sort_values("ref_id", key=lambda s: s.map(order), kind="stable")
+        return Dataset(self.name, self.lp, self.segments, refs, self.outputs, self.judgements,
+                       self.tags, dict(self.extras), list(self.warnings))
+
+    # ---- summaries ----------------------------------------------------------------------
+    def overview(self) -> dict:
+        rps = self.refs_per_segment()
+        return {
+            "language pair": self.lp or "-",
+            "segments": self.n_segments,
+            "reference sets": len(self.ref_ids),
+            "references per segment (min-max)": f"{rps.min() if len(rps) else 0}-{rps.max() if len(rps) else 0}",
+            "systems with text": len(self.systems),
+            "judged systems/references": len(self.judged),
+            "judgements": len(self.judgements),
+            "criteria": ", ".join(self.criteria) or "-",
+            "raters": len(self.raters),
+        }
+
+    def judgement_counts(self) -> pd.DataFrame:
+        """Judgements per criterion and rater."""
+        if self.judgements.empty:
+            return pd.DataFrame(columns=["judgement", "rater", "n"])
+        return (self.judgements.groupby(["judgement", "rater"], sort=False).size()
+                .rename("n").reset_index())
+
+    def wide_table(self) -> pd.DataFrame:
+        """One row per segment: source, every reference and every output side by side."""
+        wide = self.segments.copy()
+        for ref, texts in self.ref_texts().items():
+            wide[f"ref:{ref}"] = texts
+        for sys_, texts in self.sys_texts().items():
+            wide[f"sys:{sys_}"] = texts
+        return wide
+
+    def length_table(self) -> pd.DataFrame:
+        """Whitespace token lengths of every text: kind (source/reference/output), name, seg_id, length."""
+        parts = [pd.DataFrame({"kind": "source", "name": "source", "seg_id": self.segments["seg_id"],
+                               "length": self.segments["source"].str.split().str.len()})]
+        if len(self.references):
+            parts.append(pd.DataFrame({"kind": "reference", "name": self.references["ref_id"],
+                                       "seg_id": self.references["seg_id"],
+                                       "length": self.references["text"].str.split().str.len()}))
+        if len(self.outputs):
+            parts.append(pd.DataFrame({"kind": "output", "name": self.outputs["system"],
+                                       "seg_id": self.outputs["seg_id"],
+                                       "length": self.outputs["text"].str.split().str.len()}))
+        return pd.concat(parts, ignore_index=True)
+
+    # ---- identity by content -------------------------------------------------------------
+    def content_hash(self) -> str:
+        """SHA-256 over a canonical serialisation of every table (used as a cache key)."""
+        if "hash" not in self._cache:
+            h = hashlib.sha256()
+            h.update(f"{self.lp}\n".encode())
+            tables = [("segments", self.segments), ("references", self.references),
+                      ("outputs", self.outputs), ("judgements", self.judgements), ("tags", self.tags)]
+            tables += sorted(self.extras.items())
+            for tname, frame in tables:
+                h.update(f"\x00{tname}\x00".encode())
+                h.update(frame.to_csv(sep="\t", index=False, lineterminator="\n").encode())
+            self._cache["hash"] = h.hexdigest()
+        return self._cache["hash"]

@@ -1,0 +1,66 @@
+"""Loading datasets: tidy TSV folders, plain text, Google MQM TSV, mt-metrics-eval layout.
+
+``load_collection(path_or_source)`` -> {lp: Dataset}; ``load_dataset(path, lp=None)`` -> Dataset.
+Every format module defines ``NAME``, ``detect(src) -> bool`` and
+``read(src, name, report) -> {lp: Dataset}``; they are tried in the order of ``FORMATS``.
+All problems are collected and raised together as :class:`~evalcore.problems.DataError`.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+from pathlib import Path
+
+from ..dataset import Dataset
+from ..problems import DataError, Report
+from .source import FileSource
+from .tidy import write_tidy
+
+FORMATS = ["mtme", "mqm", "plaintext", "tidy"]
+
+
+def _format_module(name: str):
+    return importlib.import_module(f"{__name__}.{name}")
+
+
+def detect_format(src: FileSource) -> str | None:
+    for fmt in FORMATS:
+        try:
+            mod = _format_module(fmt)
+        except ImportError:
+            continue
+        if mod.detect(src):
+            return fmt
+    return None
+
+
+def load_collection(path: str | os.PathLike | FileSource, name: str | None = None,
+                    fmt: str | None = None) -> dict[str, Dataset]:
+    src = path if isinstance(path, FileSource) else FileSource.from_path(path)
+    name = name or Path(src.label).name.removesuffix(".zip")
+    fmt = fmt or detect_format(src)
+    if fmt is None:
+        report = Report()
+        report.error(src.label, None, "no known layout found: expected a tidy TSV folder (segments.tsv, ...), "
+                                      "plain text files (src.txt, ref.<name>.txt, sys.<name>.txt), a Google MQM "
+                                      "TSV, or an mt-metrics-eval folder (sources/, references/, system-outputs/). "
+                                      f"Files seen: {', '.join(src.names()[:10]) or 'none'}")
+        raise DataError(report)
+    mod = _format_module(fmt)
+    return mod.read(src, name, Report())
+
+
+def load_dataset(path: str | os.PathLike | FileSource, lp: str | None = None, name: str | None = None,
+                 fmt: str | None = None) -> Dataset:
+    """Load one language pair. With several pairs in the files, ``lp`` must name one."""
+    coll = load_collection(path, name=name, fmt=fmt)
+    if lp is None:
+        if len(coll) == 1:
+            return next(iter(coll.values()))
+        raise ValueError(f"the data holds several language pairs ({', '.join(coll)}); choose one with --lp")
+    if lp not in coll:
+        raise ValueError(f"language pair {lp!r} not found; available: {', '.join(k or '-' for k in coll)}")
+    return coll[lp]
+
+
+__all__ = ["FileSource", "load_collection", "load_dataset", "write_tidy", "detect_format", "FORMATS"]

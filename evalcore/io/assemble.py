@@ -1,0 +1,170 @@
+"""Cross-file validation and assembly of long tables into one :class:`Dataset` per language pair.
+
+Every loader (tidy TSV, plain text, Google MQM, mt-metrics-eval) turns its files into the
+same long tables, each row remembering its ``_file`` and ``_line``, and hands them to
+:func:`assemble`, which checks every cross-reference at once and either returns the
+datasets or raises :class:`DataError` with the complete report: nothing is partially loaded.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from ..dataset import (JUDGEMENT_COLUMNS, OUTPUT_COLUMNS, REFERENCE_COLUMNS, SEGMENT_COLUMNS,
+                       TAG_COLUMNS, Dataset)
+from ..problems import DataError, Report
+from .text import describe_lines
+
+META = ["_file", "_line"]
+
+
+def frame(columns: list[str], rows: list[list], files: list[str], lines: list[int | None]) -> pd.DataFrame:
+    df = pd.DataFrame(rows, columns=columns, dtype=object) if rows else pd.DataFrame(columns=columns, dtype=object)
+    df["_file"] = files
+    df["_line"] = lines
+    return df
+
+
+def empty(columns: list[str]) -> pd.DataFrame:
+    return pd.DataFrame(columns=["lp"] + columns + META, dtype=object)
+
+
+def _where(sub: pd.DataFrame) -> str:
+    files = list(dict.fromkeys(sub["_file"]))
+    lines = [int(x) for x in sub["_line"] if x is not None and x == x]
+    return f"{files[0]}, {describe_lines(lines)}" if lines else files[0]
+
+
+def _dups(df: pd.DataFrame, keys: list[str], what: str, report: Report) -> pd.DataFrame:
+    d = df[df.duplicated(keys, keep=False)]
+    for _, sub in d.groupby(keys, sort=False):
+        key = ", ".join(f"{k}={v!r}" for k, v in zip(keys, sub.iloc[0][keys]) if k != "lp" or v)
+        report.error(sub["_file"].iloc[0], int(sub["_line"].iloc[1]) if sub["_line"].iloc[1] is not None else None,
+                     f"duplicate {what} ({key}), also at {_where(sub.iloc[:1])}; keep one row per {what}")
+    return df.drop_duplicates(keys, keep="first")
+
+
+def _unknown_segments(df: pd.DataFrame, seg_keys: set, what: str, report: Report) -> pd.DataFrame:
+    known = pd.Series([(lp, s) in seg_keys for lp, s in zip(df["lp"], df["seg_id"])], index=df.index, dtype=bool)
+    bad = df.loc[~known]
+    for (file, lp), sub in bad.groupby(["_file", "lp"], sort=False):
+        ids = list(dict.fromkeys(sub["seg_id"]))
+        lp_txt = f" of language pair {lp}" if lp else ""
+        report.error(file, int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
+                     f"{len(sub)} {what} name segment id(s) not in the segments file{lp_txt}: "
+                     f"{', '.join(map(repr, ids[:8]))}{' ...' if len(ids) > 8 else ''} "
+                     f"({describe_lines([int(x) for x in sub['_line'] if x is not None])}); "
+                     "add them to the segments file or fix the ids")
+    return df.loc[known]
+
+
+def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, outputs: pd.DataFrame,
+             judgements: pd.DataFrame, tags: pd.DataFrame | None = None,
+             extras: dict[str, pd.DataFrame] | None = None, report: Report | None = None) -> dict[str, Dataset]:
+    """Validate long tables (each with lp + its columns + _file/_line) and build datasets by lp."""
+    report = report or Report()
+    tags = tags if tags is not None else empty(TAG_COLUMNS)
+    extras = extras or {}
+    tables = {"segments": segments, "references": references, "outputs": outputs,
+              "judgements": judgements, "tags": tags}
+    for t in tables.values():
+        for c in ("lp",):
+            if c not in t:
+                t[c] = ""
+            t[c] = t[c].fillna("").astype(str).str.strip()
+    for t, cols in ((segments, ["seg_id"]), (references, ["seg_id", "ref_id"]), (outputs, ["system", "seg_id"]),
+                    (judgements, ["system", "seg_id", "rater", "judgement"]), (tags, ["system", "seg_id", "tag"])):
+        for c in cols:
+            t[c] = t[c].astype(str).str.strip()
+
+    # -- language pairs: a table without lp may only be used when there is one pair ----------
+    lps = sorted({lp for t in tables.values() for lp in t["lp"] if lp})
+    if len(lps) > 1:
+        for tname, t in tables.items():
+            blank = t[t["lp"] == ""]
+            if len(blank):
+                report.error(blank["_file"].iloc[0], None,
+                             f"{len(blank)} rows have no lp value but the data holds several language pairs "
+                             f"({', '.join(lps)}); add an lp column")
+    elif len(lps) == 1:
+        for t in tables.values():
+            t.loc[t["lp"] == "", "lp"] = lps[0]
+
+    # -- segments -------------------------------------------------------------------------
+    empty_ids = segments[segments["seg_id"] == ""]
+    if len(empty_ids):
+        report.error(empty_ids["_file"].iloc[0], None, f"empty seg_id at {_where(empty_ids)}")
+    segments = _dups(segments[segments["seg_id"] != ""], ["lp", "seg_id"], "segment", report)
+    seg_keys = set(zip(segments["lp"], segments["seg_id"]))
+
+    # -- references -----------------------------------------------------------------------
+    references = _unknown_segments(references, seg_keys, "references", report)
+    references = _dups(references, ["lp", "seg_id", "ref_id"], "reference", report)
+    # -- outputs --------------------------------------------------------------------------
+    outputs = _unknown_segments(outputs, seg_keys, "outputs", report)
+    outputs = _dups(outputs, ["lp", "system", "seg_id"], "output", report)
+    clash = set(zip(outputs["lp"], outputs["system"])) & set(zip(references["lp"], references["ref_id"]))
+    for lp, nm in sorted(clash):
+        report.error(outputs["_file"].iloc[0], None, f"{nm!r} is both a system and a reference set"
+                                                     f"{' in ' + lp if lp else ''}; rename one of them")
+    # -- judgements ------------------------------------------------------------------------
+    judgements = _unknown_segments(judgements, seg_keys, "judgements", report)
+    scores = pd.to_numeric(judgements["score"], errors="coerce")
+    bad = judgements[scores.isna() | ~pd.Series(scores).apply(lambda v: v == v and abs(v) != float("inf"))]
+    for file, sub in bad.groupby("_file", sort=False):
+        vals = list(dict.fromkeys(sub["score"]))[:5]
+        report.error(file, int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
+                     f"{len(sub)} non-numeric score(s) {', '.join(map(repr, vals))} at {describe_lines([int(x) for x in sub['_line'] if x is not None])}; "
+                     "scores must be numbers (use . as the decimal point; leave unrated items out)")
+    judgements = judgements.assign(score=scores)[~judgements.index.isin(bad.index)]
+    # -- tags ------------------------------------------------------------------------------
+    tags = _unknown_segments(tags, seg_keys, "tags", report)
+
+    if not report.ok:
+        raise DataError(report)
+
+    # -- warnings (data kept) ----------------------------------------------------------------
+    datasets: dict[str, Dataset] = {}
+    for lp in (lps or [""]):
+        seg = segments[segments["lp"] == lp]
+        ref = references[references["lp"] == lp]
+        out = outputs[outputs["lp"] == lp]
+        jud = judgements[judgements["lp"] == lp]
+        tag = tags[tags["lp"] == lp]
+        lp_txt = f" ({lp})" if lp else ""
+        warn = Report()
+        for label, df, key in (("reference set", ref, "ref_id"), ("system", out, "system")):
+            blank = df[df["text"].astype(str).str.strip() == ""]
+            for nm, sub in blank.groupby(key, sort=False):
+                warn.warning(sub["_file"].iloc[0], int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
+                             f"{label} {nm!r}{lp_txt} has {len(sub)} empty or whitespace-only text(s) "
+                             f"({describe_lines([int(x) for x in sub['_line'] if x is not None])}); kept as empty strings")
+            n_seg = len(seg)
+            for nm, sub in df.groupby(key, sort=False):
+                if len(sub) < n_seg:
+                    warn.warning(sub["_file"].iloc[0], None,
+                                 f"{label} {nm!r}{lp_txt} covers {len(sub)} of {n_seg} segments")
+        texts = set(out["system"]) | set(ref["ref_id"])
+        no_text = [s for s in dict.fromkeys(jud["system"]) if s not in texts]
+        if no_text:
+            warn.warning(jud["_file"].iloc[0], None,
+                         f"judgements of {len(no_text)} system(s)/reference set(s){lp_txt} without text: "
+                         f"{', '.join(no_text)}; kept (usable wherever no text is needed)")
+        untagged = set(tag["system"]) - set(out["system"]) - set(ref["ref_id"])
+        if untagged:
+            warn.warning(tag["_file"].iloc[0], None, f"tags name unknown system(s) {', '.join(sorted(untagged))}; ignored")
+            tag = tag[~tag["system"].isin(untagged)]
+        report.extend(warn.problems)
+        segf = seg.rename(columns={"doc": "doc_id"})
+        ds = Dataset(
+            name=name, lp=lp,
+            segments=segf.reindex(columns=SEGMENT_COLUMNS).fillna(""),
+            references=ref[REFERENCE_COLUMNS].reset_index(drop=True),
+            outputs=out[OUTPUT_COLUMNS].reset_index(drop=True),
+            judgements=jud[JUDGEMENT_COLUMNS].reset_index(drop=True),
+            tags=tag[TAG_COLUMNS].reset_index(drop=True),
+            extras={k: (v[v["lp"] == lp].drop(columns=[c for c in ("lp", *META) if c in v]).reset_index(drop=True)
+                        if "lp" in v else v) for k, v in extras.items()},
+            warnings=list(warn.problems),
+        )
+        datasets[lp] = ds
+    return datasets

@@ -1,0 +1,168 @@
+"""Metric interface, metadata and registry (design-lessons.md lessons 1, 2 and 5).
+
+Every metric is a :class:`Metric` subclass registered with :func:`register`. A metric
+provides
+
+(a) ``sentence_score(cand, refs)``: the multi-reference score x(c, R) on the metric's own
+    scale (sacreBLEU's 0-100 for BLEU/chrF/TER; 0-1 for the others; error rates as rates);
+(b) ``similarity(cand, ref)``: the single-reference similarity x(c, r) = x(c, {r})
+    (spec §0.1), on the same scale;
+(c) ``segment_stats`` / ``score_from_stats``: per-segment sufficient statistics, so corpus
+    scores, bootstrap resamples and subsets are array sums (``corpus_score`` uses them).
+
+``oriented`` turns a score into a similarity where higher always means more similar:
+error rates (TER, WER, PER) are negated (spec §0.1). Rank-based measures (ORANGE, KING,
+QUEEN) consume oriented values only.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class MetricOption:
+    name: str
+    default: Any
+    description: str
+    choices: tuple | None = None
+
+
+@dataclass(frozen=True)
+class MetricMeta:
+    id: str  # lower-case registry id, e.g. "bleu", "nist-4", "gtm-1"
+    family: str  # e.g. "BLEU", "NIST", "GTM", "edit", "ROUGE", "chrF", "char-ngram", "METEOR"
+    description: str
+    citation: str
+    higher_is_better: bool = True
+    options: tuple[MetricOption, ...] = ()
+    needs_text: bool = True  # False for bring-your-own scores
+
+
+class Metric(ABC):
+    meta: MetricMeta
+
+    # ---- required -------------------------------------------------------------------
+    @abstractmethod
+    def sentence_score(self, cand: str, refs: Sequence[str]) -> float:
+        """Multi-reference score x(c, R) on the metric's own scale."""
+
+    @abstractmethod
+    def signature(self) -> str:
+        """sacreBLEU-style signature, e.g. ``nrefs:3|case:mixed|tok:13a|...|version:evalcore-0.1``."""
+
+    # ---- defaults (override with faster or corpus-aware versions) ------------------------
+    def similarity(self, cand: str, ref: str) -> float:
+        return self.sentence_score(cand, [ref])
+
+    def segment_stats(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
+        """Per-segment sufficient statistics, shape (n_segments, k). Default: the sentence score."""
+        return np.array([[self.sentence_score(c, r)] for c, r in zip(cands, refs)], dtype=float)
+
+    def score_from_stats(self, stats: np.ndarray) -> float:
+        """Corpus score from summed (or, for the default, averaged) statistics."""
+        return float(np.mean(stats[:, 0])) if len(stats) else float("nan")
+
+    def corpus_score(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> float:
+        return self.score_from_stats(self.segment_stats(cands, refs))
+
+    def sentence_scores(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
+        return np.array([self.sentence_score(c, r) for c, r in zip(cands, refs)], dtype=float)
+
+    def segment_block(self, cands: Sequence[str], refs: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """All similarities one segment needs for QARLA, on the metric's own scale.
+
+        Returns ``(sim, loo)``, both of shape (len(cands), len(refs)):
+        ``sim[c, j] = x(cands[c], refs[j])`` and ``loo[c, j] = x(cands[c], refs − {refs[j]})``
+        (NaN when only one reference exists). The engine passes the segment's system outputs
+        followed by its references as ``cands``. This loop is the reference behaviour;
+        metrics override it with vectorised versions that must give identical values.
+        """
+        sim = np.array([[self.similarity(c, r) for r in refs] for c in cands], dtype=float).reshape(len(cands), len(refs))
+        loo = np.full((len(cands), len(refs)), np.nan)
+        if len(refs) > 1:
+            for j in range(len(refs)):
+                rest = [r for k, r in enumerate(refs) if k != j]
+                for c, cand in enumerate(cands):
+                    loo[c, j] = self.sentence_score(cand, rest)
+        return sim, loo
+
+    def oriented(self, values):
+        """Map scores to similarities (higher = more similar): error rates are negated."""
+        return values if self.meta.higher_is_better else -np.asarray(values, dtype=float)
+
+    @property
+    def id(self) -> str:
+        return self.meta.id
+
+
+# ---- registry ----------------------------------------------------------------------------
+_REGISTRY: dict[str, Callable[[], Metric]] = {}
+
+
+def register(metric_id: str, factory: Callable[[], Metric] | None = None):
+    """Register a factory (usually the class) under a lower-case id. Usable as a decorator."""
+
+    def _do(f):
+        key = metric_id.lower()
+        if key in _REGISTRY:
+            raise ValueError(f"metric id {key!r} registered twice")
+        _REGISTRY[key] = f
+        return f
+
+    return _do(factory) if factory is not None else _do
+
+
+def unregister(metric_id: str) -> None:
+    _REGISTRY.pop(metric_id.lower(), None)
+
+
+def get_metric(metric_id: str) -> Metric:
+    from . import _load_all  # noqa: F401  (imports every metric module once)
+
+    key = metric_id.strip().lower()
+    if key not in _REGISTRY and key.startswith("learned:"):
+        # saved learned metrics register themselves lazily (evalcore/learned/store.py)
+        from ..learned.store import ensure_registered
+
+        ensure_registered(key)
+    if key not in _REGISTRY:
+        raise KeyError(f"unknown metric {metric_id!r}; known: {', '.join(sorted(_REGISTRY))}")
+    return _REGISTRY[key]()
+
+
+def metric_ids() -> list[str]:
+    from . import _load_all  # noqa: F401
+
+    return sorted(_REGISTRY)
+
+
+# ---- similarity tensors (what QARLA consumes) ---------------------------------------------
+@dataclass
+class SimTensors:
+    """All similarities of one metric on one dataset, *oriented* (higher = more similar).
+
+    Axes: systems in ``systems`` order, segments in ``seg_ids`` order, references in
+    ``ref_ids`` order. NaN marks a missing text (a reference set lacking a segment, a system
+    lacking an output) and the diagonal of ``ref_ref``.
+
+    * ``sys_ref[a, s, j]``  = x(a_s, r_j)            single-reference similarity
+    * ``ref_ref[s, i, j]``  = x(r_i, r_j)             r_i as the candidate against r_j
+    * ``loo_sys[a, s, j]``  = x(a_s, R_s − {r_j})     multi-reference, r_j held out
+    * ``loo_ref[s, j]``     = x(r_j, R_s − {r_j})     the held-out reference scored the same way
+    (loo_* are NaN when r_j is missing or R_s − {r_j} is empty.)
+    """
+
+    metric_id: str
+    seg_ids: list[str]
+    systems: list[str]
+    ref_ids: list[str]
+    sys_ref: np.ndarray
+    ref_ref: np.ndarray
+    loo_sys: np.ndarray
+    loo_ref: np.ndarray
+    signature: str = ""
+    meta: dict = field(default_factory=dict)

@@ -1,0 +1,123 @@
+"""Shared page helpers: dataset selection, downloads, error display. Thin: no maths here."""
+from __future__ import annotations
+
+import io
+import traceback
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from evalcore import workspace
+from evalcore.dataset import Dataset
+from evalcore.io import load_collection
+from evalcore.problems import DataError
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE_DIR = ROOT / "sample_data" / "teaching_es_en"
+SAMPLE_KEY = "sample: teaching es-en (bundled)"
+
+
+@st.cache_resource(show_spinner="Loading the bundled sample…")
+def _load_sample() -> dict[str, Dataset]:
+    return load_collection(SAMPLE_DIR, name="sample-teaching-es-en")
+
+
+@st.cache_resource(show_spinner="Loading dataset…", max_entries=8)
+def _load_saved(name: str, saved_at: str) -> dict[str, Dataset]:
+    return workspace.load_saved(name)
+
+
+def dataset_choices() -> dict[str, dict]:
+    """Label -> metadata for the bundled sample and every saved dataset."""
+    choices = {SAMPLE_KEY: {"name": None}}
+    for meta in workspace.list_saved():
+        choices[f"{meta['name']} (saved {meta.get('saved_at', '?')})"] = meta
+    return choices
+
+
+def load_choice(label: str, meta: dict) -> dict[str, Dataset]:
+    if meta.get("name") is None:
+        return _load_sample()
+    return _load_saved(meta["name"], meta.get("saved_at", ""))
+
+
+def sidebar_dataset() -> Dataset | None:
+    """The dataset picker in the sidebar; returns the chosen language pair's dataset."""
+    choices = dataset_choices()
+    labels = list(choices)
+    wanted = st.session_state.get("dataset_label")
+    index = labels.index(wanted) if wanted in labels else 0
+    label = st.sidebar.selectbox("Dataset", labels, index=index, key="dataset_select")
+    st.session_state["dataset_label"] = label
+    try:
+        coll = load_choice(label, choices[label])
+    except DataError as exc:
+        st.sidebar.error(f"This dataset no longer validates: {len(exc.report.errors)} problem(s).")
+        return None
+    except Exception as exc:  # keep the app running whatever happens
+        show_exception(exc, "Could not load the dataset")
+        return None
+    lps = list(coll)
+    lp = st.sidebar.selectbox("Language pair", lps, format_func=lambda x: x or "-", key="lp_select") if len(lps) > 1 else lps[0]
+    ds = coll[lp]
+    st.sidebar.caption(f"{ds.n_segments} segments · {len(ds.ref_ids)} reference sets · "
+                       f"{len(ds.systems)} systems · {len(ds.judgements)} judgements")
+    return ds
+
+
+def show_exception(exc: BaseException, what: str = "Something went wrong") -> None:
+    """A readable error instead of a raw traceback (details folded away)."""
+    st.error(f"{what}: {exc}")
+    with st.expander("Technical details"):
+        st.code("".join(traceback.format_exception(exc)), language="text")
+
+
+def show_report(report) -> None:
+    """A validation report: errors first, then warnings, as a table with a download."""
+    errors, warnings = report.errors, report.warnings
+    if errors:
+        st.error(f"{len(errors)} problem(s) found — nothing was loaded. Fix them and upload again.")
+    if warnings:
+        st.warning(f"{len(warnings)} warning(s) — the data was kept.")
+    if errors or warnings:
+        df = report.to_frame()
+        st.dataframe(df, hide_index=True, width="stretch")
+        download_table(df, "validation_report", key="report")
+
+
+def latex_table(df: pd.DataFrame) -> str:
+    """A LaTeX tabular of ``df`` with every cell escaped."""
+    def esc(v) -> str:
+        s = "" if v is None else (f"{v:.4f}" if isinstance(v, float) else str(v))
+        for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"),
+                     ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"), ("^", r"\textasciicircum{}")):
+            s = s.replace(a, b) if a != "\\" else s.replace(a, "\x00")
+        return s.replace("\x00", r"\textbackslash{}")
+    cols = "l" * len(df.columns)
+    lines = [f"\\begin{{tabular}}{{{cols}}}", "\\hline", " & ".join(esc(c) for c in df.columns) + r" \\", "\\hline"]
+    lines += [" & ".join(esc(v) for v in row) + r" \\" for row in df.itertuples(index=False)]
+    lines += ["\\hline", "\\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def download_table(df: pd.DataFrame, name: str, key: str | None = None, signature: str | None = None) -> None:
+    """CSV and LaTeX downloads of a table (with the metric signatures as a comment line)."""
+    c1, c2 = st.columns(2)
+    csv = df.to_csv(index=False)
+    if signature:
+        csv = f"# {signature}\n" + csv
+    c1.download_button("⬇ CSV", csv.encode("utf-8"), f"{name}.csv", "text/csv", key=f"csv-{key or name}")
+    tex = latex_table(df)
+    if signature:
+        tex = f"% {signature}\n" + tex
+    c2.download_button("⬇ LaTeX", tex.encode("utf-8"), f"{name}.tex", "text/x-tex", key=f"tex-{key or name}")
+
+
+def download_figure(fig, name: str, key: str | None = None) -> None:
+    """Interactive HTML download of a figure. PNG: use the camera button in the figure's toolbar
+    (static export through kaleido needs a browser download, which is not possible offline)."""
+    buf = io.StringIO()
+    fig.write_html(buf, include_plotlyjs=True, full_html=True)
+    st.download_button("⬇ Figure (HTML)", buf.getvalue().encode("utf-8"), f"{name}.html", "text/html",
+                       key=f"fig-{key or name}", help="PNG: use the camera icon in the figure's toolbar")

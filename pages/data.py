@@ -1,0 +1,120 @@
+"""Data page: choose, upload or import a dataset; validation report; overview; segment browser."""
+from __future__ import annotations
+
+import streamlit as st
+
+from evalcore import workspace
+from evalcore.io import FileSource, load_collection
+from evalcore.plots import length_histogram
+from evalcore.problems import DataError
+from pages.common import download_figure, download_table, show_exception, show_report
+
+st.title("Data")
+ds = st.session_state.get("dataset")
+
+tab_overview, tab_segments, tab_add, tab_manage = st.tabs(
+    ["Overview", "Segments", "Upload or import", "Saved datasets"])
+
+# ---------------------------------------------------------------- upload / import
+with tab_add:
+    st.markdown(
+        "Upload a **zip** of a dataset folder, or the files themselves. Formats: tidy TSV "
+        "(`segments.tsv`, `references.tsv`, `outputs.tsv`, `judgements.tsv`, optional `tags.tsv`), "
+        "plain text (`src.txt`, `ref.<name>.txt`, `sys.<name>.txt`), a Google MQM TSV, or an "
+        "mt-metrics-eval folder. Everything is validated first; nothing is loaded if any problem is found.")
+    files = st.file_uploader("Files or a zip", accept_multiple_files=True, key="uploader")
+    path = st.text_input("…or a folder / file path on this machine", key="import_path",
+                         placeholder="/path/to/dataset")
+    name = st.text_input("Save as", key="save_name", placeholder="my-dataset")
+    if st.button("Validate and save", type="primary", key="do_import"):
+        try:
+            if files:
+                src = FileSource.from_uploads({f.name: f.getvalue() for f in files})
+                source_desc = "upload: " + ", ".join(f.name for f in files)
+            elif path.strip():
+                src = FileSource.from_path(path.strip())
+                source_desc = path.strip()
+            else:
+                st.warning("Choose files to upload or type a path first.")
+                src = None
+            if src is not None:
+                with st.spinner("Validating…"):
+                    coll = load_collection(src, name=name or None)
+                stored = workspace.save(coll, name or next(iter(coll.values())).name, source=source_desc)
+                st.success(f"Saved as **{stored}** ({', '.join(k or '-' for k in coll)}). "
+                           "Choose it in the sidebar.")
+                for d in coll.values():
+                    if d.warnings:
+                        from evalcore.problems import Report
+                        show_report(Report(list(d.warnings)))
+                st.session_state["dataset_label"] = None
+        except DataError as exc:
+            show_report(exc.report)
+        except (FileNotFoundError, ValueError) as exc:
+            st.error(str(exc))
+        except Exception as exc:  # the app keeps running
+            show_exception(exc, "Import failed")
+
+# ---------------------------------------------------------------- saved datasets
+with tab_manage:
+    saved = workspace.list_saved()
+    st.caption(f"Workspace: `{workspace.datasets_dir()}` (set `EVALCORE_HOME` to move it)")
+    if not saved:
+        st.info("No saved datasets yet. The bundled sample is always available.")
+    else:
+        import pandas as pd
+
+        table = pd.DataFrame([{"name": m["name"], "saved at": m.get("saved_at"),
+                               "language pairs": ", ".join(m.get("language_pairs", [])) or "-",
+                               "source": m.get("source", "")} for m in saved])
+        st.dataframe(table, hide_index=True, width="stretch")
+        victim = st.selectbox("Delete a saved dataset", ["—"] + [m["name"] for m in saved], key="delete_choice")
+        if victim != "—" and st.button(f"Delete {victim}", key="do_delete"):
+            workspace.delete(victim)
+            st.success(f"Deleted {victim}.")
+            st.rerun()
+
+if ds is None:
+    with tab_overview:
+        st.info("No dataset loaded. Choose one in the sidebar or add one under 'Upload or import'.")
+    st.stop()
+
+# ---------------------------------------------------------------- overview
+with tab_overview:
+    st.subheader(f"{ds.name} {ds.lp}")
+    ov = ds.overview()
+    cols = st.columns(4)
+    for i, key in enumerate(["segments", "reference sets", "systems with text", "judgements"]):
+        cols[i].metric(key, ov[key])
+    import pandas as pd
+
+    st.dataframe(pd.DataFrame({"property": list(ov), "value": [str(v) for v in ov.values()]}),
+                 hide_index=True, width="stretch")
+    if ds.warnings:
+        from evalcore.problems import Report
+
+        with st.expander(f"{len(ds.warnings)} validation warning(s)"):
+            show_report(Report(list(ds.warnings)))
+    if len(ds.judgements):
+        st.markdown("**Judgements per criterion and rater**")
+        counts = ds.judgement_counts()
+        st.dataframe(counts, hide_index=True, width="stretch")
+        download_table(counts, "judgement_counts")
+    lengths = ds.length_table()
+    fig = length_histogram(lengths)
+    st.plotly_chart(fig, width="stretch", key="length_hist")
+    download_figure(fig, "lengths")
+
+# ---------------------------------------------------------------- segments
+with tab_segments:
+    wide = ds.wide_table()
+    query = st.text_input("Search (any text column; case-insensitive)", key="seg_query")
+    if query:
+        mask = wide.astype(str).apply(lambda col: col.str.contains(query, case=False, regex=False)).any(axis=1)
+        wide = wide[mask]
+    page_size = 50
+    n_pages = max(1, (len(wide) + page_size - 1) // page_size)
+    page = st.number_input(f"Page (of {n_pages})", 1, n_pages, 1, key="seg_page")
+    st.caption(f"{len(wide)} segment(s)")
+    st.dataframe(wide.iloc[(page - 1) * page_size: page * page_size], hide_index=True, width="stretch")
+    download_table(wide, f"{ds.name}_{ds.lp}_segments", key="segments")

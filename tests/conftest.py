@@ -1,0 +1,38 @@
+"""Test configuration: an isolated workspace, the shared-data location and CI rules."""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+# Every test run gets its own workspace and cache so no user data is touched.
+_TMP_HOME = tempfile.mkdtemp(prefix="evalcore-test-home-")
+os.environ.setdefault("EVALCORE_HOME", _TMP_HOME)
+os.environ.setdefault("EVALCORE_CACHE", os.path.join(_TMP_HOME, "cache"))
+
+SHARED_DATA = Path(os.environ.get("EVALCORE_SHARED_DATA", ROOT.parent / "shared" / "data"))
+SAMPLE = ROOT / "sample_data" / "teaching_es_en"
+
+
+def shared(name: str) -> Path:
+    """Path of a ../shared/data folder, or skip the test with the reason."""
+    path = SHARED_DATA / name
+    if not path.exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{path} is missing, but CI must run the shared-data tests")
+        pytest.skip(f"shared data {path} is absent (research-use data, not shipped with the project)")
+    return path
+
+
+@pytest.fixture
+def workspace_home(tmp_path, monkeypatch):
+    """A fresh, empty workspace for one test."""
+    monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "home" / "cache"))
+    return tmp_path / "home"
