@@ -28,6 +28,6 @@ for path, title, icon in _OPTIONAL:
 
 from pages.common import sidebar_dataset  # noqa: E402
 
-st.session_state["dataset"] = sidebar_dataset()
 nav = st.navigation(PAGES)
+st.session_state["dataset"] = sidebar_dataset()
 nav.run()

@@ -47,7 +47,7 @@ with tab_add:
                     if d.warnings:
                         from evalcore.problems import Report
                         show_report(Report(list(d.warnings)))
-                st.session_state["dataset_label"] = None
+                pass
         except DataError as exc:
             show_report(exc.report)
         except (FileNotFoundError, ValueError) as exc:
