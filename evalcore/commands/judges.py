@@ -1,0 +1,81 @@
+"""``python -m evalcore judges``: agreement and rater tables for human judgements (spec §5)."""
+from __future__ import annotations
+
+import sys
+
+NAME = "judges"
+HELP = "Judge agreement (pairwise kappa, Krippendorff's alpha), per-rater tables and system rankings."
+
+
+def add_arguments(p) -> None:
+    p.add_argument("path", help="dataset folder or zip")
+    p.add_argument("--lp", help="language pair, when the data holds several")
+    p.add_argument("--criterion", help="judgement criterion (default: the first one)")
+    p.add_argument("--lower-is-better", action="store_true", help="scores are ranks (1 = best)")
+    p.add_argument("--normalisation", choices=["raw", "z", "percentile"], default="raw")
+    p.add_argument("--chance", choices=["uniform", "empirical"], default="uniform", help="kappa chance term")
+    p.add_argument("--screen-column", help="judgement column naming the screen/HIT (default: occurrence order)")
+    p.add_argument("--systems", action="store_true", help="also print system scores and the Schulze ranking")
+    p.add_argument("--out-prefix", help="write <prefix>agreement.tsv, <prefix>raters.tsv (and systems.tsv)")
+
+
+def tables(ds, criterion=None, lower_is_better=False, normalisation="raw", chance="uniform", screen_col=None):
+    """(agreement, raters, systems) frames for one criterion of a dataset."""
+    import numpy as np
+    import pandas as pd
+
+    from ..judges import (agreement, criterion_judgements, krippendorff_alpha, normalise, pairwise_labels,
+                          per_rater_agreement, rater_summary, rater_weights, relative_ranking_scores,
+                          schulze_from_judgements)
+
+    crit = criterion or (ds.criteria[0] if ds.criteria else "mqm")
+    j = criterion_judgements(ds, crit)
+    norm = normalise(j, normalisation)
+    labels = pairwise_labels(norm, higher_is_better=not lower_is_better, screen_col=screen_col)
+    rows = []
+    for kind in ("inter", "intra"):
+        a = agreement(labels, kind, chance)
+        rows.append({"criterion": crit, "kind": kind, **a})
+    units = norm.assign(unit=norm["system"].astype(str) + "\x00" + norm["seg_id"].astype(str))
+    alpha = krippendorff_alpha(units[["unit", "rater", "score"]])
+    rows.append({"criterion": crit, "kind": "krippendorff_alpha_interval", "p_agree": np.nan, "p_chance": np.nan,
+                 "kappa": alpha, "n_pairs": int((units.groupby("unit").size() >= 2).sum())})
+    agree = pd.DataFrame(rows)
+    raters = rater_summary(j, norm if normalisation != "raw" else None)
+    pra = per_rater_agreement(labels, chance)
+    w = rater_weights(labels) if len(labels) else pd.Series(dtype=float)
+    raters = raters.merge(pra.drop(columns=["n_labels"]), on="rater", how="left")
+    raters["weight"] = raters["rater"].map(w)
+    systems = None
+    if len(labels):
+        systems = relative_ranking_scores(labels).rename(columns={"score": "better_or_equal"})
+        mean = norm.groupby("system")["score"].mean()
+        systems.insert(1, "mean_score", systems["system"].map(mean))
+        sch = schulze_from_judgements(norm, higher_is_better=not lower_is_better, screen_col=screen_col)
+        rank = {c: i + 1 for i, grp in enumerate(sch.ranking) for c in grp}
+        systems["schulze_rank"] = systems["system"].map(rank)
+    return agree, raters, systems
+
+
+def run(args) -> int:
+    from ..io import load_dataset
+
+    ds = load_dataset(args.path, lp=args.lp)
+    agree, raters, systems = tables(ds, args.criterion, args.lower_is_better, args.normalisation, args.chance,
+                                    args.screen_column)
+    if args.out_prefix:
+        agree.to_csv(f"{args.out_prefix}agreement.tsv", sep="\t", index=False)
+        raters.to_csv(f"{args.out_prefix}raters.tsv", sep="\t", index=False)
+        if args.systems and systems is not None:
+            systems.to_csv(f"{args.out_prefix}systems.tsv", sep="\t", index=False)
+        print(f"wrote tables with prefix {args.out_prefix}", file=sys.stderr)
+        return 0
+    out = sys.stdout
+    out.write("# agreement\n")
+    agree.to_csv(out, sep="\t", index=False, float_format="%.4f")
+    out.write("\n# raters\n")
+    raters.to_csv(out, sep="\t", index=False, float_format="%.4f")
+    if args.systems and systems is not None:
+        out.write("\n# systems\n")
+        systems.to_csv(out, sep="\t", index=False, float_format="%.4f")
+    return 0

@@ -1,0 +1,406 @@
+"""Confidence intervals and significance tests (spec §3.5-3.7, §3.9, §4.2; sacreBLEU significance).
+
+* :func:`bootstrap_ci`        BOOT-ITEMS / BOOT-SYSTEMS / BOOT-BOTH percentile CIs (spec §3.9).
+* :func:`fisher_ci`, :func:`fisher_compare`   Fisher z CIs and independent-correlation tests (§4.2).
+* :func:`williams_test`       Williams' t for two dependent correlations sharing the gold (§3.6).
+* :func:`perm_both`           PERM-BOTH permutation test of corr(m2) > corr(m1) (§3.5).
+* :func:`significance_clusters`, :func:`compare_metrics`   greedy significance clusters (§3.7).
+* :func:`paired_bootstrap`, :func:`paired_approximate_randomization`   paired tests between two
+  systems with sacreBLEU 2.x semantics (``sacrebleu/significance.py``).
+* :func:`pairwise_permutation_pvalues`, :func:`one_minus_pce`   1−PCE (§3.4, MTME ``pce.py``).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+import scipy.stats
+
+from .correlation import correlation, grouped, group_values, average_groups, system_level
+
+
+# ---------------------------------------------------------------------------------------------
+# Fisher z (spec §4.2)
+# ---------------------------------------------------------------------------------------------
+def fisher_ci(r: float, n: int, alpha: float = 0.05, se: float | None = None) -> tuple[float, float]:
+    """Fisher z confidence interval of a correlation (spec §4.2).
+
+    z = atanh(r), SE = 1/sqrt(n−3) (or ``se`` if given, e.g. sqrt(0.437/(n−4)) for Kendall τ,
+    Fieller et al.), CI = tanh(z ± z_{1−α/2}·SE). NaN when n ≤ 3.
+    """
+    if n <= 3 or r is None or np.isnan(r):
+        return float("nan"), float("nan")
+    if abs(r) >= 1:
+        return float(r), float(r)
+    z = math.atanh(r)
+    s = 1.0 / math.sqrt(n - 3) if se is None else se
+    q = scipy.stats.norm.ppf(1 - alpha / 2)
+    return math.tanh(z - q * s), math.tanh(z + q * s)
+
+
+def kendall_se(n: int) -> float:
+    """Approximate SE of Fisher-z(τ) for Kendall τ: sqrt(0.437/(n−4)) (Fieller et al.; spec §4.2 [R])."""
+    return math.sqrt(0.437 / (n - 4)) if n > 4 else float("nan")
+
+
+def fisher_compare(r1: float, n1: int, r2: float, n2: int) -> tuple[float, float]:
+    """Two **independent** correlations (spec §4.2): Z = (z1−z2)/sqrt(1/(n1−3)+1/(n2−3)).
+
+    Returns (Z, two-sided p). Not valid for two metrics on the same items: use
+    :func:`williams_test` or :func:`perm_both`.
+    """
+    z = (math.atanh(r1) - math.atanh(r2)) / math.sqrt(1 / (n1 - 3) + 1 / (n2 - 3))
+    return z, float(2 * scipy.stats.norm.sf(abs(z)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Williams test (spec §3.6)
+# ---------------------------------------------------------------------------------------------
+def williams_test(r12: float, r13: float, r23: float, n: int, one_sided: bool = True) -> tuple[float, float]:
+    """Williams' test for corr(human, m1) = r12 vs corr(human, m2) = r13 (spec §3.6).
+
+    K = 1 − r12² − r13² − r23² + 2·r12·r13·r23;
+    t = (r12 − r13)·sqrt((n−1)(1+r23)) / sqrt(2K(n−1)/(n−3) + ((r12+r13)/2)²(1−r23)³);
+    p = 1 − F_{t, n−3}(|t|) one-sided (in the observed direction), doubled if two-sided.
+    ``n`` should be the number of valid (non-missing) items (spec §3.6 fixes MTME's quirk).
+    Returns (t, p).
+    """
+    k = 1 - r12 ** 2 - r13 ** 2 - r23 ** 2 + 2 * r12 * r13 * r23
+    rbar = (r12 + r13) / 2
+    t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23)) / math.sqrt(2 * k * (n - 1) / (n - 3) + rbar ** 2 * (1 - r23) ** 3)
+    p = float(scipy.stats.t.sf(abs(t), n - 3))
+    return t, (p if one_sided else min(1.0, 2 * p))
+
+
+def williams_from_scores(gold, m1, m2, method: str = "pearson", one_sided: bool = True):
+    """Williams test on score vectors: r12 = corr(gold, m1), r13 = corr(gold, m2), r23 = corr(m1, m2),
+    n = number of cells with gold (spec §3.6). Returns (t, p, r12, r13)."""
+    g = np.asarray(gold, dtype=float).ravel()
+    a = np.asarray(m1, dtype=float).ravel()
+    b = np.asarray(m2, dtype=float).ravel()
+    ok = ~np.isnan(g)
+    r12 = correlation(g[ok], a[ok], method).value
+    r13 = correlation(g[ok], b[ok], method).value
+    r23 = correlation(a[ok], b[ok], method).value
+    t, p = williams_test(r12, r13, r23, int(ok.sum()), one_sided)
+    return t, p, r12, r13
+
+
+# ---------------------------------------------------------------------------------------------
+# Bootstrap CIs (spec §3.9, Deutsch et al. 2021)
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class BootstrapResult:
+    value: float
+    ci_low: float
+    ci_high: float
+    samples: np.ndarray
+    resample: str
+    level: str
+
+
+def bootstrap_ci(gold, metric, method: str = "pearson", grouping: str = "none", *,
+                 level: str = "segment", resample: str = "both", k: int = 1000,
+                 alpha: float = 0.05, seed: int | None = 0, metric_system_fn: Callable | None = None,
+                 **corr_kwargs) -> BootstrapResult:
+    """Percentile bootstrap CI of a correlation (spec §3.9; Deutsch, Dror & Roth 2021).
+
+    ``gold``, ``metric``: (n_sys, n_items) matrices (gold NaN = missing).
+    ``resample``: "items" (BOOT-INPUTS), "systems" (BOOT-SYSTEMS) or "both" (BOOT-BOTH: both
+    independently, with replacement). The statistic is recomputed on the resampled submatrix;
+    at ``level="system"`` each resampled system is first averaged over the resampled items
+    (gold: mean over its non-missing cells; metric: mean of its cells, or
+    ``metric_system_fn(item_indices) -> vector of n_sys system scores`` for corpus metrics such
+    as BLEU recomputed from sufficient statistics), then ``method`` is computed with grouping
+    "none". CI = [q_{α/2}, q_{1−α/2}] of the k draws (NaN draws ignored). Seedable
+    (``numpy.random.default_rng(seed)``).
+    """
+    if resample not in ("items", "systems", "both"):
+        raise ValueError("resample must be items, systems or both")
+    if level not in ("segment", "system"):
+        raise ValueError("level must be segment or system")
+    G = np.asarray(gold, dtype=float)
+    M = np.asarray(metric, dtype=float)
+    if G.ndim == 1:
+        G, M = G[:, None], M[:, None]
+    n_sys, n_items = G.shape
+    rng = np.random.default_rng(seed)
+
+    def stat(si, ii):
+        g, m = G[np.ix_(si, ii)], M[np.ix_(si, ii)]
+        if level == "system":
+            if metric_system_fn is not None:
+                ms = np.asarray(metric_system_fn(ii), dtype=float)[si]
+                gs, _ = system_level(g, None, metric_system=ms)
+            else:
+                gs, ms = system_level(g, m)
+            ok = ~np.isnan(gs)
+            return correlation(gs[ok], ms[ok], method, "none", **corr_kwargs).value
+        return correlation(g, m, method, grouping, **corr_kwargs).value
+
+    all_s, all_i = np.arange(n_sys), np.arange(n_items)
+    value = stat(all_s, all_i)
+    samples = np.empty(k)
+    for b in range(k):
+        si = rng.integers(0, n_sys, n_sys) if resample in ("systems", "both") else all_s
+        ii = rng.integers(0, n_items, n_items) if resample in ("items", "both") else all_i
+        samples[b] = stat(si, ii)
+    ok = samples[~np.isnan(samples)]
+    if len(ok) == 0:
+        lo = hi = float("nan")
+    else:
+        lo, hi = np.quantile(ok, [alpha / 2, 1 - alpha / 2])
+    return BootstrapResult(float(value), float(lo), float(hi), samples, resample, level)
+
+
+# ---------------------------------------------------------------------------------------------
+# PERM-BOTH (spec §3.5)
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class PermResult:
+    p_value: float
+    delta: float
+    draws: int
+
+
+def _zscore(x):
+    sd = x.std()
+    return (x - x.mean()) / sd if sd > 0 else x - x.mean()
+
+
+def perm_both(gold, metric1, metric2, method: str = "pearson", grouping: str = "none", *,
+              k: int = 1000, block_size: int = 1000, early_min: float = 0.02, early_max: float = 0.5,
+              seed: int | None = 0, replace_nans_with_zeros: bool = False, **corr_kwargs) -> PermResult:
+    """PERM-BOTH test that corr(metric2) > corr(metric1) (spec §3.5; MTME ``PermutationSigDiff``).
+
+    1. Cells with missing gold are dropped. 2. Each metric's remaining scores are z-scored over
+    all cells (population SD, as scipy.stats.zscore). 3. δ = corr(m2) − corr(m1) with the chosen
+    grouping (macro mean over groups; NaN groups dropped, or zero with
+    ``replace_nans_with_zeros``). 4. Per draw, the two metrics' z-scores are swapped
+    independently in every cell with probability ½, giving hybrid metrics; count
+    corr(h2) − corr(h1) ≥ δ. 5. p = count/draws (one-sided). 6. At each ``block_size`` boundary
+    stop early if p < ``early_min`` or p > ``early_max``.
+    """
+    g, a = grouped(gold, metric1, grouping)
+    _, b = grouped(gold, metric2, grouping)
+    ok = ~np.isnan(g)
+    za = np.full(a.shape, np.nan)
+    zb = np.full(b.shape, np.nan)
+    za[ok] = _zscore(a[ok])
+    zb[ok] = _zscore(b[ok])
+    rng = np.random.default_rng(seed)
+    macro = corr_kwargs.pop("macro", None)
+    if macro is None:
+        macro = method not in ("kendall_like", "darr")
+
+    def corr(m):
+        vals, w = group_values(g, m, method, **corr_kwargs)
+        v, _ = average_groups(vals, w, macro=macro, replace_nans_with_zeros=replace_nans_with_zeros)
+        return 0.0 if np.isnan(v) else v
+
+    delta = corr(zb) - corr(za)
+    count = 0
+    i = 0
+    for i in range(1, k + 1):
+        swap = rng.random(g.shape) < 0.5
+        h1 = np.where(swap, zb, za)
+        h2 = np.where(swap, za, zb)
+        if corr(h2) - corr(h1) >= delta:
+            count += 1
+        if i % block_size == 0:
+            p = count / i
+            if p < early_min or p > early_max:
+                break
+    return PermResult(count / i if i else float("nan"), float(delta), i)
+
+
+# ---------------------------------------------------------------------------------------------
+# Significance clusters (spec §3.7)
+# ---------------------------------------------------------------------------------------------
+def significance_clusters(names: Sequence[str], values: Sequence[float], sig: np.ndarray,
+                          alpha: float = 0.05) -> list[int]:
+    """Greedy contiguous clusters (MTME ``AssignRanks``, spec §3.7).
+
+    ``names``/``values`` must already be sorted by value descending (ties by name) and
+    ``sig[i, j]`` (i < j) is the p-value for H0: corr(j) ≥ corr(i). Walking down the list, metric
+    j opens a new rank if **any** metric from the current cluster start up to j−1 has
+    ``sig[·, j] ≤ alpha``; otherwise it joins the current rank. Returns 1-based ranks.
+    """
+    ranks = []
+    rank, start = 1, 0
+    for j in range(len(names)):
+        if j > 0 and any(sig[i, j] <= alpha for i in range(start, j)):
+            rank += 1
+            start = j
+        ranks.append(rank)
+    return ranks
+
+
+def compare_metrics(gold, metrics: dict, method: str = "pearson", grouping: str = "none", *,
+                    test: str = "perm", alpha: float = 0.05, k: int = 1000, seed: int | None = 0,
+                    **corr_kwargs):
+    """Rank metrics by correlation with gold and cluster them by significance (spec §3.5-3.7).
+
+    ``metrics``: name -> matrix/vector aligned with ``gold``. ``test``: "perm" (PERM-BOTH) or
+    "williams" (one-sided, Pearson, grouping "none"). Returns (table, sig) where table has
+    columns metric, value, rank, and ``sig[i, j]`` is the p-value for H0: corr(j) ≥ corr(i) in
+    the sorted order (upper triangle; NaN elsewhere).
+    """
+    import pandas as pd
+
+    vals = {name: correlation(gold, m, method, grouping, **corr_kwargs).value for name, m in metrics.items()}
+    order = sorted(vals, key=lambda n: (-(vals[n] if not np.isnan(vals[n]) else -np.inf), n))
+    sig = np.full((len(order), len(order)), np.nan)
+    for i in range(len(order)):
+        for j in range(i + 1, len(order)):
+            a, b = metrics[order[i]], metrics[order[j]]
+            if test == "perm":
+                # H1: metric i better than metric j  -> perm_both(gold, m_j, m_i)
+                sig[i, j] = perm_both(gold, b, a, method, grouping, k=k, seed=seed, **corr_kwargs).p_value
+            elif test == "williams":
+                sig[i, j] = williams_from_scores(gold, a, b, method)[1]
+            else:
+                raise ValueError("test must be perm or williams")
+    ranks = significance_clusters(order, [vals[n] for n in order], sig, alpha)
+    table = pd.DataFrame({"metric": order, "value": [vals[n] for n in order], "rank": ranks})
+    return table, sig
+
+
+# ---------------------------------------------------------------------------------------------
+# Paired tests between two systems (sacreBLEU semantics)
+# ---------------------------------------------------------------------------------------------
+def _as_stats(x) -> np.ndarray:
+    a = np.asarray(x, dtype=float)
+    return a[:, None] if a.ndim == 1 else a
+
+
+def _scores_of(summed: np.ndarray, score_fn: Callable | None, n: int, vectorized: bool) -> np.ndarray:
+    if score_fn is None:
+        return summed[:, 0] / n
+    if vectorized:
+        return np.asarray(score_fn(summed), dtype=float)
+    return np.array([score_fn(row) for row in summed], dtype=float)
+
+
+@dataclass
+class PairedResult:
+    """``score_a``/``score_b``: full-data scores (a = baseline); ``p_value``; for the bootstrap
+    also the mean and 95 % half-width CI of b's resampled scores (sacreBLEU's ``estimate_ci``)."""
+
+    score_a: float
+    score_b: float
+    p_value: float
+    mean_b: float = float("nan")
+    ci_b: float = float("nan")
+    n_samples: int = 0
+
+
+def estimate_ci(scores: np.ndarray) -> tuple[float, float]:
+    """sacreBLEU ``estimate_ci``: mean and half-width of the 95 % interval of sorted resample
+    scores, bounds at indices n//40 and n − n//40 − 1."""
+    s = np.sort(np.asarray(scores, dtype=float))
+    lo = len(s) // 40
+    return float(s.mean()), float(0.5 * (s[len(s) - lo - 1] - s[lo]))
+
+
+def _p_value(stats: np.ndarray, real: float) -> float:
+    """sacreBLEU / multeval p-value: (#(stats > real) + 1) / (len(stats) + 1)."""
+    return (int(np.sum(stats > real)) + 1) / (len(stats) + 1)
+
+
+def paired_bootstrap(stats_a, stats_b, score_fn: Callable | None = None, *, n_samples: int = 1000,
+                     seed: int | None = 12345, vectorized: bool = False) -> PairedResult:
+    """Paired bootstrap resampling test between baseline a and system b (sacreBLEU ``_paired_bs_test``,
+    i.e. Koehn 2004 / Moses ``bootstrap-hypothesis-difference-significance.pl``).
+
+    ``stats_a``, ``stats_b``: per-segment scores (n,) or sufficient statistics (n, k).
+    ``score_fn(summed_stats) -> score`` turns summed statistics into a corpus score (e.g. BLEU
+    from its n-gram counts); the default is the mean of the per-segment scores. With
+    ``vectorized=True`` it receives an (n_samples, k) array and returns n_samples scores.
+    Semantics: ``rng = numpy.random.default_rng(seed)``; indices
+    ``rng.choice(n, size=(n_samples, n), replace=True)`` (full-size resamples, the same
+    indices for both systems); observed diff = |score_a − score_b|; per resample
+    d_i = |score_b,i − score_a,i|; centred d_i − mean(d); p = (#(centred > observed) + 1)/(n_samples + 1).
+    """
+    a, b = _as_stats(stats_a), _as_stats(stats_b)
+    n = len(a)
+    if len(b) != n:
+        raise ValueError("the two systems must have the same number of segments")
+    rng = np.random.default_rng(seed)
+    idxs = rng.choice(n, size=(n_samples, n), replace=True)
+    counts = np.zeros((n_samples, n))
+    np.add.at(counts, (np.repeat(np.arange(n_samples), n), idxs.ravel()), 1.0)
+    full_a = _scores_of(a.sum(0, keepdims=True), score_fn, n, vectorized)[0]
+    full_b = _scores_of(b.sum(0, keepdims=True), score_fn, n, vectorized)[0]
+    sa = _scores_of(counts @ a, score_fn, n, vectorized)
+    sb = _scores_of(counts @ b, score_fn, n, vectorized)
+    diff = abs(full_a - full_b)
+    d = np.abs(sb - sa)
+    p = _p_value(d - d.mean(), diff)
+    mean_b, ci_b = estimate_ci(sb)
+    return PairedResult(float(full_a), float(full_b), p, mean_b, ci_b, n_samples)
+
+
+def paired_approximate_randomization(stats_a, stats_b, score_fn: Callable | None = None, *,
+                                     n_samples: int = 10000, seed: int | None = 12345,
+                                     vectorized: bool = False) -> PairedResult:
+    """Paired approximate randomisation test (sacreBLEU ``_paired_ar_test``; Riezler & Maxwell 2005,
+    multeval's stratified AR).
+
+    ``rng = numpy.random.default_rng(seed)``; mask ``rng.integers(2, size=(n_samples, n),
+    dtype=bool)``; per trial pseudo-system A takes a's statistics where the mask is set and b's
+    elsewhere, pseudo-system B the rest (whole-segment swaps, full size); observed diff =
+    |score_a − score_b|; p = (#(|A_i − B_i| > diff) + 1)/(n_samples + 1). Two-sided.
+    """
+    a, b = _as_stats(stats_a), _as_stats(stats_b)
+    n = len(a)
+    if len(b) != n:
+        raise ValueError("the two systems must have the same number of segments")
+    rng = np.random.default_rng(seed)
+    pos = rng.integers(2, size=(n_samples, n), dtype=bool)
+    neg = ~pos
+    shuf_a = pos.astype(float) @ a + neg.astype(float) @ b
+    shuf_b = neg.astype(float) @ a + pos.astype(float) @ b
+    full_a = _scores_of(a.sum(0, keepdims=True), score_fn, n, vectorized)[0]
+    full_b = _scores_of(b.sum(0, keepdims=True), score_fn, n, vectorized)[0]
+    sa = _scores_of(shuf_a, score_fn, n, vectorized)
+    sb = _scores_of(shuf_b, score_fn, n, vectorized)
+    diff = abs(full_a - full_b)
+    p = _p_value(np.abs(sa - sb), diff)
+    return PairedResult(float(full_a), float(full_b), p, n_samples=n_samples)
+
+
+# ---------------------------------------------------------------------------------------------
+# 1 − PCE (spec §3.4; MTME pce.py, Thompson 2024)
+# ---------------------------------------------------------------------------------------------
+def pairwise_permutation_pvalues(seg_scores, num_permutations: int = 1000, seed: int = 4) -> np.ndarray:
+    """One-sided paired permutation p-values for "system i > system j" (spec §3.4, 1−PCE).
+
+    ``seg_scores``: (n_sys, n_seg). The statistic is the difference of summed scores; null draws
+    multiply each segment by a random ±1 shared by both systems (masks from
+    ``default_rng(seed).random(float32)`` rounded to 0/1, then 2m−1, as MTME; float32 sums).
+    ``p[i, j]`` (i < j) = fraction of null deltas ≥ the observed delta; NaN elsewhere.
+    """
+    x = np.asarray(seg_scores, dtype=np.float32)
+    ns, nseg = x.shape
+    rng = np.random.default_rng(seed)
+    mask = rng.random(size=(num_permutations, nseg), dtype=np.float32)
+    np.rint(mask, out=mask)
+    mask = mask * np.float32(2.0) - np.float32(1.0)
+    sys = x.sum(1)
+    partial = mask @ x.T
+    p = np.full((ns, ns), np.nan)
+    for i in range(ns):
+        for j in range(i + 1, ns):
+            p[i, j] = np.sum(partial[:, i] - partial[:, j] >= sys[i] - sys[j]) / num_permutations
+    return p
+
+
+def one_minus_pce(gold, metric, num_permutations: int = 1000, seed: int = 4) -> float:
+    """1 − PCE = 1 − mean over i<j of |p_human(i>j) − p_metric(i>j)| (spec §3.4)."""
+    ph = pairwise_permutation_pvalues(gold, num_permutations, seed)
+    pm = pairwise_permutation_pvalues(metric, num_permutations, seed)
+    iu = np.triu_indices(ph.shape[0], 1)
+    return float(1 - np.mean(np.abs(ph - pm)[iu]))

@@ -1,0 +1,132 @@
+"""Metric-vs-human correlation tables from tidy frames (what the CLI and the dashboard call).
+
+Inputs are long frames: human scores ``(system, seg_id, score)`` (one per cell, e.g. from
+:func:`evalcore.judges.human_scores`) and metric scores ``(metric, system, seg_id, score)``
+(from ``evalcore.metrics.engine.score_table`` or ``evalcore.metrics.byo.read_scores``; rows with
+an empty ``seg_id`` are system-level scores). The maths is in :mod:`.correlation` and
+:mod:`.significance` (spec §3, §4).
+"""
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from .correlation import correlation, pivot_scores
+from .significance import bootstrap_ci, fisher_ci, kendall_se
+
+TABLE_COLUMNS = ["metric", "level", "method", "value", "ci_low", "ci_high", "n"]
+
+_HUMAN_NAME = re.compile(r"^(human|ref)([-_.\s]|$)", re.IGNORECASE)
+
+
+def human_systems(dataset, judged: list[str] | None = None) -> list[str]:
+    """Judged "systems" that are human translations: the dataset's reference sets, plus judged
+    systems without text whose names start with ``Human``/``ref`` followed by a separator
+    (e.g. WMT's ``Human-A.0``, Google's ``ref-B``)."""
+    refs = set(dataset.ref_ids)
+    names = judged if judged is not None else dataset.judged
+    with_text = set(dataset.systems)
+    return [s for s in names if s in refs or (s not in with_text and _HUMAN_NAME.match(str(s)))]
+
+
+def system_vectors(human: pd.DataFrame, metric: pd.DataFrame, systems: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """System-level (gold, metric) vectors in ``systems`` order (spec §3.2-3.3).
+
+    Gold = mean of the system's human segment scores. Metric = the system-level row
+    (empty seg_id) when present, else the mean of its segment scores over the segments that
+    have human scores for that system. Missing -> NaN.
+    """
+    gold = human.groupby("system")["score"].mean().reindex(systems).to_numpy(dtype=float)
+    sysrows = metric[metric["seg_id"].astype(str) == ""].groupby("system")["score"].mean()
+    segrows = metric[metric["seg_id"].astype(str) != ""]
+    if len(segrows):
+        seg = segrows.merge(human[["system", "seg_id"]], on=["system", "seg_id"])
+        segmean = seg.groupby("system")["score"].mean()
+    else:
+        segmean = pd.Series(dtype=float)
+    ms = sysrows.reindex(systems)
+    ms = ms.fillna(segmean.reindex(systems))
+    return gold, ms.to_numpy(dtype=float)
+
+
+def correlation_table(human: pd.DataFrame, metric_scores: pd.DataFrame, *, level: str = "system",
+                      method: str = "pearson", grouping: str = "none", systems: list[str] | None = None,
+                      exclude_systems: list[str] | tuple = (), bootstrap: int = 0, resample: str | None = None,
+                      alpha: float = 0.05, seed: int | None = 0, fisher: bool = False,
+                      **corr_kwargs) -> pd.DataFrame:
+    """One row per metric: metric, level, method, value, ci_low, ci_high, n (spec §3, §4).
+
+    ``systems``: the systems to use (default: every system with human scores), minus
+    ``exclude_systems`` (e.g. human translations, outliers). Systems without a metric score are
+    dropped for that metric (MTME ``GetCorrelations``); at segment level, cells with a human score
+    but no metric score are dropped with a warning. ``n`` = systems (system level) or cells
+    (segment level) used. ``bootstrap`` > 0: percentile CI from that many draws (spec §3.9);
+    ``resample`` defaults to "systems" at system level and "both" at segment level; at system
+    level "items"/"both" need segment-level metric scores (corpus metrics are then approximated
+    by the mean of their segment scores). ``fisher``: Fisher z CI (spec §4.2; Kendall SE for
+    Kendall τ) when not bootstrapping.
+    """
+    if level not in ("system", "segment"):
+        raise ValueError("level must be system or segment")
+    hum = human[["system", "seg_id", "score"]].copy()
+    hum["seg_id"] = hum["seg_id"].astype(str)
+    if systems is None:
+        systems = list(dict.fromkeys(hum["system"]))
+    systems = [s for s in systems if s not in set(exclude_systems)]
+    hum = hum[hum["system"].isin(systems)]
+    seg_ids = list(dict.fromkeys(hum["seg_id"]))
+    rows = []
+    ms_all = metric_scores.copy()
+    ms_all["seg_id"] = ms_all["seg_id"].astype(str)
+    for name, ms in ms_all.groupby("metric", sort=False):
+        have = set(ms["system"])
+        use = [s for s in systems if s in have]
+        lo = hi = float("nan")
+        if level == "system":
+            g, m = system_vectors(hum, ms, use)
+            ok = ~np.isnan(g) & ~np.isnan(m)
+            g, m = g[ok], m[ok]
+            use = [s for s, k in zip(use, ok) if k]
+            res = correlation(g, m, method, "none", **corr_kwargs)
+            value, n = res.value, len(g)
+            if bootstrap:
+                mode = resample or "systems"
+                if mode == "systems":
+                    b = bootstrap_ci(g[:, None], m[:, None], method, "none", level="segment",
+                                     resample="systems", k=bootstrap, alpha=alpha, seed=seed, **corr_kwargs)
+                else:
+                    G, _, _ = pivot_scores(hum[hum["system"].isin(use)], use, seg_ids)
+                    segm = ms[ms["seg_id"] != ""]
+                    M, _, _ = pivot_scores(segm, use, seg_ids) if len(segm) else (np.full(G.shape, np.nan), 0, 0)
+                    if np.isnan(M[~np.isnan(G)]).any():
+                        raise ValueError(f"metric {name!r}: bootstrap over items at system level needs "
+                                         "segment-level scores for every judged cell; use resample='systems'")
+                    b = bootstrap_ci(G, M, method, "none", level="system", resample=mode, k=bootstrap,
+                                     alpha=alpha, seed=seed, **corr_kwargs)
+                lo, hi = b.ci_low, b.ci_high
+        else:
+            G, _, _ = pivot_scores(hum[hum["system"].isin(use)], use, seg_ids)
+            segm = ms[ms["seg_id"] != ""]
+            if segm.empty:
+                continue
+            M, _, _ = pivot_scores(segm[segm["system"].isin(use)], use, seg_ids)
+            miss = ~np.isnan(G) & np.isnan(M)
+            if miss.any():
+                warnings.warn(f"metric {name!r}: {int(miss.sum())} judged cell(s) without a metric score dropped",
+                              stacklevel=2)
+                G = np.where(miss, np.nan, G)
+            res = correlation(G, M, method, grouping, **corr_kwargs)
+            value, n = res.value, res.n
+            if bootstrap:
+                b = bootstrap_ci(G, M, method, grouping, level="segment", resample=resample or "both",
+                                 k=bootstrap, alpha=alpha, seed=seed, **corr_kwargs)
+                lo, hi = b.ci_low, b.ci_high
+        if not bootstrap and fisher and method in ("pearson", "spearman", "kendall", "tau_b") and (
+                level == "system" or grouping == "none"):
+            se = kendall_se(n) if method in ("kendall", "tau_b") else None
+            lo, hi = fisher_ci(value, n, alpha, se=se)
+        rows.append((name, level, method, value, lo, hi, n))
+    return pd.DataFrame(rows, columns=TABLE_COLUMNS)
