@@ -44,7 +44,8 @@ def _dups(df: pd.DataFrame, keys: list[str], what: str, report: Report) -> pd.Da
 
 
 def _unknown_segments(df: pd.DataFrame, seg_keys: set, what: str, report: Report) -> pd.DataFrame:
-    known = pd.Series([(lp, s) in seg_keys for lp, s in zip(df["lp"], df["seg_id"])], index=df.index, dtype=bool)
+    keys = pd.MultiIndex.from_arrays([df["lp"].astype(object), df["seg_id"].astype(object)])
+    known = pd.Series(keys.isin(seg_keys), index=df.index, dtype=bool)
     bad = df.loc[~known]
     for (file, lp), sub in bad.groupby(["_file", "lp"], sort=False):
         ids = list(dict.fromkeys(sub["seg_id"]))
@@ -77,7 +78,7 @@ def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, output
             t[c] = t[c].astype(str).str.strip()
 
     # -- language pairs: a table without lp may only be used when there is one pair ----------
-    lps = sorted({lp for t in tables.values() for lp in t["lp"] if lp})
+    lps = sorted(set().union(*(set(t["lp"].unique()) for t in tables.values())) - {""})
     if len(lps) > 1:
         for tname, t in tables.items():
             blank = t[t["lp"] == ""]
@@ -94,7 +95,7 @@ def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, output
     if len(empty_ids):
         report.error(empty_ids["_file"].iloc[0], None, f"empty seg_id at {_where(empty_ids)}")
     segments = _dups(segments[segments["seg_id"] != ""], ["lp", "seg_id"], "segment", report)
-    seg_keys = set(zip(segments["lp"], segments["seg_id"]))
+    seg_keys = pd.MultiIndex.from_arrays([segments["lp"].astype(object), segments["seg_id"].astype(object)])
 
     # -- references -----------------------------------------------------------------------
     references = _unknown_segments(references, seg_keys, "references", report)

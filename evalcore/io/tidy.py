@@ -70,7 +70,9 @@ def read_tidy(src: FileSource, name: str, report: Report | None = None) -> dict[
     if src.find("references.tsv", "outputs.tsv", "judgements.tsv") is None:
         report.error(src.label, None, "no references.tsv, outputs.tsv or judgements.tsv: nothing to evaluate")
     extras = {}
-    for fname, key in (("mqm_annotations.tsv", "mqm_errors"), ("postedits_tokenized.tsv", "postedits")):
+    named = [("mqm_annotations.tsv", "mqm_errors"), ("postedits_tokenized.tsv", "postedits")]
+    named += [(n, n[len("extra_"):-len(".tsv")]) for n in src.names() if n.startswith("extra_") and n.endswith(".tsv")]
+    for fname, key in named:
         found = src.find(fname)
         if found:
             from .text import decode
