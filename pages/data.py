@@ -4,10 +4,34 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore import workspace
+from evalcore.dataset import Dataset
 from evalcore.io import FileSource, load_collection
 from evalcore.plots import length_histogram
 from evalcore.problems import DataError
 from pages.common import download_figure, download_table, show_exception, show_report
+
+
+
+@st.cache_data(show_spinner="Scoring…", max_entries=32)
+def segment_scores(ds_hash: str, _ds, metrics: tuple, seg_id: str):
+    """Every system's (and every reference's, against the others) scores on one segment."""
+    from evalcore.metrics.engine import score_table
+
+    one = _ds.segments["seg_id"] == seg_id
+    sub = Dataset(_ds.name, _ds.lp, _ds.segments[one],
+                  _ds.references[_ds.references["seg_id"] == seg_id],
+                  _ds.outputs[_ds.outputs["seg_id"] == seg_id])
+    table = score_table(sub, list(metrics), level="segment", include_references=True)
+    wide = table.pivot_table(index="system", columns="metric", values="score", sort=False).reset_index()
+    wide.insert(1, "kind", ["reference (vs the others)" if sub.is_reference(s) else "system" for s in wide["system"]])
+    return wide[["system", "kind"] + [m for m in metrics if m in wide]]
+
+
+def metric_signatures(metrics: tuple) -> str:
+    from evalcore.metrics import get_metric
+
+    return " ; ".join(f"{m}: {get_metric(m).signature()}" for m in metrics)
+
 
 st.title("Data")
 ds = st.session_state.get("dataset")
@@ -118,3 +142,20 @@ with tab_segments:
     st.caption(f"{len(wide)} segment(s)")
     st.dataframe(wide.iloc[(page - 1) * page_size: page * page_size], hide_index=True, width="stretch")
     download_table(wide, f"{ds.name}_{ds.lp}_segments", key="segments")
+
+    st.markdown("**Scores of one segment**")
+    from evalcore.metrics import metric_ids as _metric_ids
+
+    c1, c2 = st.columns([1, 3])
+    seg = c1.selectbox("Segment", ds.seg_ids, key="score_seg")
+    available = [m for m in _metric_ids() if not m.startswith(("tree", "gram", "level", "sp-", "learned:"))]
+    default = [m for m in ("bleu", "chrf", "ter", "meteor", "rouge-l") if m in available]
+    chosen = c2.multiselect("Metrics", available, default=default, key="score_metrics")
+    if chosen:
+        try:
+            table = segment_scores(ds.content_hash(), ds, tuple(chosen), seg)
+            st.dataframe(table, hide_index=True, width="stretch")
+            download_table(table, f"{ds.name}_{ds.lp}_segment_{seg}_scores", key="segscores",
+                           signature=metric_signatures(tuple(chosen)))
+        except Exception as exc:  # keep running
+            show_exception(exc, "Scoring failed")

@@ -61,3 +61,24 @@ def test_every_page_renders():
         at.switch_page(str(page.relative_to(ROOT)))
         at.run()
         assert not at.exception, (page.name, [e.message for e in at.exception])
+
+
+def test_segment_scores_match_sacrebleu():
+    import sacrebleu
+
+    from evalcore.io import load_dataset
+
+    at = _app()
+    tables = [d.value for d in at.dataframe if "kind" in d.value.columns]
+    assert len(tables) == 1  # one segment's scores
+    table = tables[0]
+    assert {"system", "kind", "bleu", "chrf"} <= set(table.columns)
+    ds = load_dataset(SAMPLE)
+    seg = at.selectbox(key="score_seg").value
+    s = ds.seg_ids.index(seg)
+    refs = [t[s] for t in ds.ref_texts().values()]
+    for system, texts in ds.sys_texts().items():
+        row = table[table["system"] == system].iloc[0]
+        assert abs(row["bleu"] - sacrebleu.sentence_bleu(texts[s], refs).score) < 1e-9
+        assert abs(row["chrf"] - sacrebleu.sentence_chrf(texts[s], refs).score) < 1e-9
+    assert (table["kind"] == "reference (vs the others)").sum() == len(ds.ref_ids)
