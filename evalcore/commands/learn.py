@@ -1,0 +1,135 @@
+"""``python -m evalcore learn PATH --kind humanlike|beer ...``: train a learned metric (issue 7).
+
+Trains on a random part of the segments (``--test-fraction`` held out, no segment on both
+sides), reports the held-out comparison with sentence BLEU and chrF (segment-level daRR τ
+and acc23, system-level Pearson), optionally evaluates on another dataset (``--eval``),
+and saves the model as the metric ``learned:NAME``.
+"""
+from __future__ import annotations
+
+import json
+import re
+import sys
+
+import numpy as np
+
+NAME = "learn"
+HELP = "train a learned metric (human-likeness SVM, seed 004; BEER-style ranker, seed 002)"
+
+
+def add_arguments(p) -> None:
+    p.add_argument("path", help="dataset folder or zip (tidy TSVs)")
+    p.add_argument("--kind", required=True, choices=["humanlike", "beer"])
+    p.add_argument("--human", default=None, metavar="CRITERION", help="human criterion (default: the only one)")
+    p.add_argument("--lp", default=None, help="language pair (when the dataset has several)")
+    p.add_argument("--out", default=None, metavar="MODEL", help="model name (metric id learned:MODEL)")
+    p.add_argument("--models-dir", default=None, help="folder for models (default $EVALCORE_HOME/models)")
+    p.add_argument("--no-save", action="store_true", help="do not save the model")
+    p.add_argument("--test-fraction", type=float, default=1 / 3,
+                   help="fraction of segments held out for evaluation (0 = train on all)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--lower-is-better", action="store_true", help="the human criterion is a rank/error (lower = better)")
+    p.add_argument("--threshold", type=float, default=0.0,
+                   help="beer: minimum human-score difference of a training pair; also the daRR threshold")
+    p.add_argument("--C", type=float, nargs="+", default=None,
+                   help="beer: regularisation C (one value, default 100); humanlike: grid (default 0.1 1 10 100)")
+    p.add_argument("--gamma", type=float, nargs="+", default=[0.01, 0.1, 1.0], help="humanlike: RBF gamma grid")
+    p.add_argument("--estimator", choices=["svc", "logreg"], default="svc", help="humanlike model")
+    p.add_argument("--train-refs", choices=["loo", "single"], default="loo",
+                   help="humanlike: score examples against R−{r_j} (loo) or each other reference alone")
+    p.add_argument("--metric-features", nargs="*", default=[], help="humanlike: extra registered metric ids as features")
+    p.add_argument("--max-train-examples", type=int, default=6000, help="humanlike: cap on training examples")
+    p.add_argument("--eval", default=None, metavar="PATH2", help="also evaluate on this dataset")
+    p.add_argument("--eval-lp", default=None, help="language pair of --eval (default: --lp)")
+    p.add_argument("--json", default=None, metavar="FILE", help="write every number to this JSON file")
+
+
+def _fmt(x) -> str:
+    if isinstance(x, (float, np.floating)):
+        return "nan" if not np.isfinite(x) else f"{x:.4f}"
+    return str(x)
+
+
+def _print_table(df, file=sys.stdout) -> None:
+    cols = list(df.columns)
+    rows = [[_fmt(v) for v in r] for r in df.itertuples(index=False)]
+    widths = [max(len(str(c)), *(len(r[i]) for r in rows)) if rows else len(str(c)) for i, c in enumerate(cols)]
+    print("  ".join(str(c).ljust(w) for c, w in zip(cols, widths)), file=file)
+    for r in rows:
+        print("  ".join(v.ljust(w) for v, w in zip(r, widths)), file=file)
+
+
+def run(args) -> int:
+    from ..io import load_dataset
+    from ..learned.beer import train_beer, weights_table
+    from ..learned.evaluate import baseline_scorers, compare_metrics, split_segments
+    from ..learned.humanlike import train_humanlike
+    from ..learned.store import _jsonable, save_model
+
+    ds = load_dataset(args.path, lp=args.lp)
+    name = args.out or re.sub(r"[^a-z0-9_.\-]+", "-", f"{args.kind}-{ds.name}-{ds.lp}".lower()).strip("-")
+    hib = not args.lower_is_better
+    result: dict = {"dataset": args.path, "lp": ds.lp, "kind": args.kind, "model": f"learned:{name}"}
+    judged_segs = [s for s in ds.seg_ids if s in set(ds.judgements["seg_id"])]
+
+    def progress(f, msg):
+        print(f"\r[{f * 100:5.1f}%] {msg[:60]:<60}", end="", file=sys.stderr, flush=True)
+
+    if args.kind == "beer":
+        if args.test_fraction > 0:
+            train_segs, test_segs = split_segments(judged_segs, args.test_fraction, args.seed)
+        else:
+            train_segs, test_segs = judged_segs, []
+        C = args.C[0] if args.C else 100.0
+        model = train_beer(ds, name, args.human, train_segs, args.threshold, C, hib, progress=progress)
+        print(file=sys.stderr)
+        print(f"BEER-style model {name!r}: {model.scores['train_pairs']} training pairs, "
+              f"{model.scores['train_segments']} segments, train pairwise accuracy "
+              f"{model.scores['train_pairwise_accuracy']:.4f}")
+        print("largest weights:")
+        _print_table(weights_table(model).head(10))
+        result["train"] = model.scores
+    else:
+        C_grid = args.C or [0.1, 1.0, 10.0, 100.0]
+        model, rep = train_humanlike(ds, name, args.estimator, C_grid, args.gamma, test_fraction=args.test_fraction,
+                                     seed=args.seed, train_refs=args.train_refs, extra_metrics=args.metric_features,
+                                     criterion=args.human, higher_is_better=hib,
+                                     max_train_examples=args.max_train_examples, progress=progress)
+        print(file=sys.stderr)
+        test_segs = [s for s in rep.test_segments if s in set(judged_segs)]
+        print(f"human-likeness model {name!r} ({args.estimator}); best {rep.best}; "
+              f"{rep.n_train_examples} training / {rep.n_test_examples} held-out examples")
+        for note in rep.notes:
+            print(f"note: {note}")
+        print("accuracy:", {k: _fmt(v) for k, v in rep.accuracy.items()})
+        print("ROC AUC (human vs machine):", {k: _fmt(v["auc"]) for k, v in rep.roc.items()})
+        print("learned score vs human judgements (held-out):", {k: _fmt(v) for k, v in rep.human_correlation.items()})
+        print(f"meta-correlation (accuracy vs Pearson across the grid): {_fmt(rep.meta_correlation['pearson'])}")
+        _print_table(rep.grid)
+        result.update(grid=rep.grid.to_dict("records"), accuracy=rep.accuracy, human_correlation=rep.human_correlation,
+                      meta_correlation=rep.meta_correlation, roc={k: {"auc": v["auc"]} for k, v in rep.roc.items()},
+                      notes=rep.notes)
+
+    scorers = dict(baseline_scorers())
+    scorers[f"learned:{name}"] = model.score_many
+    if test_segs and len(ds.judgements):
+        tab, _ = compare_metrics(ds, scorers, args.human, test_segs, args.threshold, hib)
+        print(f"\nheld-out segments of {args.path} ({len(test_segs)} segments):")
+        _print_table(tab)
+        result["heldout"] = tab.to_dict("records")
+        model.scores["heldout"] = result["heldout"]
+    if args.eval:
+        ev = load_dataset(args.eval, lp=args.eval_lp or args.lp)
+        tab, _ = compare_metrics(ev, scorers, args.human, None, args.threshold, hib)
+        print(f"\nevaluation on {args.eval} ({ev.lp}, all judged segments):")
+        _print_table(tab)
+        result["eval"] = {"dataset": args.eval, "lp": ev.lp, "table": tab.to_dict("records")}
+        model.scores["eval"] = result["eval"]
+    if not args.no_save:
+        path = save_model(model, args.models_dir)
+        print(f"\nsaved {path} (metric id learned:{name})")
+        result["saved"] = str(path)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(_jsonable(result), fh, indent=1)
+    return 0

@@ -1,0 +1,138 @@
+"""Character n-gram precision, recall and F1 for n = 1..6: the lexical features of BEER 1.x
+(Stanojević & Sima'an 2014; spec §6.1).
+
+Registered ids ``charngram-p1`` .. ``charngram-p6``, ``charngram-r1`` .. ``charngram-r6``,
+``charngram-f1`` .. ``charngram-f6`` (0..1, higher is better).
+
+* Each side is the string of its tokens joined by single spaces (spaces are characters of
+  the n-grams); characters are Unicode code points, so Devanagari vowel signs and CJK
+  ideographs are characters of their own.
+* hits = Σ_g min(c_h(g), c_r(g)) over character n-grams g;
+  P_n = hits / (|h_str| − n + 1), R_n = hits / (|r_str| − n + 1), F_n = 2PR/(P+R).
+* Degenerate values (a string shorter than n, 0/0, NaN) are 0 — so an empty candidate or an
+  empty reference scores 0.
+* Several references: the maximum over references (BEER scores each reference and keeps the
+  best). Corpus level: the mean of the segment scores (BEER's corpus score is a mean).
+
+Default text: 13a tokens, **case kept** (``lowercase=False``, as chrF); ``tokenize`` and
+``lowercase`` are options. :func:`char_ngram_prf` is the plain function (token lists in,
+``(p, r, f)`` out) for the BEER implementation.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Sequence
+
+import numpy as np
+
+from .base import MetricMeta, MetricOption, register
+from .edit import PairwiseWordMetric, clipped_overlap, ngram_keys_all, token_options
+
+CITATION = ("Stanojević & Sima'an (2014), BEER: BEtter Evaluation as Ranking, WMT; "
+            "Stanojević & Sima'an (2014), Fitting sentence level translation evaluation with many dense "
+            "features, EMNLP")
+
+MAX_N = 6
+
+
+def char_string(tokens: Sequence[str]) -> str:
+    """The tokens joined by single spaces (spec §6.1)."""
+    return " ".join(tokens)
+
+
+def _prf(hits: int, len_h: int, len_r: int, n: int) -> tuple[float, float, float]:
+    dh, dr = len_h - n + 1, len_r - n + 1
+    p = hits / dh if dh > 0 else 0.0
+    r = hits / dr if dr > 0 else 0.0
+    f = 2 * p * r / (p + r) if p > 0 and r > 0 else 0.0
+    return float(p), float(r), float(f)
+
+
+def char_ngram_prf(hyp_tokens: Sequence[str], ref_tokens: Sequence[str], n: int) -> tuple[float, float, float]:
+    """BEER character n-gram (precision, recall, F1) of order n on the space-joined token
+    strings; degenerate values are 0 (spec §6.1)."""
+    h, r = char_string(hyp_tokens), char_string(ref_tokens)
+    ch = Counter(h[i:i + n] for i in range(len(h) - n + 1))
+    cr = Counter(r[i:i + n] for i in range(len(r) - n + 1))
+    hits = sum(min(k, cr[g]) for g, k in ch.items() if g in cr)
+    return _prf(hits, len(h), len(r), n)
+
+
+# A (candidates × references) block is shared by the 18 ids (p/r/f × n): cache the hits of
+# all six orders per block, keyed on the token tuples.
+_BLOCK_CACHE: dict = {}
+_BLOCK_CACHE_MAX = 1024
+
+
+def _block_hits(cands: list[tuple], refs: list[tuple]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(hits[n−1, c, k] for n = 1..6, string lengths of cands, of refs)."""
+    key = (tuple(cands), tuple(refs))
+    hit = _BLOCK_CACHE.get(key)
+    if hit is not None:
+        return hit
+    strings = [char_string(t) for t in list(cands) + list(refs)]
+    cps = [np.frombuffer(s.encode("utf-32-le"), dtype=np.uint32).astype(np.int64) for s in strings]
+    allcp = np.concatenate(cps) if any(len(c) for c in cps) else np.zeros(0, np.int64)
+    _, inv = np.unique(allcp, return_inverse=True)
+    bounds = np.cumsum([0] + [len(c) for c in cps])
+    seqs = [inv[bounds[i]:bounds[i + 1]] for i in range(len(strings))]
+    nc = len(cands)
+    hits = np.stack([clipped_overlap(k[:nc], k[nc:]) for k in ngram_keys_all(seqs, MAX_N)])
+    lens = np.array([len(s) for s in strings], dtype=np.int64)
+    out = (hits, lens[:nc], lens[nc:])
+    if len(_BLOCK_CACHE) >= _BLOCK_CACHE_MAX:
+        _BLOCK_CACHE.pop(next(iter(_BLOCK_CACHE)))
+    _BLOCK_CACHE[key] = out
+    return out
+
+
+class CharNgram(PairwiseWordMetric):
+    """One BEER character n-gram feature (module docstring)."""
+
+    stats_mode = "mean"
+
+    def __init__(self, n: int = 1, measure: str = "f", tokenize: str = "13a", lowercase: bool = False,
+                 metric_id: str | None = None):
+        super().__init__(tokenize, lowercase)
+        if not 1 <= int(n) <= MAX_N:
+            raise ValueError(f"n must be in 1..{MAX_N}")
+        if measure not in ("p", "r", "f"):
+            raise ValueError("measure must be 'p', 'r' or 'f'")
+        self.n, self.measure = int(n), measure
+        self._which = "prf".index(measure)
+        name = {"p": "precision", "r": "recall", "f": "F1"}[measure]
+        self.meta = MetricMeta(
+            id=metric_id or f"charngram-{measure}{self.n}", family="char-ngram",
+            description=(f"BEER character {self.n}-gram {name} on the space-joined tokens (spaces included); "
+                         "best reference; corpus = mean"),
+            citation=CITATION, higher_is_better=True,
+            options=(MetricOption("n", self.n, "character n-gram order", tuple(range(1, MAX_N + 1))),
+                     MetricOption("measure", measure, "precision, recall or F1", ("p", "r", "f")))
+            + token_options(False))
+
+    def _signature_extra(self):
+        return [f"n:{self.n}", f"m:{self.measure}", "space:yes"]
+
+    def _pair(self, c, r):
+        v = char_ngram_prf(c, r, self.n)[self._which]
+        return v, (v,)
+
+    def _block(self, cands, refs):
+        """Vectorised :func:`_prf` (the same IEEE operations in the same order, so identical)."""
+        hits, lc, lr = _block_hits(cands, refs)
+        h = hits[self.n - 1].astype(np.float64)
+        dh = np.broadcast_to((lc - self.n + 1).astype(np.float64)[:, None], h.shape)
+        dr = np.broadcast_to((lr - self.n + 1).astype(np.float64)[None, :], h.shape)
+        p = np.where(dh > 0, h / np.where(dh > 0, dh, 1.0), 0.0)
+        r = np.where(dr > 0, h / np.where(dr > 0, dr, 1.0), 0.0)
+        if self.measure == "p":
+            return p
+        if self.measure == "r":
+            return r
+        ok = (p > 0) & (r > 0)
+        return np.where(ok, 2 * p * r / np.where(ok, p + r, 1.0), 0.0)
+
+
+for _n in range(1, MAX_N + 1):
+    for _m in "prf":
+        register(f"charngram-{_m}{_n}", (lambda n=_n, m=_m: CharNgram(n=n, measure=m)))

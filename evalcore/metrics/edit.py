@@ -1,0 +1,501 @@
+"""Word error rates mWER and mPER (spec §7.3), plus the token plumbing shared by evalcore's
+word-level lexical metrics (NIST, GTM, ROUGE, character n-grams, METEOR-style).
+
+Registered ids (error rates, **lower is better**, reported as rates 0..∞, not percentages):
+
+* ``wer`` – mWER (Nießen et al. 2000): WER(c, r) = Levenshtein(c, r) / |r| with unit costs
+  on tokens; x(c, R) = min over r ∈ R of WER(c, r).
+* ``per`` – mPER (Tillmann et al. 1997; Leusch et al. 2003): PER(c, r) =
+  1 − (m − max(0, |c| − |r|)) / |r| = (max(|c|, |r|) − m) / |r|, with m = Σ_w min(n_c(w), n_r(w))
+  the bag-of-words overlap; x(c, R) = min over r ∈ R.
+
+Corpus level (spec §7.3): for every segment the reference with the lowest rate is chosen
+(the first on ties); the corpus rate is Σ_s errors(c_s, r*_s) / Σ_s |r*_s|. The per-segment
+sufficient statistics are ``[errors, |r*|]``.
+
+Defaults: sacreBLEU's 13a tokeniser on **lower-cased** text (as the QARLA experiments of
+seed 000 score lower-cased tokenised text); ``tokenize`` and ``lowercase`` are options
+(``tokenize="zh"`` for Chinese). Empty reference: the rate is 0 when the candidate is empty
+too and 1 otherwise (sacreBLEU's TER convention); an empty candidate against a non-empty
+reference has rate 1 (WER: |r| deletions; PER: nothing matched). No reference: NaN.
+
+Shared pieces defined here and imported by the sibling modules:
+
+* :class:`WordMetric` – options ``tokenize`` / ``lowercase``, signature, tokenisation;
+* :class:`PairwiseWordMetric` – metrics whose multi-reference score is the best (max, or min
+  for error rates) single-reference value; gives ``sentence_score``, ``similarity``,
+  ``segment_stats`` (statistics of the best reference), ``score_from_stats`` and a
+  ``segment_block`` built from one vectorised (candidates × references) matrix, with
+  ``loo[c, j]`` = best of ``sim[c, k]`` over k ≠ j (identical to the default loop);
+* plain functions :func:`levenshtein`, :func:`lcs_length`, :func:`wlcs`, :func:`bag_overlap`
+  and their vectorised block versions :func:`levenshtein_matrix`, :func:`lcs_matrix`,
+  :func:`wlcs_matrix`, :func:`clipped_overlap`, plus :func:`encode_block` / :func:`ngram_keys`.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Sequence
+
+import numpy as np
+
+from .. import __version__
+from .base import Metric, MetricMeta, MetricOption, register
+from .tokenize import TOKENIZERS, tokenize
+
+VERSION = f"evalcore-{__version__}"
+
+# ---------------------------------------------------------------------------------------------
+# shared metric plumbing
+# ---------------------------------------------------------------------------------------------
+
+
+def token_options(lowercase_default: bool = True) -> tuple[MetricOption, ...]:
+    """The two text options every word-level lexical metric has."""
+    return (
+        MetricOption("tokenize", "13a", "sacreBLEU tokenizer applied before matching (zh for Chinese)",
+                     tuple(sorted(TOKENIZERS))),
+        MetricOption("lowercase", lowercase_default, "lower-case both sides before tokenising", (True, False)),
+    )
+
+
+class WordMetric(Metric):
+    """Base of the token-level lexical metrics: options ``tokenize`` (a sacreBLEU tokenizer
+    name) and ``lowercase``; ``signature()`` in sacreBLEU style."""
+
+    def __init__(self, tokenize: str = "13a", lowercase: bool = True):
+        if tokenize not in TOKENIZERS:
+            raise ValueError(f"unknown tokenizer {tokenize!r}; choose one of {sorted(TOKENIZERS)}")
+        self.tokenize = tokenize
+        self.lowercase = bool(lowercase)
+
+    def tok(self, text: str) -> tuple[str, ...]:
+        return tokenize(text, self.tokenize, self.lowercase)
+
+    def _signature_extra(self) -> list[str]:
+        return []
+
+    def signature(self) -> str:
+        parts = [self.meta.id, "nrefs:var", f"case:{'lc' if self.lowercase else 'mixed'}", f"tok:{self.tokenize}"]
+        parts += self._signature_extra()
+        parts.append(f"version:{VERSION}")
+        return "|".join(parts)
+
+
+class PairwiseWordMetric(WordMetric):
+    """A metric whose multi-reference score is the best single-reference value.
+
+    Subclasses implement ``_pair(c, r) -> (value, stats)`` on token tuples (``stats`` a tuple of
+    ``n_stats`` numbers whose column sums are the corpus sufficient statistics), the corpus
+    score ``_score_stats(summed)`` and, for speed, ``_block(cands, refs) -> (C, K) values``
+    whose entries must equal ``_pair(c, r)[0]`` exactly. ``best = "max"`` (similarities) or
+    ``"min"`` (error rates). With ``stats_mode = "mean"`` the statistics are the sentence value
+    and the corpus score is their mean (ROUGE, BEER features).
+    """
+
+    best = "max"
+    n_stats = 1
+    stats_mode = "sum"
+
+    # -- to implement --------------------------------------------------------------------
+    def _pair(self, c: tuple[str, ...], r: tuple[str, ...]) -> tuple[float, tuple]:
+        raise NotImplementedError
+
+    def _score_stats(self, s: np.ndarray) -> float:
+        return float(s[0])
+
+    def _block(self, cands: list[tuple[str, ...]], refs: list[tuple[str, ...]]) -> np.ndarray:
+        return np.array([[self._pair(c, r)[0] for r in refs] for c in cands], dtype=float).reshape(len(cands), len(refs))
+
+    # -- Metric API ----------------------------------------------------------------------
+    def _pick(self, values: Sequence[float]) -> int:
+        arr = np.asarray(values, dtype=float)
+        return int(np.argmax(arr) if self.best == "max" else np.argmin(arr))
+
+    def sentence_score(self, cand: str, refs: Sequence[str]) -> float:
+        if len(refs) == 0:
+            return float("nan")
+        c = self.tok(cand)
+        vals = [self._pair(c, self.tok(r))[0] for r in refs]
+        return float(max(vals) if self.best == "max" else min(vals))
+
+    def similarity(self, cand: str, ref: str) -> float:
+        return float(self._pair(self.tok(cand), self.tok(ref))[0])
+
+    def _stats_one(self, cand: str, refs: Sequence[str]) -> list[float]:
+        if len(refs) == 0:
+            return [float("nan")] * self.n_stats
+        c = self.tok(cand)
+        pairs = [self._pair(c, self.tok(r)) for r in refs]
+        value, stats = pairs[self._pick([p[0] for p in pairs])]
+        return [float(value)] if self.stats_mode == "mean" else [float(x) for x in stats]
+
+    def segment_stats(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
+        """Per segment the statistics of the best reference (first on ties); NaN rows for
+        segments without references (left out of the corpus score)."""
+        rows = [self._stats_one(c, r) for c, r in zip(cands, refs)]
+        k = 1 if self.stats_mode == "mean" else self.n_stats
+        return np.array(rows, dtype=float).reshape(len(rows), k)
+
+    def score_from_stats(self, stats: np.ndarray) -> float:
+        stats = np.asarray(stats, dtype=float)
+        if stats.ndim == 1:
+            stats = stats[None, :]
+        stats = stats[~np.isnan(stats).any(axis=1)]
+        if len(stats) == 0:
+            return float("nan")
+        if self.stats_mode == "mean":
+            return float(np.mean(stats[:, 0]))
+        return float(self._score_stats(stats.sum(axis=0)))
+
+    def sentence_scores(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
+        return np.array([self.sentence_score(c, r) for c, r in zip(cands, refs)], dtype=float)
+
+    def segment_block(self, cands: Sequence[str], refs: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Vectorised ``Metric.segment_block`` with identical values: ``sim`` from one
+        (candidates × references) matrix, ``loo[c, j]`` the best of ``sim[c, k]``, k ≠ j."""
+        nc, nr = len(cands), len(refs)
+        if nc == 0 or nr == 0:
+            return np.zeros((nc, nr)), np.full((nc, nr), np.nan)
+        sim = np.asarray(self._block([self.tok(c) for c in cands], [self.tok(r) for r in refs]), dtype=float)
+        loo = np.full((nc, nr), np.nan)
+        if nr > 1:
+            red = np.max if self.best == "max" else np.min
+            for j in range(nr):
+                loo[:, j] = red(np.delete(sim, j, axis=1), axis=1)
+        return sim, loo
+
+
+# ---------------------------------------------------------------------------------------------
+# token ids and n-gram keys
+# ---------------------------------------------------------------------------------------------
+
+
+def encode_block(seqs: Sequence[Sequence[str]]) -> tuple[list[np.ndarray], int]:
+    """Integer ids for the tokens of several sequences, ids in **sorted token order** (so that
+    id order, and the n-gram ids of :func:`ngram_keys`, follow the strings' lexicographic
+    order whatever the block). Returns (id arrays, vocabulary size)."""
+    vocab = {t: i for i, t in enumerate(sorted({t for s in seqs for t in s}))}
+    return [np.fromiter((vocab[t] for t in s), dtype=np.int64, count=len(s)) for s in seqs], len(vocab)
+
+
+def ngram_keys_all(seqs: Sequence[np.ndarray], max_n: int) -> list[list[np.ndarray]]:
+    """``out[n-1][s]`` = the ids of the n-grams of sequence s in position order (length
+    max(0, len−n+1)), for n = 1..max_n. Ids are dense ranks over the given sequences ordered
+    lexicographically by the token ids (order 1 keeps the token ids themselves)."""
+    m = len(seqs)
+    lens = np.array([len(s) for s in seqs], dtype=np.int64)
+    total = int(lens.sum()) if m else 0
+    ids = np.concatenate([np.asarray(s, dtype=np.int64) for s in seqs]) if total else np.zeros(0, np.int64)
+    starts = np.concatenate([[0], np.cumsum(lens)[:-1]]) if m else np.zeros(0, np.int64)
+    pos = np.arange(total) - np.repeat(starts, lens)
+    seq_len = np.repeat(lens, lens)
+    base = int(ids.max()) + 1 if total else 1
+    key = ids.copy()
+    out = []
+    for n in range(1, max_n + 1):
+        if n > 1 and total:
+            idx = np.nonzero(pos <= seq_len - n)[0]
+            raw = key[idx] * base + ids[idx + n - 1]
+            _, inv = np.unique(raw, return_inverse=True)
+            key = np.full(total, -1, dtype=np.int64)
+            key[idx] = inv
+        out.append([key[starts[s]:starts[s] + max(0, int(lens[s]) - n + 1)] for s in range(m)])
+    return out
+
+
+def ngram_keys(seqs: Sequence[np.ndarray], n: int) -> list[np.ndarray]:
+    """For every sequence the ids of its n-grams (see :func:`ngram_keys_all`)."""
+    return ngram_keys_all(seqs, n)[n - 1]
+
+
+def clipped_overlap(a_keys: Sequence[np.ndarray], b_keys: Sequence[np.ndarray]) -> np.ndarray:
+    """``out[i, k] = Σ_g min(count_{a_i}(g), count_{b_k}(g))`` for bags given as integer key
+    arrays (repetitions = counts). Exact integers via count layers: Σ_g min(a_g, b_g) =
+    Σ_{t≥1} Σ_g [a_g ≥ t][b_g ≥ t], one 0/1 matrix product per threshold t."""
+    na, nb = len(a_keys), len(b_keys)
+    out = np.zeros((na, nb), dtype=np.int64)
+    if na == 0 or nb == 0:
+        return out
+    seqs = list(a_keys) + list(b_keys)
+    lens = np.array([len(s) for s in seqs], dtype=np.int64)
+    if lens[:na].sum() == 0 or lens[na:].sum() == 0:
+        return out
+    keys = np.concatenate([np.asarray(s, dtype=np.int64) for s in seqs])
+    owner = np.repeat(np.arange(len(seqs)), lens)
+    _, g = np.unique(keys, return_inverse=True)
+    n_g = int(g.max()) + 1
+    in_a = np.zeros(n_g, dtype=bool)
+    in_a[g[owner < na]] = True
+    in_b = np.zeros(n_g, dtype=bool)
+    in_b[g[owner >= na]] = True
+    common = in_a & in_b
+    keep = common[g]
+    if not keep.any():
+        return out
+    n_c = int(common.sum())
+    g2 = (np.cumsum(common) - 1)[g[keep]]
+    n_s = len(seqs)
+    counts = np.bincount(owner[keep] * n_c + g2, minlength=n_s * n_c).reshape(n_s, n_c)
+    ca, cb = counts[:na], counts[na:]
+    top = np.minimum(ca.max(axis=0), cb.max(axis=0))
+    acc = np.zeros((na, nb))
+    t = 1
+    while ca.shape[1]:
+        acc += (ca >= t).astype(np.float64) @ (cb >= t).astype(np.float64).T
+        t += 1
+        sel = top >= t
+        if not sel.all():
+            ca, cb, top = ca[:, sel], cb[:, sel], top[sel]
+    return np.rint(acc).astype(np.int64)
+
+
+def bag_overlap(a: Sequence, b: Sequence) -> int:
+    """Σ_w min(n_a(w), n_b(w)): clipped overlap of two bags (sequences with repetitions)."""
+    ca, cb = Counter(a), Counter(b)
+    if len(ca) > len(cb):
+        ca, cb = cb, ca
+    return sum(min(k, cb[w]) for w, k in ca.items() if w in cb)
+
+
+# ---------------------------------------------------------------------------------------------
+# dynamic programmes: scalar (plain Python) and block (numpy, all pairs at once)
+# ---------------------------------------------------------------------------------------------
+
+
+def levenshtein(a: Sequence, b: Sequence) -> int:
+    """Unit-cost edit distance (insertions, deletions, substitutions) between two sequences."""
+    if len(a) < len(b):
+        a, b = b, a
+    prev = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        cur = [i]
+        for j, y in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != y)))
+        prev = cur
+    return prev[-1]
+
+
+def lcs_length(a: Sequence, b: Sequence) -> int:
+    """Length of the longest common subsequence of two sequences."""
+    if len(a) < len(b):
+        a, b = b, a
+    prev = [0] * (len(b) + 1)
+    for x in a:
+        cur = [0]
+        for j, y in enumerate(b, 1):
+            cur.append(prev[j - 1] + 1 if x == y else max(prev[j], cur[j - 1]))
+        prev = cur
+    return prev[-1]
+
+
+def _wlcs_increments(max_len: int, w: float) -> np.ndarray:
+    """inc[k] = f(k+1) − f(k) with f(k) = k**w, the gain of extending a run of length k."""
+    k = np.arange(max_len + 1, dtype=np.float64)
+    return np.array([(x + 1.0) ** w - x ** w for x in k.tolist()], dtype=np.float64)
+
+
+def wlcs(a: Sequence, b: Sequence, w: float = 1.2) -> float:
+    """Weighted LCS of Lin & Och 2004 / ROUGE-1.5.5 (``-w``; spec §7.4): a run of k consecutive
+    matches earns f(k) = k**w. Lin's DP: on a match C[i][j] = C[i−1][j−1] + f(W+1) − f(W) with W
+    the run length ending at (i−1, j−1) and W[i][j] = W + 1; otherwise C[i][j] = max(C[i−1][j],
+    C[i][j−1]) and W[i][j] = 0. (``a`` indexes rows.)"""
+    inc = _wlcs_increments(max(len(a), len(b)) + 1, w).tolist()
+    prev_c = [0.0] * (len(b) + 1)
+    prev_w = [0] * (len(b) + 1)
+    for x in a:
+        cur_c, cur_w = [0.0], [0]
+        for j, y in enumerate(b, 1):
+            if x == y:
+                k = prev_w[j - 1]
+                cur_c.append(prev_c[j - 1] + inc[k])
+                cur_w.append(k + 1)
+            else:
+                cur_c.append(prev_c[j] if prev_c[j] > cur_c[j - 1] else cur_c[j - 1])
+                cur_w.append(0)
+        prev_c, prev_w = cur_c, cur_w
+    return float(prev_c[-1])
+
+
+def _pad(seqs: Sequence[np.ndarray], fill: int) -> tuple[np.ndarray, np.ndarray]:
+    lens = np.array([len(s) for s in seqs], dtype=np.int64)
+    width = int(lens.max()) if len(lens) else 0
+    out = np.full((len(seqs), width), fill, dtype=np.int64)
+    for i, s in enumerate(seqs):
+        out[i, :len(s)] = s
+    return out, lens
+
+
+def levenshtein_matrix(a_ids: Sequence[np.ndarray], b_ids: Sequence[np.ndarray]) -> np.ndarray:
+    """Edit distances of every (a_i, b_k) pair, shape (len a, len b), by one row-wise DP over
+    all pairs at once: row i+1 is T[j] = min(D[i][j] + 1, D[i][j−1] + cost) followed by
+    D[i+1][j] = j + cummin_k≤j(T[k] − k) (the left-insertion chain)."""
+    A, la = _pad(a_ids, -1)
+    B, lb = _pad(b_ids, -2)
+    na, nb = len(a_ids), len(b_ids)
+    res = np.repeat(lb[None, :], na, axis=0).astype(np.int64)  # empty a: |b| insertions
+    if na == 0 or nb == 0 or A.shape[1] == 0:
+        return res
+    width = B.shape[1]
+    ar = np.arange(width + 1, dtype=np.int64)
+    prev = np.broadcast_to(ar, (na, nb, width + 1)).copy()
+    kk = np.arange(nb)
+    for i in range(A.shape[1]):
+        cost = (A[:, i][:, None, None] != B[None, :, :]).astype(np.int64)
+        T = np.empty_like(prev)
+        T[..., 0] = i + 1
+        T[..., 1:] = np.minimum(prev[..., 1:] + 1, prev[..., :-1] + cost)
+        cur = np.minimum.accumulate(T - ar, axis=2) + ar
+        done = np.nonzero(la == i + 1)[0]
+        if len(done):
+            res[done] = cur[done][:, kk, lb]
+        prev = cur
+    return res
+
+
+def lcs_matrix(a_ids: Sequence[np.ndarray], b_ids: Sequence[np.ndarray]) -> np.ndarray:
+    """LCS lengths of every (a_i, b_k) pair by a row-wise DP over all pairs:
+    L[i+1][j] = max_{k≤j} max(L[i][k], L[i][k−1] + [a_i = b_k])."""
+    A, la = _pad(a_ids, -1)
+    B, lb = _pad(b_ids, -2)
+    na, nb = len(a_ids), len(b_ids)
+    res = np.zeros((na, nb), dtype=np.int64)
+    if na == 0 or nb == 0 or A.shape[1] == 0 or B.shape[1] == 0:
+        return res
+    width = B.shape[1]
+    prev = np.zeros((na, nb, width + 1), dtype=np.int64)
+    kk = np.arange(nb)
+    for i in range(A.shape[1]):
+        match = (A[:, i][:, None, None] == B[None, :, :])
+        V = np.zeros_like(prev)
+        V[..., 1:] = np.maximum(prev[..., 1:], prev[..., :-1] + match)
+        cur = np.maximum.accumulate(V, axis=2)
+        done = np.nonzero(la == i + 1)[0]
+        if len(done):
+            res[done] = cur[done][:, kk, lb]
+        prev = cur
+    return res
+
+
+def wlcs_matrix(a_ids: Sequence[np.ndarray], b_ids: Sequence[np.ndarray], w: float = 1.2) -> np.ndarray:
+    """:func:`wlcs` of every (a_i, b_k) pair, identical values. Row-wise DP over all pairs;
+    within a row C[j] = D[j] at a match (D = diagonal + increment) and max(C_up[j], C[j−1])
+    otherwise: a cumulative maximum that restarts at every match, computed exactly as the
+    lexicographic running maximum of the complex numbers (segment number + i·value)."""
+    A, la = _pad(a_ids, -1)
+    B, lb = _pad(b_ids, -2)
+    na, nb = len(a_ids), len(b_ids)
+    res = np.zeros((na, nb), dtype=np.float64)
+    if na == 0 or nb == 0 or A.shape[1] == 0 or B.shape[1] == 0:
+        return res
+    width = B.shape[1]
+    inc = _wlcs_increments(max(A.shape[1], width) + 1, w)
+    prev_c = np.zeros((na, nb, width + 1), dtype=np.float64)
+    prev_w = np.zeros((na, nb, width + 1), dtype=np.int64)
+    kk = np.arange(nb)
+    for i in range(A.shape[1]):
+        match = (A[:, i][:, None, None] == B[None, :, :])
+        diag = prev_c[..., :-1] + inc[prev_w[..., :-1]]
+        V = np.where(match, diag, prev_c[..., 1:])
+        seg = np.cumsum(match, axis=2)
+        z = np.empty(V.shape, dtype=np.complex128)
+        z.real = seg
+        z.imag = V
+        cur_c = np.zeros_like(prev_c)
+        cur_c[..., 1:] = np.maximum.accumulate(z, axis=2).imag
+        cur_w = np.zeros_like(prev_w)
+        cur_w[..., 1:] = np.where(match, prev_w[..., :-1] + 1, 0)
+        done = np.nonzero(la == i + 1)[0]
+        if len(done):
+            res[done] = cur_c[done][:, kk, lb]
+        prev_c, prev_w = cur_c, cur_w
+    return res
+
+
+# ---------------------------------------------------------------------------------------------
+# mWER / mPER
+# ---------------------------------------------------------------------------------------------
+
+
+def error_rate(errors: float, ref_len: float) -> float:
+    """errors / |r|; with an empty reference 0 if there is no error, else 1 (spec §7.3;
+    sacreBLEU's TER convention)."""
+    if ref_len > 0:
+        return errors / ref_len
+    return 1.0 if errors > 0 else 0.0
+
+
+def per_errors(c: Sequence, r: Sequence, overlap: int | None = None) -> int:
+    """PER error count max(|c|, |r|) − m = |r| − (m − max(0, |c| − |r|)) (spec §7.3)."""
+    m = bag_overlap(c, r) if overlap is None else overlap
+    return max(len(c), len(r)) - m
+
+
+CITE_WER = ("Nießen, Och, Leusch & Ney (2000), An evaluation tool for machine translation: fast evaluation "
+            "for MT research, LREC (mWER)")
+CITE_PER = ("Tillmann, Vogel, Ney, Zubiaga & Sawaf (1997), Accelerated DP based search for statistical "
+            "translation, Eurospeech; Leusch, Ueffing & Ney (2003), A novel string-to-string distance measure "
+            "with applications to machine translation evaluation, MT Summit (mPER)")
+
+
+class WER(PairwiseWordMetric):
+    """mWER (module docstring)."""
+
+    best = "min"
+    n_stats = 2
+
+    def __init__(self, tokenize: str = "13a", lowercase: bool = True):
+        super().__init__(tokenize, lowercase)
+        self.meta = MetricMeta(
+            id="wer", family="edit",
+            description=("mWER: token Levenshtein distance / reference length, minimum over references "
+                         "(a rate, lower is better; corpus = Σ edits / Σ lengths of the chosen references)"),
+            citation=CITE_WER, higher_is_better=False, options=token_options(True))
+
+    def _pair(self, c, r):
+        e = levenshtein(c, r)
+        return error_rate(e, len(r)), (e, len(r))
+
+    def _score_stats(self, s):
+        return error_rate(s[0], s[1])
+
+    def _block(self, cands, refs):
+        ids, _ = encode_block(list(cands) + list(refs))
+        d = levenshtein_matrix(ids[:len(cands)], ids[len(cands):])
+        lens = [len(r) for r in refs]
+        return np.array([[error_rate(int(d[i, k]), lens[k]) for k in range(len(refs))] for i in range(len(cands))],
+                        dtype=float).reshape(len(cands), len(refs))
+
+
+class PER(PairwiseWordMetric):
+    """mPER (module docstring)."""
+
+    best = "min"
+    n_stats = 2
+
+    def __init__(self, tokenize: str = "13a", lowercase: bool = True):
+        super().__init__(tokenize, lowercase)
+        self.meta = MetricMeta(
+            id="per", family="edit",
+            description=("mPER: position-independent error rate (max(|c|,|r|) − bag overlap) / |r|, minimum over "
+                         "references (a rate, lower is better)"),
+            citation=CITE_PER, higher_is_better=False, options=token_options(True))
+
+    def _pair(self, c, r):
+        e = per_errors(c, r)
+        return error_rate(e, len(r)), (e, len(r))
+
+    def _score_stats(self, s):
+        return error_rate(s[0], s[1])
+
+    def _block(self, cands, refs):
+        ids, _ = encode_block(list(cands) + list(refs))
+        m = clipped_overlap(ids[:len(cands)], ids[len(cands):])
+        out = np.empty((len(cands), len(refs)))
+        for i, c in enumerate(cands):
+            for k, r in enumerate(refs):
+                out[i, k] = error_rate(max(len(c), len(r)) - int(m[i, k]), len(r))
+        return out
+
+
+register("wer", WER)
+register("per", PER)

@@ -1,0 +1,235 @@
+"""GTM, the General Text Matcher (Turian, Shen & Melamed 2003; spec §7.1).
+
+Registered ids ``gtm-1``, ``gtm-2``, ``gtm-3`` (run exponent e = 1, 2, 3; 0..1, higher is
+better).
+
+* A matching aligns candidate and reference tokens one-to-one; a *run* is a maximal block of
+  aligned tokens contiguous in both. size(M) = (Σ_runs |run|^e)^(1/e); MMS = max size.
+* e = 1: MMS is exactly the clipped unigram overlap Σ_w min(n_c(w), n_r(w)).
+* e > 1: the usual greedy approximation (spec §7.1 [A]): repeatedly take the longest common
+  run of still unaligned tokens, ties broken by the earliest candidate position, then the
+  earliest reference position (:func:`gtm_runs`). Greedy also aligns every possible word, so
+  Σ|run| equals the e = 1 MMS.
+* P = MMS/|c|, R = MMS/|r|, GTM = F = 2PR/(P+R); 0 when MMS = 0 (so an empty candidate or an
+  empty reference scores 0, and so do two empty strings).
+* Several references: the maximum F over references (spec §7.1 [A]; gtm.jar differs).
+* Corpus level (Turian et al.: the corpus is one bitext whose runs cannot cross segments):
+  per segment the statistics ``[Σ_runs |run|^e, |c|, |r*|]`` of the best reference r*; the
+  corpus MMS is (Σ_s Σ_runs |run|^e)^(1/e) and P, R divide it by Σ|c| and Σ|r*|.
+
+Default text: 13a tokens of lower-cased text (``tokenize``, ``lowercase`` are options).
+Plain functions: :func:`gtm_runs`, :func:`gtm_mms`, :func:`gtm_f`.
+"""
+from __future__ import annotations
+
+import heapq
+from functools import lru_cache
+from typing import Sequence
+
+import numpy as np
+
+from .base import MetricMeta, MetricOption, register
+from .edit import PairwiseWordMetric, _pad, bag_overlap, clipped_overlap, encode_block, token_options
+
+CITATION = ("Turian, Shen & Melamed (2003), Evaluation of machine translation and its evaluation, "
+            "MT Summit IX")
+
+
+@lru_cache(maxsize=1 << 18)
+def _runs_cached(c: tuple, r: tuple) -> tuple[int, ...]:
+    return _greedy_runs(c, r)
+
+
+def _greedy_runs(c: Sequence, r: Sequence) -> tuple[int, ...]:
+    rpos: dict = {}
+    for j, t in enumerate(r):
+        rpos.setdefault(t, []).append(j)
+    nc, nr = len(c), len(r)
+    heap = []
+    for i, t in enumerate(c):
+        for j in rpos.get(t, ()):
+            if i and j and c[i - 1] == r[j - 1]:
+                continue  # not the start of a maximal diagonal run
+            k = 1
+            while i + k < nc and j + k < nr and c[i + k] == r[j + k]:
+                k += 1
+            heap.append((-k, i, j))
+    return _greedy_from_runs(heap, nc, nr)
+
+
+def _greedy_from_runs(runs: list, nc: int, nr: int) -> tuple[int, ...]:
+    """Greedy selection from the maximal diagonal runs ``(-length, i, j)`` of a pair: take
+    runs in (longest, earliest candidate position, earliest reference position) order; a
+    run partly covered by earlier choices is split into its free pieces, which re-enter the
+    queue."""
+    runs = sorted(runs)
+    used_c = bytearray(nc)
+    used_r = bytearray(nr)
+    out: list[int] = []
+    extra: list = []  # split pieces (a heap), merged with the sorted list
+    p, n = 0, len(runs)
+    while p < n or extra:
+        if extra and (p >= n or extra[0] < runs[p]):
+            neg, i, j = heapq.heappop(extra)
+        else:
+            neg, i, j = runs[p]
+            p += 1
+        if neg == -1:
+            if not used_c[i] and not used_r[j]:
+                used_c[i] = used_r[j] = 1
+                out.append(1)
+            continue
+        length = -neg
+        pieces, start = [], None
+        for k in range(length):
+            free = not used_c[i + k] and not used_r[j + k]
+            if free and start is None:
+                start = k
+            elif not free and start is not None:
+                pieces.append((start, k))
+                start = None
+        if start is not None:
+            pieces.append((start, length))
+        if pieces == [(0, length)]:
+            for k in range(length):
+                used_c[i + k] = used_r[j + k] = 1
+            out.append(length)
+        else:
+            for a, b in pieces:
+                heapq.heappush(extra, (-(b - a), i + a, j + a))
+    return tuple(out)
+
+
+_BLOCK_CACHE: dict = {}
+_BLOCK_CACHE_MAX = 1024
+
+
+def gtm_runs_block(cands: Sequence[tuple], refs: Sequence[tuple]) -> list[list[tuple[int, ...]]]:
+    """:func:`gtm_runs` for every (candidate, reference) pair of a block (identical values).
+    The maximal diagonal runs of all pairs are found with numpy; pairs where no token
+    matches twice in a row or column take all their runs (sorted longest first), the others
+    go through the greedy selection. Cached per block (shared by gtm-2, gtm-3, meteor)."""
+    key = (tuple(cands), tuple(refs))
+    hit = _BLOCK_CACHE.get(key)
+    if hit is not None:
+        return hit
+    nc, nk = len(cands), len(refs)
+    out = [[()] * nk for _ in range(nc)]
+    ids, _ = encode_block(list(cands) + list(refs))
+    A, la = _pad(ids[:nc], -1)
+    B, lb = _pad(ids[nc:], -2)
+    if nc and nk and A.shape[1] and B.shape[1]:
+        chunk = max(1, int(4_000_000 // max(1, nk * A.shape[1] * B.shape[1])))
+        for c0 in range(0, nc, chunk):
+            E = A[c0:c0 + chunk, None, :, None] == B[None, :, None, :]  # c, k, i, j
+            prev = np.zeros_like(E)
+            prev[:, :, 1:, 1:] = E[:, :, :-1, :-1]
+            nxt = np.zeros_like(E)
+            nxt[:, :, :-1, :-1] = E[:, :, 1:, 1:]
+            sc, sk, si, sj = np.nonzero(E & ~prev)
+            ec, ek, ei, ej = np.nonzero(E & ~nxt)
+            o_s = np.lexsort((si, sj - si, sk, sc))
+            o_e = np.lexsort((ei, ej - ei, ek, ec))
+            sc, sk, si, sj = sc[o_s], sk[o_s], si[o_s], sj[o_s]
+            length = ei[o_e] - si + 1
+            clash = (E.sum(axis=3).max(axis=2) > 1) | (E.sum(axis=2).max(axis=2) > 1)  # c, k
+            order = np.lexsort((sj, si, -length, sk, sc))
+            sc, sk, si, sj, length = sc[order], sk[order], si[order], sj[order], length[order]
+            bounds = np.flatnonzero(np.diff(sc * nk + sk)) + 1
+            starts = np.concatenate([[0], bounds]) if len(sc) else np.zeros(0, np.int64)
+            ends = np.concatenate([bounds, [len(sc)]]) if len(sc) else np.zeros(0, np.int64)
+            L, I, J = length.tolist(), si.tolist(), sj.tolist()
+            for a, b in zip(starts.tolist(), ends.tolist()):
+                c, k = int(sc[a]), int(sk[a])
+                if clash[c, k]:
+                    runs = _greedy_from_runs([(-L[x], I[x], J[x]) for x in range(a, b)],
+                                             int(la[c0 + c]), int(lb[k]))
+                else:
+                    runs = tuple(L[a:b])
+                out[c0 + c][k] = runs
+    if len(_BLOCK_CACHE) >= _BLOCK_CACHE_MAX:
+        _BLOCK_CACHE.pop(next(iter(_BLOCK_CACHE)))
+    _BLOCK_CACHE[key] = out
+    return out
+
+
+def gtm_runs(c: Sequence, r: Sequence) -> tuple[int, ...]:
+    """Lengths of the runs chosen by the greedy GTM matcher, in the order they were taken
+    (longest common run of unaligned tokens first; ties: earliest candidate position, then
+    earliest reference position). Spec §7.1."""
+    return _runs_cached(tuple(c), tuple(r))
+
+
+def gtm_mms(c: Sequence, r: Sequence, e: float = 1) -> float:
+    """Maximum match size (Σ_runs |run|^e)^(1/e); exact for e = 1 (the bag overlap), greedy
+    for e > 1 (spec §7.1)."""
+    if e == 1:
+        return float(bag_overlap(c, r))
+    return _mms_from_runs(gtm_runs(c, r), e)
+
+
+def _mms_from_runs(runs: Sequence[int], e: float) -> float:
+    return float(sum(float(k) ** e for k in runs) ** (1.0 / e))
+
+
+def _f(mms: float, nc: int, nr: int) -> float:
+    if mms <= 0 or nc == 0 or nr == 0:
+        return 0.0
+    p, r = mms / nc, mms / nr
+    return 2 * p * r / (p + r)
+
+
+def gtm_f(c: Sequence, r: Sequence, e: float = 1) -> float:
+    """GTM F-measure 2PR/(P+R) with P = MMS/|c|, R = MMS/|r| (0 if MMS = 0). Spec §7.1."""
+    return _f(gtm_mms(c, r, e), len(c), len(r))
+
+
+class GTM(PairwiseWordMetric):
+    """GTM-e (module docstring)."""
+
+    n_stats = 3
+
+    def __init__(self, e: float = 1, tokenize: str = "13a", lowercase: bool = True, metric_id: str | None = None):
+        super().__init__(tokenize, lowercase)
+        self.e = e
+        mid = metric_id or f"gtm-{e:g}"
+        self.meta = MetricMeta(
+            id=mid, family="GTM",
+            description=(f"GTM F-measure with run exponent e={e:g} (" + ("exact maximum matching" if e == 1 else
+                         "greedy longest-run matching") + "); best reference; corpus = bitext MMS"),
+            citation=CITATION, higher_is_better=True,
+            options=(MetricOption("e", e, "run-length exponent (1 = bag overlap)"),) + token_options(True))
+
+    def _signature_extra(self):
+        return [f"e:{self.e:g}"]
+
+    def _pair(self, c, r):
+        if self.e == 1:
+            mms = float(bag_overlap(c, r))
+            s = mms
+        else:
+            runs = gtm_runs(c, r)
+            s = float(sum(float(k) ** self.e for k in runs))
+            mms = _mms_from_runs(runs, self.e)
+        return _f(mms, len(c), len(r)), (s, len(c), len(r))
+
+    def _score_stats(self, s):
+        mms = float(s[0] ** (1.0 / self.e)) if self.e != 1 else float(s[0])
+        return _f(mms, s[1], s[2])
+
+    def _block(self, cands, refs):
+        if self.e != 1:
+            runs = gtm_runs_block(cands, refs)
+            out = np.empty((len(cands), len(refs)))
+            for i, c in enumerate(cands):
+                for k, r in enumerate(refs):
+                    out[i, k] = _f(_mms_from_runs(runs[i][k], self.e), len(c), len(r))
+            return out
+        ids, _ = encode_block(list(cands) + list(refs))
+        m = clipped_overlap(ids[:len(cands)], ids[len(cands):])
+        return np.array([[_f(float(m[i, k]), len(c), len(r)) for k, r in enumerate(refs)]
+                         for i, c in enumerate(cands)], dtype=float).reshape(len(cands), len(refs))
+
+
+for _e in (1, 2, 3):
+    register(f"gtm-{_e}", (lambda e=_e: GTM(e=e)))

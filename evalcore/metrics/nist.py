@@ -1,0 +1,319 @@
+"""NIST (Doddington 2002) as mteval-v13a.pl computes it (spec §7.2).
+
+Registered ids ``nist-1`` .. ``nist-5`` (NIST-n uses n-gram orders 1..n; 0..∞, higher is
+better). mteval-v13a's defaults are the metric's defaults: 13a tokens (sacreBLEU's 13a is
+mteval-v13a's tokenisation) of **lower-cased** text (mteval lower-cases unless ``-c``).
+
+**Information weights** (``compute_ngram_info``) come from *all references of the corpus*:
+info(w1..wn) = log2(count(w1..wn−1) / count(w1..wn)), info(w) = log2(#reference words /
+count(w)), counts over every reference segment of every reference set.
+
+**Corpus context — how to call it.** ``metric.fit(references_per_segment)`` stores the
+n-gram counts of a corpus's references (``references_per_segment``: one list of reference
+strings per segment; ``None`` entries are skipped) and from then on every call uses those
+weights; ``fit`` returns the metric, ``unfit()`` forgets them, ``is_fitted`` tells. The
+engine should call ``fit`` once per dataset with *all* its references (every reference set)
+before scoring. The signature then carries ``info:fit-<hash of the counts>``. An unfitted
+metric takes the weights from the references of each call instead: ``sentence_score(c, R)``
+and ``similarity(c, r)`` treat R (or {r}) as the whole corpus — spec §8.1's "this pair as the
+whole corpus" — ``segment_block`` does so for each reference set it scores against
+(each single reference, each R − {r_j}), and ``segment_stats(cands, refs)`` /
+``corpus_score`` use all references passed in that call (= mteval-v13a on that corpus).
+An n-gram matched in a call but absent from the fitted counts has information 0.
+
+**Per segment and order n** (``score_segment``): matched info_n = Σ_g info(g) ·
+min(count_c(g), max_r count_r(g)), count_n = max(0, |c| − n + 1). Several references are
+NIST's own multi-reference rule: clipping by the maximum count over references, and the
+reference length L_ref = the average reference length.
+
+**Score** (``nist_score``): Σ_{n≤N} info_n / max(count_n, 1) × BP, with the brevity penalty
+(``nist_length_penalty``) BP = 1 if ρ ≥ 1, 0 if ρ ≤ 0, else exp(−β ln²ρ), ρ = L_sys/L_ref,
+β = −ln 0.5 / ln² 1.5 (BP = 0.5 at ρ = 2/3). Corpus: info_n, count_n, L_sys, L_ref summed
+over segments (per-segment statistics ``[info_1..info_N, count_1..count_N, |c|, L_ref]``).
+
+Empty candidate: 0. Empty references (L_ref = 0): no n-gram can match, so 0 (BP is taken as
+1). No reference: NaN.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+from collections import Counter
+from typing import Sequence
+
+import numpy as np
+
+from .base import MetricMeta, MetricOption, register
+from .edit import WordMetric, encode_block, ngram_keys_all, token_options
+
+CITATION = ("Doddington (2002), Automatic evaluation of machine translation quality using n-gram "
+            "co-occurrence statistics, HLT; NIST mteval-v13a.pl")
+
+BETA = -math.log(0.5) / math.log(1.5) / math.log(1.5)
+
+
+def nist_bp(l_sys: float, l_ref: float) -> float:
+    """NIST length penalty exp(−β ln²ρ) for ρ = l_sys/l_ref < 1 (1 if ρ ≥ 1, 0 if ρ ≤ 0);
+    1 when l_ref = 0 (spec §7.2, mteval-v13a ``nist_length_penalty``)."""
+    if l_ref <= 0:
+        return 1.0
+    rho = l_sys / l_ref
+    if rho >= 1:
+        return 1.0
+    if rho <= 0:
+        return 0.0
+    return math.exp(-BETA * math.log(rho) * math.log(rho))
+
+
+def ngram_info(references: Sequence[Sequence[str]], max_n: int = 5) -> dict[tuple, float]:
+    """Information weights of every n-gram (n ≤ max_n) of the given tokenised references
+    (one token sequence per reference segment): spec §7.2 / ``compute_ngram_info``."""
+    counts: Counter = Counter()
+    total = 0
+    for toks in references:
+        toks = tuple(toks)
+        total += len(toks)
+        for n in range(1, max_n + 1):
+            counts.update(toks[i:i + n] for i in range(len(toks) - n + 1))
+    info = {}
+    for g, k in counts.items():
+        den = total if len(g) == 1 else counts[g[:-1]]
+        info[g] = math.log2(den / k)
+    return info
+
+
+def _nist_kernel(cands: list[tuple], refs: list[tuple], member: np.ndarray, max_n: int,
+                 table: dict | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Matched information per (order, reference set, candidate).
+
+    ``member`` (V × K, bool) defines V reference sets over the K references. Returns
+    ``info[n−1, v, c]`` (Σ_g info·clipped count), ``counts[n−1, c]`` and ``l_ref[v]`` (average
+    reference length). With ``table`` None each reference set supplies its own weights.
+    Sums over n-grams run sequentially in the n-grams' lexicographic order, so the value for
+    a (candidate, reference set) does not depend on the other candidates and sets passed.
+    """
+    nc, nk, nv = len(cands), len(refs), member.shape[0]
+    ids, _ = encode_block(list(cands) + list(refs))
+    allkeys = ngram_keys_all(ids, max_n)
+    mem = member.astype(np.int64)
+    rlens = np.array([len(r) for r in refs], dtype=np.int64)
+    nsets = mem.sum(axis=1)
+    l_ref = (mem @ rlens) / np.maximum(nsets, 1)
+    info_out = np.zeros((max_n, nv, nc))
+    counts_out = np.zeros((max_n, nc), dtype=np.int64)
+    all_tokens = list(cands) + list(refs)
+    prev_rc = None
+    for n in range(1, max_n + 1):
+        keys = allkeys[n - 1]
+        counts_out[n - 1] = [len(k) for k in keys[:nc]]
+        g_max = 1 + max((int(k.max()) for k in keys if len(k)), default=-1)
+        # reference counts (K × G)
+        rk = keys[nc:]
+        rc = np.zeros((nk, g_max + 1), dtype=np.int64)
+        if nk and g_max:
+            own = np.repeat(np.arange(nk), [len(k) for k in rk])
+            flat = np.concatenate(rk) if own.size else np.zeros(0, np.int64)
+            np.add.at(rc, (own, flat), 1)
+        ck = keys[:nc]
+        tmax = max((len(k) for k in ck), default=0)
+        if tmax and nk:
+            # candidate types (sorted = lexicographic) and counts, padded with the zero column g_max
+            clens = np.array([len(k) for k in ck], dtype=np.int64)
+            code = np.repeat(np.arange(nc), clens) * (g_max + 1) + np.concatenate(ck)
+            pair, tc = np.unique(code, return_counts=True)
+            p_c, p_g = pair // (g_max + 1), pair % (g_max + 1)
+            n_types = np.bincount(p_c, minlength=nc)
+            col = np.arange(len(pair)) - np.repeat(np.cumsum(n_types) - n_types, n_types)
+            width = int(n_types.max())
+            types = np.full((nc, width), g_max, dtype=np.int64)
+            tcnt = np.zeros((nc, width), dtype=np.int64)
+            types[p_c, col] = p_g
+            tcnt[p_c, col] = tc
+            rel, rel_idx = np.unique(types, return_inverse=True)
+            rel_idx = rel_idx.reshape(types.shape)
+            rc_rel = rc[:, rel]  # K × R
+            vmax = np.zeros((nv, len(rel)), dtype=np.int64)
+            for k in range(nk):
+                np.maximum(vmax, mem[:, k:k + 1] * rc_rel[k][None, :], out=vmax)
+            clip = np.minimum(tcnt[None, :, :], vmax[:, rel_idx])  # V × C × T
+            if table is not None:
+                # first occurrence of each relevant n-gram -> its token tuple
+                lookup = np.zeros(len(rel))
+                klens = [len(k) for k in keys]
+                flat = np.concatenate(keys)
+                owner = np.repeat(np.arange(len(keys)), klens)
+                offs = np.arange(len(flat)) - np.repeat(np.cumsum(klens) - klens, klens)
+                uniq, first = np.unique(flat, return_index=True)
+                loc = np.searchsorted(uniq, rel)
+                for t, g in enumerate(rel.tolist()):
+                    if loc[t] < len(uniq) and uniq[loc[t]] == g:
+                        f = first[loc[t]]
+                        s, pos = int(owner[f]), int(offs[f])
+                        lookup[t] = table.get(tuple(all_tokens[s][pos:pos + n]), 0.0)
+                info = np.broadcast_to(lookup, (nv, len(rel)))
+            else:
+                cnt_v = mem @ rc_rel  # V × R
+                if n == 1:
+                    pref_v = np.broadcast_to((mem @ rlens)[:, None], cnt_v.shape)
+                else:
+                    prefix_of = np.zeros(g_max + 1, dtype=np.int64)
+                    pk = allkeys[n - 2]
+                    for s in range(len(keys)):
+                        if len(keys[s]):
+                            prefix_of[keys[s]] = pk[s][:len(keys[s])]
+                    pref_v = mem @ prev_rc[:, prefix_of[rel]]
+                ok = cnt_v > 0
+                ratio = np.ascontiguousarray(np.where(ok, pref_v, 1) / np.where(ok, cnt_v, 1), dtype=np.float64)
+                info = np.where(ok, np.log2(ratio), 0.0)
+            prod = clip * info[:, rel_idx]  # V × C × T
+            info_out[n - 1] = np.cumsum(prod, axis=2)[:, :, -1]
+        prev_rc = rc
+    return info_out, counts_out, l_ref
+
+
+def _scores(info: np.ndarray, counts: np.ndarray, l_ref: np.ndarray, clens: Sequence[int], upto: int) -> np.ndarray:
+    """NIST-``upto`` per (reference set, candidate) from the kernel output."""
+    nv, nc = info.shape[1], info.shape[2]
+    total = np.zeros((nv, nc))
+    for n in range(upto):
+        total = total + info[n] / np.maximum(counts[n], 1)[None, :]
+    l_sys = np.broadcast_to(np.asarray(clens, dtype=np.float64)[None, :], (nv, nc))
+    l_r = np.broadcast_to(np.asarray(l_ref, dtype=np.float64)[:, None], (nv, nc))
+    return total * nist_bp_array(l_sys, l_r)
+
+
+def nist_bp_array(l_sys: np.ndarray, l_ref: np.ndarray) -> np.ndarray:
+    """:func:`nist_bp` elementwise (the same cases, numpy arithmetic)."""
+    l_sys, l_ref = np.broadcast_arrays(np.asarray(l_sys, dtype=np.float64), np.asarray(l_ref, dtype=np.float64))
+    ok = l_ref > 0
+    rho = np.where(ok, l_sys, 1.0) / np.where(ok, l_ref, 1.0)
+    mid = (rho > 0) & (rho < 1)
+    lr = np.log(np.ascontiguousarray(np.where(mid, rho, 0.5)))
+    bp = np.exp(np.ascontiguousarray(-BETA * lr * lr))
+    return np.where(~ok | (rho >= 1), 1.0, np.where(rho <= 0, 0.0, bp))
+
+
+# segment_block results of the kernel are shared by nist-1..nist-5: the kernel always runs
+# orders 1..SHARED_ORDERS and its output is cached per (text options, weights, block).
+SHARED_ORDERS = 5
+_BLOCK_CACHE: dict = {}
+_BLOCK_CACHE_MAX = 1024
+
+
+class NIST(WordMetric):
+    """NIST-n (module docstring)."""
+
+    def __init__(self, max_n: int = 5, tokenize: str = "13a", lowercase: bool = True, metric_id: str | None = None):
+        super().__init__(tokenize, lowercase)
+        if not 1 <= int(max_n) <= 9:
+            raise ValueError("max_n must be in 1..9")
+        self.max_n = int(max_n)
+        self._table: dict | None = None
+        self._fit_hash = ""
+        self.meta = MetricMeta(
+            id=metric_id or f"nist-{self.max_n}", family="NIST",
+            description=(f"NIST (mteval-v13a) with n-gram orders 1..{self.max_n}: information-weighted n-gram "
+                         "matches × NIST brevity penalty; weights from all references of the corpus (fit)"),
+            citation=CITATION, higher_is_better=True,
+            options=(MetricOption("max_n", self.max_n, "maximum n-gram order"),) + token_options(True))
+
+    # -- corpus context ------------------------------------------------------------------
+    def fit(self, references_per_segment: Sequence[Sequence[str | None]]) -> "NIST":
+        """Take the information weights from these references (one list of reference strings
+        per segment, every reference set; ``None`` / NaN entries skipped). Returns self."""
+        toks = [self.tok(r) for seg in references_per_segment for r in seg if isinstance(r, str)]
+        self._table = ngram_info(toks, max(SHARED_ORDERS, self.max_n))
+        h = hashlib.sha1()
+        for t in toks:
+            h.update(" ".join(t).encode("utf-8"))
+            h.update(b"\n")
+        self._fit_hash = h.hexdigest()[:10]
+        return self
+
+    def unfit(self) -> "NIST":
+        self._table, self._fit_hash = None, ""
+        return self
+
+    @property
+    def is_fitted(self) -> bool:
+        return self._table is not None
+
+    def _signature_extra(self):
+        return [f"n:{self.max_n}", f"info:{'fit-' + self._fit_hash if self.is_fitted else 'refs'}"]
+
+    # -- scores ----------------------------------------------------------------------------
+    def _run(self, cands: list[tuple], refs: list[tuple], member: np.ndarray, table) -> np.ndarray:
+        info, counts, l_ref = _nist_kernel(cands, refs, member, self.max_n, table)
+        return _scores(info, counts, l_ref, [len(c) for c in cands], self.max_n)
+
+    def sentence_score(self, cand: str, refs: Sequence[str]) -> float:
+        if len(refs) == 0:
+            return float("nan")
+        r = [self.tok(x) for x in refs]
+        return float(self._run([self.tok(cand)], r, np.ones((1, len(r)), bool), self._table)[0, 0])
+
+    def similarity(self, cand: str, ref: str) -> float:
+        return self.sentence_score(cand, [ref])
+
+    def sentence_scores(self, cands, refs):
+        return np.array([self.sentence_score(c, r) for c, r in zip(cands, refs)], dtype=float)
+
+    def segment_block(self, cands: Sequence[str], refs: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Identical to the default loop: one kernel call over the reference sets {r_j} and
+        R − {r_j} (each with its own weights when unfitted)."""
+        nc, nr = len(cands), len(refs)
+        loo = np.full((nc, nr), np.nan)
+        if nc == 0 or nr == 0:
+            return np.zeros((nc, nr)), loo
+        eye = np.eye(nr, dtype=bool)
+        member = np.vstack([eye, ~eye]) if nr > 1 else eye
+        ct, rt = [self.tok(c) for c in cands], [self.tok(r) for r in refs]
+        orders = max(SHARED_ORDERS, self.max_n)
+        key = (self.tokenize, self.lowercase, self._fit_hash, orders, tuple(ct), tuple(rt))
+        out = _BLOCK_CACHE.get(key)
+        if out is None:
+            out = _nist_kernel(ct, rt, member, orders, self._table)
+            if len(_BLOCK_CACHE) >= _BLOCK_CACHE_MAX:
+                _BLOCK_CACHE.pop(next(iter(_BLOCK_CACHE)))
+            _BLOCK_CACHE[key] = out
+        info, counts, l_ref = out
+        s = _scores(info, counts, l_ref, [len(c) for c in ct], self.max_n)
+        sim = s[:nr].T.copy()
+        if nr > 1:
+            loo = s[nr:].T.copy()
+        return sim, loo
+
+    def segment_stats(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
+        """Rows ``[info_1..info_N, count_1..count_N, |c|, L_ref]`` (NaN rows for segments without
+        references). Unfitted: the weights come from all references passed here."""
+        table = self._table
+        if table is None:
+            table = ngram_info([self.tok(r) for seg in refs for r in seg if isinstance(r, str)], self.max_n)
+        rows = []
+        for c, rs in zip(cands, refs):
+            rs = [r for r in rs if isinstance(r, str)]
+            if not rs:
+                rows.append([np.nan] * (2 * self.max_n + 2))
+                continue
+            ct, rt = self.tok(c), [self.tok(r) for r in rs]
+            info, counts, l_ref = _nist_kernel([ct], rt, np.ones((1, len(rt)), bool), self.max_n, table)
+            rows.append(list(info[:, 0, 0]) + list(counts[:, 0]) + [len(ct), float(l_ref[0])])
+        return np.array(rows, dtype=float).reshape(len(rows), 2 * self.max_n + 2)
+
+    def score_from_stats(self, stats: np.ndarray) -> float:
+        stats = np.asarray(stats, dtype=float)
+        if stats.ndim == 1:
+            stats = stats[None, :]
+        stats = stats[~np.isnan(stats).any(axis=1)]
+        if len(stats) == 0:
+            return float("nan")
+        s = stats.sum(axis=0)
+        n = self.max_n
+        total = 0.0
+        for k in range(n):
+            total += s[k] / max(s[n + k], 1.0)
+        return float(total * nist_bp(s[2 * n], s[2 * n + 1]))
+
+
+for _n in range(1, 6):
+    register(f"nist-{_n}", (lambda n=_n: NIST(max_n=n)))
