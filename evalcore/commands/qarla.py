@@ -1,0 +1,54 @@
+"""``python -m evalcore qarla PATH --metrics m1,m2 [...]``: ORANGE and KING of single metrics.
+
+Spec §0.2 / §1.1 (seed 000 §2.2): each reference is held out in turn and scored, like every
+system output, against the remaining references. One row per metric: orange, king, the random
+baselines (king_random = 1/(|A_s|+1) per case, orange_random = 1/2, king_perm = the exact
+shuffle baseline), tie rates, n_cases, Lin & Och's ORANGE (spec §2) and, with
+``--bootstrap N``, percentile CIs over segments. ``--cases FILE`` writes the per-case
+explanation (which outputs beat or tied the held-out reference, and by how much).
+"""
+from __future__ import annotations
+
+NAME = "qarla"
+HELP = "ORANGE and KING of single metrics (QARLA human-likeness, spec §1.1), one row per metric."
+
+
+def add_arguments(p):
+    from ..qarla.cli_support import add_data_arguments
+
+    add_data_arguments(p)
+    p.add_argument("--metrics", default="bleu,chrf,ter", help="comma-separated metric ids (default: bleu,chrf,ter)")
+    p.add_argument("--ties", choices=["geq", "strict", "fractional"], default="geq",
+                   help="how a tie between reference and output counts (default geq, as in the paper)")
+    p.add_argument("--average", choices=["micro", "macro"], default="micro")
+    p.add_argument("--bootstrap", type=int, default=0, metavar="N", help="bootstrap resamples of segments for CIs")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--mc", type=int, default=0, metavar="N", help="also a sampled Monte-Carlo baseline, N shuffles per case")
+    p.add_argument("--out", help="output TSV (default: stdout)")
+    p.add_argument("--cases", metavar="FILE", help="also write the per-case explanation TSV here")
+
+
+def run(args) -> int:
+    import pandas as pd
+
+    from ..qarla import king_cases, orange_king
+    from ..qarla.cli_support import load, split, tensors, write
+
+    ids = split(args.metrics)
+    if not ids:
+        raise ValueError("--metrics is empty")
+    ds = load(args)
+    tens = tensors(ds, ids)
+    rows, cases = [], []
+    for m, t in tens.items():
+        r = orange_king(t, ties=args.ties, average=args.average, bootstrap=args.bootstrap, seed=args.seed,
+                        mc=args.mc)
+        rows.append(r.as_row())
+        if args.cases:
+            c = king_cases(t)
+            c.insert(0, "metric", m)
+            cases.append(c)
+    write(pd.DataFrame(rows), args.out)
+    if args.cases:
+        write(pd.concat(cases, ignore_index=True), args.cases)
+    return 0

@@ -1,0 +1,81 @@
+"""Shared plumbing of the ``qarla``, ``queen`` and ``search`` commands: common options,
+dataset loading (optionally only the judged segments) and similarity tensors via the engine."""
+from __future__ import annotations
+
+import sys
+import time
+
+import pandas as pd
+
+
+def add_data_arguments(p) -> None:
+    p.add_argument("path", help="dataset: tidy TSV folder, plain-text folder, MQM TSV, mt-metrics-eval folder or zip")
+    p.add_argument("--lp", help="language pair (needed when the data holds several)")
+    p.add_argument("--refs", help="comma-separated reference sets to use, in this order (default: all)")
+    p.add_argument("--judged-only", action="store_true",
+                   help="keep only segments with at least one human judgement (the QUEEN pool too)")
+
+
+def split(s: str | None) -> list[str]:
+    return [x.strip() for x in (s or "").split(",") if x.strip()]
+
+
+class Progress:
+    """'label: done/total' on stderr at most twice a second, only for runs over 2 s."""
+
+    def __init__(self, label: str):
+        self.label, self.t0, self.last = label, time.time(), 0.0
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.time()
+        if now - self.t0 < 2 or (now - self.last < 0.5 and done < total):
+            return
+        self.last = now
+        end = "\n" if done >= total else ""
+        print(f"\r{self.label}: {done}/{total} ({now - self.t0:.0f} s)", end=end, file=sys.stderr, flush=True)
+
+
+def restrict_segments(ds, seg_ids):
+    """A copy of the dataset with only ``seg_ids`` (kept in dataset order)."""
+    keep = set(seg_ids)
+    f = lambda df: df[df["seg_id"].isin(keep)].reset_index(drop=True)  # noqa: E731
+    return type(ds)(ds.name, ds.lp, f(ds.segments), f(ds.references), f(ds.outputs), f(ds.judgements),
+                    f(ds.tags), dict(ds.extras), list(ds.warnings))
+
+
+def load(args):
+    from ..io import load_dataset
+
+    ds = load_dataset(args.path, lp=args.lp)
+    if args.refs:
+        ds = ds.with_references(split(args.refs))
+    if getattr(args, "judged_only", False):
+        judged = pd.unique(ds.judgements["seg_id"].astype(str))
+        if len(judged) == 0:
+            raise ValueError("--judged-only: the dataset has no judgements")
+        ds = restrict_segments(ds, judged)
+    if len(ds.ref_ids) < 2:
+        raise ValueError(f"QARLA needs at least 2 reference sets with text; found {ds.ref_ids or 'none'}")
+    if not ds.systems:
+        raise ValueError("QARLA needs system outputs with text; found none")
+    return ds
+
+
+def tensors(ds, metric_ids: list[str]) -> dict:
+    from ..metrics.base import get_metric
+    from ..metrics.engine import similarity_tensors
+
+    for m in metric_ids:
+        get_metric(m)  # unknown ids fail before any computation
+    out = {}
+    for m in metric_ids:
+        out[m] = similarity_tensors(ds, m, progress=Progress(f"similarities {m}"))
+    return out
+
+
+def write(df: pd.DataFrame, out: str | None) -> None:
+    if out:
+        df.to_csv(out, sep="\t", index=False)
+        print(f"wrote {len(df)} rows to {out}", file=sys.stderr)
+    else:
+        df.to_csv(sys.stdout, sep="\t", index=False)
