@@ -230,6 +230,12 @@ class NIST(WordMetric):
         self._fit_hash = h.hexdigest()[:10]
         return self
 
+    def prepare(self, dataset) -> None:
+        """Called by the engine before scoring a dataset: information weights from every
+        reference of every reference set of the corpus (spec §7.2)."""
+        texts = list(dataset.ref_texts().values())
+        self.fit([[t[s] for t in texts] for s in range(dataset.n_segments)])
+
     def unfit(self) -> "NIST":
         self._table, self._fit_hash = None, ""
         return self

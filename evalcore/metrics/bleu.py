@@ -1,0 +1,321 @@
+"""BLEU (Papineni et al. 2002) exactly as sacreBLEU 2.x computes it, plus BLEU-1..4 and BLEUS.
+
+Registered ids (all on sacreBLEU's **0-100 scale**, spec §0.9):
+
+* ``bleu``    – sacreBLEU BLEU, max order 4. Sentence level uses sacreBLEU's ``sentence_bleu``
+  defaults (``exp`` smoothing, effective order); corpus level (``corpus_score`` /
+  ``score_from_stats``) uses ``corpus_bleu`` defaults (``exp`` smoothing, no effective order).
+* ``bleu-1`` .. ``bleu-4`` – the cumulative BLEU-n of seed 000 (Amigó et al. 2006, §4 "BLEU-n"):
+  the same computation with ``max_ngram_order = n`` (geometric mean of p_1..p_n × BP).
+  ``bleu-4`` therefore equals ``bleu``.
+* ``bleus``   – Lin & Och's (2004, COLING §4) smoothed BLEU-4: add 1 to the hit and the total
+  count of every order n > 1 (sacreBLEU's ``add-k`` smoothing with k = 1), times the usual
+  brevity penalty. Spec §8.1: "he walked the dog" vs "he took the dog for a walk" gives
+  precisions 3/4, 2/4, 1/3, 1/2, geometric mean 0.5, × BP = 0.236183 (23.6183 here).
+
+Multi-reference semantics are sacreBLEU's: n-gram counts are clipped by the **maximum** count
+over the references, and the reference length is the **closest** reference length (ties go
+to the shorter one). Per-segment sufficient statistics are sacreBLEU's vector
+``[hyp_len, ref_len, correct_1..N, total_1..N]``: corpus scores, bootstrap resamples and
+subsets are sums of rows followed by :meth:`BLEU.score_from_stats`.
+
+Empty candidate: every count is 0, so the score is 0 (sacreBLEU's early stop). Empty
+reference: no n-gram can match, score 0. No reference at all: NaN.
+
+The pairwise engine uses :meth:`BLEU.segment_block`, a vectorised version built on
+:func:`ngram_layers`: a clipped count min(a, b) equals the number of thresholds t ≥ 1 with
+a ≥ t and b ≥ t, so with one binary column per (n-gram, t) the clipped matches of every
+candidate against every reference are one matrix product, and clipping against the maximum
+over "all references but r_j" is a product with the column-wise OR of the other references.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import Sequence
+
+import numpy as np
+
+from .. import __version__
+from .base import Metric, MetricMeta, MetricOption, register
+from .tokenize import tokenize as _tokenize
+
+SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
+_LOG_FLOOR = -9999999999  # sacreBLEU's my_log(0)
+CITATION_BLEU = ("Papineni, Roukos, Ward & Zhu (2002), BLEU: a method for automatic evaluation of "
+                 "machine translation, ACL; Post (2018), A call for clarity in reporting BLEU scores, WMT")
+CITATION_BLEUS = ("Lin & Och (2004), ORANGE: a method for evaluating automatic evaluation metrics for "
+                  "machine translation, COLING, §4 (smoothed BLEU)")
+
+
+# ---- shared n-gram kernel (also used by chrF) ------------------------------------------------
+def ngram_layers(seqs: Sequence[np.ndarray], max_order: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Binary "count layer" matrices of the n-grams of several id sequences.
+
+    ``seqs`` are integer arrays (token or character ids ≥ 0). For each order n = 1..max_order
+    returns ``(X, totals)``: ``X`` has one row per sequence and one column per (n-gram g,
+    threshold t) with t = 1..max count of g over the sequences; ``X[i, (g, t)] = 1`` iff
+    sequence i contains g at least t times. Hence for sequences i, k
+    ``X[i] @ X[k] = Σ_g min(count_i(g), count_k(g))`` (the clipped matches of BLEU / chrF),
+    and ``totals[i]`` is the number of n-grams of sequence i (max(0, len − n + 1)).
+    """
+    m = len(seqs)
+    lens = np.array([len(s) for s in seqs], dtype=np.int64)
+    ids = np.concatenate([np.asarray(s, dtype=np.int64) for s in seqs]) if m else np.zeros(0, np.int64)
+    total = len(ids)
+    text_of = np.repeat(np.arange(m), lens)
+    starts = np.concatenate([[0], np.cumsum(lens)[:-1]]) if m else np.zeros(0, np.int64)
+    pos = np.arange(total) - np.repeat(starts, lens)
+    base = int(ids.max()) + 1 if total else 1
+    out = []
+    key = ids.copy()  # id of the (n-1)-gram starting at each position (dense ranks)
+    for n in range(1, max_order + 1):
+        valid = pos <= np.repeat(lens, lens) - n
+        idx = np.nonzero(valid)[0]
+        if n > 1:
+            raw = key[idx] * base + ids[idx + n - 1]
+            uniq, inv = np.unique(raw, return_inverse=True)
+            key = np.full(total, -1, dtype=np.int64)
+            key[idx] = inv
+            n_ids = len(uniq)
+        else:
+            n_ids = base
+        gram = key[idx]
+        texts = text_of[idx]
+        totals = np.bincount(texts, minlength=m).astype(np.float64)
+        if len(idx) == 0:
+            out.append((np.zeros((m, 0)), totals))
+            continue
+        pair, cnt = np.unique(texts * n_ids + gram, return_counts=True)
+        p_text, p_gram = pair // n_ids, pair % n_ids
+        maxc = np.zeros(n_ids, dtype=np.int64)
+        np.maximum.at(maxc, p_gram, cnt)
+        colbase = np.cumsum(maxc) - maxc
+        reps = np.repeat(np.arange(len(cnt)), cnt)
+        offs = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        X = np.zeros((m, int(maxc.sum())), dtype=np.float64)
+        X[p_text[reps], colbase[p_gram[reps]] + offs] = 1.0
+        out.append((X, totals))
+    return out
+
+
+def closest_len(hyp_len: int, ref_lens: Sequence[int]) -> int:
+    """sacreBLEU's closest reference length: smallest |hyp − ref|, ties to the shorter ref."""
+    best_d, best = -1, -1
+    for r in ref_lens:
+        d = abs(hyp_len - r)
+        if best_d == -1 or d < best_d:
+            best_d, best = d, r
+        elif d == best_d and r < best:
+            best = r
+    return best
+
+
+def bleu_from_stats(stats: np.ndarray, max_order: int, smooth_method: str = "exp",
+                    smooth_value: float | None = None, effective_order: bool = False) -> np.ndarray:
+    """Vectorised sacreBLEU ``BLEU.compute_bleu`` over rows of sufficient statistics.
+
+    ``stats[..., :]`` = ``[hyp_len, ref_len, correct_1..N, total_1..N]``. Implements
+    Papineni et al. (2002) §2.3 (geometric mean of modified precisions × brevity penalty
+    exp(1 − r/c) when c < r) with the smoothing methods of Chen & Cherry (2014) exactly as
+    sacreBLEU orders the floating-point operations (0-100 scale).
+    """
+    stats = np.asarray(stats, dtype=np.float64)
+    N = max_order
+    sys_len, ref_len = stats[..., 0], stats[..., 1]
+    correct = stats[..., 2:2 + N].copy()
+    total = stats[..., 2 + N:2 + 2 * N].copy()
+    if smooth_value is None:
+        smooth_value = SMOOTH_DEFAULTS[smooth_method]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        bp = np.where(sys_len < ref_len,
+                      np.where(sys_len > 0, np.exp(1 - ref_len / np.where(sys_len > 0, sys_len, 1)), 0.0), 1.0)
+        any_correct = (correct != 0).any(axis=-1)
+        if smooth_method == "add-k" and N > 1:
+            correct[..., 1:] += smooth_value
+            total[..., 1:] += smooth_value
+        alive = np.ones(sys_len.shape, dtype=bool)
+        eff = np.full(sys_len.shape, N, dtype=np.int64)
+        smooth = np.ones(sys_len.shape)
+        logs = []
+        for n in range(N):
+            c, t = correct[..., n], total[..., n]
+            alive = alive & (t != 0)
+            if effective_order:
+                eff = np.where(alive, n + 1, eff)
+            zero = c == 0
+            safe_t = np.where(t != 0, t, 1.0)
+            hit = 100.0 * c / safe_t
+            if smooth_method == "exp":
+                smooth = np.where(alive & zero, smooth * 2, smooth)
+                p = np.where(zero, 100.0 / (smooth * safe_t), hit)
+            elif smooth_method == "floor":
+                p = np.where(zero, 100.0 * smooth_value / safe_t, hit)
+            else:
+                p = np.where(zero, 0.0, hit)
+            p = np.where(alive, p, 0.0)
+            logs.append(np.where(p == 0.0, float(_LOG_FLOOR), np.log(np.where(p == 0.0, 1.0, p))))
+        acc = np.zeros(sys_len.shape)
+        for n in range(N):
+            acc = np.where(n < eff, acc + logs[n], acc)
+        score = bp * np.exp(acc / eff)
+    return np.where(any_correct, score, 0.0)
+
+
+# ---- the metric --------------------------------------------------------------------------
+class BLEU(Metric):
+    """sacreBLEU-exact BLEU (see module docstring). ``effective_order=None`` means sacreBLEU's
+    defaults: on for sentence scores, off for corpus scores."""
+
+    def __init__(self, tokenize: str = "13a", lowercase: bool = False, smooth_method: str = "exp",
+                 smooth_value: float | None = None, max_ngram_order: int = 4,
+                 effective_order: bool | None = None, metric_id: str = "bleu",
+                 description: str | None = None, citation: str = CITATION_BLEU):
+        if smooth_method not in SMOOTH_DEFAULTS:
+            raise ValueError(f"unknown smooth_method {smooth_method!r}; choose one of {sorted(SMOOTH_DEFAULTS)}")
+        self.tokenize = tokenize
+        self.lowercase = lowercase
+        self.smooth_method = smooth_method
+        self.smooth_value = smooth_value
+        self.max_ngram_order = int(max_ngram_order)
+        self.effective_order = effective_order
+        _tokenize("", tokenize)  # validates the tokenizer name
+        self.meta = MetricMeta(
+            id=metric_id, family="BLEU",
+            description=description or (f"sacreBLEU BLEU (max order {max_ngram_order}), 0-100; sentence level: "
+                                        "exp smoothing + effective order, corpus level: corpus_bleu defaults"),
+            citation=citation, higher_is_better=True,
+            options=(
+                MetricOption("tokenize", "13a", "sacreBLEU tokenizer", ("13a", "intl", "char", "zh", "none")),
+                MetricOption("lowercase", False, "lowercase before tokenising"),
+                MetricOption("smooth_method", "exp", "smoothing (Chen & Cherry 2014)", tuple(SMOOTH_DEFAULTS)),
+                MetricOption("smooth_value", None, "value for floor / add-k (None = sacreBLEU default)"),
+                MetricOption("max_ngram_order", 4, "maximum n-gram order"),
+                MetricOption("effective_order", None, "None = on for sentences, off for corpus (sacreBLEU defaults)"),
+            ))
+
+    # -- helpers
+    def _eff(self, sentence: bool) -> bool:
+        return sentence if self.effective_order is None else bool(self.effective_order)
+
+    def tokens(self, text: str) -> tuple[str, ...]:
+        return _tokenize(text, self.tokenize, self.lowercase)
+
+    def signature(self, nrefs: int | str | None = None) -> str:
+        smooth = self.smooth_method
+        if SMOOTH_DEFAULTS[smooth] is not None:
+            val = self.smooth_value if self.smooth_value is not None else SMOOTH_DEFAULTS[smooth]
+            smooth += f"[{val:.2f}]"
+        eff = "auto" if self.effective_order is None else ("yes" if self.effective_order else "no")
+        parts = [self.meta.id]
+        if nrefs is not None:
+            parts.append(f"nrefs:{nrefs}")
+        parts += [f"case:{'lc' if self.lowercase else 'mixed'}", f"eff:{eff}", f"tok:{self.tokenize}",
+                  f"smooth:{smooth}", f"ngram:{self.max_ngram_order}", f"version:evalcore-{__version__}"]
+        return "|".join(parts)
+
+    def _ngrams(self, toks: Sequence[str]) -> Counter:
+        c: Counter = Counter()
+        for n in range(1, self.max_ngram_order + 1):
+            for i in range(len(toks) - n + 1):
+                c[tuple(toks[i:i + n])] += 1
+        return c
+
+    def _stats_one(self, cand: str, refs: Sequence[str]) -> list[float]:
+        N = self.max_ngram_order
+        ref_counts: Counter = Counter()
+        ref_lens = []
+        for r in refs:
+            rt = self.tokens(r)
+            ref_lens.append(len(rt))
+            for g, k in self._ngrams(rt).items():
+                if k > ref_counts[g]:
+                    ref_counts[g] = k
+        ht = self.tokens(cand)
+        correct, total = [0] * N, [0] * N
+        for g, k in self._ngrams(ht).items():
+            total[len(g) - 1] += k
+            if g in ref_counts:
+                correct[len(g) - 1] += min(k, ref_counts[g])
+        return [len(ht), closest_len(len(ht), ref_lens)] + correct + total
+
+    # -- Metric API
+    def segment_stats(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
+        """sacreBLEU's per-segment vector [hyp_len, ref_len, correct_1..N, total_1..N]."""
+        rows = [self._stats_one(c, r) for c, r in zip(cands, refs)]
+        return np.array(rows, dtype=np.float64).reshape(len(rows), 2 + 2 * self.max_ngram_order)
+
+    def score_from_stats(self, stats: np.ndarray) -> float:
+        """Corpus BLEU from summed statistics (corpus_bleu defaults unless options say otherwise)."""
+        stats = np.asarray(stats, dtype=np.float64)
+        if stats.ndim == 2:
+            if len(stats) == 0:
+                return float("nan")
+            stats = stats.sum(axis=0)
+        return float(bleu_from_stats(stats, self.max_ngram_order, self.smooth_method, self.smooth_value,
+                                     self._eff(False)))
+
+    def sentence_scores_from_stats(self, stats: np.ndarray) -> np.ndarray:
+        """Sentence BLEU of every row of statistics (sentence_bleu defaults)."""
+        return bleu_from_stats(stats, self.max_ngram_order, self.smooth_method, self.smooth_value, self._eff(True))
+
+    def sentence_score(self, cand: str, refs: Sequence[str]) -> float:
+        if len(refs) == 0:
+            return float("nan")
+        return float(self.sentence_scores_from_stats(np.array(self._stats_one(cand, refs), dtype=float)))
+
+    def sentence_scores(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
+        out = self.sentence_scores_from_stats(self.segment_stats(cands, refs)) if len(cands) else np.zeros(0)
+        empty = np.array([len(r) == 0 for r in refs], dtype=bool)
+        return np.where(empty, np.nan, out) if len(cands) else out
+
+    def segment_block(self, cands: Sequence[str], refs: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Vectorised ``Metric.segment_block`` (identical values): every candidate against every
+        single reference (``sim``) and against all references but one (``loo``)."""
+        N = self.max_ngram_order
+        nc, nr = len(cands), len(refs)
+        uniq: dict[str, int] = {}
+        for t in list(cands) + list(refs):
+            uniq.setdefault(t, len(uniq))
+        vocab: dict[str, int] = {}
+        seqs = [np.fromiter((vocab.setdefault(w, len(vocab)) for w in self.tokens(t)), dtype=np.int64)
+                for t in uniq]
+        ci = np.array([uniq[t] for t in cands], dtype=np.int64)
+        ri = np.array([uniq[t] for t in refs], dtype=np.int64)
+        layers = ngram_layers(seqs, N)
+        lens = np.array([len(s) for s in seqs], dtype=np.float64)
+        hyp_len, ref_len = lens[ci], lens[ri]
+        sim_stats = np.zeros((nc, nr, 2 + 2 * N))
+        sim_stats[..., 0] = hyp_len[:, None]
+        sim_stats[..., 1] = ref_len[None, :]
+        loo_stats = sim_stats.copy() if nr > 1 else None
+        if nr > 1:
+            # closest length among refs other than j: rank refs by (|h-L|, L) and take the best
+            # one that is not j (sacreBLEU's tie rule: the shorter reference wins).
+            key = np.abs(hyp_len[:, None] - ref_len[None, :]) * (ref_len.max() + 1) + ref_len[None, :]
+            order = np.argsort(key, axis=1, kind="stable")
+            first, second = order[:, 0], order[:, 1]
+            best = np.where(first[:, None] == np.arange(nr)[None, :], second[:, None], first[:, None])
+            loo_stats[..., 1] = ref_len[best]
+        for n, (X, totals) in enumerate(layers):
+            Xc, Xr = X[ci], X[ri]
+            sim_stats[..., 2 + n] = Xc @ Xr.T
+            sim_stats[..., 2 + N + n] = totals[ci][:, None]
+            if nr > 1:
+                others = (Xr.sum(axis=0)[None, :] - Xr) > 0
+                loo_stats[..., 2 + n] = Xc @ others.T.astype(np.float64)
+                loo_stats[..., 2 + N + n] = totals[ci][:, None]
+        sim = self.sentence_scores_from_stats(sim_stats)
+        loo = self.sentence_scores_from_stats(loo_stats) if nr > 1 else np.full((nc, nr), np.nan)
+        return sim.reshape(nc, nr), loo.reshape(nc, nr)
+
+
+register("bleu", lambda: BLEU())
+for _n in range(1, 5):
+    register(f"bleu-{_n}", (lambda n: lambda: BLEU(
+        max_ngram_order=n, metric_id=f"bleu-{n}",
+        description=f"cumulative BLEU-{n} (seed 000): sacreBLEU BLEU with max order {n}, 0-100; "
+                    "sentence level exp smoothing + effective order"))(_n))
+register("bleus", lambda: BLEU(
+    smooth_method="add-k", smooth_value=1, metric_id="bleus", citation=CITATION_BLEUS,
+    description="Lin & Och smoothed BLEU-4 (add 1 to hits and totals for n > 1) × BP, 0-100"))

@@ -1,0 +1,206 @@
+"""chrF (Popović 2015) and chrF++ (Popović 2017) exactly as sacreBLEU 2.x computes them.
+
+Registered ids (sacreBLEU's **0-100 scale**, spec §0.9):
+
+* ``chrf``   – character n-grams 1..6, β = 2, whitespace removed, sacreBLEU's effective-order
+  averaging (default ``eps_smoothing=False``).
+* ``chrf++`` – the same plus word uni- and bigrams (words split off leading/trailing
+  punctuation as sacreBLEU does).
+
+Per (candidate, reference) pair and order the statistics are ``[n_hyp, n_ref, n_match]``
+(n_hyp is 0 when the reference has no n-gram of that order, as in sacreBLEU); the F-score
+averages precision and recall over the orders where both sides have n-grams (Popović 2015 §2;
+sacreBLEU ``CHRF._compute_f_score``). With several references the segment statistics are those
+of the reference with the highest sentence F-score (first one on ties), so the multi-reference
+sentence score is the maximum of the single-reference scores. Corpus chrF sums the chosen
+statistics over segments. Empty candidate or empty reference: score 0. No reference: NaN.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Sequence
+
+import numpy as np
+
+from .. import __version__
+from .base import Metric, MetricMeta, MetricOption, register
+from .bleu import ngram_layers
+
+_PUNCTS = set('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~')
+CITATION = ("Popović (2015), chrF: character n-gram F-score for automatic MT evaluation, WMT; "
+            "Popović (2017), chrF++: words helping character n-grams, WMT")
+
+
+def split_punct_words(text: str) -> list[str]:
+    """chrF++ words: whitespace split, then one leading *or* trailing ASCII punctuation mark is
+    split off a word longer than one character (trailing checked first), as sacreBLEU does."""
+    out: list[str] = []
+    for w in text.split():
+        if len(w) == 1:
+            out.append(w)
+        elif w[-1] in _PUNCTS:
+            out += [w[:-1], w[-1]]
+        elif w[0] in _PUNCTS:
+            out += [w[0], w[1:]]
+        else:
+            out.append(w)
+    return out
+
+
+def chrf_from_stats(stats: np.ndarray, n_orders: int, beta: float = 2, eps_smoothing: bool = False) -> np.ndarray:
+    """Vectorised sacreBLEU ``CHRF._compute_f_score`` over rows ``[..., 3 * n_orders]``
+    (Popović 2015 §2: F_β of the averaged character n-gram precision and recall), 0-100."""
+    stats = np.asarray(stats, dtype=np.float64)
+    eps = 1e-16
+    factor = beta ** 2
+    shape = stats.shape[:-1]
+    score = np.zeros(shape)
+    avg_p, avg_r = np.zeros(shape), np.zeros(shape)
+    eff = np.zeros(shape, dtype=np.int64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i in range(n_orders):
+            nh, nref, nm = stats[..., 3 * i], stats[..., 3 * i + 1], stats[..., 3 * i + 2]
+            prec = np.where(nh > 0, nm / np.where(nh > 0, nh, 1), eps)
+            rec = np.where(nref > 0, nm / np.where(nref > 0, nref, 1), eps)
+            denom = factor * prec + rec
+            score = score + np.where(denom > 0, (1 + factor) * prec * rec / np.where(denom > 0, denom, 1), eps)
+            both = (nh > 0) & (nref > 0)
+            avg_p = np.where(both, avg_p + prec, avg_p)
+            avg_r = np.where(both, avg_r + rec, avg_r)
+            eff = eff + both
+        if eps_smoothing:
+            return 100 * score / n_orders
+        avg_p = np.where(eff > 0, avg_p / np.where(eff > 0, eff, 1), 0.0)
+        avg_r = np.where(eff > 0, avg_r / np.where(eff > 0, eff, 1), 0.0)
+        ok = (avg_p + avg_r) != 0
+        f = (1 + factor) * avg_p * avg_r
+        f = f / np.where(ok, (factor * avg_p) + avg_r, 1)
+    return np.where(ok, 100 * f, 0.0)
+
+
+class CHRF(Metric):
+    """sacreBLEU-exact chrF / chrF++ (see module docstring)."""
+
+    def __init__(self, char_order: int = 6, word_order: int = 0, beta: int = 2, lowercase: bool = False,
+                 whitespace: bool = False, eps_smoothing: bool = False, metric_id: str = "chrf"):
+        self.char_order, self.word_order, self.beta = int(char_order), int(word_order), beta
+        self.lowercase, self.whitespace, self.eps_smoothing = lowercase, whitespace, eps_smoothing
+        self.order = self.char_order + self.word_order
+        self.meta = MetricMeta(
+            id=metric_id, family="chrF",
+            description=(f"sacreBLEU chrF{'+' * self.word_order} (char n-grams 1..{char_order}"
+                         + (f", word n-grams 1..{word_order}" if word_order else "") + f", beta {beta}), 0-100"),
+            citation=CITATION, higher_is_better=True,
+            options=(
+                MetricOption("char_order", 6, "maximum character n-gram order"),
+                MetricOption("word_order", word_order, "maximum word n-gram order (2 = chrF++)"),
+                MetricOption("beta", 2, "recall weight β"),
+                MetricOption("lowercase", False, "lowercase both sides"),
+                MetricOption("whitespace", False, "keep whitespace in character n-grams"),
+                MetricOption("eps_smoothing", False, "chrF++.py-style epsilon smoothing instead of effective order"),
+            ))
+
+    def signature(self, nrefs: int | str | None = None) -> str:
+        parts = [self.meta.id]
+        if nrefs is not None:
+            parts.append(f"nrefs:{nrefs}")
+        parts += [f"case:{'lc' if self.lowercase else 'mixed'}", f"eff:{'no' if self.eps_smoothing else 'yes'}",
+                  f"nc:{self.char_order}", f"nw:{self.word_order}", f"space:{'yes' if self.whitespace else 'no'}",
+                  f"beta:{self.beta}", f"version:evalcore-{__version__}"]
+        return "|".join(parts)
+
+    # -- text preparation
+    def _prep(self, text: str) -> str:
+        return text.lower() if self.lowercase else text
+
+    def _chars(self, text: str) -> str:
+        text = self._prep(text)
+        return text if self.whitespace else "".join(text.split())
+
+    def _counters(self, text: str) -> list[Counter]:
+        chars = self._chars(text)
+        out = [Counter(chars[i:i + n] for i in range(len(chars) - n + 1)) for n in range(1, self.char_order + 1)]
+        if self.word_order:
+            words = split_punct_words(self._prep(text))
+            out += [Counter(tuple(words[i:i + n]) for i in range(len(words) - n + 1))
+                    for n in range(1, self.word_order + 1)]
+        return out
+
+    def _pair_stats(self, hyp: list[Counter], ref: list[Counter]) -> list[int]:
+        row = []
+        for h, r in zip(hyp, ref):
+            match = sum(min(k, r[g]) for g, k in h.items() if g in r)
+            row += [sum(h.values()) if r else 0, sum(r.values()), match]
+        return row
+
+    def _stats_one(self, cand: str, refs: Sequence[str]) -> list[int]:
+        hyp = self._counters(cand)
+        best, best_f = None, -1.0
+        for r in refs:
+            row = self._pair_stats(hyp, self._counters(r))
+            f = float(chrf_from_stats(np.array(row, dtype=float), self.order, self.beta, self.eps_smoothing))
+            if f > best_f:
+                best, best_f = row, f
+        return best
+
+    # -- Metric API
+    def segment_stats(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
+        """Per segment the ``[n_hyp, n_ref, n_match] × order`` row of the best reference."""
+        rows = [self._stats_one(c, r) for c, r in zip(cands, refs)]
+        return np.array(rows, dtype=np.float64).reshape(len(rows), 3 * self.order)
+
+    def score_from_stats(self, stats: np.ndarray) -> float:
+        stats = np.asarray(stats, dtype=np.float64)
+        if stats.ndim == 2:
+            if len(stats) == 0:
+                return float("nan")
+            stats = stats.sum(axis=0)
+        return float(chrf_from_stats(stats, self.order, self.beta, self.eps_smoothing))
+
+    def sentence_score(self, cand: str, refs: Sequence[str]) -> float:
+        if len(refs) == 0:
+            return float("nan")
+        return float(chrf_from_stats(np.array(self._stats_one(cand, refs), dtype=float), self.order,
+                                     self.beta, self.eps_smoothing))
+
+    def sentence_scores(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
+        return np.array([self.sentence_score(c, r) for c, r in zip(cands, refs)], dtype=float)
+
+    def segment_block(self, cands: Sequence[str], refs: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Vectorised ``Metric.segment_block`` (identical values). ``loo[c, j]`` is the maximum of
+        ``sim[c, k]`` over k ≠ j, which is sacreBLEU's best-reference rule."""
+        nc, nr = len(cands), len(refs)
+        uniq: dict[str, int] = {}
+        for t in list(cands) + list(refs):
+            uniq.setdefault(t, len(uniq))
+        texts = list(uniq)
+        ci = np.array([uniq[t] for t in cands], dtype=np.int64)
+        ri = np.array([uniq[t] for t in refs], dtype=np.int64)
+        # character ids: code points re-ranked within the segment
+        cps = [np.frombuffer(self._chars(t).encode("utf-32-le"), dtype=np.uint32).astype(np.int64) for t in texts]
+        allcp = np.concatenate(cps) if cps else np.zeros(0, np.int64)
+        _, inv = np.unique(allcp, return_inverse=True)
+        bounds = np.cumsum([0] + [len(c) for c in cps])
+        char_seqs = [inv[bounds[i]:bounds[i + 1]] for i in range(len(texts))]
+        layers = ngram_layers(char_seqs, self.char_order)
+        if self.word_order:
+            vocab: dict[str, int] = {}
+            word_seqs = [np.fromiter((vocab.setdefault(w, len(vocab)) for w in split_punct_words(self._prep(t))),
+                                     dtype=np.int64) for t in texts]
+            layers += ngram_layers(word_seqs, self.word_order)
+        stats = np.zeros((nc, nr, 3 * self.order))
+        for i, (X, totals) in enumerate(layers):
+            h_tot, r_tot = totals[ci], totals[ri]
+            stats[..., 3 * i] = np.where(r_tot[None, :] > 0, h_tot[:, None], 0.0)
+            stats[..., 3 * i + 1] = r_tot[None, :]
+            stats[..., 3 * i + 2] = X[ci] @ X[ri].T
+        sim = chrf_from_stats(stats, self.order, self.beta, self.eps_smoothing).reshape(nc, nr)
+        loo = np.full((nc, nr), np.nan)
+        if nr > 1:
+            for j in range(nr):
+                loo[:, j] = np.delete(sim, j, axis=1).max(axis=1)
+        return sim, loo
+
+
+register("chrf", lambda: CHRF())
+register("chrf++", lambda: CHRF(word_order=2, metric_id="chrf++"))

@@ -1,0 +1,351 @@
+"""The pairwise engine: similarity tensors, score tables and the n-gram match breakdown.
+
+* :func:`similarity_tensors` – for one metric, every candidate of every segment (each system
+  output **and each reference**) against every reference, single-reference (x(c, r)) and
+  leave-one-reference-out (x(c, R − {r})), oriented so that higher = more similar
+  (spec §0.1-0.3; :class:`~evalcore.metrics.base.SimTensors`). One call of
+  ``metric.segment_block`` per segment; BLEU/chrF/TER override it with vectorised versions.
+  Results are cached on disk (``.npz``) keyed by sha256 of (dataset content hash, metric
+  signature, evalcore version).
+* :func:`score_table` – tidy (metric, system, seg_id, score) at segment or system level.
+  System level is the **corpus** score from summed sufficient statistics (sacreBLEU's
+  corpus_score), not a mean of sentence scores.
+* :func:`ngram_breakdown` – matched/total n-grams per order, matched token spans per
+  reference, brevity penalty and the average precision P of seed 001 §5.8.
+
+Metrics that need corpus-wide information (e.g. NIST information weights) may define
+``prepare(dataset)``; both :func:`similarity_tensors` and :func:`score_table` call it first.
+External ("bring your own") metrics (``meta.needs_text`` False) are served from their
+``lookup(system, seg_id, ref_id, lp)`` method, see :mod:`evalcore.metrics.byo`.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .. import __version__
+from ..dataset import Dataset
+from .base import Metric, SimTensors, get_metric
+
+Progress = Callable[[int, int], None] | None
+
+
+# ---- cache location ----------------------------------------------------------------------
+def default_cache_dir() -> Path:
+    """``$EVALCORE_CACHE`` if set, else the workspace cache (``evalcore.workspace.cache_dir()``),
+    else ``~/.cache/evalcore``."""
+    env = os.environ.get("EVALCORE_CACHE")
+    if env:
+        d = Path(env)
+    else:
+        try:
+            from .. import workspace
+
+            return Path(workspace.cache_dir())
+        except Exception:  # workspace module absent or unusable
+            d = Path.home() / ".cache" / "evalcore"
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def _resolve_metric(metric) -> Metric:
+    return metric if isinstance(metric, Metric) else get_metric(metric)
+
+
+def _prepare(metric: Metric, dataset: Dataset) -> None:
+    prep = getattr(metric, "prepare", None)
+    if callable(prep):
+        prep(dataset)
+
+
+def tensors_cache_key(dataset: Dataset, metric: Metric) -> str:
+    text = f"{dataset.content_hash()}\n{metric.signature()}\nevalcore-{__version__}\n"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _save_npz(path: Path, t: SimTensors) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".npz")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(fh, sys_ref=t.sys_ref, ref_ref=t.ref_ref, loo_sys=t.loo_sys, loo_ref=t.loo_ref,
+                     seg_ids=np.array(t.seg_ids, dtype=str), systems=np.array(t.systems, dtype=str),
+                     ref_ids=np.array(t.ref_ids, dtype=str), metric_id=np.array(t.metric_id),
+                     signature=np.array(t.signature))
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _load_npz(path: Path) -> SimTensors | None:
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return SimTensors(metric_id=str(z["metric_id"]), seg_ids=[str(s) for s in z["seg_ids"]],
+                              systems=[str(s) for s in z["systems"]], ref_ids=[str(s) for s in z["ref_ids"]],
+                              sys_ref=z["sys_ref"], ref_ref=z["ref_ref"], loo_sys=z["loo_sys"],
+                              loo_ref=z["loo_ref"], signature=str(z["signature"]), meta={"cached": True})
+    except Exception:  # unreadable / partial cache file: recompute
+        return None
+
+
+# ---- similarity tensors ------------------------------------------------------------------
+def similarity_tensors(dataset: Dataset, metric_id, progress: Progress = None,
+                       cache_dir: str | os.PathLike | None | bool = None) -> SimTensors:
+    """All oriented similarities of one metric on ``dataset`` (see :class:`SimTensors`).
+
+    For each segment s with present references R_s (in ``dataset.ref_ids`` order) and present
+    system outputs A_s, ``metric.segment_block(A_s + R_s, R_s)`` gives x(c, r) and x(c, R_s − {r})
+    for every candidate; the reference rows fill ``ref_ref`` (diagonal NaN) and the diagonal of
+    their leave-one-out block fills ``loo_ref`` (spec §0.2: r_j scored against R_s − {r_j}).
+    ``progress(done, total)`` is called about every 1 % of the segments. ``cache_dir=False``
+    disables the disk cache; ``None`` uses :func:`default_cache_dir`.
+    """
+    metric = _resolve_metric(metric_id)
+    seg_ids, systems, ref_ids = dataset.seg_ids, dataset.systems, dataset.ref_ids
+    S, A, J = len(seg_ids), len(systems), len(ref_ids)
+    path = None
+    if cache_dir is not False and metric.meta.needs_text:
+        root = Path(cache_dir) if cache_dir not in (None, True) else default_cache_dir()
+        path = root / "simtensors" / f"{tensors_cache_key(dataset, metric)}.npz"
+        if path.exists():
+            hit = _load_npz(path)
+            if hit is not None and hit.seg_ids == seg_ids and hit.systems == systems and hit.ref_ids == ref_ids:
+                if progress:
+                    progress(S, S)
+                return hit
+    sys_ref = np.full((A, S, J), np.nan)
+    ref_ref = np.full((S, J, J), np.nan)
+    loo_sys = np.full((A, S, J), np.nan)
+    loo_ref = np.full((S, J), np.nan)
+    orient = metric.oriented
+    if not metric.meta.needs_text:
+        _external_tensors(metric, dataset, sys_ref, ref_ref, loo_sys, loo_ref, progress)
+    else:
+        _prepare(metric, dataset)
+        sys_t, ref_t = dataset.sys_texts(), dataset.ref_texts()
+        step = max(1, S // 100)
+        for s in range(S):
+            P = [j for j, r in enumerate(ref_ids) if ref_t[r][s] is not None]
+            Q = [a for a, name in enumerate(systems) if sys_t[name][s] is not None]
+            if P:
+                refs = [ref_t[ref_ids[j]][s] for j in P]
+                cands = [sys_t[systems[a]][s] for a in Q] + refs
+                sim, loo = metric.segment_block(cands, refs)
+                sim, loo = np.asarray(orient(sim), dtype=float), np.asarray(orient(loo), dtype=float)
+                nq = len(Q)
+                if nq:
+                    sys_ref[np.ix_(Q, [s], P)] = sim[:nq, None, :]
+                    loo_sys[np.ix_(Q, [s], P)] = loo[:nq, None, :]
+                rr = sim[nq:].copy()
+                np.fill_diagonal(rr, np.nan)
+                ref_ref[np.ix_([s], P, P)] = rr[None]
+                loo_ref[s, P] = np.diag(loo[nq:])
+            if progress and ((s + 1) % step == 0 or s + 1 == S):
+                progress(s + 1, S)
+    out = SimTensors(metric_id=metric.id, seg_ids=seg_ids, systems=systems, ref_ids=ref_ids, sys_ref=sys_ref,
+                     ref_ref=ref_ref, loo_sys=loo_sys, loo_ref=loo_ref, signature=metric.signature(),
+                     meta={"cached": False})
+    if path is not None:
+        try:
+            _save_npz(path, out)
+        except OSError:
+            pass  # a read-only cache never stops a computation
+    return out
+
+
+def _external_tensors(metric, dataset, sys_ref, ref_ref, loo_sys, loo_ref, progress) -> None:
+    """External metrics: x(c, r) is looked up by (system, seg_id, ref_id). x(c, R − {r}) is only
+    known when exactly one other reference remains (then it is that single-reference score)."""
+    lp = dataset.lp
+    seg_ids, systems, ref_ids = dataset.seg_ids, dataset.systems, dataset.ref_ids
+    ref_t = dataset.ref_texts()
+    look = metric.lookup
+    S = len(seg_ids)
+    for s, seg in enumerate(seg_ids):
+        P = [j for j, r in enumerate(ref_ids) if ref_t[r][s] is not None]
+        for a, name in enumerate(systems):
+            for j in P:
+                sys_ref[a, s, j] = look(name, seg, ref_ids[j], lp)
+        for i in P:
+            for j in P:
+                if i != j:
+                    ref_ref[s, i, j] = look(ref_ids[i], seg, ref_ids[j], lp)
+        if len(P) == 2:
+            j0, j1 = P
+            loo_sys[:, s, j0], loo_sys[:, s, j1] = sys_ref[:, s, j1], sys_ref[:, s, j0]
+            loo_ref[s, j0], loo_ref[s, j1] = ref_ref[s, j0, j1], ref_ref[s, j1, j0]
+        if progress:
+            progress(s + 1, S)
+    for arr in (sys_ref, ref_ref, loo_sys, loo_ref):
+        arr[...] = metric.oriented(arr)
+
+
+# ---- score tables ------------------------------------------------------------------------
+def _candidates(dataset: Dataset, include_references: bool):
+    """(name, texts aligned with seg_ids, reference ids to score against) for every candidate."""
+    refs = dataset.ref_ids
+    for name, texts in dataset.sys_texts().items():
+        yield name, texts, refs
+    if include_references:
+        for r in refs:
+            yield r, dataset.ref_texts()[r], [o for o in refs if o != r]
+
+
+def score_table(dataset: Dataset, metric_ids: Sequence, level: str = "segment",
+                ref_ids: Sequence[str] | None = None, include_references: bool = False,
+                progress: Progress = None) -> pd.DataFrame:
+    """Tidy scores ``DataFrame(metric, system, seg_id, score)`` on each metric's own scale.
+
+    ``level="segment"``: the multi-reference sentence score x(c, R_s) of every present output
+    (R_s = the segment's present references among ``ref_ids``; segments without any reference
+    are skipped). ``level="system"``: one row per system with ``seg_id == ""``, the corpus
+    score from the summed per-segment statistics over the segments where the system has an
+    output and at least one reference (sacreBLEU's corpus_score when every segment has the
+    same references). ``include_references`` also scores every reference set as a system
+    against the *other* reference sets. External metrics return their given scores: the rows
+    without ``ref_id``; at system level the given system-level row, else the mean of the
+    segment rows.
+    """
+    if level not in ("segment", "system"):
+        raise ValueError(f"level must be 'segment' or 'system', not {level!r}")
+    ds = dataset.with_references(list(ref_ids)) if ref_ids else dataset
+    seg_ids = ds.seg_ids
+    ref_t = ds.ref_texts()
+    cands_all = list(_candidates(ds, include_references))
+    metrics = [_resolve_metric(m) for m in metric_ids]
+    rows: list[tuple[str, str, str, float]] = []
+    total, done = len(metrics) * len(cands_all), 0
+    for metric in metrics:
+        if metric.meta.needs_text:
+            _prepare(metric, ds)
+        for name, texts, use_refs in cands_all:
+            if not metric.meta.needs_text:
+                rows += _external_rows(metric, ds, name, level)
+            else:
+                keep, cands, refs = [], [], []
+                for s, seg in enumerate(seg_ids):
+                    if texts[s] is None:
+                        continue
+                    rs = [ref_t[r][s] for r in use_refs if ref_t[r][s] is not None]
+                    if rs:
+                        keep.append(seg)
+                        cands.append(texts[s])
+                        refs.append(rs)
+                if level == "segment":
+                    vals = metric.sentence_scores(cands, refs) if cands else []
+                    rows += [(metric.id, name, seg, float(v)) for seg, v in zip(keep, vals)]
+                elif cands:
+                    rows.append((metric.id, name, "", float(metric.corpus_score(cands, refs))))
+            done += 1
+            if progress:
+                progress(done, total)
+    return pd.DataFrame(rows, columns=["metric", "system", "seg_id", "score"]).astype(
+        {"metric": str, "system": str, "seg_id": str, "score": float})
+
+
+def _external_rows(metric, ds: Dataset, name: str, level: str) -> list:
+    lp = ds.lp
+    if level == "system":
+        v = metric.lookup(name, "", "", lp)
+        if np.isnan(v):
+            seg = [metric.lookup(name, s, "", lp) for s in ds.seg_ids]
+            seg = [x for x in seg if not np.isnan(x)]
+            v = float(np.mean(seg)) if seg else float("nan")
+        return [] if np.isnan(v) else [(metric.id, name, "", float(v))]
+    out = []
+    for s in ds.seg_ids:
+        v = metric.lookup(name, s, "", lp)
+        if not np.isnan(v):
+            out.append((metric.id, name, s, float(v)))
+    return out
+
+
+# ---- n-gram breakdown (divergence browser) ---------------------------------------------------
+def _spans(positions: Sequence[int]) -> list[tuple[int, int]]:
+    """Sorted token positions -> maximal half-open runs [start, end)."""
+    out: list[list[int]] = []
+    for p in sorted(set(positions)):
+        if out and out[-1][1] == p:
+            out[-1][1] = p + 1
+        else:
+            out.append([p, p + 1])
+    return [(a, b) for a, b in out]
+
+
+def ngram_breakdown(cand: str, refs: Sequence[str], tokenize: str = "13a", max_order: int = 4,
+                    lowercase: bool = False) -> dict:
+    """Where a candidate's n-grams match its references (Papineni et al. 2002 §2.1; seed 001 §5).
+
+    Returns a dict with
+
+    * ``cand_tokens``, ``ref_tokens`` – the token lists (sacreBLEU tokenizer ``tokenize``);
+    * ``orders`` – per order n: ``matched`` (clipped by the maximum count over the references,
+      as BLEU does), ``total`` (candidate n-grams) and ``precision`` p_n = matched/total
+      (0 when total is 0);
+    * ``per_reference`` – per reference: ``matched_spans`` per order (half-open [start, end)
+      candidate token spans of the n-gram occurrences that reference matches, clipped by its
+      count, left to right) and ``token_spans``: candidate tokens covered by any of them;
+    * ``hyp_len``, ``ref_len`` (closest reference length, shorter on ties) and
+      ``brevity_penalty`` exp(1 − r/c) when c < r (0 for an empty candidate);
+    * ``average_precision`` – P of seed 001 §5.8: the arithmetic mean of p_1..p_4
+      (of p_1..p_max_order);
+    * ``bleu`` – sacreBLEU sentence BLEU (0-100) of the candidate, for reference.
+    """
+    from .bleu import BLEU, closest_len
+    from .tokenize import tokenize as tok
+
+    ct = list(tok(cand, tokenize, lowercase))
+    rts = [list(tok(r, tokenize, lowercase)) for r in refs]
+
+    def grams(ts, n):
+        return [tuple(ts[i:i + n]) for i in range(len(ts) - n + 1)]
+
+    orders = []
+    per_ref = [{"ref_index": i, "matched_spans": {}, "token_spans": []} for i in range(len(refs))]
+    covered = [set() for _ in refs]
+    for n in range(1, max_order + 1):
+        cg = grams(ct, n)
+        ccount = Counter(cg)
+        rcounts = [Counter(grams(rt, n)) for rt in rts]
+        maxref: Counter = Counter()
+        for rc in rcounts:
+            for g, k in rc.items():
+                maxref[g] = max(maxref[g], k)
+        matched = sum(min(k, maxref[g]) for g, k in ccount.items() if g in maxref)
+        total = len(cg)
+        orders.append({"n": n, "matched": int(matched), "total": int(total),
+                       "precision": matched / total if total else 0.0})
+        for i, rc in enumerate(rcounts):
+            left = dict(rc)
+            spans = []
+            for p, g in enumerate(cg):
+                if left.get(g, 0) > 0:
+                    left[g] -= 1
+                    spans.append((p, p + n))
+                    covered[i].update(range(p, p + n))
+            per_ref[i]["matched_spans"][n] = spans
+    for i in range(len(refs)):
+        per_ref[i]["token_spans"] = _spans(covered[i])
+    hyp_len = len(ct)
+    ref_len = closest_len(hyp_len, [len(r) for r in rts]) if rts else 0
+    if hyp_len < ref_len:
+        bp = float(np.exp(1 - ref_len / hyp_len)) if hyp_len > 0 else 0.0
+    else:
+        bp = 1.0
+    precisions = [o["precision"] for o in orders]
+    bleu = BLEU(tokenize=tokenize, lowercase=lowercase, max_ngram_order=max_order)
+    return {
+        "cand_tokens": ct, "ref_tokens": rts, "orders": orders, "per_reference": per_ref,
+        "hyp_len": hyp_len, "ref_len": ref_len, "brevity_penalty": bp,
+        "average_precision": float(np.mean(precisions)) if precisions else 0.0,
+        "bleu": bleu.sentence_score(cand, list(refs)) if refs else float("nan"),
+    }

@@ -1,0 +1,393 @@
+"""TER (Snover et al. 2006) exactly as sacreBLEU 2.x computes it (spec §5.6).
+
+Registered id ``ter``: sacreBLEU's **0-100 scale** (100 × edits / reference length), an error
+rate, so ``higher_is_better=False`` and the oriented similarity is −TER (spec §0.1).
+
+Tokenisation is sacreBLEU's ``TercomTokenizer`` (options ``case_sensitive``, ``normalized``,
+``no_punct``, ``asian_support``; default: lowercase, no normalisation). The number of edits of
+one (hypothesis, reference) pair – shifts found by Tercom's greedy search plus the beam edit
+distance – is computed by a compiled (numba) line-by-line port of sacreBLEU's
+``sacrebleu.metrics.lib_ter.translation_edit_rate`` (same beam, tie-breaking and candidate
+limits; tests compare it with sacreBLEU's routine), or by sacreBLEU's routine itself when numba
+is not installed. Around it: each text is tokenised once, each distinct token pair is aligned
+once (memoised), identical pairs are short-cut to 0 edits, and the multi-reference and
+leave-one-out scores are derived from the single-pair results instead of re-aligning:
+
+* multi-reference (sacreBLEU): edits = **minimum** over the references, length = **mean**
+  reference length; per-segment statistics ``[edits, mean_ref_len]``; corpus TER =
+  Σ edits / Σ mean_ref_len.
+* empty reference(s) with a non-empty hypothesis: 100; both empty: 0. No reference: NaN.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Sequence
+
+import numpy as np
+from sacrebleu.metrics.lib_ter import translation_edit_rate
+from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
+
+from .. import __version__
+from .base import Metric, MetricMeta, MetricOption, register
+
+CITATION = ("Snover, Dorr, Schwartz, Micciulla & Makhoul (2006), A study of translation edit rate "
+            "with targeted human annotation, AMTA; sacreBLEU's Tercom re-implementation")
+
+
+@lru_cache(maxsize=1 << 18)
+def pair_edits(hyp: tuple[str, ...], ref: tuple[str, ...]) -> int:
+    """Tercom edits (shifts + beam edit distance) turning ``hyp`` into ``ref``, as sacreBLEU's
+    ``translation_edit_rate`` counts them: the compiled port below when numba is installed,
+    else sacreBLEU's routine itself."""
+    if hyp == ref:
+        return 0
+    if _nb is not None:
+        vocab: dict[str, int] = {}
+        h = np.array([vocab.setdefault(w, len(vocab)) for w in hyp], dtype=np.int64)
+        r = np.array([vocab.setdefault(w, len(vocab)) for w in ref], dtype=np.int64)
+        edits, ok = ter_edits(h, r)
+        if ok:
+            return int(edits)
+    return int(translation_edit_rate(list(hyp), list(ref))[0])
+
+
+def pair_edits_sacrebleu(hyp: Sequence[str], ref: Sequence[str]) -> int:
+    """sacreBLEU's own routine (the oracle used by the tests)."""
+    return int(translation_edit_rate(list(hyp), list(ref))[0])
+
+
+def ter_from_stats(edits, ref_len) -> np.ndarray:
+    """sacreBLEU ``TER._compute_score_from_stats``: 100·edits/len; 100 if len = 0 < edits; 0 if both 0."""
+    edits = np.asarray(edits, dtype=np.float64)
+    ref_len = np.asarray(ref_len, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = np.where(ref_len > 0, edits / np.where(ref_len > 0, ref_len, 1),
+                        np.where(edits > 0, 1.0, 0.0))
+    return 100 * rate
+
+
+class TER(Metric):
+    """sacreBLEU-exact TER with shifts (see module docstring)."""
+
+    def __init__(self, normalized: bool = False, no_punct: bool = False, asian_support: bool = False,
+                 case_sensitive: bool = False, metric_id: str = "ter"):
+        self.normalized, self.no_punct = normalized, no_punct
+        self.asian_support, self.case_sensitive = asian_support, case_sensitive
+        self._tok = TercomTokenizer(normalized=normalized, no_punct=no_punct, asian_support=asian_support,
+                                    case_sensitive=case_sensitive)
+        self._cache: dict[str, tuple[str, ...]] = {}
+        self.meta = MetricMeta(
+            id=metric_id, family="edit",
+            description="sacreBLEU TER with shifts (Tercom), 0-100 error rate: edits / mean reference length",
+            citation=CITATION, higher_is_better=False,
+            options=(
+                MetricOption("case_sensitive", False, "do not lowercase"),
+                MetricOption("normalized", False, "Tercom normalisation of punctuation and XML entities"),
+                MetricOption("no_punct", False, "remove punctuation"),
+                MetricOption("asian_support", False, "split CJK characters / remove CJK punctuation (with the above)"),
+            ))
+
+    def signature(self, nrefs: int | str | None = None) -> str:
+        parts = [self.meta.id]
+        if nrefs is not None:
+            parts.append(f"nrefs:{nrefs}")
+        parts += [f"case:{'mixed' if self.case_sensitive else 'lc'}", f"tok:{self._tok.signature()}",
+                  f"norm:{self.normalized}", f"punct:{not self.no_punct}", f"asian:{self.asian_support}",
+                  f"version:evalcore-{__version__}"]
+        return "|".join(parts)
+
+    def tokens(self, text: str) -> tuple[str, ...]:
+        toks = self._cache.get(text)
+        if toks is None:
+            toks = self._cache[text] = tuple(self._tok(text.rstrip()).split())
+        return toks
+
+    def _stats_one(self, cand: str, refs: Sequence[str]) -> list[float]:
+        h = self.tokens(cand)
+        best, total_len = None, 0
+        for r in refs:
+            rt = self.tokens(r)
+            e = pair_edits(h, rt)
+            total_len += len(rt)
+            if best is None or e < best:
+                best = e
+        return [best, total_len / len(refs)]
+
+    # -- Metric API
+    def segment_stats(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
+        """Per segment ``[min edits over references, mean reference length]`` (sacreBLEU)."""
+        rows = [self._stats_one(c, r) for c, r in zip(cands, refs)]
+        return np.array(rows, dtype=np.float64).reshape(len(rows), 2)
+
+    def score_from_stats(self, stats: np.ndarray) -> float:
+        stats = np.asarray(stats, dtype=np.float64)
+        if stats.ndim == 2:
+            if len(stats) == 0:
+                return float("nan")
+            stats = stats.sum(axis=0)
+        return float(ter_from_stats(stats[0], stats[1]))
+
+    def sentence_score(self, cand: str, refs: Sequence[str]) -> float:
+        if len(refs) == 0:
+            return float("nan")
+        e, L = self._stats_one(cand, refs)
+        return float(ter_from_stats(e, L))
+
+    def sentence_scores(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
+        return np.array([self.sentence_score(c, r) for c, r in zip(cands, refs)], dtype=float)
+
+    def segment_block(self, cands: Sequence[str], refs: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Vectorised ``Metric.segment_block`` (identical values): one alignment per distinct
+        (candidate, reference) token pair; leave-one-out = min edits over the other references
+        divided by their mean length (sums of integers, so exact)."""
+        nc, nr = len(cands), len(refs)
+        ct = [self.tokens(c) for c in cands]
+        rt = [self.tokens(r) for r in refs]
+        edits = np.array([[pair_edits(h, r) for r in rt] for h in ct], dtype=np.float64).reshape(nc, nr)
+        rlen = np.array([len(r) for r in rt], dtype=np.float64)
+        sim = ter_from_stats(edits, rlen[None, :])
+        loo = np.full((nc, nr), np.nan)
+        if nr > 1:
+            total = rlen.sum()
+            for j in range(nr):
+                rest = np.delete(edits, j, axis=1).min(axis=1)
+                loo[:, j] = ter_from_stats(rest, (total - rlen[j]) / (nr - 1))
+        return sim, loo
+
+
+
+
+# ---- compiled Tercom kernel (numba) ------------------------------------------------------
+# A line-by-line port of sacreBLEU 2.x ``lib_ter`` (beam edit distance with Tercom's
+# tie-breaking, greedy shift search, at most 1000 shift candidates, shifts of ≤ 10 words
+# within 50 positions) to integer arrays. The row cache of sacreBLEU is replaced by reusing the
+# rows of the current hypothesis for the unchanged prefix of each shifted candidate; both are
+# pure optimisations (the edit distance of a word sequence does not depend on them).
+_NOP, _SUB, _INS, _DEL, _UNDEF = 0, 1, 2, 3, 4
+_INF = 10 ** 16
+
+try:  # numba is optional: without it the sacreBLEU routine is used (same values, slower)
+    import numba as _nb
+except ImportError:  # pragma: no cover
+    _nb = None
+
+
+
+
+def _njit(f):
+    return _nb.njit(cache=True, nogil=True)(f) if _nb is not None else f
+
+
+@_njit
+def ed_rows(h, r, cost, ops, first):
+    """Fill rows first..n_h of the beam edit-distance matrix; rows < first are valid."""
+    n_h, n_r = len(h), len(r)
+    if first == 0:
+        for j in range(n_r + 1):
+            cost[0, j] = j
+            ops[0, j] = _INS
+        first = 1
+    ratio = n_r / n_h if n_h > 0 else 1.0
+    beam = 25
+    if 25 < ratio / 2:
+        beam = int(np.ceil(ratio / 2 + 25))
+    for i in range(first, n_h + 1):
+        for j in range(n_r + 1):
+            cost[i, j] = _INF
+            ops[i, j] = _UNDEF
+        pd = int(np.floor(i * ratio))
+        min_j = max(0, pd - beam)
+        max_j = min(n_r + 1, pd + beam)
+        if i == n_h:
+            max_j = n_r + 1
+        for j in range(min_j, max_j):
+            if j == 0:
+                cost[i, 0] = cost[i - 1, 0] + 1
+                ops[i, 0] = _DEL
+            else:
+                if h[i - 1] == r[j - 1]:
+                    c, o = cost[i - 1, j - 1], _NOP
+                else:
+                    c, o = cost[i - 1, j - 1] + 1, _SUB
+                if cost[i, j] > c:
+                    cost[i, j] = c
+                    ops[i, j] = o
+                c = cost[i - 1, j] + 1
+                if cost[i, j] > c:
+                    cost[i, j] = c
+                    ops[i, j] = _DEL
+                c = cost[i, j - 1] + 1
+                if cost[i, j] > c:
+                    cost[i, j] = c
+                    ops[i, j] = _INS
+    return cost[n_h, n_r]
+
+@_njit
+def perform_shift(w, start, length, target, out):
+    n = len(w)
+    k = 0
+    if target < start:
+        segs = ((0, target), (start, start + length), (target, start), (start + length, n))
+    elif target > start + length:
+        segs = ((0, start), (start + length, target), (start, start + length), (target, n))
+    else:
+        segs = ((0, start), (start + length, length + target), (start, start + length), (length + target, n))
+    for a, b in segs:
+        a2 = min(max(a, 0), n)
+        b2 = min(max(b, 0), n)
+        for x in range(a2, b2):
+            if k < n:
+                out[k] = w[x]
+            k += 1
+    return k == n
+
+@_njit
+def ter_edits(h0, r):
+    """(edits, ok): sacreBLEU ``translation_edit_rate`` edits; ok False = fall back."""
+    n_h, n_r = len(h0), len(r)
+    if n_r == 0:
+        return n_h, True
+    cost = np.empty((n_h + 1, n_r + 1), np.int64)
+    ops = np.empty((n_h + 1, n_r + 1), np.int8)
+    wcost = np.empty((n_h + 1, n_r + 1), np.int64)
+    wops = np.empty((n_h + 1, n_r + 1), np.int8)
+    cur = h0.copy()
+    cand = np.empty(n_h, h0.dtype)
+    best_words = np.empty(n_h, h0.dtype)
+    hyp_err = np.empty(n_h, np.int64)
+    ref_err = np.empty(n_r, np.int64)
+    align = np.empty(n_r, np.int64)
+    has_align = np.empty(n_r, np.bool_)
+    shifts = 0
+    checked = 0
+    while True:
+        pre = ed_rows(cur, r, cost, ops, 0)
+        # trace -> alignment (sacreBLEU flips the trace, then trace_to_alignment)
+        i, j = n_h, n_r
+        n_ops = 0
+        trace = np.empty(n_h + n_r, np.int8)
+        while i > 0 or j > 0:
+            o = ops[i, j]
+            trace[n_ops] = o
+            n_ops += 1
+            if o == _SUB or o == _NOP:
+                i -= 1
+                j -= 1
+            elif o == _INS:
+                j -= 1
+            elif o == _DEL:
+                i -= 1
+            else:
+                return 0, False
+        ph, pr, nh, nr = -1, -1, 0, 0
+        for x in range(n_r):
+            has_align[x] = False
+        for t in range(n_ops - 1, -1, -1):
+            o = trace[t]
+            if o == _NOP or o == _SUB:
+                ph += 1
+                pr += 1
+                align[pr] = ph
+                has_align[pr] = True
+                e = 0 if o == _NOP else 1
+                hyp_err[nh] = e
+                ref_err[nr] = e
+                nh += 1
+                nr += 1
+            elif o == _DEL:  # flipped: insertion -> hypothesis word
+                ph += 1
+                hyp_err[nh] = 1
+                nh += 1
+            else:  # _INS flipped to deletion -> reference word
+                pr += 1
+                align[pr] = ph
+                has_align[pr] = True
+                ref_err[nr] = 1
+                nr += 1
+        found = False
+        b0, b1, b2, b3 = 0, 0, 0, 0
+        valid = -1  # rows of wcost equal to cost up to this row
+        stop = False
+        for sh in range(n_h):
+            if stop:
+                break
+            for sr in range(n_r):
+                if stop:
+                    break
+                if abs(sr - sh) > 50:
+                    continue
+                length = 0
+                while cur[sh + length] == r[sr + length] and length < 10:
+                    length += 1
+                    # ---- consume (sh, sr, length)
+                    s1 = 0
+                    for x in range(sh, min(sh + length, n_h)):
+                        s1 += hyp_err[x]
+                    s2 = 0
+                    for x in range(sr, min(sr + length, n_r)):
+                        s2 += ref_err[x]
+                    skip = s1 == 0 or s2 == 0
+                    if not skip and has_align[sr] and sh <= align[sr] < sh + length:
+                        skip = True
+                    if not skip:
+                        prev_idx = -1
+                        for off in range(-1, length):
+                            if sr + off == -1:
+                                idx = 0
+                            elif 0 <= sr + off < n_r and has_align[sr + off]:
+                                idx = align[sr + off] + 1
+                            else:
+                                break
+                            if idx == prev_idx:
+                                continue
+                            prev_idx = idx
+                            if not perform_shift(cur, sh, length, idx, cand):
+                                return 0, False
+                            p = 0
+                            while p < n_h and cand[p] == cur[p]:
+                                p += 1
+                            # rows 0..p of the matrix depend only on cand[:p] == cur[:p]
+                            if valid < p:
+                                for x in range(valid + 1, p + 1):
+                                    for y in range(n_r + 1):
+                                        wcost[x, y] = cost[x, y]
+                                        wops[x, y] = ops[x, y]
+                            valid = p
+                            sc = ed_rows(cand, r, wcost, wops, p + 1)
+                            checked += 1
+                            d0, d1, d2, d3 = pre - sc, length, -sh, -idx
+                            better = not found
+                            if found:
+                                if d0 != b0:
+                                    better = d0 > b0
+                                elif d1 != b1:
+                                    better = d1 > b1
+                                elif d2 != b2:
+                                    better = d2 > b2
+                                else:
+                                    better = d3 > b3
+                            if better:
+                                found = True
+                                b0, b1, b2, b3 = d0, d1, d2, d3
+                                best_words[:] = cand
+                        if checked >= 1000:
+                            stop = True
+                            break
+                    # ---- end consume
+                    if n_h == sh + length or n_r == sr + length:
+                        break
+        if checked >= 1000:
+            break
+        if not found or b0 <= 0:
+            break
+        shifts += 1
+        cur[:] = best_words
+    return shifts + ed_rows(cur, r, cost, ops, 0), True
+
+
+
+def kernel_available() -> bool:
+    return _nb is not None
+
+
+register("ter", lambda: TER())
