@@ -13,7 +13,7 @@ _OPTIONAL = [
     ("pages/systems.py", "Systems", "📊"),
     ("pages/human_likeness.py", "Human-likeness", "👑"),
     ("pages/likeness_vs_acceptability.py", "Likeness vs acceptability", "🎯"),
-    ("pages/queen_vs_human.py", "QUEEN vs human", "♛"),
+    ("pages/queen_vs_human.py", "QUEEN vs human", "👸"),
     ("pages/divergence.py", "Divergence browser", "🔎"),
     ("pages/judges.py", "Judges", "⚖️"),
     ("pages/learned.py", "Learned metrics", "🧠"),
