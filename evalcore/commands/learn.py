@@ -50,7 +50,8 @@ def _fmt(x) -> str:
     return str(x)
 
 
-def _print_table(df, file=sys.stdout) -> None:
+def _print_table(df, file=None) -> None:
+    file = file or sys.stdout  # looked up at call time (stdout may be replaced)
     cols = list(df.columns)
     rows = [[_fmt(v) for v in r] for r in df.itertuples(index=False)]
     widths = [max(len(str(c)), *(len(r[i]) for r in rows)) if rows else len(str(c)) for i, c in enumerate(cols)]
