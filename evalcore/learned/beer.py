@@ -22,7 +22,6 @@ import pandas as pd
 from scipy.special import expit
 
 from ..dataset import Dataset
-from ..problems import DataError
 from .evaluate import data_error, human_table, scoring_frame
 from .features import BEER_FEATURES, beer_features
 from .funcwords import function_words, target_language

@@ -1,20 +1,22 @@
 """Held-out evaluation of learned metrics against sentence BLEU and chrF (issue 7).
 
-Statistics (spec §3.4, MTME semantics), computed on the systems that have text and human
-scores (references judged as systems are left out, spec §3.3):
+Statistics (spec §3.4, MTME semantics), computed with :func:`evalcore.stats.correlation`
+on the (system × segment) matrix of the systems that have text and human scores
+(references judged as systems are left out, spec §3.3):
 
-* ``seg_darr``: WMT "daRR" Kendall-like τ, pooled over segments: over every pair of systems
-  of the same segment whose human scores differ by more than ``threshold`` (default 0:
-  any difference; WMT DA used 25), concordant if the metric orders it like the humans,
-  otherwise discordant — **metric ties count as discordant**; τ = (C − D)/(C + D).
-* ``seg_acc23``: pairwise accuracy with ties, acc23 = (C + T_hm)/N per segment (all pairs),
-  averaged over segments (``avg_by='item'``), with ε = 0 (no tie calibration here).
+* ``seg_darr``: WMT "daRR" Kendall-like τ (spec §3.4 KendallLike, §4.1), pooled over
+  segments: over every pair of systems of the same segment whose human scores differ by
+  more than ``threshold`` (default 0: any difference; WMT DA used 25), concordant if the
+  metric orders it like the humans, otherwise discordant — **metric ties count as
+  discordant**; τ = (C − D)/(C + D). (``method="darr"``, ``thresh_inclusive=False``.)
+* ``seg_acc23``: pairwise accuracy with ties, acc23 = (C + T_hm)/N per segment (all
+  pairs), averaged over segments (grouping ``item``), with ε = 0.
+* ``seg_acc23_cal`` / ``acc23_epsilon``: the same with tie calibration (spec §3.4: the
+  single global ε maximising acc23, as in WMT23); the chosen ε is on the metric's scale.
 * ``sys_pearson``: Pearson r between per-system means of the metric and of the human
-  scores over the evaluated segments.
+  scores over the evaluated segments (NaN with fewer than 3 systems).
 
 Human scores of several raters for one (system, segment) are averaged first.
-When :mod:`evalcore.stats.correlation` exists these could be taken from there; they are
-written here so the learned-metric package can be tested on its own.
 """
 from __future__ import annotations
 
@@ -22,7 +24,6 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ..dataset import Dataset
 from ..problems import DataError, Problem, Report
@@ -88,45 +89,54 @@ def _refs_by_segment(dataset: Dataset) -> dict[str, list[str]]:
     return out
 
 
+def _matrices(frame: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray]:
+    """(gold, metric) matrices of shape (n_sys, n_segments), NaN where a cell has no score."""
+    from ..stats.correlation import pivot_scores
+
+    g, systems, segs = pivot_scores(frame, value="human")
+    m, _, _ = pivot_scores(frame, systems, segs, value=metric)
+    return g, m
+
+
 def darr_kendall(frame: pd.DataFrame, metric: str, threshold: float = 0.0) -> tuple[float, int]:
-    """WMT daRR τ pooled over segments (spec §3.4 KendallLike); returns (τ, number of pairs)."""
-    conc = disc = 0
-    for _, g in frame.groupby("seg_id", sort=False):
-        h = g["human"].to_numpy()
-        m = g[metric].to_numpy()
-        dh = h[:, None] - h[None, :]
-        dm = m[:, None] - m[None, :]
-        iu = np.triu_indices(len(h), 1)
-        dh, dm = dh[iu], dm[iu]
-        sel = np.abs(dh) > threshold
-        agree = np.sign(dh[sel]) == np.sign(dm[sel])
-        agree &= dm[sel] != 0  # metric ties are discordant
-        conc += int(agree.sum())
-        disc += int((~agree).sum())
-    n = conc + disc
-    return ((conc - disc) / n if n else 0.0), n
+    """WMT daRR τ pooled over segments (spec §3.4 KendallLike, §4.1), pairs with
+    |Δhuman| > ``threshold``; returns (τ, number of pairs)."""
+    from ..stats.correlation import correlation, group_values, grouped
+
+    g, m = _matrices(frame, metric)
+    res = correlation(g, m, "darr", "item", thresh=threshold, thresh_inclusive=False)
+    _, pairs = group_values(*grouped(g, m, "item"), "darr", thresh=threshold, thresh_inclusive=False)
+    n = int(pairs.sum())
+    return (float(res.value) if n else 0.0), n
 
 
-def acc23(frame: pd.DataFrame, metric: str) -> float:
-    """acc23 = (C + T_hm)/N per segment, averaged over segments (spec §3.4), ε = 0."""
-    accs = []
-    for _, g in frame.groupby("seg_id", sort=False):
-        if len(g) < 2:
-            continue
-        h = g["human"].to_numpy()
-        m = g[metric].to_numpy()
-        iu = np.triu_indices(len(h), 1)
-        sh = np.sign((h[:, None] - h[None, :])[iu])
-        sm = np.sign((m[:, None] - m[None, :])[iu])
-        accs.append(float(np.mean(sh == sm)))
-    return float(np.mean(accs)) if accs else float("nan")
+def acc23(frame: pd.DataFrame, metric: str, tie_calibration: bool = False) -> float:
+    """acc23 = (C + T_hm)/N per segment, averaged over segments (spec §3.4); ε = 0, or the
+    tie-calibrated ε with ``tie_calibration`` (see :func:`acc23_calibrated`)."""
+    if tie_calibration:
+        return acc23_calibrated(frame, metric)[0]
+    from ..stats.correlation import correlation
+
+    return float(correlation(*_matrices(frame, metric), "acc23", "item").value)
+
+
+def acc23_calibrated(frame: pd.DataFrame, metric: str) -> tuple[float, float]:
+    """Tie-calibrated acc23 (spec §3.4): returns (acc23, chosen ε)."""
+    from ..stats.correlation import correlation
+
+    res = correlation(*_matrices(frame, metric), "acc23", "item", tie_calibration=True)
+    return float(res.value), float(res.epsilon)
 
 
 def system_pearson(frame: pd.DataFrame, metric: str) -> tuple[float, int]:
-    sys_means = frame.groupby("system", sort=True)[["human", metric]].mean()
-    if len(sys_means) < 3 or sys_means[metric].std() == 0 or sys_means["human"].std() == 0:
-        return float("nan"), len(sys_means)
-    return float(stats.pearsonr(sys_means[metric], sys_means["human"])[0]), len(sys_means)
+    """Pearson r of per-system means (spec §3.2 system level); (NaN, n) below 3 systems."""
+    from ..stats.correlation import correlation, system_level
+
+    gs, ms = system_level(*_matrices(frame, metric))
+    n = int(np.sum(~np.isnan(gs)))
+    if n < 3:
+        return float("nan"), n
+    return float(correlation(gs, ms, "pearson").value), n
 
 
 def baseline_scorers() -> dict[str, Scorer]:
@@ -158,7 +168,9 @@ def compare_metrics(dataset: Dataset, scorers: Mapping[str, Scorer], criterion: 
         frame[name] = np.asarray(fn(list(frame["text"]), list(frame["refs"])), dtype=float)
         tau, npairs = darr_kendall(frame, name, threshold)
         r_sys, nsys = system_pearson(frame, name)
+        cal, eps = acc23_calibrated(frame, name)
         rows.append({"metric": name, "seg_darr": tau, "seg_acc23": acc23(frame, name),
+                     "seg_acc23_cal": cal, "acc23_epsilon": eps,
                      "sys_pearson": r_sys, "darr_pairs": npairs, "systems": nsys,
                      "segments": frame["seg_id"].nunique()})
     return pd.DataFrame(rows), frame

@@ -238,6 +238,7 @@ class HumanlikeReport:
     n_train_examples: int
     n_test_examples: int
     notes: list[str] = field(default_factory=list)
+    test_examples: "HumanlikeExamples | None" = None  # the held-out examples (for importances, ROC)
 
 
 def _accuracy(y: np.ndarray, d: np.ndarray) -> dict:
@@ -363,12 +364,7 @@ def train_humanlike(dataset: Dataset, name: str, estimator: str = "svc",
     if te is not None:
         d_te = decision(arrays, te.X)
         accuracy = _accuracy(te.y, d_te)
-        rocs = {"learned": roc(te.y, d_te)}
-        for bname, fn in baseline_scorers().items():
-            rocs[bname] = roc(te.y, fn(te.hyps, [list(r) for r in te.ref_sets]))
-        for k, fname in enumerate(te.feature_names):
-            if fname in ("wer", "per"):
-                rocs[f"-{fname.upper()}"] = roc(te.y, -te.X[:, k])
+        rocs = roc_curves(te, {"learned": d_te})
     else:
         accuracy = {"overall": float(grid.at[best_i, "cv_accuracy"]), "note": "cross-validated (no held-out split)"}
         rocs = {}
@@ -385,7 +381,50 @@ def train_humanlike(dataset: Dataset, name: str, estimator: str = "svc",
     model = LearnedModel(name=name, kind="humanlike", features=tr.feature_names, params=params, arrays=arrays,
                          data_hash=dataset.content_hash(), train_hash=hash_strings(sorted(train_segs)), scores=scores)
     report = HumanlikeReport(estimator, best, grid, meta, accuracy, rocs, human_corr, list(train_segs),
-                             list(test_segs), folds, int(len(tr.y)), int(len(te.y)) if te is not None else 0, notes)
+                             list(test_segs), folds, int(len(tr.y)), int(len(te.y)) if te is not None else 0, notes,
+                             te)
     if progress:
         progress(1.0, "trained")
     return model, report
+
+
+# ---- inspection helpers (dashboard, CLI) -------------------------------------------------------
+def roc_curves(examples: HumanlikeExamples, learned: dict[str, np.ndarray] | None = None,
+               standard: bool = True) -> dict:
+    """ROC curves at telling human (1) from machine (0) examples (seed 004 Fig. 2.2):
+    ``learned`` maps a name to scores of ``examples`` (higher = more human); ``standard``
+    adds sentence BLEU and chrF (scored against each example's reference set) and −WER, −PER
+    (the basic features, negated so that higher = more human-like)."""
+    rocs = {k: roc(examples.y, np.asarray(v, dtype=float)) for k, v in (learned or {}).items()}
+    if standard:
+        for bname, fn in baseline_scorers().items():
+            rocs[bname] = roc(examples.y, fn(examples.hyps, [list(r) for r in examples.ref_sets]))
+        for k, fname in enumerate(examples.feature_names):
+            if fname in ("wer", "per"):
+                rocs[f"-{fname.upper()}"] = roc(examples.y, -examples.X[:, k])
+    return rocs
+
+
+def permutation_importance(arrays: dict[str, np.ndarray], examples: HumanlikeExamples, repeats: int = 10,
+                           seed: int = 0) -> pd.DataFrame:
+    """Permutation importance (Breiman 2001) of every feature on ``examples``: the drop in
+    classification accuracy when that feature's column is shuffled, mean and standard
+    deviation over ``repeats`` shuffles. Works for any saved estimator (RBF SVM included,
+    which has no per-feature weights). For a logistic regression the standardised weight is
+    added as column ``weight``."""
+    X, y = examples.X, examples.y
+    rng = np.random.default_rng(seed)
+    base = float(np.mean((decision(arrays, X) > 0).astype(int) == y)) if len(y) else float("nan")
+    rows = []
+    for k, name in enumerate(examples.feature_names):
+        drops = []
+        for _ in range(repeats):
+            Xp = X.copy()
+            Xp[:, k] = X[rng.permutation(len(X)), k]
+            drops.append(base - float(np.mean((decision(arrays, Xp) > 0).astype(int) == y)))
+        row = {"feature": name, "importance": float(np.mean(drops)), "importance_sd": float(np.std(drops))}
+        if "coef" in arrays:
+            row["weight"] = float(arrays["coef"][k])
+        rows.append(row)
+    t = pd.DataFrame(rows)
+    return t.sort_values("importance", ascending=False, kind="stable").reset_index(drop=True)

@@ -180,6 +180,7 @@ def delete_model(name: str, folder: str | os.PathLike | None = None) -> None:
         except FileNotFoundError:
             pass
     unregister(PREFIX + key)
+    _ROOTS.pop(PREFIX + key, None)
 
 
 # ---- the metric -------------------------------------------------------------------------------
@@ -210,6 +211,7 @@ class LearnedMetric(Metric):
 
 
 _CACHE: dict[tuple[str, str], tuple[float, LearnedModel]] = {}
+_ROOTS: dict[str, str] = {}  # metric id -> models folder it was registered from
 
 
 def _cached_load(name: str, root: Path) -> LearnedModel:
@@ -231,6 +233,7 @@ def register_model(name: str, folder: str | os.PathLike | None = None) -> str:
     metric_id = PREFIX + key
     unregister(metric_id)
     register(metric_id, lambda: LearnedMetric(_cached_load(key, root)))
+    _ROOTS[metric_id] = str(root)
     return metric_id
 
 
@@ -248,5 +251,23 @@ def ensure_registered(metric_id: str) -> bool:
 
 
 def register_all(folder: str | os.PathLike | None = None) -> list[str]:
-    """Register every saved model (e.g. for a metric picker); returns the metric ids."""
-    return [register_model(n, folder) for n in list_models(folder)]
+    """Register every saved model of ``folder`` (default: the models folder) and unregister
+    the ``learned:`` ids registered from that folder whose files are gone (deleted by another
+    process). Cheap: lists the folder, loads no model (models load on first use).
+    Called by :func:`evalcore.metrics.base.metric_ids`; returns the metric ids."""
+    from ..metrics.base import _REGISTRY
+
+    root = Path(folder) if folder is not None else models_dir()
+    ids = []
+    for n in list_models(root):
+        metric_id = PREFIX + n
+        if _ROOTS.get(metric_id) == str(root) and metric_id in _REGISTRY:
+            ids.append(metric_id)  # already registered from this folder (the factory reloads on change)
+        else:
+            ids.append(register_model(n, root))
+    alive = set(ids)
+    for metric_id, where in list(_ROOTS.items()):
+        if where == str(root) and metric_id not in alive:
+            unregister(metric_id)
+            _ROOTS.pop(metric_id, None)
+    return ids

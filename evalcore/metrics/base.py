@@ -137,6 +137,12 @@ def get_metric(metric_id: str) -> Metric:
 def metric_ids() -> list[str]:
     from . import _load_all  # noqa: F401
 
+    try:  # saved learned models as ``learned:NAME`` (lists a folder; loads no model)
+        from ..learned.store import register_all
+
+        register_all()
+    except Exception:  # an unreadable models folder must not hide the other metrics
+        pass
     return sorted(_REGISTRY)
 
 
