@@ -29,5 +29,9 @@ for path, title, icon in _OPTIONAL:
 from pages.common import sidebar_dataset  # noqa: E402
 
 nav = st.navigation(PAGES)
+st.session_state["_shell_ran"] = True
+_wanted = st.session_state.pop("_wanted_page", None)  # a deep link that arrived before the shell ran
+if _wanted and (_root / _wanted).exists():
+    st.switch_page(_wanted)
 st.session_state["dataset"] = sidebar_dataset()
 nav.run()

@@ -18,6 +18,17 @@ SAMPLE_DIR = ROOT / "sample_data" / "teaching_es_en"
 SAMPLE_KEY = "sample: teaching es-en (bundled)"
 
 
+def ensure_shell(page_file: str) -> None:
+    """Deep links on a fresh server: before app.py has declared ``st.navigation`` once,
+    Streamlit runs a URL like ``/judges`` as a stand-alone ``pages/`` script, without the app
+    shell (sidebar, dataset). Hand over to app.py, which then opens the requested page.
+    Every page calls this first."""
+    if st.session_state.get("_shell_ran"):
+        return
+    st.session_state["_wanted_page"] = f"pages/{Path(page_file).name}"
+    st.switch_page(str(ROOT / "app.py"))
+
+
 @st.cache_resource(show_spinner="Loading the bundled sample…")
 def _load_sample() -> dict[str, Dataset]:
     return load_collection(SAMPLE_DIR, name="sample-teaching-es-en")

@@ -33,6 +33,9 @@ def metric_signatures(metrics: tuple) -> str:
     return " ; ".join(f"{m}: {get_metric(m).signature()}" for m in metrics)
 
 
+from pages.common import ensure_shell
+
+ensure_shell(__file__)
 st.title("Data")
 ds = st.session_state.get("dataset")
 

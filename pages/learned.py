@@ -17,6 +17,9 @@ from evalcore.learned.humanlike import segment_references
 from evalcore.problems import DataError
 from pages.common import download_figure, download_table, show_exception
 
+from pages.common import ensure_shell
+
+ensure_shell(__file__)
 st.title("Learned metrics")
 st.markdown(
     "Train a metric from the data you already have, then check whether it beats sentence BLEU and chrF on "

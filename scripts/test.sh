@@ -6,6 +6,6 @@ python -m pip install --quiet --disable-pip-version-check -r requirements-dev.tx
 # Browser tests need a Chromium; install Debian's package when we can (root + apt), never a
 # browser download. Without one the browser tests skip locally and fail under CI=true.
 if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-  (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) || echo "warning: could not install chromium" >&2
+  (apt-get update -qq && apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null) || echo "warning: could not install chromium" >&2
 fi
 exec python -m pytest -q "$@"

@@ -62,3 +62,18 @@ def test_page_screenshot(app_url, slug, title):
         assert path.stat().st_size > 10_000
         assert page.locator('[data-testid="stException"]').count() == 0
         assert title.split(" (")[0] in page.locator("h1").first.inner_text()
+
+
+def test_deep_link_on_a_fresh_server_gets_the_app_shell(tmp_path):
+    """Opening /learned before anyone opened / must still show the app's navigation and
+    dataset picker, not Streamlit's stand-alone pages/ mode."""
+    exe = require_browser()
+    with running_app({"EVALCORE_HOME": str(tmp_path), "EVALCORE_CACHE": str(tmp_path / "cache")}) as url:
+        with browser_page(exe, height=1200) as page:
+            page.goto(f"{url}/learned")
+            wait_for_app(page)
+            page.wait_for_selector("h1", timeout=60000)
+            nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
+            assert "Data" in nav and "Learned metrics" in nav and "common" not in nav
+            assert "Learned metrics" in page.locator("h1").first.inner_text()
+            assert page.get_by_text("Dataset").count() >= 1
