@@ -1,0 +1,1075 @@
+"""The glue between the dashboard pages and the maths: every page calls one of these functions
+and renders the DataFrame (or dict of DataFrames) it returns. Nothing here imports streamlit.
+
+Sections
+--------
+* Scope and defaults: :func:`default_metrics`, :func:`default_criterion`, :func:`scoped`,
+  :func:`signature_text`.
+* Scores (disk-cached by dataset content hash + metric signature): :func:`segment_scores`,
+  :func:`system_stats`, :func:`tensors`, :func:`queen_index`, :func:`human_segment_scores`.
+* Systems page: :func:`system_table` (corpus scores, bootstrap CIs, paired significance vs a
+  baseline), :func:`rank_table`, :func:`rank_agreement`, :func:`schulze_consensus`.
+* Human-likeness (seed 000 Figure 1): :func:`figure1_table`, :func:`king_case_table`.
+* Likeness vs acceptability (seed 000 Figure 3, spec §0.6): :func:`figure3_points`,
+  :func:`metric_set_search`.
+* QUEEN vs human (seed 000 Figure 4): :func:`queen_human_points`, :func:`quadrant_thresholds`.
+* Divergence browser: :func:`signal_table`, :func:`divergence_table`, :func:`segment_detail`.
+* Judges (seed 003): :func:`rater_distributions`, :func:`rater_agreement_matrix`,
+  :func:`judges_overview`, :func:`hter_table`.
+* Learn page: :func:`lessons`.
+
+Progress callbacks: ``progress(fraction in [0, 1], text)``.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import pickle
+import warnings
+from collections import OrderedDict
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from . import __version__
+from .dataset import Dataset
+
+Progress = Callable[[float, str], None] | None
+
+DEFAULT_METRICS = ["bleu", "chrf", "ter", "meteor", "rouge-l", "nist-4", "gtm-1", "wer", "per"]
+# above this many segments the pages work on a bounded subset by default (judged segments first)
+DEFAULT_MAX_SEGMENTS = 300
+
+
+# =============================================================================================
+# Scope, defaults, signatures
+# =============================================================================================
+def available_metrics() -> list[str]:
+    from .metrics.base import metric_ids
+
+    return metric_ids()
+
+
+def default_metrics(dataset: Dataset | None = None) -> list[str]:
+    """The metrics of seed 000's experiments that are registered (BLEU, chrF, TER, METEOR,
+    ROUGE-L, NIST-4, GTM-1, WER, PER). Datasets without text get none."""
+    known = set(available_metrics())
+    if dataset is not None and (not len(dataset.outputs) or not len(dataset.references)):
+        return []
+    return [m for m in DEFAULT_METRICS if m in known]
+
+
+def default_criterion(dataset: Dataset) -> str | None:
+    """``adequacy`` when judged, else ``mqm``, else the first criterion (None without judgements)."""
+    crit = dataset.criteria
+    for c in ("adequacy", "mqm", "da"):
+        if c in crit:
+            return c
+    return crit[0] if crit else None
+
+
+def scoped(dataset: Dataset, max_segments: int | None = DEFAULT_MAX_SEGMENTS) -> Dataset:
+    """A copy of ``dataset`` restricted to at most ``max_segments`` segments, judged segments
+    first, in the original order (keeps first-load compute bounded on large sets). ``None`` or a
+    limit at least the size of the dataset returns the dataset itself."""
+    if not max_segments or dataset.n_segments <= max_segments:
+        return dataset
+    segs = dataset.seg_ids
+    judged = set(dataset.judgements["seg_id"].astype(str))
+    first = [s for s in segs if s in judged]
+    rest = [s for s in segs if s not in judged]
+    keep = set((first + rest)[:max_segments])
+    sel = lambda f: f[f["seg_id"].astype(str).isin(keep)].reset_index(drop=True)  # noqa: E731
+    extras = {k: (sel(v) if isinstance(v, pd.DataFrame) and "seg_id" in v else v)
+              for k, v in dataset.extras.items()}
+    return Dataset(dataset.name, dataset.lp, sel(dataset.segments), sel(dataset.references),
+                   sel(dataset.outputs), sel(dataset.judgements), sel(dataset.tags), extras,
+                   list(dataset.warnings))
+
+
+def metric_signature(metric_id: str) -> str:
+    from .metrics.base import get_metric
+
+    try:
+        return get_metric(metric_id).signature()
+    except Exception as exc:  # unknown or broken metric: still export something readable
+        return f"unavailable ({exc})"
+
+
+def signature_text(metric_ids: Iterable[str], extra: str = "") -> str:
+    """One line naming every metric with its signature (put into every export)."""
+    parts = [f"{m}={metric_signature(m)}" for m in metric_ids]
+    text = "metrics: " + "; ".join(parts) if parts else "metrics: none"
+    return f"{text} | evalcore-{__version__}" + (f" | {extra}" if extra else "")
+
+
+def signature_frame(metric_ids: Iterable[str]) -> pd.DataFrame:
+    return pd.DataFrame([{"metric": m, "signature": metric_signature(m)} for m in metric_ids])
+
+
+def _orientation(metric_id: str) -> float:
+    """+1 when higher is better, −1 for error rates (spec §0.1)."""
+    from .metrics.base import get_metric
+
+    try:
+        return 1.0 if get_metric(metric_id).meta.higher_is_better else -1.0
+    except KeyError:
+        return 1.0
+
+
+# =============================================================================================
+# Disk cache (keyed by content hash + metric signature + parameters)
+# =============================================================================================
+def _cache_dir() -> Path:
+    from .metrics.engine import default_cache_dir
+
+    d = Path(default_cache_dir()) / "analysis"
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def _cached(kind: str, key: Sequence, compute: Callable[[], object]):
+    text = "\n".join(str(k) for k in (kind, __version__, *key))
+    path = _cache_dir() / f"{kind}-{hashlib.sha256(text.encode()).hexdigest()[:32]}.pkl"
+    if path.exists():
+        try:
+            with open(path, "rb") as fh:
+                return pickle.load(fh)
+        except Exception:  # unreadable cache file: recompute
+            pass
+    value = compute()
+    try:
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        with open(tmp, "wb") as fh:
+            pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    return value
+
+
+def _sub(progress: Progress, lo: float, hi: float, text: str):
+    """A (done, total) callback mapped onto [lo, hi] of a (fraction, text) progress."""
+    if progress is None:
+        return None
+
+    def cb(done, total):
+        progress(lo + (hi - lo) * (done / total if total else 1.0), text)
+    return cb
+
+
+# =============================================================================================
+# Scores
+# =============================================================================================
+def segment_scores(dataset: Dataset, metric_ids: Sequence[str], include_references: bool = False,
+                   progress: Progress = None) -> pd.DataFrame:
+    """Multi-reference segment scores x(c, R_s) on each metric's own scale
+    (:func:`evalcore.metrics.engine.score_table`, level "segment"), cached on disk per metric."""
+    from .metrics.engine import score_table
+
+    frames = []
+    h = dataset.content_hash()
+    n = max(len(metric_ids), 1)
+    for i, m in enumerate(metric_ids):
+        cb = _sub(progress, i / n, (i + 1) / n, f"segment scores: {m}")
+        frames.append(_cached("segscores", (h, m, metric_signature(m), include_references),
+                              lambda m=m, cb=cb: score_table(dataset, [m], "segment",
+                                                             include_references=include_references,
+                                                             progress=cb)))
+    if progress:
+        progress(1.0, "segment scores ready")
+    if not frames:
+        return pd.DataFrame(columns=["metric", "system", "seg_id", "score"])
+    return pd.concat(frames, ignore_index=True)
+
+
+def _stats_for(dataset: Dataset, metric_id: str, include_references: bool, progress=None) -> dict:
+    """name -> (seg_ids, per-segment sufficient statistics) for every candidate, exactly the
+    segments :func:`score_table` uses at system level (output present, ≥ 1 reference)."""
+    from .metrics.base import get_metric
+    from .metrics.engine import _candidates
+
+    metric = get_metric(metric_id)
+    if not metric.meta.needs_text:
+        return {}
+    prep = getattr(metric, "prepare", None)
+    if callable(prep):
+        prep(dataset)
+    ref_t = dataset.ref_texts()
+    seg_ids = dataset.seg_ids
+    out = {}
+    cands_all = list(_candidates(dataset, include_references))
+    for k, (name, texts, use_refs) in enumerate(cands_all):
+        keep, cands, refs = [], [], []
+        for s, seg in enumerate(seg_ids):
+            if texts[s] is None:
+                continue
+            rs = [ref_t[r][s] for r in use_refs if ref_t[r][s] is not None]
+            if rs:
+                keep.append(seg)
+                cands.append(texts[s])
+                refs.append(rs)
+        if cands:
+            out[name] = (keep, np.asarray(metric.segment_stats(cands, refs), dtype=float))
+        if progress:
+            progress(k + 1, len(cands_all))
+    return out
+
+
+def system_stats(dataset: Dataset, metric_ids: Sequence[str], include_references: bool = False,
+                 progress: Progress = None) -> dict:
+    """metric -> {candidate -> (seg_ids, statistics)}; the corpus score of a candidate is
+    ``metric.score_from_stats(statistics)`` (= score_table's system level). Cached on disk."""
+    h = dataset.content_hash()
+    out = {}
+    n = max(len(metric_ids), 1)
+    for i, m in enumerate(metric_ids):
+        cb = _sub(progress, i / n, (i + 1) / n, f"corpus statistics: {m}")
+        out[m] = _cached("sysstats", (h, m, metric_signature(m), include_references),
+                         lambda m=m, cb=cb: _stats_for(dataset, m, include_references, cb))
+    return out
+
+
+def tensors(dataset: Dataset, metric_ids: Sequence[str], progress: Progress = None) -> dict:
+    """metric -> :class:`SimTensors` (the engine caches them on disk)."""
+    from .metrics.engine import similarity_tensors
+
+    out = {}
+    n = max(len(metric_ids), 1)
+    for i, m in enumerate(metric_ids):
+        out[m] = similarity_tensors(dataset, m, progress=_sub(progress, i / n, (i + 1) / n,
+                                                              f"similarities: {m}"))
+    if progress:
+        progress(1.0, "similarities ready")
+    return out
+
+
+_INDEX_CACHE: "OrderedDict[tuple, object]" = OrderedDict()
+
+
+def queen_index(dataset: Dataset, metric_ids: Sequence[str], mode: str = "auto", ties: str = "geq",
+                progress: Progress = None):
+    """A :class:`~evalcore.qarla.queen.QueenIndex` over ``metric_ids`` (kept in a small
+    in-process LRU keyed by content hash, metrics and options)."""
+    from .qarla import QueenIndex
+
+    key = (dataset.content_hash(), tuple(metric_ids), mode, ties)
+    if key in _INDEX_CACHE:
+        _INDEX_CACHE.move_to_end(key)
+        return _INDEX_CACHE[key]
+    ts = tensors(dataset, metric_ids, _stage(progress, 0.0, 0.8))
+    idx = QueenIndex({m: ts[m] for m in metric_ids}, mode=mode, ties=ties,
+                     progress=_sub(progress, 0.8, 1.0, "QUEEN comparison bits"))
+    _INDEX_CACHE[key] = idx
+    while len(_INDEX_CACHE) > 4:
+        _INDEX_CACHE.popitem(last=False)
+    return idx
+
+
+def _stage(progress: Progress, lo: float, hi: float) -> Progress:
+    if progress is None:
+        return None
+    return lambda f, text: progress(lo + (hi - lo) * f, text)
+
+
+def human_segment_scores(dataset: Dataset, criterion: str, normalisation: str = "raw",
+                         include_references: bool = True) -> pd.DataFrame:
+    """system, seg_id, score, n_ratings: ratings of ``criterion`` normalised per rater and
+    averaged per (system, segment) (spec §0.8, §5.1-5.2; :func:`evalcore.judges.human_scores`)."""
+    from .judges import human_scores
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = human_scores(dataset, criterion, normalisation, include_references=include_references)
+    out["seg_id"] = out["seg_id"].astype(str)
+    return out
+
+
+# =============================================================================================
+# Systems page
+# =============================================================================================
+def _percentile_ci(samples: np.ndarray, alpha: float) -> tuple[float, float]:
+    s = samples[np.isfinite(samples)]
+    if not len(s):
+        return float("nan"), float("nan")
+    lo, hi = np.quantile(s, [alpha / 2, 1 - alpha / 2])
+    return float(lo), float(hi)
+
+
+def _boot_counts(n: int, n_boot: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, n, size=(n_boot, n))
+
+
+def _mark(p: float, alpha: float, diff: float) -> str:
+    if not np.isfinite(p):
+        return ""
+    if p < alpha:
+        return "▲ better" if diff > 0 else "▼ worse"
+    return "≈ n.s."
+
+
+def system_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence[str] = (),
+                 baseline: str | None = None, include_references: bool = False,
+                 normalisation: str = "raw", n_boot: int = 200, test: str = "bootstrap",
+                 alpha: float = 0.05, seed: int = 12345, progress: Progress = None) -> pd.DataFrame:
+    """Corpus scores of every system (and, with ``include_references``, of every reference set
+    scored against the others) under every metric, and system-level human scores of every
+    criterion, with percentile bootstrap CIs over segments and a paired test against
+    ``baseline``.
+
+    Metric score = corpus score from summed sufficient statistics (score_table's system level).
+    CI: ``n_boot`` resamples of the candidate's segments, the score recomputed from the
+    resampled statistics (percentile interval, 1 − ``alpha``). Human score = mean over segments
+    of the per-(system, segment) score of the criterion (spec §5.2), CI by resampling segments.
+    Paired test vs the baseline on the segments both have: ``bootstrap`` = paired bootstrap
+    resampling (Koehn 2004; sacreBLEU semantics), ``ar`` = approximate randomisation
+    (Riezler & Maxwell 2005). ``mark``: ▲ better / ▼ worse (p < alpha, orientation-aware), ≈ n.s.
+
+    Columns: kind (metric|human), measure, system, is_reference, score, ci_lo, ci_hi, n_segments,
+    p_value, mark, higher_is_better. Cached on disk by content hash, signatures and parameters.
+    """
+    if test not in ("bootstrap", "ar"):
+        raise ValueError("test must be bootstrap or ar")
+    key = (dataset.content_hash(), tuple((m, metric_signature(m)) for m in metric_ids), tuple(criteria),
+           baseline, include_references, normalisation, n_boot, test, alpha, seed)
+    return _cached("systable", key, lambda: _system_table(
+        dataset, metric_ids, criteria, baseline, include_references, normalisation, n_boot, test, alpha,
+        seed, progress))
+
+
+def _system_table(dataset, metric_ids, criteria, baseline, include_references, normalisation, n_boot, test,
+                  alpha, seed, progress) -> pd.DataFrame:
+    from .metrics.base import get_metric
+    from .stats.significance import paired_approximate_randomization, paired_bootstrap
+
+    refs = set(dataset.ref_ids)
+    rows = []
+    stats = system_stats(dataset, metric_ids, include_references, _stage(progress, 0.0, 0.7))
+    n_items = max(sum(len(v) for v in stats.values()) + len(criteria), 1)
+    done = 0
+    paired = paired_bootstrap if test == "bootstrap" else paired_approximate_randomization
+    n_paired = n_boot  # resamples (bootstrap) or random swaps (approximate randomisation)
+    for m in metric_ids:
+        metric = get_metric(m)
+        hib = metric.meta.higher_is_better
+        per = stats.get(m, {})
+
+        def score_fn(summed, metric=metric):
+            return metric.score_from_stats(np.atleast_2d(summed))
+
+        base = per.get(baseline) if baseline else None
+        for name, (segs, st) in per.items():
+            score = metric.score_from_stats(st)
+            lo = hi = float("nan")
+            if n_boot and len(segs) > 1:
+                idx = _boot_counts(len(segs), n_boot, seed)
+                samples = np.array([metric.score_from_stats(st[i]) for i in idx])
+                lo, hi = _percentile_ci(samples, alpha)
+            p, mark = float("nan"), ""
+            if base is not None and name == baseline:
+                mark = "baseline"
+            elif base is not None and n_boot:
+                common = sorted(set(segs) & set(base[0]), key={s: i for i, s in enumerate(base[0])}.get)
+                if len(common) > 1:
+                    pa = {s: i for i, s in enumerate(base[0])}
+                    pb = {s: i for i, s in enumerate(segs)}
+                    a = base[1][[pa[s] for s in common]]
+                    b = st[[pb[s] for s in common]]
+                    res = paired(a, b, score_fn, n_samples=n_paired, seed=seed)
+                    p = float(res.p_value)
+                    diff = (res.score_b - res.score_a) * (1 if hib else -1)
+                    mark = _mark(p, alpha, diff)
+            rows.append({"kind": "metric", "measure": m, "system": name, "is_reference": name in refs,
+                         "score": float(score), "ci_lo": lo, "ci_hi": hi, "n_segments": len(segs),
+                         "p_value": p, "mark": mark, "higher_is_better": hib})
+            done += 1
+            if progress:
+                progress(0.7 + 0.3 * done / n_items, f"bootstrap: {m}")
+    from .stats.tables import human_systems
+
+    human_names = human_systems(dataset)
+    for crit in criteria:
+        hs = human_segment_scores(dataset, crit, normalisation, include_references=True)
+        if not include_references:
+            hs = hs[~hs["system"].isin(set(human_names))]
+        by = {s: g.set_index("seg_id")["score"] for s, g in hs.groupby("system", sort=False)}
+        base = by.get(baseline) if baseline else None
+        for name, ser in by.items():
+            vals = ser.to_numpy(float)
+            lo = hi = float("nan")
+            if n_boot and len(vals) > 1:
+                idx = _boot_counts(len(vals), n_boot, seed)
+                lo, hi = _percentile_ci(vals[idx].mean(axis=1), alpha)
+            p, mark = float("nan"), ""
+            if base is not None and name == baseline:
+                mark = "baseline"
+            elif base is not None and n_boot:
+                common = base.index.intersection(ser.index)
+                if len(common) > 1:
+                    res = paired(base.loc[common].to_numpy(float), ser.loc[common].to_numpy(float),
+                                 None, n_samples=n_paired, seed=seed)
+                    p = float(res.p_value)
+                    mark = _mark(p, alpha, res.score_b - res.score_a)
+            rows.append({"kind": "human", "measure": crit, "system": name,
+                         "is_reference": name in refs or name in human_names,
+                         "score": float(vals.mean()), "ci_lo": lo, "ci_hi": hi, "n_segments": len(vals),
+                         "p_value": p, "mark": mark, "higher_is_better": True})
+        done += 1
+        if progress:
+            progress(min(1.0, 0.7 + 0.3 * done / n_items), f"human scores: {crit}")
+    if progress:
+        progress(1.0, "system table ready")
+    cols = ["kind", "measure", "system", "is_reference", "score", "ci_lo", "ci_hi", "n_segments",
+            "p_value", "mark", "higher_is_better"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def system_wide(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per system, one column per measure (score), plus ``<measure> CI`` and mark columns."""
+    if table.empty:
+        return pd.DataFrame(columns=["system"])
+    out = table.pivot_table(index="system", columns="measure", values="score", sort=False)
+    order = list(dict.fromkeys(table["measure"]))
+    out = out.reindex(columns=order)
+    marks = table.pivot_table(index="system", columns="measure", values="mark", aggfunc="first", sort=False)
+    for m in order:
+        if m in marks and marks[m].astype(str).str.len().gt(0).any():
+            out[f"{m} vs baseline"] = marks[m].reindex(out.index)
+    out = out[[c for m in order for c in (m, f"{m} vs baseline") if c in out.columns]]
+    return out.reset_index()
+
+
+def rank_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Rank of every system (1 = best, orientation-aware, average ranks on ties) under every
+    measure of a :func:`system_table`; systems missing for a measure are NaN."""
+    if table.empty:
+        return pd.DataFrame(columns=["system"])
+    parts = {}
+    for m, g in table.groupby("measure", sort=False):
+        sign = 1.0 if bool(g["higher_is_better"].iloc[0]) else -1.0
+        s = g.set_index("system")["score"] * sign
+        parts[m] = s.rank(ascending=False, method="average")
+    out = pd.DataFrame(parts)
+    return out.reset_index().rename(columns={"index": "system"})
+
+
+def rank_agreement(table: pd.DataFrame, method: str = "kendall") -> pd.DataFrame:
+    """Kendall τ_b (or Spearman/Pearson) between the system scores of every pair of measures,
+    over the systems both score (orientation-aware: an error rate agreeing with humans gets a
+    positive value). Square frame measure × measure (NaN with fewer than 3 common systems)."""
+    from .stats.correlation import correlation
+
+    measures = list(dict.fromkeys(table["measure"]))
+    vec = {}
+    for m, g in table.groupby("measure", sort=False):
+        sign = 1.0 if bool(g["higher_is_better"].iloc[0]) else -1.0
+        vec[m] = g.set_index("system")["score"] * sign
+    mat = np.full((len(measures), len(measures)), np.nan)
+    for i, a in enumerate(measures):
+        for j, b in enumerate(measures):
+            common = vec[a].index.intersection(vec[b].index)
+            if len(common) >= 3:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    mat[i, j] = correlation(vec[a].loc[common].to_numpy(), vec[b].loc[common].to_numpy(),
+                                            method).value
+    return pd.DataFrame(mat, index=measures, columns=measures)
+
+
+def schulze_consensus(table: pd.DataFrame, measures: Sequence[str]) -> pd.DataFrame:
+    """Schulze consensus (spec §5.4, winning votes) of the system rankings of ``measures`` (each
+    measure of a :func:`system_table` is one ballot). Columns: rank, system, beats."""
+    from .judges import schulze
+
+    ballots = []
+    for m in measures:
+        g = table[table["measure"] == m]
+        if g.empty:
+            continue
+        sign = 1.0 if bool(g["higher_is_better"].iloc[0]) else -1.0
+        ballots.append(dict(zip(g["system"], -sign * g["score"].to_numpy(float))))
+    if not ballots:
+        return pd.DataFrame(columns=["rank", "system", "beats"])
+    res = schulze(ballots)
+    return _schulze_frame(res)
+
+
+def _schulze_frame(res) -> pd.DataFrame:
+    rows = []
+    for pos, group in enumerate(res.ranking, start=1):
+        for c in group:
+            rows.append({"rank": pos, "system": c, "beats": int(res.beats[c])})
+    return pd.DataFrame(rows, columns=["rank", "system", "beats"])
+
+
+def judges_consensus(dataset: Dataset, criterion: str) -> pd.DataFrame:
+    """Schulze consensus over the judges' ballots of ``criterion``: every (rater, segment) is a
+    partial ballot ranking the systems it scored (spec §5.4; seed 003 §4)."""
+    from .judges import criterion_judgements, schulze_from_judgements
+
+    j = criterion_judgements(dataset, criterion)
+    return _schulze_frame(schulze_from_judgements(j))
+
+
+# =============================================================================================
+# Human-likeness: seed 000 Figure 1 and the KING case explorer
+# =============================================================================================
+def figure1_table(dataset: Dataset, metric_ids: Sequence[str], ties: str = "geq",
+                  average: str = "micro", bootstrap: int = 0, progress: Progress = None) -> pd.DataFrame:
+    """ORANGE and KING of every metric (spec §0.2, §1.1; seed 000 §2.2, Figure 1) with the
+    random baselines (KING 1/(|A_s|+1) averaged, ORANGE 1/2), the exact shuffle baseline,
+    tie rates, optional bootstrap CIs and each metric's signature."""
+    from .qarla import orange_king
+
+    ts = tensors(dataset, metric_ids, _stage(progress, 0.0, 0.9))
+    rows = []
+    for m in metric_ids:
+        r = orange_king(ts[m], ties=ties, average=average, bootstrap=bootstrap).as_row()
+        r["signature"] = ts[m].signature
+        rows.append(r)
+    if progress:
+        progress(1.0, "ORANGE / KING ready")
+    out = pd.DataFrame(rows)
+    for c in ("orange_lo", "orange_hi", "king_lo", "king_hi"):
+        if c not in out:
+            out[c] = np.nan
+    return out
+
+
+def king_case_table(dataset: Dataset, metric_id: str, ties: str = "geq") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(cases, outputs) for the case explorer: one row per (segment, held-out reference) case
+    with its KING credit, the best output and its margin (failed cases first), and one row per
+    output of every case (which outputs beat the held-out human translation)."""
+    from .qarla import king_case_summary, king_cases
+
+    t = tensors(dataset, [metric_id])[metric_id]
+    summ = king_case_summary(t, ties=ties)
+    summ = summ.assign(failed=summ["n_beat"] > 0)
+    summ = summ.sort_values(["failed", "best_margin"], ascending=[False, False], kind="stable")
+    return summ.reset_index(drop=True), king_cases(t)
+
+
+# =============================================================================================
+# Figure 3: KING vs correlation with humans, three groups (spec §0.6)
+# =============================================================================================
+def _corr_frame(human: pd.DataFrame, scores: pd.DataFrame, method: str, level: str,
+                bootstrap: int) -> pd.DataFrame:
+    from .stats.tables import correlation_table
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # resample segments (items): with few systems, resampling systems too makes the CI meaningless
+        return correlation_table(human, scores, level=level, method=method, bootstrap=bootstrap, seed=0,
+                                 resample="items" if level == "segment" else "systems")
+
+
+def _queen_frame(qv, name: str) -> pd.DataFrame:
+    df = qv.to_frame()
+    df = df[np.isfinite(df["queen"].to_numpy(float))]
+    return pd.DataFrame({"metric": name, "system": df["system"].to_numpy(), "seg_id": df["seg_id"].astype(str),
+                         "score": df["queen"].to_numpy(float)})
+
+
+def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
+                   selected: Sequence[str] | None = None, method: str = "pearson", level: str = "segment",
+                   mode: str = "auto", normalisation: str = "raw", ties: str = "geq", average: str = "micro",
+                   bootstrap: int = 0, progress: Progress = None) -> pd.DataFrame:
+    """The points of seed 000 Figure 3 (spec §0.6): x = KING, y = correlation with the human
+    criterion, in three groups:
+
+    * ``standard metric``: KING of §1.1 (orange_king) vs corr(x(a, R_s), human);
+    * ``QUEEN of one metric``: KING of {x} (§1.3) vs corr(QUEEN_{x}(a), human);
+    * ``selected set``: KING(X) vs corr(QUEEN_X(a), human) for ``selected`` (default: the
+      greedy search's set, spec §0.5).
+
+    Correlations over the systems' (not the references') judged outputs; ``level`` segment
+    (grouping none) or system. ``bootstrap`` > 0 adds percentile CIs for KING (segments
+    resampled) and for the correlation (segments resampled at segment level, systems at
+    system level; spec §3.9). Columns: group, label, metrics, king, king_lo, king_hi, orange, corr,
+    corr_lo, corr_hi, n.
+    """
+    from .qarla import greedy_search, orange_king
+
+    refs = set(dataset.ref_ids)
+    idx = queen_index(dataset, metric_ids, mode=mode, progress=_stage(progress, 0.0, 0.5))
+    human = human_segment_scores(dataset, criterion, normalisation, include_references=False)
+    human = human[~human["system"].isin(refs)]
+    seg = segment_scores(dataset, metric_ids, progress=_stage(progress, 0.5, 0.8))
+    if selected is None:
+        selected = greedy_search(None, mode=mode, ties=ties, average=average, index=idx).chosen
+    selected = list(selected)
+    frames = [seg]
+    for m in metric_ids:
+        frames.append(_queen_frame(idx.values([m]), f"queen:{m}"))
+    set_name = "QUEEN{" + ",".join(selected) + "}"
+    frames.append(_queen_frame(idx.values(selected), set_name))
+    allscores = pd.concat(frames, ignore_index=True)
+    if progress:
+        progress(0.85, "correlations")
+    corr = _corr_frame(human, allscores, method, level, bootstrap).set_index("metric")
+    rows = []
+
+    def ci(res, key):
+        lo, hi = res.ci.get(key, (np.nan, np.nan)) if res.ci else (np.nan, np.nan)
+        return lo, hi
+
+    def crow(name):
+        if name in corr.index:
+            r = corr.loc[name]
+            return float(r["value"]), float(r["ci_low"]), float(r["ci_high"]), int(r["n"])
+        return np.nan, np.nan, np.nan, 0
+
+    ts = idx.tensors
+    for m in metric_ids:
+        ok = orange_king(ts[m], ties=ties, average=average, bootstrap=bootstrap)
+        c, clo, chi, n = crow(m)
+        klo, khi = ci(ok, "king")
+        rows.append({"group": "standard metric", "label": m, "metrics": m, "king": ok.king, "king_lo": klo,
+                     "king_hi": khi, "orange": ok.orange, "corr": c, "corr_lo": clo, "corr_hi": chi, "n": n})
+        kq = idx.king([m], ties=ties, average=average, bootstrap=bootstrap)
+        c, clo, chi, n = crow(f"queen:{m}")
+        klo, khi = ci(kq, "king")
+        rows.append({"group": "QUEEN of one metric", "label": f"QUEEN({m})", "metrics": m, "king": kq.king,
+                     "king_lo": klo, "king_hi": khi, "orange": kq.orange, "corr": c, "corr_lo": clo,
+                     "corr_hi": chi, "n": n})
+    ks = idx.king(selected, ties=ties, average=average, bootstrap=bootstrap)
+    c, clo, chi, n = crow(set_name)
+    klo, khi = ci(ks, "king")
+    rows.append({"group": "selected set", "label": set_name, "metrics": ",".join(selected), "king": ks.king,
+                 "king_lo": klo, "king_hi": khi, "orange": ks.orange, "corr": c, "corr_lo": clo,
+                 "corr_hi": chi, "n": n})
+    if progress:
+        progress(1.0, "Figure 3 ready")
+    return pd.DataFrame(rows)
+
+
+def metric_set_search(dataset: Dataset, metric_ids: Sequence[str], method: str = "greedy",
+                      mode: str = "auto", ties: str = "geq", average: str = "micro",
+                      progress: Progress = None):
+    """Greedy (spec §0.5) or exhaustive (≤ 12 metrics) KING-driven metric-set search; returns the
+    :class:`~evalcore.qarla.search.SearchResult` (chosen set, KING, ORANGE, ranking, trace)."""
+    from .qarla import exhaustive_search, greedy_search
+
+    idx = queen_index(dataset, metric_ids, mode=mode, progress=_stage(progress, 0.0, 0.4))
+    cb = _sub(progress, 0.4, 1.0, f"{method} search")
+    if method == "greedy":
+        return greedy_search(None, mode=mode, ties=ties, average=average, index=idx, progress=cb)
+    if method == "exhaustive":
+        return exhaustive_search(None, mode=mode, ties=ties, average=average, index=idx, progress=cb)
+    raise ValueError("method must be greedy or exhaustive")
+
+
+# =============================================================================================
+# Figure 4: QUEEN vs human
+# =============================================================================================
+def queen_human_points(dataset: Dataset, metric_set: Sequence[str], criterion: str, mode: str = "auto",
+                       normalisation: str = "raw", progress: Progress = None) -> pd.DataFrame:
+    """QUEEN_X (spec §1.2) of every judged (system, segment) against its human score (seed 000
+    Figure 4). Columns: system, seg_id, queen, human, n_ratings, mode."""
+    idx = queen_index(dataset, metric_set, mode=mode, progress=progress)
+    q = idx.values(list(metric_set)).to_frame()
+    q["seg_id"] = q["seg_id"].astype(str)
+    h = human_segment_scores(dataset, criterion, normalisation, include_references=False)
+    pts = q.merge(h.rename(columns={"score": "human"}), on=["system", "seg_id"], how="inner")
+    pts = pts[np.isfinite(pts["queen"].to_numpy(float)) & np.isfinite(pts["human"].to_numpy(float))]
+    return pts[["system", "seg_id", "queen", "human", "n_ratings", "mode"]].reset_index(drop=True)
+
+
+def quadrant_thresholds(dataset: Dataset, points: pd.DataFrame, criterion: str,
+                        normalisation: str = "raw") -> tuple[float, float]:
+    """Default thresholds of Figure 4's quadrant "acceptable to humans but not human-like":
+    human ≥ the first quartile of the judged references' human scores when references are
+    judged (as acceptable as three in four human translations), else the 75th percentile of the points;
+    QUEEN ≤ the median QUEEN of the points."""
+    if points.empty:
+        return float("nan"), float("nan")
+    refs = set(dataset.ref_ids)
+    h = human_segment_scores(dataset, criterion, normalisation, include_references=True)
+    hr = h[h["system"].isin(refs)]["score"]
+    h_thr = float(hr.quantile(0.25)) if len(hr) else float(points["human"].quantile(0.75))
+    q_thr = float(points["queen"].median())
+    return h_thr, q_thr
+
+
+def quadrant_table(points: pd.DataFrame, human_threshold: float, queen_threshold: float) -> pd.DataFrame:
+    """Points with human ≥ threshold and QUEEN ≤ threshold, most acceptable / least human-like first."""
+    sel = points[(points["human"] >= human_threshold) & (points["queen"] <= queen_threshold)]
+    return sel.sort_values(["queen", "human"], ascending=[True, False], kind="stable").reset_index(drop=True)
+
+
+# =============================================================================================
+# Divergence browser
+# =============================================================================================
+def signal_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence[str] = (),
+                 queen_set: Sequence[str] | None = None, normalisation: str = "raw",
+                 per_rater: bool = True, mode: str = "auto", progress: Progress = None) -> pd.DataFrame:
+    """One row per (system, seg_id) output, one column per signal:
+
+    * ``metric:<id>`` multi-reference segment score (own scale);
+    * ``human:<criterion>`` aggregated (normalised) human score;
+    * ``judge:<criterion>:<rater>`` each rater's raw score (judge vs judge);
+    * ``queen:<a,b,...>`` QUEEN of the set (spec §1.2);
+
+    plus ``tags`` (phenomenon tags joined by ", "), ``src_len`` / ``out_len`` (whitespace tokens).
+    """
+    sys_t = dataset.sys_texts()
+    seg_ids = dataset.seg_ids
+    rows_sys, rows_seg, out_len = [], [], []
+    for name, texts in sys_t.items():
+        for s, t in zip(seg_ids, texts):
+            if t is not None:
+                rows_sys.append(name)
+                rows_seg.append(s)
+                out_len.append(len(t.split()))
+    base = pd.DataFrame({"system": rows_sys, "seg_id": rows_seg, "out_len": out_len})
+    src_len = dict(zip(dataset.segments["seg_id"], dataset.segments["source"].str.split().str.len()))
+    base["src_len"] = base["seg_id"].map(src_len).fillna(0).astype(int)
+    if len(dataset.tags):
+        tg = dataset.tags.assign(seg_id=dataset.tags["seg_id"].astype(str)).groupby(
+            ["system", "seg_id"], sort=False)["tag"].agg(lambda s: ", ".join(dict.fromkeys(s)))
+        base = base.merge(tg.rename("tags").reset_index(), on=["system", "seg_id"], how="left")
+        base["tags"] = base["tags"].fillna("")
+    else:
+        base["tags"] = ""
+    key = ["system", "seg_id"]
+    if metric_ids:
+        sc = segment_scores(dataset, metric_ids, progress=_stage(progress, 0.0, 0.6))
+        wide = sc.pivot_table(index=key, columns="metric", values="score", sort=False)
+        wide.columns = [f"metric:{c}" for c in wide.columns]
+        base = base.merge(wide.reset_index(), on=key, how="left")
+    for crit in criteria:
+        h = human_segment_scores(dataset, crit, normalisation, include_references=False)
+        base = base.merge(h[key + ["score"]].rename(columns={"score": f"human:{crit}"}), on=key, how="left")
+        if per_rater:
+            from .judges import criterion_judgements
+
+            j = criterion_judgements(dataset, crit)
+            raters = list(dict.fromkeys(j["rater"]))
+            if len(raters) > 1:
+                jj = j.assign(seg_id=j["seg_id"].astype(str)).groupby(key + ["rater"], sort=False)["score"].mean()
+                jw = jj.unstack("rater")
+                jw.columns = [f"judge:{crit}:{r}" for r in jw.columns]
+                base = base.merge(jw.reset_index(), on=key, how="left")
+    if queen_set:
+        idx = queen_index(dataset, list(queen_set), mode=mode, progress=_stage(progress, 0.6, 0.95))
+        q = idx.values(list(queen_set)).to_frame()[["system", "seg_id", "queen"]]
+        q["seg_id"] = q["seg_id"].astype(str)
+        base = base.merge(q.rename(columns={"queen": "queen:" + ",".join(queen_set)}), on=key, how="left")
+    if progress:
+        progress(1.0, "signals ready")
+    return base
+
+
+def signal_columns(signals: pd.DataFrame) -> list[str]:
+    return [c for c in signals.columns if c.split(":")[0] in ("metric", "human", "judge", "queen")]
+
+
+def signal_orientation(column: str) -> float:
+    """+1 when a higher value of the signal means a better output (error-rate metrics: −1)."""
+    kind, _, rest = column.partition(":")
+    return _orientation(rest) if kind == "metric" else 1.0
+
+
+def rank_normalise(values: np.ndarray, orientation: float = 1.0) -> np.ndarray:
+    """Mid-rank percentile in [0, 1] of each finite value (higher = better after orientation);
+    NaN stays NaN. r = (rank − 1)/(n − 1) with average ranks for ties (0.5 when n = 1)."""
+    x = np.asarray(values, dtype=float) * orientation
+    out = np.full(len(x), np.nan)
+    ok = np.isfinite(x)
+    n = int(ok.sum())
+    if n == 0:
+        return out
+    if n == 1:
+        out[ok] = 0.5
+        return out
+    from scipy.stats import rankdata
+
+    out[ok] = (rankdata(x[ok], method="average") - 1.0) / (n - 1.0)
+    return out
+
+
+def divergence_table(signals: pd.DataFrame, a: str, b: str, systems: Sequence[str] | None = None,
+                     tags: Sequence[str] | None = None, length: tuple[int, int] | None = None,
+                     a_range: tuple[float, float] | None = None, b_range: tuple[float, float] | None = None,
+                     direction: str = "both") -> pd.DataFrame:
+    """(system, segment) pairs ranked by disagreement between signals ``a`` and ``b``.
+
+    Both signals are rank-normalised over the rows where both exist (:func:`rank_normalise`,
+    orientation-aware), then ``divergence`` = rank_a − rank_b (> 0: ``a`` likes the output more
+    than ``b``) and rows are sorted by |divergence| (``direction`` "a_higher" / "b_higher" keeps one
+    sign). Filters (applied before ranking): ``systems``, ``tags`` (any of them), source
+    ``length`` range (tokens), raw-value ranges of ``a`` and ``b``.
+    Columns: system, seg_id, tags, src_len, a, b, rank_a, rank_b, divergence.
+    """
+    if a not in signals or b not in signals:
+        raise KeyError(f"unknown signal {a if a not in signals else b!r}")
+    df = signals
+    mask = np.isfinite(df[a].to_numpy(float)) & np.isfinite(df[b].to_numpy(float))
+    if systems:
+        mask &= df["system"].isin(list(systems)).to_numpy()
+    if tags:
+        pat = set(tags)
+        mask &= df["tags"].map(lambda s: bool(pat.intersection(t.strip() for t in s.split(","))) if s else False).to_numpy()
+    if length is not None:
+        mask &= ((df["src_len"] >= length[0]) & (df["src_len"] <= length[1])).to_numpy()
+    if a_range is not None:
+        mask &= ((df[a] >= a_range[0]) & (df[a] <= a_range[1])).to_numpy()
+    if b_range is not None:
+        mask &= ((df[b] >= b_range[0]) & (df[b] <= b_range[1])).to_numpy()
+    sub = df.loc[mask, ["system", "seg_id", "tags", "src_len", a, b]]
+    ra = rank_normalise(sub[a].to_numpy(float), signal_orientation(a))
+    rb = rank_normalise(sub[b].to_numpy(float), signal_orientation(b))
+    out = pd.DataFrame({"system": sub["system"].to_numpy(), "seg_id": sub["seg_id"].to_numpy(),
+                        "tags": sub["tags"].to_numpy(), "src_len": sub["src_len"].to_numpy(),
+                        "a": sub[a].to_numpy(float), "b": sub[b].to_numpy(float),
+                        "rank_a": ra, "rank_b": rb, "divergence": ra - rb})
+    if direction == "a_higher":
+        out = out[out["divergence"] > 0]
+    elif direction == "b_higher":
+        out = out[out["divergence"] < 0]
+    order = np.argsort(-np.abs(out["divergence"].to_numpy()), kind="stable")
+    out = out.iloc[order].reset_index(drop=True)
+    out.attrs["a"], out.attrs["b"] = a, b
+    return out
+
+
+def ref_side_spans(cand_tokens: Sequence[str], ref_tokens: Sequence[str], max_order: int = 4) -> list[tuple[int, int]]:
+    """Half-open token spans of the reference covered by n-grams (n ≤ ``max_order``) it shares
+    with the candidate, clipped by the candidate's counts (the reference side of BLEU's
+    modified precision, Papineni et al. 2002 §2.1), merged into maximal runs."""
+    from collections import Counter
+
+    covered = set()
+    for n in range(1, max_order + 1):
+        cc = Counter(tuple(cand_tokens[i:i + n]) for i in range(len(cand_tokens) - n + 1))
+        for p in range(len(ref_tokens) - n + 1):
+            g = tuple(ref_tokens[p:p + n])
+            if cc.get(g, 0) > 0:
+                cc[g] -= 1
+                covered.update(range(p, p + n))
+    spans: list[list[int]] = []
+    for p in sorted(covered):
+        if spans and spans[-1][1] == p:
+            spans[-1][1] = p + 1
+        else:
+            spans.append([p, p + 1])
+    return [(x, y) for x, y in spans]
+
+
+_ORDER_NAMES = {1: "unigrams", 2: "bigrams", 3: "trigrams", 4: "4-grams"}
+
+
+def segment_detail(dataset: Dataset, system: str, seg_id: str, signals: pd.DataFrame | None = None,
+                   tokenize: str = "13a", max_order: int = 4) -> dict:
+    """Everything about one (system, segment) for the divergence browser:
+
+    ``source``, ``output``; ``references``: per reference id, its text, tokens and the matched
+    token spans on both sides (output tokens matched by this reference, reference tokens
+    matched by the output); ``orders``: the per-order match table of seed 001 (matched / total
+    candidate n-grams, clipped over all references, e.g. "unigrams 3/4"), with brevity penalty
+    and the average precision P of seed 001 §5.8; ``scores``: every signal of the row;
+    ``judgements``: every rating of the output; ``tags``.
+    """
+    from .metrics.engine import ngram_breakdown
+
+    seg_id = str(seg_id)
+    pos = {s: i for i, s in enumerate(dataset.seg_ids)}
+    if seg_id not in pos:
+        raise KeyError(f"unknown segment {seg_id!r}")
+    s = pos[seg_id]
+    out_text = dataset.sys_texts().get(system, [None] * len(pos))[s]
+    ref_t = dataset.ref_texts()
+    refs = [(r, ref_t[r][s]) for r in dataset.ref_ids if ref_t[r][s] is not None]
+    detail = {"system": system, "seg_id": seg_id, "source": dataset.segments["source"].iloc[s],
+              "output": out_text, "references": [], "orders": pd.DataFrame(), "summary": {}}
+    if out_text is not None and refs:
+        bd = ngram_breakdown(out_text, [t for _, t in refs], tokenize=tokenize, max_order=max_order)
+        for (rid, text), pr, rtoks in zip(refs, bd["per_reference"], bd["ref_tokens"]):
+            detail["references"].append({
+                "ref_id": rid, "text": text, "tokens": rtoks,
+                "ref_spans": ref_side_spans(bd["cand_tokens"], rtoks, max_order),
+                "cand_spans": pr["token_spans"],
+                "matched": {n: len(v) for n, v in pr["matched_spans"].items()},
+            })
+        detail["cand_tokens"] = bd["cand_tokens"]
+        detail["orders"] = pd.DataFrame([{
+            "order": _ORDER_NAMES.get(o["n"], f"{o['n']}-grams"), "matched": o["matched"], "total": o["total"],
+            "match": f"{o['matched']}/{o['total']}", "precision": o["precision"]} for o in bd["orders"]])
+        detail["summary"] = {"hyp_len": bd["hyp_len"], "ref_len": bd["ref_len"],
+                             "brevity_penalty": bd["brevity_penalty"],
+                             "average_precision": bd["average_precision"], "sentence_bleu": bd["bleu"]}
+    else:
+        detail["references"] = [{"ref_id": r, "text": t, "tokens": None, "ref_spans": [], "cand_spans": [],
+                                 "matched": {}} for r, t in refs]
+    j = dataset.judgements
+    jj = j[(j["system"] == system) & (j["seg_id"].astype(str) == seg_id)]
+    detail["judgements"] = jj[["judgement", "rater", "score"]].reset_index(drop=True)
+    tg = dataset.tags
+    detail["tags"] = tg[(tg["system"] == system) & (tg["seg_id"].astype(str) == seg_id)]["tag"].tolist()
+    if signals is not None:
+        row = signals[(signals["system"] == system) & (signals["seg_id"].astype(str) == seg_id)]
+        cols = signal_columns(signals)
+        detail["scores"] = pd.DataFrame({"signal": cols, "value": row[cols].iloc[0].to_numpy(float)}) \
+            if len(row) else pd.DataFrame(columns=["signal", "value"])
+    else:
+        detail["scores"] = pd.DataFrame(columns=["signal", "value"])
+    return detail
+
+
+# =============================================================================================
+# Judges (seed 003)
+# =============================================================================================
+def rater_distributions(dataset: Dataset, criterion: str, normalisation: str = "z") -> pd.DataFrame:
+    """Long frame rater, stage (raw | <normalisation>), score for every rating of ``criterion``
+    (spec §5.1-5.2), and the summary table in ``attrs["summary"]`` (:func:`rater_summary`)."""
+    from .judges import criterion_judgements, normalise, rater_summary
+
+    j = criterion_judgements(dataset, criterion)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        n = normalise(j, normalisation)
+    out = pd.concat([pd.DataFrame({"rater": j["rater"].to_numpy(), "stage": "raw",
+                                   "score": j["score"].to_numpy(float)}),
+                     pd.DataFrame({"rater": n["rater"].to_numpy(), "stage": normalisation,
+                                   "score": n["score"].to_numpy(float)})], ignore_index=True)
+    out.attrs["summary"] = rater_summary(j, n)
+    out.attrs["excluded"] = n.attrs.get("excluded_raters", [])
+    return out
+
+
+def rater_agreement_matrix(labels: pd.DataFrame, chance: str = "uniform") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(P(A), kappa) matrices rater × rater from pairwise labels (spec §5.3): for raters u ≠ v,
+    the share of items (criterion, segment, system pair) both labelled on which their labels
+    agree (every pairing of their judgements of the item); the diagonal is intra-rater
+    agreement over repeated judgements (NaN without repeats). P(E) by ``chance``."""
+    from .judges import chance_agreement, kappa
+
+    raters = list(dict.fromkeys(labels["rater"]))
+    item = ["judgement", "seg_id", "sys_a", "sys_b"]
+    m = labels[item + ["rater", "label", "jid"]].merge(labels[item + ["rater", "label", "jid"]], on=item,
+                                                       suffixes=("_1", "_2"))
+    m = m[m["jid_1"] != m["jid_2"]]
+    pe = chance_agreement(labels["label"], chance)
+    pa = pd.DataFrame(np.nan, index=raters, columns=raters)
+    if len(m):
+        agree = (m["label_1"] == m["label_2"]).astype(float)
+        t = agree.groupby([m["rater_1"], m["rater_2"]]).mean()
+        for (u, v), val in t.items():
+            pa.loc[u, v] = val
+    kp = pa.map(lambda x: kappa(x, pe) if np.isfinite(x) else np.nan)
+    return pa, kp
+
+
+def judges_overview(dataset: Dataset, criterion: str, chance: str = "uniform") -> dict:
+    """Agreement of the judges of ``criterion`` (seed 003 §4; spec §5.3): pairwise labels,
+    inter/intra agreement and kappa, per-rater agreement with the others, the P(A) and kappa
+    matrices, and (with ≥ 3 raters) agreement with one rater as more of the others are added."""
+    from .judges import agreement, agreement_curve, criterion_judgements, pairwise_labels, per_rater_agreement
+
+    j = criterion_judgements(dataset, criterion)
+    raters = list(dict.fromkeys(j["rater"]))
+    labels = pairwise_labels(j)
+    res = {"raters": raters, "n_ratings": len(j), "labels": labels}
+    res["inter"] = agreement(labels, "inter", chance)
+    res["intra"] = agreement(labels, "intra", chance)
+    res["per_rater"] = per_rater_agreement(labels, chance) if len(raters) > 1 else pd.DataFrame()
+    res["pa"], res["kappa"] = rater_agreement_matrix(labels, chance) if len(labels) else (pd.DataFrame(), pd.DataFrame())
+    curves = []
+    if len(raters) >= 3:
+        for r in raters:
+            c = agreement_curve(labels, [r], max_judges=len(raters) - 1, n_resamples=20, seed=0)
+            curves.append(c.assign(reference=r))
+    res["curve"] = pd.concat(curves, ignore_index=True) if curves else pd.DataFrame(
+        columns=["k", "agreement", "sd", "n_items", "reference"])
+    return res
+
+
+def hter_table(dataset: Dataset) -> pd.DataFrame:
+    """HTER (spec §5.6) of every output that has post-edits in ``extras["postedits"]`` (columns
+    system, seg_id and text or postedit; several editors allowed). Columns: system, seg_id,
+    editor, edits, length, hter. Empty without post-edits."""
+    from .judges import hter
+
+    pe = dataset.extras.get("postedits")
+    if pe is None or not len(pe):
+        return pd.DataFrame(columns=["system", "seg_id", "editor", "edits", "length", "hter"])
+    col = "postedit" if "postedit" in pe else "text"
+    pe = pe.assign(seg_id=pe["seg_id"].astype(str))
+    sys_t = dataset.sys_texts()
+    pos = {s: i for i, s in enumerate(dataset.seg_ids)}
+    rows = []
+    for name, g in pe.groupby("system", sort=False) if "system" in pe else []:
+        if name not in sys_t:
+            continue
+        groups = g.groupby("seg_id", sort=False)[col].apply(list)
+        segs = [s for s in groups.index if s in pos and sys_t[name][pos[s]] is not None]
+        if not segs:
+            continue
+        res = hter([sys_t[name][pos[s]] for s in segs], [groups[s] for s in segs])
+        res.insert(0, "seg_id", [segs[i] for i in res["seg"]])
+        res.insert(0, "system", name)
+        rows.append(res.drop(columns="seg"))
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(
+        columns=["system", "seg_id", "editor", "edits", "length", "hter"])
+
+
+# =============================================================================================
+# Learn: the seeds' lessons on live numbers
+# =============================================================================================
+def lessons(dataset: Dataset, criterion: str | None = None, progress: Progress = None) -> dict:
+    """Live numbers for the guided tour (every value computed from ``dataset``):
+
+    * ``paraphrase``: per system, mean sentence BLEU and mean human score of ``criterion``, and
+      the system ranks under both (seed 001: BLEU punishes acceptable paraphrases — e.g. an
+      output with synonyms absent from every reference — and misses meaning errors);
+    * ``orange``: ORANGE and KING of the default metrics with their baselines (seed 000 §2.3:
+      ORANGE < 0.5, systems behave as centroids);
+    * ``quadrant``: Figure 4's points under QUEEN{bleu, chrf, meteor} and the quadrant
+      "acceptable but not human-like" with its count per system;
+    * ``judges``: per-rater mean/sd before normalisation and inter-rater agreement (seed 003).
+    """
+    from .judges import criterion_judgements
+
+    criterion = criterion or default_criterion(dataset)
+    mets = default_metrics(dataset)
+    out: dict = {"criterion": criterion, "metrics": mets}
+    refs = set(dataset.ref_ids)
+    if "bleu" in mets and criterion:
+        seg = segment_scores(dataset, ["bleu"], progress=_stage(progress, 0.0, 0.2))
+        h = human_segment_scores(dataset, criterion, include_references=False)
+        h = h[~h["system"].isin(refs)]
+        both = seg.merge(h.rename(columns={"score": "human"}), on=["system", "seg_id"])
+        t = both.groupby("system", sort=False).agg(bleu=("score", "mean"), human=("human", "mean")).reset_index()
+        t["bleu_rank"] = t["bleu"].rank(ascending=False, method="min").astype(int)
+        t["human_rank"] = t["human"].rank(ascending=False, method="min").astype(int)
+        t["rank_gap"] = t["bleu_rank"] - t["human_rank"]
+        out["paraphrase"] = t.sort_values("human", ascending=False).reset_index(drop=True)
+    if mets:
+        out["orange"] = figure1_table(dataset, mets, progress=_stage(progress, 0.2, 0.7))
+        qset = [m for m in ("bleu", "chrf", "meteor") if m in mets] or mets[:1]
+        out["queen_set"] = qset
+        if criterion:
+            pts = queen_human_points(dataset, qset, criterion, progress=_stage(progress, 0.7, 0.9))
+            hthr, qthr = quadrant_thresholds(dataset, pts, criterion)
+            quad = quadrant_table(pts, hthr, qthr)
+            out["quadrant"] = {"points": pts, "human_threshold": hthr, "queen_threshold": qthr,
+                               "table": quad, "by_system": quad.groupby("system").size().sort_values(
+                                   ascending=False).rename("n").reset_index()}
+    if criterion:
+        j = criterion_judgements(dataset, criterion)
+        out["raters"] = j.groupby("rater", sort=False)["score"].agg(["mean", "std", "size"]).reset_index()
+        if j["rater"].nunique() > 1:
+            from .judges import agreement, pairwise_labels
+
+            out["agreement"] = agreement(pairwise_labels(j), "inter")
+    if progress:
+        progress(1.0, "lessons ready")
+    return out
+
+
+def format_ratio(x: float) -> str:
+    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.2f}"

@@ -1,0 +1,91 @@
+"""Safe HTML for highlighted text: the ONLY place where HTML is built from user text.
+
+Every piece of user text is escaped with :func:`html.escape` first; then the characters that
+Markdown, GitHub-flavoured Markdown or LaTeX (``$``) would interpret are replaced by numeric
+character references (CommonMark treats those as literal text), so the result can go through
+``st.markdown(..., unsafe_allow_html=True)`` and is shown literally. Only then are ``<mark>``
+and ``<span>`` tags we build ourselves added around matched token spans.
+"""
+from __future__ import annotations
+
+import html
+from typing import Sequence
+
+# characters with a meaning in Markdown / GFM / KaTeX, and line breaks
+_MD = {c: f"&#{ord(c)};" for c in "\\`*_{}[]()#+-.!|~$:^=@'\"<>&"}
+_MD["\n"] = "<br>"
+_MD["\r"] = ""
+
+MARK_STYLE = "background:#ffe28a;padding:0 1px;border-radius:2px"
+
+
+def escape(text: str | None) -> str:
+    """User text -> inert HTML: html.escape first, then every Markdown/LaTeX control
+    character as a numeric reference (shown literally by the browser)."""
+    if text is None:
+        return ""
+    s = html.escape(str(text), quote=True)
+    # html.escape produced entities (&amp; &lt; &gt; &quot; &#x27;): keep them, neutralise the rest
+    out = []
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if c == "&":
+            j = s.find(";", i)
+            out.append(s[i:j + 1])  # an entity html.escape just made
+            i = j + 1
+            continue
+        out.append(_MD.get(c, c))
+        i += 1
+    return "".join(out)
+
+
+def highlight_tokens(tokens: Sequence[str], spans: Sequence[tuple[int, int]], title: str | None = None) -> str:
+    """Tokens joined by spaces, each escaped (:func:`escape`), with ``<mark>`` around the
+    half-open token spans [start, end)."""
+    starts = {}
+    for a, b in spans:
+        if 0 <= a < b <= len(tokens):
+            starts[a] = max(b, starts.get(a, a))
+    parts = []
+    i = 0
+    while i < len(tokens):
+        if i in starts:
+            end = starts[i]
+            inner = " ".join(escape(t) for t in tokens[i:end])
+            tip = f' title="{escape(title)}"' if title else ""
+            parts.append(f'<mark style="{MARK_STYLE}"{tip}>{inner}</mark>')
+            i = end
+        else:
+            parts.append(escape(tokens[i]))
+            i += 1
+    return " ".join(parts)
+
+
+def box(label: str, body_html: str, note: str | None = None) -> str:
+    """A bordered block: an escaped ``label``, an already-safe body (from this module) and an
+    escaped note."""
+    note_html = f'<div style="color:#666;font-size:0.8em;margin-top:4px">{escape(note)}</div>' if note else ""
+    return ('<div style="border:1px solid #ddd;border-radius:6px;padding:8px 10px;margin-bottom:8px;'
+            'line-height:1.7">'
+            f'<div style="font-weight:600;font-size:0.85em;color:#444;margin-bottom:4px">{escape(label)}</div>'
+            f'<div>{body_html}</div>{note_html}</div>')
+
+
+def reference_pair_html(ref_id: str, ref_tokens: Sequence[str], ref_spans, cand_tokens: Sequence[str],
+                        cand_spans, matched: dict | None = None) -> str:
+    """One reference with the tokens it shares with the output marked, and the output with the
+    tokens this reference matches marked (n-grams up to 4, clipped counts)."""
+    note = None
+    if matched:
+        note = "matched n-grams vs this reference: " + ", ".join(f"{n}-gram {k}" for n, k in sorted(matched.items()))
+    ref_html = highlight_tokens(ref_tokens, ref_spans, title="shared with the output")
+    out_html = highlight_tokens(cand_tokens, cand_spans, title=f"matched by {ref_id}")
+    body = (f'<div>{ref_html}</div><div style="margin-top:6px;padding-top:4px;border-top:1px dashed #ddd">'
+            f'<span style="color:#666;font-size:0.8em">output vs {escape(ref_id)}: </span>{out_html}</div>')
+    return box(ref_id, body, note)
+
+
+def plain_box(label: str, text: str | None) -> str:
+    """A labelled block of escaped text (no marks)."""
+    return box(label, escape(text) if text is not None else "<em>(no text)</em>")

@@ -1,0 +1,224 @@
+"""Divergence browser: (system, segment) pairs ranked by disagreement between two signals, with
+filters, paging, and the full detail of one pair (every reference with matched n-grams)."""
+from __future__ import annotations
+
+import contextvars
+
+import pandas as pd
+import streamlit as st
+
+from evalcore import analysis as A
+from evalcore import highlight as H
+from evalcore import plots as P
+from pages.common import download_figure, download_table, ensure_shell, show_exception
+
+ensure_shell(__file__)
+st.title("Divergence browser")
+ds = st.session_state.get("dataset")
+if ds is None:
+    st.info("No dataset loaded. Choose one in the sidebar.")
+    st.stop()
+
+PAGE_SIZE = 20
+EAGER_ROWS = 5000  # larger tables are prepared for download on request (keeps reruns fast)
+SCATTER_MAX = 10000
+
+
+def progress_bar(text: str):
+    bar = st.progress(0.0, text=text)
+    ctx = contextvars.copy_context()  # the page's context, outside any cached function
+
+    def cb(f: float, t: str) -> None:
+        ctx.run(bar.progress, min(1.0, max(0.0, float(f))), text=t)
+    return bar, cb
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _scoped(_ds, h: str, n: int | None):
+    return A.scoped(_ds, n)
+
+
+def scope(ds, key: str):
+    if ds.n_segments <= A.DEFAULT_MAX_SEGMENTS:
+        return ds
+    with st.expander(f"Scope: {ds.n_segments} segments — the page uses a bounded subset by default"):
+        n = st.number_input("Use at most this many segments (judged ones first; 0 = all)", 0, ds.n_segments,
+                            A.DEFAULT_MAX_SEGMENTS, step=100, key=f"{key}_scope")
+    out = _scoped(ds, ds.content_hash(), int(n) or None)
+    st.caption(f"Using {out.n_segments} of {ds.n_segments} segments (change under *Scope*).")
+    return out
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def memo(name: str, key: tuple, _thunk):
+    """Cache a derived object by name + key (content hash and every parameter)."""
+    return _thunk()
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def signals(_ds, h, metrics, criteria, queen_set, norm, _progress=None):
+    return A.signal_table(_ds, list(metrics), list(criteria), list(queen_set), norm, progress=_progress)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def detail(_ds, h, system, seg_id, _signals, sig_key):
+    return A.segment_detail(_ds, system, seg_id, _signals)
+
+
+ds = scope(ds, "div")
+h = ds.content_hash()
+if not ds.systems:
+    st.info("The divergence browser needs system outputs with text.")
+    st.stop()
+focus = st.session_state.get("divergence_focus")
+
+known = A.available_metrics() if ds.ref_ids else []
+with st.expander("Signals", expanded=False):
+    c1, c2 = st.columns([3, 2])
+    metrics = c1.multiselect("Metrics", known, default=A.default_metrics(ds), key="div_metrics")
+    criteria = c2.multiselect("Human criteria", ds.criteria, default=ds.criteria, key="div_criteria")
+    default_set = (focus or {}).get("queen_set") or st.session_state.get("metric_set") or \
+        [m for m in ("bleu", "chrf", "meteor") if m in metrics]
+    c3, c4 = st.columns([3, 2])
+    queen_set = c3.multiselect("QUEEN of the set (needs ≥ 2 references)", known if len(ds.ref_ids) >= 2 else [],
+                               default=[m for m in default_set if m in known] if len(ds.ref_ids) >= 2 else [],
+                               key="div_queen")
+    norm = c4.selectbox("Human score normalisation", ["raw", "z", "percentile"], key="div_norm")
+
+try:
+    bar, cb = progress_bar("Collecting the signals of every output…")
+    sig = signals(ds, h, tuple(metrics), tuple(criteria), tuple(queen_set), norm, _progress=cb)
+    bar.empty()
+except Exception as exc:
+    show_exception(exc, "Could not compute the signals")
+    st.stop()
+cols = A.signal_columns(sig)
+if len(cols) < 2:
+    st.info("Two signals are needed (choose metrics and/or criteria under *Signals*).")
+    st.stop()
+sk = (h, tuple(metrics), tuple(criteria), tuple(queen_set), norm)
+
+crit0 = A.default_criterion(ds)
+default_a = "metric:bleu" if "metric:bleu" in cols else cols[0]
+default_b = f"human:{crit0}" if f"human:{crit0}" in cols else next(c for c in cols if c != default_a)
+c1, c2, c3 = st.columns([2, 2, 2])
+a = c1.selectbox("Signal a", cols, index=cols.index(default_a), key="div_a")
+b = c2.selectbox("Signal b", cols, index=cols.index(default_b), key="div_b")
+direction = c3.selectbox("Show", ["both", "a_higher", "b_higher"], key="div_dir",
+                         format_func={"both": "all disagreements", "a_higher": "a likes it more than b",
+                                      "b_higher": "b likes it more than a"}.get)
+with st.expander("Filters", expanded=False):
+    f1, f2 = st.columns(2)
+    systems = f1.multiselect("Systems (none = all)", ds.systems, key="div_systems")
+    all_tags = sorted(set(ds.tags["tag"])) if len(ds.tags) else []
+    tags = f2.multiselect("Phenomenon tags (any of; none = all)", all_tags, key="div_tags")
+    lmin, lmax = int(sig["src_len"].min()), int(sig["src_len"].max())
+    length = st.slider("Source length (tokens)", lmin, max(lmax, lmin + 1), (lmin, max(lmax, lmin + 1)),
+                       key="div_len")
+    r1, r2 = st.columns(2)
+    ranges = []
+    for col, box, label in ((a, r1, "a"), (b, r2, "b")):
+        v = sig[col].dropna()
+        vmin, vmax = (float(v.min()), float(v.max())) if len(v) else (0.0, 1.0)
+        if vmax <= vmin:
+            vmax = vmin + 1.0
+        ranges.append(box.slider(f"Range of signal {label}", vmin, vmax, (vmin, vmax), key=f"div_range_{label}_{col}"))
+if a == b:
+    st.warning("Choose two different signals.")
+    st.stop()
+
+fk = sk + (a, b, direction, tuple(systems), tuple(tags), tuple(length), tuple(ranges[0]), tuple(ranges[1]))
+div = memo("div", fk, lambda: A.divergence_table(sig, a, b, systems, tags, tuple(length), tuple(ranges[0]),
+                                                 tuple(ranges[1]), direction))
+if focus:
+    pairs = set((str(s), str(g)) for s, g in focus["pairs"])
+    keep = [(s, str(g)) in pairs for s, g in zip(div["system"], div["seg_id"])]
+    view = div[keep].reset_index(drop=True)
+    fc1, fc2 = st.columns([4, 1])
+    fc1.info(f"Showing the outputs from {H.escape(focus.get('source', 'another page'))}: "
+             f"{len(view)} of {len(pairs)} have both signals.")
+    if fc2.button("Show all outputs", key="div_clear_focus"):
+        st.session_state.pop("divergence_focus", None)
+        st.rerun()
+else:
+    view = div
+
+st.caption(f"{len(view)} output(s) ranked by |rank(a) − rank(b)| (ranks normalised to 0–1 over the filtered "
+           "outputs, error rates reversed; positive divergence: a rates the output higher than b).")
+n_pages = max(1, -(-len(view) // PAGE_SIZE))
+page = st.number_input(f"Page (of {n_pages})", 1, n_pages, 1, key="div_page")
+page_rows = view.iloc[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]
+st.dataframe(page_rows.rename(columns={"a": f"a = {a}", "b": f"b = {b}"}), hide_index=True, width="stretch",
+             column_config={"rank_a": st.column_config.NumberColumn(format="%.2f"),
+                            "rank_b": st.column_config.NumberColumn(format="%.2f"),
+                            "divergence": st.column_config.NumberColumn(format="%+.2f")})
+div_sig = A.signature_text(metrics, f"a={a}; b={b}; normalisation={norm}")
+if len(view) <= EAGER_ROWS or st.checkbox(f"Prepare the whole ranked table ({len(view):,} rows) for download",
+                                          key="div_prepare"):
+    download_table(view.rename(columns={"a": a, "b": b}), f"{ds.name}_divergence", key="div_table",
+                   signature=div_sig)
+with st.expander("Scatter of the two ranks"):
+    shown = view if len(view) <= SCATTER_MAX else pd.concat(
+        [view.head(SCATTER_MAX // 5), view.iloc[SCATTER_MAX // 5:].sample(SCATTER_MAX - SCATTER_MAX // 5, random_state=0)])
+    if len(shown) < len(view):
+        st.caption(f"Showing the {SCATTER_MAX // 5:,} most divergent outputs and a random sample of the rest "
+                   f"({len(shown):,} of {len(view):,}).")
+    sfig = memo("div_scatter", fk + (bool(focus),), lambda: P.divergence_scatter(shown, a, b))
+    st.plotly_chart(sfig, width="stretch", key="div_scatter")
+    download_figure(P.with_signature(sfig, A.signature_text(metrics, f"a={a}; b={b}")),
+                    f"{ds.name}_divergence_scatter", key="div_scatter_fig")
+
+if page_rows.empty:
+    st.stop()
+
+# ---------------------------------------------------------------- one pair in detail
+st.subheader("Inspect an output")
+labels = [f"{s} · segment {g} · divergence {d:+.2f}" for s, g, d in
+          zip(page_rows["system"], page_rows["seg_id"], page_rows["divergence"])]
+pick = st.selectbox("Output (from this page of the table)", range(len(page_rows)), format_func=lambda i: labels[i],
+                    key="div_pick")
+row = page_rows.iloc[pick]
+try:
+    d = detail(ds, h, row["system"], str(row["seg_id"]), sig, sk)
+except Exception as exc:
+    show_exception(exc, "Could not build the detail view")
+    st.stop()
+
+st.markdown(H.plain_box(f"Source (segment {d['seg_id']})", d["source"]), unsafe_allow_html=True)
+st.markdown(H.plain_box(f"Output of {d['system']}" + (f" — tags: {', '.join(d['tags'])}" if d["tags"] else ""),
+                        d["output"]), unsafe_allow_html=True)
+if d["references"]:
+    st.markdown(f"**{len(d['references'])} reference(s)** — highlighted: the n-grams (n ≤ 4) each reference "
+                "shares with the output (13a tokens), on the reference and on the output.")
+    refs = d["references"]
+    per_row = 3 if len(refs) > 2 else len(refs)
+    for start in range(0, len(refs), per_row):
+        cols_ = st.columns(per_row)
+        for col, ref in zip(cols_, refs[start:start + per_row]):
+            with col:
+                if ref["tokens"] is None:
+                    html = H.plain_box(ref["ref_id"], ref["text"])
+                else:
+                    html = H.reference_pair_html(ref["ref_id"], ref["tokens"], ref["ref_spans"], d["cand_tokens"],
+                                                 ref["cand_spans"], ref["matched"])
+                st.markdown(html, unsafe_allow_html=True)
+left, right = st.columns(2)
+with left:
+    if len(d["orders"]):
+        st.markdown("**N-gram matches over all references** (clipped, as BLEU counts them; seed 001)")
+        st.dataframe(d["orders"], hide_index=True, width="stretch",
+                     column_config={"precision": st.column_config.NumberColumn(format="%.3f")})
+        sm = d["summary"]
+        st.caption(" · ".join(f"{k.replace('_', ' ')} {v:.3f}" if isinstance(v, float) else f"{k.replace('_', ' ')} {v}"
+                              for k, v in sm.items()))
+with right:
+    st.markdown("**Every signal of this output**")
+    st.dataframe(d["scores"], hide_index=True, width="stretch",
+                 column_config={"value": st.column_config.NumberColumn(format="%.4f")})
+    if len(d["judgements"]):
+        st.markdown("**Every judgement**")
+        st.dataframe(d["judgements"], hide_index=True, width="stretch")
+pd_export = pd.concat([d["scores"].assign(kind="signal"),
+                       d["judgements"].rename(columns={"judgement": "signal", "score": "value"}).assign(kind="judgement")],
+                      ignore_index=True)
+download_table(pd_export, f"{ds.name}_detail", key="div_detail", signature=A.signature_text(metrics))

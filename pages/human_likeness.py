@@ -1,0 +1,154 @@
+"""Human-likeness: seed 000 Figure 1 (ORANGE and KING per metric with random baselines), the
+tie-mode and averaging options, and the KING case explorer."""
+from __future__ import annotations
+
+import contextvars
+
+import pandas as pd
+import streamlit as st
+
+from evalcore import analysis as A
+from evalcore import plots as P
+from evalcore.highlight import escape
+from pages.common import download_figure, download_table, ensure_shell, show_exception
+
+ensure_shell(__file__)
+st.title("Human-likeness")
+ds = st.session_state.get("dataset")
+if ds is None:
+    st.info("No dataset loaded. Choose one in the sidebar.")
+    st.stop()
+
+
+def progress_bar(text: str):
+    bar = st.progress(0.0, text=text)
+    ctx = contextvars.copy_context()  # the page's context, outside any cached function
+
+    def cb(f: float, t: str) -> None:
+        ctx.run(bar.progress, min(1.0, max(0.0, float(f))), text=t)
+    return bar, cb
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _scoped(_ds, h: str, n: int | None):
+    return A.scoped(_ds, n)
+
+
+def scope(ds, key: str):
+    if ds.n_segments <= A.DEFAULT_MAX_SEGMENTS:
+        return ds
+    with st.expander(f"Scope: {ds.n_segments} segments — the page uses a bounded subset by default"):
+        n = st.number_input("Use at most this many segments (judged ones first; 0 = all)", 0, ds.n_segments,
+                            A.DEFAULT_MAX_SEGMENTS, step=100, key=f"{key}_scope")
+    out = _scoped(ds, ds.content_hash(), int(n) or None)
+    st.caption(f"Using {out.n_segments} of {ds.n_segments} segments (change under *Scope*).")
+    return out
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def memo(name: str, key: tuple, _thunk):
+    """Cache a derived object by name + key (content hash and every parameter)."""
+    return _thunk()
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def figure1_table(_ds, h, metrics, ties, average, bootstrap, _progress=None):
+    return A.figure1_table(_ds, list(metrics), ties, average, bootstrap, progress=_progress)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def case_tables(_ds, h, metric, ties):
+    return A.king_case_table(_ds, metric, ties)
+
+
+ds = scope(ds, "hl")
+h = ds.content_hash()
+if len(ds.ref_ids) < 2 or not ds.systems:
+    st.info("Human-likeness needs system outputs and at least two reference sets with text "
+            "(each reference is held out in turn and scored against the others).")
+    st.stop()
+
+st.markdown(
+    "Each reference is held out in turn; it and every system output are scored against the **remaining** "
+    "references. **ORANGE** = probability that the held-out human translation scores at least as high as an "
+    "output; **KING** = probability that it scores at least as high as **every** output of its segment "
+    "(seed 000 §2.2). A random metric gets ORANGE 1/2 and KING 1/(|A|+1).")
+c1, c2, c3, c4 = st.columns([3, 1, 1, 1])
+metrics = c1.multiselect("Metrics", A.available_metrics(), default=A.default_metrics(ds), key="hl_metrics")
+ties = c2.selectbox("Ties", ["geq", "strict", "fractional"], key="hl_ties",
+                    help="geq: a tie counts for the reference (the seed's ≥); strict: against; fractional: half "
+                         "(KING: 1/(1+t) when t outputs tie at the top).")
+average = c3.selectbox("Averaging", ["micro", "macro"], key="hl_avg",
+                       help="micro: pool all cases; macro: average per segment first.")
+boot = c4.number_input("Bootstrap CIs", 0, 2000, 200, step=100, key="hl_boot",
+                       help="Resamples of segments for 95% CIs (0 = off).")
+if not metrics:
+    st.info("Choose at least one metric.")
+    st.stop()
+
+try:
+    bar, cb = progress_bar("Scoring every reference and output against the other references…")
+    table = figure1_table(ds, h, tuple(metrics), ties, average, int(boot), _progress=cb)
+    bar.empty()
+except Exception as exc:
+    show_exception(exc, "Could not compute ORANGE and KING")
+    st.stop()
+
+key = (h, tuple(metrics), ties, average, int(boot))
+fig = memo("fig1", key, lambda: P.figure1(table))
+st.plotly_chart(fig, width="stretch", key="hl_fig1")
+download_figure(P.with_signature(fig, A.signature_text(metrics, f"ties={ties}; average={average}")),
+                f"{ds.name}_figure1", key="hl_fig1_dl")
+below = int((table["orange"] < 0.5).sum())
+st.caption(f"{below} of {len(table)} metrics have ORANGE below 0.5: the outputs look *more* like the references "
+           "than the references look like each other (systems as centroids, seed 000 §2.3). "
+           f"Mean tie rate {table['tie_rate'].mean():.3f}.")
+show_cols = ["metric", "orange", "king", "king_random", "king_perm", "orange_random", "tie_rate", "king_tie_rate",
+             "n_cases", "orange_lin_och", "orange_lo", "orange_hi", "king_lo", "king_hi", "signature"]
+shown = table[[c for c in show_cols if c in table]]
+st.dataframe(shown, hide_index=True, width="stretch",
+             column_config={c: st.column_config.NumberColumn(format="%.3f") for c in shown.columns
+                            if c not in ("metric", "signature", "n_cases")})
+download_table(shown, f"{ds.name}_orange_king", key="hl_table",
+               signature=A.signature_text(metrics, f"ties={ties}; average={average}; bootstrap={boot}"))
+
+# ---------------------------------------------------------------- case explorer
+st.subheader("Case explorer")
+st.markdown("A **case** is one (segment, held-out reference). KING fails on a case when some output scores "
+            "above the held-out human translation.")
+e1, e2 = st.columns([1, 2])
+metric = e1.selectbox("Metric", metrics, key="hl_case_metric")
+only_failed = e2.checkbox("Only the cases KING failed", value=True, key="hl_only_failed")
+try:
+    cases, outputs = case_tables(ds, h, metric, ties)
+except Exception as exc:
+    show_exception(exc, "Could not list the cases")
+    st.stop()
+view = cases[cases["failed"]] if only_failed else cases
+st.caption(f"{int(cases['failed'].sum())} of {len(cases)} cases failed under {metric} "
+           f"(KING = {cases['king'].mean():.3f}).")
+st.dataframe(view, hide_index=True, width="stretch", height=260,
+             column_config={"king": st.column_config.NumberColumn(format="%.2f"),
+                            "orange": st.column_config.NumberColumn(format="%.2f"),
+                            "best_margin": st.column_config.NumberColumn(format="%.3f")})
+download_table(view, f"{ds.name}_king_cases_{metric}", key="hl_cases", signature=A.signature_text([metric]))
+if len(view):
+    labels = [f"segment {s} · held out {r}" for s, r in zip(view["seg_id"], view["held_out"])]
+    pick = st.selectbox("Inspect a case", range(len(view)), format_func=lambda i: labels[i], key="hl_case_pick")
+    seg, held = str(view["seg_id"].iloc[pick]), view["held_out"].iloc[pick]
+    rows = outputs[(outputs["seg_id"].astype(str) == seg) & (outputs["held_out"] == held)]
+    pos = ds.seg_ids.index(seg)
+    texts = ds.sys_texts()
+    refs = ds.ref_texts()
+    detail = rows.assign(text=[texts[s][pos] for s in rows["system"]]).sort_values("margin", ascending=False)
+    st.markdown(f"**Held-out human translation ({escape(held)})** — score against the other references: "
+                f"{float(rows['ref_score'].iloc[0]) if len(rows) else float('nan'):.3f}")
+    st.text(refs[held][pos] or "")
+    st.markdown("**Outputs of this segment** (beats = scores above the human translation)")
+    st.dataframe(detail[["system", "outcome", "sys_score", "margin", "text"]], hide_index=True, width="stretch",
+                 column_config={"sys_score": st.column_config.NumberColumn(format="%.3f"),
+                                "margin": st.column_config.NumberColumn(format="%+.3f")})
+    others = pd.DataFrame({"reference": [r for r in ds.ref_ids if r != held and refs[r][pos] is not None],
+                           "text": [refs[r][pos] for r in ds.ref_ids if r != held and refs[r][pos] is not None]})
+    with st.expander("The other references (what both were scored against)"):
+        st.dataframe(others, hide_index=True, width="stretch")

@@ -1,0 +1,129 @@
+"""Judges: per-rater distributions before/after normalisation, agreement matrix and kappa,
+per-rater agreement, agreement as judges are added, Schulze consensus, HTER (seed 003)."""
+from __future__ import annotations
+
+import streamlit as st
+
+from evalcore import analysis as A
+from evalcore import plots as P
+from evalcore.highlight import escape
+from pages.common import download_figure, download_table, ensure_shell, show_exception
+
+ensure_shell(__file__)
+st.title("Judges")
+ds = st.session_state.get("dataset")
+if ds is None:
+    st.info("No dataset loaded. Choose one in the sidebar.")
+    st.stop()
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def memo(name: str, key: tuple, _thunk):
+    """Cache a derived object by name + key (content hash and every parameter)."""
+    return _thunk()
+
+
+@st.cache_data(show_spinner="Comparing the judges…", max_entries=16)
+def overview(_ds, h, criterion, chance):
+    res = A.judges_overview(_ds, criterion, chance)
+    res.pop("labels", None)
+    return res
+
+
+h = ds.content_hash()
+if not ds.criteria:
+    st.info("This dataset has no human judgements.")
+    st.stop()
+
+c1, c2, c3 = st.columns(3)
+criterion = c1.selectbox("Criterion", ds.criteria, index=ds.criteria.index(A.default_criterion(ds)), key="jd_crit")
+norm = c2.selectbox("Normalisation shown", ["z", "percentile"], key="jd_norm",
+                    help="z: (x − rater mean)/rater sd; percentile: mid-rank among the rater's own scores (spec §5.1-5.2).")
+chance = c3.selectbox("Chance agreement P(E)", ["uniform", "empirical"], key="jd_chance",
+                      help="uniform: 1/3 (WMT07-12); empirical: from the label proportions (WMT13+).")
+
+# ---------------------------------------------------------------- distributions
+st.subheader("Score distributions per rater")
+try:
+    dist = memo("dist", (h, criterion, norm), lambda: A.rater_distributions(ds, criterion, norm))
+except Exception as exc:
+    show_exception(exc, "Could not normalise the scores")
+    st.stop()
+fig = memo("dist_fig", (h, criterion, norm), lambda: P.rater_distributions(dist, f"{criterion}: raw vs {norm}"))
+st.plotly_chart(fig, width="stretch", key="jd_dist")
+download_figure(fig, f"{ds.name}_rater_distributions", key="jd_dist_fig")
+summary = dist.attrs.get("summary")
+if summary is not None:
+    st.dataframe(summary, hide_index=True, width="stretch",
+                 column_config={c: st.column_config.NumberColumn(format="%.3f") for c in summary.columns
+                                if c not in ("judgement", "rater", "n")})
+    download_table(summary, f"{ds.name}_rater_summary_{criterion}", key="jd_summary")
+if dist.attrs.get("excluded"):
+    st.warning(f"{len(dist.attrs['excluded'])} rater(s) with constant scores cannot be z-normalised and were left out.")
+st.caption("Raters use the scale differently (some are strict, some lenient, some use only part of it); "
+           "normalising per rater removes that before scores are averaged.")
+
+# ---------------------------------------------------------------- agreement
+try:
+    ov = overview(ds, h, criterion, chance)
+except Exception as exc:
+    show_exception(exc, "Could not compute agreement")
+    st.stop()
+raters = ov["raters"]
+st.subheader("Agreement")
+if len(raters) < 2:
+    st.info(f"Only one rater ({escape(raters[0]) if raters else 'none'}) judged {escape(criterion)}: agreement needs at least two. "
+            "(Datasets that publish averaged scores, e.g. WMT MQM's 'mean', have a single pseudo-rater.)")
+else:
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("inter-rater P(A)", f"{ov['inter']['p_agree']:.3f}")
+    m2.metric("inter-rater κ", f"{ov['inter']['kappa']:.3f}")
+    intra = ov["intra"]
+    m3.metric("intra-rater P(A)", "–" if not intra["n_pairs"] else f"{intra['p_agree']:.3f}")
+    m4.metric("intra-rater κ", "–" if not intra["n_pairs"] else f"{intra['kappa']:.3f}")
+    st.caption("Pairwise labels (A better / worse / equal) implied by each rater's scores of two outputs of the same "
+               f"segment; P(A) = share of judgement pairs with the same label; κ = (P(A) − P(E))/(1 − P(E)), "
+               f"P(E) {chance} (spec §5.3). Intra-rater: repeated judgements by the same rater "
+               f"({intra['n_pairs']} pairs).")
+    left, right = st.columns(2)
+    with left:
+        pf = memo("pa_fig", (h, criterion, chance), lambda: P.heatmap(ov["pa"], "P(A) between raters (diagonal: intra)", 0, 1, "Blues"))
+        st.plotly_chart(pf, width="stretch", key="jd_pa")
+        download_figure(pf, f"{ds.name}_agreement_matrix", key="jd_pa_fig")
+    with right:
+        kf = memo("k_fig", (h, criterion, chance), lambda: P.heatmap(ov["kappa"], "κ between raters", -1, 1))
+        st.plotly_chart(kf, width="stretch", key="jd_kappa")
+        download_figure(kf, f"{ds.name}_kappa_matrix", key="jd_kappa_fig")
+    mat = ov["pa"].reset_index().rename(columns={"index": "rater"})
+    download_table(mat, f"{ds.name}_agreement_matrix_{criterion}", key="jd_pa_tab")
+    st.markdown("**Each rater's agreement with the others** (low values: a rater who clicks at random, seed 003)")
+    st.dataframe(ov["per_rater"], hide_index=True, width="stretch",
+                 column_config={"p_agree": st.column_config.NumberColumn(format="%.3f"),
+                                "kappa": st.column_config.NumberColumn(format="%.3f")})
+    download_table(ov["per_rater"], f"{ds.name}_per_rater_{criterion}", key="jd_per_rater")
+    if len(ov["curve"]):
+        st.markdown("**Agreement as judges are added** (seed 003 Fig. 1): each rater in turn is the reference; "
+                    "k of the other raters' labels are combined by majority vote.")
+        cf = memo("curve_fig", (h, criterion, chance), lambda: P.agreement_curve(ov["curve"]))
+        st.plotly_chart(cf, width="stretch", key="jd_curve")
+        download_figure(cf, f"{ds.name}_agreement_curve", key="jd_curve_fig")
+        download_table(ov["curve"], f"{ds.name}_agreement_curve_{criterion}", key="jd_curve_tab")
+
+# ---------------------------------------------------------------- consensus + HTER
+st.subheader("Consensus ranking of the judges (Schulze)")
+try:
+    cons = memo("schulze", (h, criterion), lambda: A.judges_consensus(ds, criterion))
+    st.dataframe(cons, hide_index=True, width="stretch")
+    download_table(cons, f"{ds.name}_schulze_{criterion}", key="jd_schulze")
+except Exception as exc:
+    show_exception(exc, "Could not rank the systems")
+
+st.subheader("HTER")
+ht = memo("hter", (h,), lambda: A.hter_table(ds))
+if ht.empty:
+    st.caption("No post-edits in this dataset (a `postedits_tokenized.tsv` table enables HTER, spec §5.6).")
+else:
+    agg = ht.groupby("system", sort=False)["hter"].agg(["mean", "count"]).reset_index()
+    st.dataframe(agg, hide_index=True, width="stretch")
+    st.dataframe(ht, hide_index=True, width="stretch", height=240)
+    download_table(ht, f"{ds.name}_hter", key="jd_hter")

@@ -1,0 +1,155 @@
+"""Learn: a guided tour of the seeds' lessons, every number computed live from the bundled sample."""
+from __future__ import annotations
+
+import contextvars
+
+import streamlit as st
+
+from evalcore import analysis as A
+from evalcore import highlight as H
+from evalcore import plots as P
+from pages.common import SAMPLE_KEY, download_figure, download_table, ensure_shell, load_choice, show_exception
+
+ensure_shell(__file__)
+st.title("Learn (guided tour)")
+
+
+def progress_bar(text: str):
+    bar = st.progress(0.0, text=text)
+    ctx = contextvars.copy_context()  # the page's context, outside any cached function
+
+    def cb(f: float, t: str) -> None:
+        ctx.run(bar.progress, min(1.0, max(0.0, float(f))), text=t)
+    return bar, cb
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def lessons(_ds, h, _progress=None):
+    return A.lessons(_ds, progress=_progress)
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def paraphrase_example(_ds, h, system, criterion):
+    """The output of ``system`` BLEU dislikes most relative to the humans, in detail."""
+    sig = A.signal_table(_ds, ["bleu"], [criterion], per_rater=False)
+    div = A.divergence_table(sig, "metric:bleu", f"human:{criterion}", systems=[system], direction="b_higher")
+    if div.empty:
+        return None
+    row = div.iloc[0]
+    return A.segment_detail(_ds, row["system"], row["seg_id"], sig)
+
+
+try:
+    sample = next(iter(load_choice(SAMPLE_KEY, {"name": None}).values()))
+except Exception as exc:
+    show_exception(exc, "Could not load the bundled sample")
+    st.stop()
+current = st.session_state.get("dataset")
+on_sample = current is not None and current.content_hash() == sample.content_hash()
+if not on_sample:
+    st.warning("The tour uses the bundled sample corpus. Choose “sample: teaching es-en” in the sidebar so the "
+               "linked pages show the same data.")
+ds = sample
+h = ds.content_hash()
+st.markdown(f"The sample: {ds.n_segments} Spanish sentences, **{len(ds.ref_ids)} independent human translations** "
+            f"each, **{len(ds.systems)} hand-written 'systems'** that each show one behaviour, and judgements of "
+            f"adequacy and fluency by {len(ds.raters)} raters. Every number below is computed now from that data.")
+try:
+    bar, cb = progress_bar("Computing the lessons…")
+    L = lessons(ds, h, _progress=cb)
+    bar.empty()
+except Exception as exc:
+    show_exception(exc, "Could not compute the lessons")
+    st.stop()
+crit = L["criterion"]
+
+# ---------------------------------------------------------------- 1
+st.header("1 · BLEU punishes acceptable paraphrases and misses meaning errors")
+t = L.get("paraphrase")
+if t is not None and len(t):
+    worst = t.loc[t["rank_gap"].idxmax()]
+    flatter = t.loc[t["rank_gap"].idxmin()]
+    st.markdown(
+        f"Humans rank **{H.escape(worst['system'])}** #{int(worst['human_rank'])} of {len(t)} on {crit} "
+        f"(mean {worst['human']:.2f}), but sentence BLEU ranks it #{int(worst['bleu_rank'])} "
+        f"(mean {worst['bleu']:.1f}): its words are acceptable but absent from the references. "
+        f"The other way round, **{H.escape(flatter['system'])}** is #{int(flatter['bleu_rank'])} for BLEU and only "
+        f"#{int(flatter['human_rank'])} for humans: n-gram overlap does not see the meaning error "
+        "(seed 001: BLEU failures on paraphrases and on meaning-changing edits).")
+    st.dataframe(t, hide_index=True, width="stretch",
+                 column_config={"bleu": st.column_config.NumberColumn("mean sentence BLEU", format="%.1f"),
+                                "human": st.column_config.NumberColumn(f"mean {crit}", format="%.2f")})
+    download_table(t, "learn_bleu_vs_humans", key="learn_t1", signature=A.signature_text(["bleu"]))
+    try:
+        ex = paraphrase_example(ds, h, worst["system"], crit)
+    except Exception as exc:
+        ex = None
+        show_exception(exc, "Could not build the example")
+    if ex is not None:
+        st.markdown("**The clearest case**: the output BLEU likes least relative to the humans.")
+        st.markdown(H.plain_box(f"Output of {ex['system']} (segment {ex['seg_id']})", ex["output"]),
+                    unsafe_allow_html=True)
+        c1, c2 = st.columns(2)
+        with c1:
+            for ref in ex["references"][:3]:
+                st.markdown(H.reference_pair_html(ref["ref_id"], ref["tokens"], ref["ref_spans"], ex["cand_tokens"],
+                                                  ref["cand_spans"]), unsafe_allow_html=True)
+        with c2:
+            st.dataframe(ex["orders"], hide_index=True, width="stretch")
+            st.caption(f"Average n-gram precision P = {ex['summary']['average_precision']:.3f} (seed 001 §5.8); "
+                       f"sentence BLEU {ex['summary']['sentence_bleu']:.1f}. Human judgements: "
+                       + ", ".join(f"{r.rater} {r.score:g}" for r in ex["judgements"].itertuples()
+                                   if r.judgement == crit))
+st.page_link("pages/divergence.py", label="Find more such cases in the divergence browser", icon="🔎")
+st.page_link("pages/systems.py", label="Compare all metrics and humans on the Systems page", icon="📊")
+
+# ---------------------------------------------------------------- 2
+st.header("2 · Systems are centroids: ORANGE < 0.5")
+f1 = L.get("orange")
+if f1 is not None and len(f1):
+    below = f1[f1["orange"] < 0.5]
+    st.markdown(
+        f"Hold out one human translation, score it and every system output against the other "
+        f"{len(ds.ref_ids) - 1}. For **{len(below)} of {len(f1)} metrics** the held-out human translation beats a "
+        f"system output **less than half** the time (ORANGE {f1['orange'].min():.2f}–{f1['orange'].max():.2f}; "
+        "a random metric gets 0.5). Outputs share words with *most* references; human translations differ from "
+        f"each other more. KING (the human beats *every* output) is {f1['king'].min():.2f}–{f1['king'].max():.2f}, "
+        f"close to the random {f1['king_random'].mean():.2f} (seed 000 §2.3).")
+    fig = P.figure1(f1)
+    st.plotly_chart(fig, width="stretch", key="learn_fig1")
+    download_figure(P.with_signature(fig, A.signature_text(L["metrics"])), "learn_figure1", key="learn_fig1_dl")
+st.page_link("pages/human_likeness.py", label="Explore ORANGE, KING and the failed cases", icon="👑")
+
+# ---------------------------------------------------------------- 3
+st.header("3 · Human-like is not the same as human-acceptable")
+q = L.get("quadrant")
+if q:
+    pts, quad = q["points"], q["table"]
+    by = q["by_system"]
+    top = by.iloc[0] if len(by) else None
+    st.markdown(
+        f"QUEEN{{{', '.join(L['queen_set'])}}} measures how human-like each output is. Of {len(pts)} judged outputs, "
+        f"**{len(quad)}** are as acceptable as most human translations ({crit} ≥ {q['human_threshold']:.2f}) yet "
+        f"have QUEEN ≤ {q['queen_threshold']:.2f}"
+        + (f"; **{int(top['n'])}** of them come from **{H.escape(top['system'])}**." if top is not None else ".")
+        + " High QUEEN goes with high human scores, but not the reverse (seed 000 Figure 4).")
+    fig = P.figure4(pts, q["human_threshold"], q["queen_threshold"], crit, "QUEEN{" + ",".join(L["queen_set"]) + "}")
+    st.plotly_chart(fig, width="stretch", key="learn_fig4")
+    download_figure(P.with_signature(fig, A.signature_text(L["queen_set"])), "learn_figure4", key="learn_fig4_dl")
+st.page_link("pages/queen_vs_human.py", label="Select points in Figure 4 and open them", icon="👸")
+st.page_link("pages/likeness_vs_acceptability.py", label="KING vs correlation for every metric (Figure 3)", icon="🎯")
+
+# ---------------------------------------------------------------- 4
+st.header("4 · Why several judges, and why normalise")
+r = L.get("raters")
+if r is not None and len(r):
+    lo, hi = r.loc[r["mean"].idxmin()], r.loc[r["mean"].idxmax()]
+    agree = L.get("agreement")
+    st.markdown(
+        f"The same outputs, different raters: **{H.escape(hi['rater'])}** gives {hi['mean']:.2f} on average, "
+        f"**{H.escape(lo['rater'])}** {lo['mean']:.2f} (sd {hi['std']:.2f} vs {lo['std']:.2f}). Averaging raw scores "
+        "mixes strictness with quality; per-rater z-scores or percentiles remove it (seed 003, spec §5.1-5.2)."
+        + (f" On pairwise comparisons the raters agree {agree['p_agree']:.0%} of the time (κ = {agree['kappa']:.2f}): "
+           "one judge alone is a noisy instrument." if agree else ""))
+    st.dataframe(r, hide_index=True, width="stretch")
+st.page_link("pages/judges.py", label="See distributions, agreement and kappa", icon="⚖️")

@@ -1,0 +1,158 @@
+"""Likeness vs acceptability: seed 000 Figure 3 (KING vs correlation with humans for standard
+metrics, QUEEN of single metrics and the selected set), and the metric-set search."""
+from __future__ import annotations
+
+import contextvars
+
+import streamlit as st
+
+from evalcore import analysis as A
+from evalcore import plots as P
+from pages.common import download_figure, download_table, ensure_shell, show_exception
+
+ensure_shell(__file__)
+st.title("Likeness vs acceptability")
+ds = st.session_state.get("dataset")
+if ds is None:
+    st.info("No dataset loaded. Choose one in the sidebar.")
+    st.stop()
+
+
+def progress_bar(text: str):
+    bar = st.progress(0.0, text=text)
+    ctx = contextvars.copy_context()  # the page's context, outside any cached function
+
+    def cb(f: float, t: str) -> None:
+        ctx.run(bar.progress, min(1.0, max(0.0, float(f))), text=t)
+    return bar, cb
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _scoped(_ds, h: str, n: int | None):
+    return A.scoped(_ds, n)
+
+
+def scope(ds, key: str):
+    if ds.n_segments <= A.DEFAULT_MAX_SEGMENTS:
+        return ds
+    with st.expander(f"Scope: {ds.n_segments} segments — the page uses a bounded subset by default"):
+        n = st.number_input("Use at most this many segments (judged ones first; 0 = all)", 0, ds.n_segments,
+                            A.DEFAULT_MAX_SEGMENTS, step=100, key=f"{key}_scope")
+    out = _scoped(ds, ds.content_hash(), int(n) or None)
+    st.caption(f"Using {out.n_segments} of {ds.n_segments} segments (change under *Scope*).")
+    return out
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def memo(name: str, key: tuple, _thunk):
+    """Cache a derived object by name + key (content hash and every parameter)."""
+    return _thunk()
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def search(_ds, h, metrics, method, mode, ties, average, _progress=None):
+    r = A.metric_set_search(_ds, list(metrics), method, mode, ties, average, progress=_progress)
+    return {"chosen": r.chosen, "king": r.king, "orange": r.orange, "ranking": r.ranking, "trace": r.trace}
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def points(_ds, h, metrics, criterion, selected, method, level, mode, norm, ties, average, boot, _progress=None):
+    return A.figure3_points(_ds, list(metrics), criterion, list(selected), method, level, mode, norm, ties,
+                            average, boot, progress=_progress)
+
+
+ds = scope(ds, "lva")
+h = ds.content_hash()
+if not ds.criteria or len(ds.ref_ids) < 2 or not ds.systems:
+    st.info("This page needs system outputs, at least two reference sets with text and human judgements.")
+    st.stop()
+
+st.markdown("Seed 000 Figure 3: how well a metric characterises human translations (**KING**, x) against how "
+            "well it agrees with human judgements (**correlation**, y), for standard metrics, for the QUEEN of "
+            "each single metric, and for the metric set selected by KING (spec §0.6).")
+c1, c2, c3 = st.columns([3, 1, 1])
+metrics = c1.multiselect("Metrics", A.available_metrics(), default=A.default_metrics(ds), key="lva_metrics")
+criterion = c2.selectbox("Human criterion", ds.criteria, index=ds.criteria.index(A.default_criterion(ds)),
+                         key="lva_crit")
+method = c3.selectbox("Correlation", ["pearson", "spearman", "kendall"], key="lva_method")
+c4, c5, c6, c7, c8 = st.columns(5)
+level = c4.selectbox("Level", ["segment", "system"], key="lva_level")
+norm = c5.selectbox("Normalisation", ["raw", "z", "percentile"], key="lva_norm")
+mode = c6.selectbox("QUEEN triples", ["auto", "local", "pooled"], key="lva_mode",
+                    help="local: three distinct references of the segment; pooled: reference pairs of every "
+                         "segment; auto: local where the segment has enough references (spec §0.3).")
+ties = c7.selectbox("KING ties", ["geq", "strict", "fractional"], key="lva_ties")
+boot = c8.number_input("Bootstrap CIs", 0, 1000, 100, step=50, key="lva_boot")
+average = "micro"
+if not metrics:
+    st.info("Choose at least one metric.")
+    st.stop()
+
+# ---------------------------------------------------------------- search
+st.subheader("Metric-set search")
+s1, s2 = st.columns([1, 3])
+smethod = s1.radio("Search", ["greedy", "exhaustive"], key="lva_search", horizontal=True,
+                   help="greedy: rank metrics by KING of their QUEEN, add each if the set's KING rises (seed 000 "
+                        "§3.3); exhaustive: every subset (at most 12 metrics).")
+if smethod == "exhaustive" and len(metrics) > 12:
+    st.warning("Exhaustive search is limited to 12 metrics; using greedy.")
+    smethod = "greedy"
+run_exhaustive = smethod == "exhaustive" and (
+    st.session_state.get("lva_exhaustive_ran") == (h, tuple(metrics))
+    or s2.button(f"Run exhaustive search over {2 ** len(metrics) - 1} subsets", key="lva_run"))
+if smethod == "exhaustive" and not run_exhaustive:
+    smethod = "greedy"
+    s2.caption("Showing the greedy search until the exhaustive one is run.")
+try:
+    bar, cb = progress_bar(f"{smethod} search…")
+    res = search(ds, h, tuple(metrics), smethod, mode, ties, average, _progress=cb)
+    bar.empty()
+    if smethod == "exhaustive":
+        st.session_state["lva_exhaustive_ran"] = (h, tuple(metrics))
+except Exception as exc:
+    show_exception(exc, "The search failed")
+    st.stop()
+
+chosen = res["chosen"]
+st.session_state["metric_set"] = list(chosen)
+st.markdown(f"**Selected set** ({smethod}): `{', '.join(chosen)}` — KING {res['king']:.3f}, "
+            f"ORANGE {res['orange']:.3f}. The *QUEEN vs human* page uses this set by default.")
+tr = res["trace"]
+sk = (h, tuple(metrics), smethod, mode, ties)
+if smethod == "greedy":
+    tfig = memo("trace", sk, lambda: P.search_trace(tr))
+    st.plotly_chart(tfig, width="stretch", key="lva_trace")
+    download_figure(P.with_signature(tfig, A.signature_text(metrics)), f"{ds.name}_search_trace",
+                    key="lva_trace_fig")
+with st.expander("Search trace", expanded=smethod == "exhaustive"):
+    st.dataframe(tr, hide_index=True, width="stretch")
+    download_table(tr, f"{ds.name}_search_{smethod}", key="lva_trace_tab",
+                   signature=A.signature_text(metrics, f"mode={mode}; ties={ties}"))
+
+# ---------------------------------------------------------------- Figure 3
+st.subheader("Figure 3")
+try:
+    bar, cb = progress_bar("QUEEN values and correlations…")
+    pts = points(ds, h, tuple(metrics), criterion, tuple(chosen), method, level, mode, norm, ties, average,
+                 int(boot), _progress=cb)
+    bar.empty()
+except Exception as exc:
+    show_exception(exc, "Could not compute Figure 3")
+    st.stop()
+pk = (h, tuple(metrics), criterion, tuple(chosen), method, level, mode, norm, ties, int(boot))
+fig = memo("fig3", pk, lambda: P.figure3(pts, f"{method} with {criterion} ({level} level)"))
+st.plotly_chart(fig, width="stretch", key="lva_fig3")
+download_figure(P.with_signature(fig, A.signature_text(metrics, f"criterion={criterion}; {method}; level={level}")),
+                f"{ds.name}_figure3", key="lva_fig3_dl")
+best_corr = pts.loc[pts["corr"].idxmax()] if pts["corr"].notna().any() else None
+sel = pts[pts["group"] == "selected set"].iloc[0]
+if best_corr is not None:
+    st.caption(f"Highest correlation: {best_corr['label']} ({best_corr['corr']:.3f}); the selected set: KING "
+               f"{sel['king']:.3f}, correlation {sel['corr']:.3f}. Seed 000 found that the set with the highest "
+               "KING does not have the highest correlation: human-like and human-acceptable are different goals.")
+st.dataframe(pts, hide_index=True, width="stretch",
+             column_config={c: st.column_config.NumberColumn(format="%.3f") for c in pts.columns
+                            if c not in ("group", "label", "metrics", "n")})
+download_table(pts, f"{ds.name}_figure3_points", key="lva_points",
+               signature=A.signature_text(metrics, f"criterion={criterion}; {method}; level={level}; "
+                                                   f"normalisation={norm}; QUEEN mode={mode}; ties={ties}"))

@@ -1,0 +1,168 @@
+"""QUEEN vs human: seed 000 Figure 4 — QUEEN of the selected metric set for every (system,
+segment) against its human score, the quadrant "acceptable to humans but not human-like",
+and point selection that opens the divergence browser."""
+from __future__ import annotations
+
+import contextvars
+
+import numpy as np
+import streamlit as st
+
+from evalcore import analysis as A
+from evalcore import plots as P
+from evalcore.highlight import escape
+from pages.common import download_figure, download_table, ensure_shell, show_exception
+
+ensure_shell(__file__)
+st.title("QUEEN vs human")
+ds = st.session_state.get("dataset")
+if ds is None:
+    st.info("No dataset loaded. Choose one in the sidebar.")
+    st.stop()
+
+
+def progress_bar(text: str):
+    bar = st.progress(0.0, text=text)
+    ctx = contextvars.copy_context()  # the page's context, outside any cached function
+
+    def cb(f: float, t: str) -> None:
+        ctx.run(bar.progress, min(1.0, max(0.0, float(f))), text=t)
+    return bar, cb
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _scoped(_ds, h: str, n: int | None):
+    return A.scoped(_ds, n)
+
+
+def scope(ds, key: str):
+    if ds.n_segments <= A.DEFAULT_MAX_SEGMENTS:
+        return ds
+    with st.expander(f"Scope: {ds.n_segments} segments — the page uses a bounded subset by default"):
+        n = st.number_input("Use at most this many segments (judged ones first; 0 = all)", 0, ds.n_segments,
+                            A.DEFAULT_MAX_SEGMENTS, step=100, key=f"{key}_scope")
+    out = _scoped(ds, ds.content_hash(), int(n) or None)
+    st.caption(f"Using {out.n_segments} of {ds.n_segments} segments (change under *Scope*).")
+    return out
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def memo(name: str, key: tuple, _thunk):
+    """Cache a derived object by name + key (content hash and every parameter)."""
+    return _thunk()
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def greedy_set(_ds, h, metrics, _progress=None):
+    return A.metric_set_search(_ds, list(metrics), "greedy", progress=_progress).chosen
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def fig4_points(_ds, h, metric_set, criterion, mode, norm, _progress=None):
+    pts = A.queen_human_points(_ds, list(metric_set), criterion, mode, norm, progress=_progress)
+    return pts, A.quadrant_thresholds(_ds, pts, criterion, norm)
+
+
+ds = scope(ds, "qvh")
+h = ds.content_hash()
+if not ds.criteria or len(ds.ref_ids) < 2 or not ds.systems:
+    st.info("This page needs system outputs, at least two reference sets with text and human judgements.")
+    st.stop()
+
+st.markdown("Seed 000 Figure 4: **QUEEN** (how human-like an output is: the probability that, for every metric of "
+            "the set, it is as close to a reference as two references are to each other) against the **human "
+            "score** of every judged output. High QUEEN implies high human scores, not the reverse: the shaded "
+            "quadrant holds outputs humans accept although they are unlike every reference.")
+known = A.available_metrics()
+wanted = [m for m in st.session_state.get("metric_set", []) if m in known]
+try:
+    if not wanted:
+        bar, cb = progress_bar("Selecting the metric set (greedy KING search)…")
+        wanted = greedy_set(ds, h, tuple(A.default_metrics(ds)), _progress=cb)
+        bar.empty()
+except Exception as exc:
+    show_exception(exc, "Could not select a metric set")
+    wanted = A.default_metrics(ds)[:1]
+c1, c2, c3, c4 = st.columns([3, 1, 1, 1])
+metric_set = c1.multiselect("Metric set X", known, default=wanted, key="qvh_set",
+                            help="Default: the set selected on the Likeness vs acceptability page (greedy KING).")
+criterion = c2.selectbox("Human criterion", ds.criteria, index=ds.criteria.index(A.default_criterion(ds)),
+                         key="qvh_crit")
+norm = c3.selectbox("Normalisation", ["raw", "z", "percentile"], key="qvh_norm")
+mode = c4.selectbox("QUEEN triples", ["auto", "local", "pooled"], key="qvh_mode")
+if not metric_set:
+    st.info("Choose at least one metric.")
+    st.stop()
+try:
+    bar, cb = progress_bar("QUEEN of every output…")
+    pts, (h_thr, q_thr) = fig4_points(ds, h, tuple(metric_set), criterion, mode, norm, _progress=cb)
+    bar.empty()
+except Exception as exc:
+    show_exception(exc, "Could not compute QUEEN")
+    st.stop()
+if pts.empty:
+    st.info("No judged system output has a QUEEN value (too few references?).")
+    st.stop()
+
+lo, hi = float(pts["human"].min()), float(pts["human"].max())
+t1, t2 = st.columns(2)
+h_thr = t1.slider(f"Acceptable: {escape(criterion)} ≥", lo, hi if hi > lo else lo + 1, float(np.clip(h_thr, lo, hi)),
+                  key="qvh_hthr", help="Default: the first quartile of the judged references' scores (as "
+                                       "acceptable as three in four human translations), else the 75th percentile.")
+q_thr = t2.slider("Not human-like: QUEEN ≤", 0.0, 1.0, float(np.clip(q_thr, 0, 1)), 0.01, key="qvh_qthr",
+                  help="Default: the median QUEEN of the points.")
+set_label = "QUEEN{" + ",".join(metric_set) + "}"
+fk = (h, tuple(metric_set), criterion, mode, norm, round(h_thr, 6), round(q_thr, 6))
+fig = memo("fig4", fk, lambda: P.figure4(pts, h_thr, q_thr, criterion, set_label))
+event = st.plotly_chart(fig, width="stretch", key="qvh_fig4", on_select="rerun",
+                        selection_mode=("points", "box", "lasso"))
+download_figure(P.with_signature(fig, A.signature_text(metric_set, f"criterion={criterion}; mode={mode}")),
+                f"{ds.name}_figure4", key="qvh_fig4_dl")
+
+
+def _pairs_from(event) -> list[tuple[str, str]]:
+    try:
+        points = event.selection.points
+    except AttributeError:
+        points = (event or {}).get("selection", {}).get("points", [])
+    out = []
+    for p in points or []:
+        cd = p.get("customdata")
+        if cd is None:
+            try:
+                cd = fig.data[p["curve_number"]].customdata[p["point_index"]]
+            except (KeyError, IndexError, TypeError):
+                continue
+        out.append((str(cd[0]), str(cd[1])))
+    return list(dict.fromkeys(out))
+
+
+selected = _pairs_from(event)
+if selected:
+    st.session_state["divergence_focus"] = {"pairs": selected, "source": f"{len(selected)} point(s) selected "
+                                                                         "in Figure 4", "queen_set": list(metric_set)}
+    st.switch_page("pages/divergence.py")
+st.caption("Select points (click, box or lasso) to open those outputs in the divergence browser.")
+
+quad = A.quadrant_table(pts, h_thr, q_thr)
+st.subheader(f"Acceptable to humans but not human-like: {len(quad)} of {len(pts)} outputs")
+if len(quad):
+    by = quad.groupby("system").size().sort_values(ascending=False)
+    st.caption("By system: " + ", ".join(f"{escape(s)} {n}" for s, n in by.items()))
+    texts = ds.sys_texts()
+    pos = {s: i for i, s in enumerate(ds.seg_ids)}
+    show = quad.assign(output=[texts[s][pos[g]] for s, g in zip(quad["system"], quad["seg_id"])])
+    st.dataframe(show, hide_index=True, width="stretch", height=280,
+                 column_config={"queen": st.column_config.NumberColumn(format="%.3f"),
+                                "human": st.column_config.NumberColumn(format="%.2f")})
+    download_table(show, f"{ds.name}_quadrant", key="qvh_quad",
+                   signature=A.signature_text(metric_set, f"criterion={criterion}; human>={h_thr:.3f}; "
+                                                          f"QUEEN<={q_thr:.3f}; mode={mode}"))
+    if st.button("Open these outputs in the divergence browser", key="qvh_open_quad"):
+        st.session_state["divergence_focus"] = {
+            "pairs": list(zip(quad["system"], quad["seg_id"].astype(str))),
+            "source": "the quadrant of Figure 4", "queen_set": list(metric_set)}
+        st.switch_page("pages/divergence.py")
+with st.expander("All points"):
+    st.dataframe(pts, hide_index=True, width="stretch")
+    download_table(pts, f"{ds.name}_figure4_points", key="qvh_points", signature=A.signature_text(metric_set))

@@ -1,0 +1,155 @@
+"""Systems: corpus scores with bootstrap CIs, paired significance vs a baseline, bar chart,
+rank agreement between metrics and humans, Schulze consensus of metrics and of judges."""
+from __future__ import annotations
+
+import contextvars
+
+import streamlit as st
+
+from evalcore import analysis as A
+from evalcore import plots as P
+from evalcore.highlight import escape
+from pages.common import download_figure, download_table, ensure_shell, show_exception
+
+ensure_shell(__file__)
+st.title("Systems")
+ds = st.session_state.get("dataset")
+if ds is None:
+    st.info("No dataset loaded. Choose one in the sidebar.")
+    st.stop()
+
+
+def progress_bar(text: str):
+    """A progress bar and its (fraction, text) callback. The callback runs outside the cached
+    function's replay context, so st.cache_data does not record the bar."""
+    bar = st.progress(0.0, text=text)
+    ctx = contextvars.copy_context()  # the page's context, outside any cached function
+
+    def cb(f: float, t: str) -> None:
+        ctx.run(bar.progress, min(1.0, max(0.0, float(f))), text=t)
+    return bar, cb
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _scoped(_ds, h: str, n: int | None):
+    return A.scoped(_ds, n)
+
+
+def scope(ds, key: str):
+    if ds.n_segments <= A.DEFAULT_MAX_SEGMENTS:
+        return ds
+    with st.expander(f"Scope: {ds.n_segments} segments — the page uses a bounded subset by default"):
+        n = st.number_input("Use at most this many segments (judged ones first; 0 = all)", 0, ds.n_segments,
+                            A.DEFAULT_MAX_SEGMENTS, step=100, key=f"{key}_scope")
+    out = _scoped(ds, ds.content_hash(), int(n) or None)
+    st.caption(f"Using {out.n_segments} of {ds.n_segments} segments (change under *Scope*).")
+    return out
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def system_table(_ds, h, metrics, criteria, baseline, include_refs, norm, n_boot, test, _progress=None):
+    return A.system_table(_ds, list(metrics), list(criteria), baseline, include_refs, norm, n_boot, test,
+                          progress=_progress)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def memo(name: str, key: tuple, _thunk):
+    """Cache anything derived (figures, small tables) by a name and a key that includes the
+    dataset's content hash and every parameter; ``_thunk`` computes it (not hashed)."""
+    return _thunk()
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def judges_consensus(_ds, h, criterion):
+    return A.judges_consensus(_ds, criterion)
+
+
+ds = scope(ds, "systems")
+h = ds.content_hash()
+all_metrics = A.available_metrics() if ds.systems and ds.ref_ids else []
+c1, c2, c3 = st.columns([3, 2, 2])
+metrics = c1.multiselect("Metrics", all_metrics, default=A.default_metrics(ds), key="sys_metrics")
+criteria = c2.multiselect("Human criteria", ds.criteria, default=ds.criteria, key="sys_criteria")
+candidates = list(dict.fromkeys(ds.systems + [s for s in ds.judged if s not in ds.ref_ids]))
+baseline = c3.selectbox("Baseline for the paired test", ["(none)"] + candidates,
+                        index=1 if candidates else 0, key="sys_baseline")
+c4, c5, c6, c7 = st.columns(4)
+include_refs = c4.checkbox("Include human translations", value=False, key="sys_refs",
+                           help="Every reference set scored against the other references (and judged "
+                                "references with their human scores).")
+norm = c5.selectbox("Human score normalisation", ["raw", "z", "percentile"], key="sys_norm")
+test = c6.selectbox("Paired test", ["bootstrap", "ar"], key="sys_test",
+                    format_func={"bootstrap": "paired bootstrap", "ar": "approximate randomisation"}.get)
+n_boot = c7.number_input("Bootstrap resamples (0 = no CIs)", 0, 2000, 200, step=100, key="sys_boot")
+
+if not metrics and not criteria:
+    st.info("Choose at least one metric or criterion.")
+    st.stop()
+
+sig = A.signature_text(metrics, f"CI: {n_boot} bootstrap resamples of segments; test: {test}")
+try:
+    bar, cb = progress_bar("Scoring systems…")
+    table = system_table(ds, h, tuple(metrics), tuple(criteria), None if baseline == "(none)" else baseline,
+                         include_refs, norm, int(n_boot), test, _progress=cb)
+    bar.empty()
+except Exception as exc:
+    show_exception(exc, "Could not score the systems")
+    st.stop()
+
+st.subheader("Scores")
+st.caption("Metric scores are corpus scores (summed sufficient statistics, sacreBLEU scale for BLEU/chrF/TER; "
+           "TER, WER and PER: lower is better). Human scores: mean over segments. "
+           f"Marks: paired {test} test against **{escape(baseline)}** at p < 0.05 (▲ better, ▼ worse, ≈ not significant).")
+key = (h, tuple(metrics), tuple(criteria), baseline, include_refs, norm, int(n_boot), test)
+wide = memo("wide", key, lambda: A.system_wide(table))
+st.dataframe(wide, hide_index=True, width="stretch",
+             column_config={c: st.column_config.NumberColumn(format="%.3f") for c in wide.columns
+                            if c not in ("system",) and not c.endswith("vs baseline")})
+download_table(table, f"{ds.name}_systems", key="sys_table", signature=sig)
+
+st.subheader("Bar chart")
+fig = memo("bars", key, lambda: P.system_bars(table))
+st.plotly_chart(fig, width="stretch", key="sys_bars")
+download_figure(P.with_signature(fig, sig), f"{ds.name}_system_bars", key="sys_bars_fig")
+
+st.subheader("Rank agreement")
+ranks = memo("ranks", key, lambda: A.rank_table(table))
+left, right = st.columns([3, 2])
+with left:
+    method = st.selectbox("Agreement between rankings", ["kendall", "spearman", "pearson"], key="sys_rank_method",
+                          format_func={"kendall": "Kendall τ_b", "spearman": "Spearman ρ", "pearson": "Pearson r"}.get)
+    agree = memo("agree", key + (method,), lambda: A.rank_agreement(table, method))
+    hfig = memo("agree_fig", key + (method,), lambda: P.heatmap(
+        agree, f"{method} between the system rankings (orientation-aware)", -1, 1))
+    st.plotly_chart(hfig, width="stretch", key="sys_rank_heat")
+    download_figure(P.with_signature(hfig, sig), f"{ds.name}_rank_agreement", key="sys_rank_fig")
+    download_table(agree.reset_index().rename(columns={"index": "measure"}), f"{ds.name}_rank_agreement",
+                   key="sys_rank_tab", signature=sig)
+with right:
+    st.markdown("**Rank of every system** (1 = best)")
+    st.dataframe(ranks, hide_index=True, width="stretch")
+    download_table(ranks, f"{ds.name}_ranks", key="sys_ranks", signature=sig)
+
+st.subheader("Consensus rankings (Schulze)")
+cc1, cc2 = st.columns(2)
+with cc1:
+    st.markdown("**Of all chosen metrics** (each metric's ranking is one ballot)")
+    cons = memo("schulze", key, lambda: A.schulze_consensus(table, metrics))
+    st.dataframe(cons, hide_index=True, width="stretch")
+    download_table(cons, f"{ds.name}_schulze_metrics", key="sys_sch_m", signature=sig)
+with cc2:
+    if ds.criteria:
+        crit = st.selectbox("Of all judges of", ds.criteria, key="sys_sch_crit",
+                            index=ds.criteria.index(A.default_criterion(ds)))
+        st.caption("Every (rater, segment) is a partial ballot ranking the systems it scored (seed 003).")
+        try:
+            jc = judges_consensus(ds, h, crit)
+            st.dataframe(jc, hide_index=True, width="stretch")
+            download_table(jc, f"{ds.name}_schulze_judges_{crit}", key="sys_sch_j")
+        except Exception as exc:
+            show_exception(exc, "Could not rank by the judges")
+    else:
+        st.info("No human judgements in this dataset.")
+
+with st.expander("Metric signatures"):
+    st.dataframe(A.signature_frame(metrics), hide_index=True, width="stretch")
