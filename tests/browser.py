@@ -84,11 +84,16 @@ def browser_page(exe: str, height: int = 2400):
             browser.close()
 
 
-def wait_for_app(page, timeout_ms: int = 60000) -> None:
-    """Wait until Streamlit finished running the script (no 'running' indicator)."""
+def wait_for_app(page, timeout_ms: int = 120000) -> None:
+    """Wait until Streamlit finished running the script: no 'running' indicator and no
+    progress bar, checked twice a second apart (a run may start just after the first check)."""
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout_ms)
-    page.wait_for_function(
-        """() => !document.querySelector('[data-testid="stStatusWidget"]')""", timeout=timeout_ms)
+    idle = """() => !document.querySelector('[data-testid="stStatusWidget"]')
+                    && !document.querySelector('[data-testid="stProgress"]')
+                    && !document.querySelector('[data-testid="stSpinner"]')"""
+    for _ in range(2):
+        page.wait_for_timeout(1000)
+        page.wait_for_function(idle, timeout=timeout_ms)
 
 
 def screenshot(page, name: str) -> Path:

@@ -21,6 +21,8 @@ PAGES = [
     ("learn", "Learn (guided tour)"),
 ]
 
+FIGURE_PAGES = {"data", "systems", "human_likeness", "likeness_vs_acceptability", "queen_vs_human", "judges"}
+
 
 @pytest.fixture(scope="module")
 def app_url(tmp_path_factory):
@@ -55,8 +57,8 @@ def test_page_screenshot(app_url, slug, title):
         page.goto(f"{app_url}/{_url_path(slug)}")
         wait_for_app(page)
         page.wait_for_selector("h1", timeout=60000)
-        if page.locator('[data-testid="stPlotlyChart"]').count():
-            page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg', timeout=60000)
+        if slug in FIGURE_PAGES:  # the seed's figures must actually be drawn
+            page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg', timeout=120000)
         page.wait_for_timeout(1500)
         path = screenshot(page, f"page_{slug}")
         assert path.stat().st_size > 10_000
