@@ -113,22 +113,30 @@ def latex_table(df: pd.DataFrame) -> str:
 
 
 def download_table(df: pd.DataFrame, name: str, key: str | None = None, signature: str | None = None) -> None:
-    """CSV and LaTeX downloads of a table (with the metric signatures as a comment line)."""
+    """CSV and LaTeX downloads of a table (with the metric signatures as a comment line).
+
+    The files are built only when a button is clicked (deferred ``data`` callables), so large
+    tables cost nothing on reruns."""
     c1, c2 = st.columns(2)
-    csv = df.to_csv(index=False)
-    if signature:
-        csv = f"# {signature}\n" + csv
-    c1.download_button("⬇ CSV", csv.encode("utf-8"), f"{name}.csv", "text/csv", key=f"csv-{key or name}")
-    tex = latex_table(df)
-    if signature:
-        tex = f"% {signature}\n" + tex
-    c2.download_button("⬇ LaTeX", tex.encode("utf-8"), f"{name}.tex", "text/x-tex", key=f"tex-{key or name}")
+
+    def csv() -> bytes:
+        text = df.to_csv(index=False)
+        return ((f"# {signature}\n" if signature else "") + text).encode("utf-8")
+
+    def tex() -> bytes:
+        return ((f"% {signature}\n" if signature else "") + latex_table(df)).encode("utf-8")
+
+    c1.download_button("⬇ CSV", csv, f"{name}.csv", "text/csv", key=f"csv-{key or name}", on_click="ignore")
+    c2.download_button("⬇ LaTeX", tex, f"{name}.tex", "text/x-tex", key=f"tex-{key or name}", on_click="ignore")
 
 
 def download_figure(fig, name: str, key: str | None = None) -> None:
     """Interactive HTML download of a figure. PNG: use the camera button in the figure's toolbar
     (static export through kaleido needs a browser download, which is not possible offline)."""
-    buf = io.StringIO()
-    fig.write_html(buf, include_plotlyjs=True, full_html=True)
-    st.download_button("⬇ Figure (HTML)", buf.getvalue().encode("utf-8"), f"{name}.html", "text/html",
-                       key=f"fig-{key or name}", help="PNG: use the camera icon in the figure's toolbar")
+    def html() -> bytes:  # built on click only: the file embeds plotly.js (works offline)
+        buf = io.StringIO()
+        fig.write_html(buf, include_plotlyjs=True, full_html=True)
+        return buf.getvalue().encode("utf-8")
+
+    st.download_button("⬇ Figure (HTML)", html, f"{name}.html", "text/html", key=f"fig-{key or name}",
+                       on_click="ignore", help="PNG: use the camera icon in the figure's toolbar")

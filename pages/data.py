@@ -27,6 +27,16 @@ def segment_scores(ds_hash: str, _ds, metrics: tuple, seg_id: str):
     return wide[["system", "kind"] + [m for m in metrics if m in wide]]
 
 
+@st.cache_data(show_spinner=False, max_entries=8)
+def _wide(ds_hash: str, _ds):
+    return _ds.wide_table()
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _lengths(ds_hash: str, _ds):
+    return _ds.length_table()
+
+
 def metric_signatures(metrics: tuple) -> str:
     from evalcore.metrics import get_metric
 
@@ -127,14 +137,14 @@ with tab_overview:
         counts = ds.judgement_counts()
         st.dataframe(counts, hide_index=True, width="stretch")
         download_table(counts, "judgement_counts")
-    lengths = ds.length_table()
+    lengths = _lengths(ds.content_hash(), ds)
     fig = length_histogram(lengths)
     st.plotly_chart(fig, width="stretch", key="length_hist")
     download_figure(fig, "lengths")
 
 # ---------------------------------------------------------------- segments
 with tab_segments:
-    wide = ds.wide_table()
+    wide = _wide(ds.content_hash(), ds)
     query = st.text_input("Search (any text column; case-insensitive)", key="seg_query")
     if query:
         mask = wide.astype(str).apply(lambda col: col.str.contains(query, case=False, regex=False)).any(axis=1)
