@@ -47,10 +47,30 @@ DEFAULT_MAX_SEGMENTS = 300
 # =============================================================================================
 # Scope, defaults, signatures
 # =============================================================================================
-def available_metrics() -> list[str]:
-    from .metrics.base import metric_ids
+_SYNTAX_STATUS: dict[str, tuple[bool, str]] = {}
 
-    return metric_ids()
+
+def syntax_status(dataset: Dataset) -> tuple[bool, str]:
+    """(available, reason) of the syntactic metrics on this dataset (issue 8: never silently
+    zero), memoised by content hash."""
+    key = dataset.content_hash()
+    if key not in _SYNTAX_STATUS:
+        from .syntax import availability
+
+        _SYNTAX_STATUS[key] = availability(dataset)
+    return _SYNTAX_STATUS[key]
+
+
+def available_metrics(dataset: Dataset | None = None) -> list[str]:
+    """Registered metric ids; with a dataset, the syntactic ones only when they can be
+    computed on it (see :func:`syntax_status` for the reason when not)."""
+    from .metrics.base import metric_ids
+    from .syntax import is_syntactic
+
+    ids = metric_ids()
+    if dataset is not None and not syntax_status(dataset)[0]:
+        ids = [m for m in ids if not is_syntactic(m)]
+    return ids
 
 
 def default_metrics(dataset: Dataset | None = None) -> list[str]:

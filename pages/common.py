@@ -77,6 +77,16 @@ def sidebar_dataset() -> Dataset | None:
     return ds
 
 
+def syntax_note(ds: Dataset) -> None:
+    """Say why the syntactic metrics are missing from the metric lists, when they are."""
+    from evalcore.analysis import syntax_status
+
+    ok, reason = syntax_status(ds)
+    if not ok:
+        st.caption(f"Syntactic metrics (TREE, GRAM, LEVEL, shallow syntax) are unavailable: {reason}. "
+                   "Upload CoNLL-U parses to use them.")
+
+
 def show_exception(exc: BaseException, what: str = "Something went wrong") -> None:
     """A readable error instead of a raw traceback (details folded away)."""
     st.error(f"{what}: {exc}")

@@ -8,7 +8,7 @@ from evalcore.dataset import Dataset
 from evalcore.io import FileSource, load_collection
 from evalcore.plots import length_histogram
 from evalcore.problems import DataError
-from pages.common import download_figure, download_table, show_exception, show_report
+from pages.common import syntax_note, download_figure, download_table, show_exception, show_report
 
 
 
@@ -157,13 +157,14 @@ with tab_segments:
     download_table(wide, f"{ds.name}_{ds.lp}_segments", key="segments")
 
     st.markdown("**Scores of one segment**")
-    from evalcore.metrics import metric_ids as _metric_ids
-
     c1, c2 = st.columns([1, 3])
     seg = c1.selectbox("Segment", ds.seg_ids, key="score_seg")
-    available = [m for m in _metric_ids() if not m.startswith(("tree", "gram", "level", "sp-", "learned:"))]
+    from evalcore.analysis import available_metrics
+
+    available = available_metrics(ds)
     default = [m for m in ("bleu", "chrf", "ter", "meteor", "rouge-l") if m in available]
     chosen = c2.multiselect("Metrics", available, default=default, key="score_metrics")
+    syntax_note(ds)
     if chosen:
         try:
             table = segment_scores(ds.content_hash(), ds, tuple(chosen), seg)

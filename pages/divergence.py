@@ -10,7 +10,7 @@ import streamlit as st
 from evalcore import analysis as A
 from evalcore import highlight as H
 from evalcore import plots as P
-from pages.common import download_figure, download_table, ensure_shell, show_exception
+from pages.common import syntax_note, download_figure, download_table, ensure_shell, show_exception
 
 ensure_shell(__file__)
 st.title("Divergence browser")
@@ -72,7 +72,8 @@ if not ds.systems:
     st.stop()
 focus = st.session_state.get("divergence_focus")
 
-known = A.available_metrics() if ds.ref_ids else []
+known = A.available_metrics(ds) if ds.ref_ids else []
+syntax_note(ds)
 with st.expander("Signals", expanded=False):
     c1, c2 = st.columns([3, 2])
     metrics = c1.multiselect("Metrics", known, default=A.default_metrics(ds), key="div_metrics")

@@ -10,7 +10,7 @@ import streamlit as st
 from evalcore import analysis as A
 from evalcore import plots as P
 from evalcore.highlight import escape
-from pages.common import download_figure, download_table, ensure_shell, show_exception
+from pages.common import syntax_note, download_figure, download_table, ensure_shell, show_exception
 
 ensure_shell(__file__)
 st.title("Human-likeness")
@@ -74,7 +74,8 @@ st.markdown(
     "output; **KING** = probability that it scores at least as high as **every** output of its segment "
     "(seed 000 §2.2). A random metric gets ORANGE 1/2 and KING 1/(|A|+1).")
 c1, c2, c3, c4 = st.columns([3, 1, 1, 1])
-metrics = c1.multiselect("Metrics", A.available_metrics(), default=A.default_metrics(ds), key="hl_metrics")
+metrics = c1.multiselect("Metrics", A.available_metrics(ds), default=A.default_metrics(ds), key="hl_metrics")
+syntax_note(ds)
 ties = c2.selectbox("Ties", ["geq", "strict", "fractional"], key="hl_ties",
                     help="geq: a tie counts for the reference (the seed's ≥); strict: against; fractional: half "
                          "(KING: 1/(1+t) when t outputs tie at the top).")

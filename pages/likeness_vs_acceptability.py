@@ -8,7 +8,7 @@ import streamlit as st
 
 from evalcore import analysis as A
 from evalcore import plots as P
-from pages.common import download_figure, download_table, ensure_shell, show_exception
+from pages.common import syntax_note, download_figure, download_table, ensure_shell, show_exception
 
 ensure_shell(__file__)
 st.title("Likeness vs acceptability")
@@ -71,7 +71,8 @@ st.markdown("Seed 000 Figure 3: how well a metric characterises human translatio
             "well it agrees with human judgements (**correlation**, y), for standard metrics, for the QUEEN of "
             "each single metric, and for the metric set selected by KING (spec §0.6).")
 c1, c2, c3 = st.columns([3, 1, 1])
-metrics = c1.multiselect("Metrics", A.available_metrics(), default=A.default_metrics(ds), key="lva_metrics")
+metrics = c1.multiselect("Metrics", A.available_metrics(ds), default=A.default_metrics(ds), key="lva_metrics")
+syntax_note(ds)
 criterion = c2.selectbox("Human criterion", ds.criteria, index=ds.criteria.index(A.default_criterion(ds)),
                          key="lva_crit")
 method = c3.selectbox("Correlation", ["pearson", "spearman", "kendall"], key="lva_method")

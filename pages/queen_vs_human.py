@@ -11,7 +11,7 @@ import streamlit as st
 from evalcore import analysis as A
 from evalcore import plots as P
 from evalcore.highlight import escape
-from pages.common import download_figure, download_table, ensure_shell, show_exception
+from pages.common import syntax_note, download_figure, download_table, ensure_shell, show_exception
 
 ensure_shell(__file__)
 st.title("QUEEN vs human")
@@ -73,7 +73,8 @@ st.markdown("Seed 000 Figure 4: **QUEEN** (how human-like an output is: the prob
             "the set, it is as close to a reference as two references are to each other) against the **human "
             "score** of every judged output. High QUEEN implies high human scores, not the reverse: the shaded "
             "quadrant holds outputs humans accept although they are unlike every reference.")
-known = A.available_metrics()
+known = A.available_metrics(ds)
+syntax_note(ds)
 wanted = [m for m in st.session_state.get("metric_set", []) if m in known]
 try:
     if not wanted:

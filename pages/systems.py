@@ -9,7 +9,7 @@ import streamlit as st
 from evalcore import analysis as A
 from evalcore import plots as P
 from evalcore.highlight import escape
-from pages.common import download_figure, download_table, ensure_shell, show_exception
+from pages.common import syntax_note, download_figure, download_table, ensure_shell, show_exception
 
 ensure_shell(__file__)
 st.title("Systems")
@@ -66,7 +66,8 @@ def judges_consensus(_ds, h, criterion):
 
 ds = scope(ds, "systems")
 h = ds.content_hash()
-all_metrics = A.available_metrics() if ds.systems and ds.ref_ids else []
+all_metrics = A.available_metrics(ds) if ds.systems and ds.ref_ids else []
+syntax_note(ds)
 c1, c2, c3 = st.columns([3, 2, 2])
 metrics = c1.multiselect("Metrics", all_metrics, default=A.default_metrics(ds), key="sys_metrics")
 criteria = c2.multiselect("Human criteria", ds.criteria, default=ds.criteria, key="sys_criteria")

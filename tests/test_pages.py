@@ -166,3 +166,21 @@ def test_pages_on_wmt21_en_de(tmp_path, monkeypatch):
         if page == "systems":
             wide = _frame(at, "mqm")
             assert "bleu" in wide.columns
+
+
+def test_syntactic_metrics_listed_or_reason_given(tmp_path):
+    """Issue 8: the syntactic families appear in the metric lists when they can be computed,
+    and otherwise the page says why (never silently zero)."""
+    from conftest import SAMPLE
+    from evalcore import analysis
+    from evalcore.io import load_dataset
+    from evalcore.syntax import availability
+
+    ds = load_dataset(SAMPLE)
+    ok, _ = availability(ds)
+    ids = analysis.available_metrics(ds)
+    assert ("tree" in ids and "gram-noun" in ids and "level-3" in ids) == ok
+    de = ds.__class__("x", "es-de", ds.segments, ds.references, ds.outputs)  # German target
+    ok_de, reason = availability(de)
+    assert not ok_de and "'de'" in reason
+    assert "tree" not in analysis.available_metrics(de) and "bleu" in analysis.available_metrics(de)
