@@ -32,6 +32,6 @@ nav = st.navigation(PAGES)
 st.session_state["_shell_ran"] = True
 _wanted = st.session_state.pop("_wanted_page", None)  # a deep link that arrived before the shell ran
 if _wanted and (_root / _wanted).exists():
-    st.switch_page(_wanted)
+    st.switch_page(_wanted, query_params=st.session_state.pop("_wanted_query", None) or None)
 st.session_state["dataset"] = sidebar_dataset()
 nav.run()

@@ -26,6 +26,7 @@ def ensure_shell(page_file: str) -> None:
     if st.session_state.get("_shell_ran"):
         return
     st.session_state["_wanted_page"] = f"pages/{Path(page_file).name}"
+    st.session_state["_wanted_query"] = st.query_params.to_dict()
     st.switch_page(str(ROOT / "app.py"))
 
 
@@ -57,6 +58,11 @@ def sidebar_dataset() -> Dataset | None:
     """The dataset picker in the sidebar; returns the chosen language pair's dataset."""
     choices = dataset_choices()
     labels = list(choices)
+    if "dataset_label" not in st.session_state and st.query_params.get("dataset"):
+        # a link like /systems?dataset=NAME&lp=en-de opens that saved dataset
+        by_name = {m.get("name"): lbl for lbl, m in choices.items()}
+        if st.query_params["dataset"] in by_name:
+            st.session_state["dataset_label"] = by_name[st.query_params["dataset"]]
     wanted = st.session_state.get("dataset_label")
     index = labels.index(wanted) if wanted in labels else 0
     label = st.sidebar.selectbox("Dataset", labels, index=index, key="dataset_select")
@@ -70,6 +76,8 @@ def sidebar_dataset() -> Dataset | None:
         show_exception(exc, "Could not load the dataset")
         return None
     lps = list(coll)
+    if "lp_select" not in st.session_state and st.query_params.get("lp") in lps:
+        st.session_state["lp_select"] = st.query_params["lp"]
     lp = st.sidebar.selectbox("Language pair", lps, format_func=lambda x: x or "-", key="lp_select") if len(lps) > 1 else lps[0]
     ds = coll[lp]
     st.sidebar.caption(f"{ds.n_segments} segments · {len(ds.ref_ids)} reference sets · "

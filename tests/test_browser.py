@@ -79,3 +79,70 @@ def test_deep_link_on_a_fresh_server_gets_the_app_shell(tmp_path):
             assert "Data" in nav and "Learned metrics" in nav and "common" not in nav
             assert "Learned metrics" in page.locator("h1").first.inner_text()
             assert page.get_by_text("Dataset").count() >= 1
+
+
+def test_zip_upload_in_the_browser(app_url, tmp_path):
+    """Issue 2: upload a zip through the browser; it is validated, saved and selectable."""
+    import io
+    import zipfile
+
+    exe = require_browser()
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for f in (ROOT / "sample_data" / "teaching_es_en").iterdir():
+            zf.write(f, f"teaching/{f.name}")
+    zpath = tmp_path / "teaching.zip"
+    zpath.write_bytes(buf.getvalue())
+    bad = tmp_path / "bad.zip"
+    with zipfile.ZipFile(bad, "w") as zf:
+        zf.writestr("segments.tsv", "seg_id\tsource\n1\ta\n1\tb\n")
+        zf.writestr("outputs.tsv", "system\tseg_id\ttext\ns\t9\tx\n")
+    with browser_page(exe) as page:
+        page.goto(app_url)
+        wait_for_app(page)
+        page.get_by_role("tab", name="Upload or import").click()
+        page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(bad))
+        page.wait_for_timeout(1500)
+        page.get_by_role("button", name="Validate and save").click()
+        wait_for_app(page)
+        page.get_by_text("problem(s) found").wait_for(timeout=60000)
+        screenshot(page, "upload_bad_zip")
+        page.goto(app_url)  # a new session
+        wait_for_app(page)
+        page.get_by_role("tab", name="Upload or import").click()
+        page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(zpath))
+        page.wait_for_timeout(1500)
+        page.get_by_label("Save as").fill("uploaded-teaching")
+        page.get_by_label("Save as").press("Enter")
+        wait_for_app(page)
+        page.get_by_role("button", name="Validate and save").click()
+        wait_for_app(page)
+        page.get_by_text("Saved as").wait_for(timeout=60000)
+        screenshot(page, "upload_zip_saved")
+    from evalcore import workspace
+
+    import os
+    assert "uploaded-teaching" in [m["name"] for m in workspace.list_saved()], os.environ.get("EVALCORE_HOME")
+
+
+@pytest.mark.parametrize("slug", ["human_likeness", "likeness_vs_acceptability", "queen_vs_human", "divergence", "systems", "judges"])
+def test_pages_on_wmt21_news_en_de(app_url, slug):
+    """Issue 6: every page works on ../shared/data/wmt21_news_mqm en-de (3 references, MQM),
+    and the seed's figures are drawn from that real data."""
+    from conftest import shared
+    from evalcore import workspace
+    from evalcore.io import load_collection
+
+    if "wmt21-news" not in [m["name"] for m in workspace.list_saved()]:
+        workspace.save(load_collection(shared("wmt21_news_mqm")), "wmt21-news")
+    exe = require_browser()
+    with browser_page(exe) as page:
+        page.goto(f"{app_url}/{slug}?dataset=wmt21-news&lp=en-de")
+        wait_for_app(page)
+        page.wait_for_selector("h1", timeout=60000)
+        assert "1002 segments · 3 reference sets · 8 systems" in page.locator('[data-testid="stSidebar"]').inner_text()
+        if slug in FIGURE_PAGES:
+            page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg', timeout=180000)
+        page.wait_for_timeout(1500)
+        screenshot(page, f"wmt21_en-de_{slug}")
+        assert page.locator('[data-testid="stException"]').count() == 0
