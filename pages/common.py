@@ -1,6 +1,7 @@
 """Shared page helpers: dataset selection, downloads, error display. Thin: no maths here."""
 from __future__ import annotations
 
+import contextvars
 import io
 import traceback
 from pathlib import Path
@@ -25,6 +26,14 @@ def ensure_shell(page_file: str) -> None:
     Every page calls this first."""
     if st.session_state.get("_shell_ran"):
         return
+    try:  # the page run as the entry point itself (AppTest.from_file, streamlit run pages/x.py)
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        ctx = get_script_run_ctx()
+        if ctx is not None and Path(ctx.main_script_path).resolve() == Path(page_file).resolve():
+            return
+    except Exception:  # internal API: without it, fall through to the hand-over
+        pass
     st.session_state["_wanted_page"] = f"pages/{Path(page_file).name}"
     st.session_state["_wanted_query"] = st.query_params.to_dict()
     st.switch_page(str(ROOT / "app.py"))
@@ -158,3 +167,51 @@ def download_figure(fig, name: str, key: str | None = None) -> None:
 
     st.download_button("⬇ Figure (HTML)", html, f"{name}.html", "text/html", key=f"fig-{key or name}",
                        on_click="ignore", help="PNG: use the camera icon in the figure's toolbar")
+
+
+def current_dataset() -> Dataset:
+    """The dataset chosen in the sidebar, or stop the page with a hint."""
+    ds = st.session_state.get("dataset")
+    if ds is None:
+        st.info("No dataset loaded. Choose one in the sidebar.")
+        st.stop()
+    return ds
+
+
+def progress_bar(text: str):
+    """A progress bar and its (fraction, text) callback. The callback runs in the page's
+    context, outside any cached function's replay context, so st.cache_data does not record
+    the bar."""
+    bar = st.progress(0.0, text=text)
+    ctx = contextvars.copy_context()
+
+    def cb(f: float, t: str) -> None:
+        ctx.run(bar.progress, min(1.0, max(0.0, float(f))), text=t)
+    return bar, cb
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _scoped(_ds, h: str, n: int | None):
+    from evalcore import analysis
+
+    return analysis.scoped(_ds, n)
+
+
+def scope(ds: Dataset, key: str) -> Dataset:
+    """Large datasets: a bounded subset of segments by default (judged ones first), adjustable."""
+    from evalcore import analysis
+
+    if ds.n_segments <= analysis.DEFAULT_MAX_SEGMENTS:
+        return ds
+    with st.expander(f"Scope: {ds.n_segments} segments — the page uses a bounded subset by default"):
+        n = st.number_input("Use at most this many segments (judged ones first; 0 = all)", 0, ds.n_segments,
+                            analysis.DEFAULT_MAX_SEGMENTS, step=100, key=f"{key}_scope")
+    out = _scoped(ds, ds.content_hash(), int(n) or None)
+    st.caption(f"Using {out.n_segments} of {ds.n_segments} segments (change under *Scope*).")
+    return out
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def memo(name: str, key: tuple, _thunk):
+    """Cache a derived object by name + key (content hash and every parameter)."""
+    return _thunk()

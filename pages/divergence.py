@@ -2,7 +2,6 @@
 filters, paging, and the full detail of one pair (every reference with matched n-grams)."""
 from __future__ import annotations
 
-import contextvars
 
 import pandas as pd
 import streamlit as st
@@ -10,49 +9,15 @@ import streamlit as st
 from evalcore import analysis as A
 from evalcore import highlight as H
 from evalcore import plots as P
-from pages.common import syntax_note, download_figure, download_table, ensure_shell, show_exception
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, memo, progress_bar, scope, show_exception, syntax_note
 
 ensure_shell(__file__)
 st.title("Divergence browser")
-ds = st.session_state.get("dataset")
-if ds is None:
-    st.info("No dataset loaded. Choose one in the sidebar.")
-    st.stop()
+ds = current_dataset()
 
 PAGE_SIZE = 20
 EAGER_ROWS = 5000  # larger tables are prepared for download on request (keeps reruns fast)
 SCATTER_MAX = 10000
-
-
-def progress_bar(text: str):
-    bar = st.progress(0.0, text=text)
-    ctx = contextvars.copy_context()  # the page's context, outside any cached function
-
-    def cb(f: float, t: str) -> None:
-        ctx.run(bar.progress, min(1.0, max(0.0, float(f))), text=t)
-    return bar, cb
-
-
-@st.cache_resource(show_spinner=False, max_entries=8)
-def _scoped(_ds, h: str, n: int | None):
-    return A.scoped(_ds, n)
-
-
-def scope(ds, key: str):
-    if ds.n_segments <= A.DEFAULT_MAX_SEGMENTS:
-        return ds
-    with st.expander(f"Scope: {ds.n_segments} segments — the page uses a bounded subset by default"):
-        n = st.number_input("Use at most this many segments (judged ones first; 0 = all)", 0, ds.n_segments,
-                            A.DEFAULT_MAX_SEGMENTS, step=100, key=f"{key}_scope")
-    out = _scoped(ds, ds.content_hash(), int(n) or None)
-    st.caption(f"Using {out.n_segments} of {ds.n_segments} segments (change under *Scope*).")
-    return out
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def memo(name: str, key: tuple, _thunk):
-    """Cache a derived object by name + key (content hash and every parameter)."""
-    return _thunk()
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

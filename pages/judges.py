@@ -7,20 +7,11 @@ import streamlit as st
 from evalcore import analysis as A
 from evalcore import plots as P
 from evalcore.highlight import escape
-from pages.common import download_figure, download_table, ensure_shell, show_exception
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, memo, show_exception
 
 ensure_shell(__file__)
 st.title("Judges")
-ds = st.session_state.get("dataset")
-if ds is None:
-    st.info("No dataset loaded. Choose one in the sidebar.")
-    st.stop()
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def memo(name: str, key: tuple, _thunk):
-    """Cache a derived object by name + key (content hash and every parameter)."""
-    return _thunk()
+ds = current_dataset()
 
 
 @st.cache_data(show_spinner="Comparing the judges…", max_entries=16)

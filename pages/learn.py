@@ -1,26 +1,16 @@
 """Learn: a guided tour of the seeds' lessons, every number computed live from the bundled sample."""
 from __future__ import annotations
 
-import contextvars
 
 import streamlit as st
 
 from evalcore import analysis as A
 from evalcore import highlight as H
 from evalcore import plots as P
-from pages.common import SAMPLE_KEY, download_figure, download_table, ensure_shell, load_choice, show_exception
+from pages.common import SAMPLE_KEY, download_figure, download_table, ensure_shell, load_choice, progress_bar, show_exception
 
 ensure_shell(__file__)
 st.title("Learn (guided tour)")
-
-
-def progress_bar(text: str):
-    bar = st.progress(0.0, text=text)
-    ctx = contextvars.copy_context()  # the page's context, outside any cached function
-
-    def cb(f: float, t: str) -> None:
-        ctx.run(bar.progress, min(1.0, max(0.0, float(f))), text=t)
-    return bar, cb
 
 
 @st.cache_data(show_spinner=False, max_entries=4)

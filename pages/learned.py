@@ -3,7 +3,6 @@
 segments, and save it as the metric ``learned:NAME``. Thin: the work is in evalcore.learned."""
 from __future__ import annotations
 
-import contextvars
 import re
 
 import numpy as np
@@ -15,7 +14,7 @@ from evalcore.learned import pipeline as LP
 from evalcore.learned import store
 from evalcore.learned.humanlike import segment_references
 from evalcore.problems import DataError
-from pages.common import download_figure, download_table, show_exception
+from pages.common import current_dataset, download_figure, download_table, progress_bar, show_exception
 
 from pages.common import ensure_shell
 
@@ -32,23 +31,11 @@ st.markdown(
     "(or a logistic regression) learns to tell them apart, and its signed distance to the boundary is the "
     "metric. Needs at least two references per segment; human judgements are only used for evaluation.")
 
-ds = st.session_state.get("dataset")
-if ds is None:
-    st.info("No dataset loaded. Choose one in the sidebar.")
-    st.stop()
+ds = current_dataset()
 
 KIND_LABELS = {"beer": "BEER-style ranker (seed 002)", "humanlike": "Human-likeness classifier (seed 004)"}
 C_CHOICES = [0.01, 0.1, 1.0, 10.0, 100.0, 1000.0]
 GAMMA_CHOICES = [0.001, 0.01, 0.1, 1.0, 10.0]
-
-
-def progress_bar(text: str):
-    bar = st.progress(0.0, text=text)
-    ctx = contextvars.copy_context()
-
-    def cb(f: float, t: str) -> None:
-        ctx.run(bar.progress, min(1.0, max(0.0, float(f))), text=t)
-    return bar, cb
 
 
 def show_data_error(exc: DataError, what: str) -> None:

@@ -2,51 +2,16 @@
 metrics, QUEEN of single metrics and the selected set), and the metric-set search."""
 from __future__ import annotations
 
-import contextvars
 
 import streamlit as st
 
 from evalcore import analysis as A
 from evalcore import plots as P
-from pages.common import syntax_note, download_figure, download_table, ensure_shell, show_exception
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, memo, progress_bar, scope, show_exception, syntax_note
 
 ensure_shell(__file__)
 st.title("Likeness vs acceptability")
-ds = st.session_state.get("dataset")
-if ds is None:
-    st.info("No dataset loaded. Choose one in the sidebar.")
-    st.stop()
-
-
-def progress_bar(text: str):
-    bar = st.progress(0.0, text=text)
-    ctx = contextvars.copy_context()  # the page's context, outside any cached function
-
-    def cb(f: float, t: str) -> None:
-        ctx.run(bar.progress, min(1.0, max(0.0, float(f))), text=t)
-    return bar, cb
-
-
-@st.cache_resource(show_spinner=False, max_entries=8)
-def _scoped(_ds, h: str, n: int | None):
-    return A.scoped(_ds, n)
-
-
-def scope(ds, key: str):
-    if ds.n_segments <= A.DEFAULT_MAX_SEGMENTS:
-        return ds
-    with st.expander(f"Scope: {ds.n_segments} segments — the page uses a bounded subset by default"):
-        n = st.number_input("Use at most this many segments (judged ones first; 0 = all)", 0, ds.n_segments,
-                            A.DEFAULT_MAX_SEGMENTS, step=100, key=f"{key}_scope")
-    out = _scoped(ds, ds.content_hash(), int(n) or None)
-    st.caption(f"Using {out.n_segments} of {ds.n_segments} segments (change under *Scope*).")
-    return out
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def memo(name: str, key: tuple, _thunk):
-    """Cache a derived object by name + key (content hash and every parameter)."""
-    return _thunk()
+ds = current_dataset()
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
