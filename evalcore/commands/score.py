@@ -10,7 +10,6 @@ Writes a TSV with the columns metric, system, seg_id, score (seg_id empty at sys
 from __future__ import annotations
 
 import sys
-import time
 
 NAME = "score"
 HELP = "Score a dataset with registered metrics; write a tidy TSV (metric, system, seg_id, score)."
@@ -30,22 +29,10 @@ def add_arguments(p):
     p.add_argument("--list-metrics", action="store_true", help="list metric ids with their signatures and exit")
 
 
-class _Progress:
-    """Prints 'label: done/total' on stderr at most twice a second, only for runs over 2 s."""
-
-    def __init__(self, label: str):
-        self.label, self.t0, self.last = label, time.time(), 0.0
-
-    def __call__(self, done: int, total: int) -> None:
-        now = time.time()
-        if now - self.t0 < 2 or (now - self.last < 0.5 and done < total):
-            return
-        self.last = now
-        end = "\n" if done >= total else ""
-        print(f"\r{self.label}: {done}/{total} ({now - self.t0:.0f} s)", end=end, file=sys.stderr, flush=True)
 
 
 def run(args) -> int:
+    from ..cli import StderrProgress
     from ..metrics.base import get_metric, metric_ids
     from ..metrics.byo import read_scores, register_scores
 
@@ -69,7 +56,7 @@ def run(args) -> int:
     ds = load_dataset(args.path, lp=args.lp)
     refs = [r.strip() for r in args.refs.split(",") if r.strip()] if args.refs else None
     table = score_table(ds, metrics, level=args.level, ref_ids=refs,
-                        include_references=args.include_references, progress=_Progress("scoring"))
+                        include_references=args.include_references, progress=StderrProgress("scoring"))
     if args.out:
         table.to_csv(args.out, sep="\t", index=False)
         print(f"wrote {len(table)} rows to {args.out}", file=sys.stderr)

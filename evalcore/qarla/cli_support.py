@@ -3,7 +3,6 @@ dataset loading (optionally only the judged segments) and similarity tensors via
 from __future__ import annotations
 
 import sys
-import time
 
 import pandas as pd
 
@@ -16,23 +15,13 @@ def add_data_arguments(p) -> None:
                    help="keep only segments with at least one human judgement (the QUEEN pool too)")
 
 
+from ..cli import StderrProgress as Progress  # noqa: E402  (re-exported for the commands)
+
+
 def split(s: str | None) -> list[str]:
     return [x.strip() for x in (s or "").split(",") if x.strip()]
 
 
-class Progress:
-    """'label: done/total' on stderr at most twice a second, only for runs over 2 s."""
-
-    def __init__(self, label: str):
-        self.label, self.t0, self.last = label, time.time(), 0.0
-
-    def __call__(self, done: int, total: int) -> None:
-        now = time.time()
-        if now - self.t0 < 2 or (now - self.last < 0.5 and done < total):
-            return
-        self.last = now
-        end = "\n" if done >= total else ""
-        print(f"\r{self.label}: {done}/{total} ({now - self.t0:.0f} s)", end=end, file=sys.stderr, flush=True)
 
 
 def restrict_segments(ds, seg_ids):
