@@ -60,6 +60,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args._run(args) or 0)
+    except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except DataError as exc:
         print(str(exc), file=sys.stderr)
         return 2
