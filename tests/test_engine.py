@@ -15,7 +15,7 @@ from sacrebleu.metrics import BLEU as SBLEU, CHRF as SCHRF, TER as STER
 from evalcore.dataset import Dataset
 from evalcore.metrics.base import get_metric, metric_ids
 from evalcore.metrics.byo import read_scores, register_scores, unregister_external
-from evalcore.metrics.engine import score_table, similarity_tensors
+from evalcore.metrics.engine import BATCH_SEGMENTS, score_table, similarity_tensors, similarity_tensors_many
 from evalcore.problems import DataError
 
 WORDS = "the a dog cat walked took he she for walk park in रोटी और मकान 北京 今天 . ,".split()
@@ -100,6 +100,48 @@ def test_tensors_disk_cache_and_progress(tmp_path):
     # another metric -> another key
     similarity_tensors(ds, "bleu", cache_dir=tmp_path)
     assert len(list((tmp_path / "simtensors").glob("*.npz"))) == 2
+
+
+MANY_IDS = ["bleu", "bleu-2", "chrf", "chrf++", "ter", "nist-2", "nist-4", "gtm-1", "gtm-2", "meteor", "wer", "per",
+            "rouge-l", "rouge-w", "rouge-su*", "charngram-f3", "charngram-p1"]
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_tensors_many_equal_brute_force(seed):
+    """One pass over the segments for many metrics (shared block caches, batches of segments)
+    gives the literal definition's values, with missing references and outputs."""
+    ds = random_dataset(seed, n_seg=BATCH_SEGMENTS + 5, n_refs=3, n_sys=2)
+    got = similarity_tensors_many(ds, MANY_IDS, cache_dir=False)
+    assert list(got) == MANY_IDS
+    for mid in MANY_IDS:
+        m = get_metric(mid)
+        if hasattr(m, "prepare"):
+            m.prepare(ds)  # NIST: the same corpus weights as the engine
+        want = brute_force(ds, m)
+        t = got[mid]
+        for a, b in zip((t.sys_ref, t.ref_ref, t.loo_sys, t.loo_ref), want):
+            np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
+            np.testing.assert_allclose(a[~np.isnan(a)], b[~np.isnan(b)], rtol=0, atol=1e-9, err_msg=mid)
+
+
+def test_tensors_many_cache_and_progress(tmp_path):
+    ds = random_dataset(6, n_seg=BATCH_SEGMENTS + 8)
+    S = len(ds.seg_ids)
+    ids = ["chrf", "wer", "gtm-2"]
+    similarity_tensors(ds, "wer", cache_dir=tmp_path)  # one metric already cached
+    calls = []
+    out = similarity_tensors_many(ds, ids, progress=lambda d, n: calls.append((d, n)), cache_dir=tmp_path)
+    assert calls[-1] == (S, S) and all(n == S for _, n in calls)
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls)
+    assert out["wer"].meta["cached"] is True and out["chrf"].meta["cached"] is False
+    assert len(list((tmp_path / "simtensors").glob("*.npz"))) == 3  # one file per metric
+    again = similarity_tensors_many(ds, ids, cache_dir=tmp_path)
+    for mid in ids:
+        assert again[mid].meta["cached"] is True
+        single = similarity_tensors(ds, mid, cache_dir=False)
+        for a, b in [(again[mid].sys_ref, single.sys_ref), (again[mid].ref_ref, single.ref_ref),
+                     (again[mid].loo_sys, single.loo_sys), (again[mid].loo_ref, single.loo_ref)]:
+            np.testing.assert_array_equal(a, b)
 
 
 def _full_dataset(seed=11, n_seg=8, n_refs=2, n_sys=3):

@@ -19,8 +19,9 @@ from hypothesis import strategies as st
 from evalcore.metrics import get_metric, metric_ids
 from evalcore.metrics.base import Metric
 from evalcore.metrics.charngram import char_ngram_prf
-from evalcore.metrics.edit import (bag_overlap, clipped_overlap, encode_block, lcs_length, lcs_matrix, levenshtein,
-                                   levenshtein_matrix, wlcs, wlcs_matrix)
+from evalcore.metrics.edit import (bag_overlap, best_of_others, clipped_overlap, encode_block, lcs_length, lcs_matrix,
+                                   lcs_matrix_np, levenshtein, levenshtein_matrix, levenshtein_matrix_np, wlcs,
+                                   wlcs_matrix, wlcs_matrix_np)
 from evalcore.metrics.gtm import gtm_f, gtm_mms, gtm_runs
 from evalcore.metrics.meteor import meteor_exact
 from evalcore.metrics.nist import NIST, nist_bp
@@ -222,6 +223,24 @@ def test_block_dps_against_literal(cs, rs):
     wm = wlcs_matrix(a, b)
     assert np.allclose(wm, [[wlcs_lin(x, y) for y in rs] for x in cs], atol=1e-12)
     assert np.array_equal(wm, [[wlcs(x, y) for y in rs] for x in cs])  # scalar and block agree exactly
+    # the numpy versions (used when numba is missing) agree with the compiled ones
+    assert np.array_equal(levenshtein_matrix_np(a, b), levenshtein_matrix(a, b))
+    assert np.array_equal(lcs_matrix_np(a, b), lcs_matrix(a, b))
+    assert np.array_equal(wlcs_matrix_np(a, b), wm)
+
+
+@FAST
+@given(st.lists(st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, float("nan")]), min_size=1, max_size=5),
+                min_size=1, max_size=4), st.sampled_from(["max", "min"]))
+def test_best_of_others_equals_delete_loop(rows, best):
+    width = min(len(r) for r in rows)
+    v = np.array([r[:width] for r in rows], dtype=float)
+    red = np.max if best == "max" else np.min
+    want = np.full(v.shape, np.nan)
+    if width > 1:
+        for j in range(width):
+            want[:, j] = red(np.delete(v, j, axis=1), axis=1)
+    assert np.array_equal(best_of_others(v, best), want, equal_nan=True)
 
 
 @FAST

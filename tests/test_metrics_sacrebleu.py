@@ -14,10 +14,10 @@ from sacrebleu.metrics.lib_ter import translation_edit_rate
 
 from conftest import shared
 from evalcore.metrics.base import Metric, get_metric
-from evalcore.metrics.bleu import BLEU
+from evalcore.metrics.bleu import BLEU, tokenize_13a_words
 from evalcore.metrics.chrf import CHRF
 from evalcore.metrics.engine import ngram_breakdown
-from evalcore.metrics.ter import TER, kernel_available, pair_edits
+from evalcore.metrics.ter import TER, edits_block, kernel_available, pair_edits
 
 TOL = 1e-9
 
@@ -146,6 +146,32 @@ def test_tercom_long_degenerate_pairs():
         h = [f"w{rng.randrange(4)}" for _ in range(h_len)]
         r = [f"w{rng.randrange(4)}" for _ in range(r_len)]
         assert pair_edits.__wrapped__(tuple(h), tuple(r)) == translation_edit_rate(h, r)[0]
+
+
+@needs_kernel
+def test_edits_block_equals_sacrebleu_routine():
+    """The batched kernel (bit-parallel costs inside the beam, beam DP outside it) on long and
+    very unequal lengths, against sacreBLEU's routine."""
+    rng = random.Random(3)
+    cs = [tuple(f"w{rng.randrange(5)}" for _ in range(n)) for n in (0, 5, 24, 31, 62)]
+    rs = [tuple(f"w{rng.randrange(5)}" for _ in range(n)) for n in (3, 26, 58)]
+    got = edits_block(cs, rs)
+    for i, c in enumerate(cs):
+        for j, r in enumerate(rs):
+            assert got[i, j] == translation_edit_rate(list(c), list(r))[0], (len(c), len(r))
+
+
+TOK_ALPHABET = list("ab1 2.,-&;<>\"'()!?:/[]{}~^_`@#$%*+=|\\\t\xa0\u3000\n") + ["&amp;", "&quot;", "&lt;",
+                                                                                 "<skipped>", "ΟΔΟΣ", "0.5"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.lists(st.sampled_from(TOK_ALPHABET), max_size=40).map("".join), lowercase=st.booleans())
+def test_13a_word_by_word_equals_sacrebleu_tokenizer(text, lowercase):
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    t = text.lower() if lowercase else text
+    assert tokenize_13a_words(text, lowercase) == tuple(Tokenizer13a()(t.rstrip()).split())
 
 
 def test_empty_candidate_and_reference():

@@ -30,8 +30,8 @@ over "all references but r_j" is a product with the column-wise OR of the other 
 """
 from __future__ import annotations
 
-import math
 from collections import Counter
+from itertools import chain
 from typing import Sequence
 
 import numpy as np
@@ -48,7 +48,60 @@ CITATION_BLEUS = ("Lin & Och (2004), ORANGE: a method for evaluating automatic e
                   "machine translation, COLING, §4 (smoothed BLEU)")
 
 
+# ---- 13a tokens word by word ------------------------------------------------------------------
+_WORD_13A: dict[str, tuple[str, ...]] = {}
+_WORD_13A_MAX = 1 << 20
+
+
+def tokenize_13a_words(text: str, lowercase: bool = False) -> tuple[str, ...]:
+    """sacreBLEU's 13a tokens of ``text`` (the same as ``tokenize(text, "13a", lowercase)``),
+    computed per whitespace-separated word with a memo of the words' tokens.
+
+    Why this is the same: 13a's steps are literal replacements without spaces (``<skipped>``,
+    the XML entities) and four regular expressions whose matches are a single character or a
+    pair of adjacent characters. A match never joins two words: a pair match containing a
+    whitespace character uses it only as the "not a digit" context at the pair's start
+    (``([^0-9])([.,])``) or end (``([.,])([^0-9])``), and every word is padded with a space on
+    both sides either way. The only step that does join words, deleting ``-\n``, makes texts
+    containing a newline go through the whole-text tokenizer. Lower-casing is applied to the
+    whole text first (Unicode final sigma depends on context). Tested against sacreBLEU's
+    tokenizer on random strings (tests/test_metrics_sacrebleu.py).
+    """
+    if lowercase:
+        text = text.lower()
+    text = text.rstrip()
+    if "\n" in text or "\r" in text:
+        return _tokenize(text, "13a", False)
+    memo = _WORD_13A
+    words = text.split()
+    try:
+        parts = [memo[w] for w in words]
+    except KeyError:
+        if len(memo) >= _WORD_13A_MAX:
+            memo.clear()
+        for w in words:
+            if w not in memo:
+                # a word without any character 13a acts on is its own single token
+                memo[w] = (w,) if _SPECIAL_13A.isdisjoint(w) else _tokenize(w, "13a", False)
+        parts = [memo[w] for w in words]
+    return tuple(chain.from_iterable(parts))
+
+
+def _special_13a() -> frozenset:
+    """Characters any 13a step acts on: the first regular expression's class (read from
+    sacreBLEU's compiled pattern; all ASCII), '.', ',' and '-' (the other three), '&' and '<'
+    (entities, ``<skipped>``; already in the class)."""
+    from sacrebleu.tokenizers.tokenizer_re import TokenizerRegexp
+
+    first = TokenizerRegexp()._re[0][0]
+    return frozenset(c for c in map(chr, range(128)) if first.search(c)) | frozenset(".,-&<")
+
+
+_SPECIAL_13A = _special_13a()
+
+
 # ---- shared n-gram kernel (also used by chrF) ------------------------------------------------
+_DENSE_MAX = 4_000_000
 def ngram_layers(seqs: Sequence[np.ndarray], max_order: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """Binary "count layer" matrices of the n-grams of several id sequences.
 
@@ -69,6 +122,7 @@ def ngram_layers(seqs: Sequence[np.ndarray], max_order: int) -> list[tuple[np.nd
     base = int(ids.max()) + 1 if total else 1
     out = []
     key = ids.copy()  # id of the (n-1)-gram starting at each position (dense ranks)
+    n_ids = base
     for n in range(1, max_order + 1):
         valid = pos <= np.repeat(lens, lens) - n
         idx = np.nonzero(valid)[0]
@@ -86,16 +140,90 @@ def ngram_layers(seqs: Sequence[np.ndarray], max_order: int) -> list[tuple[np.nd
         if len(idx) == 0:
             out.append((np.zeros((m, 0)), totals))
             continue
-        pair, cnt = np.unique(texts * n_ids + gram, return_counts=True)
-        p_text, p_gram = pair // n_ids, pair % n_ids
-        maxc = np.zeros(n_ids, dtype=np.int64)
-        np.maximum.at(maxc, p_gram, cnt)
+        code = texts * n_ids + gram
+        if m * n_ids <= min(_DENSE_MAX, 64 * len(code)):  # counts per (text, n-gram) by bincount (same order as np.unique)
+            full = np.bincount(code, minlength=m * n_ids)
+            pair = np.flatnonzero(full)
+            cnt = full[pair]
+            p_text, p_gram = pair // n_ids, pair % n_ids
+            maxc = full.reshape(m, n_ids).max(axis=0)
+        else:
+            pair, cnt = np.unique(code, return_counts=True)
+            p_text, p_gram = pair // n_ids, pair % n_ids
+            maxc = np.zeros(n_ids, dtype=np.int64)
+            np.maximum.at(maxc, p_gram, cnt)
         colbase = np.cumsum(maxc) - maxc
         reps = np.repeat(np.arange(len(cnt)), cnt)
         offs = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
         X = np.zeros((m, int(maxc.sum())), dtype=np.float64)
         X[p_text[reps], colbase[p_gram[reps]] + offs] = 1.0
         out.append((X, totals))
+    return out
+
+
+def ngram_layers_groups(groups: Sequence[Sequence[np.ndarray]], max_order: int) -> list[list]:
+    """:func:`ngram_layers` of several independent groups of sequences (e.g. the segments of a
+    batch) in one pass: ``out[g]`` equals ``ngram_layers(groups[g], max_order)`` (the same
+    columns in the same order). Token ids are offset per group, so no n-gram is shared
+    between groups and each group's columns form one contiguous range."""
+    seqs, sizes, off = [], [], 0
+    for g in groups:
+        top = 0
+        for x in g:
+            x = np.asarray(x, dtype=np.int64)
+            seqs.append(x + off)
+            if len(x):
+                top = max(top, int(x.max()) + 1)
+        sizes.append(len(g))
+        off += top
+    m = len(seqs)
+    out: list[list] = [[] for _ in groups]
+    row_bounds = np.cumsum([0] + sizes)
+    lens = np.array([len(x) for x in seqs], dtype=np.int64)
+    total = int(lens.sum()) if m else 0
+    if total == 0:
+        for gi, size in enumerate(sizes):
+            out[gi] = [(np.zeros((size, 0)), np.zeros(size)) for _ in range(max_order)]
+        return out
+    ids = np.concatenate(seqs)
+    text_of = np.repeat(np.arange(m), lens)
+    rem = np.repeat(lens, lens) - (np.arange(total) - np.repeat(np.cumsum(lens) - lens, lens))
+    base = int(ids.max()) + 1
+    key = ids.copy()
+    n_ids = base
+    for n in range(1, max_order + 1):
+        idx = np.flatnonzero(rem >= n)
+        if n > 1 and len(idx):
+            raw = key[idx] * base + ids[idx + n - 1]
+            uniq, inv = np.unique(raw, return_inverse=True)
+            key = np.full(total, -1, dtype=np.int64)
+            key[idx] = inv
+            n_ids = len(uniq)
+        totals = np.bincount(text_of[idx], minlength=m).astype(np.float64)
+        if len(idx) == 0:
+            for gi in range(len(groups)):
+                out[gi].append((np.zeros((sizes[gi], 0)), totals[row_bounds[gi]:row_bounds[gi + 1]]))
+            continue
+        pair, cnt = np.unique(text_of[idx] * n_ids + key[idx], return_counts=True)
+        p_text, p_gram = pair // n_ids, pair % n_ids
+        maxc = np.zeros(n_ids, dtype=np.int64)
+        np.maximum.at(maxc, p_gram, cnt)
+        colbase = np.cumsum(maxc) - maxc
+        reps = np.repeat(np.arange(len(cnt)), cnt)
+        offs = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        rows = p_text[reps]
+        cols = colbase[p_gram[reps]] + offs
+        e_b = np.searchsorted(rows, row_bounds)
+        for gi in range(len(groups)):
+            r0, r1, e0, e1 = row_bounds[gi], row_bounds[gi + 1], e_b[gi], e_b[gi + 1]
+            if e1 > e0:
+                c = cols[e0:e1]
+                c0 = int(c.min())
+                X = np.zeros((r1 - r0, int(c.max()) - c0 + 1))
+                X[rows[e0:e1] - r0, c - c0] = 1.0
+            else:
+                X = np.zeros((r1 - r0, 0))
+            out[gi].append((X, totals[r0:r1]))
     return out
 
 
@@ -199,6 +327,8 @@ class BLEU(Metric):
         return sentence if self.effective_order is None else bool(self.effective_order)
 
     def tokens(self, text: str) -> tuple[str, ...]:
+        if self.tokenize == "13a":
+            return tokenize_13a_words(text, self.lowercase)
         return _tokenize(text, self.tokenize, self.lowercase)
 
     def signature(self, nrefs: int | str | None = None) -> str:
@@ -269,21 +399,47 @@ class BLEU(Metric):
         empty = np.array([len(r) == 0 for r in refs], dtype=bool)
         return np.where(empty, np.nan, out) if len(cands) else out
 
-    def segment_block(self, cands: Sequence[str], refs: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        """Vectorised ``Metric.segment_block`` (identical values): every candidate against every
-        single reference (``sim``) and against all references but one (``loo``)."""
+    def _layers(self, cands: Sequence[str], refs: Sequence[str]):
+        return self._layers_many([(cands, refs)])[0]
+
+    def _layers_many(self, blocks):
+        """Per block (candidate rows, reference rows, n-gram layers of orders 1..max(4, N),
+        lengths), memoised for the last blocks (bleu, bleu-1..4 and bleus share them); the
+        blocks not in the memo get their layers from one :func:`ngram_layers_groups` call."""
+        order = max(4, self.max_ngram_order)
+        keys = [(self.tokenize, self.lowercase, order, tuple(c), tuple(r)) for c, r in blocks]
+        out = [_LAYER_CACHE.get(k) for k in keys]
+        miss = [i for i, o in enumerate(out) if o is None]
+        if miss:
+            parts, groups = [], []
+            for i in miss:
+                cands, refs = blocks[i]
+                uniq: dict[str, int] = {}
+                for t in list(cands) + list(refs):
+                    uniq.setdefault(t, len(uniq))
+                toks = [self.tokens(t) for t in uniq]
+                lens = [len(x) for x in toks]
+                flat = [w for x in toks for w in x]
+                vocab = {w: j for j, w in enumerate(dict.fromkeys(flat))}
+                allids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int64, count=len(flat))
+                bounds = np.cumsum([0] + lens)
+                groups.append([allids[bounds[j]:bounds[j + 1]] for j in range(len(toks))])
+                parts.append((np.array([uniq[t] for t in cands], dtype=np.int64),
+                              np.array([uniq[t] for t in refs], dtype=np.int64), np.array(lens, dtype=np.float64)))
+            layers = ngram_layers_groups(groups, order)
+            for i, (ci, ri, lens), lay in zip(miss, parts, layers):
+                out[i] = (ci, ri, lay, lens)
+                if len(_LAYER_CACHE) >= _LAYER_CACHE_MAX:
+                    _LAYER_CACHE.pop(next(iter(_LAYER_CACHE)))
+                _LAYER_CACHE[keys[i]] = out[i]
+        return out
+
+    def _block_stats(self, cands: Sequence[str], refs: Sequence[str], pre=None) -> tuple[np.ndarray, np.ndarray | None]:
+        """Sufficient statistics of every (candidate, single reference) pair and of every
+        (candidate, all references but one) pair, shapes (nc, nr, 2 + 2N)."""
         N = self.max_ngram_order
         nc, nr = len(cands), len(refs)
-        uniq: dict[str, int] = {}
-        for t in list(cands) + list(refs):
-            uniq.setdefault(t, len(uniq))
-        vocab: dict[str, int] = {}
-        seqs = [np.fromiter((vocab.setdefault(w, len(vocab)) for w in self.tokens(t)), dtype=np.int64)
-                for t in uniq]
-        ci = np.array([uniq[t] for t in cands], dtype=np.int64)
-        ri = np.array([uniq[t] for t in refs], dtype=np.int64)
-        layers = ngram_layers(seqs, N)
-        lens = np.array([len(s) for s in seqs], dtype=np.float64)
+        ci, ri, layers, lens = pre if pre is not None else self._layers(cands, refs)
         hyp_len, ref_len = lens[ci], lens[ri]
         sim_stats = np.zeros((nc, nr, 2 + 2 * N))
         sim_stats[..., 0] = hyp_len[:, None]
@@ -297,17 +453,52 @@ class BLEU(Metric):
             first, second = order[:, 0], order[:, 1]
             best = np.where(first[:, None] == np.arange(nr)[None, :], second[:, None], first[:, None])
             loo_stats[..., 1] = ref_len[best]
-        for n, (X, totals) in enumerate(layers):
+        for n, (X, totals) in enumerate(layers[:N]):
             Xc, Xr = X[ci], X[ri]
-            sim_stats[..., 2 + n] = Xc @ Xr.T
-            sim_stats[..., 2 + N + n] = totals[ci][:, None]
+            tot = totals[ci][:, None]
+            sim_stats[..., 2 + N + n] = tot
             if nr > 1:
-                others = (Xr.sum(axis=0)[None, :] - Xr) > 0
-                loo_stats[..., 2 + n] = Xc @ others.T.astype(np.float64)
-                loo_stats[..., 2 + N + n] = totals[ci][:, None]
-        sim = self.sentence_scores_from_stats(sim_stats)
-        loo = self.sentence_scores_from_stats(loo_stats) if nr > 1 else np.full((nc, nr), np.nan)
-        return sim.reshape(nc, nr), loo.reshape(nc, nr)
+                others = ((Xr.sum(axis=0)[None, :] - Xr) > 0).astype(np.float64)
+                both = Xc @ np.vstack([Xr, others]).T
+                sim_stats[..., 2 + n] = both[:, :nr]
+                loo_stats[..., 2 + n] = both[:, nr:]
+                loo_stats[..., 2 + N + n] = tot
+            else:
+                sim_stats[..., 2 + n] = Xc @ Xr.T
+        return sim_stats, loo_stats
+
+    def segment_block(self, cands: Sequence[str], refs: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Vectorised ``Metric.segment_block`` (identical values): every candidate against every
+        single reference (``sim``) and against all references but one (``loo``)."""
+        return self.segment_blocks([(cands, refs)])[0]
+
+    def segment_blocks(self, blocks) -> list[tuple[np.ndarray, np.ndarray]]:
+        """:meth:`segment_block` of several segments: the statistics of all their pairs are
+        scored by one vectorised :func:`bleu_from_stats` call (row-wise, so identical values)."""
+        k = 2 + 2 * self.max_ngram_order
+        parts, shapes = [], []
+        for (cands, refs), pre in zip(blocks, self._layers_many(blocks)):
+            sim_stats, loo_stats = self._block_stats(cands, refs, pre)
+            shapes.append((len(cands), len(refs), loo_stats is not None))
+            parts.append(sim_stats.reshape(-1, k))
+            if loo_stats is not None:
+                parts.append(loo_stats.reshape(-1, k))
+        scores = self.sentence_scores_from_stats(np.concatenate(parts)) if parts else np.zeros(0)
+        out, pos = [], 0
+        for nc, nr, has_loo in shapes:
+            sim = scores[pos:pos + nc * nr].reshape(nc, nr)
+            pos += nc * nr
+            if has_loo:
+                loo = scores[pos:pos + nc * nr].reshape(nc, nr)
+                pos += nc * nr
+            else:
+                loo = np.full((nc, nr), np.nan)
+            out.append((sim, loo))
+        return out
+
+
+_LAYER_CACHE: dict = {}
+_LAYER_CACHE_MAX = 64
 
 
 register("bleu", lambda: BLEU())

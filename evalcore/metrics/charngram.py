@@ -26,7 +26,8 @@ from typing import Sequence
 import numpy as np
 
 from .base import MetricMeta, MetricOption, register
-from .edit import PairwiseWordMetric, clipped_overlap, ngram_keys_all, token_options
+from .bleu import ngram_layers
+from .edit import PairwiseWordMetric, token_options
 
 CITATION = ("Stanojević & Sima'an (2014), BEER: BEtter Evaluation as Ranking, WMT; "
             "Stanojević & Sima'an (2014), Fitting sentence level translation evaluation with many dense "
@@ -77,7 +78,9 @@ def _block_hits(cands: list[tuple], refs: list[tuple]) -> tuple[np.ndarray, np.n
     bounds = np.cumsum([0] + [len(c) for c in cps])
     seqs = [inv[bounds[i]:bounds[i + 1]] for i in range(len(strings))]
     nc = len(cands)
-    hits = np.stack([clipped_overlap(k[:nc], k[nc:]) for k in ngram_keys_all(seqs, MAX_N)])
+    # clipped overlaps of every order: count-layer matrices, one product per order (exact integers)
+    hits = np.stack([np.rint(X[:nc] @ X[nc:].T).astype(np.int64).reshape(nc, len(refs))
+                     for X, _ in ngram_layers(seqs, MAX_N)])
     lens = np.array([len(s) for s in strings], dtype=np.int64)
     out = (hits, lens[:nc], lens[nc:])
     if len(_BLOCK_CACHE) >= _BLOCK_CACHE_MAX:

@@ -25,6 +25,7 @@ import numpy as np
 from .. import __version__
 from .base import Metric, MetricMeta, MetricOption, register
 from .bleu import ngram_layers
+from .edit import best_of_others
 
 _PUNCTS = set('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~')
 CITATION = ("Popović (2015), chrF: character n-gram F-score for automatic MT evaluation, WMT; "
@@ -166,40 +167,70 @@ class CHRF(Metric):
     def sentence_scores(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
         return np.array([self.sentence_score(c, r) for c, r in zip(cands, refs)], dtype=float)
 
-    def segment_block(self, cands: Sequence[str], refs: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        """Vectorised ``Metric.segment_block`` (identical values). ``loo[c, j]`` is the maximum of
-        ``sim[c, k]`` over k ≠ j, which is sacreBLEU's best-reference rule."""
-        nc, nr = len(cands), len(refs)
+    def _side_stats(self, texts, ci, ri, layers, n_orders) -> np.ndarray:
+        nc, nr = len(ci), len(ri)
+        stats = np.zeros((nc, nr, 3 * n_orders))
+        for i, (X, totals) in enumerate(layers):
+            h_tot, r_tot = totals[ci], totals[ri]
+            stats[..., 3 * i] = np.where(r_tot[None, :] > 0, h_tot[:, None], 0.0)
+            stats[..., 3 * i + 1] = r_tot[None, :]
+            stats[..., 3 * i + 2] = X[ci] @ X[ri].T
+        return stats
+
+    def _block_stats(self, cands: Sequence[str], refs: Sequence[str]) -> np.ndarray:
+        """``[n_hyp, n_ref, n_match] × order`` of every (candidate, reference) pair, shape
+        (nc, nr, 3·order). The character part is memoised per block (chrf and chrf++ share it)."""
         uniq: dict[str, int] = {}
         for t in list(cands) + list(refs):
             uniq.setdefault(t, len(uniq))
         texts = list(uniq)
         ci = np.array([uniq[t] for t in cands], dtype=np.int64)
         ri = np.array([uniq[t] for t in refs], dtype=np.int64)
-        # character ids: code points re-ranked within the segment
-        cps = [np.frombuffer(self._chars(t).encode("utf-32-le"), dtype=np.uint32).astype(np.int64) for t in texts]
-        allcp = np.concatenate(cps) if cps else np.zeros(0, np.int64)
-        _, inv = np.unique(allcp, return_inverse=True)
-        bounds = np.cumsum([0] + [len(c) for c in cps])
-        char_seqs = [inv[bounds[i]:bounds[i + 1]] for i in range(len(texts))]
-        layers = ngram_layers(char_seqs, self.char_order)
-        if self.word_order:
-            vocab: dict[str, int] = {}
-            word_seqs = [np.fromiter((vocab.setdefault(w, len(vocab)) for w in split_punct_words(self._prep(t))),
-                                     dtype=np.int64) for t in texts]
-            layers += ngram_layers(word_seqs, self.word_order)
-        stats = np.zeros((nc, nr, 3 * self.order))
-        for i, (X, totals) in enumerate(layers):
-            h_tot, r_tot = totals[ci], totals[ri]
-            stats[..., 3 * i] = np.where(r_tot[None, :] > 0, h_tot[:, None], 0.0)
-            stats[..., 3 * i + 1] = r_tot[None, :]
-            stats[..., 3 * i + 2] = X[ci] @ X[ri].T
-        sim = chrf_from_stats(stats, self.order, self.beta, self.eps_smoothing).reshape(nc, nr)
-        loo = np.full((nc, nr), np.nan)
-        if nr > 1:
-            for j in range(nr):
-                loo[:, j] = np.delete(sim, j, axis=1).max(axis=1)
-        return sim, loo
+        key = (self.lowercase, self.whitespace, self.char_order, tuple(cands), tuple(refs))
+        char_stats = _CHAR_CACHE.get(key)
+        if char_stats is None:
+            # character ids: code points re-ranked within the segment
+            cps = [np.frombuffer(self._chars(t).encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+                   for t in texts]
+            allcp = np.concatenate(cps) if cps else np.zeros(0, np.int64)
+            _, inv = np.unique(allcp, return_inverse=True)
+            bounds = np.cumsum([0] + [len(c) for c in cps])
+            char_seqs = [inv[bounds[i]:bounds[i + 1]] for i in range(len(texts))]
+            char_stats = self._side_stats(texts, ci, ri, ngram_layers(char_seqs, self.char_order), self.char_order)
+            if len(_CHAR_CACHE) >= _CHAR_CACHE_MAX:
+                _CHAR_CACHE.pop(next(iter(_CHAR_CACHE)))
+            _CHAR_CACHE[key] = char_stats
+        if not self.word_order:
+            return char_stats
+        vocab: dict[str, int] = {}
+        word_seqs = [np.fromiter((vocab.setdefault(w, len(vocab)) for w in split_punct_words(self._prep(t))),
+                                 dtype=np.int64) for t in texts]
+        word_stats = self._side_stats(texts, ci, ri, ngram_layers(word_seqs, self.word_order), self.word_order)
+        return np.concatenate([char_stats, word_stats], axis=2)
+
+    def segment_block(self, cands: Sequence[str], refs: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Vectorised ``Metric.segment_block`` (identical values). ``loo[c, j]`` is the maximum of
+        ``sim[c, k]`` over k ≠ j, which is sacreBLEU's best-reference rule."""
+        return self.segment_blocks([(cands, refs)])[0]
+
+    def segment_blocks(self, blocks) -> list[tuple[np.ndarray, np.ndarray]]:
+        """:meth:`segment_block` of several segments, the F-scores of all their pairs computed
+        by one (row-wise, hence identical) :func:`chrf_from_stats` call."""
+        k = 3 * self.order
+        parts = [self._block_stats(c, r).reshape(-1, k) for c, r in blocks]
+        scores = chrf_from_stats(np.concatenate(parts), self.order, self.beta, self.eps_smoothing) if parts \
+            else np.zeros(0)
+        out, pos = [], 0
+        for cands, refs in blocks:
+            nc, nr = len(cands), len(refs)
+            sim = scores[pos:pos + nc * nr].reshape(nc, nr)
+            pos += nc * nr
+            out.append((sim, best_of_others(sim, "max")))
+        return out
+
+
+_CHAR_CACHE: dict = {}
+_CHAR_CACHE_MAX = 64
 
 
 register("chrf", lambda: CHRF())

@@ -42,6 +42,15 @@ from .. import __version__
 from .base import Metric, MetricMeta, MetricOption, register
 from .tokenize import TOKENIZERS, tokenize
 
+try:  # numba is optional: without it the numpy block versions below are used (same values)
+    import numba as _nb
+except ImportError:  # pragma: no cover
+    _nb = None
+
+
+def _njit(f):
+    return _nb.njit(cache=True, nogil=True)(f) if _nb is not None else f
+
 VERSION = f"evalcore-{__version__}"
 
 # ---------------------------------------------------------------------------------------------
@@ -157,12 +166,26 @@ class PairwiseWordMetric(WordMetric):
         if nc == 0 or nr == 0:
             return np.zeros((nc, nr)), np.full((nc, nr), np.nan)
         sim = np.asarray(self._block([self.tok(c) for c in cands], [self.tok(r) for r in refs]), dtype=float)
-        loo = np.full((nc, nr), np.nan)
-        if nr > 1:
-            red = np.max if self.best == "max" else np.min
-            for j in range(nr):
-                loo[:, j] = red(np.delete(sim, j, axis=1), axis=1)
-        return sim, loo
+        return sim, best_of_others(sim, self.best)
+
+
+def best_of_others(values: np.ndarray, best: str = "max") -> np.ndarray:
+    """``out[c, j]`` = max (``best="max"``) or min over k ≠ j of ``values[c, k]`` (NaN when there
+    is a single column): the leave-one-reference-out value of a best-reference metric. Uses the
+    best and second-best entry of each row, so it picks exactly the element the literal
+    ``np.delete`` + reduction would (NaNs propagate the same way)."""
+    values = np.asarray(values, dtype=float)
+    nc, nr = values.shape
+    out = np.full((nc, nr), np.nan)
+    if nr < 2 or nc == 0:
+        return out
+    arg = np.argmax(values, axis=1) if best == "max" else np.argmin(values, axis=1)
+    rows = np.arange(nc)
+    first = values[rows, arg]
+    rest = values.copy()
+    rest[rows, arg] = -np.inf if best == "max" else np.inf
+    second = rest.max(axis=1) if best == "max" else rest.min(axis=1)
+    return np.where(np.arange(nr)[None, :] == arg[:, None], second[:, None], first[:, None])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -170,12 +193,35 @@ class PairwiseWordMetric(WordMetric):
 # ---------------------------------------------------------------------------------------------
 
 
+_ENCODE_CACHE: dict = {}
+_ENCODE_CACHE_MAX = 64
+
+
 def encode_block(seqs: Sequence[Sequence[str]]) -> tuple[list[np.ndarray], int]:
     """Integer ids for the tokens of several sequences, ids in **sorted token order** (so that
     id order, and the n-gram ids of :func:`ngram_keys`, follow the strings' lexicographic
-    order whatever the block). Returns (id arrays, vocabulary size)."""
+    order whatever the block). Returns (id arrays, vocabulary size). The last blocks are
+    memoised (the word-level metrics of one segment share them); treat the arrays as
+    read-only."""
+    key = tuple(tuple(s) for s in seqs)
+    hit = _ENCODE_CACHE.get(key)
+    if hit is not None:
+        return list(hit[0]), hit[1]
     vocab = {t: i for i, t in enumerate(sorted({t for s in seqs for t in s}))}
-    return [np.fromiter((vocab[t] for t in s), dtype=np.int64, count=len(s)) for s in seqs], len(vocab)
+    out = [np.fromiter((vocab[t] for t in s), dtype=np.int64, count=len(s)) for s in seqs], len(vocab)
+    if len(_ENCODE_CACHE) >= _ENCODE_CACHE_MAX:
+        _ENCODE_CACHE.pop(next(iter(_ENCODE_CACHE)))
+    _ENCODE_CACHE[key] = out
+    return list(out[0]), out[1]
+
+
+def flatten_ids(seqs: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Sequences stored back to back: (flat ids, offsets) with sequence t = flat[offs[t]:offs[t+1]]."""
+    lens = np.array([len(x) for x in seqs], dtype=np.int64)
+    offs = np.zeros(len(seqs) + 1, dtype=np.int64)
+    np.cumsum(lens, out=offs[1:])
+    flat = np.concatenate([np.asarray(x, dtype=np.int64) for x in seqs]) if offs[-1] else np.zeros(0, np.int64)
+    return flat, offs
 
 
 def ngram_keys_all(seqs: Sequence[np.ndarray], max_n: int) -> list[list[np.ndarray]]:
@@ -325,7 +371,106 @@ def _pad(seqs: Sequence[np.ndarray], fill: int) -> tuple[np.ndarray, np.ndarray]
     return out, lens
 
 
+@_njit
+def _dp_many(flat, offs, na, nb, kind, inc):
+    """Pairwise DPs of sequences 0..na−1 (rows) against na..na+nb−1 (columns), stored back to
+    back in ``flat``; kind 0 = Levenshtein, 1 = LCS, 2 = WLCS with increments ``inc``. The
+    same recurrences, in the same order, as :func:`levenshtein`, :func:`lcs_length`, :func:`wlcs`."""
+    out = np.zeros((na, nb), np.float64)
+    width = 1
+    for t in range(na + nb):
+        width = max(width, offs[t + 1] - offs[t] + 1)
+    prev = np.zeros(width, np.float64)
+    cur = np.zeros(width, np.float64)
+    prev_w = np.zeros(width, np.int64)
+    cur_w = np.zeros(width, np.int64)
+    for x in range(na):
+        a = flat[offs[x]:offs[x + 1]]
+        for y in range(nb):
+            b = flat[offs[na + y]:offs[na + y + 1]]
+            n, m = len(a), len(b)
+            if kind == 0:
+                for j in range(m + 1):
+                    prev[j] = j
+                for i in range(1, n + 1):
+                    cur[0] = i
+                    ai = a[i - 1]
+                    for j in range(1, m + 1):
+                        v = prev[j] + 1
+                        if cur[j - 1] + 1 < v:
+                            v = cur[j - 1] + 1
+                        d = prev[j - 1] + (0 if ai == b[j - 1] else 1)
+                        if d < v:
+                            v = d
+                        cur[j] = v
+                    prev, cur = cur, prev
+                out[x, y] = prev[m]
+            elif kind == 1:
+                for j in range(m + 1):
+                    prev[j] = 0
+                for i in range(n):
+                    cur[0] = 0
+                    ai = a[i]
+                    for j in range(1, m + 1):
+                        if ai == b[j - 1]:
+                            cur[j] = prev[j - 1] + 1
+                        else:
+                            cur[j] = prev[j] if prev[j] > cur[j - 1] else cur[j - 1]
+                    prev, cur = cur, prev
+                out[x, y] = prev[m]
+            else:
+                for j in range(m + 1):
+                    prev[j] = 0.0
+                    prev_w[j] = 0
+                for i in range(n):
+                    cur[0] = 0.0
+                    cur_w[0] = 0
+                    ai = a[i]
+                    for j in range(1, m + 1):
+                        if ai == b[j - 1]:
+                            k = prev_w[j - 1]
+                            cur[j] = prev[j - 1] + inc[k]
+                            cur_w[j] = k + 1
+                        else:
+                            cur[j] = prev[j] if prev[j] > cur[j - 1] else cur[j - 1]
+                            cur_w[j] = 0
+                    prev, cur = cur, prev
+                    prev_w, cur_w = cur_w, prev_w
+                out[x, y] = prev[m]
+    return out
+
+
+def _dp_block(a_ids, b_ids, kind: int, w: float = 1.2) -> np.ndarray:
+    flat, offs = flatten_ids(list(a_ids) + list(b_ids))
+    longest = int(np.diff(offs).max()) if len(offs) > 1 else 0
+    inc = _wlcs_increments(longest + 1, w) if kind == 2 else np.zeros(1)
+    return _dp_many(flat, offs, len(a_ids), len(b_ids), kind, inc)
+
+
 def levenshtein_matrix(a_ids: Sequence[np.ndarray], b_ids: Sequence[np.ndarray]) -> np.ndarray:
+    """Edit distances of every (a_i, b_k) pair, shape (len a, len b): the compiled DP
+    (:func:`_dp_many`) when numba is installed, else :func:`levenshtein_matrix_np`."""
+    if _nb is not None:
+        return np.rint(_dp_block(a_ids, b_ids, 0)).astype(np.int64)
+    return levenshtein_matrix_np(a_ids, b_ids)
+
+
+def lcs_matrix(a_ids: Sequence[np.ndarray], b_ids: Sequence[np.ndarray]) -> np.ndarray:
+    """LCS lengths of every (a_i, b_k) pair: compiled DP or :func:`lcs_matrix_np`."""
+    if _nb is not None:
+        return np.rint(_dp_block(a_ids, b_ids, 1)).astype(np.int64)
+    return lcs_matrix_np(a_ids, b_ids)
+
+
+def wlcs_matrix(a_ids: Sequence[np.ndarray], b_ids: Sequence[np.ndarray], w: float = 1.2) -> np.ndarray:
+    """:func:`wlcs` of every (a_i, b_k) pair (a_i indexes rows): compiled DP or
+    :func:`wlcs_matrix_np`; identical values."""
+    if _nb is not None:
+        return _dp_block(a_ids, b_ids, 2, w)
+    return wlcs_matrix_np(a_ids, b_ids, w)
+
+
+def levenshtein_matrix_np(a_ids: Sequence[np.ndarray], b_ids: Sequence[np.ndarray]) -> np.ndarray:
     """Edit distances of every (a_i, b_k) pair, shape (len a, len b), by one row-wise DP over
     all pairs at once: row i+1 is T[j] = min(D[i][j] + 1, D[i][j−1] + cost) followed by
     D[i+1][j] = j + cummin_k≤j(T[k] − k) (the left-insertion chain)."""
@@ -352,7 +497,7 @@ def levenshtein_matrix(a_ids: Sequence[np.ndarray], b_ids: Sequence[np.ndarray])
     return res
 
 
-def lcs_matrix(a_ids: Sequence[np.ndarray], b_ids: Sequence[np.ndarray]) -> np.ndarray:
+def lcs_matrix_np(a_ids: Sequence[np.ndarray], b_ids: Sequence[np.ndarray]) -> np.ndarray:
     """LCS lengths of every (a_i, b_k) pair by a row-wise DP over all pairs:
     L[i+1][j] = max_{k≤j} max(L[i][k], L[i][k−1] + [a_i = b_k])."""
     A, la = _pad(a_ids, -1)
@@ -376,7 +521,7 @@ def lcs_matrix(a_ids: Sequence[np.ndarray], b_ids: Sequence[np.ndarray]) -> np.n
     return res
 
 
-def wlcs_matrix(a_ids: Sequence[np.ndarray], b_ids: Sequence[np.ndarray], w: float = 1.2) -> np.ndarray:
+def wlcs_matrix_np(a_ids: Sequence[np.ndarray], b_ids: Sequence[np.ndarray], w: float = 1.2) -> np.ndarray:
     """:func:`wlcs` of every (a_i, b_k) pair, identical values. Row-wise DP over all pairs;
     within a row C[j] = D[j] at a match (D = diagonal + increment) and max(C_up[j], C[j−1])
     otherwise: a cumulative maximum that restarts at every match, computed exactly as the
@@ -424,6 +569,14 @@ def error_rate(errors: float, ref_len: float) -> float:
     return 1.0 if errors > 0 else 0.0
 
 
+def error_rate_array(errors: np.ndarray, ref_len: np.ndarray) -> np.ndarray:
+    """:func:`error_rate` elementwise (integer errors and lengths; the same division)."""
+    errors, ref_len = np.broadcast_arrays(np.asarray(errors, dtype=np.int64), np.asarray(ref_len, dtype=np.int64))
+    ok = ref_len > 0
+    rate = errors.astype(np.float64) / np.where(ok, ref_len, 1).astype(np.float64)
+    return np.where(ok, rate, np.where(errors > 0, 1.0, 0.0))
+
+
 def per_errors(c: Sequence, r: Sequence, overlap: int | None = None) -> int:
     """PER error count max(|c|, |r|) − m = |r| − (m − max(0, |c| − |r|)) (spec §7.3)."""
     m = bag_overlap(c, r) if overlap is None else overlap
@@ -461,9 +614,7 @@ class WER(PairwiseWordMetric):
     def _block(self, cands, refs):
         ids, _ = encode_block(list(cands) + list(refs))
         d = levenshtein_matrix(ids[:len(cands)], ids[len(cands):])
-        lens = [len(r) for r in refs]
-        return np.array([[error_rate(int(d[i, k]), lens[k]) for k in range(len(refs))] for i in range(len(cands))],
-                        dtype=float).reshape(len(cands), len(refs))
+        return error_rate_array(d, np.array([len(r) for r in refs], dtype=np.int64)[None, :])
 
 
 class PER(PairwiseWordMetric):
@@ -490,11 +641,9 @@ class PER(PairwiseWordMetric):
     def _block(self, cands, refs):
         ids, _ = encode_block(list(cands) + list(refs))
         m = clipped_overlap(ids[:len(cands)], ids[len(cands):])
-        out = np.empty((len(cands), len(refs)))
-        for i, c in enumerate(cands):
-            for k, r in enumerate(refs):
-                out[i, k] = error_rate(max(len(c), len(r)) - int(m[i, k]), len(r))
-        return out
+        lc = np.array([len(c) for c in cands], dtype=np.int64)[:, None]
+        lr = np.array([len(r) for r in refs], dtype=np.int64)[None, :]
+        return error_rate_array(np.maximum(lc, lr) - m, lr)
 
 
 register("wer", WER)

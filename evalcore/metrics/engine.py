@@ -98,6 +98,59 @@ def _load_npz(path: Path) -> SimTensors | None:
 
 
 # ---- similarity tensors ------------------------------------------------------------------
+def _axes(dataset: Dataset) -> dict:
+    """seg_ids / systems / ref_ids and the per-segment layout (present references P, present
+    systems Q, candidate and reference texts), computed once per dataset object (Dataset
+    recomputes ``systems`` / ``ref_ids`` from its frames on every access)."""
+    store = getattr(dataset, "_cache", None)
+    key = ("evalcore.engine.axes", dataset.content_hash())
+    if isinstance(store, dict) and key in store:
+        return store[key]
+    seg_ids, systems, ref_ids = dataset.seg_ids, dataset.systems, dataset.ref_ids
+    ax = {"seg_ids": seg_ids, "systems": systems, "ref_ids": ref_ids, "layout": None}
+    if isinstance(store, dict):
+        store[key] = ax
+    return ax
+
+
+def _layout(dataset: Dataset, ax: dict) -> list:
+    """Per segment ``(P, Q, cands, refs)``: indices of the present references and systems, the
+    candidate texts (system outputs then references) and the reference texts."""
+    if ax["layout"] is None:
+        sys_t, ref_t = dataset.sys_texts(), dataset.ref_texts()
+        systems, ref_ids = ax["systems"], ax["ref_ids"]
+        out = []
+        for s in range(len(ax["seg_ids"])):
+            P = [j for j, r in enumerate(ref_ids) if ref_t[r][s] is not None]
+            Q = [a for a, name in enumerate(systems) if sys_t[name][s] is not None]
+            refs = [ref_t[ref_ids[j]][s] for j in P]
+            cands = [sys_t[systems[a]][s] for a in Q] + refs
+            out.append((P, Q, cands, refs))
+        ax["layout"] = out
+    return ax["layout"]
+
+
+def _cache_path(dataset: Dataset, metric: Metric, cache_dir) -> Path | None:
+    if cache_dir is False or not metric.meta.needs_text:
+        return None
+    root = Path(cache_dir) if cache_dir not in (None, True) else default_cache_dir()
+    return root / "simtensors" / f"{tensors_cache_key(dataset, metric)}.npz"
+
+
+def _cached(path: Path | None, ax: dict) -> SimTensors | None:
+    if path is None or not path.exists():
+        return None
+    hit = _load_npz(path)
+    if hit is not None and hit.seg_ids == ax["seg_ids"] and hit.systems == ax["systems"] \
+            and hit.ref_ids == ax["ref_ids"]:
+        return hit
+    return None
+
+
+#: segments handed to a metric's ``segment_blocks`` (batched implementations) per call
+BATCH_SEGMENTS = 32
+
+
 def similarity_tensors(dataset: Dataset, metric_id, progress: Progress = None,
                        cache_dir: str | os.PathLike | None | bool = None) -> SimTensors:
     """All oriented similarities of one metric on ``dataset`` (see :class:`SimTensors`).
@@ -110,56 +163,119 @@ def similarity_tensors(dataset: Dataset, metric_id, progress: Progress = None,
     disables the disk cache; ``None`` uses :func:`default_cache_dir`.
     """
     metric = _resolve_metric(metric_id)
-    seg_ids, systems, ref_ids = dataset.seg_ids, dataset.systems, dataset.ref_ids
+    return similarity_tensors_many(dataset, [metric], progress=progress, cache_dir=cache_dir)[metric.id]
+
+
+def similarity_tensors_many(dataset: Dataset, metric_ids: Sequence, progress: Progress = None,
+                            cache_dir: str | os.PathLike | None | bool = None) -> dict[str, SimTensors]:
+    """:func:`similarity_tensors` of several metrics in one pass over the segments.
+
+    Returns ``{metric id: SimTensors}`` (in the order given). Each metric keeps its own disk
+    cache file (same key as :func:`similarity_tensors`); the metrics not found in the cache
+    are computed together, segments in the outer loop and metrics in the inner loop, so the
+    per-block caches shared between metrics (token ids, n-gram layers, GTM runs, NIST and
+    character n-gram overlaps) are used while they are warm. Metrics with a batched
+    ``segment_blocks(blocks)`` receive :data:`BATCH_SEGMENTS` segments per call.
+    ``progress(done, total)`` counts segments (cache hits count as done).
+    """
+    metrics = [_resolve_metric(m) for m in metric_ids]
+    ax = _axes(dataset)
+    seg_ids, systems, ref_ids = ax["seg_ids"], ax["systems"], ax["ref_ids"]
     S, A, J = len(seg_ids), len(systems), len(ref_ids)
-    path = None
-    if cache_dir is not False and metric.meta.needs_text:
-        root = Path(cache_dir) if cache_dir not in (None, True) else default_cache_dir()
-        path = root / "simtensors" / f"{tensors_cache_key(dataset, metric)}.npz"
-        if path.exists():
-            hit = _load_npz(path)
-            if hit is not None and hit.seg_ids == seg_ids and hit.systems == systems and hit.ref_ids == ref_ids:
-                if progress:
-                    progress(S, S)
-                return hit
-    sys_ref = np.full((A, S, J), np.nan)
-    ref_ref = np.full((S, J, J), np.nan)
-    loo_sys = np.full((A, S, J), np.nan)
-    loo_ref = np.full((S, J), np.nan)
-    orient = metric.oriented
-    if not metric.meta.needs_text:
-        _external_tensors(metric, dataset, sys_ref, ref_ref, loo_sys, loo_ref, progress)
-    else:
+    out: dict[str, SimTensors] = {}
+    todo = []
+    for metric in metrics:
+        if metric.id in out or any(m.id == metric.id for m, _ in todo):
+            continue
+        if not metric.meta.needs_text:
+            arrs = [np.full((A, S, J), np.nan), np.full((S, J, J), np.nan), np.full((A, S, J), np.nan),
+                    np.full((S, J), np.nan)]
+            _external_tensors(metric, dataset, *arrs, None)
+            out[metric.id] = SimTensors(metric_id=metric.id, seg_ids=seg_ids, systems=systems, ref_ids=ref_ids,
+                                        sys_ref=arrs[0], ref_ref=arrs[1], loo_sys=arrs[2], loo_ref=arrs[3],
+                                        signature=metric.signature(), meta={"cached": False})
+            continue
+        path = _cache_path(dataset, metric, cache_dir)
+        hit = _cached(path, ax)
+        if hit is not None:
+            out[metric.id] = hit
+        else:
+            todo.append((metric, path))
+    if todo:
+        _compute_many(dataset, ax, todo, out, progress)
+    elif progress:
+        progress(S, S)
+    return {m.id: out[m.id] for m in metrics}
+
+
+def _compute_many(dataset: Dataset, ax: dict, todo: list, out: dict, progress: Progress) -> None:
+    seg_ids, systems, ref_ids = ax["seg_ids"], ax["systems"], ax["ref_ids"]
+    S, A, J = len(seg_ids), len(systems), len(ref_ids)
+    layout = _layout(dataset, ax)
+    arrays = []
+    for metric, _ in todo:
         _prepare(metric, dataset)
-        sys_t, ref_t = dataset.sys_texts(), dataset.ref_texts()
-        step = max(1, S // 100)
-        for s in range(S):
-            P = [j for j, r in enumerate(ref_ids) if ref_t[r][s] is not None]
-            Q = [a for a, name in enumerate(systems) if sys_t[name][s] is not None]
-            if P:
-                refs = [ref_t[ref_ids[j]][s] for j in P]
-                cands = [sys_t[systems[a]][s] for a in Q] + refs
-                sim, loo = metric.segment_block(cands, refs)
+        arrays.append((np.full((A, S, J), np.nan), np.full((S, J, J), np.nan), np.full((A, S, J), np.nan),
+                       np.full((S, J), np.nan)))
+    all_q, all_p = list(range(A)), list(range(J))
+    step = max(1, S // 100)
+    next_report = step
+    for b0 in range(0, S, BATCH_SEGMENTS):
+        segs = [s for s in range(b0, min(S, b0 + BATCH_SEGMENTS)) if layout[s][0]]
+        blocks = [(layout[s][2], layout[s][3]) for s in segs]
+        for (metric, _), (sys_ref, ref_ref, loo_sys, loo_ref) in zip(todo, arrays):
+            if not blocks:
+                break
+            batch = getattr(metric, "segment_blocks", None)
+            res = batch(blocks) if callable(batch) else [metric.segment_block(c, r) for c, r in blocks]
+            orient = metric.oriented
+            for s, (sim, loo) in zip(segs, res):
+                P, Q = layout[s][0], layout[s][1]
                 sim, loo = np.asarray(orient(sim), dtype=float), np.asarray(orient(loo), dtype=float)
                 nq = len(Q)
+                full = P == all_p
                 if nq:
-                    sys_ref[np.ix_(Q, [s], P)] = sim[:nq, None, :]
-                    loo_sys[np.ix_(Q, [s], P)] = loo[:nq, None, :]
+                    if full and Q == all_q:
+                        sys_ref[:, s, :] = sim[:nq]
+                        loo_sys[:, s, :] = loo[:nq]
+                    else:
+                        sys_ref[np.ix_(Q, [s], P)] = sim[:nq, None, :]
+                        loo_sys[np.ix_(Q, [s], P)] = loo[:nq, None, :]
                 rr = sim[nq:].copy()
                 np.fill_diagonal(rr, np.nan)
-                ref_ref[np.ix_([s], P, P)] = rr[None]
-                loo_ref[s, P] = np.diag(loo[nq:])
-            if progress and ((s + 1) % step == 0 or s + 1 == S):
-                progress(s + 1, S)
-    out = SimTensors(metric_id=metric.id, seg_ids=seg_ids, systems=systems, ref_ids=ref_ids, sys_ref=sys_ref,
-                     ref_ref=ref_ref, loo_sys=loo_sys, loo_ref=loo_ref, signature=metric.signature(),
-                     meta={"cached": False})
-    if path is not None:
-        try:
-            _save_npz(path, out)
-        except OSError:
-            pass  # a read-only cache never stops a computation
-    return out
+                if full:
+                    ref_ref[s] = rr
+                    loo_ref[s] = np.diag(loo[nq:])
+                else:
+                    ref_ref[np.ix_([s], P, P)] = rr[None]
+                    loo_ref[s, P] = np.diag(loo[nq:])
+        done = min(S, b0 + BATCH_SEGMENTS)
+        if progress:
+            while next_report <= done:
+                progress(next_report, S)
+                next_report += step
+            if done == S and (next_report - step) != S:
+                progress(S, S)
+    for (metric, path), (sys_ref, ref_ref, loo_sys, loo_ref) in zip(todo, arrays):
+        t = SimTensors(metric_id=metric.id, seg_ids=seg_ids, systems=systems, ref_ids=ref_ids, sys_ref=sys_ref,
+                       ref_ref=ref_ref, loo_sys=loo_sys, loo_ref=loo_ref, signature=metric.signature(),
+                       meta={"cached": False})
+        out[metric.id] = t
+        if path is not None:
+            try:
+                _save_npz(path, t)
+            except OSError:
+                pass  # a read-only cache never stops a computation
+
+
+def clear_block_caches() -> None:
+    """Forget the per-block memos the lexical metrics share (token ids, n-gram layers, GTM
+    runs, NIST and character n-gram overlaps): for benchmarks and memory-tight callers."""
+    from . import bleu, charngram, chrf, edit, gtm, nist
+
+    for cache in (bleu._LAYER_CACHE, chrf._CHAR_CACHE, edit._ENCODE_CACHE, gtm._BLOCK_CACHE, gtm._RUNS_CACHE,
+                  nist._BLOCK_CACHE, charngram._BLOCK_CACHE):
+        cache.clear()
 
 
 def _external_tensors(metric, dataset, sys_ref, ref_ref, loo_sys, loo_ref, progress) -> None:

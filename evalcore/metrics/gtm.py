@@ -29,7 +29,8 @@ from typing import Sequence
 import numpy as np
 
 from .base import MetricMeta, MetricOption, register
-from .edit import PairwiseWordMetric, _pad, bag_overlap, clipped_overlap, encode_block, token_options
+from .edit import (PairwiseWordMetric, _njit, _nb, _pad, bag_overlap, clipped_overlap, encode_block, flatten_ids,
+                   token_options)
 
 CITATION = ("Turian, Shen & Melamed (2003), Evaluation of machine translation and its evaluation, "
             "MT Summit IX")
@@ -153,6 +154,187 @@ def gtm_runs_block(cands: Sequence[tuple], refs: Sequence[tuple]) -> list[list[t
     return out
 
 
+@_njit
+def _heap_push(heap, n, key):
+    heap[n] = key
+    i = n
+    while i > 0:
+        parent = (i - 1) // 2
+        if heap[parent] <= heap[i]:
+            break
+        heap[parent], heap[i] = heap[i], heap[parent]
+        i = parent
+    return n + 1
+
+
+@_njit
+def _heap_pop(heap, n):
+    top = heap[0]
+    n -= 1
+    heap[0] = heap[n]
+    i = 0
+    while True:
+        lft = 2 * i + 1
+        if lft >= n:
+            break
+        small = lft
+        if lft + 1 < n and heap[lft + 1] < heap[lft]:
+            small = lft + 1
+        if heap[i] <= heap[small]:
+            break
+        heap[i], heap[small] = heap[small], heap[i]
+        i = small
+    return top, n
+
+
+@_njit
+def _greedy_runs_many(flat, offs, nc, nk):
+    """:func:`_greedy_runs` for every (candidate t < nc, reference nc + k) pair of texts
+    stored back to back in ``flat``. Runs are (−length, i, j) encoded as one integer (same
+    order as the tuples); the sorted maximal runs are merged with a heap of split pieces
+    exactly as :func:`_greedy_from_runs` does. Returns (run lengths of all pairs in selection
+    order, offsets per pair c * nk + k)."""
+    lens = offs[1:] - offs[:-1]
+    cap = 0
+    for c in range(nc):
+        for k in range(nk):
+            cap += min(lens[c], lens[nc + k])
+    out = np.zeros(cap, np.int64)
+    pos = np.zeros(nc * nk + 1, np.int64)
+    w = 0
+    longest = 1
+    for t in range(nc + nk):
+        longest = max(longest, lens[t])
+    B = longest + 1
+    runs = np.zeros(longest * longest + 1, np.int64)
+    heap = np.zeros(longest * longest + 1, np.int64)
+    used_c = np.zeros(B, np.bool_)
+    used_r = np.zeros(B, np.bool_)
+    for c in range(nc):
+        a = flat[offs[c]:offs[c + 1]]
+        n_a = len(a)
+        for k in range(nk):
+            b = flat[offs[nc + k]:offs[nc + k + 1]]
+            n_b = len(b)
+            nr = 0
+            for i in range(n_a):
+                for j in range(n_b):
+                    if a[i] != b[j]:
+                        continue
+                    if i > 0 and j > 0 and a[i - 1] == b[j - 1]:
+                        continue
+                    L = 1
+                    while i + L < n_a and j + L < n_b and a[i + L] == b[j + L]:
+                        L += 1
+                    runs[nr] = ((B - L) * B + i) * B + j
+                    nr += 1
+            srt = np.sort(runs[:nr])
+            for x in range(n_a):
+                used_c[x] = False
+            for x in range(n_b):
+                used_r[x] = False
+            p = 0
+            nh = 0
+            while p < nr or nh > 0:
+                if nh > 0 and (p >= nr or heap[0] < srt[p]):
+                    key, nh = _heap_pop(heap, nh)
+                else:
+                    key = srt[p]
+                    p += 1
+                j = key % B
+                i = (key // B) % B
+                L = B - key // (B * B)
+                if L == 1:
+                    if not used_c[i] and not used_r[j]:
+                        used_c[i] = True
+                        used_r[j] = True
+                        out[w] = 1
+                        w += 1
+                    continue
+                whole = True
+                for q in range(L):
+                    if used_c[i + q] or used_r[j + q]:
+                        whole = False
+                        break
+                if whole:
+                    for q in range(L):
+                        used_c[i + q] = True
+                        used_r[j + q] = True
+                    out[w] = L
+                    w += 1
+                else:
+                    start = -1
+                    for q in range(L + 1):
+                        free = q < L and not used_c[i + q] and not used_r[j + q]
+                        if free and start < 0:
+                            start = q
+                        elif not free and start >= 0:
+                            nh = _heap_push(heap, nh, ((B - (q - start)) * B + i + start) * B + j + start)
+                            start = -1
+            pos[c * nk + k + 1] = w
+    return out, pos
+
+
+@_njit
+def _run_power_sums(runs, pos, e):
+    """Σ_runs float(k) ** e per pair, summed left to right (as ``sum(...)`` in Python), and the
+    number of runs and Σ k per pair."""
+    n = len(pos) - 1
+    acc = np.zeros(n, np.float64)
+    cnt = np.zeros(n, np.float64)
+    tot = np.zeros(n, np.float64)
+    for t in range(n):
+        s = 0.0
+        m = 0
+        for x in range(pos[t], pos[t + 1]):
+            s += float(runs[x]) ** e
+            m += runs[x]
+        acc[t] = s
+        cnt[t] = pos[t + 1] - pos[t]
+        tot[t] = m
+    return acc, cnt, tot
+
+
+@_njit
+def _roots(acc, inv_e):
+    """acc ** inv_e elementwise with C's pow (as Python's ``**``; numpy's own power can differ
+    in the last bit)."""
+    out = np.empty(len(acc), np.float64)
+    for t in range(len(acc)):
+        out[t] = acc[t] ** inv_e
+    return out
+
+
+_RUNS_CACHE: dict = {}
+_RUNS_CACHE_MAX = 64
+
+
+def gtm_runs_arrays(cands: Sequence[tuple], refs: Sequence[tuple]) -> tuple[np.ndarray, np.ndarray]:
+    """The greedy runs of every (candidate, reference) pair as flat arrays ``(runs, pos)``:
+    pair (c, k) took ``runs[pos[c*K+k]:pos[c*K+k+1]]`` in selection order (identical to
+    :func:`gtm_runs`). Compiled when numba is installed; cached per block (shared by gtm-2,
+    gtm-3 and meteor)."""
+    key = (tuple(cands), tuple(refs))
+    hit = _RUNS_CACHE.get(key)
+    if hit is not None:
+        return hit
+    nc, nk = len(cands), len(refs)
+    if _nb is not None:
+        ids, _ = encode_block(list(cands) + list(refs))
+        flat, offs = flatten_ids(ids)
+        out = _greedy_runs_many(flat, offs, nc, nk)
+    else:
+        block = gtm_runs_block(cands, refs)
+        flat_runs = [x for row in block for rr in row for x in rr]
+        pos = np.zeros(nc * nk + 1, dtype=np.int64)
+        np.cumsum([len(rr) for row in block for rr in row], out=pos[1:])
+        out = (np.array(flat_runs, dtype=np.int64), pos)
+    if len(_RUNS_CACHE) >= _RUNS_CACHE_MAX:
+        _RUNS_CACHE.pop(next(iter(_RUNS_CACHE)))
+    _RUNS_CACHE[key] = out
+    return out
+
+
 def gtm_runs(c: Sequence, r: Sequence) -> tuple[int, ...]:
     """Lengths of the runs chosen by the greedy GTM matcher, in the order they were taken
     (longest common run of unaligned tokens first; ties: earliest candidate position, then
@@ -177,6 +359,17 @@ def _f(mms: float, nc: int, nr: int) -> float:
         return 0.0
     p, r = mms / nc, mms / nr
     return 2 * p * r / (p + r)
+
+
+def f_array(mms: np.ndarray, nc: np.ndarray, nr: np.ndarray) -> np.ndarray:
+    """:func:`_f` elementwise (the same operations in the same order)."""
+    mms, nc, nr = np.broadcast_arrays(np.asarray(mms, dtype=np.float64), np.asarray(nc, dtype=np.float64),
+                                      np.asarray(nr, dtype=np.float64))
+    ok = (mms > 0) & (nc != 0) & (nr != 0)
+    p = mms / np.where(ok, nc, 1.0)
+    r = mms / np.where(ok, nr, 1.0)
+    den = np.where(ok, p + r, 1.0)
+    return np.where(ok, 2 * p * r / den, 0.0)
 
 
 def gtm_f(c: Sequence, r: Sequence, e: float = 1) -> float:
@@ -218,17 +411,17 @@ class GTM(PairwiseWordMetric):
         return _f(mms, s[1], s[2])
 
     def _block(self, cands, refs):
+        nc, nk = len(cands), len(refs)
+        lc = np.array([len(c) for c in cands], dtype=np.float64)[:, None]
+        lr = np.array([len(r) for r in refs], dtype=np.float64)[None, :]
         if self.e != 1:
-            runs = gtm_runs_block(cands, refs)
-            out = np.empty((len(cands), len(refs)))
-            for i, c in enumerate(cands):
-                for k, r in enumerate(refs):
-                    out[i, k] = _f(_mms_from_runs(runs[i][k], self.e), len(c), len(r))
-            return out
-        ids, _ = encode_block(list(cands) + list(refs))
-        m = clipped_overlap(ids[:len(cands)], ids[len(cands):])
-        return np.array([[_f(float(m[i, k]), len(c), len(r)) for k, r in enumerate(refs)]
-                         for i, c in enumerate(cands)], dtype=float).reshape(len(cands), len(refs))
+            runs, pos = gtm_runs_arrays(cands, refs)
+            acc = _run_power_sums(runs, pos, float(self.e))[0]
+            mms = _roots(acc, 1.0 / self.e).reshape(nc, nk)
+        else:
+            ids, _ = encode_block(list(cands) + list(refs))
+            mms = clipped_overlap(ids[:nc], ids[nc:]).astype(np.float64)
+        return f_array(mms, lc, lr)
 
 
 for _e in (1, 2, 3):

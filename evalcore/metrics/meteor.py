@@ -28,7 +28,8 @@ import numpy as np
 
 from .base import MetricMeta, MetricOption, register
 from .edit import PairwiseWordMetric, token_options
-from .gtm import gtm_runs, gtm_runs_block
+from .edit import _njit
+from .gtm import _run_power_sums, gtm_runs, gtm_runs_arrays
 
 CITATION = ("Banerjee & Lavie (2005), METEOR: an automatic metric for MT evaluation with improved "
             "correlation with human judgments, ACL workshop; Lavie & Agarwal (2007), METEOR: an automatic "
@@ -43,6 +44,19 @@ def meteor_from_counts(m: float, nc: float, nr: float, chunks: float, alpha: flo
     p, r = m / nc, m / nr
     fmean = p * r / (alpha * p + (1 - alpha) * r)
     return float(fmean * (1 - gamma * (chunks / m) ** beta))
+
+
+@_njit
+def _meteor_many(m, nc, nr, chunks, alpha, beta, gamma):
+    """:func:`meteor_from_counts` over arrays (the same operations in the same order)."""
+    out = np.zeros(len(m), np.float64)
+    for t in range(len(m)):
+        if m[t] <= 0 or nc[t] <= 0 or nr[t] <= 0:
+            continue
+        p, r = m[t] / nc[t], m[t] / nr[t]
+        fmean = p * r / (alpha * p + (1 - alpha) * r)
+        out[t] = fmean * (1 - gamma * (chunks[t] / m[t]) ** beta)
+    return out
 
 
 def meteor_exact(c: Sequence, r: Sequence, alpha: float = 0.9, beta: float = 3.0, gamma: float = 0.5) -> float:
@@ -82,14 +96,12 @@ class Meteor(PairwiseWordMetric):
         return meteor_from_counts(s[0], s[1], s[2], s[3], self.alpha, self.beta, self.gamma)
 
     def _block(self, cands, refs):
-        runs = gtm_runs_block(cands, refs)
-        out = np.empty((len(cands), len(refs)))
-        for i, c in enumerate(cands):
-            for k, r in enumerate(refs):
-                rr = runs[i][k]
-                out[i, k] = meteor_from_counts(float(sum(rr)), len(c), len(r), float(len(rr)),
-                                               self.alpha, self.beta, self.gamma)
-        return out
+        nc, nk = len(cands), len(refs)
+        runs, pos = gtm_runs_arrays(cands, refs)
+        _, chunks, m = _run_power_sums(runs, pos, 1.0)
+        return _meteor_many(m, np.repeat(np.array([len(c) for c in cands], dtype=np.float64), nk),
+                            np.tile(np.array([len(r) for r in refs], dtype=np.float64), nc), chunks,
+                            self.alpha, self.beta, self.gamma).reshape(nc, nk)
 
 
 register("meteor", Meteor)

@@ -106,7 +106,8 @@ def _nist_kernel(cands: list[tuple], refs: list[tuple], member: np.ndarray, max_
     for n in range(1, max_n + 1):
         keys = allkeys[n - 1]
         counts_out[n - 1] = [len(k) for k in keys[:nc]]
-        g_max = 1 + max((int(k.max()) for k in keys if len(k)), default=-1)
+        nonempty = [k for k in keys if len(k)]
+        g_max = 1 + (int(np.concatenate(nonempty).max()) if nonempty else -1)
         # reference counts (K × G)
         rk = keys[nc:]
         rc = np.zeros((nk, g_max + 1), dtype=np.int64)
@@ -132,9 +133,7 @@ def _nist_kernel(cands: list[tuple], refs: list[tuple], member: np.ndarray, max_
             rel, rel_idx = np.unique(types, return_inverse=True)
             rel_idx = rel_idx.reshape(types.shape)
             rc_rel = rc[:, rel]  # K × R
-            vmax = np.zeros((nv, len(rel)), dtype=np.int64)
-            for k in range(nk):
-                np.maximum(vmax, mem[:, k:k + 1] * rc_rel[k][None, :], out=vmax)
+            vmax = (mem[:, :, None] * rc_rel[None, :, :]).max(axis=1)  # V × R (integers)
             clip = np.minimum(tcnt[None, :, :], vmax[:, rel_idx])  # V × C × T
             if table is not None:
                 # first occurrence of each relevant n-gram -> its token tuple
@@ -145,7 +144,11 @@ def _nist_kernel(cands: list[tuple], refs: list[tuple], member: np.ndarray, max_
                 offs = np.arange(len(flat)) - np.repeat(np.cumsum(klens) - klens, klens)
                 uniq, first = np.unique(flat, return_index=True)
                 loc = np.searchsorted(uniq, rel)
-                for t, g in enumerate(rel.tolist()):
+                # n-grams no reference contains are clipped to 0: their weight does not matter
+                # (0 · w adds 0), so only the others are looked up
+                in_ref = np.flatnonzero(rc_rel.max(axis=0) > 0) if nk else np.zeros(0, np.int64)
+                for t in in_ref.tolist():
+                    g = int(rel[t])
                     if loc[t] < len(uniq) and uniq[loc[t]] == g:
                         f = first[loc[t]]
                         s, pos = int(owner[f]), int(offs[f])
@@ -198,6 +201,7 @@ def nist_bp_array(l_sys: np.ndarray, l_ref: np.ndarray) -> np.ndarray:
 SHARED_ORDERS = 5
 _BLOCK_CACHE: dict = {}
 _BLOCK_CACHE_MAX = 1024
+_FIT_CACHE: dict = {}
 
 
 class NIST(WordMetric):
@@ -232,9 +236,18 @@ class NIST(WordMetric):
 
     def prepare(self, dataset) -> None:
         """Called by the engine before scoring a dataset: information weights from every
-        reference of every reference set of the corpus (spec §7.2)."""
+        reference of every reference set of the corpus (spec §7.2). The weights of the last
+        datasets are memoised (nist-1..5 of one dataset share one fit)."""
+        key = (dataset.content_hash(), self.tokenize, self.lowercase, max(SHARED_ORDERS, self.max_n))
+        hit = _FIT_CACHE.get(key)
+        if hit is not None:
+            self._table, self._fit_hash = hit
+            return
         texts = list(dataset.ref_texts().values())
         self.fit([[t[s] for t in texts] for s in range(dataset.n_segments)])
+        if len(_FIT_CACHE) >= 4:
+            _FIT_CACHE.pop(next(iter(_FIT_CACHE)))
+        _FIT_CACHE[key] = (self._table, self._fit_hash)
 
     def unfit(self) -> "NIST":
         self._table, self._fit_hash = None, ""

@@ -35,7 +35,7 @@ from typing import Sequence
 import numpy as np
 
 from .base import MetricMeta, MetricOption, register
-from .edit import (PairwiseWordMetric, bag_overlap, clipped_overlap, encode_block, lcs_length, lcs_matrix,
+from .edit import (PairwiseWordMetric, _njit, bag_overlap, clipped_overlap, encode_block, lcs_length, lcs_matrix,
                    ngram_keys, token_options, wlcs, wlcs_matrix)
 
 CITATION = ("Lin & Och (2004), Automatic evaluation of machine translation quality using longest common "
@@ -79,6 +79,25 @@ def _pair_index(n: int, max_skip: int | None) -> tuple[np.ndarray, np.ndarray]:
         keep = j - i - 1 <= max_skip
         i, j = i[keep], j[keep]
     return i, j
+
+
+@_njit
+def _w_values(hits, rden, cden, inv_w, measure, beta):
+    """``ROUGE._value`` for ROUGE-W over arrays (the same operations in the same order;
+    measure 0 = F, 1 = P, 2 = R)."""
+    out = np.zeros(len(hits), np.float64)
+    for t in range(len(hits)):
+        p = hits[t] / cden[t] if cden[t] > 0 else 0.0
+        r = hits[t] / rden[t] if rden[t] > 0 else 0.0
+        p, r = p ** inv_w, r ** inv_w
+        if measure == 1:
+            out[t] = p
+        elif measure == 2:
+            out[t] = r
+        elif p > 0 and r > 0:
+            b2 = beta * beta
+            out[t] = (1 + b2) * p * r / (r + b2 * p)
+    return out
 
 
 VARIANTS = {"n", "l", "w", "s", "su"}
@@ -212,12 +231,11 @@ class ROUGE(PairwiseWordMetric):
             hits = clipped_overlap(keys[:nc], keys[nc:]).astype(float)
             cden = np.array([len(k) for k in keys[:nc]], float)
             rden = np.array([len(k) for k in keys[nc:]], float)
-        if self.variant == "w":  # powers: the scalar code path, pair by pair
-            out = np.empty((nc, len(refs)))
-            for i in range(nc):
-                for k in range(len(refs)):
-                    out[i, k] = self._value(float(hits[i, k]), float(rden[k]), float(cden[i]))
-            return out
+        if self.variant == "w":  # powers with C's pow, as the scalar code path
+            nk = len(refs)
+            return _w_values(np.ascontiguousarray(hits, dtype=np.float64).ravel(), np.tile(rden, nc),
+                             np.repeat(cden, nk), 1.0 / self.w, "fpr".index(self.measure),
+                             self.beta).reshape(nc, nk)
         # vectorised _value (same IEEE operations in the same order, hence identical values)
         cd = np.broadcast_to(cden[:, None], hits.shape)
         rd = np.broadcast_to(rden[None, :], hits.shape)

@@ -29,6 +29,7 @@ from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
 
 from .. import __version__
 from .base import Metric, MetricMeta, MetricOption, register
+from .edit import best_of_others
 
 CITATION = ("Snover, Dorr, Schwartz, Micciulla & Makhoul (2006), A study of translation edit rate "
             "with targeted human annotation, AMTA; sacreBLEU's Tercom re-implementation")
@@ -143,16 +144,51 @@ class TER(Metric):
         nc, nr = len(cands), len(refs)
         ct = [self.tokens(c) for c in cands]
         rt = [self.tokens(r) for r in refs]
-        edits = np.array([[pair_edits(h, r) for r in rt] for h in ct], dtype=np.float64).reshape(nc, nr)
+        edits = edits_block(ct, rt)
         rlen = np.array([len(r) for r in rt], dtype=np.float64)
         sim = ter_from_stats(edits, rlen[None, :])
         loo = np.full((nc, nr), np.nan)
         if nr > 1:
             total = rlen.sum()
-            for j in range(nr):
-                rest = np.delete(edits, j, axis=1).min(axis=1)
-                loo[:, j] = ter_from_stats(rest, (total - rlen[j]) / (nr - 1))
+            rest = best_of_others(edits, "min")
+            loo = ter_from_stats(rest, (total - rlen[None, :]) / (nr - 1))
         return sim, loo
+
+
+def edits_block(ct: Sequence[tuple], rt: Sequence[tuple]) -> np.ndarray:
+    """Tercom edits of every (candidate, reference) token-tuple pair, shape (len ct, len rt):
+    each distinct pair aligned once, identical pairs 0, all pairs of the block handed to the
+    compiled kernel in one call (:func:`ter_edits_many`); pairs the kernel declines (and every
+    pair when numba is missing) go through :func:`pair_edits`."""
+    nc, nr = len(ct), len(rt)
+    uniq: dict[tuple, int] = {}
+    for t in list(ct) + list(rt):
+        uniq.setdefault(t, len(uniq))
+    texts = list(uniq)
+    ci = np.array([uniq[t] for t in ct], dtype=np.int64)
+    ri = np.array([uniq[t] for t in rt], dtype=np.int64)
+    uc, ur = np.unique(ci), np.unique(ri)
+    table = np.zeros((len(texts), len(texts)), dtype=np.float64)
+    hs = np.repeat(uc, len(ur))
+    rs = np.tile(ur, len(uc))
+    keep = hs != rs
+    hs, rs = hs[keep], rs[keep]
+    if len(hs):
+        if _nb is not None:
+            vocab: dict[str, int] = {}
+            lens = np.array([len(t) for t in texts], dtype=np.int64)
+            offs = np.zeros(len(texts) + 1, dtype=np.int64)
+            np.cumsum(lens, out=offs[1:])
+            flat = np.fromiter((vocab.setdefault(w, len(vocab)) for t in texts for w in t), dtype=np.int64,
+                               count=int(offs[-1]))
+            e, ok = ter_edits_many(flat, offs, hs, rs)
+            table[hs, rs] = e
+            for k in np.flatnonzero(~ok).tolist():
+                table[hs[k], rs[k]] = pair_edits_sacrebleu(texts[hs[k]], texts[rs[k]])
+        else:
+            for h, r in zip(hs.tolist(), rs.tolist()):
+                table[h, r] = pair_edits(texts[h], texts[r])
+    return table[np.ix_(ci, ri)].reshape(nc, nr)
 
 
 
@@ -242,6 +278,53 @@ def perform_shift(w, start, length, target, out):
     return k == n
 
 @_njit
+def _bits_run(eqm, start, stop, pv, mv, score, top):
+    """Myers (1999) / Hyyrö (2001) bit-parallel Levenshtein, global version: continue the
+    column state (pv, mv, score) over the hypothesis words start..stop−1 whose reference
+    match masks are ``eqm``. Exact unit-cost edit distance (reference ≤ 62 words)."""
+    for x in range(start, stop):
+        eq = eqm[x]
+        xv = eq | mv
+        xh = (((eq & pv) + pv) ^ pv) | eq
+        ph = mv | ~(xh | pv)
+        mh = pv & xh
+        if ph & top:
+            score += 1
+        elif mh & top:
+            score -= 1
+        ph = (ph << np.uint64(1)) | np.uint64(1)
+        mh = mh << np.uint64(1)
+        pv = mh | ~(xv | ph)
+        mv = ph & xv
+    return pv, mv, score
+
+
+@_njit
+def _beam_margin(n_h, n_r):
+    """Smallest number of insertions + deletions any path through a cell *outside* ed_rows'
+    beam needs (|i − j| + |(n_h − i) − (n_r − j)|), or a huge number when the beam covers
+    every cell. A candidate whose exact Levenshtein distance is below it has an optimal path
+    inside the beam, so the beam cost equals that distance."""
+    ratio = n_r / n_h if n_h > 0 else 1.0
+    beam = 25
+    if 25 < ratio / 2:
+        beam = int(np.ceil(ratio / 2 + 25))
+    best = _INF
+    for i in range(1, n_h + 1):
+        pd = int(np.floor(i * ratio))
+        lo = max(0, pd - beam)
+        hi = min(n_r + 1, pd + beam)
+        if i == n_h:
+            hi = n_r + 1
+        for j in range(0, n_r + 1):
+            if j < lo or j >= hi:
+                lb = abs(i - j) + abs((n_h - i) - (n_r - j))
+                if lb < best:
+                    best = lb
+    return best
+
+
+@_njit
 def ter_edits(h0, r):
     """(edits, ok): sacreBLEU ``translation_edit_rate`` edits; ok False = fall back."""
     n_h, n_r = len(h0), len(r)
@@ -258,10 +341,36 @@ def ter_edits(h0, r):
     ref_err = np.empty(n_r, np.int64)
     align = np.empty(n_r, np.int64)
     has_align = np.empty(n_r, np.bool_)
+    # The cost of a shifted candidate is only compared, never traced: compute its exact
+    # Levenshtein distance bit-parallel from the state after the common prefix; when it is
+    # below the beam margin (always, for references of ≤ 24 words) it equals ed_rows' beam
+    # cost, otherwise ed_rows is run (identical integers either way).
+    margin = _beam_margin(n_h, n_r)
+    use_bits = 0 < n_r <= 62
+    eqm = np.zeros(n_h, np.uint64)
+    cand_eqm = np.zeros(n_h, np.uint64)
+    pv_pre = np.zeros(n_h + 1, np.uint64)
+    mv_pre = np.zeros(n_h + 1, np.uint64)
+    sc_pre = np.zeros(n_h + 1, np.int64)
+    top = np.uint64(1) << np.uint64(max(n_r - 1, 0))
     shifts = 0
     checked = 0
     while True:
         pre = ed_rows(cur, r, cost, ops, 0)
+        if use_bits:
+            for x in range(n_h):
+                m = np.uint64(0)
+                for y in range(n_r):
+                    if r[y] == cur[x]:
+                        m |= np.uint64(1) << np.uint64(y)
+                eqm[x] = m
+            pv = (np.uint64(1) << np.uint64(n_r)) - np.uint64(1)
+            mv = np.uint64(0)
+            sc0 = n_r
+            pv_pre[0], mv_pre[0], sc_pre[0] = pv, mv, sc0
+            for x in range(n_h):
+                pv, mv, sc0 = _bits_run(eqm, x, x + 1, pv, mv, sc0, top)
+                pv_pre[x + 1], mv_pre[x + 1], sc_pre[x + 1] = pv, mv, sc0
         # trace -> alignment (sacreBLEU flips the trace, then trace_to_alignment)
         i, j = n_h, n_r
         n_ops = 0
@@ -346,14 +455,21 @@ def ter_edits(h0, r):
                             p = 0
                             while p < n_h and cand[p] == cur[p]:
                                 p += 1
-                            # rows 0..p of the matrix depend only on cand[:p] == cur[:p]
-                            if valid < p:
-                                for x in range(valid + 1, p + 1):
-                                    for y in range(n_r + 1):
-                                        wcost[x, y] = cost[x, y]
-                                        wops[x, y] = ops[x, y]
-                            valid = p
-                            sc = ed_rows(cand, r, wcost, wops, p + 1)
+                            sc = _INF
+                            if use_bits:
+                                perform_shift(eqm, sh, length, idx, cand_eqm)
+                                _, _, sc = _bits_run(cand_eqm, p, n_h, pv_pre[p], mv_pre[p], sc_pre[p], top)
+                                if sc >= margin:
+                                    sc = _INF
+                            if sc == _INF:
+                                # rows 0..p of the matrix depend only on cand[:p] == cur[:p]
+                                if valid < p:
+                                    for x in range(valid + 1, p + 1):
+                                        for y in range(n_r + 1):
+                                            wcost[x, y] = cost[x, y]
+                                            wops[x, y] = ops[x, y]
+                                valid = p
+                                sc = ed_rows(cand, r, wcost, wops, p + 1)
                             checked += 1
                             d0, d1, d2, d3 = pre - sc, length, -sh, -idx
                             better = not found
@@ -384,6 +500,22 @@ def ter_edits(h0, r):
         cur[:] = best_words
     return shifts + ed_rows(cur, r, cost, ops, 0), True
 
+
+
+@_njit
+def ter_edits_many(flat, offs, hs, rs):
+    """``ter_edits`` of the pairs (text hs[k], text rs[k]) of texts stored back to back in
+    ``flat`` (text t = flat[offs[t]:offs[t + 1]]): one compiled call for a whole block."""
+    n = len(hs)
+    out = np.zeros(n, np.int64)
+    ok = np.zeros(n, np.bool_)
+    for k in range(n):
+        h = flat[offs[hs[k]]:offs[hs[k] + 1]].copy()
+        r = flat[offs[rs[k]]:offs[rs[k] + 1]].copy()
+        e, good = ter_edits(h, r)
+        out[k] = e
+        ok[k] = good
+    return out, ok
 
 
 def kernel_available() -> bool:
