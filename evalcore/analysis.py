@@ -255,13 +255,13 @@ def system_stats(dataset: Dataset, metric_ids: Sequence[str], include_references
 
 def tensors(dataset: Dataset, metric_ids: Sequence[str], progress: Progress = None) -> dict:
     """metric -> :class:`SimTensors` (the engine caches them on disk)."""
-    from .metrics.engine import similarity_tensors
+    from .metrics.engine import similarity_tensors_many
 
-    out = {}
-    n = max(len(metric_ids), 1)
-    for i, m in enumerate(metric_ids):
-        out[m] = similarity_tensors(dataset, m, progress=_sub(progress, i / n, (i + 1) / n,
-                                                              f"similarities: {m}"))
+    def seg_progress(done: int, total: int) -> None:
+        if progress:
+            progress(done / max(total, 1), f"similarities: segment {done} of {total}")
+
+    out = similarity_tensors_many(dataset, list(metric_ids), progress=seg_progress)
     if progress:
         progress(1.0, "similarities ready")
     return out

@@ -16,7 +16,8 @@ A :class:`Dataset` holds
   ``metric_scores``), keyed by name;
 * ``warnings``   – the validation warnings the loader reported.
 
-Nothing here imports streamlit.
+Nothing here imports streamlit. A Dataset is treated as immutable once built: derived views
+(ids, aligned texts, the content hash) are memoised.
 """
 from __future__ import annotations
 
@@ -63,7 +64,9 @@ class Dataset:
     # ---- identities -------------------------------------------------------------------
     @property
     def seg_ids(self) -> list[str]:
-        return self.segments["seg_id"].tolist()
+        if "seg_ids" not in self._cache:
+            self._cache["seg_ids"] = self.segments["seg_id"].tolist()
+        return list(self._cache["seg_ids"])
 
     @property
     def n_segments(self) -> int:
@@ -72,12 +75,16 @@ class Dataset:
     @property
     def ref_ids(self) -> list[str]:
         """Reference sets in order of first appearance."""
-        return list(dict.fromkeys(self.references["ref_id"]))
+        if "ref_ids" not in self._cache:
+            self._cache["ref_ids"] = list(dict.fromkeys(self.references["ref_id"]))
+        return list(self._cache["ref_ids"])
 
     @property
     def systems(self) -> list[str]:
         """Systems with text, in order of first appearance."""
-        return list(dict.fromkeys(self.outputs["system"]))
+        if "systems" not in self._cache:
+            self._cache["systems"] = list(dict.fromkeys(self.outputs["system"]))
+        return list(self._cache["systems"])
 
     @property
     def judged(self) -> list[str]:

@@ -52,14 +52,11 @@ def load(args):
 
 def tensors(ds, metric_ids: list[str]) -> dict:
     from ..metrics.base import get_metric
-    from ..metrics.engine import similarity_tensors
+    from ..metrics.engine import similarity_tensors_many
 
     for m in metric_ids:
         get_metric(m)  # unknown ids fail before any computation
-    out = {}
-    for m in metric_ids:
-        out[m] = similarity_tensors(ds, m, progress=Progress(f"similarities {m}"))
-    return out
+    return similarity_tensors_many(ds, metric_ids, progress=Progress("similarities (segments)"))
 
 
 def write(df: pd.DataFrame, out: str | None) -> None:
