@@ -61,6 +61,11 @@ def syntax_status(dataset: Dataset) -> tuple[bool, str]:
     return _SYNTAX_STATUS[key]
 
 
+def forget_syntax_status(dataset: Dataset) -> None:
+    """Drop the memoised availability (e.g. after parses were uploaded)."""
+    _SYNTAX_STATUS.pop(dataset.content_hash(), None)
+
+
 def available_metrics(dataset: Dataset | None = None) -> list[str]:
     """Registered metric ids; with a dataset, the syntactic ones only when they can be
     computed on it (see :func:`syntax_status` for the reason when not)."""

@@ -124,6 +124,38 @@ def load_saved(name: str) -> dict[str, Dataset]:
     return load_collection(path, name=safe_name(name), fmt="tidy")
 
 
+def _parses_dir(name: str, lp: str) -> Path:
+    return datasets_dir() / safe_name(name) / "parses" / (safe_name(lp) if lp else "_")
+
+
+def save_parses(name: str, lp: str, filename: str, data: bytes) -> Path:
+    """Keep an uploaded CoNLL-U file with a saved dataset (atomic write), so the syntactic
+    metrics can use it again after a restart."""
+    folder = _parses_dir(name, lp)
+    if not (datasets_dir() / safe_name(name) / "meta.json").exists():
+        raise FileNotFoundError(f"no saved dataset named {name!r}")
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / safe_name(Path(filename).name)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return target
+
+
+def saved_parses(name: str, lp: str) -> list[tuple[bytes, str]]:
+    """(content, file name) of every CoNLL-U file kept with a saved dataset's language pair."""
+    folder = _parses_dir(name, lp)
+    if not folder.is_dir():
+        return []
+    return [(p.read_bytes(), p.name) for p in sorted(folder.iterdir()) if p.is_file() and not p.name.startswith(".")]
+
+
 def delete(name: str) -> None:
     path = datasets_dir() / safe_name(name)
     if not path.exists():

@@ -46,7 +46,17 @@ def _load_sample() -> dict[str, Dataset]:
 
 @st.cache_resource(show_spinner="Loading dataset…", max_entries=8)
 def _load_saved(name: str, saved_at: str) -> dict[str, Dataset]:
-    return workspace.load_saved(name)
+    coll = workspace.load_saved(name)
+    for lp, ds in coll.items():  # CoNLL-U parses kept with the dataset
+        files = workspace.saved_parses(name, lp)
+        if files:
+            from evalcore.syntax import register_conllu
+
+            try:
+                register_conllu(ds, files)
+            except DataError:
+                pass  # they were validated on upload; a changed dataset simply loses them
+    return coll
 
 
 def dataset_choices() -> dict[str, dict]:
@@ -76,6 +86,7 @@ def sidebar_dataset() -> Dataset | None:
     index = labels.index(wanted) if wanted in labels else 0
     label = st.sidebar.selectbox("Dataset", labels, index=index, key="dataset_select")
     st.session_state["dataset_label"] = label
+    st.session_state["dataset_meta"] = choices[label]
     try:
         coll = load_choice(label, choices[label])
     except DataError as exc:

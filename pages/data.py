@@ -92,6 +92,37 @@ with tab_add:
         except Exception as exc:  # the app keeps running
             show_exception(exc, "Import failed")
 
+# ---------------------------------------------------------------- parses (issue 8)
+with tab_add:
+    if ds is not None:
+        st.markdown("**Parses for the syntactic metrics (CoNLL-U, any language, any parser)**")
+        st.caption("Each sentence needs `# sent_id = <system or ref_id>:<seg_id>` (or `# system` / "
+                   "`# ref_id` and `# seg_id` comments). Parses of the current dataset's texts let "
+                   "TREE, GRAM, LEVEL and the shallow-syntax metrics work for languages without a "
+                   "built-in parser; with a saved dataset they are kept with it.")
+        parse_files = st.file_uploader("CoNLL-U files", accept_multiple_files=True, key="conllu_upload")
+        if st.button("Validate and use the parses", key="do_parses", disabled=not parse_files):
+            try:
+                from evalcore.analysis import forget_syntax_status
+                from evalcore.syntax import register_conllu
+
+                files = [(f.getvalue(), f.name) for f in parse_files]
+                rep = register_conllu(ds, files)
+                forget_syntax_status(ds)
+                saved_name = (st.session_state.get("dataset_meta") or {}).get("name")
+                if saved_name:
+                    for data, fname in files:
+                        workspace.save_parses(saved_name, ds.lp, fname, data)
+                st.success(f"Parses registered for {ds.name} {ds.lp}"
+                           + (f" and kept with the saved dataset {saved_name}." if saved_name else
+                              " for this session (save the dataset to keep them)."))
+                if rep.problems:
+                    show_report(rep)
+            except DataError as exc:
+                show_report(exc.report)
+            except Exception as exc:
+                show_exception(exc, "Reading the parses failed")
+
 # ---------------------------------------------------------------- saved datasets
 with tab_manage:
     saved = workspace.list_saved()

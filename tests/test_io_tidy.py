@@ -199,3 +199,20 @@ def test_shared_datasets_load(name, lps):
         assert any("ref-B" in str(w) for w in ende.warnings)  # judged, no text
     if name == "wmt20_mqm_scores":
         assert coll["en-de"].systems == [] and len(coll["en-de"].judged) == 10
+
+
+def test_parses_kept_with_a_saved_dataset(tmp_path, workspace_home):
+    """Issue 8: uploaded CoNLL-U parses are stored beside a saved dataset (per language pair)
+    and given back after a restart; other datasets and pairs do not see them."""
+    coll = load_collection(write(tmp_path / "d", GOOD))
+    name = workspace.save(coll, "with-parses")
+    conllu = b"# sent_id = s1:1\n1\tHello\thello\tINTJ\tUH\t_\t0\troot\t_\t_\n2\tworld\tworld\tNOUN\tNN\t_\t1\tvocative\t_\t_\n\n"
+    workspace.save_parses(name, "es-en", "mine.conllu", conllu)
+    assert workspace.saved_parses(name, "es-en") == [(conllu, "mine.conllu")]
+    assert workspace.saved_parses(name, "fr-en") == []
+    with pytest.raises(FileNotFoundError):
+        workspace.save_parses("not-saved", "es-en", "x.conllu", conllu)
+    from evalcore.syntax import register_conllu
+
+    report = register_conllu(coll["es-en"], workspace.saved_parses(name, "es-en"))
+    assert report.ok
