@@ -215,7 +215,7 @@ def _stats_for(dataset: Dataset, metric_id: str, include_references: bool, progr
     """name -> (seg_ids, per-segment sufficient statistics) for every candidate, exactly the
     segments :func:`score_table` uses at system level (output present, ≥ 1 reference)."""
     from .metrics.base import get_metric
-    from .metrics.engine import _candidates
+    from .metrics.engine import _candidates, scorable
 
     metric = get_metric(metric_id)
     if not metric.meta.needs_text:
@@ -223,20 +223,10 @@ def _stats_for(dataset: Dataset, metric_id: str, include_references: bool, progr
     prep = getattr(metric, "prepare", None)
     if callable(prep):
         prep(dataset)
-    ref_t = dataset.ref_texts()
-    seg_ids = dataset.seg_ids
     out = {}
     cands_all = list(_candidates(dataset, include_references))
     for k, (name, texts, use_refs) in enumerate(cands_all):
-        keep, cands, refs = [], [], []
-        for s, seg in enumerate(seg_ids):
-            if texts[s] is None:
-                continue
-            rs = [ref_t[r][s] for r in use_refs if ref_t[r][s] is not None]
-            if rs:
-                keep.append(seg)
-                cands.append(texts[s])
-                refs.append(rs)
+        keep, cands, refs = scorable(dataset, texts, use_refs)
         if cands:
             out[name] = (keep, np.asarray(metric.segment_stats(cands, refs), dtype=float))
         if progress:

@@ -306,6 +306,22 @@ def _external_tensors(metric, dataset, sys_ref, ref_ref, loo_sys, loo_ref, progr
 
 
 # ---- score tables ------------------------------------------------------------------------
+def scorable(dataset: Dataset, texts: Sequence[str | None], use_refs: Sequence[str]):
+    """(seg_ids, candidates, reference lists) of the segments where the candidate text exists
+    and at least one of ``use_refs`` does: the segments every score and statistic is over."""
+    ref_t = dataset.ref_texts()
+    keep, cands, refs = [], [], []
+    for s, seg in enumerate(dataset.seg_ids):
+        if texts[s] is None:
+            continue
+        rs = [ref_t[r][s] for r in use_refs if ref_t[r][s] is not None]
+        if rs:
+            keep.append(seg)
+            cands.append(texts[s])
+            refs.append(rs)
+    return keep, cands, refs
+
+
 def _candidates(dataset: Dataset, include_references: bool):
     """(name, texts aligned with seg_ids, reference ids to score against) for every candidate."""
     refs = dataset.ref_ids
@@ -334,8 +350,6 @@ def score_table(dataset: Dataset, metric_ids: Sequence, level: str = "segment",
     if level not in ("segment", "system"):
         raise ValueError(f"level must be 'segment' or 'system', not {level!r}")
     ds = dataset.with_references(list(ref_ids)) if ref_ids else dataset
-    seg_ids = ds.seg_ids
-    ref_t = ds.ref_texts()
     cands_all = list(_candidates(ds, include_references))
     metrics = [_resolve_metric(m) for m in metric_ids]
     rows: list[tuple[str, str, str, float]] = []
@@ -347,15 +361,7 @@ def score_table(dataset: Dataset, metric_ids: Sequence, level: str = "segment",
             if not metric.meta.needs_text:
                 rows += _external_rows(metric, ds, name, level)
             else:
-                keep, cands, refs = [], [], []
-                for s, seg in enumerate(seg_ids):
-                    if texts[s] is None:
-                        continue
-                    rs = [ref_t[r][s] for r in use_refs if ref_t[r][s] is not None]
-                    if rs:
-                        keep.append(seg)
-                        cands.append(texts[s])
-                        refs.append(rs)
+                keep, cands, refs = scorable(ds, texts, use_refs)
                 if level == "segment":
                     vals = metric.sentence_scores(cands, refs) if cands else []
                     rows += [(metric.id, name, seg, float(v)) for seg, v in zip(keep, vals)]
