@@ -15,7 +15,7 @@ score into what each of the three simulated raters reports, by the rules documen
 
 Repeated judgements (for intra-rater agreement) are appended to ``judgements.tsv`` after the
 first pass (the loader keeps repeats; the k-th judgement of a rater on an item is screen k): rater1
-re-judged 12 outputs on both criteria; the second pass is the first pass + e, e in {-1,0,0,+1}
+re-judged every output of 3 segments (7 systems + ref-E, ref-F) on both criteria; the second pass is the first pass + e, e in {-1,0,0,+1}
 (seeded by ``"repeat|system|seg_id|criterion"``), clipped to 1..5.
 """
 from __future__ import annotations
@@ -55,9 +55,13 @@ def judgement_rows(base_rows: list[tuple[str, str, int, int]], lp: str) -> list[
     return rows
 
 
-def repeat_rows(base_rows: list[tuple[str, str, int, int]], lp: str, n: int = 12) -> list[list]:
-    """rater1's second pass over ``n`` outputs picked with a fixed seed (see module docstring)."""
-    pick = random.Random("rater1-repeats").sample(range(len(base_rows)), n)
+def repeat_rows(base_rows: list[tuple[str, str, int, int]], lp: str, n_segments: int = 3) -> list[list]:
+    """rater1's second pass over every judged output of ``n_segments`` segments picked with a
+    fixed seed (see module docstring): whole segments, so that the repeated screen yields
+    pairwise (A better / worse / equal) labels for intra-rater agreement."""
+    segs = sorted({b[1] for b in base_rows}, key=int)
+    chosen = set(random.Random("rater1-repeats").sample(segs, n_segments))
+    pick = [i for i, b in enumerate(base_rows) if b[1] in chosen]
     rows = []
     for i in sorted(pick):
         system, seg_id, adq, flu = base_rows[i]
