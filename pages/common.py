@@ -117,7 +117,9 @@ def syntax_note(ds: Dataset) -> None:
 
 def show_exception(exc: BaseException, what: str = "Something went wrong") -> None:
     """A readable error instead of a raw traceback (details folded away)."""
-    st.error(f"{what}: {exc}")
+    from evalcore.highlight import escape
+
+    st.error(f"{what}: {escape(str(exc))}")  # messages quote user text (file names, ids)
     with st.expander("Technical details"):
         st.code("".join(traceback.format_exception(exc)), language="text")
 

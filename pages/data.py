@@ -5,6 +5,7 @@ import streamlit as st
 
 from evalcore import workspace
 from evalcore.dataset import Dataset
+from evalcore.highlight import escape
 from evalcore.io import FileSource, load_collection
 from evalcore.plots import length_histogram
 from evalcore.problems import DataError
@@ -113,7 +114,7 @@ with tab_add:
                 if saved_name:
                     for data, fname in files:
                         workspace.save_parses(saved_name, ds.lp, fname, data)
-                st.success(f"Parses registered for {ds.name} {ds.lp}"
+                st.success(f"Parses registered for {escape(ds.name)} {escape(ds.lp)}"
                            + (f" and kept with the saved dataset {saved_name}." if saved_name else
                               " for this session (save the dataset to keep them)."))
                 if rep.problems:
@@ -149,7 +150,7 @@ if ds is None:
 
 # ---------------------------------------------------------------- overview
 with tab_overview:
-    st.subheader(f"{ds.name} {ds.lp}")
+    st.subheader(f"{escape(ds.name)} {escape(ds.lp)}")
     ov = ds.overview()
     cols = st.columns(4)
     for i, key in enumerate(["segments", "reference sets", "systems with text", "judgements"]):

@@ -7,6 +7,7 @@ import streamlit as st
 
 from evalcore import analysis as A
 from evalcore import plots as P
+from evalcore.highlight import escape
 from pages.common import current_dataset, download_figure, download_table, ensure_shell, memo, progress_bar, scope, show_exception, syntax_note
 
 ensure_shell(__file__)
@@ -81,7 +82,7 @@ except Exception as exc:
 
 chosen = res["chosen"]
 st.session_state["metric_set"] = list(chosen)
-st.markdown(f"**Selected set** ({smethod}): `{', '.join(chosen)}` — KING {res['king']:.3f}, "
+st.markdown(f"**Selected set** ({smethod}): {escape(', '.join(chosen))} — KING {res['king']:.3f}, "
             f"ORANGE {res['orange']:.3f}. The *QUEEN vs human* page uses this set by default.")
 tr = res["trace"]
 sk = (h, tuple(metrics), smethod, mode, ties)
