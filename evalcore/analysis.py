@@ -1004,32 +1004,52 @@ def judges_overview(dataset: Dataset, criterion: str, chance: str = "uniform") -
 
 
 def hter_table(dataset: Dataset) -> pd.DataFrame:
-    """HTER (spec §5.6) of every output that has post-edits in ``extras["postedits"]`` (columns
-    system, seg_id and text or postedit; several editors allowed). Columns: system, seg_id,
-    editor, edits, length, hter. Empty without post-edits."""
+    """HTER (spec §5.6) of every output that has post-edits in ``extras["postedits"]``.
+
+    Two layouts: (a) columns system, seg_id and ``text`` or ``postedit`` (several editors
+    allowed: the minimum acceptable edit, seed 003 §5.2); (b) the MLQE-PE layout seg_id,
+    ``mt_tokenized``, ``postedit_tokenized`` for a dataset with one system, where the edits are
+    counted on those tokenised texts (as the published labels were). Columns: system, seg_id,
+    editor, edits, length, hter, and ``published`` when the dataset has ``hter`` judgements of
+    that output. Empty without post-edits."""
     from .judges import hter
 
+    cols = ["system", "seg_id", "editor", "edits", "length", "hter"]
     pe = dataset.extras.get("postedits")
     if pe is None or not len(pe):
-        return pd.DataFrame(columns=["system", "seg_id", "editor", "edits", "length", "hter"])
-    col = "postedit" if "postedit" in pe else "text"
+        return pd.DataFrame(columns=cols)
     pe = pe.assign(seg_id=pe["seg_id"].astype(str))
-    sys_t = dataset.sys_texts()
     pos = {s: i for i, s in enumerate(dataset.seg_ids)}
     rows = []
-    for name, g in pe.groupby("system", sort=False) if "system" in pe else []:
-        if name not in sys_t:
-            continue
-        groups = g.groupby("seg_id", sort=False)[col].apply(list)
-        segs = [s for s in groups.index if s in pos and sys_t[name][pos[s]] is not None]
-        if not segs:
-            continue
-        res = hter([sys_t[name][pos[s]] for s in segs], [groups[s] for s in segs])
-        res.insert(0, "seg_id", [segs[i] for i in res["seg"]])
-        res.insert(0, "system", name)
-        rows.append(res.drop(columns="seg"))
-    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(
-        columns=["system", "seg_id", "editor", "edits", "length", "hter"])
+    if {"mt_tokenized", "postedit_tokenized"} <= set(pe.columns) and len(dataset.systems) == 1:
+        pe = pe[pe["seg_id"].isin(pos)]
+        if len(pe):
+            res = hter(pe["mt_tokenized"].tolist(), pe["postedit_tokenized"].tolist())
+            res.insert(0, "seg_id", pe["seg_id"].to_numpy()[res["seg"].to_numpy()])
+            res.insert(0, "system", dataset.systems[0])
+            rows.append(res.drop(columns="seg"))
+    else:
+        col = "postedit" if "postedit" in pe else "text"
+        sys_t = dataset.sys_texts()
+        for name, g in pe.groupby("system", sort=False) if "system" in pe else []:
+            if name not in sys_t:
+                continue
+            groups = g.groupby("seg_id", sort=False)[col].apply(list)
+            segs = [s for s in groups.index if s in pos and sys_t[name][pos[s]] is not None]
+            if not segs:
+                continue
+            res = hter([sys_t[name][pos[s]] for s in segs], [groups[s] for s in segs])
+            res.insert(0, "seg_id", [segs[i] for i in res["seg"]])
+            res.insert(0, "system", name)
+            rows.append(res.drop(columns="seg"))
+    if not rows:
+        return pd.DataFrame(columns=cols)
+    out = pd.concat(rows, ignore_index=True)
+    pub = dataset.judgements[dataset.judgements["judgement"] == "hter"]
+    if len(pub):
+        pub = pub.groupby(["system", "seg_id"], sort=False)["score"].mean().rename("published").reset_index()
+        out = out.merge(pub, on=["system", "seg_id"], how="left")
+    return out
 
 
 # =============================================================================================

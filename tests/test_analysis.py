@@ -368,3 +368,20 @@ def test_figure1_and_bars(ds):
     t = A.system_table(ds, ["bleu"], [], n_boot=20)
     bars = P.system_bars(t)
     assert bars.data[0].error_y.array is not None
+
+
+def test_hter_table_on_mlqe_pe_reproduces_published_hter():
+    """Judges page HTER view on ../shared/data/mlqe_pe_subset en-de: our HTER (tercom edits on
+    the distributed tokenised texts / post-edit length) equals the published labels, which WMT
+    caps at 1.0."""
+    import numpy as np
+
+    from conftest import shared
+    from evalcore.analysis import hter_table
+    from evalcore.io import load_dataset
+
+    ds = load_dataset(shared("mlqe_pe_subset"), lp="en-de")
+    table = hter_table(ds)
+    assert len(table) == 1000 and table["published"].notna().all()
+    ours = np.minimum(table["hter"].to_numpy(float), 1.0)
+    assert np.abs(ours - table["published"].to_numpy(float)).max() < 1e-6
