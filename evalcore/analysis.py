@@ -982,13 +982,22 @@ def rater_agreement_matrix(labels: pd.DataFrame, chance: str = "uniform") -> tup
 def judges_overview(dataset: Dataset, criterion: str, chance: str = "uniform") -> dict:
     """Agreement of the judges of ``criterion`` (seed 003 §4; spec §5.3): pairwise labels,
     inter/intra agreement and kappa, per-rater agreement with the others, the P(A) and kappa
-    matrices, and (with ≥ 3 raters) agreement with one rater as more of the others are added."""
-    from .judges import agreement, agreement_curve, criterion_judgements, pairwise_labels, per_rater_agreement
+    matrices, and (with ≥ 3 raters) agreement with one rater as more of the others are added.
+    A pseudo-rater ``mean`` (published averages, as in ../shared/data) is left out when real
+    raters exist. ``alpha``: Krippendorff's alpha (interval) over (system, segment) items, which
+    also works when each segment has a single judged output (no pairwise labels)."""
+    from .judges import (agreement, agreement_curve, criterion_judgements, krippendorff_alpha, pairwise_labels,
+                         per_rater_agreement)
 
     j = criterion_judgements(dataset, criterion)
+    if (j["rater"] != "mean").any():
+        j = j[j["rater"] != "mean"]
     raters = list(dict.fromkeys(j["rater"]))
     labels = pairwise_labels(j)
     res = {"raters": raters, "n_ratings": len(j), "labels": labels}
+    first = j.drop_duplicates(["system", "seg_id", "rater"])
+    wide = first.pivot_table(index="rater", columns=["system", "seg_id"], values="score", aggfunc="first")
+    res["alpha"] = float(krippendorff_alpha(wide.T.to_numpy(dtype=float))) if len(raters) > 1 else float("nan")
     res["inter"] = agreement(labels, "inter", chance)
     res["intra"] = agreement(labels, "intra", chance)
     res["per_rater"] = per_rater_agreement(labels, chance) if len(raters) > 1 else pd.DataFrame()

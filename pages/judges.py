@@ -65,8 +65,13 @@ st.subheader("Agreement")
 if len(raters) < 2:
     st.info(f"Only one rater ({escape(raters[0]) if raters else 'none'}) judged {escape(criterion)}: agreement needs at least two. "
             "(Datasets that publish averaged scores, e.g. WMT MQM's 'mean', have a single pseudo-rater.)")
+elif not ov["inter"]["n_pairs"]:
+    st.metric("Krippendorff's α (interval)", f"{ov['alpha']:.3f}")
+    st.info("No pairwise labels: each segment has a single judged output, so 'A better than B' agreement "
+            "and kappa cannot be computed. Krippendorff's α above compares the raters' scores directly.")
 else:
-    m1, m2, m3, m4 = st.columns(4)
+    m0, m1, m2, m3, m4 = st.columns(5)
+    m0.metric("Krippendorff's α (interval)", f"{ov['alpha']:.3f}")
     m1.metric("inter-rater P(A)", f"{ov['inter']['p_agree']:.3f}")
     m2.metric("inter-rater κ", f"{ov['inter']['kappa']:.3f}")
     intra = ov["intra"]

@@ -385,3 +385,24 @@ def test_hter_table_on_mlqe_pe_reproduces_published_hter():
     assert len(table) == 1000 and table["published"].notna().all()
     ours = np.minimum(table["hter"].to_numpy(float), 1.0)
     assert np.abs(ours - table["published"].to_numpy(float)).max() < 1e-6
+
+
+def test_judges_overview_alpha_and_pseudo_rater():
+    """Krippendorff's alpha over (system, segment) units equals the long-form computation; a
+    published-average pseudo-rater 'mean' is left out when real raters exist."""
+    import pandas as pd
+
+    from conftest import SAMPLE
+    from evalcore.analysis import judges_overview
+    from evalcore.io import load_dataset
+    from evalcore.judges import krippendorff_alpha
+
+    ds = load_dataset(SAMPLE)
+    j = ds.judgements[ds.judgements["judgement"] == "adequacy"].drop_duplicates(["system", "seg_id", "rater"])
+    long = pd.DataFrame({"unit": j["system"] + "|" + j["seg_id"], "rater": j["rater"], "score": j["score"]})
+    ov = judges_overview(ds, "adequacy")
+    assert abs(ov["alpha"] - krippendorff_alpha(long)) < 1e-12
+    mean_rows = j.groupby(["system", "seg_id"], as_index=False)["score"].mean().assign(rater="mean", judgement="adequacy")
+    with_mean = ds.__class__(ds.name, ds.lp, ds.segments, ds.references, ds.outputs,
+                             pd.concat([ds.judgements, mean_rows], ignore_index=True))
+    assert judges_overview(with_mean, "adequacy")["raters"] == ov["raters"] == ["rater1", "rater2", "rater3"]
