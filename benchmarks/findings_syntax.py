@@ -121,7 +121,8 @@ def greedy(idx, ties: str, names=None, rank_by: str = "queen"):
     from evalcore.qarla import greedy_search
 
     sub = idx if names is None else sub_index(idx, names)
-    return greedy_search({}, index=sub, ties=ties, rank_by=rank_by)
+    # the unguarded search of spec §0.5, as documented in docs/findings.md
+    return greedy_search({}, index=sub, ties=ties, rank_by=rank_by, min_coverage=0, exclude_degenerate=False)
 
 
 def sub_index(idx, names):
@@ -246,7 +247,8 @@ def search_block(idx, names, exhaustive_top: int = 12) -> dict:
         out["exhaustive"] = {}
         for ties in ("geq", "fractional"):
             cand = out["greedy"][ties].ranking["metric"].head(k).tolist()
-            out["exhaustive"][ties] = exhaustive_search({}, index=sub_index(idx, cand), ties=ties)
+            out["exhaustive"][ties] = exhaustive_search({}, index=sub_index(idx, cand), ties=ties,
+                                                      min_coverage=0, exclude_degenerate=False)
         out["times"]["exhaustive"] = time.time() - t
     return out
 

@@ -664,17 +664,26 @@ def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
 
 def metric_set_search(dataset: Dataset, metric_ids: Sequence[str], method: str = "greedy",
                       mode: str = "auto", ties: str = "geq", average: str = "micro",
-                      progress: Progress = None):
+                      progress: Progress = None, min_coverage: float = 0.95,
+                      exclude_degenerate: bool = True):
     """Greedy (spec §0.5) or exhaustive (≤ 12 metrics) KING-driven metric-set search; returns the
-    :class:`~evalcore.qarla.search.SearchResult` (chosen set, KING, ORANGE, ranking, trace)."""
+    :class:`~evalcore.qarla.search.SearchResult` (chosen set, KING, ORANGE, ranking, trace, and
+    ``excluded``: the metrics left out first because their :func:`~evalcore.qarla.search.coverage`
+    (defined similarities among the pairs whose texts exist, from the dataset's texts) is below
+    ``min_coverage`` (0 disables) or, with ``exclude_degenerate``, because their single-metric
+    KING is decided by ties (KING ≥ 0.99, tie rate ≥ 0.9; docs/findings.md, issue 8)."""
     from .qarla import exhaustive_search, greedy_search
+    from .qarla.search import text_presence
 
     idx = queen_index(dataset, metric_ids, mode=mode, progress=_stage(progress, 0.0, 0.4))
     cb = _sub(progress, 0.4, 1.0, f"{method} search")
+    kw = dict(mode=mode, ties=ties, average=average, index=idx, progress=cb, min_coverage=min_coverage,
+              exclude_degenerate=exclude_degenerate,
+              presence=text_presence(dataset, next(iter(idx.tensors.values()))))
     if method == "greedy":
-        return greedy_search(None, mode=mode, ties=ties, average=average, index=idx, progress=cb)
+        return greedy_search(None, **kw)
     if method == "exhaustive":
-        return exhaustive_search(None, mode=mode, ties=ties, average=average, index=idx, progress=cb)
+        return exhaustive_search(None, **kw)
     raise ValueError("method must be greedy or exhaustive")
 
 

@@ -16,9 +16,11 @@ ds = current_dataset()
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def search(_ds, h, metrics, method, mode, ties, average, _progress=None):
-    r = A.metric_set_search(_ds, list(metrics), method, mode, ties, average, progress=_progress)
-    return {"chosen": r.chosen, "king": r.king, "orange": r.orange, "ranking": r.ranking, "trace": r.trace}
+def search(_ds, h, metrics, method, mode, ties, average, min_coverage=0.95, _progress=None):
+    r = A.metric_set_search(_ds, list(metrics), method, mode, ties, average, progress=_progress,
+                            min_coverage=min_coverage)
+    return {"chosen": r.chosen, "king": r.king, "orange": r.orange, "ranking": r.ranking, "trace": r.trace,
+            "excluded": r.excluded}
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -57,7 +59,13 @@ if not metrics:
 
 # ---------------------------------------------------------------- search
 st.subheader("Metric-set search")
-s1, s2 = st.columns([1, 3])
+s1, s2, s3 = st.columns([1, 1, 2])
+min_cov = float(s2.number_input(
+    "Minimum coverage", 0.0, 1.0, 0.95, step=0.05, format="%.2f", key="lva_min_cov",
+    help="Leave out metrics whose similarity is undefined too often: the share of (candidate, reference) pairs "
+         "whose texts exist where the metric is defined (a syntactic sub-metric such as GRAM-INTJ is undefined "
+         "when neither text has the word type). 0 disables. Metrics whose KING is decided by ties (KING ≥ 0.99 "
+         "with a tie rate ≥ 0.9) are left out too."))
 smethod = s1.radio("Search", ["greedy", "exhaustive"], key="lva_search", horizontal=True,
                    help="greedy: rank metrics by KING of their QUEEN, add each if the set's KING rises (seed 000 "
                         "§3.3); exhaustive: every subset (at most 12 metrics).")
@@ -66,13 +74,13 @@ if smethod == "exhaustive" and len(metrics) > 12:
     smethod = "greedy"
 run_exhaustive = smethod == "exhaustive" and (
     st.session_state.get("lva_exhaustive_ran") == (h, tuple(metrics))
-    or s2.button(f"Run exhaustive search over {2 ** len(metrics) - 1} subsets", key="lva_run"))
+    or s3.button(f"Run exhaustive search over up to {2 ** len(metrics) - 1} subsets", key="lva_run"))
 if smethod == "exhaustive" and not run_exhaustive:
     smethod = "greedy"
-    s2.caption("Showing the greedy search until the exhaustive one is run.")
+    s3.caption("Showing the greedy search until the exhaustive one is run.")
 try:
     bar, cb = progress_bar(f"{smethod} search…")
-    res = search(ds, h, tuple(metrics), smethod, mode, ties, average, _progress=cb)
+    res = search(ds, h, tuple(metrics), smethod, mode, ties, average, min_cov, _progress=cb)
     bar.empty()
     if smethod == "exhaustive":
         st.session_state["lva_exhaustive_ran"] = (h, tuple(metrics))
@@ -84,8 +92,12 @@ chosen = res["chosen"]
 st.session_state["metric_set"] = list(chosen)
 st.markdown(f"**Selected set** ({smethod}): {escape(', '.join(chosen))} — KING {res['king']:.3f}, "
             f"ORANGE {res['orange']:.3f}. The *QUEEN vs human* page uses this set by default.")
+excl = res["excluded"]
+if len(excl):
+    st.caption(f"Left out of the search ({len(excl)}): " + "; ".join(
+        f"**{r.metric}** (coverage {r.coverage:.3f}): {r.reason}" for r in excl.itertuples(index=False)))
 tr = res["trace"]
-sk = (h, tuple(metrics), smethod, mode, ties)
+sk = (h, tuple(metrics), smethod, mode, ties, min_cov)
 if smethod == "greedy":
     tfig = memo("trace", sk, lambda: P.search_trace(tr))
     st.plotly_chart(tfig, width="stretch", key="lva_trace")

@@ -25,6 +25,7 @@ from evalcore.metrics.base import SimTensors
 from evalcore.qarla import (QueenIndex, exhaustive_search, greedy_search, king_case_summary, king_cases,
                             king_of_set, orange_king, orange_king_arrays, orange_lin_och, queen,
                             queen_triples, subset_segments)
+from evalcore.qarla.search import coverage, text_presence
 
 nan = np.nan
 
@@ -489,6 +490,60 @@ def test_king_cases_explain(data):
 
 # ----------------------------------------------------------------------------------------------
 # search
+def bf_tie_rate(loo_ref, loo_sys):
+    """Share of (s, r, a) comparisons where the output's score equals the held-out reference's
+    (spec §1.1 events), one comparison at a time."""
+    S, N = loo_ref.shape
+    tied = total = 0
+    for s in range(S):
+        for j in range(N):
+            q = loo_ref[s, j]
+            outs = [loo_sys[a, s, j] for a in range(loo_sys.shape[0]) if not math.isnan(loo_sys[a, s, j])]
+            if math.isnan(q) or not outs:
+                continue
+            total += len(outs)
+            tied += sum(1 for v in outs if v == q)
+    return tied / total if total else nan
+
+
+def bf_coverage(t, present, sys_ok):
+    """Coverage read literally: loop over every (output, reference) and (reference, other
+    reference) pair whose two texts exist and count the defined similarities."""
+    A, S, N = t.sys_ref.shape
+    cells = defined = 0
+    for s in range(S):
+        for j in range(N):
+            if not present[s, j]:
+                continue
+            for a in range(A):
+                if sys_ok[a, s]:
+                    cells += 1
+                    defined += not math.isnan(t.sys_ref[a, s, j])
+            for i in range(N):
+                if i != j and present[s, i]:
+                    cells += 1
+                    defined += not math.isnan(t.ref_ref[s, i, j])
+    return defined / cells if cells else nan
+
+
+def bf_guard(ts, present, sys_ok, mode, ties="geq", min_coverage=0.95, exclude_degenerate=True):
+    """The search guard: names kept, and {name: reason word} of the left-out ones (coverage
+    below the minimum; single-metric KING ≥ 0.99 with tie rate ≥ 0.9)."""
+    kept, out = [], {}
+    for t in ts:
+        _, loo_sys, loo_ref = bf_queen_values([t], mode, "geq", present, sys_ok)
+        king = bf_orange_king(loo_ref, loo_sys, ties)[1]
+        tie = bf_tie_rate(loo_ref, loo_sys)
+        cov = bf_coverage(t, present, sys_ok)
+        if min_coverage and not math.isnan(cov) and cov < min_coverage:
+            out[t.metric_id] = "coverage"
+        elif exclude_degenerate and not math.isnan(king) and not math.isnan(tie) and king >= 0.99 and tie >= 0.9:
+            out[t.metric_id] = "degenerate"
+        else:
+            kept.append(t)
+    return kept, out
+
+
 def bf_greedy(ts, present, sys_ok, mode):
     names = [t.metric_id for t in ts]
     single = {t.metric_id: bf_king_of_set([t], mode, "geq", "geq", present, sys_ok)[1] for t in ts}
@@ -507,19 +562,32 @@ def bf_greedy(ts, present, sys_ok, mode):
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(datasets(n_metrics=3), st.sampled_from(["pooled", "auto"]))
 def test_greedy_matches_brute_force(data, mode):
+    """Spec §0.5 read literally, without the guard (min_coverage=0, exclude_degenerate=False)
+    and with the default guard applied to the brute-force candidates first."""
     ts, present, sys_ok = data
-    res = greedy_search({t.metric_id: t for t in ts}, mode=mode)
+    res = greedy_search({t.metric_id: t for t in ts}, mode=mode, min_coverage=0, exclude_degenerate=False)
     chosen, k = bf_greedy(ts, present, sys_ok, mode)
     assert res.chosen == chosen
     assert close(res.king, k)
     assert len(res.trace) == 3 and res.trace["kept"].sum() == len(chosen)
+    assert res.excluded.empty
+    kept, out = bf_guard(ts, present, sys_ok, mode)
+    if not kept:
+        with pytest.raises(ValueError, match="excluded"):
+            greedy_search({t.metric_id: t for t in ts}, mode=mode)
+        return
+    g = greedy_search({t.metric_id: t for t in ts}, mode=mode)
+    assert dict(zip(g.excluded["metric"], g.excluded["reason"].str.split().str[0].str.rstrip(":"))) == out
+    chosen, k = bf_greedy(kept, present, sys_ok, mode)
+    assert g.chosen == chosen and close(g.king, k)
+    assert sorted(g.trace["metric"]) == sorted(t.metric_id for t in kept)
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(datasets(n_metrics=3), st.sampled_from(["pooled", "auto"]))
 def test_exhaustive_matches_brute_force(data, mode):
     ts, present, sys_ok = data
-    res = exhaustive_search({t.metric_id: t for t in ts}, mode=mode)
+    res = exhaustive_search({t.metric_id: t for t in ts}, mode=mode, min_coverage=0, exclude_degenerate=False)
     assert len(res.trace) == 7
     best = nan
     for size in range(1, 4):
@@ -530,6 +598,12 @@ def test_exhaustive_matches_brute_force(data, mode):
             if not np.isnan(k) and (np.isnan(best) or k > best):
                 best = k
     assert close(res.king, best)
+    kept, out = bf_guard(ts, present, sys_ok, mode)
+    if kept:
+        g = exhaustive_search({t.metric_id: t for t in ts}, mode=mode)
+        assert sorted(g.excluded["metric"]) == sorted(out)
+        assert len(g.trace) == 2 ** len(kept) - 1
+        assert set(g.chosen) <= {t.metric_id for t in kept}
 
 
 def test_greedy_trace_and_progress():
@@ -550,6 +624,122 @@ def test_greedy_trace_and_progress():
     assert idx.king(res.chosen).king == pytest.approx(res.king)
     with pytest.raises(ValueError):
         exhaustive_search(ts, max_metrics=3)
+
+
+# ----------------------------------------------------------------------------------------------
+# coverage and the search guard (docs/findings.md, issue 8: "Why ≥ picks sparse sub-metrics")
+def test_coverage_hand_count():
+    """2 systems, 2 segments, 3 references; r3 lacks segment s1, a2 lacks s1.
+    Cells whose texts exist: sys_ref 2x3 (s0) + 1x2 (s1) = 8; ref_ref off-diagonal 6 (s0) + 2 (s1)
+    = 8; 16 in all. Undefined among them: 3 sys_ref + 2 ref_ref -> coverage 11/16."""
+    sr = np.full((2, 2, 3), 0.5)
+    sr[1, 1, :] = nan  # a2 missing in s1
+    sr[:, 1, 2] = nan  # r3 missing in s1
+    sr[0, 0, 1] = sr[1, 0, 2] = sr[0, 1, 0] = nan  # 3 undefined similarities
+    rr = np.full((2, 3, 3), 0.4)
+    rr[:, [0, 1, 2], [0, 1, 2]] = nan
+    rr[1, 2, :] = rr[1, :, 2] = nan  # r3 missing in s1
+    rr[0, 0, 2] = rr[0, 2, 0] = nan  # one undefined pair, both directions
+    t = make_t("x", sr, rr)
+    present = np.array([[True, True, True], [True, True, False]])
+    sys_ok = np.array([[True, True], [True, False]])
+    assert coverage(t, sys_ok, present) == pytest.approx(11 / 16)
+    assert coverage(t) == pytest.approx(11 / 16)  # presence read off the finite cells agrees here
+    assert bf_coverage(t, present, sys_ok) == pytest.approx(11 / 16)
+    # a text that exists but has no defined similarity at all: only explicit presence counts it
+    sr2 = sr.copy()
+    sr2[1, 0, :] = nan  # a2's s0 output: 3 cells, 2 of them were defined
+    t2 = make_t("x", sr2, rr)
+    assert coverage(t2, sys_ok, present) == pytest.approx(9 / 16)
+    assert coverage(t2) == pytest.approx(9 / 13)  # inferred: a2 absent in s0 -> 13 cells
+    # text_presence reads the same masks from a Dataset's texts
+    from evalcore.dataset import Dataset
+    segs = pd.DataFrame({"seg_id": ["s0", "s1"], "source": ["x", "y"]})
+    refs = pd.DataFrame([{"seg_id": s, "ref_id": r, "text": "t"} for s in ("s0", "s1") for r in ("r1", "r2")]
+                        + [{"seg_id": "s0", "ref_id": "r3", "text": "t"}])
+    outs = pd.DataFrame([{"system": "a1", "seg_id": "s0", "text": "o"}, {"system": "a1", "seg_id": "s1", "text": "o"},
+                         {"system": "a2", "seg_id": "s0", "text": "o"}])
+    ds = Dataset("d", "xx-yy", segs, refs, outs)
+    sp, rp = text_presence(ds, t2)
+    assert (sp == sys_ok).all() and (rp == present).all()
+
+
+def _guard_data(seed=3, S=12, N=4, A=3):
+    """Two random dense metrics and one sparse constant metric ("sparse": defined only for the
+    pairs of segment 0, value 0.5 there; spec §1.5 [A]-style NaN elsewhere)."""
+    rng = np.random.default_rng(seed)
+    ts = {}
+    for name in ("lex1", "lex2"):
+        t = _rand_tensors(rng, S, N, A)
+        t.metric_id = name
+        ts[name] = t
+    sr = np.full((A, S, N), nan)
+    rr = np.full((S, N, N), nan)
+    sr[:, 0, :] = 0.5
+    rr[0] = 0.5
+    rr[0][np.eye(N, dtype=bool)] = nan
+    ts["sparse"] = make_t("sparse", sr, rr, np.full((A, S, N), 0.5), np.full((S, N), 0.5))
+    present = np.ones((S, N), bool)
+    sys_ok = np.ones((A, S), bool)
+    return ts, present, sys_ok
+
+
+def test_sparse_constant_metric_is_excluded_by_default():
+    ts, present, sys_ok = _guard_data()
+    S, N, A = 12, 4, 3
+    hand = (A * N + N * (N - 1)) / (S * (A * N + N * (N - 1)))  # only segment 0 is defined
+    assert coverage(ts["sparse"], sys_ok, present) == pytest.approx(hand)
+    # under ≥ the sparse metric is "perfect": QUEEN 0 (or 1) for everyone, every case tied
+    _, loo_sys, loo_ref = bf_queen_values([ts["sparse"]], "auto", "geq", present, sys_ok)
+    assert bf_orange_king(loo_ref, loo_sys, "geq")[1] == 1.0 and bf_tie_rate(loo_ref, loo_sys) == 1.0
+    for search in (greedy_search, exhaustive_search):
+        res = search(ts)  # default guard
+        assert "sparse" not in res.chosen and "sparse" not in res.ranking["metric"].tolist()
+        ex = res.excluded.set_index("metric")
+        assert list(ex.index) == ["sparse"]
+        assert ex.loc["sparse", "coverage"] == pytest.approx(hand)
+        assert ex.loc["sparse", "reason"].startswith("coverage")
+        assert (res.ranking["coverage"] == 1.0).all()
+        # coverage guard off, degenerate guard on: still left out, for the other reason
+        res = search(ts, min_coverage=0)
+        assert res.excluded.set_index("metric").loc["sparse", "reason"].startswith("degenerate: decided by ties")
+        assert "sparse" not in res.chosen
+        # both guards off: the degenerate KING = 1 of the findings is reproduced
+        res = search(ts, min_coverage=0, exclude_degenerate=False)
+        assert res.excluded.empty
+        assert res.chosen == ["sparse"] and res.king == 1.0
+        rk = res.ranking.set_index("metric")
+        assert bool(rk.loc["sparse", "degenerate"]) and rk.loc["sparse", "tie_rate"] == 1.0
+        assert not rk.loc[["lex1", "lex2"], "degenerate"].any()
+    # fractional ties: the constant metric sits at the random level 1/(|A|+1), not flagged
+    res = greedy_search(ts, ties="fractional", min_coverage=0)
+    assert res.excluded.empty
+    assert res.ranking.set_index("metric").loc["sparse", "king_single"] == pytest.approx(1 / (A + 1))
+    with pytest.raises(ValueError, match="every candidate metric was excluded"):
+        greedy_search({"sparse": ts["sparse"]}, min_coverage=0)
+
+
+def test_guard_leaves_dense_searches_unchanged():
+    """All coverages 1 and no degenerate metric: the default search equals spec §0.5 without
+    the guard (same ranking order, chosen set, trace) and the literal brute force."""
+    rng = np.random.default_rng(11)
+    ts = {}
+    for i in range(4):
+        t = _rand_tensors(rng, 6, 4, 3)
+        t.sys_ref = np.round(t.sys_ref, 1)  # some ties, still far from degenerate
+        t.metric_id = f"m{i}"
+        ts[t.metric_id] = t
+    present, sys_ok = np.ones((6, 4), bool), np.ones((3, 6), bool)
+    for search in (greedy_search, exhaustive_search):
+        new, old = search(ts), search(ts, min_coverage=0, exclude_degenerate=False)
+        assert new.excluded.empty and (new.ranking["coverage"] == 1.0).all()
+        assert new.chosen == old.chosen and new.king == old.king
+        pd.testing.assert_frame_equal(new.trace, old.trace)
+        pd.testing.assert_frame_equal(new.ranking, old.ranking)
+    g = greedy_search(ts)
+    chosen, k = bf_greedy(list(ts.values()), present, sys_ok, "auto")
+    assert g.chosen == chosen and close(g.king, k)
+    assert (g.trace["coverage"] == 1.0).all()
 
 
 def test_misaligned_tensors_rejected():
@@ -621,6 +811,7 @@ def test_cli_commands(tmp_path, capsys, monkeypatch):
     t = similarity_tensors(ds, "chrf")
     r = orange_king(t)
     assert df.loc[0, "king"] == pytest.approx(r.king) and df.loc[0, "orange"] == pytest.approx(r.orange)
+    assert list(df.columns[:2]) == ["metric", "coverage"] and (df["coverage"] == 1.0).all()  # lexical: defined everywhere
 
     out2 = tmp_path / "queen.tsv"
     assert main(["queen", str(path), "--set", "chrf,bleu", "--out", str(out2)]) == 0
@@ -633,6 +824,14 @@ def test_cli_commands(tmp_path, capsys, monkeypatch):
 
     assert main(["search", str(path), "--metrics", "chrf,bleu,ter", "--exhaustive"]) == 0
     assert "chosen" in capsys.readouterr().out
+    assert main(["search", str(path), "--metrics", "chrf,bleu,ter", "--min-coverage", "0", "--keep-degenerate"]) == 0
+    printed = capsys.readouterr().out
+    assert "coverage" in printed and "excluded" not in printed
+    assert main(["search", str(path), "--metrics", "chrf,bleu", "--min-coverage", "2"]) == 2
+    from evalcore.analysis import metric_set_search
+    res = metric_set_search(ds, ["chrf", "bleu"], min_coverage=0.95)
+    assert res.excluded.empty and (res.ranking["coverage"] == 1.0).all()
+    assert res.settings["min_coverage"] == 0.95
     # unknown metric -> clean error, exit 2
     assert main(["qarla", str(path), "--metrics", "nosuchmetric"]) == 2
 

@@ -6,6 +6,9 @@ baselines (king_random = 1/(|A_s|+1) per case, orange_random = 1/2, king_perm = 
 shuffle baseline), tie rates, n_cases, Lin & Och's ORANGE (spec §2) and, with
 ``--bootstrap N``, percentile CIs over segments. ``--cases FILE`` writes the per-case
 explanation (which outputs beat or tied the held-out reference, and by how much).
+``coverage``: share of the metric's single-reference similarities that are defined among the
+(candidate, reference) pairs whose texts exist (below 1 for sparse syntactic sub-metrics,
+which are undefined when neither text has the type; see ``search --min-coverage``).
 """
 from __future__ import annotations
 
@@ -33,6 +36,7 @@ def run(args) -> int:
 
     from ..qarla import king_cases, orange_king
     from ..qarla.cli_support import load, split, tensors, write
+    from ..qarla.search import coverage, text_presence
 
     ids = split(args.metrics)
     if not ids:
@@ -40,10 +44,12 @@ def run(args) -> int:
     ds = load(args)
     tens = tensors(ds, ids)
     rows, cases = [], []
+    presence = text_presence(ds, next(iter(tens.values())))
     for m, t in tens.items():
         r = orange_king(t, ties=args.ties, average=args.average, bootstrap=args.bootstrap, seed=args.seed,
                         mc=args.mc)
-        rows.append(r.as_row())
+        row = r.as_row()
+        rows.append({"metric": row.pop("metric"), "coverage": coverage(t, *presence), **row})
         if args.cases:
             c = king_cases(t)
             c.insert(0, "metric", m)

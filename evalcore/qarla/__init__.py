@@ -14,12 +14,13 @@ Màrquez 2006, §2-3). Everything consumes :class:`evalcore.metrics.base.SimTens
 from .explain import king_case_summary, king_cases, queen_triples
 from .queen import (MODES, QUEEN_TIES, QueenBits, QueenIndex, QueenLayout, QueenValues, build_bits,
                     king_of_set, queen, reduce_bits)
-from .search import SearchResult, exhaustive_search, greedy_search
+from .search import SearchResult, coverage, exhaustive_search, greedy_search, text_presence
 from .single import (AVERAGES, TIES, OrangeKing, case_stats, king_credit, orange_credit, orange_king,
                      orange_king_arrays, orange_lin_och)
 from .util import subset_segments
 
 __all__ = [
+    "coverage", "text_presence",
     "AVERAGES", "TIES", "MODES", "QUEEN_TIES", "OrangeKing", "QueenBits", "QueenIndex", "QueenLayout",
     "QueenValues", "SearchResult", "build_bits", "case_stats", "exhaustive_search", "greedy_search",
     "king_case_summary", "king_cases", "king_credit", "king_of_set", "orange_credit", "orange_king",
