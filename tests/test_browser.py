@@ -101,7 +101,7 @@ def test_zip_upload_in_the_browser(app_url, tmp_path):
         page.goto(app_url)
         wait_for_app(page)
         page.get_by_role("tab", name="Upload or import").click()
-        page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(bad))
+        page.locator('[data-testid="stFileUploader"]').filter(has_text="Files or a zip").locator('input[type="file"]').set_input_files(str(bad))
         page.wait_for_timeout(1500)
         page.get_by_role("button", name="Validate and save").click()
         wait_for_app(page)
@@ -110,7 +110,7 @@ def test_zip_upload_in_the_browser(app_url, tmp_path):
         page.goto(app_url)  # a new session
         wait_for_app(page)
         page.get_by_role("tab", name="Upload or import").click()
-        page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(zpath))
+        page.locator('[data-testid="stFileUploader"]').filter(has_text="Files or a zip").locator('input[type="file"]').set_input_files(str(zpath))
         page.wait_for_timeout(1500)
         page.get_by_label("Save as").fill("uploaded-teaching")
         page.get_by_label("Save as").press("Enter")
