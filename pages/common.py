@@ -191,6 +191,13 @@ def current_dataset() -> Dataset:
     return ds
 
 
+def require_judged_multi_reference(ds: Dataset) -> None:
+    """Stop a page that needs system outputs, ≥ 2 reference sets with text and judgements."""
+    if not ds.criteria or len(ds.ref_ids) < 2 or not ds.systems:
+        st.info("This page needs system outputs, at least two reference sets with text and human judgements.")
+        st.stop()
+
+
 def progress_bar(text: str):
     """A progress bar and its (fraction, text) callback. The callback runs in the page's
     context, outside any cached function's replay context, so st.cache_data does not record

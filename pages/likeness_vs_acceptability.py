@@ -8,7 +8,7 @@ import streamlit as st
 from evalcore import analysis as A
 from evalcore import plots as P
 from evalcore.highlight import escape
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, memo, progress_bar, scope, show_exception, syntax_note
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
 
 ensure_shell(__file__)
 st.title("Likeness vs acceptability")
@@ -31,9 +31,7 @@ def points(_ds, h, metrics, criterion, selected, method, level, mode, norm, ties
 
 ds = scope(ds, "lva")
 h = ds.content_hash()
-if not ds.criteria or len(ds.ref_ids) < 2 or not ds.systems:
-    st.info("This page needs system outputs, at least two reference sets with text and human judgements.")
-    st.stop()
+require_judged_multi_reference(ds)
 
 st.markdown("Seed 000 Figure 3: how well a metric characterises human translations (**KING**, x) against how "
             "well it agrees with human judgements (**correlation**, y), for standard metrics, for the QUEEN of "

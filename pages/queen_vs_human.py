@@ -10,7 +10,7 @@ import streamlit as st
 from evalcore import analysis as A
 from evalcore import plots as P
 from evalcore.highlight import escape
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, memo, progress_bar, scope, show_exception, syntax_note
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
 
 ensure_shell(__file__)
 st.title("QUEEN vs human")
@@ -30,9 +30,7 @@ def fig4_points(_ds, h, metric_set, criterion, mode, norm, _progress=None):
 
 ds = scope(ds, "qvh")
 h = ds.content_hash()
-if not ds.criteria or len(ds.ref_ids) < 2 or not ds.systems:
-    st.info("This page needs system outputs, at least two reference sets with text and human judgements.")
-    st.stop()
+require_judged_multi_reference(ds)
 
 st.markdown("Seed 000 Figure 4: **QUEEN** (how human-like an output is: the probability that, for every metric of "
             "the set, it is as close to a reference as two references are to each other) against the **human "

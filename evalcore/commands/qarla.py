@@ -35,14 +35,10 @@ def run(args) -> int:
     import pandas as pd
 
     from ..qarla import king_cases, orange_king
-    from ..qarla.cli_support import load, split, tensors, write
+    from ..qarla.cli_support import load_with_tensors, write
     from ..qarla.search import coverage, text_presence
 
-    ids = split(args.metrics)
-    if not ids:
-        raise ValueError("--metrics is empty")
-    ds = load(args)
-    tens = tensors(ds, ids)
+    ds, tens = load_with_tensors(args, args.metrics, "--metrics")
     rows, cases = [], []
     presence = text_presence(ds, next(iter(tens.values())))
     for m, t in tens.items():

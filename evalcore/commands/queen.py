@@ -32,13 +32,9 @@ def add_arguments(p):
 
 def run(args) -> int:
     from ..qarla import QueenIndex, queen_triples
-    from ..qarla.cli_support import load, split, tensors, write
+    from ..qarla.cli_support import load_with_tensors, write
 
-    ids = split(args.set)
-    if not ids:
-        raise ValueError("--set is empty")
-    ds = load(args)
-    tens = tensors(ds, ids)
+    ds, tens = load_with_tensors(args, args.set, "--set")
     if args.explain:
         system, _, seg = args.explain.partition(",")
         df = queen_triples(tens, system.strip(), seg.strip(), mode=args.mode, ties=args.queen_ties,
@@ -55,7 +51,7 @@ def run(args) -> int:
     write(qv.to_frame(), args.out)
     if args.loo:
         write(qv.loo_frame(), args.loo)
-    print(f"set {{{', '.join(ids)}}} mode={args.mode}: KING = {k.king:.4f} (random {k.king_random:.4f}, "
+    print(f"set {{{', '.join(tens)}}} mode={args.mode}: KING = {k.king:.4f} (random {k.king_random:.4f}, "
           f"shuffle {k.king_perm:.4f}), ORANGE = {k.orange:.4f}, tie rate {k.tie_rate:.3f}, "
           f"{k.n_cases} cases", file=sys.stderr)
     return 0

@@ -39,16 +39,12 @@ def add_arguments(p):
 
 def run(args) -> int:
     from ..qarla import exhaustive_search, greedy_search
-    from ..qarla.cli_support import Progress, load, split, tensors, write
+    from ..qarla.cli_support import Progress, load_with_tensors, write
     from ..qarla.search import text_presence
 
-    ids = split(args.metrics)
-    if len(ids) < 1:
-        raise ValueError("--metrics is empty")
     if not 0.0 <= args.min_coverage <= 1.0:
         raise ValueError(f"--min-coverage must be in [0, 1], got {args.min_coverage}")
-    ds = load(args)
-    tens = tensors(ds, ids)
+    ds, tens = load_with_tensors(args, args.metrics, "--metrics")
     kw = dict(mode=args.mode, queen_ties=args.queen_ties, ties=args.ties, average=args.average,
               progress=Progress("search"), min_coverage=args.min_coverage,
               exclude_degenerate=not args.keep_degenerate,

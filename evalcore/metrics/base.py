@@ -99,6 +99,15 @@ class Metric(ABC):
         return self.meta.id
 
 
+def valid_stats(stats) -> np.ndarray:
+    """Per-segment statistics as a 2-D array without the NaN rows (segments without any
+    reference), the rows a corpus score is computed from."""
+    stats = np.asarray(stats, dtype=float)
+    if stats.ndim == 1:
+        stats = stats[None, :]
+    return stats[~np.isnan(stats).any(axis=1)]
+
+
 # ---- registry ----------------------------------------------------------------------------
 _REGISTRY: dict[str, Callable[[], Metric]] = {}
 

@@ -39,7 +39,7 @@ from typing import Sequence
 import numpy as np
 
 from .. import __version__
-from .base import Metric, MetricMeta, MetricOption, register
+from .base import Metric, MetricMeta, MetricOption, register, valid_stats
 from .tokenize import TOKENIZERS, tokenize
 
 try:  # numba is optional: without it the numpy block versions below are used (same values)
@@ -146,10 +146,7 @@ class PairwiseWordMetric(WordMetric):
         return np.array(rows, dtype=float).reshape(len(rows), k)
 
     def score_from_stats(self, stats: np.ndarray) -> float:
-        stats = np.asarray(stats, dtype=float)
-        if stats.ndim == 1:
-            stats = stats[None, :]
-        stats = stats[~np.isnan(stats).any(axis=1)]
+        stats = valid_stats(stats)
         if len(stats) == 0:
             return float("nan")
         if self.stats_mode == "mean":

@@ -43,7 +43,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .base import MetricMeta, MetricOption, register
+from .base import MetricMeta, MetricOption, register, valid_stats
 from .edit import WordMetric, encode_block, ngram_keys_all, token_options
 
 CITATION = ("Doddington (2002), Automatic evaluation of machine translation quality using n-gram "
@@ -320,10 +320,7 @@ class NIST(WordMetric):
         return np.array(rows, dtype=float).reshape(len(rows), 2 * self.max_n + 2)
 
     def score_from_stats(self, stats: np.ndarray) -> float:
-        stats = np.asarray(stats, dtype=float)
-        if stats.ndim == 1:
-            stats = stats[None, :]
-        stats = stats[~np.isnan(stats).any(axis=1)]
+        stats = valid_stats(stats)
         if len(stats) == 0:
             return float("nan")
         s = stats.sum(axis=0)

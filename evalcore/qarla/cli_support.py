@@ -32,6 +32,16 @@ def restrict_segments(ds, seg_ids):
                     f(ds.tags), dict(ds.extras), list(ds.warnings))
 
 
+def load_with_tensors(args, metrics: str | None, option: str):
+    """The dataset of ``args`` and the similarity tensors of the comma-separated ``metrics``
+    (``option`` names the flag in the error when the list is empty)."""
+    ids = split(metrics)
+    if not ids:
+        raise ValueError(f"{option} is empty")
+    ds = load(args)
+    return ds, tensors(ds, ids)
+
+
 def load(args):
     from ..io import load_dataset
 
