@@ -11,8 +11,9 @@ Sections
 * Aggregation per (system, segment) (spec §5.5): :func:`aggregate`, :func:`rater_weights`.
 * MQM from error rows (spec §0.8): :class:`MQMWeights`, :func:`mqm_scores`.
 * Pairwise agreement and kappa (spec §5.3, seed 003 §4): :func:`pairwise_labels`,
-  :func:`agreement`, :func:`kappa`, :func:`per_rater_agreement`; Krippendorff's α (interval):
-  :func:`krippendorff_alpha`.
+  :func:`agreement`, :func:`kappa`, :func:`per_rater_agreement`; Krippendorff's α (interval,
+  Krippendorff 2011): :func:`krippendorff_alpha`, :func:`alpha_of_judgements` (one value per
+  (rater, item), undefined with a reason when no item has two raters).
 * Rankings: :func:`relative_ranking_scores` ("how often judged better than or equal to the
   others", seed 003 §4 after Callison-Burch et al. 2008), :func:`schulze` (spec §5.4),
   :func:`schulze_from_judgements`, :func:`agreement_curve` (seed 003 Fig. 1).
@@ -288,25 +289,39 @@ def per_rater_agreement(labels: pd.DataFrame, chance: str = "uniform", reference
     return t.sort_values("n_labels", ascending=False, kind="stable").reset_index(drop=True)
 
 
+ALPHA_NO_SHARED_ITEM = "undefined: no item was judged by two raters"
+ALPHA_NO_SPREAD = "undefined: every value of the items judged by two raters is the same (no expected disagreement)"
+
+
 def krippendorff_alpha(data, level: str = "interval") -> float:
     """Krippendorff's α for interval data (Krippendorff 2011, "Computing Krippendorff's alpha").
 
-    ``data``: a units × coders matrix (NaN = no value) or a long frame with columns unit, rater,
-    score (several values of one unit are all pairable). With m_u values in unit u and
+    ``data``: a units × coders matrix (NaN = no value; one value per coder and unit) or a long
+    frame with columns unit, rater, score, in which a rater's repeated values of one unit are
+    first averaged (one value per (rater, unit), spec §5.2). With m_u values in unit u and
     n = Σ_u m_u over units with m_u ≥ 2 (pairable values):
     D_o = (1/n) Σ_u Σ_{i≠j in u} (v_i − v_j)² / (m_u − 1),
     D_e = 1/(n(n−1)) Σ_{i≠j over all pairable values} (v_i − v_j)²,  α = 1 − D_o/D_e.
+    NaN when it is undefined; :func:`alpha_of_judgements` also says why.
     """
+    return _alpha(data, level)[0]
+
+
+def _alpha(data, level: str = "interval") -> tuple[float, str, int, int]:
+    """(α, reason when undefined, units with ≥ 2 values, pairable values)."""
     if level != "interval":
         raise ValueError("only the interval level is implemented")
     if isinstance(data, pd.DataFrame) and {"unit", "score"} <= set(data.columns):
-        units = [g.to_numpy(dtype=float) for _, g in data.groupby("unit", sort=False)["score"]]
+        if "rater" not in data.columns:
+            raise ValueError("a long frame needs columns unit, rater, score (repeats of a rater are averaged)")
+        per = data.groupby(["unit", "rater"], sort=False)["score"].mean().reset_index()
+        units = [g.to_numpy(dtype=float) for _, g in per.groupby("unit", sort=False)["score"]]
     else:
         arr = np.asarray(data, dtype=float)
         units = [row[~np.isnan(row)] for row in arr]
     units = [u for u in units if len(u) >= 2]
     if not units:
-        return float("nan")
+        return float("nan"), ALPHA_NO_SHARED_ITEM, 0, 0
     allv = np.concatenate(units)
     n = len(allv)
 
@@ -315,7 +330,60 @@ def krippendorff_alpha(data, level: str = "interval") -> float:
 
     d_o = sum(sq_pairs(u) / (len(u) - 1) for u in units) / n
     d_e = sq_pairs(allv) / (n * (n - 1))
-    return float(1 - d_o / d_e) if d_e > 0 else float("nan")
+    if not d_e > 0:
+        return float("nan"), ALPHA_NO_SPREAD, len(units), n
+    return float(1 - d_o / d_e), "", len(units), n
+
+
+@dataclass(frozen=True)
+class AlphaResult:
+    """Krippendorff's α of a judgement frame with the facts behind it.
+
+    ``value`` is NaN when α is undefined and ``reason`` then says why (e.g.
+    "undefined: no item was judged by two raters"); ``n_items`` = items (system, segment)
+    judged by at least two different raters, ``n_values`` = the (rater, item) values pairable
+    within those items, ``n_repeats`` = (rater, item) cells with repeated judgements that
+    were averaged first."""
+
+    value: float
+    reason: str
+    n_items: int
+    n_values: int
+    n_raters: int
+    n_repeats: int
+
+    @property
+    def defined(self) -> bool:
+        return not self.reason
+
+    def text(self, digits: int = 3) -> str:
+        """The value, or the reason it is undefined (never a number then)."""
+        return f"{self.value:.{digits}f}" if self.defined else self.reason
+
+
+def rater_item_matrix(judgements: pd.DataFrame) -> pd.DataFrame:
+    """Raters × items (system, seg_id): the mean of each rater's repeated judgements of an item
+    (spec §5.2), NaN where the rater did not judge it. One criterion at a time."""
+    if judgements.empty:
+        return pd.DataFrame()
+    return judgements.pivot_table(index="rater", columns=["system", "seg_id"], values="score",
+                                  aggfunc="mean", sort=False)
+
+
+def alpha_of_judgements(judgements: pd.DataFrame) -> AlphaResult:
+    """Krippendorff's α (interval; Krippendorff 2011) between the raters of one criterion.
+
+    Items are (system, segment) outputs; each rater contributes **one** value per item, the
+    mean of their repeats, so a rater's repeats never count as agreement between raters. Where
+    no item has two raters, α is undefined (NaN with the reason)."""
+    j = judgements
+    if j.empty:
+        return AlphaResult(float("nan"), ALPHA_NO_SHARED_ITEM, 0, 0, 0, 0)
+    cells = j.groupby(["system", "seg_id", "rater"], sort=False).size()
+    units = j["system"].astype(str) + "\x00" + j["seg_id"].astype(str)
+    value, reason, n_items, n_values = _alpha(pd.DataFrame({"unit": units.to_numpy(), "rater": j["rater"].to_numpy(),
+                                                            "score": j["score"].to_numpy(dtype=float)}))
+    return AlphaResult(value, reason, n_items, n_values, int(j["rater"].nunique()), int((cells > 1).sum()))
 
 
 # =============================================================================================
@@ -561,6 +629,11 @@ def agreement_curve(labels: pd.DataFrame, reference_raters: Sequence[str], max_j
     sizes = cand.groupby(item, sort=False).size().rename("n_cand").reset_index()
     rng = np.random.default_rng(seed)
     rows = []
+    if cand.empty:  # no item shared with the panel: nothing to resample
+        out = pd.DataFrame([(k, np.nan, np.nan, 0) for k in range(1, max_judges + 1)],
+                           columns=["k", "agreement", "sd", "n_items"])
+        out.attrs["reference_agreement"] = agreement(ref, "inter")["p_agree"] if len(ref) else float("nan")
+        return out
     wmap = dict(weights) if weights is not None else None
     for k in range(1, max_judges + 1):
         need = max_judges if require_all else k
