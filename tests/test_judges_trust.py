@@ -136,3 +136,99 @@ def test_judges_page_alpha_on_the_sample():
     (m,) = [m for m in at.metric if "Krippendorff" in m.label]
     assert m.value == f"{expected:.3f}"
     assert not any("single judged output" in i.value for i in at.info)
+
+
+# =============================================================================================
+# One MQM scorer (point 5)
+# =============================================================================================
+MQM_FIXTURE = SAMPLE.parent.parent / "tests" / "fixtures" / "mqm_tiny" / "mqm_toy_esen.tsv"
+
+
+def _literal_weight(category: str, severity: str, critical=None, punct=0.1) -> float:
+    """Freitag et al. (2021) weighting written out case by case (spec §0.8)."""
+    sev, cat = severity.lower(), category.lower()
+    if sev == "major":
+        return 25.0 if cat.startswith("non-translation") else 5.0
+    if sev == "minor":
+        return punct if cat == "fluency/punctuation" else 1.0
+    if sev == "critical":
+        if critical is None:
+            raise AssertionError("no weight")
+        return critical
+    return 0.0  # Neutral, No-error
+
+
+def test_one_mqm_scorer_everywhere():
+    """The reader, the judges module and the rescoring of stored judgements are one function
+    with one set of weights; both former variants' disagreements are settled: Minor
+    Fluency/Punctuation weighs 0.1 and Critical has no default weight."""
+    import evalcore.io.mqm as io_mqm
+    from evalcore import judges
+
+    assert io_mqm.mqm_scores is judges.mqm_scores and io_mqm.DEFAULT_WEIGHTS is judges.MQM_WEIGHTS
+    errs = pd.DataFrame([("s", "1", "r1", "Fluency/Punctuation", "Minor"),
+                         ("s", "1", "r1", "Non-translation!", "Major"),
+                         ("s", "2", "r1", "Accuracy/Omission", "Critical")],
+                        columns=["system", "seg_id", "rater", "category", "severity"])
+    got = judges.mqm_scores(errs.iloc[:2])
+    assert got["score"].tolist() == pytest.approx([-(0.1 + 25.0)])
+    with pytest.raises(ValueError, match="'Critical'.*--mqm-weights critical:N"):
+        judges.mqm_scores(errs)
+    with_crit = judges.mqm_scores(errs, "critical:25").set_index("seg_id")["score"]
+    assert with_crit.to_dict() == pytest.approx({"1": -25.1, "2": -25.0})
+    seg = judges.mqm_scores(errs, {"critical": 10}, per="segment")
+    assert seg["n_raters"].tolist() == [1, 1] and seg["score"].tolist() == pytest.approx([-25.1, -10.0])
+
+
+def test_mqm_weights_option_in_loader_and_cli(tmp_path, capsys):
+    raw = MQM_FIXTURE.read_text(encoding="utf-8").splitlines()
+    raw[4] = raw[4].replace("\tMinor", "\tCritical")  # line 5: sysA seg 2 r1 Fluency/Punctuation
+    folder = tmp_path / "mqm"
+    folder.mkdir()
+    (folder / "mqm_toy_esen.tsv").write_text("\n".join(raw) + "\n", encoding="utf-8")
+    # without a weight: exit 2, the file, the line and the fix
+    assert main(["validate", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert "mqm_toy_esen.tsv" in err and "line 5" in err and "--mqm-weights critical:N" in err
+    # with one: every (system, segment, rater) scored as written out here
+    assert main(["validate", str(folder), "--mqm-weights", "critical:10"]) == 0
+    assert "critical:10" in capsys.readouterr().err  # the weights in force are said
+    rows = pd.read_csv(folder / "mqm_toy_esen.tsv", sep="\t", dtype=str, keep_default_na=False)
+    rows["w"] = [_literal_weight(c, s, critical=10) for c, s in zip(rows["category"], rows["severity"])]
+    rows["system"] = rows["system"].replace({"ref": "ref-A", "refB": "ref-B"})
+    expected = -rows.groupby(["system", "seg_id", "rater"])["w"].sum()
+    from evalcore.io import load_dataset, mqm_weights_in_force
+
+    for ds in (load_dataset(folder, mqm_weights="critical:10"), _in_force(folder, mqm_weights_in_force)):
+        got = ds.judgements.set_index(["system", "seg_id", "rater"])["score"]
+        assert got.sort_index().to_dict() == pytest.approx(expected.sort_index().to_dict())
+
+
+def _in_force(folder, ctx):
+    from evalcore.io import load_dataset
+
+    with ctx("critical:10"):
+        return load_dataset(folder)
+
+
+def test_mqm_weights_rescore_a_tidy_folder():
+    """WMT21 TED en-de (tidy folder + mqm_annotations.tsv): with punctuation weighted like any
+    Minor error, the stored judgements are recomputed from the error rows; the defaults
+    reproduce the published judgements.tsv."""
+    from evalcore.io import load_dataset
+
+    path = shared("wmt21_ted_mqm")
+    ann = pd.read_csv(path / "mqm_annotations.tsv", sep="\t", dtype=str, keep_default_na=False)
+    ann = ann[ann["lp"] == "en-de"]
+    pub = pd.read_csv(path / "judgements.tsv", sep="\t", dtype=str, keep_default_na=False)
+    pub = pub[pub["lp"] == "en-de"].set_index(["system", "seg_id", "rater"])["score"].astype(float)
+    for punct, weights in ((0.1, None), (1.0, "minor/fluency/punctuation:1")):
+        ann_w = ann.assign(w=[_literal_weight(c, s, punct=punct) for c, s in zip(ann["category"], ann["severity"])])
+        expected = -ann_w.groupby(["system", "seg_id", "rater"])["w"].sum()
+        if weights is None:
+            assert np.abs(expected.reindex(pub.index) - pub).max() < 1e-9
+        ds = load_dataset(path, lp="en-de", mqm_weights=weights)
+        got = ds.judgements[ds.judgements["judgement"] == "mqm"].set_index(["system", "seg_id", "rater"])["score"]
+        assert len(got) == len(expected)
+        assert np.abs(got.reindex(expected.index) - expected).max() < 1e-9
+    assert (expected.reindex(pub.index) != pub).any()  # the option changes the scores
