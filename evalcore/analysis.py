@@ -523,11 +523,20 @@ def _schulze_frame(res) -> pd.DataFrame:
 
 def judges_consensus(dataset: Dataset, criterion: str) -> pd.DataFrame:
     """Schulze consensus over the judges' ballots of ``criterion``: every (rater, segment) is a
-    partial ballot ranking the systems it scored (spec §5.4; seed 003 §4)."""
+    partial ballot ranking the systems it scored (spec §5.4; seed 003 §4; Schulze 2011).
+
+    Columns rank, system, beats, mean_score (the mean of the system's judgements, to compare
+    with). ``attrs["support"]``: the :class:`~evalcore.judges.BallotSupport` — how many ballots
+    compare ≥ 2 systems and how many comparisons each pair rests on (``support.few`` and
+    ``support.warning()`` when the ranking rests on few comparisons)."""
     from .judges import criterion_judgements, schulze_from_judgements
 
     j = criterion_judgements(dataset, criterion)
-    return _schulze_frame(schulze_from_judgements(j))
+    res = schulze_from_judgements(j)
+    out = _schulze_frame(res)
+    out["mean_score"] = out["system"].map(j.groupby("system")["score"].mean())
+    out.attrs["support"] = res.support
+    return out
 
 
 # =============================================================================================

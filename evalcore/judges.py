@@ -589,16 +589,62 @@ def relative_ranking_scores(labels: pd.DataFrame) -> pd.DataFrame:
     return out.sort_values(["score", "system"], ascending=[False, True], kind="stable").reset_index(drop=True)
 
 
+#: A Schulze ranking "rests on few comparisons" when the median pair of candidates was compared
+#: (both on one ballot, ties included) on fewer than this many ballots: each pairwise
+#: preference is then decided by a handful of votes, and the ranking can contradict the mean
+#: scores (sparse ESA/DA campaigns, where most (rater, segment) ballots hold one system).
+FEW_COMPARISONS = 10
+
+
+@dataclass(frozen=True)
+class BallotSupport:
+    """What a Schulze ranking rests on (spec §5.4): ``n_ballots`` ballots, of which
+    ``n_ballots_compare`` rank ≥ 2 candidates (only those count); ``n_comparisons`` = Σ over
+    ballots of the candidate pairs they compare; per pair of candidates (``n_pairs`` pairs) the
+    number of ballots comparing it: ``median_per_pair``, ``min_per_pair`` and ``n_pairs_never``
+    never compared. ``few``: ``median_per_pair`` < :data:`FEW_COMPARISONS`."""
+
+    n_ballots: int
+    n_ballots_compare: int
+    n_comparisons: int
+    n_pairs: int
+    n_pairs_never: int
+    median_per_pair: float
+    min_per_pair: int
+
+    @property
+    def few(self) -> bool:
+        return self.n_pairs > 0 and self.median_per_pair < FEW_COMPARISONS
+
+    def summary(self) -> str:
+        return (f"{self.n_ballots_compare} of {self.n_ballots} ballots compare at least two systems "
+                f"({self.n_comparisons} pairwise comparisons); a pair of systems was compared on "
+                f"{self.median_per_pair:g} ballots (median; minimum {self.min_per_pair}), "
+                f"{self.n_pairs_never} of {self.n_pairs} pairs never")
+
+    def warning(self) -> str:
+        """The warning text when the ranking rests on few comparisons, else ""."""
+        if not self.few:
+            return ""
+        never = (f"; {self.n_pairs_never} of {self.n_pairs} pairs were never compared on one ballot, so their order "
+                 "comes only from paths through other systems" if self.n_pairs_never else "")
+        return (f"The consensus ranking rests on few comparisons: the median pair of systems was compared on "
+                f"{self.median_per_pair:g} ballots (fewer than {FEW_COMPARISONS}), so each preference is decided "
+                f"by a handful of votes{never}. The ranking can contradict the mean scores; prefer the mean scores.")
+
+
 @dataclass
 class SchulzeResult:
     """``d[i][j]`` ballots ranking i above j; ``p[i][j]`` strongest path strength;
-    ``beats[i]`` = #j with p[i][j] > p[j][i]; ``ranking`` = list of tie groups, best first."""
+    ``beats[i]`` = #j with p[i][j] > p[j][i]; ``ranking`` = list of tie groups, best first;
+    ``support``: what the ranking rests on (:class:`BallotSupport`)."""
 
     candidates: list
     d: pd.DataFrame
     p: pd.DataFrame
     beats: pd.Series
     ranking: list
+    support: BallotSupport | None = None
 
     @property
     def order(self) -> list:
@@ -637,14 +683,18 @@ def schulze(ballots: Iterable, candidates: Sequence | None = None, variant: str 
     idx = {c: i for i, c in enumerate(cands)}
     n = len(cands)
     d = np.zeros((n, n))
+    seen = np.zeros((n, n))  # ballots comparing i and j (ties included)
+    n_compare = 0
     for r in ranked:
         items = [(idx[c], v) for c, v in r.items() if c in idx]
         if len(items) < 2:
             continue
+        n_compare += 1
         ii = np.array([i for i, _ in items])
         vv = np.array([v for _, v in items], dtype=float)
         better = vv[:, None] < vv[None, :]
         d[np.ix_(ii, ii)] += better
+        seen[np.ix_(ii, ii)] += 1
     if variant == "winning":
         p = np.where(d > d.T, d, 0.0)
     elif variant == "margins":
@@ -670,8 +720,12 @@ def schulze(ballots: Iterable, candidates: Sequence | None = None, variant: str 
                 last.append(cands[i])
                 continue
         ranking.append([cands[i]])
-    df = lambda a: pd.DataFrame(a, index=cands, columns=cands)
-    return SchulzeResult(cands, df(d), df(p), pd.Series(beats, index=cands), ranking)
+    df = lambda a: pd.DataFrame(a, index=cands, columns=cands)  # noqa: E731
+    per_pair = seen[np.triu_indices(n, 1)]
+    support = BallotSupport(len(ranked), n_compare, int(per_pair.sum()), len(per_pair), int((per_pair == 0).sum()),
+                            float(np.median(per_pair)) if len(per_pair) else 0.0,
+                            int(per_pair.min()) if len(per_pair) else 0)
+    return SchulzeResult(cands, df(d), df(p), pd.Series(beats, index=cands), ranking, support)
 
 
 def schulze_from_judgements(judgements: pd.DataFrame, higher_is_better: bool = True,

@@ -141,9 +141,19 @@ if len(raters) >= 2 and not skip_details:
 # ---------------------------------------------------------------- consensus + HTER
 st.subheader("Consensus ranking of the judges (Schulze)")
 try:
-    cons = memo("schulze", (h, criterion), lambda: A.judges_consensus(ds, criterion))
-    st.dataframe(cons, hide_index=True, width="stretch")
-    download_table(cons, f"{ds.name}_schulze_{criterion}", key="jd_schulze")
+    def _consensus():
+        table = A.judges_consensus(ds, criterion)
+        sup = table.attrs.pop("support")  # Streamlit cannot serialise it with the table
+        return table, sup
+
+    cons, support = memo("schulze", (h, criterion), _consensus)
+    st.caption("Each (rater, segment) is a ballot ranking the outputs that rater scored on that segment "
+               f"(Schulze 2011, winning votes): {support.summary()}.")
+    if support.few:
+        st.warning(support.warning())
+    st.dataframe(cons, hide_index=True, width="stretch",
+                 column_config={"mean_score": st.column_config.NumberColumn(format="%.3f")})
+    download_table(cons, f"{ds.name}_schulze_{criterion}", key="jd_schulze", signature=support.summary())
 except Exception as exc:
     show_exception(exc, "Could not rank the systems")
 

@@ -122,6 +122,9 @@ def test_judges_page_says_alpha_is_undefined(tmp_path, monkeypatch):
     infos = " ".join(i.value for i in at.info)
     assert "single judged output" not in infos and "2–2 judged outputs" in infos
     assert not [m for m in at.metric if "Krippendorff" in m.label]  # no number shown
+    # point 4: the Schulze ranking of 3 ballots is flagged
+    assert any("rests on few comparisons" in w.value for w in at.warning)
+    assert any("3 of 3 ballots compare at least two systems" in c.value for c in at.caption)
 
 
 def test_judges_page_alpha_on_the_sample():
@@ -136,6 +139,7 @@ def test_judges_page_alpha_on_the_sample():
     (m,) = [m for m in at.metric if "Krippendorff" in m.label]
     assert m.value == f"{expected:.3f}"
     assert not any("single judged output" in i.value for i in at.info)
+    assert not any("few comparisons" in w.value for w in at.warning)
 
 
 # =============================================================================================
@@ -232,3 +236,55 @@ def test_mqm_weights_rescore_a_tidy_folder():
         assert len(got) == len(expected)
         assert np.abs(got.reindex(expected.index) - expected).max() < 1e-9
     assert (expected.reindex(pub.index) != pub).any()  # the option changes the scores
+
+
+# =============================================================================================
+# Schulze from sparse ballots (point 4)
+# =============================================================================================
+def _brute_support(ballots: list[dict]):
+    """Ballots comparing >= 2 candidates, comparisons, and per pair the ballots holding both."""
+    import itertools
+
+    cands = sorted({c for b in ballots for c in b})
+    per_pair = {p: sum(1 for b in ballots if p[0] in b and p[1] in b) for p in itertools.combinations(cands, 2)}
+    used = [b for b in ballots if len(b) >= 2]
+    return len(used), sum(len(b) * (len(b) - 1) // 2 for b in used), per_pair
+
+
+def test_schulze_support_counts_and_few_threshold():
+    from evalcore.judges import FEW_COMPARISONS, schulze
+
+    spec = [{"A": 0, "B": 1, "C": 2}] * 3 + [{"B": 0, "C": 1, "A": 2}] * 2 + [{"C": 0, "A": 1, "B": 2}] * 2
+    sparse = spec + [{"A": 0}, {"B": 0}, {"D": 0}, {"A": 0, "D": 1}]
+    for ballots in (spec, spec * 2, sparse):
+        res = schulze(ballots)
+        n_used, n_cmp, per_pair = _brute_support(ballots)
+        sup = res.support
+        assert (sup.n_ballots, sup.n_ballots_compare, sup.n_comparisons) == (len(ballots), n_used, n_cmp)
+        assert sup.n_pairs == len(per_pair) and sup.min_per_pair == min(per_pair.values())
+        assert sup.median_per_pair == float(np.median(list(per_pair.values())))
+        assert sup.n_pairs_never == sum(v == 0 for v in per_pair.values())
+        assert sup.few == (sup.median_per_pair < FEW_COMPARISONS)
+    assert schulze(spec).ranking == [["A"], ["B"], ["C"]]  # spec §8.6
+    assert schulze(spec).support.few and not schulze(spec * 2).support.few  # 7 < 10 <= 14
+    warn = schulze(sparse).support.warning()
+    assert "few comparisons" in warn and "2 of 6 pairs were never compared" in warn
+    assert schulze(spec * 2).support.warning() == ""
+
+
+def test_judges_cli_warns_on_sparse_ballots(tmp_path, capsys):
+    ds = _tiny_one_rater_per_output()
+    _write_tidy(ds, tmp_path / "d")
+    assert main(["judges", str(tmp_path / "d"), "--criterion", "esa", "--systems"]) == 0
+    cap = capsys.readouterr()
+    # ballots: r1 seg 1 twice (screens 0 and 1: S and T), r2 seg 2 (S and T)
+    assert "# schulze_rank: 3 of 3 ballots compare at least two systems (3 pairwise comparisons)" in cap.out
+    assert "warning: The consensus ranking rests on few comparisons" in cap.err
+    assert main(["judges", str(SAMPLE), "--criterion", "adequacy", "--systems"]) == 0
+    cap = capsys.readouterr()
+    raw = pd.read_csv(SAMPLE / "judgements.tsv", sep="\t", dtype=str, keep_default_na=False)
+    raw = raw[raw["judgement"] == "adequacy"]
+    n_ballots = raw.groupby(["rater", "seg_id"]).size().shape[0] + raw.duplicated(["rater", "seg_id", "system"]).groupby(
+        [raw["rater"], raw["seg_id"]]).any().sum()  # a repeat opens a second screen of that (rater, segment)
+    assert f"{n_ballots} of {n_ballots} ballots compare at least two systems" in cap.out
+    assert "few comparisons" not in cap.err

@@ -15,7 +15,9 @@ def add_arguments(p) -> None:
     p.add_argument("--normalisation", choices=["raw", "z", "percentile"], default="raw")
     p.add_argument("--chance", choices=["uniform", "empirical"], default="uniform", help="kappa chance term")
     p.add_argument("--screen-column", help="judgement column naming the screen/HIT (default: occurrence order)")
-    p.add_argument("--systems", action="store_true", help="also print system scores and the Schulze ranking")
+    p.add_argument("--systems", action="store_true",
+                   help="also print system scores and the Schulze ranking (each (rater, segment) is a ballot; "
+                        "a warning when the median pair of systems is compared on fewer than 10 ballots)")
     p.add_argument("--out-prefix", help="write <prefix>agreement.tsv, <prefix>raters.tsv (and systems.tsv)")
 
 
@@ -54,8 +56,19 @@ def tables(ds, criterion=None, lower_is_better=False, normalisation="raw", chanc
         sch = schulze_from_judgements(norm, higher_is_better=not lower_is_better, screen_col=screen_col)
         rank = {c: i + 1 for i, grp in enumerate(sch.ranking) for c in grp}
         systems["schulze_rank"] = systems["system"].map(rank)
+        systems.attrs["support"] = sch.support
     agree.attrs["alpha"] = al
     return agree, raters, systems
+
+
+def _say_support(systems, out) -> None:
+    """What the Schulze ranking rests on; a warning on stderr when it rests on few comparisons."""
+    support = systems.attrs.get("support")
+    if support is None:
+        return
+    out.write(f"# schulze_rank: {support.summary()}\n")
+    if support.few:
+        print(f"warning: {support.warning()}", file=sys.stderr)
 
 
 def run(args) -> int:
@@ -69,6 +82,7 @@ def run(args) -> int:
         raters.to_csv(f"{args.out_prefix}raters.tsv", sep="\t", index=False)
         if args.systems and systems is not None:
             systems.to_csv(f"{args.out_prefix}systems.tsv", sep="\t", index=False)
+            _say_support(systems, sys.stderr)
         print(f"wrote tables with prefix {args.out_prefix}", file=sys.stderr)
         print(f"Krippendorff's alpha (interval): {agree.attrs['alpha'].text(4)}", file=sys.stderr)
         return 0
@@ -81,4 +95,5 @@ def run(args) -> int:
     if args.systems and systems is not None:
         out.write("\n# systems\n")
         systems.to_csv(out, sep="\t", index=False, float_format="%.4f")
+        _say_support(systems, out)
     return 0
