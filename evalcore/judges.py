@@ -720,7 +720,7 @@ def schulze(ballots: Iterable, candidates: Sequence | None = None, variant: str 
                 last.append(cands[i])
                 continue
         ranking.append([cands[i]])
-    df = lambda a: pd.DataFrame(a, index=cands, columns=cands)  # noqa: E731
+    df = lambda a: pd.DataFrame(a, index=cands, columns=cands)
     per_pair = seen[np.triu_indices(n, 1)]
     support = BallotSupport(len(ranked), n_compare, int(per_pair.sum()), len(per_pair), int((per_pair == 0).sum()),
                             float(np.median(per_pair)) if len(per_pair) else 0.0,

@@ -8,11 +8,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-
 from conftest import SAMPLE, shared
+
 from evalcore.cli import main
 from evalcore.dataset import Dataset
-from evalcore.judges import ALPHA_NO_SHARED_ITEM, alpha_of_judgements, krippendorff_alpha
+from evalcore.judges import (
+    ALPHA_NO_SHARED_ITEM,
+    alpha_of_judgements,
+    krippendorff_alpha,
+)
 
 UNDEFINED = "undefined: no item was judged by two raters"
 
@@ -288,3 +292,85 @@ def test_judges_cli_warns_on_sparse_ballots(tmp_path, capsys):
         [raw["rater"], raw["seg_id"]]).any().sum()  # a repeat opens a second screen of that (rater, segment)
     assert f"{n_ballots} of {n_ballots} ballots compare at least two systems" in cap.out
     assert "few comparisons" not in cap.err
+
+
+# =============================================================================================
+# One-reference data flagged (point 9)
+# =============================================================================================
+def _with_refs(ds: Dataset, per_segment: dict[str, list[str]]) -> Dataset:
+    rows = [(seg, ref, f"{ref} text {seg}") for seg, refs in per_segment.items() for ref in refs]
+    refs = pd.DataFrame(rows, columns=["seg_id", "ref_id", "text"])
+    return Dataset(ds.name, ds.lp, ds.segments, refs, ds.outputs, ds.judgements)
+
+
+def test_capabilities_follow_the_references_per_segment():
+    from evalcore.capabilities import (
+        capabilities,
+        qarla_missing,
+        references_per_segment_text,
+        references_with_text,
+    )
+
+    base = _tiny_one_rater_per_output()
+    one = base
+    two = _with_refs(base, {"1": ["A", "B"], "2": ["A"]})
+    three = _with_refs(base, {"1": ["A", "B", "C"], "2": ["A", "B"]})
+    blank = Dataset("b", "xx", base.segments, pd.DataFrame({"seg_id": ["1", "1"], "ref_id": ["A", "B"],
+                                                            "text": ["a", "  "]}), base.outputs, base.judgements)
+    expect = {  # (refs per segment, segments for ORANGE/KING, for local QUEEN)
+        "one": (one, [1, 1], 0, 0), "two": (two, [2, 1], 1, 0), "three": (three, [3, 2], 2, 1), "blank": (blank, [1, 0], 0, 0)}
+    for name, (ds, counts, n_qarla, n_local) in expect.items():
+        assert references_with_text(ds).tolist() == counts, name
+        caps = {c.analysis: c for c in capabilities(ds)}
+        orange = caps["ORANGE and KING (human-likeness)"]
+        local = caps["QUEEN with local triples"]
+        assert orange.available == (n_qarla > 0) and orange.segments == n_qarla, name
+        assert local.available == (n_local > 0) and local.segments == n_local, name
+        assert caps["Metric scores (BLEU, chrF, TER, …)"].segments == sum(c >= 1 for c in counts)
+        assert (qarla_missing(ds) == "") == (n_qarla > 0), name
+    assert references_per_segment_text(one) == "1 on all 2 segments"
+    assert references_per_segment_text(three) == "2 on 1 segment, 3 on 1 segment"
+    msg = qarla_missing(one)
+    assert msg == ("at least 2 reference sets with text on a segment: this dataset has 1 reference set with text "
+                   "(ref-A), at most 1 reference per segment")
+    no_judgements = Dataset("n", "xx", two.segments, two.references, two.outputs)
+    assert qarla_missing(no_judgements) == "human judgements" and qarla_missing(no_judgements, judgements=False) == ""
+
+
+def test_validate_says_what_one_reference_data_enables(capsys):
+    path = shared("wmt24_esa")
+    refs = pd.read_csv(path / "references.tsv", sep="\t", dtype=str, keep_default_na=False)
+    refs = refs[(refs["lp"] == "en-cs") & (refs["text"].str.strip() != "")]
+    per_seg = refs.groupby("seg_id")["ref_id"].nunique()
+    segs = pd.read_csv(path / "segments.tsv", sep="\t", dtype=str, keep_default_na=False)
+    n_seg = int((segs["lp"] == "en-cs").sum())
+    assert per_seg.max() == 1 and len(per_seg) == n_seg  # one reference on every segment
+    (ref_id,) = refs["ref_id"].unique()
+    assert main(["validate", str(path), "--lp", "en-cs"]) == 0
+    out = capsys.readouterr().out
+    assert f"references per segment (reference sets with text): 1 on all {n_seg} segments" in out
+    assert f"yes  Metric scores (BLEU, chrF, TER, …) (Systems, Divergence browser; score): {n_seg} of {n_seg}" in out
+    for analysis in ("ORANGE and KING (human-likeness)", "QUEEN, KING of a metric set, metric-set search"):
+        line = next(x for x in out.splitlines() if analysis in x)
+        assert line.strip().startswith("no") and f"1 reference set with text ({ref_id})" in line
+
+
+@pytest.mark.parametrize("page", ["human_likeness", "likeness_vs_acceptability", "queen_vs_human"])
+def test_qarla_pages_say_what_one_reference_data_lacks(tmp_path, monkeypatch, page):
+    from evalcore.highlight import escape
+
+    at = _open_saved(tmp_path, monkeypatch, {"en-hi": _tiny_one_rater_per_output()}, page)
+    info = " ".join(i.value for i in at.info)
+    assert ("This page needs what this dataset lacks: at least 2 reference sets with text on a segment: this "
+            f"dataset has 1 reference set with text ({escape('ref-A')}), at most 1 reference per segment") in info
+    assert not at.get("plotly_chart")
+
+
+def test_data_page_lists_capabilities(tmp_path, monkeypatch):
+    at = _open_saved(tmp_path, monkeypatch, {"en-hi": _tiny_one_rater_per_output()}, "data")
+    assert any("References per segment" in m.value and "1 on all 2 segments" in m.value for m in at.markdown)
+    assert any("ORANGE, KING, QUEEN and the metric-set search" in w.value and "are unavailable" in w.value
+               for w in at.warning)
+    caps = next(df.value for df in at.dataframe if "missing" in df.value.columns)
+    got = dict(zip(caps["analysis"], caps["available"]))
+    assert got["Metric scores (BLEU, chrF, TER, …)"] == "yes" and got["ORANGE and KING (human-likeness)"] == "no"

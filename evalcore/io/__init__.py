@@ -51,6 +51,11 @@ def detect_format(src: FileSource) -> str | None:
     return None
 
 
+def current_mqm_weights() -> MQMWeightsArg:
+    """The weights set by :func:`mqm_weights_in_force` (None = the defaults)."""
+    return _MQM_WEIGHTS.get()
+
+
 def load_collection(path: str | os.PathLike | FileSource, name: str | None = None,
                     fmt: str | None = None, mqm_weights: MQMWeightsArg = None) -> dict[str, Dataset]:
     """Every language pair of a dataset. ``mqm_weights``: MQM error rows (a Google MQM TSV, or

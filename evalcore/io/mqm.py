@@ -38,10 +38,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-import pandas as pd
-
 from ..dataset import JUDGEMENT_COLUMNS, OUTPUT_COLUMNS, REFERENCE_COLUMNS, Dataset
-from ..judges import MQM_WEIGHTS, format_mqm_weights, mqm_error_weight, mqm_scores, mqm_weigher, parse_mqm_weights
+from ..judges import (
+    MQM_WEIGHTS,
+    format_mqm_weights,
+    mqm_error_weight,
+    mqm_scores,
+    mqm_weigher,
+    parse_mqm_weights,
+)
 from ..problems import DataError, Report
 from .assemble import assemble, frame
 from .source import FileSource
