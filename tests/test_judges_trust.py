@@ -374,3 +374,11 @@ def test_data_page_lists_capabilities(tmp_path, monkeypatch):
     caps = next(df.value for df in at.dataframe if "missing" in df.value.columns)
     got = dict(zip(caps["analysis"], caps["available"]))
     assert got["Metric scores (BLEU, chrF, TER, …)"] == "yes" and got["ORANGE and KING (human-likeness)"] == "no"
+
+
+def test_qarla_commands_name_what_one_reference_data_lacks(tmp_path, capsys):
+    _write_tidy(_tiny_one_rater_per_output(), tmp_path / "d")
+    for argv in (["qarla", "--metrics", "bleu"], ["queen", "--set", "bleu"], ["search", "--metrics", "bleu,chrf"]):
+        assert main([argv[0], str(tmp_path / "d"), *argv[1:]]) == 2
+        assert ("QARLA (ORANGE, KING, QUEEN) needs at least 2 reference sets with text on a segment: this dataset "
+                "has 1 reference set with text (ref-A), at most 1 reference per segment") in capsys.readouterr().err
