@@ -48,8 +48,7 @@ def _url_path(slug: str) -> str:
 
 @pytest.mark.parametrize("slug,title", PAGES)
 def test_page_screenshot(app_url, slug, title):
-    if not (ROOT / "pages" / f"{slug}.py").exists():
-        pytest.skip(f"pages/{slug}.py not written yet")
+    assert (ROOT / "pages" / f"{slug}.py").exists(), f"pages/{slug}.py is missing"
     exe = require_browser()
     with browser_page(exe) as page:
         errors = []
