@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import itertools
-import os
-import warnings
 
 import numpy as np
 import pandas as pd

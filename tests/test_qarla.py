@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
 
 import numpy as np
 import pandas as pd

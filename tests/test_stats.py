@@ -11,10 +11,10 @@ import scipy.stats
 from hypothesis import example, given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
-from evalcore.stats import (bootstrap_ci, calibrate_ties, correlation, fisher_ci, fisher_compare, kendall_counts,
+from evalcore.stats import (bootstrap_ci, correlation, fisher_ci, fisher_compare, kendall_counts,
                             kendall_like, kendall_variant, one_minus_pce, paired_approximate_randomization,
                             paired_bootstrap, pairwise_accuracy, perm_both, significance_clusters, williams_test,
-                            compare_metrics, grouped)
+                            compare_metrics)
 
 
 # ---------------------------------------------------------------------------------------------
