@@ -148,7 +148,7 @@ try:
 
     cons, support = memo("schulze", (h, criterion), _consensus)
     st.caption("Each (rater, segment) is a ballot ranking the outputs that rater scored on that segment "
-               f"(Schulze 2011, winning votes): {support.summary()}.")
+               f"(Callison-Burch 2009; Schulze 2011, winning votes): {support.summary()}.")
     if support.few:
         st.warning(support.warning())
     st.dataframe(cons, hide_index=True, width="stretch",

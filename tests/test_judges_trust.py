@@ -382,3 +382,10 @@ def test_qarla_commands_name_what_one_reference_data_lacks(tmp_path, capsys):
         assert main([argv[0], str(tmp_path / "d"), *argv[1:]]) == 2
         assert ("QARLA (ORANGE, KING, QUEEN) needs at least 2 reference sets with text on a segment: this dataset "
                 "has 1 reference set with text (ref-A), at most 1 reference per segment") in capsys.readouterr().err
+
+
+def test_systems_page_flags_the_sparse_judges_consensus(tmp_path, monkeypatch):
+    at = _open_saved(tmp_path, monkeypatch, {"en-hi": _tiny_one_rater_per_output()}, "systems",
+                     {"sys_boot": 0, "sys_metrics": ["bleu"]})
+    assert any("rests on few comparisons" in w.value for w in at.warning)
+    assert any("3 of 3 ballots compare at least two systems" in c.value for c in at.caption)
