@@ -93,7 +93,8 @@ else:
                     + (" Krippendorff's α above compares the raters' scores of the same output directly."
                        if alpha.defined else ""))
         else:
-            st.info(f"No inter-rater pairwise labels: each judged segment has {lo}–{hi} judged outputs, but no "
+            n_out = f"{hi}" if lo == hi else f"{lo}–{hi}"
+            st.info(f"No inter-rater pairwise labels: each judged segment has {n_out} judged outputs, but no "
                     "pair of outputs of a segment was compared by two different raters, so inter-rater agreement "
                     "and kappa cannot be computed."
                     + (f" Intra-rater (a rater's repeats): P(A) {intra['p_agree']:.3f}, κ {intra['kappa']:.3f} "

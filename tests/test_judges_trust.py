@@ -124,7 +124,7 @@ def test_judges_page_says_alpha_is_undefined(tmp_path, monkeypatch):
     text = " ".join(m.value for m in at.markdown)
     assert f"Krippendorff's α (interval):** {UNDEFINED}" in text
     infos = " ".join(i.value for i in at.info)
-    assert "single judged output" not in infos and "2–2 judged outputs" in infos
+    assert "single judged output" not in infos and "each judged segment has 2 judged outputs" in infos
     assert not [m for m in at.metric if "Krippendorff" in m.label]  # no number shown
     # point 4: the Schulze ranking of 3 ballots is flagged
     assert any("rests on few comparisons" in w.value for w in at.warning)
