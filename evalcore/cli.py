@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         if weights:
             from .judges import format_mqm_weights
 
-            print(f"MQM weights: {format_mqm_weights(weights)} (scores are recomputed from the error rows)",
+            print(f"MQM weights: {format_mqm_weights(weights)} (applied wherever MQM error rows are read)",
                   file=sys.stderr)
         from .io import mqm_weights_in_force
 

@@ -389,3 +389,13 @@ def test_systems_page_flags_the_sparse_judges_consensus(tmp_path, monkeypatch):
                      {"sys_boot": 0, "sys_metrics": ["bleu"]})
     assert any("rests on few comparisons" in w.value for w in at.warning)
     assert any("3 of 3 ballots compare at least two systems" in c.value for c in at.caption)
+
+
+def test_mqm_weights_without_error_rows_are_reported(capsys):
+    assert main(["validate", str(SAMPLE), "--mqm-weights", "critical:3"]) == 0
+    cap = capsys.readouterr()
+    assert "MQM weights: major:5 minor:1 neutral:0 no-error:0 minor/fluency/punctuation:0.1 " \
+           "major/non-translation:25 critical:3" in cap.err
+    assert "MQM weights were given, but this dataset has no MQM error rows" in cap.out
+    assert main(["validate", str(SAMPLE), "--mqm-weights", "critical=3"]) == 2
+    assert "MQM weight 'critical=3' is not of the form severity[/category]:number" in capsys.readouterr().err

@@ -81,8 +81,13 @@ def load_collection(path: str | os.PathLike | FileSource, name: str | None = Non
     coll = mod.read(src, name, Report())
     if mqm_weights is not None:
         from ..judges import rescore_mqm
+        from ..problems import Problem
 
         coll = {lp: rescore_mqm(ds, mqm_weights) for lp, ds in coll.items()}
+        for ds in coll.values():
+            if ds.extras.get("mqm_errors") is None:  # say that the weights changed nothing
+                ds.warnings.append(Problem("warning", src.label, None, "MQM weights were given, but this dataset "
+                                           "has no MQM error rows: its scores are used as stored"))
     return coll
 
 
