@@ -3,7 +3,7 @@
 The QARLA measures (Amigó et al. 2005, 2006: ORANGE, KING, QUEEN and the metric-set search)
 hold each reference out in turn and score it, and every system output, against the *other*
 references of its segment, so they need at least two reference sets with text on a segment;
-QUEEN's ``local`` triples need three (spec §0.2-0.5). Metric scores need one reference,
+QUEEN's ``local`` triples need three (methods §1.1-1.4). Metric scores need one reference,
 correlations need human judgements too. One-reference data (most WMT campaigns) therefore
 supports scores and correlations but none of the QARLA analyses; the functions here say so
 per language pair, for the ``validate`` command, the Data page and the QARLA pages' guard.

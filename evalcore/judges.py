@@ -190,7 +190,7 @@ MQM_ERROR_COLUMNS = ["system", "seg_id", "rater", "category", "severity"]
 
 def mqm_scores(errors: pd.DataFrame, weights: Mapping[str, float] | str | None = None,
                per: str = "rater") -> pd.DataFrame:
-    """MQM scores from error rows (spec §0.8; Freitag et al. 2021) — the project's one MQM scorer.
+    """MQM scores from error rows (Freitag et al. 2021; methods §5.7) — the project's one MQM scorer.
 
     ``errors``: one row per annotation (columns system, seg_id, rater, category, severity; an
     ``lp`` column is kept as a key when present; a precomputed ``weight`` column is ignored).
@@ -449,7 +449,7 @@ def rater_item_matrix(judgements: pd.DataFrame) -> pd.DataFrame:
 
 
 def alpha_of_judgements(judgements: pd.DataFrame) -> AlphaResult:
-    """Krippendorff's α (interval; Krippendorff 2011) between the raters of one criterion.
+    """Krippendorff's α (interval; Krippendorff 2011; methods §5.9) between the raters of one criterion.
 
     Items are (system, segment) outputs; each rater contributes **one** value per item, the
     mean of their repeats, so a rater's repeats never count as agreement between raters. Where
@@ -598,7 +598,7 @@ FEW_COMPARISONS = 10
 
 @dataclass(frozen=True)
 class BallotSupport:
-    """What a Schulze ranking rests on (spec §5.4): ``n_ballots`` ballots, of which
+    """What a Schulze ranking rests on (Schulze 2011; methods §5.4): ``n_ballots`` ballots, of which
     ``n_ballots_compare`` rank ≥ 2 candidates (only those count); ``n_comparisons`` = Σ over
     ballots of the candidate pairs they compare; per pair of candidates (``n_pairs`` pairs) the
     number of ballots comparing it: ``median_per_pair``, ``min_per_pair`` and ``n_pairs_never``
