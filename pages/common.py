@@ -210,10 +210,20 @@ def current_dataset() -> Dataset:
     return ds
 
 
-def require_judged_multi_reference(ds: Dataset) -> None:
-    """Stop a page that needs system outputs, ≥ 2 reference sets with text and judgements."""
-    if not ds.criteria or len(ds.ref_ids) < 2 or not ds.systems:
-        st.info("This page needs system outputs, at least two reference sets with text and human judgements.")
+def require_judged_multi_reference(ds: Dataset, judgements: bool = True) -> None:
+    """Stop a QARLA page (Human-likeness, Likeness vs acceptability, QUEEN vs human) when the
+    dataset lacks system outputs, ≥ 2 reference sets with text on a segment or (``judgements``)
+    human judgements, saying exactly what it lacks (evalcore.capabilities)."""
+    from evalcore.capabilities import qarla_missing
+    from evalcore.highlight import escape
+
+    missing = qarla_missing(ds, judgements, quote=escape)
+    if missing:
+        st.info(f"This page needs what this dataset lacks: {missing}. ORANGE, KING and QUEEN (Amigó et al. "
+                "2005, 2006) hold each reference out in turn and score it, and every system output, against the "
+                "other references of the segment, so one reference per segment leaves nothing to score against. "
+                "Metric scores and their correlation with human judgements (Systems page) need only one "
+                "reference; the Data page lists what this dataset supports.")
         st.stop()
 
 
