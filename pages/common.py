@@ -152,6 +152,14 @@ def latex_table(df: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+def table_csv(df: pd.DataFrame, signature: str | None = None) -> bytes:
+    """The CSV download of a table: text cells a spreadsheet would run as formulas
+    (``=``, ``+``, ``-``, ``@``, tab, CR) prefixed with ``'`` (OWASP; :mod:`evalcore.export`)."""
+    from evalcore.export import to_safe_csv
+
+    return ((f"# {signature}\n" if signature else "") + to_safe_csv(df)).encode("utf-8")
+
+
 def download_table(df: pd.DataFrame, name: str, key: str | None = None, signature: str | None = None) -> None:
     """CSV and LaTeX downloads of a table (with the metric signatures as a comment line).
 
@@ -160,8 +168,7 @@ def download_table(df: pd.DataFrame, name: str, key: str | None = None, signatur
     c1, c2 = st.columns(2)
 
     def csv() -> bytes:
-        text = df.to_csv(index=False)
-        return ((f"# {signature}\n" if signature else "") + text).encode("utf-8")
+        return table_csv(df, signature)
 
     def tex() -> bytes:
         return ((f"% {signature}\n" if signature else "") + latex_table(df)).encode("utf-8")

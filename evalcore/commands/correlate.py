@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 
 NAME = "correlate"
+OUTPUTS = ("out",)  # checked before any work (evalcore.cli.check_outputs)
 HELP = "Correlate metric scores with human judgements (system or segment level, MTME semantics)."
 
 
@@ -36,7 +37,7 @@ def add_arguments(p) -> None:
     p.add_argument("--fisher", action="store_true", help="Fisher z CI when not bootstrapping")
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", help="write the table as TSV here instead of stdout")
+    p.add_argument("--out", help="write the table as TSV here instead of stdout (a .csv name writes CSV for spreadsheets)")
 
 
 def _byo_scores(path, dataset, refs, metrics, level):
@@ -111,7 +112,9 @@ def run(args) -> int:
                               exclude_systems=exclude, bootstrap=args.bootstrap, resample=args.bootstrap_over,
                               alpha=args.alpha, seed=args.seed, fisher=args.fisher, **kw)
     if args.out:
-        table.to_csv(args.out, sep="\t", index=False)
+        from ..export import write_table
+
+        write_table(table, args.out)
         print(f"wrote {len(table)} row(s) to {args.out}", file=sys.stderr)
     else:
         table.to_csv(sys.stdout, sep="\t", index=False, float_format="%.6f")

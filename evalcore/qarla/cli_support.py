@@ -71,7 +71,9 @@ def tensors(ds, metric_ids: list[str]) -> dict:
 
 def write(df: pd.DataFrame, out: str | None) -> None:
     if out:
-        df.to_csv(out, sep="\t", index=False)
+        from ..export import write_table
+
+        write_table(df, out)
         print(f"wrote {len(df)} rows to {out}", file=sys.stderr)
     else:
         df.to_csv(sys.stdout, sep="\t", index=False)
