@@ -92,8 +92,11 @@ def run(args) -> int:
     if builtin:
         from ..metrics.engine import score_table
 
-        frames.append(score_table(ds, builtin, level=args.level, ref_ids=refs,
-                                  include_references=args.include_human_systems))
+        table = score_table(ds, builtin, level=args.level, ref_ids=refs,
+                            include_references=args.include_human_systems)
+        for w in table.attrs.get("warnings", []):
+            print(f"warning: {w}", file=sys.stderr)
+        frames.append(table)
     scores = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["metric", "system", "seg_id", "score"])
     if scores.empty:
         raise ValueError("no metric scores to correlate")

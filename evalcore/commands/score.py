@@ -58,6 +58,8 @@ def run(args) -> int:
     refs = [r.strip() for r in args.refs.split(",") if r.strip()] if args.refs else None
     table = score_table(ds, metrics, level=args.level, ref_ids=refs,
                         include_references=args.include_references, progress=StderrProgress("scoring"))
+    for w in table.attrs.get("warnings", []):
+        print(f"warning: {w}", file=sys.stderr)
     if args.out:
         from ..export import write_table
 

@@ -66,6 +66,10 @@ def tensors(ds, metric_ids: list[str]) -> dict:
 
     for m in metric_ids:
         get_metric(m)  # unknown ids fail before any computation
+    from ..metrics.engine import long_segment_warnings
+
+    for w in long_segment_warnings(ds, metric_ids):
+        print(f"warning: {w}", file=sys.stderr)
     return similarity_tensors_many(ds, metric_ids, progress=Progress("similarities (segments)"))
 
 
