@@ -111,15 +111,27 @@ def syntax_note(ds: Dataset) -> None:
 
     ok, reason = syntax_status(ds)
     if not ok:
-        st.caption(f"Syntactic metrics (TREE, GRAM, LEVEL, shallow syntax) are unavailable: {reason}. "
+        st.caption(f"Syntactic metrics (TREE, GRAM, LEVEL, shallow syntax) are unavailable: {md(reason)}. "
                    "Upload CoNLL-U parses to use them.")
+
+
+def md(text) -> str:
+    """The one escaper for user-derived text (dataset names, language pairs, system, reference,
+    rater, criterion and metric names, exception texts) in anything Streamlit renders as
+    Markdown: ``st.markdown``/``st.write``/``st.caption``, alerts, titles, widget labels and help.
+    Markdown, LaTeX and HTML characters become character references and autolinks
+    (``http://``, ``www.``, e-mail) are broken invisibly (:func:`evalcore.highlight.escape`);
+    line breaks become spaces. Plain-text places (selectbox options, tables, Plotly) need none."""
+    from evalcore.highlight import escape
+
+    if text is None:
+        return ""
+    return escape(str(text).replace("\r", " ").replace("\n", " "))
 
 
 def show_exception(exc: BaseException, what: str = "Something went wrong") -> None:
     """A readable error instead of a raw traceback (details folded away)."""
-    from evalcore.highlight import escape
-
-    st.error(f"{what}: {escape(str(exc))}")  # messages quote user text (file names, ids)
+    st.error(f"{md(what)}: {md(str(exc))}")  # messages quote user text (file names, ids)
     with st.expander("Technical details"):
         st.code("".join(traceback.format_exception(exc)), language="text")
 

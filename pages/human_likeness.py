@@ -8,8 +8,7 @@ import streamlit as st
 
 from evalcore import analysis as A
 from evalcore import plots as P
-from evalcore.highlight import escape
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, memo, progress_bar, scope, show_exception, syntax_note
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, md, memo, progress_bar, scope, show_exception, syntax_note
 
 ensure_shell(__file__)
 st.title("Human-likeness")
@@ -91,7 +90,7 @@ except Exception as exc:
     show_exception(exc, "Could not list the cases")
     st.stop()
 view = cases[cases["failed"]] if only_failed else cases
-st.caption(f"{int(cases['failed'].sum())} of {len(cases)} cases failed under {metric} "
+st.caption(f"{int(cases['failed'].sum())} of {len(cases)} cases failed under {md(metric)} "
            f"(KING = {cases['king'].mean():.3f}).")
 st.dataframe(view, hide_index=True, width="stretch", height=260,
              column_config={"king": st.column_config.NumberColumn(format="%.2f"),
@@ -107,7 +106,7 @@ if len(view):
     texts = ds.sys_texts()
     refs = ds.ref_texts()
     detail = rows.assign(text=[texts[s][pos] for s in rows["system"]]).sort_values("margin", ascending=False)
-    st.markdown(f"**Held-out human translation ({escape(held)})** — score against the other references: "
+    st.markdown(f"**Held-out human translation ({md(held)})** — score against the other references: "
                 f"{float(rows['ref_score'].iloc[0]) if len(rows) else float('nan'):.3f}")
     st.text(refs[held][pos] or "")
     st.markdown("**Outputs of this segment** (beats = scores above the human translation)")

@@ -7,8 +7,7 @@ import streamlit as st
 
 from evalcore import analysis as A
 from evalcore import plots as P
-from evalcore.highlight import escape
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, memo, progress_bar, scope, show_exception, syntax_note
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, md, memo, progress_bar, scope, show_exception, syntax_note
 
 ensure_shell(__file__)
 st.title("Systems")
@@ -62,7 +61,7 @@ except Exception as exc:
 st.subheader("Scores")
 st.caption("Metric scores are corpus scores (summed sufficient statistics, sacreBLEU scale for BLEU/chrF/TER; "
            "TER, WER and PER: lower is better). Human scores: mean over segments. "
-           f"Marks: paired {test} test against **{escape(baseline)}** at p < 0.05 (▲ better, ▼ worse, ≈ not significant).")
+           f"Marks: paired {test} test against **{md(baseline)}** at p < 0.05 (▲ better, ▼ worse, ≈ not significant).")
 key = (h, tuple(metrics), tuple(criteria), baseline, include_refs, norm, int(n_boot), test)
 wide = memo("wide", key, lambda: A.system_wide(table))
 st.dataframe(wide, hide_index=True, width="stretch",

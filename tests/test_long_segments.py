@@ -72,6 +72,7 @@ def test_20000_words_take_seconds_not_minutes(tmp_path):
     assert seg[(seg.system == "sysA") & (seg.seg_id == "2")]["score"].isna().all()
     (w,) = seg.attrs["warnings"]
     assert w.startswith("ter, wer, rouge-l: 1 segment(s) refused") and "sysA: 20000 tokens" in w
+    assert f"longer than {MAX_ALIGN_TOKENS} tokens" in w
 
 
 @pytest.mark.parametrize("metric_id", ["ter", "wer", "rouge-l", "rouge-w", "rouge-s*"])
