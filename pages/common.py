@@ -129,6 +129,20 @@ def md(text) -> str:
     return escape(str(text).replace("\r", " ").replace("\n", " "))
 
 
+def long_segment_note(ds: Dataset, metric_ids) -> None:
+    """Say which segments the alignment metrics (TER, WER, ROUGE-L/W/S) refuse because a text
+    is longer than their cap (their scores are NaN and left out of corpus scores)."""
+    from evalcore.metrics.engine import long_segment_warnings
+
+    try:
+        notes = memo("long_segments", (ds.content_hash(), tuple(metric_ids)),
+                     lambda: long_segment_warnings(ds, list(metric_ids)))
+    except Exception:  # an unknown metric id: the page reports it where it scores
+        return
+    for w in notes:
+        st.warning(md(w))
+
+
 def show_exception(exc: BaseException, what: str = "Something went wrong") -> None:
     """A readable error instead of a raw traceback (details folded away)."""
     st.error(f"{md(what)}: {md(str(exc))}")  # messages quote user text (file names, ids)

@@ -9,7 +9,7 @@ import streamlit as st
 from evalcore import analysis as A
 from evalcore import highlight as H
 from evalcore import plots as P
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, md, memo, progress_bar, scope, show_exception, syntax_note
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, scope, show_exception, syntax_note
 
 ensure_shell(__file__)
 st.title("Divergence browser")
@@ -51,6 +51,7 @@ with st.expander("Signals", expanded=False):
                                key="div_queen")
     norm = c4.selectbox("Human score normalisation", ["raw", "z", "percentile"], key="div_norm")
 
+long_segment_note(ds, metrics + [m for m in queen_set if m not in metrics])
 try:
     bar, cb = progress_bar("Collecting the signals of every output…")
     sig = signals(ds, h, tuple(metrics), tuple(criteria), tuple(queen_set), norm, _progress=cb)

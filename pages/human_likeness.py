@@ -8,7 +8,7 @@ import streamlit as st
 
 from evalcore import analysis as A
 from evalcore import plots as P
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, md, memo, progress_bar, scope, show_exception, syntax_note
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, scope, show_exception, syntax_note
 
 ensure_shell(__file__)
 st.title("Human-likeness")
@@ -39,6 +39,7 @@ st.markdown(
     "(seed 000 §2.2). A random metric gets ORANGE 1/2 and KING 1/(|A|+1).")
 c1, c2, c3, c4 = st.columns([3, 1, 1, 1])
 metrics = c1.multiselect("Metrics", A.available_metrics(ds), default=A.default_metrics(ds), key="hl_metrics")
+long_segment_note(ds, metrics)
 syntax_note(ds)
 ties = c2.selectbox("Ties", ["geq", "strict", "fractional"], key="hl_ties",
                     help="geq: a tie counts for the reference (the seed's ≥); strict: against; fractional: half "

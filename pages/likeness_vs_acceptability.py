@@ -7,7 +7,7 @@ import streamlit as st
 
 from evalcore import analysis as A
 from evalcore import plots as P
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
 
 ensure_shell(__file__)
 st.title("Likeness vs acceptability")
@@ -37,6 +37,7 @@ st.markdown("Seed 000 Figure 3: how well a metric characterises human translatio
             "each single metric, and for the metric set selected by KING (spec §0.6).")
 c1, c2, c3 = st.columns([3, 1, 1])
 metrics = c1.multiselect("Metrics", A.available_metrics(ds), default=A.default_metrics(ds), key="lva_metrics")
+long_segment_note(ds, metrics)
 syntax_note(ds)
 criterion = c2.selectbox("Human criterion", ds.criteria, index=ds.criteria.index(A.default_criterion(ds)),
                          key="lva_crit")

@@ -9,7 +9,7 @@ import streamlit as st
 
 from evalcore import analysis as A
 from evalcore import plots as P
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
 
 ensure_shell(__file__)
 st.title("QUEEN vs human")
@@ -53,6 +53,7 @@ criterion = c2.selectbox("Human criterion", ds.criteria, index=ds.criteria.index
                          key="qvh_crit")
 norm = c3.selectbox("Normalisation", ["raw", "z", "percentile"], key="qvh_norm")
 mode = c4.selectbox("QUEEN triples", ["auto", "local", "pooled"], key="qvh_mode")
+long_segment_note(ds, metric_set)
 if not metric_set:
     st.info("Choose at least one metric.")
     st.stop()

@@ -7,7 +7,7 @@ import streamlit as st
 
 from evalcore import analysis as A
 from evalcore import plots as P
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, md, memo, progress_bar, scope, show_exception, syntax_note
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, scope, show_exception, syntax_note
 
 ensure_shell(__file__)
 st.title("Systems")
@@ -31,6 +31,7 @@ all_metrics = A.available_metrics(ds) if ds.systems and ds.ref_ids else []
 syntax_note(ds)
 c1, c2, c3 = st.columns([3, 2, 2])
 metrics = c1.multiselect("Metrics", all_metrics, default=A.default_metrics(ds), key="sys_metrics")
+long_segment_note(ds, metrics)
 criteria = c2.multiselect("Human criteria", ds.criteria, default=ds.criteria, key="sys_criteria")
 candidates = list(dict.fromkeys(ds.systems + [s for s in ds.judged if s not in ds.ref_ids]))
 baseline = c3.selectbox("Baseline for the paired test", ["(none)"] + candidates,

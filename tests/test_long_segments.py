@@ -143,3 +143,24 @@ def test_cli_prints_the_refused_segments(tmp_path, capsys, small_cap):
     err = capsys.readouterr().err
     assert "warning: ter, wer: 1 segment(s) refused" in err and "segment 2 (sysA" in err
     assert "bleu" not in err.split("refused")[0]
+
+
+def test_systems_page_says_which_segments_were_refused(tmp_path, workspace_home, small_cap):
+    from streamlit.testing.v1 import AppTest
+
+    from conftest import ROOT
+    from evalcore import workspace
+    from evalcore.io import load_collection
+
+    _write(tmp_path / "d", CAP + 1)
+    workspace.save(load_collection(tmp_path / "d"), "long-seg")
+    label = next(f"{m['name']} (saved {m.get('saved_at', '?')})" for m in workspace.list_saved())
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    for k, v in {"dataset_label": label, "dataset_select": label, "sys_metrics": ["ter", "bleu"], "sys_boot": 0}.items():
+        at.session_state[k] = v
+    at.run()
+    at.switch_page("pages/systems.py")
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    notes = [w.value for w in at.warning if "refused" in w.value]
+    assert len(notes) == 1 and notes[0].startswith("ter") and "segment 2" in notes[0] and "sysA" in notes[0]
