@@ -33,7 +33,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from . import __version__
+from . import __version__, cache_version
 from .dataset import Dataset
 
 Progress = Callable[[float, str], None] | None
@@ -161,7 +161,7 @@ def _cached(kind: str, key: Sequence, compute: Callable[[], object]):
     app): a DataFrame as Parquet, a statistics dict ``{name: (seg_ids, array)}`` as ``.npz``
     read with ``allow_pickle=False``. Anything else, or a file that does not read back, is
     simply recomputed; pickle files are never opened."""
-    text = "\n".join(str(k) for k in (kind, __version__, *key))
+    text = "\n".join(str(k) for k in (kind, cache_version(), *key))
     base = _cache_dir() / f"{kind}-{hashlib.sha256(text.encode()).hexdigest()[:32]}"
     value = _read_cache(base)
     if value is not None:
