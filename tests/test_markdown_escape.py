@@ -63,7 +63,7 @@ def hostile_home(tmp_path_factory):
 
     workspace.save(load_collection(data), "hostile")
     label = next(f"{m['name']} (saved {m.get('saved_at', '?')})" for m in workspace.list_saved())
-    yield label
+    yield label, data
     for k, v in old.items():
         if v is None:
             os.environ.pop(k, None)
@@ -97,7 +97,8 @@ PAGES = ["data", "systems", "human_likeness", "queen_vs_human", "divergence", "j
 
 @pytest.mark.parametrize("page", PAGES)
 def test_pages_show_hostile_names_literally(page, hostile_home):
-    state = {"dataset_label": hostile_home, "dataset_select": hostile_home, "sys_boot": 0, "hl_boot": 0,
+    label = hostile_home[0]
+    state = {"dataset_label": label, "dataset_select": label, "sys_boot": 0, "hl_boot": 0,
              "lva_boot": 0, "sys_metrics": ["bleu"], "hl_metrics": ["bleu", "chrf"], "lva_metrics": ["bleu", "chrf"],
              "div_metrics": ["bleu", "chrf"], "qvh_set": ["bleu", "chrf"]}
     at = AppTest.from_file(APP, default_timeout=180)
@@ -115,3 +116,21 @@ def test_pages_show_hostile_names_literally(page, hostile_home):
 
     shown = "\n".join(t for _, t in texts)
     assert md(LP) in shown or page != "data", page
+
+
+def test_save_message_shows_hostile_names_literally(hostile_home):
+    """The Data page's import: the save message quotes the stored name and the language pairs."""
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.run()
+    at.text_input(key="import_path").set_value(str(hostile_home[1]))
+    at.text_input(key="save_name").set_value("saved [x](http://evil.example)")
+    at.button(key="do_import").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    saved = [s.value for s in at.success if "Saved as" in s.value]
+    assert len(saved) == 1, [s.value for s in at.success]
+    texts = _texts(at)
+    leaks = [(kind, t) for kind, t in texts if MD_LINK.search(t) or AUTOLINK.search(html.unescape(t))]
+    assert not leaks, leaks
+    from pages.common import md
+
+    assert md(LP) in saved[0]
