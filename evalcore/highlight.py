@@ -9,8 +9,8 @@ and ``<span>`` tags we build ourselves added around matched token spans.
 Autolinks: the GFM autolink-literal extension of the browser's Markdown renderer also links
 ``http://…``, ``www.…`` and ``name@host.tld`` found in the *decoded* text, so the character
 references alone do not stop them. :func:`escape` therefore puts an invisible U+2060 WORD JOINER
-after every ``:`` and ``@`` and between ``www`` and the following ``.``: the text looks the
-same, but no autolink pattern matches (issue 16, item 12). The same function serves plain
+inside every ``://``, after every ``@`` and between ``www`` and the following ``.``: the text
+looks the same, but no autolink pattern matches (issue 16, item 12). The same function serves plain
 Markdown (``st.markdown``, ``st.caption``, alerts, widget labels): pages use it as
 ``pages.common.md``.
 """
@@ -36,7 +36,7 @@ def escape(text: str | None) -> str:
     character as a numeric reference (shown literally by the browser)."""
     if text is None:
         return ""
-    s = str(text).replace(":", ":" + WORD_JOINER).replace("@", "@" + WORD_JOINER)
+    s = str(text).replace("://", ":" + WORD_JOINER + "//").replace("@", "@" + WORD_JOINER)
     s = _WWW_DOT.sub(r"\1" + WORD_JOINER + r"\2", s)  # defeat GFM autolinks (module docstring)
     s = html.escape(s, quote=True)
     # html.escape produced entities (&amp; &lt; &gt; &quot; &#x27;): keep them, neutralise the rest
