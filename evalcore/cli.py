@@ -45,10 +45,20 @@ def output_paths(args) -> list[str]:
     return paths
 
 
+class OutputError(DataError):
+    """Output paths that cannot be written; raised before any work (exit code 2)."""
+
+    def __init__(self, report):
+        super().__init__(report)
+        n = len(report.errors)
+        self.args = (f"{n} problem{'s' if n != 1 else ''} with the output path(s); nothing was computed:\n{report}",)
+
+
 def check_outputs(paths) -> None:
     """Before any work: every output path must be a file we can create or replace. Raises
     :class:`DataError` listing every problem (missing folder, a folder given as the file, a
-    read-only location), so a long run never ends in a traceback at the last step."""
+    read-only location), so a long run never ends in a traceback at the last step.
+    Raises :class:`OutputError`."""
     import os
     import tempfile
     from pathlib import Path
@@ -78,7 +88,7 @@ def check_outputs(paths) -> None:
                 report.error(str(p), None, f"cannot write in the folder {str(parent)!r} "
                                            f"({exc.strerror or exc}); give another path")
     if report.errors:
-        raise DataError(report)
+        raise OutputError(report)
 
 
 def _command_modules():

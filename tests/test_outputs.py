@@ -85,7 +85,8 @@ def test_all_problems_listed_at_once(tmp_path, no_work, capsys):
             "--loo", str(tmp_path / "b" / "l.tsv")]
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert "2 problems" in err and str(tmp_path / "a") in err and str(tmp_path / "b") in err
+    assert "2 problems with the output path(s); nothing was computed" in err
+    assert str(tmp_path / "a") in err and str(tmp_path / "b") in err
 
 
 def test_failed_write_leaves_old_file_and_no_temporary(tmp_path):
