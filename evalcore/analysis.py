@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import math
 import os
-import pickle
 import warnings
 from collections import OrderedDict
 from pathlib import Path
@@ -157,23 +156,61 @@ def _cache_dir() -> Path:
 
 
 def _cached(kind: str, key: Sequence, compute: Callable[[], object]):
+    """``compute()``, cached on disk in formats that cannot run code when read (issue 16,
+    item 14: an unpickled cache lets anyone who can write to the cache folder run code in the
+    app): a DataFrame as Parquet, a statistics dict ``{name: (seg_ids, array)}`` as ``.npz``
+    read with ``allow_pickle=False``. Anything else, or a file that does not read back, is
+    simply recomputed; pickle files are never opened."""
     text = "\n".join(str(k) for k in (kind, cache_version(), *key))
-    path = _cache_dir() / f"{kind}-{hashlib.sha256(text.encode()).hexdigest()[:32]}.pkl"
-    if path.exists():
-        try:
-            with open(path, "rb") as fh:
-                return pickle.load(fh)
-        except Exception:  # unreadable cache file: recompute
-            pass
+    base = _cache_dir() / f"{kind}-{hashlib.sha256(text.encode()).hexdigest()[:32]}"
+    value = _read_cache(base)
+    if value is not None:
+        return value
     value = compute()
     try:
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        with open(tmp, "wb") as fh:
-            pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
-    except OSError:
+        _write_cache(base, value)
+    except Exception:  # a value these formats cannot hold (or a full disk): not cached
         pass
     return value
+
+
+def _read_cache(base: Path):
+    try:
+        if base.with_suffix(".parquet").exists():
+            return pd.read_parquet(base.with_suffix(".parquet"))
+        if base.with_suffix(".npz").exists():
+            with np.load(base.with_suffix(".npz"), allow_pickle=False) as z:
+                names = z["names"].tolist()
+                return {n: (z[f"keep{i}"].tolist(), z[f"stats{i}"]) for i, n in enumerate(names)}
+    except Exception:  # unreadable, truncated or tampered cache file: recompute
+        return None
+    return None
+
+
+def _stats_dict(value) -> bool:
+    return isinstance(value, dict) and all(
+        isinstance(k, str) and isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], np.ndarray)
+        and v[1].dtype.kind == "f" and all(isinstance(s, str) for s in v[0]) for k, v in value.items())
+
+
+def _write_cache(base: Path, value) -> None:
+    if isinstance(value, pd.DataFrame):
+        path, write = base.with_suffix(".parquet"), lambda tmp: value.to_parquet(tmp)
+    elif _stats_dict(value):
+        arrays = {"names": np.array(list(value), dtype=str)}
+        for i, (keep, st) in enumerate(value.values()):
+            arrays[f"keep{i}"] = np.array(keep, dtype=str)
+            arrays[f"stats{i}"] = st
+        path, write = base.with_suffix(".npz"), lambda tmp: np.savez(tmp, **arrays)
+    else:
+        return
+    tmp = base.with_name(f"{base.name}.tmp{os.getpid()}{path.suffix}")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
 
 
 def _sub(progress: Progress, lo: float, hi: float, text: str):

@@ -6,8 +6,7 @@ import streamlit as st
 
 from evalcore import analysis as A
 from evalcore import plots as P
-from evalcore.highlight import escape
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, memo, show_exception
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, md, memo, show_exception
 
 ensure_shell(__file__)
 st.title("Judges")
@@ -76,7 +75,7 @@ except Exception as exc:
 raters = ov["raters"]
 st.subheader("Agreement")
 if len(raters) < 2:
-    st.info(f"Only one rater ({escape(raters[0]) if raters else 'none'}) judged {escape(criterion)}: agreement needs at least two. "
+    st.info(f"Only one rater ({md(raters[0]) if raters else 'none'}) judged {md(criterion)}: agreement needs at least two. "
             "(Datasets that publish averaged scores, e.g. WMT MQM's 'mean', have a single pseudo-rater.)")
 else:
     alpha = ov["alpha_result"]

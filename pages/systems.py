@@ -7,8 +7,7 @@ import streamlit as st
 
 from evalcore import analysis as A
 from evalcore import plots as P
-from evalcore.highlight import escape
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, memo, progress_bar, scope, show_exception, syntax_note
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, scope, show_exception, syntax_note
 
 ensure_shell(__file__)
 st.title("Systems")
@@ -33,6 +32,7 @@ all_metrics = A.available_metrics(ds) if ds.systems and ds.ref_ids else []
 syntax_note(ds)
 c1, c2, c3 = st.columns([3, 2, 2])
 metrics = c1.multiselect("Metrics", all_metrics, default=A.default_metrics(ds), key="sys_metrics")
+long_segment_note(ds, metrics)
 criteria = c2.multiselect("Human criteria", ds.criteria, default=ds.criteria, key="sys_criteria")
 candidates = list(dict.fromkeys(ds.systems + [s for s in ds.judged if s not in ds.ref_ids]))
 baseline = c3.selectbox("Baseline for the paired test", ["(none)"] + candidates,
@@ -63,7 +63,7 @@ except Exception as exc:
 st.subheader("Scores")
 st.caption("Metric scores are corpus scores (summed sufficient statistics, sacreBLEU scale for BLEU/chrF/TER; "
            "TER, WER and PER: lower is better). Human scores: mean over segments. "
-           f"Marks: paired {test} test against **{escape(baseline)}** at p < 0.05 (▲ better, ▼ worse, ≈ not significant).")
+           f"Marks: paired {test} test against **{md(baseline)}** at p < 0.05 (▲ better, ▼ worse, ≈ not significant).")
 key = (h, tuple(metrics), tuple(criteria), baseline, include_refs, norm, int(n_boot), test)
 wide = memo("wide", key, lambda: A.system_wide(table))
 st.dataframe(wide, hide_index=True, width="stretch",

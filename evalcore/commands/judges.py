@@ -4,6 +4,7 @@ from __future__ import annotations
 import sys
 
 NAME = "judges"
+OUTPUTS = (("out_prefix", "agreement.tsv", "raters.tsv", "systems.tsv"),)  # checked before any work
 HELP = "Judge agreement (pairwise kappa, Krippendorff's alpha), per-rater tables and system rankings."
 
 
@@ -78,10 +79,12 @@ def run(args) -> int:
     agree, raters, systems = tables(ds, args.criterion, args.lower_is_better, args.normalisation, args.chance,
                                     args.screen_column)
     if args.out_prefix:
-        agree.to_csv(f"{args.out_prefix}agreement.tsv", sep="\t", index=False)
-        raters.to_csv(f"{args.out_prefix}raters.tsv", sep="\t", index=False)
+        from ..export import write_table
+
+        write_table(agree, f"{args.out_prefix}agreement.tsv")
+        write_table(raters, f"{args.out_prefix}raters.tsv")
         if args.systems and systems is not None:
-            systems.to_csv(f"{args.out_prefix}systems.tsv", sep="\t", index=False)
+            write_table(systems, f"{args.out_prefix}systems.tsv")
             _say_support(systems, sys.stderr)
         print(f"wrote tables with prefix {args.out_prefix}", file=sys.stderr)
         print(f"Krippendorff's alpha (interval): {agree.attrs['alpha'].text(4)}", file=sys.stderr)

@@ -67,12 +67,18 @@ def tensors(ds, metric_ids: list[str]) -> dict:
 
     for m in metric_ids:
         get_metric(m)  # unknown ids fail before any computation
+    from ..metrics.engine import long_segment_warnings
+
+    for w in long_segment_warnings(ds, metric_ids):
+        print(f"warning: {w}", file=sys.stderr)
     return similarity_tensors_many(ds, metric_ids, progress=Progress("similarities (segments)"))
 
 
 def write(df: pd.DataFrame, out: str | None) -> None:
     if out:
-        df.to_csv(out, sep="\t", index=False)
+        from ..export import write_table
+
+        write_table(df, out)
         print(f"wrote {len(df)} rows to {out}", file=sys.stderr)
     else:
         df.to_csv(sys.stdout, sep="\t", index=False)
