@@ -237,6 +237,10 @@ def segment_scores(dataset: Dataset, metric_ids: Sequence[str], include_referenc
     n = max(len(metric_ids), 1)
     for i, m in enumerate(metric_ids):
         cb = _sub(progress, i / n, (i + 1) / n, f"segment scores: {m}")
+        if _from_stats(m):  # derived from the one statistics table the Systems page also uses
+            frames.append(_cached("segscores", (h, m, metric_signature(m), include_references),
+                                  lambda m=m, cb=cb: _scores_from_stats(dataset, m, include_references, cb)))
+            continue
         frames.append(_cached("segscores", (h, m, metric_signature(m), include_references),
                               lambda m=m, cb=cb: score_table(dataset, [m], "segment",
                                                              include_references=include_references,
@@ -248,9 +252,47 @@ def segment_scores(dataset: Dataset, metric_ids: Sequence[str], include_referenc
     return pd.concat(frames, ignore_index=True)
 
 
+def _from_stats(metric_id: str) -> bool:
+    """Whether the metric's sentence scores follow from its segment statistics
+    (``sentence_scores_of``: BLEU and its variants, chrF, chrF++), so segment and corpus
+    scores share one statistics table."""
+    from .metrics.base import get_metric
+
+    try:
+        m = get_metric(metric_id)
+    except KeyError:
+        return False
+    return m.meta.needs_text and callable(getattr(m, "sentence_scores_of", None))
+
+
+def _scores_from_stats(dataset: Dataset, metric_id: str, include_references: bool, progress=None) -> pd.DataFrame:
+    """Segment scores (metric, system, seg_id, score) from the cached statistics table: the same
+    values as :func:`~evalcore.metrics.engine.score_table` at segment level."""
+    from .metrics.base import get_metric
+    from .metrics.engine import _candidates, scorable
+
+    metric = get_metric(metric_id)
+    stats = system_stats(dataset, [metric_id], include_references, _stage(progress, 0.0, 1.0) if progress else None)
+    ref_lists = {}
+    for name, texts, use_refs in _candidates(dataset, include_references):
+        keep, _, refs = scorable(dataset, texts, use_refs)
+        ref_lists[name] = refs
+    rows = []
+    for name, (keep, st) in stats[metric_id].items():
+        vals = metric.sentence_scores_of(st, ref_lists[name])
+        rows.append(pd.DataFrame({"metric": metric_id, "system": name, "seg_id": list(keep),
+                                  "score": np.asarray(vals, dtype=float)}))
+    if not rows:
+        return pd.DataFrame(columns=["metric", "system", "seg_id", "score"]).astype(
+            {"metric": str, "system": str, "seg_id": str, "score": float})
+    return pd.concat(rows, ignore_index=True).astype({"metric": str, "system": str, "seg_id": str, "score": float})
+
+
 def _stats_for(dataset: Dataset, metric_id: str, include_references: bool, progress=None) -> dict:
     """name -> (seg_ids, per-segment sufficient statistics) for every candidate, exactly the
-    segments :func:`score_table` uses at system level (output present, ≥ 1 reference)."""
+    segments :func:`score_table` uses at system level (output present, ≥ 1 reference).
+    Every candidate's items go to the metric in one call, so vectorised metrics score each
+    segment's outputs as one block."""
     from .metrics.base import get_metric
     from .metrics.engine import _candidates, scorable
 
@@ -260,14 +302,35 @@ def _stats_for(dataset: Dataset, metric_id: str, include_references: bool, progr
     prep = getattr(metric, "prepare", None)
     if callable(prep):
         prep(dataset)
-    out = {}
     cands_all = list(_candidates(dataset, include_references))
-    for k, (name, texts, use_refs) in enumerate(cands_all):
+    pos_of = {s: i for i, s in enumerate(dataset.seg_ids)}
+    parts, all_c, all_r, seg_pos = [], [], [], []
+    for name, texts, use_refs in cands_all:
         keep, cands, refs = scorable(dataset, texts, use_refs)
         if cands:
-            out[name] = (keep, np.asarray(metric.segment_stats(cands, refs), dtype=float))
+            parts.append((name, keep, len(all_c)))
+            all_c += cands
+            all_r += refs
+            seg_pos += [pos_of[s] for s in keep]
+    out = {}
+    if not all_c:
+        return out
+    # segment by segment (all candidates of a segment together), in ten chunks so the
+    # progress bar moves; the values do not depend on the grouping
+    order = np.argsort(np.asarray(seg_pos), kind="stable")
+    stats = None
+    bounds = np.linspace(0, len(order), 11).astype(int)
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        if b > a:
+            sel = order[a:b]
+            st = np.asarray(metric.segment_stats([all_c[i] for i in sel], [all_r[i] for i in sel]), dtype=float)
+            if stats is None:
+                stats = np.zeros((len(all_c), st.shape[1]))
+            stats[sel] = st
         if progress:
-            progress(k + 1, len(cands_all))
+            progress(b, len(order))
+    for name, keep, pos in parts:
+        out[name] = (keep, stats[pos:pos + len(keep)])
     return out
 
 
