@@ -39,8 +39,9 @@ from .dataset import Dataset
 Progress = Callable[[float, str], None] | None
 
 DEFAULT_METRICS = ["bleu", "chrf", "ter", "meteor", "rouge-l", "nist-4", "gtm-1", "wer", "per"]
-# above this many segments the pages work on a bounded subset by default (judged segments first)
-DEFAULT_MAX_SEGMENTS = 300
+# Every page uses every segment by default (issue 12). Above this many segments the pages also
+# offer an explicit, labelled subset of segments (:func:`scoped`); it is never applied unasked.
+SAMPLING_OFFERED_ABOVE = 5000
 
 
 # =============================================================================================
@@ -95,10 +96,11 @@ def default_criterion(dataset: Dataset) -> str | None:
     return crit[0] if crit else None
 
 
-def scoped(dataset: Dataset, max_segments: int | None = DEFAULT_MAX_SEGMENTS) -> Dataset:
+def scoped(dataset: Dataset, max_segments: int | None) -> Dataset:
     """A copy of ``dataset`` restricted to at most ``max_segments`` segments, judged segments
-    first, in the original order (keeps first-load compute bounded on large sets). ``None`` or a
-    limit at least the size of the dataset returns the dataset itself."""
+    first, in the original order: the explicit subset the pages offer for data far bigger than
+    a test set (:data:`SAMPLING_OFFERED_ABOVE`); never a default. ``None`` or a limit at least
+    the size of the dataset returns the dataset itself."""
     if not max_segments or dataset.n_segments <= max_segments:
         return dataset
     segs = dataset.seg_ids

@@ -280,16 +280,22 @@ def _scoped(_ds, h: str, n: int | None):
 
 
 def scope(ds: Dataset, key: str) -> Dataset:
-    """Large datasets: a bounded subset of segments by default (judged ones first), adjustable."""
+    """Every segment by default. For data far bigger than a test set (more than
+    ``analysis.SAMPLING_OFFERED_ABOVE`` segments) an explicit subset can be chosen under
+    *Sampling*; when it is used the page says so."""
     from evalcore import analysis
 
-    if ds.n_segments <= analysis.DEFAULT_MAX_SEGMENTS:
+    if ds.n_segments <= analysis.SAMPLING_OFFERED_ABOVE:
         return ds
-    with st.expander(f"Scope: {ds.n_segments} segments — the page uses a bounded subset by default"):
-        n = st.number_input("Use at most this many segments (judged ones first; 0 = all)", 0, ds.n_segments,
-                            analysis.DEFAULT_MAX_SEGMENTS, step=100, key=f"{key}_scope")
-    out = _scoped(ds, ds.content_hash(), int(n) or None)
-    st.caption(f"Using {out.n_segments} of {ds.n_segments} segments (change under *Scope*).")
+    with st.expander(f"Sampling (optional): {ds.n_segments} segments, all used"):
+        use = st.checkbox("Use a subset of the segments (judged ones first)", value=False, key=f"{key}_sample")
+        n = st.number_input("Number of segments", 10, ds.n_segments, min(ds.n_segments, 1000), step=100,
+                            key=f"{key}_scope", disabled=not use)
+    if not use:
+        return ds
+    out = _scoped(ds, ds.content_hash(), int(n))
+    st.warning(f"Sampled: this page uses {out.n_segments} of {ds.n_segments} segments (judged segments first, "
+               "then in order; change under *Sampling*).")
     return out
 
 

@@ -2,7 +2,7 @@
 rank agreement between metrics and humans, Schulze consensus of metrics and of judges."""
 from __future__ import annotations
 
-
+import pandas as pd
 import streamlit as st
 
 from evalcore import analysis as A
@@ -18,6 +18,12 @@ ds = current_dataset()
 def system_table(_ds, h, metrics, criteria, baseline, include_refs, norm, n_boot, test, _progress=None):
     return A.system_table(_ds, list(metrics), list(criteria), baseline, include_refs, norm, n_boot, test,
                           progress=_progress)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def point_table(_ds, h, metrics, criteria, include_refs, norm):
+    """Scores without CIs or tests (what the page shows first, metric by metric)."""
+    return A.system_table(_ds, list(metrics), list(criteria), None, include_refs, norm, 0, "bootstrap")
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -51,30 +57,61 @@ if not metrics and not criteria:
     st.stop()
 
 sig = A.signature_text(metrics, f"CI: {n_boot} bootstrap resamples of segments; test: {test}")
-try:
-    bar, cb = progress_bar("Scoring systems…")
-    table = system_table(ds, h, tuple(metrics), tuple(criteria), None if baseline == "(none)" else baseline,
-                         include_refs, norm, int(n_boot), test, _progress=cb)
-    bar.empty()
-except Exception as exc:
-    show_exception(exc, "Could not score the systems")
-    st.stop()
+base_name = None if baseline == "(none)" else baseline
+key = (h, tuple(metrics), tuple(criteria), baseline, include_refs, norm, int(n_boot), test)
+
+
+def show_scores(table, final: bool) -> None:
+    """The scores table and the bar chart (into their slots: redrawn as metrics arrive)."""
+    wide = memo("wide", key, lambda: A.system_wide(table)) if final else A.system_wide(table)
+    table_slot.dataframe(wide, hide_index=True, width="stretch",
+                         column_config={c: st.column_config.NumberColumn(format="%.3f") for c in wide.columns
+                                        if c not in ("system",) and not c.endswith("vs baseline")})
+    fig = memo("bars", key, lambda: P.system_bars(table)) if final else P.system_bars(table)
+    if final:
+        fig_slot.plotly_chart(fig, width="stretch", key="sys_bars")
+    else:
+        fig_slot.plotly_chart(fig, width="stretch")
+    return fig
+
 
 st.subheader("Scores")
 st.caption("Metric scores are corpus scores (summed sufficient statistics, sacreBLEU scale for BLEU/chrF/TER; "
            "TER, WER and PER: lower is better). Human scores: mean over segments. "
            f"Marks: paired {test} test against **{md(baseline)}** at p < 0.05 (▲ better, ▼ worse, ≈ not significant).")
-key = (h, tuple(metrics), tuple(criteria), baseline, include_refs, norm, int(n_boot), test)
-wide = memo("wide", key, lambda: A.system_wide(table))
-st.dataframe(wide, hide_index=True, width="stretch",
-             column_config={c: st.column_config.NumberColumn(format="%.3f") for c in wide.columns
-                            if c not in ("system",) and not c.endswith("vs baseline")})
-download_table(table, f"{ds.name}_systems", key="sys_table", signature=sig)
-
+table_slot = st.empty()
+table_dl = st.container()
 st.subheader("Bar chart")
-fig = memo("bars", key, lambda: P.system_bars(table))
-st.plotly_chart(fig, width="stretch", key="sys_bars")
-download_figure(P.with_signature(fig, sig), f"{ds.name}_system_bars", key="sys_bars_fig")
+fig_slot = st.empty()
+fig_dl = st.container()
+done = st.session_state.setdefault("_sys_done", set())
+try:
+    if key not in done and (int(n_boot) or base_name):
+        # first the scores alone, metric by metric (each one cached), then the bootstrap
+        # CIs and the paired tests under a progress bar
+        bar, cb = progress_bar("Corpus scores…")
+        parts = [point_table(ds, h, (), tuple(criteria), include_refs, norm)] if criteria else []
+        if parts:
+            show_scores(parts[0], False)
+        for i, m in enumerate(metrics):
+            cb(i / max(len(metrics), 1), f"Corpus scores: {m} ({i + 1} of {len(metrics)})")
+            parts.append(point_table(ds, h, (m,), (), include_refs, norm))
+            show_scores(pd.concat(parts, ignore_index=True), False)
+        bar.empty()
+    bar, cb = progress_bar(f"Bootstrap CIs ({int(n_boot)} resamples) and paired tests against the baseline…")
+    table = system_table(ds, h, tuple(metrics), tuple(criteria), base_name, include_refs, norm, int(n_boot), test,
+                         _progress=cb)
+    bar.empty()
+    done.add(key)
+except Exception as exc:
+    show_exception(exc, "Could not score the systems")
+    st.stop()
+
+fig = show_scores(table, True)
+with table_dl:
+    download_table(table, f"{ds.name}_systems", key="sys_table", signature=sig)
+with fig_dl:
+    download_figure(P.with_signature(fig, sig), f"{ds.name}_system_bars", key="sys_bars_fig")
 
 st.subheader("Rank agreement")
 ranks = memo("ranks", key, lambda: A.rank_table(table))
