@@ -256,8 +256,9 @@ def segment_scores(dataset: Dataset, metric_ids: Sequence[str], include_referenc
 
 def _from_stats(metric_id: str) -> bool:
     """Whether the metric's sentence scores follow from its segment statistics
-    (``sentence_scores_of``: BLEU and its variants, chrF, chrF++), so segment and corpus
-    scores share one statistics table."""
+    (``sentence_scores_of``: BLEU and its variants, chrF/chrF++, TER, NIST and the best-reference
+    word metrics WER, PER, ROUGE, GTM, METEOR, character n-grams), so segment and corpus scores
+    share one statistics table per (dataset, metric signature, candidates)."""
     from .metrics.base import get_metric
 
     try:

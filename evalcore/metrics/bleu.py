@@ -37,7 +37,7 @@ from typing import Sequence
 import numpy as np
 
 from .. import __version__
-from .base import Metric, MetricMeta, MetricOption, register
+from .base import Metric, MetricMeta, MetricOption, group_by_refs, register
 from .tokenize import tokenize as _tokenize
 
 SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
@@ -225,16 +225,6 @@ def ngram_layers_groups(groups: Sequence[Sequence[np.ndarray]], max_order: int) 
                 X = np.zeros((r1 - r0, 0))
             out[gi].append((X, totals[r0:r1]))
     return out
-
-
-def group_by_refs(refs: Sequence[Sequence[str]]) -> list[tuple[tuple[str, ...], list[int]]]:
-    """Item indices grouped by their reference list, in order of first appearance: the
-    segments of a score table over several systems (every system's output of a segment shares
-    its references), so each group is one vectorised block."""
-    groups: dict[tuple[str, ...], list[int]] = {}
-    for i, r in enumerate(refs):
-        groups.setdefault(tuple(r), []).append(i)
-    return list(groups.items())
 
 
 def closest_len(hyp_len: int, ref_lens: Sequence[int]) -> int:

@@ -23,8 +23,8 @@ from typing import Sequence
 import numpy as np
 
 from .. import __version__
-from .base import Metric, MetricMeta, MetricOption, register
-from .bleu import group_by_refs, ngram_layers
+from .base import Metric, MetricMeta, MetricOption, group_by_refs, register
+from .bleu import ngram_layers
 from .edit import best_of_others
 
 _PUNCTS = set('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~')
