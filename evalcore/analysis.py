@@ -240,8 +240,9 @@ def segment_scores(dataset: Dataset, metric_ids: Sequence[str], include_referenc
     for i, m in enumerate(metric_ids):
         cb = _sub(progress, i / n, (i + 1) / n, f"segment scores: {m}")
         if _from_stats(m):  # derived from the one statistics table the Systems page also uses
+            sp = _stage(progress, i / n, (i + 1) / n)
             frames.append(_cached("segscores", (h, m, metric_signature(m), include_references),
-                                  lambda m=m, cb=cb: _scores_from_stats(dataset, m, include_references, cb)))
+                                  lambda m=m, sp=sp: _scores_from_stats(dataset, m, include_references, sp)))
             continue
         frames.append(_cached("segscores", (h, m, metric_signature(m), include_references),
                               lambda m=m, cb=cb: score_table(dataset, [m], "segment",
@@ -268,14 +269,15 @@ def _from_stats(metric_id: str) -> bool:
     return m.meta.needs_text and callable(getattr(m, "sentence_scores_of", None))
 
 
-def _scores_from_stats(dataset: Dataset, metric_id: str, include_references: bool, progress=None) -> pd.DataFrame:
+def _scores_from_stats(dataset: Dataset, metric_id: str, include_references: bool,
+                       progress: Progress = None) -> pd.DataFrame:
     """Segment scores (metric, system, seg_id, score) from the cached statistics table: the same
     values as :func:`~evalcore.metrics.engine.score_table` at segment level."""
     from .metrics.base import get_metric
     from .metrics.engine import _candidates, scorable
 
     metric = get_metric(metric_id)
-    stats = system_stats(dataset, [metric_id], include_references, _stage(progress, 0.0, 1.0) if progress else None)
+    stats = system_stats(dataset, [metric_id], include_references, progress)
     ref_lists = {}
     for name, texts, use_refs in _candidates(dataset, include_references):
         keep, _, refs = scorable(dataset, texts, use_refs)
