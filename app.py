@@ -16,6 +16,7 @@ _OPTIONAL = [
     ("pages/queen_vs_human.py", "QUEEN vs human", "👸"),
     ("pages/divergence.py", "Divergence browser", "🔎"),
     ("pages/judges.py", "Judges", "⚖️"),
+    ("pages/references.py", "References & comprehension", "📚"),
     ("pages/learned.py", "Learned metrics", "🧠"),
     ("pages/learn.py", "Learn (guided tour)", "🎓"),
 ]

@@ -1,0 +1,46 @@
+"""Plotly figures for reference quality, reading comprehension and experts vs non-experts
+(Callison-Burch 2009, Figures 1-4 and Table 3), testable without Streamlit.
+
+Names that come from users (reference sets, systems, raters) are entity-escaped in labels.
+"""
+from __future__ import annotations
+
+import html as _html
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+_MARGIN = dict(t=60, b=60, l=60, r=20)
+HUMAN, MT = "#4e79a7", "#e15759"
+
+
+def _safe(v) -> str:
+    return _html.escape(str(v), quote=True)
+
+
+def reference_quality(summary: pd.DataFrame, metric: str,
+                      title: str = "Each human translation against the others (Callison-Burch 2009, Figure 4)") -> go.Figure:
+    """Bars: each human translation scored against the other reference sets (with the
+    bootstrap 95 % CI when present); points with min-max bars: each MT system against the same
+    held-out sets (mean over them); a dashed line at the human translations' mean."""
+    t = summary[summary["metric"] == metric]
+    hum, mt = t[t["kind"] == "human"], t[t["kind"] == "mt"]
+    fig = go.Figure()
+    err = (dict(type="data", symmetric=False, array=(hum["ci_hi"] - hum["mean"]).to_numpy(float),
+                arrayminus=(hum["mean"] - hum["ci_lo"]).to_numpy(float)) if "ci_lo" in hum else None)
+    fig.add_bar(x=[_safe(c) for c in hum["candidate"]], y=hum["mean"], name="human translation vs the others",
+                marker_color=HUMAN, error_y=err, hovertemplate="%{x}<br>%{y:.2f}<extra></extra>")
+    if len(mt):
+        fig.add_scatter(x=[_safe(c) for c in mt["candidate"]], y=mt["mean"], mode="markers", name="MT system (mean over held-out sets)",
+                        marker=dict(color=MT, size=10, symbol="diamond"),
+                        error_y=dict(type="data", symmetric=False, array=(mt["max"] - mt["mean"]).to_numpy(float),
+                                     arrayminus=(mt["mean"] - mt["min"]).to_numpy(float)),
+                        hovertemplate="%{x}<br>mean %{y:.2f}<extra></extra>")
+    if len(hum):
+        m = float(hum["mean"].mean())
+        fig.add_hline(y=m, line_dash="dash", line_color=HUMAN,
+                      annotation_text=f"human mean {m:.2f}" + (f" (sd {hum['mean'].std(ddof=1):.2f})" if len(hum) > 1 else ""))
+    fig.update_layout(title=title, margin=_MARGIN, height=460, legend=dict(orientation="h", y=-0.2))
+    fig.update_yaxes(title=f"{_safe(metric)} against the other reference sets")
+    return fig

@@ -1,0 +1,92 @@
+"""References & comprehension: reference quality (each human translation against the others,
+MT on the same scale, Detect MT) and reading-comprehension results (Callison-Burch 2009)."""
+from __future__ import annotations
+
+import streamlit as st
+
+from evalcore import analysis as A
+from evalcore import plots_refs as PR
+from evalcore import references as R
+from evalcore.highlight import escape
+from pages.common import (current_dataset, download_figure, download_table, ensure_shell, memo, progress_bar,
+                          scope, show_exception)
+
+ensure_shell(__file__)
+st.title("References & comprehension")
+ds = current_dataset()
+
+# ---------------------------------------------------------------- reference quality
+st.subheader("Reference quality: each human translation against the others")
+st.caption("Callison-Burch (2009) scored each professional translator against the other translators "
+           "(leave-one-out) to see what score a human translation reaches, and scored MT against the same "
+           "reference sets. A translator far below the others, or MT far above them, deserves a look.")
+if len(ds.ref_ids) < 2:
+    st.info(f"This needs at least two reference sets (human translations); this dataset has "
+            f"{len(ds.ref_ids)}{': ' + escape(ds.ref_ids[0]) if ds.ref_ids else ''}.")
+else:
+    sds = scope(ds, "rf")
+    h = sds.content_hash()
+    metrics = A.available_metrics(sds)
+    text_metrics = [m for m in metrics if m in ("bleu", "chrf", "chrf++", "ter")] or metrics[:1]
+    c1, c2 = st.columns(2)
+    chosen = c1.multiselect("Metrics", metrics, default=text_metrics[:2], key="rf_metrics")
+    n_boot = c2.number_input("Bootstrap resamples (95 % CI over segments; 0 = none)", 0, 2000, 200, step=100,
+                             key="rf_boot")
+    if chosen:
+        try:
+            bar, cb = progress_bar("Scoring the references against each other…")
+            scores, summary = memo("rf_loo", (h, tuple(chosen), int(n_boot)),
+                                   lambda: R.leave_one_out(sds, chosen, n_boot=int(n_boot), progress=cb))
+            bar.empty()
+            st.caption(summary.attrs.get("note", ""))
+            show = st.selectbox("Figure metric", chosen, key="rf_fig_metric")
+            fig = PR.reference_quality(summary, show)
+            st.plotly_chart(fig, width="stretch", key="rf_fig")
+            download_figure(fig, f"{ds.name}_reference_quality_{show}", key="rf_fig_dl")
+            table = summary.assign(signature=summary["metric"].map(lambda m: R.loo_signature(m, len(sds.ref_ids))))
+            st.dataframe(table, hide_index=True, width="stretch")
+            download_table(table, f"{ds.name}_reference_quality", key="rf_tab",
+                           signature=A.signature_text(chosen, f"leave-one-out over {len(sds.ref_ids)} reference sets"))
+            st.caption("Human rows: the translation scored against all other reference sets (one value; the "
+                       "bar is the bootstrap CI). MT rows: mean, sd, min and max over the held-out reference sets "
+                       "(the MT output is scored against the same sets as each held-out translation).")
+        except Exception as exc:
+            show_exception(exc, "Could not score the references")
+
+    # ------------------------------------------------------------ Detect MT
+    st.subheader("Detect MT: references suspiciously close to an MT output")
+    if not sds.systems:
+        st.info("This dataset has no MT outputs to compare the references with.")
+    else:
+        c1, c2, c3 = st.columns(3)
+        dmetric = c1.selectbox("Metric", metrics, index=metrics.index("bleu") if "bleu" in metrics else 0, key="rf_dmetric")
+        gap = c2.number_input("Segment threshold: closer to one MT output than to the other references by at least",
+                              0.0, 100.0, 20.0, step=5.0, key="rf_gap")
+        share = c3.slider("Flag a reference set when this share of its segments is flagged", 0.0, 1.0, 0.3, 0.05,
+                          key="rf_share")
+        try:
+            segs, overall = memo("rf_detect", (h, dmetric, float(gap), float(share)),
+                                 lambda: R.detect_mt(sds, dmetric, float(gap), float(share)))
+            st.caption(escape(overall.attrs.get("settings", "")))
+            st.dataframe(overall, hide_index=True, width="stretch")
+            download_table(overall, f"{ds.name}_detect_mt", key="rf_detect_tab",
+                           signature=A.signature_text([dmetric], "nrefs:1 per comparison"))
+            flagged = segs[segs["flagged"]].sort_values("gap", ascending=False)
+            st.markdown(f"**{len(flagged)} flagged (segment, reference) pairs** of {len(segs)}")
+            if len(flagged):
+                st.dataframe(flagged, hide_index=True, width="stretch", height=260)
+                download_table(flagged, f"{ds.name}_detect_mt_segments", key="rf_detect_segs",
+                               signature=A.signature_text([dmetric], "nrefs:1 per comparison"))
+                pick = st.selectbox("Evidence for", list(range(min(len(flagged), 200))), key="rf_pick",
+                                    format_func=lambda i: f"segment {flagged.iloc[i]['seg_id']} · {flagged.iloc[i]['ref_id']} "
+                                                          f"(gap {flagged.iloc[i]['gap']:.1f})")
+                row = flagged.iloc[int(pick)]
+                a, b, c = st.columns(3)
+                a.markdown(f"**Reference {escape(row['ref_id'])}** (to the other references: {row['to_refs']:.1f})<br>"
+                           f"{escape(row['reference'])}", unsafe_allow_html=True)
+                b.markdown(f"**MT output {escape(row['closest_system'])}** (reference against it: {row['to_mt']:.1f})<br>"
+                           f"{escape(row['mt_output'])}", unsafe_allow_html=True)
+                c.markdown("**The other references**<br>" + "<br>".join(
+                    escape(t) for t in str(row["other_references"]).split(" ||| ")), unsafe_allow_html=True)
+        except Exception as exc:
+            show_exception(exc, "Could not run the Detect MT check")

@@ -1,0 +1,18 @@
+"""The References & comprehension page under Streamlit's AppTest on the bundled sample."""
+from __future__ import annotations
+
+from test_pages import _charts, _frame, _open
+
+
+def test_references_page_reference_quality_and_detect_mt():
+    at = _open("references", {"rf_boot": 0})
+    assert at.title[0].value == "References & comprehension"
+    summary = _frame(at, "n_held_out")
+    assert {"human", "mt"} <= set(summary["kind"])
+    assert len(_charts(at)) >= 1
+    overall = _frame(at, "share_flagged")
+    n_before = int(overall["segments_flagged"].sum())
+    at.number_input(key="rf_gap").set_value(0.0).run()
+    assert not at.exception
+    n_after = int(_frame(at, "share_flagged")["segments_flagged"].sum())
+    assert n_after >= n_before and n_after > 0
