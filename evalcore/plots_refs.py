@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import html as _html
 
-import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 

@@ -8,8 +8,16 @@ from evalcore import analysis as A
 from evalcore import plots_refs as PR
 from evalcore import references as R
 from evalcore.highlight import escape
-from pages.common import (current_dataset, download_figure, download_table, ensure_shell, memo, progress_bar,
-                          scope, show_exception)
+from pages.common import (
+    current_dataset,
+    download_figure,
+    download_table,
+    ensure_shell,
+    memo,
+    progress_bar,
+    scope,
+    show_exception,
+)
 
 ensure_shell(__file__)
 st.title("References & comprehension")

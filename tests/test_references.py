@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import sacrebleu
-
 from conftest import shared
+
 from evalcore.dataset import Dataset
 from evalcore.io import load_dataset
 from evalcore.references import detect_mt, leave_one_out
@@ -15,7 +15,7 @@ from evalcore.references import detect_mt, leave_one_out
 
 def _head(ds: Dataset, n: int) -> Dataset:
     keep = set(ds.seg_ids[:n])
-    sel = lambda f: f[f["seg_id"].astype(str).isin(keep)].reset_index(drop=True)  # noqa: E731
+    sel = lambda f: f[f["seg_id"].astype(str).isin(keep)].reset_index(drop=True)
     return Dataset(ds.name, ds.lp, sel(ds.segments), sel(ds.references), sel(ds.outputs), sel(ds.judgements))
 
 
