@@ -43,3 +43,17 @@ def reference_quality(summary: pd.DataFrame, metric: str,
     fig.update_layout(title=title, margin=_MARGIN, height=460, legend=dict(orientation="h", y=-0.2))
     fig.update_yaxes(title=f"{_safe(metric)} against the other reference sets")
     return fig
+
+
+def comprehension_bars(table: pd.DataFrame,
+                       title: str = "Questions answered correctly (Callison-Burch 2009, Table 3)") -> go.Figure:
+    """% correct per system with the bootstrap CI; human-reference control rows in blue."""
+    t = table
+    err = {"type": "data", "symmetric": False, "array": (t["ci_hi"] - t["pct_correct"]).to_numpy(float),
+           "arrayminus": (t["pct_correct"] - t["ci_lo"]).to_numpy(float)}
+    fig = go.Figure(go.Bar(x=[_safe(s) for s in t["system"]], y=t["pct_correct"], error_y=err,
+                           marker_color=[HUMAN if k == "reference" else MT for k in t["kind"]],
+                           hovertemplate="%{x}<br>%{y:.1f} % correct<extra></extra>"))
+    fig.update_layout(title=title, margin=_MARGIN, height=420, showlegend=False)
+    fig.update_yaxes(title="% of questions answered correctly", range=[0, 105])
+    return fig

@@ -46,7 +46,7 @@ else:
             scores, summary = memo("rf_loo", (h, tuple(chosen), int(n_boot)),
                                    lambda: R.leave_one_out(sds, chosen, n_boot=int(n_boot), progress=cb))
             bar.empty()
-            st.caption(summary.attrs.get("note", ""))
+            st.caption(escape(summary.attrs.get("note", "")))
             show = st.selectbox("Figure metric", chosen, key="rf_fig_metric")
             fig = PR.reference_quality(summary, show)
             st.plotly_chart(fig, width="stretch", key="rf_fig")
@@ -98,3 +98,42 @@ else:
                     escape(t) for t in str(row["other_references"]).split(" ||| ")), unsafe_allow_html=True)
         except Exception as exc:
             show_exception(exc, "Could not run the Detect MT check")
+
+# ---------------------------------------------------------------- reading comprehension
+st.subheader("Reading comprehension")
+st.caption("Callison-Burch (2009): readers answer questions about a document from one system's translation; "
+           "the share of questions answered correctly says how understandable the output is. The human "
+           "translation read the same way is the control row.")
+from evalcore import comprehension as C  # noqa: E402
+
+if not len(C.table_of(ds)):
+    st.info("This dataset has no reading-comprehension answers. Add a `comprehension.tsv` (lp, system, doc_id, "
+            "question_id, rater, correct — 0/1 or a grade between — and optional question, answer) to a tidy "
+            "folder; see docs/formats.md.")
+else:
+    hc = ds.content_hash()
+    c1, c2 = st.columns(2)
+    cboot = c1.number_input("Bootstrap resamples over questions", 0, 5000, 1000, step=100, key="rc_boot")
+    cmetrics = c2.multiselect("Metrics to correlate with", A.available_metrics(ds),
+                              default=[m for m in ("bleu", "chrf") if m in A.available_metrics(ds)], key="rc_metrics")
+    try:
+        t3 = memo("rc_table", (hc, int(cboot)), lambda: C.results(ds, n_boot=int(cboot)))
+        st.caption(t3.attrs.get("note", ""))
+        fig = PR.comprehension_bars(t3)
+        st.plotly_chart(fig, width="stretch", key="rc_fig")
+        download_figure(fig, f"{ds.name}_comprehension", key="rc_fig_dl")
+        st.dataframe(t3, hide_index=True, width="stretch",
+                     column_config={c: st.column_config.NumberColumn(format="%.1f") for c in ("pct_correct", "ci_lo", "ci_hi")})
+        download_table(t3, f"{ds.name}_comprehension_table3", key="rc_tab", signature=t3.attrs.get("note"))
+        corr = memo("rc_corr", (hc, int(cboot), tuple(cmetrics)), lambda: C.correlations(ds, t3, cmetrics))
+        st.markdown("**System-level correlation of % correct with metrics and human scores**")
+        st.caption(corr.attrs.get("note", ""))
+        st.dataframe(corr, hide_index=True, width="stretch")
+        download_table(corr, f"{ds.name}_comprehension_correlations", key="rc_corr_tab",
+                       signature=A.signature_text(cmetrics))
+        with st.expander("Questions and answers"):
+            ans = C.table_of(ds)
+            st.dataframe(ans, hide_index=True, width="stretch", height=260)
+            download_table(ans, f"{ds.name}_comprehension_answers", key="rc_answers")
+    except Exception as exc:
+        show_exception(exc, "Could not compute the reading-comprehension results")

@@ -16,3 +16,12 @@ def test_references_page_reference_quality_and_detect_mt():
     assert not at.exception
     n_after = int(_frame(at, "share_flagged")["segments_flagged"].sum())
     assert n_after >= n_before and n_after > 0
+
+
+def test_references_page_reading_comprehension_table3():
+    at = _open("references", {"rf_boot": 0, "rc_boot": 50})
+    t3 = _frame(at, "pct_correct").set_index("system")
+    assert t3.loc["ref-A", "kind"] == "reference"
+    assert t3.loc["pleonastic", "pct_correct"] < t3.loc["literal", "pct_correct"]
+    corr = _frame(at, "spearman").set_index("measure")
+    assert {"bleu", "adequacy"} <= set(corr.index)
