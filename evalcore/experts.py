@@ -67,16 +67,16 @@ def combination_curves(labels: pd.DataFrame, max_judges: int = 5, n_resamples: i
 
     Methods: ``plain`` (equal votes), ``weighted by gold`` (a non-expert's weight = their
     agreement with the gold raters), ``weighted by non-experts`` (leave-one-out agreement with
-    the other non-experts' majority, spec §5.5). K = min(max_judges, the largest number of
-    non-expert judgements of an item the gold raters judged); for every k the same items are
-    used (those with at least K non-expert judgements). ``attrs["gold_agreement"]`` is the gold
+    the other non-experts' majority, spec §5.5). K = min(max_judges, the number of non-experts,
+    the largest number of non-expert judgements of an item the gold raters judged); for every k
+    the same items are used (those with at least K non-expert judgements). ``attrs["gold_agreement"]`` is the gold
     raters' own inter-rater agreement (the top line; NaN with one gold rater).
     """
     gold = list(dict.fromkeys(labels.loc[labels["gold"], "rater"]))
     ng = labels[~labels["gold"]]
     judged = ng.merge(labels.loc[labels["gold"], ITEM].drop_duplicates(), on=ITEM)
     most = int(judged.groupby(ITEM).size().max()) if len(judged) else 0
-    k_max = min(max_judges, most)
+    k_max = min(max_judges, most, ng["rater"].nunique())
     frames = []
     if k_max >= 1:
         for method, w in (("plain", None), ("weighted by gold", _weights_vs_gold(labels)),
