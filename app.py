@@ -17,6 +17,7 @@ _OPTIONAL = [
     ("pages/divergence.py", "Divergence browser", "🔎"),
     ("pages/judges.py", "Judges", "⚖️"),
     ("pages/references.py", "References & comprehension", "📚"),
+    ("pages/experts.py", "Experts vs non-experts", "🏅"),
     ("pages/learned.py", "Learned metrics", "🧠"),
     ("pages/learn.py", "Learn (guided tour)", "🎓"),
 ]

@@ -57,3 +57,49 @@ def comprehension_bars(table: pd.DataFrame,
     fig.update_layout(title=title, margin=_MARGIN, height=420, showlegend=False)
     fig.update_yaxes(title="% of questions answered correctly", range=[0, 105])
     return fig
+
+
+def rater_vs_gold(table: pd.DataFrame, chance: float | None = 1 / 3,
+                  title: str = "Each non-expert's agreement with the gold raters (Callison-Burch 2009, Figure 2)") -> go.Figure:
+    """Agreement with the gold raters against the number of judgements made; chance as a line."""
+    t = table.dropna(subset=["p_agree"])
+    fig = go.Figure(go.Scatter(x=t["n_labels"], y=t["p_agree"], mode="markers+text", text=[_safe(r) for r in t["rater"]],
+                               textposition="top center", marker={"size": 11, "color": MT},
+                               hovertemplate="%{text}<br>%{x} judgements<br>agreement %{y:.3f}<extra></extra>"))
+    if chance is not None:
+        fig.add_hline(y=chance, line_dash="dot", line_color="#888", annotation_text="chance")
+    fig.update_layout(title=title, margin=_MARGIN, height=420, showlegend=False)
+    fig.update_xaxes(title="pairwise judgements made")
+    fig.update_yaxes(title="agreement with the gold raters", range=[0, 1.05])
+    return fig
+
+
+def combination_curves(curves: pd.DataFrame, gold_agreement: float | None = None,
+                       title: str = "Agreement with the gold raters as non-experts are combined "
+                                    "(Callison-Burch 2009, Figure 1)") -> go.Figure:
+    """One line per combination method (±1 sd over resamples); the gold raters' own agreement
+    as the top line."""
+    fig = go.Figure()
+    for method, g in curves.groupby("method", sort=False):
+        fig.add_scatter(x=g["k"], y=g["agreement"], mode="lines+markers", name=_safe(method),
+                        error_y={"type": "data", "array": g["sd"].fillna(0).to_numpy(float), "thickness": 1})
+    if gold_agreement is not None and gold_agreement == gold_agreement:
+        fig.add_hline(y=gold_agreement, line_dash="dash", line_color=HUMAN,
+                      annotation_text=f"gold vs gold {gold_agreement:.3f}")
+    fig.update_layout(title=title, margin=_MARGIN, height=420, legend={"orientation": "h", "y": -0.2})
+    fig.update_xaxes(title="non-experts combined", dtick=1)
+    fig.update_yaxes(title="agreement with the gold raters")
+    return fig
+
+
+def ranking_bars(table: pd.DataFrame,
+                 title: str = "System-ranking correlation with the gold raters (Callison-Burch 2009, Figure 3)") -> go.Figure:
+    """Spearman's ρ per ranking; the gold-vs-gold cross-validation bar with its sd over folds."""
+    t = table
+    colors = [HUMAN if str(r).startswith("gold") else MT if str(r).startswith("non-experts") else "#999" for r in t["ranking"]]
+    fig = go.Figure(go.Bar(x=[_safe(r) for r in t["ranking"]], y=t["rho"], marker_color=colors,
+                           error_y={"type": "data", "array": t["sd"].fillna(0).to_numpy(float)},
+                           hovertemplate="%{x}<br>ρ %{y:.3f}<extra></extra>"))
+    fig.update_layout(title=title, margin={**_MARGIN, "b": 140}, height=460, showlegend=False)
+    fig.update_yaxes(title="Spearman's ρ with the gold ranking", range=[min(-0.1, float(t["rho"].min() or 0) - 0.1), 1.05])
+    return fig

@@ -25,3 +25,17 @@ def test_references_page_reading_comprehension_table3():
     assert t3.loc["pleonastic", "pct_correct"] < t3.loc["literal", "pct_correct"]
     corr = _frame(at, "spearman").set_index("measure")
     assert {"bleu", "adequacy"} <= set(corr.index)
+
+
+def test_experts_page_gold_picker():
+    at = _open("experts")
+    assert at.title[0].value == "Experts vs non-experts"
+    assert at.multiselect(key="ex_gold").value == ["expert"]
+    fig2 = _frame(at, "n_labels").set_index("rater")
+    assert set(fig2.index) == {"rater1", "rater2", "rater3"}
+    assert len(_charts(at)) == 3
+    at.multiselect(key="ex_gold").set_value(["rater1", "rater2"]).run()
+    assert not at.exception
+    assert set(_frame(at, "n_labels")["rater"]) == {"rater3", "expert"}
+    ranks = _frame(at, "rho")
+    assert ranks["ranking"].str.startswith("gold vs gold").any()
