@@ -77,8 +77,9 @@ def leave_one_out(ds: Dataset, metric_ids: Sequence[str] = ("bleu",), n_boot: in
     * ``scores``: metric, held_out, candidate, kind ("human"/"mt"), score, n_segments;
     * ``summary``: metric, candidate, kind, mean, sd, min, max (over the held-out sets: one
       value for a human translation, |R| values for an MT system), n_held_out, and with
-      ``n_boot > 0`` a percentile 95 % CI (ci_lo, ci_hi) of the mean from a bootstrap over
-      segments (the same resampled segments for every candidate and held-out set).
+      ``n_boot > 0`` for each human translation a percentile 95 % CI (ci_lo, ci_hi) from a
+      bootstrap over segments (the same resampled segments for every translation); an MT
+      system's spread is its sd / min / max over the held-out sets (CI columns empty).
     """
     _check(ds)
     keep, note = common_segments(ds)
@@ -105,21 +106,25 @@ def leave_one_out(ds: Dataset, metric_ids: Sequence[str] = ("bleu",), n_boot: in
             rec = {"metric": mid, "candidate": cand, "kind": sub["kind"].iloc[0], "mean": float(np.mean(v)),
                    "sd": float(np.std(v, ddof=1)) if len(v) > 1 else float("nan"),
                    "min": float(v.min()), "max": float(v.max()), "n_held_out": len(v)}
-            if boots is not None:
+            if boots is not None and rec["kind"] == "human":
+                parts = []
+                for held in sub["held_out"]:
+                    pos, stats = st[(cand, held)]
+                    where = np.full(len(keep), -1)  # row of each kept segment in this candidate's stats
+                    where[pos] = np.arange(len(pos))
+                    parts.append((where, stats))
                 samples = np.empty(n_boot)
                 for b, idx in enumerate(boots):
                     vals = []
-                    for held in sub["held_out"]:
-                        pos, stats = st[(cand, held)]
-                        # positions of this candidate's segments inside the bootstrap draw
-                        where = np.full(len(keep), -1)
-                        where[pos] = np.arange(len(pos))
+                    for where, stats in parts:
                         rows_b = where[idx]
                         rows_b = rows_b[rows_b >= 0]
                         vals.append(metric.score_from_stats(valid_stats(stats[rows_b])) if len(rows_b) else np.nan)
                     samples[b] = np.mean(vals)
                 s = samples[np.isfinite(samples)]
                 rec["ci_lo"], rec["ci_hi"] = (np.quantile(s, [0.025, 0.975]) if len(s) else (np.nan, np.nan))
+            elif boots is not None:
+                rec["ci_lo"] = rec["ci_hi"] = float("nan")  # MT: the spread is over the held-out sets
             summ.append(rec)
         if progress:
             progress((mi + 1) / len(metric_ids), f"reference quality: {mid}")

@@ -56,7 +56,7 @@ else:
             download_table(table, f"{ds.name}_reference_quality", key="rf_tab",
                            signature=A.signature_text(chosen, f"leave-one-out over {len(sds.ref_ids)} reference sets"))
             st.caption("Human rows: the translation scored against all other reference sets (one value; the "
-                       "bar is the bootstrap CI). MT rows: mean, sd, min and max over the held-out reference sets "
+                       "error bar is the 95 % bootstrap CI over segments). MT rows: mean, sd, min and max over the held-out reference sets "
                        "(the MT output is scored against the same sets as each held-out translation).")
         except Exception as exc:
             show_exception(exc, "Could not score the references")

@@ -70,8 +70,20 @@ def test_leave_one_out_equals_sacrebleu_multi_reference(fixture, request):
 
 def test_bootstrap_ci_brackets_the_score(mlqe_eten):
     _, summary = leave_one_out(mlqe_eten, ["bleu"], n_boot=50, seed=3)
-    assert (summary["ci_lo"] <= summary["mean"] + 1e-9).all() and (summary["mean"] <= summary["ci_hi"] + 1e-9).all()
-    assert (summary["ci_hi"] > summary["ci_lo"]).all()
+    hum = summary[summary["kind"] == "human"]
+    assert len(hum) == 2
+    assert (hum["ci_lo"] <= hum["mean"] + 1e-9).all() and (hum["mean"] <= hum["ci_hi"] + 1e-9).all()
+    assert (hum["ci_hi"] > hum["ci_lo"]).all()
+    assert summary.loc[summary["kind"] == "mt", "ci_lo"].isna().all()
+    # literal bootstrap of the first translation's corpus BLEU with the same draws, by sacreBLEU
+    ds = mlqe_eten
+    refs = ds.ref_texts()
+    a, b = ds.ref_ids
+    draws = np.random.default_rng(3).integers(0, ds.n_segments, size=(50, ds.n_segments))
+    vals = [sacrebleu.corpus_bleu([refs[a][i] for i in d], [[refs[b][i] for i in d]]).score for d in draws]
+    lo, hi = np.quantile(vals, [0.025, 0.975])
+    row = hum.set_index("candidate").loc[a]
+    assert row["ci_lo"] == pytest.approx(lo, abs=1e-9) and row["ci_hi"] == pytest.approx(hi, abs=1e-9)
 
 
 def _tiny() -> Dataset:
