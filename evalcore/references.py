@@ -144,16 +144,19 @@ def detect_mt(ds: Dataset, metric_id: str = "bleu", gap: float = 20.0, share: fl
     """Flag references that look machine-translated (the "Detect MT" step of Callison-Burch
     2009, §5.1, done automatically).
 
-    Per segment and reference r: ``to_refs`` = x(r, R − {r}) (sentence score against the other
-    references), ``to_mt`` = max over systems m of x(r, {m}) (r scored against the MT output as
-    the single reference), ``gap = to_mt − to_refs`` in the similarity orientation (error
-    rates negated, so a larger gap always means "closer to the MT output than to the other
-    humans"); the segment is flagged when ``gap >= gap`` threshold.
+    Per segment and reference r, with single-reference sentence scores on both sides (so that
+    they are on the same footing): ``to_refs`` = max over the other references o of x(r, {o}),
+    ``to_mt`` = max over systems m of x(r, {m}), ``gap = to_mt − to_refs`` in the similarity
+    orientation (error rates negated, so a larger gap always means "closer to an MT output
+    than to any other human translation"); the segment is flagged when ``gap >= gap``. With
+    many systems and few references the maximum favours the MT side, so short segments that
+    several translators render identically are flagged easily: read the evidence.
 
     Overall per reference set: the same comparison at corpus level (r against each system's
-    output vs r against R − {r}), the share of r's segments flagged, and ``flagged`` when the
-    share reaches ``share`` (the seed excluded translators flagged 30 % of the time or more)
-    or the corpus-level gap reaches ``gap``.
+    output vs r against the closest other reference set, on the segments the system covers;
+    the system with the largest gap is reported), the share of r's segments flagged, and
+    ``flagged`` when the share reaches ``share`` (the seed excluded translators flagged 30 %
+    of the time or more) or the corpus-level gap reaches ``gap``.
 
     Returns ``(segments, overall)``; ``segments`` has seg_id, ref_id, closest_system, to_mt,
     to_refs, gap, flagged and the texts (reference, closest MT output) for side-by-side display.
@@ -173,8 +176,9 @@ def detect_mt(ds: Dataset, metric_id: str = "bleu", gap: float = 20.0, share: fl
     for k, r in enumerate(ds.ref_ids):
         others = [o for o in ds.ref_ids if o != r]
         cand = [refs[r][s] for s in keep]
-        to_refs = metric.oriented(metric.sentence_scores(cand, [[refs[o][s] for o in others] for s in keep]))
-        corpus_refs = float(metric.corpus_score(cand, [[refs[o][s] for o in others] for s in keep]))
+        # closeness to the other humans: the closest single other reference (same nrefs as the MT side)
+        per_ref = np.array([metric.oriented(metric.sentence_scores(cand, [[refs[o][s]] for s in keep])) for o in others])
+        to_refs = per_ref.max(axis=0)
         to_sys = np.full((len(keep), len(syss)), np.nan)
         corpus_sys = {}
         for j, (name, texts) in enumerate(syss.items()):
@@ -182,11 +186,12 @@ def detect_mt(ds: Dataset, metric_id: str = "bleu", gap: float = 20.0, share: fl
             if not pos:
                 continue
             c = [cand[i] for i in pos]
-            rl = [[texts[keep[i]]] for i in pos]
-            to_sys[pos, j] = metric.oriented(metric.sentence_scores(c, rl))
-            # the corpus comparison uses the segments this system covers, for both sides
-            corpus_sys[name] = (float(metric.oriented(metric.corpus_score(c, rl))),
-                                float(metric.oriented(metric.corpus_score(c, [[refs[o][keep[i]] for o in others] for i in pos]))))
+            to_sys[pos, j] = metric.oriented(metric.sentence_scores(c, [[texts[keep[i]]] for i in pos]))
+            # corpus level on the segments this system covers: r against the system's output vs r
+            # against the closest other reference set (both single-reference)
+            c_mt = float(metric.oriented(metric.corpus_score(c, [[texts[keep[i]]] for i in pos])))
+            c_ref = max(float(metric.oriented(metric.corpus_score(c, [[refs[o][keep[i]]] for i in pos]))) for o in others)
+            corpus_sys[name] = (c_mt, c_ref)
         names = list(syss)
         best = np.where(np.isnan(to_sys).all(axis=1), -1,
                         np.nanargmax(np.where(np.isnan(to_sys), -np.inf, to_sys), axis=1))
@@ -206,7 +211,7 @@ def detect_mt(ds: Dataset, metric_id: str = "bleu", gap: float = 20.0, share: fl
             cm = max(corpus_sys, key=lambda n: corpus_sys[n][0] - corpus_sys[n][1])
             c_to_mt, c_to_refs = corpus_sys[cm]
         else:
-            cm, c_to_mt, c_to_refs = "", float("nan"), float(metric.oriented(corpus_refs))
+            cm, c_to_mt, c_to_refs = "", float("nan"), float("nan")
         sh = n_flag / len(keep) if keep else float("nan")
         cg = c_to_mt - c_to_refs
         overall.append({"ref_id": r, "closest_system": cm, "corpus_to_mt": c_to_mt, "corpus_to_refs": c_to_refs,
