@@ -90,7 +90,7 @@ else:
                                                           f"(gap {flagged.iloc[i]['gap']:.1f})")
                 row = flagged.iloc[int(pick)]
                 a, b, c = st.columns(3)
-                a.markdown(f"**Reference {escape(row['ref_id'])}** (to the other references: {row['to_refs']:.1f})<br>"
+                a.markdown(f"**Reference {escape(row['ref_id'])}** (against the closest other reference: {row['to_refs']:.1f})<br>"
                            f"{escape(row['reference'])}", unsafe_allow_html=True)
                 b.markdown(f"**MT output {escape(row['closest_system'])}** (reference against it: {row['to_mt']:.1f})<br>"
                            f"{escape(row['mt_output'])}", unsafe_allow_html=True)
