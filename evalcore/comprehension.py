@@ -1,4 +1,4 @@
-"""Reading-comprehension evaluation (Callison-Burch 2009, §5.3, Table 3).
+"""Reading-comprehension evaluation (Callison-Burch 2009, §5.3, Table 3; methods §5.12).
 
 Readers answer questions about a document using one system's translation; graders mark each
 answer correct (1), wrong (0) or partly correct (a value in between). The optional file

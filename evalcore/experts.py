@@ -1,4 +1,4 @@
-"""Experts vs non-experts (Callison-Burch 2009, §4, Figures 1-3), where the data marks a gold group.
+"""Experts vs non-experts (Callison-Burch 2009, §4, Figures 1-3; methods §5.10), where the data marks a gold group.
 
 The gold raters (experts) are named by the user; every other rater is a non-expert. Built on
 the pairwise labels, agreement, weights and curve of :mod:`evalcore.judges`:
@@ -67,7 +67,7 @@ def combination_curves(labels: pd.DataFrame, max_judges: int = 5, n_resamples: i
 
     Methods: ``plain`` (equal votes), ``weighted by gold`` (a non-expert's weight = their
     agreement with the gold raters), ``weighted by non-experts`` (leave-one-out agreement with
-    the other non-experts' majority, spec §5.5). K = min(max_judges, the number of non-experts,
+    the other non-experts' majority, methods §5.5). K = min(max_judges, the number of non-experts,
     the largest number of non-expert judgements of an item the gold raters judged); for every k
     the same items are used (those with at least K non-expert judgements). ``attrs["gold_agreement"]`` is the gold
     raters' own inter-rater agreement (the top line; NaN with one gold rater).

@@ -67,7 +67,7 @@ def _stats(metric, ds: Dataset, keep: list[int]) -> dict:
 
 def leave_one_out(ds: Dataset, metric_ids: Sequence[str] = ("bleu",), n_boot: int = 0, seed: int = 1,
                   progress: Progress = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Leave-one-out reference quality (Callison-Burch 2009, §5.1, Figure 4).
+    """Leave-one-out reference quality (Callison-Burch 2009, §5.1, Figure 4; methods §5.11).
 
     For every reference set r: r scored as a candidate against R − {r}, and every MT system
     scored against the same R − {r} (corpus level, on the segments every reference set covers).
