@@ -56,7 +56,6 @@ def run(args) -> int:
     _, summary = leave_one_out(ds, ids, n_boot=args.bootstrap)
     summary["signature"] = summary["metric"].map(lambda m: loo_signature(m, len(ds.ref_ids)))
     note = summary.attrs["note"]
-    print(f"# {note}", file=sys.stderr)
     segs, overall = (detect_mt(ds, det, args.gap, args.share) if ds.systems else (None, None))
     out = sys.stdout
     out.write("# leave-one-out: each human translation against the other reference sets; "
