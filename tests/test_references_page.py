@@ -39,3 +39,28 @@ def test_experts_page_gold_picker():
     assert set(_frame(at, "n_labels")["rater"]) == {"rater3", "expert"}
     ranks = _frame(at, "rho")
     assert ranks["ranking"].str.startswith("gold vs gold").any()
+
+
+def test_detect_mt_evidence_is_escaped_on_hostile_text(tmp_path, monkeypatch):
+    """sample_data/xss_es_en: the side-by-side evidence shows <script>, Markdown and LaTeX as
+    escaped text (the browser test of this stays with the lead's test_xss.py)."""
+    from conftest import ROOT
+    from evalcore import workspace
+    from evalcore.io import load_collection
+
+    monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
+    workspace.save(load_collection(ROOT / "sample_data" / "xss_es_en"), "xss")
+    label = next(f"{m['name']} (saved {m.get('saved_at', '?')})" for m in workspace.list_saved())
+    at = _open("references", {"dataset_label": label, "dataset_select": label, "rf_boot": 0, "rf_gap": 0.0})
+    n = len(at.selectbox(key="rf_pick").options)
+    assert n >= 2  # the pairs at least as close to an MT output as to the other reference
+    seen = ""
+    for i in range(n):
+        at.selectbox(key="rf_pick").set_value(i).run()
+        assert not at.exception
+        evidence = [m.value for m in at.markdown if m.value.startswith(("**Reference", "**MT output", "**The other"))]
+        assert len(evidence) == 3
+        text = "\n".join(evidence)
+        assert "<script" not in text and "<img" not in text and "**bold**" not in text and "$x^2$" not in text
+        seen += text
+    assert "&lt;script&gt;" in seen and "&#42;&#42;bold&#42;&#42;" in seen
