@@ -5,7 +5,7 @@ from test_pages import _charts, _frame, _open
 
 
 def test_references_page_reference_quality_and_detect_mt():
-    at = _open("references", {"rf_boot": 0})
+    at = _open("references", {"rf_boot": 0, "rf_metrics": ["bleu"]})
     assert at.title[0].value == "References & comprehension"
     summary = _frame(at, "n_held_out")
     assert {"human", "mt"} <= set(summary["kind"])
