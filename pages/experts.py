@@ -7,8 +7,7 @@ import streamlit as st
 from evalcore import analysis as A
 from evalcore import plots_refs as PR
 from evalcore.commands.experts import tables
-from evalcore.highlight import escape
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, memo, show_exception
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, md, memo, show_exception
 
 ensure_shell(__file__)
 st.title("Experts vs non-experts")
@@ -37,7 +36,7 @@ try:
     fig2t, curves, ranks = memo("ex_tables", (h, criterion, tuple(gold), m),
                                 lambda: tables(ds, gold, criterion, metric=m, resamples=20))
 except ValueError as exc:
-    st.info(escape(str(exc)))
+    st.info(md(str(exc)))
     st.stop()
 except Exception as exc:
     show_exception(exc, "Could not compare the raters with the gold raters")
@@ -76,5 +75,5 @@ st.plotly_chart(f3, width="stretch", key="ex_fig3")
 download_figure(f3, f"{ds.name}_experts_fig3", key="ex_fig3_dl")
 st.dataframe(ranks, hide_index=True, width="stretch")
 download_table(ranks, f"{ds.name}_ranking_correlations", key="ex_fig3_tab", signature=sig)
-st.caption(escape(ranks.attrs.get("note", "")) + ". Upper bound: five-fold cross-validation over the gold raters' "
+st.caption(md(ranks.attrs.get("note", "")) + ". Upper bound: five-fold cross-validation over the gold raters' "
            "judgements (each fifth ranks the systems, compared with the ranking from the other four fifths).")

@@ -7,12 +7,12 @@ import streamlit as st
 from evalcore import analysis as A
 from evalcore import plots_refs as PR
 from evalcore import references as R
-from evalcore.highlight import escape
 from pages.common import (
     current_dataset,
     download_figure,
     download_table,
     ensure_shell,
+    md,
     memo,
     progress_bar,
     scope,
@@ -30,7 +30,7 @@ st.caption("Callison-Burch (2009) scored each professional translator against th
            "reference sets. A translator far below the others, or MT far above them, deserves a look.")
 if len(ds.ref_ids) < 2:
     st.info(f"This needs at least two reference sets (human translations); this dataset has "
-            f"{len(ds.ref_ids)}{': ' + escape(ds.ref_ids[0]) if ds.ref_ids else ''}.")
+            f"{len(ds.ref_ids)}{': ' + md(ds.ref_ids[0]) if ds.ref_ids else ''}.")
 else:
     sds = scope(ds, "rf")
     h = sds.content_hash()
@@ -46,7 +46,7 @@ else:
             scores, summary = memo("rf_loo", (h, tuple(chosen), int(n_boot)),
                                    lambda: R.leave_one_out(sds, chosen, n_boot=int(n_boot), progress=cb))
             bar.empty()
-            st.caption(escape(summary.attrs.get("note", "")))
+            st.caption(md(summary.attrs.get("note", "")))
             show = st.selectbox("Figure metric", chosen, key="rf_fig_metric")
             fig = PR.reference_quality(summary, show)
             st.plotly_chart(fig, width="stretch", key="rf_fig")
@@ -75,7 +75,7 @@ else:
         try:
             segs, overall = memo("rf_detect", (h, dmetric, float(gap), float(share)),
                                  lambda: R.detect_mt(sds, dmetric, float(gap), float(share)))
-            st.caption(escape(overall.attrs.get("settings", "")))
+            st.caption(md(overall.attrs.get("settings", "")))
             st.dataframe(overall, hide_index=True, width="stretch")
             download_table(overall, f"{ds.name}_detect_mt", key="rf_detect_tab",
                            signature=A.signature_text([dmetric], "nrefs:1 per comparison"))
@@ -90,12 +90,12 @@ else:
                                                           f"(gap {flagged.iloc[i]['gap']:.1f})")
                 row = flagged.iloc[int(pick)]
                 a, b, c = st.columns(3)
-                a.markdown(f"**Reference {escape(row['ref_id'])}** (against the closest other reference: {row['to_refs']:.1f})<br>"
-                           f"{escape(row['reference'])}", unsafe_allow_html=True)
-                b.markdown(f"**MT output {escape(row['closest_system'])}** (reference against it: {row['to_mt']:.1f})<br>"
-                           f"{escape(row['mt_output'])}", unsafe_allow_html=True)
+                a.markdown(f"**Reference {md(row['ref_id'])}** (against the closest other reference: {row['to_refs']:.1f})<br>"
+                           f"{md(row['reference'])}", unsafe_allow_html=True)
+                b.markdown(f"**MT output {md(row['closest_system'])}** (reference against it: {row['to_mt']:.1f})<br>"
+                           f"{md(row['mt_output'])}", unsafe_allow_html=True)
                 c.markdown("**The other references**<br>" + "<br>".join(
-                    escape(t) for t in str(row["other_references"]).split(" ||| ")), unsafe_allow_html=True)
+                    md(t) for t in str(row["other_references"]).split(" ||| ")), unsafe_allow_html=True)
         except Exception as exc:
             show_exception(exc, "Could not run the Detect MT check")
 

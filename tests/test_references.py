@@ -139,4 +139,4 @@ def test_cli_references(tmp_path, capsys):
     table = pd.read_csv(out, sep="\t")
     assert set(table["candidate"]) == {"A", "B", "C", "mt1", "mt2"}
     assert table["signature"].str.contains("tok:13a").all() and table["signature"].str.contains("nrefs:2").all()
-    assert main(["references", str(folder), "--out", str(tmp_path / "nope" / "x.tsv")]) == 2
+    assert main(["references", str(folder), "--out", str(tmp_path / "nope" / "x.tsv")]) == 2  # checked first

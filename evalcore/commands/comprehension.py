@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 NAME = "comprehension"
+OUTPUTS = ("out",)  # checked before any work (evalcore.cli.check_outputs)
 HELP = ("Reading comprehension: % of questions answered correctly per system with bootstrap CIs, the "
         "human-reference control row, and its system-level correlation with metrics and human scores "
         "(Callison-Burch 2009, Table 3).")
@@ -23,14 +23,13 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     from ..analysis import signature_text
     from ..comprehension import correlations, results
+    from ..export import write_table
     from ..io import load_dataset
     from ..metrics.base import get_metric
 
     ids = [m.strip() for m in (args.metrics or "").split(",") if m.strip()]
     for m in ids:
         get_metric(m)
-    if args.out and not Path(args.out).resolve().parent.is_dir():
-        raise ValueError(f"cannot write {args.out}: the folder {Path(args.out).resolve().parent} does not exist")
     if args.bootstrap < 0:
         raise ValueError("--bootstrap must be 0 or more")
     ds = load_dataset(args.path, lp=args.lp)
@@ -42,6 +41,6 @@ def run(args) -> int:
     out.write(f"\n# {corr.attrs['note']}\n# {signature_text(ids)}\n")
     corr.to_csv(out, sep="\t", index=False, float_format="%.4f")
     if args.out:
-        table.to_csv(args.out, sep="\t", index=False)
+        write_table(table, args.out)
         print(f"wrote {len(table)} rows to {args.out}", file=sys.stderr)
     return 0

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 NAME = "experts"
+OUTPUTS = (("out_prefix", "raters.tsv", "curves.tsv", "rankings.tsv"),)  # checked before any work
 HELP = ("Experts vs non-experts: each rater's agreement with the gold raters, agreement as non-experts are "
         "combined (plain, weighted), and system-ranking correlation with the gold raters with a five-fold "
         "gold-vs-gold upper bound and a metric beside them (Callison-Burch 2009).")
@@ -52,10 +52,9 @@ def tables(ds, gold, criterion=None, lower_is_better=False, chance="uniform", ma
 
 def run(args) -> int:
     from ..analysis import signature_text
+    from ..export import write_table
     from ..io import load_dataset
 
-    if args.out_prefix and not Path(args.out_prefix + "x").resolve().parent.is_dir():
-        raise ValueError(f"cannot write with prefix {args.out_prefix}: its folder does not exist")
     if args.metric:
         from ..metrics.base import get_metric
 
@@ -67,9 +66,9 @@ def run(args) -> int:
     sig = signature_text([args.metric] if args.metric else [], f"gold: {', '.join(gold)}")
     rankings = rankings.assign(signature=sig)
     if args.out_prefix:
-        raters.to_csv(f"{args.out_prefix}raters.tsv", sep="\t", index=False)
-        curves.to_csv(f"{args.out_prefix}curves.tsv", sep="\t", index=False)
-        rankings.to_csv(f"{args.out_prefix}rankings.tsv", sep="\t", index=False)
+        write_table(raters, f"{args.out_prefix}raters.tsv")
+        write_table(curves, f"{args.out_prefix}curves.tsv")
+        write_table(rankings, f"{args.out_prefix}rankings.tsv")
         print(f"wrote tables with prefix {args.out_prefix}", file=sys.stderr)
         return 0
     out = sys.stdout

@@ -7,9 +7,9 @@ to one MT output than to the other references). See :mod:`evalcore.references`.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 NAME = "references"
+OUTPUTS = ("out", "flags_out")  # checked before any work (evalcore.cli.check_outputs)
 HELP = ("Reference quality: each human translation against the others (leave-one-out), MT on the same "
         "scale, and references suspiciously close to an MT output (Callison-Burch 2009).")
 
@@ -32,13 +32,9 @@ def add_arguments(p) -> None:
     p.add_argument("--flags-out", help="write every segment's Detect MT evidence (texts side by side) TSV here")
 
 
-def _check_out(path: str | None) -> None:
-    if path and not Path(path).resolve().parent.is_dir():
-        raise ValueError(f"cannot write {path}: the folder {Path(path).resolve().parent} does not exist")
-
-
 def run(args) -> int:
     from ..analysis import metric_signature
+    from ..export import write_table
     from ..io import load_dataset
     from ..metrics.base import get_metric
     from ..references import detect_mt, leave_one_out, loo_signature
@@ -48,8 +44,6 @@ def run(args) -> int:
         get_metric(m)  # unknown ids fail before loading
     det = args.detect_metric or ids[0]
     get_metric(det)
-    for path in (args.out, args.flags_out):
-        _check_out(path)
     if args.bootstrap < 0:
         raise ValueError("--bootstrap must be 0 or more")
     ds = load_dataset(args.path, lp=args.lp)
@@ -75,9 +69,9 @@ def run(args) -> int:
     else:
         out.write("\n# Detect MT skipped: the dataset has no MT outputs\n")
     if args.out:
-        summary.to_csv(args.out, sep="\t", index=False)
+        write_table(summary, args.out)
         print(f"wrote {len(summary)} rows to {args.out}", file=sys.stderr)
     if args.flags_out and segs is not None:
-        segs.assign(signature=f"{metric_signature(det)}|nrefs:1").to_csv(args.flags_out, sep="\t", index=False)
+        write_table(segs.assign(signature=f"{metric_signature(det)}|nrefs:1"), args.flags_out)
         print(f"wrote {len(segs)} rows to {args.flags_out}", file=sys.stderr)
     return 0
