@@ -141,3 +141,14 @@ def test_cli_comprehension(tmp_path, capsys):
         (tmp_path / "nocomp" / f"{name}.tsv").write_text(text, encoding="utf-8")
     assert main(["comprehension", str(tmp_path / "nocomp")]) == 2
     assert "no reading-comprehension answers" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["comprehension", "--help"], ["references", "--help"],
+                                  ["experts", "--help"]])
+def test_help_texts_format(argv, capsys):
+    """argparse %-formats help texts: a bare % in one command's help breaks every --help."""
+    from evalcore.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 0 and "usage" in capsys.readouterr().out

@@ -6,7 +6,7 @@ import sys
 
 NAME = "comprehension"
 OUTPUTS = ("out",)  # checked before any work (evalcore.cli.check_outputs)
-HELP = ("Reading comprehension: % of questions answered correctly per system with bootstrap CIs, the "
+HELP = ("Reading comprehension: the share of questions answered correctly per system with bootstrap CIs, the "
         "human-reference control row, and its system-level correlation with metrics and human scores "
         "(Callison-Burch 2009, Table 3).")
 
@@ -16,7 +16,7 @@ def add_arguments(p) -> None:
     p.add_argument("--lp", help="language pair, when the data holds several")
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples over questions (default 1000)")
     p.add_argument("--metrics", default="bleu,chrf",
-                   help="metrics to correlate % correct with (comma-separated; '' for none; default bleu,chrf)")
+                   help="metrics to correlate the share of correct answers with (comma-separated; '' for none; default bleu,chrf)")
     p.add_argument("--out", help="write the Table 3 TSV here")
 
 
