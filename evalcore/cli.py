@@ -48,6 +48,11 @@ def build_parser() -> argparse.ArgumentParser:
     for mod in _command_modules():
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
         mod.add_arguments(p)
+        if any(a.dest == "path" for a in p._actions):  # every command that reads a dataset
+            p.add_argument("--quoting", choices=["csv", "none"], default="csv",
+                           help="how TSV fields are read: csv (RFC 4180: a field may be quoted with \"; "
+                                "the default) or none (every field literal: for texts that begin with \" "
+                                "without being quoted)")
         p.set_defaults(_run=mod.run)
     return parser
 
@@ -58,6 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
+    from .io.text import QUOTING
+
+    QUOTING.set(getattr(args, "quoting", None) or "csv")
     try:
         return int(args._run(args) or 0)
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly

@@ -35,7 +35,19 @@ def detect_format(src: FileSource) -> str | None:
 
 
 def load_collection(path: str | os.PathLike | FileSource, name: str | None = None,
-                    fmt: str | None = None) -> dict[str, Dataset]:
+                    fmt: str | None = None, quoting: str | None = None) -> dict[str, Dataset]:
+    """Every language pair of the data at ``path``. ``quoting`` ("csv" or "none") says how
+    TSV fields are read (see :mod:`evalcore.io.text`); default: :data:`~evalcore.io.text.QUOTING`."""
+    if quoting is not None:
+        from .text import QUOTING, QUOTING_MODES
+
+        if quoting not in QUOTING_MODES:
+            raise ValueError(f"quoting must be one of {', '.join(QUOTING_MODES)}, not {quoting!r}")
+        token = QUOTING.set(quoting)
+        try:
+            return load_collection(path, name, fmt)
+        finally:
+            QUOTING.reset(token)
     src = path if isinstance(path, FileSource) else FileSource.from_path(path)
     name = name or Path(src.label).name.removesuffix(".zip")
     fmt = fmt or detect_format(src)
@@ -51,9 +63,9 @@ def load_collection(path: str | os.PathLike | FileSource, name: str | None = Non
 
 
 def load_dataset(path: str | os.PathLike | FileSource, lp: str | None = None, name: str | None = None,
-                 fmt: str | None = None) -> Dataset:
+                 fmt: str | None = None, quoting: str | None = None) -> Dataset:
     """Load one language pair. With several pairs in the files, ``lp`` must name one."""
-    coll = load_collection(path, name=name, fmt=fmt)
+    coll = load_collection(path, name=name, fmt=fmt, quoting=quoting)
     if lp is None:
         if len(coll) == 1:
             return next(iter(coll.values()))
