@@ -521,3 +521,38 @@ def delete(name: str) -> None:
             trash = root / f".del.{os.getpid()}.{time.time_ns()}.{stored}"
             os.replace(path, trash)  # disappears from the list at once, even if removal is interrupted
         shutil.rmtree(trash, ignore_errors=True)
+
+
+# ----------------------------------------------------------------------------- exposure
+ALLOW_PATH_IMPORT_ENV = "EVALCORE_ALLOW_PATH_IMPORT"
+
+
+def is_loopback(address: str | None) -> bool:
+    """True when a server bound to ``address`` is reachable only from this machine. An empty
+    address means every network interface (Streamlit's default when none is configured)."""
+    import ipaddress
+
+    addr = (address or "").strip().strip("[]")
+    if not addr:
+        return False
+    if addr.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(addr).is_loopback
+    except ValueError:
+        return False
+
+
+def path_import_allowed(address: str | None, environ: dict | None = None) -> tuple[bool, str]:
+    """Whether the dashboard may read folders and files of the server's machine by path.
+
+    Allowed when the server listens on a loopback address only, or when the environment
+    variable ``EVALCORE_ALLOW_PATH_IMPORT=1`` says so deliberately. Returns (allowed, why)."""
+    environ = os.environ if environ is None else environ
+    if environ.get(ALLOW_PATH_IMPORT_ENV, "").strip() == "1":
+        return True, f"allowed by {ALLOW_PATH_IMPORT_ENV}=1"
+    if is_loopback(address):
+        return True, f"the dashboard listens on {address} only (this machine)"
+    where = address or "every network interface"
+    return False, (f"the dashboard listens on {where}, so others may reach it: importing a path on the server "
+                   f"is off (set {ALLOW_PATH_IMPORT_ENV}=1 before starting it to allow it)")
