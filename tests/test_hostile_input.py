@@ -12,7 +12,6 @@ import struct
 import subprocess
 import sys
 import zipfile
-import zlib
 
 import pytest
 
@@ -221,3 +220,83 @@ def test_zip_total_counted_while_reading():
     with pytest.raises(DataError) as exc:
         FileSource.from_zip(data, "big.zip", max_total_bytes=400_000)
     assert any("over the 400,000-byte limit" in e.message for e in exc.value.report.errors)
+
+
+# =====================================================================================
+# item 8: messages that name the file and the line
+# =====================================================================================
+def test_malformed_extra_file_names_file_and_line(tmp_path):
+    good = {"segments.tsv": SEG, "references.tsv": REF}
+    folder = write(tmp_path / "ok", good | {"extra_notes.tsv": "seg_id\tnote\n1\tfine\n2\talso fine\n"})
+    ds = load_collection(folder)["es-en"]
+    assert ds.extras["notes"].to_dict("records") == [{"seg_id": "1", "note": "fine"},
+                                                     {"seg_id": "2", "note": "also fine"}]
+    folder = write(tmp_path / "bad", good | {"extra_notes.tsv": "seg_id\tnote\n1\tfine\n2\tone\ttoo many\n"})
+    with pytest.raises(DataError) as exc:
+        load_collection(folder)
+    (err,) = exc.value.report.errors
+    assert (err.file, err.line) == ("extra_notes.tsv", 3) and "3 fields" in err.message
+
+
+def test_latin1_scores_file_gives_an_encoding_message(tmp_path):
+    from evalcore.metrics.byo import read_scores
+
+    f = tmp_path / "my_scores.tsv"
+    f.write_bytes("metric\tsystem\tseg_id\tscore\nmétrica\ts1\t1\t0.5\n".encode("latin-1"))
+    with pytest.raises(DataError) as exc:
+        read_scores(f)
+    (err,) = exc.value.report.errors
+    assert (err.file, err.line) == ("my_scores.tsv", 2) and "UTF-8" in err.message
+    folder = write(tmp_path / "d", {"segments.tsv": SEG, "references.tsv": REF,
+                                    "outputs.tsv": REF.replace("ref_id", "system")})
+    res = run_cli("score", folder, "--scores", f, "--metrics", "bleu")
+    assert res.returncode == 2 and "my_scores.tsv, line 2" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_score_prints_warnings_and_refuses_without_references(tmp_path):
+    out = "lp\tsystem\tseg_id\ttext\n" + "".join(f"es-en\ts1\t{i}\tsource {i}\n" for i in range(1, 6))
+    folder = write(tmp_path / "warn", {"segments.tsv": SEG, "references.tsv": REF, "outputs.tsv": out})
+    res = run_cli("score", folder, "--metrics", "bleu", "--level", "system")
+    assert res.returncode == 0, res.stderr
+    assert "covers 5 of 6 segments" in res.stderr  # the loader's warning
+    folder = write(tmp_path / "norefs", {"segments.tsv": SEG, "outputs.tsv": out})
+    res = run_cli("score", folder, "--metrics", "bleu")
+    assert res.returncode == 2 and "no reference" in res.stderr and "Traceback" not in res.stderr
+    assert res.stdout == ""
+
+
+JUD_HEAD = "lp\tsystem\tseg_id\trater\tjudgement\tscore\n"
+
+
+def test_exact_duplicate_judgements_warned_repeats_kept(tmp_path):
+    jud = JUD_HEAD + ("es-en\tA\t1\tr1\tda\t70\n"
+                      "es-en\tA\t1\tr1\tda\t70\n"    # line 3: an exact copy of line 2
+                      "es-en\tA\t1\tr1\tda\t80\n"    # a repeat with another score: legitimate
+                      "es-en\tA\t2\tr2\tda\t50\n")
+    folder = write(tmp_path / "d", {"segments.tsv": SEG, "references.tsv": REF, "judgements.tsv": jud})
+    ds = load_collection(folder)["es-en"]
+    assert len(ds.judgements) == 4  # kept: identical rows may be real repeats
+    dup = [w for w in ds.warnings if "identical" in w.message]
+    assert len(dup) == 1 and dup[0].file == "judgements.tsv" and dup[0].line == 3
+    assert "lines 2, 3" in dup[0].message
+
+
+@pytest.mark.parametrize("bad", ["1e308", "-2e9", "inf", "nan"])
+def test_absurd_or_non_finite_score_reported(tmp_path, bad):
+    from evalcore.metrics.byo import read_scores
+    from evalcore.problems import MAX_ABS_SCORE
+
+    assert MAX_ABS_SCORE == 1e9
+    jud = JUD_HEAD + f"es-en\tA\t1\tr1\tda\t70\nes-en\tA\t2\tr1\tda\t{bad}\n"
+    folder = write(tmp_path / "d", {"segments.tsv": SEG, "references.tsv": REF, "judgements.tsv": jud})
+    with pytest.raises(DataError) as exc:
+        load_collection(folder)
+    (err,) = exc.value.report.errors
+    assert err.file == "judgements.tsv" and err.line == 3 and bad in err.message
+    with pytest.raises(DataError) as exc:
+        read_scores(f"metric\tsystem\tseg_id\tscore\nm\ts1\t1\t0.5\nm\ts1\t2\t{bad}\n")
+    (err,) = exc.value.report.errors
+    assert err.line == 3 and bad in err.message
+    # the limit itself is accepted
+    ok = JUD_HEAD + "es-en\tA\t1\tr1\tda\t1e9\nes-en\tA\t2\tr1\tda\t-1e9\n"
+    load_collection(write(tmp_path / "ok", {"segments.tsv": SEG, "references.tsv": REF, "judgements.tsv": ok}))

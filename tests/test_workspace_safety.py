@@ -6,11 +6,9 @@ Expectations are the datasets' own content hashes computed in the test.
 """
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 
