@@ -154,14 +154,23 @@ def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, output
                     warn.warning(sub["_file"].iloc[0], None,
                                  f"{label} {nm!r}{lp_txt} covers {len(sub)} of {n_seg} segments")
         same = jud[jud.duplicated(JUDGEMENT_COLUMNS, keep=False)]
-        for _, sub in same.groupby(JUDGEMENT_COLUMNS, sort=False):
-            lines = [int(x) for x in sub["_line"] if x is not None and x == x]
-            first = sub.iloc[0]
-            warn.warning(sub["_file"].iloc[0], lines[1] if len(lines) > 1 else None,
-                         f"{len(sub)} identical judgement rows (system {first['system']!r}, seg_id {first['seg_id']!r}, "
-                         f"rater {first['rater']!r}, {first['judgement']} = {first['score']:g}) at {describe_lines(lines)}; "
-                         "all kept and counted separately (a rater may repeat a judgement): delete the copies "
-                         "if they were pasted twice")
+        for file, fsub in same.groupby("_file", sort=False):
+            groups, n_rows, first_line = [], 0, None
+            for _, sub in fsub.groupby(JUDGEMENT_COLUMNS, sort=False):
+                lines = [int(x) for x in sub["_line"] if x is not None and x == x]
+                n_rows += len(sub)
+                if first_line is None and len(lines) > 1:
+                    first_line = lines[1]
+                if len(groups) < 5:
+                    r = sub.iloc[0]
+                    groups.append(f"{describe_lines(lines)} (system {r['system']!r}, seg_id {r['seg_id']!r}, "
+                                  f"rater {r['rater']!r}, {r['judgement']} = {r['score']:g})")
+            n_groups = fsub.groupby(JUDGEMENT_COLUMNS, sort=False).ngroups
+            more = f"; and {n_groups - len(groups)} more" if n_groups > len(groups) else ""
+            warn.warning(file, first_line,
+                         f"{n_groups} set(s) of identical judgement rows{lp_txt} ({n_rows} rows): "
+                         f"{'; '.join(groups)}{more}. All are kept and counted separately (a rater may repeat "
+                         "a judgement); delete the copies if rows were pasted twice")
         texts = set(out["system"]) | set(ref["ref_id"])
         no_text = [s for s in dict.fromkeys(jud["system"]) if s not in texts]
         if no_text:
