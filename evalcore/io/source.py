@@ -148,7 +148,9 @@ class FileSource:
         report = Report()
         for name, data in uploads.items():
             if len(data) > max_file_bytes:
-                report.error(name, None, f"file is {len(data):,} bytes, over the upload limit of {max_file_bytes:,} bytes")
+                report.error(name, None, f"file is {len(data):,} bytes, over the upload limit of {max_file_bytes:,} bytes "
+                                         f"({max_file_bytes // (1024 * 1024)} MB); zip it, import its folder by path, "
+                                         "use the command line, or raise EVALCORE_MAX_FILE_MB")
         if not report.ok:
             raise DataError(report)
         if len(uploads) == 1:
