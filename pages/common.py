@@ -129,8 +129,9 @@ def show_exception(exc: BaseException, what: str = "Something went wrong") -> No
         st.code("".join(traceback.format_exception(exc)), language="text")
 
 
-def show_report(report) -> None:
-    """A validation report: errors first, then warnings, as a table with a download."""
+def show_report(report, key: str = "report") -> None:
+    """A validation report: errors first, then warnings, as a table with a download
+    (``key`` tells several reports on one page apart)."""
     errors, warnings = report.errors, report.warnings
     if errors:
         st.error(f"{len(errors)} problem(s) found — nothing was loaded. Fix them and upload again.")
@@ -139,7 +140,7 @@ def show_report(report) -> None:
     if errors or warnings:
         df = report.to_frame()
         st.dataframe(df, hide_index=True, width="stretch")
-        download_table(df, "validation_report", key="report")
+        download_table(df, "validation_report", key=key)
 
 
 def latex_table(df: pd.DataFrame) -> str:

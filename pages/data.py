@@ -105,19 +105,19 @@ with tab_add:
                 wanted = workspace.safe_name(name or next(iter(coll.values())).name)
                 existed = workspace.exists(wanted)
                 stored = workspace.save(coll, wanted, source=source_desc, replace=replace)
-                what = (f"replaced the earlier dataset {escape(stored)}" if existed and replace else
-                        f"saved as **{escape(stored)}**")
+                what = (f"Replaced the earlier dataset **{escape(stored)}**" if existed and replace else
+                        f"Saved as **{escape(stored)}**")
                 note = (f" The name {escape(wanted)} was taken: tick 'Replace' to overwrite it instead."
                         if stored != wanted else "")
                 if name and workspace.safe_name(name) != name:
                     note += f" ({escape(name)} is not usable as a folder name as typed.)"
-                st.success(f"{what.capitalize()} ({escape(', '.join(k or '-' for k in coll))}), "
+                st.success(f"{what} ({escape(', '.join(k or '-' for k in coll))}), "
                            f"read {'unquoted' if unquoted else 'with RFC 4180 quoting'}.{note} "
                            "Choose it in the sidebar.")
-                for d in coll.values():
-                    if d.warnings:
-                        from evalcore.problems import Report
-                        show_report(Report(list(d.warnings)))
+                warnings = [w for d in coll.values() for w in d.warnings]
+                if warnings:
+                    from evalcore.problems import Report
+                    show_report(Report(warnings), key="import_report")
         except DataError as exc:
             show_report(exc.report)
         except (FileNotFoundError, ValueError, TimeoutError) as exc:
@@ -150,9 +150,9 @@ with tab_add:
                            + (f" and kept with the saved dataset {saved_name}." if saved_name else
                               " for this session (save the dataset to keep them)."))
                 if rep.problems:
-                    show_report(rep)
+                    show_report(rep, key="parses_report")
             except DataError as exc:
-                show_report(exc.report)
+                show_report(exc.report, key="parses_report")
             except Exception as exc:
                 show_exception(exc, "Reading the parses failed")
 
@@ -185,7 +185,7 @@ with tab_manage:
                         st.success(f"Repaired {escape(m['name'])}: its current files validate.")
                         st.rerun()
                     except DataError as exc:
-                        show_report(exc.report)
+                        show_report(exc.report, key=f"repair_report_{m['name']}")
                     except Exception as exc:
                         show_exception(exc, "Repair failed")
         victim = st.selectbox("Delete a saved dataset", ["—"] + [m["name"] for m in saved], key="delete_choice")
@@ -220,7 +220,7 @@ with tab_overview:
         from evalcore.problems import Report
 
         with st.expander(f"{len(ds.warnings)} validation warning(s)"):
-            show_report(Report(list(ds.warnings)))
+            show_report(Report(list(ds.warnings)), key="overview_report")
     if len(ds.judgements):
         st.markdown("**Judgements per criterion and rater**")
         counts = ds.judgement_counts()

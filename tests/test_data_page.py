@@ -50,7 +50,7 @@ def test_path_import_rule(address, env, allowed):
 
 def test_same_name_imported_twice_is_kept_twice_unless_replace(workspace_home):
     at = _app()
-    assert "saved as" in _import(at, SAMPLE, "twice").lower()
+    assert "Saved as **twice**" in _import(at, SAMPLE, "twice")
     msg = _import(at, SAMPLE, "twice")
     assert "twice-2" in msg and "was taken" in msg
     assert sorted(m["name"] for m in workspace.list_saved()) == ["twice", "twice-2"]
@@ -61,7 +61,7 @@ def test_same_name_imported_twice_is_kept_twice_unless_replace(workspace_home):
 
 def test_unicode_name_kept(workspace_home):
     at = _app()
-    _import(at, SAMPLE, "日本語 データ")
+    assert "Saved as **日本語_データ**" in _import(at, SAMPLE, "日本語 データ")
     assert [m["name"] for m in workspace.list_saved()] == ["日本語_データ"]
 
 
