@@ -43,7 +43,6 @@ from .dataset import Dataset
 from .problems import DataError, Report
 
 MAX_NAME_BYTES = 100
-_UNSAFE_RE = re.compile(r"[^\w.-]+")  # \w is Unicode-aware: letters and digits of every script
 _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
 _HIDDEN_RE = re.compile(r"^\.(tmp|old|del)\.(\d+)\.(\d+)\.(.+)$")
 _LEGACY_RE = [(re.compile(r"^\.(.+)\.old-\d+-\d+$"), "old"), (re.compile(r"^\.(.+)\.deleted-\d+$"), "del"),
@@ -90,14 +89,17 @@ def _cut(text: str, max_bytes: int) -> str:
 def safe_name(name: str) -> str:
     """A file-system-safe dataset name, never empty or hidden, Unicode letters kept.
 
-    NFC-normalised; characters other than letters, digits (any script), ``_``, ``.`` and ``-``
+    NFC-normalised; characters other than letters, marks and digits (any script), ``_``, ``.``, ``-``
     (path separators, control characters, spaces, ``?``...) become ``_``; runs of dots become
     ``_``; leading/trailing dots and underscores go; Windows device names get a ``_``. Names
     over :data:`MAX_NAME_BYTES` UTF-8 bytes are cut and end with ``-`` and 8 hex digits of
     the SHA-256 of the full name. Idempotent: ``safe_name(safe_name(x)) == safe_name(x)``.
     """
     text = unicodedata.normalize("NFC", str(name).strip())
-    cleaned = re.sub(r"\.{2,}", "_", _UNSAFE_RE.sub("_", text)).strip("._") or "dataset"
+    # letters, marks (the vowel signs of Devanagari, ...) and digits of every script are kept
+    kept = "".join(c if c in "._-" or unicodedata.category(c)[0] in "LMN" else "\0" for c in text)
+    kept = re.sub("\0+", "_", kept)
+    cleaned = re.sub(r"\.{2,}", "_", kept).strip("._") or "dataset"
     if cleaned.split(".")[0].lower() in _RESERVED:
         cleaned += "_"
     if len(cleaned.encode("utf-8")) > MAX_NAME_BYTES:

@@ -61,7 +61,7 @@ def test_same_name_saved_twice_gets_a_unique_name(tmp_path, workspace_home):
 
 
 @pytest.mark.parametrize("raw, expected", [
-    ("日本語", "日本語"), ("中文", "中文"), ("données", "données"), ("donn?es", "donn_es"),
+    ("日本語", "日本語"), ("中文", "中文"), ("हिन्दी", "हिन्दी"), ("العربية", "العربية"), ("données", "données"), ("donn?es", "donn_es"),
     ("de/../x", "de___x"), ("a\x00b\nc", "a_b_c"), ("..hidden", "hidden"), ("CON", "CON_"),
     ("  my data  ", "my_data"), ("", "dataset"), ("données".replace("é", "e\u0301"), "données"),
 ])
