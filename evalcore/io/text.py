@@ -21,11 +21,11 @@ import csv
 import io
 from dataclasses import dataclass
 
+from ..problems import Report
+
 QUOTING_MODES = ("csv", "none")
 #: The quoting used when a loader is not told: "csv" (RFC 4180) or "none" (fields literal).
 QUOTING: contextvars.ContextVar[str] = contextvars.ContextVar("evalcore_quoting", default="csv")
-
-from ..problems import Report
 
 
 def _guess_encoding(data: bytes) -> str:
