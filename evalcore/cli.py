@@ -70,7 +70,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from .io.text import QUOTING
 
-    QUOTING.set(getattr(args, "quoting", None) or "csv")
+    token = QUOTING.set(getattr(args, "quoting", None) or "csv")
+    try:
+        return _run(args)
+    finally:
+        QUOTING.reset(token)
+
+
+def _run(args) -> int:
     try:
         return int(args._run(args) or 0)
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly

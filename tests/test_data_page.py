@@ -24,6 +24,13 @@ def _app(timeout=90) -> AppTest:
     return at
 
 
+def _tiny(folder):
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "segments.tsv").write_text("seg_id\tsource\n1\tHola\n2\tAdiós\n", encoding="utf-8")
+    (folder / "references.tsv").write_text("seg_id\tref_id\ttext\n1\tA\tHello\n2\tA\tBye\n", encoding="utf-8")
+    return folder
+
+
 def _import(at, path, name, replace=False):
     at.text_input(key="import_path").input(str(path))
     at.text_input(key="save_name").input(name)
@@ -48,20 +55,21 @@ def test_path_import_rule(address, env, allowed):
     assert workspace.path_import_allowed(address, env)[0] is allowed
 
 
-def test_same_name_imported_twice_is_kept_twice_unless_replace(workspace_home):
+def test_same_name_imported_twice_is_kept_twice_unless_replace(workspace_home, tmp_path):
+    tiny = _tiny(tmp_path / "tiny")
     at = _app()
-    assert "Saved as **twice**" in _import(at, SAMPLE, "twice")
-    msg = _import(at, SAMPLE, "twice")
+    assert "Saved as **twice**" in _import(at, tiny, "twice")
+    msg = _import(at, tiny, "twice")
     assert "twice-2" in msg and "was taken" in msg
     assert sorted(m["name"] for m in workspace.list_saved()) == ["twice", "twice-2"]
-    msg = _import(at, SAMPLE, "twice", replace=True)
+    msg = _import(at, tiny, "twice", replace=True)
     assert "replaced" in msg.lower()
     assert sorted(m["name"] for m in workspace.list_saved()) == ["twice", "twice-2"]
 
 
-def test_unicode_name_kept(workspace_home):
+def test_unicode_name_kept(workspace_home, tmp_path):
     at = _app()
-    assert "Saved as **日本語_データ**" in _import(at, SAMPLE, "日本語 データ")
+    assert "Saved as **日本語_データ**" in _import(at, _tiny(tmp_path / "tiny"), "日本語 データ")
     assert [m["name"] for m in workspace.list_saved()] == ["日本語_データ"]
 
 

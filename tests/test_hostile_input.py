@@ -7,15 +7,14 @@ them (encryption, a wrong CRC), by patching the bytes of a valid archive.
 """
 from __future__ import annotations
 
+import contextlib
 import io
 import struct
-import subprocess
-import sys
 import zipfile
 
 import pytest
 
-from conftest import ROOT, shared
+from conftest import shared
 from evalcore.io import FileSource, load_collection
 from evalcore.io.text import read_tsv
 from evalcore.problems import DataError, Report
@@ -32,8 +31,15 @@ def write(folder, files):
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "evalcore", *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    """The CLI in this process (as ``python -m evalcore``): returncode, stdout, stderr."""
+    from types import SimpleNamespace
+
+    from evalcore.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in args])
+    return SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
 
 
 # =====================================================================================

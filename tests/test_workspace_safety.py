@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -218,17 +219,26 @@ def test_corrupt_meta_json_stays_listed_and_repairs(tmp_path, workspace_home):
 # =====================================================================================
 # item 5: concurrent writers and a reader
 # =====================================================================================
+BARRIER = """
+import os, sys, time
+open(sys.argv[-1] + ".ready-" + str(os.getpid()), "w").close()
+t0 = time.time()
+while not os.path.exists(sys.argv[-1]) and time.time() - t0 < 60:  # start together
+    time.sleep(0.005)
+"""
 WRITER = """
 import sys
 from evalcore import workspace
 from evalcore.io import load_collection
 coll = load_collection(sys.argv[1])
+""" + BARRIER + """
 for i in range(int(sys.argv[2])):
     workspace.save(coll, "shared", replace=sys.argv[3] == "replace")
 """
 READER = """
 import os, sys, time
 from evalcore import workspace
+""" + BARRIER + """
 missing = loads = 0
 deadline = time.time() + 60  # bounded; normally stopped by the test once the writers are done
 while time.time() < deadline and not (loads > 0 and os.path.exists(sys.argv[1])):
@@ -247,12 +257,17 @@ def test_concurrent_writers_and_reader(tmp_path, workspace_home):
     workspace.save(make(tmp_path, "a"), "shared")
     env = dict(os.environ, EVALCORE_HOME=str(workspace_home), EVALCORE_CACHE=str(workspace_home / "cache"),
                OPENBLAS_NUM_THREADS="1")
-    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path / f"data-{t}"), "3", mode],
+    go = tmp_path / "go"
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path / f"data-{t}"), "2", mode, str(go)],
                               cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for t, mode in (("a", "replace"), ("b", "replace"), ("a", "unique"))]
     stop = tmp_path / "stop"
-    reader = subprocess.Popen([sys.executable, "-c", READER, str(stop)], cwd=ROOT, env=env,
+    reader = subprocess.Popen([sys.executable, "-c", READER, str(stop), str(go)], cwd=ROOT, env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    t0 = time.time()
+    while len(list(tmp_path.glob("go.ready-*"))) < 4 and time.time() - t0 < 60:
+        time.sleep(0.01)
+    go.touch()  # all four start at once
     for p in procs:
         out, err = p.communicate(timeout=120)
         assert p.returncode == 0, err
@@ -262,7 +277,7 @@ def test_concurrent_writers_and_reader(tmp_path, workspace_home):
     missing, loads = map(int, out.split())
     assert missing == 0 and loads > 0
     names = sorted(m["name"] for m in workspace.list_saved())
-    # the unique-mode writer stored 3 new datasets, never replacing the others
-    assert names == ["shared", "shared-2", "shared-3", "shared-4"]
+    # the unique-mode writer stored 2 new datasets, never replacing the others
+    assert names == ["shared", "shared-2", "shared-3"]
     assert hidden(workspace_home) == []
     assert all("broken" not in m for m in workspace.list_saved())
