@@ -6,6 +6,7 @@ Expectations are the datasets' own content hashes computed in the test.
 """
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -226,6 +227,31 @@ t0 = time.time()
 while not os.path.exists(sys.argv[-1]) and time.time() - t0 < 60:  # start together
     time.sleep(0.005)
 """
+def test_reader_waits_out_the_swap_window(tmp_path, workspace_home, monkeypatch):
+    """A reader that comes between the two renames of a replacement sees the new version
+    (it waits for the workspace lock), not a missing dataset. The window is widened to 0.5 s."""
+    import threading
+
+    a, b = make(tmp_path, "a"), make(tmp_path, "b")
+    workspace.save(a, "shared")
+    real, entered = os.replace, threading.Event()
+
+    def slow(src, dst):
+        real(src, dst)
+        if os.path.basename(dst).startswith(".old."):
+            entered.set()
+            time.sleep(0.5)
+    monkeypatch.setattr(os, "replace", slow)
+    writer = threading.Thread(target=workspace.save, args=(b, "shared"), kwargs={"replace": True})
+    writer.start()
+    assert entered.wait(30)
+    names = [m["name"] for m in workspace.list_saved()]  # inside the window
+    loaded = workspace.load_saved("shared")
+    writer.join()
+    assert names == ["shared"]
+    assert loaded["es-en"].content_hash() == b["es-en"].content_hash()
+
+
 WRITER = """
 import sys
 from evalcore import workspace
@@ -281,3 +307,20 @@ def test_concurrent_writers_and_reader(tmp_path, workspace_home):
     assert names == ["shared", "shared-2", "shared-3"]
     assert hidden(workspace_home) == []
     assert all("broken" not in m for m in workspace.list_saved())
+
+
+def test_older_save_without_file_table_checked_by_content_hash(tmp_path, workspace_home):
+    """Datasets saved before meta.json held file hashes: the per-pair content hash catches a
+    deleted outputs.tsv (which would otherwise load with 0 systems)."""
+    coll = make(tmp_path)
+    name = workspace.save(coll, "older")
+    folder = workspace_home / "datasets" / name
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    del meta["files"]
+    (folder / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    assert workspace.load_saved(name)["es-en"].content_hash() == coll["es-en"].content_hash()
+    (folder / "outputs.tsv").unlink()
+    with pytest.raises(DataError) as exc:
+        workspace.load_saved(name)
+    (err,) = exc.value.report.errors
+    assert err.file == "meta.json" and "content hash differs" in err.message
