@@ -190,11 +190,10 @@ with tab_manage:
                         show_exception(exc, "Repair failed")
         victim = st.selectbox("Delete a saved dataset", ["—"] + [m["name"] for m in saved], key="delete_choice")
         if victim != "—":
-            sure = st.checkbox(f"Yes, delete {victim} permanently", key="delete_confirm", value=False)
+            sure = st.checkbox(f"Yes, delete {victim} permanently", key=f"delete_confirm_{victim}", value=False)
             if st.button(f"Delete {victim}", key="do_delete", disabled=not sure):
                 try:
                     workspace.delete(victim)
-                    st.session_state.pop("delete_confirm", None)
                     st.success(f"Deleted {escape(victim)}.")
                     st.rerun()
                 except Exception as exc:

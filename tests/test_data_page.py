@@ -106,7 +106,7 @@ def test_delete_needs_confirmation(workspace_home):
     at.selectbox(key="delete_choice").set_value("victim").run()
     assert at.button(key="do_delete").disabled  # AppTest, like a browser, cannot click it
     assert [m["name"] for m in workspace.list_saved()] == ["victim"]
-    at.checkbox(key="delete_confirm").check().run()
+    at.checkbox(key="delete_confirm_victim").check().run()
     assert not at.button(key="do_delete").disabled
     at.button(key="do_delete").click().run()
     assert not at.exception
