@@ -523,11 +523,20 @@ def _schulze_frame(res) -> pd.DataFrame:
 
 def judges_consensus(dataset: Dataset, criterion: str) -> pd.DataFrame:
     """Schulze consensus over the judges' ballots of ``criterion``: every (rater, segment) is a
-    partial ballot ranking the systems it scored (spec §5.4; seed 003 §4)."""
+    partial ballot ranking the systems it scored (spec §5.4; seed 003 §4; Schulze 2011).
+
+    Columns rank, system, beats, mean_score (the mean of the system's judgements, to compare
+    with). ``attrs["support"]``: the :class:`~evalcore.judges.BallotSupport` — how many ballots
+    compare ≥ 2 systems and how many comparisons each pair rests on (``support.few`` and
+    ``support.warning()`` when the ranking rests on few comparisons)."""
     from .judges import criterion_judgements, schulze_from_judgements
 
     j = criterion_judgements(dataset, criterion)
-    return _schulze_frame(schulze_from_judgements(j))
+    res = schulze_from_judgements(j)
+    out = _schulze_frame(res)
+    out["mean_score"] = out["system"].map(j.groupby("system")["score"].mean())
+    out.attrs["support"] = res.support
+    return out
 
 
 # =============================================================================================
@@ -993,9 +1002,14 @@ def judges_overview(dataset: Dataset, criterion: str, chance: str = "uniform") -
     inter/intra agreement and kappa, per-rater agreement with the others, the P(A) and kappa
     matrices, and (with ≥ 3 raters) agreement with one rater as more of the others are added.
     A pseudo-rater ``mean`` (published averages, as in ../shared/data) is left out when real
-    raters exist. ``alpha``: Krippendorff's alpha (interval) over (system, segment) items, which
-    also works when each segment has a single judged output (no pairwise labels)."""
-    from .judges import (agreement, agreement_curve, criterion_judgements, krippendorff_alpha, pairwise_labels,
+    raters exist.
+
+    ``alpha``: Krippendorff's alpha (interval; Krippendorff 2011) over (system, segment) items
+    with one value per (rater, item), the mean of the rater's repeats; NaN when undefined, with
+    ``alpha_reason`` saying why ("" when defined) and ``alpha_result`` the full
+    :class:`~evalcore.judges.AlphaResult`. ``outputs_per_segment``: judged outputs per judged
+    segment (min, max) — pairwise labels need ≥ 2 outputs of a segment judged by one rater."""
+    from .judges import (agreement, agreement_curve, alpha_of_judgements, criterion_judgements, pairwise_labels,
                          per_rater_agreement)
 
     j = criterion_judgements(dataset, criterion)
@@ -1004,15 +1018,16 @@ def judges_overview(dataset: Dataset, criterion: str, chance: str = "uniform") -
     raters = list(dict.fromkeys(j["rater"]))
     labels = pairwise_labels(j)
     res = {"raters": raters, "n_ratings": len(j), "labels": labels}
-    first = j.drop_duplicates(["system", "seg_id", "rater"])
-    wide = first.pivot_table(index="rater", columns=["system", "seg_id"], values="score", aggfunc="first")
-    res["alpha"] = float(krippendorff_alpha(wide.T.to_numpy(dtype=float))) if len(raters) > 1 else float("nan")
+    al = alpha_of_judgements(j)
+    res["alpha"], res["alpha_reason"], res["alpha_result"] = al.value, al.reason, al
+    per_seg = j.groupby("seg_id", sort=False)["system"].nunique()
+    res["outputs_per_segment"] = (int(per_seg.min()), int(per_seg.max())) if len(per_seg) else (0, 0)
     res["inter"] = agreement(labels, "inter", chance)
     res["intra"] = agreement(labels, "intra", chance)
     res["per_rater"] = per_rater_agreement(labels, chance) if len(raters) > 1 else pd.DataFrame()
     res["pa"], res["kappa"] = rater_agreement_matrix(labels, chance) if len(labels) else (pd.DataFrame(), pd.DataFrame())
     curves = []
-    if len(raters) >= 3:
+    if len(raters) >= 3 and res["inter"]["n_pairs"]:  # the curve needs items labelled by several raters
         for r in raters:
             c = agreement_curve(labels, [r], max_judges=len(raters) - 1, n_resamples=20, seed=0)
             curves.append(c.assign(reference=r))

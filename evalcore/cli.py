@@ -53,6 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
                            help="how TSV fields are read: csv (RFC 4180: a field may be quoted with \"; "
                                 "the default) or none (every field literal: for texts that begin with \" "
                                 "without being quoted)")
+        p.add_argument("--mqm-weights", metavar="WEIGHTS",
+                       help="MQM error weights overriding the defaults of Freitag et al. (2021) (major:5 minor:1 "
+                            "neutral:0 no-error:0 minor/fluency/punctuation:0.1 major/non-translation:25), e.g. "
+                            "'critical:25 minor/fluency/punctuation:1'; applied wherever MQM error rows are read")
         p.set_defaults(_run=mod.run)
     return parser
 
@@ -79,7 +83,16 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args) -> int:
     try:
-        return int(args._run(args) or 0)
+        weights = getattr(args, "mqm_weights", None)
+        if weights:
+            from .judges import format_mqm_weights
+
+            print(f"MQM weights: {format_mqm_weights(weights)} (applied wherever MQM error rows are read)",
+                  file=sys.stderr)
+        from .io import mqm_weights_in_force
+
+        with mqm_weights_in_force(weights or None):
+            return int(args._run(args) or 0)
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
         import os
 

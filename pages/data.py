@@ -44,6 +44,22 @@ def metric_signatures(metrics: tuple) -> str:
     return " ; ".join(f"{m}: {get_metric(m).signature()}" for m in metrics)
 
 
+def _capabilities(ds: Dataset) -> None:
+    """References per segment and the analyses they enable (evalcore.capabilities)."""
+    from evalcore.capabilities import capability_table, qarla_missing, references_per_segment_text
+
+    st.markdown(f"**References per segment** (reference sets with text): {references_per_segment_text(ds)}")
+    missing = qarla_missing(ds, judgements=False, quote=escape)
+    if missing:
+        st.warning(f"ORANGE, KING, QUEEN and the metric-set search (Human-likeness, Likeness vs acceptability, "
+                   f"QUEEN vs human) are unavailable: they need {missing}. Each reference is held out in turn and "
+                   "scored against the others (Amigó et al. 2005, 2006). Metric scores and correlations work.")
+    caps = capability_table(ds)
+    st.markdown("**What this dataset supports**")
+    st.dataframe(caps, hide_index=True, width="stretch")
+    download_table(caps, f"{ds.name}_{ds.lp}_capabilities", key="capabilities")
+
+
 from pages.common import ensure_shell
 
 ensure_shell(__file__)
@@ -215,6 +231,7 @@ with tab_overview:
 
     st.dataframe(pd.DataFrame({"property": list(ov), "value": [str(v) for v in ov.values()]}),
                  hide_index=True, width="stretch")
+    _capabilities(ds)
     if ds.warnings:
         from evalcore.problems import Report
 

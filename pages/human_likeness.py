@@ -9,7 +9,7 @@ import streamlit as st
 from evalcore import analysis as A
 from evalcore import plots as P
 from evalcore.highlight import escape
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, memo, progress_bar, scope, show_exception, syntax_note
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
 
 ensure_shell(__file__)
 st.title("Human-likeness")
@@ -28,10 +28,7 @@ def case_tables(_ds, h, metric, ties):
 
 ds = scope(ds, "hl")
 h = ds.content_hash()
-if len(ds.ref_ids) < 2 or not ds.systems:
-    st.info("Human-likeness needs system outputs and at least two reference sets with text "
-            "(each reference is held out in turn and scored against the others).")
-    st.stop()
+require_judged_multi_reference(ds, judgements=False)
 
 st.markdown(
     "Each reference is held out in turn; it and every system output are scored against the **remaining** "

@@ -23,7 +23,8 @@ def system_table(_ds, h, metrics, criteria, baseline, include_refs, norm, n_boot
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def judges_consensus(_ds, h, criterion):
-    return A.judges_consensus(_ds, criterion)
+    table = A.judges_consensus(_ds, criterion)
+    return table, table.attrs.pop("support")  # what the ranking rests on (not serialisable with the table)
 
 
 ds = scope(ds, "systems")
@@ -104,11 +105,14 @@ with cc2:
     if ds.criteria:
         crit = st.selectbox("Of all judges of", ds.criteria, key="sys_sch_crit",
                             index=ds.criteria.index(A.default_criterion(ds)))
-        st.caption("Every (rater, segment) is a partial ballot ranking the systems it scored (seed 003).")
         try:
-            jc = judges_consensus(ds, h, crit)
+            jc, support = judges_consensus(ds, h, crit)
+            st.caption("Every (rater, segment) is a partial ballot ranking the systems it scored "
+                       f"(Callison-Burch 2009; Schulze 2011): {support.summary()}.")
+            if support.few:
+                st.warning(support.warning())
             st.dataframe(jc, hide_index=True, width="stretch")
-            download_table(jc, f"{ds.name}_schulze_judges_{crit}", key="sys_sch_j")
+            download_table(jc, f"{ds.name}_schulze_judges_{crit}", key="sys_sch_j", signature=support.summary())
         except Exception as exc:
             show_exception(exc, "Could not rank by the judges")
     else:

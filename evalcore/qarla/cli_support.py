@@ -53,10 +53,11 @@ def load(args):
         if len(judged) == 0:
             raise ValueError("--judged-only: the dataset has no judgements")
         ds = restrict_segments(ds, judged)
-    if len(ds.ref_ids) < 2:
-        raise ValueError(f"QARLA needs at least 2 reference sets with text; found {ds.ref_ids or 'none'}")
-    if not ds.systems:
-        raise ValueError("QARLA needs system outputs with text; found none")
+    from ..capabilities import qarla_missing
+
+    missing = qarla_missing(ds, judgements=False)
+    if missing:  # each reference is held out in turn and scored against the others
+        raise ValueError(f"QARLA (ORANGE, KING, QUEEN) needs {missing}")
     return ds
 
 
