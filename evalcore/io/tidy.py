@@ -78,11 +78,10 @@ def read_tidy(src: FileSource, name: str, report: Report | None = None) -> dict[
     for fname, key in named:
         found = src.find(fname)
         if found:
-            from .text import decode
-            import io as _io
-            text = decode(src.read(found), found, report)
-            if text is not None:
-                extras[key] = pd.read_csv(_io.StringIO(text), sep="\t", keep_default_na=False, dtype=str)
+            table = read_tsv(src.read(found), found, report, [])
+            if table is not None:
+                extras[key] = pd.DataFrame(table.rows, columns=table.columns, dtype=str) if table.rows else \
+                    pd.DataFrame(columns=table.columns, dtype=str)
     from .. import comprehension as _comprehension
     comp = _comprehension.read_file(src, report, segments, outputs, references)
     if comp is not None:
