@@ -348,7 +348,10 @@ def candidate_plan(dataset: Dataset, ref_ids: Sequence[str] | None = None,
     if ref_ids:
         left = [r for r in dataset.ref_ids if r in chosen]
         cands += [(r, ref_t[r], chosen) for r in dataset.ref_ids if r not in chosen]
-        if left:
+        if left and len(dataset.ref_ids) == 1:
+            notes.append(f"human translation {left[0]} left out of the candidates: it is the only reference "
+                         "set, so there is no other reference to score it against")
+        elif left:
             notes.append(f"human translation(s) {', '.join(left)} left out of the candidates: "
                          f"{'it is' if len(left) == 1 else 'they are'} the chosen reference set "
                          f"({', '.join(chosen)})")
