@@ -216,3 +216,31 @@ def test_darr_on_small_scale_explains_empty_value_and_groups_are_counted(tmp_pat
     assert row["n"] == len(h) == 13 and row["n_groups"] == len(per_item) >= 1
     assert row["value"] == pytest.approx(np.mean(per_item), abs=1e-9)
     assert "n_groups = item groups averaged" in err
+
+
+# ---- point 8: learn checks --human and --out before training; a file path works both ways --------
+def test_learn_checks_before_training_and_accepts_a_file_path(tmp_path, monkeypatch, capsys):
+    import time
+
+    from evalcore.io.tidy import write_tidy
+    from evalcore.metrics.base import get_metric
+    from test_learned import toy_ranking_dataset
+
+    monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
+    d = tmp_path / "rank"
+    write_tidy(toy_ranking_dataset(n_seg=12), d)
+    t0 = time.perf_counter()
+    assert main(["learn", str(d), "--kind", "beer", "--human", "nosuch", "--out", "x"]) == 2
+    assert "no judgements for criterion 'nosuch'" in capsys.readouterr().err
+    blocker = tmp_path / "afile"
+    blocker.write_text("not a folder")
+    assert main(["learn", str(d), "--kind", "beer", "--out", str(blocker / "m.json")]) == 2
+    assert "not a writable folder" in capsys.readouterr().err
+    assert main(["learn", str(d), "--kind", "beer", "--out", "Bad Name!"]) == 2
+    assert "invalid model name" in capsys.readouterr().err
+    assert time.perf_counter() - t0 < 10  # nothing was trained
+    target = tmp_path / "elsewhere" / "mine.json"
+    assert main(["learn", str(d), "--kind", "beer", "--out", str(target), "--test-fraction", "0"]) == 0
+    assert target.exists() and (tmp_path / "elsewhere" / "mine.npz").exists()
+    m = get_metric(f"learned:{target}")
+    assert m.sentence_score("river house", ["river house"]) == pytest.approx(1.0)
