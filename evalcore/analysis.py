@@ -626,7 +626,7 @@ def _queen_frame(qv, name: str) -> pd.DataFrame:
 def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
                    selected: Sequence[str] | None = None, method: str = "pearson", level: str = "segment",
                    mode: str = "auto", normalisation: str = "raw", ties: str = "geq", average: str = "micro",
-                   bootstrap: int = 0, progress: Progress = None) -> pd.DataFrame:
+                   bootstrap: int = 0, progress: Progress = None, judged_only: bool = True) -> pd.DataFrame:
     """The points of seed 000 Figure 3 (spec §0.6): x = KING, y = correlation with the human
     criterion, in three groups:
 
@@ -638,8 +638,10 @@ def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
     Correlations over the systems' (not the references') judged outputs; ``level`` segment
     (grouping none) or system. ``bootstrap`` > 0 adds percentile CIs for KING (segments
     resampled) and for the correlation (segments resampled at segment level, systems at
-    system level; spec §3.9). Columns: group, label, metrics, king, king_lo, king_hi, orange, corr,
-    corr_lo, corr_hi, n.
+    system level; spec §3.9). At system level a system's metric (or QUEEN) score is the mean of
+    its segment scores over the segments judged for it (``judged_only``, the default) or over
+    every segment it has a score for. Columns: group, label, metrics, king, king_lo, king_hi,
+    orange, corr, corr_lo, corr_hi, n, n_segments.
     """
     from .qarla import greedy_search, orange_king
 
@@ -657,6 +659,9 @@ def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
     set_name = "QUEEN{" + ",".join(selected) + "}"
     frames.append(_queen_frame(idx.values(selected), set_name))
     allscores = pd.concat(frames, ignore_index=True)
+    if level == "system" and not judged_only:
+        allscores = (allscores.groupby(["metric", "system"], sort=False)["score"].agg(["mean", "size"])
+                     .reset_index().rename(columns={"mean": "score", "size": "n_segments"}).assign(seg_id=""))
     if progress:
         progress(0.85, "correlations")
     corr = _corr_frame(human, allscores, method, level, bootstrap).set_index("metric")
@@ -672,25 +677,33 @@ def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
             return float(r["value"]), float(r["ci_low"]), float(r["ci_high"]), int(r["n"])
         return np.nan, np.nan, np.nan, 0
 
+    def nseg(name):
+        sub = allscores[allscores["metric"] == name]
+        if "n_segments" in sub and (sub["seg_id"] == "").all():
+            return int(sub["n_segments"].max()) if len(sub) else 0
+        cells = sub.merge(human[["system", "seg_id"]], on=["system", "seg_id"])
+        return int(cells["seg_id"].nunique())
+
     ts = idx.tensors
     for m in metric_ids:
         ok = orange_king(ts[m], ties=ties, average=average, bootstrap=bootstrap)
         c, clo, chi, n = crow(m)
         klo, khi = ci(ok, "king")
         rows.append({"group": "standard metric", "label": m, "metrics": m, "king": ok.king, "king_lo": klo,
-                     "king_hi": khi, "orange": ok.orange, "corr": c, "corr_lo": clo, "corr_hi": chi, "n": n})
+                     "king_hi": khi, "orange": ok.orange, "corr": c, "corr_lo": clo, "corr_hi": chi, "n": n,
+                     "n_segments": nseg(m)})
         kq = idx.king([m], ties=ties, average=average, bootstrap=bootstrap)
         c, clo, chi, n = crow(f"queen:{m}")
         klo, khi = ci(kq, "king")
         rows.append({"group": "QUEEN of one metric", "label": f"QUEEN({m})", "metrics": m, "king": kq.king,
                      "king_lo": klo, "king_hi": khi, "orange": kq.orange, "corr": c, "corr_lo": clo,
-                     "corr_hi": chi, "n": n})
+                     "corr_hi": chi, "n": n, "n_segments": nseg(f"queen:{m}")})
     ks = idx.king(selected, ties=ties, average=average, bootstrap=bootstrap)
     c, clo, chi, n = crow(set_name)
     klo, khi = ci(ks, "king")
     rows.append({"group": "selected set", "label": set_name, "metrics": ",".join(selected), "king": ks.king,
                  "king_lo": klo, "king_hi": khi, "orange": ks.orange, "corr": c, "corr_lo": clo,
-                 "corr_hi": chi, "n": n})
+                 "corr_hi": chi, "n": n, "n_segments": nseg(set_name)})
     if progress:
         progress(1.0, "Figure 3 ready")
     return pd.DataFrame(rows)
