@@ -17,10 +17,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from evalcore.io import load_dataset  # noqa: E402
-from evalcore.judges import human_scores  # noqa: E402
-from evalcore.metrics.engine import score_table  # noqa: E402
-from evalcore.stats.tables import correlation_table  # noqa: E402
+from evalcore.io import load_dataset
+from evalcore.judges import human_scores
+from evalcore.metrics.engine import score_table
+from evalcore.stats.tables import correlation_table
 
 METRICS = ["bleu", "chrf"]
 

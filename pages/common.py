@@ -250,7 +250,7 @@ def segments_caption(table: pd.DataFrame, n_total: int, judged_only: str | None 
     if "n_segments" not in table or table.empty:
         return
     kind = table["kind"] == "metric" if "kind" in table else slice(None)
-    counts = sorted(set(int(x) for x in table.loc[kind, "n_segments"].dropna()))
+    counts = sorted({int(x) for x in table.loc[kind, "n_segments"].dropna()})
     if not counts:
         return
     span = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"

@@ -127,7 +127,7 @@ except Exception as exc:
     st.stop()
 pk = (h, tuple(metrics), criterion, tuple(chosen), method, level, mode, norm, ties, int(boot), judged_only)
 if len(pts):
-    ns = sorted(set(int(x) for x in pts["n_segments"]))
+    ns = sorted({int(x) for x in pts["n_segments"]})
     st.caption(f"Correlations over {ns[0]}{'-' + str(ns[-1]) if len(ns) > 1 else ''} of {ds.n_segments} segments.")
 fig = memo("fig3", pk, lambda: P.figure3(pts, f"{method} with {criterion} ({level} level)"))
 st.plotly_chart(fig, width="stretch", key="lva_fig3")

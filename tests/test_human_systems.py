@@ -13,10 +13,10 @@ import random
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import shared
 from sacrebleu.metrics import BLEU, CHRF
 from scipy import stats
 
-from conftest import shared
 from evalcore.cli import main
 from evalcore.dataset import Dataset
 from evalcore.metrics.engine import candidate_plan, score_table
@@ -99,7 +99,7 @@ def test_score_include_references_and_judged_only_match_sacrebleu(wmt21, tmp_pat
 # ---- engine: the candidate plan on small hand-built data ------------------------------------
 def _tiny(n_refs=2, seed=3):
     rng = random.Random(seed)
-    words = "the a cat dog sat on mat big red house".split()
+    words = ["the", "a", "cat", "dog", "sat", "on", "mat", "big", "red", "house"]
 
     def sent():
         return " ".join(rng.choice(words) for _ in range(rng.randint(3, 8)))
@@ -168,7 +168,7 @@ def test_tidy_judgements_with_empty_seg_id_are_system_scores(tmp_path, capsys):
     given = {"s0": 0.9, "s1": 0.1, "s2": 0.4}
     (d / "judgements.tsv").write_text("system\tseg_id\tjudgement\tscore\n" + "".join(
         f"{s}\t\tda\t{v}\n" for s, v in given.items()))
-    table, err = _run(["correlate", str(d), "--human", "da", "--metrics", "chrf", "--method", "kendall"],
+    table, _ = _run(["correlate", str(d), "--human", "da", "--metrics", "chrf", "--method", "kendall"],
                       tmp_path, capsys)
     r = ["a b c", "d e f"]
     outs = {"s0": ["a b c", "d e f"], "s1": ["a b x", "d x f"], "s2": ["x y c", "z y f"]}
@@ -182,7 +182,7 @@ def test_darr_on_small_scale_explains_empty_value_and_groups_are_counted(tmp_pat
     d = tmp_path / "d"
     d.mkdir()
     rng = random.Random(5)
-    words = "one two three four five six seven".split()
+    words = ["one", "two", "three", "four", "five", "six", "seven"]
     segs = [str(i) for i in range(1, 6)]
     (d / "segments.tsv").write_text("seg_id\tsource\n" + "".join(f"{s}\tx\n" for s in segs))
     (d / "references.tsv").write_text("seg_id\tref_id\ttext\n" + "".join(
@@ -222,9 +222,10 @@ def test_darr_on_small_scale_explains_empty_value_and_groups_are_counted(tmp_pat
 def test_learn_checks_before_training_and_accepts_a_file_path(tmp_path, monkeypatch, capsys):
     import time
 
+    from test_learned import toy_ranking_dataset
+
     from evalcore.io.tidy import write_tidy
     from evalcore.metrics.base import get_metric
-    from test_learned import toy_ranking_dataset
 
     monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
     d = tmp_path / "rank"

@@ -90,7 +90,6 @@ def _human(ds, args, note):
 
 
 def run(args) -> int:
-    import numpy as np
     import pandas as pd
 
     from ..io import load_dataset

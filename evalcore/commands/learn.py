@@ -97,9 +97,7 @@ def run(args) -> int:
     from ..learned.beer import train_beer, weights_table
     from ..learned.evaluate import baseline_scorers, compare_metrics, split_segments
     from ..learned.humanlike import train_humanlike
-    from ..learned.store import _jsonable, save_model
-
-    from ..learned.store import split_model_path
+    from ..learned.store import _jsonable, save_model, split_model_path
 
     out_dir = None
     if args.out:  # checked before loading and training: a bad name or folder fails at once
