@@ -145,7 +145,7 @@ def run(args) -> int:
         tab = score_table(ds, builtin, level=args.level, ref_ids=use_refs,
                           include_references=args.include_human_systems, segments=judged)
         notes += tab.attrs.get("notes", [])
-        if args.include_human_systems and not refs and ds.ref_ids:
+        if args.include_human_systems and not refs and len(ds.ref_ids) > 1:
             note("choose the reference set with --refs to score the other human translations as systems")
         frames.append(tab)
     scores = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["metric", "system", "seg_id", "score"])
