@@ -7,8 +7,7 @@ import streamlit as st
 
 from evalcore import analysis as A
 from evalcore import plots as P
-from evalcore.highlight import escape
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, judged_only_control, memo, progress_bar, scope, segments_caption, show_exception, syntax_note
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo, progress_bar, scope, segments_caption, show_exception, syntax_note
 
 ensure_shell(__file__)
 st.title("Systems")
@@ -24,7 +23,8 @@ def system_table(_ds, h, metrics, criteria, baseline, include_refs, norm, n_boot
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def judges_consensus(_ds, h, criterion):
-    return A.judges_consensus(_ds, criterion)
+    table = A.judges_consensus(_ds, criterion)
+    return table, table.attrs.pop("support")  # what the ranking rests on (not serialisable with the table)
 
 
 ds = scope(ds, "systems")
@@ -33,6 +33,7 @@ all_metrics = A.available_metrics(ds) if ds.systems and ds.ref_ids else []
 syntax_note(ds)
 c1, c2, c3 = st.columns([3, 2, 2])
 metrics = c1.multiselect("Metrics", all_metrics, default=A.default_metrics(ds), key="sys_metrics")
+long_segment_note(ds, metrics)
 criteria = c2.multiselect("Human criteria", ds.criteria, default=ds.criteria, key="sys_criteria")
 candidates = list(dict.fromkeys(ds.systems + [s for s in ds.judged if s not in ds.ref_ids]))
 baseline = c3.selectbox("Baseline for the paired test", ["(none)"] + candidates,
@@ -56,9 +57,9 @@ if include_refs and ds.ref_ids:
         st.info("Choose the reference set every candidate is scored against.")
         st.stop()
     left = [r for r in ds.ref_ids if r not in ref_ids]
-    st.caption(f"Human translations scored as systems against {escape(', '.join(ref_ids))}: "
-               f"{escape(', '.join(left)) or 'none (every reference set is chosen)'}; left out (the reference): "
-               f"{escape(', '.join(ref_ids))}.")
+    st.caption(f"Human translations scored as systems against {md(', '.join(ref_ids))}: "
+               f"{md(', '.join(left)) or 'none (every reference set is chosen)'}; left out (the reference): "
+               f"{md(', '.join(ref_ids))}.")
 if ds.criteria and judged_only_control(ds, "sys"):
     judged_only = criteria[0] if criteria else A.default_criterion(ds)
 
@@ -79,7 +80,7 @@ except Exception as exc:
 st.subheader("Scores")
 st.caption("Metric scores are corpus scores (summed sufficient statistics, sacreBLEU scale for BLEU/chrF/TER; "
            "TER, WER and PER: lower is better). Human scores: mean over segments. "
-           f"Marks: paired {test} test against **{escape(baseline)}** at p < 0.05 (▲ better, ▼ worse, ≈ not significant).")
+           f"Marks: paired {test} test against **{md(baseline)}** at p < 0.05 (▲ better, ▼ worse, ≈ not significant).")
 segments_caption(table, ds.n_segments, judged_only)
 key = (h, tuple(metrics), tuple(criteria), baseline, include_refs, norm, int(n_boot), test, ref_ids, judged_only)
 wide = memo("wide", key, lambda: A.system_wide(table))
@@ -122,11 +123,14 @@ with cc2:
     if ds.criteria:
         crit = st.selectbox("Of all judges of", ds.criteria, key="sys_sch_crit",
                             index=ds.criteria.index(A.default_criterion(ds)))
-        st.caption("Every (rater, segment) is a partial ballot ranking the systems it scored (seed 003).")
         try:
-            jc = judges_consensus(ds, h, crit)
+            jc, support = judges_consensus(ds, h, crit)
+            st.caption("Every (rater, segment) is a partial ballot ranking the systems it scored "
+                       f"(Callison-Burch 2009; Schulze 2011): {support.summary()}.")
+            if support.few:
+                st.warning(support.warning())
             st.dataframe(jc, hide_index=True, width="stretch")
-            download_table(jc, f"{ds.name}_schulze_judges_{crit}", key="sys_sch_j")
+            download_table(jc, f"{ds.name}_schulze_judges_{crit}", key="sys_sch_j", signature=support.summary())
         except Exception as exc:
             show_exception(exc, "Could not rank by the judges")
     else:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 
 NAME = "correlate"
+OUTPUTS = ("out",)  # checked before any work (evalcore.cli.check_outputs)
 HELP = "Correlate metric scores with human judgements (system or segment level, MTME semantics)."
 
 
@@ -40,7 +41,7 @@ def add_arguments(p) -> None:
     p.add_argument("--fisher", action="store_true", help="Fisher z CI when not bootstrapping")
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", help="write the table as TSV here instead of stdout")
+    p.add_argument("--out", help="write the table as TSV here instead of stdout (a .csv name writes CSV for spreadsheets)")
 
 
 def _byo_scores(path, dataset, refs, metrics, level):
@@ -144,6 +145,8 @@ def run(args) -> int:
 
         tab = score_table(ds, builtin, level=args.level, ref_ids=use_refs,
                           include_references=args.include_human_systems, segments=judged)
+        for w in tab.attrs.get("warnings", []):
+            print(f"warning: {w}", file=sys.stderr)
         notes += tab.attrs.get("notes", [])
         if args.include_human_systems and not refs and len(ds.ref_ids) > 1:
             note("choose the reference set with --refs to score the other human translations as systems")
@@ -183,7 +186,9 @@ def run(args) -> int:
     for line in notes:
         print(f"note: {line}", file=sys.stderr)
     if args.out:
-        table.to_csv(args.out, sep="\t", index=False)
+        from ..export import write_table
+
+        write_table(table, args.out)
         print(f"wrote {len(table)} row(s) to {args.out}", file=sys.stderr)
     else:
         table.to_csv(sys.stdout, sep="\t", index=False, float_format="%.6f")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 
 NAME = "score"
+OUTPUTS = ("out",)  # checked before any work (evalcore.cli.check_outputs)
 HELP = "Score a dataset with registered metrics; write a tidy TSV (metric, system, seg_id, score)."
 
 
@@ -28,7 +29,7 @@ def add_arguments(p):
                         "the --refs set; without --refs each is scored against the others (not comparable)")
     p.add_argument("--judged-only", nargs="?", const="", default=None, metavar="CRITERION",
                    help="only the segments the humans judged for each system (criterion: default the only one)")
-    p.add_argument("--out", help="output TSV (default: stdout)")
+    p.add_argument("--out", help="output TSV (default: stdout; a .csv name writes CSV for spreadsheets)")
     p.add_argument("--scores", action="append", default=[],
                    help="external scores TSV (metric, system, seg_id, score[, ref_id][, lp]); repeatable")
     p.add_argument("--list-metrics", action="store_true", help="list metric ids with their signatures and exit")
@@ -82,10 +83,14 @@ def run(args) -> int:
     judged = _judged_segments(ds, args.judged_only) if args.judged_only is not None else None
     table = score_table(ds, metrics, level=args.level, ref_ids=refs, include_references=args.include_references,
                         progress=StderrProgress("scoring"), segments=judged)
+    for w in table.attrs.get("warnings", []):
+        print(f"warning: {w}", file=sys.stderr)
     for line in table.attrs.get("notes", []):
         print(f"note: {line}", file=sys.stderr)
     if args.out:
-        table.to_csv(args.out, sep="\t", index=False)
+        from ..export import write_table
+
+        write_table(table, args.out)
         print(f"wrote {len(table)} rows to {args.out}", file=sys.stderr)
     else:
         table.to_csv(sys.stdout, sep="\t", index=False)
