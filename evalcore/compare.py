@@ -20,8 +20,8 @@ references per segment and puts human judgements in the same tables.
   than the other (smoothed ratio, defined in the docstring).
 * :func:`length_ratios`, :func:`length_bias` – output/reference length ratios and, per metric,
   the partial correlation of its per-segment score with the length ratio controlling for the
-  human score (Stanojević & Sima'an 2014 on tuning towards a metric: a metric that rewards longer
-  outputs at equal human quality is one a tuned system will exploit; spec §6).
+  human score (Stanojević & Sima'an 2015 on tuning towards a metric: a metric that rewards longer
+  outputs at equal human quality is one a tuned system will exploit; spec §6, seed 002 §5).
 * :func:`word_diff` – token-level diff of the two outputs (difflib), for the side-by-side view.
 
 Nothing here imports streamlit. Colours: :data:`COLOURS` (Okabe & Ito 2008, colour-blind safe).
@@ -631,7 +631,7 @@ def partial_correlation(x, y, z) -> tuple[float, float, int]:
 
 
 def length_bias(cmp: Comparison, criterion: str | None = None, alpha: float = 0.05) -> pd.DataFrame:
-    """Which metric would a system tuned on it exploit through length (Stanojević & Sima'an 2014).
+    """Which metric would a system tuned on it exploit through length (Stanojević & Sima'an 2015).
 
     Points: the outputs of both systems on the compared segments with a reference and a score
     of ``criterion`` (pooled: 2 points per segment at most). Per metric: ``r_length`` = Pearson
