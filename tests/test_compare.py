@@ -80,7 +80,7 @@ def test_headline_equals_sacrebleu_paired_tests(sample):
     texts = sample.sys_texts()
     refs = [sample.ref_texts()[r] for r in sample.ref_ids]
     assert all(t is not None for r in refs for t in r)
-    for test_type, col, n in (("bs", "p_bootstrap", 300), ("ar", "p_ar", 400)):
+    for test_type, col, n in (("bs", "p_bootstrap", 200), ("ar", "p_ar", 250)):
         if test_type == "bs":
             head = C.headline(cmp, n_bootstrap=n, n_ar=0).set_index("signal")
         else:
@@ -420,7 +420,7 @@ def _slice(ds, n):
 def test_wmt21_news_en_de():
     from evalcore.io import load_dataset
 
-    ds = _slice(load_dataset(shared("wmt21_news_mqm"), lp="en-de"), 80)
+    ds = _slice(load_dataset(shared("wmt21_news_mqm"), lp="en-de"), 50)
     a, b = ds.systems[:2]
     cmp = C.build(ds, a, b, ["bleu", "chrf"], ["mqm"])
     assert len(ds.ref_ids) >= 2 and cmp.segments["n_refs"].max() >= 2  # several references per segment
@@ -440,3 +440,60 @@ def test_wmt24_esa_en_cs_domains():
     assert "domain" in set(b_["bucket_type"])
     assert set(b_[b_["bucket_type"] == "domain"]["bucket"]) <= {"news", "social", "speech", "literary"}
     assert any("judged for both" in n for n in cmp.notes) or cmp.segments["a|human:esa"].notna().all()
+
+
+# ---------------------------------------------------------------------------------------------
+# the page (Streamlit AppTest)
+# ---------------------------------------------------------------------------------------------
+FAST_PAGE = {"cmp_boot": 100, "cmp_ar": 100}
+
+
+def test_compare_page_on_the_sample():
+    from test_pages import _charts, _frame, _open
+
+    at = _open("compare", {**FAST_PAGE, "cmp_a": "synonyms", "cmp_b": "literal", "cmp_metrics": ["bleu", "chrf"]})
+    assert at.title[0].value == "Compare two systems"
+    head = _frame(at, "winner").set_index("signal")
+    assert head.loc["metric:bleu", "winner"] == "literal" and head.loc["human:adequacy", "winner"] == "synonyms"
+    assert len(_charts(at)) >= 6  # win rates, scatter, histogram, buckets, word F, length bias
+    # the disagreement table opens the side-by-side view: both outputs, every reference for each
+    dis = _frame(at, "humans_prefer")
+    assert len(dis) == 20 and set(dis["metric_prefers"]) == {"literal"}
+    pick = dis["seg_id"].iloc[3]
+    at.selectbox(key="cmp_dis_pick").set_value(pick).run()
+    assert not at.exception
+    assert any(f"Source &#40;segment {pick}&#41;" in m.value for m in at.markdown)  # escaped label
+    assert sum("output vs " in m.value for m in at.markdown) == 12  # 6 references × 2 systems
+    # buckets by phenomenon tag
+    at.selectbox(key="cmp_bucket_kind").set_value("phenomenon tag").run()
+    assert not at.exception
+    buckets = _frame(at, "a_win_rate")
+    assert "A: synonym-absent-from-refs" in set(buckets["bucket"])
+    # changing the signal of the scatter changes the figure
+    at.selectbox(key="cmp_signal").set_value("human:adequacy").run()
+    assert not at.exception
+    assert any("human:adequacy per segment" in json_title(c) for c in _charts(at))
+    # the same system twice: a warning, not an error
+    at.selectbox(key="cmp_b").set_value("synonyms").run()
+    assert not at.exception and any("two different" in w.value for w in at.warning)
+
+
+def json_title(chart: dict) -> str:
+    t = chart.get("layout", {}).get("title", {})
+    return t.get("text", "") if isinstance(t, dict) else str(t)
+
+
+def test_compare_page_escapes_user_text(tmp_path, monkeypatch):
+    from test_pages import _open
+
+    monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
+    from evalcore import workspace
+    from evalcore.io import load_collection
+
+    workspace.save(load_collection(ROOT / "sample_data" / "xss_es_en"), "xss-cmp")
+    label = next(f"{m['name']} (saved {m.get('saved_at', '?')})" for m in workspace.list_saved())
+    at = _open("compare", {**FAST_PAGE, "dataset_label": label, "dataset_select": label})
+    html = [m.value for m in at.markdown]
+    assert any("&lt;script&gt;" in v for v in html)
+    assert not any("<script" in v or "<img" in v for v in html)
+
