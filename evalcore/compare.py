@@ -115,6 +115,18 @@ def configured_metric(metric_id: str, tokenize: str | None = None):
     return m
 
 
+def default_tokenizer(lp: str | None) -> tuple[str, str]:
+    """(sacreBLEU tokenizer, reason) for the target language of ``lp`` ("en-zh" -> zh): ``zh``
+    for Chinese, ``char`` for Japanese, Korean and Thai (no word segmenter is bundled), else
+    sacreBLEU's default ``13a``."""
+    tgt = (lp or "").split("-")[-1].lower()
+    if tgt.startswith("zh"):
+        return "zh", "Chinese target: sacreBLEU's zh tokenizer"
+    if tgt[:2] in ("ja", "ko", "th"):
+        return "char", f"target language {tgt}: characters (no word segmenter is bundled)"
+    return "13a", "sacreBLEU's default 13a tokenizer"
+
+
 def _tokens(text: str | None, tokenize: str) -> list[str]:
     from .metrics.tokenize import tokenize as tok
 

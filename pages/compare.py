@@ -22,16 +22,6 @@ PAGE_SIZE = 20
 TOKENIZERS = ["13a", "intl", "char", "zh", "none"]
 
 
-def default_tokenizer(lp: str) -> tuple[str, str]:
-    """(tokenizer, why) for the target language of ``lp``."""
-    tgt = (lp or "").split("-")[-1].lower()
-    if tgt.startswith("zh"):
-        return "zh", "Chinese target: sacreBLEU's zh tokenizer"
-    if tgt.startswith("ja") or tgt.startswith("ko") or tgt.startswith("th"):
-        return "char", f"{tgt} target: characters (no word segmenter bundled)"
-    return "13a", "sacreBLEU's default 13a tokenizer"
-
-
 @st.cache_resource(show_spinner=False, max_entries=4)
 def build(_ds, h, a, b, metrics, criteria, tokenize, norm):
     return C.build(_ds, a, b, list(metrics), list(criteria), tokenize=tokenize, normalisation=norm)
@@ -63,7 +53,7 @@ b = c2.selectbox("System B (blue)", ds.systems, key="cmp_b")
 if a == b:
     st.warning("Choose two different systems.")
     st.stop()
-tok0, why = default_tokenizer(ds.lp)
+tok0, why = C.default_tokenizer(ds.lp)
 known = A.available_metrics(ds) if ds.ref_ids else []
 with st.expander("Signals and tests", expanded=False):
     s1, s2 = st.columns([3, 2])

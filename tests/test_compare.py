@@ -396,6 +396,11 @@ def test_cli_tokenize_reaches_the_metrics(tmp_path):
     want = sacrebleu.corpus_bleu(ds.sys_texts()["synonyms"], refs, tokenize="char").score
     assert head["score_a"].iloc[0] == pytest.approx(want, abs=1e-5)
     assert "tok:char" in head["signature"].iloc[0]
+    # without --tokenize: chosen from the target language, and said so
+    assert [C.default_tokenizer(lp)[0] for lp in ("en-zh", "en-ja", "en-de", "")] == ["zh", "char", "13a", "13a"]
+    r = _cli(str(SAMPLE), "--a", "synonyms", "--b", "literal", "--metrics", "bleu", "--human", "none",
+             "--bootstrap", "0", "--ar", "0")
+    assert r.returncode == 0 and "note: tokenizer 13a" in r.stderr
 
 
 def test_cli_bad_input_exits_2(tmp_path):

@@ -26,9 +26,10 @@ def add_arguments(p) -> None:
     p.add_argument("--metrics", default="bleu,chrf,ter", help="comma-separated metric ids (default: bleu,chrf,ter)")
     p.add_argument("--human", default=None,
                    help="comma-separated human criteria (default: every criterion of the data; 'none' for none)")
-    p.add_argument("--tokenize", default="13a",
+    p.add_argument("--tokenize", default=None,
                    help="sacreBLEU tokenizer for every metric with a tokenizer option, lengths and n-grams "
-                        "(13a, intl, char, zh, none; default 13a)")
+                        "(13a, intl, char, zh, none; default: zh for Chinese targets, char for Japanese, "
+                        "Korean and Thai, else 13a; the choice is reported)")
     p.add_argument("--normalisation", choices=["raw", "z", "percentile"], default="raw",
                    help="per-rater normalisation of the human scores (default raw)")
     p.add_argument("--bootstrap", type=int, default=1000, help="paired bootstrap resamples (default 1000, as sacreBLEU)")
@@ -105,6 +106,9 @@ def run(args) -> int:
     for m in metrics:
         C.configured_metric(m, args.tokenize)  # unknown ids or tokenizers fail before loading
     ds = load_dataset(args.path, lp=args.lp)
+    if args.tokenize is None:
+        args.tokenize, why = C.default_tokenizer(ds.lp)
+        print(f"note: tokenizer {args.tokenize} ({why}); choose another with --tokenize", file=sys.stderr)
     if args.human is None:
         criteria = None
     elif args.human.strip().lower() == "none":
