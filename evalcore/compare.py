@@ -32,8 +32,8 @@ import copy
 import difflib
 import math
 from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -217,8 +217,9 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
         stats[m] = (out["a"][1], out["b"][1])
         if progress:
             progress((k + 1) / n, f"scoring: {m}")
-    from .judges import human_scores
     import warnings
+
+    from .judges import human_scores
 
     for k, c in enumerate(criteria):
         with warnings.catch_warnings():

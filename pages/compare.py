@@ -12,7 +12,14 @@ from evalcore import highlight as H
 from evalcore import plots_compare as PC
 from evalcore.commands.compare import tables as compare_tables
 from evalcore.plots import with_signature
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, show_exception, syntax_note
+from pages.common import (
+    current_dataset,
+    download_figure,
+    download_table,
+    ensure_shell,
+    show_exception,
+    syntax_note,
+)
 
 ensure_shell(__file__)
 st.title("Compare two systems")
