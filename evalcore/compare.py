@@ -193,7 +193,10 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
                      "len_a": len(_tokens(ta[i], tokenize)), "len_b": len(_tokens(tb[i], tokenize))})
     frame = pd.DataFrame(rows)
     no_ref = int((~frame["has_ref"]).sum())
-    if no_ref:
+    if no_ref == len(frame):
+        notes.append("no compared segment has a reference: reference-based metrics, length ratios and n-gram "
+                     "tables are empty")
+    elif no_ref:
         notes.append(f"{no_ref} compared segment(s) have no reference: metric scores use the other "
                      f"{int(frame['has_ref'].sum())}")
     stats = {}
@@ -677,7 +680,7 @@ def length_bias(cmp: Comparison, criterion: str | None = None, alpha: float = 0.
             rewards = "no length preference found"
         rows.append({"metric": m, "criterion": criterion, "n_points": n, "r_length": r_len, "partial_r": pr,
                      "p_value": p, "rewards": rewards})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["metric", "criterion", "n_points", "r_length", "partial_r", "p_value", "rewards"])
 
 
 # =============================================================================================
