@@ -502,3 +502,20 @@ def test_compare_page_escapes_user_text(tmp_path, monkeypatch):
     assert any("&lt;script&gt;" in v for v in html)
     assert not any("<script" in v or "<img" in v for v in html)
 
+
+
+def test_left_out_segments_and_missing_references_are_reported(sample):
+    from evalcore.commands.compare import tables
+
+    o = sample.outputs
+    part = Dataset("p", sample.lp, sample.segments, sample.references,
+                   o[~((o["system"] == "literal") & (o["seg_id"].astype(int) < 10))], sample.judgements, sample.tags)
+    cmp = C.build(part, "synonyms", "literal", ["bleu"], ["adequacy"])
+    assert cmp.notes == ["9 of 33 segments left out: at least one of the two systems has no output there"]
+    assert C.headline(cmp, 50, 50)["n_segments"].tolist() == [24, 24]
+    bare = Dataset("n", sample.lp, sample.segments, outputs=sample.outputs, judgements=sample.judgements)
+    cmp = C.build(bare, "synonyms", "literal", [], ["adequacy"])
+    assert any("no compared segment has a reference" in n for n in cmp.notes)
+    t = tables(cmp, 20, 20, "bootstrap", 0.05, 5)
+    assert t["headline"]["signal"].tolist() == ["human:adequacy"]
+    assert t["characteristic_ngrams"].empty and list(t["length_bias"].columns)[:2] == ["metric", "criterion"]
