@@ -135,7 +135,7 @@ def _tokens(text: str | None, tokenize: str) -> list[str]:
 
 def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "chrf"),
           criteria: Sequence[str] | None = None, tokenize: str = "13a", normalisation: str = "raw",
-          progress: Progress = None) -> Comparison:
+          judged_only: bool = False, progress: Progress = None) -> Comparison:
     """Collect the per-segment material of systems ``a`` and ``b`` on ``dataset``.
 
     Segments: those where both systems have an output (others are counted in ``notes``).
@@ -145,6 +145,8 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
     averaged; :func:`evalcore.judges.human_scores`), NaN where a system is unjudged.
     ``criteria=None`` takes every criterion of the dataset. ``tokenize`` is passed to every
     metric with a tokenizer option and used for lengths, n-grams and the word F-measure.
+    ``judged_only`` keeps only the segments where both systems have a judgement of one of the
+    criteria, so metric and human scores are over the same segments (a note says how many).
     """
     from .metrics.engine import scorable
 
@@ -174,6 +176,16 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
     if len(keep) < dataset.n_segments:
         notes.append(f"{dataset.n_segments - len(keep)} of {dataset.n_segments} segments left out: "
                      "at least one of the two systems has no output there")
+    if judged_only:
+        if not criteria:
+            raise ValueError("judged segments only: choose at least one human criterion")
+        j = dataset.judgements
+        j = j[j["judgement"].isin(criteria)]
+        both = set(j[j["system"] == a]["seg_id"].astype(str)) & set(j[j["system"] == b]["seg_id"].astype(str))
+        before = len(keep)
+        keep = [i for i in keep if str(seg["seg_id"].iloc[i]) in both]
+        notes.append(f"judged segments only: {len(keep)} of the {before} segments both systems translated are "
+                     f"judged for both ({', '.join(criteria)}); metric scores use those too")
     if not keep:
         raise ValueError(f"{a!r} and {b!r} have no segment in common")
     ref_t = dataset.ref_texts()

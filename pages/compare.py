@@ -30,8 +30,9 @@ TOKENIZERS = ["13a", "intl", "char", "zh", "none"]
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
-def build(_ds, h, a, b, metrics, criteria, tokenize, norm):
-    return C.build(_ds, a, b, list(metrics), list(criteria), tokenize=tokenize, normalisation=norm)
+def build(_ds, h, a, b, metrics, criteria, tokenize, norm, judged_only):
+    return C.build(_ds, a, b, list(metrics), list(criteria), tokenize=tokenize, normalisation=norm,
+                   judged_only=judged_only)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -77,6 +78,9 @@ with st.expander("Signals and tests", expanded=False):
     n_boot = int(s6.number_input("Bootstrap resamples", 0, 10000, 1000, step=100, key="cmp_boot"))
     n_ar = int(s7.number_input("Randomisation trials", 0, 20000, 1000, step=500, key="cmp_ar",
                                help="sacreBLEU's default is 10,000; 1,000 keeps the page fast."))
+    judged_only = st.checkbox("Judged segments only", value=False, key="cmp_judged", disabled=not criteria,
+                              help="Only the segments both systems are judged on, so metric and human scores are "
+                                   "over the same segments.") and bool(criteria)
 if not metrics and not criteria:
     st.info("Choose at least one metric or human criterion under *Signals and tests*.")
     st.stop()
@@ -86,8 +90,8 @@ st.caption(f"Tokenizer **{H.escape(tokenize)}**" + (f" (chosen for you: {H.escap
 
 try:
     with st.spinner("Scoring both systems…"):
-        cmp = build(ds, h, a, b, tuple(metrics), tuple(criteria), tokenize, norm)
-        key = (h, a, b, tuple(metrics), tuple(criteria), tokenize, norm)
+        cmp = build(ds, h, a, b, tuple(metrics), tuple(criteria), tokenize, norm, judged_only)
+        key = (h, a, b, tuple(metrics), tuple(criteria), tokenize, norm, judged_only)
         T = all_tables(cmp, key, n_boot, n_ar, test)
 except Exception as exc:
     show_exception(exc, "Could not compare the systems")

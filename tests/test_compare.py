@@ -519,3 +519,17 @@ def test_left_out_segments_and_missing_references_are_reported(sample):
     t = tables(cmp, 20, 20, "bootstrap", 0.05, 5)
     assert t["headline"]["signal"].tolist() == ["human:adequacy"]
     assert t["characteristic_ngrams"].empty and list(t["length_bias"].columns)[:2] == ["metric", "criterion"]
+
+
+def test_judged_only_restricts_every_signal_to_the_same_segments():
+    from evalcore.io import load_dataset
+
+    ds = _slice(load_dataset(shared("wmt24_esa"), lp="en-cs"), 400)
+    a, b = ds.systems[:2]
+    cmp = C.build(ds, a, b, ["chrf"], ["esa"], judged_only=True)
+    j = ds.judgements
+    both = set(j[j["system"] == a]["seg_id"].astype(str)) & set(j[j["system"] == b]["seg_id"].astype(str))
+    assert set(cmp.segments["seg_id"]) == both and len(both) < ds.n_segments
+    assert any(n.startswith(f"judged segments only: {len(both)} of the") for n in cmp.notes)
+    head = C.headline(cmp, 0, 0).set_index("signal")
+    assert head.loc["metric:chrf", "n_segments"] == head.loc["human:esa", "n_segments"] == len(both)

@@ -32,6 +32,8 @@ def add_arguments(p) -> None:
                         "Korean and Thai, else 13a; the choice is reported)")
     p.add_argument("--normalisation", choices=["raw", "z", "percentile"], default="raw",
                    help="per-rater normalisation of the human scores (default raw)")
+    p.add_argument("--judged-only", action="store_true",
+                   help="only the segments both systems are judged on (metric and human scores over the same segments)")
     p.add_argument("--bootstrap", type=int, default=1000, help="paired bootstrap resamples (default 1000, as sacreBLEU)")
     p.add_argument("--ar", type=int, default=10000,
                    help="approximate randomisation trials (default 10000, as sacreBLEU)")
@@ -115,7 +117,8 @@ def run(args) -> int:
         criteria = []
     else:
         criteria = [c.strip() for c in args.human.split(",") if c.strip()]
-    cmp = C.build(ds, args.a, args.b, metrics, criteria, tokenize=args.tokenize, normalisation=args.normalisation)
+    cmp = C.build(ds, args.a, args.b, metrics, criteria, tokenize=args.tokenize, normalisation=args.normalisation,
+                  judged_only=args.judged_only)
     for note in cmp.notes:
         print(f"note: {note}", file=sys.stderr)
     tabs = tables(cmp, args.bootstrap, args.ar, args.test, args.alpha, args.top)
