@@ -165,14 +165,20 @@ def test_pages_on_wmt21_en_de(tmp_path, monkeypatch):
     label = next(f"{m['name']} (saved {m.get('saved_at', '?')})" for m in workspace.list_saved())
     small = {"dataset_label": label, "dataset_select": label, "systems_scope": 30, "hl_scope": 30, "lva_scope": 30, "qvh_scope": 30,
              "div_scope": 30, "sys_metrics": ["bleu", "chrf"], "hl_metrics": ["bleu", "chrf"],
-             "lva_metrics": ["bleu", "chrf"], "div_metrics": ["bleu", "chrf"], "qvh_set": ["bleu", "chrf"], **FAST}
-    for page in ("systems", "human_likeness", "likeness_vs_acceptability", "queen_vs_human", "divergence", "judges"):
+             "lva_metrics": ["bleu", "chrf"], "div_metrics": ["bleu", "chrf"], "qvh_set": ["bleu", "chrf"],
+             "cmp_metrics": ["chrf"], **FAST}
+    for page in ("systems", "human_likeness", "likeness_vs_acceptability", "queen_vs_human", "divergence", "judges",
+                 "compare"):
         at = _open(page, small)
         if page == "judges":
             assert any("Only one rater" in i.value for i in at.info)
         if page == "systems":
             wide = _frame(at, "mqm")
             assert "bleu" in wide.columns
+        if page == "compare":  # all 1,002 segments (no scope), three references, MQM
+            head = _frame(at, "winner")
+            assert head["signal"].tolist() == ["metric:chrf", "human:mqm"]
+            assert head["n_segments"].iloc[0] == 1002
 
 
 def test_syntactic_metrics_listed_or_reason_given(tmp_path):
