@@ -43,8 +43,9 @@ from .dataset import Dataset
 
 Progress = Callable[[float, str], None] | None
 
-#: Okabe-Ito colours (colour-blind safe): system A, system B, no difference
-COLOURS = {"a": "#E69F00", "b": "#0072B2", "tie": "#999999", "disagree": "#D55E00", "agree": "#009E73"}
+#: Okabe-Ito colours (colour-blind safe): system A, system B, no difference, and the length-bias directions
+COLOURS = {"a": "#E69F00", "b": "#0072B2", "tie": "#999999", "disagree": "#D55E00", "agree": "#009E73",
+           "longer": "#D55E00", "shorter": "#CC79A7"}
 
 #: reference-length bucket edges (tokens), compare-mt's default sentence-length buckets
 LENGTH_CUTOFFS = (10, 20, 30, 40, 50, 60)

@@ -49,7 +49,7 @@ def scatter_ab(seg: pd.DataFrame, signal: str, a: str, b: str) -> go.Figure:
     x, y = seg[f"{signal} A"].to_numpy(float), seg[f"{signal} B"].to_numpy(float)
     ok = np.isfinite(x) & np.isfinite(y)
     trace = go.Scattergl if ok.sum() > SCATTERGL_MIN else go.Scatter
-    fig = go.Figure(trace(x=x[ok], y=y[ok], mode="markers", marker=dict(color=COLOURS["b"], opacity=0.6, size=7),
+    fig = go.Figure(trace(x=x[ok], y=y[ok], mode="markers", marker=dict(color="#444444", opacity=0.6, size=7),
                           text=[_safe(s) for s in seg["seg_id"][ok]],
                           hovertemplate="segment %{text}<br>A %{x:.3f}<br>B %{y:.3f}<extra></extra>"))
     if ok.any():
@@ -108,7 +108,7 @@ def word_f_bars(table: pd.DataFrame, a: str, b: str) -> go.Figure:
 def length_bias_bars(table: pd.DataFrame) -> go.Figure:
     """Partial correlation of each metric with the length ratio, controlling for the human score;
     positive: the metric rewards longer outputs at equal human quality."""
-    colours = [COLOURS["disagree"] if r == "longer outputs" else COLOURS["b"] if r == "shorter outputs"
+    colours = [COLOURS["longer"] if r == "longer outputs" else COLOURS["shorter"] if r == "shorter outputs"
                else COLOURS["tie"] for r in table["rewards"]]
     fig = go.Figure(go.Bar(x=[_safe(m) for m in table["metric"]], y=table["partial_r"], marker_color=colours,
                            text=[_safe(r) for r in table["rewards"]], textposition="outside",

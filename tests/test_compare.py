@@ -533,3 +533,20 @@ def test_judged_only_restricts_every_signal_to_the_same_segments():
     assert any(n.startswith(f"judged segments only: {len(both)} of the") for n in cmp.notes)
     head = C.headline(cmp, 0, 0).set_index("signal")
     assert head.loc["metric:chrf", "n_segments"] == head.loc["human:esa", "n_segments"] == len(both)
+
+
+def test_figures_use_webgl_for_big_scatters_and_escape_names():
+    from evalcore import plots_compare as PC
+
+    n = 1500
+    seg = pd.DataFrame({"seg_id": [str(i) for i in range(n)], "metric:bleu A": np.linspace(0, 1, n),
+                        "metric:bleu B": np.linspace(1, 0, n), "Δ metric:bleu": np.linspace(1, -1, n)})
+    big = PC.scatter_ab(seg, "metric:bleu", "<b>x</b>", "y")
+    assert big.data[0].type == "scattergl" and "<b>" not in big.layout.xaxis.title.text
+    small = PC.scatter_ab(seg.head(50), "metric:bleu", "x", "y")
+    assert small.data[0].type == "scatter"
+    head = pd.DataFrame({"signal": ["metric:bleu"], "winner": ["y"]})
+    wins = pd.DataFrame({"signal": ["metric:bleu"], "a_win_rate": [0.2], "a_wins": [1], "b_wins": [4], "ties": [0],
+                         "n_segments": [5]})
+    fig = PC.win_rates(wins, head, "x", "y")
+    assert fig.data[0].marker.color[0] == C.COLOURS["b"]  # B won: B's colour
