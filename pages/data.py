@@ -5,11 +5,10 @@ import streamlit as st
 
 from evalcore import workspace
 from evalcore.dataset import Dataset
-from evalcore.highlight import escape
 from evalcore.io import FileSource, load_collection
 from evalcore.plots import length_histogram
 from evalcore.problems import DataError
-from pages.common import syntax_note, download_figure, download_table, show_exception, show_report
+from pages.common import download_figure, download_table, md, show_exception, show_report, syntax_note
 
 
 
@@ -42,6 +41,22 @@ def metric_signatures(metrics: tuple) -> str:
     from evalcore.metrics import get_metric
 
     return " ; ".join(f"{m}: {get_metric(m).signature()}" for m in metrics)
+
+
+def _capabilities(ds: Dataset) -> None:
+    """References per segment and the analyses they enable (evalcore.capabilities)."""
+    from evalcore.capabilities import capability_table, qarla_missing, references_per_segment_text
+
+    st.markdown(f"**References per segment** (reference sets with text): {references_per_segment_text(ds)}")
+    missing = qarla_missing(ds, judgements=False, quote=md)
+    if missing:
+        st.warning(f"ORANGE, KING, QUEEN and the metric-set search (Human-likeness, Likeness vs acceptability, "
+                   f"QUEEN vs human) are unavailable: they need {missing}. Each reference is held out in turn and "
+                   "scored against the others (Amigó et al. 2005, 2006). Metric scores and correlations work.")
+    caps = capability_table(ds)
+    st.markdown("**What this dataset supports**")
+    st.dataframe(caps, hide_index=True, width="stretch")
+    download_table(caps, f"{ds.name}_{ds.lp}_capabilities", key="capabilities")
 
 
 from pages.common import ensure_shell
@@ -79,7 +94,7 @@ with tab_add:
                 with st.spinner("Validating…"):
                     coll = load_collection(src, name=name or None)
                 stored = workspace.save(coll, name or next(iter(coll.values())).name, source=source_desc)
-                st.success(f"Saved as **{stored}** ({', '.join(k or '-' for k in coll)}). "
+                st.success(f"Saved as **{md(stored)}** ({md(', '.join(k or '-' for k in coll))}). "
                            "Choose it in the sidebar.")
                 for d in coll.values():
                     if d.warnings:
@@ -114,8 +129,8 @@ with tab_add:
                 if saved_name:
                     for data, fname in files:
                         workspace.save_parses(saved_name, ds.lp, fname, data)
-                st.success(f"Parses registered for {escape(ds.name)} {escape(ds.lp)}"
-                           + (f" and kept with the saved dataset {saved_name}." if saved_name else
+                st.success(f"Parses registered for {md(ds.name)} {md(ds.lp)}"
+                           + (f" and kept with the saved dataset {md(saved_name)}." if saved_name else
                               " for this session (save the dataset to keep them)."))
                 if rep.problems:
                     show_report(rep)
@@ -138,9 +153,9 @@ with tab_manage:
                                "source": m.get("source", "")} for m in saved])
         st.dataframe(table, hide_index=True, width="stretch")
         victim = st.selectbox("Delete a saved dataset", ["—"] + [m["name"] for m in saved], key="delete_choice")
-        if victim != "—" and st.button(f"Delete {victim}", key="do_delete"):
+        if victim != "—" and st.button(f"Delete {md(victim)}", key="do_delete"):
             workspace.delete(victim)
-            st.success(f"Deleted {victim}.")
+            st.success(f"Deleted {md(victim)}.")
             st.rerun()
 
 if ds is None:
@@ -150,7 +165,7 @@ if ds is None:
 
 # ---------------------------------------------------------------- overview
 with tab_overview:
-    st.subheader(f"{escape(ds.name)} {escape(ds.lp)}")
+    st.subheader(f"{md(ds.name)} {md(ds.lp)}")
     ov = ds.overview()
     cols = st.columns(4)
     for i, key in enumerate(["segments", "reference sets", "systems with text", "judgements"]):
@@ -159,6 +174,7 @@ with tab_overview:
 
     st.dataframe(pd.DataFrame({"property": list(ov), "value": [str(v) for v in ov.values()]}),
                  hide_index=True, width="stretch")
+    _capabilities(ds)
     if ds.warnings:
         from evalcore.problems import Report
 

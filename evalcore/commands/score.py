@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 
 NAME = "score"
+OUTPUTS = ("out",)  # checked before any work (evalcore.cli.check_outputs)
 HELP = "Score a dataset with registered metrics; write a tidy TSV (metric, system, seg_id, score)."
 
 
@@ -23,7 +24,7 @@ def add_arguments(p):
     p.add_argument("--refs", help="comma-separated reference sets to use, in this order (default: all)")
     p.add_argument("--include-references", action="store_true",
                    help="also score each reference set as a system against the other reference sets")
-    p.add_argument("--out", help="output TSV (default: stdout)")
+    p.add_argument("--out", help="output TSV (default: stdout; a .csv name writes CSV for spreadsheets)")
     p.add_argument("--scores", action="append", default=[],
                    help="external scores TSV (metric, system, seg_id, score[, ref_id][, lp]); repeatable")
     p.add_argument("--list-metrics", action="store_true", help="list metric ids with their signatures and exit")
@@ -57,8 +58,12 @@ def run(args) -> int:
     refs = [r.strip() for r in args.refs.split(",") if r.strip()] if args.refs else None
     table = score_table(ds, metrics, level=args.level, ref_ids=refs,
                         include_references=args.include_references, progress=StderrProgress("scoring"))
+    for w in table.attrs.get("warnings", []):
+        print(f"warning: {w}", file=sys.stderr)
     if args.out:
-        table.to_csv(args.out, sep="\t", index=False)
+        from ..export import write_table
+
+        write_table(table, args.out)
         print(f"wrote {len(table)} rows to {args.out}", file=sys.stderr)
     else:
         table.to_csv(sys.stdout, sep="\t", index=False)
