@@ -232,6 +232,11 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
             out[side] = (segs, st)
         assert out["a"][0] == out["b"][0]  # same present outputs and references on both sides
         stats[m] = (out["a"][1], out["b"][1])
+        refused = int((~(np.isfinite(out["a"][1]).all(axis=1) & np.isfinite(out["b"][1]).all(axis=1))).sum()) \
+            if len(out["a"][1]) else 0
+        if refused:
+            notes.append(f"{m}: {refused} segment(s) left out for both systems: the metric refused a text "
+                         "longer than its length cap")
         if progress:
             progress((k + 1) / n, f"scoring: {m}")
     import warnings
@@ -268,12 +273,15 @@ def _pair_values(cmp: Comparison, signal: str, rows: np.ndarray | None = None):
         m = signal[7:]
         metric = cmp.metric_objects[m]
         sa, sb = cmp.stats[m]
-        has = f["has_ref"].to_numpy(bool)
-        pick = sel[has]  # stats rows are the has_ref rows in order
+        ok = f["has_ref"].to_numpy(bool).copy()
+        # stats rows are the has_ref rows in order; a metric may refuse a segment (NaN row, e.g.
+        # TER on a text over its length cap): such segments are left out for both systems
+        ok[ok] = np.isfinite(sa).all(axis=1) & np.isfinite(sb).all(axis=1)
+        pick = (sel & ok)[f["has_ref"].to_numpy(bool)]
 
         def fn(summed, metric=metric):
             return metric.score_from_stats(np.atleast_2d(summed))
-        return sa[pick], sb[pick], fn, sel & has
+        return sa[pick], sb[pick], fn, sel & ok
     va, vb = f[f"a|{signal}"].to_numpy(float), f[f"b|{signal}"].to_numpy(float)
     mask = sel & ~np.isnan(va) & ~np.isnan(vb)
     return va[mask], vb[mask], None, mask
@@ -468,7 +476,7 @@ def bucket_table(cmp: Comparison, buckets: list[tuple[str, np.ndarray]], kind: s
             d = orient * (va - vb)
             n = int(mask.sum())
             aw, bw = int((d > 0).sum()), int((d < 0).sum())
-            ties = n - aw - bw
+            ties = int((d == 0).sum())
             rows.append({"bucket_type": kind, "bucket": label, "signal": sig, "n_segments": n,
                          "score_a": _score(sa, fn), "score_b": _score(sb, fn), "a_wins": aw, "b_wins": bw,
                          "ties": ties, "a_win_rate": (aw + ties / 2) / n if n else float("nan")})

@@ -17,6 +17,7 @@ from pages.common import (
     download_figure,
     download_table,
     ensure_shell,
+    md,
     show_exception,
     syntax_note,
 )
@@ -84,7 +85,7 @@ with st.expander("Signals and tests", expanded=False):
 if not metrics and not criteria:
     st.info("Choose at least one metric or human criterion under *Signals and tests*.")
     st.stop()
-st.caption(f"Tokenizer **{H.escape(tokenize)}**" + (f" (chosen for you: {H.escape(why)})" if tokenize == tok0 else "")
+st.caption(f"Tokenizer **{md(tokenize)}**" + (f" (chosen for you: {md(why)})" if tokenize == tok0 else "")
            + f"; paired tests with seed 12345, {n_boot:,} bootstrap resamples and {n_ar:,} randomisation trials "
            "(sacreBLEU's semantics).")
 
@@ -97,7 +98,7 @@ except Exception as exc:
     show_exception(exc, "Could not compare the systems")
     st.stop()
 for note in cmp.notes:
-    st.info(H.escape(note))
+    st.info(md(note))
 sig = cmp.signature(f"paired bootstrap {n_boot}, approximate randomisation {n_ar}, seed 12345; winner by {test}")
 name = f"{ds.name}_{a}_vs_{b}"
 
@@ -238,7 +239,7 @@ st.caption("N-grams (n ≤ 4) one system matches in the references more often th
 n1, n2 = st.columns(2)
 for col, who, label in ((n1, a, "A"), (n2, b, "B")):
     with col:
-        st.markdown(f"**Favour {label} = {H.escape(who)}**")
+        st.markdown(f"**Favour {label} = {md(who)}**")
         part = ng[ng["favours"] == who]
         st.dataframe(part, hide_index=True, width="stretch", column_config={
             "score": st.column_config.NumberColumn(format="%.3f")})

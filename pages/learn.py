@@ -170,8 +170,8 @@ if crit and all(s in ds.systems for s in pair):
         bl, hu = hv.loc["metric:bleu"], hv.loc[f"human:{crit}"]
         st.markdown(
             f"Put **{pair[0]}** (A) beside **{pair[1]}** (B). Corpus BLEU: {bl['score_a']:.1f} vs {bl['score_b']:.1f} "
-            f"(paired bootstrap p = {bl['p_bootstrap']:.3f}: **{H.escape(bl['winner'])}** wins). Mean {crit}: "
-            f"{hu['score_a']:.2f} vs {hu['score_b']:.2f} (p = {hu['p_bootstrap']:.3f}: **{H.escape(hu['winner'])}** wins). "
+            f"(paired bootstrap p = {bl['p_bootstrap']:.3f}: **{md(bl['winner'])}** wins). Mean {md(crit)}: "
+            f"{hu['score_a']:.2f} vs {hu['score_b']:.2f} (p = {hu['p_bootstrap']:.3f}: **{md(hu['winner'])}** wins). "
             "Both verdicts are significant and opposite: the paraphrases use words no reference has (Amigó et al. "
             "2006; Ananthakrishnan et al. 2007). The Compare page shows where: the segments where BLEU and the humans "
             "disagree, every reference with the matched n-grams, and the phenomenon buckets.")

@@ -550,3 +550,24 @@ def test_figures_use_webgl_for_big_scatters_and_escape_names():
                          "n_segments": [5]})
     fig = PC.win_rates(wins, head, "x", "y")
     assert fig.data[0].marker.color[0] == C.COLOURS["b"]  # B won: B's colour
+
+
+def test_segments_a_metric_refuses_are_left_out_for_both_systems():
+    import sacrebleu
+
+    from evalcore.metrics.base import MAX_ALIGN_TOKENS
+
+    ds = _tiny()
+    long = " ".join(["fish"] * (MAX_ALIGN_TOKENS + 5))
+    outs = ds.outputs.copy()
+    outs.loc[(outs["system"] == "A") & (outs["seg_id"] == "1"), "text"] = long
+    ds = Dataset("long", ds.lp, ds.segments, ds.references, outs, ds.judgements, ds.tags)
+    cmp = C.build(ds, "A", "B", ["ter", "bleu"], ["adequacy"])
+    assert any(n.startswith("ter: 1 segment(s) left out for both systems") for n in cmp.notes)
+    head = C.headline(cmp, 50, 50).set_index("signal")
+    assert head.loc["metric:ter", "n_segments"] == 5 and head.loc["metric:bleu", "n_segments"] == 6
+    # TER of B over the 5 kept segments, by sacreBLEU
+    want = sacrebleu.corpus_ter(OUT_B[1:], [REF1[1:], REF2[1:]]).score
+    assert head.loc["metric:ter", "score_b"] == pytest.approx(want, abs=1e-9)
+    b = C.bucket_table(cmp, C.document_buckets(cmp), "document")
+    assert b[(b["bucket"] == "d1") & (b["signal"] == "metric:ter")]["n_segments"].iloc[0] == 2

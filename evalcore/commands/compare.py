@@ -9,9 +9,7 @@ segments or metrics go to stderr and into ``notes.txt``.
 """
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 NAME = "compare"
@@ -44,32 +42,26 @@ def add_arguments(p) -> None:
     p.add_argument("--out", help="folder to write every table into as TSV (created if missing)")
 
 
+TABLES = ("headline", "segments", "disagreements", "buckets", "word_f_by_frequency", "characteristic_ngrams",
+          "length_ratios", "length_bias")
+
+
 def _check_out(out: str | None) -> Path | None:
-    """Fail before any computation when --out cannot be a writable folder."""
+    """Before any computation: --out must be (or become) a folder where every table can be
+    written (:func:`evalcore.cli.check_outputs` lists every problem; exit code 2)."""
     if not out:
         return None
+    from ..cli import check_outputs
+
     path = Path(out)
     if path.exists() and not path.is_dir():
-        raise ValueError(f"--out {out}: exists and is not a folder")
-    path.mkdir(parents=True, exist_ok=True)
-    if not os.access(path, os.W_OK):
-        raise ValueError(f"--out {out}: folder is not writable")
-    return path
-
-
-def _write(df, path: Path, signature: str) -> None:
-    """TSV with a signature column, written to a temporary file and renamed (never half-written)."""
-    df = df.copy()
-    df["signature"] = signature
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        raise ValueError(f"--out {out}: exists and is not a folder; give a folder for the tables")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            df.to_csv(fh, sep="\t", index=False, lineterminator="\n")
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"--out {out}: cannot create the folder ({exc.strerror or exc})") from None
+    check_outputs([path / f"{name}.tsv" for name in TABLES] + [path / "notes.txt"])
+    return path
 
 
 def tables(cmp, n_bootstrap: int, n_ar: int, test: str, alpha: float, top: int) -> dict:
@@ -128,9 +120,11 @@ def run(args) -> int:
     head["signature"] = sig
     head.to_csv(sys.stdout, sep="\t", index=False, float_format="%.6f")
     if out_dir is not None:
-        for name, df in tabs.items():
-            _write(df, out_dir / f"{name}.tsv", sig)
-        notes = out_dir / "notes.txt"
-        notes.write_text("".join(f"{n}\n" for n in cmp.notes) or "nothing left out\n", encoding="utf-8")
+        from ..export import atomic_write, write_table
+
+        for name in TABLES:  # exact TSV for tools, each written atomically, with the signature column
+            write_table(tabs[name].assign(signature=sig), out_dir / f"{name}.tsv", lineterminator="\n")
+        atomic_write(out_dir / "notes.txt", lambda fh: fh.write("".join(f"{n}\n" for n in cmp.notes)
+                                                                 or "nothing left out\n"))
         print(f"wrote {len(tabs)} tables to {out_dir}", file=sys.stderr)
     return 0
