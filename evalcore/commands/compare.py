@@ -14,6 +14,7 @@ from pathlib import Path
 
 NAME = "compare"
 HELP = "Compare two systems: headline with paired significance, buckets, characteristic n-grams, length bias."
+# no OUTPUTS: --out is a folder, created and checked (cli.check_outputs on every table) in run() before any work
 
 
 def add_arguments(p) -> None:
