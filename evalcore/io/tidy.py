@@ -2,7 +2,7 @@
 
 Files (header row, tab-separated, UTF-8; ``lp`` optional when there is one pair):
 
-* ``segments.tsv``   lp, seg_id[, source][, doc_id | doc]           (required)
+* ``segments.tsv``   lp, seg_id[, source][, doc_id | doc][, domain] (required; domain -> extra ``segment_domains``)
 * ``references.tsv`` lp, seg_id, ref_id, text
 * ``outputs.tsv``    lp, system, seg_id, text
 * ``judgements.tsv`` lp, system, seg_id[, rater], judgement, score   (rater defaults to ``rater``)
@@ -27,7 +27,7 @@ from .source import FileSource
 from .text import read_tsv
 
 SPECS = {
-    "segments": (["seg_id"], ["lp", "source", "doc_id"]),
+    "segments": (["seg_id"], ["lp", "source", "doc_id", "domain"]),
     "references": (["seg_id", "ref_id", "text"], ["lp"]),
     "outputs": (["system", "seg_id", "text"], ["lp"]),
     "judgements": (["system", "seg_id", "judgement", "score"], ["lp", "rater"]),
@@ -78,11 +78,10 @@ def read_tidy(src: FileSource, name: str, report: Report | None = None) -> dict[
     for fname, key in named:
         found = src.find(fname)
         if found:
-            from .text import decode
-            import io as _io
-            text = decode(src.read(found), found, report)
-            if text is not None:
-                extras[key] = pd.read_csv(_io.StringIO(text), sep="\t", keep_default_na=False, dtype=str)
+            table = read_tsv(src.read(found), found, report, [])
+            if table is not None:
+                extras[key] = pd.DataFrame(table.rows, columns=table.columns, dtype=str) if table.rows else \
+                    pd.DataFrame(columns=table.columns, dtype=str)
     # files that failed to parse are empty here; assemble still checks the others and raises
     # with every problem at once
     return assemble(name, segments, references, outputs, judgements, tags, extras, report)
