@@ -303,3 +303,24 @@ def scope(ds: Dataset, key: str) -> Dataset:
 def memo(name: str, key: tuple, _thunk):
     """Cache a derived object by name + key (content hash and every parameter)."""
     return _thunk()
+
+
+def judged_only_control(ds: Dataset, key: str, container=None) -> bool:
+    """The shared "judged segments only" switch of the pages that correlate with humans."""
+    box = container if container is not None else st
+    return box.checkbox("Judged segments only", value=False, key=f"{key}_judged_only",
+                        help="System-level metric scores over only the segments the humans judged for each "
+                             "system (the CLI's --judged-only).")
+
+
+def segments_caption(table: pd.DataFrame, n_total: int, judged_only: str | None = None) -> None:
+    """Say how many segments the metric scores are over (``n_segments`` of a system table)."""
+    if "n_segments" not in table or table.empty:
+        return
+    kind = table["kind"] == "metric" if "kind" in table else slice(None)
+    counts = sorted({int(x) for x in table.loc[kind, "n_segments"].dropna()})
+    if not counts:
+        return
+    span = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
+    what = f"the segments judged for {md(judged_only)}" if judged_only else "every scorable segment"
+    st.caption(f"Metric scores over {what}: {span} of {n_total} segments per system.")

@@ -68,6 +68,8 @@ if pts.empty:
     st.info("No judged system output has a QUEEN value (too few references?).")
     st.stop()
 
+st.caption(f"{len(pts)} judged outputs on {pts['seg_id'].nunique()} of {ds.n_segments} segments: only judged "
+           "segments have a human score, so this page always uses the judged segments only.")
 lo, hi = float(pts["human"].min()), float(pts["human"].max())
 t1, t2 = st.columns(2)
 h_thr = t1.slider(f"Acceptable: {md(criterion)} ≥", lo, hi if hi > lo else lo + 1, float(np.clip(h_thr, lo, hi)),

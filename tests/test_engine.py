@@ -158,7 +158,7 @@ def test_score_table_matches_sacrebleu(mid, corp, sent):
     streams = [refs[r] for r in ds.ref_ids]
     sys_tab = score_table(ds, [mid], level="system")
     seg_tab = score_table(ds, [mid], level="segment")
-    assert list(sys_tab.columns) == ["metric", "system", "seg_id", "score"]
+    assert list(sys_tab.columns) == ["metric", "system", "seg_id", "score", "n_segments"]
     for name, texts in ds.sys_texts().items():
         got = sys_tab[(sys_tab.system == name)]
         assert len(got) == 1 and got.seg_id.iloc[0] == ""

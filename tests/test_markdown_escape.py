@@ -94,7 +94,7 @@ def _texts(at) -> list[tuple[str, str]]:
 
 
 PAGES = ["data", "systems", "human_likeness", "queen_vs_human", "divergence", "judges", "likeness_vs_acceptability",
-         "references", "experts"]
+         "references", "experts", "compare"]
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -103,7 +103,8 @@ def test_pages_show_hostile_names_literally(page, hostile_home):
     state = {"dataset_label": label, "dataset_select": label, "sys_boot": 0, "hl_boot": 0,
              "lva_boot": 0, "sys_metrics": ["bleu"], "hl_metrics": ["bleu", "chrf"], "lva_metrics": ["bleu", "chrf"],
              "div_metrics": ["bleu", "chrf"], "qvh_set": ["bleu", "chrf"], "rf_boot": 0, "rf_metrics": ["bleu"],
-             "rf_gap": 0.0, "rc_boot": 0, "ex_gold": ["rater2"]}
+             "rf_gap": 0.0, "rc_boot": 0, "ex_gold": ["rater2"], "cmp_metrics": ["bleu"], "cmp_boot": 0,
+             "cmp_ar": 0}
     at = AppTest.from_file(APP, default_timeout=180)
     for k, v in state.items():
         at.session_state[k] = v

@@ -152,7 +152,7 @@ def get_metric(metric_id: str) -> Metric:
         # saved learned metrics register themselves lazily (evalcore/learned/store.py)
         from ..learned.store import ensure_registered
 
-        ensure_registered(key)
+        ensure_registered(metric_id.strip())
     if key not in _REGISTRY:
         raise KeyError(f"unknown metric {metric_id!r}; known: {', '.join(sorted(_REGISTRY))}")
     return _REGISTRY[key]()
