@@ -1,6 +1,8 @@
 """``python -m evalcore correlate``: metric-vs-human correlations (spec §3, §4).
 
-Output columns: metric, level, method, value, ci_low, ci_high, n.
+Output columns: metric, level, method, value, ci_low, ci_high, n, signature (the metric's:
+sacreBLEU's own for BLEU/chrF/TER; ``external`` for ``--scores``), settings (the correlation's:
+human criterion, normalisation, aggregation, grouping, bootstrap). ``--tokenize`` as in ``score``.
 """
 from __future__ import annotations
 
@@ -37,6 +39,7 @@ def add_arguments(p) -> None:
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", help="write the table as TSV here instead of stdout")
+    from . import _tok; _tok.add_argument(p)  # noqa: E702
 
 
 def _byo_scores(path, dataset, refs, metrics, level):
@@ -68,6 +71,7 @@ def run(args) -> int:
     from ..judges import human_scores
     from ..stats.tables import correlation_table, human_systems
 
+    from . import _tok; _tok.check(args)  # noqa: E702
     ds = load_dataset(args.path, lp=args.lp)
     refs = [r.strip() for r in args.refs.split(",") if r.strip()] if args.refs else None
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else []
@@ -89,10 +93,12 @@ def run(args) -> int:
         if unknown:
             raise ValueError(f"unknown metric(s) {unknown}")
     if builtin:
+        from ..metrics.base import get_metric
         from ..metrics.engine import score_table
 
+        tok = _tok.resolve(args, ds, [get_metric(m) for m in builtin])
         frames.append(score_table(ds, builtin, level=args.level, ref_ids=refs,
-                                  include_references=args.include_human_systems))
+                                  include_references=args.include_human_systems, tokenize=tok))
     scores = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["metric", "system", "seg_id", "score"])
     if scores.empty:
         raise ValueError("no metric scores to correlate")
@@ -110,6 +116,8 @@ def run(args) -> int:
     table = correlation_table(human, scores, level=args.level, method=args.method, grouping=grouping,
                               exclude_systems=exclude, bootstrap=args.bootstrap, resample=args.bootstrap_over,
                               alpha=args.alpha, seed=args.seed, fisher=args.fisher, **kw)
+    table = _tok.metric_signatures(table, scores)
+    table["settings"] = _tok.correlation_settings(args, grouping)
     if args.out:
         table.to_csv(args.out, sep="\t", index=False)
         print(f"wrote {len(table)} row(s) to {args.out}", file=sys.stderr)

@@ -1,7 +1,9 @@
 """``python -m evalcore score PATH --metrics bleu,chrf,ter --level segment|system``: tidy metric scores.
 
-Writes a TSV with the columns metric, system, seg_id, score (seg_id empty at system level) to
-``--out`` or stdout. ``--refs A,C`` restricts (and orders) the reference sets;
+Writes a TSV with the columns metric, system, seg_id, score, signature (seg_id empty at system
+level; signature = sacreBLEU's own string for BLEU/chrF/TER, an evalcore one otherwise) to
+``--out`` or stdout. ``--tokenize NAME`` picks the sacreBLEU tokenizer of the word-level
+metrics (default: sacreBLEU's for the target language, stated on stderr). ``--refs A,C`` restricts (and orders) the reference sets;
 ``--include-references`` also scores every reference set against the other sets;
 ``--scores FILE.tsv`` registers external scores first (bring your own, see
 :mod:`evalcore.metrics.byo`), so their metric names can be listed in ``--metrics``;
@@ -12,7 +14,7 @@ from __future__ import annotations
 import sys
 
 NAME = "score"
-HELP = "Score a dataset with registered metrics; write a tidy TSV (metric, system, seg_id, score)."
+HELP = "Score a dataset with registered metrics; write a tidy TSV (metric, system, seg_id, score, signature)."
 
 
 def add_arguments(p):
@@ -27,6 +29,7 @@ def add_arguments(p):
     p.add_argument("--scores", action="append", default=[],
                    help="external scores TSV (metric, system, seg_id, score[, ref_id][, lp]); repeatable")
     p.add_argument("--list-metrics", action="store_true", help="list metric ids with their signatures and exit")
+    from . import _tok; _tok.add_argument(p)  # noqa: E702
 
 
 
@@ -53,7 +56,10 @@ def run(args) -> int:
 
     ids = [m.strip() for m in args.metrics.split(",") if m.strip()]
     metrics = [get_metric(m) for m in ids]  # unknown ids fail here, before loading
+    from . import _tok; _tok.check(args)  # noqa: E702
     ds = load_dataset(args.path, lp=args.lp)
+    tok = _tok.resolve(args, ds, metrics)
+    metrics = [m.with_tokenize(tok) for m in metrics]
     refs = [r.strip() for r in args.refs.split(",") if r.strip()] if args.refs else None
     table = score_table(ds, metrics, level=args.level, ref_ids=refs,
                         include_references=args.include_references, progress=StderrProgress("scoring"))
