@@ -221,3 +221,18 @@ def test_qarla_tsv_has_signature_column(tmp_path, capsys):
     assert tab.loc["bleu", "signature"] == _sacre_sig(SBLEU(effective_order=True), k, True)
     assert tab.loc["chrf", "signature"] == _sacre_sig(SCHRF(), k, True)
     assert tab.loc["ter", "signature"] == _sacre_sig(STER(), k, True)
+
+
+def test_hindi_danda_glued_under_13a_split_under_intl():
+    """docs/formats.md: 13a leaves the danda on the word before it; intl splits it off
+    (checked against sacreBLEU's tokenizers themselves)."""
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+    from sacrebleu.tokenizers.tokenizer_intl import TokenizerV14International
+
+    from evalcore.metrics.tokenize import tokenize
+
+    text = "यह एक ज़रूरत है। बारिश हो रही है।"
+    assert tokenize(text, "13a") == tuple(Tokenizer13a()(text).split())
+    assert "है।" in tokenize(text, "13a")
+    assert tokenize(text, "intl") == tuple(TokenizerV14International()(text).split())
+    assert "।" in tokenize(text, "intl") and "है।" not in tokenize(text, "intl")
