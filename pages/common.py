@@ -102,7 +102,41 @@ def sidebar_dataset() -> Dataset | None:
     ds = coll[lp]
     st.sidebar.caption(f"{ds.n_segments} segments · {len(ds.ref_ids)} reference sets · "
                        f"{len(ds.systems)} systems · {len(ds.judgements)} judgements")
+    sidebar_tokenizer(ds)
     return ds
+
+
+def sidebar_tokenizer(ds: Dataset) -> str:
+    """The tokenizer box (one choice per language pair, sacreBLEU's default for the target
+    language preselected) and a caption stating the choice; applies it to this run."""
+    from evalcore.analysis import tokenizer_note
+    from evalcore.metrics.tokenize import available_tokenizers, default_tokenizer
+
+    default = default_tokenizer(ds.lp)
+    names = available_tokenizers()
+    if default not in names:
+        names.insert(0, default)
+    tok = st.sidebar.selectbox("Tokenizer (word-level metrics)", names, index=names.index(default),
+                               key=f"tokenize_{ds.lp}", format_func=lambda t: f"{t} (default)" if t == default else t,
+                               help="sacreBLEU's tokenizers; flores101/200 are missing when their model cannot be "
+                                    "loaded offline")
+    st.sidebar.caption(tokenizer_note(ds, tok))
+    return apply_tokenizer(ds)
+
+
+def apply_tokenizer(ds: Dataset) -> str:
+    """Make the sidebar choice for this language pair (else sacreBLEU's default for its target
+    language) the tokenizer of every word-level metric in this run (this session only)."""
+    from evalcore.metrics.tokenize import default_tokenizer, set_session_tokenizer
+
+    tok = st.session_state.get(f"tokenize_{ds.lp}") or default_tokenizer(ds.lp)
+    try:
+        set_session_tokenizer(tok)
+    except ValueError as exc:  # e.g. a tokenizer whose package went away: say so, use the default
+        st.warning(str(exc))
+        tok = default_tokenizer(ds.lp)
+        set_session_tokenizer(tok)
+    return tok
 
 
 def syntax_note(ds: Dataset) -> None:
@@ -156,7 +190,11 @@ def download_table(df: pd.DataFrame, name: str, key: str | None = None, signatur
     """CSV and LaTeX downloads of a table (with the metric signatures as a comment line).
 
     The files are built only when a button is clicked (deferred ``data`` callables), so large
-    tables cost nothing on reruns."""
+    tables cost nothing on reruns. The signatures are also shown under the table."""
+    if signature:
+        from evalcore.highlight import escape
+
+        st.caption(f"Signatures: {escape(signature)}")
     c1, c2 = st.columns(2)
 
     def csv() -> bytes:
@@ -188,6 +226,7 @@ def current_dataset() -> Dataset:
     if ds is None:
         st.info("No dataset loaded. Choose one in the sidebar.")
         st.stop()
+    apply_tokenizer(ds)
     return ds
 
 
@@ -232,6 +271,20 @@ def scope(ds: Dataset, key: str) -> Dataset:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def memo(name: str, key: tuple, _thunk):
-    """Cache a derived object by name + key (content hash and every parameter)."""
+def _memo(name: str, key: tuple, _thunk):
     return _thunk()
+
+
+def cache_key(ds: Dataset) -> str:
+    """The key of a page's cached results on ``ds``: its content hash and this run's tokenizer."""
+    from evalcore.metrics.tokenize import session_tokenizer
+
+    return f"{ds.content_hash()}|tok:{session_tokenizer()}"
+
+
+def memo(name: str, key: tuple, _thunk):
+    """Cache a derived object by name + key (content hash and every parameter) + the tokenizer
+    of this run (the sidebar choice changes metric values)."""
+    from evalcore.metrics.tokenize import session_tokenizer
+
+    return _memo(name, tuple(key) + (("tokenize", session_tokenizer()),), _thunk)

@@ -10,6 +10,7 @@ from evalcore import analysis as A
 from evalcore import plots as P
 from evalcore.highlight import escape
 from pages.common import current_dataset, download_figure, download_table, ensure_shell, memo, progress_bar, scope, show_exception, syntax_note
+from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
 st.title("Human-likeness")
@@ -27,7 +28,7 @@ def case_tables(_ds, h, metric, ties):
 
 
 ds = scope(ds, "hl")
-h = ds.content_hash()
+h = cache_key(ds)  # content hash + tokenizer of this run
 if len(ds.ref_ids) < 2 or not ds.systems:
     st.info("Human-likeness needs system outputs and at least two reference sets with text "
             "(each reference is held out in turn and scored against the others).")

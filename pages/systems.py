@@ -9,6 +9,7 @@ from evalcore import analysis as A
 from evalcore import plots as P
 from evalcore.highlight import escape
 from pages.common import current_dataset, download_figure, download_table, ensure_shell, memo, progress_bar, scope, show_exception, syntax_note
+from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
 st.title("Systems")
@@ -27,7 +28,7 @@ def judges_consensus(_ds, h, criterion):
 
 
 ds = scope(ds, "systems")
-h = ds.content_hash()
+h = cache_key(ds)  # content hash + tokenizer of this run
 all_metrics = A.available_metrics(ds) if ds.systems and ds.ref_ids else []
 syntax_note(ds)
 c1, c2, c3 = st.columns([3, 2, 2])
@@ -49,7 +50,7 @@ if not metrics and not criteria:
     st.info("Choose at least one metric or criterion.")
     st.stop()
 
-sig = A.signature_text(metrics, f"CI: {n_boot} bootstrap resamples of segments; test: {test}")
+sig = A.signature_text(metrics, f"CI: {n_boot} bootstrap resamples of segments; test: {test}", dataset=ds, level="system")
 try:
     bar, cb = progress_bar("Scoring systems…")
     table = system_table(ds, h, tuple(metrics), tuple(criteria), None if baseline == "(none)" else baseline,
@@ -115,4 +116,4 @@ with cc2:
         st.info("No human judgements in this dataset.")
 
 with st.expander("Metric signatures"):
-    st.dataframe(A.signature_frame(metrics), hide_index=True, width="stretch")
+    st.dataframe(A.signature_frame(metrics, ds, "system"), hide_index=True, width="stretch")

@@ -150,8 +150,13 @@ def unregister(metric_id: str) -> None:
 
 def get_metric(metric_id: str, tokenize: str | None = None) -> Metric:
     """The registered metric ``metric_id``; with ``tokenize`` (a sacreBLEU tokenizer name) the
-    word-level metrics use that tokenizer (:meth:`Metric.with_tokenize`; others are unchanged)."""
+    word-level metrics use that tokenizer (:meth:`Metric.with_tokenize`; others are unchanged).
+    Without it, the dashboard's choice for the current run applies when a page has set one
+    (:func:`evalcore.metrics.tokenize.set_session_tokenizer`), else the metric's own default."""
     from . import _load_all  # noqa: F401  (imports every metric module once)
+    from .tokenize import session_tokenizer
+
+    tokenize = tokenize or session_tokenizer()
 
     key = metric_id.strip().lower()
     if key not in _REGISTRY and key.startswith("learned:"):

@@ -21,6 +21,7 @@ raises a ``ValueError`` saying which of these is missing.
 from __future__ import annotations
 
 import os
+from contextvars import ContextVar
 from functools import lru_cache
 from importlib import import_module
 
@@ -40,6 +41,22 @@ _SPEC = {
 TOKENIZERS = tuple(_SPEC)
 #: sacreBLEU's recommended tokenizer per target language (everything else: 13a)
 LANGUAGE_DEFAULTS = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
+
+
+# The dashboard's choice for the current script run (a ContextVar: each Streamlit session runs
+# in its own thread, so one user's choice never reaches another's). The CLI never sets it.
+_SESSION: ContextVar[str | None] = ContextVar("evalcore_tokenize", default=None)
+
+
+def set_session_tokenizer(name: str | None) -> None:
+    """Make ``name`` the tokenizer that :func:`evalcore.metrics.base.get_metric` gives the
+    word-level metrics when no ``tokenize`` is passed, in this thread / context only (the
+    pages call it on every run with the sidebar choice or the target-language default)."""
+    _SESSION.set(check_tokenizer(name) if name else None)
+
+
+def session_tokenizer() -> str | None:
+    return _SESSION.get()
 
 
 def _spm_model_path(name: str) -> str:
