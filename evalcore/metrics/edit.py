@@ -61,7 +61,7 @@ VERSION = f"evalcore-{__version__}"
 def token_options(lowercase_default: bool = True) -> tuple[MetricOption, ...]:
     """The two text options every word-level lexical metric has."""
     return (
-        MetricOption("tokenize", "13a", "sacreBLEU tokenizer applied before matching (zh for Chinese)",
+        MetricOption("tokenize", "13a", "sacreBLEU tokenizer applied before matching (zh for Chinese, ja-mecab for Japanese)",
                      TOKENIZERS),
         MetricOption("lowercase", lowercase_default, "lower-case both sides before tokenising", (True, False)),
     )

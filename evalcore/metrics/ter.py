@@ -4,7 +4,10 @@ Registered id ``ter``: sacreBLEU's **0-100 scale** (100 × edits / reference len
 rate, so ``higher_is_better=False`` and the oriented similarity is −TER (spec §0.1).
 
 Tokenisation is sacreBLEU's ``TercomTokenizer`` (options ``case_sensitive``, ``normalized``,
-``no_punct``, ``asian_support``; default: lowercase, no normalisation). The number of edits of
+``no_punct``, ``asian_support``; default: lowercase, no normalisation). ``with_tokenize(name)``
+splits the text with a sacreBLEU tokenizer first (``zh``, ``ja-mecab``, ``char``, ``intl``...;
+``13a`` and ``none`` keep sacreBLEU's TER exactly): the result equals sacreBLEU's TER on the
+pre-split text, and the signature says ``tok:<name>+tercom``. The number of edits of
 one (hypothesis, reference) pair – shifts found by Tercom's greedy search plus the beam edit
 distance – is computed by a compiled (numba) line-by-line port of sacreBLEU's
 ``sacrebleu.metrics.lib_ter.translation_edit_rate`` (same beam, tie-breaking and candidate
@@ -27,7 +30,6 @@ import numpy as np
 from sacrebleu.metrics.lib_ter import translation_edit_rate
 from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
 
-from .. import __version__
 from .base import Metric, MetricMeta, MetricOption, register
 from .edit import best_of_others
 from .tokenize import tokenize as _pretokenize
