@@ -257,9 +257,11 @@ def _scoped(_ds, h: str, n: int | None):
 
 
 def scope(ds: Dataset, key: str) -> Dataset:
-    """Large datasets: a bounded subset of segments by default (judged ones first), adjustable."""
+    """Large datasets: a bounded subset of segments by default (judged ones first), adjustable.
+    Also states the tokenizer of the word-level metrics (every page with metrics calls this)."""
     from evalcore import analysis
 
+    st.caption(analysis.tokenizer_note(ds, apply_tokenizer(ds)) + " Change it in the sidebar.")
     if ds.n_segments <= analysis.DEFAULT_MAX_SEGMENTS:
         return ds
     with st.expander(f"Scope: {ds.n_segments} segments — the page uses a bounded subset by default"):

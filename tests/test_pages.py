@@ -184,3 +184,24 @@ def test_syntactic_metrics_listed_or_reason_given(tmp_path):
     ok_de, reason = availability(de)
     assert not ok_de and "'de'" in reason
     assert "tree" not in analysis.available_metrics(de) and "bleu" in analysis.available_metrics(de)
+
+
+def test_systems_page_tokenizer_choice_reaches_scores_and_signatures():
+    """The sidebar tokenizer (session key ``tokenize_<lp>``) changes the word-level scores and
+    the signatures; computed here with sacreBLEU (corpus BLEU, char tokenizer, every reference)."""
+    from sacrebleu.metrics import BLEU
+
+    from evalcore.io import load_dataset
+
+    at = _open("systems", {**FAST, "tokenize_es-en": "char", "sys_metrics": ["bleu", "chrf"]})
+    sigs = _frame(at, "signature").set_index("metric")["signature"]
+    ds = load_dataset(ROOT / "sample_data" / "teaching_es_en")
+    refs = ds.ref_texts()
+    sb = BLEU(tokenize="char")
+    name = ds.systems[0]
+    want = sb.corpus_score(ds.sys_texts()[name], [refs[r] for r in ds.ref_ids]).score
+    assert sigs["bleu"] == sb.get_signature().format() and "tok:char" in sigs["bleu"]
+    wide = _frame(at, "bleu").set_index("system")
+    assert abs(float(wide.loc[name, "bleu"]) - want) < 1e-9
+    assert any("use the char tokenizer (chosen; sacreBLEU's default here would be 13a)" in c.value
+               for c in at.caption)
