@@ -52,6 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def console() -> None:
+    """Entry point of the installed ``evalcore`` command (same as ``python -m evalcore``)."""
+    sys.exit(main())
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
