@@ -203,5 +203,7 @@ def test_systems_page_tokenizer_choice_reaches_scores_and_signatures():
     assert sigs["bleu"] == sb.get_signature().format() and "tok:char" in sigs["bleu"]
     wide = _frame(at, "bleu").set_index("system")
     assert abs(float(wide.loc[name, "bleu"]) - want) < 1e-9
-    assert any("use the char tokenizer (chosen; sacreBLEU's default here would be 13a)" in c.value
+    import html
+
+    assert any("use the char tokenizer (chosen; sacreBLEU's default here would be 13a)" in html.unescape(c.value)
                for c in at.caption)

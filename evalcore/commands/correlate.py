@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 
 NAME = "correlate"
+OUTPUTS = ("out",)  # checked before any work (evalcore.cli.check_outputs)
 HELP = "Correlate metric scores with human judgements (system or segment level, MTME semantics)."
 
 
@@ -38,7 +39,7 @@ def add_arguments(p) -> None:
     p.add_argument("--fisher", action="store_true", help="Fisher z CI when not bootstrapping")
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", help="write the table as TSV here instead of stdout")
+    p.add_argument("--out", help="write the table as TSV here instead of stdout (a .csv name writes CSV for spreadsheets)")
     from . import _tok; _tok.add_argument(p)  # noqa: E702
 
 
@@ -97,8 +98,11 @@ def run(args) -> int:
         from ..metrics.engine import score_table
 
         tok = _tok.resolve(args, ds, [get_metric(m) for m in builtin])
-        frames.append(score_table(ds, builtin, level=args.level, ref_ids=refs,
-                                  include_references=args.include_human_systems, tokenize=tok))
+        table = score_table(ds, builtin, level=args.level, ref_ids=refs,
+                            include_references=args.include_human_systems, tokenize=tok)
+        for w in table.attrs.get("warnings", []):
+            print(f"warning: {w}", file=sys.stderr)
+        frames.append(table)
     scores = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["metric", "system", "seg_id", "score"])
     if scores.empty:
         raise ValueError("no metric scores to correlate")
@@ -119,7 +123,9 @@ def run(args) -> int:
     table = _tok.metric_signatures(table, scores)
     table["settings"] = _tok.correlation_settings(args, grouping)
     if args.out:
-        table.to_csv(args.out, sep="\t", index=False)
+        from ..export import write_table
+
+        write_table(table, args.out)
         print(f"wrote {len(table)} row(s) to {args.out}", file=sys.stderr)
     else:
         table.to_csv(sys.stdout, sep="\t", index=False, float_format="%.6f")

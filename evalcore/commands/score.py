@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 
 NAME = "score"
+OUTPUTS = ("out",)  # checked before any work (evalcore.cli.check_outputs)
 HELP = "Score a dataset with registered metrics; write a tidy TSV (metric, system, seg_id, score, signature)."
 
 
@@ -25,7 +26,7 @@ def add_arguments(p):
     p.add_argument("--refs", help="comma-separated reference sets to use, in this order (default: all)")
     p.add_argument("--include-references", action="store_true",
                    help="also score each reference set as a system against the other reference sets")
-    p.add_argument("--out", help="output TSV (default: stdout)")
+    p.add_argument("--out", help="output TSV (default: stdout; a .csv name writes CSV for spreadsheets)")
     p.add_argument("--scores", action="append", default=[],
                    help="external scores TSV (metric, system, seg_id, score[, ref_id][, lp]); repeatable")
     p.add_argument("--list-metrics", action="store_true", help="list metric ids with their signatures and exit")
@@ -58,13 +59,24 @@ def run(args) -> int:
     metrics = [get_metric(m) for m in ids]  # unknown ids fail here, before loading
     from . import _tok; _tok.check(args)  # noqa: E702
     ds = load_dataset(args.path, lp=args.lp)
+    for w in ds.warnings:  # the loader's warnings: data kept, but the user must know
+        print(w, file=sys.stderr)
     tok = _tok.resolve(args, ds, metrics)
     metrics = [m.with_tokenize(tok) for m in metrics]
     refs = [r.strip() for r in args.refs.split(",") if r.strip()] if args.refs else None
+    text_metrics = [m.meta.id for m in metrics if m.meta.needs_text]
+    if text_metrics and not ds.ref_ids:
+        raise ValueError(f"{args.path}: the data has no reference translations (no references.tsv rows / "
+                         f"ref.<name>.txt files), so {', '.join(text_metrics)} cannot be computed; add references, "
+                         "or give metric scores with --scores")
     table = score_table(ds, metrics, level=args.level, ref_ids=refs,
                         include_references=args.include_references, progress=StderrProgress("scoring"))
+    for w in table.attrs.get("warnings", []):
+        print(f"warning: {w}", file=sys.stderr)
     if args.out:
-        table.to_csv(args.out, sep="\t", index=False)
+        from ..export import write_table
+
+        write_table(table, args.out)
         print(f"wrote {len(table)} rows to {args.out}", file=sys.stderr)
     else:
         table.to_csv(sys.stdout, sep="\t", index=False)

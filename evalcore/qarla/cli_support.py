@@ -60,10 +60,11 @@ def load(args):
         if len(judged) == 0:
             raise ValueError("--judged-only: the dataset has no judgements")
         ds = restrict_segments(ds, judged)
-    if len(ds.ref_ids) < 2:
-        raise ValueError(f"QARLA needs at least 2 reference sets with text; found {ds.ref_ids or 'none'}")
-    if not ds.systems:
-        raise ValueError("QARLA needs system outputs with text; found none")
+    from ..capabilities import qarla_missing
+
+    missing = qarla_missing(ds, judgements=False)
+    if missing:  # each reference is held out in turn and scored against the others
+        raise ValueError(f"QARLA (ORANGE, KING, QUEEN) needs {missing}")
     return ds
 
 
@@ -73,12 +74,18 @@ def tensors(ds, metric_ids: list[str], tokenize: str | None = None) -> dict:
 
     for m in metric_ids:
         get_metric(m)  # unknown ids fail before any computation
+    from ..metrics.engine import long_segment_warnings
+
+    for w in long_segment_warnings(ds, [get_metric(m, tokenize=tokenize) for m in metric_ids]):
+        print(f"warning: {w}", file=sys.stderr)
     return similarity_tensors_many(ds, metric_ids, progress=Progress("similarities (segments)"), tokenize=tokenize)
 
 
 def write(df: pd.DataFrame, out: str | None) -> None:
     if out:
-        df.to_csv(out, sep="\t", index=False)
+        from ..export import write_table
+
+        write_table(df, out)
         print(f"wrote {len(df)} rows to {out}", file=sys.stderr)
     else:
         df.to_csv(sys.stdout, sep="\t", index=False)
