@@ -114,24 +114,61 @@ def scoped(dataset: Dataset, max_segments: int | None = DEFAULT_MAX_SEGMENTS) ->
                    list(dataset.warnings))
 
 
-def metric_signature(metric_id: str) -> str:
+def page_tokenizer(dataset: Dataset | None = None) -> str:
+    """The tokenizer of the word-level metrics here: the page's choice for this run
+    (:func:`evalcore.metrics.tokenize.set_session_tokenizer`), else sacreBLEU's default for the
+    dataset's target language (Post 2018: zh → zh, ja → ja-mecab, ko → ko-mecab, else 13a)."""
+    from .metrics.tokenize import default_tokenizer, session_tokenizer
+
+    return session_tokenizer() or default_tokenizer(dataset.lp if dataset is not None else None)
+
+
+def tokenizer_note(dataset: Dataset, chosen: str | None = None) -> str:
+    """One sentence stating the tokenizer of the word-level metrics and why (page captions)."""
+    from .metrics.tokenize import default_tokenizer, target_language
+
+    default = default_tokenizer(dataset.lp)
+    tok = chosen or default
+    if tok == default:
+        trg = target_language(dataset.lp)
+        why = f"sacreBLEU's default for target language {trg}" if trg else "sacreBLEU's default"
+    else:
+        why = f"chosen; sacreBLEU's default here would be {default}"
+    return f"Word-level metrics (BLEU, TER, WER, NIST, …) use the {tok} tokenizer ({why}); chrF is character-based."
+
+
+def dataset_nrefs(dataset: Dataset) -> int | str:
+    """sacreBLEU's ``nrefs`` of a dataset: references per segment (present texts), ``var`` when
+    it differs between segments."""
+    texts = list(dataset.ref_texts().values())
+    counts = {sum(t[s] is not None for t in texts) for s in range(dataset.n_segments)} - {0}
+    return counts.pop() if len(counts) == 1 else "var"
+
+
+def metric_signature(metric_id: str, nrefs: int | str | None = None, level: str | None = None) -> str:
+    """The metric's signature (sacreBLEU's own string for BLEU/chrF/TER) with the page's
+    tokenizer; ``nrefs`` and ``level`` ("segment"/"system") as in the CLI's tables."""
     from .metrics.base import get_metric
 
     try:
-        return get_metric(metric_id).signature()
+        return get_metric(metric_id).output_signature(nrefs, level)
     except Exception as exc:  # unknown or broken metric: still export something readable
         return f"unavailable ({exc})"
 
 
-def signature_text(metric_ids: Iterable[str], extra: str = "") -> str:
-    """One line naming every metric with its signature (put into every export)."""
-    parts = [f"{m}={metric_signature(m)}" for m in metric_ids]
+def signature_text(metric_ids: Iterable[str], extra: str = "", dataset: Dataset | None = None,
+                   level: str | None = None) -> str:
+    """One line naming every metric with its signature (put into every export); with
+    ``dataset`` the signatures carry its ``nrefs``."""
+    nrefs = dataset_nrefs(dataset) if dataset is not None else None
+    parts = [f"{m}={metric_signature(m, nrefs, level)}" for m in metric_ids]
     text = "metrics: " + "; ".join(parts) if parts else "metrics: none"
     return f"{text} | evalcore-{__version__}" + (f" | {extra}" if extra else "")
 
 
-def signature_frame(metric_ids: Iterable[str]) -> pd.DataFrame:
-    return pd.DataFrame([{"metric": m, "signature": metric_signature(m)} for m in metric_ids])
+def signature_frame(metric_ids: Iterable[str], dataset: Dataset | None = None, level: str | None = None) -> pd.DataFrame:
+    nrefs = dataset_nrefs(dataset) if dataset is not None else None
+    return pd.DataFrame([{"metric": m, "signature": metric_signature(m, nrefs, level)} for m in metric_ids])
 
 
 def _orientation(metric_id: str) -> float:
@@ -331,7 +368,7 @@ def queen_index(dataset: Dataset, metric_ids: Sequence[str], mode: str = "auto",
     in-process LRU keyed by content hash, metrics and options)."""
     from .qarla import QueenIndex
 
-    key = (dataset.content_hash(), tuple(metric_ids), mode, ties)
+    key = (dataset.content_hash(), tuple((m, metric_signature(m)) for m in metric_ids), mode, ties)
     if key in _INDEX_CACHE:
         _INDEX_CACHE.move_to_end(key)
         return _INDEX_CACHE[key]
@@ -981,7 +1018,7 @@ _ORDER_NAMES = {1: "unigrams", 2: "bigrams", 3: "trigrams", 4: "4-grams"}
 
 
 def segment_detail(dataset: Dataset, system: str, seg_id: str, signals: pd.DataFrame | None = None,
-                   tokenize: str = "13a", max_order: int = 4) -> dict:
+                   tokenize: str | None = None, max_order: int = 4) -> dict:
     """Everything about one (system, segment) for the divergence browser:
 
     ``source``, ``output``; ``references``: per reference id, its text, tokens and the matched
@@ -989,8 +1026,10 @@ def segment_detail(dataset: Dataset, system: str, seg_id: str, signals: pd.DataF
     matched by the output); ``orders``: the per-order match table of seed 001 (matched / total
     candidate n-grams, clipped over all references, e.g. "unigrams 3/4"), with brevity penalty
     and the average precision P of seed 001 §5.8; ``scores``: every signal of the row;
-    ``judgements``: every rating of the output; ``tags``.
+    ``judgements``: every rating of the output; ``tags``. ``tokenize``: the BLEU tokenizer
+    (default: the page's choice, else sacreBLEU's default for the target language).
     """
+    tokenize = tokenize or page_tokenizer(dataset)
     from .metrics.engine import ngram_breakdown
 
     seg_id = str(seg_id)

@@ -8,6 +8,7 @@ import streamlit as st
 from evalcore import analysis as A
 from evalcore import plots as P
 from pages.common import current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
+from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
 st.title("Likeness vs acceptability")
@@ -30,7 +31,7 @@ def points(_ds, h, metrics, criterion, selected, method, level, mode, norm, ties
 
 
 ds = scope(ds, "lva")
-h = ds.content_hash()
+h = cache_key(ds)  # content hash + tokenizer of this run
 require_judged_multi_reference(ds)
 
 st.markdown("Seed 000 Figure 3: how well a metric characterises human translations (**KING**, x) against how "

@@ -10,6 +10,7 @@ import streamlit as st
 from evalcore import analysis as A
 from evalcore import plots as P
 from pages.common import current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
+from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
 st.title("QUEEN vs human")
@@ -28,7 +29,7 @@ def fig4_points(_ds, h, metric_set, criterion, mode, norm, _progress=None):
 
 
 ds = scope(ds, "qvh")
-h = ds.content_hash()
+h = cache_key(ds)  # content hash + tokenizer of this run
 require_judged_multi_reference(ds)
 
 st.markdown("Seed 000 Figure 4: **QUEEN** (how human-like an output is: the probability that, for every metric of "

@@ -8,6 +8,7 @@ import streamlit as st
 from evalcore import analysis as A
 from evalcore import plots as P
 from pages.common import current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo, progress_bar, scope, segments_caption, show_exception, syntax_note
+from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
 st.title("Systems")
@@ -28,7 +29,7 @@ def judges_consensus(_ds, h, criterion):
 
 
 ds = scope(ds, "systems")
-h = ds.content_hash()
+h = cache_key(ds)  # content hash + tokenizer of this run
 all_metrics = A.available_metrics(ds) if ds.systems and ds.ref_ids else []
 syntax_note(ds)
 c1, c2, c3 = st.columns([3, 2, 2])
@@ -67,7 +68,7 @@ if not metrics and not criteria:
     st.info("Choose at least one metric or criterion.")
     st.stop()
 
-sig = A.signature_text(metrics, f"CI: {n_boot} bootstrap resamples of segments; test: {test}")
+sig = A.signature_text(metrics, f"CI: {n_boot} bootstrap resamples of segments; test: {test}", dataset=ds, level="system")
 try:
     bar, cb = progress_bar("Scoring systems…")
     table = system_table(ds, h, tuple(metrics), tuple(criteria), None if baseline == "(none)" else baseline,
@@ -137,4 +138,4 @@ with cc2:
         st.info("No human judgements in this dataset.")
 
 with st.expander("Metric signatures"):
-    st.dataframe(A.signature_frame(metrics), hide_index=True, width="stretch")
+    st.dataframe(A.signature_frame(metrics, ds, "system"), hide_index=True, width="stretch")

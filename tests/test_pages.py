@@ -257,3 +257,26 @@ def test_likeness_system_level_judged_only_switch():
             row["corr"] - stats.pearsonr(m[systems], gold[systems])[0]) < 1e-9
         assert row["n"] == len(systems)
         assert row["n_segments"] == frame.seg_id.nunique()
+
+
+def test_systems_page_tokenizer_choice_reaches_scores_and_signatures():
+    """The sidebar tokenizer (session key ``tokenize_<lp>``) changes the word-level scores and
+    the signatures; computed here with sacreBLEU (corpus BLEU, char tokenizer, every reference)."""
+    from sacrebleu.metrics import BLEU
+
+    from evalcore.io import load_dataset
+
+    at = _open("systems", {**FAST, "tokenize_es-en": "char", "sys_metrics": ["bleu", "chrf"]})
+    sigs = _frame(at, "signature").set_index("metric")["signature"]
+    ds = load_dataset(ROOT / "sample_data" / "teaching_es_en")
+    refs = ds.ref_texts()
+    sb = BLEU(tokenize="char")
+    name = ds.systems[0]
+    want = sb.corpus_score(ds.sys_texts()[name], [refs[r] for r in ds.ref_ids]).score
+    assert sigs["bleu"] == sb.get_signature().format() and "tok:char" in sigs["bleu"]
+    wide = _frame(at, "bleu").set_index("system")
+    assert abs(float(wide.loc[name, "bleu"]) - want) < 1e-9
+    import html
+
+    assert any("use the char tokenizer (chosen; sacreBLEU's default here would be 13a)" in html.unescape(c.value)
+               for c in at.caption)

@@ -1,7 +1,9 @@
 """``python -m evalcore correlate``: metric-vs-human correlations (spec §3, §4).
 
-Output columns: metric, level, method, value, ci_low, ci_high, n, n_groups, n_segments.
-Notes about what was left out or chosen go to stderr.
+Output columns: metric, level, method, value, ci_low, ci_high, n, n_groups, n_segments, signature
+(the metric's: sacreBLEU's own for BLEU/chrF/TER; ``external`` for ``--scores``), settings (the
+correlation's: human criterion, normalisation, aggregation, grouping, bootstrap). ``--tokenize`` as in
+``score``. Notes about what was left out or chosen go to stderr.
 """
 from __future__ import annotations
 
@@ -42,6 +44,7 @@ def add_arguments(p) -> None:
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", help="write the table as TSV here instead of stdout (a .csv name writes CSV for spreadsheets)")
+    from . import _tok; _tok.add_argument(p)  # noqa: E702
 
 
 def _byo_scores(path, dataset, refs, metrics, level):
@@ -96,6 +99,9 @@ def run(args) -> int:
     from ..io import load_dataset
     from ..stats.tables import correlation_table, human_systems
 
+    from . import _tok
+
+    _tok.check(args)
     notes: list[str] = []
     note = notes.append
     ds = load_dataset(args.path, lp=args.lp)
@@ -141,10 +147,12 @@ def run(args) -> int:
     if builtin and args.include_human_systems and not refs:
         use_refs = ds.ref_ids  # every candidate against the same references: all of them
     if builtin:
+        from ..metrics.base import get_metric
         from ..metrics.engine import score_table
 
+        tok = _tok.resolve(args, ds, [get_metric(m) for m in builtin])
         tab = score_table(ds, builtin, level=args.level, ref_ids=use_refs,
-                          include_references=args.include_human_systems, segments=judged)
+                          include_references=args.include_human_systems, segments=judged, tokenize=tok)
         for w in tab.attrs.get("warnings", []):
             print(f"warning: {w}", file=sys.stderr)
         notes += tab.attrs.get("notes", [])
@@ -185,6 +193,8 @@ def run(args) -> int:
         note(f"grouped by {grouping}: n = cells used, n_groups = {grouping} groups averaged")
     for line in notes:
         print(f"note: {line}", file=sys.stderr)
+    table = _tok.metric_signatures(table, scores)
+    table["settings"] = _tok.correlation_settings(args, grouping)
     if args.out:
         from ..export import write_table
 

@@ -1,10 +1,13 @@
 """``python -m evalcore score PATH --metrics bleu,chrf,ter --level segment|system``: tidy metric scores.
 
-Writes a TSV with the columns metric, system, seg_id, score, n_segments (seg_id empty at system
-level; n_segments = the segments summed) to ``--out`` or stdout. ``--refs A,C`` chooses (and
-orders) the reference sets; ``--include-references`` (alias ``--include-human-systems``) also
-scores the reference sets not chosen as systems against the chosen ones (Freitag et al. 2021);
-``--judged-only [CRITERION]`` keeps only the segments the humans judged for each system;
+Writes a TSV with the columns metric, system, seg_id, score, n_segments, signature (seg_id empty at
+system level; n_segments = the segments summed; signature = sacreBLEU's own string for
+BLEU/chrF/TER, an evalcore one otherwise) to ``--out`` or stdout. ``--tokenize NAME`` picks the
+sacreBLEU tokenizer of the word-level metrics (default: sacreBLEU's for the target language, stated
+on stderr). ``--refs A,C`` chooses (and orders) the reference sets; ``--include-references`` (alias
+``--include-human-systems``) also scores the reference sets not chosen as systems against the chosen
+ones (Freitag et al. 2021); ``--judged-only [CRITERION]`` keeps only the segments the humans judged
+for each system;
 ``--scores FILE.tsv`` registers external scores first (bring your own, see
 :mod:`evalcore.metrics.byo`), so their metric names can be listed in ``--metrics``;
 ``--list-metrics`` prints every registered id with its signature. Progress goes to stderr.
@@ -15,7 +18,7 @@ import sys
 
 NAME = "score"
 OUTPUTS = ("out",)  # checked before any work (evalcore.cli.check_outputs)
-HELP = "Score a dataset with registered metrics; write a tidy TSV (metric, system, seg_id, score)."
+HELP = "Score a dataset with registered metrics; write a tidy TSV (metric, system, seg_id, score, signature)."
 
 
 def add_arguments(p):
@@ -33,6 +36,7 @@ def add_arguments(p):
     p.add_argument("--scores", action="append", default=[],
                    help="external scores TSV (metric, system, seg_id, score[, ref_id][, lp]); repeatable")
     p.add_argument("--list-metrics", action="store_true", help="list metric ids with their signatures and exit")
+    from . import _tok; _tok.add_argument(p)  # noqa: E702
 
 
 
@@ -78,9 +82,12 @@ def run(args) -> int:
 
     ids = [m.strip() for m in args.metrics.split(",") if m.strip()]
     metrics = [get_metric(m) for m in ids]  # unknown ids fail here, before loading
+    from . import _tok; _tok.check(args)  # noqa: E702
     ds = load_dataset(args.path, lp=args.lp)
     for w in ds.warnings:  # the loader's warnings: data kept, but the user must know
         print(w, file=sys.stderr)
+    tok = _tok.resolve(args, ds, metrics)
+    metrics = [m.with_tokenize(tok) for m in metrics]
     refs = [r.strip() for r in args.refs.split(",") if r.strip()] if args.refs else None
     text_metrics = [m.meta.id for m in metrics if m.meta.needs_text]
     if text_metrics and not ds.ref_ids:
