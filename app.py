@@ -11,11 +11,14 @@ PAGES = [
 # Pages added by later work register here in this order (each file exists or is skipped).
 _OPTIONAL = [
     ("pages/systems.py", "Systems", "📊"),
+    ("pages/compare.py", "Compare two systems", "🆚"),
     ("pages/human_likeness.py", "Human-likeness", "👑"),
     ("pages/likeness_vs_acceptability.py", "Likeness vs acceptability", "🎯"),
     ("pages/queen_vs_human.py", "QUEEN vs human", "👸"),
     ("pages/divergence.py", "Divergence browser", "🔎"),
     ("pages/judges.py", "Judges", "⚖️"),
+    ("pages/references.py", "References & comprehension", "📚"),
+    ("pages/experts.py", "Experts vs non-experts", "🏅"),
     ("pages/learned.py", "Learned metrics", "🧠"),
     ("pages/learn.py", "Learn (guided tour)", "🎓"),
 ]

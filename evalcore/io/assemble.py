@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..dataset import (JUDGEMENT_COLUMNS, OUTPUT_COLUMNS, REFERENCE_COLUMNS, SEGMENT_COLUMNS,
                        TAG_COLUMNS, Dataset)
-from ..problems import DataError, Report
+from ..problems import MAX_ABS_SCORE, DataError, Report, score_problem
 from .text import describe_lines
 
 META = ["_file", "_line"]
@@ -108,15 +108,35 @@ def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, output
         report.error(outputs["_file"].iloc[0], None, f"{nm!r} is both a system and a reference set"
                                                      f"{' in ' + lp if lp else ''}; rename one of them")
     # -- judgements ------------------------------------------------------------------------
-    judgements = _unknown_segments(judgements, seg_keys, "judgements", report)
+    # an empty seg_id = a human score given per system (kept apart: extras["system_scores"])
+    sys_level = judgements["seg_id"] == ""
+    judgements = pd.concat([judgements[sys_level],
+                            _unknown_segments(judgements[~sys_level], seg_keys, "judgements", report)])
     scores = pd.to_numeric(judgements["score"], errors="coerce")
-    bad = judgements[scores.isna() | ~pd.Series(scores).apply(lambda v: v == v and abs(v) != float("inf"))]
-    for file, sub in bad.groupby("_file", sort=False):
+    text = judgements["score"].astype(str).str.strip().str.lower()
+    nonnum = scores.isna() & ~text.isin(["nan", "+nan", "-nan"])
+    for file, sub in judgements[nonnum].groupby("_file", sort=False):
         vals = list(dict.fromkeys(sub["score"]))[:5]
         report.error(file, int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
                      f"{len(sub)} non-numeric score(s) {', '.join(map(repr, vals))} at {describe_lines([int(x) for x in sub['_line'] if x is not None])}; "
                      "scores must be numbers (use . as the decimal point; leave unrated items out)")
+    absurd = ~nonnum & scores.map(lambda v: score_problem(float(v)) is not None)
+    for file, sub in judgements[absurd].groupby("_file", sort=False):
+        vals = list(dict.fromkeys(sub["score"]))[:5]
+        report.error(file, int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
+                     f"{len(sub)} score(s) {', '.join(map(repr, vals))} at "
+                     f"{describe_lines([int(x) for x in sub['_line'] if x is not None])} are not finite or beyond "
+                     f"±{MAX_ABS_SCORE:.0e}; scores must be finite numbers within that range (leave unrated items out)")
+    bad = judgements[nonnum | absurd]
     judgements = judgements.assign(score=scores)[~judgements.index.isin(bad.index)]
+    given = judgements[judgements["seg_id"] == ""]
+    judgements = judgements[judgements["seg_id"] != ""]
+    if len(given):
+        _dups(given, ["lp", "system", "rater", "judgement"], "system-level score (empty seg_id)", report)
+        rows = given.rename(columns={"judgement": "scorer"})[["lp", "scorer", "system", "score"]]
+        if "system_scores" in extras:
+            rows = pd.concat([extras["system_scores"], rows], ignore_index=True)
+        extras = {**extras, "system_scores": rows.reset_index(drop=True)}
     # -- tags ------------------------------------------------------------------------------
     tags = _unknown_segments(tags, seg_keys, "tags", report)
 
@@ -144,6 +164,24 @@ def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, output
                 if len(sub) < n_seg:
                     warn.warning(sub["_file"].iloc[0], None,
                                  f"{label} {nm!r}{lp_txt} covers {len(sub)} of {n_seg} segments")
+        same = jud[jud.duplicated(JUDGEMENT_COLUMNS, keep=False)]
+        for file, fsub in same.groupby("_file", sort=False):
+            groups, n_rows, first_line = [], 0, None
+            for _, sub in fsub.groupby(JUDGEMENT_COLUMNS, sort=False):
+                lines = [int(x) for x in sub["_line"] if x is not None and x == x]
+                n_rows += len(sub)
+                if first_line is None and len(lines) > 1:
+                    first_line = lines[1]
+                if len(groups) < 5:
+                    r = sub.iloc[0]
+                    groups.append(f"{describe_lines(lines)} (system {r['system']!r}, seg_id {r['seg_id']!r}, "
+                                  f"rater {r['rater']!r}, {r['judgement']} = {r['score']:g})")
+            n_groups = fsub.groupby(JUDGEMENT_COLUMNS, sort=False).ngroups
+            more = f"; and {n_groups - len(groups)} more" if n_groups > len(groups) else ""
+            warn.warning(file, first_line,
+                         f"{n_groups} set(s) of identical judgement rows{lp_txt} ({n_rows} rows): "
+                         f"{'; '.join(groups)}{more}. All are kept and counted separately (a rater may repeat "
+                         "a judgement); delete the copies if rows were pasted twice")
         texts = set(out["system"]) | set(ref["ref_id"])
         no_text = [s for s in dict.fromkeys(jud["system"]) if s not in texts]
         if no_text:
@@ -156,6 +194,11 @@ def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, output
             tag = tag[~tag["system"].isin(untagged)]
         report.extend(warn.problems)
         segf = seg.rename(columns={"doc": "doc_id"})
+        lp_extras = {k: (v[v["lp"] == lp].drop(columns=[c for c in ("lp", *META) if c in v]).reset_index(drop=True)
+                         if "lp" in v else v) for k, v in extras.items()}
+        if "domain" in segf and (segf["domain"].astype(str) != "").any():
+            # a domain column of segments.tsv (e.g. WMT24) is kept as the segment_domains extra table
+            lp_extras["segment_domains"] = segf[["seg_id", "domain"]].astype(str).reset_index(drop=True)
         ds = Dataset(
             name=name, lp=lp,
             segments=segf.reindex(columns=SEGMENT_COLUMNS).fillna(""),
@@ -163,8 +206,7 @@ def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, output
             outputs=out[OUTPUT_COLUMNS].reset_index(drop=True),
             judgements=jud[JUDGEMENT_COLUMNS].reset_index(drop=True),
             tags=tag[TAG_COLUMNS].reset_index(drop=True),
-            extras={k: (v[v["lp"] == lp].drop(columns=[c for c in ("lp", *META) if c in v]).reset_index(drop=True)
-                        if "lp" in v else v) for k, v in extras.items()},
+            extras=lp_extras,
             warnings=list(warn.problems),
         )
         datasets[lp] = ds
