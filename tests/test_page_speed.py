@@ -193,3 +193,15 @@ def test_widget_change_without_new_inputs_recomputes_nothing(tmp_path, monkeypat
     at.switch_page("pages/divergence.py")
     _run(at)
     assert counts["stats"] == first["stats"]
+
+
+def test_figure1_rows_are_independent(fresh_cache):
+    """The Human-likeness page draws Figure 1 metric by metric: each metric's row (with its
+    bootstrap CIs) is the row of the table computed for all metrics at once."""
+    import pandas as pd
+
+    ds = load_dataset(SAMPLE)
+    ms = ["bleu", "chrf", "ter", "per"]
+    joint = A.figure1_table(ds, ms, bootstrap=30)
+    pd.testing.assert_frame_equal(pd.concat([A.figure1_table(ds, [m], bootstrap=30) for m in ms], ignore_index=True),
+                                  joint)
