@@ -344,6 +344,14 @@ def scope(ds: Dataset, key: str) -> Dataset:
     return out
 
 
+@st.cache_resource(show_spinner=False)
+def computed_keys() -> set:
+    """Keys of results some session of this server has finished computing (server-wide): a page
+    that draws its figure step by step while computing (Systems, Human-likeness) draws it once
+    when the result is already cached, in any session."""
+    return set()
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
 def _memo(name: str, key: tuple, _thunk):
     return _thunk()

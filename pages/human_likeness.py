@@ -8,7 +8,7 @@ import streamlit as st
 
 from evalcore import analysis as A
 from evalcore import plots as P
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
+from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
 from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
@@ -54,18 +54,18 @@ if not metrics:
 
 key = (h, tuple(metrics), ties, average, int(boot))
 fig_slot = st.empty()
-done = st.session_state.setdefault("_hl_done", set())
+done = computed_keys()
 try:
     bar, cb = progress_bar("Scoring every reference and output against the other references…")
     parts = []
     for i, m in enumerate(metrics):
         cb(i / len(metrics), f"ORANGE and KING: {m} ({i + 1} of {len(metrics)}; each reference held out in turn)")
         parts.append(figure1_row(ds, h, m, ties, average, int(boot)))
-        if key not in done and i < len(metrics) - 1:  # the figure so far, while the next metric is scored
+        if ("hl",) + key not in done and i < len(metrics) - 1:  # the figure so far, while the next metric is scored
             fig_slot.plotly_chart(P.figure1(pd.concat(parts, ignore_index=True)), width="stretch")
     table = pd.concat(parts, ignore_index=True)
     bar.empty()
-    done.add(key)
+    done.add(("hl",) + key)
 except Exception as exc:
     show_exception(exc, "Could not compute ORANGE and KING")
     st.stop()

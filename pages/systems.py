@@ -7,7 +7,7 @@ import streamlit as st
 
 from evalcore import analysis as A
 from evalcore import plots as P
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo, progress_bar, scope, segments_caption, show_exception, syntax_note
+from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo, progress_bar, scope, segments_caption, show_exception, syntax_note
 from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
@@ -104,9 +104,9 @@ table_dl = st.container()
 st.subheader("Bar chart")
 fig_slot = st.empty()
 fig_dl = st.container()
-done = st.session_state.setdefault("_sys_done", set())
+done = computed_keys()
 try:
-    if key not in done and (int(n_boot) or base_name):
+    if ("systems",) + key not in done and (int(n_boot) or base_name):
         # first the scores alone, metric by metric (each one cached), then the bootstrap
         # CIs and the paired tests under a progress bar
         bar, cb = progress_bar("Corpus scores…")
@@ -122,7 +122,7 @@ try:
     table = system_table(ds, h, tuple(metrics), tuple(criteria), base_name, include_refs, norm, int(n_boot), test,
                          ref_ids, judged_only, _progress=cb)
     bar.empty()
-    done.add(key)
+    done.add(("systems",) + key)
 except Exception as exc:
     show_exception(exc, "Could not score the systems")
     st.stop()
