@@ -35,7 +35,7 @@ PAGES = ["data", "systems", "human_likeness", "likeness_vs_acceptability", "quee
          "learned", "learn", "campaign", "compare", "references", "experts"]
 FIG = '[data-testid="stPlotlyChart"] .main-svg'
 IDLE = """() => !!document.querySelector('[data-testid="stApp"]')
-                && !!document.querySelector('h1')
+                && (!!document.querySelector('h1') || !!document.querySelector('[data-testid="stException"]'))
                 && !document.querySelector('[data-testid="stStatusWidget"]')
                 && !document.querySelector('[data-testid="stProgress"]')
                 && !document.querySelector('[data-testid="stSpinner"]')"""
