@@ -167,7 +167,8 @@ def similarity_tensors(dataset: Dataset, metric_id, progress: Progress = None,
 
 
 def similarity_tensors_many(dataset: Dataset, metric_ids: Sequence, progress: Progress = None,
-                            cache_dir: str | os.PathLike | None | bool = None) -> dict[str, SimTensors]:
+                            cache_dir: str | os.PathLike | None | bool = None,
+                            prepare: bool = True) -> dict[str, SimTensors]:
     """:func:`similarity_tensors` of several metrics in one pass over the segments.
 
     Returns ``{metric id: SimTensors}`` (in the order given). Each metric keeps its own disk
@@ -177,6 +178,8 @@ def similarity_tensors_many(dataset: Dataset, metric_ids: Sequence, progress: Pr
     character n-gram overlaps) are used while they are warm. Metrics with a batched
     ``segment_blocks(blocks)`` receive :data:`BATCH_SEGMENTS` segments per call.
     ``progress(done, total)`` counts segments (cache hits count as done).
+    ``prepare=False`` skips the metrics' corpus-wide ``prepare`` (the caller prepared them on the
+    whole corpus, e.g. :mod:`evalcore.parallel` computing one block of segments on a worker).
     """
     metrics = [_resolve_metric(m) for m in metric_ids]
     ax = _axes(dataset)
@@ -202,19 +205,21 @@ def similarity_tensors_many(dataset: Dataset, metric_ids: Sequence, progress: Pr
         else:
             todo.append((metric, path))
     if todo:
-        _compute_many(dataset, ax, todo, out, progress)
+        _compute_many(dataset, ax, todo, out, progress, prepare)
     elif progress:
         progress(S, S)
     return {m.id: out[m.id] for m in metrics}
 
 
-def _compute_many(dataset: Dataset, ax: dict, todo: list, out: dict, progress: Progress) -> None:
+def _compute_many(dataset: Dataset, ax: dict, todo: list, out: dict, progress: Progress,
+                  prepare: bool = True) -> None:
     seg_ids, systems, ref_ids = ax["seg_ids"], ax["systems"], ax["ref_ids"]
     S, A, J = len(seg_ids), len(systems), len(ref_ids)
     layout = _layout(dataset, ax)
     arrays = []
     for metric, _ in todo:
-        _prepare(metric, dataset)
+        if prepare:
+            _prepare(metric, dataset)
         arrays.append((np.full((A, S, J), np.nan), np.full((S, J, J), np.nan), np.full((A, S, J), np.nan),
                        np.full((S, J), np.nan)))
     all_q, all_p = list(range(A)), list(range(J))
