@@ -2,7 +2,9 @@
 
 Each module in :mod:`evalcore.commands` defines ``NAME``, ``HELP``, ``add_arguments(parser)``
 and ``run(args) -> int``; they are discovered here, so commands live beside their maths.
-Data problems exit with code 2 and every problem listed, never a traceback.
+Data problems exit with code 2 and every problem listed, never a traceback. ``--lp all`` runs a
+command once per language pair (:mod:`evalcore.commands._lp`); ``--scheduler`` runs its
+computations on Dask (:mod:`evalcore.parallel`); a failed distributed task exits with code 1.
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import sys
 import time
 
 from . import __version__
+from .parallel import Scheduler, SchedulerError
 from .problems import DataError
 
 
@@ -48,8 +51,23 @@ def build_parser() -> argparse.ArgumentParser:
     for mod in _command_modules():
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
         mod.add_arguments(p)
-        p.set_defaults(_run=mod.run)
+        p.set_defaults(_run=mod.run, _text_output=getattr(mod, "TEXT_OUTPUT", False),
+                       _handles_all_lps=getattr(mod, "HANDLES_ALL_LPS", False))
     return parser
+
+
+def _run(args) -> int:
+    """Run the command: under ``--scheduler`` (a Dask cluster for the command's lifetime) and,
+    with ``--lp all``, once per language pair (:mod:`evalcore.commands._lp`)."""
+    with Scheduler(getattr(args, "scheduler", None), progress_factory=StderrProgress) as sched:
+        args._scheduler = sched
+        if sched.distributed:
+            print(f"scheduler: {sched.describe()}", file=sys.stderr)
+        if getattr(args, "lp", None) == "all" and not args._handles_all_lps:
+            from .commands._lp import run_all
+
+            return run_all(args)
+        return int(args._run(args) or 0)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args._run(args) or 0)
+        return _run(args)
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
         import os
 
@@ -68,6 +86,9 @@ def main(argv: list[str] | None = None) -> int:
     except DataError as exc:
         print(str(exc), file=sys.stderr)
         return 2
+    except SchedulerError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     except (KeyError, ValueError, FileNotFoundError) as exc:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"error: {msg}", file=sys.stderr)

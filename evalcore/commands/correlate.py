@@ -1,10 +1,9 @@
 """``python -m evalcore correlate``: metric-vs-human correlations (spec §3, §4).
 
-Output columns: metric, level, method, value, ci_low, ci_high, n.
+Output columns: lp, metric, level, method, value, ci_low, ci_high, n. ``--lp all``: every language
+pair; ``--scheduler``: the metric scores computed on Dask (:mod:`evalcore.parallel`).
 """
 from __future__ import annotations
-
-import sys
 
 NAME = "correlate"
 HELP = "Correlate metric scores with human judgements (system or segment level, MTME semantics)."
@@ -12,7 +11,7 @@ HELP = "Correlate metric scores with human judgements (system or segment level, 
 
 def add_arguments(p) -> None:
     p.add_argument("path", help="dataset folder or zip (tidy TSV, plain text, MQM TSV or mt-metrics-eval)")
-    p.add_argument("--lp", help="language pair, when the data holds several")
+    p.add_argument("--lp", help="language pair (needed when the data holds several; all: every pair in turn, tables get an lp column)")
     p.add_argument("--refs", help="comma-separated reference sets to score against (default: all); "
                                   "with --scores, selects the rows of that ref_id/refset")
     p.add_argument("--metrics", help="comma-separated metric ids (default with --scores: every metric in the file)")
@@ -37,6 +36,9 @@ def add_arguments(p) -> None:
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", help="write the table as TSV here instead of stdout")
+    from ..parallel import add_scheduler_argument
+
+    add_scheduler_argument(p)
 
 
 def _byo_scores(path, dataset, refs, metrics, level):
@@ -64,11 +66,11 @@ def _byo_scores(path, dataset, refs, metrics, level):
 def run(args) -> int:
     import pandas as pd
 
-    from ..io import load_dataset
     from ..judges import human_scores
     from ..stats.tables import correlation_table, human_systems
+    from ._lp import dataset, emit
 
-    ds = load_dataset(args.path, lp=args.lp)
+    ds = dataset(args)
     refs = [r.strip() for r in args.refs.split(",") if r.strip()] if args.refs else None
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else []
     if not metrics and not args.scores:
@@ -89,10 +91,12 @@ def run(args) -> int:
         if unknown:
             raise ValueError(f"unknown metric(s) {unknown}")
     if builtin:
-        from ..metrics.engine import score_table
+        from ..cli import StderrProgress
+        from ..parallel import score_table
 
         frames.append(score_table(ds, builtin, level=args.level, ref_ids=refs,
-                                  include_references=args.include_human_systems))
+                                  include_references=args.include_human_systems,
+                                  progress=StderrProgress("scoring"), scheduler=getattr(args, "_scheduler", None)))
     scores = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["metric", "system", "seg_id", "score"])
     if scores.empty:
         raise ValueError("no metric scores to correlate")
@@ -110,9 +114,5 @@ def run(args) -> int:
     table = correlation_table(human, scores, level=args.level, method=args.method, grouping=grouping,
                               exclude_systems=exclude, bootstrap=args.bootstrap, resample=args.bootstrap_over,
                               alpha=args.alpha, seed=args.seed, fisher=args.fisher, **kw)
-    if args.out:
-        table.to_csv(args.out, sep="\t", index=False)
-        print(f"wrote {len(table)} row(s) to {args.out}", file=sys.stderr)
-    else:
-        table.to_csv(sys.stdout, sep="\t", index=False, float_format="%.6f")
+    emit(table, args.out, args, float_format=None if args.out else "%.6f")
     return 0

@@ -1,15 +1,13 @@
 """``python -m evalcore judges``: agreement and rater tables for human judgements (spec §5)."""
 from __future__ import annotations
 
-import sys
-
 NAME = "judges"
 HELP = "Judge agreement (pairwise kappa, Krippendorff's alpha), per-rater tables and system rankings."
 
 
 def add_arguments(p) -> None:
     p.add_argument("path", help="dataset folder or zip")
-    p.add_argument("--lp", help="language pair, when the data holds several")
+    p.add_argument("--lp", help="language pair (needed when the data holds several; all: every pair in turn, tables get an lp column)")
     p.add_argument("--criterion", help="judgement criterion (default: the first one)")
     p.add_argument("--lower-is-better", action="store_true", help="scores are ranks (1 = best)")
     p.add_argument("--normalisation", choices=["raw", "z", "percentile"], default="raw")
@@ -24,9 +22,18 @@ def tables(ds, criterion=None, lower_is_better=False, normalisation="raw", chanc
     import numpy as np
     import pandas as pd
 
-    from ..judges import (agreement, criterion_judgements, krippendorff_alpha, normalise, pairwise_labels,
-                          per_rater_agreement, rater_summary, rater_weights, relative_ranking_scores,
-                          schulze_from_judgements)
+    from ..judges import (
+        agreement,
+        criterion_judgements,
+        krippendorff_alpha,
+        normalise,
+        pairwise_labels,
+        per_rater_agreement,
+        rater_summary,
+        rater_weights,
+        relative_ranking_scores,
+        schulze_from_judgements,
+    )
 
     crit = criterion or (ds.criteria[0] if ds.criteria else "mqm")
     j = criterion_judgements(ds, crit)
@@ -58,24 +65,18 @@ def tables(ds, criterion=None, lower_is_better=False, normalisation="raw", chanc
 
 
 def run(args) -> int:
-    from ..io import load_dataset
+    from ._lp import dataset, emit
 
-    ds = load_dataset(args.path, lp=args.lp)
+    ds = dataset(args)
     agree, raters, systems = tables(ds, args.criterion, args.lower_is_better, args.normalisation, args.chance,
                                     args.screen_column)
-    if args.out_prefix:
-        agree.to_csv(f"{args.out_prefix}agreement.tsv", sep="\t", index=False)
-        raters.to_csv(f"{args.out_prefix}raters.tsv", sep="\t", index=False)
-        if args.systems and systems is not None:
-            systems.to_csv(f"{args.out_prefix}systems.tsv", sep="\t", index=False)
-        print(f"wrote tables with prefix {args.out_prefix}", file=sys.stderr)
-        return 0
-    out = sys.stdout
-    out.write("# agreement\n")
-    agree.to_csv(out, sep="\t", index=False, float_format="%.4f")
-    out.write("\n# raters\n")
-    raters.to_csv(out, sep="\t", index=False, float_format="%.4f")
+    pre = args.out_prefix
+    parts = [("agreement", agree), ("raters", raters)]
     if args.systems and systems is not None:
-        out.write("\n# systems\n")
-        systems.to_csv(out, sep="\t", index=False, float_format="%.4f")
+        parts.append(("systems", systems))
+    for i, (section, table) in enumerate(parts):
+        if pre:
+            emit(table, f"{pre}{section}.tsv", args)
+        else:
+            emit(table, None, args, section=section, float_format="%.4f", first=i == 0)
     return 0

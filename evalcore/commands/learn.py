@@ -13,6 +13,7 @@ import sys
 
 import numpy as np
 
+HANDLES_ALL_LPS = True  # one model per language pair: --lp all is refused with a message
 NAME = "learn"
 HELP = "train a learned metric (human-likeness SVM, seed 004; BEER-style ranker, seed 002)"
 
@@ -67,6 +68,8 @@ def run(args) -> int:
     from ..learned.humanlike import train_humanlike
     from ..learned.store import _jsonable, save_model
 
+    if args.lp == "all":
+        raise ValueError("learn trains one model on one language pair; run it once per pair (--lp LP)")
     ds = load_dataset(args.path, lp=args.lp)
     name = args.out or re.sub(r"[^a-z0-9_.\-]+", "-", f"{args.kind}-{ds.name}-{ds.lp}".lower()).strip("-")
     hib = not args.lower_is_better

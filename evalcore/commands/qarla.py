@@ -29,6 +29,9 @@ def add_arguments(p):
     p.add_argument("--mc", type=int, default=0, metavar="N", help="also a sampled Monte-Carlo baseline, N shuffles per case")
     p.add_argument("--out", help="output TSV (default: stdout)")
     p.add_argument("--cases", metavar="FILE", help="also write the per-case explanation TSV here")
+    from ..parallel import add_scheduler_argument
+
+    add_scheduler_argument(p)
 
 
 def run(args) -> int:
@@ -50,7 +53,7 @@ def run(args) -> int:
             c = king_cases(t)
             c.insert(0, "metric", m)
             cases.append(c)
-    write(pd.DataFrame(rows), args.out)
+    write(pd.DataFrame(rows), args.out, args)
     if args.cases:
-        write(pd.concat(cases, ignore_index=True), args.cases)
+        write(pd.concat(cases, ignore_index=True), args.cases, args)
     return 0

@@ -1,15 +1,15 @@
 """``python -m evalcore score PATH --metrics bleu,chrf,ter --level segment|system``: tidy metric scores.
 
-Writes a TSV with the columns metric, system, seg_id, score (seg_id empty at system level) to
+Writes a TSV with the columns lp, metric, system, seg_id, score (seg_id empty at system level) to
 ``--out`` or stdout. ``--refs A,C`` restricts (and orders) the reference sets;
 ``--include-references`` also scores every reference set against the other sets;
 ``--scores FILE.tsv`` registers external scores first (bring your own, see
 :mod:`evalcore.metrics.byo`), so their metric names can be listed in ``--metrics``;
 ``--list-metrics`` prints every registered id with its signature. Progress goes to stderr.
+``--lp all`` scores every language pair; ``--scheduler local:N|tcp://…`` scores segment blocks
+on Dask with identical results (:mod:`evalcore.parallel`).
 """
 from __future__ import annotations
-
-import sys
 
 NAME = "score"
 HELP = "Score a dataset with registered metrics; write a tidy TSV (metric, system, seg_id, score)."
@@ -17,7 +17,7 @@ HELP = "Score a dataset with registered metrics; write a tidy TSV (metric, syste
 
 def add_arguments(p):
     p.add_argument("path", nargs="?", help="dataset: tidy TSV folder, plain-text folder, MQM TSV, mt-metrics-eval folder or zip")
-    p.add_argument("--lp", help="language pair (needed when the data holds several)")
+    p.add_argument("--lp", help="language pair (needed when the data holds several; all: every pair in turn, tables get an lp column)")
     p.add_argument("--metrics", default="bleu,chrf,ter", help="comma-separated metric ids (default: bleu,chrf,ter)")
     p.add_argument("--level", choices=["segment", "system"], default="segment")
     p.add_argument("--refs", help="comma-separated reference sets to use, in this order (default: all)")
@@ -27,6 +27,9 @@ def add_arguments(p):
     p.add_argument("--scores", action="append", default=[],
                    help="external scores TSV (metric, system, seg_id, score[, ref_id][, lp]); repeatable")
     p.add_argument("--list-metrics", action="store_true", help="list metric ids with their signatures and exit")
+    from ..parallel import add_scheduler_argument
+
+    add_scheduler_argument(p)
 
 
 
@@ -48,18 +51,15 @@ def run(args) -> int:
         return 0
     if not args.path:
         raise ValueError("PATH is required (or use --list-metrics)")
-    from ..io import load_dataset
-    from ..metrics.engine import score_table
+    from ..parallel import score_table
+    from ._lp import dataset, emit
 
     ids = [m.strip() for m in args.metrics.split(",") if m.strip()]
     metrics = [get_metric(m) for m in ids]  # unknown ids fail here, before loading
-    ds = load_dataset(args.path, lp=args.lp)
+    ds = dataset(args)
     refs = [r.strip() for r in args.refs.split(",") if r.strip()] if args.refs else None
     table = score_table(ds, metrics, level=args.level, ref_ids=refs,
-                        include_references=args.include_references, progress=StderrProgress("scoring"))
-    if args.out:
-        table.to_csv(args.out, sep="\t", index=False)
-        print(f"wrote {len(table)} rows to {args.out}", file=sys.stderr)
-    else:
-        table.to_csv(sys.stdout, sep="\t", index=False)
+                        include_references=args.include_references, progress=StderrProgress("scoring"),
+                        scheduler=getattr(args, "_scheduler", None))
+    emit(table, args.out, args)
     return 0

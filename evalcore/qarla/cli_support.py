@@ -2,14 +2,12 @@
 dataset loading (optionally only the judged segments) and similarity tensors via the engine."""
 from __future__ import annotations
 
-import sys
-
 import pandas as pd
 
 
 def add_data_arguments(p) -> None:
     p.add_argument("path", help="dataset: tidy TSV folder, plain-text folder, MQM TSV, mt-metrics-eval folder or zip")
-    p.add_argument("--lp", help="language pair (needed when the data holds several)")
+    p.add_argument("--lp", help="language pair (needed when the data holds several; all: every pair in turn, tables get an lp column)")
     p.add_argument("--refs", help="comma-separated reference sets to use, in this order (default: all)")
     p.add_argument("--judged-only", action="store_true",
                    help="keep only segments with at least one human judgement (the QUEEN pool too)")
@@ -39,13 +37,13 @@ def load_with_tensors(args, metrics: str | None, option: str):
     if not ids:
         raise ValueError(f"{option} is empty")
     ds = load(args)
-    return ds, tensors(ds, ids)
+    return ds, tensors(ds, ids, getattr(args, "_scheduler", None))
 
 
 def load(args):
-    from ..io import load_dataset
+    from ..commands._lp import dataset
 
-    ds = load_dataset(args.path, lp=args.lp)
+    ds = dataset(args)
     if args.refs:
         ds = ds.with_references(split(args.refs))
     if getattr(args, "judged_only", False):
@@ -60,18 +58,18 @@ def load(args):
     return ds
 
 
-def tensors(ds, metric_ids: list[str]) -> dict:
+def tensors(ds, metric_ids: list[str], scheduler=None) -> dict:
+    """Similarity tensors in-process, or over segment blocks on ``scheduler`` (same values)."""
     from ..metrics.base import get_metric
-    from ..metrics.engine import similarity_tensors_many
+    from ..parallel import similarity_tensors_many
 
     for m in metric_ids:
         get_metric(m)  # unknown ids fail before any computation
-    return similarity_tensors_many(ds, metric_ids, progress=Progress("similarities (segments)"))
+    return similarity_tensors_many(ds, metric_ids, progress=Progress("similarities (segments)"), scheduler=scheduler)
 
 
-def write(df: pd.DataFrame, out: str | None) -> None:
-    if out:
-        df.to_csv(out, sep="\t", index=False)
-        print(f"wrote {len(df)} rows to {out}", file=sys.stderr)
-    else:
-        df.to_csv(sys.stdout, sep="\t", index=False)
+def write(df: pd.DataFrame, out: str | None, args=None) -> None:
+    """The table (with its ``lp`` column, see :mod:`evalcore.commands._lp`) to ``out`` or stdout."""
+    from ..commands._lp import emit
+
+    emit(df, out, args)
