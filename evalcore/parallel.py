@@ -38,6 +38,10 @@ _LOCAL = re.compile(r"^local:(\d+)$")
 _TCP = re.compile(r"^tcp://[^\s:/]+:\d+$")
 
 
+#: how long ``tcp://`` waits for the scheduler
+CONNECT_TIMEOUT = "10s"
+
+
 class SchedulerError(RuntimeError):
     """A distributed task failed (or the cluster could not be reached)."""
 
@@ -86,11 +90,15 @@ class Scheduler:
             if self.kind == "local":
                 from distributed import LocalCluster
 
+                # no dashboard; the scheduler's and workers' small HTTP endpoints (health) and all
+                # communication on loopback, random ports (never 8787: other users may hold it)
                 self.cluster = LocalCluster(n_workers=int(self.arg), processes=True, threads_per_worker=1,
-                                            dashboard_address=None, host="127.0.0.1", silence_logs=40)
+                                            dashboard_address=None, host="127.0.0.1", silence_logs=40,
+                                            worker_dashboard_address="127.0.0.1:0",
+                                            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
                 self.client = Client(self.cluster)
             else:
-                self.client = Client(str(self.arg), timeout="10s")
+                self.client = Client(str(self.arg), timeout=CONNECT_TIMEOUT)
         except OSError as exc:
             self.close()
             raise SchedulerError(f"could not reach the Dask scheduler {self.spec}: {exc}") from exc
