@@ -178,3 +178,55 @@ def test_lp_all_cli(wmt24, tmp_path, capsys):
     assert set(agree["lp"]) == set(wmt24)
     assert main(["validate", str(folder), "--lp", "all"]) == 0
     assert main(["learn", str(folder), "--lp", "all", "--kind", "beer", "--human", "esa"]) == 2
+
+
+def _page(state: dict):
+    from streamlit.testing.v1 import AppTest
+
+    from conftest import ROOT
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=240)
+    for k, v in state.items():
+        at.session_state[k] = v
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    at.switch_page("pages/campaign.py")
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def _table(at, column):
+    for df in at.dataframe:
+        if column in df.value.columns:
+            return df.value
+    raise AssertionError(f"no table with a column {column!r}")
+
+
+def test_campaign_page_sample():
+    at = _page({})
+    assert at.title[0].value == "Campaign"
+    corr = _table(at, "accuracy")
+    assert list(corr["lp"]) == ["es-en", "es-en", ALL, ALL] and set(corr["metric"]) == {"bleu", "chrf"}
+    want = campaign(load_collection(SAMPLE), ["bleu", "chrf"], judged_only=True).correlations
+    assert corr["pearson"].tolist() == pytest.approx(want["pearson"].tolist())
+    assert "ref&#45;E" in " ".join(m.value for m in at.markdown)  # left-out human translations said (escaped)
+    assert len(at.get("plotly_chart")) == 1
+    at.radio(key="camp_stat").set_value("accuracy").run()
+    assert not at.exception
+
+
+def test_campaign_page_wmt24(wmt24, tmp_path, monkeypatch):
+    monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
+    from evalcore import workspace
+
+    workspace.save({lp: restrict_segments(ds, ds.seg_ids[:30]) for lp, ds in wmt24.items()}, "wmt24-slice")
+    label = next(f"{m['name']} (saved {m.get('saved_at', '?')})" for m in workspace.list_saved())
+    at = _page({"dataset_label": label, "dataset_select": label, "camp_metrics": ["chrf"]})
+    corr = _table(at, "accuracy")
+    assert list(corr["lp"]) == ["en-cs", "en-ja", "en-zh", ALL]
+    wide = _table(at, "human:esa")
+    assert set(wide["lp"]) == {"en-cs", "en-ja", "en-zh"} and "refA" not in set(wide["system"])
+    ranks = _table(at, "mean_rank")
+    assert {"rank_en-cs", "rank_en-ja", "rank_en-zh"} <= set(ranks.columns)
