@@ -10,10 +10,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from sacrebleu.metrics import BLEU as SBLEU, CHRF as SCHRF, TER as STER
+from conftest import SAMPLE, shared
+from sacrebleu.metrics import BLEU as SBLEU
+from sacrebleu.metrics import CHRF as SCHRF
+from sacrebleu.metrics import TER as STER
 from scipy import stats
 
-from conftest import SAMPLE, shared
 from evalcore.campaign import ALL, campaign
 from evalcore.io import load_collection, write_tidy
 from evalcore.qarla.cli_support import restrict_segments
@@ -181,9 +183,8 @@ def test_lp_all_cli(wmt24, tmp_path, capsys):
 
 
 def _page(state: dict):
-    from streamlit.testing.v1 import AppTest
-
     from conftest import ROOT
+    from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=240)
     for k, v in state.items():

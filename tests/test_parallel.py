@@ -11,11 +11,18 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-
 from conftest import SAMPLE, shared
+
 from evalcore.io import load_collection, load_dataset, write_tidy
 from evalcore.metrics import engine
-from evalcore.parallel import Scheduler, SchedulerError, block_bounds, parse_scheduler, score_table, similarity_tensors_many
+from evalcore.parallel import (
+    Scheduler,
+    SchedulerError,
+    block_bounds,
+    parse_scheduler,
+    score_table,
+    similarity_tensors_many,
+)
 from evalcore.qarla.cli_support import restrict_segments
 
 LEXICAL = ["bleu", "chrf", "ter", "nist-4", "rouge-l", "wer", "per", "gtm-1", "meteor"]
