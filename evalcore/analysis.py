@@ -34,7 +34,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from . import __version__
+from . import __version__, cache_version
 from .dataset import Dataset
 
 Progress = Callable[[float, str], None] | None
@@ -157,7 +157,7 @@ def _cache_dir() -> Path:
 
 
 def _cached(kind: str, key: Sequence, compute: Callable[[], object]):
-    text = "\n".join(str(k) for k in (kind, __version__, *key))
+    text = "\n".join(str(k) for k in (kind, cache_version(), *key))
     path = _cache_dir() / f"{kind}-{hashlib.sha256(text.encode()).hexdigest()[:32]}.pkl"
     if path.exists():
         try:

@@ -4,11 +4,11 @@
 returns a :class:`Campaign` with
 
 * ``systems`` – one row per (lp, system, measure): the human score (mean over segments of the
-  per-segment scores, spec §5.2) and every metric's corpus score (summed statistics), each with
+  per-segment scores, methods §5.2) and every metric's corpus score (summed statistics), each with
   its rank within the language pair (1 = best, orientation-aware: TER/WER/PER lower is better;
   ties share the best rank);
 * ``correlations`` – per language pair and metric the system-level Pearson r, Kendall τ_b and
-  pairwise accuracy (spec §3.2-3.4) between human and metric scores, and an ``(all)`` row per
+  pairwise accuracy (methods §3.3, §3.10; spec §3.2-3.4) between human and metric scores, and an ``(all)`` row per
   metric with the mean r and τ over the language pairs and the **global** pairwise accuracy of
   Kocmi et al. (2021, "To Ship or Not to Ship"): the share of all pairs of systems, formed
   within each language pair and pooled over all of them, that the metric orders like the humans
@@ -20,7 +20,7 @@ returns a :class:`Campaign` with
   systems without human scores, language pairs skipped and why).
 
 Human translations judged like systems (WMT24's ``refA``, WMT21's ``ref-B``/``Human-*``) are left
-out of the correlations by default (``include_human=True`` keeps them; a reference in use cannot
+out of the correlations by default (methods §3.2; ``include_human=True`` keeps them; a reference in use cannot
 be scored by a metric against itself, so it gets no metric score). ``judged_only`` scores only
 the segments with a judgement of the criterion. Extra keyword arguments (``**score_options``,
 e.g. ``ref_ids``) go to the scorer. ``scheduler`` (:class:`evalcore.parallel.Scheduler`)

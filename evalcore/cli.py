@@ -70,6 +70,11 @@ def _run(args) -> int:
         return int(args._run(args) or 0)
 
 
+def console() -> None:
+    """Entry point of the installed ``evalcore`` command (same as ``python -m evalcore``)."""
+    sys.exit(main())
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -171,15 +171,34 @@ def download_table(df: pd.DataFrame, name: str, key: str | None = None, signatur
 
 
 def download_figure(fig, name: str, key: str | None = None) -> None:
-    """Interactive HTML download of a figure. PNG: use the camera button in the figure's toolbar
-    (static export through kaleido needs a browser download, which is not possible offline)."""
-    def html() -> bytes:  # built on click only: the file embeds plotly.js (works offline)
+    """Downloads of a figure: interactive HTML (embeds plotly.js, works offline) and PNG, SVG and
+    PDF for papers (rendered by kaleido with the machine's Chromium, the metric signatures as a
+    caption). Every file is built only when its button is clicked."""
+    from evalcore import figures
+
+    def html() -> bytes:
         buf = io.StringIO()
         fig.write_html(buf, include_plotlyjs=True, full_html=True)
         return buf.getvalue().encode("utf-8")
 
-    st.download_button("⬇ Figure (HTML)", html, f"{name}.html", "text/html", key=f"fig-{key or name}",
-                       on_click="ignore", help="PNG: use the camera icon in the figure's toolbar")
+    def static(fmt: str):
+        def build() -> bytes:
+            try:
+                return figures.static_image(fig, fmt)
+            except figures.FigureExportError as exc:  # the file then explains why
+                return f"{exc}\n".encode("utf-8")
+        return build
+
+    k = key or name
+    cols = st.columns(4)
+    cols[0].download_button("⬇ HTML", html, f"{name}.html", "text/html", key=f"fig-{k}", on_click="ignore")
+    if figures.find_browser() is None:
+        cols[1].caption("PNG/SVG/PDF need a Chromium on the server (`apt-get install chromium`); "
+                        "the toolbar's camera icon saves a PNG.")
+        return
+    for col, fmt in zip(cols[1:], ("png", "svg", "pdf")):
+        col.download_button(f"⬇ {fmt.upper()}", static(fmt), f"{name}.{fmt}", figures.FORMATS[fmt],
+                            key=f"fig-{fmt}-{k}", on_click="ignore")
 
 
 def current_dataset() -> Dataset:

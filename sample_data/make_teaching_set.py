@@ -14,7 +14,7 @@ import csv
 import sys
 
 sys.dont_write_bytecode = True  # keep sample_data/ free of __pycache__
-from pathlib import Path
+from pathlib import Path  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))

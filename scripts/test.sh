@@ -8,4 +8,6 @@ python -m pip install --quiet --disable-pip-version-check -r requirements-dev.tx
 if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   (apt-get update -qq && apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null) || echo "warning: could not install chromium" >&2
 fi
+# Lint first (seconds): pyflakes and pycodestyle errors, configured in pyproject.toml.
+python -m ruff check --quiet .
 exec python -m pytest -q "$@"

@@ -41,7 +41,7 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_app(env_extra: dict | None = None, timeout: float = 60):
+def running_app(env_extra: dict | None = None, timeout: float = 120):
     port = _free_port()
     env = dict(os.environ)
     env.update(env_extra or {})

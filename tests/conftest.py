@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -15,6 +16,13 @@ sys.path.insert(0, str(ROOT))
 _TMP_HOME = tempfile.mkdtemp(prefix="evalcore-test-home-")
 os.environ.setdefault("EVALCORE_HOME", _TMP_HOME)
 os.environ.setdefault("EVALCORE_CACHE", os.path.join(_TMP_HOME, "cache"))
+
+# Property tests are derandomised under CI (a fixed seed per test: no flake under load) and
+# never time out on a loaded machine; locally `HYPOTHESIS_PROFILE=explore` searches afresh.
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("explore", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") == "true" else "explore"))
 
 SHARED_DATA = Path(os.environ.get("EVALCORE_SHARED_DATA", ROOT.parent / "shared" / "data"))
 SAMPLE = ROOT / "sample_data" / "teaching_es_en"

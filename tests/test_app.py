@@ -1,9 +1,7 @@
 """The app under Streamlit's AppTest: opens on the sample, switches pages, reports bad data."""
 from __future__ import annotations
 
-from pathlib import Path
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT, SAMPLE

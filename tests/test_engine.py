@@ -252,10 +252,8 @@ def test_byo_registers_first_class_metrics(tmp_path):
 def test_cli_score_and_list(tmp_path, capsys):
     from evalcore.cli import main
 
-    try:
-        from evalcore.io import write_tidy
-    except ImportError:
-        pytest.skip("evalcore.io.write_tidy not available")
+    from evalcore.io import write_tidy
+
     ds = _full_dataset(n_seg=4)
     folder = tmp_path / "data"
     write_tidy(ds, folder)

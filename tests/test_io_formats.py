@@ -1,7 +1,7 @@
 """Loaders for plain text, Google MQM TSV and the mt-metrics-eval layout (issue 2, "Input formats").
 
 Expectations are written by hand from the fixtures in tests/fixtures/ (written for these
-tests, invented sentences). Real data is read from /work/shared/data and never copied; those
+tests, invented sentences). Real data is read from ../shared/data and never copied; those
 tests skip when the folder is absent.
 """
 from __future__ import annotations
@@ -21,13 +21,15 @@ from evalcore.io.mqm import (DEFAULT_WEIGHTS, error_weight, human_ref_id, lp_fro
                              parse_weights, strip_markers)
 from evalcore.problems import DataError
 
+from conftest import SHARED_DATA, shared  # noqa: E402
+
 FIX = Path(__file__).parent / "fixtures"
 PLAIN = FIX / "plaintext_tiny"
 MTME = FIX / "mtme_tiny"
 MQM = FIX / "mqm_tiny"
-SHARED = Path(os.environ.get("EVALCORE_SHARED_DATA", "/work/shared/data"))
-needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason=f"real data folder {SHARED} is absent "
-                                                              "(research-use data, not shipped with the project)")
+SHARED = SHARED_DATA
+needs_shared = pytest.mark.skipif(not SHARED.is_dir() and os.environ.get("CI") != "true",
+                                  reason=f"real data folder {SHARED} is absent (research-use data, not shipped with the project)")
 
 
 def rows(df: pd.DataFrame, cols: list[str]) -> list[tuple]:
@@ -333,10 +335,7 @@ def test_mqm_raw_bad_rows_named(tmp_path):
 
 
 def _shared_mqm() -> Path:
-    p = SHARED / "wmt21_ted_mqm"
-    if not (p / "mqm_annotations.tsv").is_file():
-        pytest.skip(f"{p}/mqm_annotations.tsv is absent (research-use data, not shipped)")
-    return p
+    return shared("wmt21_ted_mqm")
 
 
 def _tsv(path: Path) -> pd.DataFrame:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
 
 import numpy as np
 import pandas as pd
@@ -785,16 +784,6 @@ def _write_tidy(tmp_path):
     return tmp_path
 
 
-def _cli_ready():
-    try:
-        from evalcore.io import load_dataset  # noqa: F401
-        from evalcore.metrics.engine import similarity_tensors  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-@pytest.mark.skipif(not _cli_ready(), reason="evalcore.io.load_dataset / metrics.engine not available yet")
 def test_cli_commands(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "cache"))
     from evalcore.cli import main
@@ -836,11 +825,6 @@ def test_cli_commands(tmp_path, capsys, monkeypatch):
     assert main(["qarla", str(path), "--metrics", "nosuchmetric"]) == 2
 
 
-REAL = "/work/shared/data/wmt21_news_mqm"
-
-
-@pytest.mark.skipif(not os.path.isdir(REAL), reason=f"{REAL} absent (research data not shipped)")
-@pytest.mark.skipif(not _cli_ready(), reason="evalcore.io.load_dataset / metrics.engine not available yet")
 def test_real_data_smoke(tmp_path, monkeypatch):
     monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "cache"))
     """A few en-de segments of WMT21 news (3 references): the pooled QUEEN path runs and the
@@ -848,7 +832,9 @@ def test_real_data_smoke(tmp_path, monkeypatch):
     from evalcore.io import load_dataset
     from evalcore.metrics.engine import similarity_tensors
 
-    ds = load_dataset(REAL, lp="en-de")
+    from conftest import shared
+
+    ds = load_dataset(shared("wmt21_news_mqm"), lp="en-de")
     judged = list(dict.fromkeys(ds.judgements["seg_id"]))[:12]
     ds_small = type(ds)(ds.name, ds.lp, ds.segments[ds.segments["seg_id"].isin(judged)],
                         ds.references[ds.references["seg_id"].isin(judged)],

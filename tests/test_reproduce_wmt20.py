@@ -1,4 +1,4 @@
-"""Reproduce published WMT20 numbers from /work/shared/data/wmt20_mqm_scores (see its README).
+"""Reproduce published WMT20 numbers from ../shared/data/wmt20_mqm_scores (see its README).
 
 * Mathur et al. 2020 (WMT20 metrics task) Tables 5-7: Pearson of official metric system scores vs
   official WMT DA z system scores, to 3 decimals.
@@ -16,9 +16,15 @@ import pytest
 
 from evalcore.stats import correlation, correlation_table
 
-PATH = "/work/shared/data/wmt20_mqm_scores"
-pytestmark = pytest.mark.skipif(not os.path.isdir(PATH),
-                                reason=f"{PATH} is absent (research-licensed data is not shipped with the project)")
+from conftest import SHARED_DATA, shared  # noqa: E402
+
+PATH = str(SHARED_DATA / "wmt20_mqm_scores")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _shared_data_present():
+    """Skips (fails under CI) when ../shared/data/wmt20_mqm_scores is absent."""
+    shared("wmt20_mqm_scores")
 
 OUTLIERS = {"en-de": {"Online-G.1556", "WMTBiomedBaseline.388", "zlabs-nlp.179"},
             "zh-en": {"WMTBiomedBaseline.183"}}

@@ -369,9 +369,13 @@ def read_mqm(src: FileSource, name: str, report: Report | None = None,
     ref_rows, ref_f, ref_l, out_rows, out_f, out_l = [], [], [], [], [], []
     for (lp, system, sid), (text, f, ln) in texts.items():
         if human_ref_id(system) is not None or system.startswith("ref-"):
-            ref_rows.append([lp, sid, system, text]); ref_f.append(f); ref_l.append(ln)
+            ref_rows.append([lp, sid, system, text])
+            ref_f.append(f)
+            ref_l.append(ln)
         else:
-            out_rows.append([lp, system, sid, text]); out_f.append(f); out_l.append(ln)
+            out_rows.append([lp, system, sid, text])
+            out_f.append(f)
+            out_l.append(ln)
     references = frame(["lp"] + REFERENCE_COLUMNS, ref_rows, ref_f, ref_l)
     outputs = frame(["lp"] + OUTPUT_COLUMNS, out_rows, out_f, out_l)
     judgements = scores[["lp"] + JUDGEMENT_COLUMNS + ["_file", "_line"]]

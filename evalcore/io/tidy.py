@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..dataset import Dataset
-from ..problems import DataError, Report
+from ..problems import Report
 from .assemble import assemble, empty, frame
 from .source import FileSource
 from .text import read_tsv

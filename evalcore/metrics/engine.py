@@ -30,7 +30,7 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from .. import __version__
+from .. import cache_version
 from ..dataset import Dataset
 from .base import Metric, SimTensors, get_metric
 
@@ -66,7 +66,7 @@ def _prepare(metric: Metric, dataset: Dataset) -> None:
 
 
 def tensors_cache_key(dataset: Dataset, metric: Metric) -> str:
-    text = f"{dataset.content_hash()}\n{metric.signature()}\nevalcore-{__version__}\n"
+    text = f"{dataset.content_hash()}\n{metric.signature()}\nevalcore-{cache_version()}\n"
     return hashlib.sha256(text.encode()).hexdigest()
 
 

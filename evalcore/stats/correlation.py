@@ -358,7 +358,8 @@ def calibrate_ties(g: np.ndarray, m: np.ndarray, variant: str = "acc23", sample_
     order (equal |Δm| flip together). For these two variants the denominator N of each group is
     fixed, so flipping a pair changes the group numerator by: acc23 C→T_m −1, T_h→T_hm +1;
     τ_23 C→T_m −2, T_h→T_hm +2 (D→T_m changes nothing). The curve is the mean over groups with
-    ≥ 2 items; the first maximum wins (``nanargmax``). ``sample_rate < 1`` subsamples pairs.
+    ≥ 2 items; the first maximum wins (values within 1e-12 of the maximum are ties: the
+    curve is a float cumulative sum). ``sample_rate < 1`` subsamples pairs.
     """
     if variant not in ("acc23", "23", "tau_23"):
         raise ValueError("tie calibration is defined for acc23 and tau_23 only")
@@ -405,7 +406,13 @@ def calibrate_ties(g: np.ndarray, m: np.ndarray, variant: str = "acc23", sample_
         values = np.r_[start, start + cum[last]]
     else:
         thresholds, values = np.zeros(1), np.array([start])
-    best = int(np.nanargmax(values)) if not np.all(np.isnan(values)) else 0
+    if np.all(np.isnan(values)):
+        best = 0
+    else:
+        # The first maximum wins. The curve is a float cumulative sum, so mathematically equal
+        # values can differ in the last bits; values within 1e-12 of the maximum count as ties.
+        top = np.nanmax(values)
+        best = int(np.flatnonzero(values >= top - 1e-12 * max(1.0, abs(top)))[0])
     return TieCalibration(float(values[best]), float(thresholds[best]), thresholds, values)
 
 

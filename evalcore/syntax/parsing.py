@@ -111,8 +111,12 @@ class Parse:
         forms, lemmas, upos, xpos, heads, deprels, depths = [], [], [], [], [], [], []
         off = 0
         for p in parts:
-            forms += p.forms; lemmas += p.lemmas; upos += p.upos; xpos += p.xpos
-            deprels += p.deprels; depths += p.depths
+            forms += p.forms
+            lemmas += p.lemmas
+            upos += p.upos
+            xpos += p.xpos
+            deprels += p.deprels
+            depths += p.depths
             heads += [h + off if h >= 0 else -1 for h in p.heads]
             off += len(p)
         return Parse(tuple(forms), tuple(lemmas), tuple(upos), tuple(xpos), tuple(heads),
