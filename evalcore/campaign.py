@@ -4,7 +4,7 @@
 returns a :class:`Campaign` with
 
 * ``systems`` – one row per (lp, system, measure): the human score (mean over segments of the
-  per-segment scores, methods §5.2) and every metric's corpus score (summed statistics), each with
+  per-segment scores, methods §5) and every metric's corpus score (summed statistics), each with
   its rank within the language pair (1 = best, orientation-aware: TER/WER/PER lower is better;
   ties share the best rank);
 * ``correlations`` – per language pair and metric the system-level Pearson r, Kendall τ_b and
