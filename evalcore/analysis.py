@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import math
 import os
-import pickle
 import warnings
 from collections import OrderedDict
 from pathlib import Path
@@ -157,23 +156,61 @@ def _cache_dir() -> Path:
 
 
 def _cached(kind: str, key: Sequence, compute: Callable[[], object]):
+    """``compute()``, cached on disk in formats that cannot run code when read (issue 16,
+    item 14: an unpickled cache lets anyone who can write to the cache folder run code in the
+    app): a DataFrame as Parquet, a statistics dict ``{name: (seg_ids, array)}`` as ``.npz``
+    read with ``allow_pickle=False``. Anything else, or a file that does not read back, is
+    simply recomputed; pickle files are never opened."""
     text = "\n".join(str(k) for k in (kind, cache_version(), *key))
-    path = _cache_dir() / f"{kind}-{hashlib.sha256(text.encode()).hexdigest()[:32]}.pkl"
-    if path.exists():
-        try:
-            with open(path, "rb") as fh:
-                return pickle.load(fh)
-        except Exception:  # unreadable cache file: recompute
-            pass
+    base = _cache_dir() / f"{kind}-{hashlib.sha256(text.encode()).hexdigest()[:32]}"
+    value = _read_cache(base)
+    if value is not None:
+        return value
     value = compute()
     try:
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        with open(tmp, "wb") as fh:
-            pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
-    except OSError:
+        _write_cache(base, value)
+    except Exception:  # a value these formats cannot hold (or a full disk): not cached
         pass
     return value
+
+
+def _read_cache(base: Path):
+    try:
+        if base.with_suffix(".parquet").exists():
+            return pd.read_parquet(base.with_suffix(".parquet"))
+        if base.with_suffix(".npz").exists():
+            with np.load(base.with_suffix(".npz"), allow_pickle=False) as z:
+                names = z["names"].tolist()
+                return {n: (z[f"keep{i}"].tolist(), z[f"stats{i}"]) for i, n in enumerate(names)}
+    except Exception:  # unreadable, truncated or tampered cache file: recompute
+        return None
+    return None
+
+
+def _stats_dict(value) -> bool:
+    return isinstance(value, dict) and all(
+        isinstance(k, str) and isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], np.ndarray)
+        and v[1].dtype.kind == "f" and all(isinstance(s, str) for s in v[0]) for k, v in value.items())
+
+
+def _write_cache(base: Path, value) -> None:
+    if isinstance(value, pd.DataFrame):
+        path, write = base.with_suffix(".parquet"), lambda tmp: value.to_parquet(tmp)
+    elif _stats_dict(value):
+        arrays = {"names": np.array(list(value), dtype=str)}
+        for i, (keep, st) in enumerate(value.values()):
+            arrays[f"keep{i}"] = np.array(keep, dtype=str)
+            arrays[f"stats{i}"] = st
+        path, write = base.with_suffix(".npz"), lambda tmp: np.savez(tmp, **arrays)
+    else:
+        return
+    tmp = base.with_name(f"{base.name}.tmp{os.getpid()}{path.suffix}")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
 
 
 def _sub(progress: Progress, lo: float, hi: float, text: str):
@@ -523,11 +560,20 @@ def _schulze_frame(res) -> pd.DataFrame:
 
 def judges_consensus(dataset: Dataset, criterion: str) -> pd.DataFrame:
     """Schulze consensus over the judges' ballots of ``criterion``: every (rater, segment) is a
-    partial ballot ranking the systems it scored (spec §5.4; seed 003 §4)."""
+    partial ballot ranking the systems it scored (spec §5.4; seed 003 §4; Schulze 2011).
+
+    Columns rank, system, beats, mean_score (the mean of the system's judgements, to compare
+    with). ``attrs["support"]``: the :class:`~evalcore.judges.BallotSupport` — how many ballots
+    compare ≥ 2 systems and how many comparisons each pair rests on (``support.few`` and
+    ``support.warning()`` when the ranking rests on few comparisons)."""
     from .judges import criterion_judgements, schulze_from_judgements
 
     j = criterion_judgements(dataset, criterion)
-    return _schulze_frame(schulze_from_judgements(j))
+    res = schulze_from_judgements(j)
+    out = _schulze_frame(res)
+    out["mean_score"] = out["system"].map(j.groupby("system")["score"].mean())
+    out.attrs["support"] = res.support
+    return out
 
 
 # =============================================================================================
@@ -993,9 +1039,14 @@ def judges_overview(dataset: Dataset, criterion: str, chance: str = "uniform") -
     inter/intra agreement and kappa, per-rater agreement with the others, the P(A) and kappa
     matrices, and (with ≥ 3 raters) agreement with one rater as more of the others are added.
     A pseudo-rater ``mean`` (published averages, as in ../shared/data) is left out when real
-    raters exist. ``alpha``: Krippendorff's alpha (interval) over (system, segment) items, which
-    also works when each segment has a single judged output (no pairwise labels)."""
-    from .judges import (agreement, agreement_curve, criterion_judgements, krippendorff_alpha, pairwise_labels,
+    raters exist.
+
+    ``alpha``: Krippendorff's alpha (interval; Krippendorff 2011) over (system, segment) items
+    with one value per (rater, item), the mean of the rater's repeats; NaN when undefined, with
+    ``alpha_reason`` saying why ("" when defined) and ``alpha_result`` the full
+    :class:`~evalcore.judges.AlphaResult`. ``outputs_per_segment``: judged outputs per judged
+    segment (min, max) — pairwise labels need ≥ 2 outputs of a segment judged by one rater."""
+    from .judges import (agreement, agreement_curve, alpha_of_judgements, criterion_judgements, pairwise_labels,
                          per_rater_agreement)
 
     j = criterion_judgements(dataset, criterion)
@@ -1004,15 +1055,16 @@ def judges_overview(dataset: Dataset, criterion: str, chance: str = "uniform") -
     raters = list(dict.fromkeys(j["rater"]))
     labels = pairwise_labels(j)
     res = {"raters": raters, "n_ratings": len(j), "labels": labels}
-    first = j.drop_duplicates(["system", "seg_id", "rater"])
-    wide = first.pivot_table(index="rater", columns=["system", "seg_id"], values="score", aggfunc="first")
-    res["alpha"] = float(krippendorff_alpha(wide.T.to_numpy(dtype=float))) if len(raters) > 1 else float("nan")
+    al = alpha_of_judgements(j)
+    res["alpha"], res["alpha_reason"], res["alpha_result"] = al.value, al.reason, al
+    per_seg = j.groupby("seg_id", sort=False)["system"].nunique()
+    res["outputs_per_segment"] = (int(per_seg.min()), int(per_seg.max())) if len(per_seg) else (0, 0)
     res["inter"] = agreement(labels, "inter", chance)
     res["intra"] = agreement(labels, "intra", chance)
     res["per_rater"] = per_rater_agreement(labels, chance) if len(raters) > 1 else pd.DataFrame()
     res["pa"], res["kappa"] = rater_agreement_matrix(labels, chance) if len(labels) else (pd.DataFrame(), pd.DataFrame())
     curves = []
-    if len(raters) >= 3:
+    if len(raters) >= 3 and res["inter"]["n_pairs"]:  # the curve needs items labelled by several raters
         for r in raters:
             c = agreement_curve(labels, [r], max_judges=len(raters) - 1, n_resamples=20, seed=0)
             curves.append(c.assign(reference=r))

@@ -35,6 +35,65 @@ class StderrProgress:
         print(f"\r{self.label}: {done}/{total} ({now - self.t0:.0f} s)", end=end, file=sys.stderr, flush=True)
 
 
+def output_paths(args) -> list[str]:
+    """The files a command will write, from its module's ``OUTPUTS``: attribute names of
+    ``args`` (``"out"``), or ``(attribute, suffix, ...)`` for a prefix option that names several
+    files (``("out_prefix", "agreement.tsv", "raters.tsv")``)."""
+    paths = []
+    for spec in getattr(args, "_outputs", ()):
+        attr, *suffixes = (spec,) if isinstance(spec, str) else spec
+        value = getattr(args, attr, None)
+        if value:
+            paths += [f"{value}{s}" for s in suffixes] if suffixes else [str(value)]
+    return paths
+
+
+class OutputError(DataError):
+    """Output paths that cannot be written; raised before any work (exit code 2)."""
+
+    def __init__(self, report):
+        super().__init__(report)
+        n = len(report.errors)
+        self.args = (f"{n} problem{'s' if n != 1 else ''} with the output path(s); nothing was computed:\n{report}",)
+
+
+def check_outputs(paths) -> None:
+    """Before any work: every output path must be a file we can create or replace. Raises
+    :class:`DataError` listing every problem (missing folder, a folder given as the file, a
+    read-only location), so a long run never ends in a traceback at the last step.
+    Raises :class:`OutputError`."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    from .problems import Report
+
+    report = Report()
+    for p in paths:
+        path = Path(p)
+        parent = path.parent if str(path.parent) else Path(".")
+        if path.is_dir():
+            report.error(str(p), None, "is a folder; give a file name for the output")
+        elif not parent.exists():
+            report.error(str(p), None, f"the folder {str(parent)!r} does not exist; create it first "
+                                       "or give another path")
+        elif not parent.is_dir():
+            report.error(str(p), None, f"{str(parent)!r} is not a folder")
+        elif path.exists() and not os.access(path, os.W_OK):
+            report.error(str(p), None, "the file exists and cannot be replaced (read-only); "
+                                       "give another path")
+        else:
+            try:  # the honest test: create (and remove) a file there, as the final write will
+                fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".check", dir=parent)
+                os.close(fd)
+                os.unlink(tmp)
+            except OSError as exc:
+                report.error(str(p), None, f"cannot write in the folder {str(parent)!r} "
+                                           f"({exc.strerror or exc}); give another path")
+    if report.errors:
+        raise OutputError(report)
+
+
 def _command_modules():
     from . import commands
 
@@ -51,12 +110,22 @@ def build_parser() -> argparse.ArgumentParser:
     for mod in _command_modules():
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
         mod.add_arguments(p)
-        p.set_defaults(_run=mod.run, _text_output=getattr(mod, "TEXT_OUTPUT", False),
+        if any(a.dest == "path" for a in p._actions):  # every command that reads a dataset
+            p.add_argument("--quoting", choices=["csv", "none"], default="csv",
+                           help="how TSV fields are read: csv (RFC 4180: a field may be quoted with \"; "
+                                "the default) or none (every field literal: for texts that begin with \" "
+                                "without being quoted)")
+        p.add_argument("--mqm-weights", metavar="WEIGHTS",
+                       help="MQM error weights overriding the defaults of Freitag et al. (2021) (major:5 minor:1 "
+                            "neutral:0 no-error:0 minor/fluency/punctuation:0.1 major/non-translation:25), e.g. "
+                            "'critical:25 minor/fluency/punctuation:1'; applied wherever MQM error rows are read")
+        p.set_defaults(_run=mod.run, _outputs=tuple(getattr(mod, "OUTPUTS", ())),
+                       _text_output=getattr(mod, "TEXT_OUTPUT", False),
                        _handles_all_lps=getattr(mod, "HANDLES_ALL_LPS", False))
     return parser
 
 
-def _run(args) -> int:
+def _dispatch(args) -> int:
     """Run the command: under ``--scheduler`` (a Dask cluster for the command's lifetime) and,
     with ``--lp all``, once per language pair (:mod:`evalcore.commands._lp`)."""
     with Scheduler(getattr(args, "scheduler", None), progress_factory=StderrProgress) as sched:
@@ -81,8 +150,28 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
+    from .io.text import QUOTING
+
+    token = QUOTING.set(getattr(args, "quoting", None) or "csv")
     try:
         return _run(args)
+    finally:
+        QUOTING.reset(token)
+
+
+def _run(args) -> int:
+    try:
+        check_outputs(output_paths(args))  # before any work (issue 16, item 6)
+        weights = getattr(args, "mqm_weights", None)
+        if weights:
+            from .judges import format_mqm_weights
+
+            print(f"MQM weights: {format_mqm_weights(weights)} (applied wherever MQM error rows are read)",
+                  file=sys.stderr)
+        from .io import mqm_weights_in_force
+
+        with mqm_weights_in_force(weights or None):
+            return _dispatch(args)
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
         import os
 

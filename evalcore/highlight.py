@@ -5,16 +5,28 @@ Markdown, GitHub-flavoured Markdown or LaTeX (``$``) would interpret are replace
 character references (CommonMark treats those as literal text), so the result can go through
 ``st.markdown(..., unsafe_allow_html=True)`` and is shown literally. Only then are ``<mark>``
 and ``<span>`` tags we build ourselves added around matched token spans.
+
+Autolinks: the GFM autolink-literal extension of the browser's Markdown renderer also links
+``http://…``, ``www.…`` and ``name@host.tld`` found in the *decoded* text, so the character
+references alone do not stop them. :func:`escape` therefore puts an invisible U+2060 WORD JOINER
+inside every ``://``, after every ``@`` and between ``www`` and the following ``.``: the text
+looks the same, but no autolink pattern matches (issue 16, item 12). The same function serves plain
+Markdown (``st.markdown``, ``st.caption``, alerts, widget labels): pages use it as
+``pages.common.md``.
 """
 from __future__ import annotations
 
 import html
+import re
 from typing import Sequence
 
 # characters with a meaning in Markdown / GFM / KaTeX, and line breaks
 _MD = {c: f"&#{ord(c)};" for c in "\\`*_{}[]()#+-.!|~$:^=@'\"<>&"}
 _MD["\n"] = "<br>"
 _MD["\r"] = ""
+
+WORD_JOINER = "\u2060"
+_WWW_DOT = re.compile(r"(www)(\.)", re.IGNORECASE)
 
 MARK_STYLE = "background:#ffe28a;padding:0 1px;border-radius:2px"
 
@@ -24,7 +36,9 @@ def escape(text: str | None) -> str:
     character as a numeric reference (shown literally by the browser)."""
     if text is None:
         return ""
-    s = html.escape(str(text), quote=True)
+    s = str(text).replace("://", ":" + WORD_JOINER + "//").replace("@", "@" + WORD_JOINER)
+    s = _WWW_DOT.sub(r"\1" + WORD_JOINER + r"\2", s)  # defeat GFM autolinks (module docstring)
+    s = html.escape(s, quote=True)
     # html.escape produced entities (&amp; &lt; &gt; &quot; &#x27;): keep them, neutralise the rest
     out = []
     i = 0

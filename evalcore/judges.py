@@ -9,10 +9,12 @@ Sections
 * Normalisation per rater (spec §5.1-5.2): :func:`normalise`, :func:`percentile_ranks`,
   :func:`rater_summary` (what happens to each rater's distribution).
 * Aggregation per (system, segment) (spec §5.5): :func:`aggregate`, :func:`rater_weights`.
-* MQM from error rows (spec §0.8): :class:`MQMWeights`, :func:`mqm_scores`.
+* MQM from error rows (spec §0.8; the one scorer of the project): :data:`MQM_WEIGHTS`,
+  :func:`resolve_mqm_weights`, :func:`mqm_scores`, :func:`rescore_mqm`.
 * Pairwise agreement and kappa (spec §5.3, seed 003 §4): :func:`pairwise_labels`,
-  :func:`agreement`, :func:`kappa`, :func:`per_rater_agreement`; Krippendorff's α (interval):
-  :func:`krippendorff_alpha`.
+  :func:`agreement`, :func:`kappa`, :func:`per_rater_agreement`; Krippendorff's α (interval,
+  Krippendorff 2011): :func:`krippendorff_alpha`, :func:`alpha_of_judgements` (one value per
+  (rater, item), undefined with a reason when no item has two raters).
 * Rankings: :func:`relative_ranking_scores` ("how often judged better than or equal to the
   others", seed 003 §4 after Callison-Burch et al. 2008), :func:`schulze` (spec §5.4),
   :func:`schulze_from_judgements`, :func:`agreement_curve` (seed 003 Fig. 1).
@@ -22,7 +24,7 @@ Sections
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -102,68 +104,145 @@ def rater_summary(judgements: pd.DataFrame, normalised: pd.DataFrame | None = No
 # =============================================================================================
 # MQM (spec §0.8)
 # =============================================================================================
-@dataclass
-class MQMWeights:
-    """Editable MQM weighting (spec §0.8; Freitag et al. 2021; MTME ``score_mqm``).
-
-    ``severity``: weight per severity (matched case-insensitively).
-    ``overrides``: (severity, category) -> weight, taking precedence; categories are matched
-    case-insensitively and ignoring a trailing "!" (Google writes "Non-translation!").
-    Defaults: Major 5, Minor 1, Neutral 0, No-error 0; Major Non-translation 25;
-    Minor Fluency/Punctuation 0.1. Unknown severities raise ValueError.
-    """
-
-    severity: dict = field(default_factory=lambda: {"major": 5.0, "minor": 1.0, "neutral": 0.0,
-                                                     "no-error": 0.0, "critical": 10.0})
-    overrides: dict = field(default_factory=lambda: {("major", "non-translation"): 25.0,
-                                                     ("minor", "fluency/punctuation"): 0.1})
-
-    @staticmethod
-    def _norm_cat(c: str) -> str:
-        return str(c).strip().lower().rstrip("!")
-
-    def weight(self, severity: str, category: str) -> float:
-        sev = str(severity).strip().lower()
-        key = (sev, self._norm_cat(category))
-        over = {(s.lower(), self._norm_cat(c)): w for (s, c), w in self.overrides.items()}
-        if key in over:
-            return float(over[key])
-        sevs = {k.lower(): v for k, v in self.severity.items()}
-        if sev not in sevs:
-            raise ValueError(f"unknown MQM severity {severity!r}; known: {sorted(sevs)}")
-        return float(sevs[sev])
-
-    def weights_for(self, errors: pd.DataFrame) -> np.ndarray:
-        pairs = errors[["severity", "category"]].astype(str)
-        uniq = pairs.drop_duplicates()
-        table = {(s, c): self.weight(s, c) for s, c in uniq.itertuples(index=False)}
-        return np.array([table[(s, c)] for s, c in pairs.itertuples(index=False)], dtype=float)
+#: MQM weights (spec §0.8; Freitag et al. 2021, "Experts, Errors, and Context"). Keys are a
+#: severity, or ``severity/category-prefix`` for a category rule (matched case-insensitively;
+#: the longest matching prefix wins over the plain severity). ``Critical`` has no weight here:
+#: neither the spec nor Freitag et al. (2021) weigh it, so data with Critical errors needs an
+#: explicit weight (``weights={"critical": ...}``, CLI ``--mqm-weights critical:N``).
+MQM_WEIGHTS: dict[str, float] = {
+    "major": 5.0,
+    "minor": 1.0,
+    "neutral": 0.0,
+    "no-error": 0.0,
+    "minor/fluency/punctuation": 0.1,
+    "major/non-translation": 25.0,
+}
 
 
-def mqm_scores(errors: pd.DataFrame, weights: MQMWeights | None = None, per: str = "rater") -> pd.DataFrame:
-    """MQM scores from error rows (spec §0.8).
+def parse_mqm_weights(text: str) -> dict[str, float]:
+    """``"major:5 minor:1 minor/Fluency/Punctuation:0.1"`` -> weights dict (lower-case keys).
+
+    Keys not given keep their default (:func:`resolve_mqm_weights` merges them)."""
+    out: dict[str, float] = {}
+    for item in text.replace(",", " ").split():
+        key, sep, val = item.rpartition(":")
+        if not sep or not key:
+            raise ValueError(f"MQM weight {item!r} is not of the form severity[/category]:number")
+        try:
+            out[key.strip().lower()] = float(val)
+        except ValueError:
+            raise ValueError(f"MQM weight {item!r}: {val!r} is not a number") from None
+    return out
+
+
+def resolve_mqm_weights(weights: Mapping[str, float] | str | None = None) -> dict[str, float]:
+    """The weights in force: :data:`MQM_WEIGHTS` with ``weights`` (a mapping, or a string read by
+    :func:`parse_mqm_weights`) laid over them — the keys given override their default, the
+    others keep it (so ``"critical:25"`` adds one weight, ``"minor/fluency/punctuation:1"``
+    turns the punctuation rule off)."""
+    if weights is None:
+        return dict(MQM_WEIGHTS)
+    given = parse_mqm_weights(weights) if isinstance(weights, str) else {
+        str(k).strip().lower(): float(v) for k, v in weights.items()}
+    return {**MQM_WEIGHTS, **given}
+
+
+def format_mqm_weights(weights: Mapping[str, float] | str | None = None) -> str:
+    """``major:5 minor:1 …``: the weights in force, in the string form :func:`parse_mqm_weights` reads."""
+    return " ".join(f"{k}:{v:g}" for k, v in resolve_mqm_weights(weights).items())
+
+
+def mqm_weigher(weights: Mapping[str, float] | str | None = None):
+    """A function (category, severity) -> weight, or None when the severity has no weight."""
+    table = resolve_mqm_weights(weights)
+    plain = {k: v for k, v in table.items() if "/" not in k}
+    rules = []
+    for key, val in table.items():
+        if "/" in key:
+            sev, cat = key.split("/", 1)
+            rules.append((sev.strip(), cat.strip(), val))
+    rules.sort(key=lambda r: -len(r[1]))  # the most specific category prefix first
+    cache: dict[tuple[str, str], float | None] = {}
+
+    def weigh(category: str, severity: str) -> float | None:
+        key = (category, severity)
+        if key not in cache:
+            sev = str(severity).strip().lower()
+            cat = str(category).strip().lower()
+            w = next((val for rsev, rcat, val in rules if rsev == sev and cat.startswith(rcat)), None)
+            if w is None:
+                w = plain.get(sev)
+            if w is None and (sev in ("no-error", "no error") or cat in ("no-error", "no error")):
+                w = plain.get("no-error", 0.0)
+            cache[key] = w
+        return cache[key]
+
+    return weigh
+
+
+def mqm_error_weight(category: str, severity: str, weights: Mapping[str, float] | str | None = None) -> float | None:
+    """Weight of one annotation row (spec §0.8), or None when its severity has no weight."""
+    return mqm_weigher(weights)(category, severity)
+
+
+MQM_ERROR_COLUMNS = ["system", "seg_id", "rater", "category", "severity"]
+
+
+def mqm_scores(errors: pd.DataFrame, weights: Mapping[str, float] | str | None = None,
+               per: str = "rater") -> pd.DataFrame:
+    """MQM scores from error rows (Freitag et al. 2021; methods §5.7) — the project's one MQM scorer.
 
     ``errors``: one row per annotation (columns system, seg_id, rater, category, severity; an
-    ``lp`` column is kept as a key when present). "No-error" rows mark rated segments without
-    errors and weigh 0, so every rated (system, segment, rater) gets a score.
-    Per rater: score = −Σ weights of that rater's errors on that segment. ``per="segment"``:
-    the mean over raters. Higher is better. Columns: [lp,] system, seg_id, rater, score (per
-    rater) or [lp,] system, seg_id, score, n_raters.
+    ``lp`` column is kept as a key when present; a precomputed ``weight`` column is ignored).
+    "No-error" rows mark rated segments without errors and weigh 0, so every rated (system,
+    segment, rater) gets a score. ``weights``: see :func:`resolve_mqm_weights` (default
+    :data:`MQM_WEIGHTS`). Per rater: score = −Σ weights of that rater's errors on that segment
+    (higher is better); ``per="segment"``: the mean over raters, with n_raters. Columns:
+    [lp,] system, seg_id, rater, judgement (= ``mqm``), score — or [lp,] system, seg_id,
+    judgement, score, n_raters — in order of first appearance. Raises ValueError naming the
+    severities without a weight.
     """
-    w = (weights or MQMWeights()).weights_for(errors)
-    keys = [k for k in ("lp", "system", "seg_id", "rater") if k in errors.columns]
-    frame = errors[keys].copy()
-    frame["score"] = -w
-    per_rater = frame.groupby(keys, sort=False, as_index=False)["score"].sum()
-    per_rater["score"] = per_rater["score"] + 0.0  # no negative zeros
-    if per == "rater":
-        return per_rater
-    if per != "segment":
+    if per not in ("rater", "segment"):
         raise ValueError("per must be rater or segment")
-    seg_keys = [k for k in keys if k != "rater"]
-    out = per_rater.groupby(seg_keys, sort=False, as_index=False).agg(score=("score", "mean"),
-                                                                     n_raters=("score", "size"))
-    return out
+    missing = [c for c in MQM_ERROR_COLUMNS if c not in errors.columns]
+    if missing:
+        raise ValueError(f"MQM annotation table lacks column(s) {', '.join(missing)}")
+    weigh = mqm_weigher(weights)
+    w = [weigh(c, s) for c, s in zip(errors["category"], errors["severity"])]
+    unknown = sorted({str(s) for s, x in zip(errors["severity"], w) if x is None})
+    if unknown:
+        known = sorted(k for k in resolve_mqm_weights(weights) if "/" not in k)
+        raise ValueError(f"no MQM weight for severity {', '.join(map(repr, unknown))}; add it to the weights, "
+                         f"e.g. --mqm-weights {unknown[0].lower()}:N (known: {', '.join(known)})")
+    keys = (["lp"] if "lp" in errors.columns else []) + ["system", "seg_id", "rater"]
+    df = errors[keys].copy()  # key columns keep their dtype (the loaders give strings)
+    df["_w"] = pd.Series(w, index=errors.index, dtype="float64")
+    out = df.groupby(keys, sort=False)["_w"].sum().reset_index()
+    out["judgement"] = "mqm"
+    out["score"] = -out.pop("_w") + 0.0  # + 0.0 turns -0.0 into 0.0
+    out = out[keys + ["judgement", "score"]]
+    if per == "rater":
+        return out
+    seg_keys = [k for k in keys if k != "rater"] + ["judgement"]
+    return out.groupby(seg_keys, sort=False, as_index=False).agg(score=("score", "mean"),
+                                                                 n_raters=("score", "size"))
+
+
+def rescore_mqm(dataset, weights: Mapping[str, float] | str | None):
+    """A copy of ``dataset`` whose ``mqm`` judgements are recomputed from its error rows
+    (``extras["mqm_errors"]``) with ``weights``; the dataset itself when it has no error rows."""
+    errs = dataset.extras.get("mqm_errors")
+    if errs is None or not len(errs):
+        return dataset
+    sc = mqm_scores(errs, weights)
+    j = dataset.judgements
+    new = pd.DataFrame({"system": sc["system"].to_numpy(), "seg_id": sc["seg_id"].astype(str).to_numpy(),
+                        "rater": sc["rater"].to_numpy(), "judgement": "mqm", "score": sc["score"].to_numpy(float)})
+    extra_cols = [c for c in j.columns if c not in new.columns]
+    keep = j[j["judgement"] != "mqm"]
+    judgements = pd.concat([keep, new.assign(**{c: "" for c in extra_cols})], ignore_index=True)
+    return type(dataset)(dataset.name, dataset.lp, dataset.segments, dataset.references, dataset.outputs,
+                         judgements, dataset.tags, dict(dataset.extras), list(dataset.warnings))
 
 
 # =============================================================================================
@@ -288,25 +367,39 @@ def per_rater_agreement(labels: pd.DataFrame, chance: str = "uniform", reference
     return t.sort_values("n_labels", ascending=False, kind="stable").reset_index(drop=True)
 
 
+ALPHA_NO_SHARED_ITEM = "undefined: no item was judged by two raters"
+ALPHA_NO_SPREAD = "undefined: every value of the items judged by two raters is the same (no expected disagreement)"
+
+
 def krippendorff_alpha(data, level: str = "interval") -> float:
     """Krippendorff's α for interval data (Krippendorff 2011, "Computing Krippendorff's alpha").
 
-    ``data``: a units × coders matrix (NaN = no value) or a long frame with columns unit, rater,
-    score (several values of one unit are all pairable). With m_u values in unit u and
+    ``data``: a units × coders matrix (NaN = no value; one value per coder and unit) or a long
+    frame with columns unit, rater, score, in which a rater's repeated values of one unit are
+    first averaged (one value per (rater, unit), spec §5.2). With m_u values in unit u and
     n = Σ_u m_u over units with m_u ≥ 2 (pairable values):
     D_o = (1/n) Σ_u Σ_{i≠j in u} (v_i − v_j)² / (m_u − 1),
     D_e = 1/(n(n−1)) Σ_{i≠j over all pairable values} (v_i − v_j)²,  α = 1 − D_o/D_e.
+    NaN when it is undefined; :func:`alpha_of_judgements` also says why.
     """
+    return _alpha(data, level)[0]
+
+
+def _alpha(data, level: str = "interval") -> tuple[float, str, int, int]:
+    """(α, reason when undefined, units with ≥ 2 values, pairable values)."""
     if level != "interval":
         raise ValueError("only the interval level is implemented")
     if isinstance(data, pd.DataFrame) and {"unit", "score"} <= set(data.columns):
-        units = [g.to_numpy(dtype=float) for _, g in data.groupby("unit", sort=False)["score"]]
+        if "rater" not in data.columns:
+            raise ValueError("a long frame needs columns unit, rater, score (repeats of a rater are averaged)")
+        per = data.groupby(["unit", "rater"], sort=False)["score"].mean().reset_index()
+        units = [g.to_numpy(dtype=float) for _, g in per.groupby("unit", sort=False)["score"]]
     else:
         arr = np.asarray(data, dtype=float)
         units = [row[~np.isnan(row)] for row in arr]
     units = [u for u in units if len(u) >= 2]
     if not units:
-        return float("nan")
+        return float("nan"), ALPHA_NO_SHARED_ITEM, 0, 0
     allv = np.concatenate(units)
     n = len(allv)
 
@@ -315,7 +408,60 @@ def krippendorff_alpha(data, level: str = "interval") -> float:
 
     d_o = sum(sq_pairs(u) / (len(u) - 1) for u in units) / n
     d_e = sq_pairs(allv) / (n * (n - 1))
-    return float(1 - d_o / d_e) if d_e > 0 else float("nan")
+    if not d_e > 0:
+        return float("nan"), ALPHA_NO_SPREAD, len(units), n
+    return float(1 - d_o / d_e), "", len(units), n
+
+
+@dataclass(frozen=True)
+class AlphaResult:
+    """Krippendorff's α of a judgement frame with the facts behind it.
+
+    ``value`` is NaN when α is undefined and ``reason`` then says why (e.g.
+    "undefined: no item was judged by two raters"); ``n_items`` = items (system, segment)
+    judged by at least two different raters, ``n_values`` = the (rater, item) values pairable
+    within those items, ``n_repeats`` = (rater, item) cells with repeated judgements that
+    were averaged first."""
+
+    value: float
+    reason: str
+    n_items: int
+    n_values: int
+    n_raters: int
+    n_repeats: int
+
+    @property
+    def defined(self) -> bool:
+        return not self.reason
+
+    def text(self, digits: int = 3) -> str:
+        """The value, or the reason it is undefined (never a number then)."""
+        return f"{self.value:.{digits}f}" if self.defined else self.reason
+
+
+def rater_item_matrix(judgements: pd.DataFrame) -> pd.DataFrame:
+    """Raters × items (system, seg_id): the mean of each rater's repeated judgements of an item
+    (spec §5.2), NaN where the rater did not judge it. One criterion at a time."""
+    if judgements.empty:
+        return pd.DataFrame()
+    return judgements.pivot_table(index="rater", columns=["system", "seg_id"], values="score",
+                                  aggfunc="mean", sort=False)
+
+
+def alpha_of_judgements(judgements: pd.DataFrame) -> AlphaResult:
+    """Krippendorff's α (interval; Krippendorff 2011; methods §5.9) between the raters of one criterion.
+
+    Items are (system, segment) outputs; each rater contributes **one** value per item, the
+    mean of their repeats, so a rater's repeats never count as agreement between raters. Where
+    no item has two raters, α is undefined (NaN with the reason)."""
+    j = judgements
+    if j.empty:
+        return AlphaResult(float("nan"), ALPHA_NO_SHARED_ITEM, 0, 0, 0, 0)
+    cells = j.groupby(["system", "seg_id", "rater"], sort=False).size()
+    units = j["system"].astype(str) + "\x00" + j["seg_id"].astype(str)
+    value, reason, n_items, n_values = _alpha(pd.DataFrame({"unit": units.to_numpy(), "rater": j["rater"].to_numpy(),
+                                                            "score": j["score"].to_numpy(dtype=float)}))
+    return AlphaResult(value, reason, n_items, n_values, int(j["rater"].nunique()), int((cells > 1).sum()))
 
 
 # =============================================================================================
@@ -443,16 +589,62 @@ def relative_ranking_scores(labels: pd.DataFrame) -> pd.DataFrame:
     return out.sort_values(["score", "system"], ascending=[False, True], kind="stable").reset_index(drop=True)
 
 
+#: A Schulze ranking "rests on few comparisons" when the median pair of candidates was compared
+#: (both on one ballot, ties included) on fewer than this many ballots: each pairwise
+#: preference is then decided by a handful of votes, and the ranking can contradict the mean
+#: scores (sparse ESA/DA campaigns, where most (rater, segment) ballots hold one system).
+FEW_COMPARISONS = 10
+
+
+@dataclass(frozen=True)
+class BallotSupport:
+    """What a Schulze ranking rests on (Schulze 2011; methods §5.4): ``n_ballots`` ballots, of which
+    ``n_ballots_compare`` rank ≥ 2 candidates (only those count); ``n_comparisons`` = Σ over
+    ballots of the candidate pairs they compare; per pair of candidates (``n_pairs`` pairs) the
+    number of ballots comparing it: ``median_per_pair``, ``min_per_pair`` and ``n_pairs_never``
+    never compared. ``few``: ``median_per_pair`` < :data:`FEW_COMPARISONS`."""
+
+    n_ballots: int
+    n_ballots_compare: int
+    n_comparisons: int
+    n_pairs: int
+    n_pairs_never: int
+    median_per_pair: float
+    min_per_pair: int
+
+    @property
+    def few(self) -> bool:
+        return self.n_pairs > 0 and self.median_per_pair < FEW_COMPARISONS
+
+    def summary(self) -> str:
+        return (f"{self.n_ballots_compare} of {self.n_ballots} ballots compare at least two systems "
+                f"({self.n_comparisons} pairwise comparisons); a pair of systems was compared on "
+                f"{self.median_per_pair:g} ballots (median; minimum {self.min_per_pair}), "
+                f"{self.n_pairs_never} of {self.n_pairs} pairs never")
+
+    def warning(self) -> str:
+        """The warning text when the ranking rests on few comparisons, else ""."""
+        if not self.few:
+            return ""
+        never = (f"; {self.n_pairs_never} of {self.n_pairs} pairs were never compared on one ballot, so their order "
+                 "comes only from paths through other systems" if self.n_pairs_never else "")
+        return (f"The consensus ranking rests on few comparisons: the median pair of systems was compared on "
+                f"{self.median_per_pair:g} ballots (fewer than {FEW_COMPARISONS}), so each preference is decided "
+                f"by a handful of votes{never}. The ranking can contradict the mean scores; prefer the mean scores.")
+
+
 @dataclass
 class SchulzeResult:
     """``d[i][j]`` ballots ranking i above j; ``p[i][j]`` strongest path strength;
-    ``beats[i]`` = #j with p[i][j] > p[j][i]; ``ranking`` = list of tie groups, best first."""
+    ``beats[i]`` = #j with p[i][j] > p[j][i]; ``ranking`` = list of tie groups, best first;
+    ``support``: what the ranking rests on (:class:`BallotSupport`)."""
 
     candidates: list
     d: pd.DataFrame
     p: pd.DataFrame
     beats: pd.Series
     ranking: list
+    support: BallotSupport | None = None
 
     @property
     def order(self) -> list:
@@ -491,14 +683,18 @@ def schulze(ballots: Iterable, candidates: Sequence | None = None, variant: str 
     idx = {c: i for i, c in enumerate(cands)}
     n = len(cands)
     d = np.zeros((n, n))
+    seen = np.zeros((n, n))  # ballots comparing i and j (ties included)
+    n_compare = 0
     for r in ranked:
         items = [(idx[c], v) for c, v in r.items() if c in idx]
         if len(items) < 2:
             continue
+        n_compare += 1
         ii = np.array([i for i, _ in items])
         vv = np.array([v for _, v in items], dtype=float)
         better = vv[:, None] < vv[None, :]
         d[np.ix_(ii, ii)] += better
+        seen[np.ix_(ii, ii)] += 1
     if variant == "winning":
         p = np.where(d > d.T, d, 0.0)
     elif variant == "margins":
@@ -525,7 +721,11 @@ def schulze(ballots: Iterable, candidates: Sequence | None = None, variant: str 
                 continue
         ranking.append([cands[i]])
     df = lambda a: pd.DataFrame(a, index=cands, columns=cands)
-    return SchulzeResult(cands, df(d), df(p), pd.Series(beats, index=cands), ranking)
+    per_pair = seen[np.triu_indices(n, 1)]
+    support = BallotSupport(len(ranked), n_compare, int(per_pair.sum()), len(per_pair), int((per_pair == 0).sum()),
+                            float(np.median(per_pair)) if len(per_pair) else 0.0,
+                            int(per_pair.min()) if len(per_pair) else 0)
+    return SchulzeResult(cands, df(d), df(p), pd.Series(beats, index=cands), ranking, support)
 
 
 def schulze_from_judgements(judgements: pd.DataFrame, higher_is_better: bool = True,
@@ -561,6 +761,11 @@ def agreement_curve(labels: pd.DataFrame, reference_raters: Sequence[str], max_j
     sizes = cand.groupby(item, sort=False).size().rename("n_cand").reset_index()
     rng = np.random.default_rng(seed)
     rows = []
+    if cand.empty:  # no item shared with the panel: nothing to resample
+        out = pd.DataFrame([(k, np.nan, np.nan, 0) for k in range(1, max_judges + 1)],
+                           columns=["k", "agreement", "sd", "n_items"])
+        out.attrs["reference_agreement"] = agreement(ref, "inter")["p_agree"] if len(ref) else float("nan")
+        return out
     wmap = dict(weights) if weights is not None else None
     for k in range(1, max_judges + 1):
         need = max_judges if require_all else k
@@ -675,16 +880,16 @@ def hter(mt: Sequence[str], postedits: Sequence, references: Sequence | None = N
 # =============================================================================================
 # Dataset helpers
 # =============================================================================================
-def criterion_judgements(dataset, criterion: str, mqm_weights: MQMWeights | None = None) -> pd.DataFrame:
+def criterion_judgements(dataset, criterion: str, mqm_weights: Mapping[str, float] | str | None = None) -> pd.DataFrame:
     """The judgement rows of one criterion. For ``mqm`` without stored scores but with error rows
-    (``dataset.extras["mqm_errors"]``), per-rater MQM scores are computed (spec §0.8); given
-    ``mqm_weights`` they are always recomputed from the error rows."""
+    (``dataset.extras["mqm_errors"]``), per-rater MQM scores are computed with :func:`mqm_scores`
+    (spec §0.8); given ``mqm_weights`` they are always recomputed from the error rows."""
     j = dataset.judgements
     sub = j[j["judgement"] == criterion]
     errs = dataset.extras.get("mqm_errors") if hasattr(dataset, "extras") else None
     if criterion == "mqm" and errs is not None and len(errs) and (sub.empty or mqm_weights is not None):
         sc = mqm_scores(errs, mqm_weights, per="rater")
-        sc = sc.assign(judgement="mqm", seg_id=sc["seg_id"].astype(str))
+        sc = sc.assign(seg_id=sc["seg_id"].astype(str))
         return sc[["system", "seg_id", "rater", "judgement", "score"]]
     if sub.empty:
         raise ValueError(f"no judgements for criterion {criterion!r}; available: {dataset.criteria}")
@@ -692,7 +897,7 @@ def criterion_judgements(dataset, criterion: str, mqm_weights: MQMWeights | None
 
 
 def human_scores(dataset, criterion: str, normalisation: str = "raw", aggregate: str = "mean",
-                 include_references: bool = True, mqm_weights: MQMWeights | None = None,
+                 include_references: bool = True, mqm_weights: Mapping[str, float] | str | None = None,
                  ddof: int = 1) -> pd.DataFrame:
     """Per-(system, segment) human scores of a :class:`~evalcore.dataset.Dataset` (spec §0.8, §5).
 
@@ -712,7 +917,7 @@ def human_scores(dataset, criterion: str, normalisation: str = "raw", aggregate:
 
 
 def system_scores(dataset, criterion: str, normalisation: str = "raw", aggregate: str = "mean",
-                  include_references: bool = True, mqm_weights: MQMWeights | None = None,
+                  include_references: bool = True, mqm_weights: Mapping[str, float] | str | None = None,
                   ddof: int = 1) -> pd.DataFrame:
     """System-level human scores: the mean over segments of :func:`human_scores` (spec §5.2).
 

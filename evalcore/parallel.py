@@ -275,7 +275,9 @@ def score_table(dataset, metric_ids: Sequence, level: str = "segment", ref_ids: 
     frames = [results[m.id] for m in metrics if m.id in results]
     table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
         columns=["metric", "system", "seg_id", "score"])
-    return table.astype({"metric": str, "system": str, "seg_id": str, "score": float})
+    table = table.astype({"metric": str, "system": str, "seg_id": str, "score": float})
+    table.attrs["warnings"] = engine.long_segment_warnings(ds, metrics)  # as in-process
+    return table
 
 
 # ---- similarity tensors -----------------------------------------------------------------------

@@ -63,7 +63,7 @@ def dataset_choices() -> dict[str, dict]:
     """Label -> metadata for the bundled sample and every saved dataset."""
     choices = {SAMPLE_KEY: {"name": None}}
     for meta in workspace.list_saved():
-        choices[f"{meta['name']} (saved {meta.get('saved_at', '?')})"] = meta
+        choices[f"{meta['name']} (saved {meta.get('saved_at') or '?'})"] = meta
     return choices
 
 
@@ -90,7 +90,12 @@ def sidebar_dataset() -> Dataset | None:
     try:
         coll = load_choice(label, choices[label])
     except DataError as exc:
-        st.sidebar.error(f"This dataset no longer validates: {len(exc.report.errors)} problem(s).")
+        from evalcore.highlight import escape
+
+        errs = exc.report.errors
+        st.sidebar.error(f"This dataset no longer validates: {len(errs)} problem(s). Repair or delete it "
+                         "under Data › Saved datasets.\n\n" + "\n".join(f"- {escape(str(p))}" for p in errs[:10])
+                         + (f"\n- … and {len(errs) - 10} more" if len(errs) > 10 else ""))
         return None
     except Exception as exc:  # keep the app running whatever happens
         show_exception(exc, "Could not load the dataset")
@@ -111,21 +116,48 @@ def syntax_note(ds: Dataset) -> None:
 
     ok, reason = syntax_status(ds)
     if not ok:
-        st.caption(f"Syntactic metrics (TREE, GRAM, LEVEL, shallow syntax) are unavailable: {reason}. "
+        st.caption(f"Syntactic metrics (TREE, GRAM, LEVEL, shallow syntax) are unavailable: {md(reason)}. "
                    "Upload CoNLL-U parses to use them.")
+
+
+def md(text) -> str:
+    """The one escaper for user-derived text (dataset names, language pairs, system, reference,
+    rater, criterion and metric names, exception texts) in anything Streamlit renders as
+    Markdown: ``st.markdown``/``st.write``/``st.caption``, alerts, titles, widget labels and help.
+    Markdown, LaTeX and HTML characters become character references and autolinks
+    (``http://``, ``www.``, e-mail) are broken invisibly (:func:`evalcore.highlight.escape`);
+    line breaks become spaces. Plain-text places (selectbox options, tables, Plotly) need none."""
+    from evalcore.highlight import escape
+
+    if text is None:
+        return ""
+    return escape(str(text).replace("\r", " ").replace("\n", " "))
+
+
+def long_segment_note(ds: Dataset, metric_ids) -> None:
+    """Say which segments the alignment metrics (TER, WER, ROUGE-L/W/S) refuse because a text
+    is longer than their cap (their scores are NaN and left out of corpus scores)."""
+    from evalcore.metrics.engine import long_segment_warnings
+
+    try:
+        notes = memo("long_segments", (ds.content_hash(), tuple(metric_ids)),
+                     lambda: long_segment_warnings(ds, list(metric_ids)))
+    except Exception:  # an unknown metric id: the page reports it where it scores
+        return
+    for w in notes:
+        st.warning(md(w))
 
 
 def show_exception(exc: BaseException, what: str = "Something went wrong") -> None:
     """A readable error instead of a raw traceback (details folded away)."""
-    from evalcore.highlight import escape
-
-    st.error(f"{what}: {escape(str(exc))}")  # messages quote user text (file names, ids)
+    st.error(f"{md(what)}: {md(str(exc))}")  # messages quote user text (file names, ids)
     with st.expander("Technical details"):
         st.code("".join(traceback.format_exception(exc)), language="text")
 
 
-def show_report(report) -> None:
-    """A validation report: errors first, then warnings, as a table with a download."""
+def show_report(report, key: str = "report") -> None:
+    """A validation report: errors first, then warnings, as a table with a download
+    (``key`` tells several reports on one page apart)."""
     errors, warnings = report.errors, report.warnings
     if errors:
         st.error(f"{len(errors)} problem(s) found — nothing was loaded. Fix them and upload again.")
@@ -134,7 +166,7 @@ def show_report(report) -> None:
     if errors or warnings:
         df = report.to_frame()
         st.dataframe(df, hide_index=True, width="stretch")
-        download_table(df, "validation_report", key="report")
+        download_table(df, "validation_report", key=key)
 
 
 def latex_table(df: pd.DataFrame) -> str:
@@ -152,6 +184,14 @@ def latex_table(df: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+def table_csv(df: pd.DataFrame, signature: str | None = None) -> bytes:
+    """The CSV download of a table: text cells a spreadsheet would run as formulas
+    (``=``, ``+``, ``-``, ``@``, tab, CR) prefixed with ``'`` (OWASP; :mod:`evalcore.export`)."""
+    from evalcore.export import to_safe_csv
+
+    return ((f"# {signature}\n" if signature else "") + to_safe_csv(df)).encode("utf-8")
+
+
 def download_table(df: pd.DataFrame, name: str, key: str | None = None, signature: str | None = None) -> None:
     """CSV and LaTeX downloads of a table (with the metric signatures as a comment line).
 
@@ -160,8 +200,7 @@ def download_table(df: pd.DataFrame, name: str, key: str | None = None, signatur
     c1, c2 = st.columns(2)
 
     def csv() -> bytes:
-        text = df.to_csv(index=False)
-        return ((f"# {signature}\n" if signature else "") + text).encode("utf-8")
+        return table_csv(df, signature)
 
     def tex() -> bytes:
         return ((f"% {signature}\n" if signature else "") + latex_table(df)).encode("utf-8")
@@ -210,10 +249,20 @@ def current_dataset() -> Dataset:
     return ds
 
 
-def require_judged_multi_reference(ds: Dataset) -> None:
-    """Stop a page that needs system outputs, ≥ 2 reference sets with text and judgements."""
-    if not ds.criteria or len(ds.ref_ids) < 2 or not ds.systems:
-        st.info("This page needs system outputs, at least two reference sets with text and human judgements.")
+def require_judged_multi_reference(ds: Dataset, judgements: bool = True) -> None:
+    """Stop a QARLA page (Human-likeness, Likeness vs acceptability, QUEEN vs human) when the
+    dataset lacks system outputs, ≥ 2 reference sets with text on a segment or (``judgements``)
+    human judgements, saying exactly what it lacks (evalcore.capabilities)."""
+    from evalcore.capabilities import qarla_missing
+    from evalcore.highlight import escape
+
+    missing = qarla_missing(ds, judgements, quote=escape)
+    if missing:
+        st.info(f"This page needs what this dataset lacks: {missing}. ORANGE, KING and QUEEN (Amigó et al. "
+                "2005, 2006) hold each reference out in turn and score it, and every system output, against the "
+                "other references of the segment, so one reference per segment leaves nothing to score against. "
+                "Metric scores and their correlation with human judgements (Systems page) need only one "
+                "reference; the Data page lists what this dataset supports.")
         st.stop()
 
 

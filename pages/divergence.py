@@ -9,7 +9,7 @@ import streamlit as st
 from evalcore import analysis as A
 from evalcore import highlight as H
 from evalcore import plots as P
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, memo, progress_bar, scope, show_exception, syntax_note
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, scope, show_exception, syntax_note
 
 ensure_shell(__file__)
 st.title("Divergence browser")
@@ -51,6 +51,7 @@ with st.expander("Signals", expanded=False):
                                key="div_queen")
     norm = c4.selectbox("Human score normalisation", ["raw", "z", "percentile"], key="div_norm")
 
+long_segment_note(ds, metrics + [m for m in queen_set if m not in metrics])
 try:
     bar, cb = progress_bar("Collecting the signals of every output…")
     sig = signals(ds, h, tuple(metrics), tuple(criteria), tuple(queen_set), norm, _progress=cb)
@@ -88,7 +89,7 @@ with st.expander("Filters", expanded=False):
         vmin, vmax = (float(v.min()), float(v.max())) if len(v) else (0.0, 1.0)
         if vmax <= vmin:
             vmax = vmin + 1.0
-        ranges.append(box.slider(f"Range of signal {label}", vmin, vmax, (vmin, vmax), key=f"div_range_{label}_{col}"))
+        ranges.append(box.slider(f"Range of signal {md(label)}", vmin, vmax, (vmin, vmax), key=f"div_range_{label}_{col}"))
 if a == b:
     st.warning("Choose two different signals.")
     st.stop()
@@ -101,7 +102,7 @@ if focus:
     keep = [(s, str(g)) in pairs for s, g in zip(div["system"], div["seg_id"])]
     view = div[keep].reset_index(drop=True)
     fc1, fc2 = st.columns([4, 1])
-    fc1.info(f"Showing the outputs from {H.escape(focus.get('source', 'another page'))}: "
+    fc1.info(f"Showing the outputs from {md(focus.get('source', 'another page'))}: "
              f"{len(view)} of {len(pairs)} have both signals.")
     if fc2.button("Show all outputs", key="div_clear_focus"):
         st.session_state.pop("divergence_focus", None)

@@ -8,8 +8,7 @@ import streamlit as st
 
 from evalcore import analysis as A
 from evalcore import plots as P
-from evalcore.highlight import escape
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, memo, progress_bar, scope, show_exception, syntax_note
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
 
 ensure_shell(__file__)
 st.title("Human-likeness")
@@ -28,10 +27,7 @@ def case_tables(_ds, h, metric, ties):
 
 ds = scope(ds, "hl")
 h = ds.content_hash()
-if len(ds.ref_ids) < 2 or not ds.systems:
-    st.info("Human-likeness needs system outputs and at least two reference sets with text "
-            "(each reference is held out in turn and scored against the others).")
-    st.stop()
+require_judged_multi_reference(ds, judgements=False)
 
 st.markdown(
     "Each reference is held out in turn; it and every system output are scored against the **remaining** "
@@ -40,6 +36,7 @@ st.markdown(
     "(seed 000 §2.2). A random metric gets ORANGE 1/2 and KING 1/(|A|+1).")
 c1, c2, c3, c4 = st.columns([3, 1, 1, 1])
 metrics = c1.multiselect("Metrics", A.available_metrics(ds), default=A.default_metrics(ds), key="hl_metrics")
+long_segment_note(ds, metrics)
 syntax_note(ds)
 ties = c2.selectbox("Ties", ["geq", "strict", "fractional"], key="hl_ties",
                     help="geq: a tie counts for the reference (the seed's ≥); strict: against; fractional: half "
@@ -91,7 +88,7 @@ except Exception as exc:
     show_exception(exc, "Could not list the cases")
     st.stop()
 view = cases[cases["failed"]] if only_failed else cases
-st.caption(f"{int(cases['failed'].sum())} of {len(cases)} cases failed under {metric} "
+st.caption(f"{int(cases['failed'].sum())} of {len(cases)} cases failed under {md(metric)} "
            f"(KING = {cases['king'].mean():.3f}).")
 st.dataframe(view, hide_index=True, width="stretch", height=260,
              column_config={"king": st.column_config.NumberColumn(format="%.2f"),
@@ -107,7 +104,7 @@ if len(view):
     texts = ds.sys_texts()
     refs = ds.ref_texts()
     detail = rows.assign(text=[texts[s][pos] for s in rows["system"]]).sort_values("margin", ascending=False)
-    st.markdown(f"**Held-out human translation ({escape(held)})** — score against the other references: "
+    st.markdown(f"**Held-out human translation ({md(held)})** — score against the other references: "
                 f"{float(rows['ref_score'].iloc[0]) if len(rows) else float('nan'):.3f}")
     st.text(refs[held][pos] or "")
     st.markdown("**Outputs of this segment** (beats = scores above the human translation)")

@@ -6,8 +6,7 @@ import streamlit as st
 
 from evalcore import analysis as A
 from evalcore import plots as P
-from evalcore.highlight import escape
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, memo, show_exception
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, md, memo, show_exception
 
 ensure_shell(__file__)
 st.title("Judges")
@@ -21,7 +20,20 @@ def overview(_ds, h, criterion, chance):
     return res
 
 
+def _alpha_caption(alpha) -> str:
+    """What the α above rests on (Krippendorff 2011): items, values, averaged repeats."""
+    if not alpha.defined and alpha.n_items == 0:
+        return (f"Krippendorff's α needs an output judged by two different raters; here each of the "
+                f"{alpha.n_raters} raters judged different outputs"
+                + (f" ({alpha.n_repeats} repeated judgements by the same rater were averaged, never compared)."
+                   if alpha.n_repeats else "."))
+    return (f"Krippendorff's α over {alpha.n_items} outputs judged by at least two raters ({alpha.n_values} "
+            "rater values); a rater's repeated judgements of an output count once, as their mean"
+            + (f" ({alpha.n_repeats} such cells)." if alpha.n_repeats else "."))
+
+
 h = ds.content_hash()
+skip_details = True
 if not ds.criteria:
     st.info("This dataset has no human judgements.")
     st.stop()
@@ -63,24 +75,45 @@ except Exception as exc:
 raters = ov["raters"]
 st.subheader("Agreement")
 if len(raters) < 2:
-    st.info(f"Only one rater ({escape(raters[0]) if raters else 'none'}) judged {escape(criterion)}: agreement needs at least two. "
+    st.info(f"Only one rater ({md(raters[0]) if raters else 'none'}) judged {md(criterion)}: agreement needs at least two. "
             "(Datasets that publish averaged scores, e.g. WMT MQM's 'mean', have a single pseudo-rater.)")
-elif not ov["inter"]["n_pairs"]:
-    st.metric("Krippendorff's α (interval)", f"{ov['alpha']:.3f}")
-    st.info("No pairwise labels: each segment has a single judged output, so 'A better than B' agreement "
-            "and kappa cannot be computed. Krippendorff's α above compares the raters' scores directly.")
 else:
-    m0, m1, m2, m3, m4 = st.columns(5)
-    m0.metric("Krippendorff's α (interval)", f"{ov['alpha']:.3f}")
-    m1.metric("inter-rater P(A)", f"{ov['inter']['p_agree']:.3f}")
-    m2.metric("inter-rater κ", f"{ov['inter']['kappa']:.3f}")
+    alpha = ov["alpha_result"]
+    lo, hi = ov["outputs_per_segment"]
     intra = ov["intra"]
-    m3.metric("intra-rater P(A)", "–" if not intra["n_pairs"] else f"{intra['p_agree']:.3f}")
-    m4.metric("intra-rater κ", "–" if not intra["n_pairs"] else f"{intra['kappa']:.3f}")
-    st.caption("Pairwise labels (A better / worse / equal) implied by each rater's scores of two outputs of the same "
-               f"segment; P(A) = share of judgement pairs with the same label; κ = (P(A) − P(E))/(1 − P(E)), "
-               f"P(E) {chance} (spec §5.3). Intra-rater: repeated judgements by the same rater "
-               f"({intra['n_pairs']} pairs).")
+    if not ov["inter"]["n_pairs"]:
+        if alpha.defined:
+            st.metric("Krippendorff's α (interval)", alpha.text(3))
+        else:
+            st.markdown(f"**Krippendorff's α (interval):** {alpha.reason}.")
+        if hi <= 1:
+            st.info("No pairwise labels: each judged segment has a single judged output, so 'A better than B' "
+                    "agreement and kappa cannot be computed."
+                    + (" Krippendorff's α above compares the raters' scores of the same output directly."
+                       if alpha.defined else ""))
+        else:
+            n_out = f"{hi}" if lo == hi else f"{lo}–{hi}"
+            st.info(f"No inter-rater pairwise labels: each judged segment has {n_out} judged outputs, but no "
+                    "pair of outputs of a segment was compared by two different raters, so inter-rater agreement "
+                    "and kappa cannot be computed."
+                    + (f" Intra-rater (a rater's repeats): P(A) {intra['p_agree']:.3f}, κ {intra['kappa']:.3f} "
+                       f"over {intra['n_pairs']} pairs." if intra["n_pairs"] else ""))
+        st.caption(_alpha_caption(alpha))
+        skip_details = True
+    else:
+        skip_details = False
+        m0, m1, m2, m3, m4 = st.columns(5)
+        m0.metric("Krippendorff's α (interval)", alpha.text(3) if alpha.defined else "undefined")
+        m1.metric("inter-rater P(A)", f"{ov['inter']['p_agree']:.3f}")
+        m2.metric("inter-rater κ", f"{ov['inter']['kappa']:.3f}")
+        m3.metric("intra-rater P(A)", "–" if not intra["n_pairs"] else f"{intra['p_agree']:.3f}")
+        m4.metric("intra-rater κ", "–" if not intra["n_pairs"] else f"{intra['kappa']:.3f}")
+        st.caption(_alpha_caption(alpha))
+        st.caption("Pairwise labels (A better / worse / equal) implied by each rater's scores of two outputs of the "
+                   f"same segment; P(A) = share of judgement pairs with the same label; κ = (P(A) − P(E))/(1 − P(E)), "
+                   f"P(E) {chance} (WMT convention). Intra-rater: repeated judgements by the same rater "
+                   f"({intra['n_pairs']} pairs).")
+if len(raters) >= 2 and not skip_details:
     left, right = st.columns(2)
     with left:
         pf = memo("pa_fig", (h, criterion, chance), lambda: P.heatmap(ov["pa"], "P(A) between raters (diagonal: intra)", 0, 1, "Blues"))
@@ -108,9 +141,19 @@ else:
 # ---------------------------------------------------------------- consensus + HTER
 st.subheader("Consensus ranking of the judges (Schulze)")
 try:
-    cons = memo("schulze", (h, criterion), lambda: A.judges_consensus(ds, criterion))
-    st.dataframe(cons, hide_index=True, width="stretch")
-    download_table(cons, f"{ds.name}_schulze_{criterion}", key="jd_schulze")
+    def _consensus():
+        table = A.judges_consensus(ds, criterion)
+        sup = table.attrs.pop("support")  # Streamlit cannot serialise it with the table
+        return table, sup
+
+    cons, support = memo("schulze", (h, criterion), _consensus)
+    st.caption("Each (rater, segment) is a ballot ranking the outputs that rater scored on that segment "
+               f"(Callison-Burch 2009; Schulze 2011, winning votes): {support.summary()}.")
+    if support.few:
+        st.warning(support.warning())
+    st.dataframe(cons, hide_index=True, width="stretch",
+                 column_config={"mean_score": st.column_config.NumberColumn(format="%.3f")})
+    download_table(cons, f"{ds.name}_schulze_{criterion}", key="jd_schulze", signature=support.summary())
 except Exception as exc:
     show_exception(exc, "Could not rank the systems")
 

@@ -7,7 +7,7 @@ import streamlit as st
 from evalcore import analysis as A
 from evalcore import highlight as H
 from evalcore import plots as P
-from pages.common import SAMPLE_KEY, download_figure, download_table, ensure_shell, load_choice, progress_bar, show_exception
+from pages.common import SAMPLE_KEY, download_figure, download_table, ensure_shell, load_choice, md, progress_bar, show_exception
 
 ensure_shell(__file__)
 st.title("Learn (guided tour)")
@@ -60,10 +60,10 @@ if t is not None and len(t):
     worst = t.loc[t["rank_gap"].idxmax()]
     flatter = t.loc[t["rank_gap"].idxmin()]
     st.markdown(
-        f"Humans rank **{H.escape(worst['system'])}** #{int(worst['human_rank'])} of {len(t)} on {crit} "
+        f"Humans rank **{md(worst['system'])}** #{int(worst['human_rank'])} of {len(t)} on {crit} "
         f"(mean {worst['human']:.2f}), but sentence BLEU ranks it #{int(worst['bleu_rank'])} "
         f"(mean {worst['bleu']:.1f}): its words are acceptable but absent from the references. "
-        f"The other way round, **{H.escape(flatter['system'])}** is #{int(flatter['bleu_rank'])} for BLEU and only "
+        f"The other way round, **{md(flatter['system'])}** is #{int(flatter['bleu_rank'])} for BLEU and only "
         f"#{int(flatter['human_rank'])} for humans: n-gram overlap does not see the meaning error "
         "(seed 001: BLEU failures on paraphrases and on meaning-changing edits).")
     st.dataframe(t, hide_index=True, width="stretch",
@@ -88,7 +88,7 @@ if t is not None and len(t):
             st.dataframe(ex["orders"], hide_index=True, width="stretch")
             st.caption(f"Average n-gram precision P = {ex['summary']['average_precision']:.3f} (seed 001 §5.8); "
                        f"sentence BLEU {ex['summary']['sentence_bleu']:.1f}. Human judgements: "
-                       + ", ".join(f"{r.rater} {r.score:g}" for r in ex["judgements"].itertuples()
+                       + ", ".join(f"{md(r.rater)} {r.score:g}" for r in ex["judgements"].itertuples()
                                    if r.judgement == crit))
 st.page_link("pages/divergence.py", label="Find more such cases in the divergence browser", icon="🔎")
 st.page_link("pages/systems.py", label="Compare all metrics and humans on the Systems page", icon="📊")
@@ -121,7 +121,7 @@ if q:
         f"QUEEN{{{', '.join(L['queen_set'])}}} measures how human-like each output is. Of {len(pts)} judged outputs, "
         f"**{len(quad)}** are as acceptable as most human translations ({crit} ≥ {q['human_threshold']:.2f}) yet "
         f"have QUEEN ≤ {q['queen_threshold']:.2f}"
-        + (f"; **{int(top['n'])}** of them come from **{H.escape(top['system'])}**." if top is not None else ".")
+        + (f"; **{int(top['n'])}** of them come from **{md(top['system'])}**." if top is not None else ".")
         + " High QUEEN goes with high human scores, but not the reverse (seed 000 Figure 4).")
     fig = P.figure4(pts, q["human_threshold"], q["queen_threshold"], crit, "QUEEN{" + ",".join(L["queen_set"]) + "}")
     st.plotly_chart(fig, width="stretch", key="learn_fig4")
@@ -136,8 +136,8 @@ if r is not None and len(r):
     lo, hi = r.loc[r["mean"].idxmin()], r.loc[r["mean"].idxmax()]
     agree = L.get("agreement")
     st.markdown(
-        f"The same outputs, different raters: **{H.escape(hi['rater'])}** gives {hi['mean']:.2f} on average, "
-        f"**{H.escape(lo['rater'])}** {lo['mean']:.2f} (sd {hi['std']:.2f} vs {lo['std']:.2f}). Averaging raw scores "
+        f"The same outputs, different raters: **{md(hi['rater'])}** gives {hi['mean']:.2f} on average, "
+        f"**{md(lo['rater'])}** {lo['mean']:.2f} (sd {hi['std']:.2f} vs {lo['std']:.2f}). Averaging raw scores "
         "mixes strictness with quality; per-rater z-scores or percentiles remove it (seed 003, spec §5.1-5.2)."
         + (f" On pairwise comparisons the raters agree {agree['p_agree']:.0%} of the time (κ = {agree['kappa']:.2f}): "
            "one judge alone is a noisy instrument." if agree else ""))

@@ -7,8 +7,7 @@ import streamlit as st
 
 from evalcore import analysis as A
 from evalcore import plots as P
-from evalcore.highlight import escape
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
 
 ensure_shell(__file__)
 st.title("Likeness vs acceptability")
@@ -38,6 +37,7 @@ st.markdown("Seed 000 Figure 3: how well a metric characterises human translatio
             "each single metric, and for the metric set selected by KING (spec §0.6).")
 c1, c2, c3 = st.columns([3, 1, 1])
 metrics = c1.multiselect("Metrics", A.available_metrics(ds), default=A.default_metrics(ds), key="lva_metrics")
+long_segment_note(ds, metrics)
 syntax_note(ds)
 criterion = c2.selectbox("Human criterion", ds.criteria, index=ds.criteria.index(A.default_criterion(ds)),
                          key="lva_crit")
@@ -88,12 +88,12 @@ except Exception as exc:
 
 chosen = res["chosen"]
 st.session_state["metric_set"] = list(chosen)
-st.markdown(f"**Selected set** ({smethod}): {escape(', '.join(chosen))} — KING {res['king']:.3f}, "
+st.markdown(f"**Selected set** ({smethod}): {md(', '.join(chosen))} — KING {res['king']:.3f}, "
             f"ORANGE {res['orange']:.3f}. The *QUEEN vs human* page uses this set by default.")
 excl = res["excluded"]
 if len(excl):
     st.caption(f"Left out of the search ({len(excl)}): " + "; ".join(
-        f"**{r.metric}** (coverage {r.coverage:.3f}): {r.reason}" for r in excl.itertuples(index=False)))
+        f"**{md(r.metric)}** (coverage {r.coverage:.3f}): {md(r.reason)}" for r in excl.itertuples(index=False)))
 tr = res["trace"]
 sk = (h, tuple(metrics), smethod, mode, ties, min_cov)
 if smethod == "greedy":
@@ -124,7 +124,7 @@ download_figure(P.with_signature(fig, A.signature_text(metrics, f"criterion={cri
 best_corr = pts.loc[pts["corr"].idxmax()] if pts["corr"].notna().any() else None
 sel = pts[pts["group"] == "selected set"].iloc[0]
 if best_corr is not None:
-    st.caption(f"Highest correlation: {best_corr['label']} ({best_corr['corr']:.3f}); the selected set: KING "
+    st.caption(f"Highest correlation: {md(best_corr['label'])} ({best_corr['corr']:.3f}); the selected set: KING "
                f"{sel['king']:.3f}, correlation {sel['corr']:.3f}. Seed 000 found that the set with the highest "
                "KING does not have the highest correlation: human-like and human-acceptable are different goals.")
 st.dataframe(pts, hide_index=True, width="stretch",

@@ -9,8 +9,7 @@ import streamlit as st
 
 from evalcore import analysis as A
 from evalcore import plots as P
-from evalcore.highlight import escape
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
 
 ensure_shell(__file__)
 st.title("QUEEN vs human")
@@ -54,6 +53,7 @@ criterion = c2.selectbox("Human criterion", ds.criteria, index=ds.criteria.index
                          key="qvh_crit")
 norm = c3.selectbox("Normalisation", ["raw", "z", "percentile"], key="qvh_norm")
 mode = c4.selectbox("QUEEN triples", ["auto", "local", "pooled"], key="qvh_mode")
+long_segment_note(ds, metric_set)
 if not metric_set:
     st.info("Choose at least one metric.")
     st.stop()
@@ -70,7 +70,7 @@ if pts.empty:
 
 lo, hi = float(pts["human"].min()), float(pts["human"].max())
 t1, t2 = st.columns(2)
-h_thr = t1.slider(f"Acceptable: {escape(criterion)} ≥", lo, hi if hi > lo else lo + 1, float(np.clip(h_thr, lo, hi)),
+h_thr = t1.slider(f"Acceptable: {md(criterion)} ≥", lo, hi if hi > lo else lo + 1, float(np.clip(h_thr, lo, hi)),
                   key="qvh_hthr", help="Default: the first quartile of the judged references' scores (as "
                                        "acceptable as three in four human translations), else the 75th percentile.")
 q_thr = t2.slider("Not human-like: QUEEN ≤", 0.0, 1.0, float(np.clip(q_thr, 0, 1)), 0.01, key="qvh_qthr",
@@ -112,7 +112,7 @@ quad = A.quadrant_table(pts, h_thr, q_thr)
 st.subheader(f"Acceptable to humans but not human-like: {len(quad)} of {len(pts)} outputs")
 if len(quad):
     by = quad.groupby("system").size().sort_values(ascending=False)
-    st.caption("By system: " + ", ".join(f"{escape(s)} {n}" for s, n in by.items()))
+    st.caption("By system: " + ", ".join(f"{md(s)} {n}" for s, n in by.items()))
     texts = ds.sys_texts()
     pos = {s: i for i, s in enumerate(ds.seg_ids)}
     show = quad.assign(output=[texts[s][pos[g]] for s, g in zip(quad["system"], quad["seg_id"])])

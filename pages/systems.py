@@ -7,8 +7,7 @@ import streamlit as st
 
 from evalcore import analysis as A
 from evalcore import plots as P
-from evalcore.highlight import escape
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, memo, progress_bar, scope, show_exception, syntax_note
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, scope, show_exception, syntax_note
 
 ensure_shell(__file__)
 st.title("Systems")
@@ -23,7 +22,8 @@ def system_table(_ds, h, metrics, criteria, baseline, include_refs, norm, n_boot
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def judges_consensus(_ds, h, criterion):
-    return A.judges_consensus(_ds, criterion)
+    table = A.judges_consensus(_ds, criterion)
+    return table, table.attrs.pop("support")  # what the ranking rests on (not serialisable with the table)
 
 
 ds = scope(ds, "systems")
@@ -32,6 +32,7 @@ all_metrics = A.available_metrics(ds) if ds.systems and ds.ref_ids else []
 syntax_note(ds)
 c1, c2, c3 = st.columns([3, 2, 2])
 metrics = c1.multiselect("Metrics", all_metrics, default=A.default_metrics(ds), key="sys_metrics")
+long_segment_note(ds, metrics)
 criteria = c2.multiselect("Human criteria", ds.criteria, default=ds.criteria, key="sys_criteria")
 candidates = list(dict.fromkeys(ds.systems + [s for s in ds.judged if s not in ds.ref_ids]))
 baseline = c3.selectbox("Baseline for the paired test", ["(none)"] + candidates,
@@ -62,7 +63,7 @@ except Exception as exc:
 st.subheader("Scores")
 st.caption("Metric scores are corpus scores (summed sufficient statistics, sacreBLEU scale for BLEU/chrF/TER; "
            "TER, WER and PER: lower is better). Human scores: mean over segments. "
-           f"Marks: paired {test} test against **{escape(baseline)}** at p < 0.05 (▲ better, ▼ worse, ≈ not significant).")
+           f"Marks: paired {test} test against **{md(baseline)}** at p < 0.05 (▲ better, ▼ worse, ≈ not significant).")
 key = (h, tuple(metrics), tuple(criteria), baseline, include_refs, norm, int(n_boot), test)
 wide = memo("wide", key, lambda: A.system_wide(table))
 st.dataframe(wide, hide_index=True, width="stretch",
@@ -104,11 +105,14 @@ with cc2:
     if ds.criteria:
         crit = st.selectbox("Of all judges of", ds.criteria, key="sys_sch_crit",
                             index=ds.criteria.index(A.default_criterion(ds)))
-        st.caption("Every (rater, segment) is a partial ballot ranking the systems it scored (seed 003).")
         try:
-            jc = judges_consensus(ds, h, crit)
+            jc, support = judges_consensus(ds, h, crit)
+            st.caption("Every (rater, segment) is a partial ballot ranking the systems it scored "
+                       f"(Callison-Burch 2009; Schulze 2011): {support.summary()}.")
+            if support.few:
+                st.warning(support.warning())
             st.dataframe(jc, hide_index=True, width="stretch")
-            download_table(jc, f"{ds.name}_schulze_judges_{crit}", key="sys_sch_j")
+            download_table(jc, f"{ds.name}_schulze_judges_{crit}", key="sys_sch_j", signature=support.summary())
         except Exception as exc:
             show_exception(exc, "Could not rank by the judges")
     else:

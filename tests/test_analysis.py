@@ -388,20 +388,31 @@ def test_hter_table_on_mlqe_pe_reproduces_published_hter():
 
 
 def test_judges_overview_alpha_and_pseudo_rater():
-    """Krippendorff's alpha over (system, segment) units equals the long-form computation; a
-    published-average pseudo-rater 'mean' is left out when real raters exist."""
-    import pandas as pd
+    """Krippendorff's alpha of the Judges page equals the `krippendorff` package's interval alpha
+    on the (rater x output) matrix built here with pandas, each rater's repeats averaged
+    (issue 11 point 3); a published-average pseudo-rater 'mean' is left out when real raters
+    exist."""
+    import krippendorff
 
     from conftest import SAMPLE
     from evalcore.analysis import judges_overview
     from evalcore.io import load_dataset
-    from evalcore.judges import krippendorff_alpha
 
+    raw = pd.read_csv(SAMPLE / "judgements.tsv", sep="\t", dtype=str, keep_default_na=False)
+    raw = raw[raw["judgement"] == "adequacy"].astype({"score": float})
+    assert raw.duplicated(["system", "seg_id", "rater"]).any(), "the sample must hold repeats for this test"
+    matrix = raw.groupby(["rater", "system", "seg_id"])["score"].mean().unstack(["system", "seg_id"])
+    expected = krippendorff.alpha(reliability_data=matrix.to_numpy(float), level_of_measurement="interval")
     ds = load_dataset(SAMPLE)
-    j = ds.judgements[ds.judgements["judgement"] == "adequacy"].drop_duplicates(["system", "seg_id", "rater"])
-    long = pd.DataFrame({"unit": j["system"] + "|" + j["seg_id"], "rater": j["rater"], "score": j["score"]})
     ov = judges_overview(ds, "adequacy")
-    assert abs(ov["alpha"] - krippendorff_alpha(long)) < 1e-12
+    assert ov["alpha_reason"] == ""
+    assert abs(ov["alpha"] - expected) < 1e-6
+    # the repeats are not pairable values: counting them as raters gives another number
+    first = raw.drop_duplicates(["rater", "system", "seg_id"]).pivot_table(
+        index="rater", columns=["system", "seg_id"], values="score")
+    assert abs(krippendorff.alpha(reliability_data=first.to_numpy(float), level_of_measurement="interval")
+               - expected) > 1e-6
+    j = ds.judgements[ds.judgements["judgement"] == "adequacy"].drop_duplicates(["system", "seg_id", "rater"])
     mean_rows = j.groupby(["system", "seg_id"], as_index=False)["score"].mean().assign(rater="mean", judgement="adequacy")
     with_mean = ds.__class__(ds.name, ds.lp, ds.segments, ds.references, ds.outputs,
                              pd.concat([ds.judgements, mean_rows], ignore_index=True))

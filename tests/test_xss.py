@@ -14,9 +14,11 @@ from conftest import ROOT
 
 XSS = ROOT / "sample_data" / "xss_es_en"
 LITERALS = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "**bold**",
-            "[link](javascript:alert(1))", "&amp; &lt;b&gt;", "$x^2$", "\\frac{a}{b}"]
+            "[link](javascript:alert(1))", "&amp; &lt;b&gt;", "$x^2$", "\\frac{a}{b}",
+            "http://evil.example/x www.evil.example x@evil.example"]
 INJECTED = ['img[onerror]', 'img[src="x"]', 'a[href^="javascript"]', '[data-testid="stMain"] script',
-            '[data-testid="stMain"] .katex', '[data-testid="stMarkdownContainer"] strong:text-is("bold")']
+            '[data-testid="stMain"] .katex', '[data-testid="stMarkdownContainer"] strong:text-is("bold")',
+            'a[href*="evil.example"]']  # GFM autolinks (issue 16, item 12)
 
 
 @pytest.fixture(scope="module")
@@ -95,5 +97,6 @@ def test_hostile_text_is_inert_and_literal(app_url):
             seen += "\n" + main.inner_text()
         screenshot(page, "xss_divergence")
         _assert_inert(page, dialogs)
+        seen = seen.replace("\u2060", "")  # the invisible word joiners that break autolinks
         for lit in LITERALS:
             assert lit in seen, f"not shown literally: {lit!r}"

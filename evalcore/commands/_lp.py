@@ -47,42 +47,56 @@ class Sink:
     def __init__(self):
         self.parts: dict[tuple, list] = {}
         self.fmt: dict[tuple, str | None] = {}
+        self.notes: dict[tuple, list[str]] = {}
 
-    def add(self, dest, section, df, float_format):
+    def add(self, dest, section, df, float_format, note=None, lp=""):
         key = (dest, section)
         self.parts.setdefault(key, []).append(df)
         self.fmt[key] = float_format
+        if note:
+            self.notes.setdefault(key, []).append(f"{lp or '-'}: {note}")
 
     def flush(self) -> None:
         first_stdout = True
         for (dest, section), frames in self.parts.items():
             frames = [f for f in frames if len(f.columns)]
             table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-            _write(table, dest, section, self.fmt[(dest, section)], first=first_stdout)
+            _write(table, dest, section, self.fmt[(dest, section)], first=first_stdout,
+                   notes=self.notes.get((dest, section), []))
             if dest is None:
                 first_stdout = False
 
 
-def _write(df: pd.DataFrame, dest, section, float_format, first: bool = True) -> None:
+def _write(df: pd.DataFrame, dest, section, float_format, first: bool = True, notes=()) -> None:
+    """A file (atomically; ``.csv``: for spreadsheets, see :func:`evalcore.export.write_table`)
+    or stdout; ``notes`` follow the table as ``#`` lines on stdout, on stderr for a file."""
     if dest:
-        df.to_csv(dest, sep="\t", index=False, float_format=float_format)
+        from ..export import write_table
+
+        write_table(df, dest, float_format=float_format)
         print(f"wrote {len(df)} rows to {dest}", file=sys.stderr)
+        for n in notes:
+            print(n, file=sys.stderr)
         return
     if section:
         sys.stdout.write(("" if first else "\n") + f"# {section}\n")
     df.to_csv(sys.stdout, sep="\t", index=False, float_format=float_format)
+    for n in notes:
+        sys.stdout.write(f"# {n}\n")
 
 
 def emit(df: pd.DataFrame, dest: str | None, args, section: str | None = None,
-         float_format: str | None = None, first: bool = True) -> None:
+         float_format: str | None = None, first: bool = True, note: str | None = None) -> None:
     """Write ``df`` (with the ``lp`` column) to ``dest`` (None: stdout, under ``# section``
-    when given), or keep it for the end of an ``--lp all`` run."""
-    df = with_lp(df, getattr(args, "_lp_value", None) or getattr(args, "lp", None) or "")
+    when given; ``note``: a comment line after it), or keep it for the end of an ``--lp all``
+    run (notes then name their language pair)."""
+    lp = getattr(args, "_lp_value", None) or getattr(args, "lp", None) or ""
+    df = with_lp(df, lp)
     sink = getattr(args, "_sink", None)
     if sink is not None:
-        sink.add(dest, section, df, float_format)
+        sink.add(dest, section, df, float_format, note, lp)
     else:
-        _write(df, dest, section, float_format, first=first)
+        _write(df, dest, section, float_format, first=first, notes=[note] if note else [])
 
 
 def run_all(args) -> int:

@@ -5,7 +5,10 @@ pair; ``--scheduler``: the metric scores computed on Dask (:mod:`evalcore.parall
 """
 from __future__ import annotations
 
+import sys
+
 NAME = "correlate"
+OUTPUTS = ("out",)  # checked before any work (evalcore.cli.check_outputs)
 HELP = "Correlate metric scores with human judgements (system or segment level, MTME semantics)."
 
 
@@ -35,7 +38,7 @@ def add_arguments(p) -> None:
     p.add_argument("--fisher", action="store_true", help="Fisher z CI when not bootstrapping")
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", help="write the table as TSV here instead of stdout")
+    p.add_argument("--out", help="write the table as TSV here instead of stdout (a .csv name writes CSV for spreadsheets)")
     from ..parallel import add_scheduler_argument
 
     add_scheduler_argument(p)
@@ -94,9 +97,12 @@ def run(args) -> int:
         from ..cli import StderrProgress
         from ..parallel import score_table
 
-        frames.append(score_table(ds, builtin, level=args.level, ref_ids=refs,
-                                  include_references=args.include_human_systems,
-                                  progress=StderrProgress("scoring"), scheduler=getattr(args, "_scheduler", None)))
+        table = score_table(ds, builtin, level=args.level, ref_ids=refs,
+                            include_references=args.include_human_systems,
+                            progress=StderrProgress("scoring"), scheduler=getattr(args, "_scheduler", None))
+        for w in table.attrs.get("warnings", []):
+            print(f"warning: {w}", file=sys.stderr)
+        frames.append(table)
     scores = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["metric", "system", "seg_id", "score"])
     if scores.empty:
         raise ValueError("no metric scores to correlate")

@@ -1,7 +1,10 @@
 """``python -m evalcore judges``: agreement and rater tables for human judgements (spec §5)."""
 from __future__ import annotations
 
+import sys
+
 NAME = "judges"
+OUTPUTS = (("out_prefix", "agreement.tsv", "raters.tsv", "systems.tsv"),)  # checked before any work
 HELP = "Judge agreement (pairwise kappa, Krippendorff's alpha), per-rater tables and system rankings."
 
 
@@ -13,7 +16,9 @@ def add_arguments(p) -> None:
     p.add_argument("--normalisation", choices=["raw", "z", "percentile"], default="raw")
     p.add_argument("--chance", choices=["uniform", "empirical"], default="uniform", help="kappa chance term")
     p.add_argument("--screen-column", help="judgement column naming the screen/HIT (default: occurrence order)")
-    p.add_argument("--systems", action="store_true", help="also print system scores and the Schulze ranking")
+    p.add_argument("--systems", action="store_true",
+                   help="also print system scores and the Schulze ranking (each (rater, segment) is a ballot; "
+                        "a warning when the median pair of systems is compared on fewer than 10 ballots)")
     p.add_argument("--out-prefix", help="write <prefix>agreement.tsv, <prefix>raters.tsv (and systems.tsv)")
 
 
@@ -22,18 +27,9 @@ def tables(ds, criterion=None, lower_is_better=False, normalisation="raw", chanc
     import numpy as np
     import pandas as pd
 
-    from ..judges import (
-        agreement,
-        criterion_judgements,
-        krippendorff_alpha,
-        normalise,
-        pairwise_labels,
-        per_rater_agreement,
-        rater_summary,
-        rater_weights,
-        relative_ranking_scores,
-        schulze_from_judgements,
-    )
+    from ..judges import (agreement, alpha_of_judgements, criterion_judgements, normalise, pairwise_labels,
+                          per_rater_agreement, rater_summary, rater_weights, relative_ranking_scores,
+                          schulze_from_judgements)
 
     crit = criterion or (ds.criteria[0] if ds.criteria else "mqm")
     j = criterion_judgements(ds, crit)
@@ -42,12 +38,12 @@ def tables(ds, criterion=None, lower_is_better=False, normalisation="raw", chanc
     rows = []
     for kind in ("inter", "intra"):
         a = agreement(labels, kind, chance)
-        rows.append({"criterion": crit, "kind": kind, **a})
-    units = norm.assign(unit=norm["system"].astype(str) + "\x00" + norm["seg_id"].astype(str))
-    alpha = krippendorff_alpha(units[["unit", "rater", "score"]])
+        rows.append({"criterion": crit, "kind": kind, **a, "alpha": np.nan, "n_items": np.nan, "note": ""})
+    al = alpha_of_judgements(norm)  # one value per (rater, output): the mean of the rater's repeats
     rows.append({"criterion": crit, "kind": "krippendorff_alpha_interval", "p_agree": np.nan, "p_chance": np.nan,
-                 "kappa": alpha, "n_pairs": int((units.groupby("unit").size() >= 2).sum())})
-    agree = pd.DataFrame(rows)
+                 "kappa": np.nan, "n_pairs": np.nan, "alpha": al.value, "n_items": al.n_items,
+                 "note": al.reason or f"{al.n_items} outputs judged by >= 2 raters; repeats averaged per rater"})
+    agree = pd.DataFrame(rows).astype({"n_pairs": "Int64", "n_items": "Int64"})
     raters = rater_summary(j, norm if normalisation != "raw" else None)
     pra = per_rater_agreement(labels, chance)
     w = rater_weights(labels) if len(labels) else pd.Series(dtype=float)
@@ -61,7 +57,20 @@ def tables(ds, criterion=None, lower_is_better=False, normalisation="raw", chanc
         sch = schulze_from_judgements(norm, higher_is_better=not lower_is_better, screen_col=screen_col)
         rank = {c: i + 1 for i, grp in enumerate(sch.ranking) for c in grp}
         systems["schulze_rank"] = systems["system"].map(rank)
+        systems.attrs["support"] = sch.support
+    agree.attrs["alpha"] = al
     return agree, raters, systems
+
+
+def _support_note(systems) -> str | None:
+    """What the Schulze ranking rests on (a comment line under the table); a warning on stderr
+    when it rests on few comparisons."""
+    support = systems.attrs.get("support")
+    if support is None:
+        return None
+    if support.few:
+        print(f"warning: {support.warning()}", file=sys.stderr)
+    return f"schulze_rank: {support.summary()}"
 
 
 def run(args) -> int:
@@ -71,12 +80,13 @@ def run(args) -> int:
     agree, raters, systems = tables(ds, args.criterion, args.lower_is_better, args.normalisation, args.chance,
                                     args.screen_column)
     pre = args.out_prefix
-    parts = [("agreement", agree), ("raters", raters)]
+    alpha_note = f"Krippendorff's alpha (interval): {agree.attrs['alpha'].text(4)}"
+    parts = [("agreement", agree, alpha_note), ("raters", raters, None)]
     if args.systems and systems is not None:
-        parts.append(("systems", systems))
-    for i, (section, table) in enumerate(parts):
+        parts.append(("systems", systems, _support_note(systems)))
+    for i, (section, table, note) in enumerate(parts):
         if pre:
-            emit(table, f"{pre}{section}.tsv", args)
+            emit(table, f"{pre}{section}.tsv", args, note=note)
         else:
-            emit(table, None, args, section=section, float_format="%.4f", first=i == 0)
+            emit(table, None, args, section=section, float_format="%.4f", first=i == 0, note=note)
     return 0

@@ -15,6 +15,7 @@ import numpy as np
 
 HANDLES_ALL_LPS = True  # one model per language pair: --lp all is refused with a message
 NAME = "learn"
+OUTPUTS = ("json",)  # checked before any work (--out is a model name, not a file)
 HELP = "train a learned metric (human-likeness SVM, seed 004; BEER-style ranker, seed 002)"
 
 
@@ -134,6 +135,7 @@ def run(args) -> int:
         print(f"\nsaved {path} (metric id learned:{name})")
         result["saved"] = str(path)
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(_jsonable(result), fh, indent=1)
+        from ..export import atomic_write
+
+        atomic_write(args.json, lambda fh: json.dump(_jsonable(result), fh, indent=1))
     return 0

@@ -11,7 +11,10 @@ on Dask with identical results (:mod:`evalcore.parallel`).
 """
 from __future__ import annotations
 
+import sys
+
 NAME = "score"
+OUTPUTS = ("out",)  # checked before any work (evalcore.cli.check_outputs)
 HELP = "Score a dataset with registered metrics; write a tidy TSV (metric, system, seg_id, score)."
 
 
@@ -23,7 +26,7 @@ def add_arguments(p):
     p.add_argument("--refs", help="comma-separated reference sets to use, in this order (default: all)")
     p.add_argument("--include-references", action="store_true",
                    help="also score each reference set as a system against the other reference sets")
-    p.add_argument("--out", help="output TSV (default: stdout)")
+    p.add_argument("--out", help="output TSV (default: stdout; a .csv name writes CSV for spreadsheets)")
     p.add_argument("--scores", action="append", default=[],
                    help="external scores TSV (metric, system, seg_id, score[, ref_id][, lp]); repeatable")
     p.add_argument("--list-metrics", action="store_true", help="list metric ids with their signatures and exit")
@@ -57,9 +60,18 @@ def run(args) -> int:
     ids = [m.strip() for m in args.metrics.split(",") if m.strip()]
     metrics = [get_metric(m) for m in ids]  # unknown ids fail here, before loading
     ds = dataset(args)
+    for w in ds.warnings:  # the loader's warnings: data kept, but the user must know
+        print(w, file=sys.stderr)
     refs = [r.strip() for r in args.refs.split(",") if r.strip()] if args.refs else None
+    text_metrics = [m.meta.id for m in metrics if m.meta.needs_text]
+    if text_metrics and not ds.ref_ids:
+        raise ValueError(f"{args.path}: the data has no reference translations (no references.tsv rows / "
+                         f"ref.<name>.txt files), so {', '.join(text_metrics)} cannot be computed; add references, "
+                         "or give metric scores with --scores")
     table = score_table(ds, metrics, level=args.level, ref_ids=refs,
                         include_references=args.include_references, progress=StderrProgress("scoring"),
                         scheduler=getattr(args, "_scheduler", None))
+    for w in table.attrs.get("warnings", []):
+        print(f"warning: {w}", file=sys.stderr)
     emit(table, args.out, args)
     return 0

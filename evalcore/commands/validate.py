@@ -13,6 +13,24 @@ def add_arguments(p):
                    help="force a format instead of detecting it")
 
 
+def _capabilities(ds) -> None:
+    """References per segment and, per analysis, whether this language pair supports it."""
+    from ..capabilities import capabilities, references_per_segment_text
+
+    print(f"  references per segment (reference sets with text): {references_per_segment_text(ds)}")
+    if ds.extras.get("mqm_errors") is not None:
+        from ..io import current_mqm_weights
+        from ..judges import format_mqm_weights
+
+        print(f"  MQM weights: {format_mqm_weights(current_mqm_weights())}")
+    print("  analyses:")
+    for c in capabilities(ds):
+        if c.available:
+            print(f"    yes  {c.analysis} ({c.where}): {c.segments} of {ds.n_segments} segments")
+        else:
+            print(f"    no   {c.analysis} ({c.where}): needs {c.missing}")
+
+
 def run(args) -> int:
     from ..io import load_collection
 
@@ -27,6 +45,7 @@ def run(args) -> int:
         print(f"== {ds.name} {lp or ''}".rstrip())
         for k, v in ds.overview().items():
             print(f"  {k}: {v}")
+        _capabilities(ds)
         for w in ds.warnings:
             print(f"  {w}")
     print("valid")

@@ -7,8 +7,11 @@ All problems are collected and raised together as :class:`~evalcore.problems.Dat
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import importlib
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from ..dataset import Dataset
@@ -17,6 +20,20 @@ from .source import FileSource
 from .tidy import write_tidy
 
 FORMATS = ["mtme", "mqm", "plaintext", "tidy"]
+
+MQMWeightsArg = Mapping[str, float] | str | None
+_MQM_WEIGHTS: contextvars.ContextVar = contextvars.ContextVar("evalcore_mqm_weights", default=None)
+
+
+@contextlib.contextmanager
+def mqm_weights_in_force(weights: MQMWeightsArg):
+    """Within the block, loaders score MQM error rows with ``weights`` unless given their own
+    (the CLI's ``--mqm-weights`` for every command). None = the defaults of spec §0.8."""
+    token = _MQM_WEIGHTS.set(weights)
+    try:
+        yield
+    finally:
+        _MQM_WEIGHTS.reset(token)
 
 
 def _format_module(name: str):
@@ -34,8 +51,32 @@ def detect_format(src: FileSource) -> str | None:
     return None
 
 
+def current_mqm_weights() -> MQMWeightsArg:
+    """The weights set by :func:`mqm_weights_in_force` (None = the defaults)."""
+    return _MQM_WEIGHTS.get()
+
+
 def load_collection(path: str | os.PathLike | FileSource, name: str | None = None,
-                    fmt: str | None = None) -> dict[str, Dataset]:
+                    fmt: str | None = None, mqm_weights: MQMWeightsArg = None,
+                    quoting: str | None = None) -> dict[str, Dataset]:
+    """Every language pair of a dataset. ``mqm_weights``: MQM error rows (a Google MQM TSV, or
+    a tidy folder's ``mqm_annotations.tsv``) are scored with these weights (see
+    :func:`evalcore.judges.resolve_mqm_weights`; default spec §0.8, or those of
+    :func:`mqm_weights_in_force`); with weights, stored ``mqm`` judgements of a dataset with error
+    rows are recomputed from the rows. ``quoting`` ("csv" or "none") says how TSV fields are
+    read (see :mod:`evalcore.io.text`); default: :data:`~evalcore.io.text.QUOTING`."""
+    if quoting is not None:
+        from .text import QUOTING, QUOTING_MODES
+
+        if quoting not in QUOTING_MODES:
+            raise ValueError(f"quoting must be one of {', '.join(QUOTING_MODES)}, not {quoting!r}")
+        token = QUOTING.set(quoting)
+        try:
+            return load_collection(path, name, fmt, mqm_weights)
+        finally:
+            QUOTING.reset(token)
+    if mqm_weights is None:
+        mqm_weights = _MQM_WEIGHTS.get()
     src = path if isinstance(path, FileSource) else FileSource.from_path(path)
     name = name or Path(src.label).name.removesuffix(".zip")
     fmt = fmt or detect_format(src)
@@ -47,13 +88,26 @@ def load_collection(path: str | os.PathLike | FileSource, name: str | None = Non
                                       f"Files seen: {', '.join(src.names()[:10]) or 'none'}")
         raise DataError(report)
     mod = _format_module(fmt)
-    return mod.read(src, name, Report())
+    if fmt == "mqm":
+        return mod.read(src, name, Report(), weights=mqm_weights)
+    coll = mod.read(src, name, Report())
+    if mqm_weights is not None:
+        from ..judges import rescore_mqm
+        from ..problems import Problem
+
+        coll = {lp: rescore_mqm(ds, mqm_weights) for lp, ds in coll.items()}
+        for ds in coll.values():
+            if ds.extras.get("mqm_errors") is None:  # say that the weights changed nothing
+                ds.warnings.append(Problem("warning", src.label, None, "MQM weights were given, but this dataset "
+                                           "has no MQM error rows: its scores are used as stored"))
+    return coll
 
 
 def load_dataset(path: str | os.PathLike | FileSource, lp: str | None = None, name: str | None = None,
-                 fmt: str | None = None) -> Dataset:
+                 fmt: str | None = None, mqm_weights: MQMWeightsArg = None,
+                 quoting: str | None = None) -> Dataset:
     """Load one language pair. With several pairs in the files, ``lp`` must name one."""
-    coll = load_collection(path, name=name, fmt=fmt)
+    coll = load_collection(path, name=name, fmt=fmt, mqm_weights=mqm_weights, quoting=quoting)
     if lp is None:
         if len(coll) == 1:
             return next(iter(coll.values()))
@@ -63,4 +117,5 @@ def load_dataset(path: str | os.PathLike | FileSource, lp: str | None = None, na
     return coll[lp]
 
 
-__all__ = ["FileSource", "load_collection", "load_dataset", "write_tidy", "detect_format", "FORMATS"]
+__all__ = ["FileSource", "load_collection", "load_dataset", "write_tidy", "detect_format", "FORMATS",
+           "mqm_weights_in_force"]

@@ -29,16 +29,24 @@ folder give several language pairs.
 
 **Scores** (spec §0.8, Freitag et al. 2021 TACL §3.3 weighting): score = −Σ weight(error),
 weights Major 5, Minor 1, Minor ``Fluency/Punctuation`` 0.1, Major ``Non-translation`` 25,
-Neutral 0, No-error 0.
+Neutral 0, No-error 0, computed by :func:`evalcore.judges.mqm_scores` (the project's one MQM
+scorer); ``weights`` (reader argument, CLI ``--mqm-weights``) override them. ``Critical`` has
+no default weight and is reported with its lines.
 """
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
 
-import pandas as pd
-
 from ..dataset import JUDGEMENT_COLUMNS, OUTPUT_COLUMNS, REFERENCE_COLUMNS, Dataset
+from ..judges import (
+    MQM_WEIGHTS,
+    format_mqm_weights,
+    mqm_error_weight,
+    mqm_scores,
+    mqm_weigher,
+    parse_mqm_weights,
+)
 from ..problems import DataError, Report
 from .assemble import assemble, frame
 from .source import FileSource
@@ -51,105 +59,12 @@ TIDY_COLUMNS = ["system", "seg_id", "rater", "category", "severity"]
 ERROR_COLUMNS = ["lp", "system", "seg_id", "rater", "category", "severity", "weight",
                  "span_in", "span_start", "span_end", "span_text"]
 
-#: Spec §0.8. Keys are a severity, or ``severity/category-prefix`` for a category rule
-#: (matched case-insensitively; the longest matching prefix wins over the plain severity).
-DEFAULT_WEIGHTS: dict[str, float] = {
-    "major": 5.0,
-    "minor": 1.0,
-    "neutral": 0.0,
-    "no-error": 0.0,
-    "minor/fluency/punctuation": 0.1,
-    "major/non-translation": 25.0,
-}
-
-
-def parse_weights(text: str) -> dict[str, float]:
-    """``"major:5 minor:1 minor/Fluency/Punctuation:0.1"`` -> weights dict (lower-case keys)."""
-    out: dict[str, float] = {}
-    for item in text.replace(",", " ").split():
-        key, sep, val = item.rpartition(":")
-        if not sep or not key:
-            raise ValueError(f"weight {item!r} is not of the form severity[/category]:number")
-        try:
-            out[key.strip().lower()] = float(val)
-        except ValueError:
-            raise ValueError(f"weight {item!r}: {val!r} is not a number") from None
-    return out
-
-
-def _norm_weights(weights: Mapping[str, float] | str | None) -> tuple[dict[str, float], list[tuple[str, str, float]]]:
-    if weights is None:
-        weights = DEFAULT_WEIGHTS
-    elif isinstance(weights, str):
-        weights = parse_weights(weights)
-    plain: dict[str, float] = {}
-    rules: list[tuple[str, str, float]] = []
-    for key, val in weights.items():
-        k = str(key).strip().lower()
-        if "/" in k:
-            sev, cat = k.split("/", 1)
-            rules.append((sev.strip(), cat.strip(), float(val)))
-        else:
-            plain[k] = float(val)
-    rules.sort(key=lambda r: -len(r[1]))  # the most specific category prefix first
-    return plain, rules
-
-
-def error_weight(category: str, severity: str, weights: Mapping[str, float] | str | None = None) -> float | None:
-    """Weight of one annotation row (spec §0.8), or None when its severity has no weight."""
-    return _weigher(weights)(category, severity)
-
-
-def _weigher(weights):
-    plain, rules = _norm_weights(weights)
-    cache: dict[tuple[str, str], float | None] = {}
-
-    def weigh(category: str, severity: str) -> float | None:
-        key = (category, severity)
-        if key not in cache:
-            sev = str(severity).strip().lower()
-            cat = str(category).strip().lower()
-            w = None
-            for rsev, rcat, val in rules:
-                if rsev == sev and cat.startswith(rcat):
-                    w = val
-                    break
-            if w is None:
-                w = plain.get(sev)
-            if w is None and (sev in ("no-error", "no error") or cat in ("no-error", "no error")):
-                w = plain.get("no-error", 0.0)
-            cache[key] = w
-        return cache[key]
-
-    return weigh
-
-
-def mqm_scores(errors: pd.DataFrame, weights: Mapping[str, float] | str | None = None) -> pd.DataFrame:
-    """Per-(system, seg_id, rater) MQM scores from annotation rows (spec §0.8).
-
-    ``errors`` needs columns system, seg_id, rater, category, severity (``lp`` is kept when
-    present; other columns such as a precomputed ``weight`` are ignored: the weights are
-    recomputed from ``weights``, default :data:`DEFAULT_WEIGHTS`). score = −Σ weights of that
-    rater's rows on that segment; a (system, segment, rater) with only ``No-error`` rows
-    scores 0. Returns columns [lp,] system, seg_id, rater, judgement (= ``mqm``), score, in
-    order of first appearance. Raises ValueError naming severities without a weight.
-    """
-    missing = [c for c in TIDY_COLUMNS if c not in errors.columns]
-    if missing:
-        raise ValueError(f"MQM annotation table lacks column(s) {', '.join(missing)}")
-    weigh = _weigher(weights)
-    w = [weigh(c, s) for c, s in zip(errors["category"], errors["severity"])]
-    unknown = sorted({str(s) for s, x in zip(errors["severity"], w) if x is None})
-    if unknown:
-        raise ValueError(f"no weight for severity {', '.join(map(repr, unknown))}; add it to the weights "
-                         f"(known: {', '.join(sorted(_norm_weights(weights)[0]))})")
-    keys = (["lp"] if "lp" in errors.columns else []) + ["system", "seg_id", "rater"]
-    df = errors[keys].astype(str).copy()
-    df["_w"] = pd.Series(w, index=errors.index, dtype="float64")
-    out = df.groupby(keys, sort=False)["_w"].sum().reset_index()
-    out["judgement"] = "mqm"
-    out["score"] = -out.pop("_w") + 0.0  # + 0.0 turns -0.0 into 0.0
-    return out[keys + ["judgement", "score"]]
+# The one MQM scorer of the project lives in evalcore.judges; these names are kept for callers
+# of the reader module.
+DEFAULT_WEIGHTS = MQM_WEIGHTS
+parse_weights = parse_mqm_weights
+error_weight = mqm_error_weight
+_weigher = mqm_weigher
 
 
 _REF_NAME = re.compile(r"^ref(?:[-_.]?([A-Za-z]))?$", re.IGNORECASE)
@@ -339,9 +254,9 @@ def read_mqm(src: FileSource, name: str, report: Report | None = None,
             err_files.append(fname)
             err_lines.append(line)
     for (fname, sev), lines in unknown_sev.items():
-        report.error(fname, lines[0], f"severity {sev!r} has no MQM weight ({describe_lines(lines)}); known "
-                                      f"severities: Major, Minor, Neutral, No-error; pass weights={{'{sev.lower()}': ...}} "
-                                      "to score it")
+        report.error(fname, lines[0], f"severity {sev!r} has no MQM weight ({describe_lines(lines)}); weighted "
+                                      f"severities: {format_mqm_weights(weights)}; give it a weight with "
+                                      f"--mqm-weights {sev.lower()}:N (Python: weights={{'{sev.lower()}': N}})")
     for fname, lines in src_conflicts.items():
         own.warning(fname, lines[0], f"the source text of a segment differs between rows ({describe_lines(lines)}); "
                                      "the first one is kept")

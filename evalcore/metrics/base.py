@@ -99,6 +99,21 @@ class Metric(ABC):
         return self.meta.id
 
 
+# ---- long segments (issue 16, item 9) -------------------------------------------------------
+MAX_ALIGN_TOKENS = 1000
+"""Alignment metrics whose cost grows with the square of the segment length (TER, WER,
+ROUGE-L/W/S/SU) refuse a segment when the candidate or one of its references has more than
+this many tokens (after the metric's own tokenisation): its score is NaN, it is left out of the
+corpus score, and :func:`evalcore.metrics.engine.long_segment_warnings` names it. One
+20,000-word segment otherwise costs minutes per pair. Below the cap every value is unchanged
+(sacreBLEU parity). Documented in docs/formats.md, "Limits"."""
+
+
+def too_long(*token_seqs) -> bool:
+    """Whether any of the token sequences exceeds :data:`MAX_ALIGN_TOKENS`."""
+    return any(len(t) > MAX_ALIGN_TOKENS for t in token_seqs)
+
+
 def valid_stats(stats) -> np.ndarray:
     """Per-segment statistics as a 2-D array without the NaN rows (segments without any
     reference), the rows a corpus score is computed from."""

@@ -39,7 +39,7 @@ from typing import Sequence
 import numpy as np
 
 from .. import __version__
-from .base import Metric, MetricMeta, MetricOption, register, valid_stats
+from .base import Metric, MetricMeta, MetricOption, register, too_long, valid_stats
 from .tokenize import TOKENIZERS, tokenize
 
 try:  # numba is optional: without it the numpy block versions below are used (same values)
@@ -104,6 +104,13 @@ class PairwiseWordMetric(WordMetric):
     best = "max"
     n_stats = 1
     stats_mode = "sum"
+    #: quadratic alignment (WER, ROUGE-L/W/S): refuse segments over MAX_ALIGN_TOKENS tokens
+    quadratic = False
+
+    def refuses(self, c: tuple[str, ...], refs: Sequence[tuple[str, ...]]) -> bool:
+        """A quadratic metric refuses a candidate/references pair when one of them is longer
+        than :data:`evalcore.metrics.base.MAX_ALIGN_TOKENS` tokens (the score is NaN)."""
+        return self.quadratic and too_long(c, *refs)
 
     # -- to implement --------------------------------------------------------------------
     def _pair(self, c: tuple[str, ...], r: tuple[str, ...]) -> tuple[float, tuple]:
@@ -124,17 +131,24 @@ class PairwiseWordMetric(WordMetric):
         if len(refs) == 0:
             return float("nan")
         c = self.tok(cand)
-        vals = [self._pair(c, self.tok(r))[0] for r in refs]
+        rt = [self.tok(r) for r in refs]
+        if self.refuses(c, rt):
+            return float("nan")
+        vals = [self._pair(c, r)[0] for r in rt]
         return float(max(vals) if self.best == "max" else min(vals))
 
     def similarity(self, cand: str, ref: str) -> float:
-        return float(self._pair(self.tok(cand), self.tok(ref))[0])
+        c, r = self.tok(cand), self.tok(ref)
+        return float("nan") if self.refuses(c, [r]) else float(self._pair(c, r)[0])
 
     def _stats_one(self, cand: str, refs: Sequence[str]) -> list[float]:
         if len(refs) == 0:
             return [float("nan")] * self.n_stats
         c = self.tok(cand)
-        pairs = [self._pair(c, self.tok(r)) for r in refs]
+        rt = [self.tok(r) for r in refs]
+        if self.refuses(c, rt):
+            return [float("nan")] * (1 if self.stats_mode == "mean" else self.n_stats)
+        pairs = [self._pair(c, r) for r in rt]
         value, stats = pairs[self._pick([p[0] for p in pairs])]
         return [float(value)] if self.stats_mode == "mean" else [float(x) for x in stats]
 
@@ -162,7 +176,12 @@ class PairwiseWordMetric(WordMetric):
         nc, nr = len(cands), len(refs)
         if nc == 0 or nr == 0:
             return np.zeros((nc, nr)), np.full((nc, nr), np.nan)
-        sim = np.asarray(self._block([self.tok(c) for c in cands], [self.tok(r) for r in refs]), dtype=float)
+        ct, rt = [self.tok(c) for c in cands], [self.tok(r) for r in refs]
+        long_c = [self.refuses(c, []) for c in ct]
+        if self.refuses((), rt):  # a reference over the cap: the whole segment is refused
+            return np.full((nc, nr), np.nan), np.full((nc, nr), np.nan)
+        sim = np.asarray(self._block([() if x else c for c, x in zip(ct, long_c)], rt), dtype=float)
+        sim[np.asarray(long_c, dtype=bool)] = np.nan  # a candidate over the cap: its row
         return sim, best_of_others(sim, self.best)
 
 
@@ -592,6 +611,7 @@ class WER(PairwiseWordMetric):
 
     best = "min"
     n_stats = 2
+    quadratic = True  # Levenshtein alignment: segments over MAX_ALIGN_TOKENS are refused
 
     def __init__(self, tokenize: str = "13a", lowercase: bool = True):
         super().__init__(tokenize, lowercase)

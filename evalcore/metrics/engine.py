@@ -375,8 +375,58 @@ def score_table(dataset: Dataset, metric_ids: Sequence, level: str = "segment",
             done += 1
             if progress:
                 progress(done, total)
-    return pd.DataFrame(rows, columns=["metric", "system", "seg_id", "score"]).astype(
+    table = pd.DataFrame(rows, columns=["metric", "system", "seg_id", "score"]).astype(
         {"metric": str, "system": str, "seg_id": str, "score": float})
+    table.attrs["warnings"] = long_segment_warnings(ds, metrics)
+    return table
+
+
+def long_segment_report(dataset: Dataset, metric_ids: Sequence) -> dict[tuple[str, ...], dict[str, list[str]]]:
+    """The segments the quadratic alignment metrics (TER, WER, ROUGE-L/W/S/SU) refuse because
+    a text has more than ``MAX_ALIGN_TOKENS`` tokens (issue 16, item 9): ``{metric ids:
+    {seg_id: ["name: n tokens", ...]}}``, metrics with the same refusals grouped. A text of at
+    most ``MAX_ALIGN_TOKENS`` characters cannot have more tokens, so only longer ones are
+    tokenised."""
+    from .base import MAX_ALIGN_TOKENS
+
+    metrics = [m for m in (_resolve_metric(x) for x in metric_ids)
+               if m.meta.needs_text and getattr(m, "quadratic", False)]
+    if not metrics:
+        return {}
+    columns = list(dataset.sys_texts().items()) + list(dataset.ref_texts().items())
+    candidates = [(name, seg, t) for name, col in columns for seg, t in zip(dataset.seg_ids, col)
+                  if t is not None and len(t) > MAX_ALIGN_TOKENS]
+    grouped: dict[tuple, dict[str, list[str]]] = {}
+    for metric in metrics:
+        tok = getattr(metric, "tokens", None) or metric.tok
+        long: dict[str, list[str]] = {}
+        for name, seg, t in candidates:
+            n = len(tok(t))
+            if n > MAX_ALIGN_TOKENS:
+                long.setdefault(seg, []).append(f"{name}: {n} tokens")
+        if long:
+            key = next((k for k, v in grouped.items() if v == long), None)
+            if key is None:
+                grouped[(metric.id,)] = long
+            else:
+                grouped[key + (metric.id,)] = grouped.pop(key)
+    return grouped
+
+
+def long_segment_warnings(dataset: Dataset, metric_ids: Sequence, max_listed: int = 10) -> list[str]:
+    """One sentence per group of :func:`long_segment_report`: which metrics refused which
+    segments and why (printed by the CLI, shown on the pages, in ``score_table``'s
+    ``attrs["warnings"]``)."""
+    from .base import MAX_ALIGN_TOKENS
+
+    out = []
+    for ids, long in long_segment_report(dataset, metric_ids).items():
+        items = [f"segment {seg} ({'; '.join(v)})" for seg, v in long.items()]
+        more = f" and {len(items) - max_listed} more" if len(items) > max_listed else ""
+        out.append(f"{', '.join(ids)}: {len(long)} segment(s) refused, a text is longer than "
+                   f"{MAX_ALIGN_TOKENS} tokens (the alignment would take minutes); their scores are NaN "
+                   f"and they are left out of corpus scores: {', '.join(items[:max_listed])}{more}")
+    return out
 
 
 def _external_rows(metric, ds: Dataset, name: str, level: str) -> list:

@@ -141,6 +141,12 @@ class ROUGE(PairwiseWordMetric):
             description=f"ROUGE {what}: {self._measure_name()}, best reference, corpus = mean of segment scores",
             citation=CITATION, higher_is_better=True, options=tuple(opts) + token_options(True))
 
+    @property
+    def quadratic(self) -> bool:
+        """LCS, weighted LCS and skip-bigrams cost |c|·|r|: segments over MAX_ALIGN_TOKENS
+        tokens are refused (ROUGE-N is linear)."""
+        return self.variant != "n"
+
     def _measure_name(self):
         return {"f": f"F (β={self.beta:g})", "p": "precision", "r": "recall"}[self.measure]
 
@@ -191,7 +197,10 @@ class ROUGE(PairwiseWordMetric):
         if self.multiref == "best" or len(refs) == 0:
             return super().sentence_score(cand, refs)
         c = self.tok(cand)
-        counts = [self._counts(c, self.tok(r)) for r in refs]
+        rt = [self.tok(r) for r in refs]
+        if self.refuses(c, rt):
+            return float("nan")
+        counts = [self._counts(c, r) for r in rt]
         return self._value(sum(x[0] for x in counts), sum(x[1] for x in counts), counts[0][2], k=len(refs))
 
     def _stats_one(self, cand, refs):

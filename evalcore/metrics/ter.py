@@ -17,6 +17,9 @@ leave-one-out scores are derived from the single-pair results instead of re-alig
   reference length; per-segment statistics ``[edits, mean_ref_len]``; corpus TER =
   Σ edits / Σ mean_ref_len.
 * empty reference(s) with a non-empty hypothesis: 100; both empty: 0. No reference: NaN.
+* long segments: a hypothesis or reference over ``MAX_ALIGN_TOKENS`` (1000) tokens is refused
+  (NaN, left out of the corpus score and reported by the engine): the shift search costs
+  about half a minute per 20,000-token pair (issue 16, item 9). Below it, sacreBLEU's values.
 """
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ from sacrebleu.metrics.lib_ter import translation_edit_rate
 from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
 
 from .. import __version__
-from .base import Metric, MetricMeta, MetricOption, register
+from .base import Metric, MetricMeta, MetricOption, register, too_long, valid_stats
 from .edit import best_of_others
 
 CITATION = ("Snover, Dorr, Schwartz, Micciulla & Makhoul (2006), A study of translation edit rate "
@@ -103,8 +106,15 @@ class TER(Metric):
             toks = self._cache[text] = tuple(self._tok(text.rstrip()).split())
         return toks
 
+    quadratic = True  # refuses segments over MAX_ALIGN_TOKENS tokens
+
+    def refuses(self, h: tuple[str, ...], refs: Sequence[tuple[str, ...]]) -> bool:
+        return too_long(h, *refs)
+
     def _stats_one(self, cand: str, refs: Sequence[str]) -> list[float]:
         h = self.tokens(cand)
+        if self.refuses(h, [self.tokens(r) for r in refs]):
+            return [float("nan"), float("nan")]
         best, total_len = None, 0
         for r in refs:
             rt = self.tokens(r)
@@ -123,6 +133,7 @@ class TER(Metric):
     def score_from_stats(self, stats: np.ndarray) -> float:
         stats = np.asarray(stats, dtype=np.float64)
         if stats.ndim == 2:
+            stats = valid_stats(stats)  # refused (long) segments have NaN rows
             if len(stats) == 0:
                 return float("nan")
             stats = stats.sum(axis=0)
@@ -132,7 +143,7 @@ class TER(Metric):
         if len(refs) == 0:
             return float("nan")
         e, L = self._stats_one(cand, refs)
-        return float(ter_from_stats(e, L))
+        return float("nan") if np.isnan(e) else float(ter_from_stats(e, L))
 
     def sentence_scores(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
         return np.array([self.sentence_score(c, r) for c, r in zip(cands, refs)], dtype=float)
@@ -144,7 +155,11 @@ class TER(Metric):
         nc, nr = len(cands), len(refs)
         ct = [self.tokens(c) for c in cands]
         rt = [self.tokens(r) for r in refs]
-        edits = edits_block(ct, rt)
+        if self.refuses((), rt):  # a reference over the cap: the whole segment is refused
+            return np.full((nc, nr), np.nan), np.full((nc, nr), np.nan)
+        long_c = np.array([too_long(c) for c in ct], dtype=bool)
+        edits = edits_block([() if x else c for c, x in zip(ct, long_c)], rt)
+        edits[long_c] = np.nan  # a candidate over the cap: its row
         rlen = np.array([len(r) for r in rt], dtype=np.float64)
         sim = ter_from_stats(edits, rlen[None, :])
         loo = np.full((nc, nr), np.nan)
@@ -152,6 +167,7 @@ class TER(Metric):
             total = rlen.sum()
             rest = best_of_others(edits, "min")
             loo = ter_from_stats(rest, (total - rlen[None, :]) / (nr - 1))
+        sim[long_c], loo[long_c] = np.nan, np.nan
         return sim, loo
 
 

@@ -2,6 +2,8 @@
 dataset loading (optionally only the judged segments) and similarity tensors via the engine."""
 from __future__ import annotations
 
+import sys
+
 import pandas as pd
 
 
@@ -51,10 +53,11 @@ def load(args):
         if len(judged) == 0:
             raise ValueError("--judged-only: the dataset has no judgements")
         ds = restrict_segments(ds, judged)
-    if len(ds.ref_ids) < 2:
-        raise ValueError(f"QARLA needs at least 2 reference sets with text; found {ds.ref_ids or 'none'}")
-    if not ds.systems:
-        raise ValueError("QARLA needs system outputs with text; found none")
+    from ..capabilities import qarla_missing
+
+    missing = qarla_missing(ds, judgements=False)
+    if missing:  # each reference is held out in turn and scored against the others
+        raise ValueError(f"QARLA (ORANGE, KING, QUEEN) needs {missing}")
     return ds
 
 
@@ -65,11 +68,16 @@ def tensors(ds, metric_ids: list[str], scheduler=None) -> dict:
 
     for m in metric_ids:
         get_metric(m)  # unknown ids fail before any computation
+    from ..metrics.engine import long_segment_warnings
+
+    for w in long_segment_warnings(ds, metric_ids):
+        print(f"warning: {w}", file=sys.stderr)
     return similarity_tensors_many(ds, metric_ids, progress=Progress("similarities (segments)"), scheduler=scheduler)
 
 
 def write(df: pd.DataFrame, out: str | None, args=None) -> None:
-    """The table (with its ``lp`` column, see :mod:`evalcore.commands._lp`) to ``out`` or stdout."""
+    """The table (with its ``lp`` column, see :mod:`evalcore.commands._lp`) to ``out`` (atomically;
+    a ``.csv`` name: for spreadsheets) or stdout."""
     from ..commands._lp import emit
 
     emit(df, out, args)

@@ -1,0 +1,127 @@
+"""What a dataset can be used for: references per segment and the analyses they enable.
+
+The QARLA measures (Amigó et al. 2005, 2006: ORANGE, KING, QUEEN and the metric-set search)
+hold each reference out in turn and score it, and every system output, against the *other*
+references of its segment, so they need at least two reference sets with text on a segment;
+QUEEN's ``local`` triples need three (methods §1.1-1.4). Metric scores need one reference,
+correlations need human judgements too. One-reference data (most WMT campaigns) therefore
+supports scores and correlations but none of the QARLA analyses; the functions here say so
+per language pair, for the ``validate`` command, the Data page and the QARLA pages' guard.
+Pure functions, no UI.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .dataset import Dataset
+
+
+def references_with_text(ds: Dataset) -> np.ndarray:
+    """Per segment (in :attr:`Dataset.seg_ids` order): reference sets with non-blank text."""
+    refs = ds.references
+    if refs.empty:
+        return np.zeros(ds.n_segments, dtype=int)
+    has_text = refs["text"].fillna("").astype(str).str.strip() != ""
+    counts = refs[has_text].groupby("seg_id")["ref_id"].nunique()
+    return counts.reindex(ds.seg_ids, fill_value=0).to_numpy(dtype=int)
+
+
+def reference_sets_with_text(ds: Dataset) -> list[str]:
+    refs = ds.references
+    if refs.empty:
+        return []
+    has_text = refs["text"].fillna("").astype(str).str.strip() != ""
+    return list(dict.fromkeys(refs.loc[has_text, "ref_id"]))
+
+
+def references_per_segment_text(ds: Dataset) -> str:
+    """``1 on all 997 segments`` or ``2 on 500 segments, 3 on 502 segments``."""
+    counts = references_with_text(ds)
+    if not len(counts):
+        return "no segments"
+    values, freq = np.unique(counts, return_counts=True)
+    if len(values) == 1:
+        return f"{values[0]} on all {freq[0]} segments"
+    return ", ".join(f"{v} on {f} segment{'s' if f != 1 else ''}" for v, f in zip(values, freq))
+
+
+@dataclass(frozen=True)
+class Capability:
+    analysis: str
+    where: str       # pages and commands
+    needs: str
+    available: bool
+    segments: int    # segments on which it can be computed
+    missing: str     # what this dataset lacks ("" when available)
+
+
+def _facts(ds: Dataset) -> dict:
+    counts = references_with_text(ds)
+    sets = reference_sets_with_text(ds)
+    return {"counts": counts, "sets": sets, "max": int(counts.max()) if len(counts) else 0,
+            "outputs": bool(ds.systems), "judged": bool(len(ds.judgements))}
+
+
+def _lack_refs(f: dict, need: int, quote=str) -> str:
+    have = ", ".join(quote(x) for x in f["sets"]) if f["sets"] else "none"
+    per = ("no segment has a reference" if f["max"] == 0 else
+           f"at most {f['max']} reference{'s' if f['max'] != 1 else ''} per segment")
+    return (f"at least {need} reference sets with text on a segment: this dataset has "
+            f"{len(f['sets'])} reference set{'s' if len(f['sets']) != 1 else ''} with text ({have}), {per}")
+
+
+def _missing(f: dict, refs: int, outputs: bool = True, judged: bool = False, quote=str) -> str:
+    parts = []
+    if f["max"] < refs:
+        parts.append(_lack_refs(f, refs, quote) if refs > 1 else "a reference with text (every segment lacks one)")
+    if outputs and not f["outputs"]:
+        parts.append("system outputs with text")
+    if judged and not f["judged"]:
+        parts.append("human judgements")
+    return "; ".join(parts)
+
+
+def capabilities(ds: Dataset) -> list[Capability]:
+    """The analyses of evalcore and whether ``ds`` supports them (see the module docstring)."""
+    f = _facts(ds)
+    c = f["counts"]
+    rows = [
+        ("Metric scores (BLEU, chrF, TER, …)", "Systems, Divergence browser; score", "system outputs and ≥ 1 reference",
+         1, True, False),
+        ("Correlation of metrics with human judgements", "Systems; correlate",
+         "system outputs, ≥ 1 reference and human judgements", 1, True, True),
+        ("ORANGE and KING (human-likeness)", "Human-likeness; qarla",
+         "system outputs and ≥ 2 reference sets with text (each reference is held out in turn)", 2, True, False),
+        ("QUEEN, KING of a metric set, metric-set search", "Likeness vs acceptability; queen, search",
+         "system outputs and ≥ 2 reference sets with text (QUEEN pooled over the segments)", 2, True, False),
+        ("QUEEN with local triples", "queen --mode local", "≥ 3 reference sets with text on a segment", 3, True, False),
+        ("QUEEN or KING against human judgements", "Likeness vs acceptability, QUEEN vs human",
+         "system outputs, ≥ 2 reference sets with text and human judgements", 2, True, True),
+    ]
+    out = []
+    for name, where, needs, refs, outputs, judged in rows:
+        miss = _missing(f, refs, outputs, judged)
+        n = int((c >= refs).sum()) if not miss else 0
+        out.append(Capability(name, where, needs, not miss, n, miss))
+    return out
+
+
+def capability_table(ds: Dataset) -> pd.DataFrame:
+    """:func:`capabilities` as a table (analysis, available, segments, where, needs, missing)."""
+    caps = capabilities(ds)
+    return pd.DataFrame({"analysis": [x.analysis for x in caps],
+                         "available": ["yes" if x.available else "no" for x in caps],
+                         "segments": [x.segments for x in caps],
+                         "where": [x.where for x in caps],
+                         "needs": [x.needs for x in caps],
+                         "missing": [x.missing for x in caps]})
+
+
+def qarla_missing(ds: Dataset, judgements: bool = True, quote=str) -> str:
+    """What ``ds`` lacks for the QARLA analyses ("" when nothing): ≥ 2 reference sets with text
+    on a segment, system outputs, and (``judgements``) human judgements. ``quote`` formats the
+    reference-set names (a page passes its Markdown escape)."""
+    return _missing(_facts(ds), 2, True, judgements, quote)
