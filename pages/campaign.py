@@ -8,8 +8,8 @@ import streamlit as st
 from evalcore import analysis as A
 from evalcore import plots as P
 from evalcore.campaign import ALL, campaign
-from evalcore.highlight import escape
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, load_choice, progress_bar, show_exception
+from pages.common import (current_dataset, download_figure, download_table, ensure_shell, load_choice,
+                          long_segment_note, md, progress_bar, show_exception)
 
 ensure_shell(__file__)
 st.title("Campaign")
@@ -73,7 +73,9 @@ except Exception as exc:
 
 sig = res.signature
 with st.expander(f"What was computed ({len(res.notes)} note(s))", expanded=False):
-    st.markdown("\n".join(f"- {escape(n)}" for n in res.notes))
+    st.markdown("\n".join(f"- {md(n)}" for n in res.notes))
+for lp in lps:  # alignment metrics refuse over-long segments: say which
+    long_segment_note(coll[lp], metrics)
 
 st.subheader("Metric correlations per language pair")
 st.caption(f"Rows `{ALL}`: Pearson and Kendall averaged over the language pairs; accuracy over the pooled pairs of "
