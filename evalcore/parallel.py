@@ -228,36 +228,40 @@ def _score_block(task):
 
 
 def score_table(dataset, metric_ids: Sequence, level: str = "segment", ref_ids: Sequence[str] | None = None,
-                include_references: bool = False, progress: Progress = None,
-                scheduler: Scheduler | None = None, block_size: int | None = None) -> pd.DataFrame:
+                include_references: bool = False, progress: Progress = None, segments=None,
+                tokenize: str | None = None, scheduler: Scheduler | None = None,
+                block_size: int | None = None) -> pd.DataFrame:
     """:func:`evalcore.metrics.engine.score_table` on ``scheduler`` (in-process when None or
-    ``none``): same columns, same rows, same order, same values."""
+    ``none``): same columns, rows, order, values, signatures and ``attrs`` notes/warnings."""
     from .metrics import engine
 
     if scheduler is None or not scheduler.distributed:
         return engine.score_table(dataset, metric_ids, level=level, ref_ids=ref_ids,
-                                  include_references=include_references, progress=progress)
+                                  include_references=include_references, progress=progress, segments=segments,
+                                  tokenize=tokenize)
     if level not in ("segment", "system"):
         raise ValueError(f"level must be 'segment' or 'system', not {level!r}")
-    ds = dataset.with_references(list(ref_ids)) if ref_ids else dataset
-    metrics = [engine._resolve_metric(m) for m in metric_ids]
+    ds = dataset
+    metrics = [engine._resolve_metric(m, tokenize) for m in metric_ids]
     remote, local = _split_metrics(metrics)
+    cands_all, notes = engine.scoring_plan(ds, ref_ids, include_references, segments)
     results: dict[str, pd.DataFrame] = {}
     if local:
-        t = engine.score_table(ds, local, level=level, include_references=include_references)
+        t = engine.score_table(ds, local, level=level, ref_ids=ref_ids, include_references=include_references,
+                               segments=segments)
         for mid, sub in t.groupby("metric", sort=False):
             results[mid] = sub
     if remote:
-        _prepared(remote, ds)
+        _prepared(remote, ds.with_references(list(ref_ids)) if ref_ids else ds)  # as in-process
         cands = []  # (name, keep, cands, refs) in the engine's candidate order
-        for name, texts, use_refs in engine._candidates(ds, include_references):
+        for name, texts, use_refs in cands_all:
             keep, c, r = engine.scorable(ds, texts, use_refs)
             cands.append((name, keep, c, r))
+        nrefs = {len(r) for _, _, _, refs in cands for r in refs}
+        n_refs = (next(iter(nrefs)) if len(nrefs) == 1 else "var") if nrefs else None
         n = max((len(k) for _, k, _, _ in cands), default=0)
         bounds = block_bounds(n, scheduler.n_workers, block_size)
-        tasks = []
-        for a, b in bounds:
-            tasks.append((remote, level, [(name, c[a:b], r[a:b]) for name, _, c, r in cands]))
+        tasks = [(remote, level, [(name, c[a:b], r[a:b]) for name, _, c, r in cands]) for a, b in bounds]
         parts = scheduler.map(_score_block, tasks, label="scoring (segment blocks)", progress=progress)
         k = 0
         for metric in remote:
@@ -266,16 +270,20 @@ def score_table(dataset, metric_ids: Sequence, level: str = "segment", ref_ids: 
                 pieces = [p[k + ci] for p in parts if p[k + ci] is not None]
                 if level == "segment":
                     vals = np.concatenate(pieces) if pieces else np.zeros(0)
-                    rows += [(metric.id, name, seg, float(v)) for seg, v in zip(keep, vals)]
+                    rows += [(metric.id, name, seg, float(v), 1) for seg, v in zip(keep, vals)]
                 elif c:
                     stats = np.concatenate(pieces, axis=0)
-                    rows.append((metric.id, name, "", float(metric.score_from_stats(stats))))
+                    rows.append((metric.id, name, "", float(metric.score_from_stats(stats)), len(keep)))
             k += len(cands)
-            results[metric.id] = pd.DataFrame(rows, columns=["metric", "system", "seg_id", "score"])
+            sub = pd.DataFrame(rows, columns=["metric", "system", "seg_id", "score", "n_segments"])
+            sub["signature"] = metric.output_signature(n_refs, level)
+            results[metric.id] = sub
     frames = [results[m.id] for m in metrics if m.id in results]
-    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-        columns=["metric", "system", "seg_id", "score"])
-    table = table.astype({"metric": str, "system": str, "seg_id": str, "score": float})
+    cols = ["metric", "system", "seg_id", "score", "n_segments", "signature"]
+    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=cols)
+    table = table[cols].astype({"metric": str, "system": str, "seg_id": str, "score": float, "n_segments": "Int64",
+                                "signature": str})
+    table.attrs["notes"] = notes
     table.attrs["warnings"] = engine.long_segment_warnings(ds, metrics)  # as in-process
     return table
 
@@ -292,7 +300,7 @@ def _tensor_block(task):
 
 def similarity_tensors_many(dataset, metric_ids: Sequence, progress: Progress = None,
                             scheduler: Scheduler | None = None, cache_dir=None,
-                            block_size: int | None = None) -> dict:
+                            block_size: int | None = None, tokenize: str | None = None) -> dict:
     """:func:`evalcore.metrics.engine.similarity_tensors_many` on ``scheduler``: the tensors of
     segment blocks computed on the workers and placed on the dataset's full axes. Disk-cache
     hits are used and new tensors are stored, as in-process."""
@@ -301,8 +309,9 @@ def similarity_tensors_many(dataset, metric_ids: Sequence, progress: Progress = 
     from .qarla.cli_support import restrict_segments
 
     if scheduler is None or not scheduler.distributed:
-        return engine.similarity_tensors_many(dataset, metric_ids, progress=progress, cache_dir=cache_dir)
-    metrics = [engine._resolve_metric(m) for m in metric_ids]
+        return engine.similarity_tensors_many(dataset, metric_ids, progress=progress, cache_dir=cache_dir,
+                                              tokenize=tokenize)
+    metrics = [engine._resolve_metric(m, tokenize) for m in metric_ids]
     remote, local = _split_metrics(metrics)
     out = {}
     if local:

@@ -49,7 +49,7 @@ def _charts(at):
     return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
 
 
-FAST = {"sys_boot": 30, "hl_boot": 0, "lva_boot": 0}
+FAST = {"sys_boot": 30, "hl_boot": 0, "lva_boot": 0, "cmp_boot": 100, "cmp_ar": 100}
 
 
 def test_systems_page_baseline_changes_the_marks():
@@ -142,10 +142,17 @@ def test_judges_page_criterion_changes_the_summary():
 def test_learn_page_links_every_lesson():
     at = _open("learn", FAST)
     links = {p.proto.page for p in at.get("page_link")}
-    for page in ("divergence", "systems", "human_likeness", "queen_vs_human", "judges"):
+    for page in ("divergence", "systems", "human_likeness", "queen_vs_human", "judges", "compare"):
         assert any(page in link for link in links), (page, links)
     text = " ".join(m.value for m in at.markdown)
     assert "ORANGE" in text and "synonyms" in text
+    # the Compare stop opens the Compare page on its two systems (issue 13)
+    assert any("Two systems, two verdicts" in h.value for h in at.header)
+    at.button(key="learn_open_compare").click().run()
+    assert not at.exception
+    assert at.title[0].value == "Compare two systems"
+    assert (at.session_state["cmp_a"], at.session_state["cmp_b"]) == ("synonyms", "literal")
+    assert _frame(at, "winner").set_index("signal").loc["human:adequacy", "winner"] == "synonyms"
 
 
 def test_pages_on_wmt21_en_de(tmp_path, monkeypatch):
@@ -158,14 +165,20 @@ def test_pages_on_wmt21_en_de(tmp_path, monkeypatch):
     label = next(f"{m['name']} (saved {m.get('saved_at', '?')})" for m in workspace.list_saved())
     small = {"dataset_label": label, "dataset_select": label, "systems_scope": 30, "hl_scope": 30, "lva_scope": 30, "qvh_scope": 30,
              "div_scope": 30, "sys_metrics": ["bleu", "chrf"], "hl_metrics": ["bleu", "chrf"],
-             "lva_metrics": ["bleu", "chrf"], "div_metrics": ["bleu", "chrf"], "qvh_set": ["bleu", "chrf"], **FAST}
-    for page in ("systems", "human_likeness", "likeness_vs_acceptability", "queen_vs_human", "divergence", "judges"):
+             "lva_metrics": ["bleu", "chrf"], "div_metrics": ["bleu", "chrf"], "qvh_set": ["bleu", "chrf"],
+             "cmp_metrics": ["chrf"], **FAST}
+    for page in ("systems", "human_likeness", "likeness_vs_acceptability", "queen_vs_human", "divergence", "judges",
+                 "compare"):
         at = _open(page, small)
         if page == "judges":
             assert any("Only one rater" in i.value for i in at.info)
         if page == "systems":
             wide = _frame(at, "mqm")
             assert "bleu" in wide.columns
+        if page == "compare":  # all 1,002 segments (no scope), three references, MQM
+            head = _frame(at, "winner")
+            assert head["signal"].tolist() == ["metric:chrf", "human:mqm"]
+            assert head["n_segments"].iloc[0] == 1002
 
 
 def test_syntactic_metrics_listed_or_reason_given(tmp_path):
@@ -184,3 +197,86 @@ def test_syntactic_metrics_listed_or_reason_given(tmp_path):
     ok_de, reason = availability(de)
     assert not ok_de and "'de'" in reason
     assert "tree" not in analysis.available_metrics(de) and "bleu" in analysis.available_metrics(de)
+
+
+def test_systems_page_human_translations_against_one_chosen_reference():
+    """Freitag et al. 2021: the reference sets not chosen are scored as systems against the chosen
+    one; the chosen one is left out. Expected BLEU from sacreBLEU on the raw sample TSV."""
+    import pandas as pd
+    from sacrebleu.metrics import BLEU
+
+    at = _open("systems", {**FAST, "sys_boot": 0})
+    at.checkbox(key="sys_refs").set_value(True).run()
+    at.multiselect(key="sys_ref_ids").set_value(["ref-B"]).run()
+    assert not at.exception
+    wide = _frame(at, "bleu").set_index("system")
+    refs = pd.read_csv(ROOT / "sample_data" / "teaching_es_en" / "references.tsv", sep="\t", keep_default_na=False,
+                       dtype=str)
+    text = {r: g.set_index("seg_id")["text"] for r, g in refs.groupby("ref_id")}
+    segs = list(text["ref-B"].index)
+    want = BLEU().corpus_score([text["ref-E"][s] for s in segs], [[text["ref-B"][s] for s in segs]]).score
+    assert wide.loc["ref-E", "bleu"] == np.float64(want) or abs(wide.loc["ref-E", "bleu"] - want) < 1e-9
+    assert "ref-B" not in wide.index and "ref-A" in wide.index
+    from evalcore.highlight import escape
+
+    assert any(f"left out (the reference): {escape('ref-B')}" in c.value for c in at.caption)
+    at.checkbox(key="sys_judged_only").set_value(True).run()
+    assert not at.exception
+    assert any("segments judged for adequacy" in c.value for c in at.caption)
+
+
+def test_likeness_system_level_judged_only_switch():
+    """System level: a system's metric score is the mean of its sentence BLEU (sacreBLEU,
+    multi-reference) over its judged segments, or over every segment with the switch off."""
+    import pandas as pd
+    from sacrebleu.metrics import BLEU
+    from scipy import stats
+
+    folder = ROOT / "sample_data" / "teaching_es_en"
+
+    def read(n):
+        return pd.read_csv(folder / n, sep="\t", keep_default_na=False, dtype=str)
+
+    refs, outs, jud = read("references.tsv"), read("outputs.tsv"), read("judgements.tsv")
+    jud = jud[jud.judgement == "adequacy"].assign(score=lambda d: d.score.astype(float))
+    ref_by_seg = refs.groupby("seg_id")["text"].apply(list)
+    bleu = BLEU(effective_order=True)
+    outs["bleu"] = [bleu.sentence_score(t, ref_by_seg[s]).score for t, s in zip(outs.text, outs.seg_id)]
+    cell = jud.groupby(["system", "seg_id"]).score.mean().reset_index()
+    gold = cell.groupby("system").score.mean()
+    judged = outs.merge(cell[["system", "seg_id"]], on=["system", "seg_id"])
+    at = _open("likeness_vs_acceptability", {**FAST, "lva_metrics": ["bleu", "chrf"], "lva_crit": "adequacy"})
+    at.selectbox(key="lva_level").set_value("system").run()
+    for flag, frame in ((True, judged), (False, outs)):
+        at.checkbox(key="lva_judged_only").set_value(flag).run()
+        assert not at.exception
+        row = _frame(at, "corr").set_index("label").loc["bleu"]
+        m = frame.groupby("system").bleu.mean()
+        systems = [s for s in m.index if s in gold.index]
+        assert row["corr"] == np.float64(row["corr"]) and abs(
+            row["corr"] - stats.pearsonr(m[systems], gold[systems])[0]) < 1e-9
+        assert row["n"] == len(systems)
+        assert row["n_segments"] == frame.seg_id.nunique()
+
+
+def test_systems_page_tokenizer_choice_reaches_scores_and_signatures():
+    """The sidebar tokenizer (session key ``tokenize_<lp>``) changes the word-level scores and
+    the signatures; computed here with sacreBLEU (corpus BLEU, char tokenizer, every reference)."""
+    from sacrebleu.metrics import BLEU
+
+    from evalcore.io import load_dataset
+
+    at = _open("systems", {**FAST, "tokenize_es-en": "char", "sys_metrics": ["bleu", "chrf"]})
+    sigs = _frame(at, "signature").set_index("metric")["signature"]
+    ds = load_dataset(ROOT / "sample_data" / "teaching_es_en")
+    refs = ds.ref_texts()
+    sb = BLEU(tokenize="char")
+    name = ds.systems[0]
+    want = sb.corpus_score(ds.sys_texts()[name], [refs[r] for r in ds.ref_ids]).score
+    assert sigs["bleu"] == sb.get_signature().format() and "tok:char" in sigs["bleu"]
+    wide = _frame(at, "bleu").set_index("system")
+    assert abs(float(wide.loc[name, "bleu"]) - want) < 1e-9
+    import html
+
+    assert any("use the char tokenizer (chosen; sacreBLEU's default here would be 13a)" in html.unescape(c.value)
+               for c in at.caption)

@@ -1,5 +1,6 @@
 """Shared plumbing of the ``qarla``, ``queen`` and ``search`` commands: common options,
-dataset loading (optionally only the judged segments) and similarity tensors via the engine."""
+dataset loading (optionally only the judged segments), ``--tokenize`` (default: sacreBLEU's
+for the target language, stated on stderr) and similarity tensors via the engine."""
 from __future__ import annotations
 
 import sys
@@ -13,6 +14,7 @@ def add_data_arguments(p) -> None:
     p.add_argument("--refs", help="comma-separated reference sets to use, in this order (default: all)")
     p.add_argument("--judged-only", action="store_true",
                    help="keep only segments with at least one human judgement (the QUEEN pool too)")
+    from ..commands import _tok; _tok.add_argument(p)  # noqa: E702
 
 
 from ..cli import StderrProgress as Progress  # noqa: E402  (re-exported for the commands)
@@ -38,8 +40,13 @@ def load_with_tensors(args, metrics: str | None, option: str):
     ids = split(metrics)
     if not ids:
         raise ValueError(f"{option} is empty")
+    from ..commands import _tok
+    from ..metrics.base import get_metric
+
+    metrics = [get_metric(m) for m in ids]  # unknown ids fail before loading
+    _tok.check(args)
     ds = load(args)
-    return ds, tensors(ds, ids, getattr(args, "_scheduler", None))
+    return ds, tensors(ds, ids, tokenize=_tok.resolve(args, ds, metrics), scheduler=getattr(args, "_scheduler", None))
 
 
 def load(args):
@@ -61,7 +68,7 @@ def load(args):
     return ds
 
 
-def tensors(ds, metric_ids: list[str], scheduler=None) -> dict:
+def tensors(ds, metric_ids: list[str], tokenize: str | None = None, scheduler=None) -> dict:
     """Similarity tensors in-process, or over segment blocks on ``scheduler`` (same values)."""
     from ..metrics.base import get_metric
     from ..parallel import similarity_tensors_many
@@ -70,9 +77,10 @@ def tensors(ds, metric_ids: list[str], scheduler=None) -> dict:
         get_metric(m)  # unknown ids fail before any computation
     from ..metrics.engine import long_segment_warnings
 
-    for w in long_segment_warnings(ds, metric_ids):
+    for w in long_segment_warnings(ds, [get_metric(m, tokenize=tokenize) for m in metric_ids]):
         print(f"warning: {w}", file=sys.stderr)
-    return similarity_tensors_many(ds, metric_ids, progress=Progress("similarities (segments)"), scheduler=scheduler)
+    return similarity_tensors_many(ds, metric_ids, progress=Progress("similarities (segments)"), tokenize=tokenize,
+                                   scheduler=scheduler)
 
 
 def write(df: pd.DataFrame, out: str | None, args=None) -> None:
