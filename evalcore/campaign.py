@@ -22,7 +22,8 @@ returns a :class:`Campaign` with
 Human translations judged like systems (WMT24's ``refA``, WMT21's ``ref-B``/``Human-*``) are left
 out of the correlations by default (methods §3.2; ``include_human=True`` keeps them; a reference in use cannot
 be scored by a metric against itself, so it gets no metric score). ``judged_only`` scores only
-the segments with a judgement of the criterion. Extra keyword arguments (``**score_options``,
+for each system the segments judged for it (as ``score --judged-only``); ``tokenize`` (None: sacreBLEU's
+default for each target language, Post 2018) is said in the notes. Extra keyword arguments (``**score_options``,
 e.g. ``ref_ids``) go to the scorer. ``scheduler`` (:class:`evalcore.parallel.Scheduler`)
 computes the scores on a Dask cluster with identical results.
 """
@@ -94,7 +95,7 @@ def _lp_statistics(g: np.ndarray, m: np.ndarray) -> dict:
 
 def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: str | None = None, *,
              lps: Sequence[str] | None = None, include_human: bool = False, judged_only: bool = False,
-             normalisation: str = "raw", rank_by: str = "pearson", scheduler=None,
+             normalisation: str = "raw", rank_by: str = "pearson", tokenize: str | None = None, scheduler=None,
              progress: Callable[[int, int], None] | None = None, **score_options) -> Campaign:
     """Systems × language pairs, per-pair and averaged system-level correlations and each
     metric's rank across pairs (see the module docstring; Kocmi et al. 2021)."""
@@ -122,17 +123,27 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
             notes.append(f"{label}: left out — no human judgements"
                          + (f" of {crit!r}" if crit else "") + f" (criteria: {', '.join(ds.criteria) or 'none'})")
             continue
-        scored = judged_segments(ds, crit) if judged_only else ds
-        notes.append(f"{label}: metric scores over {scored.n_segments} of {ds.n_segments} segments"
-                     + (f" (the segments judged for {crit})" if judged_only else " (all segments)")
-                     + f"; human criterion {crit} ({normalisation}), mean over judged segments")
+        segments = None
+        if judged_only:
+            j = ds.judgements[ds.judgements["judgement"] == crit]
+            segments = {sy: set(g["seg_id"].astype(str)) for sy, g in j.groupby("system", sort=False)}
+            counts = sorted({len(v) for v in segments.values()}) or [0]
+            notes.append(f"{label}: metric scores over the segments judged for {crit} for each system "
+                         f"({counts[0]}{'-' + str(counts[-1]) if len(counts) > 1 else ''} of {ds.n_segments})")
+        else:
+            notes.append(f"{label}: metric scores over all {ds.n_segments} segments")
+        from .metrics.tokenize import resolve_tokenizer
+
+        tok, tok_note = resolve_tokenizer(tokenize, lp)
+        notes.append(f"{label}: {tok_note}; human criterion {crit} ({normalisation}), mean over judged segments")
         human = system_scores(ds, crit, normalisation=normalisation)
         humans = set(human_systems(ds, list(human["system"])))
         hscore = dict(zip(human["system"], human["score"]))
         scores = pd.DataFrame(columns=["metric", "system", "seg_id", "score"])
-        if mobj and scored.systems and scored.ref_ids:
-            scores = parallel.score_table(scored, mobj, level="system", include_references=include_human,
-                                          scheduler=scheduler, **score_options)
+        if mobj and ds.systems and ds.ref_ids:
+            scores = parallel.score_table(ds, mobj, level="system", include_references=include_human,
+                                          segments=segments, tokenize=tok, scheduler=scheduler, **score_options)
+            notes += [f"{label}: {n}" for n in scores.attrs.get("notes", []) + scores.attrs.get("warnings", [])]
         elif mobj:
             notes.append(f"{label}: no system outputs or references with text — no metric scores")
         systems = list(dict.fromkeys(list(ds.systems) + list(human["system"])))
@@ -179,7 +190,7 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
     ranks = metric_ranks(corr, rank_by)
     from .analysis import signature_text
 
-    sig = signature_text([m.id for m in mobj], f"campaign: lps {','.join(want)}|rank_by:{rank_by}|"
+    sig = signature_text([m.id for m in mobj], f"campaign: tokenize {tokenize or 'per-language default'}|lps {','.join(want)}|rank_by:{rank_by}|"
                                                f"judged_only:{judged_only}|human_translations:{include_human}")
     return Campaign(systems_t, corr, ranks, notes, sig)
 
