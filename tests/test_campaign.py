@@ -189,6 +189,8 @@ def test_lp_all_cli(wmt24, tmp_path, capsys):
     assert set(agree["lp"]) == set(wmt24)
     assert main(["validate", str(folder), "--lp", "all"]) == 0
     assert main(["learn", str(folder), "--lp", "all", "--kind", "beer", "--human", "esa"]) == 2
+    assert main(["compare", str(folder), "--lp", "all", "--a", "x", "--b", "y"]) == 2
+    assert "compare takes two systems of one language pair" in capsys.readouterr().err
 
 
 def _page(state: dict):
