@@ -121,7 +121,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "'critical:25 minor/fluency/punctuation:1'; applied wherever MQM error rows are read")
         p.set_defaults(_run=mod.run, _outputs=tuple(getattr(mod, "OUTPUTS", ())),
                        _text_output=getattr(mod, "TEXT_OUTPUT", False),
-                       _handles_all_lps=getattr(mod, "HANDLES_ALL_LPS", False))
+                       _handles_all_lps=getattr(mod, "HANDLES_ALL_LPS", False),
+                       _lp_all=getattr(mod, "LP_ALL", False))
     return parser
 
 
@@ -133,6 +134,8 @@ def _dispatch(args) -> int:
         if sched.distributed:
             print(f"scheduler: {sched.describe()}", file=sys.stderr)
         if getattr(args, "lp", None) == "all" and not args._handles_all_lps:
+            if not args._lp_all:  # its tables have no lp column yet: one file per pair would overwrite
+                raise ValueError(f"{args.command} does not support --lp all yet; run it once per language pair (--lp LP)")
             from .commands._lp import run_all
 
             return run_all(args)

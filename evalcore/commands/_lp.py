@@ -2,7 +2,9 @@
 
 Commands get their dataset through :func:`dataset` and write every table through :func:`emit`,
 which puts an ``lp`` column first (single language pair too, so the schema is stable).
-``evalcore.cli`` calls :func:`run_all` when ``--lp all`` is given: the collection is loaded
+A command opts in with ``LP_ALL = True`` (others refuse ``--lp all`` with a message, so no
+file is written once per pair over itself). ``evalcore.cli`` calls :func:`run_all` when
+``--lp all`` is given: the collection is loaded
 once, the command runs once per language pair, and the tables of all pairs are concatenated
 per destination (``--out`` file or stdout, per section) and written at the end. A language pair
 the command cannot handle (e.g. QARLA with one reference set) is reported on stderr and left

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 
 NAME = "correlate"
+LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
 OUTPUTS = ("out",)  # checked before any work (evalcore.cli.check_outputs)
 HELP = "Correlate metric scores with human judgements (system or segment level, MTME semantics)."
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import sys
 
 NAME = "judges"
+LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
 OUTPUTS = (("out_prefix", "agreement.tsv", "raters.tsv", "systems.tsv"),)  # checked before any work
 HELP = "Judge agreement (pairwise kappa, Krippendorff's alpha), per-rater tables and system rankings."
 

@@ -15,6 +15,7 @@ references each comparison scores against (J − 1); ``--tokenize`` as in ``scor
 from __future__ import annotations
 
 NAME = "qarla"
+LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
 OUTPUTS = ("out", "cases")  # checked before any work (evalcore.cli.check_outputs)
 HELP = "ORANGE and KING of single metrics (QARLA human-likeness, spec §1.1), one row per metric."
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 
 NAME = "queen"
+LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
 OUTPUTS = ("out", "loo")  # checked before any work (evalcore.cli.check_outputs)
 HELP = "QUEEN of a metric set per (system, segment) and the set's KING (QARLA, spec §1.2-1.3)."
 

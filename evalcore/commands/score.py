@@ -19,6 +19,7 @@ from __future__ import annotations
 import sys
 
 NAME = "score"
+LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
 OUTPUTS = ("out",)  # checked before any work (evalcore.cli.check_outputs)
 HELP = "Score a dataset with registered metrics; write a tidy TSV (metric, system, seg_id, score, signature)."
 

@@ -14,6 +14,7 @@ ties"; ``--keep-degenerate`` keeps them) are left out and listed with the reason
 from __future__ import annotations
 
 NAME = "search"
+LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
 OUTPUTS = ("out",)  # checked before any work (evalcore.cli.check_outputs)
 TEXT_OUTPUT = True  # prints a report: under --lp all each pair gets a header line
 HELP = "Greedy (or exhaustive) search for the metric set with the highest KING (QARLA, spec §1.4)."
