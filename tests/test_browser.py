@@ -13,6 +13,7 @@ PAGES = [
     ("data", "Data"),
     ("systems", "Systems"),
     ("compare", "Compare two systems"),
+    ("campaign", "Campaign"),
     ("human_likeness", "Human-likeness"),
     ("likeness_vs_acceptability", "Likeness vs acceptability"),
     ("queen_vs_human", "QUEEN vs human"),
@@ -24,7 +25,7 @@ PAGES = [
     ("experts", "Experts vs non-experts"),
 ]
 
-FIGURE_PAGES = {"data", "systems", "compare", "human_likeness", "likeness_vs_acceptability", "queen_vs_human", "judges",
+FIGURE_PAGES = {"data", "systems", "compare", "campaign", "human_likeness", "likeness_vs_acceptability", "queen_vs_human", "judges",
                 "references", "experts"}
 
 
