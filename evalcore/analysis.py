@@ -339,7 +339,7 @@ def _stats_for(dataset: Dataset, metric_id: str, include_references: bool, progr
     from it are left out. Every candidate's items go to the metric in one call, segment by
     segment, so vectorised metrics score each segment's outputs as one block."""
     from .metrics.base import get_metric
-    from .metrics.engine import _candidates, scorable
+    from .metrics.engine import _candidates, scorable, segment_stats_by_segment
 
     metric = get_metric(metric_id)
     if not metric.meta.needs_text:
@@ -364,20 +364,7 @@ def _stats_for(dataset: Dataset, metric_id: str, include_references: bool, progr
     out = {}
     if not all_c:
         return out
-    # segment by segment (all candidates of a segment together), in ten chunks so the
-    # progress bar moves; the values do not depend on the grouping
-    order = np.argsort(np.asarray(seg_pos), kind="stable")
-    stats = None
-    bounds = np.linspace(0, len(order), 11).astype(int)
-    for a, b in zip(bounds[:-1], bounds[1:]):
-        if b > a:
-            sel = order[a:b]
-            st = np.asarray(metric.segment_stats([all_c[i] for i in sel], [all_r[i] for i in sel]), dtype=float)
-            if stats is None:
-                stats = np.zeros((len(all_c), st.shape[1]))
-            stats[sel] = st
-        if progress:
-            progress(b, len(order))
+    stats = segment_stats_by_segment(metric, all_c, all_r, seg_pos, progress)
     for name, keep, pos in parts:
         out[name] = (keep, stats[pos:pos + len(keep)])
     return out
