@@ -10,26 +10,10 @@ import argparse
 import importlib
 import pkgutil
 import sys
-import time
 
 from . import __version__
 from .problems import DataError
-
-
-class StderrProgress:
-    """A progress callback(done, total) for commands: 'label: done/total' on stderr at most
-    twice a second, and only for runs longer than 2 s."""
-
-    def __init__(self, label: str):
-        self.label, self.t0, self.last = label, time.time(), 0.0
-
-    def __call__(self, done: int, total: int) -> None:
-        now = time.time()
-        if now - self.t0 < 2 or (now - self.last < 0.5 and done < total):
-            return
-        self.last = now
-        end = "\n" if done >= total else ""
-        print(f"\r{self.label}: {done}/{total} ({now - self.t0:.0f} s)", end=end, file=sys.stderr, flush=True)
+from .progress import StderrProgress  # noqa: F401  (re-exported: commands used to import it from here)
 
 
 def output_paths(args) -> list[str]:

@@ -33,7 +33,7 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    from ..cli import StderrProgress
+    from ..progress import StderrProgress
     from ..metrics.base import get_metric, metric_ids
     from ..metrics.byo import read_scores, register_scores
 

@@ -144,15 +144,36 @@ def unregister(metric_id: str) -> None:
     _REGISTRY.pop(metric_id.lower(), None)
 
 
+@dataclass(frozen=True)
+class MetricProvider:
+    """A family of metrics whose ids are discovered at run time (``learned:NAME`` for saved
+    trained models): ``ensure(id)`` registers one id if it exists and says whether it did;
+    ``register_all()`` registers every id the provider knows (cheap: no model is loaded)."""
+
+    prefix: str
+    ensure: Callable[[str], bool]
+    register_all: Callable[[], Any]
+
+
+_PROVIDERS: dict[str, MetricProvider] = {}
+
+
+def register_provider(prefix: str, ensure: Callable[[str], bool], register_all: Callable[[], Any]) -> None:
+    """Hook for packages above the metrics layer (``evalcore.learned``): the registry asks the
+    provider of a prefix for ids it does not know, without importing that package. Packages
+    are loaded through the plugin list of :mod:`evalcore.metrics._load_all`."""
+    _PROVIDERS[prefix.lower()] = MetricProvider(prefix.lower(), ensure, register_all)
+
+
 def get_metric(metric_id: str) -> Metric:
-    from . import _load_all  # noqa: F401  (imports every metric module once)
+    from . import _load_all  # noqa: F401  (imports every metric module and plugin once)
 
     key = metric_id.strip().lower()
-    if key not in _REGISTRY and key.startswith("learned:"):
-        # saved learned metrics register themselves lazily (evalcore/learned/store.py)
-        from ..learned.store import ensure_registered
-
-        ensure_registered(key)
+    if key not in _REGISTRY:
+        # ids registered lazily by a provider (saved learned metrics: evalcore/learned/store.py)
+        for prefix, provider in _PROVIDERS.items():
+            if key.startswith(prefix):
+                provider.ensure(key)
     if key not in _REGISTRY:
         raise KeyError(f"unknown metric {metric_id!r}; known: {', '.join(sorted(_REGISTRY))}")
     return _REGISTRY[key]()
@@ -161,12 +182,11 @@ def get_metric(metric_id: str) -> Metric:
 def metric_ids() -> list[str]:
     from . import _load_all  # noqa: F401
 
-    try:  # saved learned models as ``learned:NAME`` (lists a folder; loads no model)
-        from ..learned.store import register_all
-
-        register_all()
-    except Exception:  # an unreadable models folder must not hide the other metrics
-        pass
+    for provider in list(_PROVIDERS.values()):
+        try:  # saved learned models as ``learned:NAME`` (lists a folder; loads no model)
+            provider.register_all()
+        except Exception:  # an unreadable models folder must not hide the other metrics
+            pass
     return sorted(_REGISTRY)
 
 

@@ -15,7 +15,7 @@ def add_data_arguments(p) -> None:
                    help="keep only segments with at least one human judgement (the QUEEN pool too)")
 
 
-from ..cli import StderrProgress as Progress  # noqa: E402  (re-exported for the commands)
+from ..progress import StderrProgress as Progress  # noqa: E402  (re-exported for the commands)
 
 
 def split(s: str | None) -> list[str]:
