@@ -231,6 +231,30 @@ def test_levenshtein_matches_textbook_dp():
         assert levenshtein(a, b) == _lev_reference(a, b)
 
 
+def test_features_equal_the_metrics_of_the_same_name():
+    """The features use the metric modules' functions (no second Levenshtein / char n-gram /
+    WER / PER): each feature equals the registered metric's value on the same text, case kept."""
+    from evalcore.metrics.charngram import CharNgram
+    from evalcore.metrics.edit import PER, WER
+
+    rng = random.Random(11)
+    vocab = ["The", "the", "cat", "sat", "on", "a", "mat", "Mat", ",", "dog.", "ran"]
+    wer, per = WER(lowercase=False), PER(lowercase=False)
+    char = {(n, m): CharNgram(n=n, measure=m) for n in range(1, 7) for m in "prf"}
+    for _ in range(60):
+        hyp = " ".join(rng.choice(vocab) for _ in range(rng.randint(0, 8)))
+        refs = [" ".join(rng.choice(vocab) for _ in range(rng.randint(0, 8))) for _ in range(rng.randint(1, 3))]
+        h = dict(zip(HUMANLIKE_FEATURES, humanlike_features(hyp, refs)))
+        assert h["wer"] == wer.sentence_score(hyp, refs) and h["per"] == per.sentence_score(hyp, refs)
+        b = dict(zip(BEER_FEATURES, beer_features(hyp, refs[0])))
+        for (n, m), metric in char.items():
+            assert b[f"char{n}_{m}"] == metric.sentence_score(hyp, refs[:1]), (hyp, refs[0], n, m)
+    # the literal definitions too (textbook DP; |r| − (m − max(0, |h| − |r|)) errors for PER)
+    h = dict(zip(HUMANLIKE_FEATURES, humanlike_features("The cat sat", ["the cat sat on", "A cat"])))
+    assert h["wer"] == min(_lev_reference("The cat sat".split(), "the cat sat on".split()) / 4, 2 / 2) == 0.5
+    assert h["per"] == min((4 - (2 - 0)) / 4, (2 - (1 - 1)) / 2) == 0.5
+
+
 # ---- toy datasets -------------------------------------------------------------------------
 WORDS = ("river mountain house garden window teacher market orange silver yellow morning evening "
          "bridge forest letter doctor kitchen summer winter island castle ocean pencil ticket").split()
