@@ -105,13 +105,7 @@ def scoped(dataset: Dataset, max_segments: int | None = DEFAULT_MAX_SEGMENTS) ->
     judged = set(dataset.judgements["seg_id"].astype(str))
     first = [s for s in segs if s in judged]
     rest = [s for s in segs if s not in judged]
-    keep = set((first + rest)[:max_segments])
-    sel = lambda f: f[f["seg_id"].astype(str).isin(keep)].reset_index(drop=True)  # noqa: E731
-    extras = {k: (sel(v) if isinstance(v, pd.DataFrame) and "seg_id" in v else v)
-              for k, v in dataset.extras.items()}
-    return Dataset(dataset.name, dataset.lp, sel(dataset.segments), sel(dataset.references),
-                   sel(dataset.outputs), sel(dataset.judgements), sel(dataset.tags), extras,
-                   list(dataset.warnings))
+    return dataset.subset(seg_ids=(first + rest)[:max_segments])
 
 
 def metric_signature(metric_id: str) -> str:

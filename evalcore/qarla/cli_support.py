@@ -22,16 +22,6 @@ def split(s: str | None) -> list[str]:
     return [x.strip() for x in (s or "").split(",") if x.strip()]
 
 
-
-
-def restrict_segments(ds, seg_ids):
-    """A copy of the dataset with only ``seg_ids`` (kept in dataset order)."""
-    keep = set(seg_ids)
-    f = lambda df: df[df["seg_id"].isin(keep)].reset_index(drop=True)  # noqa: E731
-    return type(ds)(ds.name, ds.lp, f(ds.segments), f(ds.references), f(ds.outputs), f(ds.judgements),
-                    f(ds.tags), dict(ds.extras), list(ds.warnings))
-
-
 def load_with_tensors(args, metrics: str | None, option: str):
     """The dataset of ``args`` and the similarity tensors of the comma-separated ``metrics``
     (``option`` names the flag in the error when the list is empty)."""
@@ -52,7 +42,7 @@ def load(args):
         judged = pd.unique(ds.judgements["seg_id"].astype(str))
         if len(judged) == 0:
             raise ValueError("--judged-only: the dataset has no judgements")
-        ds = restrict_segments(ds, judged)
+        ds = ds.subset(seg_ids=judged)
     from ..capabilities import qarla_missing
 
     missing = qarla_missing(ds, judgements=False)
