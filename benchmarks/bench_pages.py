@@ -89,7 +89,7 @@ def main(argv=None) -> int:
 
         t = time.perf_counter()
         ds = make_synthetic(args.synthetic_segments, args.synthetic_refs, args.synthetic_systems, seed=0)
-        workspace.save({ds.lp: ds}, "synthetic-bench")
+        workspace.save({ds.lp: ds}, "synthetic-bench", replace=True)
         meta = workspace.list_saved()[0]
         label = f"{meta['name']} (saved {meta.get('saved_at', '?')})"
         print(f"synthetic dataset made and saved in {time.perf_counter() - t:.1f} s", flush=True)

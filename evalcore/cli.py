@@ -91,6 +91,11 @@ def build_parser() -> argparse.ArgumentParser:
     for mod in _command_modules():
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
         mod.add_arguments(p)
+        if any(a.dest == "path" for a in p._actions):  # every command that reads a dataset
+            p.add_argument("--quoting", choices=["csv", "none"], default="csv",
+                           help="how TSV fields are read: csv (RFC 4180: a field may be quoted with \"; "
+                                "the default) or none (every field literal: for texts that begin with \" "
+                                "without being quoted)")
         p.add_argument("--mqm-weights", metavar="WEIGHTS",
                        help="MQM error weights overriding the defaults of Freitag et al. (2021) (major:5 minor:1 "
                             "neutral:0 no-error:0 minor/fluency/punctuation:0.1 major/non-translation:25), e.g. "
@@ -110,6 +115,16 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
+    from .io.text import QUOTING
+
+    token = QUOTING.set(getattr(args, "quoting", None) or "csv")
+    try:
+        return _run(args)
+    finally:
+        QUOTING.reset(token)
+
+
+def _run(args) -> int:
     try:
         check_outputs(output_paths(args))  # before any work (issue 16, item 6)
         weights = getattr(args, "mqm_weights", None)

@@ -13,6 +13,21 @@ from typing import Iterable
 ERROR = "error"
 WARNING = "warning"
 
+#: Scores (human judgements and bring-your-own metric scores) must be finite and within
+#: +-MAX_ABS_SCORE. Real scales (DA 0-100, MQM penalties, z-scores, metric scores) stay far
+#: below it; beyond it squares and sums in the statistics overflow, so such values are
+#: reported by validation (with file and line) instead of breaking a correlation later.
+MAX_ABS_SCORE = 1e9
+
+
+def score_problem(value: float) -> str | None:
+    """Why a parsed score is unusable (not finite, or beyond +-MAX_ABS_SCORE), or None."""
+    if value != value or value in (float("inf"), float("-inf")):
+        return "is not a finite number"
+    if abs(value) > MAX_ABS_SCORE:
+        return f"is beyond the accepted range of ±{MAX_ABS_SCORE:.0e} (a typo or a wrong column?)"
+    return None
+
 
 @dataclass(frozen=True)
 class Problem:

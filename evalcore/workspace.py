@@ -5,94 +5,450 @@ Location: ``$EVALCORE_HOME`` if set, else ``$XDG_DATA_HOME/evalcore`` (default
 :mod:`evalcore.paths`. Layout::
 
     datasets/<name>/            one tidy TSV folder per saved dataset (all language pairs)
-    datasets/<name>/meta.json   name, saved_at, language pairs, content hashes, counts
+    datasets/<name>/meta.json   name, saved_at, language pairs, content and file hashes, counts
+    datasets/.locks/            one lock file per dataset name, and one for the workspace
     cache/                      computation results keyed by content hash + parameters
     models/                     trained metrics
 
-Saving is atomic: the dataset is written to a temporary folder beside the target and then
-renamed into place; an existing dataset of the same name is replaced only after the new
-one is complete, so a crash mid-write never corrupts or loses what was saved before.
+Names: any Unicode letters and digits are kept (``日本語``, ``données``); every other
+character becomes ``_``; names are cut at 100 UTF-8 bytes with a hash suffix of the full
+name, so that distinct long names stay distinct. Saving never overwrites by default: a
+taken name gets a ``-2``, ``-3``, ... suffix unless ``replace=True`` is passed.
+
+Saving is atomic and crash-safe. The dataset is written to a hidden ``.tmp.*`` folder beside
+the target and renamed into place; an existing dataset is replaced by two renames (old ->
+hidden ``.old.*``, new -> name) done under the workspace lock, so readers (which list and
+load under the same lock, shared) see the old or the new version, never neither. Writers of
+one name are serialised by that name's lock file (``fcntl.flock`` on POSIX, ``msvcrt`` on
+Windows). A crash between the two renames is recovered by the next list, load or save: the
+swap is finished when the new folder is complete (every file matches meta.json), else the
+old folder is restored; orphaned temporary folders are removed.
+
+Loading checks every file against the sizes and SHA-256 hashes in meta.json and reports
+every problem at once; a dataset whose meta.json is unreadable stays in the list, marked
+broken, so it can be repaired (:func:`repair`) or deleted.
 """
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import os
 import re
 import shutil
-import tempfile
 import time
+import unicodedata
 from pathlib import Path
 
 from .dataset import Dataset
 from .paths import cache_dir, datasets_dir, home, models_dir  # noqa: F401  (the folders: evalcore/paths.py)
+from .problems import DataError, Report
 
-_NAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
+MAX_NAME_BYTES = 100
+_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
+_HIDDEN_RE = re.compile(r"^\.(tmp|old|del)\.(\d+)\.(\d+)\.(.+)$")
+_LEGACY_RE = [(re.compile(r"^\.(.+)\.old-\d+-\d+$"), "old"), (re.compile(r"^\.(.+)\.deleted-\d+$"), "del"),
+              (re.compile(r"^\.(.+)\.[^.]+\.tmp$"), "tmp")]
+LOCK_TIMEOUT = 120.0  # seconds a writer waits for another writer of the same name
+
+
+def _cut(text: str, max_bytes: int) -> str:
+    out = text.encode("utf-8")[:max_bytes].decode("utf-8", errors="ignore")
+    return out
 
 
 def safe_name(name: str) -> str:
-    """A file-system-safe dataset name (letters, digits, . _ -), never empty or hidden."""
-    cleaned = re.sub(r"\.{2,}", "_", _NAME_RE.sub("_", name.strip())).strip("._") or "dataset"
-    return cleaned[:80]
+    """A file-system-safe dataset name, never empty or hidden, Unicode letters kept.
+
+    NFC-normalised; characters other than letters, marks and digits (any script), ``_``, ``.``, ``-``
+    (path separators, control characters, spaces, ``?``...) become ``_``; runs of dots become
+    ``_``; leading/trailing dots and underscores go; Windows device names get a ``_``. Names
+    over :data:`MAX_NAME_BYTES` UTF-8 bytes are cut and end with ``-`` and 8 hex digits of
+    the SHA-256 of the full name. Idempotent: ``safe_name(safe_name(x)) == safe_name(x)``.
+    """
+    text = unicodedata.normalize("NFC", str(name).strip())
+    # letters, marks (the vowel signs of Devanagari, ...) and digits of every script are kept
+    kept = "".join(c if c in "._-" or unicodedata.category(c)[0] in "LMN" else "\0" for c in text)
+    kept = re.sub("\0+", "_", kept)
+    cleaned = re.sub(r"\.{2,}", "_", kept).strip("._") or "dataset"
+    if cleaned.split(".")[0].lower() in _RESERVED:
+        cleaned += "_"
+    if len(cleaned.encode("utf-8")) > MAX_NAME_BYTES:
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
+        cleaned = _cut(cleaned, MAX_NAME_BYTES - 9).rstrip("._") + "-" + digest
+    return cleaned
 
 
-def save(datasets: dict[str, Dataset] | Dataset, name: str, source: str = "") -> str:
-    """Save one or several language pairs under ``name`` atomically; returns the stored name."""
+# ---------------------------------------------------------------------------------- locks
+try:
+    import fcntl  # POSIX
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None
+try:
+    import msvcrt  # Windows
+except ImportError:
+    msvcrt = None
+
+
+@contextlib.contextmanager
+def _lock(path: Path, shared: bool = False, blocking: bool = True, timeout: float = LOCK_TIMEOUT):
+    """Hold an advisory lock on ``path`` (created if needed); yields whether it was acquired
+    (always True when blocking). POSIX: ``flock`` (shared or exclusive; released by the
+    kernel if the process dies). Windows: ``msvcrt.locking`` (always exclusive)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    acquired = False
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                if fcntl is not None:
+                    fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+                elif msvcrt is not None:  # pragma: no cover
+                    msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+                acquired = True
+                break
+            except OSError:
+                if not blocking:
+                    break
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"{path.name}: another process has held this lock for over {timeout:.0f} s; "
+                                       "try again later") from None
+                time.sleep(0.01)
+        yield acquired
+    finally:
+        if acquired:
+            try:
+                if fcntl is not None:
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+                elif msvcrt is not None:  # pragma: no cover
+                    os.lseek(fd, 0, 0)
+                    msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+            except OSError:
+                pass
+        os.close(fd)
+
+
+def _locks_dir() -> Path:
+    return datasets_dir() / ".locks"
+
+
+def _name_lock(name: str, blocking: bool = True):
+    return _lock(_locks_dir() / f"n-{name}.lock", blocking=blocking)
+
+
+def _workspace_lock(shared: bool = False):
+    return _lock(_locks_dir() / "workspace.lock", shared=shared)
+
+
+# ------------------------------------------------------------------------------ hashing
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _data_files(folder: Path) -> list[Path]:
+    """The dataset's own files: top-level, not hidden, not meta.json (parses/ are extras)."""
+    return sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".") and p.name != "meta.json")
+
+
+def _file_table(folder: Path) -> dict[str, dict]:
+    return {p.name: {"bytes": p.stat().st_size, "sha256": _sha256(p)} for p in _data_files(folder)}
+
+
+def _write_json_atomic(path: Path, obj) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{time.time_ns()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(obj, fh, indent=2, ensure_ascii=False)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _meta_for(datasets: dict[str, Dataset], name: str, source: str, folder: Path) -> dict:
+    return {
+        "name": name,
+        "saved_at": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "source": source,
+        "language_pairs": list(datasets),
+        "hashes": {lp: d.content_hash() for lp, d in datasets.items()},
+        "files": _file_table(folder),
+        "counts": {lp: {"segments": d.n_segments, "references": len(d.ref_ids),
+                        "systems": len(d.systems), "judgements": len(d.judgements)}
+                   for lp, d in datasets.items()},
+    }
+
+
+def _file_problems(folder: Path, meta: dict, report: Report, deep: bool) -> None:
+    """Compare the folder with meta.json's file table: missing, resized, changed (with
+    ``deep``, by SHA-256) files; all reported."""
+    table = meta.get("files")
+    if not isinstance(table, dict):
+        if not (folder / "segments.tsv").is_file():
+            report.error("segments.tsv", None, f"missing from the saved dataset {folder.name!r}")
+        return
+    for fname, info in sorted(table.items()):
+        path = folder / fname
+        if not path.is_file():
+            report.error(fname, None, f"missing from the saved dataset {folder.name!r} (it held "
+                                      f"{info.get('bytes', '?'):,} bytes when saved); restore the file, or "
+                                      "delete the dataset and save it again")
+        elif path.stat().st_size != info.get("bytes"):
+            report.error(fname, None, f"changed since it was saved ({path.stat().st_size:,} bytes, saved with "
+                                      f"{info.get('bytes', '?'):,}); accept the change (repair) or delete the dataset")
+        elif deep and _sha256(path) != info.get("sha256"):
+            report.error(fname, None, "changed since it was saved (its SHA-256 differs from meta.json); "
+                                      "accept the change (repair) or delete the dataset")
+
+
+def _read_meta(folder: Path, report: Report) -> dict | None:
+    try:
+        meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+        if not isinstance(meta, dict):
+            raise ValueError("not a JSON object")
+        return meta
+    except FileNotFoundError:
+        report.error("meta.json", None, f"missing from the saved dataset {folder.name!r}; repair it "
+                                        "(rebuilt from the files if they still validate) or delete it")
+    except (OSError, ValueError) as exc:
+        report.error("meta.json", None, f"of the saved dataset {folder.name!r} is unreadable ({exc}); repair it "
+                                        "(rebuilt from the files if they still validate) or delete it")
+    return None
+
+
+# ----------------------------------------------------------------------------- recovery
+def _hidden_entries(root: Path) -> list[tuple[str, str, Path]]:
+    """(kind, name, path) of every temporary/old/deleted folder, current and legacy layout."""
+    out = []
+    for entry in root.iterdir():
+        if not entry.name.startswith(".") or entry.name == ".locks":
+            continue
+        m = _HIDDEN_RE.match(entry.name)
+        if m:
+            out.append((m.group(1), m.group(4), entry))
+            continue
+        for rx, kind in _LEGACY_RE:
+            m = rx.match(entry.name)
+            if m:
+                out.append((kind, m.group(1), entry))
+                break
+    return out
+
+
+def _complete(folder: Path) -> bool:
+    report = Report()
+    meta = _read_meta(folder, report)
+    if meta is None or not isinstance(meta.get("files"), dict):
+        return False
+    _file_problems(folder, meta, report, deep=True)
+    return report.ok
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(OSError):
+            path.unlink()
+
+
+def recover() -> list[str]:
+    """Finish or undo interrupted saves and remove orphaned temporary folders.
+
+    For each name with hidden folders and no live writer (its lock is free): when the
+    dataset folder is missing after a crash between the two renames of a replacement, the
+    new folder is moved into place if it is complete, else the old one is restored. Every
+    other temporary, old or deleted folder is removed. Returns what was done (for logs)."""
+    root = datasets_dir()
+    done: list[str] = []
+    by_name: dict[str, list[tuple[str, Path]]] = {}
+    for kind, name, path in _hidden_entries(root):
+        by_name.setdefault(name, []).append((kind, path))
+    for name, entries in by_name.items():
+        with _name_lock(name, blocking=False) as free:
+            if not free:
+                continue  # a writer of this name is at work: its folders are not orphans
+            trash: list[Path] = []
+            with _workspace_lock():
+                final = root / name
+                olds = sorted((p for k, p in entries if k == "old" and p.exists()), key=lambda p: p.stat().st_mtime)
+                tmps = sorted((p for k, p in entries if k == "tmp" and p.exists()), key=lambda p: p.stat().st_mtime)
+                if not final.exists() and olds:
+                    new = next((t for t in reversed(tmps) if _complete(t)), None)
+                    if new is not None:
+                        os.replace(new, final)
+                        done.append(f"{name}: finished an interrupted replacement")
+                    else:
+                        os.replace(olds[-1], final)
+                        done.append(f"{name}: restored the previous version after an interrupted save")
+                for kind, path in entries:
+                    if path.exists() and path != final:
+                        moved = root / f".del.{os.getpid()}.{time.time_ns()}.{name}"
+                        try:
+                            os.replace(path, moved)
+                            trash.append(moved)
+                        except OSError:
+                            trash.append(path)
+            for path in trash:
+                _remove(path)
+                done.append(f"{name}: removed {path.name}")
+    return done
+
+
+# ----------------------------------------------------------------------------- datasets
+def _taken(root: Path) -> set[str]:
+    names = {d.name for d in root.iterdir() if not d.name.startswith(".")}
+    names |= {name for kind, name, _ in _hidden_entries(root) if kind == "old"}
+    return names
+
+
+def _unique(root: Path, name: str) -> str:
+    taken = _taken(root)
+    if name not in taken:
+        return name
+    k = 2
+    while True:
+        suffix = f"-{k}"
+        cand = _cut(name, MAX_NAME_BYTES - len(suffix)).rstrip("._") + suffix
+        if cand not in taken:
+            return cand
+        k += 1
+
+
+def exists(name: str) -> bool:
+    return (datasets_dir() / safe_name(name)).exists()
+
+
+def save(datasets: dict[str, Dataset] | Dataset, name: str, source: str = "", *, replace: bool = False) -> str:
+    """Save one or several language pairs under ``name`` atomically; returns the stored name.
+
+    Without ``replace`` a taken name is never overwritten: the dataset is stored as
+    ``name-2``, ``name-3``, ... (the returned name says which). With ``replace`` an existing
+    dataset of that name is replaced only once the new one is complete."""
     from .io.tidy import write_tidy
 
     if isinstance(datasets, Dataset):
         datasets = {datasets.lp: datasets}
     name = safe_name(name)
     root = datasets_dir()
-    final = root / name
-    tmp = Path(tempfile.mkdtemp(dir=root, prefix=f".{name}.", suffix=".tmp"))
-    try:
-        write_tidy(list(datasets.values()), tmp)
-        meta = {
-            "name": name,
-            "saved_at": time.strftime("%Y-%m-%d %H:%M:%S"),
-            "source": source,
-            "language_pairs": list(datasets),
-            "hashes": {lp: d.content_hash() for lp, d in datasets.items()},
-            "counts": {lp: {"segments": d.n_segments, "references": len(d.ref_ids),
-                            "systems": len(d.systems), "judgements": len(d.judgements)}
-                       for lp, d in datasets.items()},
-        }
-        (tmp / "meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
-        if final.exists():
-            trash = root / f".{name}.old-{os.getpid()}-{time.time_ns()}"
-            os.replace(final, trash)
-            os.replace(tmp, final)
-            shutil.rmtree(trash, ignore_errors=True)
-        else:
-            os.replace(tmp, final)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return name
+    recover()
+    trash = None
+    with _name_lock(name):  # writers of one name, one at a time
+        tmp = root / f".tmp.{os.getpid()}.{time.time_ns()}.{name}"
+        tmp.mkdir()
+        try:
+            write_tidy(list(datasets.values()), tmp)
+            meta = _meta_for(datasets, name, source, tmp)
+            _write_json_atomic(tmp / "meta.json", meta)
+            with _workspace_lock():  # the renames: invisible to readers, who hold it shared
+                target = name if replace else _unique(root, name)
+                if target != name:
+                    meta["name"] = target
+                    _write_json_atomic(tmp / "meta.json", meta)
+                final = root / target
+                if final.exists():
+                    trash = root / f".old.{os.getpid()}.{time.time_ns()}.{target}"
+                    os.replace(final, trash)
+                    try:
+                        os.replace(tmp, final)
+                    except BaseException:
+                        os.replace(trash, final)  # put the old one back
+                        trash = None
+                        raise
+                else:
+                    os.replace(tmp, final)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+    if trash is not None:
+        shutil.rmtree(trash, ignore_errors=True)
+    return target
 
 
 def list_saved() -> list[dict]:
-    """Metadata of every saved dataset, newest first (incomplete temporary folders are skipped)."""
+    """Metadata of every saved dataset, newest first.
+
+    A dataset whose meta.json is unreadable, or whose files are missing or resized, is
+    listed too, with ``"problems"`` (a list of messages) and ``"broken": True``; the full
+    hash check runs when it is loaded."""
+    recover()
+    root = datasets_dir()
     out = []
-    for d in datasets_dir().iterdir():
-        if d.name.startswith(".") or not d.is_dir():
-            continue
-        meta_file = d / "meta.json"
-        try:
-            meta = json.loads(meta_file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        out.append(meta)
+    with _workspace_lock(shared=True):
+        for d in root.iterdir():
+            if d.name.startswith(".") or not d.is_dir():
+                continue
+            report = Report()
+            meta = _read_meta(d, report)
+            if meta is not None:
+                _file_problems(d, meta, report, deep=False)
+                meta["name"] = d.name  # the folder is the identity
+            else:
+                meta = {"name": d.name, "saved_at": "", "language_pairs": []}
+            if not report.ok:
+                meta["problems"] = [str(p) for p in report.errors]
+                meta["broken"] = True
+            out.append(meta)
     return sorted(out, key=lambda m: m.get("saved_at", ""), reverse=True)
 
 
 def load_saved(name: str) -> dict[str, Dataset]:
+    """Load a saved dataset after checking every file against meta.json (sizes and SHA-256)
+    and the content hash of every language pair; raises :class:`DataError` with every
+    problem, or :class:`FileNotFoundError` when no dataset has that name."""
+    from .io import FileSource, load_collection
+
+    recover()
+    stored = safe_name(name)
+    path = datasets_dir() / stored
+    report = Report()
+    with _workspace_lock(shared=True):  # read everything while no swap can happen
+        if not path.is_dir():
+            raise FileNotFoundError(f"no saved dataset named {name!r} in {datasets_dir()}")
+        meta = _read_meta(path, report)
+        if meta is not None:
+            _file_problems(path, meta, report, deep=True)
+        files = {p.name: p.read_bytes() for p in _data_files(path)}
+    if not report.ok:
+        raise DataError(report)
+    coll = load_collection(FileSource(files, str(path)), name=stored, fmt="tidy", quoting="csv")
+    for lp, expected in (meta.get("hashes") or {}).items():
+        if lp not in coll:
+            report.error("meta.json", None, f"language pair {lp or '-'} was saved but is no longer in the files")
+        elif "files" not in meta and coll[lp].content_hash() != expected:  # older saves: no file table
+            report.error("meta.json", None, f"the data of language pair {lp or '-'} changed since it was saved "
+                                            "(content hash differs); accept the change (repair) or delete the dataset")
+    if not report.ok:
+        raise DataError(report)
+    return coll
+
+
+def repair(name: str) -> dict:
+    """Accept a saved dataset's files as they are now: validate them (raises DataError with
+    every problem if they do not load) and rewrite meta.json with their hashes."""
     from .io import load_collection
 
-    path = datasets_dir() / safe_name(name)
-    if not (path / "meta.json").exists():
-        raise FileNotFoundError(f"no saved dataset named {name!r} in {datasets_dir()}")
-    return load_collection(path, name=safe_name(name), fmt="tidy")
+    stored = safe_name(name)
+    path = datasets_dir() / stored
+    with _name_lock(stored):
+        if not path.is_dir():
+            raise FileNotFoundError(f"no saved dataset named {name!r} in {datasets_dir()}")
+        old = _read_meta(path, Report()) or {}
+        coll = load_collection(path, name=stored, fmt="tidy", quoting="csv")
+        meta = _meta_for(coll, stored, old.get("source", ""), path)
+        meta["saved_at"] = old.get("saved_at") or meta["saved_at"]
+        meta["repaired_at"] = time.strftime("%Y-%m-%d %H:%M:%S")
+        with _workspace_lock():
+            _write_json_atomic(path / "meta.json", meta)
+    return meta
 
 
 def _parses_dir(name: str, lp: str) -> Path:
@@ -107,9 +463,9 @@ def save_parses(name: str, lp: str, filename: str, data: bytes) -> Path:
         raise FileNotFoundError(f"no saved dataset named {name!r}")
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / safe_name(Path(filename).name)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
+    tmp = folder / f".{os.getpid()}.{time.time_ns()}.tmp"
     try:
-        with os.fdopen(fd, "wb") as fh:
+        with open(tmp, "wb") as fh:
             fh.write(data)
         os.replace(tmp, target)
     except BaseException:
@@ -128,9 +484,48 @@ def saved_parses(name: str, lp: str) -> list[tuple[bytes, str]]:
 
 
 def delete(name: str) -> None:
-    path = datasets_dir() / safe_name(name)
-    if not path.exists():
-        raise FileNotFoundError(f"no saved dataset named {name!r}")
-    trash = datasets_dir() / f".{path.name}.deleted-{time.time_ns()}"
-    os.replace(path, trash)  # disappears from the list at once, even if removal is interrupted
-    shutil.rmtree(trash, ignore_errors=True)
+    stored = safe_name(name)
+    root = datasets_dir()
+    path = root / stored
+    with _name_lock(stored):
+        with _workspace_lock():
+            if not path.exists():
+                raise FileNotFoundError(f"no saved dataset named {name!r}")
+            trash = root / f".del.{os.getpid()}.{time.time_ns()}.{stored}"
+            os.replace(path, trash)  # disappears from the list at once, even if removal is interrupted
+        shutil.rmtree(trash, ignore_errors=True)
+
+
+# ----------------------------------------------------------------------------- exposure
+ALLOW_PATH_IMPORT_ENV = "EVALCORE_ALLOW_PATH_IMPORT"
+
+
+def is_loopback(address: str | None) -> bool:
+    """True when a server bound to ``address`` is reachable only from this machine. An empty
+    address means every network interface (Streamlit's default when none is configured)."""
+    import ipaddress
+
+    addr = (address or "").strip().strip("[]")
+    if not addr:
+        return False
+    if addr.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(addr).is_loopback
+    except ValueError:
+        return False
+
+
+def path_import_allowed(address: str | None, environ: dict | None = None) -> tuple[bool, str]:
+    """Whether the dashboard may read folders and files of the server's machine by path.
+
+    Allowed when the server listens on a loopback address only, or when the environment
+    variable ``EVALCORE_ALLOW_PATH_IMPORT=1`` says so deliberately. Returns (allowed, why)."""
+    environ = os.environ if environ is None else environ
+    if environ.get(ALLOW_PATH_IMPORT_ENV, "").strip() == "1":
+        return True, f"allowed by {ALLOW_PATH_IMPORT_ENV}=1"
+    if is_loopback(address):
+        return True, f"the dashboard listens on {address} only (this machine)"
+    where = address or "every network interface"
+    return False, (f"the dashboard listens on {where}, so others may reach it: importing a path on the server "
+                   f"is off (set {ALLOW_PATH_IMPORT_ENV}=1 before starting it to allow it)")

@@ -63,7 +63,7 @@ def dataset_choices() -> dict[str, dict]:
     """Label -> metadata for the bundled sample and every saved dataset."""
     choices = {SAMPLE_KEY: {"name": None}}
     for meta in workspace.list_saved():
-        choices[f"{meta['name']} (saved {meta.get('saved_at', '?')})"] = meta
+        choices[f"{meta['name']} (saved {meta.get('saved_at') or '?'})"] = meta
     return choices
 
 
@@ -90,7 +90,12 @@ def sidebar_dataset() -> Dataset | None:
     try:
         coll = load_choice(label, choices[label])
     except DataError as exc:
-        st.sidebar.error(f"This dataset no longer validates: {len(exc.report.errors)} problem(s).")
+        from evalcore.highlight import escape
+
+        errs = exc.report.errors
+        st.sidebar.error(f"This dataset no longer validates: {len(errs)} problem(s). Repair or delete it "
+                         "under Data › Saved datasets.\n\n" + "\n".join(f"- {escape(str(p))}" for p in errs[:10])
+                         + (f"\n- … and {len(errs) - 10} more" if len(errs) > 10 else ""))
         return None
     except Exception as exc:  # keep the app running whatever happens
         show_exception(exc, "Could not load the dataset")
@@ -150,8 +155,9 @@ def show_exception(exc: BaseException, what: str = "Something went wrong") -> No
         st.code("".join(traceback.format_exception(exc)), language="text")
 
 
-def show_report(report) -> None:
-    """A validation report: errors first, then warnings, as a table with a download."""
+def show_report(report, key: str = "report") -> None:
+    """A validation report: errors first, then warnings, as a table with a download
+    (``key`` tells several reports on one page apart)."""
     errors, warnings = report.errors, report.warnings
     if errors:
         st.error(f"{len(errors)} problem(s) found — nothing was loaded. Fix them and upload again.")
@@ -160,7 +166,7 @@ def show_report(report) -> None:
     if errors or warnings:
         df = report.to_frame()
         st.dataframe(df, hide_index=True, width="stretch")
-        download_table(df, "validation_report", key="report")
+        download_table(df, "validation_report", key=key)
 
 
 def latex_table(df: pd.DataFrame) -> str:

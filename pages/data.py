@@ -66,22 +66,46 @@ tab_overview, tab_segments, tab_add, tab_manage = st.tabs(
     ["Overview", "Segments", "Upload or import", "Saved datasets"])
 
 # ---------------------------------------------------------------- upload / import
+def _upload_limit_mb() -> int:
+    try:
+        return int(st.get_option("server.maxUploadSize"))
+    except Exception:  # no server config (e.g. a bare script run)
+        return 200
+
+
 with tab_add:
     st.markdown(
         "Upload a **zip** of a dataset folder, or the files themselves. Formats: tidy TSV "
         "(`segments.tsv`, `references.tsv`, `outputs.tsv`, `judgements.tsv`, optional `tags.tsv`), "
         "plain text (`src.txt`, `ref.<name>.txt`, `sys.<name>.txt`), a Google MQM TSV, or an "
         "mt-metrics-eval folder. Everything is validated first; nothing is loaded if any problem is found.")
-    files = st.file_uploader("Files or a zip", accept_multiple_files=True, key="uploader")
+    limit_mb = _upload_limit_mb()
+    files = st.file_uploader(
+        f"Files or a zip (up to {limit_mb} MB per file)", accept_multiple_files=True, key="uploader",
+        help=(f"The browser refuses files over {limit_mb} MB before they reach the dashboard. For larger data: "
+              "zip the files (text compresses well), import a folder on this machine by its path, use the "
+              "command line (python -m evalcore validate PATH), or restart the dashboard with "
+              "--server.maxUploadSize N (in MB)."))
+    path_ok, path_why = workspace.path_import_allowed(st.get_option("server.address"))
     path = st.text_input("…or a folder / file path on this machine", key="import_path",
-                         placeholder="/path/to/dataset")
-    name = st.text_input("Save as", key="save_name", placeholder="my-dataset")
+                         placeholder="/path/to/dataset", disabled=not path_ok,
+                         help=f"Reads files of the machine the dashboard runs on: {path_why}.")
+    if not path_ok:
+        st.caption(f"Path import is off: {md(path_why)}.")
+    name = st.text_input("Save as", key="save_name", placeholder="my-dataset",
+                         help="Letters and digits of any script are kept; other characters become _. "
+                              "A name already taken gets a -2, -3, ... suffix unless you choose to replace it.")
+    replace = st.checkbox("Replace a saved dataset of the same name", key="save_replace", value=False)
+    unquoted = st.checkbox('Texts are not quoted (read " literally)', key="import_unquoted", value=False,
+                           help='By default a TSV field may be quoted ("a\tb", with "" for a quote inside). '
+                                'Tick this when texts begin with " without being quoted: every field is then '
+                                "read literally.")
     if st.button("Validate and save", type="primary", key="do_import"):
         try:
             if files:
                 src = FileSource.from_uploads({f.name: f.getvalue() for f in files})
                 source_desc = "upload: " + ", ".join(f.name for f in files)
-            elif path.strip():
+            elif path.strip() and path_ok:
                 src = FileSource.from_path(path.strip())
                 source_desc = path.strip()
             else:
@@ -89,19 +113,27 @@ with tab_add:
                 src = None
             if src is not None:
                 with st.spinner("Validating…"):
-                    coll = load_collection(src, name=name or None)
-                stored = workspace.save(coll, name or next(iter(coll.values())).name, source=source_desc)
-                st.success(f"Saved as **{md(stored)}** ({md(', '.join(k or '-' for k in coll))}). "
+                    coll = load_collection(src, name=name or None, quoting="none" if unquoted else "csv")
+                wanted = workspace.safe_name(name or next(iter(coll.values())).name)
+                existed = workspace.exists(wanted)
+                stored = workspace.save(coll, wanted, source=source_desc, replace=replace)
+                what = (f"Replaced the earlier dataset **{md(stored)}**" if existed and replace else
+                        f"Saved as **{md(stored)}**")
+                note = (f" The name {md(wanted)} was taken: tick 'Replace' to overwrite it instead."
+                        if stored != wanted else "")
+                if name and workspace.safe_name(name) != name:
+                    note += f" ({md(name)} is not usable as a folder name as typed.)"
+                st.success(f"{what} ({md(', '.join(k or '-' for k in coll))}), "
+                           f"read {'unquoted' if unquoted else 'with RFC 4180 quoting'}.{note} "
                            "Choose it in the sidebar.")
-                for d in coll.values():
-                    if d.warnings:
-                        from evalcore.problems import Report
-                        show_report(Report(list(d.warnings)))
-                pass
+                warnings = [w for d in coll.values() for w in d.warnings]
+                if warnings:
+                    from evalcore.problems import Report
+                    show_report(Report(warnings), key="import_report")
         except DataError as exc:
             show_report(exc.report)
-        except (FileNotFoundError, ValueError) as exc:
-            st.error(str(exc))
+        except (FileNotFoundError, ValueError, TimeoutError) as exc:
+            st.error(md(str(exc)))
         except Exception as exc:  # the app keeps running
             show_exception(exc, "Import failed")
 
@@ -130,9 +162,9 @@ with tab_add:
                            + (f" and kept with the saved dataset {md(saved_name)}." if saved_name else
                               " for this session (save the dataset to keep them)."))
                 if rep.problems:
-                    show_report(rep)
+                    show_report(rep, key="parses_report")
             except DataError as exc:
-                show_report(exc.report)
+                show_report(exc.report, key="parses_report")
             except Exception as exc:
                 show_exception(exc, "Reading the parses failed")
 
@@ -147,13 +179,37 @@ with tab_manage:
 
         table = pd.DataFrame([{"name": m["name"], "saved at": m.get("saved_at"),
                                "language pairs": ", ".join(m.get("language_pairs", [])) or "-",
+                               "status": (f"{len(m['problems'])} problem(s)" if m.get("broken") else "ok"),
                                "source": m.get("source", "")} for m in saved])
         st.dataframe(table, hide_index=True, width="stretch")
+        download_table(table, "saved_datasets", key="saved")
+        broken = [m for m in saved if m.get("broken")]
+        for m in broken:
+            with st.expander(f"{md(m['name'])}: {len(m['problems'])} problem(s) — repair or delete", expanded=True):
+                for p in m["problems"]:
+                    st.markdown(f"- {md(p)}")
+                st.caption("Repair accepts the files as they are now: they are validated again and, if they "
+                           "load, meta.json is rewritten with their hashes. Otherwise delete the dataset below "
+                           "and save it again.")
+                if st.button(f"Repair {md(m['name'])}", key=f"repair_{m['name']}"):
+                    try:
+                        workspace.repair(m["name"])
+                        st.success(f"Repaired {md(m['name'])}: its current files validate.")
+                        st.rerun()
+                    except DataError as exc:
+                        show_report(exc.report, key=f"repair_report_{m['name']}")
+                    except Exception as exc:
+                        show_exception(exc, "Repair failed")
         victim = st.selectbox("Delete a saved dataset", ["—"] + [m["name"] for m in saved], key="delete_choice")
-        if victim != "—" and st.button(f"Delete {md(victim)}", key="do_delete"):
-            workspace.delete(victim)
-            st.success(f"Deleted {md(victim)}.")
-            st.rerun()
+        if victim != "—":
+            sure = st.checkbox(f"Yes, delete {md(victim)} permanently", key=f"delete_confirm_{victim}", value=False)
+            if st.button(f"Delete {md(victim)}", key="do_delete", disabled=not sure):
+                try:
+                    workspace.delete(victim)
+                    st.success(f"Deleted {md(victim)}.")
+                    st.rerun()
+                except Exception as exc:
+                    show_exception(exc, "Delete failed")
 
 if ds is None:
     with tab_overview:
@@ -176,7 +232,7 @@ with tab_overview:
         from evalcore.problems import Report
 
         with st.expander(f"{len(ds.warnings)} validation warning(s)"):
-            show_report(Report(list(ds.warnings)))
+            show_report(Report(list(ds.warnings)), key="overview_report")
     if len(ds.judgements):
         st.markdown("**Judgements per criterion and rater**")
         counts = ds.judgement_counts()

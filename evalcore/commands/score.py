@@ -55,7 +55,14 @@ def run(args) -> int:
     ids = [m.strip() for m in args.metrics.split(",") if m.strip()]
     metrics = [get_metric(m) for m in ids]  # unknown ids fail here, before loading
     ds = load_dataset(args.path, lp=args.lp)
+    for w in ds.warnings:  # the loader's warnings: data kept, but the user must know
+        print(w, file=sys.stderr)
     refs = [r.strip() for r in args.refs.split(",") if r.strip()] if args.refs else None
+    text_metrics = [m.meta.id for m in metrics if m.meta.needs_text]
+    if text_metrics and not ds.ref_ids:
+        raise ValueError(f"{args.path}: the data has no reference translations (no references.tsv rows / "
+                         f"ref.<name>.txt files), so {', '.join(text_metrics)} cannot be computed; add references, "
+                         "or give metric scores with --scores")
     table = score_table(ds, metrics, level=args.level, ref_ids=refs,
                         include_references=args.include_references, progress=StderrProgress("scoring"))
     for w in table.attrs.get("warnings", []):

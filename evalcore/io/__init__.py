@@ -57,12 +57,24 @@ def current_mqm_weights() -> MQMWeightsArg:
 
 
 def load_collection(path: str | os.PathLike | FileSource, name: str | None = None,
-                    fmt: str | None = None, mqm_weights: MQMWeightsArg = None) -> dict[str, Dataset]:
+                    fmt: str | None = None, mqm_weights: MQMWeightsArg = None,
+                    quoting: str | None = None) -> dict[str, Dataset]:
     """Every language pair of a dataset. ``mqm_weights``: MQM error rows (a Google MQM TSV, or
     a tidy folder's ``mqm_annotations.tsv``) are scored with these weights (see
     :func:`evalcore.judges.resolve_mqm_weights`; default spec §0.8, or those of
     :func:`mqm_weights_in_force`); with weights, stored ``mqm`` judgements of a dataset with error
-    rows are recomputed from the rows."""
+    rows are recomputed from the rows. ``quoting`` ("csv" or "none") says how TSV fields are
+    read (see :mod:`evalcore.io.text`); default: :data:`~evalcore.io.text.QUOTING`."""
+    if quoting is not None:
+        from .text import QUOTING, QUOTING_MODES
+
+        if quoting not in QUOTING_MODES:
+            raise ValueError(f"quoting must be one of {', '.join(QUOTING_MODES)}, not {quoting!r}")
+        token = QUOTING.set(quoting)
+        try:
+            return load_collection(path, name, fmt, mqm_weights)
+        finally:
+            QUOTING.reset(token)
     if mqm_weights is None:
         mqm_weights = _MQM_WEIGHTS.get()
     src = path if isinstance(path, FileSource) else FileSource.from_path(path)
@@ -92,9 +104,10 @@ def load_collection(path: str | os.PathLike | FileSource, name: str | None = Non
 
 
 def load_dataset(path: str | os.PathLike | FileSource, lp: str | None = None, name: str | None = None,
-                 fmt: str | None = None, mqm_weights: MQMWeightsArg = None) -> Dataset:
+                 fmt: str | None = None, mqm_weights: MQMWeightsArg = None,
+                 quoting: str | None = None) -> Dataset:
     """Load one language pair. With several pairs in the files, ``lp`` must name one."""
-    coll = load_collection(path, name=name, fmt=fmt, mqm_weights=mqm_weights)
+    coll = load_collection(path, name=name, fmt=fmt, mqm_weights=mqm_weights, quoting=quoting)
     if lp is None:
         if len(coll) == 1:
             return next(iter(coll.values()))

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..dataset import (JUDGEMENT_COLUMNS, OUTPUT_COLUMNS, REFERENCE_COLUMNS, SEGMENT_COLUMNS,
                        TAG_COLUMNS, Dataset)
-from ..problems import DataError, Report
+from ..problems import MAX_ABS_SCORE, DataError, Report, score_problem
 from .text import describe_lines
 
 META = ["_file", "_line"]
@@ -110,12 +110,21 @@ def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, output
     # -- judgements ------------------------------------------------------------------------
     judgements = _unknown_segments(judgements, seg_keys, "judgements", report)
     scores = pd.to_numeric(judgements["score"], errors="coerce")
-    bad = judgements[scores.isna() | ~pd.Series(scores).apply(lambda v: v == v and abs(v) != float("inf"))]
-    for file, sub in bad.groupby("_file", sort=False):
+    text = judgements["score"].astype(str).str.strip().str.lower()
+    nonnum = scores.isna() & ~text.isin(["nan", "+nan", "-nan"])
+    for file, sub in judgements[nonnum].groupby("_file", sort=False):
         vals = list(dict.fromkeys(sub["score"]))[:5]
         report.error(file, int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
                      f"{len(sub)} non-numeric score(s) {', '.join(map(repr, vals))} at {describe_lines([int(x) for x in sub['_line'] if x is not None])}; "
                      "scores must be numbers (use . as the decimal point; leave unrated items out)")
+    absurd = ~nonnum & scores.map(lambda v: score_problem(float(v)) is not None)
+    for file, sub in judgements[absurd].groupby("_file", sort=False):
+        vals = list(dict.fromkeys(sub["score"]))[:5]
+        report.error(file, int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
+                     f"{len(sub)} score(s) {', '.join(map(repr, vals))} at "
+                     f"{describe_lines([int(x) for x in sub['_line'] if x is not None])} are not finite or beyond "
+                     f"±{MAX_ABS_SCORE:.0e}; scores must be finite numbers within that range (leave unrated items out)")
+    bad = judgements[nonnum | absurd]
     judgements = judgements.assign(score=scores)[~judgements.index.isin(bad.index)]
     # -- tags ------------------------------------------------------------------------------
     tags = _unknown_segments(tags, seg_keys, "tags", report)
@@ -144,6 +153,24 @@ def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, output
                 if len(sub) < n_seg:
                     warn.warning(sub["_file"].iloc[0], None,
                                  f"{label} {nm!r}{lp_txt} covers {len(sub)} of {n_seg} segments")
+        same = jud[jud.duplicated(JUDGEMENT_COLUMNS, keep=False)]
+        for file, fsub in same.groupby("_file", sort=False):
+            groups, n_rows, first_line = [], 0, None
+            for _, sub in fsub.groupby(JUDGEMENT_COLUMNS, sort=False):
+                lines = [int(x) for x in sub["_line"] if x is not None and x == x]
+                n_rows += len(sub)
+                if first_line is None and len(lines) > 1:
+                    first_line = lines[1]
+                if len(groups) < 5:
+                    r = sub.iloc[0]
+                    groups.append(f"{describe_lines(lines)} (system {r['system']!r}, seg_id {r['seg_id']!r}, "
+                                  f"rater {r['rater']!r}, {r['judgement']} = {r['score']:g})")
+            n_groups = fsub.groupby(JUDGEMENT_COLUMNS, sort=False).ngroups
+            more = f"; and {n_groups - len(groups)} more" if n_groups > len(groups) else ""
+            warn.warning(file, first_line,
+                         f"{n_groups} set(s) of identical judgement rows{lp_txt} ({n_rows} rows): "
+                         f"{'; '.join(groups)}{more}. All are kept and counted separately (a rater may repeat "
+                         "a judgement); delete the copies if rows were pasted twice")
         texts = set(out["system"]) | set(ref["ref_id"])
         no_text = [s for s in dict.fromkeys(jud["system"]) if s not in texts]
         if no_text:

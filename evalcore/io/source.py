@@ -2,9 +2,11 @@
 
 A :class:`FileSource` maps relative POSIX names to bytes. Zip archives are checked before
 anything is read: members whose paths escape the archive root (absolute paths, ``..``),
-archives expanding past ``max_total_bytes`` or with a member compressed more than
-``max_ratio`` times are refused with a clear message (zip-bomb guard). Single files over
-``max_file_bytes`` are refused too.
+encrypted members and unreadable compression methods are refused; while reading, the bytes
+actually produced are counted (declared sizes are never trusted) and archives expanding past
+``max_total_bytes``, or more than ``max_ratio`` times overall or per member, are refused
+with a clear message (zip-bomb guard), as are corrupt members (a wrong CRC). Single files
+over ``max_file_bytes`` are refused too.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import io
 import os
 import posixpath
 import zipfile
+import zlib
 from pathlib import Path
 
 from .. problems import DataError, Report
@@ -19,6 +22,9 @@ from .. problems import DataError, Report
 MAX_FILE_BYTES = int(os.environ.get("EVALCORE_MAX_FILE_MB", "200")) * 1024 * 1024
 MAX_TOTAL_BYTES = int(os.environ.get("EVALCORE_MAX_TOTAL_MB", "1000")) * 1024 * 1024
 MAX_RATIO = 200
+_RATIO_FLOOR = 1_000_000  # the ratio limits apply past 1 MB expanded (tiny archives vary wildly)
+_CHUNK = 1 << 20
+_READABLE_COMPRESSION = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA}
 
 
 class FileSource:
@@ -41,6 +47,11 @@ class FileSource:
                     files[f.relative_to(p).as_posix()] = f
             return cls(files, str(p))
         if zipfile.is_zipfile(p):
+            if p.stat().st_size > MAX_FILE_BYTES:
+                report = Report()
+                report.error(p.name, None, f"zip is {p.stat().st_size:,} bytes, over the limit of {MAX_FILE_BYTES:,} "
+                                           "bytes (raise EVALCORE_MAX_FILE_MB, or unzip it and give the folder)")
+                raise DataError(report)
             return cls.from_zip(p.read_bytes(), p.name)
         # a single file: the folder is its parent, restricted to that file
         return cls({p.name: p}, str(p))
@@ -48,37 +59,81 @@ class FileSource:
     @classmethod
     def from_zip(cls, data: bytes, label: str = "upload.zip", *, max_total_bytes: int = MAX_TOTAL_BYTES,
                  max_ratio: int = MAX_RATIO, max_file_bytes: int = MAX_FILE_BYTES) -> "FileSource":
+        """Unpack a zip in memory, refusing hostile archives with a clear :class:`DataError`.
+
+        Checked before reading: paths escaping the archive, encrypted members and compression
+        methods Python cannot read. While reading, the bytes actually produced are counted
+        (declared sizes are never trusted): a member over ``max_file_bytes`` or ratio
+        ``max_ratio`` (when over 1 MB), an archive over ``max_total_bytes`` or over
+        ``max_ratio`` times its own size overall (when over 1 MB) stops the reading. Corrupt
+        data (a wrong CRC, a damaged stream) is reported by member name.
+        """
         report = Report()
         try:
             zf = zipfile.ZipFile(io.BytesIO(data))
-        except zipfile.BadZipFile:
+            infos = [i for i in zf.infolist() if not i.is_dir()]
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError):
             report.error(label, None, "not a valid zip archive (it may be truncated); re-create the zip and upload it again")
             raise DataError(report)
-        infos = [i for i in zf.infolist() if not i.is_dir()]
-        total = 0
         for info in infos:
             name = info.filename
             norm = posixpath.normpath(name)
             if name.startswith(("/", "\\")) or norm.startswith("..") or ":" in name.split("/")[0] or "\\" in name:
                 report.error(label, None, f"member {name!r} has a path that escapes the archive folder; "
                                           "zip only relative paths inside one folder")
-            total += info.file_size
-            if info.file_size > max_file_bytes:
-                report.error(label, None, f"member {name!r} expands to {info.file_size:,} bytes, over the "
-                                          f"{max_file_bytes:,}-byte limit per file")
-            if info.compress_size and info.file_size / max(info.compress_size, 1) > max_ratio and info.file_size > 1_000_000:
-                report.error(label, None, f"member {name!r} is compressed {info.file_size // max(info.compress_size, 1)}×, "
-                                          "which looks like a zip bomb; refused")
-        if total > max_total_bytes:
-            report.error(label, None, f"archive expands to {total:,} bytes, over the {max_total_bytes:,}-byte limit")
+            elif info.flag_bits & 0x1:
+                report.error(label, None, f"member {name!r} is encrypted (password-protected); "
+                                          "zip the files again without a password")
+            elif info.compress_type not in _READABLE_COMPRESSION:
+                report.error(label, None, f"member {name!r} uses compression method {info.compress_type}, "
+                                          "which cannot be read; zip the files again with the usual "
+                                          "compression (deflate)")
         if not report.ok:
             raise DataError(report)
         files: dict[str, bytes | Path] = {}
+        total = 0
+        overall_limit = max(max_ratio * len(data), _RATIO_FLOOR)
         for info in infos:
             parts = [x for x in posixpath.normpath(info.filename).split("/") if x]
             if any(x.startswith(".") or x == "__MACOSX" for x in parts):
                 continue
-            files["/".join(parts)] = zf.read(info)
+            name = info.filename
+            member_ratio_limit = max(max_ratio * max(info.compress_size, 1), _RATIO_FLOOR)
+            chunks, size = [], 0
+            try:
+                with zf.open(info) as fh:
+                    while chunk := fh.read(_CHUNK):
+                        size += len(chunk)
+                        total += len(chunk)
+                        chunks.append(chunk)
+                        if size > max_file_bytes:
+                            report.error(label, None, f"member {name!r} expands to more than {max_file_bytes:,} bytes, "
+                                                      "over the limit per file")
+                            break
+                        if size > member_ratio_limit:
+                            report.error(label, None, f"member {name!r} is compressed more than {max_ratio}× "
+                                                      f"({info.compress_size:,} bytes expand past {size:,}), which "
+                                                      "looks like a zip bomb; refused")
+                            break
+                        if total > max_total_bytes:
+                            report.error(label, None, f"archive expands to more than {total:,} bytes, over the "
+                                                      f"{max_total_bytes:,}-byte limit (counted while reading)")
+                            break
+                        if total > overall_limit:
+                            report.error(label, None, f"archive of {len(data):,} bytes expands past {total:,} bytes, "
+                                                      f"more than {max_ratio}× overall, which looks like a zip bomb; "
+                                                      "refused")
+                            break
+            except zipfile.BadZipFile as exc:
+                what = "its CRC check failed" if "CRC" in str(exc) else f"it is damaged ({exc})"
+                report.error(label, None, f"member {name!r} is corrupt: {what} (CRC mismatch or truncated "
+                                          "archive); re-create the zip and upload it again")
+            except (zlib.error, EOFError, OSError, ValueError, RuntimeError, NotImplementedError) as exc:
+                report.error(label, None, f"member {name!r} cannot be unpacked ({type(exc).__name__}: {exc}); "
+                                          "re-create the zip with the usual compression and no password")
+            if not report.ok:
+                raise DataError(report)
+            files["/".join(parts)] = b"".join(chunks)
         # a zip of one top-level folder: strip that folder
         tops = {n.split("/")[0] for n in files}
         if len(tops) == 1 and all("/" in n for n in files):
@@ -93,7 +148,9 @@ class FileSource:
         report = Report()
         for name, data in uploads.items():
             if len(data) > max_file_bytes:
-                report.error(name, None, f"file is {len(data):,} bytes, over the upload limit of {max_file_bytes:,} bytes")
+                report.error(name, None, f"file is {len(data):,} bytes, over the upload limit of {max_file_bytes:,} bytes "
+                                         f"({max_file_bytes // (1024 * 1024)} MB); zip it, import its folder by path, "
+                                         "use the command line, or raise EVALCORE_MAX_FILE_MB")
         if not report.ok:
             raise DataError(report)
         if len(uploads) == 1:

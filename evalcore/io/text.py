@@ -5,14 +5,27 @@ invalid UTF-8 with the line number and a guess of the encoding the file looks li
 ``read_tsv`` parses RFC-4180-style TSV (a field is quoted only when it contains a tab, quote
 or newline: the convention of ../shared/data) and returns rows with their physical line
 numbers, checking required columns and field counts.
+
+Runaway quotes: real TSVs often hold unquoted texts that begin with a quotation mark. Read
+as RFC 4180, such a field swallows every following line up to the next quotation mark (or
+the end of the file). A quoted field that spans several physical lines is therefore an
+error when it never closes, or when a line it swallowed holds a tab (a row of its own); the
+problem names the line where the quote opened. ``quoting="none"`` reads every field
+literally instead (no quote character at all): the fix for files whose texts are not quoted.
+The default comes from :data:`QUOTING` (set by the CLI's ``--quoting``).
 """
 from __future__ import annotations
 
+import contextvars
 import csv
 import io
 from dataclasses import dataclass
 
 from ..problems import Report
+
+QUOTING_MODES = ("csv", "none")
+#: The quoting used when a loader is not told: "csv" (RFC 4180) or "none" (fields literal).
+QUOTING: contextvars.ContextVar[str] = contextvars.ContextVar("evalcore_quoting", default="csv")
 
 
 def _guess_encoding(data: bytes) -> str:
@@ -63,17 +76,49 @@ class Table:
         return column in self.columns
 
 
+def _runaway(text_lines: list[str], start: int, end: int, row: list[str]) -> str | None:
+    """Why the row of physical lines start..end (1-based) is a runaway quote, or None.
+
+    Only rows with a field holding a line break are suspects. A row that runs to the end of
+    the file without a closing quotation mark never closed its quote; a swallowed line
+    holding a tab was a row of its own.
+    """
+    if not any("\n" in f for f in row):
+        return None
+    last = len(text_lines) - (1 if text_lines and text_lines[-1] == "" else 0)
+    if end >= last and not text_lines[end - 1].rstrip().endswith('"'):
+        return (f"a quotation mark \" opens a field here and is never closed: it swallows lines {start + 1}-{end} "
+                "(to the end of the file)")
+    if any("\t" in ln for ln in text_lines[start:end]):
+        return (f"a quotation mark \" opens a field here and is only closed on line {end}: lines {start + 1}-{end} "
+                "are swallowed into one field")
+    return None
+
+
+RUNAWAY_FIX = ("quote the text properly (\"...\" with inner quotes doubled), or read the file unquoted "
+               "(CLI: --quoting none; Data page: 'texts are not quoted') when its texts may begin with \"")
+
+
 def read_tsv(data: bytes, name: str, report: Report, required: list[str],
-             optional: list[str] = (), aliases: dict[str, str] | None = None) -> Table | None:
-    """Parse a TSV with a header; report missing columns and bad field counts (all of them)."""
+             optional: list[str] = (), aliases: dict[str, str] | None = None,
+             quoting: str | None = None) -> Table | None:
+    """Parse a TSV with a header; report missing columns, bad field counts and runaway
+    quotes (all of them). ``quoting``: "csv" (RFC 4180, the default) or "none" (literal)."""
+    quoting = quoting or QUOTING.get()
+    if quoting not in QUOTING_MODES:
+        raise ValueError(f"quoting must be one of {', '.join(QUOTING_MODES)}, not {quoting!r}")
     text = decode(data, name, report)
     if text is None:
         return None
     if not text.strip():
         report.error(name, None, "file is empty; it needs a header line with columns " + ", ".join(required))
         return None
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t", quotechar='"',
-                        doublequote=True, strict=False)
+    if quoting == "none":
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t", quoting=csv.QUOTE_NONE)
+    else:
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t", quotechar='"',
+                            doublequote=True, strict=False)
+    text_lines = text.split("\n")
     try:
         header = next(reader)
     except csv.Error as exc:
@@ -100,6 +145,12 @@ def read_tsv(data: bytes, name: str, report: Report, required: list[str],
             prev_line = reader.line_num
             if not row or (len(row) == 1 and not row[0].strip()):
                 continue  # blank line
+            if quoting == "csv" and prev_line > start:
+                why = _runaway(text_lines, start, prev_line, row)
+                if why:
+                    report.error(name, start, f"{why}; {RUNAWAY_FIX}")
+                    bad += 1
+                    continue
             if len(row) != len(header):
                 bad += 1
                 if bad <= 20:

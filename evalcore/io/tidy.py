@@ -75,11 +75,10 @@ def read_tidy(src: FileSource, name: str, report: Report | None = None) -> dict[
     for fname, key in named:
         found = src.find(fname)
         if found:
-            from .text import decode
-            import io as _io
-            text = decode(src.read(found), found, report)
-            if text is not None:
-                extras[key] = pd.read_csv(_io.StringIO(text), sep="\t", keep_default_na=False, dtype=str)
+            table = read_tsv(src.read(found), found, report, [])
+            if table is not None:
+                extras[key] = pd.DataFrame(table.rows, columns=table.columns, dtype=str) if table.rows else \
+                    pd.DataFrame(columns=table.columns, dtype=str)
     # files that failed to parse are empty here; assemble still checks the others and raises
     # with every problem at once
     return assemble(name, segments, references, outputs, judgements, tags, extras, report)

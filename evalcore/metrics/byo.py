@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import math
 import os
 from typing import Iterable, Sequence
 
@@ -35,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from .. import __version__
-from ..problems import DataError, Report
+from ..problems import DataError, Report, score_problem
 from .base import Metric, MetricMeta, _REGISTRY, register, unregister
 
 REQUIRED = ["metric", "system", "score"]
@@ -48,17 +47,21 @@ def read_scores(path_or_bytes, name: str = "scores.tsv") -> pd.DataFrame:
     ``path_or_bytes`` is a path, bytes or a text string. Line numbers in problems are physical
     lines (header = line 1).
     """
+    from ..io.text import decode
+
     report = Report()
     if isinstance(path_or_bytes, (bytes, bytearray)):
-        raw = bytes(path_or_bytes).decode("utf-8-sig", errors="strict")
+        raw = decode(bytes(path_or_bytes), name, report)
     elif isinstance(path_or_bytes, (str, os.PathLike)) and os.path.exists(path_or_bytes):
         name = name if name != "scores.tsv" else os.path.basename(str(path_or_bytes))
-        with open(path_or_bytes, encoding="utf-8-sig") as fh:
-            raw = fh.read()
+        with open(path_or_bytes, "rb") as fh:
+            raw = decode(fh.read(), name, report)
     elif isinstance(path_or_bytes, str) and "\t" in path_or_bytes:
         raw = path_or_bytes
     else:
         raise FileNotFoundError(f"scores file not found: {path_or_bytes}")
+    if raw is None:  # not UTF-8 text: the report says which line and what to do
+        raise DataError(report)
     try:
         frame = pd.read_csv(io.StringIO(raw), sep="\t", dtype=str, keep_default_na=False, quoting=3)
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
@@ -88,9 +91,11 @@ def read_scores(path_or_bytes, name: str = "scores.tsv") -> pd.DataFrame:
             report.error(name, line, "empty system name")
         try:
             v = float(row.score)
-            if not math.isfinite(v):
-                raise ValueError
-            scores[i] = v
+            why = score_problem(v)
+            if why:
+                report.error(name, line, f"score {row.score!r} {why}")
+            else:
+                scores[i] = v
         except ValueError:
             report.error(name, line, f"score {row.score!r} is not a finite number")
         if row.ref_id and row.ref_id == row.system:
