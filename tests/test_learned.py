@@ -495,6 +495,31 @@ def test_cli_learn_beer_and_humanlike(tmp_path, monkeypatch, capsys):
     assert "at least two references" in capsys.readouterr().err
 
 
+def test_cli_learn_runs_the_pipeline(tmp_path, monkeypatch):
+    """``learn`` is the dashboard's pipeline plus printing: the command's held-out table and
+    weights equal ``train_and_compare`` called directly with the same options."""
+    from evalcore.cli import main
+    from evalcore.io.tidy import write_tidy
+    from evalcore.learned import pipeline
+
+    monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
+    ds = toy_ranking_dataset(n_seg=24)
+    write_tidy(ds, tmp_path / "rank")
+    calls = []
+    real = pipeline.train_and_compare
+    monkeypatch.setattr(pipeline, "train_and_compare", lambda *a, **k: calls.append(k) or real(*a, **k))
+    out_json = tmp_path / "r.json"
+    assert main(["learn", str(tmp_path / "rank"), "--kind", "beer", "--no-save", "--seed", "3", "--C", "10",
+                 "--json", str(out_json)]) == 0
+    assert len(calls) == 1 and calls[0]["seed"] == 3 and calls[0]["C"] == 10.0
+    monkeypatch.setattr(pipeline, "train_and_compare", real)
+    direct = real(ds, "beer", "x", None, seed=3, C=10.0)
+    got = json.loads(out_json.read_text())
+    want = direct.heldout.assign(metric=direct.heldout["metric"].str.replace("learned:x", got["model"]))
+    pd.testing.assert_frame_equal(pd.DataFrame(got["heldout"]), want.reset_index(drop=True), check_dtype=False)
+    assert got["train"]["train_pairs"] == direct.model.scores["train_pairs"]
+
+
 # ---- real data (skipped when ../shared/data is absent) ----------------------------------------
 def test_real_news_examples_are_group_disjoint():
     from conftest import shared
