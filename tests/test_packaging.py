@@ -240,3 +240,31 @@ def test_the_cycle_check_finds_cycles(tmp_path):
     assert len(cycles) == 2 and all("evalcore.b.y imports evalcore.a.x" in c for c in cycles), cycles
     (pkg / "b" / "y.py").write_text("def f():\n    import importlib\n    importlib.import_module('evalcore.a.x')\n")
     assert _package_cycles(pkg) == []
+
+
+def test_metric_providers_register_ids_on_demand():
+    """``register_provider``: the registry asks a provider for ids under its prefix (how saved
+    ``learned:NAME`` metrics are found without metrics importing evalcore.learned)."""
+    from evalcore.metrics import base
+    from evalcore.metrics.bleu import BLEU
+
+    asked = []
+
+    def ensure(key):
+        asked.append(key)
+        if key == "fake:yes":
+            base.register(key, BLEU)
+            return True
+        return False
+
+    base.register_provider("fake:", ensure, lambda: ensure("fake:yes") if "fake:yes" not in base._REGISTRY else None)
+    try:
+        assert isinstance(base.get_metric("FAKE:yes"), BLEU) and asked == ["fake:yes"]
+        with pytest.raises(KeyError, match="unknown metric 'fake:no'"):
+            base.get_metric("fake:no")
+        base.unregister("fake:yes")
+        assert "fake:yes" in base.metric_ids()  # register_all of every provider
+        assert "learned:" in base._PROVIDERS  # the learned store registered itself via the plugin list
+    finally:
+        base._PROVIDERS.pop("fake:", None)
+        base.unregister("fake:yes")
