@@ -103,3 +103,19 @@ def reference_pair_html(ref_id: str, ref_tokens: Sequence[str], ref_spans, cand_
 def plain_box(label: str, text: str | None) -> str:
     """A labelled block of escaped text (no marks)."""
     return box(label, escape(text) if text is not None else "<em>(no text)</em>")
+
+
+def diff_html(tokens: Sequence[tuple[str, bool]], colour: str, label: str) -> str:
+    """Tokens of one side of a word diff (``(token, same)`` pairs from
+    :func:`evalcore.compare.word_diff`), each escaped (:func:`escape`); tokens only this side has
+    are underlined and tinted with ``colour`` (a colour-blind-safe hex) so the difference shows
+    without relying on colour alone. ``label`` names the side (escaped)."""
+    parts = []
+    for tok, same in tokens:
+        t = escape(tok)
+        if same:
+            parts.append(t)
+        else:
+            parts.append(f'<span style="background:{colour}33;border-bottom:2px solid {colour};padding:0 1px" '
+                         f'title="only in {escape(label)}">{t}</span>')
+    return " ".join(parts)

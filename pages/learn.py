@@ -143,3 +143,41 @@ if r is not None and len(r):
            "one judge alone is a noisy instrument." if agree else ""))
     st.dataframe(r, hide_index=True, width="stretch")
 st.page_link("pages/judges.py", label="See distributions, agreement and kappa", icon="⚖️")
+
+# ---------------------------------------------------------------- 5
+st.header("5 · Two systems, two verdicts: compare them side by side")
+
+
+@st.cache_data(show_spinner=False, max_entries=2)
+def two_verdicts(_ds, h, a, b, criterion):
+    from evalcore import compare as C
+
+    cmp = C.build(_ds, a, b, ["bleu", "chrf"], [criterion])
+    head = C.headline(cmp, n_bootstrap=1000, n_ar=1000)
+    tags = C.bucket_table(cmp, C.tag_buckets(cmp), "phenomenon tag")
+    return head, tags
+
+
+pair = ("synonyms", "literal")
+if crit and all(s in ds.systems for s in pair):
+    try:
+        head, tags = two_verdicts(ds, h, pair[0], pair[1], crit)
+    except Exception as exc:
+        head = None
+        show_exception(exc, "Could not compare the two systems")
+    if head is not None:
+        hv = head.set_index("signal")
+        bl, hu = hv.loc["metric:bleu"], hv.loc[f"human:{crit}"]
+        st.markdown(
+            f"Put **{pair[0]}** (A) beside **{pair[1]}** (B). Corpus BLEU: {bl['score_a']:.1f} vs {bl['score_b']:.1f} "
+            f"(paired bootstrap p = {bl['p_bootstrap']:.3f}: **{md(bl['winner'])}** wins). Mean {md(crit)}: "
+            f"{hu['score_a']:.2f} vs {hu['score_b']:.2f} (p = {hu['p_bootstrap']:.3f}: **{md(hu['winner'])}** wins). "
+            "Both verdicts are significant and opposite: the paraphrases use words no reference has (Amigó et al. "
+            "2006; Ananthakrishnan et al. 2007). The Compare page shows where: the segments where BLEU and the humans "
+            "disagree, every reference with the matched n-grams, and the phenomenon buckets.")
+        st.dataframe(head, hide_index=True, width="stretch")
+        download_table(head, "learn_compare_headline", key="learn_t5", signature=A.signature_text(["bleu", "chrf"]))
+        if st.button(f"Open the Compare page with {pair[0]} vs {pair[1]}", key="learn_open_compare"):
+            st.session_state["cmp_a"], st.session_state["cmp_b"] = pair
+            st.switch_page("pages/compare.py")
+st.page_link("pages/compare.py", label="Compare any two systems", icon="🆚")

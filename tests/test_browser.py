@@ -12,6 +12,7 @@ from conftest import ROOT
 PAGES = [
     ("data", "Data"),
     ("systems", "Systems"),
+    ("compare", "Compare two systems"),
     ("human_likeness", "Human-likeness"),
     ("likeness_vs_acceptability", "Likeness vs acceptability"),
     ("queen_vs_human", "QUEEN vs human"),
@@ -21,7 +22,7 @@ PAGES = [
     ("learn", "Learn (guided tour)"),
 ]
 
-FIGURE_PAGES = {"data", "systems", "human_likeness", "likeness_vs_acceptability", "queen_vs_human", "judges"}
+FIGURE_PAGES = {"data", "systems", "compare", "human_likeness", "likeness_vs_acceptability", "queen_vs_human", "judges"}
 
 
 @pytest.fixture(scope="module")
@@ -152,3 +153,27 @@ def test_pages_on_wmt21_news_en_de(app_url, slug):
         page.wait_for_timeout(1500)
         screenshot(page, f"wmt21_en-de_{slug}")
         assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_compare_page_screenshot(app_url):
+    """Issue 13: the Compare page on the sample draws its figures, shows the two outputs with the
+    word diff and every reference highlighted, and raises nothing; screenshots of the top and of
+    the side-by-side view."""
+    exe = require_browser()
+    with browser_page(exe, height=3200) as page:
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(f"{app_url}/compare")
+        wait_for_app(page)
+        page.wait_for_selector("h1", timeout=60000)
+        page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg', timeout=180000)
+        page.wait_for_timeout(1500)
+        screenshot(page, "compare_top")
+        side = page.get_by_text("Side by side").first
+        side.scroll_into_view_if_needed()
+        page.wait_for_timeout(1000)
+        screenshot(page, "compare_side_by_side")
+        assert page.locator("h1").first.inner_text().startswith("Compare two systems")
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert page.locator("mark").count() > 0  # matched n-grams highlighted
+        assert not errors, errors

@@ -92,7 +92,8 @@ def _texts(at) -> list[tuple[str, str]]:
     return out
 
 
-PAGES = ["data", "systems", "human_likeness", "queen_vs_human", "divergence", "judges", "likeness_vs_acceptability"]
+PAGES = ["data", "systems", "human_likeness", "queen_vs_human", "divergence", "judges", "likeness_vs_acceptability",
+         "compare"]
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -100,7 +101,8 @@ def test_pages_show_hostile_names_literally(page, hostile_home):
     label = hostile_home[0]
     state = {"dataset_label": label, "dataset_select": label, "sys_boot": 0, "hl_boot": 0,
              "lva_boot": 0, "sys_metrics": ["bleu"], "hl_metrics": ["bleu", "chrf"], "lva_metrics": ["bleu", "chrf"],
-             "div_metrics": ["bleu", "chrf"], "qvh_set": ["bleu", "chrf"]}
+             "div_metrics": ["bleu", "chrf"], "qvh_set": ["bleu", "chrf"], "cmp_metrics": ["bleu"], "cmp_boot": 0,
+             "cmp_ar": 0}
     at = AppTest.from_file(APP, default_timeout=180)
     for k, v in state.items():
         at.session_state[k] = v

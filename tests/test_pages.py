@@ -49,7 +49,7 @@ def _charts(at):
     return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
 
 
-FAST = {"sys_boot": 30, "hl_boot": 0, "lva_boot": 0}
+FAST = {"sys_boot": 30, "hl_boot": 0, "lva_boot": 0, "cmp_boot": 100, "cmp_ar": 100}
 
 
 def test_systems_page_baseline_changes_the_marks():
@@ -142,10 +142,17 @@ def test_judges_page_criterion_changes_the_summary():
 def test_learn_page_links_every_lesson():
     at = _open("learn", FAST)
     links = {p.proto.page for p in at.get("page_link")}
-    for page in ("divergence", "systems", "human_likeness", "queen_vs_human", "judges"):
+    for page in ("divergence", "systems", "human_likeness", "queen_vs_human", "judges", "compare"):
         assert any(page in link for link in links), (page, links)
     text = " ".join(m.value for m in at.markdown)
     assert "ORANGE" in text and "synonyms" in text
+    # the Compare stop opens the Compare page on its two systems (issue 13)
+    assert any("Two systems, two verdicts" in h.value for h in at.header)
+    at.button(key="learn_open_compare").click().run()
+    assert not at.exception
+    assert at.title[0].value == "Compare two systems"
+    assert (at.session_state["cmp_a"], at.session_state["cmp_b"]) == ("synonyms", "literal")
+    assert _frame(at, "winner").set_index("signal").loc["human:adequacy", "winner"] == "synonyms"
 
 
 def test_pages_on_wmt21_en_de(tmp_path, monkeypatch):
@@ -158,14 +165,20 @@ def test_pages_on_wmt21_en_de(tmp_path, monkeypatch):
     label = next(f"{m['name']} (saved {m.get('saved_at', '?')})" for m in workspace.list_saved())
     small = {"dataset_label": label, "dataset_select": label, "systems_scope": 30, "hl_scope": 30, "lva_scope": 30, "qvh_scope": 30,
              "div_scope": 30, "sys_metrics": ["bleu", "chrf"], "hl_metrics": ["bleu", "chrf"],
-             "lva_metrics": ["bleu", "chrf"], "div_metrics": ["bleu", "chrf"], "qvh_set": ["bleu", "chrf"], **FAST}
-    for page in ("systems", "human_likeness", "likeness_vs_acceptability", "queen_vs_human", "divergence", "judges"):
+             "lva_metrics": ["bleu", "chrf"], "div_metrics": ["bleu", "chrf"], "qvh_set": ["bleu", "chrf"],
+             "cmp_metrics": ["chrf"], **FAST}
+    for page in ("systems", "human_likeness", "likeness_vs_acceptability", "queen_vs_human", "divergence", "judges",
+                 "compare"):
         at = _open(page, small)
         if page == "judges":
             assert any("Only one rater" in i.value for i in at.info)
         if page == "systems":
             wide = _frame(at, "mqm")
             assert "bleu" in wide.columns
+        if page == "compare":  # all 1,002 segments (no scope), three references, MQM
+            head = _frame(at, "winner")
+            assert head["signal"].tolist() == ["metric:chrf", "human:mqm"]
+            assert head["n_segments"].iloc[0] == 1002
 
 
 def test_syntactic_metrics_listed_or_reason_given(tmp_path):

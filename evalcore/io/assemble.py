@@ -183,6 +183,11 @@ def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, output
             tag = tag[~tag["system"].isin(untagged)]
         report.extend(warn.problems)
         segf = seg.rename(columns={"doc": "doc_id"})
+        lp_extras = {k: (v[v["lp"] == lp].drop(columns=[c for c in ("lp", *META) if c in v]).reset_index(drop=True)
+                         if "lp" in v else v) for k, v in extras.items()}
+        if "domain" in segf and (segf["domain"].astype(str) != "").any():
+            # a domain column of segments.tsv (e.g. WMT24) is kept as the segment_domains extra table
+            lp_extras["segment_domains"] = segf[["seg_id", "domain"]].astype(str).reset_index(drop=True)
         ds = Dataset(
             name=name, lp=lp,
             segments=segf.reindex(columns=SEGMENT_COLUMNS).fillna(""),
@@ -190,8 +195,7 @@ def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, output
             outputs=out[OUTPUT_COLUMNS].reset_index(drop=True),
             judgements=jud[JUDGEMENT_COLUMNS].reset_index(drop=True),
             tags=tag[TAG_COLUMNS].reset_index(drop=True),
-            extras={k: (v[v["lp"] == lp].drop(columns=[c for c in ("lp", *META) if c in v]).reset_index(drop=True)
-                        if "lp" in v else v) for k, v in extras.items()},
+            extras=lp_extras,
             warnings=list(warn.problems),
         )
         datasets[lp] = ds

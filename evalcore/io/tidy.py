@@ -2,7 +2,7 @@
 
 Files (header row, tab-separated, UTF-8; ``lp`` optional when there is one pair):
 
-* ``segments.tsv``   lp, seg_id[, source][, doc_id | doc]           (required)
+* ``segments.tsv``   lp, seg_id[, source][, doc_id | doc][, domain] (required; domain -> extra ``segment_domains``)
 * ``references.tsv`` lp, seg_id, ref_id, text
 * ``outputs.tsv``    lp, system, seg_id, text
 * ``judgements.tsv`` lp, system, seg_id[, rater], judgement, score   (rater defaults to ``rater``)
@@ -27,7 +27,7 @@ from .source import FileSource
 from .text import read_tsv
 
 SPECS = {
-    "segments": (["seg_id"], ["lp", "source", "doc_id"]),
+    "segments": (["seg_id"], ["lp", "source", "doc_id", "domain"]),
     "references": (["seg_id", "ref_id", "text"], ["lp"]),
     "outputs": (["system", "seg_id", "text"], ["lp"]),
     "judgements": (["system", "seg_id", "judgement", "score"], ["lp", "rater"]),

@@ -1,0 +1,131 @@
+"""``python -m evalcore compare PATH --lp LP --a SYS --b SYS``: two systems side by side.
+
+Prints the headline table (corpus scores, paired bootstrap and approximate-randomisation
+p-values, who wins each signal) to stdout; with ``--out DIR`` writes every table of the Compare
+page as TSV into DIR: headline, segments, disagreements (per metric × criterion), buckets,
+word_f_by_frequency, characteristic_ngrams, length_ratios, length_bias. Every TSV has a
+``signature`` column (metric signatures and the comparison's settings). Notes about left-out
+segments or metrics go to stderr and into ``notes.txt``.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+NAME = "compare"
+HELP = "Compare two systems: headline with paired significance, buckets, characteristic n-grams, length bias."
+# no OUTPUTS: --out is a folder, created and checked (cli.check_outputs on every table) in run() before any work
+
+
+def add_arguments(p) -> None:
+    p.add_argument("path", help="dataset folder or zip (tidy TSV, plain text, MQM TSV or mt-metrics-eval)")
+    p.add_argument("--lp", help="language pair, when the data holds several")
+    p.add_argument("--a", required=True, metavar="SYS", help="system A (the baseline of the paired tests)")
+    p.add_argument("--b", required=True, metavar="SYS", help="system B")
+    p.add_argument("--metrics", default="bleu,chrf,ter", help="comma-separated metric ids (default: bleu,chrf,ter)")
+    p.add_argument("--human", default=None,
+                   help="comma-separated human criteria (default: every criterion of the data; 'none' for none)")
+    p.add_argument("--tokenize", default=None,
+                   help="sacreBLEU tokenizer for every metric with a tokenizer option, lengths and n-grams "
+                        "(13a, intl, char, zh, none; default: zh for Chinese targets, char for Japanese, "
+                        "Korean and Thai, else 13a; the choice is reported)")
+    p.add_argument("--normalisation", choices=["raw", "z", "percentile"], default="raw",
+                   help="per-rater normalisation of the human scores (default raw)")
+    p.add_argument("--judged-only", action="store_true",
+                   help="only the segments both systems are judged on (metric and human scores over the same segments)")
+    p.add_argument("--bootstrap", type=int, default=1000, help="paired bootstrap resamples (default 1000, as sacreBLEU)")
+    p.add_argument("--ar", type=int, default=10000,
+                   help="approximate randomisation trials (default 10000, as sacreBLEU)")
+    p.add_argument("--test", choices=["bootstrap", "ar"], default="bootstrap",
+                   help="the test that decides the 'winner' column (default bootstrap)")
+    p.add_argument("--alpha", type=float, default=0.05)
+    p.add_argument("--top", type=int, default=50, help="characteristic n-grams per system (default 50)")
+    p.add_argument("--out", help="folder to write every table into as TSV (created if missing)")
+
+
+TABLES = ("headline", "segments", "disagreements", "buckets", "word_f_by_frequency", "characteristic_ngrams",
+          "length_ratios", "length_bias")
+
+
+def _check_out(out: str | None) -> Path | None:
+    """Before any computation: --out must be (or become) a folder where every table can be
+    written (:func:`evalcore.cli.check_outputs` lists every problem; exit code 2)."""
+    if not out:
+        return None
+    from ..cli import check_outputs
+
+    path = Path(out)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"--out {out}: exists and is not a folder; give a folder for the tables")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"--out {out}: cannot create the folder ({exc.strerror or exc})") from None
+    check_outputs([path / f"{name}.tsv" for name in TABLES] + [path / "notes.txt"])
+    return path
+
+
+def tables(cmp, n_bootstrap: int, n_ar: int, test: str, alpha: float, top: int) -> dict:
+    """Every table of a comparison by file stem (what the CLI writes and the page shows)."""
+    import pandas as pd
+
+    from .. import compare as C
+
+    out = {"headline": C.headline(cmp, n_bootstrap=n_bootstrap, n_ar=n_ar, test=test, alpha=alpha),
+           "segments": C.segment_table(cmp)}
+    dis = []
+    for m in cmp.metrics:
+        for c in cmp.criteria:
+            d = C.disagreements(cmp, f"metric:{m}", f"human:{c}")
+            d = d.rename(columns={f"metric:{m} A": "metric_a", f"metric:{m} B": "metric_b",
+                                  f"human:{c} A": "human_a", f"human:{c} B": "human_b"})
+            dis.append(d.assign(metric=m, criterion=c))
+    out["disagreements"] = pd.concat(dis, ignore_index=True) if dis else pd.DataFrame(
+        columns=["seg_id", "metric_a", "metric_b", "human_a", "human_b", "metric_prefers", "humans_prefer",
+                 "disagreement", "metric", "criterion"])
+    out["buckets"] = C.all_buckets(cmp)
+    out["word_f_by_frequency"] = C.word_f_by_frequency(cmp)
+    out["characteristic_ngrams"] = C.characteristic_ngrams(cmp, top=top)
+    out["length_ratios"] = C.length_ratios(cmp)
+    lb = [C.length_bias(cmp, c, alpha) for c in cmp.criteria]
+    out["length_bias"] = pd.concat(lb, ignore_index=True) if lb else C.length_bias(cmp, None)
+    return out
+
+
+def run(args) -> int:
+    from .. import compare as C
+    from ..io import load_dataset
+
+    out_dir = _check_out(args.out)
+    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    for m in metrics:
+        C.configured_metric(m, args.tokenize)  # unknown ids or tokenizers fail before loading
+    ds = load_dataset(args.path, lp=args.lp)
+    if args.tokenize is None:
+        args.tokenize, why = C.default_tokenizer(ds.lp)
+        print(f"note: tokenizer {args.tokenize} ({why}); choose another with --tokenize", file=sys.stderr)
+    if args.human is None:
+        criteria = None
+    elif args.human.strip().lower() == "none":
+        criteria = []
+    else:
+        criteria = [c.strip() for c in args.human.split(",") if c.strip()]
+    cmp = C.build(ds, args.a, args.b, metrics, criteria, tokenize=args.tokenize, normalisation=args.normalisation,
+                  judged_only=args.judged_only)
+    for note in cmp.notes:
+        print(f"note: {note}", file=sys.stderr)
+    tabs = tables(cmp, args.bootstrap, args.ar, args.test, args.alpha, args.top)
+    sig = cmp.signature(f"paired bootstrap {args.bootstrap} resamples, approximate randomisation {args.ar} "
+                        f"trials, seed 12345; winner by {args.test} at alpha {args.alpha}")
+    head = tabs["headline"].copy()
+    head["signature"] = sig
+    head.to_csv(sys.stdout, sep="\t", index=False, float_format="%.6f")
+    if out_dir is not None:
+        from ..export import atomic_write, write_table
+
+        for name in TABLES:  # exact TSV for tools, each written atomically, with the signature column
+            write_table(tabs[name].assign(signature=sig), out_dir / f"{name}.tsv", lineterminator="\n")
+        atomic_write(out_dir / "notes.txt", lambda fh: fh.write("".join(f"{n}\n" for n in cmp.notes)
+                                                                 or "nothing left out\n"))
+        print(f"wrote {len(tabs)} tables to {out_dir}", file=sys.stderr)
+    return 0

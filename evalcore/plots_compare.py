@@ -1,0 +1,122 @@
+"""Plotly figures of the Compare page (:mod:`evalcore.compare` tables in, figures out).
+
+Colours are Okabe & Ito's colour-blind-safe palette (:data:`evalcore.compare.COLOURS`); system
+A is always orange and B blue, and a second cue (marker symbol, pattern or text) carries the
+same information. Names from user data go into labels through :func:`evalcore.plots._safe`.
+Scatters switch to WebGL (``scattergl``) above :data:`evalcore.plots.SCATTERGL_MIN` points.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from .compare import COLOURS
+from .plots import SCATTERGL_MIN, _safe
+
+_MARGIN = dict(t=60, b=50, l=60, r=20)
+
+
+def _winner_colour(winner: str, a: str, b: str) -> str:
+    return COLOURS["a"] if winner == a else COLOURS["b"] if winner == b else COLOURS["tie"]
+
+
+def win_rates(wins: pd.DataFrame, head: pd.DataFrame, a: str, b: str) -> go.Figure:
+    """Per signal, the share of segments A wins (ties count half; 0.5 = no preference), coloured
+    by the significant winner of the headline (grey: no significant difference), with the
+    winner's name as text on the bar."""
+    winner = head.set_index("signal")["winner"]
+    sig = wins["signal"].tolist()
+    w = [winner.get(s, "") for s in sig]
+    fig = go.Figure(go.Bar(
+        y=[_safe(s) for s in sig], x=wins["a_win_rate"], orientation="h",
+        marker_color=[_winner_colour(x, a, b) for x in w],
+        marker_pattern_shape=["/" if x == b else ("" if x == a else ".") for x in w],
+        text=[_safe(x if x in (a, b) else "n.s.") for x in w], textposition="auto",
+        customdata=np.c_[wins["a_wins"], wins["b_wins"], wins["ties"], wins["n_segments"]],
+        hovertemplate="%{y}<br>A wins %{customdata[0]}, B wins %{customdata[1]}, ties %{customdata[2]} "
+                      "of %{customdata[3]} segments<br>A win rate %{x:.2f}<extra></extra>"))
+    fig.add_vline(x=0.5, line_dash="dash", line_color="#444")
+    fig.update_layout(title=f"Share of segments won by A = {_safe(a)} (orange) vs B = {_safe(b)} (blue, hatched)",
+                      xaxis_title="A win rate (ties count ½)", xaxis_range=[0, 1], height=120 + 34 * len(sig),
+                      margin=_MARGIN)
+    return fig
+
+
+def scatter_ab(seg: pd.DataFrame, signal: str, a: str, b: str) -> go.Figure:
+    """Per-segment score of A (x) against B (y) under ``signal``, with the diagonal; points
+    above it favour B when higher is better."""
+    x, y = seg[f"{signal} A"].to_numpy(float), seg[f"{signal} B"].to_numpy(float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    trace = go.Scattergl if ok.sum() > SCATTERGL_MIN else go.Scatter
+    fig = go.Figure(trace(x=x[ok], y=y[ok], mode="markers", marker=dict(color="#444444", opacity=0.6, size=7),
+                          text=[_safe(s) for s in seg["seg_id"][ok]],
+                          hovertemplate="segment %{text}<br>A %{x:.3f}<br>B %{y:.3f}<extra></extra>"))
+    if ok.any():
+        lo, hi = float(min(x[ok].min(), y[ok].min())), float(max(x[ok].max(), y[ok].max()))
+        fig.add_trace(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", line=dict(color="#444", dash="dash"),
+                                 hoverinfo="skip", showlegend=False))
+    fig.update_layout(title=f"{_safe(signal)} per segment ({int(ok.sum())} segments)", showlegend=False,
+                      xaxis_title=f"A = {_safe(a)}", yaxis_title=f"B = {_safe(b)}", height=430, margin=_MARGIN)
+    return fig
+
+
+def difference_histogram(seg: pd.DataFrame, signal: str, a: str, b: str) -> go.Figure:
+    """Histogram of B − A per segment under ``signal``."""
+    d = seg[f"Δ {signal}"].to_numpy(float)
+    d = d[np.isfinite(d)]
+    fig = go.Figure(go.Histogram(x=d, marker_color=COLOURS["agree"], nbinsx=40))
+    fig.add_vline(x=0, line_dash="dash", line_color="#444")
+    fig.update_layout(title=f"B − A per segment ({len(d)} segments)", xaxis_title=f"{_safe(signal)}: B − A",
+                      yaxis_title="segments", height=430, margin=_MARGIN, bargap=0.05)
+    return fig
+
+
+def bucket_bars(table: pd.DataFrame, signal: str, a: str, b: str) -> go.Figure:
+    """Both systems' scores per bucket under ``signal`` (A orange, B blue hatched), with the
+    number of segments in the hover."""
+    t = table[table["signal"] == signal]
+    fig = go.Figure()
+    for side, name, colour, pattern in (("a", a, COLOURS["a"], ""), ("b", b, COLOURS["b"], "/")):
+        fig.add_trace(go.Bar(x=[_safe(x) for x in t["bucket"]], y=t[f"score_{side}"], name=f"{side.upper()} = {_safe(name)}",
+                             marker_color=colour, marker_pattern_shape=pattern,
+                             customdata=np.c_[t["n_segments"], t["a_win_rate"]],
+                             hovertemplate="%{x}<br>score %{y:.3f}<br>segments %{customdata[0]}"
+                                           "<br>A win rate %{customdata[1]:.2f}<extra></extra>"))
+    kind = _safe(t["bucket_type"].iloc[0]) if len(t) else ""
+    fig.update_layout(title=f"{_safe(signal)} by {kind}", barmode="group", height=400, margin=_MARGIN,
+                      yaxis_title=_safe(signal), legend=dict(orientation="h", y=-0.25))
+    return fig
+
+
+def word_f_bars(table: pd.DataFrame, a: str, b: str) -> go.Figure:
+    """Word F-measure per target-word frequency bucket, A and B side by side."""
+    fig = go.Figure()
+    for side, name, colour, pattern in (("A", a, COLOURS["a"], ""), ("B", b, COLOURS["b"], "/")):
+        t = table[table["side"] == side]
+        fig.add_trace(go.Bar(x=[_safe(x) for x in t["frequency"]], y=t["f_measure"], name=f"{side} = {_safe(name)}",
+                             marker_color=colour, marker_pattern_shape=pattern,
+                             customdata=np.c_[t["precision"], t["recall"], t["output_words"]],
+                             hovertemplate="%{x}<br>F %{y:.3f}<br>precision %{customdata[0]:.3f}<br>recall "
+                                           "%{customdata[1]:.3f}<br>output words %{customdata[2]}<extra></extra>"))
+    fig.update_layout(title="Word F-measure by frequency of the word in the references", barmode="group",
+                      yaxis_title="F-measure", yaxis_range=[0, 1], height=400, margin=_MARGIN,
+                      xaxis_title="occurrences in the references of the test set", legend=dict(orientation="h", y=-0.3))
+    return fig
+
+
+def length_bias_bars(table: pd.DataFrame) -> go.Figure:
+    """Partial correlation of each metric with the length ratio, controlling for the human score;
+    positive: the metric rewards longer outputs at equal human quality."""
+    colours = [COLOURS["longer"] if r == "longer outputs" else COLOURS["shorter"] if r == "shorter outputs"
+               else COLOURS["tie"] for r in table["rewards"]]
+    fig = go.Figure(go.Bar(x=[_safe(m) for m in table["metric"]], y=table["partial_r"], marker_color=colours,
+                           text=[_safe(r) for r in table["rewards"]], textposition="outside",
+                           customdata=np.c_[table["p_value"], table["n_points"]],
+                           hovertemplate="%{x}<br>partial r %{y:.3f}<br>p %{customdata[0]:.3g}<br>outputs "
+                                         "%{customdata[1]}<extra></extra>"))
+    fig.add_hline(y=0, line_color="#444")
+    crit = _safe(table["criterion"].iloc[0]) if len(table) else ""
+    fig.update_layout(title=f"Length bias: metric vs output/reference length, controlling for {crit}",
+                      yaxis_title="partial correlation", yaxis_range=[-1, 1], height=400, margin=_MARGIN)
+    return fig

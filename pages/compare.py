@@ -1,0 +1,272 @@
+"""Compare two systems: headline with paired significance and who wins, per-segment scatter and
+disagreements, the side-by-side view, compare-mt-style buckets, characteristic n-grams and
+length bias. Thin: every number comes from evalcore.compare."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from evalcore import analysis as A
+from evalcore import compare as C
+from evalcore import highlight as H
+from evalcore import plots_compare as PC
+from evalcore.commands.compare import tables as compare_tables
+from evalcore.plots import with_signature
+from pages.common import (
+    current_dataset,
+    download_figure,
+    download_table,
+    ensure_shell,
+    md,
+    show_exception,
+    syntax_note,
+)
+
+ensure_shell(__file__)
+st.title("Compare two systems")
+ds = current_dataset()
+
+PAGE_SIZE = 20
+TOKENIZERS = ["13a", "intl", "char", "zh", "none"]
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def build(_ds, h, a, b, metrics, criteria, tokenize, norm, judged_only):
+    return C.build(_ds, a, b, list(metrics), list(criteria), tokenize=tokenize, normalisation=norm,
+                   judged_only=judged_only)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def all_tables(_cmp, key, n_boot, n_ar, test):
+    return compare_tables(_cmp, n_boot, n_ar, test, 0.05, 50)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def sbs(_cmp, key, seg_id):
+    return C.side_by_side(_cmp, seg_id)
+
+
+if len(ds.systems) < 2:
+    st.info("Comparing needs at least two systems with outputs.")
+    st.stop()
+h = ds.content_hash()
+syntax_note(ds)
+st.caption("Two systems side by side, in the manner of compare-mt (Neubig et al. 2019) and MT-Telescope "
+           "(Rei et al. 2021), with every reference and the human judgements in the same view.")
+c1, c2 = st.columns(2)
+for k, i in (("cmp_a", 0), ("cmp_b", 1)):  # keep a choice made elsewhere (e.g. the Learn tour) if still valid
+    if st.session_state.get(k) not in ds.systems:
+        st.session_state[k] = ds.systems[i]
+a = c1.selectbox("System A (orange; the baseline of the paired tests)", ds.systems, key="cmp_a")
+b = c2.selectbox("System B (blue)", ds.systems, key="cmp_b")
+if a == b:
+    st.warning("Choose two different systems.")
+    st.stop()
+tok0, why = C.default_tokenizer(ds.lp)
+known = A.available_metrics(ds) if ds.ref_ids else []
+with st.expander("Signals and tests", expanded=False):
+    s1, s2 = st.columns([3, 2])
+    metrics = s1.multiselect("Metrics", known, default=[m for m in ("bleu", "chrf", "ter") if m in known],
+                             key="cmp_metrics")
+    criteria = s2.multiselect("Human criteria", ds.criteria, default=ds.criteria, key="cmp_criteria")
+    s3, s4, s5, s6, s7 = st.columns(5)
+    tokenize = s3.selectbox("Tokenizer", TOKENIZERS, index=TOKENIZERS.index(tok0), key="cmp_tok",
+                            help="Passed to every metric with a tokenizer option; also used for lengths, "
+                                 "n-grams and the word F-measure.")
+    norm = s4.selectbox("Human score normalisation", ["raw", "z", "percentile"], key="cmp_norm")
+    test = s5.selectbox("Winner decided by", ["bootstrap", "ar"], key="cmp_test",
+                        format_func={"bootstrap": "paired bootstrap", "ar": "approximate randomisation"}.get)
+    n_boot = int(s6.number_input("Bootstrap resamples", 0, 10000, 1000, step=100, key="cmp_boot"))
+    n_ar = int(s7.number_input("Randomisation trials", 0, 20000, 1000, step=500, key="cmp_ar",
+                               help="sacreBLEU's default is 10,000; 1,000 keeps the page fast."))
+    judged_only = st.checkbox("Judged segments only", value=False, key="cmp_judged", disabled=not criteria,
+                              help="Only the segments both systems are judged on, so metric and human scores are "
+                                   "over the same segments.") and bool(criteria)
+if not metrics and not criteria:
+    st.info("Choose at least one metric or human criterion under *Signals and tests*.")
+    st.stop()
+st.caption(f"Tokenizer **{md(tokenize)}**" + (f" (chosen for you: {md(why)})" if tokenize == tok0 else "")
+           + f"; paired tests with seed 12345, {n_boot:,} bootstrap resamples and {n_ar:,} randomisation trials "
+           "(sacreBLEU's semantics).")
+
+try:
+    with st.spinner("Scoring both systems…"):
+        cmp = build(ds, h, a, b, tuple(metrics), tuple(criteria), tokenize, norm, judged_only)
+        key = (h, a, b, tuple(metrics), tuple(criteria), tokenize, norm, judged_only)
+        T = all_tables(cmp, key, n_boot, n_ar, test)
+except Exception as exc:
+    show_exception(exc, "Could not compare the systems")
+    st.stop()
+for note in cmp.notes:
+    st.info(md(note))
+sig = cmp.signature(f"paired bootstrap {n_boot}, approximate randomisation {n_ar}, seed 12345; winner by {test}")
+name = f"{ds.name}_{a}_vs_{b}"
+
+# ---------------------------------------------------------------- headline
+st.header("Who wins")
+head = T["headline"]
+st.caption(f"**{len(cmp.segments):,} segments** both systems translated. Metric scores are corpus scores over the "
+           "segments with a reference (TER, WER, PER: lower is better); human scores are means over the segments "
+           "both systems are judged on. Winner: the better system when the paired test's p < 0.05.")
+st.dataframe(head, hide_index=True, width="stretch",
+             column_config={c: st.column_config.NumberColumn(format="%.4f") for c in
+                            ("score_a", "score_b", "difference_b_minus_a", "p_bootstrap", "p_ar")})
+download_table(head, f"{name}_headline", key="cmp_head", signature=sig)
+overall = C.bucket_table(cmp, [("all", pd.Series(True, index=cmp.segments.index).to_numpy())], "all")
+wfig = PC.win_rates(overall, head, a, b)
+st.plotly_chart(wfig, width="stretch", key="cmp_win_fig")
+download_figure(with_signature(wfig, sig), f"{name}_win_rates", key="cmp_win_dl")
+
+# ---------------------------------------------------------------- per segment
+st.header("Per segment")
+seg = T["segments"]
+signal = st.selectbox("Signal", cmp.signals, key="cmp_signal")
+l, r = st.columns(2)
+with l:
+    sfig = PC.scatter_ab(seg, signal, a, b)
+    st.plotly_chart(sfig, width="stretch", key="cmp_scatter")
+    download_figure(with_signature(sfig, sig), f"{name}_scatter", key="cmp_scatter_dl")
+with r:
+    hfig = PC.difference_histogram(seg, signal, a, b)
+    st.plotly_chart(hfig, width="stretch", key="cmp_hist")
+    download_figure(with_signature(hfig, sig), f"{name}_differences", key="cmp_hist_dl")
+download_table(seg, f"{name}_segments", key="cmp_segs", signature=sig)
+
+pick_seg = None
+if cmp.metrics and cmp.criteria:
+    st.subheader("Where a metric and the humans disagree")
+    d1, d2 = st.columns(2)
+    dm = d1.selectbox("Metric", cmp.metrics, key="cmp_dis_metric")
+    dc = d2.selectbox("Human criterion", cmp.criteria, key="cmp_dis_crit")
+    dis = C.disagreements(cmp, f"metric:{dm}", f"human:{dc}")
+    st.caption(f"{len(dis):,} of {dis.attrs.get('n_compared', 0):,} segments with both signals: the metric prefers one "
+               "system and the humans the other, ranked by |z(metric difference)| + |z(human difference)|.")
+    if len(dis):
+        n_pages = max(1, -(-len(dis) // PAGE_SIZE))
+        page = st.number_input(f"Page (of {n_pages})", 1, n_pages, 1, key="cmp_dis_page")
+        rows = dis.iloc[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]
+        st.dataframe(rows, hide_index=True, width="stretch",
+                     column_config={"disagreement": st.column_config.NumberColumn(format="%.2f")})
+        download_table(dis, f"{name}_disagreements_{dm}_{dc}", key="cmp_dis", signature=sig)
+        pick_seg = st.selectbox("Open in the side-by-side view", rows["seg_id"].tolist(), key="cmp_dis_pick",
+                                format_func=lambda s: f"segment {s}")
+
+# ---------------------------------------------------------------- side by side
+st.header("Side by side")
+segs = cmp.segments["seg_id"].tolist()
+if pick_seg is None:
+    pick_seg = st.selectbox("Segment", segs, key="cmp_seg_pick", format_func=lambda s: f"segment {s}")
+try:
+    d = sbs(cmp, key, str(pick_seg))
+except Exception as exc:
+    show_exception(exc, "Could not build the side-by-side view")
+    st.stop()
+st.markdown(H.plain_box(f"Source (segment {d['seg_id']})", d["source"]), unsafe_allow_html=True)
+o1, o2 = st.columns(2)
+o1.markdown(H.box(f"A = {a}", H.diff_html(d["diff_a"], C.COLOURS["a"], f"A = {a}"), "underlined: words B does not have"),
+            unsafe_allow_html=True)
+o2.markdown(H.box(f"B = {b}", H.diff_html(d["diff_b"], C.COLOURS["b"], f"B = {b}"), "underlined: words A does not have"),
+            unsafe_allow_html=True)
+refs_a, refs_b = d["detail_a"]["references"], d["detail_b"]["references"]
+if refs_a:
+    st.markdown(f"**{len(refs_a)} reference(s)** — highlighted: the n-grams (n ≤ 4) each output shares with each "
+                "reference, on both sides.")
+    for ra, rb in zip(refs_a, refs_b):
+        x1, x2 = st.columns(2)
+        for col, ref, det, label in ((x1, ra, d["detail_a"], "A"), (x2, rb, d["detail_b"], "B")):
+            with col:
+                if ref["tokens"] is None:
+                    st.markdown(H.plain_box(ref["ref_id"], ref["text"]), unsafe_allow_html=True)
+                else:
+                    st.markdown(H.reference_pair_html(f"{ref['ref_id']} · {label}", ref["tokens"], ref["ref_spans"],
+                                                      det["cand_tokens"], ref["cand_spans"], ref["matched"]),
+                                unsafe_allow_html=True)
+s_l, s_r = st.columns(2)
+with s_l:
+    st.markdown("**Every signal of both outputs**")
+    st.dataframe(d["scores"], hide_index=True, width="stretch")
+with s_r:
+    if len(d["judgements"]):
+        st.markdown("**Every judgement of both outputs**")
+        st.dataframe(d["judgements"], hide_index=True, width="stretch")
+download_table(pd.concat([d["scores"].assign(kind="signal"), d["judgements"].assign(kind="judgement")],
+                         ignore_index=True), f"{name}_segment_{d['seg_id']}", key="cmp_sbs", signature=sig)
+
+# ---------------------------------------------------------------- buckets
+st.header("Buckets")
+bk = T["buckets"]
+kinds = list(dict.fromkeys(bk["bucket_type"]))
+b1, b2 = st.columns(2)
+kind = b1.selectbox("Bucket by", kinds, key="cmp_bucket_kind")
+bsig = b2.selectbox("Signal", cmp.signals, key="cmp_bucket_signal")
+sub = bk[bk["bucket_type"] == kind]
+st.caption({"reference length": "Mean token count of the segment's references.",
+            "source-word frequency": "Median number of times the segment's source words occur in the whole test set "
+                                     "(low: rare words).",
+            "phenomenon tag": "“A: tag”: segments where A's output carries the tag; “B: tag” likewise.",
+            "document": "Documents of the test set.", "domain": "Domains of the test set."}.get(kind, "")
+           + " Win rate: share of the bucket's segments where A's per-segment score is better (ties count ½).")
+shown = sub[sub["signal"] == bsig]
+n_buckets = shown["bucket"].nunique()
+if n_buckets > 40:
+    st.caption(f"Showing the 40 largest of {n_buckets:,} buckets; the download has all of them.")
+    shown = shown.sort_values("n_segments", ascending=False, kind="stable").head(40)
+st.dataframe(shown, hide_index=True, width="stretch",
+             column_config={"score_a": st.column_config.NumberColumn(format="%.3f"),
+                            "score_b": st.column_config.NumberColumn(format="%.3f"),
+                            "a_win_rate": st.column_config.NumberColumn(format="%.2f")})
+download_table(bk, f"{name}_buckets", key="cmp_buckets", signature=sig)
+bfig = PC.bucket_bars(shown, bsig, a, b)
+st.plotly_chart(bfig, width="stretch", key="cmp_bucket_fig")
+download_figure(with_signature(bfig, sig), f"{name}_buckets", key="cmp_bucket_dl")
+
+st.subheader("Word F-measure by frequency")
+wf = T["word_f_by_frequency"]
+st.caption("Words pooled over every (segment, reference) pair; a word's frequency is its number of occurrences in "
+           "all references of the test set.")
+ffig = PC.word_f_bars(wf, a, b)
+st.plotly_chart(ffig, width="stretch", key="cmp_wordf_fig")
+download_figure(with_signature(ffig, sig), f"{name}_word_f", key="cmp_wordf_dl")
+st.dataframe(wf, hide_index=True, width="stretch")
+download_table(wf, f"{name}_word_f", key="cmp_wordf", signature=sig)
+
+# ---------------------------------------------------------------- n-grams
+st.header("Characteristic n-grams")
+ng = T["characteristic_ngrams"]
+st.caption("N-grams (n ≤ 4) one system matches in the references more often than the other, ranked by the smoothed "
+           "ratio (matches of A + 1) / (matches of A + matches of B + 2), as in compare-mt (Neubig et al. 2019); "
+           "the top 50 each way.")
+n1, n2 = st.columns(2)
+for col, who, label in ((n1, a, "A"), (n2, b, "B")):
+    with col:
+        st.markdown(f"**Favour {label} = {md(who)}**")
+        part = ng[ng["favours"] == who]
+        st.dataframe(part, hide_index=True, width="stretch", column_config={
+            "score": st.column_config.NumberColumn(format="%.3f")})
+download_table(ng, f"{name}_ngrams", key="cmp_ngrams", signature=sig)
+
+# ---------------------------------------------------------------- length bias
+st.header("Length and tuning bias")
+st.caption("A metric that rewards longer (or shorter) outputs at equal human quality is one a system tuned on it "
+           "will exploit: tuning on a recall-heavy metric produced translations 15 % longer than the references "
+           "(Stanojević & Sima'an 2015). Partial correlation of each metric's segment score with the output/reference "
+           "length ratio, controlling for the human score, over both systems' outputs.")
+lr = T["length_ratios"]
+st.dataframe(lr, hide_index=True, width="stretch")
+download_table(lr, f"{name}_length_ratios", key="cmp_lr", signature=sig)
+lb = T["length_bias"]
+if len(lb):
+    crit_lb = st.selectbox("Controlling for", list(dict.fromkeys(lb["criterion"])), key="cmp_lb_crit")
+    lbs = lb[lb["criterion"] == crit_lb]
+    st.dataframe(lbs, hide_index=True, width="stretch",
+                 column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ("r_length", "partial_r")})
+    download_table(lb, f"{name}_length_bias", key="cmp_lb", signature=sig)
+    lfig = PC.length_bias_bars(lbs)
+    st.plotly_chart(lfig, width="stretch", key="cmp_lb_fig")
+    download_figure(with_signature(lfig, sig), f"{name}_length_bias", key="cmp_lb_dl")
+else:
+    st.info("Length bias needs a human criterion and at least one metric.")
+
+with st.expander("Metric signatures"):
+    st.dataframe(pd.DataFrame([{"metric": m, "signature": cmp.metric_objects[m].signature()} for m in cmp.metrics]),
+                 hide_index=True, width="stretch")
