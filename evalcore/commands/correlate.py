@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 
 NAME = "correlate"
-OUTPUTS = ("out",)  # checked before any work (evalcore.cli.check_outputs)
+OUTPUTS = ("out",)  # checked before any work (evalcore.export.check_outputs)
 HELP = "Correlate metric scores with human judgements (system or segment level, MTME semantics)."
 
 

@@ -13,7 +13,7 @@ which are undefined when neither text has the type; see ``search --min-coverage`
 from __future__ import annotations
 
 NAME = "qarla"
-OUTPUTS = ("out", "cases")  # checked before any work (evalcore.cli.check_outputs)
+OUTPUTS = ("out", "cases")  # checked before any work (evalcore.export.check_outputs)
 HELP = "ORANGE and KING of single metrics (QARLA human-likeness, spec §1.1), one row per metric."
 
 

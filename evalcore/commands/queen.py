@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 
 NAME = "queen"
-OUTPUTS = ("out", "loo")  # checked before any work (evalcore.cli.check_outputs)
+OUTPUTS = ("out", "loo")  # checked before any work (evalcore.export.check_outputs)
 HELP = "QUEEN of a metric set per (system, segment) and the set's KING (QARLA, spec §1.2-1.3)."
 
 

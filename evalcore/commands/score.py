@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 
 NAME = "score"
-OUTPUTS = ("out",)  # checked before any work (evalcore.cli.check_outputs)
+OUTPUTS = ("out",)  # checked before any work (evalcore.export.check_outputs)
 HELP = "Score a dataset with registered metrics; write a tidy TSV (metric, system, seg_id, score)."
 
 

@@ -14,7 +14,7 @@ ties"; ``--keep-degenerate`` keeps them) are left out and listed with the reason
 from __future__ import annotations
 
 NAME = "search"
-OUTPUTS = ("out",)  # checked before any work (evalcore.cli.check_outputs)
+OUTPUTS = ("out",)  # checked before any work (evalcore.export.check_outputs)
 HELP = "Greedy (or exhaustive) search for the metric set with the highest KING (QARLA, spec §1.4)."
 
 
