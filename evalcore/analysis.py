@@ -108,24 +108,61 @@ def scoped(dataset: Dataset, max_segments: int | None = DEFAULT_MAX_SEGMENTS) ->
     return dataset.subset(seg_ids=(first + rest)[:max_segments])
 
 
-def metric_signature(metric_id: str) -> str:
+def page_tokenizer(dataset: Dataset | None = None) -> str:
+    """The tokenizer of the word-level metrics here: the page's choice for this run
+    (:func:`evalcore.metrics.tokenize.set_session_tokenizer`), else sacreBLEU's default for the
+    dataset's target language (Post 2018: zh → zh, ja → ja-mecab, ko → ko-mecab, else 13a)."""
+    from .metrics.tokenize import default_tokenizer, session_tokenizer
+
+    return session_tokenizer() or default_tokenizer(dataset.lp if dataset is not None else None)
+
+
+def tokenizer_note(dataset: Dataset, chosen: str | None = None) -> str:
+    """One sentence stating the tokenizer of the word-level metrics and why (page captions)."""
+    from .metrics.tokenize import default_tokenizer, target_language
+
+    default = default_tokenizer(dataset.lp)
+    tok = chosen or default
+    if tok == default:
+        trg = target_language(dataset.lp)
+        why = f"sacreBLEU's default for target language {trg}" if trg else "sacreBLEU's default"
+    else:
+        why = f"chosen; sacreBLEU's default here would be {default}"
+    return f"Word-level metrics (BLEU, TER, WER, NIST, …) use the {tok} tokenizer ({why}); chrF is character-based."
+
+
+def dataset_nrefs(dataset: Dataset) -> int | str:
+    """sacreBLEU's ``nrefs`` of a dataset: references per segment (present texts), ``var`` when
+    it differs between segments."""
+    texts = list(dataset.ref_texts().values())
+    counts = {sum(t[s] is not None for t in texts) for s in range(dataset.n_segments)} - {0}
+    return counts.pop() if len(counts) == 1 else "var"
+
+
+def metric_signature(metric_id: str, nrefs: int | str | None = None, level: str | None = None) -> str:
+    """The metric's signature (sacreBLEU's own string for BLEU/chrF/TER) with the page's
+    tokenizer; ``nrefs`` and ``level`` ("segment"/"system") as in the CLI's tables."""
     from .metrics.base import get_metric
 
     try:
-        return get_metric(metric_id).signature()
+        return get_metric(metric_id).output_signature(nrefs, level)
     except Exception as exc:  # unknown or broken metric: still export something readable
         return f"unavailable ({exc})"
 
 
-def signature_text(metric_ids: Iterable[str], extra: str = "") -> str:
-    """One line naming every metric with its signature (put into every export)."""
-    parts = [f"{m}={metric_signature(m)}" for m in metric_ids]
+def signature_text(metric_ids: Iterable[str], extra: str = "", dataset: Dataset | None = None,
+                   level: str | None = None) -> str:
+    """One line naming every metric with its signature (put into every export); with
+    ``dataset`` the signatures carry its ``nrefs``."""
+    nrefs = dataset_nrefs(dataset) if dataset is not None else None
+    parts = [f"{m}={metric_signature(m, nrefs, level)}" for m in metric_ids]
     text = "metrics: " + "; ".join(parts) if parts else "metrics: none"
     return f"{text} | evalcore-{__version__}" + (f" | {extra}" if extra else "")
 
 
-def signature_frame(metric_ids: Iterable[str]) -> pd.DataFrame:
-    return pd.DataFrame([{"metric": m, "signature": metric_signature(m)} for m in metric_ids])
+def signature_frame(metric_ids: Iterable[str], dataset: Dataset | None = None, level: str | None = None) -> pd.DataFrame:
+    nrefs = dataset_nrefs(dataset) if dataset is not None else None
+    return pd.DataFrame([{"metric": m, "signature": metric_signature(m, nrefs, level)} for m in metric_ids])
 
 
 def _orientation(metric_id: str) -> float:
@@ -242,9 +279,13 @@ def segment_scores(dataset: Dataset, metric_ids: Sequence[str], include_referenc
     return pd.concat(frames, ignore_index=True)
 
 
-def _stats_for(dataset: Dataset, metric_id: str, include_references: bool, progress=None) -> dict:
+def _stats_for(dataset: Dataset, metric_id: str, include_references: bool, progress=None,
+               ref_ids: Sequence[str] | None = None, segments: dict | None = None) -> dict:
     """name -> (seg_ids, per-segment sufficient statistics) for every candidate, exactly the
-    segments :func:`score_table` uses at system level (output present, ≥ 1 reference)."""
+    segments :func:`score_table` uses at system level (output present, ≥ 1 reference; who is
+    scored against which references: :func:`evalcore.metrics.engine.candidate_plan`).
+    ``segments``: candidate -> the seg_ids to keep (e.g. the judged ones); candidates absent
+    from it are left out."""
     from .metrics.base import get_metric
     from .metrics.engine import _candidates, scorable
 
@@ -253,9 +294,13 @@ def _stats_for(dataset: Dataset, metric_id: str, include_references: bool, progr
         return {}
     prep = getattr(metric, "prepare", None)
     if callable(prep):
-        prep(dataset)
+        prep(dataset.with_references(list(ref_ids)) if ref_ids else dataset)
     out = {}
-    cands_all = list(_candidates(dataset, include_references))
+    cands_all = list(_candidates(dataset, include_references, ref_ids))
+    if segments is not None:
+        seg_ids = dataset.seg_ids
+        cands_all = [(n, [t if s in segments[n] else None for s, t in zip(seg_ids, texts)], r)
+                     for n, texts, r in cands_all if n in segments]
     for k, (name, texts, use_refs) in enumerate(cands_all):
         keep, cands, refs = scorable(dataset, texts, use_refs)
         if cands:
@@ -266,17 +311,32 @@ def _stats_for(dataset: Dataset, metric_id: str, include_references: bool, progr
 
 
 def system_stats(dataset: Dataset, metric_ids: Sequence[str], include_references: bool = False,
-                 progress: Progress = None) -> dict:
+                 progress: Progress = None, ref_ids: Sequence[str] | None = None,
+                 judged_only: str | None = None) -> dict:
     """metric -> {candidate -> (seg_ids, statistics)}; the corpus score of a candidate is
-    ``metric.score_from_stats(statistics)`` (= score_table's system level). Cached on disk."""
+    ``metric.score_from_stats(statistics)`` (= score_table's system level). ``ref_ids``: the
+    reference set every candidate is scored against; ``judged_only``: a criterion, keep only
+    the segments judged for each candidate under it. Cached on disk."""
     h = dataset.content_hash()
+    segments = judged_segments(dataset, judged_only) if judged_only else None
+    refs_key = tuple(ref_ids) if ref_ids else None
     out = {}
     n = max(len(metric_ids), 1)
     for i, m in enumerate(metric_ids):
         cb = _sub(progress, i / n, (i + 1) / n, f"corpus statistics: {m}")
-        out[m] = _cached("sysstats", (h, m, metric_signature(m), include_references),
-                         lambda m=m, cb=cb: _stats_for(dataset, m, include_references, cb))
+        key = (h, m, metric_signature(m), include_references)
+        if refs_key or judged_only:
+            key += (refs_key, judged_only)
+        out[m] = _cached("sysstats", key, lambda m=m, cb=cb: _stats_for(dataset, m, include_references, cb,
+                                                                         ref_ids, segments))
     return out
+
+
+def judged_segments(dataset: Dataset, criterion: str) -> dict[str, set[str]]:
+    """system (or judged reference set) -> the seg_ids judged under ``criterion``."""
+    j = dataset.judgements
+    j = j[j["judgement"] == criterion]
+    return {s: set(g["seg_id"].astype(str)) for s, g in j.groupby("system", sort=False)}
 
 
 def tensors(dataset: Dataset, metric_ids: Sequence[str], progress: Progress = None) -> dict:
@@ -302,7 +362,7 @@ def queen_index(dataset: Dataset, metric_ids: Sequence[str], mode: str = "auto",
     in-process LRU keyed by content hash, metrics and options)."""
     from .qarla import QueenIndex
 
-    key = (dataset.content_hash(), tuple(metric_ids), mode, ties)
+    key = (dataset.content_hash(), tuple((m, metric_signature(m)) for m in metric_ids), mode, ties)
     if key in _INDEX_CACHE:
         _INDEX_CACHE.move_to_end(key)
         return _INDEX_CACHE[key]
@@ -348,11 +408,18 @@ def _mark(p: float, alpha: float, diff: float) -> str:
 def system_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence[str] = (),
                  baseline: str | None = None, include_references: bool = False,
                  normalisation: str = "raw", n_boot: int = 200, test: str = "bootstrap",
-                 alpha: float = 0.05, seed: int = 12345, progress: Progress = None) -> pd.DataFrame:
-    """Corpus scores of every system (and, with ``include_references``, of every reference set
-    scored against the others) under every metric, and system-level human scores of every
-    criterion, with percentile bootstrap CIs over segments and a paired test against
-    ``baseline``.
+                 alpha: float = 0.05, seed: int = 12345, progress: Progress = None,
+                 ref_ids: Sequence[str] | None = None, judged_only: str | None = None) -> pd.DataFrame:
+    """Corpus scores of every system (and, with ``include_references``, of every human
+    translation scored as a system: Freitag et al. 2021) under every metric, and system-level
+    human scores of every criterion, with percentile bootstrap CIs over segments and a paired
+    test against ``baseline``.
+
+    ``ref_ids``: the reference set every candidate is scored against; the reference sets not
+    in it are the human translations scored as systems (without ``ref_ids``: each against the
+    other sets, see :func:`evalcore.metrics.engine.candidate_plan`); a human translation in
+    ``ref_ids`` is left out, human scores included. ``judged_only``: a criterion; metric
+    scores over only the segments judged for each candidate under it (``n_segments``).
 
     Metric score = corpus score from summed sufficient statistics (score_table's system level).
     CI: ``n_boot`` resamples of the candidate's segments, the score recomputed from the
@@ -369,20 +436,22 @@ def system_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence
         raise ValueError("test must be bootstrap or ar")
     key = (dataset.content_hash(), tuple((m, metric_signature(m)) for m in metric_ids), tuple(criteria),
            baseline, include_references, normalisation, n_boot, test, alpha, seed)
+    if ref_ids or judged_only:
+        key += (tuple(ref_ids or ()), judged_only)
     return _cached("systable", key, lambda: _system_table(
         dataset, metric_ids, criteria, baseline, include_references, normalisation, n_boot, test, alpha,
-        seed, progress))
+        seed, progress, ref_ids, judged_only))
 
 
 def _system_table(dataset, metric_ids, criteria, baseline, include_references, normalisation, n_boot, test,
-                  alpha, seed, progress) -> pd.DataFrame:
+                  alpha, seed, progress, ref_ids=None, judged_only=None) -> pd.DataFrame:
     from .metrics.base import get_metric
     from .stats.bootstrap import percentile_bootstrap
     from .stats.significance import paired_approximate_randomization, paired_bootstrap
 
     refs = set(dataset.ref_ids)
     rows = []
-    stats = system_stats(dataset, metric_ids, include_references, _stage(progress, 0.0, 0.7))
+    stats = system_stats(dataset, metric_ids, include_references, _stage(progress, 0.0, 0.7), ref_ids, judged_only)
     n_items = max(sum(len(v) for v in stats.values()) + len(criteria), 1)
     done = 0
     paired = paired_bootstrap if test == "bootstrap" else paired_approximate_randomization
@@ -429,6 +498,8 @@ def _system_table(dataset, metric_ids, criteria, baseline, include_references, n
         hs = human_segment_scores(dataset, crit, normalisation, include_references=True)
         if not include_references:
             hs = hs[~hs["system"].isin(set(human_names))]
+        elif ref_ids:  # the chosen reference set is not a candidate
+            hs = hs[~hs["system"].isin(set(ref_ids))]
         by = {s: g.set_index("seg_id")["score"] for s, g in hs.groupby("system", sort=False)}
         base = by.get(baseline) if baseline else None
         for name, ser in by.items():
@@ -619,7 +690,7 @@ def _queen_frame(qv, name: str) -> pd.DataFrame:
 def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
                    selected: Sequence[str] | None = None, method: str = "pearson", level: str = "segment",
                    mode: str = "auto", normalisation: str = "raw", ties: str = "geq", average: str = "micro",
-                   bootstrap: int = 0, progress: Progress = None) -> pd.DataFrame:
+                   bootstrap: int = 0, progress: Progress = None, judged_only: bool = True) -> pd.DataFrame:
     """The points of seed 000 Figure 3 (spec §0.6): x = KING, y = correlation with the human
     criterion, in three groups:
 
@@ -631,8 +702,10 @@ def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
     Correlations over the systems' (not the references') judged outputs; ``level`` segment
     (grouping none) or system. ``bootstrap`` > 0 adds percentile CIs for KING (segments
     resampled) and for the correlation (segments resampled at segment level, systems at
-    system level; spec §3.9). Columns: group, label, metrics, king, king_lo, king_hi, orange, corr,
-    corr_lo, corr_hi, n.
+    system level; spec §3.9). At system level a system's metric (or QUEEN) score is the mean of
+    its segment scores over the segments judged for it (``judged_only``, the default) or over
+    every segment it has a score for. Columns: group, label, metrics, king, king_lo, king_hi,
+    orange, corr, corr_lo, corr_hi, n, n_segments.
     """
     from .qarla import greedy_search, orange_king
 
@@ -650,6 +723,9 @@ def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
     set_name = "QUEEN{" + ",".join(selected) + "}"
     frames.append(_queen_frame(idx.values(selected), set_name))
     allscores = pd.concat(frames, ignore_index=True)
+    if level == "system" and not judged_only:
+        allscores = (allscores.groupby(["metric", "system"], sort=False)["score"].agg(["mean", "size"])
+                     .reset_index().rename(columns={"mean": "score", "size": "n_segments"}).assign(seg_id=""))
     if progress:
         progress(0.85, "correlations")
     corr = _corr_frame(human, allscores, method, level, bootstrap).set_index("metric")
@@ -665,25 +741,33 @@ def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
             return float(r["value"]), float(r["ci_low"]), float(r["ci_high"]), int(r["n"])
         return np.nan, np.nan, np.nan, 0
 
+    def nseg(name):
+        sub = allscores[allscores["metric"] == name]
+        if "n_segments" in sub and (sub["seg_id"] == "").all():
+            return int(sub["n_segments"].max()) if len(sub) else 0
+        cells = sub.merge(human[["system", "seg_id"]], on=["system", "seg_id"])
+        return int(cells["seg_id"].nunique())
+
     ts = idx.tensors
     for m in metric_ids:
         ok = orange_king(ts[m], ties=ties, average=average, bootstrap=bootstrap)
         c, clo, chi, n = crow(m)
         klo, khi = ci(ok, "king")
         rows.append({"group": "standard metric", "label": m, "metrics": m, "king": ok.king, "king_lo": klo,
-                     "king_hi": khi, "orange": ok.orange, "corr": c, "corr_lo": clo, "corr_hi": chi, "n": n})
+                     "king_hi": khi, "orange": ok.orange, "corr": c, "corr_lo": clo, "corr_hi": chi, "n": n,
+                     "n_segments": nseg(m)})
         kq = idx.king([m], ties=ties, average=average, bootstrap=bootstrap)
         c, clo, chi, n = crow(f"queen:{m}")
         klo, khi = ci(kq, "king")
         rows.append({"group": "QUEEN of one metric", "label": f"QUEEN({m})", "metrics": m, "king": kq.king,
                      "king_lo": klo, "king_hi": khi, "orange": kq.orange, "corr": c, "corr_lo": clo,
-                     "corr_hi": chi, "n": n})
+                     "corr_hi": chi, "n": n, "n_segments": nseg(f"queen:{m}")})
     ks = idx.king(selected, ties=ties, average=average, bootstrap=bootstrap)
     c, clo, chi, n = crow(set_name)
     klo, khi = ci(ks, "king")
     rows.append({"group": "selected set", "label": set_name, "metrics": ",".join(selected), "king": ks.king,
                  "king_lo": klo, "king_hi": khi, "orange": ks.orange, "corr": c, "corr_lo": clo,
-                 "corr_hi": chi, "n": n})
+                 "corr_hi": chi, "n": n, "n_segments": nseg(set_name)})
     if progress:
         progress(1.0, "Figure 3 ready")
     return pd.DataFrame(rows)
@@ -915,7 +999,7 @@ _ORDER_NAMES = {1: "unigrams", 2: "bigrams", 3: "trigrams", 4: "4-grams"}
 
 
 def segment_detail(dataset: Dataset, system: str, seg_id: str, signals: pd.DataFrame | None = None,
-                   tokenize: str = "13a", max_order: int = 4) -> dict:
+                   tokenize: str | None = None, max_order: int = 4) -> dict:
     """Everything about one (system, segment) for the divergence browser:
 
     ``source``, ``output``; ``references``: per reference id, its text, tokens and the matched
@@ -923,8 +1007,10 @@ def segment_detail(dataset: Dataset, system: str, seg_id: str, signals: pd.DataF
     matched by the output); ``orders``: the per-order match table of seed 001 (matched / total
     candidate n-grams, clipped over all references, e.g. "unigrams 3/4"), with brevity penalty
     and the average precision P of seed 001 §5.8; ``scores``: every signal of the row;
-    ``judgements``: every rating of the output; ``tags``.
+    ``judgements``: every rating of the output; ``tags``. ``tokenize``: the BLEU tokenizer
+    (default: the page's choice, else sacreBLEU's default for the target language).
     """
+    tokenize = tokenize or page_tokenizer(dataset)
     from .metrics.engine import ngram_breakdown
 
     seg_id = str(seg_id)

@@ -29,7 +29,6 @@ Definitions: docs/methods.md §3.10. Nothing here imports streamlit. Colours: :d
 """
 from __future__ import annotations
 
-import copy
 import difflib
 import math
 from collections import Counter, defaultdict
@@ -101,32 +100,22 @@ class Comparison:
 
 
 def configured_metric(metric_id: str, tokenize: str | None = None):
-    """The registered metric ``metric_id``; with ``tokenize``, a copy using that sacreBLEU
-    tokenizer when the metric has a ``tokenize`` option (BLEU, NIST, GTM, WER, PER, METEOR…).
-    Metrics without the option are returned unchanged (their signature says what they use)."""
+    """The registered metric ``metric_id``; with ``tokenize``, the word-level metrics use that
+    sacreBLEU tokenizer (:func:`evalcore.metrics.base.get_metric`, the one way every command
+    gets a metric with a tokenizer; chrF is unchanged, TER splits with it before Tercom)."""
     from .metrics.base import get_metric
-    from .metrics.tokenize import TOKENIZERS
 
-    m = get_metric(metric_id)
-    if tokenize and any(o.name == "tokenize" for o in m.meta.options) and hasattr(m, "tokenize"):
-        if tokenize not in TOKENIZERS:
-            raise ValueError(f"unknown tokenizer {tokenize!r}; choose one of {sorted(TOKENIZERS)}")
-        if m.tokenize != tokenize:
-            m = copy.copy(m)
-            m.tokenize = tokenize
-    return m
+    return get_metric(metric_id, tokenize=tokenize)
 
 
 def default_tokenizer(lp: str | None) -> tuple[str, str]:
-    """(sacreBLEU tokenizer, reason) for the target language of ``lp`` ("en-zh" -> zh): ``zh``
-    for Chinese, ``char`` for Japanese, Korean and Thai (no word segmenter is bundled), else
-    sacreBLEU's default ``13a``."""
-    tgt = (lp or "").split("-")[-1].lower()
-    if tgt.startswith("zh"):
-        return "zh", "Chinese target: sacreBLEU's zh tokenizer"
-    if tgt[:2] in ("ja", "ko", "th"):
-        return "char", f"target language {tgt}: characters (no word segmenter is bundled)"
-    return "13a", "sacreBLEU's default 13a tokenizer"
+    """(sacreBLEU tokenizer, reason) for the target language of ``lp``: sacreBLEU's
+    recommendation (Post 2018), as everywhere in evalcore (zh → zh, ja → ja-mecab,
+    ko → ko-mecab, else 13a; :func:`evalcore.metrics.tokenize.default_tokenizer`)."""
+    from .metrics.tokenize import default_tokenizer as default, target_language
+
+    tok, tgt = default(lp), target_language(lp)
+    return tok, (f"sacreBLEU's default for target language {tgt}" if tgt else "sacreBLEU's default")
 
 
 def _tokens(text: str | None, tokenize: str) -> list[str]:

@@ -896,6 +896,25 @@ def criterion_judgements(dataset, criterion: str, mqm_weights: Mapping[str, floa
     return sub
 
 
+def given_system_scores(dataset, criterion: str) -> pd.DataFrame:
+    """Human scores given per system (not per segment) for ``criterion``: ``system, score``.
+
+    They come from ``dataset.extras["system_scores"]`` (columns scorer, system, score), filled
+    by the loaders from judgement rows with an empty seg_id (tidy TSV), from mt-metrics-eval
+    ``<lp>.<scorer>.sys.score`` files and from WMT-style system score tables (see
+    docs/formats.md). Published system-level correlations (e.g. Mathur et al. 2020) are
+    computed against these, not against the mean of segment scores. Several rows of one
+    system are averaged. Empty when the dataset has none for ``criterion``.
+    """
+    extra = getattr(dataset, "extras", {}).get("system_scores")
+    if extra is None or not len(extra) or "scorer" not in extra:
+        return pd.DataFrame({"system": pd.Series(dtype=object), "score": pd.Series(dtype=float)})
+    sub = extra[extra["scorer"].astype(str) == criterion]
+    scores = pd.to_numeric(sub["score"], errors="coerce")
+    sub = sub.assign(score=scores)[scores.notna()]
+    return sub.groupby("system", sort=False)["score"].mean().reset_index()
+
+
 def human_scores(dataset, criterion: str, normalisation: str = "raw", aggregate: str = "mean",
                  include_references: bool = True, mqm_weights: Mapping[str, float] | str | None = None,
                  ddof: int = 1) -> pd.DataFrame:

@@ -107,7 +107,41 @@ def sidebar_dataset() -> Dataset | None:
     ds = coll[lp]
     st.sidebar.caption(f"{ds.n_segments} segments · {len(ds.ref_ids)} reference sets · "
                        f"{len(ds.systems)} systems · {len(ds.judgements)} judgements")
+    sidebar_tokenizer(ds)
     return ds
+
+
+def sidebar_tokenizer(ds: Dataset) -> str:
+    """The tokenizer box (one choice per language pair, sacreBLEU's default for the target
+    language preselected) and a caption stating the choice; applies it to this run."""
+    from evalcore.analysis import tokenizer_note
+    from evalcore.metrics.tokenize import available_tokenizers, default_tokenizer
+
+    default = default_tokenizer(ds.lp)
+    names = available_tokenizers()
+    if default not in names:
+        names.insert(0, default)
+    tok = st.sidebar.selectbox("Tokenizer (word-level metrics)", names, index=names.index(default),
+                               key=f"tokenize_{ds.lp}", format_func=lambda t: f"{t} (default)" if t == default else t,
+                               help="sacreBLEU's tokenizers; flores101/200 are missing when their model cannot be "
+                                    "loaded offline")
+    st.sidebar.caption(md(tokenizer_note(ds, tok)))  # the language pair is user text
+    return apply_tokenizer(ds)
+
+
+def apply_tokenizer(ds: Dataset) -> str:
+    """Make the sidebar choice for this language pair (else sacreBLEU's default for its target
+    language) the tokenizer of every word-level metric in this run (this session only)."""
+    from evalcore.metrics.tokenize import default_tokenizer, set_session_tokenizer
+
+    tok = st.session_state.get(f"tokenize_{ds.lp}") or default_tokenizer(ds.lp)
+    try:
+        set_session_tokenizer(tok)
+    except ValueError as exc:  # e.g. a tokenizer whose package went away: say so, use the default
+        st.warning(str(exc))
+        tok = default_tokenizer(ds.lp)
+        set_session_tokenizer(tok)
+    return tok
 
 
 def syntax_note(ds: Dataset) -> None:
@@ -196,7 +230,9 @@ def download_table(df: pd.DataFrame, name: str, key: str | None = None, signatur
     """CSV and LaTeX downloads of a table (with the metric signatures as a comment line).
 
     The files are built only when a button is clicked (deferred ``data`` callables), so large
-    tables cost nothing on reruns."""
+    tables cost nothing on reruns. The signatures are also shown under the table."""
+    if signature:
+        st.caption(f"Signatures: {md(signature)}")
     c1, c2 = st.columns(2)
 
     def csv() -> bytes:
@@ -246,6 +282,7 @@ def current_dataset() -> Dataset:
     if ds is None:
         st.info("No dataset loaded. Choose one in the sidebar.")
         st.stop()
+    apply_tokenizer(ds)
     return ds
 
 
@@ -286,9 +323,11 @@ def _scoped(_ds, h: str, n: int | None):
 
 
 def scope(ds: Dataset, key: str) -> Dataset:
-    """Large datasets: a bounded subset of segments by default (judged ones first), adjustable."""
+    """Large datasets: a bounded subset of segments by default (judged ones first), adjustable.
+    Also states the tokenizer of the word-level metrics (every page with metrics calls this)."""
     from evalcore import analysis
 
+    st.caption(md(analysis.tokenizer_note(ds, apply_tokenizer(ds))) + " Change it in the sidebar.")
     if ds.n_segments <= analysis.DEFAULT_MAX_SEGMENTS:
         return ds
     with st.expander(f"Scope: {ds.n_segments} segments — the page uses a bounded subset by default"):
@@ -300,6 +339,41 @@ def scope(ds: Dataset, key: str) -> Dataset:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def memo(name: str, key: tuple, _thunk):
-    """Cache a derived object by name + key (content hash and every parameter)."""
+def _memo(name: str, key: tuple, _thunk):
     return _thunk()
+
+
+def judged_only_control(ds: Dataset, key: str, container=None) -> bool:
+    """The shared "judged segments only" switch of the pages that correlate with humans."""
+    box = container if container is not None else st
+    return box.checkbox("Judged segments only", value=False, key=f"{key}_judged_only",
+                        help="System-level metric scores over only the segments the humans judged for each "
+                             "system (the CLI's --judged-only).")
+
+
+def segments_caption(table: pd.DataFrame, n_total: int, judged_only: str | None = None) -> None:
+    """Say how many segments the metric scores are over (``n_segments`` of a system table)."""
+    if "n_segments" not in table or table.empty:
+        return
+    kind = table["kind"] == "metric" if "kind" in table else slice(None)
+    counts = sorted({int(x) for x in table.loc[kind, "n_segments"].dropna()})
+    if not counts:
+        return
+    span = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
+    what = f"the segments judged for {md(judged_only)}" if judged_only else "every scorable segment"
+    st.caption(f"Metric scores over {what}: {span} of {n_total} segments per system.")
+
+
+def cache_key(ds: Dataset) -> str:
+    """The key of a page's cached results on ``ds``: its content hash and this run's tokenizer."""
+    from evalcore.metrics.tokenize import session_tokenizer
+
+    return f"{ds.content_hash()}|tok:{session_tokenizer()}"
+
+
+def memo(name: str, key: tuple, _thunk):
+    """Cache a derived object by name + key (content hash and every parameter) + the tokenizer
+    of this run (the sidebar choice changes metric values)."""
+    from evalcore.metrics.tokenize import session_tokenizer
+
+    return _memo(name, tuple(key) + (("tokenize", session_tokenizer()),), _thunk)

@@ -27,7 +27,9 @@ st.title("Compare two systems")
 ds = current_dataset()
 
 PAGE_SIZE = 20
-TOKENIZERS = ["13a", "intl", "char", "zh", "none"]
+from evalcore.metrics.tokenize import available_tokenizers  # noqa: E402
+
+TOKENIZERS = available_tokenizers()  # sacreBLEU's, those usable here
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -70,7 +72,7 @@ with st.expander("Signals and tests", expanded=False):
                              key="cmp_metrics")
     criteria = s2.multiselect("Human criteria", ds.criteria, default=ds.criteria, key="cmp_criteria")
     s3, s4, s5, s6, s7 = st.columns(5)
-    tokenize = s3.selectbox("Tokenizer", TOKENIZERS, index=TOKENIZERS.index(tok0), key="cmp_tok",
+    tokenize = s3.selectbox("Tokenizer", TOKENIZERS, index=TOKENIZERS.index(tok0) if tok0 in TOKENIZERS else 0, key="cmp_tok",
                             help="Passed to every metric with a tokenizer option; also used for lengths, "
                                  "n-grams and the word F-measure.")
     norm = s4.selectbox("Human score normalisation", ["raw", "z", "percentile"], key="cmp_norm")

@@ -35,9 +35,9 @@ def _lengths(ds_hash: str, _ds):
 
 
 def metric_signatures(metrics: tuple) -> str:
-    from evalcore.metrics import get_metric
+    from evalcore.analysis import signature_text
 
-    return " ; ".join(f"{m}: {get_metric(m).signature()}" for m in metrics)
+    return signature_text(metrics, level="segment")  # with this run's tokenizer
 
 
 def _capabilities(ds: Dataset) -> None:
@@ -268,7 +268,7 @@ with tab_segments:
     syntax_note(ds)
     if chosen:
         try:
-            table = segment_scores(ds.content_hash(), ds, tuple(chosen), seg)
+            table = segment_scores(f"{ds.content_hash()}|{metric_signatures(tuple(chosen))}", ds, tuple(chosen), seg)
             st.dataframe(table, hide_index=True, width="stretch")
             download_table(table, f"{ds.name}_{ds.lp}_segment_{seg}_scores", key="segscores",
                            signature=metric_signatures(tuple(chosen)))

@@ -10,6 +10,7 @@ from evalcore import analysis as A
 from evalcore import highlight as H
 from evalcore import plots as P
 from pages.common import current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, scope, show_exception, syntax_note
+from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
 st.title("Divergence browser")
@@ -31,7 +32,7 @@ def detail(_ds, h, system, seg_id, _signals, sig_key):
 
 
 ds = scope(ds, "div")
-h = ds.content_hash()
+h = cache_key(ds)  # content hash + tokenizer of this run
 if not ds.systems:
     st.info("The divergence browser needs system outputs with text.")
     st.stop()

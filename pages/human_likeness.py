@@ -9,6 +9,7 @@ import streamlit as st
 from evalcore import analysis as A
 from evalcore import plots as P
 from pages.common import current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
+from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
 st.title("Human-likeness")
@@ -26,7 +27,7 @@ def case_tables(_ds, h, metric, ties):
 
 
 ds = scope(ds, "hl")
-h = ds.content_hash()
+h = cache_key(ds)  # content hash + tokenizer of this run
 require_judged_multi_reference(ds, judgements=False)
 
 st.markdown(

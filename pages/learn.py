@@ -8,6 +8,7 @@ from evalcore import analysis as A
 from evalcore import highlight as H
 from evalcore import plots as P
 from pages.common import SAMPLE_KEY, download_figure, download_table, ensure_shell, load_choice, md, progress_bar, show_exception
+from pages.common import apply_tokenizer, cache_key  # noqa: E402,F401
 
 ensure_shell(__file__)
 st.title("Learn (guided tour)")
@@ -40,7 +41,8 @@ if not on_sample:
     st.warning("The tour uses the bundled sample corpus. Choose “sample: teaching es-en” in the sidebar so the "
                "linked pages show the same data.")
 ds = sample
-h = ds.content_hash()
+apply_tokenizer(ds)  # the sample's tokenizer (es-en: 13a), whatever the sidebar dataset
+h = cache_key(ds)  # content hash + tokenizer of this run
 st.markdown(f"The sample: {ds.n_segments} Spanish sentences, **{len(ds.ref_ids)} independent human translations** "
             f"each, **{len(ds.systems)} hand-written 'systems'** that each show one behaviour, and judgements of "
             f"adequacy and fluency by {len(ds.raters)} raters. Every number below is computed now from that data.")

@@ -7,7 +7,8 @@ import streamlit as st
 
 from evalcore import analysis as A
 from evalcore import plots as P
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
+from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
 st.title("Likeness vs acceptability")
@@ -23,13 +24,14 @@ def search(_ds, h, metrics, method, mode, ties, average, min_coverage=0.95, _pro
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def points(_ds, h, metrics, criterion, selected, method, level, mode, norm, ties, average, boot, _progress=None):
+def points(_ds, h, metrics, criterion, selected, method, level, mode, norm, ties, average, boot, judged_only=True,
+           _progress=None):
     return A.figure3_points(_ds, list(metrics), criterion, list(selected), method, level, mode, norm, ties,
-                            average, boot, progress=_progress)
+                            average, boot, progress=_progress, judged_only=judged_only)
 
 
 ds = scope(ds, "lva")
-h = ds.content_hash()
+h = cache_key(ds)  # content hash + tokenizer of this run
 require_judged_multi_reference(ds)
 
 st.markdown("Seed 000 Figure 3: how well a metric characterises human translations (**KING**, x) against how "
@@ -50,6 +52,14 @@ mode = c6.selectbox("QUEEN triples", ["auto", "local", "pooled"], key="lva_mode"
                          "segment; auto: local where the segment has enough references (spec §0.3).")
 ties = c7.selectbox("KING ties", ["geq", "strict", "fractional"], key="lva_ties")
 boot = c8.number_input("Bootstrap CIs", 0, 1000, 100, step=50, key="lva_boot")
+judged_only = True
+if level == "system":
+    judged_only = judged_only_control(ds, "lva")
+    st.caption("System level: a system's metric and QUEEN score is the mean of its segment scores over "
+               + ("the segments judged for it." if judged_only else "every segment (tick *Judged segments only* "
+                                                                      "to use only the judged ones)."))
+st.caption("Human translations are not scored as systems on this page: QUEEN and KING use every reference "
+           "set as a reference. Use the *Systems* page or `correlate --include-human-systems`.")
 average = "micro"
 if not metrics:
     st.info("Choose at least one metric.")
@@ -111,12 +121,15 @@ st.subheader("Figure 3")
 try:
     bar, cb = progress_bar("QUEEN values and correlations…")
     pts = points(ds, h, tuple(metrics), criterion, tuple(chosen), method, level, mode, norm, ties, average,
-                 int(boot), _progress=cb)
+                 int(boot), judged_only, _progress=cb)
     bar.empty()
 except Exception as exc:
     show_exception(exc, "Could not compute Figure 3")
     st.stop()
-pk = (h, tuple(metrics), criterion, tuple(chosen), method, level, mode, norm, ties, int(boot))
+pk = (h, tuple(metrics), criterion, tuple(chosen), method, level, mode, norm, ties, int(boot), judged_only)
+if len(pts):
+    ns = sorted({int(x) for x in pts["n_segments"]})
+    st.caption(f"Correlations over {ns[0]}{'-' + str(ns[-1]) if len(ns) > 1 else ''} of {ds.n_segments} segments.")
 fig = memo("fig3", pk, lambda: P.figure3(pts, f"{method} with {criterion} ({level} level)"))
 st.plotly_chart(fig, width="stretch", key="lva_fig3")
 download_figure(P.with_signature(fig, A.signature_text(metrics, f"criterion={criterion}; {method}; level={level}")),
@@ -129,7 +142,7 @@ if best_corr is not None:
                "KING does not have the highest correlation: human-like and human-acceptable are different goals.")
 st.dataframe(pts, hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(format="%.3f") for c in pts.columns
-                            if c not in ("group", "label", "metrics", "n")})
+                            if c not in ("group", "label", "metrics", "n", "n_segments")})
 download_table(pts, f"{ds.name}_figure3_points", key="lva_points",
                signature=A.signature_text(metrics, f"criterion={criterion}; {method}; level={level}; "
                                                    f"normalisation={norm}; QUEEN mode={mode}; ties={ties}"))

@@ -10,6 +10,7 @@ import streamlit as st
 from evalcore import analysis as A
 from evalcore import plots as P
 from pages.common import current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
+from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
 st.title("QUEEN vs human")
@@ -28,7 +29,7 @@ def fig4_points(_ds, h, metric_set, criterion, mode, norm, _progress=None):
 
 
 ds = scope(ds, "qvh")
-h = ds.content_hash()
+h = cache_key(ds)  # content hash + tokenizer of this run
 require_judged_multi_reference(ds)
 
 st.markdown("Seed 000 Figure 4: **QUEEN** (how human-like an output is: the probability that, for every metric of "
@@ -68,6 +69,8 @@ if pts.empty:
     st.info("No judged system output has a QUEEN value (too few references?).")
     st.stop()
 
+st.caption(f"{len(pts)} judged outputs on {pts['seg_id'].nunique()} of {ds.n_segments} segments: only judged "
+           "segments have a human score, so this page always uses the judged segments only.")
 lo, hi = float(pts["human"].min()), float(pts["human"].max())
 t1, t2 = st.columns(2)
 h_thr = t1.slider(f"Acceptable: {md(criterion)} ≥", lo, hi if hi > lo else lo + 1, float(np.clip(h_thr, lo, hi)),

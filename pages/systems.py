@@ -7,7 +7,8 @@ import streamlit as st
 
 from evalcore import analysis as A
 from evalcore import plots as P
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, scope, show_exception, syntax_note
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo, progress_bar, scope, segments_caption, show_exception, syntax_note
+from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
 st.title("Systems")
@@ -15,9 +16,10 @@ ds = current_dataset()
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def system_table(_ds, h, metrics, criteria, baseline, include_refs, norm, n_boot, test, _progress=None):
+def system_table(_ds, h, metrics, criteria, baseline, include_refs, norm, n_boot, test, ref_ids=None,
+                 judged_only=None, _progress=None):
     return A.system_table(_ds, list(metrics), list(criteria), baseline, include_refs, norm, n_boot, test,
-                          progress=_progress)
+                          progress=_progress, ref_ids=list(ref_ids) if ref_ids else None, judged_only=judged_only)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -27,7 +29,7 @@ def judges_consensus(_ds, h, criterion):
 
 
 ds = scope(ds, "systems")
-h = ds.content_hash()
+h = cache_key(ds)  # content hash + tokenizer of this run
 all_metrics = A.available_metrics(ds) if ds.systems and ds.ref_ids else []
 syntax_note(ds)
 c1, c2, c3 = st.columns([3, 2, 2])
@@ -39,22 +41,38 @@ baseline = c3.selectbox("Baseline for the paired test", ["(none)"] + candidates,
                         index=1 if candidates else 0, key="sys_baseline")
 c4, c5, c6, c7 = st.columns(4)
 include_refs = c4.checkbox("Include human translations", value=False, key="sys_refs",
-                           help="Every reference set scored against the other references (and judged "
-                                "references with their human scores).")
+                           help="Score human translations as systems (Freitag et al. 2021): every candidate is "
+                                "scored against the reference set chosen below; a human translation in that set "
+                                "is left out.")
 norm = c5.selectbox("Human score normalisation", ["raw", "z", "percentile"], key="sys_norm")
 test = c6.selectbox("Paired test", ["bootstrap", "ar"], key="sys_test",
                     format_func={"bootstrap": "paired bootstrap", "ar": "approximate randomisation"}.get)
 n_boot = c7.number_input("Bootstrap resamples (0 = no CIs)", 0, 2000, 200, step=100, key="sys_boot")
 
+ref_ids, judged_only = None, None
+if include_refs and ds.ref_ids:
+    ref_ids = tuple(st.multiselect("Reference set every candidate is scored against", ds.ref_ids,
+                                   default=ds.ref_ids[:1], key="sys_ref_ids",
+                                   help="The other reference sets are scored as systems against this one."))
+    if not ref_ids:
+        st.info("Choose the reference set every candidate is scored against.")
+        st.stop()
+    left = [r for r in ds.ref_ids if r not in ref_ids]
+    st.caption(f"Human translations scored as systems against {md(', '.join(ref_ids))}: "
+               f"{md(', '.join(left)) or 'none (every reference set is chosen)'}; left out (the reference): "
+               f"{md(', '.join(ref_ids))}.")
+if ds.criteria and judged_only_control(ds, "sys"):
+    judged_only = criteria[0] if criteria else A.default_criterion(ds)
+
 if not metrics and not criteria:
     st.info("Choose at least one metric or criterion.")
     st.stop()
 
-sig = A.signature_text(metrics, f"CI: {n_boot} bootstrap resamples of segments; test: {test}")
+sig = A.signature_text(metrics, f"CI: {n_boot} bootstrap resamples of segments; test: {test}", dataset=ds, level="system")
 try:
     bar, cb = progress_bar("Scoring systems…")
     table = system_table(ds, h, tuple(metrics), tuple(criteria), None if baseline == "(none)" else baseline,
-                         include_refs, norm, int(n_boot), test, _progress=cb)
+                         include_refs, norm, int(n_boot), test, ref_ids, judged_only, _progress=cb)
     bar.empty()
 except Exception as exc:
     show_exception(exc, "Could not score the systems")
@@ -64,7 +82,8 @@ st.subheader("Scores")
 st.caption("Metric scores are corpus scores (summed sufficient statistics, sacreBLEU scale for BLEU/chrF/TER; "
            "TER, WER and PER: lower is better). Human scores: mean over segments. "
            f"Marks: paired {test} test against **{md(baseline)}** at p < 0.05 (▲ better, ▼ worse, ≈ not significant).")
-key = (h, tuple(metrics), tuple(criteria), baseline, include_refs, norm, int(n_boot), test)
+segments_caption(table, ds.n_segments, judged_only)
+key = (h, tuple(metrics), tuple(criteria), baseline, include_refs, norm, int(n_boot), test, ref_ids, judged_only)
 wide = memo("wide", key, lambda: A.system_wide(table))
 st.dataframe(wide, hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(format="%.3f") for c in wide.columns
@@ -119,4 +138,4 @@ with cc2:
         st.info("No human judgements in this dataset.")
 
 with st.expander("Metric signatures"):
-    st.dataframe(A.signature_frame(metrics), hide_index=True, width="stretch")
+    st.dataframe(A.signature_frame(metrics, ds, "system"), hide_index=True, width="stretch")

@@ -397,7 +397,8 @@ def test_cli_tokenize_reaches_the_metrics(tmp_path):
     assert head["score_a"].iloc[0] == pytest.approx(want, abs=1e-5)
     assert "tok:char" in head["signature"].iloc[0]
     # without --tokenize: chosen from the target language, and said so
-    assert [C.default_tokenizer(lp)[0] for lp in ("en-zh", "en-ja", "en-de", "")] == ["zh", "char", "13a", "13a"]
+    assert [C.default_tokenizer(lp)[0] for lp in ("en-zh", "en-ja", "en-ko", "en-de", "")] == [
+        "zh", "ja-mecab", "ko-mecab", "13a", "13a"]  # sacreBLEU's BLEU._TOKENIZER_MAP
     r = _cli(str(SAMPLE), "--a", "synonyms", "--b", "literal", "--metrics", "bleu", "--human", "none",
              "--bootstrap", "0", "--ar", "0")
     assert r.returncode == 0 and "note: tokenizer 13a" in r.stderr

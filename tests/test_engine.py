@@ -158,7 +158,7 @@ def test_score_table_matches_sacrebleu(mid, corp, sent):
     streams = [refs[r] for r in ds.ref_ids]
     sys_tab = score_table(ds, [mid], level="system")
     seg_tab = score_table(ds, [mid], level="segment")
-    assert list(sys_tab.columns) == ["metric", "system", "seg_id", "score"]
+    assert list(sys_tab.columns) == ["metric", "system", "seg_id", "score", "n_segments", "signature"]
     for name, texts in ds.sys_texts().items():
         got = sys_tab[(sys_tab.system == name)]
         assert len(got) == 1 and got.seg_id.iloc[0] == ""
@@ -166,15 +166,20 @@ def test_score_table_matches_sacrebleu(mid, corp, sent):
         rows = seg_tab[seg_tab.system == name].set_index("seg_id")["score"]
         for s, seg in enumerate(ds.seg_ids):
             assert rows[seg] == pytest.approx(sent.sentence_score(texts[s], [st[s] for st in streams]).score, abs=1e-9)
+    # the signature column is sacreBLEU's own signature of the same computation (2 references)
+    assert set(sys_tab.signature) == {corp.get_signature().format()}
+    assert set(seg_tab.signature) == {sent.get_signature().format()}
     # one reference set only, and references scored against the other set
     one = score_table(ds, [mid], level="system", ref_ids=["ref-1"], include_references=True)
     name = ds.systems[0]
     assert one[one.system == name].score.iloc[0] == pytest.approx(
         corp.corpus_score(ds.sys_texts()[name], [refs["ref-1"]]).score, abs=1e-9)
     assert "ref-1" not in set(one.system)  # no other reference set to score it against
+    assert set(one.signature) == {corp.get_signature().format()} and "nrefs:1|" in one.signature.iloc[0]
     both = score_table(ds, [mid], level="system", include_references=True)
     r0 = both[both.system == "ref-0"].score.iloc[0]
     assert r0 == pytest.approx(corp.corpus_score(refs["ref-0"], [refs["ref-1"]]).score, abs=1e-9)
+    assert set(both.signature) == {corp.get_signature().format().replace("nrefs:1|", "nrefs:var|")}  # 2 for systems, 1 for refs
 
 
 def test_score_table_missing_outputs_are_skipped():

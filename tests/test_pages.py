@@ -197,3 +197,86 @@ def test_syntactic_metrics_listed_or_reason_given(tmp_path):
     ok_de, reason = availability(de)
     assert not ok_de and "'de'" in reason
     assert "tree" not in analysis.available_metrics(de) and "bleu" in analysis.available_metrics(de)
+
+
+def test_systems_page_human_translations_against_one_chosen_reference():
+    """Freitag et al. 2021: the reference sets not chosen are scored as systems against the chosen
+    one; the chosen one is left out. Expected BLEU from sacreBLEU on the raw sample TSV."""
+    import pandas as pd
+    from sacrebleu.metrics import BLEU
+
+    at = _open("systems", {**FAST, "sys_boot": 0})
+    at.checkbox(key="sys_refs").set_value(True).run()
+    at.multiselect(key="sys_ref_ids").set_value(["ref-B"]).run()
+    assert not at.exception
+    wide = _frame(at, "bleu").set_index("system")
+    refs = pd.read_csv(ROOT / "sample_data" / "teaching_es_en" / "references.tsv", sep="\t", keep_default_na=False,
+                       dtype=str)
+    text = {r: g.set_index("seg_id")["text"] for r, g in refs.groupby("ref_id")}
+    segs = list(text["ref-B"].index)
+    want = BLEU().corpus_score([text["ref-E"][s] for s in segs], [[text["ref-B"][s] for s in segs]]).score
+    assert wide.loc["ref-E", "bleu"] == np.float64(want) or abs(wide.loc["ref-E", "bleu"] - want) < 1e-9
+    assert "ref-B" not in wide.index and "ref-A" in wide.index
+    from evalcore.highlight import escape
+
+    assert any(f"left out (the reference): {escape('ref-B')}" in c.value for c in at.caption)
+    at.checkbox(key="sys_judged_only").set_value(True).run()
+    assert not at.exception
+    assert any("segments judged for adequacy" in c.value for c in at.caption)
+
+
+def test_likeness_system_level_judged_only_switch():
+    """System level: a system's metric score is the mean of its sentence BLEU (sacreBLEU,
+    multi-reference) over its judged segments, or over every segment with the switch off."""
+    import pandas as pd
+    from sacrebleu.metrics import BLEU
+    from scipy import stats
+
+    folder = ROOT / "sample_data" / "teaching_es_en"
+
+    def read(n):
+        return pd.read_csv(folder / n, sep="\t", keep_default_na=False, dtype=str)
+
+    refs, outs, jud = read("references.tsv"), read("outputs.tsv"), read("judgements.tsv")
+    jud = jud[jud.judgement == "adequacy"].assign(score=lambda d: d.score.astype(float))
+    ref_by_seg = refs.groupby("seg_id")["text"].apply(list)
+    bleu = BLEU(effective_order=True)
+    outs["bleu"] = [bleu.sentence_score(t, ref_by_seg[s]).score for t, s in zip(outs.text, outs.seg_id)]
+    cell = jud.groupby(["system", "seg_id"]).score.mean().reset_index()
+    gold = cell.groupby("system").score.mean()
+    judged = outs.merge(cell[["system", "seg_id"]], on=["system", "seg_id"])
+    at = _open("likeness_vs_acceptability", {**FAST, "lva_metrics": ["bleu", "chrf"], "lva_crit": "adequacy"})
+    at.selectbox(key="lva_level").set_value("system").run()
+    for flag, frame in ((True, judged), (False, outs)):
+        at.checkbox(key="lva_judged_only").set_value(flag).run()
+        assert not at.exception
+        row = _frame(at, "corr").set_index("label").loc["bleu"]
+        m = frame.groupby("system").bleu.mean()
+        systems = [s for s in m.index if s in gold.index]
+        assert row["corr"] == np.float64(row["corr"]) and abs(
+            row["corr"] - stats.pearsonr(m[systems], gold[systems])[0]) < 1e-9
+        assert row["n"] == len(systems)
+        assert row["n_segments"] == frame.seg_id.nunique()
+
+
+def test_systems_page_tokenizer_choice_reaches_scores_and_signatures():
+    """The sidebar tokenizer (session key ``tokenize_<lp>``) changes the word-level scores and
+    the signatures; computed here with sacreBLEU (corpus BLEU, char tokenizer, every reference)."""
+    from sacrebleu.metrics import BLEU
+
+    from evalcore.io import load_dataset
+
+    at = _open("systems", {**FAST, "tokenize_es-en": "char", "sys_metrics": ["bleu", "chrf"]})
+    sigs = _frame(at, "signature").set_index("metric")["signature"]
+    ds = load_dataset(ROOT / "sample_data" / "teaching_es_en")
+    refs = ds.ref_texts()
+    sb = BLEU(tokenize="char")
+    name = ds.systems[0]
+    want = sb.corpus_score(ds.sys_texts()[name], [refs[r] for r in ds.ref_ids]).score
+    assert sigs["bleu"] == sb.get_signature().format() and "tok:char" in sigs["bleu"]
+    wide = _frame(at, "bleu").set_index("system")
+    assert abs(float(wide.loc[name, "bleu"]) - want) < 1e-9
+    import html
+
+    assert any("use the char tokenizer (chosen; sacreBLEU's default here would be 13a)" in html.unescape(c.value)
+               for c in at.caption)

@@ -26,9 +26,10 @@ def add_arguments(p) -> None:
     p.add_argument("--human", default=None,
                    help="comma-separated human criteria (default: every criterion of the data; 'none' for none)")
     p.add_argument("--tokenize", default=None,
-                   help="sacreBLEU tokenizer for every metric with a tokenizer option, lengths and n-grams "
-                        "(13a, intl, char, zh, none; default: zh for Chinese targets, char for Japanese, "
-                        "Korean and Thai, else 13a; the choice is reported)")
+                   help="sacreBLEU tokenizer for every word-level metric, lengths and n-grams "
+                        "(13a, intl, char, zh, ja-mecab, ko-mecab, none, flores101/200; default: sacreBLEU's for "
+                        "the target language: zh for Chinese, ja-mecab for Japanese, ko-mecab for Korean, else "
+                        "13a; the choice is reported)")
     p.add_argument("--normalisation", choices=["raw", "z", "percentile"], default="raw",
                    help="per-rater normalisation of the human scores (default raw)")
     p.add_argument("--judged-only", action="store_true",

@@ -1,6 +1,9 @@
 """``python -m evalcore correlate``: metric-vs-human correlations (spec §3, §4).
 
-Output columns: metric, level, method, value, ci_low, ci_high, n.
+Output columns: metric, level, method, value, ci_low, ci_high, n, n_groups, n_segments, signature
+(the metric's: sacreBLEU's own for BLEU/chrF/TER; ``external`` for ``--scores``), settings (the
+correlation's: human criterion, normalisation, aggregation, grouping, bootstrap). ``--tokenize`` as in
+``score``. Notes about what was left out or chosen go to stderr.
 """
 from __future__ import annotations
 
@@ -25,8 +28,11 @@ def add_arguments(p) -> None:
                    help="segment-level grouping (default none; item for darr)")
     p.add_argument("--tie-calibration", action="store_true", help="acc23/tau_23: optimise the metric tie threshold")
     p.add_argument("--threshold", type=float, default=25.0, help="kendall_like/darr gold difference threshold (>=)")
-    p.add_argument("--include-human-systems", action="store_true",
-                   help="keep human translations judged like systems (reference sets / Human-*) in the correlation")
+    p.add_argument("--include-human-systems", "--include-references", action="store_true",
+                   help="score human translations as systems (Freitag et al. 2021): every candidate is scored "
+                        "against the --refs reference set; a human translation in that set is left out")
+    p.add_argument("--judged-only", action="store_true",
+                   help="system-level metric scores over only the segments the humans judged (per system)")
     p.add_argument("--exclude", default="", help="comma-separated systems to leave out (e.g. outliers)")
     p.add_argument("--normalisation", choices=["raw", "z", "percentile"], default="raw")
     p.add_argument("--aggregate", choices=["mean", "median", "weighted"], default="mean")
@@ -38,6 +44,7 @@ def add_arguments(p) -> None:
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", help="write the table as TSV here instead of stdout (a .csv name writes CSV for spreadsheets)")
+    from . import _tok; _tok.add_argument(p)  # noqa: E702
 
 
 def _byo_scores(path, dataset, refs, metrics, level):
@@ -62,23 +69,70 @@ def _byo_scores(path, dataset, refs, metrics, level):
         columns=["metric", "system", "seg_id", "score"])
 
 
+def _human(ds, args, note):
+    """Human scores for the correlation: given system-level scores at system level when the
+    data has them for the criterion, else per-(system, segment) scores."""
+    import pandas as pd
+
+    from ..judges import given_system_scores, human_scores
+
+    given = given_system_scores(ds, args.human) if args.level == "system" else None
+    seg = None
+    if args.human in ds.criteria or args.human == "mqm":
+        try:
+            seg = human_scores(ds, args.human, normalisation=args.normalisation, aggregate=args.aggregate)
+        except ValueError:
+            if given is None or given.empty:
+                raise
+    if given is not None and len(given):
+        note(f"human scores: the given system-level {args.human} scores of {len(given)} system(s) "
+             "(not the mean of segment scores)")
+        return pd.DataFrame({"system": given["system"], "seg_id": "", "score": given["score"]}), seg
+    if seg is None:
+        raise ValueError(f"no judgements for criterion {args.human!r}; available: {', '.join(ds.criteria) or 'none'}")
+    return seg, seg
+
+
 def run(args) -> int:
     import pandas as pd
 
     from ..io import load_dataset
-    from ..judges import human_scores
     from ..stats.tables import correlation_table, human_systems
 
+    from . import _tok
+
+    _tok.check(args)
+    notes: list[str] = []
+    note = notes.append
     ds = load_dataset(args.path, lp=args.lp)
     refs = [r.strip() for r in args.refs.split(",") if r.strip()] if args.refs else None
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else []
     if not metrics and not args.scores:
         raise ValueError("give --metrics and/or --scores")
-    human = human_scores(ds, args.human, normalisation=args.normalisation, aggregate=args.aggregate)
+    human, seg_human = _human(ds, args, note)
     humans = human_systems(ds, list(dict.fromkeys(human["system"])))
+    judged = None
+    if args.judged_only:
+        if seg_human is None or seg_human.empty:
+            raise ValueError(f"--judged-only needs segment-level judgements of {args.human!r}; the data gives "
+                             "only system-level scores")
+        judged = {s: set(g["seg_id"].astype(str)) for s, g in seg_human.groupby("system", sort=False)}
+        counts = sorted({len(v) for v in judged.values()})
+        note(f"--judged-only: metric scores over the segments judged for {args.human} "
+             f"({counts[0]}{'-' + str(counts[-1]) if len(counts) > 1 else ''} of {ds.n_segments} per system)")
     frames = []
     if args.scores:
-        frames.append(_byo_scores(args.scores, ds, refs, metrics, args.level))
+        byo = _byo_scores(args.scores, ds, refs, metrics, args.level)
+        if judged is not None:
+            sysrows = byo["seg_id"] == ""
+            if sysrows.any():
+                note("--judged-only cannot restrict given system-level scores (--scores rows without seg_id); "
+                     "they are used as given")
+            keep = [(not r) or (seg in judged.get(sy, ())) for sy, seg, r in
+                    zip(byo["system"], byo["seg_id"], ~sysrows)]
+            keep = [True if sr else k for sr, k in zip(sysrows, keep)]
+            byo = byo[keep]
+        frames.append(byo)
     builtin = []
     if metrics:
         from ..metrics.base import metric_ids
@@ -89,22 +143,37 @@ def run(args) -> int:
         unknown = [m for m in metrics if m.lower() not in known and m.lower() not in have]
         if unknown:
             raise ValueError(f"unknown metric(s) {unknown}")
+    use_refs = refs
+    if builtin and args.include_human_systems and not refs:
+        use_refs = ds.ref_ids  # every candidate against the same references: all of them
     if builtin:
+        from ..metrics.base import get_metric
         from ..metrics.engine import score_table
 
-        table = score_table(ds, builtin, level=args.level, ref_ids=refs,
-                            include_references=args.include_human_systems)
-        for w in table.attrs.get("warnings", []):
+        tok = _tok.resolve(args, ds, [get_metric(m) for m in builtin])
+        tab = score_table(ds, builtin, level=args.level, ref_ids=use_refs,
+                          include_references=args.include_human_systems, segments=judged, tokenize=tok)
+        for w in tab.attrs.get("warnings", []):
             print(f"warning: {w}", file=sys.stderr)
-        frames.append(table)
+        notes += tab.attrs.get("notes", [])
+        if args.include_human_systems and not refs and len(ds.ref_ids) > 1:
+            note("choose the reference set with --refs to score the other human translations as systems")
+        frames.append(tab)
     scores = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["metric", "system", "seg_id", "score"])
     if scores.empty:
         raise ValueError("no metric scores to correlate")
     exclude = [s.strip() for s in args.exclude.split(",") if s.strip()]
     if not args.include_human_systems:
         exclude += humans
-    elif refs:
-        exclude += [r for r in refs]  # a reference in use cannot be scored against itself (spec §3.3)
+        if humans:
+            note(f"human translations left out (use --include-human-systems to score them as systems): "
+                 f"{', '.join(humans)}")
+    elif use_refs:
+        exclude += [r for r in use_refs]  # a reference in use cannot be scored against itself (spec §3.3)
+    scored = set(scores["system"])
+    unscored = [s for s in dict.fromkeys(human["system"]) if s not in set(exclude) and s not in scored]
+    if unscored:
+        note(f"judged but without metric scores (no text), left out: {', '.join(unscored)}")
     grouping = args.group or ("item" if args.method == "darr" else "none")
     kw = {}
     if args.method in ("kendall_like", "darr"):
@@ -114,6 +183,18 @@ def run(args) -> int:
     table = correlation_table(human, scores, level=args.level, method=args.method, grouping=grouping,
                               exclude_systems=exclude, bootstrap=args.bootstrap, resample=args.bootstrap_over,
                               alpha=args.alpha, seed=args.seed, fisher=args.fisher, **kw)
+    if args.method in ("darr", "kendall_like") and len(table) and table["value"].isna().any():
+        h = human[~human["system"].isin(set(exclude))]
+        spread = h.groupby("seg_id")["score"].agg(lambda x: x.max() - x.min()) if len(h) else pd.Series(dtype=float)
+        biggest = float(spread.max()) if len(spread) else float("nan")
+        note(f"{args.method}: empty value: no pair of outputs of one segment differs by >= {args.threshold:g} in "
+             f"{args.human} (the largest difference is {biggest:.4g}); lower --threshold to the scale of the scores")
+    if grouping != "none" and args.level == "segment" and len(table):
+        note(f"grouped by {grouping}: n = cells used, n_groups = {grouping} groups averaged")
+    for line in notes:
+        print(f"note: {line}", file=sys.stderr)
+    table = _tok.metric_signatures(table, scores)
+    table["settings"] = _tok.correlation_settings(args, grouping)
     if args.out:
         from ..export import write_table
 

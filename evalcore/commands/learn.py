@@ -24,7 +24,8 @@ def add_arguments(p) -> None:
     p.add_argument("--kind", required=True, choices=["humanlike", "beer"])
     p.add_argument("--human", default=None, metavar="CRITERION", help="human criterion (default: the only one)")
     p.add_argument("--lp", default=None, help="language pair (when the dataset has several)")
-    p.add_argument("--out", default=None, metavar="MODEL", help="model name (metric id learned:MODEL)")
+    p.add_argument("--out", default=None, metavar="MODEL",
+                   help="model name (metric id learned:MODEL) or a file path (DIR/NAME.json; use it as learned:DIR/NAME.json)")
     p.add_argument("--models-dir", default=None, help="folder for models (default $EVALCORE_HOME/models)")
     p.add_argument("--no-save", action="store_true", help="do not save the model")
     p.add_argument("--test-fraction", type=float, default=1 / 3,
@@ -62,18 +63,56 @@ def _print_table(df, file=None) -> None:
         print("  ".join(v.ljust(w) for v, w in zip(r, widths)), file=file)
 
 
+def _check_criterion(ds, criterion, kind):
+    """The human criterion to learn from (beer) or to evaluate against, checked before any training."""
+    crits = ds.criteria
+    if criterion is None:
+        if len(crits) == 1:
+            return crits[0]
+        if kind == "humanlike":  # learns from references vs outputs; judgements only evaluate
+            return None
+        if not crits:
+            raise ValueError("the dataset has no human judgements to learn from")
+        raise ValueError(f"--human: the dataset has several criteria ({', '.join(crits)}); name one")
+    if criterion not in crits:
+        raise ValueError(f"--human: no judgements for criterion {criterion!r}; available: {', '.join(crits) or 'none'}")
+    return criterion
+
+
+def _check_writable(folder) -> None:
+    """The models folder can be created and written (checked before training)."""
+    import os
+    from pathlib import Path
+
+    from ..learned.store import models_dir
+
+    root = Path(folder) if folder is not None else models_dir()
+    probe = root
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir() or not os.access(probe, os.W_OK):
+        raise ValueError(f"cannot save the model: {root} is not a writable folder (check --out / --models-dir)")
+
+
 def run(args) -> int:
     from ..io import load_dataset
-    from ..learned.evaluate import baseline_scorers, compare_metrics, human_table
+    from ..learned.evaluate import baseline_scorers, compare_metrics
     from ..learned.pipeline import train_and_compare
-    from ..learned.store import _jsonable, save_model
+    from ..learned.store import _jsonable, save_model, split_model_path
 
+    out_dir = None
+    if args.out:  # checked before loading and training: a bad name or folder fails at once
+        name, out_dir = split_model_path(args.out)
+        if out_dir is not None and args.models_dir:
+            raise ValueError("give --out as a file path or --models-dir, not both")
     ds = load_dataset(args.path, lp=args.lp)
-    name = args.out or re.sub(r"[^a-z0-9_.\-]+", "-", f"{args.kind}-{ds.name}-{ds.lp}".lower()).strip("-")
+    if not args.out:
+        name = re.sub(r"[^a-z0-9_.\-]+", "-", f"{args.kind}-{ds.name}-{ds.lp}".lower()).strip("-")
+    models_dir = out_dir or args.models_dir
+    if not args.no_save:
+        _check_writable(models_dir)
+    args.human = _check_criterion(ds, args.human, args.kind)
     hib = not args.lower_is_better
-    if ds.criteria:  # --human: the only criterion by default; several or an unknown one is an error
-        human_table(ds, args.human, hib)
-        args.human = args.human or ds.criteria[0]
     result: dict = {"dataset": args.path, "lp": ds.lp, "kind": args.kind, "model": f"learned:{name}"}
 
     def progress(f, msg):
@@ -124,7 +163,7 @@ def run(args) -> int:
         result["eval"] = {"dataset": args.eval, "lp": ev.lp, "table": tab.to_dict("records")}
         model.scores["eval"] = result["eval"]
     if not args.no_save:
-        path = save_model(model, args.models_dir)
+        path = save_model(model, models_dir)
         print(f"\nsaved {path} (metric id learned:{name})")
         result["saved"] = str(path)
     if args.json:

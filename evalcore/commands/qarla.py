@@ -9,6 +9,8 @@ explanation (which outputs beat or tied the held-out reference, and by how much)
 ``coverage``: share of the metric's single-reference similarities that are defined among the
 (candidate, reference) pairs whose texts exist (below 1 for sparse syntactic sub-metrics,
 which are undefined when neither text has the type; see ``search --min-coverage``).
+``signature``: the metric's signature (sacreBLEU's own for BLEU/chrF/TER) with ``nrefs`` = the
+references each comparison scores against (J − 1); ``--tokenize`` as in ``score``.
 """
 from __future__ import annotations
 
@@ -32,6 +34,14 @@ def add_arguments(p):
     p.add_argument("--cases", metavar="FILE", help="also write the per-case explanation TSV here")
 
 
+def _prepared(metric, ds):
+    from ..metrics.engine import _prepare
+
+    if metric.meta.needs_text:
+        _prepare(metric, ds)  # NIST's signature names its fitted information weights
+    return metric
+
+
 def run(args) -> int:
     import pandas as pd
 
@@ -40,13 +50,20 @@ def run(args) -> int:
     from ..qarla.search import coverage, text_presence
 
     ds, tens = load_with_tensors(args, args.metrics, "--metrics")
+    from ..metrics.base import get_metric
+    from ..metrics.tokenize import resolve_tokenizer
+    from ._tok import qarla_nrefs
+
     rows, cases = [], []
     presence = text_presence(ds, next(iter(tens.values())))
+    nrefs = qarla_nrefs(ds)
+    tok = resolve_tokenizer(args.tokenize, ds.lp)[0]
     for m, t in tens.items():
         r = orange_king(t, ties=args.ties, average=args.average, bootstrap=args.bootstrap, seed=args.seed,
                         mc=args.mc)
         row = r.as_row()
-        rows.append({"metric": row.pop("metric"), "coverage": coverage(t, *presence), **row})
+        rows.append({"metric": row.pop("metric"), "coverage": coverage(t, *presence), **row,
+                     "signature": _prepared(get_metric(m, tokenize=tok), ds).output_signature(nrefs, "segment")})
         if args.cases:
             c = king_cases(t)
             c.insert(0, "metric", m)

@@ -1,8 +1,13 @@
 """``python -m evalcore score PATH --metrics bleu,chrf,ter --level segment|system``: tidy metric scores.
 
-Writes a TSV with the columns metric, system, seg_id, score (seg_id empty at system level) to
-``--out`` or stdout. ``--refs A,C`` restricts (and orders) the reference sets;
-``--include-references`` also scores every reference set against the other sets;
+Writes a TSV with the columns metric, system, seg_id, score, n_segments, signature (seg_id empty at
+system level; n_segments = the segments summed; signature = sacreBLEU's own string for
+BLEU/chrF/TER, an evalcore one otherwise) to ``--out`` or stdout. ``--tokenize NAME`` picks the
+sacreBLEU tokenizer of the word-level metrics (default: sacreBLEU's for the target language, stated
+on stderr). ``--refs A,C`` chooses (and orders) the reference sets; ``--include-references`` (alias
+``--include-human-systems``) also scores the reference sets not chosen as systems against the chosen
+ones (Freitag et al. 2021); ``--judged-only [CRITERION]`` keeps only the segments the humans judged
+for each system;
 ``--scores FILE.tsv`` registers external scores first (bring your own, see
 :mod:`evalcore.metrics.byo`), so their metric names can be listed in ``--metrics``;
 ``--list-metrics`` prints every registered id with its signature. Progress goes to stderr.
@@ -13,7 +18,7 @@ import sys
 
 NAME = "score"
 OUTPUTS = ("out",)  # checked before any work (evalcore.export.check_outputs)
-HELP = "Score a dataset with registered metrics; write a tidy TSV (metric, system, seg_id, score)."
+HELP = "Score a dataset with registered metrics; write a tidy TSV (metric, system, seg_id, score, signature)."
 
 
 def add_arguments(p):
@@ -22,14 +27,37 @@ def add_arguments(p):
     p.add_argument("--metrics", default="bleu,chrf,ter", help="comma-separated metric ids (default: bleu,chrf,ter)")
     p.add_argument("--level", choices=["segment", "system"], default="segment")
     p.add_argument("--refs", help="comma-separated reference sets to use, in this order (default: all)")
-    p.add_argument("--include-references", action="store_true",
-                   help="also score each reference set as a system against the other reference sets")
+    p.add_argument("--include-references", "--include-human-systems", dest="include_references", action="store_true",
+                   help="also score the human translations (reference sets not in --refs) as systems against "
+                        "the --refs set; without --refs each is scored against the others (not comparable)")
+    p.add_argument("--judged-only", nargs="?", const="", default=None, metavar="CRITERION",
+                   help="only the segments the humans judged for each system (criterion: default the only one)")
     p.add_argument("--out", help="output TSV (default: stdout; a .csv name writes CSV for spreadsheets)")
     p.add_argument("--scores", action="append", default=[],
                    help="external scores TSV (metric, system, seg_id, score[, ref_id][, lp]); repeatable")
     p.add_argument("--list-metrics", action="store_true", help="list metric ids with their signatures and exit")
+    from . import _tok; _tok.add_argument(p)  # noqa: E702
 
 
+
+
+def _judged_segments(ds, criterion: str) -> dict:
+    """system -> the seg_ids judged for it under ``criterion`` (any rater); says what it chose."""
+    crits = ds.criteria
+    if not crits:
+        raise ValueError("--judged-only: the data has no segment-level judgements")
+    if not criterion:
+        if len(crits) > 1:
+            raise ValueError(f"--judged-only: the data has several criteria ({', '.join(crits)}); name one")
+        criterion = crits[0]
+    if criterion not in crits:
+        raise ValueError(f"--judged-only: no judgements for criterion {criterion!r}; available: {', '.join(crits)}")
+    j = ds.judgements[ds.judgements["judgement"] == criterion]
+    out = {s: set(g["seg_id"].astype(str)) for s, g in j.groupby("system", sort=False)}
+    counts = sorted({len(v) for v in out.values()})
+    print(f"note: --judged-only: segments judged for {criterion} ({counts[0]}"
+          f"{'-' + str(counts[-1]) if len(counts) > 1 else ''} of {ds.n_segments} per system)", file=sys.stderr)
+    return out
 
 
 def run(args) -> int:
@@ -54,19 +82,25 @@ def run(args) -> int:
 
     ids = [m.strip() for m in args.metrics.split(",") if m.strip()]
     metrics = [get_metric(m) for m in ids]  # unknown ids fail here, before loading
+    from . import _tok; _tok.check(args)  # noqa: E702
     ds = load_dataset(args.path, lp=args.lp)
     for w in ds.warnings:  # the loader's warnings: data kept, but the user must know
         print(w, file=sys.stderr)
+    tok = _tok.resolve(args, ds, metrics)
+    metrics = [m.with_tokenize(tok) for m in metrics]
     refs = [r.strip() for r in args.refs.split(",") if r.strip()] if args.refs else None
     text_metrics = [m.meta.id for m in metrics if m.meta.needs_text]
     if text_metrics and not ds.ref_ids:
         raise ValueError(f"{args.path}: the data has no reference translations (no references.tsv rows / "
                          f"ref.<name>.txt files), so {', '.join(text_metrics)} cannot be computed; add references, "
                          "or give metric scores with --scores")
-    table = score_table(ds, metrics, level=args.level, ref_ids=refs,
-                        include_references=args.include_references, progress=StderrProgress("scoring"))
+    judged = _judged_segments(ds, args.judged_only) if args.judged_only is not None else None
+    table = score_table(ds, metrics, level=args.level, ref_ids=refs, include_references=args.include_references,
+                        progress=StderrProgress("scoring"), segments=judged)
     for w in table.attrs.get("warnings", []):
         print(f"warning: {w}", file=sys.stderr)
+    for line in table.attrs.get("notes", []):
+        print(f"note: {line}", file=sys.stderr)
     if args.out:
         from ..export import write_table
 

@@ -108,7 +108,10 @@ def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, output
         report.error(outputs["_file"].iloc[0], None, f"{nm!r} is both a system and a reference set"
                                                      f"{' in ' + lp if lp else ''}; rename one of them")
     # -- judgements ------------------------------------------------------------------------
-    judgements = _unknown_segments(judgements, seg_keys, "judgements", report)
+    # an empty seg_id = a human score given per system (kept apart: extras["system_scores"])
+    sys_level = judgements["seg_id"] == ""
+    judgements = pd.concat([judgements[sys_level],
+                            _unknown_segments(judgements[~sys_level], seg_keys, "judgements", report)])
     scores = pd.to_numeric(judgements["score"], errors="coerce")
     text = judgements["score"].astype(str).str.strip().str.lower()
     nonnum = scores.isna() & ~text.isin(["nan", "+nan", "-nan"])
@@ -126,6 +129,14 @@ def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, output
                      f"±{MAX_ABS_SCORE:.0e}; scores must be finite numbers within that range (leave unrated items out)")
     bad = judgements[nonnum | absurd]
     judgements = judgements.assign(score=scores)[~judgements.index.isin(bad.index)]
+    given = judgements[judgements["seg_id"] == ""]
+    judgements = judgements[judgements["seg_id"] != ""]
+    if len(given):
+        _dups(given, ["lp", "system", "rater", "judgement"], "system-level score (empty seg_id)", report)
+        rows = given.rename(columns={"judgement": "scorer"})[["lp", "scorer", "system", "score"]]
+        if "system_scores" in extras:
+            rows = pd.concat([extras["system_scores"], rows], ignore_index=True)
+        extras = {**extras, "system_scores": rows.reset_index(drop=True)}
     # -- tags ------------------------------------------------------------------------------
     tags = _unknown_segments(tags, seg_keys, "tags", report)
 

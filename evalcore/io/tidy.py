@@ -69,6 +69,9 @@ def read_tidy(src: FileSource, name: str, report: Report | None = None) -> dict[
     tags = _read(src, "tags", report, False)
     if src.find("references.tsv", "outputs.tsv", "judgements.tsv") is None:
         report.error(src.label, None, "no references.tsv, outputs.tsv or judgements.tsv: nothing to evaluate")
+    sys_rows = _system_score_files(src, report)
+    if sys_rows is not None:
+        judgements = pd.concat([judgements, sys_rows], ignore_index=True)
     extras = {}
     named = [("mqm_annotations.tsv", "mqm_errors"), ("postedits_tokenized.tsv", "postedits")]
     named += [(n, n[len("extra_"):-len(".tsv")]) for n in src.names() if n.startswith("extra_") and n.endswith(".tsv")]
@@ -82,6 +85,58 @@ def read_tidy(src: FileSource, name: str, report: Report | None = None) -> dict[
     # files that failed to parse are empty here; assemble still checks the others and raises
     # with every problem at once
     return assemble(name, segments, references, outputs, judgements, tags, extras, report)
+
+
+#: the column that names the system in a WMT-style system score table, by preference
+SYSTEM_NAME_COLUMNS = ("system", "mqm_system_name", "wmt_system")
+
+
+def _system_score_files(src: FileSource, report: Report) -> pd.DataFrame | None:
+    """Human scores given per system, as judgement rows with an empty seg_id (rater ``given``).
+
+    ``system_scores.tsv`` (lp, system, judgement, score) and WMT-style tables named
+    ``*_sys_scores.tsv`` without a ``metric`` column (e.g. ``wmt_da_sys_scores.tsv``: lp,
+    wmt_system, mqm_system_name, da_raw_mean, da_z_mean, n_segments): the system name is taken
+    from the first of :data:`SYSTEM_NAME_COLUMNS` present and every ``<criterion>_mean`` column
+    is the system-level score of ``<criterion>``.
+    """
+    import io as _io
+
+    from .text import decode
+
+    parts = []
+    for fname in src.names():
+        base = fname.rsplit("/", 1)[-1]
+        if not (base == "system_scores.tsv" or base.endswith("_sys_scores.tsv")):
+            continue
+        text = decode(src.read(fname), fname, report)
+        if text is None:
+            continue
+        t = pd.read_csv(_io.StringIO(text), sep="\t", keep_default_na=False, dtype=str, quoting=3)
+        t.columns = [c.strip() for c in t.columns]
+        if "metric" in t.columns:
+            continue  # metric scores, not human scores
+        name_col = next((c for c in SYSTEM_NAME_COLUMNS if c in t.columns), None)
+        lines = list(range(2, len(t) + 2))
+        lp = t["lp"].str.strip() if "lp" in t.columns else pd.Series([""] * len(t))
+        if name_col is None:
+            report.error(fname, 1, f"no system column; a system score table needs one of "
+                                   f"{', '.join(SYSTEM_NAME_COLUMNS)}; found: {', '.join(t.columns)}")
+            continue
+        if {"judgement", "score"} <= set(t.columns):
+            crit = [("judgement", "score")]
+        else:
+            crit = [(c[:-len("_mean")], c) for c in t.columns if c.endswith("_mean")]
+            if not crit:
+                report.error(fname, 1, "no score columns: use judgement + score, or <criterion>_mean columns")
+                continue
+        for jname, col in crit:
+            judgement = t["judgement"].str.strip() if jname == "judgement" else pd.Series([jname] * len(t))
+            parts.append(pd.DataFrame({"lp": lp.to_numpy(), "system": t[name_col].str.strip().to_numpy(),
+                                       "seg_id": "", "judgement": judgement.to_numpy(),
+                                       "score": t[col].to_numpy(), "rater": "given",
+                                       "_file": fname, "_line": lines}))
+    return pd.concat(parts, ignore_index=True) if parts else None
 
 
 # ---- writer ----------------------------------------------------------------------------

@@ -52,6 +52,19 @@ def check_name(name: str) -> str:
     return key
 
 
+def split_model_path(spec: str) -> tuple[str, Path | None]:
+    """``NAME`` or a file path (``DIR/NAME.json`` / ``DIR/NAME.npz`` / ``DIR/NAME``, ``learned:``
+    prefix accepted) -> (checked name, folder or None for the models folder)."""
+    raw = spec.strip()
+    if raw.lower().startswith(PREFIX):
+        raw = raw[len(PREFIX):]
+    if "/" not in raw and os.sep not in raw and not raw.endswith((".json", ".npz")):
+        return check_name(raw), None
+    path = Path(raw).expanduser()
+    stem = path.name[:-5] if path.name.endswith(".json") else path.name[:-4] if path.name.endswith(".npz") else path.name
+    return check_name(stem), path.parent
+
+
 def hash_strings(items: Sequence[str]) -> str:
     h = hashlib.sha256()
     for s in items:
@@ -241,7 +254,14 @@ def ensure_registered(metric_id: str) -> bool:
     key = metric_id.strip().lower()
     if not key.startswith(PREFIX):
         return False
-    name = check_name(key)
+    name, folder = split_model_path(metric_id.strip())
+    if folder is not None:  # learned:DIR/NAME.json: a model saved outside the models folder
+        if name not in list_models(folder):
+            return False
+        unregister(key)
+        register(key, lambda: LearnedMetric(_cached_load(name, folder)))
+        _ROOTS[key] = str(folder)
+        return True
     root = models_dir()
     if name not in list_models(root):
         return False

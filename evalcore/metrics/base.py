@@ -90,6 +90,25 @@ class Metric(ABC):
                     loo[c, j] = self.sentence_score(cand, rest)
         return sim, loo
 
+    # ---- tokenisation -------------------------------------------------------------------
+    #: True for metrics that split text into words with a sacreBLEU tokenizer (option ``tokenize``)
+    uses_tokenizer: bool = False
+
+    def with_tokenize(self, name: str) -> "Metric":
+        """This metric with sacreBLEU tokenizer ``name`` (a new object; ``self`` is unchanged).
+        Metrics that do not split text into words (chrF, bring-your-own scores...) return
+        ``self``: a tokenizer choice does not apply to them."""
+        return self
+
+    def output_signature(self, nrefs: int | str | None = None, level: str | None = None) -> str:
+        """The signature written beside this metric's scores: ``nrefs`` references per segment
+        (a number, or ``"var"``) at ``level`` ("segment" or "system"). Metrics reproducing a
+        sacreBLEU metric return sacreBLEU's own signature string (Post 2018)."""
+        try:
+            return self.signature(nrefs=nrefs, level=level)
+        except TypeError:  # metrics whose signature takes no context
+            return self.signature()
+
     def oriented(self, values):
         """Map scores to similarities (higher = more similar): error rates are negated."""
         return values if self.meta.higher_is_better else -np.asarray(values, dtype=float)
@@ -165,18 +184,34 @@ def register_provider(prefix: str, ensure: Callable[[str], bool], register_all: 
     _PROVIDERS[prefix.lower()] = MetricProvider(prefix.lower(), ensure, register_all)
 
 
-def get_metric(metric_id: str) -> Metric:
+def get_metric(metric_id: str, tokenize: str | None = None) -> Metric:
+    """The registered metric ``metric_id``; with ``tokenize`` (a sacreBLEU tokenizer name) the
+    word-level metrics use that tokenizer (:meth:`Metric.with_tokenize`; others are unchanged).
+    Without it, the dashboard's choice for the current run applies when a page has set one
+    (:func:`evalcore.metrics.tokenize.set_session_tokenizer`), else the metric's own default."""
     from . import _load_all  # noqa: F401  (imports every metric module and plugin once)
+    from .tokenize import session_tokenizer
+
+    tokenize = tokenize or session_tokenizer()
 
     key = metric_id.strip().lower()
     if key not in _REGISTRY:
-        # ids registered lazily by a provider (saved learned metrics: evalcore/learned/store.py)
+        # ids registered lazily by a provider (saved learned metrics: evalcore/learned/store.py;
+        # it gets the id as written, since ``learned:DIR/NAME.json`` may name a folder)
         for prefix, provider in _PROVIDERS.items():
             if key.startswith(prefix):
-                provider.ensure(key)
+                provider.ensure(metric_id.strip())
     if key not in _REGISTRY:
         raise KeyError(f"unknown metric {metric_id!r}; known: {', '.join(sorted(_REGISTRY))}")
-    return _REGISTRY[key]()
+    metric = _REGISTRY[key]()
+    return metric.with_tokenize(tokenize) if tokenize else metric
+
+
+def signature_nrefs(ref_lists) -> int | str:
+    """sacreBLEU's ``nrefs`` of scored segments: the number of references when every segment
+    has the same number, else ``"var"``."""
+    counts = {len(r) for r in ref_lists}
+    return counts.pop() if len(counts) == 1 else "var"
 
 
 def metric_ids() -> list[str]:

@@ -38,6 +38,7 @@ import numpy as np
 
 from .. import __version__
 from .base import Metric, MetricMeta, MetricOption, register
+from .tokenize import TOKENIZERS
 from .tokenize import tokenize as _tokenize
 
 SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
@@ -307,14 +308,14 @@ class BLEU(Metric):
         self.smooth_value = smooth_value
         self.max_ngram_order = int(max_ngram_order)
         self.effective_order = effective_order
-        _tokenize("", tokenize)  # validates the tokenizer name
+        _tokenize("", tokenize)  # validates the tokenizer name (and that it is installed)
         self.meta = MetricMeta(
             id=metric_id, family="BLEU",
             description=description or (f"sacreBLEU BLEU (max order {max_ngram_order}), 0-100; sentence level: "
                                         "exp smoothing + effective order, corpus level: corpus_bleu defaults"),
             citation=citation, higher_is_better=True,
             options=(
-                MetricOption("tokenize", "13a", "sacreBLEU tokenizer", ("13a", "intl", "char", "zh", "none")),
+                MetricOption("tokenize", "13a", "sacreBLEU tokenizer", TOKENIZERS),
                 MetricOption("lowercase", False, "lowercase before tokenising"),
                 MetricOption("smooth_method", "exp", "smoothing (Chen & Cherry 2014)", tuple(SMOOTH_DEFAULTS)),
                 MetricOption("smooth_value", None, "value for floor / add-k (None = sacreBLEU default)"),
@@ -331,18 +332,39 @@ class BLEU(Metric):
             return tokenize_13a_words(text, self.lowercase)
         return _tokenize(text, self.tokenize, self.lowercase)
 
-    def signature(self, nrefs: int | str | None = None) -> str:
+    uses_tokenizer = True
+
+    def with_tokenize(self, name: str) -> "BLEU":
+        import copy
+
+        from .tokenize import check_tokenizer
+
+        new = copy.copy(self)
+        new.tokenize = check_tokenizer(name)
+        return new
+
+    def signature(self, nrefs: int | str | None = None, level: str | None = None) -> str:
+        """sacreBLEU's own signature string (``BLEU.get_signature().format()``) when the order is
+        4 (sacreBLEU's signature does not record the order), e.g.
+        ``nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0``; ``eff`` follows
+        sacreBLEU's defaults: ``yes`` for sentence scores (``level="segment"`` or None, the
+        similarities), ``no`` for corpus scores (``level="system"``). Other orders get an
+        evalcore signature with the metric id and ``ngram:N``."""
+        import sacrebleu
+
+        from .tokenize import tokenizer_signature
+
         smooth = self.smooth_method
         if SMOOTH_DEFAULTS[smooth] is not None:
             val = self.smooth_value if self.smooth_value is not None else SMOOTH_DEFAULTS[smooth]
             smooth += f"[{val:.2f}]"
-        eff = "auto" if self.effective_order is None else ("yes" if self.effective_order else "no")
-        parts = [self.meta.id]
-        if nrefs is not None:
-            parts.append(f"nrefs:{nrefs}")
-        parts += [f"case:{'lc' if self.lowercase else 'mixed'}", f"eff:{eff}", f"tok:{self.tokenize}",
-                  f"smooth:{smooth}", f"ngram:{self.max_ngram_order}", f"version:evalcore-{__version__}"]
-        return "|".join(parts)
+        eff = self._eff(level != "system")
+        parts = [] if nrefs is None else [f"nrefs:{nrefs}"]
+        parts += [f"case:{'lc' if self.lowercase else 'mixed'}", f"eff:{'yes' if eff else 'no'}",
+                  f"tok:{tokenizer_signature(self.tokenize)}", f"smooth:{smooth}"]
+        if self.max_ngram_order == 4:
+            return "|".join(parts + [f"version:{sacrebleu.__version__}"])
+        return "|".join([self.meta.id] + parts + [f"ngram:{self.max_ngram_order}", f"version:evalcore-{__version__}"])
 
     def _ngrams(self, toks: Sequence[str]) -> Counter:
         c: Counter = Counter()

@@ -101,14 +101,19 @@ class CHRF(Metric):
                 MetricOption("eps_smoothing", False, "chrF++.py-style epsilon smoothing instead of effective order"),
             ))
 
-    def signature(self, nrefs: int | str | None = None) -> str:
-        parts = [self.meta.id]
-        if nrefs is not None:
-            parts.append(f"nrefs:{nrefs}")
+    def signature(self, nrefs: int | str | None = None, level: str | None = None) -> str:
+        """sacreBLEU's own signature string (``CHRF.get_signature().format()``), e.g.
+        ``nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.6.0``, when β = 2 (sacreBLEU's
+        signature does not record β); otherwise an evalcore signature with the id and ``beta:``.
+        chrF works on characters: no tokenizer applies (``level`` changes nothing)."""
+        import sacrebleu
+
+        parts = [] if nrefs is None else [f"nrefs:{nrefs}"]
         parts += [f"case:{'lc' if self.lowercase else 'mixed'}", f"eff:{'no' if self.eps_smoothing else 'yes'}",
-                  f"nc:{self.char_order}", f"nw:{self.word_order}", f"space:{'yes' if self.whitespace else 'no'}",
-                  f"beta:{self.beta}", f"version:evalcore-{__version__}"]
-        return "|".join(parts)
+                  f"nc:{self.char_order}", f"nw:{self.word_order}", f"space:{'yes' if self.whitespace else 'no'}"]
+        if self.beta == 2:
+            return "|".join(parts + [f"version:{sacrebleu.__version__}"])
+        return "|".join([self.meta.id] + parts + [f"beta:{self.beta}", f"version:evalcore-{__version__}"])
 
     # -- text preparation
     def _prep(self, text: str) -> str:

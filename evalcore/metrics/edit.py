@@ -40,7 +40,7 @@ import numpy as np
 
 from .. import __version__
 from .base import Metric, MetricMeta, MetricOption, register, too_long, valid_stats
-from .tokenize import TOKENIZERS, tokenize
+from .tokenize import TOKENIZERS, check_tokenizer, tokenize
 
 try:  # numba is optional: without it the numpy block versions below are used (same values)
     import numba as _nb
@@ -61,8 +61,8 @@ VERSION = f"evalcore-{__version__}"
 def token_options(lowercase_default: bool = True) -> tuple[MetricOption, ...]:
     """The two text options every word-level lexical metric has."""
     return (
-        MetricOption("tokenize", "13a", "sacreBLEU tokenizer applied before matching (zh for Chinese)",
-                     tuple(sorted(TOKENIZERS))),
+        MetricOption("tokenize", "13a", "sacreBLEU tokenizer applied before matching (zh for Chinese, ja-mecab for Japanese)",
+                     TOKENIZERS),
         MetricOption("lowercase", lowercase_default, "lower-case both sides before tokenising", (True, False)),
     )
 
@@ -71,11 +71,22 @@ class WordMetric(Metric):
     """Base of the token-level lexical metrics: options ``tokenize`` (a sacreBLEU tokenizer
     name) and ``lowercase``; ``signature()`` in sacreBLEU style."""
 
+    uses_tokenizer = True
+
     def __init__(self, tokenize: str = "13a", lowercase: bool = True):
-        if tokenize not in TOKENIZERS:
-            raise ValueError(f"unknown tokenizer {tokenize!r}; choose one of {sorted(TOKENIZERS)}")
-        self.tokenize = tokenize
+        self.tokenize = check_tokenizer(tokenize)
         self.lowercase = bool(lowercase)
+
+    def with_tokenize(self, name: str) -> "WordMetric":
+        import copy
+
+        new = copy.copy(self)
+        new.tokenize = check_tokenizer(name)
+        new._retokenized()
+        return new
+
+    def _retokenized(self) -> None:
+        """Hook: drop state derived from the old tokenizer (NIST's fitted table)."""
 
     def tok(self, text: str) -> tuple[str, ...]:
         return tokenize(text, self.tokenize, self.lowercase)
@@ -83,8 +94,13 @@ class WordMetric(Metric):
     def _signature_extra(self) -> list[str]:
         return []
 
-    def signature(self) -> str:
-        parts = [self.meta.id, "nrefs:var", f"case:{'lc' if self.lowercase else 'mixed'}", f"tok:{self.tokenize}"]
+    def signature(self, nrefs: int | str | None = None, level: str | None = None) -> str:
+        """evalcore signature: metric id, ``nrefs`` (``var`` unless given), case, sacreBLEU's
+        ``tok:`` value of the tokenizer, the metric's options, ``version:evalcore-X``."""
+        from .tokenize import tokenizer_signature
+
+        parts = [self.meta.id, f"nrefs:{'var' if nrefs is None else nrefs}", f"case:{'lc' if self.lowercase else 'mixed'}",
+                 f"tok:{tokenizer_signature(self.tokenize)}"]
         parts += self._signature_extra()
         parts.append(f"version:{VERSION}")
         return "|".join(parts)

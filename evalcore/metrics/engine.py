@@ -45,8 +45,12 @@ def default_cache_dir() -> Path:
     return paths.cache_dir()
 
 
-def _resolve_metric(metric) -> Metric:
-    return metric if isinstance(metric, Metric) else get_metric(metric)
+def _resolve_metric(metric, tokenize: str | None = None) -> Metric:
+    """A metric object from an id or object; with ``tokenize`` the word-level metrics use that
+    sacreBLEU tokenizer (:meth:`Metric.with_tokenize`)."""
+    if isinstance(metric, Metric):
+        return metric.with_tokenize(tokenize) if tokenize else metric
+    return get_metric(metric, tokenize=tokenize)
 
 
 def _prepare(metric: Metric, dataset: Dataset) -> None:
@@ -56,7 +60,7 @@ def _prepare(metric: Metric, dataset: Dataset) -> None:
 
 
 def tensors_cache_key(dataset: Dataset, metric: Metric) -> str:
-    text = f"{dataset.content_hash()}\n{metric.signature()}\nevalcore-{cache_version()}\n"
+    text = f"{dataset.content_hash()}\n{metric.id}\n{metric.signature()}\nevalcore-{cache_version()}\n"
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -142,7 +146,7 @@ BATCH_SEGMENTS = 32
 
 
 def similarity_tensors(dataset: Dataset, metric_id, progress: Progress = None,
-                       cache_dir: str | os.PathLike | None | bool = None) -> SimTensors:
+                       cache_dir: str | os.PathLike | None | bool = None, tokenize: str | None = None) -> SimTensors:
     """All oriented similarities of one metric on ``dataset`` (see :class:`SimTensors`).
 
     For each segment s with present references R_s (in ``dataset.ref_ids`` order) and present
@@ -152,12 +156,13 @@ def similarity_tensors(dataset: Dataset, metric_id, progress: Progress = None,
     ``progress(done, total)`` is called about every 1 % of the segments. ``cache_dir=False``
     disables the disk cache; ``None`` uses :func:`default_cache_dir`.
     """
-    metric = _resolve_metric(metric_id)
+    metric = _resolve_metric(metric_id, tokenize)
     return similarity_tensors_many(dataset, [metric], progress=progress, cache_dir=cache_dir)[metric.id]
 
 
 def similarity_tensors_many(dataset: Dataset, metric_ids: Sequence, progress: Progress = None,
-                            cache_dir: str | os.PathLike | None | bool = None) -> dict[str, SimTensors]:
+                            cache_dir: str | os.PathLike | None | bool = None,
+                            tokenize: str | None = None) -> dict[str, SimTensors]:
     """:func:`similarity_tensors` of several metrics in one pass over the segments.
 
     Returns ``{metric id: SimTensors}`` (in the order given). Each metric keeps its own disk
@@ -166,9 +171,10 @@ def similarity_tensors_many(dataset: Dataset, metric_ids: Sequence, progress: Pr
     per-block caches shared between metrics (token ids, n-gram layers, GTM runs, NIST and
     character n-gram overlaps) are used while they are warm. Metrics with a batched
     ``segment_blocks(blocks)`` receive :data:`BATCH_SEGMENTS` segments per call.
-    ``progress(done, total)`` counts segments (cache hits count as done).
+    ``progress(done, total)`` counts segments (cache hits count as done). ``tokenize``: a
+    sacreBLEU tokenizer for the word-level metrics (part of the signature, so of the cache key).
     """
-    metrics = [_resolve_metric(m) for m in metric_ids]
+    metrics = [_resolve_metric(m, tokenize) for m in metric_ids]
     ax = _axes(dataset)
     seg_ids, systems, ref_ids = ax["seg_ids"], ax["systems"], ax["ref_ids"]
     S, A, J = len(seg_ids), len(systems), len(ref_ids)
@@ -312,56 +318,128 @@ def scorable(dataset: Dataset, texts: Sequence[str | None], use_refs: Sequence[s
     return keep, cands, refs
 
 
-def _candidates(dataset: Dataset, include_references: bool):
-    """(name, texts aligned with seg_ids, reference ids to score against) for every candidate."""
-    refs = dataset.ref_ids
-    for name, texts in dataset.sys_texts().items():
-        yield name, texts, refs
-    if include_references:
-        for r in refs:
-            yield r, dataset.ref_texts()[r], [o for o in refs if o != r]
+def candidate_plan(dataset: Dataset, ref_ids: Sequence[str] | None = None,
+                   include_references: bool = False) -> tuple[list, list[str]]:
+    """Who is scored against what: ``([(name, texts aligned with seg_ids, reference ids)], notes)``.
+
+    The rule (Freitag et al. 2021, human translations as systems): with a chosen reference set
+    ``ref_ids``, every candidate, MT output or human translation, is scored against exactly
+    that set; with ``include_references`` the reference sets *not* chosen become candidates,
+    and a human translation that is in the chosen set is left out (it cannot be scored
+    against itself). Without ``ref_ids`` every reference set is a reference; with
+    ``include_references`` each is then scored against the *other* sets (leave one out), so
+    human translations have one reference fewer than the MT outputs: ``notes`` says so,
+    and says when a reference set is left out because no other reference set remains.
+    """
+    chosen = list(ref_ids) if ref_ids else dataset.ref_ids
+    unknown = [r for r in chosen if r not in dataset.ref_ids]
+    if unknown:
+        raise ValueError(f"unknown reference set(s) {', '.join(unknown)}; available: "
+                         f"{', '.join(dataset.ref_ids) or 'none'}")
+    cands = [(name, texts, chosen) for name, texts in dataset.sys_texts().items()]
+    notes: list[str] = []
+    if not include_references:
+        return cands, notes
+    ref_t = dataset.ref_texts()
+    if ref_ids:
+        left = [r for r in dataset.ref_ids if r in chosen]
+        cands += [(r, ref_t[r], chosen) for r in dataset.ref_ids if r not in chosen]
+        if left and len(dataset.ref_ids) == 1:
+            notes.append(f"human translation {left[0]} left out of the candidates: it is the only reference "
+                         "set, so there is no other reference to score it against")
+        elif left:
+            notes.append(f"human translation(s) {', '.join(left)} left out of the candidates: "
+                         f"{'it is' if len(left) == 1 else 'they are'} the chosen reference set "
+                         f"({', '.join(chosen)})")
+        return cands, notes
+    if len(chosen) < 2:
+        if chosen:
+            notes.append(f"human translation {chosen[0]} left out of the candidates: it is the only "
+                         "reference set, so there is no other reference to score it against")
+        return cands, notes
+    cands += [(r, ref_t[r], [o for o in chosen if o != r]) for r in chosen]
+    notes.append(f"no reference set chosen: each human translation ({', '.join(chosen)}) is scored against "
+                 f"the other {len(chosen) - 1} reference set(s), the MT outputs against all {len(chosen)}; "
+                 "the scores are not comparable (choose one reference set to score every candidate "
+                 "against the same references)")
+    return cands, notes
+
+
+def _candidates(dataset: Dataset, include_references: bool, ref_ids: Sequence[str] | None = None):
+    """(name, texts aligned with seg_ids, reference ids to score against) for every candidate
+    (:func:`candidate_plan` without its notes)."""
+    yield from candidate_plan(dataset, ref_ids, include_references)[0]
 
 
 def score_table(dataset: Dataset, metric_ids: Sequence, level: str = "segment",
                 ref_ids: Sequence[str] | None = None, include_references: bool = False,
-                progress: Progress = None) -> pd.DataFrame:
-    """Tidy scores ``DataFrame(metric, system, seg_id, score)`` on each metric's own scale.
+                progress: Progress = None, segments=None, tokenize: str | None = None) -> pd.DataFrame:
+    """Tidy scores ``DataFrame(metric, system, seg_id, score, n_segments, signature)`` on each metric's own scale.
 
     ``level="segment"``: the multi-reference sentence score x(c, R_s) of every present output
-    (R_s = the segment's present references among ``ref_ids``; segments without any reference
-    are skipped). ``level="system"``: one row per system with ``seg_id == ""``, the corpus
-    score from the summed per-segment statistics over the segments where the system has an
-    output and at least one reference (sacreBLEU's corpus_score when every segment has the
-    same references). ``include_references`` also scores every reference set as a system
-    against the *other* reference sets. External metrics return their given scores: the rows
-    without ``ref_id``; at system level the given system-level row, else the mean of the
-    segment rows.
+    (R_s = the segment's present references among the candidate's references; segments
+    without any reference are skipped; ``n_segments`` = 1). ``level="system"``: one row per
+    system with ``seg_id == ""``, the corpus score from the summed per-segment statistics over
+    the segments where the system has an output and at least one reference (sacreBLEU's
+    corpus_score when every segment has the same references); ``n_segments`` = the segments
+    summed. Who is scored against which references: :func:`candidate_plan` (``ref_ids``,
+    ``include_references``); its notes, and those about ``segments``, are in
+    ``attrs["notes"]``. ``segments``: restrict the scored segments, either one collection of
+    seg_ids for every candidate or a mapping candidate -> seg_ids (e.g. the segments the humans
+    judged for that candidate; a candidate absent from the mapping is left out and noted).
+    External metrics return their given scores: the rows without ``ref_id``; at system level
+    the given system-level row, else the mean of the segment rows. ``signature``: the metric's
+    :meth:`~Metric.output_signature` (sacreBLEU's own string for BLEU/chrF/TER), ``nrefs`` = the
+    references per scored segment over all rows of the metric (``var`` when it differs).
+    ``tokenize``: a sacreBLEU tokenizer for the word-level metrics.
     """
     if level not in ("segment", "system"):
         raise ValueError(f"level must be 'segment' or 'system', not {level!r}")
-    ds = dataset.with_references(list(ref_ids)) if ref_ids else dataset
-    cands_all = list(_candidates(ds, include_references))
-    metrics = [_resolve_metric(m) for m in metric_ids]
-    rows: list[tuple[str, str, str, float]] = []
+    ds = dataset
+    cands_all, notes = candidate_plan(ds, ref_ids, include_references)
+    if segments is not None:
+        per = segments if hasattr(segments, "keys") else None
+        missing = [name for name, _, _ in cands_all if per is not None and name not in per]
+        if missing:
+            notes.append(f"left out (no judged segments): {', '.join(missing)}")
+        pos = ds.seg_ids
+        restricted = []
+        for name, texts, use in cands_all:
+            if per is not None and name not in per:
+                continue
+            keep = set(per[name] if per is not None else segments)
+            restricted.append((name, [t if seg in keep else None for seg, t in zip(pos, texts)], use))
+        cands_all = restricted
+    metrics = [_resolve_metric(m, tokenize) for m in metric_ids]
+    prep_ds = ds.with_references(list(ref_ids)) if ref_ids else ds  # corpus-wide weights: chosen references
+    rows: list[tuple] = []
+    signatures: dict[str, str] = {}
     total, done = len(metrics) * len(cands_all), 0
     for metric in metrics:
         if metric.meta.needs_text:
-            _prepare(metric, ds)
+            _prepare(metric, prep_ds)
+        nrefs: set[int] = set()
         for name, texts, use_refs in cands_all:
             if not metric.meta.needs_text:
-                rows += _external_rows(metric, ds, name, level)
+                ext = _external_rows(metric, ds, name, level)
+                rows += [r + (1 if level == "segment" else None,) for r in ext]
             else:
                 keep, cands, refs = scorable(ds, texts, use_refs)
+                nrefs.update(len(r) for r in refs)
                 if level == "segment":
                     vals = metric.sentence_scores(cands, refs) if cands else []
-                    rows += [(metric.id, name, seg, float(v)) for seg, v in zip(keep, vals)]
+                    rows += [(metric.id, name, seg, float(v), 1) for seg, v in zip(keep, vals)]
                 elif cands:
-                    rows.append((metric.id, name, "", float(metric.corpus_score(cands, refs))))
+                    rows.append((metric.id, name, "", float(metric.corpus_score(cands, refs)), len(keep)))
             done += 1
             if progress:
                 progress(done, total)
-    table = pd.DataFrame(rows, columns=["metric", "system", "seg_id", "score"]).astype(
-        {"metric": str, "system": str, "seg_id": str, "score": float})
+        n = (next(iter(nrefs)) if len(nrefs) == 1 else "var") if nrefs else None
+        signatures[metric.id] = metric.output_signature(n, level)
+    table = pd.DataFrame(rows, columns=["metric", "system", "seg_id", "score", "n_segments"]).astype(
+        {"metric": str, "system": str, "seg_id": str, "score": float, "n_segments": "Int64"})
+    table["signature"] = table["metric"].map(signatures).astype(str) if len(table) else pd.Series(dtype=str)
+    table.attrs["notes"] = notes
     table.attrs["warnings"] = long_segment_warnings(ds, metrics)
     return table
 

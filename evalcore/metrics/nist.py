@@ -249,6 +249,9 @@ class NIST(WordMetric):
             _FIT_CACHE.pop(next(iter(_FIT_CACHE)))
         _FIT_CACHE[key] = (self._table, self._fit_hash)
 
+    def _retokenized(self) -> None:
+        self.unfit()
+
     def unfit(self) -> "NIST":
         self._table, self._fit_hash = None, ""
         return self

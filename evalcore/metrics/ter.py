@@ -4,7 +4,10 @@ Registered id ``ter``: sacreBLEU's **0-100 scale** (100 × edits / reference len
 rate, so ``higher_is_better=False`` and the oriented similarity is −TER (spec §0.1).
 
 Tokenisation is sacreBLEU's ``TercomTokenizer`` (options ``case_sensitive``, ``normalized``,
-``no_punct``, ``asian_support``; default: lowercase, no normalisation). The number of edits of
+``no_punct``, ``asian_support``; default: lowercase, no normalisation). ``with_tokenize(name)``
+splits the text with a sacreBLEU tokenizer first (``zh``, ``ja-mecab``, ``char``, ``intl``...;
+``13a`` and ``none`` keep sacreBLEU's TER exactly): the result equals sacreBLEU's TER on the
+pre-split text, and the signature says ``tok:<name>+tercom``. The number of edits of
 one (hypothesis, reference) pair – shifts found by Tercom's greedy search plus the beam edit
 distance – is computed by a compiled (numba) line-by-line port of sacreBLEU's
 ``sacrebleu.metrics.lib_ter.translation_edit_rate`` (same beam, tie-breaking and candidate
@@ -30,9 +33,9 @@ import numpy as np
 from sacrebleu.metrics.lib_ter import translation_edit_rate
 from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
 
-from .. import __version__
 from .base import Metric, MetricMeta, MetricOption, register, too_long, valid_stats
 from .edit import best_of_others
+from .tokenize import tokenize as _pretokenize
 
 CITATION = ("Snover, Dorr, Schwartz, Micciulla & Makhoul (2006), A study of translation edit rate "
             "with targeted human annotation, AMTA; sacreBLEU's Tercom re-implementation")
@@ -80,6 +83,7 @@ class TER(Metric):
         self._tok = TercomTokenizer(normalized=normalized, no_punct=no_punct, asian_support=asian_support,
                                     case_sensitive=case_sensitive)
         self._cache: dict[str, tuple[str, ...]] = {}
+        self.pretokenize: str | None = None  # a sacreBLEU tokenizer applied before Tercom's
         self.meta = MetricMeta(
             id=metric_id, family="edit",
             description="sacreBLEU TER with shifts (Tercom), 0-100 error rate: edits / mean reference length",
@@ -91,19 +95,48 @@ class TER(Metric):
                 MetricOption("asian_support", False, "split CJK characters / remove CJK punctuation (with the above)"),
             ))
 
-    def signature(self, nrefs: int | str | None = None) -> str:
-        parts = [self.meta.id]
-        if nrefs is not None:
-            parts.append(f"nrefs:{nrefs}")
-        parts += [f"case:{'mixed' if self.case_sensitive else 'lc'}", f"tok:{self._tok.signature()}",
-                  f"norm:{self.normalized}", f"punct:{not self.no_punct}", f"asian:{self.asian_support}",
-                  f"version:evalcore-{__version__}"]
+    uses_tokenizer = True
+    #: tokenizer names that leave TER to Tercom's own word splitting (sacreBLEU's TER)
+    TERCOM_ONLY = ("13a", "none")
+
+    def with_tokenize(self, name: str) -> "TER":
+        """TER with the text first split by sacreBLEU tokenizer ``name`` and then by Tercom.
+        ``13a`` (the default for most languages) and ``none`` keep sacreBLEU's TER exactly
+        (Tercom's own splitting); e.g. ``zh`` or ``ja-mecab`` split Chinese / Japanese words,
+        which sacreBLEU's TER leaves unsplit."""
+        import copy
+
+        from .tokenize import check_tokenizer
+
+        new = copy.copy(self)
+        new.pretokenize = None if check_tokenizer(name) in self.TERCOM_ONLY else name
+        new._cache = {}
+        return new
+
+    def signature(self, nrefs: int | str | None = None, level: str | None = None) -> str:
+        """sacreBLEU's own signature string (``TER.get_signature().format()``), e.g.
+        ``nrefs:1|case:lc|tok:tercom|norm:no|punct:yes|asian:no|version:2.6.0``. With a
+        pre-tokenizer (see :meth:`with_tokenize`) the ``tok:`` value names both, e.g.
+        ``tok:zh+tercom`` (not a sacreBLEU option: sacreBLEU's TER has no tokenizer choice)."""
+        import sacrebleu
+
+        from .tokenize import tokenizer_signature
+
+        tok = self._tok.signature()
+        if self.pretokenize:
+            tok = f"{tokenizer_signature(self.pretokenize)}+{tok}"
+        yn = lambda b: "yes" if b else "no"  # noqa: E731
+        parts = [] if nrefs is None else [f"nrefs:{nrefs}"]
+        parts += [f"case:{'mixed' if self.case_sensitive else 'lc'}", f"tok:{tok}", f"norm:{yn(self.normalized)}",
+                  f"punct:{yn(not self.no_punct)}", f"asian:{yn(self.asian_support)}",
+                  f"version:{sacrebleu.__version__}"]
         return "|".join(parts)
 
     def tokens(self, text: str) -> tuple[str, ...]:
         toks = self._cache.get(text)
         if toks is None:
-            toks = self._cache[text] = tuple(self._tok(text.rstrip()).split())
+            pre = " ".join(_pretokenize(text, self.pretokenize)) if self.pretokenize else text
+            toks = self._cache[text] = tuple(self._tok(pre.rstrip()).split())
         return toks
 
     quadratic = True  # refuses segments over MAX_ALIGN_TOKENS tokens

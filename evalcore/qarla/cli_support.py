@@ -1,5 +1,6 @@
 """Shared plumbing of the ``qarla``, ``queen`` and ``search`` commands: common options,
-dataset loading (optionally only the judged segments) and similarity tensors via the engine."""
+dataset loading (optionally only the judged segments), ``--tokenize`` (default: sacreBLEU's
+for the target language, stated on stderr) and similarity tensors via the engine."""
 from __future__ import annotations
 
 import sys
@@ -13,6 +14,7 @@ def add_data_arguments(p) -> None:
     p.add_argument("--refs", help="comma-separated reference sets to use, in this order (default: all)")
     p.add_argument("--judged-only", action="store_true",
                    help="keep only segments with at least one human judgement (the QUEEN pool too)")
+    from ..commands import _tok; _tok.add_argument(p)  # noqa: E702
 
 
 from ..progress import StderrProgress as Progress  # noqa: E402  (re-exported for the commands)
@@ -28,8 +30,13 @@ def load_with_tensors(args, metrics: str | None, option: str):
     ids = split(metrics)
     if not ids:
         raise ValueError(f"{option} is empty")
+    from ..commands import _tok
+    from ..metrics.base import get_metric
+
+    metrics = [get_metric(m) for m in ids]  # unknown ids fail before loading
+    _tok.check(args)
     ds = load(args)
-    return ds, tensors(ds, ids)
+    return ds, tensors(ds, ids, tokenize=_tok.resolve(args, ds, metrics))
 
 
 def load(args):
@@ -51,7 +58,7 @@ def load(args):
     return ds
 
 
-def tensors(ds, metric_ids: list[str]) -> dict:
+def tensors(ds, metric_ids: list[str], tokenize: str | None = None) -> dict:
     from ..metrics.base import get_metric
     from ..metrics.engine import similarity_tensors_many
 
@@ -59,9 +66,9 @@ def tensors(ds, metric_ids: list[str]) -> dict:
         get_metric(m)  # unknown ids fail before any computation
     from ..metrics.engine import long_segment_warnings
 
-    for w in long_segment_warnings(ds, metric_ids):
+    for w in long_segment_warnings(ds, [get_metric(m, tokenize=tokenize) for m in metric_ids]):
         print(f"warning: {w}", file=sys.stderr)
-    return similarity_tensors_many(ds, metric_ids, progress=Progress("similarities (segments)"))
+    return similarity_tensors_many(ds, metric_ids, progress=Progress("similarities (segments)"), tokenize=tokenize)
 
 
 def write(df: pd.DataFrame, out: str | None) -> None:

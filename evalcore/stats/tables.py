@@ -17,7 +17,7 @@ import pandas as pd
 from .correlation import correlation, pivot_scores
 from .significance import bootstrap_ci, fisher_ci, kendall_se
 
-TABLE_COLUMNS = ["metric", "level", "method", "value", "ci_low", "ci_high", "n"]
+TABLE_COLUMNS = ["metric", "level", "method", "value", "ci_low", "ci_high", "n", "n_groups", "n_segments"]
 
 _HUMAN_NAME = re.compile(r"^(human|ref)([-_.\s]|$)", re.IGNORECASE)
 
@@ -57,13 +57,18 @@ def correlation_table(human: pd.DataFrame, metric_scores: pd.DataFrame, *, level
                       exclude_systems: list[str] | tuple = (), bootstrap: int = 0, resample: str | None = None,
                       alpha: float = 0.05, seed: int | None = 0, fisher: bool = False,
                       **corr_kwargs) -> pd.DataFrame:
-    """One row per metric: metric, level, method, value, ci_low, ci_high, n (spec §3, §4).
+    """One row per metric: metric, level, method, value, ci_low, ci_high, n, n_groups, n_segments
+    (spec §3, §4).
 
     ``systems``: the systems to use (default: every system with human scores), minus
     ``exclude_systems`` (e.g. human translations, outliers). Systems without a metric score are
     dropped for that metric (MTME ``GetCorrelations``); at segment level, cells with a human score
     but no metric score are dropped with a warning. ``n`` = systems (system level) or cells
-    (segment level) used. ``bootstrap`` > 0: percentile CI from that many draws (spec §3.9);
+    (segment level) used; ``n_groups`` = the groups averaged (segment level grouped by item or
+    system, else empty); ``n_segments`` = the segments behind the metric scores: at system level
+    the largest ``n_segments`` of the used systems' score rows (empty when the scores do not
+    say, e.g. given system-level scores), at segment level the distinct segments of the cells
+    used. ``bootstrap`` > 0: percentile CI from that many draws (spec §3.9);
     ``resample`` defaults to "systems" at system level and "both" at segment level; at system
     level "items"/"both" need segment-level metric scores (corpus metrics are then approximated
     by the mean of their segment scores). ``fisher``: Fisher z CI (spec §4.2; Kendall SE for
@@ -91,7 +96,12 @@ def correlation_table(human: pd.DataFrame, metric_scores: pd.DataFrame, *, level
             g, m = g[ok], m[ok]
             use = [s for s, k in zip(use, ok) if k]
             res = correlation(g, m, method, "none", **corr_kwargs)
-            value, n = res.value, len(g)
+            value, n, n_groups = res.value, len(g), None
+            n_seg = None
+            if "n_segments" in ms.columns:
+                counts = pd.to_numeric(ms.loc[(ms["seg_id"] == "") & ms["system"].isin(use), "n_segments"],
+                                       errors="coerce").dropna()
+                n_seg = int(counts.max()) if len(counts) else None
             if bootstrap:
                 mode = resample or "systems"
                 if mode == "systems":
@@ -120,6 +130,8 @@ def correlation_table(human: pd.DataFrame, metric_scores: pd.DataFrame, *, level
                 G = np.where(miss, np.nan, G)
             res = correlation(G, M, method, grouping, **corr_kwargs)
             value, n = res.value, res.n
+            n_groups = res.groups if grouping != "none" else None
+            n_seg = int((~np.isnan(G) & ~np.isnan(M)).any(axis=0).sum())
             if bootstrap:
                 b = bootstrap_ci(G, M, method, grouping, level="segment", resample=resample or "both",
                                  k=bootstrap, alpha=alpha, seed=seed, **corr_kwargs)
@@ -128,5 +140,5 @@ def correlation_table(human: pd.DataFrame, metric_scores: pd.DataFrame, *, level
                 level == "system" or grouping == "none"):
             se = kendall_se(n) if method in ("kendall", "tau_b") else None
             lo, hi = fisher_ci(value, n, alpha, se=se)
-        rows.append((name, level, method, value, lo, hi, n))
-    return pd.DataFrame(rows, columns=TABLE_COLUMNS)
+        rows.append((name, level, method, value, lo, hi, n, n_groups, n_seg))
+    return pd.DataFrame(rows, columns=TABLE_COLUMNS).astype({"n_groups": "Int64", "n_segments": "Int64"})
