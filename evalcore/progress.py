@@ -1,6 +1,6 @@
 """Progress reporting for long command-line computations (no UI code; the pages pass their
 own callbacks). Kept apart from :mod:`evalcore.cli` so that the commands and the plumbing
-they share (``evalcore.qarla.cli_support``) never import the CLI entry point."""
+they share (``evalcore.commands._qarla_support``) never import the CLI entry point."""
 from __future__ import annotations
 
 import sys

@@ -78,7 +78,7 @@ def test_judged_only_keeps_the_judged_segments(tmp_path):
     from conftest import SAMPLE
     from evalcore.io import load_dataset
     from evalcore.io.tidy import write_tidy
-    from evalcore.qarla.cli_support import load
+    from evalcore.commands._qarla_support import load
 
     full = load_dataset(str(SAMPLE))
     judged = set(full.judgements["seg_id"].astype(str))

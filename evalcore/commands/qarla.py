@@ -20,7 +20,7 @@ HELP = "ORANGE and KING of single metrics (QARLA human-likeness, spec §1.1), on
 
 
 def add_arguments(p):
-    from ..qarla.cli_support import add_data_arguments
+    from ._qarla_support import add_data_arguments
 
     add_data_arguments(p)
     p.add_argument("--metrics", default="bleu,chrf,ter", help="comma-separated metric ids (default: bleu,chrf,ter)")
@@ -46,7 +46,7 @@ def run(args) -> int:
     import pandas as pd
 
     from ..qarla import king_cases, orange_king
-    from ..qarla.cli_support import load_with_tensors, write
+    from ._qarla_support import load_with_tensors, write
     from ..qarla.search import coverage, text_presence
 
     ds, tens = load_with_tensors(args, args.metrics, "--metrics")

@@ -19,7 +19,7 @@ HELP = "Greedy (or exhaustive) search for the metric set with the highest KING (
 
 
 def add_arguments(p):
-    from ..qarla.cli_support import add_data_arguments
+    from ._qarla_support import add_data_arguments
 
     add_data_arguments(p)
     p.add_argument("--metrics", required=True, help="comma-separated candidate metric ids")
@@ -40,7 +40,7 @@ def add_arguments(p):
 
 def run(args) -> int:
     from ..qarla import exhaustive_search, greedy_search
-    from ..qarla.cli_support import Progress, load_with_tensors, write
+    from ._qarla_support import Progress, load_with_tensors, write
     from ..qarla.search import text_presence
 
     if not 0.0 <= args.min_coverage <= 1.0:

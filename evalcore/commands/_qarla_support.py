@@ -14,7 +14,7 @@ def add_data_arguments(p) -> None:
     p.add_argument("--refs", help="comma-separated reference sets to use, in this order (default: all)")
     p.add_argument("--judged-only", action="store_true",
                    help="keep only segments with at least one human judgement (the QUEEN pool too)")
-    from ..commands import _tok; _tok.add_argument(p)  # noqa: E702
+    from . import _tok; _tok.add_argument(p)  # noqa: E702
 
 
 from ..progress import StderrProgress as Progress  # noqa: E402  (re-exported for the commands)
@@ -30,7 +30,7 @@ def load_with_tensors(args, metrics: str | None, option: str):
     ids = split(metrics)
     if not ids:
         raise ValueError(f"{option} is empty")
-    from ..commands import _tok
+    from . import _tok
     from ..metrics.base import get_metric
 
     metrics = [get_metric(m) for m in ids]  # unknown ids fail before loading
