@@ -166,8 +166,9 @@ def unregister(metric_id: str) -> None:
 @dataclass(frozen=True)
 class MetricProvider:
     """A family of metrics whose ids are discovered at run time (``learned:NAME`` for saved
-    trained models): ``ensure(id)`` registers one id if it exists and says whether it did;
-    ``register_all()`` registers every id the provider knows (cheap: no model is loaded)."""
+    trained models): ``ensure(id)`` registers one id if it exists (it gets the id as written,
+    and registers it lower-case) and says whether it did; ``register_all()`` registers every
+    id the provider knows (cheap: no model is loaded)."""
 
     prefix: str
     ensure: Callable[[str], bool]
