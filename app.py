@@ -17,6 +17,8 @@ _OPTIONAL = [
     ("pages/queen_vs_human.py", "QUEEN vs human", "👸"),
     ("pages/divergence.py", "Divergence browser", "🔎"),
     ("pages/judges.py", "Judges", "⚖️"),
+    ("pages/references.py", "References & comprehension", "📚"),
+    ("pages/experts.py", "Experts vs non-experts", "🏅"),
     ("pages/learned.py", "Learned metrics", "🧠"),
     ("pages/learn.py", "Learn (guided tour)", "🎓"),
 ]

@@ -2,7 +2,8 @@
 
     python sample_data/make_teaching_set.py
 
-writes ``sample_data/teaching_es_en/{segments,references,outputs,judgements,tags}.tsv`` and,
+writes ``sample_data/teaching_es_en/{segments,references,outputs,judgements,tags,comprehension}.tsv``
+(the reading-comprehension test is authored in ``teaching_comprehension.py``) and,
 next to that folder, ``base_quality.tsv`` (the hand-written base scores),
 ``synonym_keywords.tsv`` (the words of the ``synonyms`` outputs that no reference uses) and
 rater1's repeated judgements (appended to ``judgements.tsv``). Deterministic: running it
@@ -20,6 +21,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from make_judgements import judgement_rows, repeat_rows  # noqa: E402
+from teaching_comprehension import comprehension_rows  # noqa: E402
 from teaching_corpus import SEGMENTS  # noqa: E402
 
 LP = "es-en"
@@ -68,6 +70,9 @@ def main(out: Path = HERE / "teaching_es_en", side: Path = HERE) -> None:
     # rater1's second pass follows the first pass in the same file: the loader keeps repeated
     # judgements (the k-th judgement of a rater on an item belongs to the k-th screen)
     write_tsv(out / "judgements.tsv", header, judgement_rows(base, LP) + repeat_rows(base, LP))
+    write_tsv(out / "comprehension.tsv",
+              ["lp", "system", "doc_id", "question_id", "rater", "correct", "question", "answer"],
+              comprehension_rows(LP))
     write_tsv(side / "base_quality.tsv", ["lp", "system", "seg_id", "adequacy", "fluency"],
               [[LP, *b] for b in base])
     write_tsv(side / "synonym_keywords.tsv", ["lp", "system", "seg_id", "keyword"], kws)

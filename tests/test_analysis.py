@@ -278,14 +278,14 @@ def test_scoped_keeps_judged_segments_first():
 
 def test_judges_overview_on_sample(ds):
     ov = A.judges_overview(ds, "adequacy")
-    assert ov["raters"] == ["rater1", "rater2", "rater3"]
+    assert ov["raters"] == ["rater1", "rater2", "rater3", "expert"]
     pa = ov["pa"]
     # brute force P(A) of rater1 vs rater2 from the pairwise labels
     lab = ov["labels"]
     item = ["judgement", "seg_id", "sys_a", "sys_b"]
     m = lab[lab["rater"] == "rater1"].merge(lab[lab["rater"] == "rater2"], on=item)
     assert pa.loc["rater1", "rater2"] == pytest.approx((m["label_x"] == m["label_y"]).mean())
-    assert len(ov["curve"]) == 3 * 2
+    assert len(ov["curve"]) == 4 * 3  # each of the 4 raters as the reference, k = 1..3 others
 
 
 def test_rater_distributions_z(ds):
@@ -416,4 +416,4 @@ def test_judges_overview_alpha_and_pseudo_rater():
     mean_rows = j.groupby(["system", "seg_id"], as_index=False)["score"].mean().assign(rater="mean", judgement="adequacy")
     with_mean = ds.__class__(ds.name, ds.lp, ds.segments, ds.references, ds.outputs,
                              pd.concat([ds.judgements, mean_rows], ignore_index=True))
-    assert judges_overview(with_mean, "adequacy")["raters"] == ov["raters"] == ["rater1", "rater2", "rater3"]
+    assert judges_overview(with_mean, "adequacy")["raters"] == ov["raters"] == ["rater1", "rater2", "rater3", "expert"]

@@ -20,9 +20,12 @@ PAGES = [
     ("judges", "Judges"),
     ("learned", "Learned metrics"),
     ("learn", "Learn (guided tour)"),
+    ("references", "References & comprehension"),
+    ("experts", "Experts vs non-experts"),
 ]
 
-FIGURE_PAGES = {"data", "systems", "compare", "human_likeness", "likeness_vs_acceptability", "queen_vs_human", "judges"}
+FIGURE_PAGES = {"data", "systems", "compare", "human_likeness", "likeness_vs_acceptability", "queen_vs_human", "judges",
+                "references", "experts"}
 
 
 @pytest.fixture(scope="module")

@@ -52,7 +52,8 @@ def hostile_home(tmp_path_factory):
     for f in SAMPLE.glob("*.tsv"):
         d = pd.read_csv(f, sep="\t", dtype=str, keep_default_na=False, quoting=3)
         d["lp"] = LP
-        for col, mapping in (("system", SYSTEMS), ("ref_id", REFS), ("rater", RATERS)):
+        # a reference set named in a system column (judged or read as a control) is renamed too
+        for col, mapping in (("system", {**SYSTEMS, **REFS}), ("ref_id", REFS), ("rater", RATERS)):
             if col in d:
                 d[col] = d[col].replace(mapping)
         d.to_csv(data / f.name, sep="\t", index=False, quoting=3)
@@ -93,7 +94,7 @@ def _texts(at) -> list[tuple[str, str]]:
 
 
 PAGES = ["data", "systems", "human_likeness", "queen_vs_human", "divergence", "judges", "likeness_vs_acceptability",
-         "compare"]
+         "references", "experts", "compare"]
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -101,7 +102,8 @@ def test_pages_show_hostile_names_literally(page, hostile_home):
     label = hostile_home[0]
     state = {"dataset_label": label, "dataset_select": label, "sys_boot": 0, "hl_boot": 0,
              "lva_boot": 0, "sys_metrics": ["bleu"], "hl_metrics": ["bleu", "chrf"], "lva_metrics": ["bleu", "chrf"],
-             "div_metrics": ["bleu", "chrf"], "qvh_set": ["bleu", "chrf"], "cmp_metrics": ["bleu"], "cmp_boot": 0,
+             "div_metrics": ["bleu", "chrf"], "qvh_set": ["bleu", "chrf"], "rf_boot": 0, "rf_metrics": ["bleu"],
+             "rf_gap": 0.0, "rc_boot": 0, "ex_gold": ["rater2"], "cmp_metrics": ["bleu"], "cmp_boot": 0,
              "cmp_ar": 0}
     at = AppTest.from_file(APP, default_timeout=180)
     for k, v in state.items():

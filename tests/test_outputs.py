@@ -24,6 +24,10 @@ COMMANDS = {
     "search": ["search", str(SAMPLE), "--metrics", "bleu,chrf", "--out", "{o}"],
     "judges": ["judges", str(SAMPLE), "--criterion", "adequacy", "--out-prefix", "{o}"],
     "learn": ["learn", str(SAMPLE), "--kind", "beer", "--no-save", "--json", "{o}"],
+    "references": ["references", str(SAMPLE), "--out", "{o}"],
+    "references-flags": ["references", str(SAMPLE), "--flags-out", "{o}"],
+    "comprehension": ["comprehension", str(SAMPLE), "--out", "{o}"],
+    "experts": ["experts", str(SAMPLE), "--gold", "expert", "--out-prefix", "{o}"],
 }
 
 
@@ -54,9 +58,9 @@ def _bad_paths(tmp_path):
 @pytest.mark.parametrize("case", ["missing folder", "a folder", "parent is a file", "unwritable"])
 def test_outputs_checked_before_any_work(command, case, tmp_path, no_work, capsys):
     path, expected = _bad_paths(tmp_path)[case]
-    if case == "a folder" and command == "judges":
+    if case == "a folder" and command in ("judges", "experts"):
         path += os.sep  # a prefix naming a folder writes into it; a folder named like a file is the error
-        os.mkdir(path + "agreement.tsv")
+        os.mkdir(path + ("agreement.tsv" if command == "judges" else "raters.tsv"))
         expected = "is a folder"
     if case == "unwritable" and not os.path.isdir("/proc"):
         pytest.skip("needs /proc (Linux) for a folder nobody can write in")

@@ -107,18 +107,21 @@ def test_flores_is_refused_with_the_reason(capsys):
 
 # ---- real data: WMT24 en-zh / en-ja slices ------------------------------------------------------
 def _slice(lp: str, n: int) -> dict:
-    """The first ``n`` judged segments of one language pair (tidy frames)."""
+    """The first ``n`` judged and the first 15 unjudged segments of one language pair (tidy frames)."""
     root = shared("wmt24_esa")
     f = {k: pd.read_csv(root / f"{k}.tsv", sep="\t", dtype=str, keep_default_na=False)
          for k in ("segments", "references", "outputs", "judgements")}
     f = {k: v[v["lp"] == lp] for k, v in f.items()}
     judged = sorted(set(f["judgements"]["seg_id"]), key=int)[:n]
-    return {k: v[v["seg_id"].isin(judged)] for k, v in f.items()}
+    # plus the first 15 segments nobody judged, so that --judged-only changes the metric scores
+    unjudged = [s for s in f["segments"]["seg_id"] if s not in set(f["judgements"]["seg_id"])][:15]
+    keep = set(judged) | set(unjudged)
+    return {k: v[v["seg_id"].isin(keep)] for k, v in f.items()}
 
 
 @pytest.fixture(scope="module")
 def wmt24(tmp_path_factory):
-    """A tidy folder with 60 judged segments each of en-zh and en-ja (all systems)."""
+    """A tidy folder with 60 judged (+ 15 unjudged) segments each of en-zh and en-ja (all systems)."""
     root = shared("wmt24_esa")
     folder = tmp_path_factory.mktemp("wmt24_slice")
     parts = [_slice("en-zh", 60), _slice("en-ja", 60)]
@@ -158,13 +161,14 @@ def test_bleu_ter_parity_with_sacrebleu_tokenizers(wmt24, lp, tok):
                 STER().sentence_score(th[k], [tr[k]]).score, abs=TOL)
 
 
+@pytest.mark.parametrize("judged_only", [False, True])
 @pytest.mark.parametrize("lp,tok", [("en-zh", "zh"), ("en-ja", "ja-mecab")])
-def test_correlate_system_bleu_vs_esa(wmt24, tmp_path, capsys, lp, tok):
+def test_correlate_system_bleu_vs_esa(wmt24, tmp_path, capsys, lp, tok, judged_only):
     folder, parts = wmt24
     p = parts[lp]
     out = tmp_path / "corr.tsv"
     assert main(["correlate", str(folder), "--lp", lp, "--metrics", "bleu", "--human", "esa",
-                 "--tokenize", tok, "--out", str(out)]) == 0
+                 "--tokenize", tok, "--out", str(out)] + (["--judged-only"] if judged_only else [])) == 0
     assert f"tokenizer {tok} (chosen)" in capsys.readouterr().err
     got = pd.read_csv(out, sep="\t", keep_default_na=False)
     # expected: MT systems with text (refA is the reference), sacreBLEU corpus BLEU over every
@@ -175,15 +179,20 @@ def test_correlate_system_bleu_vs_esa(wmt24, tmp_path, capsys, lp, tok):
     systems = sorted(set(p["outputs"]["system"]) & set(esa.index))
     sb = SBLEU(tokenize=tok)
     bleu = []
+    n_segs = []
     for name in systems:
         o = p["outputs"][p["outputs"]["system"] == name]
+        if judged_only:  # the metric over the segments the humans judged for this system only
+            o = o[o["seg_id"].isin(set(j.loc[j["system"] == name, "seg_id"]))]
+        n_segs.append(len(o))
         bleu.append(sb.corpus_score(list(o["text"]), [[ref[s] for s in o["seg_id"]]]).score)
     want = scipy.stats.pearsonr(bleu, esa[systems].to_numpy()).statistic
     row = got.iloc[0]
     assert row["n"] == len(systems) and row["value"] == pytest.approx(want, abs=1e-9)
     assert row["signature"] == sb.get_signature().format()
     assert "human:esa" in row["settings"]
-    # NOTE (issue 11): extend to --judged-only once it is on main (metric over judged segments only)
+    if judged_only:
+        assert min(n_segs) < len(p["segments"])  # the slice has unjudged segments: the switch matters
 
 
 def test_score_default_tokenizer_is_stated_and_signed(wmt24, tmp_path, capsys):

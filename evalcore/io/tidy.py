@@ -7,6 +7,9 @@ Files (header row, tab-separated, UTF-8; ``lp`` optional when there is one pair)
 * ``outputs.tsv``    lp, system, seg_id, text
 * ``judgements.tsv`` lp, system, seg_id[, rater], judgement, score   (rater defaults to ``rater``)
 * ``tags.tsv``       lp, system, seg_id, tag                          (phenomenon tags, optional)
+* ``comprehension.tsv`` lp, system, doc_id, question_id, rater, correct[, question, answer]
+  (reading-comprehension answers, optional; checked by :mod:`evalcore.io.comprehension`, kept
+  as the ``comprehension`` extra table)
 
 Extra columns are ignored. Other files are left alone (``mqm_annotations.tsv`` is read as
 the ``mqm_errors`` extra table, ``postedits_tokenized.tsv`` as ``postedits``).
@@ -82,6 +85,10 @@ def read_tidy(src: FileSource, name: str, report: Report | None = None) -> dict[
             if table is not None:
                 extras[key] = pd.DataFrame(table.rows, columns=table.columns, dtype=str) if table.rows else \
                     pd.DataFrame(columns=table.columns, dtype=str)
+    from . import comprehension as _comprehension
+    comp = _comprehension.read_file(src, report, segments, outputs, references)
+    if comp is not None:
+        extras["comprehension"] = comp
     # files that failed to parse are empty here; assemble still checks the others and raises
     # with every problem at once
     return assemble(name, segments, references, outputs, judgements, tags, extras, report)
@@ -182,7 +189,8 @@ def write_tidy(datasets: Dataset | list[Dataset], folder: str | os.PathLike) -> 
     for d in datasets:
         for k, v in d.extras.items():
             extras.setdefault(k, []).append(v.assign(lp=d.lp) if "lp" not in v else v)
-    names = {"mqm_errors": "mqm_annotations.tsv", "postedits": "postedits_tokenized.tsv"}
+    names = {"mqm_errors": "mqm_annotations.tsv", "postedits": "postedits_tokenized.tsv",
+             "comprehension": "comprehension.tsv"}
     for k, parts in extras.items():
         _atomic_write_tsv(pd.concat(parts, ignore_index=True), folder / names.get(k, f"extra_{k}.tsv"))
     return folder

@@ -10,11 +10,14 @@ with none left the interval is (NaN, NaN).
 Resamples come from ``numpy.random.default_rng(seed)``: ``rng.integers(0, n, (n_boot, n))``,
 the same draws as ``scipy.stats.bootstrap`` with that generator (tests/test_bootstrap.py pins
 the interval against it). Used by the system table (:mod:`evalcore.analysis`), the
-correlation CIs (:func:`evalcore.stats.significance.bootstrap_ci`) and the ORANGE / KING CIs
-(:func:`evalcore.qarla.single.orange_king_arrays`, which resamples segments as counts).
+correlation CIs (:func:`evalcore.stats.significance.bootstrap_ci`), the ORANGE / KING CIs
+(:func:`evalcore.qarla.single.orange_king_arrays`, which resamples segments as counts), the
+reading-comprehension scores (:mod:`evalcore.comprehension`) and reference quality
+(:mod:`evalcore.references`).
 """
 from __future__ import annotations
 
+import warnings
 from typing import Callable
 
 import numpy as np
@@ -37,9 +40,19 @@ def resample_counts(n: int, n_boot: int, seed: int | None | np.random.Generator 
     return as_rng(seed).multinomial(n, np.full(n, 1.0 / n), size=n_boot)
 
 
-def percentile_ci(samples, alpha: float = 0.05) -> tuple[float, float]:
-    """The (α/2, 1 − α/2) quantiles of the finite ``samples``; (NaN, NaN) if there are none."""
-    s = np.asarray(samples, dtype=float).ravel()
+def percentile_ci(samples, alpha: float = 0.05, axis: int | None = None):
+    """The (α/2, 1 − α/2) quantiles of the finite ``samples``; (NaN, NaN) if there are none.
+
+    With ``axis`` (e.g. 0 for an (n_boot, n_systems) matrix of draws) the two quantiles are
+    taken along that axis, each column on its own finite draws: two arrays come back."""
+    s = np.asarray(samples, dtype=float)
+    if axis is not None:
+        s = np.where(np.isfinite(s), s, np.nan)
+        with warnings.catch_warnings():  # a column without any finite draw: NaN
+            warnings.simplefilter("ignore", RuntimeWarning)
+            lo, hi = np.nanquantile(s, [alpha / 2, 1 - alpha / 2], axis=axis)
+        return lo, hi
+    s = s.ravel()
     s = s[np.isfinite(s)]
     if not len(s):
         return float("nan"), float("nan")

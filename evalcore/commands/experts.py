@@ -1,0 +1,84 @@
+"""``python -m evalcore experts PATH --gold RATER[,RATER…]``: experts vs non-experts
+(Callison-Burch 2009, §4, Figures 1-3). See :mod:`evalcore.experts`."""
+from __future__ import annotations
+
+import sys
+
+NAME = "experts"
+OUTPUTS = (("out_prefix", "raters.tsv", "curves.tsv", "rankings.tsv"),)  # checked before any work
+HELP = ("Experts vs non-experts: each rater's agreement with the gold raters, agreement as non-experts are "
+        "combined (plain, weighted), and system-ranking correlation with the gold raters with a five-fold "
+        "gold-vs-gold upper bound and a metric beside them (Callison-Burch 2009).")
+
+
+def add_arguments(p) -> None:
+    p.add_argument("path", help="dataset folder or zip")
+    p.add_argument("--lp", help="language pair, when the data holds several")
+    p.add_argument("--gold", required=True, help="comma-separated gold (expert) raters")
+    p.add_argument("--criterion", help="judgement criterion (default: the first one)")
+    p.add_argument("--lower-is-better", action="store_true", help="scores are ranks (1 = best)")
+    p.add_argument("--chance", choices=["uniform", "empirical"], default="uniform", help="kappa chance term")
+    p.add_argument("--max-judges", type=int, default=5, help="combine up to this many non-experts (default 5)")
+    p.add_argument("--resamples", type=int, default=20, help="random draws of k non-experts per k (default 20)")
+    p.add_argument("--folds", type=int, default=5, help="folds of the gold-vs-gold cross-validation (default 5)")
+    p.add_argument("--metric", default="bleu", help="metric ranked beside the humans (default bleu; '' for none)")
+    p.add_argument("--out-prefix", help="write <prefix>raters.tsv, <prefix>curves.tsv, <prefix>rankings.tsv")
+
+
+def tables(ds, gold, criterion=None, lower_is_better=False, chance="uniform", max_judges=5, resamples=20,
+           folds=5, metric="bleu"):
+    """(raters, curves, rankings) frames; ``curves.attrs['gold_agreement']`` is the top line."""
+    from ..experts import combination_curves, gold_labels, ranking_correlations, rater_vs_gold
+
+    crit = criterion or (ds.criteria[0] if ds.criteria else None)
+    if crit is None:
+        raise ValueError("this dataset has no human judgements")
+    labels = gold_labels(ds, gold, crit, lower_is_better)
+    raters = rater_vs_gold(labels, chance)
+    curves = combination_curves(labels, max_judges, resamples)
+    scores = None
+    if metric and ds.systems:
+        from ..metrics.engine import score_table
+
+        sc = score_table(ds, [metric], level="system")
+        scores = sc.set_index("system")["score"]
+        from ..metrics.base import get_metric
+
+        if not get_metric(metric).meta.higher_is_better:
+            scores = -scores  # error rates: rank by the negated value
+    rankings = ranking_correlations(labels, scores, metric or "", folds)
+    return raters, curves, rankings
+
+
+def run(args) -> int:
+    from ..analysis import signature_text
+    from ..export import write_table
+    from ..io import load_dataset
+
+    if args.metric:
+        from ..metrics.base import get_metric
+
+        get_metric(args.metric)
+    ds = load_dataset(args.path, lp=args.lp)
+    gold = [g.strip() for g in args.gold.split(",") if g.strip()]
+    raters, curves, rankings = tables(ds, gold, args.criterion, args.lower_is_better, args.chance,
+                                      args.max_judges, args.resamples, args.folds, args.metric)
+    sig = signature_text([args.metric] if args.metric else [], f"gold: {', '.join(gold)}")
+    rankings = rankings.assign(signature=sig)
+    if args.out_prefix:
+        write_table(raters, f"{args.out_prefix}raters.tsv")
+        write_table(curves, f"{args.out_prefix}curves.tsv")
+        write_table(rankings, f"{args.out_prefix}rankings.tsv")
+        print(f"wrote tables with prefix {args.out_prefix}", file=sys.stderr)
+        return 0
+    out = sys.stdout
+    out.write(f"# gold raters: {', '.join(gold)}; every other rater is a non-expert\n")
+    out.write("# each non-expert's agreement with the gold raters (Figure 2)\n")
+    raters.to_csv(out, sep="\t", index=False, float_format="%.4f")
+    ga = curves.attrs.get("gold_agreement")
+    out.write(f"\n# agreement with the gold raters as non-experts are combined (Figure 1); gold-vs-gold agreement: "
+              f"{'n/a (one gold rater)' if ga != ga else f'{ga:.4f}'}\n")
+    curves.to_csv(out, sep="\t", index=False, float_format="%.4f")
+    out.write(f"\n# {rankings.attrs.get('note', '')} (Figure 3)\n")
+    rankings.to_csv(out, sep="\t", index=False, float_format="%.4f")
+    return 0

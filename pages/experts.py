@@ -1,0 +1,79 @@
+"""Experts vs non-experts: agreement with a gold group of raters chosen by the user
+(Callison-Burch 2009, §4, Figures 1-3)."""
+from __future__ import annotations
+
+import streamlit as st
+
+from evalcore import analysis as A
+from evalcore import plots_refs as PR
+from evalcore.commands.experts import tables
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, md, memo, show_exception
+
+ensure_shell(__file__)
+st.title("Experts vs non-experts")
+ds = current_dataset()
+st.caption("Callison-Burch (2009) had non-experts redo the experts' judgements and asked how often they agree "
+           "with the experts, whether combining several non-experts helps, and whether they rank the systems "
+           "like the experts. Choose the gold (expert) raters; every other rater is a non-expert.")
+if not ds.criteria or len(ds.raters) < 2:
+    st.info("This needs human judgements by at least two raters.")
+    st.stop()
+
+c1, c2, c3 = st.columns(3)
+criterion = c1.selectbox("Criterion", ds.criteria, index=ds.criteria.index(A.default_criterion(ds)), key="ex_crit")
+raters = list(dict.fromkeys(ds.judgements.loc[ds.judgements["judgement"] == criterion, "rater"]))
+default = [r for r in raters if "expert" in r.lower() or "gold" in r.lower()][:3] or raters[:1]
+gold = c2.multiselect("Gold (expert) raters", raters, default=default, key="ex_gold")
+metrics = A.available_metrics(ds)
+metric = c3.selectbox("Metric beside them", ["(none)"] + metrics, index=1 + metrics.index("bleu") if "bleu" in metrics else 0,
+                      key="ex_metric")
+if not gold:
+    st.info("Choose at least one gold rater.")
+    st.stop()
+h = ds.content_hash()
+m = "" if metric == "(none)" else metric
+try:
+    fig2t, curves, ranks = memo("ex_tables", (h, criterion, tuple(gold), m),
+                                lambda: tables(ds, gold, criterion, metric=m, resamples=20))
+except ValueError as exc:
+    st.info(md(str(exc)))
+    st.stop()
+except Exception as exc:
+    show_exception(exc, "Could not compare the raters with the gold raters")
+    st.stop()
+sig = A.signature_text([m] if m else [], "gold: " + ", ".join(gold))
+
+st.subheader("Each non-expert's agreement with the gold raters")
+f2 = PR.rater_vs_gold(fig2t)
+st.plotly_chart(f2, width="stretch", key="ex_fig2")
+download_figure(f2, f"{ds.name}_experts_fig2", key="ex_fig2_dl")
+st.dataframe(fig2t, hide_index=True, width="stretch")
+download_table(fig2t, f"{ds.name}_agreement_with_gold", key="ex_fig2_tab", signature=sig)
+st.caption("Agreement: share of (non-expert comparison, gold comparison) pairs of the same two outputs of a segment "
+           "with the same label (better / worse / equal); chance is 1/3. The most prolific rater is not always "
+           "the best (Callison-Burch 2009, Figure 2).")
+
+st.subheader("Combining non-experts")
+if curves.empty:
+    st.info("No item was judged by both the gold raters and a non-expert.")
+else:
+    f1 = PR.combination_curves(curves, curves.attrs.get("gold_agreement"))
+    st.plotly_chart(f1, width="stretch", key="ex_fig1")
+    download_figure(f1, f"{ds.name}_experts_fig1", key="ex_fig1_dl")
+    st.dataframe(curves, hide_index=True, width="stretch")
+    download_table(curves, f"{ds.name}_combination_curves", key="ex_fig1_tab", signature=sig)
+    ga = curves.attrs.get("gold_agreement")
+    st.caption("k non-experts' labels of an item are drawn at random (20 draws per k) and combined by a vote: "
+               "plain, weighted by each non-expert's agreement with the gold raters, or weighted by their "
+               "leave-one-out agreement with the other non-experts. "
+               + ("With one gold rater there is no gold-vs-gold top line." if ga != ga else
+                  f"Top line: the gold raters agree with each other {ga:.3f} of the time."))
+
+st.subheader("Ranking the systems")
+f3 = PR.ranking_bars(ranks)
+st.plotly_chart(f3, width="stretch", key="ex_fig3")
+download_figure(f3, f"{ds.name}_experts_fig3", key="ex_fig3_dl")
+st.dataframe(ranks, hide_index=True, width="stretch")
+download_table(ranks, f"{ds.name}_ranking_correlations", key="ex_fig3_tab", signature=sig)
+st.caption(md(ranks.attrs.get("note", "")) + ". Upper bound: five-fold cross-validation over the gold raters' "
+           "judgements (each fifth ranks the systems, compared with the ranking from the other four fifths).")
