@@ -32,6 +32,18 @@ def test_percentile_ci_by_hand():
     assert np.isnan(lo) and np.isnan(hi)
 
 
+def test_percentile_ci_per_column():
+    """``axis=0``: each column's quantiles over its own finite draws (literal per-column loop)."""
+    draws = np.random.default_rng(4).normal(size=(101, 3))
+    draws[::7, 1] = np.nan
+    draws[:, 2] = np.nan
+    lo, hi = percentile_ci(draws, 0.1, axis=0)
+    for j in range(2):
+        col = draws[:, j][np.isfinite(draws[:, j])]
+        assert (lo[j], hi[j]) == (np.quantile(col, 0.05), np.quantile(col, 0.95))
+    assert np.isnan(lo[2]) and np.isnan(hi[2])
+
+
 def test_resamples():
     idx = resample_indices(7, 300, seed=3)
     assert idx.shape == (300, 7) and idx.min() >= 0 and idx.max() == 6
