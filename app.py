@@ -11,6 +11,7 @@ PAGES = [
 # Pages added by later work register here in this order (each file exists or is skipped).
 _OPTIONAL = [
     ("pages/systems.py", "Systems", "📊"),
+    ("pages/campaign.py", "Campaign", "🌍"),
     ("pages/compare.py", "Compare two systems", "🆚"),
     ("pages/human_likeness.py", "Human-likeness", "👑"),
     ("pages/likeness_vs_acceptability.py", "Likeness vs acceptability", "🎯"),

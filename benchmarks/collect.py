@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
-ORDER = ["metrics", "lexical", "syntax", "qarla", "stats", "pages", "synth"]
+ORDER = ["metrics", "lexical", "syntax", "qarla", "stats", "pages", "synth", "campaign"]
 TITLES = {
     "metrics": "Metric engine: BLEU, chrF, TER and all lexical families (issue 3)",
     "lexical": "Lexical families NIST, GTM, WER/PER, ROUGE, character n-grams, METEOR (issue 3)",
@@ -18,6 +18,7 @@ TITLES = {
     "stats": "Correlations and significance (issue 5)",
     "pages": "Dashboard pages (issue 6)",
     "synth": "Synthetic data generator (issue 2)",
+    "campaign": "Campaign scale: several language pairs, Dask (issue 12)",
 }
 
 

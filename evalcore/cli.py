@@ -2,7 +2,9 @@
 
 Each module in :mod:`evalcore.commands` defines ``NAME``, ``HELP``, ``add_arguments(parser)``
 and ``run(args) -> int``; they are discovered here, so commands live beside their maths.
-Data problems exit with code 2 and every problem listed, never a traceback.
+Data problems exit with code 2 and every problem listed, never a traceback. ``--lp all`` runs a
+command once per language pair (:mod:`evalcore.commands._lp`); ``--scheduler`` runs its
+computations on Dask (:mod:`evalcore.parallel`); a failed distributed task exits with code 1.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import pkgutil
 import sys
 
 from . import __version__
+from .parallel import Scheduler, SchedulerError
 from .problems import DataError
 from .export import OutputError, check_outputs  # noqa: F401  (re-exported; commands import them from export)
 from .progress import StderrProgress  # noqa: F401  (re-exported: commands used to import it from here)
@@ -55,8 +58,27 @@ def build_parser() -> argparse.ArgumentParser:
                        help="MQM error weights overriding the defaults of Freitag et al. (2021) (major:5 minor:1 "
                             "neutral:0 no-error:0 minor/fluency/punctuation:0.1 major/non-translation:25), e.g. "
                             "'critical:25 minor/fluency/punctuation:1'; applied wherever MQM error rows are read")
-        p.set_defaults(_run=mod.run, _outputs=tuple(getattr(mod, "OUTPUTS", ())))
+        p.set_defaults(_run=mod.run, _outputs=tuple(getattr(mod, "OUTPUTS", ())),
+                       _text_output=getattr(mod, "TEXT_OUTPUT", False),
+                       _handles_all_lps=getattr(mod, "HANDLES_ALL_LPS", False),
+                       _lp_all=getattr(mod, "LP_ALL", False))
     return parser
+
+
+def _dispatch(args) -> int:
+    """Run the command: under ``--scheduler`` (a Dask cluster for the command's lifetime) and,
+    with ``--lp all``, once per language pair (:mod:`evalcore.commands._lp`)."""
+    with Scheduler(getattr(args, "scheduler", None), progress_factory=StderrProgress) as sched:
+        args._scheduler = sched
+        if sched.distributed:
+            print(f"scheduler: {sched.describe()}", file=sys.stderr)
+        if getattr(args, "lp", None) == "all" and not args._handles_all_lps:
+            if not args._lp_all:  # its tables have no lp column yet: one file per pair would overwrite
+                raise ValueError(f"{args.command} does not support --lp all yet; run it once per language pair (--lp LP)")
+            from .commands._lp import run_all
+
+            return run_all(args)
+        return int(args._run(args) or 0)
 
 
 def console() -> None:
@@ -91,7 +113,7 @@ def _run(args) -> int:
         from .io import mqm_weights_in_force
 
         with mqm_weights_in_force(weights or None):
-            return int(args._run(args) or 0)
+            return _dispatch(args)
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
         import os
 
@@ -100,6 +122,9 @@ def _run(args) -> int:
     except DataError as exc:
         print(str(exc), file=sys.stderr)
         return 2
+    except SchedulerError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     except (KeyError, ValueError, FileNotFoundError) as exc:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"error: {msg}", file=sys.stderr)

@@ -259,3 +259,17 @@ def with_signature(fig: go.Figure, signature: str) -> go.Figure:
     Modifies and returns the figure (cheap: no copy)."""
     fig.layout.meta = {"signatures": signature}
     return fig
+
+
+def campaign_bars(corr: pd.DataFrame, statistic: str = "pearson",
+                  title: str | None = None) -> go.Figure:
+    """Campaign correlations (:func:`evalcore.campaign.campaign`): one group of bars per language
+    pair (and the averaged / pooled ``(all)``), one bar per metric (Kocmi et al. 2021)."""
+    df = corr.assign(lp_label=[_safe(s) for s in corr["lp"]], metric_label=[_safe(s) for s in corr["metric"]])
+    names = {"pearson": "Pearson r", "kendall": "Kendall τ_b", "accuracy": "pairwise accuracy"}
+    fig = px.bar(df, x="lp_label", y=statistic, color="metric_label", barmode="group",
+                 hover_data={"n_systems": True, "pairs": True},
+                 labels={"lp_label": "language pair", statistic: names.get(statistic, statistic), "metric_label": "metric"})
+    fig.update_layout(title=title or f"System-level {names.get(statistic, statistic)} per language pair",
+                      height=420, margin=_MARGIN, legend=dict(orientation="h", y=1.08, x=1, xanchor="right"))
+    return fig

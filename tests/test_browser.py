@@ -13,6 +13,7 @@ PAGES = [
     ("data", "Data"),
     ("systems", "Systems"),
     ("compare", "Compare two systems"),
+    ("campaign", "Campaign"),
     ("human_likeness", "Human-likeness"),
     ("likeness_vs_acceptability", "Likeness vs acceptability"),
     ("queen_vs_human", "QUEEN vs human"),
@@ -24,7 +25,7 @@ PAGES = [
     ("experts", "Experts vs non-experts"),
 ]
 
-FIGURE_PAGES = {"data", "systems", "compare", "human_likeness", "likeness_vs_acceptability", "queen_vs_human", "judges",
+FIGURE_PAGES = {"data", "systems", "compare", "campaign", "human_likeness", "likeness_vs_acceptability", "queen_vs_human", "judges",
                 "references", "experts"}
 
 
@@ -122,8 +123,9 @@ def test_zip_upload_in_the_browser(app_url, tmp_path):
         page.get_by_role("tab", name="Upload or import").click()
         page.locator('[data-testid="stFileUploader"]').filter(has_text="Files or a zip").locator('input[type="file"]').set_input_files(str(zpath))
         page.wait_for_timeout(1500)
-        page.get_by_label("Save as").fill("uploaded-teaching")
-        page.get_by_label("Save as").press("Enter")
+        name_box = page.get_by_role("textbox", name="Save as")  # (the field has a help button too)
+        name_box.fill("uploaded-teaching")
+        name_box.press("Enter")
         wait_for_app(page)
         page.get_by_role("button", name="Validate and save").click()
         wait_for_app(page)

@@ -117,7 +117,9 @@ def test_score_writes_same_tsv_as_before_and_csv_for_spreadsheets(tmp_path):
     tsv, csvp = tmp_path / "s.tsv", tmp_path / "s.csv"
     assert main(["score", str(SAMPLE), "--metrics", "bleu", "--level", "system", "--out", str(tsv)]) == 0
     assert main(["score", str(SAMPLE), "--metrics", "bleu", "--level", "system", "--out", str(csvp)]) == 0
-    expected = score_table(load_dataset(str(SAMPLE)), ["bleu"], level="system")
+    ds = load_dataset(str(SAMPLE))
+    expected = score_table(ds, ["bleu"], level="system")
+    expected.insert(0, "lp", ds.lp)  # every CLI table starts with the language pair (issue 12)
     assert tsv.read_text() == expected.to_csv(sep="\t", index=False)
     back = pd.read_csv(csvp)
     assert list(back.columns) == list(expected.columns)

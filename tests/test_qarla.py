@@ -800,7 +800,7 @@ def test_cli_commands(tmp_path, capsys, monkeypatch):
     t = similarity_tensors(ds, "chrf")
     r = orange_king(t)
     assert df.loc[0, "king"] == pytest.approx(r.king) and df.loc[0, "orange"] == pytest.approx(r.orange)
-    assert list(df.columns[:2]) == ["metric", "coverage"] and (df["coverage"] == 1.0).all()  # lexical: defined everywhere
+    assert list(df.columns[:3]) == ["lp", "metric", "coverage"] and (df["coverage"] == 1.0).all()  # lexical: defined everywhere
 
     out2 = tmp_path / "queen.tsv"
     assert main(["queen", str(path), "--set", "chrf,bleu", "--out", str(out2)]) == 0

@@ -121,7 +121,8 @@ def test_cli_flip(official, tmp_path, capsys):
                    "--metrics", "BLEU", "--out", str(tmp_path / "o.tsv")] + flag)
         assert rc == 0
         t = pd.read_csv(tmp_path / "o.tsv", sep="\t")
-        assert list(t.columns)[:7] == ["metric", "level", "method", "value", "ci_low", "ci_high", "n"]
+        assert list(t.columns)[:8] == ["lp", "metric", "level", "method", "value", "ci_low", "ci_high", "n"]
+        assert (t["lp"] == "en-de").all()
         out[bool(flag)] = t.iloc[0]
     assert out[False]["value"] == pytest.approx(0.8307, abs=5e-4) and out[False]["n"] == 7
     assert out[True]["value"] == pytest.approx(-0.5405, abs=5e-4) and out[True]["n"] == 9

@@ -10,7 +10,7 @@ import pandas as pd
 
 def add_data_arguments(p) -> None:
     p.add_argument("path", help="dataset: tidy TSV folder, plain-text folder, MQM TSV, mt-metrics-eval folder or zip")
-    p.add_argument("--lp", help="language pair (needed when the data holds several)")
+    p.add_argument("--lp", help="language pair (needed when the data holds several; all: every pair in turn, tables get an lp column)")
     p.add_argument("--refs", help="comma-separated reference sets to use, in this order (default: all)")
     p.add_argument("--judged-only", action="store_true",
                    help="keep only segments with at least one human judgement (the QUEEN pool too)")
@@ -36,13 +36,13 @@ def load_with_tensors(args, metrics: str | None, option: str):
     metrics = [get_metric(m) for m in ids]  # unknown ids fail before loading
     _tok.check(args)
     ds = load(args)
-    return ds, tensors(ds, ids, tokenize=_tok.resolve(args, ds, metrics))
+    return ds, tensors(ds, ids, tokenize=_tok.resolve(args, ds, metrics), scheduler=getattr(args, "_scheduler", None))
 
 
 def load(args):
-    from ..io import load_dataset
+    from ..commands._lp import dataset
 
-    ds = load_dataset(args.path, lp=args.lp)
+    ds = dataset(args)
     if args.refs:
         ds = ds.with_references(split(args.refs))
     if getattr(args, "judged_only", False):
@@ -58,9 +58,10 @@ def load(args):
     return ds
 
 
-def tensors(ds, metric_ids: list[str], tokenize: str | None = None) -> dict:
+def tensors(ds, metric_ids: list[str], tokenize: str | None = None, scheduler=None) -> dict:
+    """Similarity tensors in-process, or over segment blocks on ``scheduler`` (same values)."""
     from ..metrics.base import get_metric
-    from ..metrics.engine import similarity_tensors_many
+    from ..parallel import similarity_tensors_many
 
     for m in metric_ids:
         get_metric(m)  # unknown ids fail before any computation
@@ -68,14 +69,13 @@ def tensors(ds, metric_ids: list[str], tokenize: str | None = None) -> dict:
 
     for w in long_segment_warnings(ds, [get_metric(m, tokenize=tokenize) for m in metric_ids]):
         print(f"warning: {w}", file=sys.stderr)
-    return similarity_tensors_many(ds, metric_ids, progress=Progress("similarities (segments)"), tokenize=tokenize)
+    return similarity_tensors_many(ds, metric_ids, progress=Progress("similarities (segments)"), tokenize=tokenize,
+                                   scheduler=scheduler)
 
 
-def write(df: pd.DataFrame, out: str | None) -> None:
-    if out:
-        from ..export import write_table
+def write(df: pd.DataFrame, out: str | None, args=None) -> None:
+    """The table (with its ``lp`` column, see :mod:`evalcore.commands._lp`) to ``out`` (atomically;
+    a ``.csv`` name: for spreadsheets) or stdout."""
+    from ..commands._lp import emit
 
-        write_table(df, out)
-        print(f"wrote {len(df)} rows to {out}", file=sys.stderr)
-    else:
-        df.to_csv(sys.stdout, sep="\t", index=False)
+    emit(df, out, args)

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 NAME = "compare"
+HANDLES_ALL_LPS = True  # two systems of one language pair: --lp all is refused with a message
 HELP = "Compare two systems: headline with paired significance, buckets, characteristic n-grams, length bias."
 # no OUTPUTS: --out is a folder, created and checked (export.check_outputs on every table) in run() before any work
 
@@ -101,6 +102,8 @@ def run(args) -> int:
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     for m in metrics:
         C.configured_metric(m, args.tokenize)  # unknown ids or tokenizers fail before loading
+    if args.lp == "all":
+        raise ValueError("compare takes two systems of one language pair; choose it with --lp LP")
     ds = load_dataset(args.path, lp=args.lp)
     if args.tokenize is None:
         args.tokenize, why = C.default_tokenizer(ds.lp)

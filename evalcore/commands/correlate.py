@@ -1,22 +1,25 @@
 """``python -m evalcore correlate``: metric-vs-human correlations (spec §3, §4).
 
-Output columns: metric, level, method, value, ci_low, ci_high, n, n_groups, n_segments, signature
+Output columns: lp, metric, level, method, value, ci_low, ci_high, n, n_groups, n_segments, signature
 (the metric's: sacreBLEU's own for BLEU/chrF/TER; ``external`` for ``--scores``), settings (the
 correlation's: human criterion, normalisation, aggregation, grouping, bootstrap). ``--tokenize`` as in
 ``score``. Notes about what was left out or chosen go to stderr.
+``--lp all``: every language pair; ``--scheduler``: the metric scores computed on Dask
+(:mod:`evalcore.parallel`), identical to in-process.
 """
 from __future__ import annotations
 
 import sys
 
 NAME = "correlate"
+LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
 OUTPUTS = ("out",)  # checked before any work (evalcore.export.check_outputs)
 HELP = "Correlate metric scores with human judgements (system or segment level, MTME semantics)."
 
 
 def add_arguments(p) -> None:
     p.add_argument("path", help="dataset folder or zip (tidy TSV, plain text, MQM TSV or mt-metrics-eval)")
-    p.add_argument("--lp", help="language pair, when the data holds several")
+    p.add_argument("--lp", help="language pair (needed when the data holds several; all: every pair in turn, tables get an lp column)")
     p.add_argument("--refs", help="comma-separated reference sets to score against (default: all); "
                                   "with --scores, selects the rows of that ref_id/refset")
     p.add_argument("--metrics", help="comma-separated metric ids (default with --scores: every metric in the file)")
@@ -44,6 +47,9 @@ def add_arguments(p) -> None:
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", help="write the table as TSV here instead of stdout (a .csv name writes CSV for spreadsheets)")
+    from ..parallel import add_scheduler_argument
+
+    add_scheduler_argument(p)
     from . import _tok; _tok.add_argument(p)  # noqa: E702
 
 
@@ -96,15 +102,15 @@ def _human(ds, args, note):
 def run(args) -> int:
     import pandas as pd
 
-    from ..io import load_dataset
     from ..stats.tables import correlation_table, human_systems
+    from ._lp import dataset, emit
 
     from . import _tok
 
     _tok.check(args)
     notes: list[str] = []
     note = notes.append
-    ds = load_dataset(args.path, lp=args.lp)
+    ds = dataset(args)
     refs = [r.strip() for r in args.refs.split(",") if r.strip()] if args.refs else None
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else []
     if not metrics and not args.scores:
@@ -147,12 +153,14 @@ def run(args) -> int:
     if builtin and args.include_human_systems and not refs:
         use_refs = ds.ref_ids  # every candidate against the same references: all of them
     if builtin:
+        from ..progress import StderrProgress
         from ..metrics.base import get_metric
-        from ..metrics.engine import score_table
+        from ..parallel import score_table
 
         tok = _tok.resolve(args, ds, [get_metric(m) for m in builtin])
         tab = score_table(ds, builtin, level=args.level, ref_ids=use_refs,
-                          include_references=args.include_human_systems, segments=judged, tokenize=tok)
+                          include_references=args.include_human_systems, segments=judged, tokenize=tok,
+                          progress=StderrProgress("scoring"), scheduler=getattr(args, "_scheduler", None))
         for w in tab.attrs.get("warnings", []):
             print(f"warning: {w}", file=sys.stderr)
         notes += tab.attrs.get("notes", [])
@@ -195,11 +203,5 @@ def run(args) -> int:
         print(f"note: {line}", file=sys.stderr)
     table = _tok.metric_signatures(table, scores)
     table["settings"] = _tok.correlation_settings(args, grouping)
-    if args.out:
-        from ..export import write_table
-
-        write_table(table, args.out)
-        print(f"wrote {len(table)} row(s) to {args.out}", file=sys.stderr)
-    else:
-        table.to_csv(sys.stdout, sep="\t", index=False, float_format="%.6f")
+    emit(table, args.out, args, float_format=None if args.out else "%.6f")
     return 0

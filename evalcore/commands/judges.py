@@ -4,13 +4,14 @@ from __future__ import annotations
 import sys
 
 NAME = "judges"
+LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
 OUTPUTS = (("out_prefix", "agreement.tsv", "raters.tsv", "systems.tsv"),)  # checked before any work
 HELP = "Judge agreement (pairwise kappa, Krippendorff's alpha), per-rater tables and system rankings."
 
 
 def add_arguments(p) -> None:
     p.add_argument("path", help="dataset folder or zip")
-    p.add_argument("--lp", help="language pair, when the data holds several")
+    p.add_argument("--lp", help="language pair (needed when the data holds several; all: every pair in turn, tables get an lp column)")
     p.add_argument("--criterion", help="judgement criterion (default: the first one)")
     p.add_argument("--lower-is-better", action="store_true", help="scores are ranks (1 = best)")
     p.add_argument("--normalisation", choices=["raw", "z", "percentile"], default="raw")
@@ -62,41 +63,31 @@ def tables(ds, criterion=None, lower_is_better=False, normalisation="raw", chanc
     return agree, raters, systems
 
 
-def _say_support(systems, out) -> None:
-    """What the Schulze ranking rests on; a warning on stderr when it rests on few comparisons."""
+def _support_note(systems) -> str | None:
+    """What the Schulze ranking rests on (a comment line under the table); a warning on stderr
+    when it rests on few comparisons."""
     support = systems.attrs.get("support")
     if support is None:
-        return
-    out.write(f"# schulze_rank: {support.summary()}\n")
+        return None
     if support.few:
         print(f"warning: {support.warning()}", file=sys.stderr)
+    return f"schulze_rank: {support.summary()}"
 
 
 def run(args) -> int:
-    from ..io import load_dataset
+    from ._lp import dataset, emit
 
-    ds = load_dataset(args.path, lp=args.lp)
+    ds = dataset(args)
     agree, raters, systems = tables(ds, args.criterion, args.lower_is_better, args.normalisation, args.chance,
                                     args.screen_column)
-    if args.out_prefix:
-        from ..export import write_table
-
-        write_table(agree, f"{args.out_prefix}agreement.tsv")
-        write_table(raters, f"{args.out_prefix}raters.tsv")
-        if args.systems and systems is not None:
-            write_table(systems, f"{args.out_prefix}systems.tsv")
-            _say_support(systems, sys.stderr)
-        print(f"wrote tables with prefix {args.out_prefix}", file=sys.stderr)
-        print(f"Krippendorff's alpha (interval): {agree.attrs['alpha'].text(4)}", file=sys.stderr)
-        return 0
-    out = sys.stdout
-    out.write("# agreement\n")
-    agree.to_csv(out, sep="\t", index=False, float_format="%.4f")
-    out.write(f"# Krippendorff's alpha (interval): {agree.attrs['alpha'].text(4)}\n")
-    out.write("\n# raters\n")
-    raters.to_csv(out, sep="\t", index=False, float_format="%.4f")
+    pre = args.out_prefix
+    alpha_note = f"Krippendorff's alpha (interval): {agree.attrs['alpha'].text(4)}"
+    parts = [("agreement", agree, alpha_note), ("raters", raters, None)]
     if args.systems and systems is not None:
-        out.write("\n# systems\n")
-        systems.to_csv(out, sep="\t", index=False, float_format="%.4f")
-        _say_support(systems, out)
+        parts.append(("systems", systems, _support_note(systems)))
+    for i, (section, table, note) in enumerate(parts):
+        if pre:
+            emit(table, f"{pre}{section}.tsv", args, note=note)
+        else:
+            emit(table, None, args, section=section, float_format="%.4f", first=i == 0, note=note)
     return 0

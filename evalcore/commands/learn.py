@@ -14,6 +14,7 @@ import sys
 
 import numpy as np
 
+HANDLES_ALL_LPS = True  # one model per language pair: --lp all is refused with a message
 NAME = "learn"
 OUTPUTS = ("json",)  # checked before any work (--out is a model name, not a file)
 HELP = "train a learned metric (human-likeness SVM, seed 004; BEER-style ranker, seed 002)"
@@ -100,6 +101,8 @@ def run(args) -> int:
     from ..learned.pipeline import train_and_compare
     from ..learned.store import _jsonable, save_model, split_model_path
 
+    if args.lp == "all":
+        raise ValueError("learn trains one model on one language pair; run it once per pair (--lp LP)")
     out_dir = None
     if args.out:  # checked before loading and training: a bad name or folder fails at once
         name, out_dir = split_model_path(args.out)

@@ -15,6 +15,7 @@ references each comparison scores against (J − 1); ``--tokenize`` as in ``scor
 from __future__ import annotations
 
 NAME = "qarla"
+LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
 OUTPUTS = ("out", "cases")  # checked before any work (evalcore.export.check_outputs)
 HELP = "ORANGE and KING of single metrics (QARLA human-likeness, spec §1.1), one row per metric."
 
@@ -32,6 +33,9 @@ def add_arguments(p):
     p.add_argument("--mc", type=int, default=0, metavar="N", help="also a sampled Monte-Carlo baseline, N shuffles per case")
     p.add_argument("--out", help="output TSV (default: stdout)")
     p.add_argument("--cases", metavar="FILE", help="also write the per-case explanation TSV here")
+    from ..parallel import add_scheduler_argument
+
+    add_scheduler_argument(p)
 
 
 def _prepared(metric, ds):
@@ -68,7 +72,7 @@ def run(args) -> int:
             c = king_cases(t)
             c.insert(0, "metric", m)
             cases.append(c)
-    write(pd.DataFrame(rows), args.out)
+    write(pd.DataFrame(rows), args.out, args)
     if args.cases:
-        write(pd.concat(cases, ignore_index=True), args.cases)
+        write(pd.concat(cases, ignore_index=True), args.cases, args)
     return 0

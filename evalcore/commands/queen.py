@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 
 NAME = "queen"
+LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
 OUTPUTS = ("out", "loo")  # checked before any work (evalcore.export.check_outputs)
 HELP = "QUEEN of a metric set per (system, segment) and the set's KING (QARLA, spec §1.2-1.3)."
 
@@ -40,7 +41,7 @@ def run(args) -> int:
         system, _, seg = args.explain.partition(",")
         df = queen_triples(tens, system.strip(), seg.strip(), mode=args.mode, ties=args.queen_ties,
                            held_out=args.held_out)
-        write(df, args.out)
+        write(df, args.out, args)
         print(f"QUEEN = {df['won'].mean() if len(df) else float('nan'):.6f} over {len(df)} triples",
               file=sys.stderr)
         return 0
@@ -49,9 +50,9 @@ def run(args) -> int:
     from ..qarla.single import orange_king_arrays
 
     k = orange_king_arrays(qv.loo_ref, qv.loo_sys, ties=args.ties, average=args.average, metric=qv.metric_id)
-    write(qv.to_frame(), args.out)
+    write(qv.to_frame(), args.out, args)
     if args.loo:
-        write(qv.loo_frame(), args.loo)
+        write(qv.loo_frame(), args.loo, args)
     print(f"set {{{', '.join(tens)}}} mode={args.mode}: KING = {k.king:.4f} (random {k.king_random:.4f}, "
           f"shuffle {k.king_perm:.4f}), ORANGE = {k.orange:.4f}, tie rate {k.tie_rate:.3f}, "
           f"{k.n_cases} cases", file=sys.stderr)

@@ -1,6 +1,6 @@
 """``python -m evalcore score PATH --metrics bleu,chrf,ter --level segment|system``: tidy metric scores.
 
-Writes a TSV with the columns metric, system, seg_id, score, n_segments, signature (seg_id empty at
+Writes a TSV with the columns lp, metric, system, seg_id, score, n_segments, signature (seg_id empty at
 system level; n_segments = the segments summed; signature = sacreBLEU's own string for
 BLEU/chrF/TER, an evalcore one otherwise) to ``--out`` or stdout. ``--tokenize NAME`` picks the
 sacreBLEU tokenizer of the word-level metrics (default: sacreBLEU's for the target language, stated
@@ -11,19 +11,22 @@ for each system;
 ``--scores FILE.tsv`` registers external scores first (bring your own, see
 :mod:`evalcore.metrics.byo`), so their metric names can be listed in ``--metrics``;
 ``--list-metrics`` prints every registered id with its signature. Progress goes to stderr.
+``--lp all`` scores every language pair; ``--scheduler local:N|tcp://…`` scores segment blocks
+on Dask with identical results (:mod:`evalcore.parallel`).
 """
 from __future__ import annotations
 
 import sys
 
 NAME = "score"
+LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
 OUTPUTS = ("out",)  # checked before any work (evalcore.export.check_outputs)
 HELP = "Score a dataset with registered metrics; write a tidy TSV (metric, system, seg_id, score, signature)."
 
 
 def add_arguments(p):
     p.add_argument("path", nargs="?", help="dataset: tidy TSV folder, plain-text folder, MQM TSV, mt-metrics-eval folder or zip")
-    p.add_argument("--lp", help="language pair (needed when the data holds several)")
+    p.add_argument("--lp", help="language pair (needed when the data holds several; all: every pair in turn, tables get an lp column)")
     p.add_argument("--metrics", default="bleu,chrf,ter", help="comma-separated metric ids (default: bleu,chrf,ter)")
     p.add_argument("--level", choices=["segment", "system"], default="segment")
     p.add_argument("--refs", help="comma-separated reference sets to use, in this order (default: all)")
@@ -36,6 +39,9 @@ def add_arguments(p):
     p.add_argument("--scores", action="append", default=[],
                    help="external scores TSV (metric, system, seg_id, score[, ref_id][, lp]); repeatable")
     p.add_argument("--list-metrics", action="store_true", help="list metric ids with their signatures and exit")
+    from ..parallel import add_scheduler_argument
+
+    add_scheduler_argument(p)
     from . import _tok; _tok.add_argument(p)  # noqa: E702
 
 
@@ -77,13 +83,13 @@ def run(args) -> int:
         return 0
     if not args.path:
         raise ValueError("PATH is required (or use --list-metrics)")
-    from ..io import load_dataset
-    from ..metrics.engine import score_table
+    from ..parallel import score_table
+    from ._lp import dataset, emit
 
     ids = [m.strip() for m in args.metrics.split(",") if m.strip()]
     metrics = [get_metric(m) for m in ids]  # unknown ids fail here, before loading
     from . import _tok; _tok.check(args)  # noqa: E702
-    ds = load_dataset(args.path, lp=args.lp)
+    ds = dataset(args)
     for w in ds.warnings:  # the loader's warnings: data kept, but the user must know
         print(w, file=sys.stderr)
     tok = _tok.resolve(args, ds, metrics)
@@ -96,16 +102,11 @@ def run(args) -> int:
                          "or give metric scores with --scores")
     judged = _judged_segments(ds, args.judged_only) if args.judged_only is not None else None
     table = score_table(ds, metrics, level=args.level, ref_ids=refs, include_references=args.include_references,
-                        progress=StderrProgress("scoring"), segments=judged)
+                        progress=StderrProgress("scoring"), segments=judged,
+                        scheduler=getattr(args, "_scheduler", None))
     for w in table.attrs.get("warnings", []):
         print(f"warning: {w}", file=sys.stderr)
     for line in table.attrs.get("notes", []):
         print(f"note: {line}", file=sys.stderr)
-    if args.out:
-        from ..export import write_table
-
-        write_table(table, args.out)
-        print(f"wrote {len(table)} rows to {args.out}", file=sys.stderr)
-    else:
-        table.to_csv(sys.stdout, sep="\t", index=False)
+    emit(table, args.out, args)
     return 0

@@ -14,7 +14,9 @@ ties"; ``--keep-degenerate`` keeps them) are left out and listed with the reason
 from __future__ import annotations
 
 NAME = "search"
+LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
 OUTPUTS = ("out",)  # checked before any work (evalcore.export.check_outputs)
+TEXT_OUTPUT = True  # prints a report: under --lp all each pair gets a header line
 HELP = "Greedy (or exhaustive) search for the metric set with the highest KING (QARLA, spec §1.4)."
 
 
@@ -36,6 +38,9 @@ def add_arguments(p):
     p.add_argument("--keep-degenerate", action="store_true",
                    help="keep metrics whose single-metric KING is >= 0.99 while their tie rate is >= 0.9")
     p.add_argument("--out", help="write the trace TSV here")
+    from ..parallel import add_scheduler_argument
+
+    add_scheduler_argument(p)
 
 
 def run(args) -> int:
@@ -70,5 +75,5 @@ def run(args) -> int:
     print("# trace:")
     print(res.trace.head(50).to_string(index=False))
     if args.out:
-        write(res.trace, args.out)
+        write(res.trace, args.out, args)
     return 0

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 NAME = "validate"
+HANDLES_ALL_LPS = True  # validates every pair itself
 HELP = "Load a dataset, report every problem at once, and print a summary (exit 0 valid, 2 invalid)."
 
 
 def add_arguments(p):
     p.add_argument("path", help="a tidy TSV folder, plain-text folder, MQM TSV, mt-metrics-eval folder or a zip")
-    p.add_argument("--lp", help="language pair to summarise (default: all)")
+    p.add_argument("--lp", help="language pair to summarise (default or all: every pair)")
     p.add_argument("--format", dest="fmt", choices=["tidy", "plaintext", "mqm", "mtme"],
                    help="force a format instead of detecting it")
 
@@ -34,6 +35,8 @@ def run(args) -> int:
     from ..io import load_collection
 
     coll = load_collection(args.path, fmt=args.fmt)
+    if args.lp == "all":
+        args.lp = None
     if args.lp is not None and args.lp not in coll:
         raise ValueError(f"language pair {args.lp!r} not found; available: {', '.join(k or '-' for k in coll)}")
     for lp, ds in coll.items():

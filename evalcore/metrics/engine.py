@@ -162,7 +162,7 @@ def similarity_tensors(dataset: Dataset, metric_id, progress: Progress = None,
 
 def similarity_tensors_many(dataset: Dataset, metric_ids: Sequence, progress: Progress = None,
                             cache_dir: str | os.PathLike | None | bool = None,
-                            tokenize: str | None = None) -> dict[str, SimTensors]:
+                            tokenize: str | None = None, prepare: bool = True) -> dict[str, SimTensors]:
     """:func:`similarity_tensors` of several metrics in one pass over the segments.
 
     Returns ``{metric id: SimTensors}`` (in the order given). Each metric keeps its own disk
@@ -173,6 +173,8 @@ def similarity_tensors_many(dataset: Dataset, metric_ids: Sequence, progress: Pr
     ``segment_blocks(blocks)`` receive :data:`BATCH_SEGMENTS` segments per call.
     ``progress(done, total)`` counts segments (cache hits count as done). ``tokenize``: a
     sacreBLEU tokenizer for the word-level metrics (part of the signature, so of the cache key).
+    ``prepare=False`` skips the metrics' corpus-wide ``prepare`` (the caller prepared them on the
+    whole corpus, e.g. :mod:`evalcore.parallel` computing one block of segments on a worker).
     """
     metrics = [_resolve_metric(m, tokenize) for m in metric_ids]
     ax = _axes(dataset)
@@ -198,19 +200,21 @@ def similarity_tensors_many(dataset: Dataset, metric_ids: Sequence, progress: Pr
         else:
             todo.append((metric, path))
     if todo:
-        _compute_many(dataset, ax, todo, out, progress)
+        _compute_many(dataset, ax, todo, out, progress, prepare)
     elif progress:
         progress(S, S)
     return {m.id: out[m.id] for m in metrics}
 
 
-def _compute_many(dataset: Dataset, ax: dict, todo: list, out: dict, progress: Progress) -> None:
+def _compute_many(dataset: Dataset, ax: dict, todo: list, out: dict, progress: Progress,
+                  prepare: bool = True) -> None:
     seg_ids, systems, ref_ids = ax["seg_ids"], ax["systems"], ax["ref_ids"]
     S, A, J = len(seg_ids), len(systems), len(ref_ids)
     layout = _layout(dataset, ax)
     arrays = []
     for metric, _ in todo:
-        _prepare(metric, dataset)
+        if prepare:
+            _prepare(metric, dataset)
         arrays.append((np.full((A, S, J), np.nan), np.full((S, J, J), np.nan), np.full((A, S, J), np.nan),
                        np.full((S, J), np.nan)))
     all_q, all_p = list(range(A)), list(range(J))
@@ -371,6 +375,27 @@ def _candidates(dataset: Dataset, include_references: bool, ref_ids: Sequence[st
     yield from candidate_plan(dataset, ref_ids, include_references)[0]
 
 
+def scoring_plan(ds: Dataset, ref_ids=None, include_references: bool = False, segments=None):
+    """(candidates, notes) of :func:`score_table`: :func:`candidate_plan`, restricted to
+    ``segments`` (one collection of seg_ids, or a mapping candidate -> seg_ids). Shared with
+    :mod:`evalcore.parallel`, so distributed runs score exactly the same cells."""
+    cands_all, notes = candidate_plan(ds, ref_ids, include_references)
+    if segments is not None:
+        per = segments if hasattr(segments, "keys") else None
+        missing = [name for name, _, _ in cands_all if per is not None and name not in per]
+        if missing:
+            notes.append(f"left out (no judged segments): {', '.join(missing)}")
+        pos = ds.seg_ids
+        restricted = []
+        for name, texts, use in cands_all:
+            if per is not None and name not in per:
+                continue
+            keep = set(per[name] if per is not None else segments)
+            restricted.append((name, [t if seg in keep else None for seg, t in zip(pos, texts)], use))
+        cands_all = restricted
+    return cands_all, notes
+
+
 def score_table(dataset: Dataset, metric_ids: Sequence, level: str = "segment",
                 ref_ids: Sequence[str] | None = None, include_references: bool = False,
                 progress: Progress = None, segments=None, tokenize: str | None = None) -> pd.DataFrame:
@@ -396,20 +421,7 @@ def score_table(dataset: Dataset, metric_ids: Sequence, level: str = "segment",
     if level not in ("segment", "system"):
         raise ValueError(f"level must be 'segment' or 'system', not {level!r}")
     ds = dataset
-    cands_all, notes = candidate_plan(ds, ref_ids, include_references)
-    if segments is not None:
-        per = segments if hasattr(segments, "keys") else None
-        missing = [name for name, _, _ in cands_all if per is not None and name not in per]
-        if missing:
-            notes.append(f"left out (no judged segments): {', '.join(missing)}")
-        pos = ds.seg_ids
-        restricted = []
-        for name, texts, use in cands_all:
-            if per is not None and name not in per:
-                continue
-            keep = set(per[name] if per is not None else segments)
-            restricted.append((name, [t if seg in keep else None for seg, t in zip(pos, texts)], use))
-        cands_all = restricted
+    cands_all, notes = scoring_plan(ds, ref_ids, include_references, segments)
     metrics = [_resolve_metric(m, tokenize) for m in metric_ids]
     prep_ds = ds.with_references(list(ref_ids)) if ref_ids else ds  # corpus-wide weights: chosen references
     rows: list[tuple] = []

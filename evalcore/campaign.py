@@ -1,0 +1,209 @@
+"""A whole campaign: several language pairs side by side (WMT metrics-task tables).
+
+:func:`campaign` takes a collection ``{lp: Dataset}`` (:func:`evalcore.io.load_collection`) and
+returns a :class:`Campaign` with
+
+* ``systems`` – one row per (lp, system, measure): the human score (mean over segments of the
+  per-segment scores, methods §5) and every metric's corpus score (summed statistics), each with
+  its rank within the language pair (1 = best, orientation-aware: TER/WER/PER lower is better;
+  ties share the best rank);
+* ``correlations`` – per language pair and metric the system-level Pearson r, Kendall τ_b and
+  pairwise accuracy (methods §3.3, §3.11; spec §3.2-3.4) between human and metric scores, and an ``(all)`` row per
+  metric with the mean r and τ over the language pairs and the **global** pairwise accuracy of
+  Kocmi et al. (2021, "To Ship or Not to Ship"): the share of all pairs of systems, formed
+  within each language pair and pooled over all of them, that the metric orders like the humans
+  (a tie on both sides agrees). Metric scores are oriented so that higher is better (error
+  rates negated), as in the WMT metrics tasks, so every correlation reads "higher is better";
+* ``metric_ranks`` – each metric's rank per language pair (by ``rank_by``), its mean rank,
+  and its rank by the averaged statistic;
+* ``notes`` – every choice made for the user (segments used, human translations left out,
+  systems without human scores, language pairs skipped and why).
+
+Human translations judged like systems (WMT24's ``refA``, WMT21's ``ref-B``/``Human-*``) are left
+out of the correlations by default (methods §3.2; ``include_human=True`` keeps them; a reference in use cannot
+be scored by a metric against itself, so it gets no metric score). ``judged_only`` scores only
+for each system the segments judged for it (as ``score --judged-only``); ``tokenize`` (None: sacreBLEU's
+default for each target language, Post 2018) is said in the notes. Extra keyword arguments (``**score_options``,
+e.g. ``ref_ids``) go to the scorer. ``scheduler`` (:class:`evalcore.parallel.Scheduler`)
+computes the scores on a Dask cluster with identical results.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .dataset import Dataset
+
+ALL = "(all)"
+STATISTICS = ("pearson", "kendall", "accuracy")
+
+
+@dataclass
+class Campaign:
+    systems: pd.DataFrame
+    correlations: pd.DataFrame
+    metric_ranks: pd.DataFrame
+    notes: list[str] = field(default_factory=list)
+    signature: str = ""
+
+    def wide(self) -> pd.DataFrame:
+        """One row per (lp, system): human score and every metric score, each with its rank."""
+        s = self.systems
+        if s.empty:
+            return pd.DataFrame(columns=["lp", "system"])
+        order = list(dict.fromkeys(s["measure"]))
+        score = s.pivot_table(index=["lp", "system"], columns="measure", values="score", sort=False, dropna=False)
+        rank = s.pivot_table(index=["lp", "system"], columns="measure", values="rank", sort=False, dropna=False)
+        out = pd.DataFrame(index=score.index)
+        for m in order:
+            out[m] = score[m] if m in score else np.nan
+            out[f"{m} rank"] = rank[m] if m in rank else np.nan
+        return out.reset_index()
+
+
+def judged_segments(ds: Dataset, criterion: str) -> Dataset:
+    """The dataset restricted to the segments with at least one judgement of ``criterion``."""
+    j = ds.judgements
+    segs = pd.unique(j.loc[j["judgement"] == criterion, "seg_id"].astype(str))
+    return ds.subset(seg_ids=segs)
+
+
+def _ranks(values: pd.Series, higher_is_better: bool) -> pd.Series:
+    return values.rank(ascending=not higher_is_better, method="min")
+
+
+def _lp_statistics(g: np.ndarray, m: np.ndarray) -> dict:
+    """Pearson, Kendall τ_b and pairwise accuracy (with its agreeing / total pair counts)."""
+    from .stats.correlation import correlation
+
+    ok = ~np.isnan(g) & ~np.isnan(m)
+    g, m = g[ok], m[ok]
+    n = len(g)
+    iu, ju = np.triu_indices(n, 1)
+    agree = int(np.sum(np.sign(g[iu] - g[ju]) == np.sign(m[iu] - m[ju])))
+    pairs = int(len(iu))
+    pear = correlation(g, m, "pearson").value if n >= 3 else float("nan")
+    kend = correlation(g, m, "kendall").value if n >= 2 else float("nan")
+    return {"pearson": float(pear), "kendall": float(kend), "accuracy": agree / pairs if pairs else float("nan"),
+            "n_systems": n, "agree": agree, "pairs": pairs}
+
+
+def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: str | None = None, *,
+             lps: Sequence[str] | None = None, include_human: bool = False, judged_only: bool = False,
+             normalisation: str = "raw", rank_by: str = "pearson", tokenize: str | None = None, scheduler=None,
+             progress: Callable[[int, int], None] | None = None, **score_options) -> Campaign:
+    """Systems × language pairs, per-pair and averaged system-level correlations and each
+    metric's rank across pairs (see the module docstring; Kocmi et al. 2021)."""
+    from . import parallel
+    from .analysis import default_criterion
+    from .judges import system_scores
+    from .metrics.base import get_metric
+    from .stats.tables import human_systems
+
+    if rank_by not in STATISTICS:
+        raise ValueError(f"rank_by must be one of {STATISTICS}, not {rank_by!r}")
+    mobj = [get_metric(m) for m in metrics]  # unknown ids fail before any work
+    hib = {m.id: m.meta.higher_is_better for m in mobj}
+    want = list(lps) if lps else list(collection)
+    unknown = [lp for lp in want if lp not in collection]
+    if unknown:
+        raise ValueError(f"language pair(s) {unknown} not found; available: {', '.join(collection)}")
+    notes: list[str] = []
+    sys_rows, stat_rows = [], []
+    for i, lp in enumerate(want):
+        ds = collection[lp]
+        crit = criterion or default_criterion(ds)
+        label = lp or "-"
+        if crit is None or crit not in ds.criteria and not (crit == "mqm" and "mqm_errors" in ds.extras):
+            notes.append(f"{label}: left out — no human judgements"
+                         + (f" of {crit!r}" if crit else "") + f" (criteria: {', '.join(ds.criteria) or 'none'})")
+            continue
+        segments = None
+        if judged_only:
+            j = ds.judgements[ds.judgements["judgement"] == crit]
+            segments = {sy: set(g["seg_id"].astype(str)) for sy, g in j.groupby("system", sort=False)}
+            counts = sorted({len(v) for v in segments.values()}) or [0]
+            notes.append(f"{label}: metric scores over the segments judged for {crit} for each system "
+                         f"({counts[0]}{'-' + str(counts[-1]) if len(counts) > 1 else ''} of {ds.n_segments})")
+        else:
+            notes.append(f"{label}: metric scores over all {ds.n_segments} segments")
+        from .metrics.tokenize import resolve_tokenizer
+
+        tok, tok_note = resolve_tokenizer(tokenize, lp)
+        notes.append(f"{label}: {tok_note}; human criterion {crit} ({normalisation}), mean over judged segments")
+        human = system_scores(ds, crit, normalisation=normalisation)
+        humans = set(human_systems(ds, list(human["system"])))
+        hscore = dict(zip(human["system"], human["score"]))
+        scores = pd.DataFrame(columns=["metric", "system", "seg_id", "score"])
+        if mobj and ds.systems and ds.ref_ids:
+            scores = parallel.score_table(ds, mobj, level="system", include_references=include_human,
+                                          segments=segments, tokenize=tok, scheduler=scheduler, **score_options)
+            notes += [f"{label}: {n}" for n in scores.attrs.get("notes", []) + scores.attrs.get("warnings", [])]
+        elif mobj:
+            notes.append(f"{label}: no system outputs or references with text — no metric scores")
+        systems = list(dict.fromkeys(list(ds.systems) + list(human["system"])))
+        if not include_human:
+            left = [s for s in systems if s in humans]
+            if left:
+                notes.append(f"{label}: human translation(s) judged like systems left out: {', '.join(left)} "
+                             "(include them with the human-translations option)")
+            systems = [s for s in systems if s not in humans]
+        unjudged = [s for s in systems if s not in hscore]
+        if unjudged:
+            notes.append(f"{label}: {len(unjudged)} system(s) without human scores, shown but not correlated: "
+                         f"{', '.join(unjudged)}")
+        hser = pd.Series([hscore.get(s, np.nan) for s in systems], index=systems, dtype=float)
+        block = [pd.DataFrame({"lp": lp, "system": systems, "measure": f"human:{crit}", "kind": "human",
+                               "score": hser.to_numpy(), "rank": _ranks(hser, True).to_numpy()})]
+        for m in mobj:
+            ms = scores[scores["metric"] == m.id].groupby("system")["score"].mean()
+            mser = ms.reindex(systems).astype(float)
+            block.append(pd.DataFrame({"lp": lp, "system": systems, "measure": m.id, "kind": "metric",
+                                       "score": mser.to_numpy(), "rank": _ranks(mser, hib[m.id]).to_numpy()}))
+            g = hser.to_numpy()
+            x = mser.to_numpy() * (1.0 if hib[m.id] else -1.0)
+            stat_rows.append({"lp": lp, "metric": m.id, **_lp_statistics(g, x)})
+        sys_rows.extend(block)
+        if progress:
+            progress(i + 1, len(want))
+    systems_t = (pd.concat(sys_rows, ignore_index=True) if sys_rows else
+                 pd.DataFrame(columns=["lp", "system", "measure", "kind", "score", "rank"]))
+    corr = pd.DataFrame(stat_rows, columns=["lp", "metric", "pearson", "kendall", "accuracy", "n_systems",
+                                            "agree", "pairs"])
+    if len(corr):
+        avg = []
+        for mid, sub in corr.groupby("metric", sort=False):
+            pairs = int(sub["pairs"].sum())
+            agree = int(sub["agree"].sum())
+            avg.append({"lp": ALL, "metric": mid, "pearson": sub["pearson"].mean(), "kendall": sub["kendall"].mean(),
+                        "accuracy": agree / pairs if pairs else np.nan, "n_systems": int(sub["n_systems"].sum()),
+                        "agree": agree, "pairs": pairs})
+        corr = pd.concat([corr, pd.DataFrame(avg)], ignore_index=True)
+        notes.append(f"{ALL}: Pearson and Kendall averaged over the language pairs; accuracy pooled over all "
+                     "pairs of systems of every language pair (Kocmi et al. 2021); metric scores oriented "
+                     "so that higher is better")
+    ranks = metric_ranks(corr, rank_by)
+    from .analysis import signature_text
+
+    sig = signature_text([m.id for m in mobj], f"campaign: tokenize {tokenize or 'per-language default'}|lps {','.join(want)}|rank_by:{rank_by}|"
+                                               f"judged_only:{judged_only}|human_translations:{include_human}")
+    return Campaign(systems_t, corr, ranks, notes, sig)
+
+
+def metric_ranks(corr: pd.DataFrame, by: str = "pearson") -> pd.DataFrame:
+    """metric, rank in each language pair (1 = highest ``by``), mean rank, rank by the averaged
+    (``(all)``) statistic."""
+    if corr.empty:
+        return pd.DataFrame(columns=["metric", "mean_rank", f"rank_{ALL}"])
+    per = corr[corr["lp"] != ALL].copy()
+    per["rank"] = per.groupby("lp")[by].rank(ascending=False, method="min")
+    wide = per.pivot_table(index="metric", columns="lp", values="rank", sort=False)
+    wide.columns = [f"rank_{c}" for c in wide.columns]
+    out = wide.reset_index()
+    out["mean_rank"] = wide.mean(axis=1).to_numpy()
+    allrows = corr[corr["lp"] == ALL].set_index("metric")[by]
+    out[f"rank_{ALL}"] = out["metric"].map(allrows.rank(ascending=False, method="min"))
+    return out.sort_values(["mean_rank", "metric"], kind="stable").reset_index(drop=True)

@@ -1,0 +1,366 @@
+"""Batch work on Dask distributed: ``--scheduler none | local:N | tcp://HOST:PORT``.
+
+Scoring and similarity tensors are sums / stacks over segments (spec §0.1-0.3: a corpus score
+is computed from summed per-segment sufficient statistics, Papineni et al. 2002), so they split
+into segment blocks that run anywhere and are put back together in segment order:
+
+* :func:`score_table` – like :func:`evalcore.metrics.engine.score_table`; at segment level the
+  block's sentence scores, at system level the block's per-segment statistics, concatenated in
+  segment order before ``score_from_stats`` — the same arrays as in-process, so the same floats.
+* :func:`similarity_tensors_many` – like the engine's, the blocks' tensors placed on the full
+  (system, segment, reference) axes.
+
+Corpus-wide preparation (NIST information weights) runs once, in this process, on the whole
+dataset, and the prepared metric objects are shipped to the workers, which never prepare
+again. Bring-your-own scores and syntactic metrics (which need this process's parses) are
+computed in-process. ``none`` (the default) runs everything in-process, as before.
+
+A :class:`Scheduler` is a context manager; ``local:N`` starts a ``distributed.LocalCluster``
+(N worker processes, one thread each, no dashboard, loopback only) and stops it on exit;
+``tcp://…`` connects to a running cluster (``dask scheduler`` / ``dask worker``; evalcore
+must be importable on the workers). A task that raises on a worker stops the run with
+:class:`SchedulerError` naming the task and the worker's exception.
+"""
+from __future__ import annotations
+
+import math
+import re
+import sys
+import time
+from typing import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+Progress = Callable[[int, int], None] | None
+
+_LOCAL = re.compile(r"^local:(\d+)$")
+_TCP = re.compile(r"^tcp://[^\s:/]+:\d+$")
+
+
+#: how long ``tcp://`` waits for the scheduler
+CONNECT_TIMEOUT = "10s"
+
+
+class SchedulerError(RuntimeError):
+    """A distributed task failed (or the cluster could not be reached)."""
+
+
+def parse_scheduler(spec: str | None) -> tuple[str, object]:
+    """``None``/"none" -> ("none", None); "local:N" -> ("local", N); "tcp://h:p" -> ("tcp", address)."""
+    s = (spec or "none").strip()
+    if s == "none":
+        return "none", None
+    m = _LOCAL.match(s)
+    if m:
+        n = int(m.group(1))
+        if n < 1:
+            raise ValueError(f"--scheduler {s}: need at least one worker")
+        return "local", n
+    if _TCP.match(s):
+        return "tcp", s
+    raise ValueError(f"--scheduler {s!r}: expected none, local:N (N workers on this machine) "
+                     "or tcp://HOST:PORT (a running Dask scheduler)")
+
+
+def add_scheduler_argument(p) -> None:
+    p.add_argument("--scheduler", default="none", metavar="none|local:N|tcp://HOST:PORT",
+                   help="where to compute: none (default, in this process), local:N (a Dask LocalCluster "
+                        "of N worker processes started and stopped by the command) or tcp://HOST:PORT "
+                        "(a running Dask cluster); results are identical")
+
+
+class Scheduler:
+    """Runs a function over items in-process or on a Dask cluster (see the module docstring)."""
+
+    def __init__(self, spec: str | None = None, progress_factory: Callable[[str], Progress] | None = None):
+        self.spec = (spec or "none").strip()
+        self.kind, self.arg = parse_scheduler(self.spec)
+        self.client = None
+        self.cluster = None
+        self.progress_factory = progress_factory
+
+    # ---- lifecycle ------------------------------------------------------------------------
+    def __enter__(self) -> "Scheduler":
+        if self.kind == "none":
+            return self
+        from distributed import Client
+
+        try:
+            if self.kind == "local":
+                from distributed import LocalCluster
+
+                # no dashboard; the scheduler's and workers' small HTTP endpoints (health) and all
+                # communication on loopback, random ports (never 8787: other users may hold it)
+                self.cluster = LocalCluster(n_workers=int(self.arg), processes=True, threads_per_worker=1,
+                                            dashboard_address=None, host="127.0.0.1", silence_logs=40,
+                                            worker_dashboard_address="127.0.0.1:0",
+                                            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+                self.client = Client(self.cluster)
+            else:
+                self.client = Client(str(self.arg), timeout=CONNECT_TIMEOUT)
+        except OSError as exc:
+            self.close()
+            raise SchedulerError(f"could not reach the Dask scheduler {self.spec}: {exc}") from exc
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+        if self.cluster is not None:
+            self.cluster.close()
+            self.cluster = None
+
+    @property
+    def distributed(self) -> bool:
+        return self.client is not None
+
+    @property
+    def n_workers(self) -> int:
+        if self.client is None:
+            return 1
+        return max(1, len(self.client.scheduler_info().get("workers", {})))
+
+    def describe(self) -> str:
+        return "in-process" if self.kind == "none" else f"dask {self.spec} ({self.n_workers} workers)"
+
+    # ---- work ---------------------------------------------------------------------------
+    def map(self, fn, items: Sequence, label: str = "tasks", progress: Progress = None) -> list:
+        """``[fn(x) for x in items]``, on the cluster when there is one; results in item order.
+        ``progress(done, total)`` as tasks finish."""
+        items = list(items)
+        total = len(items)
+        if progress is None and self.progress_factory is not None:
+            progress = self.progress_factory(label)
+        if self.client is None:
+            out = []
+            for i, x in enumerate(items):
+                out.append(fn(x))
+                if progress:
+                    progress(i + 1, total)
+            return out
+        from distributed import as_completed
+
+        futures = self.client.map(fn, items, pure=False)
+        index = {f.key: i for i, f in enumerate(futures)}
+        done = 0
+        try:
+            for fut in as_completed(futures):
+                if fut.status == "error":
+                    exc = fut.exception()
+                    raise SchedulerError(f"{label}: task {index[fut.key] + 1} of {total} failed on a Dask worker "
+                                         f"({self.spec}): {type(exc).__name__}: {exc}") from exc
+                if fut.status == "cancelled":
+                    raise SchedulerError(f"{label}: task {index[fut.key] + 1} of {total} was cancelled "
+                                         f"(a worker died or the cluster went away: {self.spec})")
+                done += 1
+                if progress:
+                    progress(done, total)
+            return self.client.gather(futures)
+        finally:
+            self.client.cancel([f for f in futures if not f.done()])
+
+
+def in_process() -> Scheduler:
+    return Scheduler("none")
+
+
+def stderr_progress(label: str):
+    from .progress import StderrProgress
+
+    return StderrProgress(label)
+
+
+# ---- splitting into segment blocks -----------------------------------------------------------
+#: smallest block (segments) handed to a worker; smaller data makes fewer blocks
+MIN_BLOCK = 32
+
+
+def block_bounds(n: int, n_workers: int, block_size: int | None = None) -> list[tuple[int, int]]:
+    """Half-open [start, end) blocks covering 0..n: ``block_size`` each when given, else about
+    four blocks per worker and at least :data:`MIN_BLOCK` segments per block."""
+    if n <= 0:
+        return []
+    if block_size is None:
+        block_size = max(MIN_BLOCK, math.ceil(n / (4 * max(1, n_workers))))
+    block_size = max(1, int(block_size))
+    return [(a, min(n, a + block_size)) for a in range(0, n, block_size)]
+
+
+def _split_metrics(metrics) -> tuple[list, list]:
+    """(metrics computed on workers, metrics computed in-process)."""
+    from .syntax.metrics import is_syntactic
+
+    remote, local = [], []
+    for m in metrics:
+        (remote if m.meta.needs_text and not is_syntactic(m.id) else local).append(m)
+    return remote, local
+
+
+def _prepared(metrics, dataset) -> list:
+    from .metrics.engine import _prepare
+
+    for m in metrics:
+        _prepare(m, dataset)
+    return metrics
+
+
+# ---- scores --------------------------------------------------------------------------------
+def _score_block(task):
+    """Worker side: one block of every candidate, every metric (already prepared).
+    Segment level -> per (metric, candidate) the sentence scores; system level -> the
+    per-segment sufficient statistics."""
+    metrics, level, chunks = task
+    out = []
+    for metric in metrics:
+        for name, cands, refs in chunks:
+            if not cands:
+                out.append(None)
+            elif level == "segment":
+                out.append(np.asarray(metric.sentence_scores(cands, refs), dtype=float))
+            else:
+                out.append(np.asarray(metric.segment_stats(cands, refs), dtype=float))
+    return out
+
+
+def score_table(dataset, metric_ids: Sequence, level: str = "segment", ref_ids: Sequence[str] | None = None,
+                include_references: bool = False, progress: Progress = None, segments=None,
+                tokenize: str | None = None, scheduler: Scheduler | None = None,
+                block_size: int | None = None) -> pd.DataFrame:
+    """:func:`evalcore.metrics.engine.score_table` on ``scheduler`` (in-process when None or
+    ``none``): same columns, rows, order, values, signatures and ``attrs`` notes/warnings."""
+    from .metrics import engine
+
+    if scheduler is None or not scheduler.distributed:
+        return engine.score_table(dataset, metric_ids, level=level, ref_ids=ref_ids,
+                                  include_references=include_references, progress=progress, segments=segments,
+                                  tokenize=tokenize)
+    if level not in ("segment", "system"):
+        raise ValueError(f"level must be 'segment' or 'system', not {level!r}")
+    ds = dataset
+    metrics = [engine._resolve_metric(m, tokenize) for m in metric_ids]
+    remote, local = _split_metrics(metrics)
+    cands_all, notes = engine.scoring_plan(ds, ref_ids, include_references, segments)
+    results: dict[str, pd.DataFrame] = {}
+    if local:
+        t = engine.score_table(ds, local, level=level, ref_ids=ref_ids, include_references=include_references,
+                               segments=segments)
+        for mid, sub in t.groupby("metric", sort=False):
+            results[mid] = sub
+    if remote:
+        _prepared(remote, ds.with_references(list(ref_ids)) if ref_ids else ds)  # as in-process
+        cands = []  # (name, keep, cands, refs) in the engine's candidate order
+        for name, texts, use_refs in cands_all:
+            keep, c, r = engine.scorable(ds, texts, use_refs)
+            cands.append((name, keep, c, r))
+        nrefs = {len(r) for _, _, _, refs in cands for r in refs}
+        n_refs = (next(iter(nrefs)) if len(nrefs) == 1 else "var") if nrefs else None
+        n = max((len(k) for _, k, _, _ in cands), default=0)
+        bounds = block_bounds(n, scheduler.n_workers, block_size)
+        tasks = [(remote, level, [(name, c[a:b], r[a:b]) for name, _, c, r in cands]) for a, b in bounds]
+        parts = scheduler.map(_score_block, tasks, label="scoring (segment blocks)", progress=progress)
+        k = 0
+        for metric in remote:
+            rows = []
+            for ci, (name, keep, c, _) in enumerate(cands):
+                pieces = [p[k + ci] for p in parts if p[k + ci] is not None]
+                if level == "segment":
+                    vals = np.concatenate(pieces) if pieces else np.zeros(0)
+                    rows += [(metric.id, name, seg, float(v), 1) for seg, v in zip(keep, vals)]
+                elif c:
+                    stats = np.concatenate(pieces, axis=0)
+                    rows.append((metric.id, name, "", float(metric.score_from_stats(stats)), len(keep)))
+            k += len(cands)
+            sub = pd.DataFrame(rows, columns=["metric", "system", "seg_id", "score", "n_segments"])
+            sub["signature"] = metric.output_signature(n_refs, level)
+            results[metric.id] = sub
+    frames = [results[m.id] for m in metrics if m.id in results]
+    cols = ["metric", "system", "seg_id", "score", "n_segments", "signature"]
+    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=cols)
+    table = table[cols].astype({"metric": str, "system": str, "seg_id": str, "score": float, "n_segments": "Int64",
+                                "signature": str})
+    table.attrs["notes"] = notes
+    table.attrs["warnings"] = engine.long_segment_warnings(ds, metrics)  # as in-process
+    return table
+
+
+# ---- similarity tensors -----------------------------------------------------------------------
+def _tensor_block(task):
+    """Worker side: the similarity tensors of one block of segments (metrics already prepared)."""
+    from .metrics.engine import similarity_tensors_many
+
+    block, metrics = task
+    res = similarity_tensors_many(block, metrics, cache_dir=False, prepare=False)
+    return {mid: (t.systems, t.ref_ids, t.sys_ref, t.ref_ref, t.loo_sys, t.loo_ref) for mid, t in res.items()}
+
+
+def similarity_tensors_many(dataset, metric_ids: Sequence, progress: Progress = None,
+                            scheduler: Scheduler | None = None, cache_dir=None,
+                            block_size: int | None = None, tokenize: str | None = None) -> dict:
+    """:func:`evalcore.metrics.engine.similarity_tensors_many` on ``scheduler``: the tensors of
+    segment blocks computed on the workers and placed on the dataset's full axes. Disk-cache
+    hits are used and new tensors are stored, as in-process."""
+    from .metrics import engine
+    from .metrics.base import SimTensors
+
+    if scheduler is None or not scheduler.distributed:
+        return engine.similarity_tensors_many(dataset, metric_ids, progress=progress, cache_dir=cache_dir,
+                                              tokenize=tokenize)
+    metrics = [engine._resolve_metric(m, tokenize) for m in metric_ids]
+    remote, local = _split_metrics(metrics)
+    out = {}
+    if local:
+        out.update(engine.similarity_tensors_many(dataset, local, cache_dir=cache_dir))
+    ax = engine._axes(dataset)
+    seg_ids, systems, ref_ids = ax["seg_ids"], ax["systems"], ax["ref_ids"]
+    S, A, J = len(seg_ids), len(systems), len(ref_ids)
+    todo = []
+    for m in remote:
+        path = engine._cache_path(dataset, m, cache_dir)
+        hit = engine._cached(path, ax)
+        if hit is not None:
+            out[m.id] = hit
+        elif all(m.id != t.id for t, _ in todo):
+            todo.append((m, path))
+    if todo:
+        ms = _prepared([m for m, _ in todo], dataset)
+        bounds = block_bounds(S, scheduler.n_workers, block_size)
+        tasks = [(dataset.subset(seg_ids=seg_ids[a:b]), ms) for a, b in bounds]
+        parts = scheduler.map(_tensor_block, tasks, label="similarities (segment blocks)", progress=progress)
+        sys_pos = {s: i for i, s in enumerate(systems)}
+        ref_pos = {r: i for i, r in enumerate(ref_ids)}
+        for m, path in todo:
+            sys_ref, ref_ref = np.full((A, S, J), np.nan), np.full((S, J, J), np.nan)
+            loo_sys, loo_ref = np.full((A, S, J), np.nan), np.full((S, J), np.nan)
+            for (a, b), part in zip(bounds, parts):
+                bs, br, sr, rr, ls, lr = part[m.id]
+                ai = [sys_pos[s] for s in bs]
+                ji = [ref_pos[r] for r in br]
+                seg = list(range(a, b))
+                sys_ref[np.ix_(ai, seg, ji)] = sr
+                loo_sys[np.ix_(ai, seg, ji)] = ls
+                ref_ref[np.ix_(seg, ji, ji)] = rr
+                loo_ref[np.ix_(seg, ji)] = lr
+            t = SimTensors(metric_id=m.id, seg_ids=seg_ids, systems=systems, ref_ids=ref_ids, sys_ref=sys_ref,
+                           ref_ref=ref_ref, loo_sys=loo_sys, loo_ref=loo_ref, signature=m.signature(),
+                           meta={"cached": False, "scheduler": scheduler.spec})
+            if path is not None:
+                try:
+                    engine._save_npz(path, t)
+                except OSError as exc:  # a read-only cache must not lose the result
+                    print(f"warning: could not cache similarities in {path.parent}: {exc}", file=sys.stderr)
+            out[m.id] = t
+    elif progress:
+        progress(S, S)
+    return {m.id: out[m.id] for m in metrics}
+
+
+def timed(fn, *a, **kw):
+    """(result, seconds) — used by the benchmarks."""
+    t0 = time.perf_counter()
+    r = fn(*a, **kw)
+    return r, time.perf_counter() - t0

@@ -1,0 +1,106 @@
+"""Campaign: every language pair of the dataset side by side — systems × language pairs, the
+metrics' system-level correlations per pair and averaged (WMT metrics-task tables; Kocmi et al.
+2021), and each metric's rank across pairs. The maths is in evalcore.campaign."""
+from __future__ import annotations
+
+import streamlit as st
+
+from evalcore import analysis as A
+from evalcore import plots as P
+from evalcore.campaign import ALL, campaign
+from pages.common import (current_dataset, download_figure, download_table, ensure_shell, load_choice,
+                          long_segment_note, md, progress_bar, show_exception)
+
+ensure_shell(__file__)
+st.title("Campaign")
+current_dataset()  # stops with a hint when nothing is loaded
+label, meta = st.session_state.get("dataset_label"), st.session_state.get("dataset_meta")
+try:
+    coll = load_choice(label, meta or {"name": None})
+except Exception as exc:
+    show_exception(exc, "Could not load the dataset")
+    st.stop()
+
+judged_lps = [lp for lp, d in coll.items() if d.criteria]
+if not judged_lps:
+    st.info("This page needs human judgements in at least one language pair.")
+    st.stop()
+st.caption(f"{len(coll)} language pair(s) in this dataset; {len(judged_lps)} with human judgements. "
+           "System-level meta-evaluation as in the WMT metrics tasks: Pearson r and Kendall τ_b per language "
+           "pair and their average, and the pairwise accuracy of Kocmi et al. (2021) over all pairs of systems "
+           "of all language pairs.")
+
+fast = [m for m in ("bleu", "chrf") if m in A.available_metrics()]
+c1, c2, c3 = st.columns([3, 3, 2])
+metrics = c1.multiselect("Metrics", A.available_metrics(), default=fast, key="camp_metrics",
+                         help="Corpus scores over each language pair's segments. The slower metrics (METEOR, "
+                              "GTM, TER on long segments) take minutes on a whole campaign.")
+lps = c2.multiselect("Language pairs", judged_lps, default=judged_lps, key="camp_lps",
+                     format_func=lambda x: x or "-")
+criteria = list(dict.fromkeys(c for lp in lps for c in coll[lp].criteria))
+crit = c3.selectbox("Human criterion", ["(default per language pair)"] + criteria, key="camp_crit")
+c4, c5, c6 = st.columns(3)
+judged_only = c4.checkbox("Judged segments only", value=True, key="camp_judged",
+                          help="Score the metrics on the segments with a human judgement (what the humans saw). "
+                               "Off: on every segment.")
+include_human = c5.checkbox("Include human translations", value=False, key="camp_human",
+                            help="Human translations judged like systems (e.g. WMT's refA) are left out of the "
+                                 "correlations by default.")
+rank_by = c6.selectbox("Rank metrics by", ["pearson", "kendall", "accuracy"], key="camp_rank",
+                       format_func={"pearson": "Pearson r", "kendall": "Kendall τ_b", "accuracy": "pairwise accuracy"}.get)
+
+if not metrics or not lps:
+    st.info("Choose at least one metric and one language pair.")
+    st.stop()
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def run_campaign(_coll, hashes, metrics, lps, crit, judged_only, include_human, rank_by, _progress=None):
+    return campaign(_coll, list(metrics), crit, lps=list(lps), include_human=include_human, judged_only=judged_only,
+                    rank_by=rank_by, progress=_progress)
+
+
+hashes = tuple(coll[lp].content_hash() for lp in lps)
+try:
+    bar, cb = progress_bar("Scoring every language pair…")
+    res = run_campaign(coll, hashes, tuple(metrics), tuple(lps), None if crit.startswith("(") else crit,
+                       judged_only, include_human, rank_by,
+                       _progress=lambda d, t: cb(d / max(t, 1), f"Scored {d} of {t} language pair(s)"))
+    bar.empty()
+except Exception as exc:
+    show_exception(exc, "Could not compute the campaign tables")
+    st.stop()
+
+sig = res.signature
+with st.expander(f"What was computed ({len(res.notes)} note(s))", expanded=False):
+    st.markdown("\n".join(f"- {md(n)}" for n in res.notes))
+for lp in lps:  # alignment metrics refuse over-long segments: say which
+    long_segment_note(coll[lp], metrics)
+
+st.subheader("Metric correlations per language pair")
+st.caption(f"Rows `{ALL}`: Pearson and Kendall averaged over the language pairs; accuracy over the pooled pairs of "
+           "systems (Kocmi et al. 2021). Metric scores are oriented so that higher is better (TER, WER, PER negated).")
+corr = res.correlations
+st.dataframe(corr, hide_index=True, width="stretch",
+             column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ("pearson", "kendall", "accuracy")})
+download_table(corr, "campaign_correlations", key="camp_corr", signature=sig)
+stat = st.radio("Figure", ["pearson", "kendall", "accuracy"], horizontal=True, key="camp_stat",
+                format_func={"pearson": "Pearson r", "kendall": "Kendall τ_b", "accuracy": "pairwise accuracy"}.get)
+fig = P.campaign_bars(corr, stat)
+st.plotly_chart(fig, width="stretch", key="camp_bars")
+download_figure(P.with_signature(fig, sig), "campaign_correlations", key="camp_bars_fig")
+
+st.subheader("Each metric's rank across language pairs")
+st.caption(f"1 = the highest {rank_by} in that language pair; mean rank over the pairs; rank by the `{ALL}` row.")
+st.dataframe(res.metric_ranks, hide_index=True, width="stretch")
+download_table(res.metric_ranks, "campaign_metric_ranks", key="camp_ranks", signature=sig)
+
+st.subheader("Systems × language pairs")
+st.caption("Human score: mean over the judged segments; metric scores: corpus scores; rank within the language "
+           "pair (1 = best; TER, WER, PER: lower is better).")
+wide = res.wide()
+st.dataframe(wide, hide_index=True, width="stretch")
+download_table(wide, "campaign_systems", key="camp_sys", signature=sig)
+
+with st.expander("Metric signatures"):
+    st.dataframe(A.signature_frame(metrics), hide_index=True, width="stretch")

@@ -1,0 +1,116 @@
+"""``--scheduler``: Dask distributed gives exactly the in-process results.
+
+Oracle: the in-process engine (itself pinned to sacreBLEU in test_engine.py) on the same data;
+values must be bit-identical (``assert_frame_equal`` with exact floats, ``array_equal``), not
+merely close. One LocalCluster (2 worker processes) serves the whole module.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import SAMPLE, shared
+
+from evalcore.io import load_collection, load_dataset, write_tidy
+from evalcore.metrics import engine
+from evalcore.parallel import (
+    Scheduler,
+    SchedulerError,
+    block_bounds,
+    parse_scheduler,
+    score_table,
+    similarity_tensors_many,
+)
+
+LEXICAL = ["bleu", "chrf", "ter", "nist-4", "rouge-l", "wer", "per", "gtm-1", "meteor"]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with Scheduler("local:2") as sched:
+        yield sched
+
+
+@pytest.fixture(scope="module")
+def sample():
+    return load_dataset(SAMPLE)
+
+
+@pytest.fixture(scope="module")
+def en_cs():
+    ds = load_collection(shared("wmt24_esa"))["en-cs"]
+    return ds.subset(seg_ids=ds.seg_ids[:100:2])  # 50 segments, 15 systems
+
+
+def test_parse_scheduler():
+    assert parse_scheduler(None) == ("none", None) and parse_scheduler("none") == ("none", None)
+    assert parse_scheduler("local:3") == ("local", 3)
+    assert parse_scheduler("tcp://10.0.0.5:8786") == ("tcp", "tcp://10.0.0.5:8786")
+    for bad in ("local", "local:0", "local:x", "tcp://host", "http://h:1", "dask"):
+        with pytest.raises(ValueError, match="--scheduler"):
+            parse_scheduler(bad)
+    assert block_bounds(0, 2) == []
+    b = block_bounds(1000, 2)
+    assert b[0] == (0, 125) and b[-1][1] == 1000 and all(x[1] == y[0] for x, y in zip(b, b[1:]))
+    assert block_bounds(10, 4, block_size=3) == [(0, 3), (3, 6), (6, 9), (9, 10)]
+
+
+@pytest.mark.parametrize("level", ["segment", "system"])
+def test_scores_identical_on_sample(cluster, sample, level):
+    metrics = LEXICAL if level == "system" else ["bleu", "chrf", "nist-4"]  # sentence level: the fast ones
+    want = engine.score_table(sample, metrics, level=level, include_references=True)
+    got = score_table(sample, metrics, level=level, include_references=True, scheduler=cluster, block_size=5)
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+
+
+def test_tensors_identical_on_sample(cluster, sample, tmp_path):
+    want = engine.similarity_tensors_many(sample, LEXICAL, cache_dir=False)
+    got = similarity_tensors_many(sample, LEXICAL, scheduler=cluster, cache_dir=tmp_path, block_size=7)
+    for m in LEXICAL:
+        for f in ("sys_ref", "ref_ref", "loo_sys", "loo_ref"):
+            assert np.array_equal(getattr(got[m], f), getattr(want[m], f), equal_nan=True), (m, f)
+        assert got[m].seg_ids == want[m].seg_ids and got[m].systems == want[m].systems
+    again = similarity_tensors_many(sample, ["chrf"], scheduler=cluster, cache_dir=tmp_path)  # stored: a cache hit
+    assert again["chrf"].meta.get("cached") and np.array_equal(again["chrf"].sys_ref, want["chrf"].sys_ref,
+                                                               equal_nan=True)
+
+
+def test_scores_identical_on_wmt24_slice(cluster, en_cs):
+    metrics = ["bleu", "nist-4"]  # nist-4: information weights from the whole corpus, not a block
+    for level in ("system", "segment"):
+        want = engine.score_table(en_cs, metrics, level=level)
+        got = score_table(en_cs, metrics, level=level, scheduler=cluster, block_size=16)
+        pd.testing.assert_frame_equal(got, want, check_exact=True)
+        assert len(want) > 0
+
+
+def test_worker_failure_is_a_clear_error(cluster):
+    assert cluster.map(math.sqrt, [4.0, 9.0]) == [2.0, 3.0]
+    with pytest.raises(SchedulerError, match=r"task 2 of 3 failed on a Dask worker .*ValueError: math domain error"):
+        cluster.map(math.sqrt, [4.0, -1.0, 9.0], label="roots")
+
+
+def test_unreachable_cluster(monkeypatch):
+    monkeypatch.setattr("evalcore.parallel.CONNECT_TIMEOUT", "1s")
+    with pytest.raises(SchedulerError, match="could not reach the Dask scheduler tcp://127.0.0.1:9"):
+        with Scheduler("tcp://127.0.0.1:9"):
+            pass
+
+
+def test_cli_scheduler_local(tmp_path, sample, capsys, monkeypatch):
+    """The command starts and stops its own LocalCluster; output identical to in-process."""
+    from evalcore.cli import main
+
+    folder = write_tidy(sample, tmp_path / "d")
+    a, b = tmp_path / "a.tsv", tmp_path / "b.tsv"
+    assert main(["score", str(folder), "--metrics", "bleu,chrf", "--level", "system", "--out", str(a)]) == 0
+    assert main(["score", str(folder), "--metrics", "bleu,chrf", "--level", "system", "--out", str(b),
+                 "--scheduler", "local:1"]) == 0
+    assert a.read_text() == b.read_text()
+    assert "scheduler: dask local:1 (1 workers)" in capsys.readouterr().err
+    assert main(["score", str(folder), "--scheduler", "local:zero"]) == 2
+    monkeypatch.setattr("evalcore.parallel.CONNECT_TIMEOUT", "1s")
+    assert main(["score", str(folder), "--scheduler", "tcp://127.0.0.1:9"]) == 1
+    assert "could not reach" in capsys.readouterr().err
