@@ -245,3 +245,38 @@ def test_learn_checks_before_training_and_accepts_a_file_path(tmp_path, monkeypa
     assert target.exists() and (tmp_path / "elsewhere" / "mine.npz").exists()
     m = get_metric(f"learned:{target}")
     assert m.sentence_score("river house", ["river house"]) == pytest.approx(1.0)
+
+
+def test_systems_page_reproduces_the_flip_on_wmt21(wmt21, tmp_path, monkeypatch):
+    """The same numbers through the dashboard: the Systems page with human translations as
+    systems against ref-C, judged segments only. Pearson over the page's own table (BLEU and
+    MQM columns) equals sacreBLEU + scipy computed here (-0.299241, n = 10)."""
+    from streamlit.testing.v1 import AppTest
+
+    from conftest import ROOT
+    from evalcore import workspace
+    from evalcore.io import load_collection
+
+    monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "home" / "cache"))
+    workspace.save(load_collection(wmt21[0]), "wmt21-news")
+    label = next(f"{m['name']} (saved {m.get('saved_at', '?')})" for m in workspace.list_saved())
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
+    for k, v in {"dataset_label": label, "dataset_select": label, "lp_select": "en-de", "sys_metrics": ["bleu"],
+                 "sys_criteria": ["mqm"], "sys_boot": 0, "sys_baseline": "(none)", "systems_scope": 0}.items():
+        at.session_state[k] = v
+    at.run()
+    at.switch_page("pages/systems.py")
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    at.checkbox(key="sys_refs").set_value(True).run()
+    at.multiselect(key="sys_ref_ids").set_value(["ref-C"]).run()
+    at.checkbox(key="sys_judged_only").set_value(True).run()
+    assert not at.exception, [e.message for e in at.exception]
+    wide = next(df.value for df in at.dataframe if {"bleu", "mqm"} <= set(df.value.columns))
+    both = wide.dropna(subset=["bleu", "mqm"])
+    want, n, _ = _expected(wmt21, BLEU(), "ref-C", ["ref-A", "ref-D"], True)
+    assert set(both["system"]) >= {"ref-A", "ref-D"} and "ref-C" not in set(both["system"])
+    assert len(both) == n == 10
+    assert stats.pearsonr(both["bleu"], both["mqm"])[0] == pytest.approx(want, abs=1e-9)
+    assert want == pytest.approx(-0.299241, abs=5e-7)
