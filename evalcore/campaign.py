@@ -66,11 +66,9 @@ class Campaign:
 
 def judged_segments(ds: Dataset, criterion: str) -> Dataset:
     """The dataset restricted to the segments with at least one judgement of ``criterion``."""
-    from .qarla.cli_support import restrict_segments
-
     j = ds.judgements
     segs = pd.unique(j.loc[j["judgement"] == criterion, "seg_id"].astype(str))
-    return restrict_segments(ds, segs)
+    return ds.subset(seg_ids=segs)
 
 
 def _ranks(values: pd.Series, higher_is_better: bool) -> pd.Series:

@@ -13,7 +13,7 @@ import sys
 
 NAME = "correlate"
 LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
-OUTPUTS = ("out",)  # checked before any work (evalcore.cli.check_outputs)
+OUTPUTS = ("out",)  # checked before any work (evalcore.export.check_outputs)
 HELP = "Correlate metric scores with human judgements (system or segment level, MTME semantics)."
 
 
@@ -153,7 +153,7 @@ def run(args) -> int:
     if builtin and args.include_human_systems and not refs:
         use_refs = ds.ref_ids  # every candidate against the same references: all of them
     if builtin:
-        from ..cli import StderrProgress
+        from ..progress import StderrProgress
         from ..metrics.base import get_metric
         from ..parallel import score_table
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 NAME = "qarla"
 LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
-OUTPUTS = ("out", "cases")  # checked before any work (evalcore.cli.check_outputs)
+OUTPUTS = ("out", "cases")  # checked before any work (evalcore.export.check_outputs)
 HELP = "ORANGE and KING of single metrics (QARLA human-likeness, spec §1.1), one row per metric."
 
 
 def add_arguments(p):
-    from ..qarla.cli_support import add_data_arguments
+    from ._qarla_support import add_data_arguments
 
     add_data_arguments(p)
     p.add_argument("--metrics", default="bleu,chrf,ter", help="comma-separated metric ids (default: bleu,chrf,ter)")
@@ -50,7 +50,7 @@ def run(args) -> int:
     import pandas as pd
 
     from ..qarla import king_cases, orange_king
-    from ..qarla.cli_support import load_with_tensors, write
+    from ._qarla_support import load_with_tensors, write
     from ..qarla.search import coverage, text_presence
 
     ds, tens = load_with_tensors(args, args.metrics, "--metrics")

@@ -12,12 +12,12 @@ import sys
 
 NAME = "queen"
 LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
-OUTPUTS = ("out", "loo")  # checked before any work (evalcore.cli.check_outputs)
+OUTPUTS = ("out", "loo")  # checked before any work (evalcore.export.check_outputs)
 HELP = "QUEEN of a metric set per (system, segment) and the set's KING (QARLA, spec §1.2-1.3)."
 
 
 def add_arguments(p):
-    from ..qarla.cli_support import add_data_arguments
+    from ._qarla_support import add_data_arguments
 
     add_data_arguments(p)
     p.add_argument("--set", required=True, help="comma-separated metric ids forming the set X")
@@ -34,7 +34,7 @@ def add_arguments(p):
 
 def run(args) -> int:
     from ..qarla import QueenIndex, queen_triples
-    from ..qarla.cli_support import load_with_tensors, write
+    from ._qarla_support import load_with_tensors, write
 
     ds, tens = load_with_tensors(args, args.set, "--set")
     if args.explain:

@@ -255,16 +255,15 @@ def orange_king_arrays(ref: np.ndarray, sys: np.ndarray, *, ties: str = "geq", a
         res.king_mc = _average(kmc, ones, cs.seg, cs.n_seg, average)
         res.orange_mc = _average(omc * n, n, cs.seg, cs.n_seg, average)
     if bootstrap:
+        from ..stats.bootstrap import percentile_ci, resample_counts  # scipy-free, but stats/ loads scipy
+
         segs_with = np.unique(cs.seg)
-        counts = rng.multinomial(len(segs_with), np.full(len(segs_with), 1.0 / len(segs_with)),
-                                 size=bootstrap)
+        counts = resample_counts(len(segs_with), bootstrap, rng)
         w = np.zeros((bootstrap, cs.n_seg))
         w[:, segs_with] = counts
-        alpha = (1.0 - ci) / 2.0
         for name, num, den in (("orange", oc, n), ("king", kc, ones)):
             vals_b = _average(num, den, cs.seg, cs.n_seg, average, weights=w)
-            lo, hi = np.nanquantile(vals_b, [alpha, 1.0 - alpha])
-            res.ci[name] = (float(lo), float(hi))
+            res.ci[name] = percentile_ci(vals_b, 1.0 - ci)
     return res
 
 

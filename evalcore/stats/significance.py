@@ -18,6 +18,7 @@ from typing import Callable, Sequence
 import numpy as np
 import scipy.stats
 
+from .bootstrap import percentile_ci
 from .correlation import correlation, grouped, group_values, average_groups, system_level
 
 
@@ -147,11 +148,7 @@ def bootstrap_ci(gold, metric, method: str = "pearson", grouping: str = "none", 
         si = rng.integers(0, n_sys, n_sys) if resample in ("systems", "both") else all_s
         ii = rng.integers(0, n_items, n_items) if resample in ("items", "both") else all_i
         samples[b] = stat(si, ii)
-    ok = samples[~np.isnan(samples)]
-    if len(ok) == 0:
-        lo = hi = float("nan")
-    else:
-        lo, hi = np.quantile(ok, [alpha / 2, 1 - alpha / 2])
+    lo, hi = percentile_ci(samples, alpha)  # NaN draws left out
     return BootstrapResult(float(value), float(lo), float(hi), samples, resample, level)
 
 
