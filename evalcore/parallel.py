@@ -1,6 +1,6 @@
 """Batch work on Dask distributed: ``--scheduler none | local:N | tcp://HOST:PORT``.
 
-Scoring and similarity tensors are sums / stacks over segments (spec §0.1-0.3: a corpus score
+Scoring and similarity tensors are sums / stacks over segments (methods §0-0.3: a corpus score
 is computed from summed per-segment sufficient statistics, Papineni et al. 2002), so they split
 into segment blocks that run anywhere and are put back together in segment order:
 

@@ -17,7 +17,7 @@ import numpy as np
 HANDLES_ALL_LPS = True  # one model per language pair: --lp all is refused with a message
 NAME = "learn"
 OUTPUTS = ("json",)  # checked before any work (--out is a model name, not a file)
-HELP = "train a learned metric (human-likeness SVM, seed 004; BEER-style ranker, seed 002)"
+HELP = "train a learned metric (human-likeness SVM, Kulesza 2004; BEER-style ranker, Stanojević & Sima'an 2015)"
 
 
 def add_arguments(p) -> None:

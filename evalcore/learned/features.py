@@ -1,6 +1,6 @@
 """Feature extraction for the learned metrics.
 
-BEER-style features of one (hypothesis, reference) pair, spec §6.1 (seed 002 §2.3-2.4):
+BEER-style features of one (hypothesis, reference) pair, methods §6.1 (Stanojević & Sima'an 2015 §2.3-2.4):
 
 * ``char{n}_{p,r,f}``, n = 1..6: character n-grams on the tokens joined by single spaces
   (spaces included); P_n = Σ_g min(c_h(g), c_r(g))/(|h_str| − n + 1), R_n the same over
@@ -12,7 +12,7 @@ BEER-style features of one (hypothesis, reference) pair, spec §6.1 (seed 002 §
   ``pet_arity4``, ``pet_arity_gt4``: word order of the permutation the alignment induces
   (:mod:`.pet`).
 
-The alignment ([A], spec §6.1: "differs from BEER") is **not** METEOR's: it is a greedy,
+The alignment ([A], methods §6.1: "differs from BEER") is **not** METEOR's: it is a greedy,
 exact (case-insensitive), one-to-one alignment that prefers monotone links. Hypothesis
 tokens are visited left to right; each takes, among the still unaligned reference tokens
 with the same lower-cased form, the first one *after* the previously linked reference
@@ -20,13 +20,13 @@ position, or, if there is none, the closest one before it. METEOR instead search
 alignment with the fewest crossing links among all maximal ones, and adds stem, synonym and
 paraphrase matches; on sentences with repeated words the two can differ.
 
-Human-likeness features of one hypothesis against a set of references, seed 004 §3.2
+Human-likeness features of one hypothesis against a set of references, Kulesza 2004 §3.2
 ("basic" set): ``len_ratio_min``, ``len_ratio_max`` (|h|/|r_i| over the references),
-``prec1..prec5`` (n-gram precision as seed 004 §1.2.3 describes it: each hypothesis n-gram
+``prec1..prec5`` (n-gram precision as Kulesza 2004 §1.2.3 describes it: each hypothesis n-gram
 matches at most as many times as it occurs in some reference, i.e. clipped by the maximum
 reference count, no brevity penalty, no smoothing; 0 when |h| < n), ``wer`` (min over
-references of Levenshtein/|r|, spec §7.3 mWER) and ``per`` (min over references of
-1 − (m − max(0, |h| − |r|))/|r|, spec §7.3 mPER).
+references of Levenshtein/|r|, methods §7.3 mWER) and ``per`` (min over references of
+1 − (m − max(0, |h| − |r|))/|r|, methods §7.3 mPER).
 
 The character n-gram P/R/F, the Levenshtein distance and the WER / PER error rates are the
 metric modules' own functions (:func:`evalcore.metrics.charngram.char_ngram_prf`,
@@ -96,7 +96,7 @@ def greedy_align(hyp_tokens: Sequence[str], ref_tokens: Sequence[str]) -> list[t
 
 def alignment_permutation(links: Sequence[tuple[int, int]]) -> tuple[int, ...]:
     """Reference positions of the links in hypothesis order, renormalised to ranks 1..m
-    (unaligned words are ignored, spec §6.1)."""
+    (unaligned words are ignored, methods §6.1)."""
     refs = [j for _, j in sorted(links)]
     order = {j: k for k, j in enumerate(sorted(refs), start=1)}
     return tuple(order[j] for j in refs)
@@ -104,7 +104,7 @@ def alignment_permutation(links: Sequence[tuple[int, int]]) -> tuple[int, ...]:
 
 def word_prf(hyp_tokens: Sequence[str], ref_tokens: Sequence[str], links: Sequence[tuple[int, int]],
              fwords: frozenset[str]) -> dict[str, float]:
-    """Aligned-word P/R/F1 overall and for function / content words (spec §6.1)."""
+    """Aligned-word P/R/F1 overall and for function / content words (methods §6.1)."""
     h_func = [is_function_word(t, fwords) for t in hyp_tokens]
     r_func = [is_function_word(t, fwords) for t in ref_tokens]
     a_h = {i for i, _ in links}
@@ -120,7 +120,7 @@ def word_prf(hyp_tokens: Sequence[str], ref_tokens: Sequence[str], links: Sequen
 
 
 def beer_features(hyp: str, ref: str, lang: str = "en", tokenizer: str = "13a") -> np.ndarray:
-    """φ(h, r): the BEER feature vector in :data:`BEER_FEATURES` order (spec §6.1)."""
+    """φ(h, r): the BEER feature vector in :data:`BEER_FEATURES` order (methods §6.1)."""
     return _beer_features_cached(hyp, ref, lang, tokenizer).copy()
 
 
@@ -145,13 +145,13 @@ def _beer_features_cached(hyp: str, ref: str, lang: str, tokenizer: str) -> np.n
     return arr
 
 
-# ---- human-likeness (seed 004 §3.2) ---------------------------------------------------------
+# ---- human-likeness (Kulesza 2004 §3.2) ---------------------------------------------------------
 def _ngrams(tokens: Sequence[str], n: int) -> Counter:
     return Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
 
 
 def humanlike_features(hyp: str, refs: Sequence[str], tokenizer: str = "13a") -> np.ndarray:
-    """The seed 004 §3.2 basic features of ``hyp`` against ``refs`` (:data:`HUMANLIKE_FEATURES`)."""
+    """The Kulesza 2004 §3.2 basic features of ``hyp`` against ``refs`` (:data:`HUMANLIKE_FEATURES`)."""
     if not refs:
         raise ValueError("human-likeness features need at least one reference")
     ht = tokenize(hyp, tokenizer)

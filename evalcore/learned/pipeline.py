@@ -6,13 +6,13 @@ This is what the dashboard page "Learned metrics" and the CLI ``learn`` command 
 1. split the segments into training and held-out parts, no segment on both sides
    (:func:`evaluate.split_segments`; BEER: over judged segments, as the CLI; human-likeness:
    over segments with ≥ 2 references, inside :func:`humanlike.train_humanlike`);
-2. train (BEER-style ranker, seed 002 / spec §6.1; or human-likeness classifier, seed 004 §3);
+2. train (BEER-style ranker, Stanojević & Sima'an 2015 / methods §6.1; or human-likeness classifier, Kulesza 2004 §3);
 3. inspect: BEER weights; human-likeness permutation importances on the held-out examples
    (plus the weights of a logistic regression);
 4. ROC curves of the learned score and of standard metrics at telling human from machine
-   on held-out examples (seed 004 Fig. 2.2; needs ≥ 2 references per segment);
+   on held-out examples (Kulesza 2004 Fig. 2.2; needs ≥ 2 references per segment);
 5. human-likeness only: accuracy vs correlation over the grid with its meta-correlation
-   (seed 004 Fig. 4.2);
+   (Kulesza 2004 Fig. 4.2);
 6. the held-out comparison with sentence BLEU and chrF (:func:`evaluate.compare_metrics`:
    segment-level daRR τ and acc23, system-level Pearson).
 """

@@ -201,8 +201,8 @@ class LearnedMetric(Metric):
 
     def __init__(self, model: LearnedModel):
         self.model = model
-        cite = {"beer": "Stanojević & Sima'an 2015 (BEER 1.1, seed 002); spec §6.1",
-                "humanlike": "Kulesza 2004 (human-vs-machine SVM, seed 004 §3)"}.get(model.kind, "")
+        cite = {"beer": "Stanojević & Sima'an 2015 (BEER 1.1, Stanojević & Sima'an 2015); methods §6.1",
+                "humanlike": "Kulesza 2004 (human-vs-machine SVM, Kulesza 2004 §3)"}.get(model.kind, "")
         self.meta = MetricMeta(
             id=PREFIX + model.name, family="learned",
             description=f"learned {model.kind} metric {model.name!r} ({len(model.features)} features)",

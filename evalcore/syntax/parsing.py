@@ -1,9 +1,9 @@
-"""Dependency parses for the syntactic metric families (spec §1.5; seed 000 §3.2).
+"""Dependency parses for the syntactic metric families (methods §1.5; Amigó et al. 2006 §3.2).
 
 A :class:`Parse` is one text's tokens with, per token, the surface form, lemma, universal
 POS (UPOS), fine tag (XPOS), head, dependency relation and **depth**.
 
-Depth convention (seed 000 §3.2: "LEVEL-1 would consider overlapping between all the words
+Depth convention (Amigó et al. 2006 §3.2: "LEVEL-1 would consider overlapping between all the words
 in the sentences"): a root token (a token without a head) has depth **1**, its dependents
 depth 2, and so on. LEVEL-X therefore selects the words at depth >= X and LEVEL-1 selects
 every word. A text parsed as several sentences has one root per sentence.
