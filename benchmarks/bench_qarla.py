@@ -1,4 +1,4 @@
-"""Benchmark of evalcore.qarla on the IWSLT-sized synthetic set of seed 000 §4.2.
+"""Benchmark of evalcore.qarla on the IWSLT-sized synthetic set of Amigó et al. 2006 §4.2.
 
 500 segments x 16 references x 20 systems, random SimTensors built directly (the similarity
 computation is not part of the target). Targets (issue 4): KING of a 13-metric set <= 2 s,

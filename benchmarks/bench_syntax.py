@@ -1,4 +1,4 @@
-"""Benchmark: parsing + every syntactic metric (TREE/GRAM/GRAMF/LEVEL/SP, spec §1.5) on the
+"""Benchmark: parsing + every syntactic metric (TREE/GRAM/GRAMF/LEVEL/SP, methods §1.5) on the
 unique sentences of the synthetic set, then a second run from the caches.
 
     python benchmarks/bench_syntax.py [--segments 100] [--refs 20] [--systems 16] [--real]

@@ -1,5 +1,5 @@
-"""Issue 8 finding: do the syntactic families (TREE / GRAM / GRAMF / LEVEL / SP, spec §1.5)
-enter the metric set chosen by the QARLA greedy search (spec §0.5, §1.4; seed 000 §3.3)?
+"""Issue 8 finding: do the syntactic families (TREE / GRAM / GRAMF / LEVEL / SP, methods §1.5)
+enter the metric set chosen by the QARLA greedy search (methods §0, §1.4; Amigó et al. 2006 §3.3)?
 
     python benchmarks/findings_syntax.py [--data sample,ted,news] [--exhaustive-top 12]
                                          [--min-coverage 0.95] [--out-dir DIR]
@@ -10,8 +10,8 @@ every registered syntactic metric whose type occurs in the dataset's parses
 (``mode=auto``, ≥ inside QUEEN); greedy search with KING ties ≥ and fractional; the same
 search over the lexical metrics only; optionally an exhaustive search over the top-k metrics
 (k ≤ 12) by QUEEN-based single KING; ORANGE/KING (§1.1) of the top metrics; and the
-segment-level correlation of the chosen set's QUEEN (over all references, spec §1.2) with the
-human scores, next to sentence BLEU and chrF (seed 000 Figure 4).
+segment-level correlation of the chosen set's QUEEN (over all references, methods §1.2) with the
+human scores, next to sentence BLEU and chrF (Amigó et al. 2006 Figure 4).
 
 Data is read from ../shared/data and never copied. Parses and similarity tensors are cached on
 disk (the first TED zh-en run parses ~5,400 texts once). Prints markdown tables and the
@@ -70,7 +70,7 @@ def candidates(ds, lexical=LEXICAL, syntactic: bool = True) -> tuple[list[str], 
 
 
 def compute_tensors(ds, ids) -> dict:
-    """{metric id: SimTensors} through the engine (cached on disk, spec §0.2)."""
+    """{metric id: SimTensors} through the engine (cached on disk, methods §0)."""
     from evalcore.metrics.engine import similarity_tensors
 
     out = {}
@@ -81,7 +81,7 @@ def compute_tensors(ds, ids) -> dict:
 
 def coverage(t, lay=None) -> float:
     """Share of the leave-one-out similarities (outputs and held-out references against
-    R_s − {r_j}, spec §0.2) that are defined, among the (candidate, segment, held-out reference)
+    R_s − {r_j}, methods §0) that are defined, among the (candidate, segment, held-out reference)
     cells where the candidate and the reference exist (``lay``: a QueenLayout; default: every cell)."""
     ls = np.asarray(t.loo_sys, float)
     lr = np.asarray(t.loo_ref, float)
@@ -95,7 +95,7 @@ def coverage(t, lay=None) -> float:
 
 
 def single_table(idx, ranking: pd.DataFrame, names, bootstrap: int = 0) -> pd.DataFrame:
-    """ORANGE / KING (spec §1.1, direct) with ≥ and fractional ties, shuffle baseline, tie rate,
+    """ORANGE / KING (methods §1.1, direct) with ≥ and fractional ties, shuffle baseline, tie rate,
     plus the QUEEN-based single KING (§1.3) from the search ranking."""
     from evalcore.qarla import orange_king
 
@@ -116,12 +116,12 @@ def single_table(idx, ranking: pd.DataFrame, names, bootstrap: int = 0) -> pd.Da
 
 
 def greedy(idx, ties: str, names=None, rank_by: str = "queen"):
-    """Greedy search (spec §0.5) on ``idx`` restricted to ``names`` (an index over a subset
+    """Greedy search (methods §0) on ``idx`` restricted to ``names`` (an index over a subset
     shares the bits, so nothing is recomputed)."""
     from evalcore.qarla import greedy_search
 
     sub = idx if names is None else sub_index(idx, names)
-    # the unguarded search of spec §0.5, as documented in docs/findings.md
+    # the unguarded search of methods §0, as documented in docs/findings.md
     return greedy_search({}, index=sub, ties=ties, rank_by=rank_by, min_coverage=0, exclude_degenerate=False)
 
 
@@ -145,7 +145,7 @@ def human_frame(ds, criterion: str) -> pd.DataFrame:
 
 def correlations(ds, idx, sets, criterion: str) -> pd.DataFrame:
     """Segment-level correlation with the human scores of: QUEEN of each (label, metric set) of
-    ``sets`` over all references (spec §1.2; seed 000 Figure 4), sentence BLEU and chrF
+    ``sets`` over all references (methods §1.2; Amigó et al. 2006 Figure 4), sentence BLEU and chrF
     (multi-reference x(c, R_s)). Pooled over every judged MT output (grouping none) and
     within segments (grouping item, macro mean)."""
     from evalcore.metrics.engine import score_table
@@ -199,7 +199,7 @@ def trace_text(res) -> str:
 
 
 def case_credits(idx, names, ties: str) -> pd.Series:
-    """KING credit of every (segment, held-out reference) case for the set ``names`` (spec §1.1
+    """KING credit of every (segment, held-out reference) case for the set ``names`` (methods §1.1
     credits on the §1.3 leave-one-out QUEEN values), indexed by (segment index, reference index)."""
     from evalcore.qarla import case_stats, king_credit
 
@@ -225,7 +225,7 @@ def paired_king_diff(idx, a, b, ties: str, n_boot: int = 1000, seed: int = 0) ->
 
 
 def search_block(idx, names, exhaustive_top: int = 12) -> dict:
-    """Every search of one candidate list (all on the shared index): greedy (spec §0.5) with
+    """Every search of one candidate list (all on the shared index): greedy (methods §0) with
     KING ties ≥ and fractional, ranked by QUEEN-based single KING (§1.3, the default) and by
     direct KING (§1.1); the same over the lexical / syntactic candidates only; exhaustive over
     the top ``exhaustive_top`` (≤ 12) metrics of the QUEEN-based ranking of the same tie mode."""

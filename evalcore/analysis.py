@@ -107,13 +107,7 @@ def scoped(dataset: Dataset, max_segments: int | None) -> Dataset:
     judged = set(dataset.judgements["seg_id"].astype(str))
     first = [s for s in segs if s in judged]
     rest = [s for s in segs if s not in judged]
-    keep = set((first + rest)[:max_segments])
-    sel = lambda f: f[f["seg_id"].astype(str).isin(keep)].reset_index(drop=True)  # noqa: E731
-    extras = {k: (sel(v) if isinstance(v, pd.DataFrame) and "seg_id" in v else v)
-              for k, v in dataset.extras.items()}
-    return Dataset(dataset.name, dataset.lp, sel(dataset.segments), sel(dataset.references),
-                   sel(dataset.outputs), sel(dataset.judgements), sel(dataset.tags), extras,
-                   list(dataset.warnings))
+    return dataset.subset(seg_ids=(first + rest)[:max_segments])
 
 
 def page_tokenizer(dataset: Dataset | None = None) -> str:
@@ -457,19 +451,6 @@ def human_segment_scores(dataset: Dataset, criterion: str, normalisation: str = 
 # =============================================================================================
 # Systems page
 # =============================================================================================
-def _percentile_ci(samples: np.ndarray, alpha: float) -> tuple[float, float]:
-    s = samples[np.isfinite(samples)]
-    if not len(s):
-        return float("nan"), float("nan")
-    lo, hi = np.quantile(s, [alpha / 2, 1 - alpha / 2])
-    return float(lo), float(hi)
-
-
-def _boot_counts(n: int, n_boot: int, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    return rng.integers(0, n, size=(n_boot, n))
-
-
 def _mark(p: float, alpha: float, diff: float) -> str:
     if not np.isfinite(p):
         return ""
@@ -519,6 +500,7 @@ def system_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence
 def _system_table(dataset, metric_ids, criteria, baseline, include_references, normalisation, n_boot, test,
                   alpha, seed, progress, ref_ids=None, judged_only=None) -> pd.DataFrame:
     from .metrics.base import get_metric
+    from .stats.bootstrap import percentile_bootstrap
     from .stats.significance import paired_approximate_randomization, paired_bootstrap
 
     refs = set(dataset.ref_ids)
@@ -541,9 +523,8 @@ def _system_table(dataset, metric_ids, criteria, baseline, include_references, n
             score = metric.score_from_stats(st)
             lo = hi = float("nan")
             if n_boot and len(segs) > 1:
-                idx = _boot_counts(len(segs), n_boot, seed)
-                samples = np.array([metric.score_from_stats(st[i]) for i in idx])
-                lo, hi = _percentile_ci(samples, alpha)
+                lo, hi, _ = percentile_bootstrap(lambda i, st=st, metric=metric: metric.score_from_stats(st[i]),
+                                                 len(segs), n_boot, alpha, seed)
             p, mark = float("nan"), ""
             if base is not None and name == baseline:
                 mark = "baseline"
@@ -579,8 +560,8 @@ def _system_table(dataset, metric_ids, criteria, baseline, include_references, n
             vals = ser.to_numpy(float)
             lo = hi = float("nan")
             if n_boot and len(vals) > 1:
-                idx = _boot_counts(len(vals), n_boot, seed)
-                lo, hi = _percentile_ci(vals[idx].mean(axis=1), alpha)
+                lo, hi, _ = percentile_bootstrap(lambda idx, vals=vals: vals[idx].mean(axis=1), len(vals), n_boot,
+                                                 alpha, seed, vectorized=True)
             p, mark = float("nan"), ""
             if base is not None and name == baseline:
                 mark = "baseline"

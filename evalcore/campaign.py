@@ -8,7 +8,7 @@ returns a :class:`Campaign` with
   its rank within the language pair (1 = best, orientation-aware: TER/WER/PER lower is better;
   ties share the best rank);
 * ``correlations`` – per language pair and metric the system-level Pearson r, Kendall τ_b and
-  pairwise accuracy (methods §3.3, §3.11; spec §3.2-3.4) between human and metric scores, and an ``(all)`` row per
+  pairwise accuracy (methods §3.3, §3.11; methods §3.1-3.4) between human and metric scores, and an ``(all)`` row per
   metric with the mean r and τ over the language pairs and the **global** pairwise accuracy of
   Kocmi et al. (2021, "To Ship or Not to Ship"): the share of all pairs of systems, formed
   within each language pair and pooled over all of them, that the metric orders like the humans
@@ -66,11 +66,9 @@ class Campaign:
 
 def judged_segments(ds: Dataset, criterion: str) -> Dataset:
     """The dataset restricted to the segments with at least one judgement of ``criterion``."""
-    from .qarla.cli_support import restrict_segments
-
     j = ds.judgements
     segs = pd.unique(j.loc[j["judgement"] == criterion, "seg_id"].astype(str))
-    return restrict_segments(ds, segs)
+    return ds.subset(seg_ids=segs)
 
 
 def _ranks(values: pd.Series, higher_is_better: bool) -> pd.Series:

@@ -12,27 +12,12 @@ import argparse
 import importlib
 import pkgutil
 import sys
-import time
 
 from . import __version__
 from .parallel import Scheduler, SchedulerError
 from .problems import DataError
-
-
-class StderrProgress:
-    """A progress callback(done, total) for commands: 'label: done/total' on stderr at most
-    twice a second, and only for runs longer than 2 s."""
-
-    def __init__(self, label: str):
-        self.label, self.t0, self.last = label, time.time(), 0.0
-
-    def __call__(self, done: int, total: int) -> None:
-        now = time.time()
-        if now - self.t0 < 2 or (now - self.last < 0.5 and done < total):
-            return
-        self.last = now
-        end = "\n" if done >= total else ""
-        print(f"\r{self.label}: {done}/{total} ({now - self.t0:.0f} s)", end=end, file=sys.stderr, flush=True)
+from .export import OutputError, check_outputs  # noqa: F401  (re-exported; commands import them from export)
+from .progress import StderrProgress  # noqa: F401  (re-exported: commands used to import it from here)
 
 
 def output_paths(args) -> list[str]:
@@ -46,52 +31,6 @@ def output_paths(args) -> list[str]:
         if value:
             paths += [f"{value}{s}" for s in suffixes] if suffixes else [str(value)]
     return paths
-
-
-class OutputError(DataError):
-    """Output paths that cannot be written; raised before any work (exit code 2)."""
-
-    def __init__(self, report):
-        super().__init__(report)
-        n = len(report.errors)
-        self.args = (f"{n} problem{'s' if n != 1 else ''} with the output path(s); nothing was computed:\n{report}",)
-
-
-def check_outputs(paths) -> None:
-    """Before any work: every output path must be a file we can create or replace. Raises
-    :class:`DataError` listing every problem (missing folder, a folder given as the file, a
-    read-only location), so a long run never ends in a traceback at the last step.
-    Raises :class:`OutputError`."""
-    import os
-    import tempfile
-    from pathlib import Path
-
-    from .problems import Report
-
-    report = Report()
-    for p in paths:
-        path = Path(p)
-        parent = path.parent if str(path.parent) else Path(".")
-        if path.is_dir():
-            report.error(str(p), None, "is a folder; give a file name for the output")
-        elif not parent.exists():
-            report.error(str(p), None, f"the folder {str(parent)!r} does not exist; create it first "
-                                       "or give another path")
-        elif not parent.is_dir():
-            report.error(str(p), None, f"{str(parent)!r} is not a folder")
-        elif path.exists() and not os.access(path, os.W_OK):
-            report.error(str(p), None, "the file exists and cannot be replaced (read-only); "
-                                       "give another path")
-        else:
-            try:  # the honest test: create (and remove) a file there, as the final write will
-                fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".check", dir=parent)
-                os.close(fd)
-                os.unlink(tmp)
-            except OSError as exc:
-                report.error(str(p), None, f"cannot write in the folder {str(parent)!r} "
-                                           f"({exc.strerror or exc}); give another path")
-    if report.errors:
-        raise OutputError(report)
 
 
 def _command_modules():

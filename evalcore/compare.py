@@ -21,7 +21,7 @@ references per segment and puts human judgements in the same tables.
 * :func:`length_ratios`, :func:`length_bias` – output/reference length ratios and, per metric,
   the partial correlation of its per-segment score with the length ratio controlling for the
   human score (Stanojević & Sima'an 2015 on tuning towards a metric: a metric that rewards longer
-  outputs at equal human quality is one a tuned system will exploit; methods §3.10, seed 002 §5).
+  outputs at equal human quality is one a tuned system will exploit; methods §3.10, Stanojević & Sima'an 2015 §5).
 * :func:`word_diff` – token-level diff of the two outputs (difflib), for the side-by-side view.
 
 Definitions: docs/methods.md §3.10. Nothing here imports streamlit. Colours: :data:`COLOURS`

@@ -140,6 +140,43 @@ class Dataset:
         return Dataset(self.name, self.lp, self.segments, refs, self.outputs, self.judgements,
                        self.tags, dict(self.extras), list(self.warnings))
 
+    def subset(self, seg_ids=None, systems=None) -> "Dataset":
+        """A copy restricted to the segments ``seg_ids`` and/or the systems ``systems`` (None:
+        all), in the dataset's own order; the one place a dataset is cut down.
+
+        Segments: every table with a ``seg_id`` column (segments, references, outputs,
+        judgements, tags and the extras) keeps only those segments. Systems: outputs, tags and
+        the extras with a ``system`` column keep only those systems; judgements keep those
+        systems and every judged reference set (human translations are judged like systems).
+        Unknown segment ids or system names raise ``ValueError`` naming them."""
+        seg_keep = sys_keep = None
+        if seg_ids is not None:
+            seg_keep = {str(s) for s in seg_ids}
+            unknown = sorted(seg_keep - set(self.seg_ids))
+            if unknown:
+                raise ValueError(f"unknown segment id(s) {unknown[:10]}{' …' if len(unknown) > 10 else ''}")
+        if systems is not None:
+            sys_keep = {str(s) for s in systems}
+            unknown = sorted(sys_keep - set(self.systems) - set(self.judged))
+            if unknown:
+                raise ValueError(f"unknown system(s) {unknown}; available: {self.systems}")
+        refs = set(self.references["ref_id"])
+
+        def cut(frame, judgements: bool = False):
+            if not isinstance(frame, pd.DataFrame):
+                return frame
+            mask = np.ones(len(frame), dtype=bool)
+            if seg_keep is not None and "seg_id" in frame:
+                mask &= frame["seg_id"].astype(str).isin(seg_keep).to_numpy()
+            if sys_keep is not None and "system" in frame:
+                keep = sys_keep | refs if judgements else sys_keep
+                mask &= frame["system"].astype(str).isin(keep).to_numpy()
+            return frame[mask].reset_index(drop=True) if not mask.all() else frame.reset_index(drop=True)
+
+        return Dataset(self.name, self.lp, cut(self.segments), cut(self.references), cut(self.outputs),
+                       cut(self.judgements, judgements=True), cut(self.tags),
+                       {k: cut(v) for k, v in self.extras.items()}, list(self.warnings))
+
     # ---- summaries ----------------------------------------------------------------------
     def overview(self) -> dict:
         rps = self.refs_per_segment()

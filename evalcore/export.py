@@ -27,6 +27,8 @@ from typing import Callable
 
 import pandas as pd
 
+from .problems import DataError, Report
+
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
@@ -89,3 +91,44 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, **to_csv_kw) -> None:
         atomic_write(path, lambda fh: to_safe_csv(df, fh, **to_csv_kw))
     else:
         atomic_write(path, lambda fh: df.to_csv(fh, sep="\t", index=False, **to_csv_kw))
+
+
+# ---- checking output paths before any work (the CLI and commands that write folders) ----
+class OutputError(DataError):
+    """Output paths that cannot be written; raised before any work (exit code 2)."""
+
+    def __init__(self, report):
+        super().__init__(report)
+        n = len(report.errors)
+        self.args = (f"{n} problem{'s' if n != 1 else ''} with the output path(s); nothing was computed:\n{report}",)
+
+
+def check_outputs(paths) -> None:
+    """Before any work: every output path must be a file we can create or replace. Raises
+    :class:`DataError` listing every problem (missing folder, a folder given as the file, a
+    read-only location), so a long run never ends in a traceback at the last step.
+    Raises :class:`OutputError`."""
+    report = Report()
+    for p in paths:
+        path = Path(p)
+        parent = path.parent if str(path.parent) else Path(".")
+        if path.is_dir():
+            report.error(str(p), None, "is a folder; give a file name for the output")
+        elif not parent.exists():
+            report.error(str(p), None, f"the folder {str(parent)!r} does not exist; create it first "
+                                       "or give another path")
+        elif not parent.is_dir():
+            report.error(str(p), None, f"{str(parent)!r} is not a folder")
+        elif path.exists() and not os.access(path, os.W_OK):
+            report.error(str(p), None, "the file exists and cannot be replaced (read-only); "
+                                       "give another path")
+        else:
+            try:  # the honest test: create (and remove) a file there, as the final write will
+                fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".check", dir=parent)
+                os.close(fd)
+                os.unlink(tmp)
+            except OSError as exc:
+                report.error(str(p), None, f"cannot write in the folder {str(parent)!r} "
+                                           f"({exc.strerror or exc}); give another path")
+    if report.errors:
+        raise OutputError(report)

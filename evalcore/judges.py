@@ -1,4 +1,4 @@
-"""Human judgements: normalisation, aggregation, MQM, agreement, rankings, HTER (spec §0.8, §5).
+"""Human judgements: normalisation, aggregation, MQM, agreement, rankings, HTER (methods §0, §5).
 
 Everything works on the long judgement frame of :class:`evalcore.dataset.Dataset`
 (columns ``system, seg_id, rater, judgement, score``; ``system`` may be a reference set) and
@@ -6,19 +6,19 @@ returns pandas frames. Pure functions, no UI.
 
 Sections
 --------
-* Normalisation per rater (spec §5.1-5.2): :func:`normalise`, :func:`percentile_ranks`,
+* Normalisation per rater (methods §5.1-5.2): :func:`normalise`, :func:`percentile_ranks`,
   :func:`rater_summary` (what happens to each rater's distribution).
-* Aggregation per (system, segment) (spec §5.5): :func:`aggregate`, :func:`rater_weights`.
-* MQM from error rows (spec §0.8; the one scorer of the project): :data:`MQM_WEIGHTS`,
+* Aggregation per (system, segment) (methods §5.5): :func:`aggregate`, :func:`rater_weights`.
+* MQM from error rows (methods §0; the one scorer of the project): :data:`MQM_WEIGHTS`,
   :func:`resolve_mqm_weights`, :func:`mqm_scores`, :func:`rescore_mqm`.
-* Pairwise agreement and kappa (spec §5.3, seed 003 §4): :func:`pairwise_labels`,
+* Pairwise agreement and kappa (methods §5.3, Callison-Burch 2009 §4): :func:`pairwise_labels`,
   :func:`agreement`, :func:`kappa`, :func:`per_rater_agreement`; Krippendorff's α (interval,
   Krippendorff 2011): :func:`krippendorff_alpha`, :func:`alpha_of_judgements` (one value per
   (rater, item), undefined with a reason when no item has two raters).
 * Rankings: :func:`relative_ranking_scores` ("how often judged better than or equal to the
-  others", seed 003 §4 after Callison-Burch et al. 2008), :func:`schulze` (spec §5.4),
-  :func:`schulze_from_judgements`, :func:`agreement_curve` (seed 003 Fig. 1).
-* HTER (spec §5.6, seed 003 §5.2): :func:`hter`.
+  others", Callison-Burch 2009 §4 after Callison-Burch et al. 2008), :func:`schulze` (methods §5.4),
+  :func:`schulze_from_judgements`, :func:`agreement_curve` (Callison-Burch 2009 Fig. 1).
+* HTER (methods §5.6, Callison-Burch 2009 §5.2): :func:`hter`.
 * Dataset helpers: :func:`human_scores`, :func:`system_scores`.
 """
 from __future__ import annotations
@@ -34,13 +34,13 @@ LABELS = (">", "<", "=")
 
 
 # =============================================================================================
-# Normalisation (spec §5.1, §5.2)
+# Normalisation (methods §5.1, §5.2)
 # =============================================================================================
 def percentile_ranks(values) -> np.ndarray:
-    """Mid-rank percentile of each rating among one judge's ratings (spec §5.1, Kulesza & Shieber 2004).
+    """Mid-rank percentile of each rating among one judge's ratings (methods §5.1, Kulesza & Shieber 2004).
 
     pct(s) = (#{s' < s} + ½·#{s' = s}) / N, the rating itself counted among the equals.
-    Example (spec §8.6): [1, 2, 2, 3] -> [0.125, 0.5, 0.5, 0.875].
+    Example (methods §8): [1, 2, 2, 3] -> [0.125, 0.5, 0.5, 0.875].
     """
     x = np.asarray(values, dtype=float)
     n = len(x)
@@ -54,7 +54,7 @@ def percentile_ranks(values) -> np.ndarray:
 
 def normalise(judgements: pd.DataFrame, method: str = "raw", *, ddof: int = 1,
               by: Sequence[str] = ("judgement", "rater")) -> pd.DataFrame:
-    """Per-rater normalisation of scores (spec §0.8, §5.1-5.2).
+    """Per-rater normalisation of scores (methods §0, §5.1-5.2).
 
     ``method``: ``raw`` (unchanged), ``z`` ((x − μ_r)/σ_r over all of the rater's scores of that
     criterion, σ with ``ddof`` = 1 by default), ``percentile`` (mid-rank, :func:`percentile_ranks`).
@@ -102,12 +102,12 @@ def rater_summary(judgements: pd.DataFrame, normalised: pd.DataFrame | None = No
 
 
 # =============================================================================================
-# MQM (spec §0.8)
+# MQM (methods §0)
 # =============================================================================================
-#: MQM weights (spec §0.8; Freitag et al. 2021, "Experts, Errors, and Context"). Keys are a
+#: MQM weights (methods §0; Freitag et al. 2021, "Experts, Errors, and Context"). Keys are a
 #: severity, or ``severity/category-prefix`` for a category rule (matched case-insensitively;
 #: the longest matching prefix wins over the plain severity). ``Critical`` has no weight here:
-#: neither the spec nor Freitag et al. (2021) weigh it, so data with Critical errors needs an
+#: neither docs/methods.md nor Freitag et al. (2021) weigh it, so data with Critical errors needs an
 #: explicit weight (``weights={"critical": ...}``, CLI ``--mqm-weights critical:N``).
 MQM_WEIGHTS: dict[str, float] = {
     "major": 5.0,
@@ -181,7 +181,7 @@ def mqm_weigher(weights: Mapping[str, float] | str | None = None):
 
 
 def mqm_error_weight(category: str, severity: str, weights: Mapping[str, float] | str | None = None) -> float | None:
-    """Weight of one annotation row (spec §0.8), or None when its severity has no weight."""
+    """Weight of one annotation row (methods §0), or None when its severity has no weight."""
     return mqm_weigher(weights)(category, severity)
 
 
@@ -246,7 +246,7 @@ def rescore_mqm(dataset, weights: Mapping[str, float] | str | None):
 
 
 # =============================================================================================
-# Pairwise labels, agreement, kappa (spec §5.3)
+# Pairwise labels, agreement, kappa (methods §5.3)
 # =============================================================================================
 def _screen(j: pd.DataFrame, screen_col: str | None) -> pd.Series:
     if screen_col and screen_col in j.columns:
@@ -257,7 +257,7 @@ def _screen(j: pd.DataFrame, screen_col: str | None) -> pd.Series:
 
 def pairwise_labels(judgements: pd.DataFrame, higher_is_better: bool = True,
                     screen_col: str | None = None) -> pd.DataFrame:
-    """Pairwise comparison labels implied by each rater's scores (spec §5.3; seed 003 §4).
+    """Pairwise comparison labels implied by each rater's scores (methods §5.3; Callison-Burch 2009 §4).
 
     Within one *screen* — a (criterion, rater, segment, screen) group; by default the k-th
     judgement of a (rater, segment, system) is on screen k, or the column ``screen_col`` — every
@@ -286,13 +286,13 @@ def pairwise_labels(judgements: pd.DataFrame, higher_is_better: bool = True,
 
 
 def kappa(p_agree: float, p_chance: float) -> float:
-    """κ = (P(A) − P(E)) / (1 − P(E)) (spec §5.3). Example: P(A) 0.6, P(E) 1/3 -> 0.4."""
+    """κ = (P(A) − P(E)) / (1 − P(E)) (methods §5.3). Example: P(A) 0.6, P(E) 1/3 -> 0.4."""
     return (p_agree - p_chance) / (1 - p_chance) if p_chance < 1 else float("nan")
 
 
 def chance_agreement(labels: pd.Series | Sequence[str], chance: str = "uniform") -> float:
     """P(E): ``uniform`` = 1/3 (WMT07-12); ``empirical`` = P(>)² + P(<)² + P(=)² with label
-    proportions estimated from ``labels`` (WMT13 onwards), spec §5.3."""
+    proportions estimated from ``labels`` (WMT13 onwards), methods §5.3."""
     if chance == "uniform":
         return 1.0 / 3.0
     if chance != "empirical":
@@ -319,7 +319,7 @@ def _judgement_pairs(labels: pd.DataFrame, kind: str) -> pd.DataFrame:
 
 
 def agreement(labels: pd.DataFrame, kind: str = "inter", chance: str = "uniform") -> dict:
-    """Agreement of pairwise labels (spec §5.3).
+    """Agreement of pairwise labels (methods §5.3).
 
     ``inter``: every pair of judgements of the same item (criterion, segment, system pair) by two
     **different** raters; ``intra``: every pair of judgements of the same item by the **same**
@@ -338,7 +338,7 @@ def agreement(labels: pd.DataFrame, kind: str = "inter", chance: str = "uniform"
 
 
 def per_rater_agreement(labels: pd.DataFrame, chance: str = "uniform", reference: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Each rater's agreement with the **other** raters (seed 003 Fig. 2: who clicks randomly).
+    """Each rater's agreement with the **other** raters (Callison-Burch 2009 Fig. 2: who clicks randomly).
 
     For rater r: over every pair (r's judgement, another rater's judgement of the same item),
     the share with the same label; also n_labels (r's judgements) and kappa with ``chance``.
@@ -376,7 +376,7 @@ def krippendorff_alpha(data, level: str = "interval") -> float:
 
     ``data``: a units × coders matrix (NaN = no value; one value per coder and unit) or a long
     frame with columns unit, rater, score, in which a rater's repeated values of one unit are
-    first averaged (one value per (rater, unit), spec §5.2). With m_u values in unit u and
+    first averaged (one value per (rater, unit), methods §5.2). With m_u values in unit u and
     n = Σ_u m_u over units with m_u ≥ 2 (pairable values):
     D_o = (1/n) Σ_u Σ_{i≠j in u} (v_i − v_j)² / (m_u − 1),
     D_e = 1/(n(n−1)) Σ_{i≠j over all pairable values} (v_i − v_j)²,  α = 1 − D_o/D_e.
@@ -441,7 +441,7 @@ class AlphaResult:
 
 def rater_item_matrix(judgements: pd.DataFrame) -> pd.DataFrame:
     """Raters × items (system, seg_id): the mean of each rater's repeated judgements of an item
-    (spec §5.2), NaN where the rater did not judge it. One criterion at a time."""
+    (methods §5.2), NaN where the rater did not judge it. One criterion at a time."""
     if judgements.empty:
         return pd.DataFrame()
     return judgements.pivot_table(index="rater", columns=["system", "seg_id"], values="score",
@@ -465,12 +465,12 @@ def alpha_of_judgements(judgements: pd.DataFrame) -> AlphaResult:
 
 
 # =============================================================================================
-# Reliability weights and aggregation (spec §5.5)
+# Reliability weights and aggregation (methods §5.5)
 # =============================================================================================
 def combine_labels(labels: Iterable[str], weights: Iterable[float] | None = None) -> str:
     """Combine votes on one system pair: sign(Σw·[>] − Σw·[<]) -> ">", "<" or "=".
 
-    This is the Schulze method on two candidates (spec §5.4): a pair is decided by the
+    This is the Schulze method on two candidates (methods §5.4): a pair is decided by the
     (weighted) majority of strict preferences; equal support (or only "=" votes) is a tie.
     """
     lab = np.asarray(list(labels))
@@ -480,7 +480,7 @@ def combine_labels(labels: Iterable[str], weights: Iterable[float] | None = None
 
 
 def rater_weights(labels: pd.DataFrame, method: str = "majority") -> pd.Series:
-    """Leave-one-out rater reliability weights (spec §5.5; seed 003 §4 "weighting votes").
+    """Leave-one-out rater reliability weights (methods §5.5; Callison-Burch 2009 §4 "weighting votes").
 
     ``majority``: w_j = mean, over the items j shares with others, of [j's label = the majority
     label of the **other** raters' judgements of that item] (j's own votes excluded; items
@@ -532,9 +532,9 @@ def rater_weights(labels: pd.DataFrame, method: str = "majority") -> pd.Series:
 
 
 def aggregate(judgements: pd.DataFrame, method: str = "mean", weights: Mapping[str, float] | None = None) -> pd.DataFrame:
-    """One score per (system, segment) from several ratings (spec §5.2, §5.5).
+    """One score per (system, segment) from several ratings (methods §5.2, §5.5).
 
-    ``mean`` (repeated ratings averaged, spec §5.2), ``median``, or ``weighted``: Σ w_r·x_r / Σ w_r
+    ``mean`` (repeated ratings averaged, methods §5.2), ``median``, or ``weighted``: Σ w_r·x_r / Σ w_r
     with rater weights ``weights`` (default: :func:`rater_weights` of the pairwise labels the
     ratings imply, leave-one-out). Cells whose raters all have weight 0 fall back to the mean.
     Returns system, seg_id, score, n_ratings.
@@ -565,11 +565,11 @@ _aggregate = aggregate  # the Dataset helpers below take a parameter named ``agg
 
 
 # =============================================================================================
-# Rankings (seed 003 §4, spec §5.4)
+# Rankings (Callison-Burch 2009 §4, methods §5.4)
 # =============================================================================================
 def relative_ranking_scores(labels: pd.DataFrame) -> pd.DataFrame:
     """System score = share of its pairwise comparisons in which it was judged better than or equal
-    to the other system (seed 003 §4, after Callison-Burch et al. 2008).
+    to the other system (Callison-Burch 2009 §4, after Callison-Burch et al. 2008).
 
     Returns system, score, wins, ties, losses, n (comparisons), sorted by score descending.
     """
@@ -667,7 +667,7 @@ def _ballot_ranks(ballot) -> dict:
 
 
 def schulze(ballots: Iterable, candidates: Sequence | None = None, variant: str = "winning") -> SchulzeResult:
-    """Schulze method (spec §5.4; Schulze 2011), as used by seed 003 to combine rankings.
+    """Schulze method (methods §5.4; Schulze 2011), as used by Callison-Burch 2009 to combine rankings.
 
     d[i][j] = number of ballots ranking i strictly above j (partial ballots: only candidates on
     the ballot are compared). Links: ``winning`` votes p[i][j] = d[i][j] if d[i][j] > d[j][i]
@@ -731,7 +731,7 @@ def schulze(ballots: Iterable, candidates: Sequence | None = None, variant: str 
 def schulze_from_judgements(judgements: pd.DataFrame, higher_is_better: bool = True,
                             screen_col: str | None = None, variant: str = "winning") -> SchulzeResult:
     """Schulze over the ballots of a judgement frame: each (criterion, rater, segment, screen)
-    is one partial ballot ranking the systems it shows by score (spec §5.4)."""
+    is one partial ballot ranking the systems it shows by score (methods §5.4)."""
     j = judgements.copy()
     j["screen"] = _screen(judgements, screen_col).to_numpy()
     sign = -1.0 if higher_is_better else 1.0  # ballot ranks: lower = better
@@ -743,7 +743,7 @@ def schulze_from_judgements(judgements: pd.DataFrame, higher_is_better: bool = T
 def agreement_curve(labels: pd.DataFrame, reference_raters: Sequence[str], max_judges: int = 5,
                     n_resamples: int = 20, seed: int | None = 0, weights: Mapping[str, float] | None = None,
                     require_all: bool = True) -> pd.DataFrame:
-    """Agreement with a reference panel as judges are added (seed 003 Fig. 1), by resampling.
+    """Agreement with a reference panel as judges are added (Callison-Burch 2009 Fig. 1), by resampling.
 
     Items (criterion, segment, system pair) judged by the reference panel (``reference_raters``)
     and by other judges. For k = 1..max_judges and each resample, k of an item's non-reference
@@ -799,18 +799,18 @@ def agreement_curve(labels: pd.DataFrame, reference_raters: Sequence[str], max_j
 
 
 # =============================================================================================
-# HTER (spec §5.6, seed 003 §5.2)
+# HTER (methods §5.6, Callison-Burch 2009 §5.2)
 # =============================================================================================
 def hter(mt: Sequence[str], postedits: Sequence, references: Sequence | None = None, *,
          denominator: str | None = None, case_sensitive: bool = False,
          acceptable: Sequence | None = None, cap: float | None = None) -> pd.DataFrame:
-    """HTER = TER of the MT output against its targeted reference (post-edit), spec §5.6.
+    """HTER = TER of the MT output against its targeted reference (post-edit), methods §5.6.
 
     ``mt``: one output per segment. ``postedits``: per segment a string or a list of post-edits
     (several editors). Edit counts (insertions, deletions, substitutions, shifts) come from
     sacreBLEU's TER (tercom algorithm) on whitespace tokens (``normalized=False``; pass
     tokenised text), case-insensitive by default like tercom and sacreBLEU. With several editors the **minimum acceptable
-    edit** is used (seed 003 §5.2): the post-edit with the fewest edits among those marked
+    edit** is used (Callison-Burch 2009 §5.2): the post-edit with the fewest edits among those marked
     acceptable (``acceptable``: per segment a list of booleans; default all acceptable); if none
     is acceptable, the TER against the first original reference is reported (editor = -1).
     ``denominator``: ``"postedit"`` (length of the chosen post-edit; WMT QE HTER labels),
@@ -883,7 +883,7 @@ def hter(mt: Sequence[str], postedits: Sequence, references: Sequence | None = N
 def criterion_judgements(dataset, criterion: str, mqm_weights: Mapping[str, float] | str | None = None) -> pd.DataFrame:
     """The judgement rows of one criterion. For ``mqm`` without stored scores but with error rows
     (``dataset.extras["mqm_errors"]``), per-rater MQM scores are computed with :func:`mqm_scores`
-    (spec §0.8); given ``mqm_weights`` they are always recomputed from the error rows."""
+    (methods §0); given ``mqm_weights`` they are always recomputed from the error rows."""
     j = dataset.judgements
     sub = j[j["judgement"] == criterion]
     errs = dataset.extras.get("mqm_errors") if hasattr(dataset, "extras") else None
@@ -918,7 +918,7 @@ def given_system_scores(dataset, criterion: str) -> pd.DataFrame:
 def human_scores(dataset, criterion: str, normalisation: str = "raw", aggregate: str = "mean",
                  include_references: bool = True, mqm_weights: Mapping[str, float] | str | None = None,
                  ddof: int = 1) -> pd.DataFrame:
-    """Per-(system, segment) human scores of a :class:`~evalcore.dataset.Dataset` (spec §0.8, §5).
+    """Per-(system, segment) human scores of a :class:`~evalcore.dataset.Dataset` (methods §0, §5).
 
     Rows of ``criterion`` are normalised per rater (:func:`normalise`), aggregated per
     (system, segment) (:func:`aggregate`: mean | median | weighted); reference sets judged like
@@ -938,7 +938,7 @@ def human_scores(dataset, criterion: str, normalisation: str = "raw", aggregate:
 def system_scores(dataset, criterion: str, normalisation: str = "raw", aggregate: str = "mean",
                   include_references: bool = True, mqm_weights: Mapping[str, float] | str | None = None,
                   ddof: int = 1) -> pd.DataFrame:
-    """System-level human scores: the mean over segments of :func:`human_scores` (spec §5.2).
+    """System-level human scores: the mean over segments of :func:`human_scores` (methods §5.2).
 
     Returns system, score, n_segments, is_reference, sorted by score descending.
     """

@@ -1,6 +1,6 @@
 """Batch work on Dask distributed: ``--scheduler none | local:N | tcp://HOST:PORT``.
 
-Scoring and similarity tensors are sums / stacks over segments (spec §0.1-0.3: a corpus score
+Scoring and similarity tensors are sums / stacks over segments (methods §0-0.3: a corpus score
 is computed from summed per-segment sufficient statistics, Papineni et al. 2002), so they split
 into segment blocks that run anywhere and are put back together in segment order:
 
@@ -170,7 +170,7 @@ def in_process() -> Scheduler:
 
 
 def stderr_progress(label: str):
-    from .cli import StderrProgress
+    from .progress import StderrProgress
 
     return StderrProgress(label)
 
@@ -306,7 +306,6 @@ def similarity_tensors_many(dataset, metric_ids: Sequence, progress: Progress = 
     hits are used and new tensors are stored, as in-process."""
     from .metrics import engine
     from .metrics.base import SimTensors
-    from .qarla.cli_support import restrict_segments
 
     if scheduler is None or not scheduler.distributed:
         return engine.similarity_tensors_many(dataset, metric_ids, progress=progress, cache_dir=cache_dir,
@@ -330,7 +329,7 @@ def similarity_tensors_many(dataset, metric_ids: Sequence, progress: Progress = 
     if todo:
         ms = _prepared([m for m, _ in todo], dataset)
         bounds = block_bounds(S, scheduler.n_workers, block_size)
-        tasks = [(restrict_segments(dataset, seg_ids[a:b]), ms) for a, b in bounds]
+        tasks = [(dataset.subset(seg_ids=seg_ids[a:b]), ms) for a, b in bounds]
         parts = scheduler.map(_tensor_block, tasks, label="similarities (segment blocks)", progress=progress)
         sys_pos = {s: i for i, s in enumerate(systems)}
         ref_pos = {r: i for i, r in enumerate(ref_ids)}

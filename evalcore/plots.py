@@ -20,7 +20,7 @@ def length_histogram(lengths: pd.DataFrame) -> go.Figure:
 
 
 # =============================================================================================
-# Dashboard figures (seed 000 Figures 1, 3, 4; systems; judges). Inputs are evalcore.analysis frames.
+# Dashboard figures (Amigó et al. 2006 Figures 1, 3, 4; systems; judges). Inputs are evalcore.analysis frames.
 # =============================================================================================
 import html as _html  # noqa: E402
 
@@ -43,7 +43,7 @@ def _err(df: pd.DataFrame, val: str, lo: str, hi: str):
     return np.clip(df[hi].to_numpy(float) - v, 0, None), np.clip(v - df[lo].to_numpy(float), 0, None)
 
 
-def figure1(table: pd.DataFrame, title: str = "ORANGE and KING per metric (seed 000, Figure 1)") -> go.Figure:
+def figure1(table: pd.DataFrame, title: str = "ORANGE and KING per metric (Amigó et al. 2006, Figure 1)") -> go.Figure:
     """Grouped bars of ORANGE and KING per metric with their random baselines: ORANGE 1/2
     (dashed line) and KING 1/(|A_s|+1) averaged per metric (black dashes on each KING bar);
     bootstrap CIs as error bars when the table has them."""
@@ -74,9 +74,9 @@ _GROUP_STYLE = {"standard metric": ("#4e79a7", "circle"), "QUEEN of one metric":
 
 
 def figure3(points: pd.DataFrame, corr_label: str = "correlation with human judgements",
-            title: str = "Human likeness (KING) vs acceptability (seed 000, Figure 3)") -> go.Figure:
-    """KING (x) against correlation with the human criterion (y) for the three groups of spec
-    §0.6; hover shows the metric, both values and their CIs; error bars when CIs exist."""
+            title: str = "Human likeness (KING) vs acceptability (Amigó et al. 2006, Figure 3)") -> go.Figure:
+    """KING (x) against correlation with the human criterion (y) for the three groups of methods
+    §0; hover shows the metric, both values and their CIs; error bars when CIs exist."""
     fig = go.Figure()
     for group, g in points.groupby("group", sort=False):
         color, symbol = _GROUP_STYLE.get(group, ("#888", "circle"))
@@ -105,7 +105,7 @@ def figure3(points: pd.DataFrame, corr_label: str = "correlation with human judg
 
 def figure4(points: pd.DataFrame, human_threshold: float | None = None, queen_threshold: float | None = None,
             criterion: str = "human score", set_label: str = "QUEEN",
-            title: str = "QUEEN vs human judgements (seed 000, Figure 4)") -> go.Figure:
+            title: str = "QUEEN vs human judgements (Amigó et al. 2006, Figure 4)") -> go.Figure:
     """QUEEN_X of every (system, segment) (x) against its human score (y), one colour per
     system (WebGL above SCATTERGL_MIN points); the quadrant "acceptable to humans but not
     human-like" (human ≥ threshold, QUEEN ≤ threshold) is shaded. Each point's customdata is
@@ -206,7 +206,7 @@ def heatmap(matrix: pd.DataFrame, title: str, zmin: float | None = None, zmax: f
 
 def agreement_curve(curve: pd.DataFrame, title: str = "Agreement with one judge as the other judges are added") -> go.Figure:
     """Agreement with a reference judge (line per reference) as k other judges are combined
-    (seed 003 Fig. 1), ±1 sd over resamples."""
+    (Callison-Burch 2009 Fig. 1), ±1 sd over resamples."""
     fig = go.Figure()
     for ref, g in curve.groupby("reference", sort=False):
         fig.add_trace(go.Scatter(x=g["k"], y=g["agreement"], mode="lines+markers", name=f"vs {_safe(ref)}",

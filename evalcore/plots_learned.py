@@ -35,8 +35,8 @@ def weights_figure(table: pd.DataFrame, value: str = "weight", err: str | None =
     return fig
 
 
-def roc_figure(rocs: dict, title: str = "Telling human from machine translations (seed 004, Fig. 2.2)") -> go.Figure:
-    """ROC curves in seed 004's orientation: x = fraction of human translations recognised as
+def roc_figure(rocs: dict, title: str = "Telling human from machine translations (Kulesza 2004, Fig. 2.2)") -> go.Figure:
+    """ROC curves in Kulesza 2004's orientation: x = fraction of human translations recognised as
     human (true-positive rate), y = fraction of machine translations recognised as machine
     (1 − false-positive rate). Better curves bend towards the upper right; the dotted
     diagonal is chance. The legend gives the area under each curve."""
@@ -62,7 +62,7 @@ def roc_figure(rocs: dict, title: str = "Telling human from machine translations
 
 def accuracy_correlation_figure(grid: pd.DataFrame, accuracy: str, meta: float, best: dict | None = None,
                                 corr: str = "pearson",
-                                title: str = "Classification accuracy vs correlation with humans (seed 004, Fig. 4.2)"
+                                title: str = "Classification accuracy vs correlation with humans (Kulesza 2004, Fig. 4.2)"
                                 ) -> go.Figure:
     """One point per grid model (C, γ): x = classification accuracy (held-out, or
     cross-validated), y = its correlation with the human judgements of held-out MT outputs.

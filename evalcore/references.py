@@ -86,8 +86,9 @@ def leave_one_out(ds: Dataset, metric_ids: Sequence[str] = ("bleu",), n_boot: in
     if not keep:
         raise ValueError("no segment has a text in every reference set; " + note)
     rows, summ = [], []
-    rng = np.random.default_rng(seed)
-    boots = rng.integers(0, len(keep), size=(n_boot, len(keep))) if n_boot else None
+    from .stats.bootstrap import percentile_ci, resample_indices  # stats/ loads scipy: only when called
+
+    boots = resample_indices(len(keep), n_boot, seed) if n_boot else None
     for mi, mid in enumerate(metric_ids):
         metric = get_metric(mid)
         if not metric.meta.needs_text:
@@ -121,8 +122,7 @@ def leave_one_out(ds: Dataset, metric_ids: Sequence[str] = ("bleu",), n_boot: in
                         rows_b = rows_b[rows_b >= 0]
                         vals.append(metric.score_from_stats(valid_stats(stats[rows_b])) if len(rows_b) else np.nan)
                     samples[b] = np.mean(vals)
-                s = samples[np.isfinite(samples)]
-                rec["ci_lo"], rec["ci_hi"] = (np.quantile(s, [0.025, 0.975]) if len(s) else (np.nan, np.nan))
+                rec["ci_lo"], rec["ci_hi"] = percentile_ci(samples, 0.05)
             elif boots is not None:
                 rec["ci_lo"] = rec["ci_hi"] = float("nan")  # MT: the spread is over the held-out sets
             summ.append(rec)

@@ -1,7 +1,8 @@
 """The local workspace: saved datasets, trained models and the computation cache.
 
 Location: ``$EVALCORE_HOME`` if set, else ``$XDG_DATA_HOME/evalcore`` (default
-``~/.local/share/evalcore``; ``%APPDATA%\\evalcore`` on Windows). Layout::
+``~/.local/share/evalcore``; ``%APPDATA%\\evalcore`` on Windows), defined in
+:mod:`evalcore.paths`. Layout::
 
     datasets/<name>/            one tidy TSV folder per saved dataset (all language pairs)
     datasets/<name>/meta.json   name, saved_at, language pairs, content and file hashes, counts
@@ -40,6 +41,7 @@ import unicodedata
 from pathlib import Path
 
 from .dataset import Dataset
+from .paths import cache_dir, datasets_dir, home, models_dir  # noqa: F401  (the folders: evalcore/paths.py)
 from .problems import DataError, Report
 
 MAX_NAME_BYTES = 100
@@ -48,37 +50,6 @@ _HIDDEN_RE = re.compile(r"^\.(tmp|old|del)\.(\d+)\.(\d+)\.(.+)$")
 _LEGACY_RE = [(re.compile(r"^\.(.+)\.old-\d+-\d+$"), "old"), (re.compile(r"^\.(.+)\.deleted-\d+$"), "del"),
               (re.compile(r"^\.(.+)\.[^.]+\.tmp$"), "tmp")]
 LOCK_TIMEOUT = 120.0  # seconds a writer waits for another writer of the same name
-
-
-def home() -> Path:
-    env = os.environ.get("EVALCORE_HOME")
-    if env:
-        base = Path(env)
-    elif os.name == "nt" and os.environ.get("APPDATA"):
-        base = Path(os.environ["APPDATA"]) / "evalcore"
-    else:
-        base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "evalcore"
-    base.mkdir(parents=True, exist_ok=True)
-    return base
-
-
-def datasets_dir() -> Path:
-    d = home() / "datasets"
-    d.mkdir(parents=True, exist_ok=True)
-    return d
-
-
-def cache_dir() -> Path:
-    env = os.environ.get("EVALCORE_CACHE")
-    d = Path(env) if env else home() / "cache"
-    d.mkdir(parents=True, exist_ok=True)
-    return d
-
-
-def models_dir() -> Path:
-    d = home() / "models"
-    d.mkdir(parents=True, exist_ok=True)
-    return d
 
 
 def _cut(text: str, max_bytes: int) -> str:

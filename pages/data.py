@@ -17,10 +17,7 @@ def segment_scores(ds_hash: str, _ds, metrics: tuple, seg_id: str):
     """Every system's (and every reference's, against the others) scores on one segment."""
     from evalcore.metrics.engine import score_table
 
-    one = _ds.segments["seg_id"] == seg_id
-    sub = Dataset(_ds.name, _ds.lp, _ds.segments[one],
-                  _ds.references[_ds.references["seg_id"] == seg_id],
-                  _ds.outputs[_ds.outputs["seg_id"] == seg_id])
+    sub = _ds.subset(seg_ids=[seg_id])
     table = score_table(sub, list(metrics), level="segment", include_references=True)
     wide = table.pivot_table(index="system", columns="metric", values="score", sort=False).reset_index()
     wide.insert(1, "kind", ["reference (vs the others)" if sub.is_reference(s) else "system" for s in wide["system"]])

@@ -1,5 +1,5 @@
 """Judges: per-rater distributions before/after normalisation, agreement matrix and kappa,
-per-rater agreement, agreement as judges are added, Schulze consensus, HTER (seed 003)."""
+per-rater agreement, agreement as judges are added, Schulze consensus, HTER (Callison-Burch 2009)."""
 from __future__ import annotations
 
 import streamlit as st
@@ -41,7 +41,7 @@ if not ds.criteria:
 c1, c2, c3 = st.columns(3)
 criterion = c1.selectbox("Criterion", ds.criteria, index=ds.criteria.index(A.default_criterion(ds)), key="jd_crit")
 norm = c2.selectbox("Normalisation shown", ["z", "percentile"], key="jd_norm",
-                    help="z: (x − rater mean)/rater sd; percentile: mid-rank among the rater's own scores (spec §5.1-5.2).")
+                    help="z: (x − rater mean)/rater sd; percentile: mid-rank among the rater's own scores (methods §5.1-5.2).")
 chance = c3.selectbox("Chance agreement P(E)", ["uniform", "empirical"], key="jd_chance",
                       help="uniform: 1/3 (WMT07-12); empirical: from the label proportions (WMT13+).")
 
@@ -125,13 +125,13 @@ if len(raters) >= 2 and not skip_details:
         download_figure(kf, f"{ds.name}_kappa_matrix", key="jd_kappa_fig")
     mat = ov["pa"].reset_index().rename(columns={"index": "rater"})
     download_table(mat, f"{ds.name}_agreement_matrix_{criterion}", key="jd_pa_tab")
-    st.markdown("**Each rater's agreement with the others** (low values: a rater who clicks at random, seed 003)")
+    st.markdown("**Each rater's agreement with the others** (low values: a rater who clicks at random, Callison-Burch 2009)")
     st.dataframe(ov["per_rater"], hide_index=True, width="stretch",
                  column_config={"p_agree": st.column_config.NumberColumn(format="%.3f"),
                                 "kappa": st.column_config.NumberColumn(format="%.3f")})
     download_table(ov["per_rater"], f"{ds.name}_per_rater_{criterion}", key="jd_per_rater")
     if len(ov["curve"]):
-        st.markdown("**Agreement as judges are added** (seed 003 Fig. 1): each rater in turn is the reference; "
+        st.markdown("**Agreement as judges are added** (Callison-Burch 2009 Fig. 1): each rater in turn is the reference; "
                     "k of the other raters' labels are combined by majority vote.")
         cf = memo("curve_fig", (h, criterion, chance), lambda: P.agreement_curve(ov["curve"]))
         st.plotly_chart(cf, width="stretch", key="jd_curve")
@@ -160,7 +160,7 @@ except Exception as exc:
 st.subheader("HTER")
 ht = memo("hter", (h,), lambda: A.hter_table(ds))
 if ht.empty:
-    st.caption("No post-edits in this dataset (a `postedits_tokenized.tsv` table enables HTER, spec §5.6).")
+    st.caption("No post-edits in this dataset (a `postedits_tokenized.tsv` table enables HTER, methods §5.6).")
 else:
     agg = ht.groupby("system", sort=False)["hter"].agg(["mean", "count"]).reset_index()
     st.dataframe(agg, hide_index=True, width="stretch")

@@ -67,7 +67,7 @@ if t is not None and len(t):
         f"(mean {worst['bleu']:.1f}): its words are acceptable but absent from the references. "
         f"The other way round, **{md(flatter['system'])}** is #{int(flatter['bleu_rank'])} for BLEU and only "
         f"#{int(flatter['human_rank'])} for humans: n-gram overlap does not see the meaning error "
-        "(seed 001: BLEU failures on paraphrases and on meaning-changing edits).")
+        "(Ananthakrishnan et al. 2007: BLEU failures on paraphrases and on meaning-changing edits).")
     st.dataframe(t, hide_index=True, width="stretch",
                  column_config={"bleu": st.column_config.NumberColumn("mean sentence BLEU", format="%.1f"),
                                 "human": st.column_config.NumberColumn(f"mean {crit}", format="%.2f")})
@@ -88,7 +88,7 @@ if t is not None and len(t):
                                                   ref["cand_spans"]), unsafe_allow_html=True)
         with c2:
             st.dataframe(ex["orders"], hide_index=True, width="stretch")
-            st.caption(f"Average n-gram precision P = {ex['summary']['average_precision']:.3f} (seed 001 §5.8); "
+            st.caption(f"Average n-gram precision P = {ex['summary']['average_precision']:.3f} (Ananthakrishnan et al. 2007 §5.8); "
                        f"sentence BLEU {ex['summary']['sentence_bleu']:.1f}. Human judgements: "
                        + ", ".join(f"{md(r.rater)} {r.score:g}" for r in ex["judgements"].itertuples()
                                    if r.judgement == crit))
@@ -106,7 +106,7 @@ if f1 is not None and len(f1):
         f"system output **less than half** the time (ORANGE {f1['orange'].min():.2f}–{f1['orange'].max():.2f}; "
         "a random metric gets 0.5). Outputs share words with *most* references; human translations differ from "
         f"each other more. KING (the human beats *every* output) is {f1['king'].min():.2f}–{f1['king'].max():.2f}, "
-        f"close to the random {f1['king_random'].mean():.2f} (seed 000 §2.3).")
+        f"close to the random {f1['king_random'].mean():.2f} (Amigó et al. 2006 §2.3).")
     fig = P.figure1(f1)
     st.plotly_chart(fig, width="stretch", key="learn_fig1")
     download_figure(P.with_signature(fig, A.signature_text(L["metrics"])), "learn_figure1", key="learn_fig1_dl")
@@ -124,7 +124,7 @@ if q:
         f"**{len(quad)}** are as acceptable as most human translations ({crit} ≥ {q['human_threshold']:.2f}) yet "
         f"have QUEEN ≤ {q['queen_threshold']:.2f}"
         + (f"; **{int(top['n'])}** of them come from **{md(top['system'])}**." if top is not None else ".")
-        + " High QUEEN goes with high human scores, but not the reverse (seed 000 Figure 4).")
+        + " High QUEEN goes with high human scores, but not the reverse (Amigó et al. 2006 Figure 4).")
     fig = P.figure4(pts, q["human_threshold"], q["queen_threshold"], crit, "QUEEN{" + ",".join(L["queen_set"]) + "}")
     st.plotly_chart(fig, width="stretch", key="learn_fig4")
     download_figure(P.with_signature(fig, A.signature_text(L["queen_set"])), "learn_figure4", key="learn_fig4_dl")
@@ -140,7 +140,7 @@ if r is not None and len(r):
     st.markdown(
         f"The same outputs, different raters: **{md(hi['rater'])}** gives {hi['mean']:.2f} on average, "
         f"**{md(lo['rater'])}** {lo['mean']:.2f} (sd {hi['std']:.2f} vs {lo['std']:.2f}). Averaging raw scores "
-        "mixes strictness with quality; per-rater z-scores or percentiles remove it (seed 003, spec §5.1-5.2)."
+        "mixes strictness with quality; per-rater z-scores or percentiles remove it (Callison-Burch 2009, methods §5.1-5.2)."
         + (f" On pairwise comparisons the raters agree {agree['p_agree']:.0%} of the time (κ = {agree['kappa']:.2f}): "
            "one judge alone is a noisy instrument." if agree else ""))
     st.dataframe(r, hide_index=True, width="stretch")

@@ -1,5 +1,5 @@
-"""Learned metrics (issue 7): train a BEER-style ranker (seed 002) or a human-likeness classifier
-(seed 004) on the chosen dataset, inspect it, compare it with sentence BLEU and chrF on held-out
+"""Learned metrics (issue 7): train a BEER-style ranker (Stanojević & Sima'an 2015) or a human-likeness classifier
+(Kulesza 2004) on the chosen dataset, inspect it, compare it with sentence BLEU and chrF on held-out
 segments, and save it as the metric ``learned:NAME``. Thin: the work is in evalcore.learned."""
 from __future__ import annotations
 
@@ -24,17 +24,17 @@ st.title("Learned metrics")
 st.markdown(
     "Train a metric from the data you already have, then check whether it beats sentence BLEU and chrF on "
     "segments it never saw.\n\n"
-    "* **BEER-style ranker** (seed 002, spec §6.1): character n-gram and function/content-word P/R/F plus "
+    "* **BEER-style ranker** (Stanojević & Sima'an 2015, methods §6.1): character n-gram and function/content-word P/R/F plus "
     "word-order (permutation-tree) features; a logistic regression learns, from pairs of outputs of the same "
     "segment that the humans ranked, which output is better. Needs human judgements.\n"
-    "* **Human-likeness classifier** (seed 004): each reference scored against the *other* references is a "
+    "* **Human-likeness classifier** (Kulesza 2004): each reference scored against the *other* references is a "
     "'human' example, each system output scored against the same references a 'machine' example; an SVM "
     "(or a logistic regression) learns to tell them apart, and its signed distance to the boundary is the "
     "metric. Needs at least two references per segment; human judgements are only used for evaluation.")
 
 ds = current_dataset()
 
-KIND_LABELS = {"beer": "BEER-style ranker (seed 002)", "humanlike": "Human-likeness classifier (seed 004)"}
+KIND_LABELS = {"beer": "BEER-style ranker (Stanojević & Sima'an 2015)", "humanlike": "Human-likeness classifier (Kulesza 2004)"}
 C_CHOICES = [0.01, 0.1, 1.0, 10.0, 100.0, 1000.0]
 GAMMA_CHOICES = [0.001, 0.01, 0.1, 1.0, 10.0]
 
@@ -91,11 +91,11 @@ threshold = c2.number_input("Human-score threshold", 0.0, value=0.0, step=0.5, k
 seed = c2.number_input("Random seed (split)", 0, 10_000, 0, key="lm_seed")
 if kind == "beer":
     C = c3.select_slider("Regularisation C (logistic regression)", C_CHOICES, value=100.0, key="lm_beer_C",
-                         help="Larger = weaker L2 regularisation (seed 002 used almost none).")
+                         help="Larger = weaker L2 regularisation (Stanojević & Sima'an 2015 used almost none).")
     options = dict(C=float(C))
 else:
     estimator = c3.selectbox("Estimator", ["svc", "logreg"], key="lm_estimator",
-                             format_func={"svc": "SVM, RBF kernel (seed 004)",
+                             format_func={"svc": "SVM, RBF kernel (Kulesza 2004)",
                                           "logreg": "logistic regression (fast baseline)"}.get)
     C_grid = c3.multiselect("C grid", C_CHOICES, default=[0.1, 1.0, 10.0, 100.0], key="lm_C_grid")
     gamma_grid = c3.multiselect("γ grid (RBF)", GAMMA_CHOICES, default=[0.01, 0.1, 1.0], key="lm_gamma_grid",
@@ -164,7 +164,7 @@ def show_results(run: LP.LearnedRun) -> None:
     # ---- weights / importances
     if run.kind == "beer":
         st.subheader("Feature weights")
-        st.markdown("Weights of the logistic regression on feature differences (spec §6.1): positive = the "
+        st.markdown("Weights of the logistic regression on feature differences (methods §6.1): positive = the "
                     "feature makes an output look better. Features are not standardised, so compare signs and "
                     "orders of magnitude rather than exact sizes.")
         wt, value, err = run.weights, "weight", None
@@ -187,7 +187,7 @@ def show_results(run: LP.LearnedRun) -> None:
     st.subheader("Telling human from machine translations")
     if run.roc:
         st.markdown("Held-out references (each scored against the other references) against system outputs "
-                    "scored against the same references. Axes as in seed 004 Fig. 2.2: a curve bending to the "
+                    "scored against the same references. Axes as in Kulesza 2004 Fig. 2.2: a curve bending to the "
                     "upper right separates better; the diagonal is chance. WER and PER are negated so that "
                     "higher = more human-like.")
         fig = PL.roc_figure(run.roc)
@@ -206,7 +206,7 @@ def show_results(run: LP.LearnedRun) -> None:
         acc_col = meta.get("accuracy", "cv_accuracy")
         if "pearson" in run.grid:
             st.markdown("Each point is one grid model (C, γ). If training for *human-likeness* also trains for "
-                        "*agreement with humans*, the points rise to the right (seed 004 Fig. 4.2 found a "
+                        "*agreement with humans*, the points rise to the right (Kulesza 2004 Fig. 4.2 found a "
                         "meta-correlation of 0.855).")
             fig = PL.accuracy_correlation_figure(run.grid, acc_col, meta.get("pearson"),
                                                  {"C": model.params.get("C"), "gamma": model.params.get("gamma")})

@@ -1,4 +1,4 @@
-"""Likeness vs acceptability: seed 000 Figure 3 (KING vs correlation with humans for standard
+"""Likeness vs acceptability: Amigó et al. 2006 Figure 3 (KING vs correlation with humans for standard
 metrics, QUEEN of single metrics and the selected set), and the metric-set search."""
 from __future__ import annotations
 
@@ -34,9 +34,9 @@ ds = scope(ds, "lva")
 h = cache_key(ds)  # content hash + tokenizer of this run
 require_judged_multi_reference(ds)
 
-st.markdown("Seed 000 Figure 3: how well a metric characterises human translations (**KING**, x) against how "
+st.markdown("Amigó et al. 2006 Figure 3: how well a metric characterises human translations (**KING**, x) against how "
             "well it agrees with human judgements (**correlation**, y), for standard metrics, for the QUEEN of "
-            "each single metric, and for the metric set selected by KING (spec §0.6).")
+            "each single metric, and for the metric set selected by KING (methods §0).")
 c1, c2, c3 = st.columns([3, 1, 1])
 metrics = c1.multiselect("Metrics", A.available_metrics(ds), default=A.default_metrics(ds), key="lva_metrics")
 long_segment_note(ds, metrics)
@@ -49,7 +49,7 @@ level = c4.selectbox("Level", ["segment", "system"], key="lva_level")
 norm = c5.selectbox("Normalisation", ["raw", "z", "percentile"], key="lva_norm")
 mode = c6.selectbox("QUEEN triples", ["auto", "local", "pooled"], key="lva_mode",
                     help="local: three distinct references of the segment; pooled: reference pairs of every "
-                         "segment; auto: local where the segment has enough references (spec §0.3).")
+                         "segment; auto: local where the segment has enough references (methods §0).")
 ties = c7.selectbox("KING ties", ["geq", "strict", "fractional"], key="lva_ties")
 boot = c8.number_input("Bootstrap CIs", 0, 1000, 100, step=50, key="lva_boot")
 judged_only = True
@@ -75,7 +75,7 @@ min_cov = float(s2.number_input(
          "when neither text has the word type). 0 disables. Metrics whose KING is decided by ties (KING ≥ 0.99 "
          "with a tie rate ≥ 0.9) are left out too."))
 smethod = s1.radio("Search", ["greedy", "exhaustive"], key="lva_search", horizontal=True,
-                   help="greedy: rank metrics by KING of their QUEEN, add each if the set's KING rises (seed 000 "
+                   help="greedy: rank metrics by KING of their QUEEN, add each if the set's KING rises (Amigó et al. 2006 "
                         "§3.3); exhaustive: every subset (at most 12 metrics).")
 if smethod == "exhaustive" and len(metrics) > 12:
     st.warning("Exhaustive search is limited to 12 metrics; using greedy.")
@@ -138,7 +138,7 @@ best_corr = pts.loc[pts["corr"].idxmax()] if pts["corr"].notna().any() else None
 sel = pts[pts["group"] == "selected set"].iloc[0]
 if best_corr is not None:
     st.caption(f"Highest correlation: {md(best_corr['label'])} ({best_corr['corr']:.3f}); the selected set: KING "
-               f"{sel['king']:.3f}, correlation {sel['corr']:.3f}. Seed 000 found that the set with the highest "
+               f"{sel['king']:.3f}, correlation {sel['corr']:.3f}. Amigó et al. 2006 found that the set with the highest "
                "KING does not have the highest correlation: human-like and human-acceptable are different goals.")
 st.dataframe(pts, hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(format="%.3f") for c in pts.columns

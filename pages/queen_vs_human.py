@@ -1,4 +1,4 @@
-"""QUEEN vs human: seed 000 Figure 4 — QUEEN of the selected metric set for every (system,
+"""QUEEN vs human: Amigó et al. 2006 Figure 4 — QUEEN of the selected metric set for every (system,
 segment) against its human score, the quadrant "acceptable to humans but not human-like",
 and point selection that opens the divergence browser."""
 from __future__ import annotations
@@ -32,7 +32,7 @@ ds = scope(ds, "qvh")
 h = cache_key(ds)  # content hash + tokenizer of this run
 require_judged_multi_reference(ds)
 
-st.markdown("Seed 000 Figure 4: **QUEEN** (how human-like an output is: the probability that, for every metric of "
+st.markdown("Amigó et al. 2006 Figure 4: **QUEEN** (how human-like an output is: the probability that, for every metric of "
             "the set, it is as close to a reference as two references are to each other) against the **human "
             "score** of every judged output. High QUEEN implies high human scores, not the reverse: the shaded "
             "quadrant holds outputs humans accept although they are unlike every reference.")

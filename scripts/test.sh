@@ -10,4 +10,4 @@ if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 &
 fi
 # Lint first (seconds): pyflakes and pycodestyle errors, configured in pyproject.toml.
 python -m ruff check --quiet .
-exec python -m pytest -q "$@"
+exec python -m pytest -q --durations=15 "$@"

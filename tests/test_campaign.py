@@ -18,7 +18,6 @@ from scipy import stats
 
 from evalcore.campaign import ALL, campaign
 from evalcore.io import load_collection, write_tidy
-from evalcore.qarla.cli_support import restrict_segments
 
 # sacreBLEU's recommended tokenizers for the target languages (Post 2018), the campaign's defaults
 SACRE_TOK = {"en-cs": "13a", "en-ja": "ja-mecab", "en-zh": "zh"}
@@ -26,7 +25,7 @@ N_SLICE = 50  # segments per language pair in the shared-data slices (keeps the 
 
 
 def _slice(coll, n=N_SLICE):
-    return {lp: restrict_segments(ds, ds.seg_ids[:n]) for lp, ds in coll.items()}
+    return {lp: ds.subset(seg_ids=ds.seg_ids[:n]) for lp, ds in coll.items()}
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +39,7 @@ def wmt21():
     out = {}
     for lp, ds in coll.items():
         judged = set(ds.judgements["seg_id"])
-        out[lp] = restrict_segments(ds, [s for s in ds.seg_ids if s in judged][:N_SLICE])
+        out[lp] = ds.subset(seg_ids=[s for s in ds.seg_ids if s in judged][:N_SLICE])
     return out
 
 
@@ -118,7 +117,7 @@ def test_campaign_judged_only_and_human_option(wmt24):
     j = ds.judgements
     for s in ds.systems:  # each system over the segments judged for it
         mine = set(j.loc[(j["system"] == s) & (j["judgement"] == "esa"), "seg_id"])
-        sub = restrict_segments(ds, [x for x in ds.seg_ids if x in mine])
+        sub = ds.subset(seg_ids=[x for x in ds.seg_ids if x in mine])
         assert got[("bleu", s)] == pytest.approx(_sacre(SBLEU(), sub, s), abs=1e-9)
     assert any("segments judged for esa for each system" in n for n in res.notes)
     assert any("tokenizer 13a" in n for n in res.notes)
@@ -161,7 +160,7 @@ def test_campaign_wmt21_mqm_and_sample(wmt21):
 def test_lp_all_cli(wmt24, tmp_path, capsys):
     from evalcore.cli import main
 
-    folder = write_tidy([restrict_segments(ds, ds.seg_ids[:20]) for ds in wmt24.values()], tmp_path / "camp")
+    folder = write_tidy([ds.subset(seg_ids=ds.seg_ids[:20]) for ds in wmt24.values()], tmp_path / "camp")
     out = tmp_path / "s.tsv"
     assert main(["score", str(folder), "--lp", "all", "--metrics", "chrf", "--level", "system", "--out", str(out)]) == 0
     df = pd.read_csv(out, sep="\t", keep_default_na=False)
@@ -235,7 +234,7 @@ def test_campaign_page_wmt24(wmt24, tmp_path, monkeypatch):
     monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
     from evalcore import workspace
 
-    workspace.save({lp: restrict_segments(ds, ds.seg_ids[:30]) for lp, ds in wmt24.items()}, "wmt24-slice")
+    workspace.save({lp: ds.subset(seg_ids=ds.seg_ids[:30]) for lp, ds in wmt24.items()}, "wmt24-slice")
     label = next(f"{m['name']} (saved {m.get('saved_at', '?')})" for m in workspace.list_saved())
     at = _page({"dataset_label": label, "dataset_select": label, "camp_metrics": ["chrf"]})
     corr = _table(at, "accuracy")

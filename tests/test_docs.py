@@ -40,3 +40,19 @@ def test_methods_sections_cited_in_code_exist():
     for path in list((ROOT / "evalcore").rglob("*.py")) + list((ROOT / "pages").glob("*.py")):
         cited |= set(re.findall(r"methods §(\d+(?:\.\d+)?)", path.read_text(encoding="utf-8")))
     assert not (cited - headings), f"cited but absent from docs/methods.md: {sorted(cited - headings)}"
+
+
+def test_glossary_cites_existing_methods_sections_and_knows_its_terms():
+    import pytest
+
+    from evalcore.glossary import GLOSSARY, define, entries
+
+    headings = set(re.findall(r"^##+ (\d+(?:\.\d+)?)[ .]", METHODS, flags=re.M))
+    for term, text in GLOSSARY.items():
+        assert 20 < len(text) < 400, term
+        for sec in re.findall(r"methods §(\d+(?:\.\d+)?)", text):
+            assert sec in headings, (term, sec)
+    assert define("king") == GLOSSARY["KING"]
+    assert [t for t, _ in entries(["ORANGE", "QUEEN"])] == ["ORANGE", "QUEEN"]
+    with pytest.raises(KeyError, match="no glossary entry"):
+        define("nonsense")

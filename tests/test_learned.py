@@ -231,6 +231,30 @@ def test_levenshtein_matches_textbook_dp():
         assert levenshtein(a, b) == _lev_reference(a, b)
 
 
+def test_features_equal_the_metrics_of_the_same_name():
+    """The features use the metric modules' functions (no second Levenshtein / char n-gram /
+    WER / PER): each feature equals the registered metric's value on the same text, case kept."""
+    from evalcore.metrics.charngram import CharNgram
+    from evalcore.metrics.edit import PER, WER
+
+    rng = random.Random(11)
+    vocab = ["The", "the", "cat", "sat", "on", "a", "mat", "Mat", ",", "dog.", "ran"]
+    wer, per = WER(lowercase=False), PER(lowercase=False)
+    char = {(n, m): CharNgram(n=n, measure=m) for n in range(1, 7) for m in "prf"}
+    for _ in range(60):
+        hyp = " ".join(rng.choice(vocab) for _ in range(rng.randint(0, 8)))
+        refs = [" ".join(rng.choice(vocab) for _ in range(rng.randint(0, 8))) for _ in range(rng.randint(1, 3))]
+        h = dict(zip(HUMANLIKE_FEATURES, humanlike_features(hyp, refs)))
+        assert h["wer"] == wer.sentence_score(hyp, refs) and h["per"] == per.sentence_score(hyp, refs)
+        b = dict(zip(BEER_FEATURES, beer_features(hyp, refs[0])))
+        for (n, m), metric in char.items():
+            assert b[f"char{n}_{m}"] == metric.sentence_score(hyp, refs[:1]), (hyp, refs[0], n, m)
+    # the literal definitions too (textbook DP; |r| − (m − max(0, |h| − |r|)) errors for PER)
+    h = dict(zip(HUMANLIKE_FEATURES, humanlike_features("The cat sat", ["the cat sat on", "A cat"])))
+    assert h["wer"] == min(_lev_reference("The cat sat".split(), "the cat sat on".split()) / 4, 2 / 2) == 0.5
+    assert h["per"] == min((4 - (2 - 0)) / 4, (2 - (1 - 1)) / 2) == 0.5
+
+
 # ---- toy datasets -------------------------------------------------------------------------
 WORDS = ("river mountain house garden window teacher market orange silver yellow morning evening "
          "bridge forest letter doctor kitchen summer winter island castle ocean pencil ticket").split()
@@ -469,6 +493,31 @@ def test_cli_learn_beer_and_humanlike(tmp_path, monkeypatch, capsys):
     # a single-reference dataset cannot give human examples: a clear error, exit 2
     assert main(["learn", str(rank_dir), "--kind", "humanlike", "--no-save"]) == 2
     assert "at least two references" in capsys.readouterr().err
+
+
+def test_cli_learn_runs_the_pipeline(tmp_path, monkeypatch):
+    """``learn`` is the dashboard's pipeline plus printing: the command's held-out table and
+    weights equal ``train_and_compare`` called directly with the same options."""
+    from evalcore.cli import main
+    from evalcore.io.tidy import write_tidy
+    from evalcore.learned import pipeline
+
+    monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
+    ds = toy_ranking_dataset(n_seg=24)
+    write_tidy(ds, tmp_path / "rank")
+    calls = []
+    real = pipeline.train_and_compare
+    monkeypatch.setattr(pipeline, "train_and_compare", lambda *a, **k: calls.append(k) or real(*a, **k))
+    out_json = tmp_path / "r.json"
+    assert main(["learn", str(tmp_path / "rank"), "--kind", "beer", "--no-save", "--seed", "3", "--C", "10",
+                 "--json", str(out_json)]) == 0
+    assert len(calls) == 1 and calls[0]["seed"] == 3 and calls[0]["C"] == 10.0
+    monkeypatch.setattr(pipeline, "train_and_compare", real)
+    direct = real(ds, "beer", "x", None, seed=3, C=10.0)
+    got = json.loads(out_json.read_text())
+    want = direct.heldout.assign(metric=direct.heldout["metric"].str.replace("learned:x", got["model"]))
+    pd.testing.assert_frame_equal(pd.DataFrame(got["heldout"]), want.reset_index(drop=True), check_dtype=False)
+    assert got["train"]["train_pairs"] == direct.model.scores["train_pairs"]
 
 
 # ---- real data (skipped when ../shared/data is absent) ----------------------------------------

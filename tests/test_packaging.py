@@ -144,3 +144,127 @@ def test_cache_keys_change_with_the_code(tmp_path):
         assert tensors_cache_key(ds, get_metric("bleu")) != key
     finally:
         evalcore._FINGERPRINT = saved
+
+
+# ---- no import cycles among evalcore's packages (issue 15, item 3) ----------------------------
+def _imports(root: Path) -> dict[str, set[str]]:
+    """Every ``evalcore`` module under ``root`` (the package folder) → the evalcore modules it
+    imports, module-level and inside functions, relative imports resolved."""
+    import ast
+
+    def name_of(path: Path) -> str:
+        parts = list(path.relative_to(root.parent).with_suffix("").parts)
+        return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+    files = {name_of(p): p for p in root.rglob("*.py")}
+    top = root.name
+    graph = {}
+    for mod, path in files.items():
+        here = mod.split(".") if path.name == "__init__.py" else mod.split(".")[:-1]
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            if isinstance(node, ast.Import):
+                found |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = ".".join(here[:len(here) - node.level + 1] + ([node.module] if node.module else []))
+                else:
+                    base = node.module or ""
+                # "from pkg import mod" imports the module pkg.mod; "from mod import name" imports mod
+                found |= {f"{base}.{a.name}" if f"{base}.{a.name}" in files else base for a in node.names}
+        graph[mod] = {m for m in found if (m == top or m.startswith(top + ".")) and m in files and m != mod}
+    return graph
+
+
+def _package_cycles(root: Path) -> list[str]:
+    """Cycles among the packages and top-level modules (``evalcore.metrics``, ``evalcore.cli``,
+    …), each written with the module imports that close it. Brute force: for every edge a→b,
+    is a reachable from b?"""
+    graph = _imports(root)
+    unit = lambda m: ".".join(m.split(".")[:2])  # noqa: E731
+    edges: dict[tuple[str, str], list[str]] = {}
+    for mod, targets in graph.items():
+        for t in targets:
+            if unit(mod) != unit(t):
+                edges.setdefault((unit(mod), unit(t)), []).append(f"{mod} imports {t}")
+    succ: dict[str, set[str]] = {}
+    for a, b in edges:
+        succ.setdefault(a, set()).add(b)
+
+    def path(src, dst):
+        seen, stack = {src: None}, [src]
+        while stack:
+            n = stack.pop()
+            if n == dst:
+                out = [n]
+                while seen[out[-1]] is not None:
+                    out.append(seen[out[-1]])
+                return out[::-1]
+            for m in succ.get(n, ()):
+                if m not in seen:
+                    seen[m] = n
+                    stack.append(m)
+        return None
+
+    cycles = set()
+    for a, b in edges:
+        back = path(b, a)
+        if back:
+            ring = [a] + back
+            steps = [edges[(x, y)][0] for x, y in zip(ring, ring[1:])]
+            cycles.add(" -> ".join(ring) + "  (" + "; ".join(steps) + ")")
+    return sorted(cycles)
+
+
+def test_no_import_cycles_among_evalcore_packages():
+    """metrics never imports learned or syntax (they register through
+    ``metrics.base.register_provider`` and the plugin list of ``metrics/_load_all.py``), and
+    no package imports the CLI; checked over module-level and function-level imports."""
+    cycles = _package_cycles(ROOT / "evalcore")
+    assert cycles == [], "import cycles:\n" + "\n".join(cycles)
+
+
+def test_the_cycle_check_finds_cycles(tmp_path):
+    """The checker itself, on a made-up package: a function-level relative import closing
+    a → b → a is found, an import inside one package is not a cycle."""
+    pkg = tmp_path / "evalcore"
+    for folder in ("a", "b", "c"):
+        (pkg / folder).mkdir(parents=True)
+        (pkg / folder / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a" / "x.py").write_text("from ..b.y import f\nfrom . import z\n")
+    (pkg / "a" / "z.py").write_text("from .x import f\n")
+    (pkg / "b" / "y.py").write_text("def f():\n    from ..a import x\n")
+    (pkg / "c" / "w.py").write_text("import evalcore.a.x\n")
+    cycles = _package_cycles(pkg)
+    assert len(cycles) == 2 and all("evalcore.b.y imports evalcore.a.x" in c for c in cycles), cycles
+    (pkg / "b" / "y.py").write_text("def f():\n    import importlib\n    importlib.import_module('evalcore.a.x')\n")
+    assert _package_cycles(pkg) == []
+
+
+def test_metric_providers_register_ids_on_demand():
+    """``register_provider``: the registry asks a provider for ids under its prefix (how saved
+    ``learned:NAME`` metrics are found without metrics importing evalcore.learned)."""
+    from evalcore.metrics import base
+    from evalcore.metrics.bleu import BLEU
+
+    asked = []
+
+    def ensure(key):  # gets the id as written (a learned:DIR/NAME.json path keeps its case)
+        asked.append(key)
+        if key.lower() == "fake:yes":
+            base.register(key, BLEU)
+            return True
+        return False
+
+    base.register_provider("fake:", ensure, lambda: ensure("fake:yes") if "fake:yes" not in base._REGISTRY else None)
+    try:
+        assert isinstance(base.get_metric("FAKE:yes"), BLEU) and asked == ["FAKE:yes"]
+        with pytest.raises(KeyError, match="unknown metric 'fake:no'"):
+            base.get_metric("fake:no")
+        base.unregister("fake:yes")
+        assert "fake:yes" in base.metric_ids()  # register_all of every provider
+        assert "learned:" in base._PROVIDERS  # the learned store registered itself via the plugin list
+    finally:
+        base._PROVIDERS.pop("fake:", None)
+        base.unregister("fake:yes")

@@ -23,7 +23,6 @@ from evalcore.parallel import (
     score_table,
     similarity_tensors_many,
 )
-from evalcore.qarla.cli_support import restrict_segments
 
 LEXICAL = ["bleu", "chrf", "ter", "nist-4", "rouge-l", "wer", "per", "gtm-1", "meteor"]
 
@@ -42,7 +41,7 @@ def sample():
 @pytest.fixture(scope="module")
 def en_cs():
     ds = load_collection(shared("wmt24_esa"))["en-cs"]
-    return restrict_segments(ds, ds.seg_ids[:100:2])  # 50 segments, 15 systems
+    return ds.subset(seg_ids=ds.seg_ids[:100:2])  # 50 segments, 15 systems
 
 
 def test_parse_scheduler():

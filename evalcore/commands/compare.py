@@ -15,7 +15,7 @@ from pathlib import Path
 NAME = "compare"
 HANDLES_ALL_LPS = True  # two systems of one language pair: --lp all is refused with a message
 HELP = "Compare two systems: headline with paired significance, buckets, characteristic n-grams, length bias."
-# no OUTPUTS: --out is a folder, created and checked (cli.check_outputs on every table) in run() before any work
+# no OUTPUTS: --out is a folder, created and checked (export.check_outputs on every table) in run() before any work
 
 
 def add_arguments(p) -> None:
@@ -51,10 +51,10 @@ TABLES = ("headline", "segments", "disagreements", "buckets", "word_f_by_frequen
 
 def _check_out(out: str | None) -> Path | None:
     """Before any computation: --out must be (or become) a folder where every table can be
-    written (:func:`evalcore.cli.check_outputs` lists every problem; exit code 2)."""
+    written (:func:`evalcore.export.check_outputs` lists every problem; exit code 2)."""
     if not out:
         return None
-    from ..cli import check_outputs
+    from ..export import check_outputs
 
     path = Path(out)
     if path.exists() and not path.is_dir():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 NAME = "comprehension"
-OUTPUTS = ("out",)  # checked before any work (evalcore.cli.check_outputs)
+OUTPUTS = ("out",)  # checked before any work (evalcore.export.check_outputs)
 HELP = ("Reading comprehension: the share of questions answered correctly per system with bootstrap CIs, the "
         "human-reference control row, and its system-level correlation with metrics and human scores "
         "(Callison-Burch 2009, Table 3).")

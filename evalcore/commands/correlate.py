@@ -1,4 +1,4 @@
-"""``python -m evalcore correlate``: metric-vs-human correlations (spec §3, §4).
+"""``python -m evalcore correlate``: metric-vs-human correlations (methods §3, §4).
 
 Output columns: lp, metric, level, method, value, ci_low, ci_high, n, n_groups, n_segments, signature
 (the metric's: sacreBLEU's own for BLEU/chrF/TER; ``external`` for ``--scores``), settings (the
@@ -13,7 +13,7 @@ import sys
 
 NAME = "correlate"
 LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
-OUTPUTS = ("out",)  # checked before any work (evalcore.cli.check_outputs)
+OUTPUTS = ("out",)  # checked before any work (evalcore.export.check_outputs)
 HELP = "Correlate metric scores with human judgements (system or segment level, MTME semantics)."
 
 
@@ -153,7 +153,7 @@ def run(args) -> int:
     if builtin and args.include_human_systems and not refs:
         use_refs = ds.ref_ids  # every candidate against the same references: all of them
     if builtin:
-        from ..cli import StderrProgress
+        from ..progress import StderrProgress
         from ..metrics.base import get_metric
         from ..parallel import score_table
 
@@ -177,7 +177,7 @@ def run(args) -> int:
             note(f"human translations left out (use --include-human-systems to score them as systems): "
                  f"{', '.join(humans)}")
     elif use_refs:
-        exclude += [r for r in use_refs]  # a reference in use cannot be scored against itself (spec §3.3)
+        exclude += [r for r in use_refs]  # a reference in use cannot be scored against itself (methods §3.2)
     scored = set(scores["system"])
     unscored = [s for s in dict.fromkeys(human["system"]) if s not in set(exclude) and s not in scored]
     if unscored:

@@ -1,4 +1,4 @@
-"""``python -m evalcore judges``: agreement and rater tables for human judgements (spec §5)."""
+"""``python -m evalcore judges``: agreement and rater tables for human judgements (methods §5)."""
 from __future__ import annotations
 
 import sys

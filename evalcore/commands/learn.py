@@ -1,9 +1,10 @@
 """``python -m evalcore learn PATH --kind humanlike|beer ...``: train a learned metric (issue 7).
 
-Trains on a random part of the segments (``--test-fraction`` held out, no segment on both
-sides), reports the held-out comparison with sentence BLEU and chrF (segment-level daRR τ
-and acc23, system-level Pearson), optionally evaluates on another dataset (``--eval``),
-and saves the model as the metric ``learned:NAME``.
+Runs :func:`evalcore.learned.pipeline.train_and_compare`, as the dashboard does: trains on a
+random part of the segments (``--test-fraction`` held out, no segment on both sides), reports
+the held-out comparison with sentence BLEU and chrF (segment-level daRR τ and acc23,
+system-level Pearson); then optionally evaluates on another dataset (``--eval``) and saves
+the model as the metric ``learned:NAME``.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import numpy as np
 HANDLES_ALL_LPS = True  # one model per language pair: --lp all is refused with a message
 NAME = "learn"
 OUTPUTS = ("json",)  # checked before any work (--out is a model name, not a file)
-HELP = "train a learned metric (human-likeness SVM, seed 004; BEER-style ranker, seed 002)"
+HELP = "train a learned metric (human-likeness SVM, Kulesza 2004; BEER-style ranker, Stanojević & Sima'an 2015)"
 
 
 def add_arguments(p) -> None:
@@ -96,9 +97,8 @@ def _check_writable(folder) -> None:
 
 def run(args) -> int:
     from ..io import load_dataset
-    from ..learned.beer import train_beer, weights_table
-    from ..learned.evaluate import baseline_scorers, compare_metrics, split_segments
-    from ..learned.humanlike import train_humanlike
+    from ..learned.evaluate import baseline_scorers, compare_metrics
+    from ..learned.pipeline import train_and_compare
     from ..learned.store import _jsonable, save_model, split_model_path
 
     if args.lp == "all":
@@ -117,37 +117,31 @@ def run(args) -> int:
     args.human = _check_criterion(ds, args.human, args.kind)
     hib = not args.lower_is_better
     result: dict = {"dataset": args.path, "lp": ds.lp, "kind": args.kind, "model": f"learned:{name}"}
-    judged_segs = [s for s in ds.seg_ids if s in set(ds.judgements["seg_id"])]
 
     def progress(f, msg):
         print(f"\r[{f * 100:5.1f}%] {msg[:60]:<60}", end="", file=sys.stderr, flush=True)
 
+    kind_options = (dict(C=args.C[0] if args.C else 100.0) if args.kind == "beer" else
+                    dict(C_grid=args.C or [0.1, 1.0, 10.0, 100.0], gamma_grid=args.gamma, estimator=args.estimator,
+                         train_refs=args.train_refs, extra_metrics=args.metric_features,
+                         max_train_examples=args.max_train_examples))
+    run_ = train_and_compare(ds, args.kind, name, args.human, test_fraction=args.test_fraction, seed=args.seed,
+                             threshold=args.threshold, higher_is_better=hib, progress=progress, **kind_options)
+    print(file=sys.stderr)
+    model = run_.model
     if args.kind == "beer":
-        if args.test_fraction > 0:
-            train_segs, test_segs = split_segments(judged_segs, args.test_fraction, args.seed)
-        else:
-            train_segs, test_segs = judged_segs, []
-        C = args.C[0] if args.C else 100.0
-        model = train_beer(ds, name, args.human, train_segs, args.threshold, C, hib, progress=progress)
-        print(file=sys.stderr)
         print(f"BEER-style model {name!r}: {model.scores['train_pairs']} training pairs, "
               f"{model.scores['train_segments']} segments, train pairwise accuracy "
               f"{model.scores['train_pairwise_accuracy']:.4f}")
         print("largest weights:")
-        _print_table(weights_table(model).head(10))
+        _print_table(run_.weights.head(10))
+        if run_.roc:
+            print("ROC AUC (human vs machine, held-out):", {k: _fmt(v["auc"]) for k, v in run_.roc.items()})
         result["train"] = model.scores
     else:
-        C_grid = args.C or [0.1, 1.0, 10.0, 100.0]
-        model, rep = train_humanlike(ds, name, args.estimator, C_grid, args.gamma, test_fraction=args.test_fraction,
-                                     seed=args.seed, train_refs=args.train_refs, extra_metrics=args.metric_features,
-                                     criterion=args.human, higher_is_better=hib,
-                                     max_train_examples=args.max_train_examples, progress=progress)
-        print(file=sys.stderr)
-        test_segs = [s for s in rep.test_segments if s in set(judged_segs)]
+        rep = run_.report
         print(f"human-likeness model {name!r} ({args.estimator}); best {rep.best}; "
               f"{rep.n_train_examples} training / {rep.n_test_examples} held-out examples")
-        for note in rep.notes:
-            print(f"note: {note}")
         print("accuracy:", {k: _fmt(v) for k, v in rep.accuracy.items()})
         print("ROC AUC (human vs machine):", {k: _fmt(v["auc"]) for k, v in rep.roc.items()})
         print("learned score vs human judgements (held-out):", {k: _fmt(v) for k, v in rep.human_correlation.items()})
@@ -156,16 +150,15 @@ def run(args) -> int:
         result.update(grid=rep.grid.to_dict("records"), accuracy=rep.accuracy, human_correlation=rep.human_correlation,
                       meta_correlation=rep.meta_correlation, roc={k: {"auc": v["auc"]} for k, v in rep.roc.items()},
                       notes=rep.notes)
-
-    scorers = dict(baseline_scorers())
-    scorers[f"learned:{name}"] = model.score_many
-    if test_segs and len(ds.judgements):
-        tab, _ = compare_metrics(ds, scorers, args.human, test_segs, args.threshold, hib)
-        print(f"\nheld-out segments of {args.path} ({len(test_segs)} segments):")
-        _print_table(tab)
-        result["heldout"] = tab.to_dict("records")
-        model.scores["heldout"] = result["heldout"]
+    for note in run_.notes:
+        print(f"note: {note}")
+    if run_.heldout is not None:
+        print(f"\nheld-out segments of {args.path} ({len(run_.test_segments)} segments):")
+        _print_table(run_.heldout)
+        result["heldout"] = run_.heldout.to_dict("records")
     if args.eval:
+        scorers = dict(baseline_scorers())
+        scorers[f"learned:{name}"] = model.score_many
         ev = load_dataset(args.eval, lp=args.eval_lp or args.lp)
         tab, _ = compare_metrics(ev, scorers, args.human, None, args.threshold, hib)
         print(f"\nevaluation on {args.eval} ({ev.lp}, all judged segments):")

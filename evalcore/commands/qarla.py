@@ -1,9 +1,9 @@
 """``python -m evalcore qarla PATH --metrics m1,m2 [...]``: ORANGE and KING of single metrics.
 
-Spec §0.2 / §1.1 (seed 000 §2.2): each reference is held out in turn and scored, like every
+Spec §0.2 / §1.1 (Amigó et al. 2006 §2.2): each reference is held out in turn and scored, like every
 system output, against the remaining references. One row per metric: orange, king, the random
 baselines (king_random = 1/(|A_s|+1) per case, orange_random = 1/2, king_perm = the exact
-shuffle baseline), tie rates, n_cases, Lin & Och's ORANGE (spec §2) and, with
+shuffle baseline), tie rates, n_cases, Lin & Och's ORANGE (methods §2) and, with
 ``--bootstrap N``, percentile CIs over segments. ``--cases FILE`` writes the per-case
 explanation (which outputs beat or tied the held-out reference, and by how much).
 ``coverage``: share of the metric's single-reference similarities that are defined among the
@@ -16,12 +16,12 @@ from __future__ import annotations
 
 NAME = "qarla"
 LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
-OUTPUTS = ("out", "cases")  # checked before any work (evalcore.cli.check_outputs)
-HELP = "ORANGE and KING of single metrics (QARLA human-likeness, spec §1.1), one row per metric."
+OUTPUTS = ("out", "cases")  # checked before any work (evalcore.export.check_outputs)
+HELP = "ORANGE and KING of single metrics (QARLA human-likeness, methods §1.1), one row per metric."
 
 
 def add_arguments(p):
-    from ..qarla.cli_support import add_data_arguments
+    from ._qarla_support import add_data_arguments
 
     add_data_arguments(p)
     p.add_argument("--metrics", default="bleu,chrf,ter", help="comma-separated metric ids (default: bleu,chrf,ter)")
@@ -50,7 +50,7 @@ def run(args) -> int:
     import pandas as pd
 
     from ..qarla import king_cases, orange_king
-    from ..qarla.cli_support import load_with_tensors, write
+    from ._qarla_support import load_with_tensors, write
     from ..qarla.search import coverage, text_presence
 
     ds, tens = load_with_tensors(args, args.metrics, "--metrics")

@@ -1,8 +1,8 @@
 """``python -m evalcore queen PATH --set m1,m2 [--mode local|pooled|auto]``: QUEEN of a metric set.
 
-Spec §0.3 / §1.2 (seed 000 §3.1): QUEEN_X(a) = P over reference triples (r, r', r'') that
+Spec §0.3 / §1.2 (Amigó et al. 2006 §3.1): QUEEN_X(a) = P over reference triples (r, r', r'') that
 x(a, r) ≥ x(r', r'') for every metric x in X. Writes system, seg_id, queen, mode; the KING
-(and ORANGE) of the set (spec §1.3) goes to stderr. ``--loo FILE`` writes the leave-one-out
+(and ORANGE) of the set (methods §1.3) goes to stderr. ``--loo FILE`` writes the leave-one-out
 QUEENs of references and outputs that KING compares; ``--explain SYSTEM,SEG_ID`` prints the
 triples that candidate won and lost instead.
 """
@@ -12,12 +12,12 @@ import sys
 
 NAME = "queen"
 LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
-OUTPUTS = ("out", "loo")  # checked before any work (evalcore.cli.check_outputs)
-HELP = "QUEEN of a metric set per (system, segment) and the set's KING (QARLA, spec §1.2-1.3)."
+OUTPUTS = ("out", "loo")  # checked before any work (evalcore.export.check_outputs)
+HELP = "QUEEN of a metric set per (system, segment) and the set's KING (QARLA, methods §1.2-1.3)."
 
 
 def add_arguments(p):
-    from ..qarla.cli_support import add_data_arguments
+    from ._qarla_support import add_data_arguments
 
     add_data_arguments(p)
     p.add_argument("--set", required=True, help="comma-separated metric ids forming the set X")
@@ -34,7 +34,7 @@ def add_arguments(p):
 
 def run(args) -> int:
     from ..qarla import QueenIndex, queen_triples
-    from ..qarla.cli_support import load_with_tensors, write
+    from ._qarla_support import load_with_tensors, write
 
     ds, tens = load_with_tensors(args, args.set, "--set")
     if args.explain:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 NAME = "references"
-OUTPUTS = ("out", "flags_out")  # checked before any work (evalcore.cli.check_outputs)
+OUTPUTS = ("out", "flags_out")  # checked before any work (evalcore.export.check_outputs)
 HELP = ("Reference quality: each human translation against the others (leave-one-out), MT on the same "
         "scale, and references suspiciously close to an MT output (Callison-Burch 2009).")
 

@@ -20,7 +20,7 @@ import sys
 
 NAME = "score"
 LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
-OUTPUTS = ("out",)  # checked before any work (evalcore.cli.check_outputs)
+OUTPUTS = ("out",)  # checked before any work (evalcore.export.check_outputs)
 HELP = "Score a dataset with registered metrics; write a tidy TSV (metric, system, seg_id, score, signature)."
 
 
@@ -67,7 +67,7 @@ def _judged_segments(ds, criterion: str) -> dict:
 
 
 def run(args) -> int:
-    from ..cli import StderrProgress
+    from ..progress import StderrProgress
     from ..metrics.base import get_metric, metric_ids
     from ..metrics.byo import read_scores, register_scores
 

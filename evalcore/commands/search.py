@@ -1,6 +1,6 @@
 """``python -m evalcore search PATH --metrics m1,...,mk [--exhaustive]``: KING-driven metric-set search.
 
-Spec §0.5 / §1.4 (seed 000 §3.3): greedy by default (rank metrics by their single-metric KING,
+Spec §0.5 / §1.4 (Amigó et al. 2006 §3.3): greedy by default (rank metrics by their single-metric KING,
 add each next one only if the set's KING strictly increases, one pass); ``--exhaustive``
 scores every subset (at most 12 metrics). Prints the chosen set, its KING and the trace;
 ``--out FILE`` writes the trace TSV.
@@ -15,13 +15,13 @@ from __future__ import annotations
 
 NAME = "search"
 LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
-OUTPUTS = ("out",)  # checked before any work (evalcore.cli.check_outputs)
+OUTPUTS = ("out",)  # checked before any work (evalcore.export.check_outputs)
 TEXT_OUTPUT = True  # prints a report: under --lp all each pair gets a header line
-HELP = "Greedy (or exhaustive) search for the metric set with the highest KING (QARLA, spec §1.4)."
+HELP = "Greedy (or exhaustive) search for the metric set with the highest KING (QARLA, methods §1.4)."
 
 
 def add_arguments(p):
-    from ..qarla.cli_support import add_data_arguments
+    from ._qarla_support import add_data_arguments
 
     add_data_arguments(p)
     p.add_argument("--metrics", required=True, help="comma-separated candidate metric ids")
@@ -45,7 +45,7 @@ def add_arguments(p):
 
 def run(args) -> int:
     from ..qarla import exhaustive_search, greedy_search
-    from ..qarla.cli_support import Progress, load_with_tensors, write
+    from ._qarla_support import Progress, load_with_tensors, write
     from ..qarla.search import text_presence
 
     if not 0.0 <= args.min_coverage <= 1.0:

@@ -28,7 +28,7 @@ _MQM_WEIGHTS: contextvars.ContextVar = contextvars.ContextVar("evalcore_mqm_weig
 @contextlib.contextmanager
 def mqm_weights_in_force(weights: MQMWeightsArg):
     """Within the block, loaders score MQM error rows with ``weights`` unless given their own
-    (the CLI's ``--mqm-weights`` for every command). None = the defaults of spec §0.8."""
+    (the CLI's ``--mqm-weights`` for every command). None = the defaults of methods §0."""
     token = _MQM_WEIGHTS.set(weights)
     try:
         yield
@@ -61,7 +61,7 @@ def load_collection(path: str | os.PathLike | FileSource, name: str | None = Non
                     quoting: str | None = None) -> dict[str, Dataset]:
     """Every language pair of a dataset. ``mqm_weights``: MQM error rows (a Google MQM TSV, or
     a tidy folder's ``mqm_annotations.tsv``) are scored with these weights (see
-    :func:`evalcore.judges.resolve_mqm_weights`; default spec §0.8, or those of
+    :func:`evalcore.judges.resolve_mqm_weights`; default methods §0, or those of
     :func:`mqm_weights_in_force`); with weights, stored ``mqm`` judgements of a dataset with error
     rows are recomputed from the rows. ``quoting`` ("csv" or "none") says how TSV fields are
     read (see :mod:`evalcore.io.text`); default: :data:`~evalcore.io.text.QUOTING`."""

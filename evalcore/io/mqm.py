@@ -13,7 +13,7 @@ The reader turns the rows into
 * references: the target text of *human translations*, recognised by name (see
   :func:`human_ref_id`): ``ref`` -> ``ref-A``, ``refB``/``ref-b``/``ref_B`` -> ``ref-B``,
   ``Human-*``/``human*`` -> the name unchanged. Their judgements use the same id, so a human
-  translation is judged like a system (spec §0.8; design of the Dataset);
+  translation is judged like a system (methods §0; design of the Dataset);
 * judgements: one ``mqm`` score per (system, seg_id, rater), see :func:`mqm_scores`;
 * extras ``mqm_errors``: every annotation row (lp, system, seg_id, rater, category,
   severity, weight, span_in, span_start, span_end, span_text), spans as character offsets in
@@ -27,7 +27,7 @@ folder give several language pairs.
 **Tidy annotation form** (``lp``, ``system``, ``seg_id``, ``rater``, ``category``,
 ``severity``, …, no texts): read alone it gives judgements and segment ids without texts.
 
-**Scores** (spec §0.8, Freitag et al. 2021 TACL §3.3 weighting): score = −Σ weight(error),
+**Scores** (methods §0, Freitag et al. 2021 TACL §3.3 weighting): score = −Σ weight(error),
 weights Major 5, Minor 1, Minor ``Fluency/Punctuation`` 0.1, Major ``Non-translation`` 25,
 Neutral 0, No-error 0, computed by :func:`evalcore.judges.mqm_scores` (the project's one MQM
 scorer); ``weights`` (reader argument, CLI ``--mqm-weights``) override them. ``Critical`` has

@@ -8,7 +8,7 @@ Files (header row, tab-separated, UTF-8; ``lp`` optional when there is one pair)
 * ``judgements.tsv`` lp, system, seg_id[, rater], judgement, score   (rater defaults to ``rater``)
 * ``tags.tsv``       lp, system, seg_id, tag                          (phenomenon tags, optional)
 * ``comprehension.tsv`` lp, system, doc_id, question_id, rater, correct[, question, answer]
-  (reading-comprehension answers, optional; checked by :mod:`evalcore.comprehension`, kept
+  (reading-comprehension answers, optional; checked by :mod:`evalcore.io.comprehension`, kept
   as the ``comprehension`` extra table)
 
 Extra columns are ignored. Other files are left alone (``mqm_annotations.tsv`` is read as
@@ -85,7 +85,7 @@ def read_tidy(src: FileSource, name: str, report: Report | None = None) -> dict[
             if table is not None:
                 extras[key] = pd.DataFrame(table.rows, columns=table.columns, dtype=str) if table.rows else \
                     pd.DataFrame(columns=table.columns, dtype=str)
-    from .. import comprehension as _comprehension
+    from . import comprehension as _comprehension
     comp = _comprehension.read_file(src, report, segments, outputs, references)
     if comp is not None:
         extras["comprehension"] = comp

@@ -1,5 +1,5 @@
-"""Learned metrics (issue 7): a BEER-style trained ranker (seed 002, spec §6.1) and a
-human-vs-machine classifier (seed 004). Nothing here imports streamlit.
+"""Learned metrics (issue 7): a BEER-style trained ranker (Stanojević & Sima'an 2015, methods §6.1) and a
+human-vs-machine classifier (Kulesza 2004). Nothing here imports streamlit.
 
 Modules: :mod:`.pet` (permutation trees), :mod:`.features` (feature extraction),
 :mod:`.funcwords`, :mod:`.beer`, :mod:`.humanlike`, :mod:`.evaluate` (held-out comparison

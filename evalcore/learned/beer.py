@@ -1,6 +1,6 @@
-"""BEER-style trained metric (spec §6.1; seed 002 §2.2, §3.1).
+"""BEER-style trained metric (methods §6.1; Stanojević & Sima'an 2015 §2.2, §3.1).
 
-Training (learning to rank, seed 002 §2.2; spec §6.1 "PRO-style"): from human scores of the
+Training (learning to rank, Stanojević & Sima'an 2015 §2.2; methods §6.1 "PRO-style"): from human scores of the
 outputs of the same segment, every pair (better w, worse l) whose scores differ by more
 than ``threshold`` gives, for each reference r of the segment, Δ = φ(w, r) − φ(l, r) as a
 positive example and −Δ as a negative one. A logistic regression (scikit-learn) is fitted
@@ -9,8 +9,8 @@ anyway, and fixing it makes BEER(r, r) = 1 exactly. Regularisation: L2 with ``C`
 (weak: the original uses Weka's ridge 1e−8, i.e. almost none; ``C`` is exposed; see
 docs/findings.md ("Learned metrics (issue 7)") for the sensitivity).
 
-Scoring (seed 002 §3.1, spec §6.1): BEER(h, r) = 2·σ(w·(φ(h, r) − φ(r, r))), the maximum
-over the references; corpus score = mean of sentence scores (seed 002 eq. 1).
+Scoring (Stanojević & Sima'an 2015 §3.1, methods §6.1): BEER(h, r) = 2·σ(w·(φ(h, r) − φ(r, r))), the maximum
+over the references; corpus score = mean of sentence scores (Stanojević & Sima'an 2015 eq. 1).
 Explicit rankings (lower rank = better) use ``higher_is_better=False``.
 """
 from __future__ import annotations
@@ -107,7 +107,7 @@ def train_beer(dataset: Dataset, name: str, criterion: str | None = None, seg_id
 
 
 def beer_scores(model: LearnedModel, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
-    """max_r 2σ(w·(φ(h, r) − φ(r, r))) for every candidate (spec §6.1)."""
+    """max_r 2σ(w·(φ(h, r) − φ(r, r))) for every candidate (methods §6.1)."""
     w = np.asarray(model.arrays["weights"], dtype=float)
     b = float(model.params.get("intercept", 0.0))
     lang, tok = model.params.get("lang", "en"), model.params.get("tokenizer", "13a")
@@ -125,7 +125,7 @@ def beer_scores(model: LearnedModel, cands: Sequence[str], refs: Sequence[Sequen
 
 
 def corpus_score(model: LearnedModel, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> float:
-    """Corpus BEER = mean of the sentence scores (seed 002 eq. 1)."""
+    """Corpus BEER = mean of the sentence scores (Stanojević & Sima'an 2015 eq. 1)."""
     s = beer_scores(model, cands, refs)
     return float(np.mean(s)) if len(s) else float("nan")
 

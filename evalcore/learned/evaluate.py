@@ -1,17 +1,17 @@
 """Held-out evaluation of learned metrics against sentence BLEU and chrF (issue 7).
 
-Statistics (spec §3.4, MTME semantics), computed with :func:`evalcore.stats.correlation`
+Statistics (methods §3.3, MTME semantics), computed with :func:`evalcore.stats.correlation`
 on the (system × segment) matrix of the systems that have text and human scores
-(references judged as systems are left out, spec §3.3):
+(references judged as systems are left out, methods §3.2):
 
-* ``seg_darr``: WMT "daRR" Kendall-like τ (spec §3.4 KendallLike, §4.1), pooled over
+* ``seg_darr``: WMT "daRR" Kendall-like τ (methods §3.3 KendallLike, §4.1), pooled over
   segments: over every pair of systems of the same segment whose human scores differ by
   more than ``threshold`` (default 0: any difference; WMT DA used 25), concordant if the
   metric orders it like the humans, otherwise discordant — **metric ties count as
   discordant**; τ = (C − D)/(C + D). (``method="darr"``, ``thresh_inclusive=False``.)
 * ``seg_acc23``: pairwise accuracy with ties, acc23 = (C + T_hm)/N per segment (all
   pairs), averaged over segments (grouping ``item``), with ε = 0.
-* ``seg_acc23_cal`` / ``acc23_epsilon``: the same with tie calibration (spec §3.4: the
+* ``seg_acc23_cal`` / ``acc23_epsilon``: the same with tie calibration (methods §3.3: the
   single global ε maximising acc23, as in WMT23); the chosen ε is on the metric's scale.
 * ``sys_pearson``: Pearson r between per-system means of the metric and of the human
   scores over the evaluated segments (NaN with fewer than 3 systems).
@@ -99,7 +99,7 @@ def _matrices(frame: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray]
 
 
 def darr_kendall(frame: pd.DataFrame, metric: str, threshold: float = 0.0) -> tuple[float, int]:
-    """WMT daRR τ pooled over segments (spec §3.4 KendallLike, §4.1), pairs with
+    """WMT daRR τ pooled over segments (methods §3.3 KendallLike, §4.1), pairs with
     |Δhuman| > ``threshold``; returns (τ, number of pairs)."""
     from ..stats.correlation import correlation, group_values, grouped
 
@@ -111,7 +111,7 @@ def darr_kendall(frame: pd.DataFrame, metric: str, threshold: float = 0.0) -> tu
 
 
 def acc23(frame: pd.DataFrame, metric: str, tie_calibration: bool = False) -> float:
-    """acc23 = (C + T_hm)/N per segment, averaged over segments (spec §3.4); ε = 0, or the
+    """acc23 = (C + T_hm)/N per segment, averaged over segments (methods §3.3); ε = 0, or the
     tie-calibrated ε with ``tie_calibration`` (see :func:`acc23_calibrated`)."""
     if tie_calibration:
         return acc23_calibrated(frame, metric)[0]
@@ -121,7 +121,7 @@ def acc23(frame: pd.DataFrame, metric: str, tie_calibration: bool = False) -> fl
 
 
 def acc23_calibrated(frame: pd.DataFrame, metric: str) -> tuple[float, float]:
-    """Tie-calibrated acc23 (spec §3.4): returns (acc23, chosen ε)."""
+    """Tie-calibrated acc23 (methods §3.3): returns (acc23, chosen ε)."""
     from ..stats.correlation import correlation
 
     res = correlation(*_matrices(frame, metric), "acc23", "item", tie_calibration=True)
@@ -129,7 +129,7 @@ def acc23_calibrated(frame: pd.DataFrame, metric: str) -> tuple[float, float]:
 
 
 def system_pearson(frame: pd.DataFrame, metric: str) -> tuple[float, int]:
-    """Pearson r of per-system means (spec §3.2 system level); (NaN, n) below 3 systems."""
+    """Pearson r of per-system means (methods §3.1 system level); (NaN, n) below 3 systems."""
     from ..stats.correlation import correlation, system_level
 
     gs, ms = system_level(*_matrices(frame, metric))
@@ -140,7 +140,7 @@ def system_pearson(frame: pd.DataFrame, metric: str) -> tuple[float, int]:
 
 
 def baseline_scorers() -> dict[str, Scorer]:
-    """Sentence BLEU and chrF as sacreBLEU 2.x computes them (defaults; spec §0.9)."""
+    """Sentence BLEU and chrF as sacreBLEU 2.x computes them (defaults; methods §0)."""
     import sacrebleu
 
     def bleu(cands, refs):

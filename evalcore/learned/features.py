@@ -1,6 +1,6 @@
 """Feature extraction for the learned metrics.
 
-BEER-style features of one (hypothesis, reference) pair, spec §6.1 (seed 002 §2.3-2.4):
+BEER-style features of one (hypothesis, reference) pair, methods §6.1 (Stanojević & Sima'an 2015 §2.3-2.4):
 
 * ``char{n}_{p,r,f}``, n = 1..6: character n-grams on the tokens joined by single spaces
   (spaces included); P_n = Σ_g min(c_h(g), c_r(g))/(|h_str| − n + 1), R_n the same over
@@ -12,7 +12,7 @@ BEER-style features of one (hypothesis, reference) pair, spec §6.1 (seed 002 §
   ``pet_arity4``, ``pet_arity_gt4``: word order of the permutation the alignment induces
   (:mod:`.pet`).
 
-The alignment ([A], spec §6.1: "differs from BEER") is **not** METEOR's: it is a greedy,
+The alignment ([A], methods §6.1: "differs from BEER") is **not** METEOR's: it is a greedy,
 exact (case-insensitive), one-to-one alignment that prefers monotone links. Hypothesis
 tokens are visited left to right; each takes, among the still unaligned reference tokens
 with the same lower-cased form, the first one *after* the previously linked reference
@@ -20,13 +20,18 @@ position, or, if there is none, the closest one before it. METEOR instead search
 alignment with the fewest crossing links among all maximal ones, and adds stem, synonym and
 paraphrase matches; on sentences with repeated words the two can differ.
 
-Human-likeness features of one hypothesis against a set of references, seed 004 §3.2
+Human-likeness features of one hypothesis against a set of references, Kulesza 2004 §3.2
 ("basic" set): ``len_ratio_min``, ``len_ratio_max`` (|h|/|r_i| over the references),
-``prec1..prec5`` (n-gram precision as seed 004 §1.2.3 describes it: each hypothesis n-gram
+``prec1..prec5`` (n-gram precision as Kulesza 2004 §1.2.3 describes it: each hypothesis n-gram
 matches at most as many times as it occurs in some reference, i.e. clipped by the maximum
 reference count, no brevity penalty, no smoothing; 0 when |h| < n), ``wer`` (min over
-references of Levenshtein/|r|, spec §7.3 mWER) and ``per`` (min over references of
-1 − (m − max(0, |h| − |r|))/|r|, spec §7.3 mPER).
+references of Levenshtein/|r|, methods §7.3 mWER) and ``per`` (min over references of
+1 − (m − max(0, |h| − |r|))/|r|, methods §7.3 mPER).
+
+The character n-gram P/R/F, the Levenshtein distance and the WER / PER error rates are the
+metric modules' own functions (:func:`evalcore.metrics.charngram.char_ngram_prf`,
+:mod:`evalcore.metrics.edit`), so a feature equals the value of the metric of the same name
+(``charngram-p3``, ``wer``, ``per`` with case kept) on the same tokens.
 """
 from __future__ import annotations
 
@@ -36,6 +41,8 @@ from typing import Sequence
 
 import numpy as np
 
+from ..metrics.charngram import char_ngram_prf
+from ..metrics.edit import error_rate, levenshtein, per_errors
 from ..metrics.tokenize import tokenize
 from .funcwords import function_words, is_function_word
 from .pet import kendall, kendall_scaled, pet_features
@@ -61,24 +68,6 @@ def _div(a: float, b: float) -> float:
 
 def _f1(p: float, r: float) -> float:
     return 2 * p * r / (p + r) if p + r > 0 else 0.0
-
-
-# ---- character n-grams ---------------------------------------------------------------------
-@lru_cache(maxsize=1 << 16)
-def _char_counts(text: str, n: int) -> Counter:
-    return Counter(text[i:i + n] for i in range(len(text) - n + 1))
-
-
-def char_ngram_prf(hyp_tokens: Sequence[str], ref_tokens: Sequence[str], n: int) -> tuple[float, float, float]:
-    """Character n-gram P, R, F1 on the space-joined token strings (spec §6.1)."""
-    h, r = " ".join(hyp_tokens), " ".join(ref_tokens)
-    ch, cr = _char_counts(h, n), _char_counts(r, n)
-    if len(ch) > len(cr):
-        ch, cr = cr, ch
-    match = sum(min(c, cr[g]) for g, c in ch.items() if g in cr)
-    p = _div(match, len(h) - n + 1)
-    rr = _div(match, len(r) - n + 1)
-    return p, rr, _f1(p, rr)
 
 
 # ---- alignment -------------------------------------------------------------------------------
@@ -107,7 +96,7 @@ def greedy_align(hyp_tokens: Sequence[str], ref_tokens: Sequence[str]) -> list[t
 
 def alignment_permutation(links: Sequence[tuple[int, int]]) -> tuple[int, ...]:
     """Reference positions of the links in hypothesis order, renormalised to ranks 1..m
-    (unaligned words are ignored, spec §6.1)."""
+    (unaligned words are ignored, methods §6.1)."""
     refs = [j for _, j in sorted(links)]
     order = {j: k for k, j in enumerate(sorted(refs), start=1)}
     return tuple(order[j] for j in refs)
@@ -115,7 +104,7 @@ def alignment_permutation(links: Sequence[tuple[int, int]]) -> tuple[int, ...]:
 
 def word_prf(hyp_tokens: Sequence[str], ref_tokens: Sequence[str], links: Sequence[tuple[int, int]],
              fwords: frozenset[str]) -> dict[str, float]:
-    """Aligned-word P/R/F1 overall and for function / content words (spec §6.1)."""
+    """Aligned-word P/R/F1 overall and for function / content words (methods §6.1)."""
     h_func = [is_function_word(t, fwords) for t in hyp_tokens]
     r_func = [is_function_word(t, fwords) for t in ref_tokens]
     a_h = {i for i, _ in links}
@@ -131,7 +120,7 @@ def word_prf(hyp_tokens: Sequence[str], ref_tokens: Sequence[str], links: Sequen
 
 
 def beer_features(hyp: str, ref: str, lang: str = "en", tokenizer: str = "13a") -> np.ndarray:
-    """φ(h, r): the BEER feature vector in :data:`BEER_FEATURES` order (spec §6.1)."""
+    """φ(h, r): the BEER feature vector in :data:`BEER_FEATURES` order (methods §6.1)."""
     return _beer_features_cached(hyp, ref, lang, tokenizer).copy()
 
 
@@ -156,35 +145,13 @@ def _beer_features_cached(hyp: str, ref: str, lang: str, tokenizer: str) -> np.n
     return arr
 
 
-# ---- human-likeness (seed 004 §3.2) ---------------------------------------------------------
-def levenshtein(a: Sequence, b: Sequence) -> int:
-    """Word-level edit distance with unit costs (row-vectorised dynamic programme)."""
-    if not a:
-        return len(b)
-    if not b:
-        return len(a)
-    vocab: dict = {}
-    ai = np.array([vocab.setdefault(t, len(vocab)) for t in a])
-    bi = np.array([vocab.setdefault(t, len(vocab)) for t in b])
-    idx = np.arange(len(b) + 1)
-    prev = idx.copy()
-    for i, x in enumerate(ai, start=1):
-        cur = np.empty_like(prev)
-        cur[0] = i
-        # substitution / match and deletion
-        cur[1:] = np.minimum(prev[:-1] + (bi != x), prev[1:] + 1)
-        # insertion: cur[j] = min_k<=j cur[k] + (j - k)
-        cur = np.minimum.accumulate(cur - idx) + idx
-        prev = cur
-    return int(prev[-1])
-
-
+# ---- human-likeness (Kulesza 2004 §3.2) ---------------------------------------------------------
 def _ngrams(tokens: Sequence[str], n: int) -> Counter:
     return Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
 
 
 def humanlike_features(hyp: str, refs: Sequence[str], tokenizer: str = "13a") -> np.ndarray:
-    """The seed 004 §3.2 basic features of ``hyp`` against ``refs`` (:data:`HUMANLIKE_FEATURES`)."""
+    """The Kulesza 2004 §3.2 basic features of ``hyp`` against ``refs`` (:data:`HUMANLIKE_FEATURES`)."""
     if not refs:
         raise ValueError("human-likeness features need at least one reference")
     ht = tokenize(hyp, tokenizer)
@@ -203,16 +170,8 @@ def humanlike_features(hyp: str, refs: Sequence[str], tokenizer: str = "13a") ->
                 if c > maxref[g]:
                     maxref[g] = c
         vals.append(sum(min(c, maxref[g]) for g, c in hc.items()) / total)
-    wers, pers = [], []
-    hcount = Counter(ht)
-    for rt in rts:
-        lr = len(rt)
-        if lr == 0:
-            wers.append(float(len(ht) > 0))
-            pers.append(float(len(ht) > 0))
-            continue
-        wers.append(levenshtein(ht, rt) / lr)
-        m = sum((hcount & Counter(rt)).values())
-        pers.append(1 - (m - max(0, len(ht) - lr)) / lr)
+    # mWER and mPER as the ``wer`` / ``per`` metrics compute them, on these tokens (case kept)
+    wers = [error_rate(levenshtein(ht, rt), len(rt)) for rt in rts]
+    pers = [error_rate(per_errors(ht, rt), len(rt)) for rt in rts]
     vals += [min(wers), min(pers)]
     return np.array(vals, dtype=float)

@@ -1,4 +1,4 @@
-"""Small built-in function-word lists (seed 002 §2.3: word matching split into function and
+"""Small built-in function-word lists (Stanojević & Sima'an 2015 §2.3: word matching split into function and
 content words). Written for this project: closed-class words (articles, pronouns,
 prepositions, conjunctions, auxiliaries, common particles), lower-case, plus punctuation,
 which BEER also treats as non-content. Any token not in the list is a content word.

@@ -1,22 +1,22 @@
-"""Human-likeness classifier as a metric (seed 004, Kulesza 2004, §2.3 and §3).
+"""Human-likeness classifier as a metric (Kulesza 2004, Kulesza 2004, §2.3 and §3).
 
-Examples for free (seed 004 §3.1): in a segment with references R (|R| ≥ 2), each reference
+Examples for free (Kulesza 2004 §3.1): in a segment with references R (|R| ≥ 2), each reference
 r_j scored against the *other* references R − {r_j} is a "human" example (label 1), and
 each system output scored against the same R − {r_j} is a "machine" example (label 0); a
 reference is never scored against itself. ``train_refs="single"`` instead scores against
 each other reference alone (useful when the test data has a single reference).
 ``balance="pair"`` (default) keeps, per human example, one randomly drawn machine example
-of the same segment and the same references, so the classes are balanced as in seed 004
+of the same segment and the same references, so the classes are balanced as in Kulesza 2004
 §3.1 (half human, half machine); ``balance="none"`` keeps all and weights classes equally.
 
-Features: seed 004 §3.2 basic set (:func:`features.humanlike_features`), plus optionally any
+Features: Kulesza 2004 §3.2 basic set (:func:`features.humanlike_features`), plus optionally any
 registered metric (its oriented multi-reference score).
 
-Model (seed 004 §3.3, §4.1): features standardised, then an RBF-kernel SVM, grid search over
+Model (Kulesza 2004 §3.3, §4.1): features standardised, then an RBF-kernel SVM, grid search over
 C and γ by cross-validated accuracy with ``GroupKFold`` on segments (no segment in both a
 fold's training and test part), refitted on all training segments. A logistic regression
 is the fast baseline (``estimator="logreg"``, grid over C). The metric score is the signed
-decision value f(x) = Σ_i α_i y_i K(x_i, x) + b (positive = human side); seed 004 uses the
+decision value f(x) = Σ_i α_i y_i K(x_i, x) + b (positive = human side); Kulesza 2004 uses the
 distance ⟨w, x⟩ − b, which differs from f only by the constant factor 1/‖w‖, so ranks and
 correlations are the same. Scores are computed from the saved arrays (support vectors,
 dual coefficients, scaler), not from a pickled scikit-learn object.
@@ -26,10 +26,10 @@ decision over the |R| leave-one-out subsets R − {r_j} when |R| ≥ 2 (else use
 ``single-mean`` averages over single references; ``all`` scores against R once.
 
 Reported (on held-out segments): accuracy on human / machine / all examples; ROC curves
-(seed 004 Fig. 2.2) of the learned score and of standard metrics at telling human from
+(Kulesza 2004 Fig. 2.2) of the learned score and of standard metrics at telling human from
 machine; correlation of the learned score with human judgements of MT outputs (Pearson,
 Spearman, Kendall); and, for every grid point, accuracy against that correlation with the
-meta-correlation across the grid (seed 004 Fig. 4.2).
+meta-correlation across the grid (Kulesza 2004 Fig. 4.2).
 """
 from __future__ import annotations
 
@@ -101,7 +101,7 @@ def segment_references(dataset: Dataset) -> dict[str, list[tuple[str, str]]]:
 def build_examples(dataset: Dataset, seg_ids: Sequence[str] | None = None, balance: str = "pair", seed: int = 0,
                    extra_metrics: Sequence[str] = (), tokenizer: str = "13a", train_refs: str = "loo",
                    progress: Progress | None = None) -> HumanlikeExamples:
-    """Human and machine examples of seed 004 §3.1 (see the module docstring)."""
+    """Human and machine examples of Kulesza 2004 §3.1 (see the module docstring)."""
     if balance not in ("pair", "none"):
         raise ValueError("balance must be 'pair' or 'none'")
     rng = np.random.default_rng(seed)
@@ -259,7 +259,7 @@ def _corrs(x: np.ndarray, h: np.ndarray) -> dict:
 
 def roc(y: np.ndarray, score: np.ndarray) -> dict:
     """ROC of ``score`` at telling human (1) from machine (0), higher = more human.
-    Seed 004 Fig. 2.2 plots tpr (humans recognised) against 1 − fpr (machines recognised)."""
+    Kulesza 2004 Fig. 2.2 plots tpr (humans recognised) against 1 − fpr (machines recognised)."""
     from sklearn.metrics import roc_auc_score, roc_curve
 
     fpr, tpr, thr = roc_curve(y, score)
@@ -391,7 +391,7 @@ def train_humanlike(dataset: Dataset, name: str, estimator: str = "svc",
 # ---- inspection helpers (dashboard, CLI) -------------------------------------------------------
 def roc_curves(examples: HumanlikeExamples, learned: dict[str, np.ndarray] | None = None,
                standard: bool = True) -> dict:
-    """ROC curves at telling human (1) from machine (0) examples (seed 004 Fig. 2.2):
+    """ROC curves at telling human (1) from machine (0) examples (Kulesza 2004 Fig. 2.2):
     ``learned`` maps a name to scores of ``examples`` (higher = more human); ``standard``
     adds sentence BLEU and chrF (scored against each example's reference set) and −WER, −PER
     (the basic features, negated so that higher = more human-like)."""

@@ -1,4 +1,4 @@
-"""Permutation trees (PETs) and word-order features of a permutation (spec §6.1; seed 002 §2.4).
+"""Permutation trees (PETs) and word-order features of a permutation (methods §6.1; Stanojević & Sima'an 2015 §2.4).
 
 A permutation π of 1..n (π[i] = the reference rank of the i-th aligned hypothesis word) is
 decomposed into a *permutation tree*: every internal node covers a contiguous span of
@@ -7,18 +7,18 @@ ordered like a small permutation (its "pattern"): ⟨1,2⟩ monotone, ⟨2,1⟩ 
 simple ("prime") pattern of arity ≥ 4 such as ⟨2,4,1,3⟩ (no pattern of arity 3 is simple).
 
 * :func:`canonical_pet` – the canonical PET by shift-reduce (Zhang & Gildea 2007, cited by
-  seed 002): after each shift, reduce the smallest number k ≥ 2 of topmost stack nodes whose
+  Stanojević & Sima'an 2015): after each shift, reduce the smallest number k ≥ 2 of topmost stack nodes whose
   union is a contiguous range, repeatedly. Monotone and inverted nodes come out binary and
   left-branching; prime nodes keep their full arity.
 * :func:`collapse` – the collapsed canonical form: a monotone (inverted) child of a monotone
   (inverted) node is merged into its parent, so every linear node has maximal arity.
 * :func:`count_pets` – #PETs(π): every way to binarise each collapsed linear node of arity k
   (Catalan(k − 1) ways) independently; prime nodes have one way.
-* :func:`pet_features` – the spec §6.1 features: PETcount = (#PETs − 1)/(Catalan(n−1) − 1)
+* :func:`pet_features` – the methods §6.1 features: PETcount = (#PETs − 1)/(Catalan(n−1) − 1)
   with the special cases n = 1 → 1, ⟨1,2⟩ → 1, ⟨2,1⟩ → 0, and the node-type ratios
   (monotone, inverted, arity 4, arity > 4) over the internal nodes of the canonical PET
   (denominator #tree nodes − n).
-* :func:`kendall` and :func:`kendall_scaled` – spec §6.1: Kendall = 1 − discordant/all
+* :func:`kendall` and :func:`kendall_scaled` – methods §6.1: Kendall = 1 − discordant/all
   pairs against the identity; KendallScaled_α = (Kendall · R_words)^α.
 """
 from __future__ import annotations
@@ -94,7 +94,7 @@ def _make_node(children: list[PetNode]) -> PetNode:
 
 
 def canonical_pet(perm: Sequence[int]) -> PetNode | None:
-    """Canonical PET of ``perm`` by shift-reduce (spec §6.1). ``None`` for the empty permutation."""
+    """Canonical PET of ``perm`` by shift-reduce (methods §6.1). ``None`` for the empty permutation."""
     p = check_permutation(perm)
     stack: list[PetNode] = []
     for pos, v in enumerate(p):
@@ -148,7 +148,7 @@ def catalan(n: int) -> int:
 
 
 def count_pets(perm: Sequence[int]) -> int:
-    """#PETs(π): product over collapsed linear nodes of Catalan(arity − 1) (spec §6.1).
+    """#PETs(π): product over collapsed linear nodes of Catalan(arity − 1) (methods §6.1).
 
     1 for the empty permutation and for n = 1 (one tree each).
     """
@@ -163,7 +163,7 @@ def count_pets(perm: Sequence[int]) -> int:
 
 
 def pet_count_feature(perm: Sequence[int]) -> float:
-    """PETcount = (#PETs(π) − 1)/(Catalan(n − 1) − 1) (spec §6.1).
+    """PETcount = (#PETs(π) − 1)/(Catalan(n − 1) − 1) (methods §6.1).
 
     Special cases (spec): n = 1 → 1; ⟨1,2⟩ → 1; ⟨2,1⟩ → 0. [A] n = 0 (nothing aligned) → 0,
     like Kendall of an empty permutation.
@@ -181,7 +181,7 @@ def pet_count_feature(perm: Sequence[int]) -> float:
 
 def node_type_ratios(perm: Sequence[int]) -> dict[str, float]:
     """Fractions of the canonical PET's internal nodes that are monotone, inverted, prime of
-    arity 4, and prime of arity > 4 (spec §6.1; denominator #tree nodes − n). All 0 when the
+    arity 4, and prime of arity > 4 (methods §6.1; denominator #tree nodes − n). All 0 when the
     tree has no internal node (n ≤ 1)."""
     root = canonical_pet(perm)
     counts = {"pet_mono": 0, "pet_inv": 0, "pet_arity4": 0, "pet_arity_gt4": 0}
@@ -200,9 +200,9 @@ def node_type_ratios(perm: Sequence[int]) -> dict[str, float]:
 
 
 def kendall(perm: Sequence[int]) -> float:
-    """Kendall = 1 − discordant pairs / all pairs of π against the identity (spec §6.1).
+    """Kendall = 1 − discordant pairs / all pairs of π against the identity (methods §6.1).
 
-    0 if π is empty (spec). [A] n = 1 (no pair) → 1: a single aligned word is in order.
+    0 if π is empty (methods §6.1). [A] n = 1 (no pair) → 1: a single aligned word is in order.
     """
     p = check_permutation(perm)
     n = len(p)
@@ -215,13 +215,13 @@ def kendall(perm: Sequence[int]) -> float:
 
 
 def kendall_scaled(kendall_value: float, ref_aligned_fraction: float, alpha: float) -> float:
-    """KendallScaled_α = (Kendall · R_words)^α, R_words = fraction of reference words aligned (spec §6.1)."""
+    """KendallScaled_α = (Kendall · R_words)^α, R_words = fraction of reference words aligned (methods §6.1)."""
     base = kendall_value * ref_aligned_fraction
     return float(base ** alpha) if base > 0 else 0.0
 
 
 def pet_features(perm: Sequence[int]) -> dict[str, float]:
-    """PETcount and the four node-type ratios of spec §6.1."""
+    """PETcount and the four node-type ratios of methods §6.1."""
     out = {"pet_count": pet_count_feature(perm)}
     out.update(node_type_ratios(perm))
     return out

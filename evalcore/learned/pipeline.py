@@ -1,18 +1,18 @@
 """Train a learned metric, inspect it and compare it on held-out segments, in one call (issue 7).
 
-This is what the dashboard page "Learned metrics" runs (the CLI ``learn`` command does the
-same steps with its own printing). Steps:
+This is what the dashboard page "Learned metrics" and the CLI ``learn`` command both run
+(the command adds its printing, ``--eval`` on another dataset and saving). Steps:
 
 1. split the segments into training and held-out parts, no segment on both sides
    (:func:`evaluate.split_segments`; BEER: over judged segments, as the CLI; human-likeness:
    over segments with ≥ 2 references, inside :func:`humanlike.train_humanlike`);
-2. train (BEER-style ranker, seed 002 / spec §6.1; or human-likeness classifier, seed 004 §3);
+2. train (BEER-style ranker, Stanojević & Sima'an 2015 / methods §6.1; or human-likeness classifier, Kulesza 2004 §3);
 3. inspect: BEER weights; human-likeness permutation importances on the held-out examples
    (plus the weights of a logistic regression);
 4. ROC curves of the learned score and of standard metrics at telling human from machine
-   on held-out examples (seed 004 Fig. 2.2; needs ≥ 2 references per segment);
+   on held-out examples (Kulesza 2004 Fig. 2.2; needs ≥ 2 references per segment);
 5. human-likeness only: accuracy vs correlation over the grid with its meta-correlation
-   (seed 004 Fig. 4.2);
+   (Kulesza 2004 Fig. 4.2);
 6. the held-out comparison with sentence BLEU and chrF (:func:`evaluate.compare_metrics`:
    segment-level daRR τ and acc23, system-level Pearson).
 """
@@ -28,8 +28,8 @@ from ..dataset import Dataset
 from ..problems import DataError
 from .beer import train_beer, weights_table
 from .evaluate import baseline_scorers, compare_metrics, data_error, split_segments
-from .humanlike import (build_examples, permutation_importance, roc_curves, segment_references,
-                        train_humanlike)
+from .humanlike import (HumanlikeReport, build_examples, permutation_importance, roc_curves,
+                        segment_references, train_humanlike)
 from .store import LearnedModel
 
 Progress = Callable[[float, str], None]
@@ -55,6 +55,7 @@ class LearnedRun:
     accuracy: dict | None = None
     human_correlation: dict | None = None
     notes: list[str] = field(default_factory=list)
+    report: HumanlikeReport | None = None  # humanlike: the full training report (grid, examples, ...)
 
 
 def _sub(progress: Progress | None, lo: float, hi: float) -> Progress | None:
@@ -74,10 +75,13 @@ def train_and_compare(dataset: Dataset, kind: str, name: str = "unsaved", criter
                       higher_is_better: bool = True, C: float = 100.0,
                       C_grid: Sequence[float] = (0.1, 1.0, 10.0, 100.0),
                       gamma_grid: Sequence[float] = (0.01, 0.1, 1.0), estimator: str = "svc",
+                      train_refs: str = "loo", extra_metrics: Sequence[str] = (), max_train_examples: int = 6000,
                       progress: Progress | None = None) -> LearnedRun:
     """Train a ``kind`` ("beer" or "humanlike") model on ``dataset`` and evaluate it on the
     held-out segments (see the module docstring). ``C`` is BEER's regularisation;
-    ``C_grid`` / ``gamma_grid`` / ``estimator`` are the human-likeness grid search;
+    ``C_grid`` / ``gamma_grid`` / ``estimator`` are the human-likeness grid search and
+    ``train_refs`` / ``extra_metrics`` / ``max_train_examples`` its examples
+    (:func:`humanlike.train_humanlike`);
     ``threshold`` is the minimum human-score difference of a BEER training pair and of a
     daRR pair. Raises :class:`DataError` when the data cannot support the chosen kind."""
     if kind not in KINDS:
@@ -88,7 +92,7 @@ def train_and_compare(dataset: Dataset, kind: str, name: str = "unsaved", criter
                "threshold": threshold, "higher_is_better": higher_is_better}
     notes: list[str] = []
     judged = judged_segments(dataset)
-    grid = meta = accuracy = human_corr = None
+    grid = meta = accuracy = human_corr = rep = None
 
     if kind == "beer":
         options["C"] = C
@@ -118,10 +122,13 @@ def train_and_compare(dataset: Dataset, kind: str, name: str = "unsaved", criter
             notes.append("no ROC curves: the held-out segments have fewer than two references each "
                          "(a reference is scored against the other references)")
     else:
-        options.update(C_grid=list(C_grid), gamma_grid=list(gamma_grid), estimator=estimator)
+        options.update(C_grid=list(C_grid), gamma_grid=list(gamma_grid), estimator=estimator,
+                       train_refs=train_refs, extra_metrics=list(extra_metrics),
+                       max_train_examples=max_train_examples)
         model, rep = train_humanlike(dataset, name, estimator, C_grid, gamma_grid, test_fraction=test_fraction,
-                                     seed=seed, criterion=criterion, higher_is_better=higher_is_better,
-                                     progress=_sub(progress, 0.0, 0.75))
+                                     seed=seed, train_refs=train_refs, extra_metrics=extra_metrics,
+                                     criterion=criterion, higher_is_better=higher_is_better,
+                                     max_train_examples=max_train_examples, progress=_sub(progress, 0.0, 0.75))
         notes.extend(rep.notes)
         train_segs, test_segs = rep.train_segments, [s for s in rep.test_segments if s in set(judged)]
         if rep.test_examples is not None and len(rep.test_examples.y):
@@ -158,4 +165,4 @@ def train_and_compare(dataset: Dataset, kind: str, name: str = "unsaved", criter
     if progress:
         progress(1.0, "done")
     return LearnedRun(kind, model, criterion, options, list(train_segs), list(test_segs), weights, rocs,
-                      heldout, frame, grid, meta, accuracy, human_corr, notes)
+                      heldout, frame, grid, meta, accuracy, human_corr, notes, rep)

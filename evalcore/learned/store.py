@@ -1,7 +1,8 @@
 """Saved learned metrics: the model object, the workspace folder, and metric registration.
 
-A trained model is two files in the models folder (``$EVALCORE_HOME/models`` when the
-environment variable is set, else ``~/.local/share/evalcore/models``):
+A trained model is two files in the models folder (``<home>/models``, :mod:`evalcore.paths`:
+``$EVALCORE_HOME/models`` when the variable is set, ``%APPDATA%\\evalcore\\models`` on Windows,
+else ``~/.local/share/evalcore/models``):
 
 * ``NAME.npz`` – the numeric parameters (weights, scaler, support vectors, ...), read with
   ``allow_pickle=False`` so loading a model never executes code;
@@ -28,19 +29,17 @@ from typing import Sequence
 
 import numpy as np
 
-from .. import __version__
-from ..metrics.base import Metric, MetricMeta, register, unregister
+from .. import __version__, paths
+from ..metrics.base import Metric, MetricMeta, register, register_provider, unregister
 
 PREFIX = "learned:"
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.\-]{0,99}$")
 
 
 def models_dir() -> Path:
-    """The models folder (created on demand by :func:`save_model`)."""
-    home = os.environ.get("EVALCORE_HOME")
-    if home:
-        return Path(home).expanduser() / "models"
-    return Path.home() / ".local" / "share" / "evalcore" / "models"
+    """The models folder, :func:`evalcore.paths.models_dir` (created on demand by
+    :func:`save_model`)."""
+    return paths.models_dir(create=False)
 
 
 def check_name(name: str) -> str:
@@ -202,8 +201,8 @@ class LearnedMetric(Metric):
 
     def __init__(self, model: LearnedModel):
         self.model = model
-        cite = {"beer": "Stanojević & Sima'an 2015 (BEER 1.1, seed 002); spec §6.1",
-                "humanlike": "Kulesza 2004 (human-vs-machine SVM, seed 004 §3)"}.get(model.kind, "")
+        cite = {"beer": "Stanojević & Sima'an 2015 (BEER 1.1, Stanojević & Sima'an 2015); methods §6.1",
+                "humanlike": "Kulesza 2004 (human-vs-machine SVM, Kulesza 2004 §3)"}.get(model.kind, "")
         self.meta = MetricMeta(
             id=PREFIX + model.name, family="learned",
             description=f"learned {model.kind} metric {model.name!r} ({len(model.features)} features)",
@@ -291,3 +290,8 @@ def register_all(folder: str | os.PathLike | None = None) -> list[str]:
             unregister(metric_id)
             _ROOTS.pop(metric_id, None)
     return ids
+
+
+# the metric registry asks this module for ``learned:NAME`` ids (it is in the plugin list of
+# evalcore/metrics/_load_all.py; the metrics layer never imports evalcore.learned)
+register_provider(PREFIX, ensure_registered, register_all)

@@ -176,22 +176,45 @@ def unregister(metric_id: str) -> None:
     _REGISTRY.pop(metric_id.lower(), None)
 
 
+@dataclass(frozen=True)
+class MetricProvider:
+    """A family of metrics whose ids are discovered at run time (``learned:NAME`` for saved
+    trained models): ``ensure(id)`` registers one id if it exists (it gets the id as written,
+    and registers it lower-case) and says whether it did; ``register_all()`` registers every
+    id the provider knows (cheap: no model is loaded)."""
+
+    prefix: str
+    ensure: Callable[[str], bool]
+    register_all: Callable[[], Any]
+
+
+_PROVIDERS: dict[str, MetricProvider] = {}
+
+
+def register_provider(prefix: str, ensure: Callable[[str], bool], register_all: Callable[[], Any]) -> None:
+    """Hook for packages above the metrics layer (``evalcore.learned``): the registry asks the
+    provider of a prefix for ids it does not know, without importing that package. Packages
+    are loaded through the plugin list of :mod:`evalcore.metrics._load_all`."""
+    _PROVIDERS[prefix.lower()] = MetricProvider(prefix.lower(), ensure, register_all)
+
+
 def get_metric(metric_id: str, tokenize: str | None = None) -> Metric:
     """The registered metric ``metric_id``; with ``tokenize`` (a sacreBLEU tokenizer name) the
     word-level metrics use that tokenizer (:meth:`Metric.with_tokenize`; others are unchanged).
     Without it, the dashboard's choice for the current run applies when a page has set one
     (:func:`evalcore.metrics.tokenize.set_session_tokenizer`), else the metric's own default."""
-    from . import _load_all  # noqa: F401  (imports every metric module once)
+    from . import _load_all  # noqa: F401  (imports every metric module and plugin once)
     from .tokenize import session_tokenizer
 
     tokenize = tokenize or session_tokenizer()
 
     key = metric_id.strip().lower()
-    if key not in _REGISTRY and key.startswith("learned:"):
-        # saved learned metrics register themselves lazily (evalcore/learned/store.py)
-        from ..learned.store import ensure_registered
-
-        ensure_registered(metric_id.strip())
+    if key not in _REGISTRY:
+        # ids registered lazily by a provider (saved learned metrics: evalcore/learned/store.py;
+        # it gets the id as written, since ``learned:DIR/NAME.json`` may name a folder)
+        for prefix, provider in _PROVIDERS.items():
+            if key.startswith(prefix):
+                provider.ensure(metric_id.strip())
     if key not in _REGISTRY:
         raise KeyError(f"unknown metric {metric_id!r}; known: {', '.join(sorted(_REGISTRY))}")
     metric = _REGISTRY[key]()
@@ -208,12 +231,11 @@ def signature_nrefs(ref_lists) -> int | str:
 def metric_ids() -> list[str]:
     from . import _load_all  # noqa: F401
 
-    try:  # saved learned models as ``learned:NAME`` (lists a folder; loads no model)
-        from ..learned.store import register_all
-
-        register_all()
-    except Exception:  # an unreadable models folder must not hide the other metrics
-        pass
+    for provider in list(_PROVIDERS.values()):
+        try:  # saved learned models as ``learned:NAME`` (lists a folder; loads no model)
+            provider.register_all()
+        except Exception:  # an unreadable models folder must not hide the other metrics
+            pass
     return sorted(_REGISTRY)
 
 

@@ -1,5 +1,5 @@
 """Character n-gram precision, recall and F1 for n = 1..6: the lexical features of BEER 1.x
-(Stanojević & Sima'an 2014; spec §6.1).
+(Stanojević & Sima'an 2014; methods §6.1).
 
 Registered ids ``charngram-p1`` .. ``charngram-p6``, ``charngram-r1`` .. ``charngram-r6``,
 ``charngram-f1`` .. ``charngram-f6`` (0..1, higher is better).
@@ -37,7 +37,7 @@ MAX_N = 6
 
 
 def char_string(tokens: Sequence[str]) -> str:
-    """The tokens joined by single spaces (spec §6.1)."""
+    """The tokens joined by single spaces (methods §6.1)."""
     return " ".join(tokens)
 
 
@@ -51,7 +51,7 @@ def _prf(hits: int, len_h: int, len_r: int, n: int) -> tuple[float, float, float
 
 def char_ngram_prf(hyp_tokens: Sequence[str], ref_tokens: Sequence[str], n: int) -> tuple[float, float, float]:
     """BEER character n-gram (precision, recall, F1) of order n on the space-joined token
-    strings; degenerate values are 0 (spec §6.1)."""
+    strings; degenerate values are 0 (methods §6.1)."""
     h, r = char_string(hyp_tokens), char_string(ref_tokens)
     ch = Counter(h[i:i + n] for i in range(len(h) - n + 1))
     cr = Counter(r[i:i + n] for i in range(len(r) - n + 1))

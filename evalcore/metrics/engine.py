@@ -32,6 +32,7 @@ import pandas as pd
 
 from .. import cache_version
 from ..dataset import Dataset
+from .. import paths
 from .base import Metric, SimTensors, get_metric
 
 Progress = Callable[[int, int], None] | None
@@ -39,20 +40,9 @@ Progress = Callable[[int, int], None] | None
 
 # ---- cache location ----------------------------------------------------------------------
 def default_cache_dir() -> Path:
-    """``$EVALCORE_CACHE`` if set, else the workspace cache (``evalcore.workspace.cache_dir()``),
-    else ``~/.cache/evalcore``."""
-    env = os.environ.get("EVALCORE_CACHE")
-    if env:
-        d = Path(env)
-    else:
-        try:
-            from .. import workspace
-
-            return Path(workspace.cache_dir())
-        except Exception:  # workspace module absent or unusable
-            d = Path.home() / ".cache" / "evalcore"
-    d.mkdir(parents=True, exist_ok=True)
-    return d
+    """The cache folder, :func:`evalcore.paths.cache_dir` (``$EVALCORE_CACHE`` if set, else
+    ``<home>/cache``), created."""
+    return paths.cache_dir()
 
 
 def _resolve_metric(metric, tokenize: str | None = None) -> Metric:

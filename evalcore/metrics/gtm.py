@@ -1,4 +1,4 @@
-"""GTM, the General Text Matcher (Turian, Shen & Melamed 2003; spec §7.1).
+"""GTM, the General Text Matcher (Turian, Shen & Melamed 2003; methods §7.5).
 
 Registered ids ``gtm-1``, ``gtm-2``, ``gtm-3`` (run exponent e = 1, 2, 3; 0..1, higher is
 better).
@@ -6,13 +6,13 @@ better).
 * A matching aligns candidate and reference tokens one-to-one; a *run* is a maximal block of
   aligned tokens contiguous in both. size(M) = (Σ_runs |run|^e)^(1/e); MMS = max size.
 * e = 1: MMS is exactly the clipped unigram overlap Σ_w min(n_c(w), n_r(w)).
-* e > 1: the usual greedy approximation (spec §7.1 [A]): repeatedly take the longest common
+* e > 1: the usual greedy approximation (methods §7.5 [A]): repeatedly take the longest common
   run of still unaligned tokens, ties broken by the earliest candidate position, then the
   earliest reference position (:func:`gtm_runs`). Greedy also aligns every possible word, so
   Σ|run| equals the e = 1 MMS.
 * P = MMS/|c|, R = MMS/|r|, GTM = F = 2PR/(P+R); 0 when MMS = 0 (so an empty candidate or an
   empty reference scores 0, and so do two empty strings).
-* Several references: the maximum F over references (spec §7.1 [A]; gtm.jar differs).
+* Several references: the maximum F over references (methods §7.5 [A]; gtm.jar differs).
 * Corpus level (Turian et al.: the corpus is one bitext whose runs cannot cross segments):
   per segment the statistics ``[Σ_runs |run|^e, |c|, |r*|]`` of the best reference r*; the
   corpus MMS is (Σ_s Σ_runs |run|^e)^(1/e) and P, R divide it by Σ|c| and Σ|r*|.
@@ -344,7 +344,7 @@ def gtm_runs(c: Sequence, r: Sequence) -> tuple[int, ...]:
 
 def gtm_mms(c: Sequence, r: Sequence, e: float = 1) -> float:
     """Maximum match size (Σ_runs |run|^e)^(1/e); exact for e = 1 (the bag overlap), greedy
-    for e > 1 (spec §7.1)."""
+    for e > 1 (methods §7.5)."""
     if e == 1:
         return float(bag_overlap(c, r))
     return _mms_from_runs(gtm_runs(c, r), e)

@@ -1,4 +1,4 @@
-"""ROUGE for MT (Lin & Och 2004, ACL P04-1077; ROUGE-1.5.5.pl; spec §7.4).
+"""ROUGE for MT (Lin & Och 2004, ACL P04-1077; ROUGE-1.5.5.pl; methods §7.6).
 
 Registered ids (0..1, higher is better; F1 by default): ``rouge-1``, ``rouge-2`` (n-gram
 overlap), ``rouge-l`` (LCS), ``rouge-w`` (weighted LCS, w = 1.2), ``rouge-s*`` (skip-bigrams,
@@ -12,13 +12,13 @@ With m = |r|, n = |c| and "hits" the clipped overlap (Σ_g min counts):
   WLCS from Lin's DP (:func:`evalcore.metrics.edit.wlcs`).
 * ROUGE-S(d): skip-bigrams = ordered pairs (i < j) with gap j − i − 1 ≤ d (S* = no limit):
   R = hits / C(m, 2), P = hits / C(n, 2) for S*.
-* ROUGE-SU: S plus every unigram (the paper's form: hits 6, R 6/28 in spec §8.1).
+* ROUGE-SU: S plus every unigram (the paper's form: hits 6, R 6/28 in methods §8).
   ``su_script=True`` reproduces ROUGE-1.5.5's ``-u`` quirk instead (the last token's unigram is
   not added).
 * F = (1+β²)PR/(R+β²P) (β = 1: F1; ``beta`` option); ``measure`` selects f, p or r. Any 0/0
   is 0, so an empty candidate, an empty reference, or a one-word sentence under S* scores 0.
 * Several references: ``multiref="best"`` (default, the script's ``-f B``): the maximum over
-  references of the single-reference score. ``multiref="sum"`` (``-f A`` as spec §7.4 reads
+  references of the single-reference score. ``multiref="sum"`` (``-f A`` as methods §7.6 reads
   it): hits and reference counts summed over references, candidate counts multiplied by the
   number of references (for W the sums are of WLCS and f(m)).
 * Corpus level: the mean of the segment scores (ROUGE-1.5.5 averages per-segment scores).
@@ -44,7 +44,7 @@ CITATION = ("Lin & Och (2004), Automatic evaluation of machine translation quali
 
 
 def rouge_prf(p: float, r: float, beta: float = 1.0) -> float:
-    """F = (1+β²)PR/(R+β²P), 0 when P·R = 0 (spec §7.4)."""
+    """F = (1+β²)PR/(R+β²P), 0 when P·R = 0 (methods §7.6)."""
     if p <= 0 or r <= 0:
         return 0.0
     b2 = beta * beta

@@ -1,6 +1,6 @@
 """QARLA meta-evaluation of similarity metrics: ORANGE, KING, QUEEN, metric-set search.
 
-Spec: ../shared/docs/metaeval-spec.md §0.2-0.5, §1, §2 (seed 000: Amigó, Giménez, Gonzalo &
+Spec: docs/methods.md §0.2-0.5, §1, §2 (Amigó et al. 2006: Amigó, Giménez, Gonzalo &
 Màrquez 2006, §2-3). Everything consumes :class:`evalcore.metrics.base.SimTensors`
 (oriented similarities; NaN = missing) and is pure numpy.
 

@@ -1,4 +1,4 @@
-"""Explanations: why KING failed on a case, which triples a candidate won (spec §1.1-1.3).
+"""Explanations: why KING failed on a case, which triples a candidate won (methods §1.1-1.3).
 
 * :func:`king_cases` — one row per (segment, held-out reference, system output): the
   scores of the reference and of the output against R_s − {r}, the margin, and whether the
@@ -22,7 +22,7 @@ from .single import case_stats, king_credit, orange_credit
 
 
 def king_cases(t) -> pd.DataFrame:
-    """Tidy frame, one row per (seg_id, held_out, system) of every valid case (spec §1.1):
+    """Tidy frame, one row per (seg_id, held_out, system) of every valid case (methods §1.1):
     ``ref_score`` x(r, R−{r}), ``sys_score`` x(a, R−{r}), ``margin`` = sys − ref
     (> 0: the output beats the reference) and ``outcome`` in {beats, ties, below}."""
     ref = np.asarray(t.loo_ref, float)
@@ -71,7 +71,7 @@ def king_case_summary(t, ties: str = "geq") -> pd.DataFrame:
 
 def queen_triples(tensors, system: str, seg_id: str, mode: str = "auto", ties: str = "geq",
                   held_out: str | None = None) -> pd.DataFrame:
-    """Every triple behind QUEEN_X(a) of one output (spec §1.2), or behind the leave-one-out
+    """Every triple behind QUEEN_X(a) of one output (methods §1.2), or behind the leave-one-out
     QUEEN_{X, R_s − {held_out}} (§1.3) when ``held_out`` is given; ``system`` may also name a
     reference set, then the candidate is that reference (``held_out`` must be the same).
 

@@ -1,10 +1,10 @@
-"""QUEEN of a metric set and KING of a metric set (spec §0.3-0.4, §1.2-1.3; seed 000 §3.1, §3.3).
+"""QUEEN of a metric set and KING of a metric set (methods §0-0.4, §1.2-1.3; Amigó et al. 2006 §3.1, §3.3).
 
-QUEEN_{X,R}(a) = P_(r, r', r'')[ ∀x ∈ X: x(a, r) ≥ x(r', r'') ]   (spec §1.2)
+QUEEN_{X,R}(a) = P_(r, r', r'')[ ∀x ∈ X: x(a, r) ≥ x(r', r'') ]   (methods §1.2)
 
 over ordered triples of distinct references (``local``) or, for (r', r''), over the pool of
 every ordered distinct reference pair of every segment (``pooled``; when r_j is held out the
-pairs of that segment containing r_j are dropped; spec §0.3). ``auto`` uses local where the
+pairs of that segment containing r_j are dropped; methods §0). ``auto`` uses local where the
 segment has enough references (≥ 3 for QUEEN over R_s, ≥ 4 for leave-one-out) and pooled
 elsewhere.
 
@@ -21,7 +21,7 @@ every QUEEN, with and without each held-out reference, is a count of set bits:
   that contain the held-out reference.
 
 The held-out reference r_j is itself a candidate (its QUEEN over R_s − {r_j} uses
-x(r_j, r) = ``ref_ref[s, j, r]``), so KING of a set (spec §1.3) reuses
+x(r_j, r) = ``ref_ref[s, j, r]``), so KING of a set (methods §1.3) reuses
 :func:`evalcore.qarla.single.orange_king_arrays` on the leave-one-out QUEEN values.
 """
 from __future__ import annotations
@@ -64,7 +64,7 @@ def _chunks(n: int, per_item: int):
 
 class QueenLayout:
     """What all metrics of one dataset share: presence of references / outputs, which
-    segments use local or pooled triples, and the pool of reference pairs (spec §0.3)."""
+    segments use local or pooled triples, and the pool of reference pairs (methods §0)."""
 
     def __init__(self, tensors: Sequence, mode: str = "auto"):
         if mode not in MODES:
@@ -192,7 +192,7 @@ class QueenBits:
 
 
 def build_bits(t, lay: QueenLayout, ties: str = "geq") -> QueenBits:
-    """Precompute the comparison bits of one metric (spec §1.2; ``ties``: ≥ or >)."""
+    """Precompute the comparison bits of one metric (methods §1.2; ``ties``: ≥ or >)."""
     cmp = _cmp(ties)
     N, A = lay.n_ref, lay.n_sys
     NN = N * N
@@ -309,7 +309,7 @@ def _popcount_sum(packed: np.ndarray) -> np.ndarray:
 
 @dataclass
 class QueenValues:
-    """QUEEN of every candidate (spec §1.2-1.3), arrays aligned with ``systems`` / ``seg_ids``
+    """QUEEN of every candidate (methods §1.2-1.3), arrays aligned with ``systems`` / ``seg_ids``
     / ``ref_ids``; NaN where undefined (too few references for the mode, missing output).
 
     * ``full[a, s]``      QUEEN_{X, R_s}(a_s)
@@ -355,7 +355,7 @@ class QueenValues:
 
 
 def reduce_bits(bits: QueenBits, lay: QueenLayout, metric_id: str = "") -> QueenValues:
-    """Count the set bits into QUEEN values (spec §1.2 local / pooled; §1.3 leave-one-out)."""
+    """Count the set bits into QUEEN values (methods §1.2 local / pooled; §1.3 leave-one-out)."""
     A, S, N = lay.n_sys, lay.n_seg, lay.n_ref
     m = lay.m.astype(float)
     full = np.full((A, S), np.nan)
@@ -432,7 +432,7 @@ def reduce_bits(bits: QueenBits, lay: QueenLayout, metric_id: str = "") -> Queen
 
 class QueenIndex:
     """Precomputed comparison bits of many metrics on one dataset, for QUEEN / KING of any
-    subset (spec §1.2-1.4). Build once, then query sets cheaply::
+    subset (methods §1.2-1.4). Build once, then query sets cheaply::
 
         idx = QueenIndex({"bleu": t1, "chrf": t2}, mode="auto")
         idx.king(["bleu", "chrf"]).king
@@ -479,7 +479,7 @@ class QueenIndex:
     def king(self, names: Sequence[str] | None = None, bits: QueenBits | None = None, ties: str = "geq",
              average: str = "micro", bootstrap: int = 0, seed: int = 0, ci: float = 0.95,
              baselines: bool = True) -> OrangeKing:
-        """KING (and ORANGE) of the set (spec §1.3): ``ties`` applies to QUEEN(r) ≥ QUEEN(a)."""
+        """KING (and ORANGE) of the set (methods §1.3): ``ties`` applies to QUEEN(r) ≥ QUEEN(a)."""
         qv = self.values(names, bits)
         return orange_king_arrays(qv.loo_ref, qv.loo_sys, ties=ties, average=average,
                                   bootstrap=bootstrap, seed=seed, ci=ci, metric=qv.metric_id,
@@ -488,7 +488,7 @@ class QueenIndex:
 
 def queen(tensors, mode: str = "auto", ties: str = "geq") -> QueenValues:
     """QUEEN_X of every (system, segment) over all references, and leave-one-out QUEEN of
-    references and outputs (spec §0.3, §1.2; seed 000 §3.1). ``tensors``: one SimTensors per
+    references and outputs (methods §0, §1.2; Amigó et al. 2006 §3.1). ``tensors``: one SimTensors per
     metric of the set X (list or dict), all on the same dataset."""
     idx = QueenIndex(tensors, mode=mode, ties=ties)
     return idx.values(idx.names)
@@ -496,8 +496,8 @@ def queen(tensors, mode: str = "auto", ties: str = "geq") -> QueenValues:
 
 def king_of_set(tensors, mode: str = "auto", queen_ties: str = "geq", ties: str = "geq",
                 average: str = "micro", bootstrap: int = 0, seed: int = 0, ci: float = 0.95) -> OrangeKing:
-    """KING_{A,R}(X) = P_(s,r)[∀a: QUEEN_{X,R_s−{r}}(r) ≥ QUEEN_{X,R_s−{r}}(a)] (spec §0.4, §1.3;
-    seed 000 §3.3), with the tie modes of §1.1 on the QUEEN values (``ties``) and ≥ / > inside
+    """KING_{A,R}(X) = P_(s,r)[∀a: QUEEN_{X,R_s−{r}}(r) ≥ QUEEN_{X,R_s−{r}}(a)] (methods §0, §1.3;
+    Amigó et al. 2006 §3.3), with the tie modes of §1.1 on the QUEEN values (``ties``) and ≥ / > inside
     QUEEN (``queen_ties``). The returned ORANGE is the set's ORANGE on QUEEN values."""
     idx = QueenIndex(tensors, mode=mode, ties=queen_ties)
     return idx.king(idx.names, ties=ties, average=average, bootstrap=bootstrap, seed=seed, ci=ci)

@@ -1,4 +1,4 @@
-"""Metric-set search by KING (spec §0.5, §1.4; seed 000 §3.3).
+"""Metric-set search by KING (methods §0, §1.4; Amigó et al. 2006 §3.3).
 
 * :func:`greedy_search` — rank metrics by their single-metric KING (QUEEN-based, §1.3 with
   X = {x}, by default; ``rank_by="direct"`` uses the §1.1 KING of the metric's own
@@ -8,7 +8,7 @@
   (ties: fewer metrics, then names).
 * :func:`coverage` — share of a metric's single-reference similarities that are defined where
   both texts exist (syntactic sub-metrics are undefined when neither text has the type,
-  spec §1.5 [A]).
+  methods §1.5 [A]).
 
 Guard (docs/findings.md, "Why ≥ picks sparse sub-metrics"): QUEEN counts a comparison with an
 undefined side as failed (§1.2), so a metric undefined almost everywhere gives every candidate
@@ -20,7 +20,7 @@ search, both functions therefore leave out (and report in ``SearchResult.exclude
   while their tie rate is ≥ 0.9 ("degenerate: decided by ties").
 
 A metric defined wherever its texts exist (every lexical metric) has coverage 1, so for
-non-degenerate metrics the search is exactly spec §0.5.
+non-degenerate metrics the search is exactly methods §0.
 
 Both accept ``progress(done, total)`` and reuse one :class:`~evalcore.qarla.queen.QueenIndex`
 (bits per metric; a set is an AND), so each step is a bitwise AND plus a count.
@@ -83,8 +83,8 @@ def coverage(t, sys_present: np.ndarray | None = None, ref_present: np.ndarray |
     """Share of the single-reference similarities of ``t`` that are defined (not NaN), among the
     cells whose two texts exist: ``sys_ref[a, s, j]`` where output a_s and reference r_j exist,
     and ``ref_ref[s, i, j]``, i ≠ j, where both references exist. These are the similarities
-    QUEEN compares (spec §1.2: x(c, r) ≥ x(r', r'')); a syntactic sub-metric is undefined
-    where neither text has its type (spec §1.5 [A]). NaN when no such cell exists.
+    QUEEN compares (methods §1.2: x(c, r) ≥ x(r', r'')); a syntactic sub-metric is undefined
+    where neither text has its type (methods §1.5 [A]). NaN when no such cell exists.
 
     ``sys_present`` [n_sys, n_seg] / ``ref_present`` [n_seg, n_ref]: which texts exist (e.g.
     :func:`text_presence`); by default :func:`inferred_presence` of ``t`` itself."""
@@ -197,7 +197,7 @@ def greedy_search(tensors_by_metric: Mapping, mode: str = "auto", queen_ties: st
                   index: QueenIndex | None = None, min_coverage: float = MIN_COVERAGE,
                   exclude_degenerate: bool = True,
                   presence: tuple[np.ndarray, np.ndarray] | None = None) -> SearchResult:
-    """Greedy KING-driven metric-set selection (spec §0.5, §1.4; seed 000 §3.3).
+    """Greedy KING-driven metric-set selection (methods §0, §1.4; Amigó et al. 2006 §3.3).
 
     ``tensors_by_metric``: {name: SimTensors} on one dataset. ``mode`` / ``queen_ties``: how
     QUEEN is computed (§0.3); ``ties`` / ``average``: how KING compares QUEENs (§1.1).
@@ -254,7 +254,7 @@ def exhaustive_search(tensors_by_metric: Mapping, mode: str = "auto", queen_ties
                       index: QueenIndex | None = None, max_metrics: int = EXHAUSTIVE_MAX,
                       min_coverage: float = MIN_COVERAGE, exclude_degenerate: bool = True,
                       presence: tuple[np.ndarray, np.ndarray] | None = None) -> SearchResult:
-    """KING of every non-empty subset of the metrics (spec §0.5 / issue: ≤ 12 metrics).
+    """KING of every non-empty subset of the metrics (methods §0 / issue: ≤ 12 metrics).
 
     Subsets are visited depth-first so each one is its parent's bits AND one metric. The
     chosen set has the highest KING; ties go to fewer metrics, then to the alphabetically

@@ -1,8 +1,8 @@
-"""ORANGE and KING of one similarity (spec §0.2, §1.1; seed 000 §2.2) and Lin & Och's ORANGE (spec §2).
+"""ORANGE and KING of one similarity (methods §0, §1.1; Amigó et al. 2006 §2.2) and Lin & Och's ORANGE (methods §2).
 
 Everything here works on two arrays, so the same code scores a single metric (the
 leave-one-out multi-reference similarities of :class:`~evalcore.metrics.base.SimTensors`)
-and a metric set (the leave-one-out QUEEN values of :mod:`evalcore.qarla.queen`, spec §1.3):
+and a metric set (the leave-one-out QUEEN values of :mod:`evalcore.qarla.queen`, methods §1.3):
 
 * ``ref[s, j]``     score of the held-out reference r_j against R_s − {r_j}
 * ``sys[a, s, j]``  score of system a's output against the same R_s − {r_j}
@@ -50,7 +50,7 @@ class CaseStats:
 
 
 def case_stats(ref: np.ndarray, sys: np.ndarray) -> CaseStats:
-    """Count, for every case, the outputs above / tied with / below the held-out reference (spec §1.1).
+    """Count, for every case, the outputs above / tied with / below the held-out reference (methods §1.1).
 
     ``ref`` has shape [n_seg, n_ref], ``sys`` [n_sys, n_seg, n_ref]. Fully vectorised.
     """
@@ -73,7 +73,7 @@ def case_stats(ref: np.ndarray, sys: np.ndarray) -> CaseStats:
 
 
 def king_credit(above: np.ndarray, tied: np.ndarray, ties: str) -> np.ndarray:
-    """KING credit of one case (spec §1.1): ``geq`` 1 if no output is strictly above the
+    """KING credit of one case (methods §1.1): ``geq`` 1 if no output is strictly above the
     reference; ``strict`` 1 if every output is strictly below; ``fractional`` 0 if some output
     is above, else 1/(1 + t) with t outputs tied at the top."""
     above = np.asarray(above)
@@ -88,7 +88,7 @@ def king_credit(above: np.ndarray, tied: np.ndarray, ties: str) -> np.ndarray:
 
 
 def orange_credit(below: np.ndarray, tied: np.ndarray, ties: str) -> np.ndarray:
-    """Number of (s, r, a) events of a case the reference wins (spec §1.1): ties count 1
+    """Number of (s, r, a) events of a case the reference wins (methods §1.1): ties count 1
     (``geq``), 0 (``strict``) or 1/2 (``fractional``)."""
     w = {"geq": 1.0, "strict": 0.0, "fractional": 0.5}[ties]
     return np.asarray(below, dtype=float) + w * np.asarray(tied, dtype=float)
@@ -97,7 +97,7 @@ def orange_credit(below: np.ndarray, tied: np.ndarray, ties: str) -> np.ndarray:
 def _average(num: np.ndarray, den: np.ndarray, seg: np.ndarray, n_seg: int, average: str,
              weights: np.ndarray | None = None):
     """micro: Σ num / Σ den over everything; macro: per segment Σ num / Σ den, then the mean
-    over segments that have cases (spec §1.1 "What P averages over").
+    over segments that have cases (methods §1.1 "What P averages over").
 
     ``weights`` (shape [B, n_seg]) gives bootstrap resamples: segment counts in each resample.
     """
@@ -123,7 +123,7 @@ def _average(num: np.ndarray, den: np.ndarray, seg: np.ndarray, n_seg: int, aver
 def _rank_credits(vals: np.ndarray, ok: np.ndarray, ties: str):
     """For each case and each position i of its |A_s|+1 scores (reference first), the KING and
     ORANGE credit that position would earn if it were the reference. Used for the permutation
-    baseline (spec §1.1 "Monte-Carlo baseline": shuffling which score is the reference).
+    baseline (methods §1.1 "Monte-Carlo baseline": shuffling which score is the reference).
 
     One sort per case: in the sorted row, a value's run of equal values [left, right] gives
     ``tied = right − left`` and ``above = n_valid − 1 − right`` (NaN sort last)."""
@@ -156,7 +156,7 @@ def _rank_credits(vals: np.ndarray, ok: np.ndarray, ties: str):
 
 @dataclass
 class OrangeKing:
-    """Result of :func:`orange_king_arrays` / :func:`orange_king` (spec §0.2, §1.1)."""
+    """Result of :func:`orange_king_arrays` / :func:`orange_king` (methods §0, §1.1)."""
 
     metric: str
     orange: float
@@ -171,7 +171,7 @@ class OrangeKing:
     n_comparisons: int
     ties: str
     average: str
-    orange_lin_och: float  # spec §2: mean over cases of rank(r)/N, lower is better
+    orange_lin_och: float  # methods §2: mean over cases of rank(r)/N, lower is better
     ci: dict = field(default_factory=dict)  # {"orange": (lo, hi), "king": (lo, hi)} with bootstrap
     king_mc: float | None = None  # Monte-Carlo baseline with sampled shuffles, when asked for
     orange_mc: float | None = None
@@ -194,7 +194,7 @@ class OrangeKing:
 def orange_king_arrays(ref: np.ndarray, sys: np.ndarray, *, ties: str = "geq", average: str = "micro",
                        bootstrap: int = 0, seed: int = 0, ci: float = 0.95, mc: int = 0,
                        metric: str = "", baselines: bool = True) -> OrangeKing:
-    """ORANGE and KING (spec §1.1) from held-out-reference scores ``ref`` [n_seg, n_ref] and
+    """ORANGE and KING (methods §1.1) from held-out-reference scores ``ref`` [n_seg, n_ref] and
     output scores ``sys`` [n_sys, n_seg, n_ref] (both against R_s − {r_j}).
 
     * ORANGE = P_(s,r,a)[x(r) ≥ x(a)], KING = P_(s,r)[∀a: x(r) ≥ x(a)]; ``ties`` as in §1.1.
@@ -206,7 +206,7 @@ def orange_king_arrays(ref: np.ndarray, sys: np.ndarray, *, ties: str = "geq", a
       shuffles per case (``king_mc``). ``baselines=False`` skips the shuffle baselines (NaN),
       for searches that only need KING.
     * ``bootstrap`` > 0: percentile CIs from resampling segments with replacement.
-    * ``orange_lin_och``: Lin & Och's average reference rank / N (spec §2), ties at mid-rank.
+    * ``orange_lin_och``: Lin & Och's average reference rank / N (methods §2), ties at mid-rank.
 
     KING ≤ ORANGE holds per case, hence for ``macro`` and for ``micro`` when |A_s| is constant;
     ``micro`` with varying |A_s| can break it, since ORANGE then weights cases by |A_s|.
@@ -225,7 +225,7 @@ def orange_king_arrays(ref: np.ndarray, sys: np.ndarray, *, ties: str = "geq", a
     king_random = _average(1.0 / (n + 1.0), ones, cs.seg, cs.n_seg, average)
     tie_rate = float(cs.tied.sum() / n.sum())
     king_tie_rate = float(np.mean((cs.above == 0) & (cs.tied > 0)))
-    rank = 1.0 + cs.above + 0.5 * cs.tied  # spec §2: mid-rank of r among {r} ∪ A_s
+    rank = 1.0 + cs.above + 0.5 * cs.tied  # methods §2: mid-rank of r among {r} ∪ A_s
     lin_och = _average(rank / n, ones, cs.seg, cs.n_seg, average)
 
     king_perm = orange_perm = nan
@@ -255,29 +255,28 @@ def orange_king_arrays(ref: np.ndarray, sys: np.ndarray, *, ties: str = "geq", a
         res.king_mc = _average(kmc, ones, cs.seg, cs.n_seg, average)
         res.orange_mc = _average(omc * n, n, cs.seg, cs.n_seg, average)
     if bootstrap:
+        from ..stats.bootstrap import percentile_ci, resample_counts  # scipy-free, but stats/ loads scipy
+
         segs_with = np.unique(cs.seg)
-        counts = rng.multinomial(len(segs_with), np.full(len(segs_with), 1.0 / len(segs_with)),
-                                 size=bootstrap)
+        counts = resample_counts(len(segs_with), bootstrap, rng)
         w = np.zeros((bootstrap, cs.n_seg))
         w[:, segs_with] = counts
-        alpha = (1.0 - ci) / 2.0
         for name, num, den in (("orange", oc, n), ("king", kc, ones)):
             vals_b = _average(num, den, cs.seg, cs.n_seg, average, weights=w)
-            lo, hi = np.nanquantile(vals_b, [alpha, 1.0 - alpha])
-            res.ci[name] = (float(lo), float(hi))
+            res.ci[name] = percentile_ci(vals_b, 1.0 - ci)
     return res
 
 
 def orange_king(t, ties: str = "geq", average: str = "micro", bootstrap: int = 0, seed: int = 0,
                 ci: float = 0.95, mc: int = 0) -> OrangeKing:
-    """ORANGE / KING of one metric from its :class:`SimTensors` (spec §0.2, §1.1; seed 000 §2.2):
+    """ORANGE / KING of one metric from its :class:`SimTensors` (methods §0, §1.1; Amigó et al. 2006 §2.2):
     uses ``t.loo_ref`` (held-out reference vs the rest) and ``t.loo_sys`` (outputs vs the rest)."""
     return orange_king_arrays(t.loo_ref, t.loo_sys, ties=ties, average=average, bootstrap=bootstrap,
                               seed=seed, ci=ci, mc=mc, metric=getattr(t, "metric_id", ""))
 
 
 def orange_lin_och(t, average: str = "micro") -> float:
-    """Lin & Och's ORANGE (spec §2; C04-1072): rank r among {r} ∪ A_s by its leave-one-out
+    """Lin & Och's ORANGE (methods §2; C04-1072): rank r among {r} ∪ A_s by its leave-one-out
     score (rank 1 = best, mid-rank for ties) and average rank(r)/N with N = |A_s|. Lower is
     better. With constant N it equals 1/N + 1 − ORANGE_fractional (the §2 identity)."""
     return orange_king(t, ties="fractional", average=average).orange_lin_och

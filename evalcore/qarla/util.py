@@ -9,7 +9,7 @@ import numpy as np
 def subset_segments(t, seg_ids):
     """A copy of ``t`` restricted to ``seg_ids`` (in that order), e.g. the judged segments.
 
-    The QUEEN pool (spec §0.3) is built from the segments of the tensors, so restricting first
+    The QUEEN pool (methods §0) is built from the segments of the tensors, so restricting first
     also restricts the pool."""
     pos = {s: i for i, s in enumerate(t.seg_ids)}
     missing = [s for s in seg_ids if s not in pos]

@@ -1,4 +1,4 @@
-"""Correlation and significance statistics (spec §3-4). Pure numpy/pandas, no UI."""
+"""Correlation and significance statistics (methods §3-4). Pure numpy/pandas, no UI."""
 from .correlation import (CorrResult, METHODS, GROUPINGS, calibrate_ties, correlation, grouped,
                           kendall_counts, kendall_like, kendall_variant, pairwise_accuracy, pivot_scores,
                           system_level)

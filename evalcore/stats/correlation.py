@@ -1,12 +1,12 @@
 """Correlation statistics with google-research/mt-metrics-eval (MTME) semantics.
 
-Reference: ``docs/metaeval-spec.md`` §3.2-3.4 (MTME ``stats.py`` / ``tau_optimization.py``),
+Reference: docs/methods.md §3.2-3.4 (MTME ``stats.py`` / ``tau_optimization.py``),
 §4.1 (WMT DARR Kendall-like) and §3.9 / §4.2 (confidence intervals, in
 :mod:`evalcore.stats.significance`).
 
-Data layout (spec §3.2). Scores are a matrix of shape ``(n_sys, n_items)``: one row per system,
+Data layout (methods §3.1). Scores are a matrix of shape ``(n_sys, n_items)``: one row per system,
 one column per item (segment). ``NaN`` in the *gold* (human) matrix marks a missing judgement;
-such cells are dropped together with the matching metric cells (spec §3.3). Metric scores must
+such cells are dropped together with the matching metric cells (methods §3.2). Metric scores must
 be complete wherever gold exists (a :class:`ValueError` says how many cells are missing).
 A 1-D pair of vectors is one group (system level, or a flat vector).
 
@@ -16,7 +16,7 @@ Grouping (``grouping``, MTME's ``average_by``):
 * ``"sys"``  – one correlation per system row, across items, then averaged;
 * ``"item"`` – one correlation per item column, across systems, then averaged ("item-wise").
 
-Averaging (MTME ``AverageCorrelation``, spec §3.2): groups with fewer than 2 non-missing gold
+Averaging (MTME ``AverageCorrelation``, methods §3.1): groups with fewer than 2 non-missing gold
 values are skipped; NaN group values (constant vectors) are dropped from the mean unless
 ``replace_nans_with_zeros``; the mean is a macro mean unless ``macro=False``, in which case each
 group is weighted by its number of cells (or, for the Kendall-like statistic, by its number of
@@ -30,11 +30,11 @@ Methods:
 ``tau_c``                  Stuart's τ_c = 2(C−D)/(n²(m−1)/m), m = min #distinct values (ε must be 0);
 ``tau_23``                 (C + T_hm − D − T_h − T_m)/N   (Deutsch et al. 2023);
 ``acc23``                  (C + T_hm)/N, pairwise accuracy with ties; ``tie_calibration=True``
-                           picks the global ε that maximises it (spec §3.4);
+                           picks the global ε that maximises it (methods §3.3);
 ``kendall_like``           WMT "Kendall-like": pairs with |Δgold| ≥ ``thresh``; metric ties are
                            discordant; τ = (C−D)/(C+D), 0 without pairs;
 ``darr``                   WMT17-20 DARR: ``kendall_like`` with thresh 25 over same-item pairs,
-                           pooled over items (grouping "item", ``macro=False``), spec §4.1.
+                           pooled over items (grouping "item", ``macro=False``), methods §4.1.
 """
 from __future__ import annotations
 
@@ -97,7 +97,7 @@ def _as_matrix(x) -> np.ndarray:
 
 
 def grouped(gold, metric, grouping: str = "none"):
-    """Reshape per spec §3.2 into (G, L) group matrices with NaN where gold is missing.
+    """Reshape per methods §3.1 into (G, L) group matrices with NaN where gold is missing.
 
     Returns ``(g, m)``; ``g[k]`` / ``m[k]`` are the gold / metric values of group k. A 1-D
     input is one system row (``grouping="none"`` or ``"sys"`` give one group).
@@ -112,7 +112,7 @@ def grouped(gold, metric, grouping: str = "none"):
     bad = int((ok & np.isnan(m)).sum())
     if bad:
         raise ValueError(f"metric scores are missing for {bad} cell(s) that have gold scores "
-                         "(MTME requires complete metric scores, spec §3.3)")
+                         "(MTME requires complete metric scores, methods §3.2)")
     m = np.where(ok, m, np.nan)
     if grouping == "none":
         return g.reshape(1, -1), m.reshape(1, -1)
@@ -122,7 +122,7 @@ def grouped(gold, metric, grouping: str = "none"):
 
 
 # ---------------------------------------------------------------------------------------------
-# Kendall sufficient statistics (spec §3.4)
+# Kendall sufficient statistics (methods §3.3)
 # ---------------------------------------------------------------------------------------------
 def _tie_pairs(*cols) -> int:
     if len(cols[0]) < 2:
@@ -133,7 +133,7 @@ def _tie_pairs(*cols) -> int:
 
 
 def kendall_counts(gold, metric, epsilon: float = 0.0) -> tuple[int, int, int, int, int]:
-    """Pair counts (C, D, T_h, T_m, T_hm) of spec §3.4 for two complete vectors.
+    """Pair counts (C, D, T_h, T_m, T_hm) of methods §3.3 for two complete vectors.
 
     C concordant, D discordant, T_h tied in gold only, T_m tied in metric only, T_hm tied in
     both. A metric pair is a tie when |Δmetric| ≤ ``epsilon``. ε = 0 on long vectors uses the
@@ -227,14 +227,14 @@ def _variant_from_counts(cnt: np.ndarray, variant: str, sizes=None, minclasses=N
 
 
 def kendall_variant(gold, metric, variant: str = "b", epsilon: float = 0.0) -> float:
-    """Kendall τ_b / τ_c / τ_23 / acc23 of two complete vectors (spec §3.4, MTME ``KendallVariants``).
+    """Kendall τ_b / τ_c / τ_23 / acc23 of two complete vectors (methods §3.3, MTME ``KendallVariants``).
 
     τ_b = (C−D)/sqrt((N−T_m−T_hm)(N−T_h−T_hm)), NaN if a factor is 0;
     τ_c = 2(C−D)/(n²(m−1)/m), m = min(#distinct metric, #distinct gold), ε must be 0;
     τ_23 = (C+T_hm−D−T_h−T_m)/N; acc23 = (C+T_hm)/N.
     """
     if variant == "c" and epsilon > 0:
-        raise ValueError("tau_c is not defined with epsilon > 0 (spec §3.4)")
+        raise ValueError("tau_c is not defined with epsilon > 0 (methods §3.3)")
     g = np.asarray(gold, dtype=float)
     m = np.asarray(metric, dtype=float)
     cnt = np.array([kendall_counts(g, m, epsilon)], dtype=float)
@@ -243,7 +243,7 @@ def kendall_variant(gold, metric, variant: str = "b", epsilon: float = 0.0) -> f
 
 
 def kendall_like(gold, metric, thresh: float = 25.0, inclusive: bool = True) -> tuple[float, int, int, int]:
-    """WMT "Kendall-like" τ of one vector (spec §3.4 KendallLike, §4.1 DARR).
+    """WMT "Kendall-like" τ of one vector (methods §3.3 KendallLike, §4.1 DARR).
 
     Pairs: both gold values present (NaN = missing) and |Δgold| ≥ ``thresh`` (``inclusive``,
     MTME's choice) or > ``thresh`` (the WMT papers' wording). Concordant if the metric orders
@@ -337,7 +337,7 @@ def _p_values(method: str, g: np.ndarray, m: np.ndarray, keep: np.ndarray) -> np
 
 
 # ---------------------------------------------------------------------------------------------
-# Tie calibration (spec §3.4, Deutsch et al. 2023; MTME tau_optimization)
+# Tie calibration (methods §3.3, Deutsch et al. 2023; MTME tau_optimization)
 # ---------------------------------------------------------------------------------------------
 @dataclass
 class TieCalibration:
@@ -351,7 +351,7 @@ class TieCalibration:
 
 def calibrate_ties(g: np.ndarray, m: np.ndarray, variant: str = "acc23", sample_rate: float = 1.0,
                     seed: int | None = None, max_pairs: int = 50_000_000) -> TieCalibration:
-    """Find the single global ε maximising the mean over groups of acc23 or τ_23 (spec §3.4).
+    """Find the single global ε maximising the mean over groups of acc23 or τ_23 (methods §3.3).
 
     ``g``, ``m``: (G, L) group matrices (see :func:`grouped`), NaN = missing. Within-group pairs
     non-missing on both sides are sorted by |Δm|; from ε = 0 they turn into metric ties in that
@@ -436,7 +436,7 @@ def group_values(g: np.ndarray, m: np.ndarray, method: str, *, epsilon: float = 
     elif method in ("kendall", "tau_b", "tau_c", "tau_23", "acc23"):
         variant = {"kendall": "b", "tau_b": "b", "tau_c": "c", "tau_23": "23", "acc23": "acc23"}[method]
         if variant == "c" and epsilon > 0:
-            raise ValueError("tau_c is not defined with epsilon > 0 (spec §3.4)")
+            raise ValueError("tau_c is not defined with epsilon > 0 (methods §3.3)")
         cnt = _counts_rows(g, m, epsilon)
         mc = None
         if variant == "c":
@@ -457,7 +457,7 @@ def group_values(g: np.ndarray, m: np.ndarray, method: str, *, epsilon: float = 
 
 def average_groups(vals: np.ndarray, weights: np.ndarray, *, macro: bool = True,
                    replace_nans_with_zeros: bool = False) -> tuple[float, int]:
-    """MTME ``AverageCorrelation`` averaging (spec §3.2); returns (value, groups used)."""
+    """MTME ``AverageCorrelation`` averaging (methods §3.1); returns (value, groups used)."""
     use = weights > 0
     v = vals[use]
     w = weights[use] if not macro else np.ones(use.sum())
@@ -474,15 +474,15 @@ def correlation(gold, metric, method: str = "pearson", grouping: str = "none", *
                 thresh: float = 25.0, thresh_inclusive: bool = True, macro: bool | None = None,
                 replace_nans_with_zeros: bool = False, p_values: bool = False,
                 seed: int | None = None) -> CorrResult:
-    """Correlation of metric with gold scores, MTME semantics (spec §3.2-3.4, §4.1).
+    """Correlation of metric with gold scores, MTME semantics (methods §3.1-3.4, §4.1).
 
     ``gold``, ``metric``: vectors or (n_sys, n_items) matrices; gold NaN = missing.
     ``method``: one of :data:`METHODS`. ``grouping``: "none" | "item" | "sys".
     ``epsilon``: metric tie threshold for the Kendall variants. ``tie_calibration``: choose ε
-    maximising acc23/τ_23 (spec §3.4); the chosen ε is returned. ``thresh`` /
+    maximising acc23/τ_23 (methods §3.3); the chosen ε is returned. ``thresh`` /
     ``thresh_inclusive``: Kendall-like threshold (≥ 25 by default, > 25 with inclusive=False).
     ``macro``: default True, except for kendall_like/darr where items are pooled (False).
-    ``darr`` requires grouping "item" (same-segment pairs, spec §4.1).
+    ``darr`` requires grouping "item" (same-segment pairs, methods §4.1).
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose from {METHODS}")
@@ -516,7 +516,7 @@ def correlation(gold, metric, method: str = "pearson", grouping: str = "none", *
 
 
 def system_level(gold, metric=None, *, metric_system=None) -> tuple[np.ndarray, np.ndarray]:
-    """System-level vectors from (n_sys, n_items) matrices (spec §3.2-3.3).
+    """System-level vectors from (n_sys, n_items) matrices (methods §3.1-3.3).
 
     Gold system score = mean over the system's non-missing gold cells; systems without any gold
     are dropped (MTME ``GetCorrelations``) — the returned vectors keep NaN there so callers can
@@ -537,7 +537,7 @@ def system_level(gold, metric=None, *, metric_system=None) -> tuple[np.ndarray, 
 
 
 def pairwise_accuracy(gold, metric) -> tuple[float, int]:
-    """Global system-level pairwise accuracy (Kocmi et al. 2021; spec §3.4).
+    """Global system-level pairwise accuracy (Kocmi et al. 2021; methods §3.3).
 
     Over all pairs with both gold values present: agreement when sign(Δgold) = sign(Δmetric)
     (a tie on both sides agrees). Returns (accuracy, n_pairs).

@@ -1,6 +1,6 @@
-"""Confidence intervals and significance tests (spec §3.5-3.7, §3.9, §4.2; sacreBLEU significance).
+"""Confidence intervals and significance tests (methods §3.4-3.7, §3.9, §4.2; sacreBLEU significance).
 
-* :func:`bootstrap_ci`        BOOT-ITEMS / BOOT-SYSTEMS / BOOT-BOTH percentile CIs (spec §3.9).
+* :func:`bootstrap_ci`        BOOT-ITEMS / BOOT-SYSTEMS / BOOT-BOTH percentile CIs (methods §3.8).
 * :func:`fisher_ci`, :func:`fisher_compare`   Fisher z CIs and independent-correlation tests (§4.2).
 * :func:`williams_test`       Williams' t for two dependent correlations sharing the gold (§3.6).
 * :func:`perm_both`           PERM-BOTH permutation test of corr(m2) > corr(m1) (§3.5).
@@ -18,14 +18,15 @@ from typing import Callable, Sequence
 import numpy as np
 import scipy.stats
 
+from .bootstrap import percentile_ci
 from .correlation import correlation, grouped, group_values, average_groups, system_level
 
 
 # ---------------------------------------------------------------------------------------------
-# Fisher z (spec §4.2)
+# Fisher z (methods §4.2)
 # ---------------------------------------------------------------------------------------------
 def fisher_ci(r: float, n: int, alpha: float = 0.05, se: float | None = None) -> tuple[float, float]:
-    """Fisher z confidence interval of a correlation (spec §4.2).
+    """Fisher z confidence interval of a correlation (methods §4.2).
 
     z = atanh(r), SE = 1/sqrt(n−3) (or ``se`` if given, e.g. sqrt(0.437/(n−4)) for Kendall τ,
     Fieller et al.), CI = tanh(z ± z_{1−α/2}·SE). NaN when n ≤ 3.
@@ -41,12 +42,12 @@ def fisher_ci(r: float, n: int, alpha: float = 0.05, se: float | None = None) ->
 
 
 def kendall_se(n: int) -> float:
-    """Approximate SE of Fisher-z(τ) for Kendall τ: sqrt(0.437/(n−4)) (Fieller et al.; spec §4.2 [R])."""
+    """Approximate SE of Fisher-z(τ) for Kendall τ: sqrt(0.437/(n−4)) (Fieller et al.; methods §4.2 [R])."""
     return math.sqrt(0.437 / (n - 4)) if n > 4 else float("nan")
 
 
 def fisher_compare(r1: float, n1: int, r2: float, n2: int) -> tuple[float, float]:
-    """Two **independent** correlations (spec §4.2): Z = (z1−z2)/sqrt(1/(n1−3)+1/(n2−3)).
+    """Two **independent** correlations (methods §4.2): Z = (z1−z2)/sqrt(1/(n1−3)+1/(n2−3)).
 
     Returns (Z, two-sided p). Not valid for two metrics on the same items: use
     :func:`williams_test` or :func:`perm_both`.
@@ -56,15 +57,15 @@ def fisher_compare(r1: float, n1: int, r2: float, n2: int) -> tuple[float, float
 
 
 # ---------------------------------------------------------------------------------------------
-# Williams test (spec §3.6)
+# Williams test (methods §3.5)
 # ---------------------------------------------------------------------------------------------
 def williams_test(r12: float, r13: float, r23: float, n: int, one_sided: bool = True) -> tuple[float, float]:
-    """Williams' test for corr(human, m1) = r12 vs corr(human, m2) = r13 (spec §3.6).
+    """Williams' test for corr(human, m1) = r12 vs corr(human, m2) = r13 (methods §3.5).
 
     K = 1 − r12² − r13² − r23² + 2·r12·r13·r23;
     t = (r12 − r13)·sqrt((n−1)(1+r23)) / sqrt(2K(n−1)/(n−3) + ((r12+r13)/2)²(1−r23)³);
     p = 1 − F_{t, n−3}(|t|) one-sided (in the observed direction), doubled if two-sided.
-    ``n`` should be the number of valid (non-missing) items (spec §3.6 fixes MTME's quirk).
+    ``n`` should be the number of valid (non-missing) items (methods §3.5 fixes MTME's quirk).
     Returns (t, p).
     """
     k = 1 - r12 ** 2 - r13 ** 2 - r23 ** 2 + 2 * r12 * r13 * r23
@@ -76,7 +77,7 @@ def williams_test(r12: float, r13: float, r23: float, n: int, one_sided: bool = 
 
 def williams_from_scores(gold, m1, m2, method: str = "pearson", one_sided: bool = True):
     """Williams test on score vectors: r12 = corr(gold, m1), r13 = corr(gold, m2), r23 = corr(m1, m2),
-    n = number of cells with gold (spec §3.6). Returns (t, p, r12, r13)."""
+    n = number of cells with gold (methods §3.5). Returns (t, p, r12, r13)."""
     g = np.asarray(gold, dtype=float).ravel()
     a = np.asarray(m1, dtype=float).ravel()
     b = np.asarray(m2, dtype=float).ravel()
@@ -89,7 +90,7 @@ def williams_from_scores(gold, m1, m2, method: str = "pearson", one_sided: bool 
 
 
 # ---------------------------------------------------------------------------------------------
-# Bootstrap CIs (spec §3.9, Deutsch et al. 2021)
+# Bootstrap CIs (methods §3.8, Deutsch et al. 2021)
 # ---------------------------------------------------------------------------------------------
 @dataclass
 class BootstrapResult:
@@ -105,7 +106,7 @@ def bootstrap_ci(gold, metric, method: str = "pearson", grouping: str = "none", 
                  level: str = "segment", resample: str = "both", k: int = 1000,
                  alpha: float = 0.05, seed: int | None = 0, metric_system_fn: Callable | None = None,
                  **corr_kwargs) -> BootstrapResult:
-    """Percentile bootstrap CI of a correlation (spec §3.9; Deutsch, Dror & Roth 2021).
+    """Percentile bootstrap CI of a correlation (methods §3.8; Deutsch, Dror & Roth 2021).
 
     ``gold``, ``metric``: (n_sys, n_items) matrices (gold NaN = missing).
     ``resample``: "items" (BOOT-INPUTS), "systems" (BOOT-SYSTEMS) or "both" (BOOT-BOTH: both
@@ -147,16 +148,12 @@ def bootstrap_ci(gold, metric, method: str = "pearson", grouping: str = "none", 
         si = rng.integers(0, n_sys, n_sys) if resample in ("systems", "both") else all_s
         ii = rng.integers(0, n_items, n_items) if resample in ("items", "both") else all_i
         samples[b] = stat(si, ii)
-    ok = samples[~np.isnan(samples)]
-    if len(ok) == 0:
-        lo = hi = float("nan")
-    else:
-        lo, hi = np.quantile(ok, [alpha / 2, 1 - alpha / 2])
+    lo, hi = percentile_ci(samples, alpha)  # NaN draws left out
     return BootstrapResult(float(value), float(lo), float(hi), samples, resample, level)
 
 
 # ---------------------------------------------------------------------------------------------
-# PERM-BOTH (spec §3.5)
+# PERM-BOTH (methods §3.4)
 # ---------------------------------------------------------------------------------------------
 @dataclass
 class PermResult:
@@ -173,7 +170,7 @@ def _zscore(x):
 def perm_both(gold, metric1, metric2, method: str = "pearson", grouping: str = "none", *,
               k: int = 1000, block_size: int = 1000, early_min: float = 0.02, early_max: float = 0.5,
               seed: int | None = 0, replace_nans_with_zeros: bool = False, **corr_kwargs) -> PermResult:
-    """PERM-BOTH test that corr(metric2) > corr(metric1) (spec §3.5; MTME ``PermutationSigDiff``).
+    """PERM-BOTH test that corr(metric2) > corr(metric1) (methods §3.4; MTME ``PermutationSigDiff``).
 
     1. Cells with missing gold are dropped. 2. Each metric's remaining scores are z-scored over
     all cells (population SD, as scipy.stats.zscore). 3. δ = corr(m2) − corr(m1) with the chosen
@@ -217,11 +214,11 @@ def perm_both(gold, metric1, metric2, method: str = "pearson", grouping: str = "
 
 
 # ---------------------------------------------------------------------------------------------
-# Significance clusters (spec §3.7)
+# Significance clusters (methods §3.6)
 # ---------------------------------------------------------------------------------------------
 def significance_clusters(names: Sequence[str], values: Sequence[float], sig: np.ndarray,
                           alpha: float = 0.05) -> list[int]:
-    """Greedy contiguous clusters (MTME ``AssignRanks``, spec §3.7).
+    """Greedy contiguous clusters (MTME ``AssignRanks``, methods §3.6).
 
     ``names``/``values`` must already be sorted by value descending (ties by name) and
     ``sig[i, j]`` (i < j) is the p-value for H0: corr(j) ≥ corr(i). Walking down the list, metric
@@ -241,7 +238,7 @@ def significance_clusters(names: Sequence[str], values: Sequence[float], sig: np
 def compare_metrics(gold, metrics: dict, method: str = "pearson", grouping: str = "none", *,
                     test: str = "perm", alpha: float = 0.05, k: int = 1000, seed: int | None = 0,
                     **corr_kwargs):
-    """Rank metrics by correlation with gold and cluster them by significance (spec §3.5-3.7).
+    """Rank metrics by correlation with gold and cluster them by significance (methods §3.4-3.7).
 
     ``metrics``: name -> matrix/vector aligned with ``gold``. ``test``: "perm" (PERM-BOTH) or
     "williams" (one-sided, Pearson, grouping "none"). Returns (table, sig) where table has
@@ -373,10 +370,10 @@ def paired_approximate_randomization(stats_a, stats_b, score_fn: Callable | None
 
 
 # ---------------------------------------------------------------------------------------------
-# 1 − PCE (spec §3.4; MTME pce.py, Thompson 2024)
+# 1 − PCE (methods §3.3; MTME pce.py, Thompson 2024)
 # ---------------------------------------------------------------------------------------------
 def pairwise_permutation_pvalues(seg_scores, num_permutations: int = 1000, seed: int = 4) -> np.ndarray:
-    """One-sided paired permutation p-values for "system i > system j" (spec §3.4, 1−PCE).
+    """One-sided paired permutation p-values for "system i > system j" (methods §3.3, 1−PCE).
 
     ``seg_scores``: (n_sys, n_seg). The statistic is the difference of summed scores; null draws
     multiply each segment by a random ±1 shared by both systems (masks from
@@ -399,7 +396,7 @@ def pairwise_permutation_pvalues(seg_scores, num_permutations: int = 1000, seed:
 
 
 def one_minus_pce(gold, metric, num_permutations: int = 1000, seed: int = 4) -> float:
-    """1 − PCE = 1 − mean over i<j of |p_human(i>j) − p_metric(i>j)| (spec §3.4)."""
+    """1 − PCE = 1 − mean over i<j of |p_human(i>j) − p_metric(i>j)| (methods §3.3)."""
     ph = pairwise_permutation_pvalues(gold, num_permutations, seed)
     pm = pairwise_permutation_pvalues(metric, num_permutations, seed)
     iu = np.triu_indices(ph.shape[0], 1)

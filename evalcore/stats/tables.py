@@ -4,7 +4,7 @@ Inputs are long frames: human scores ``(system, seg_id, score)`` (one per cell, 
 :func:`evalcore.judges.human_scores`) and metric scores ``(metric, system, seg_id, score)``
 (from ``evalcore.metrics.engine.score_table`` or ``evalcore.metrics.byo.read_scores``; rows with
 an empty ``seg_id`` are system-level scores). The maths is in :mod:`.correlation` and
-:mod:`.significance` (spec §3, §4).
+:mod:`.significance` (methods §3, §4).
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def human_systems(dataset, judged: list[str] | None = None) -> list[str]:
 
 
 def system_vectors(human: pd.DataFrame, metric: pd.DataFrame, systems: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """System-level (gold, metric) vectors in ``systems`` order (spec §3.2-3.3).
+    """System-level (gold, metric) vectors in ``systems`` order (methods §3.1-3.3).
 
     Gold = mean of the system's human segment scores. Metric = the system-level row
     (empty seg_id) when present, else the mean of its segment scores over the segments that
@@ -58,7 +58,7 @@ def correlation_table(human: pd.DataFrame, metric_scores: pd.DataFrame, *, level
                       alpha: float = 0.05, seed: int | None = 0, fisher: bool = False,
                       **corr_kwargs) -> pd.DataFrame:
     """One row per metric: metric, level, method, value, ci_low, ci_high, n, n_groups, n_segments
-    (spec §3, §4).
+    (methods §3, §4).
 
     ``systems``: the systems to use (default: every system with human scores), minus
     ``exclude_systems`` (e.g. human translations, outliers). Systems without a metric score are
@@ -68,10 +68,10 @@ def correlation_table(human: pd.DataFrame, metric_scores: pd.DataFrame, *, level
     system, else empty); ``n_segments`` = the segments behind the metric scores: at system level
     the largest ``n_segments`` of the used systems' score rows (empty when the scores do not
     say, e.g. given system-level scores), at segment level the distinct segments of the cells
-    used. ``bootstrap`` > 0: percentile CI from that many draws (spec §3.9);
+    used. ``bootstrap`` > 0: percentile CI from that many draws (methods §3.8);
     ``resample`` defaults to "systems" at system level and "both" at segment level; at system
     level "items"/"both" need segment-level metric scores (corpus metrics are then approximated
-    by the mean of their segment scores). ``fisher``: Fisher z CI (spec §4.2; Kendall SE for
+    by the mean of their segment scores). ``fisher``: Fisher z CI (methods §4.2; Kendall SE for
     Kendall τ) when not bootstrapping.
     """
     if level not in ("system", "segment"):

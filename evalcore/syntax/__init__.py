@@ -1,5 +1,5 @@
 """Syntactic similarity families TREE-X, GRAM-X, LEVEL-X and shallow-syntax metrics
-(spec §1.5; seed 000 §3.2).
+(methods §1.5; Amigó et al. 2006 §3.2).
 
 Importing this package registers the metrics (``tree``, ``tree-nsubj``, ``gram``,
 ``gram-noun``, ``gramf-nn``, ``level``, ``level-3``, ``sp-pos-p2``, ``sp-lemma``,

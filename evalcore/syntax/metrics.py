@@ -1,19 +1,19 @@
-"""Syntactic similarity families TREE-X, GRAM-X, LEVEL-X (spec §1.5; seed 000 §3.2) and
-shallow-syntax metrics (seed 000 §5 "future work"; the Asiya SP family).
+"""Syntactic similarity families TREE-X, GRAM-X, LEVEL-X (methods §1.5; Amigó et al. 2006 §3.2) and
+shallow-syntax metrics (Amigó et al. 2006 §5 "future work"; the Asiya SP family).
 
-**Overlap** (spec §1.5, Giménez & Màrquez's "overlap", a multiset Jaccard): for one type t
+**Overlap** (methods §1.5, Giménez & Màrquez's "overlap", a multiset Jaccard): for one type t
 (a relation, a POS, a level) the items selected from the candidate's parse (counts n_c) and
 from the reference's parse (counts n_r) give
 
     O_t(c, r) = Σ_w min(n_c(w,t), n_r(w,t)) / Σ_w max(n_c(w,t), n_r(w,t)).
 
-Empty-set conventions (spec §1.5 [A]): both selections empty -> O_t is undefined (NaN) and
+Empty-set conventions (methods §1.5 [A]): both selections empty -> O_t is undefined (NaN) and
 the type is left out of its family's mean; exactly one empty -> O_t = 0. A family score
 (TREE, GRAM, LEVEL, ...) is the **unweighted mean** of its defined sub-metrics for that pair
 (a macro average, not Asiya's pooled ``*`` variant); when every type is undefined (two empty
 texts) the family score is NaN. Multi-reference score: x(c, R) = max over r in R of x(c, r)
 (NaN references ignored). Items are lowercased word forms by default (``item="lower"``;
-``"form"`` keeps case, ``"lemma"`` uses lemmas), spec §1.5 [A].
+``"form"`` keeps case, ``"lemma"`` uses lemmas), methods §1.5 [A].
 
 Families and their items (depth: root = 1, see :mod:`evalcore.syntax.parsing`):
 
@@ -100,8 +100,8 @@ FAMILIES = {
     "lemma": ("SP", "lemmas"),
     "chunk": ("SP", "noun chunks"),
 }
-CITATION = ("Amigó, Giménez, Gonzalo & Màrquez 2006 (seed 000 §3.2); Giménez & Màrquez 2007; "
-            "spec §1.5")
+CITATION = ("Amigó, Giménez, Gonzalo & Màrquez 2006 (Amigó et al. 2006 §3.2); Giménez & Màrquez 2007; "
+            "methods §1.5")
 
 
 # ---- items ----------------------------------------------------------------------------------
@@ -310,7 +310,7 @@ def family_block(family: str, item: str, cands: Sequence[str], refs: Sequence[st
 
 
 def overlap_from_block(M: np.ndarray, Sc: np.ndarray, Sr: np.ndarray, kind: str) -> np.ndarray:
-    """Per-type values (n_c, n_r, T) with the spec §1.5 empty-set rules: NaN when both sides
+    """Per-type values (n_c, n_r, T) with the methods §1.5 empty-set rules: NaN when both sides
     are empty, 0 when exactly one is."""
     a = Sc[:, None, :]
     b = Sr[None, :, :]
@@ -450,17 +450,17 @@ def _metric_id(prefix: str, t: str) -> str:
 def _definitions() -> list[tuple[str, dict]]:
     """(id, constructor kwargs) of every registered syntactic metric."""
     defs: list[tuple[str, dict]] = []
-    defs.append(("tree", dict(family="tree", description="TREE: mean of TREE-X over the relations present (spec §1.5)")))
+    defs.append(("tree", dict(family="tree", description="TREE: mean of TREE-X over the relations present (methods §1.5)")))
     defs += [(_metric_id("tree", r), dict(family="tree", type_=r, description=f"TREE-{r}: overlap of the words in subtrees headed by relation {r}"))
              for r in DEPRELS]
-    defs.append(("gram", dict(family="gram", description="GRAM: mean of GRAM-X over the universal POS present (spec §1.5)")))
+    defs.append(("gram", dict(family="gram", description="GRAM: mean of GRAM-X over the universal POS present (methods §1.5)")))
     defs += [(_metric_id("gram", u), dict(family="gram", type_=u.lower(), description=f"GRAM-{u}: overlap of the words with universal POS {u}"))
              for u in UPOS_TAGS]
-    defs.append(("gramf", dict(family="gramf", description="GRAMF: mean of GRAMF-X over the fine tags present (spec §1.5)")))
+    defs.append(("gramf", dict(family="gramf", description="GRAMF: mean of GRAMF-X over the fine tags present (methods §1.5)")))
     defs += [(_metric_id("gramf", x), dict(family="gramf", type_=x.lower(), description=f"GRAMF-{x}: overlap of the words with fine tag {x}"))
              for x in PTB_TAGS]
     defs.append(("level", dict(family="level", mean_over=tuple(str(x) for x in LEVELS),
-                               description="LEVEL: mean of LEVEL-1..6 (spec §1.5)")))
+                               description="LEVEL: mean of LEVEL-1..6 (methods §1.5)")))
     defs += [(f"level-{x}", dict(family="level", type_=str(x), description=f"LEVEL-{x}: overlap of the words at depth >= {x} (root = 1)"))
              for x in LEVELS]
     for kind, k in (("precision", "p"), ("recall", "r")):

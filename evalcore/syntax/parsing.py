@@ -1,9 +1,9 @@
-"""Dependency parses for the syntactic metric families (spec §1.5; seed 000 §3.2).
+"""Dependency parses for the syntactic metric families (methods §1.5; Amigó et al. 2006 §3.2).
 
 A :class:`Parse` is one text's tokens with, per token, the surface form, lemma, universal
 POS (UPOS), fine tag (XPOS), head, dependency relation and **depth**.
 
-Depth convention (seed 000 §3.2: "LEVEL-1 would consider overlapping between all the words
+Depth convention (Amigó et al. 2006 §3.2: "LEVEL-1 would consider overlapping between all the words
 in the sentences"): a root token (a token without a head) has depth **1**, its dependents
 depth 2, and so on. LEVEL-X therefore selects the words at depth >= X and LEVEL-1 selects
 every word. A text parsed as several sentences has one root per sentence.
@@ -25,13 +25,13 @@ import importlib
 import importlib.metadata
 import importlib.util
 import json
-import os
 import sqlite3
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+from .. import paths
 from ..problems import DataError, Report
 
 Progress = Callable[[int, int], None]
@@ -239,18 +239,10 @@ class SpacyParser:
 
 # ---- on-disk cache ------------------------------------------------------------------------
 def cache_root() -> Path:
-    """``$EVALCORE_CACHE`` if set, else the workspace cache (``evalcore.workspace.cache_dir()``,
-    the folder the similarity-tensor cache uses too), else ``~/.cache/evalcore``. Parses live
-    in its ``parses`` folder."""
-    env = os.environ.get("EVALCORE_CACHE")
-    if env:
-        return Path(env).expanduser()
-    try:
-        from .. import workspace
-
-        return Path(workspace.cache_dir())
-    except Exception:  # workspace absent or its folder not creatable
-        return Path.home() / ".cache" / "evalcore"
+    """The cache folder, :func:`evalcore.paths.cache_dir` (``$EVALCORE_CACHE`` if set, else
+    ``<home>/cache``, the folder the similarity-tensor cache uses too). Parses live in its
+    ``parses`` folder (:func:`evalcore.paths.parses_dir`)."""
+    return paths.cache_dir(create=False)
 
 
 def parse_key(parser_key: str, text: str) -> str:
@@ -265,7 +257,7 @@ class ParseCache:
     opened or written degrades to no caching (the parses are recomputed), never to an error."""
 
     def __init__(self, directory: str | Path | None = None):
-        self.directory = Path(directory) if directory is not None else cache_root() / "parses"
+        self.directory = Path(directory) if directory is not None else paths.parses_dir(create=False)
         self.path = self.directory / "parses.sqlite"
         self.hits = 0
         self.misses = 0

@@ -14,24 +14,14 @@ def add_data_arguments(p) -> None:
     p.add_argument("--refs", help="comma-separated reference sets to use, in this order (default: all)")
     p.add_argument("--judged-only", action="store_true",
                    help="keep only segments with at least one human judgement (the QUEEN pool too)")
-    from ..commands import _tok; _tok.add_argument(p)  # noqa: E702
+    from . import _tok; _tok.add_argument(p)  # noqa: E702
 
 
-from ..cli import StderrProgress as Progress  # noqa: E402  (re-exported for the commands)
+from ..progress import StderrProgress as Progress  # noqa: E402  (re-exported for the commands)
 
 
 def split(s: str | None) -> list[str]:
     return [x.strip() for x in (s or "").split(",") if x.strip()]
-
-
-
-
-def restrict_segments(ds, seg_ids):
-    """A copy of the dataset with only ``seg_ids`` (kept in dataset order)."""
-    keep = set(seg_ids)
-    f = lambda df: df[df["seg_id"].isin(keep)].reset_index(drop=True)  # noqa: E731
-    return type(ds)(ds.name, ds.lp, f(ds.segments), f(ds.references), f(ds.outputs), f(ds.judgements),
-                    f(ds.tags), dict(ds.extras), list(ds.warnings))
 
 
 def load_with_tensors(args, metrics: str | None, option: str):
@@ -40,7 +30,7 @@ def load_with_tensors(args, metrics: str | None, option: str):
     ids = split(metrics)
     if not ids:
         raise ValueError(f"{option} is empty")
-    from ..commands import _tok
+    from . import _tok
     from ..metrics.base import get_metric
 
     metrics = [get_metric(m) for m in ids]  # unknown ids fail before loading
@@ -59,7 +49,7 @@ def load(args):
         judged = pd.unique(ds.judgements["seg_id"].astype(str))
         if len(judged) == 0:
             raise ValueError("--judged-only: the dataset has no judgements")
-        ds = restrict_segments(ds, judged)
+        ds = ds.subset(seg_ids=judged)
     from ..capabilities import qarla_missing
 
     missing = qarla_missing(ds, judgements=False)
