@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
-ORDER = ["metrics", "lexical", "syntax", "qarla", "stats", "pages", "synth", "campaign"]
+ORDER = ["metrics", "lexical", "syntax", "qarla", "stats", "pages", "browser", "synth", "campaign"]
 TITLES = {
     "metrics": "Metric engine: BLEU, chrF, TER and all lexical families (issue 3)",
     "lexical": "Lexical families NIST, GTM, WER/PER, ROUGE, character n-grams, METEOR (issue 3)",
@@ -17,6 +17,7 @@ TITLES = {
     "qarla": "QARLA: ORANGE, KING, QUEEN, metric-set search (issue 4)",
     "stats": "Correlations and significance (issue 5)",
     "pages": "Dashboard pages (issue 6)",
+    "browser": "Every page at real size in a real browser (issue 12)",
     "synth": "Synthetic data generator (issue 2)",
     "campaign": "Campaign scale: several language pairs, Dask (issue 12)",
 }

@@ -39,8 +39,9 @@ from .dataset import Dataset
 Progress = Callable[[float, str], None] | None
 
 DEFAULT_METRICS = ["bleu", "chrf", "ter", "meteor", "rouge-l", "nist-4", "gtm-1", "wer", "per"]
-# above this many segments the pages work on a bounded subset by default (judged segments first)
-DEFAULT_MAX_SEGMENTS = 300
+# Every page uses every segment by default (issue 12). Above this many segments the pages also
+# offer an explicit, labelled subset of segments (:func:`scoped`); it is never applied unasked.
+SAMPLING_OFFERED_ABOVE = 5000
 
 
 # =============================================================================================
@@ -95,10 +96,11 @@ def default_criterion(dataset: Dataset) -> str | None:
     return crit[0] if crit else None
 
 
-def scoped(dataset: Dataset, max_segments: int | None = DEFAULT_MAX_SEGMENTS) -> Dataset:
+def scoped(dataset: Dataset, max_segments: int | None) -> Dataset:
     """A copy of ``dataset`` restricted to at most ``max_segments`` segments, judged segments
-    first, in the original order (keeps first-load compute bounded on large sets). ``None`` or a
-    limit at least the size of the dataset returns the dataset itself."""
+    first, in the original order: the explicit subset the pages offer for data far bigger than
+    a test set (:data:`SAMPLING_OFFERED_ABOVE`); never a default. ``None`` or a limit at least
+    the size of the dataset returns the dataset itself."""
     if not max_segments or dataset.n_segments <= max_segments:
         return dataset
     segs = dataset.seg_ids
@@ -268,6 +270,11 @@ def segment_scores(dataset: Dataset, metric_ids: Sequence[str], include_referenc
     n = max(len(metric_ids), 1)
     for i, m in enumerate(metric_ids):
         cb = _sub(progress, i / n, (i + 1) / n, f"segment scores: {m}")
+        if _from_stats(m):  # derived from the one statistics table the Systems page also uses
+            sp = _stage(progress, i / n, (i + 1) / n)
+            frames.append(_cached("segscores", (h, m, metric_signature(m), include_references),
+                                  lambda m=m, sp=sp: _scores_from_stats(dataset, m, include_references, sp)))
+            continue
         frames.append(_cached("segscores", (h, m, metric_signature(m), include_references),
                               lambda m=m, cb=cb: score_table(dataset, [m], "segment",
                                                              include_references=include_references,
@@ -279,15 +286,54 @@ def segment_scores(dataset: Dataset, metric_ids: Sequence[str], include_referenc
     return pd.concat(frames, ignore_index=True)
 
 
+def _from_stats(metric_id: str) -> bool:
+    """Whether the metric's sentence scores follow from its segment statistics
+    (``sentence_scores_of``: BLEU and its variants, chrF/chrF++, TER, NIST and the best-reference
+    word metrics WER, PER, ROUGE, GTM, METEOR, character n-grams), so segment and corpus scores
+    share one statistics table per (dataset, metric signature, candidates)."""
+    from .metrics.base import get_metric
+
+    try:
+        m = get_metric(metric_id)
+    except KeyError:
+        return False
+    return m.meta.needs_text and callable(getattr(m, "sentence_scores_of", None))
+
+
+def _scores_from_stats(dataset: Dataset, metric_id: str, include_references: bool,
+                       progress: Progress = None) -> pd.DataFrame:
+    """Segment scores (metric, system, seg_id, score) from the cached statistics table: the same
+    values as :func:`~evalcore.metrics.engine.score_table` at segment level."""
+    from .metrics.base import get_metric
+    from .metrics.engine import _candidates, scorable
+
+    metric = get_metric(metric_id)
+    stats = system_stats(dataset, [metric_id], include_references, progress)
+    ref_lists = {}
+    for name, texts, use_refs in _candidates(dataset, include_references):
+        keep, _, refs = scorable(dataset, texts, use_refs)
+        ref_lists[name] = refs
+    rows = []
+    for name, (keep, st) in stats[metric_id].items():
+        vals = metric.sentence_scores_of(st, ref_lists[name])
+        rows.append(pd.DataFrame({"metric": metric_id, "system": name, "seg_id": list(keep),
+                                  "score": np.asarray(vals, dtype=float)}))
+    if not rows:
+        return pd.DataFrame(columns=["metric", "system", "seg_id", "score"]).astype(
+            {"metric": str, "system": str, "seg_id": str, "score": float})
+    return pd.concat(rows, ignore_index=True).astype({"metric": str, "system": str, "seg_id": str, "score": float})
+
+
 def _stats_for(dataset: Dataset, metric_id: str, include_references: bool, progress=None,
                ref_ids: Sequence[str] | None = None, segments: dict | None = None) -> dict:
     """name -> (seg_ids, per-segment sufficient statistics) for every candidate, exactly the
     segments :func:`score_table` uses at system level (output present, ≥ 1 reference; who is
     scored against which references: :func:`evalcore.metrics.engine.candidate_plan`).
     ``segments``: candidate -> the seg_ids to keep (e.g. the judged ones); candidates absent
-    from it are left out."""
+    from it are left out. Every candidate's items go to the metric in one call, segment by
+    segment, so vectorised metrics score each segment's outputs as one block."""
     from .metrics.base import get_metric
-    from .metrics.engine import _candidates, scorable
+    from .metrics.engine import _candidates, scorable, segment_stats_by_segment
 
     metric = get_metric(metric_id)
     if not metric.meta.needs_text:
@@ -295,18 +341,26 @@ def _stats_for(dataset: Dataset, metric_id: str, include_references: bool, progr
     prep = getattr(metric, "prepare", None)
     if callable(prep):
         prep(dataset.with_references(list(ref_ids)) if ref_ids else dataset)
-    out = {}
     cands_all = list(_candidates(dataset, include_references, ref_ids))
     if segments is not None:
         seg_ids = dataset.seg_ids
         cands_all = [(n, [t if s in segments[n] else None for s, t in zip(seg_ids, texts)], r)
                      for n, texts, r in cands_all if n in segments]
-    for k, (name, texts, use_refs) in enumerate(cands_all):
+    pos_of = {s: i for i, s in enumerate(dataset.seg_ids)}
+    parts, all_c, all_r, seg_pos = [], [], [], []
+    for name, texts, use_refs in cands_all:
         keep, cands, refs = scorable(dataset, texts, use_refs)
         if cands:
-            out[name] = (keep, np.asarray(metric.segment_stats(cands, refs), dtype=float))
-        if progress:
-            progress(k + 1, len(cands_all))
+            parts.append((name, keep, len(all_c)))
+            all_c += cands
+            all_r += refs
+            seg_pos += [pos_of[s] for s in keep]
+    out = {}
+    if not all_c:
+        return out
+    stats = segment_stats_by_segment(metric, all_c, all_r, seg_pos, progress)
+    for name, keep, pos in parts:
+        out[name] = (keep, stats[pos:pos + len(keep)])
     return out
 
 

@@ -323,19 +323,33 @@ def _scoped(_ds, h: str, n: int | None):
 
 
 def scope(ds: Dataset, key: str) -> Dataset:
-    """Large datasets: a bounded subset of segments by default (judged ones first), adjustable.
-    Also states the tokenizer of the word-level metrics (every page with metrics calls this)."""
+    """Every segment by default. For data far bigger than a test set (more than
+    ``analysis.SAMPLING_OFFERED_ABOVE`` segments) an explicit subset can be chosen under
+    *Sampling*; when it is used the page says so. Also states the tokenizer of the word-level
+    metrics (every page with metrics calls this)."""
     from evalcore import analysis
 
     st.caption(md(analysis.tokenizer_note(ds, apply_tokenizer(ds))) + " Change it in the sidebar.")
-    if ds.n_segments <= analysis.DEFAULT_MAX_SEGMENTS:
+    if ds.n_segments <= analysis.SAMPLING_OFFERED_ABOVE:
         return ds
-    with st.expander(f"Scope: {ds.n_segments} segments — the page uses a bounded subset by default"):
-        n = st.number_input("Use at most this many segments (judged ones first; 0 = all)", 0, ds.n_segments,
-                            analysis.DEFAULT_MAX_SEGMENTS, step=100, key=f"{key}_scope")
-    out = _scoped(ds, ds.content_hash(), int(n) or None)
-    st.caption(f"Using {out.n_segments} of {ds.n_segments} segments (change under *Scope*).")
+    with st.expander(f"Sampling (optional): {ds.n_segments} segments, all used"):
+        use = st.checkbox("Use a subset of the segments (judged ones first)", value=False, key=f"{key}_sample")
+        n = st.number_input("Number of segments", 10, ds.n_segments, min(ds.n_segments, 1000), step=100,
+                            key=f"{key}_scope", disabled=not use)
+    if not use:
+        return ds
+    out = _scoped(ds, ds.content_hash(), int(n))
+    st.warning(f"Sampled: this page uses {out.n_segments} of {ds.n_segments} segments (judged segments first, "
+               "then in order; change under *Sampling*).")
     return out
+
+
+@st.cache_resource(show_spinner=False)
+def computed_keys() -> set:
+    """Keys of results some session of this server has finished computing (server-wide): a page
+    that draws its figure step by step while computing (Systems, Human-likeness) draws it once
+    when the result is already cached, in any session."""
+    return set()
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

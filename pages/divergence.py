@@ -42,7 +42,9 @@ known = A.available_metrics(ds) if ds.ref_ids else []
 syntax_note(ds)
 with st.expander("Signals", expanded=False):
     c1, c2 = st.columns([3, 2])
-    metrics = c1.multiselect("Metrics", known, default=A.default_metrics(ds), key="div_metrics")
+    # BLEU and chrF first (what the table ranks by default); every other metric on request
+    metrics = c1.multiselect("Metrics", known, default=[m for m in ("bleu", "chrf") if m in A.default_metrics(ds)],
+                             key="div_metrics", help="BLEU and chrF by default; add any metric as a signal.")
     criteria = c2.multiselect("Human criteria", ds.criteria, default=ds.criteria, key="div_criteria")
     default_set = (focus or {}).get("queen_set") or st.session_state.get("metric_set") or \
         [m for m in ("bleu", "chrf", "meteor") if m in metrics]

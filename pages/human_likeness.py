@@ -8,7 +8,7 @@ import streamlit as st
 
 from evalcore import analysis as A
 from evalcore import plots as P
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
+from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
 from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
@@ -16,9 +16,11 @@ st.title("Human-likeness")
 ds = current_dataset()
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def figure1_table(_ds, h, metrics, ties, average, bootstrap, _progress=None):
-    return A.figure1_table(_ds, list(metrics), ties, average, bootstrap, progress=_progress)
+@st.cache_data(show_spinner=False, max_entries=128)
+def figure1_row(_ds, h, metric, ties, average, bootstrap):
+    """ORANGE and KING of one metric (the rows of Figure 1 are independent, so the page draws
+    the figure as each metric's similarities arrive)."""
+    return A.figure1_table(_ds, [metric], ties, average, bootstrap)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -50,17 +52,26 @@ if not metrics:
     st.info("Choose at least one metric.")
     st.stop()
 
+key = (h, tuple(metrics), ties, average, int(boot))
+fig_slot = st.empty()
+done = computed_keys()
 try:
     bar, cb = progress_bar("Scoring every reference and output against the other references…")
-    table = figure1_table(ds, h, tuple(metrics), ties, average, int(boot), _progress=cb)
+    parts = []
+    for i, m in enumerate(metrics):
+        cb(i / len(metrics), f"ORANGE and KING: {m} ({i + 1} of {len(metrics)}; each reference held out in turn)")
+        parts.append(figure1_row(ds, h, m, ties, average, int(boot)))
+        if ("hl",) + key not in done and i < len(metrics) - 1:  # the figure so far, while the next metric is scored
+            fig_slot.plotly_chart(P.figure1(pd.concat(parts, ignore_index=True)), width="stretch")
+    table = pd.concat(parts, ignore_index=True)
     bar.empty()
+    done.add(("hl",) + key)
 except Exception as exc:
     show_exception(exc, "Could not compute ORANGE and KING")
     st.stop()
 
-key = (h, tuple(metrics), ties, average, int(boot))
 fig = memo("fig1", key, lambda: P.figure1(table))
-st.plotly_chart(fig, width="stretch", key="hl_fig1")
+fig_slot.plotly_chart(fig, width="stretch", key="hl_fig1")
 download_figure(P.with_signature(fig, A.signature_text(metrics, f"ties={ties}; average={average}")),
                 f"{ds.name}_figure1", key="hl_fig1_dl")
 below = int((table["orange"] < 0.5).sum())

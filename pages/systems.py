@@ -2,12 +2,12 @@
 rank agreement between metrics and humans, Schulze consensus of metrics and of judges."""
 from __future__ import annotations
 
-
+import pandas as pd
 import streamlit as st
 
 from evalcore import analysis as A
 from evalcore import plots as P
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo, progress_bar, scope, segments_caption, show_exception, syntax_note
+from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo, progress_bar, scope, segments_caption, show_exception, syntax_note
 from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
@@ -20,6 +20,13 @@ def system_table(_ds, h, metrics, criteria, baseline, include_refs, norm, n_boot
                  judged_only=None, _progress=None):
     return A.system_table(_ds, list(metrics), list(criteria), baseline, include_refs, norm, n_boot, test,
                           progress=_progress, ref_ids=list(ref_ids) if ref_ids else None, judged_only=judged_only)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def point_table(_ds, h, metrics, criteria, include_refs, norm, ref_ids=None, judged_only=None):
+    """Scores without CIs or tests (what the page shows first, metric by metric)."""
+    return A.system_table(_ds, list(metrics), list(criteria), None, include_refs, norm, 0, "bootstrap",
+                          ref_ids=list(ref_ids) if ref_ids else None, judged_only=judged_only)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -69,31 +76,64 @@ if not metrics and not criteria:
     st.stop()
 
 sig = A.signature_text(metrics, f"CI: {n_boot} bootstrap resamples of segments; test: {test}", dataset=ds, level="system")
-try:
-    bar, cb = progress_bar("Scoring systems…")
-    table = system_table(ds, h, tuple(metrics), tuple(criteria), None if baseline == "(none)" else baseline,
-                         include_refs, norm, int(n_boot), test, ref_ids, judged_only, _progress=cb)
-    bar.empty()
-except Exception as exc:
-    show_exception(exc, "Could not score the systems")
-    st.stop()
+base_name = None if baseline == "(none)" else baseline
+key = (h, tuple(metrics), tuple(criteria), baseline, include_refs, norm, int(n_boot), test, ref_ids, judged_only)
+
+
+def show_scores(table, final: bool) -> None:
+    """The scores table and the bar chart (into their slots: redrawn as metrics arrive)."""
+    wide = memo("wide", key, lambda: A.system_wide(table)) if final else A.system_wide(table)
+    table_slot.dataframe(wide, hide_index=True, width="stretch",
+                         column_config={c: st.column_config.NumberColumn(format="%.3f") for c in wide.columns
+                                        if c not in ("system",) and not c.endswith("vs baseline")})
+    fig = memo("bars", key, lambda: P.system_bars(table)) if final else P.system_bars(table)
+    if final:
+        fig_slot.plotly_chart(fig, width="stretch", key="sys_bars")
+    else:
+        fig_slot.plotly_chart(fig, width="stretch")
+    return fig
+
 
 st.subheader("Scores")
 st.caption("Metric scores are corpus scores (summed sufficient statistics, sacreBLEU scale for BLEU/chrF/TER; "
            "TER, WER and PER: lower is better). Human scores: mean over segments. "
            f"Marks: paired {test} test against **{md(baseline)}** at p < 0.05 (▲ better, ▼ worse, ≈ not significant).")
-segments_caption(table, ds.n_segments, judged_only)
-key = (h, tuple(metrics), tuple(criteria), baseline, include_refs, norm, int(n_boot), test, ref_ids, judged_only)
-wide = memo("wide", key, lambda: A.system_wide(table))
-st.dataframe(wide, hide_index=True, width="stretch",
-             column_config={c: st.column_config.NumberColumn(format="%.3f") for c in wide.columns
-                            if c not in ("system",) and not c.endswith("vs baseline")})
-download_table(table, f"{ds.name}_systems", key="sys_table", signature=sig)
-
+caption_slot = st.empty()
+table_slot = st.empty()
+table_dl = st.container()
 st.subheader("Bar chart")
-fig = memo("bars", key, lambda: P.system_bars(table))
-st.plotly_chart(fig, width="stretch", key="sys_bars")
-download_figure(P.with_signature(fig, sig), f"{ds.name}_system_bars", key="sys_bars_fig")
+fig_slot = st.empty()
+fig_dl = st.container()
+done = computed_keys()
+try:
+    if ("systems",) + key not in done and (int(n_boot) or base_name):
+        # first the scores alone, metric by metric (each one cached), then the bootstrap
+        # CIs and the paired tests under a progress bar
+        bar, cb = progress_bar("Corpus scores…")
+        parts = [point_table(ds, h, (), tuple(criteria), include_refs, norm, ref_ids, judged_only)] if criteria else []
+        if parts:
+            show_scores(parts[0], False)
+        for i, m in enumerate(metrics):
+            cb(i / max(len(metrics), 1), f"Corpus scores: {m} ({i + 1} of {len(metrics)})")
+            parts.append(point_table(ds, h, (m,), (), include_refs, norm, ref_ids, judged_only))
+            show_scores(pd.concat(parts, ignore_index=True), False)
+        bar.empty()
+    bar, cb = progress_bar(f"Bootstrap CIs ({int(n_boot)} resamples) and paired tests against the baseline…")
+    table = system_table(ds, h, tuple(metrics), tuple(criteria), base_name, include_refs, norm, int(n_boot), test,
+                         ref_ids, judged_only, _progress=cb)
+    bar.empty()
+    done.add(("systems",) + key)
+except Exception as exc:
+    show_exception(exc, "Could not score the systems")
+    st.stop()
+
+fig = show_scores(table, True)
+with caption_slot.container():
+    segments_caption(table, ds.n_segments, judged_only)
+with table_dl:
+    download_table(table, f"{ds.name}_systems", key="sys_table", signature=sig)
+with fig_dl:
+    download_figure(P.with_signature(fig, sig), f"{ds.name}_system_bars", key="sys_bars_fig")
 
 st.subheader("Rank agreement")
 ranks = memo("ranks", key, lambda: A.rank_table(table))

@@ -161,15 +161,22 @@ def test_pages_on_wmt21_en_de(tmp_path, monkeypatch):
     from evalcore import workspace
     from evalcore.io import load_collection
 
+    from evalcore import analysis
+
     workspace.save(load_collection(data), "wmt21-news")
     label = next(f"{m['name']} (saved {m.get('saved_at', '?')})" for m in workspace.list_saved())
-    small = {"dataset_label": label, "dataset_select": label, "systems_scope": 30, "hl_scope": 30, "lva_scope": 30, "qvh_scope": 30,
-             "div_scope": 30, "sys_metrics": ["bleu", "chrf"], "hl_metrics": ["bleu", "chrf"],
+    # every segment by default; here an explicit 30-segment subset keeps the test fast (and
+    # checks that the subset is offered and labelled)
+    monkeypatch.setattr(analysis, "SAMPLING_OFFERED_ABOVE", 30)
+    sample = {f"{k}_{x}": v for k in ("systems", "hl", "lva", "qvh", "div") for x, v in (("sample", True), ("scope", 30))}
+    small = {"dataset_label": label, "dataset_select": label, **sample, "sys_metrics": ["bleu", "chrf"], "hl_metrics": ["bleu", "chrf"],
              "lva_metrics": ["bleu", "chrf"], "div_metrics": ["bleu", "chrf"], "qvh_set": ["bleu", "chrf"],
              "cmp_metrics": ["chrf"], **FAST}
     for page in ("systems", "human_likeness", "likeness_vs_acceptability", "queen_vs_human", "divergence", "judges",
                  "compare"):
         at = _open(page, small)
+        if page not in ("judges", "compare"):
+            assert any("Sampled: this page uses 30 of" in w.value for w in at.warning), page
         if page == "judges":
             assert any("Only one rater" in i.value for i in at.info)
         if page == "systems":

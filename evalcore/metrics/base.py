@@ -8,7 +8,10 @@ provides
 (b) ``similarity(cand, ref)``: the single-reference similarity x(c, r) = x(c, {r})
     (spec §0.1), on the same scale;
 (c) ``segment_stats`` / ``score_from_stats``: per-segment sufficient statistics, so corpus
-    scores, bootstrap resamples and subsets are array sums (``corpus_score`` uses them).
+    scores, bootstrap resamples and subsets are array sums (``corpus_score`` uses them);
+    optionally ``sentence_scores_of(stats, refs)``: the sentence scores of those rows, identical
+    to ``sentence_scores`` (then one statistics table serves segment and corpus scores,
+    :func:`evalcore.analysis.segment_scores`).
 
 ``oriented`` turns a score into a similarity where higher always means more similar:
 error rates (TER, WER, PER) are negated (spec §0.1). Rank-based measures (ORANGE, KING,
@@ -140,6 +143,16 @@ def valid_stats(stats) -> np.ndarray:
     if stats.ndim == 1:
         stats = stats[None, :]
     return stats[~np.isnan(stats).any(axis=1)]
+
+
+def group_by_refs(refs: Sequence[Sequence[str]]) -> list[tuple[tuple[str, ...], list[int]]]:
+    """Item indices grouped by their reference list, in order of first appearance: the
+    segments of a score table over several systems (every system's output of a segment shares
+    its references), so each group is one vectorised block."""
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for i, r in enumerate(refs):
+        groups.setdefault(tuple(r), []).append(i)
+    return list(groups.items())
 
 
 # ---- registry ----------------------------------------------------------------------------

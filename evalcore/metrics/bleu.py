@@ -37,7 +37,7 @@ from typing import Sequence
 import numpy as np
 
 from .. import __version__
-from .base import Metric, MetricMeta, MetricOption, register
+from .base import Metric, MetricMeta, MetricOption, group_by_refs, register
 from .tokenize import TOKENIZERS
 from .tokenize import tokenize as _tokenize
 
@@ -393,9 +393,44 @@ class BLEU(Metric):
 
     # -- Metric API
     def segment_stats(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
-        """sacreBLEU's per-segment vector [hyp_len, ref_len, correct_1..N, total_1..N]."""
-        rows = [self._stats_one(c, r) for c, r in zip(cands, refs)]
-        return np.array(rows, dtype=np.float64).reshape(len(rows), 2 + 2 * self.max_ngram_order)
+        """sacreBLEU's per-segment vector [hyp_len, ref_len, correct_1..N, total_1..N].
+
+        Vectorised: the items are grouped by their reference list (one group per segment when
+        several systems are scored at once, :func:`group_by_refs`), and each group's clipped
+        matches against the maximum reference counts are one product with the OR of the
+        references' count layers (:func:`ngram_layers`). Identical values to the per-item
+        Counter loop (``_stats_one``, Papineni et al. 2002 §2.1; sacreBLEU)."""
+        k = 2 + 2 * self.max_ngram_order
+        out = np.zeros((len(cands), k))
+        groups = [(key, idx) for key, idx in group_by_refs(refs)]
+        for key, idx in groups:
+            if not key:  # no reference: sacreBLEU-style row of the loop (scores become NaN)
+                for i in idx:
+                    out[i] = self._stats_one(cands[i], [])
+        todo = [(key, idx) for key, idx in groups if key]
+        for start in range(0, len(todo), 32):
+            chunk = todo[start:start + 32]
+            blocks = [([cands[i] for i in idx], list(key)) for key, idx in chunk]
+            for (_, idx), pre in zip(chunk, self._layers_many(blocks, memo=False)):
+                out[idx] = self._multi_ref_stats(pre, len(idx))
+        return out
+
+    def _multi_ref_stats(self, pre, nc: int) -> np.ndarray:
+        """[hyp_len, closest ref_len, correct_n (clipped by the maximum count over the
+        references), total_n] of every candidate row of one block."""
+        N = self.max_ngram_order
+        ci, ri, layers, lens = pre
+        hyp_len, ref_len = lens[ci], lens[ri]
+        st = np.zeros((nc, 2 + 2 * N))
+        st[:, 0] = hyp_len
+        # closest reference length, ties to the shorter one (closest_len)
+        key = np.abs(hyp_len[:, None] - ref_len[None, :]) * (ref_len.max() + 1) + ref_len[None, :]
+        st[:, 1] = ref_len[np.argmin(key, axis=1)]
+        for n, (X, totals) in enumerate(layers[:N]):
+            any_ref = (X[ri].sum(axis=0) > 0).astype(np.float64)
+            st[:, 2 + n] = X[ci] @ any_ref
+            st[:, 2 + N + n] = totals[ci]
+        return st
 
     def score_from_stats(self, stats: np.ndarray) -> float:
         """Corpus BLEU from summed statistics (corpus_bleu defaults unless options say otherwise)."""
@@ -417,20 +452,28 @@ class BLEU(Metric):
         return float(self.sentence_scores_from_stats(np.array(self._stats_one(cand, refs), dtype=float)))
 
     def sentence_scores(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
-        out = self.sentence_scores_from_stats(self.segment_stats(cands, refs)) if len(cands) else np.zeros(0)
+        return self.sentence_scores_of(self.segment_stats(cands, refs), refs)
+
+    def sentence_scores_of(self, stats: np.ndarray, refs: Sequence[Sequence[str]]) -> np.ndarray:
+        """The sentence scores of rows of :meth:`segment_stats` (NaN without a reference), so a
+        score table computes the statistics once for corpus and segment scores."""
+        if not len(stats):
+            return np.zeros(0)
+        out = self.sentence_scores_from_stats(stats)
         empty = np.array([len(r) == 0 for r in refs], dtype=bool)
-        return np.where(empty, np.nan, out) if len(cands) else out
+        return np.where(empty, np.nan, out)
 
     def _layers(self, cands: Sequence[str], refs: Sequence[str]):
         return self._layers_many([(cands, refs)])[0]
 
-    def _layers_many(self, blocks):
+    def _layers_many(self, blocks, memo: bool = True):
         """Per block (candidate rows, reference rows, n-gram layers of orders 1..max(4, N),
         lengths), memoised for the last blocks (bleu, bleu-1..4 and bleus share them); the
-        blocks not in the memo get their layers from one :func:`ngram_layers_groups` call."""
+        blocks not in the memo get their layers from one :func:`ngram_layers_groups` call.
+        ``memo=False`` neither reads nor fills the memo (a pass over a whole dataset)."""
         order = max(4, self.max_ngram_order)
-        keys = [(self.tokenize, self.lowercase, order, tuple(c), tuple(r)) for c, r in blocks]
-        out = [_LAYER_CACHE.get(k) for k in keys]
+        keys = [(self.tokenize, self.lowercase, order, tuple(c), tuple(r)) for c, r in blocks] if memo else []
+        out = [_LAYER_CACHE.get(k) for k in keys] if memo else [None] * len(blocks)
         miss = [i for i, o in enumerate(out) if o is None]
         if miss:
             parts, groups = [], []
@@ -451,6 +494,8 @@ class BLEU(Metric):
             layers = ngram_layers_groups(groups, order)
             for i, (ci, ri, lens), lay in zip(miss, parts, layers):
                 out[i] = (ci, ri, lay, lens)
+                if not memo:
+                    continue
                 if len(_LAYER_CACHE) >= _LAYER_CACHE_MAX:
                     _LAYER_CACHE.pop(next(iter(_LAYER_CACHE)))
                 _LAYER_CACHE[keys[i]] = out[i]

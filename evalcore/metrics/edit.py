@@ -39,7 +39,7 @@ from typing import Sequence
 import numpy as np
 
 from .. import __version__
-from .base import Metric, MetricMeta, MetricOption, register, too_long, valid_stats
+from .base import Metric, MetricMeta, MetricOption, group_by_refs, register, too_long, valid_stats
 from .tokenize import TOKENIZERS, check_tokenizer, tokenize
 
 try:  # numba is optional: without it the numpy block versions below are used (same values)
@@ -168,12 +168,43 @@ class PairwiseWordMetric(WordMetric):
         value, stats = pairs[self._pick([p[0] for p in pairs])]
         return [float(value)] if self.stats_mode == "mean" else [float(x) for x in stats]
 
+    def _block_stats(self, cands: list[tuple[str, ...]], refs: list[tuple[str, ...]]) -> np.ndarray | None:
+        """Optional: the ``_pair`` statistics of every (candidate, reference) pair, shape
+        (C, K, n_stats), computed with :meth:`_block` (WER, PER). None: ``_pair`` per item."""
+        return None
+
     def segment_stats(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
         """Per segment the statistics of the best reference (first on ties); NaN rows for
-        segments without references (left out of the corpus score)."""
-        rows = [self._stats_one(c, r) for c, r in zip(cands, refs)]
+        segments without references (left out of the corpus score) and for refused ones.
+
+        Vectorised: items are grouped by their reference list (a segment's outputs together)
+        and each group's values are one :meth:`_block` matrix (whose entries equal ``_pair``'s
+        values exactly), so the same reference is picked as by the per-item loop."""
         k = 1 if self.stats_mode == "mean" else self.n_stats
-        return np.array(rows, dtype=float).reshape(len(rows), k)
+        out = np.full((len(cands), k), np.nan)
+        for key, idx in group_by_refs(refs):
+            if not key:
+                continue
+            rt = [self.tok(r) for r in key]
+            if self.refuses((), rt):  # a reference over the cap: the whole group is refused
+                continue
+            ct = [self.tok(cands[i]) for i in idx]
+            ok = [j for j, c in enumerate(ct) if not self.refuses(c, [])]
+            if not ok:
+                continue
+            cts = [ct[j] for j in ok]
+            vals = np.asarray(self._block(cts, rt), dtype=float).reshape(len(cts), len(rt))
+            pick = np.argmax(vals, axis=1) if self.best == "max" else np.argmin(vals, axis=1)
+            rows = np.asarray(idx)[ok]
+            if self.stats_mode == "mean":
+                out[rows, 0] = vals[np.arange(len(cts)), pick]
+                continue
+            bst = self._block_stats(cts, rt)
+            if bst is not None:
+                out[rows] = np.asarray(bst, dtype=float)[np.arange(len(cts)), pick]
+            else:
+                out[rows] = [[float(x) for x in self._pair(c, rt[p])[1]] for c, p in zip(cts, pick)]
+        return out
 
     def score_from_stats(self, stats: np.ndarray) -> float:
         stats = valid_stats(stats)
@@ -185,6 +216,20 @@ class PairwiseWordMetric(WordMetric):
 
     def sentence_scores(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
         return np.array([self.sentence_score(c, r) for c, r in zip(cands, refs)], dtype=float)
+
+    def sentence_scores_of(self, stats: np.ndarray, refs: Sequence[Sequence[str]]) -> np.ndarray:
+        """The sentence scores of rows of :meth:`segment_stats`: the statistics are those of
+        the best reference, so the score is the value (``mean``) or ``_score_stats`` of the row
+        (``sum``), the same function of the same numbers as ``_pair`` (identical values; NaN for
+        refused segments and without a reference). A score table computes the statistics once."""
+        stats = np.asarray(stats, dtype=float)
+        if not len(stats):
+            return np.zeros(0)
+        if self.stats_mode == "mean":
+            out = stats[:, 0].copy()
+        else:
+            out = np.array([float(self._score_stats(r)) if np.isfinite(r).all() else np.nan for r in stats])
+        return np.where(np.array([len(r) == 0 for r in refs], dtype=bool), np.nan, out)
 
     def segment_block(self, cands: Sequence[str], refs: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """Vectorised ``Metric.segment_block`` with identical values: ``sim`` from one
@@ -649,6 +694,12 @@ class WER(PairwiseWordMetric):
         d = levenshtein_matrix(ids[:len(cands)], ids[len(cands):])
         return error_rate_array(d, np.array([len(r) for r in refs], dtype=np.int64)[None, :])
 
+    def _block_stats(self, cands, refs):
+        ids, _ = encode_block(list(cands) + list(refs))
+        d = levenshtein_matrix(ids[:len(cands)], ids[len(cands):])
+        lr = np.broadcast_to(np.array([len(r) for r in refs], dtype=float)[None, :], d.shape)
+        return np.stack([np.asarray(d, dtype=float), lr], axis=2)
+
 
 class PER(PairwiseWordMetric):
     """mPER (module docstring)."""
@@ -677,6 +728,14 @@ class PER(PairwiseWordMetric):
         lc = np.array([len(c) for c in cands], dtype=np.int64)[:, None]
         lr = np.array([len(r) for r in refs], dtype=np.int64)[None, :]
         return error_rate_array(np.maximum(lc, lr) - m, lr)
+
+    def _block_stats(self, cands, refs):
+        ids, _ = encode_block(list(cands) + list(refs))
+        m = clipped_overlap(ids[:len(cands)], ids[len(cands):])
+        lc = np.array([len(c) for c in cands], dtype=np.int64)[:, None]
+        lr = np.array([len(r) for r in refs], dtype=np.int64)[None, :]
+        e = np.maximum(lc, lr) - m
+        return np.stack([e.astype(float), np.broadcast_to(lr, e.shape).astype(float)], axis=2)
 
 
 register("wer", WER)

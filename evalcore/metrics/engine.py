@@ -396,6 +396,27 @@ def scoring_plan(ds: Dataset, ref_ids=None, include_references: bool = False, se
     return cands_all, notes
 
 
+def segment_stats_by_segment(metric: Metric, cands: Sequence[str], refs: Sequence[Sequence[str]],
+                             seg_pos: Sequence[int], progress: Progress = None) -> np.ndarray:
+    """``metric.segment_stats(cands, refs)`` with the items (of every candidate) passed segment
+    by segment, so a metric that groups the outputs of a segment into one block (BLEU, chrF,
+    NIST, the word metrics) scores them together; in ten chunks for the progress callback
+    ``progress(done, total)``. The rows do not depend on the grouping (identical values)."""
+    order = np.argsort(np.asarray(seg_pos), kind="stable")
+    stats = None
+    bounds = np.linspace(0, len(order), 11).astype(int)
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        if b > a:
+            sel = order[a:b]
+            st = np.asarray(metric.segment_stats([cands[i] for i in sel], [refs[i] for i in sel]), dtype=float)
+            if stats is None:
+                stats = np.zeros((len(cands), st.shape[1]))
+            stats[sel] = st
+        if progress:
+            progress(int(b), len(order))
+    return stats if stats is not None else np.zeros((0, 1))
+
+
 def score_table(dataset: Dataset, metric_ids: Sequence, level: str = "segment",
                 ref_ids: Sequence[str] | None = None, include_references: bool = False,
                 progress: Progress = None, segments=None, tokenize: str | None = None) -> pd.DataFrame:
@@ -431,18 +452,37 @@ def score_table(dataset: Dataset, metric_ids: Sequence, level: str = "segment",
         if metric.meta.needs_text:
             _prepare(metric, prep_ds)
         nrefs: set[int] = set()
+        batched = None
+        if metric.meta.needs_text and (level == "system" or callable(getattr(metric, "sentence_scores_of", None))):
+            # every candidate's statistics in one pass, a segment's outputs together
+            items = [scorable(ds, texts, use_refs) for _, texts, use_refs in cands_all]
+            pos_of = {sg: i for i, sg in enumerate(ds.seg_ids)}
+            all_c = [c for _, cs, _ in items for c in cs]
+            all_r = [r for _, _, rs in items for r in rs]
+            all_pos = [pos_of[sg] for keep, _, _ in items for sg in keep]
+            stats_all = segment_stats_by_segment(metric, all_c, all_r, all_pos) if all_c else None
+            bounds_c = np.cumsum([0] + [len(cs) for _, cs, _ in items])
+            batched = {name: (items[k], stats_all[bounds_c[k]:bounds_c[k + 1]] if stats_all is not None else None)
+                       for k, (name, _, _) in enumerate(cands_all)}
         for name, texts, use_refs in cands_all:
             if not metric.meta.needs_text:
                 ext = _external_rows(metric, ds, name, level)
                 rows += [r + (1 if level == "segment" else None,) for r in ext]
             else:
-                keep, cands, refs = scorable(ds, texts, use_refs)
+                if batched is not None:
+                    (keep, cands, refs), st = batched[name]
+                else:
+                    keep, cands, refs = scorable(ds, texts, use_refs)
+                    st = None
                 nrefs.update(len(r) for r in refs)
                 if level == "segment":
-                    vals = metric.sentence_scores(cands, refs) if cands else []
+                    if st is not None and cands:
+                        vals = metric.sentence_scores_of(st, refs)
+                    else:
+                        vals = metric.sentence_scores(cands, refs) if cands else []
                     rows += [(metric.id, name, seg, float(v), 1) for seg, v in zip(keep, vals)]
                 elif cands:
-                    rows.append((metric.id, name, "", float(metric.corpus_score(cands, refs)), len(keep)))
+                    rows.append((metric.id, name, "", float(metric.score_from_stats(st)), len(keep)))
             done += 1
             if progress:
                 progress(done, total)

@@ -43,7 +43,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .base import MetricMeta, MetricOption, register, valid_stats
+from .base import MetricMeta, MetricOption, group_by_refs, register, valid_stats
 from .edit import WordMetric, encode_block, ngram_keys_all, token_options
 
 CITATION = ("Doddington (2002), Automatic evaluation of machine translation quality using n-gram "
@@ -311,16 +311,32 @@ class NIST(WordMetric):
         table = self._table
         if table is None:
             table = ngram_info([self.tok(r) for seg in refs for r in seg if isinstance(r, str)], self.max_n)
-        rows = []
-        for c, rs in zip(cands, refs):
-            rs = [r for r in rs if isinstance(r, str)]
-            if not rs:
-                rows.append([np.nan] * (2 * self.max_n + 2))
+        n = self.max_n
+        out = np.full((len(cands), 2 * n + 2), np.nan)
+        # one kernel call per reference list (a segment's outputs together): identical rows
+        for key, idx in group_by_refs([[r for r in rs if isinstance(r, str)] for rs in refs]):
+            if not key:
                 continue
-            ct, rt = self.tok(c), [self.tok(r) for r in rs]
-            info, counts, l_ref = _nist_kernel([ct], rt, np.ones((1, len(rt)), bool), self.max_n, table)
-            rows.append(list(info[:, 0, 0]) + list(counts[:, 0]) + [len(ct), float(l_ref[0])])
-        return np.array(rows, dtype=float).reshape(len(rows), 2 * self.max_n + 2)
+            ct, rt = [self.tok(cands[i]) for i in idx], [self.tok(r) for r in key]
+            info, counts, l_ref = _nist_kernel(ct, rt, np.ones((1, len(rt)), bool), n, table)
+            out[idx, :n] = info[:, 0, :].T
+            out[idx, n:2 * n] = counts.T
+            out[idx, 2 * n] = [len(c) for c in ct]
+            out[idx, 2 * n + 1] = float(l_ref[0])
+        return out
+
+    def sentence_scores_of(self, stats: np.ndarray, refs: Sequence[Sequence[str]]) -> np.ndarray:
+        """The sentence scores of rows of :meth:`segment_stats` (the arithmetic of ``_scores``
+        on the same numbers; NaN without a reference), so a score table runs the kernel once."""
+        stats = np.asarray(stats, dtype=float)
+        if not len(stats):
+            return np.zeros(0)
+        n = self.max_n
+        total = np.zeros(len(stats))
+        for k in range(n):
+            total = total + stats[:, k] / np.maximum(stats[:, n + k], 1)
+        out = total * nist_bp_array(stats[:, 2 * n], stats[:, 2 * n + 1])
+        return np.where(np.array([len(r) == 0 for r in refs], dtype=bool), np.nan, out)
 
     def score_from_stats(self, stats: np.ndarray) -> float:
         stats = valid_stats(stats)

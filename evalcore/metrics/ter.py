@@ -181,6 +181,14 @@ class TER(Metric):
     def sentence_scores(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
         return np.array([self.sentence_score(c, r) for c, r in zip(cands, refs)], dtype=float)
 
+    def sentence_scores_of(self, stats: np.ndarray, refs: Sequence[Sequence[str]]) -> np.ndarray:
+        """The sentence scores of rows of :meth:`segment_stats` (``ter_from_stats`` of the row,
+        as :meth:`sentence_score` computes it; NaN for refused segments and without a
+        reference), so a score table computes the alignments once."""
+        stats = np.asarray(stats, dtype=float)
+        out = np.array([float("nan") if not np.isfinite(e) else float(ter_from_stats(e, L)) for e, L in stats])
+        return np.where(np.array([len(r) == 0 for r in refs], dtype=bool), np.nan, out) if len(out) else out
+
     def segment_block(self, cands: Sequence[str], refs: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """Vectorised ``Metric.segment_block`` (identical values): one alignment per distinct
         (candidate, reference) token pair; leave-one-out = min edits over the other references

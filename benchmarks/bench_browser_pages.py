@@ -1,0 +1,127 @@
+"""Every dashboard page in a real browser, cold and warm, on a saved real dataset (issue 12).
+
+    python benchmarks/bench_browser_pages.py [--data ../shared/data/wmt24_esa] [--lp en-cs]
+        [--pages systems divergence ...] [--name wmt24]
+
+For each page:
+
+* **cold**: a fresh Streamlit server on 127.0.0.1 (tests/browser.py's ``running_app``) with an
+  empty cache (a new ``EVALCORE_CACHE``), the dataset already saved in the workspace
+  (``evalcore.workspace.save`` of ``evalcore.io.load_collection``), opened by a deep link
+  ``/<page>?dataset=NAME&lp=LP`` in headless Debian Chromium (Playwright);
+* **warm**: the same URL opened again in a new tab on the same server (a new session: the
+  script runs again, every cache warm).
+
+Two times from ``page.goto``: **first figure** (the first ``[data-testid="stPlotlyChart"]
+.main-svg`` drawn, in a viewport tall enough to show the whole page; Plotly may draw it after
+the script has finished; "–" when the page has no figure) and **done** (the script is idle:
+no running indicator, progress bar or spinner for 1 s; the time is when it became idle).
+Prints a Markdown table; never part of the test suite.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+PAGES = ["data", "systems", "human_likeness", "likeness_vs_acceptability", "queen_vs_human", "divergence", "judges",
+         "learned", "learn", "campaign", "compare", "references", "experts"]
+FIG = '[data-testid="stPlotlyChart"] .main-svg'
+IDLE = """() => !!document.querySelector('[data-testid="stApp"]')
+                && (!!document.querySelector('h1') || !!document.querySelector('[data-testid="stException"]'))
+                && !document.querySelector('[data-testid="stStatusWidget"]')
+                && !document.querySelector('[data-testid="stProgress"]')
+                && !document.querySelector('[data-testid="stSpinner"]')"""
+
+
+def measure(page, url: str, timeout: float = 600.0, settle: float = 1.0) -> tuple[float | None, float, str]:
+    """(first figure s or None, done s, exception text or "") of one page load."""
+    t0 = time.perf_counter()
+    page.goto(url)
+    first = None
+    idle_since = None
+    while True:
+        now = time.perf_counter() - t0
+        if now > timeout:
+            raise TimeoutError(f"{url}: not done after {timeout:.0f} s")
+        if first is None and page.query_selector(FIG) is not None:
+            first = now
+        if page.evaluate(IDLE):
+            if idle_since is None:
+                idle_since = now
+            elif now - idle_since >= settle:
+                break
+        else:
+            idle_since = None
+        time.sleep(0.05)
+    # Plotly draws after the script has finished: wait up to 15 s more for a figure
+    while first is None and page.query_selector('[data-testid="stPlotlyChart"]') is not None \
+            and time.perf_counter() - t0 < idle_since + 15:
+        if page.query_selector(FIG) is not None:
+            first = time.perf_counter() - t0
+        time.sleep(0.05)
+    err = page.query_selector('[data-testid="stException"]')
+    return first, idle_since, (err.inner_text()[:200] if err else "")
+
+
+def fmt(x: float | None) -> str:
+    return "–" if x is None else f"{x:.2f}"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "wmt24_esa"))
+    ap.add_argument("--lp", default="en-cs")
+    ap.add_argument("--name", default=None, help="saved dataset name (default: the folder name)")
+    ap.add_argument("--pages", nargs="*", default=None, help="page slugs (default: every page in pages/)")
+    ap.add_argument("--height", type=int, default=6000,
+                    help="viewport height: tall, so every figure of the page is in view (Plotly draws when shown)")
+    args = ap.parse_args(argv)
+
+    from browser import browser_page, require_browser, running_app
+
+    from evalcore import workspace
+    from evalcore.io import load_collection
+
+    exe = require_browser()
+    pages = [p for p in (args.pages or PAGES) if (ROOT / "pages" / f"{p}.py").exists()]
+    tmp = Path(tempfile.mkdtemp(prefix="bench-browser-"))
+    home = tmp / "home"
+    os.environ["EVALCORE_HOME"] = str(home)
+    name = workspace.save(load_collection(args.data), args.name or Path(args.data).name)
+    print(f"dataset {name} ({args.lp}) saved in {home}; load average {os.getloadavg()[0]:.1f}", flush=True)
+    rows = []
+    for slug in pages:
+        cache = tmp / f"cache-{slug}"
+        path = "" if slug == "data" else slug
+        url_path = f"/{path}?dataset={name}&lp={args.lp}"
+        load = os.getloadavg()[0]
+        with running_app({"EVALCORE_HOME": str(home), "EVALCORE_CACHE": str(cache)}) as url:
+            with browser_page(exe, height=args.height) as page:
+                cold = measure(page, url + url_path)
+            with browser_page(exe, height=args.height) as page:
+                warm = measure(page, url + url_path)
+        shutil.rmtree(cache, ignore_errors=True)
+        rows.append((slug, cold, warm, load))
+        print(f"{slug}: cold first figure {fmt(cold[0])} s, done {fmt(cold[1])} s; warm first figure "
+              f"{fmt(warm[0])} s, done {fmt(warm[1])} s; load {load:.1f}" + (f"; ERROR {cold[2] or warm[2]}"
+                                                                          if cold[2] or warm[2] else ""), flush=True)
+    print()
+    print("| page | cold: first figure (s) | cold: done (s) | warm: first figure (s) | warm: done (s) | "
+          "load average at start |")
+    print("|---|---|---|---|---|---|")
+    for slug, cold, warm, load in rows:
+        print(f"| {slug} | {fmt(cold[0])} | {fmt(cold[1])} | {fmt(warm[0])} | {fmt(warm[1])} | {load:.1f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,207 @@
+"""Issue 12, item 1: pages at real size.
+
+* the vectorised statistics (segments grouped into blocks) give exactly the per-item values:
+  against sacreBLEU (BLEU, chrF, TER: sentence and corpus scores, several references) and
+  against the literal per-item loop of every other lexical metric;
+* one statistics table per metric serves segment scores and corpus scores (computed once);
+* every page uses every segment by default; a subset is explicit and labelled;
+* a widget change that does not change the inputs recomputes nothing.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+import sacrebleu
+from streamlit.testing.v1 import AppTest
+
+from conftest import ROOT, SAMPLE, shared
+from evalcore import analysis as A
+from evalcore.io import load_collection, load_dataset
+from evalcore.metrics.base import get_metric
+from evalcore.metrics.engine import _candidates, _prepare, scorable
+
+APP = os.environ.get("EVALCORE_TEST_APP", str(ROOT / "app.py"))
+
+
+@pytest.fixture(scope="module")
+def wmt21():
+    """40 segments of WMT21 news en-de: 3 reference sets, several systems."""
+    return A.scoped(load_collection(shared("wmt21_news_mqm"))["en-de"], 40)
+
+
+@pytest.fixture()
+def fresh_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "cache"))
+    import streamlit as st
+
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    A._INDEX_CACHE.clear()
+    return tmp_path
+
+
+def _items(ds, include_references=True):
+    C, R = [], []
+    for _, texts, use in _candidates(ds, include_references):
+        _, c, r = scorable(ds, texts, use)
+        C += c
+        R += r
+    return C, R
+
+
+def test_segment_and_corpus_scores_equal_sacrebleu(wmt21, fresh_cache):
+    ds = wmt21
+    seg = A.segment_scores(ds, ["bleu", "chrf", "ter"], include_references=True)
+    stats = A.system_stats(ds, ["bleu", "chrf", "ter"], include_references=True)
+    refs_of = {r: ds.ref_texts()[r] for r in ds.ref_ids}
+    pos = {s: i for i, s in enumerate(ds.seg_ids)}
+    texts = {**ds.sys_texts(), **refs_of}
+    oracle = {"bleu": (sacrebleu.BLEU(effective_order=True), sacrebleu.BLEU()),
+              "chrf": (sacrebleu.CHRF(), sacrebleu.CHRF()), "ter": (sacrebleu.TER(), sacrebleu.TER())}
+    checked = 0
+    for name in [ds.systems[0], ds.systems[-1], ds.ref_ids[0]]:
+        use = [r for r in ds.ref_ids if r != name]
+        for m, (sent, corp) in oracle.items():
+            keep, _ = stats[m][name]
+            got = seg[(seg["metric"] == m) & (seg["system"] == name)].set_index("seg_id")["score"]
+            hyps = [texts[name][pos[s]] for s in keep]
+            ref_lists = [[refs_of[r][pos[s]] for r in use if refs_of[r][pos[s]] is not None] for s in keep]
+            for s, h, rl in list(zip(keep, hyps, ref_lists))[:15]:
+                assert got[s] == pytest.approx(sent.sentence_score(h, rl).score, abs=1e-9), (m, name, s)
+                checked += 1
+            if all(len(rl) == len(use) for rl in ref_lists):  # sacreBLEU's corpus score needs full sets
+                want = corp.corpus_score(hyps, [list(x) for x in zip(*ref_lists)]).score
+                assert get_metric(m).score_from_stats(stats[m][name][1]) == pytest.approx(want, abs=1e-9)
+    assert checked >= 90
+
+
+@pytest.mark.parametrize("metric_id", ["nist-4", "nist-5", "wer", "per", "rouge-l", "rouge-su*", "rouge-w", "gtm-1", "meteor", "charngram-f3",
+                                       "chrf++", "bleu-2", "bleus", "ter"])
+def test_block_statistics_equal_the_per_item_loop(wmt21, metric_id):
+    """The statistics of a segment's outputs computed as one block, and the sentence scores
+    read from them, equal the literal per-item loop (``_stats_one`` / ``sentence_score``)."""
+    m = get_metric(metric_id)
+    _prepare(m, wmt21)
+    C, R = _items(wmt21)
+    C, R = C[:300], R[:300]
+    got = m.segment_stats(C, R)
+    if metric_id.startswith("nist"):  # one kernel call per item
+        from evalcore.metrics.nist import _nist_kernel
+
+        def one(c, rs):
+            ct, rt = m.tok(c), [m.tok(r) for r in rs]
+            info, counts, l_ref = _nist_kernel([ct], rt, np.ones((1, len(rt)), bool), m.max_n, m._table)
+            return list(info[:, 0, 0]) + list(counts[:, 0]) + [len(ct), float(l_ref[0])]
+    else:
+        one = m._stats_one
+    want = np.array([one(c, r) for c, r in zip(C, R)], dtype=float).reshape(got.shape)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(m.sentence_scores_of(got, R), np.array([m.sentence_score(c, r) for c, r in zip(C, R)]))
+
+
+def test_one_statistics_table_serves_segment_and_corpus_scores(monkeypatch, fresh_cache):
+    ds = load_dataset(SAMPLE)
+    calls = []
+    real = A._stats_for
+    monkeypatch.setattr(A, "_stats_for", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
+    A.system_table(ds, ["bleu", "wer"], n_boot=0)
+    A.segment_scores(ds, ["bleu", "wer"])
+    A.signal_table(ds, ["bleu", "wer"])
+    assert sorted(calls) == ["bleu", "wer"]
+
+
+def _saved_app(tmp_path, monkeypatch, ds, name):
+    monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
+    from evalcore import workspace
+
+    workspace.save({ds.lp: ds}, name)
+    label = next(f"{m['name']} (saved {m.get('saved_at', '?')})" for m in workspace.list_saved() if m["name"] == name)
+    at = AppTest.from_file(APP, default_timeout=240)
+    at.session_state["dataset_label"] = label
+    at.session_state["dataset_select"] = label
+    return at
+
+
+def _run(at, page=None):
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    if page:
+        at.switch_page(f"pages/{page}.py")
+        at.run()
+        assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def test_every_segment_by_default_and_sampling_is_labelled(tmp_path, monkeypatch, fresh_cache):
+    from evalcore.synth import make_synthetic
+
+    ds = make_synthetic(420, 2, 3, seed=1, mean_len=8)  # more than the old 300-segment default scope
+    at = _saved_app(tmp_path, monkeypatch, ds, "synth420")
+    at.session_state["div_metrics"] = ["bleu", "per"]
+    _run(at, "divergence")
+    n_out = len(ds.outputs)
+    assert any(c.value.startswith(f"{n_out} output(s) ranked") for c in at.caption), ([t.value for t in at.title], [i.value for i in at.info], [e.value for e in at.error])
+    assert not any("Sampled" in w.value for w in at.warning)
+    # far bigger data (here: the threshold lowered) offers a subset, used only when asked, and labelled
+    monkeypatch.setattr(A, "SAMPLING_OFFERED_ABOVE", 100)
+    _run(at)
+    assert any(c.value.startswith(f"{n_out} output(s) ranked") for c in at.caption)
+    at.checkbox(key="div_sample").check()
+    _run(at)
+    assert any("Sampled: this page uses 420 of 420" in w.value for w in at.warning)
+    at.number_input(key="div_scope").set_value(150)
+    _run(at)
+    assert any("Sampled: this page uses 150 of 420 segments" in w.value for w in at.warning)
+    assert any(c.value.startswith(f"{150 * 3} output(s) ranked") for c in at.caption)
+
+
+def test_widget_change_without_new_inputs_recomputes_nothing(tmp_path, monkeypatch, fresh_cache):
+    ds = load_dataset(SAMPLE)
+    counts = {"table": 0, "stats": 0}
+    real_table, real_stats = A._system_table, A._stats_for
+
+    def table(*a, **k):
+        counts["table"] += 1
+        return real_table(*a, **k)
+
+    def stats(*a, **k):
+        counts["stats"] += 1
+        return real_stats(*a, **k)
+
+    monkeypatch.setattr(A, "_system_table", table)
+    monkeypatch.setattr(A, "_stats_for", stats)
+    at = _saved_app(tmp_path, monkeypatch, ds, "sample-copy")
+    at.session_state["sys_metrics"] = ["bleu", "chrf"]
+    at.session_state["sys_boot"] = 20
+    _run(at, "systems")
+    assert counts["stats"] == 2  # each metric's statistics once, shared by every table of the page
+    first = dict(counts)
+    # widgets that only change what is shown from the same scores
+    at.selectbox(key="sys_rank_method").set_value("spearman")
+    _run(at)
+    at.selectbox(key="sys_sch_crit").set_value(ds.criteria[-1])
+    _run(at)
+    assert counts == first
+    # a new input (resamples) recomputes the table, never the statistics
+    at.number_input(key="sys_boot").set_value(30)
+    _run(at)
+    assert counts["table"] == first["table"] + 1 and counts["stats"] == first["stats"]
+    # the divergence browser reads the same statistics (no new metric pass)
+    at.session_state["div_metrics"] = ["bleu", "chrf"]
+    at.switch_page("pages/divergence.py")
+    _run(at)
+    assert counts["stats"] == first["stats"]
+
+
+def test_figure1_rows_are_independent(fresh_cache):
+    """The Human-likeness page draws Figure 1 metric by metric: each metric's row (with its
+    bootstrap CIs) is the row of the table computed for all metrics at once."""
+    import pandas as pd
+
+    ds = load_dataset(SAMPLE)
+    ms = ["bleu", "chrf", "ter", "per"]
+    joint = A.figure1_table(ds, ms, bootstrap=30)
+    pd.testing.assert_frame_equal(pd.concat([A.figure1_table(ds, [m], bootstrap=30) for m in ms], ignore_index=True),
+                                  joint)
