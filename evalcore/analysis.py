@@ -9,12 +9,12 @@ Sections
   :func:`system_stats`, :func:`tensors`, :func:`queen_index`, :func:`human_segment_scores`.
 * Systems page: :func:`system_table` (corpus scores, bootstrap CIs, paired significance vs a
   baseline), :func:`rank_table`, :func:`rank_agreement`, :func:`schulze_consensus`.
-* Human-likeness (seed 000 Figure 1): :func:`figure1_table`, :func:`king_case_table`.
-* Likeness vs acceptability (seed 000 Figure 3, spec §0.6): :func:`figure3_points`,
+* Human-likeness (Amigó et al. 2006 Figure 1): :func:`figure1_table`, :func:`king_case_table`.
+* Likeness vs acceptability (Amigó et al. 2006 Figure 3, methods §0): :func:`figure3_points`,
   :func:`metric_set_search`.
-* QUEEN vs human (seed 000 Figure 4): :func:`queen_human_points`, :func:`quadrant_thresholds`.
+* QUEEN vs human (Amigó et al. 2006 Figure 4): :func:`queen_human_points`, :func:`quadrant_thresholds`.
 * Divergence browser: :func:`signal_table`, :func:`divergence_table`, :func:`segment_detail`.
-* Judges (seed 003): :func:`rater_distributions`, :func:`rater_agreement_matrix`,
+* Judges (Callison-Burch 2009): :func:`rater_distributions`, :func:`rater_agreement_matrix`,
   :func:`judges_overview`, :func:`hter_table`.
 * Learn page: :func:`lessons`.
 
@@ -79,7 +79,7 @@ def available_metrics(dataset: Dataset | None = None) -> list[str]:
 
 
 def default_metrics(dataset: Dataset | None = None) -> list[str]:
-    """The metrics of seed 000's experiments that are registered (BLEU, chrF, TER, METEOR,
+    """The metrics of Amigó et al. 2006's experiments that are registered (BLEU, chrF, TER, METEOR,
     ROUGE-L, NIST-4, GTM-1, WER, PER). Datasets without text get none."""
     known = set(available_metrics())
     if dataset is not None and (not len(dataset.outputs) or not len(dataset.references)):
@@ -168,7 +168,7 @@ def signature_frame(metric_ids: Iterable[str], dataset: Dataset | None = None, l
 
 
 def _orientation(metric_id: str) -> float:
-    """+1 when higher is better, −1 for error rates (spec §0.1)."""
+    """+1 when higher is better, −1 for error rates (methods §0)."""
     from .metrics.base import get_metric
 
     try:
@@ -438,7 +438,7 @@ def _stage(progress: Progress, lo: float, hi: float) -> Progress:
 def human_segment_scores(dataset: Dataset, criterion: str, normalisation: str = "raw",
                          include_references: bool = True) -> pd.DataFrame:
     """system, seg_id, score, n_ratings: ratings of ``criterion`` normalised per rater and
-    averaged per (system, segment) (spec §0.8, §5.1-5.2; :func:`evalcore.judges.human_scores`)."""
+    averaged per (system, segment) (methods §0, §5.1-5.2; :func:`evalcore.judges.human_scores`)."""
     from .judges import human_scores
 
     with warnings.catch_warnings():
@@ -478,7 +478,7 @@ def system_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence
     Metric score = corpus score from summed sufficient statistics (score_table's system level).
     CI: ``n_boot`` resamples of the candidate's segments, the score recomputed from the
     resampled statistics (percentile interval, 1 − ``alpha``). Human score = mean over segments
-    of the per-(system, segment) score of the criterion (spec §5.2), CI by resampling segments.
+    of the per-(system, segment) score of the criterion (methods §5.2), CI by resampling segments.
     Paired test vs the baseline on the segments both have: ``bootstrap`` = paired bootstrap
     resampling (Koehn 2004; sacreBLEU semantics), ``ar`` = approximate randomisation
     (Riezler & Maxwell 2005). ``mark``: ▲ better / ▼ worse (p < alpha, orientation-aware), ≈ n.s.
@@ -639,7 +639,7 @@ def rank_agreement(table: pd.DataFrame, method: str = "kendall") -> pd.DataFrame
 
 
 def schulze_consensus(table: pd.DataFrame, measures: Sequence[str]) -> pd.DataFrame:
-    """Schulze consensus (spec §5.4, winning votes) of the system rankings of ``measures`` (each
+    """Schulze consensus (methods §5.4, winning votes) of the system rankings of ``measures`` (each
     measure of a :func:`system_table` is one ballot). Columns: rank, system, beats."""
     from .judges import schulze
 
@@ -666,7 +666,7 @@ def _schulze_frame(res) -> pd.DataFrame:
 
 def judges_consensus(dataset: Dataset, criterion: str) -> pd.DataFrame:
     """Schulze consensus over the judges' ballots of ``criterion``: every (rater, segment) is a
-    partial ballot ranking the systems it scored (spec §5.4; seed 003 §4; Schulze 2011).
+    partial ballot ranking the systems it scored (methods §5.4; Callison-Burch 2009 §4; Schulze 2011).
 
     Columns rank, system, beats, mean_score (the mean of the system's judgements, to compare
     with). ``attrs["support"]``: the :class:`~evalcore.judges.BallotSupport` — how many ballots
@@ -683,11 +683,11 @@ def judges_consensus(dataset: Dataset, criterion: str) -> pd.DataFrame:
 
 
 # =============================================================================================
-# Human-likeness: seed 000 Figure 1 and the KING case explorer
+# Human-likeness: Amigó et al. 2006 Figure 1 and the KING case explorer
 # =============================================================================================
 def figure1_table(dataset: Dataset, metric_ids: Sequence[str], ties: str = "geq",
                   average: str = "micro", bootstrap: int = 0, progress: Progress = None) -> pd.DataFrame:
-    """ORANGE and KING of every metric (spec §0.2, §1.1; seed 000 §2.2, Figure 1) with the
+    """ORANGE and KING of every metric (methods §0, §1.1; Amigó et al. 2006 §2.2, Figure 1) with the
     random baselines (KING 1/(|A_s|+1) averaged, ORANGE 1/2), the exact shuffle baseline,
     tie rates, optional bootstrap CIs and each metric's signature."""
     from .qarla import orange_king
@@ -721,7 +721,7 @@ def king_case_table(dataset: Dataset, metric_id: str, ties: str = "geq") -> tupl
 
 
 # =============================================================================================
-# Figure 3: KING vs correlation with humans, three groups (spec §0.6)
+# Figure 3: KING vs correlation with humans, three groups (methods §0)
 # =============================================================================================
 def _corr_frame(human: pd.DataFrame, scores: pd.DataFrame, method: str, level: str,
                 bootstrap: int) -> pd.DataFrame:
@@ -745,18 +745,18 @@ def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
                    selected: Sequence[str] | None = None, method: str = "pearson", level: str = "segment",
                    mode: str = "auto", normalisation: str = "raw", ties: str = "geq", average: str = "micro",
                    bootstrap: int = 0, progress: Progress = None, judged_only: bool = True) -> pd.DataFrame:
-    """The points of seed 000 Figure 3 (spec §0.6): x = KING, y = correlation with the human
+    """The points of Amigó et al. 2006 Figure 3 (methods §0): x = KING, y = correlation with the human
     criterion, in three groups:
 
     * ``standard metric``: KING of §1.1 (orange_king) vs corr(x(a, R_s), human);
     * ``QUEEN of one metric``: KING of {x} (§1.3) vs corr(QUEEN_{x}(a), human);
     * ``selected set``: KING(X) vs corr(QUEEN_X(a), human) for ``selected`` (default: the
-      greedy search's set, spec §0.5).
+      greedy search's set, methods §0).
 
     Correlations over the systems' (not the references') judged outputs; ``level`` segment
     (grouping none) or system. ``bootstrap`` > 0 adds percentile CIs for KING (segments
     resampled) and for the correlation (segments resampled at segment level, systems at
-    system level; spec §3.9). At system level a system's metric (or QUEEN) score is the mean of
+    system level; methods §3.8). At system level a system's metric (or QUEEN) score is the mean of
     its segment scores over the segments judged for it (``judged_only``, the default) or over
     every segment it has a score for. Columns: group, label, metrics, king, king_lo, king_hi,
     orange, corr, corr_lo, corr_hi, n, n_segments.
@@ -831,7 +831,7 @@ def metric_set_search(dataset: Dataset, metric_ids: Sequence[str], method: str =
                       mode: str = "auto", ties: str = "geq", average: str = "micro",
                       progress: Progress = None, min_coverage: float = 0.95,
                       exclude_degenerate: bool = True):
-    """Greedy (spec §0.5) or exhaustive (≤ 12 metrics) KING-driven metric-set search; returns the
+    """Greedy (methods §0) or exhaustive (≤ 12 metrics) KING-driven metric-set search; returns the
     :class:`~evalcore.qarla.search.SearchResult` (chosen set, KING, ORANGE, ranking, trace, and
     ``excluded``: the metrics left out first because their :func:`~evalcore.qarla.search.coverage`
     (defined similarities among the pairs whose texts exist, from the dataset's texts) is below
@@ -857,7 +857,7 @@ def metric_set_search(dataset: Dataset, metric_ids: Sequence[str], method: str =
 # =============================================================================================
 def queen_human_points(dataset: Dataset, metric_set: Sequence[str], criterion: str, mode: str = "auto",
                        normalisation: str = "raw", progress: Progress = None) -> pd.DataFrame:
-    """QUEEN_X (spec §1.2) of every judged (system, segment) against its human score (seed 000
+    """QUEEN_X (methods §1.2) of every judged (system, segment) against its human score (Amigó et al. 2006
     Figure 4). Columns: system, seg_id, queen, human, n_ratings, mode."""
     idx = queen_index(dataset, metric_set, mode=mode, progress=progress)
     q = idx.values(list(metric_set)).to_frame()
@@ -901,7 +901,7 @@ def signal_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence
     * ``metric:<id>`` multi-reference segment score (own scale);
     * ``human:<criterion>`` aggregated (normalised) human score;
     * ``judge:<criterion>:<rater>`` each rater's raw score (judge vs judge);
-    * ``queen:<a,b,...>`` QUEEN of the set (spec §1.2);
+    * ``queen:<a,b,...>`` QUEEN of the set (methods §1.2);
 
     plus ``tags`` (phenomenon tags joined by ", "), ``src_len`` / ``out_len`` (whitespace tokens).
     """
@@ -1058,9 +1058,9 @@ def segment_detail(dataset: Dataset, system: str, seg_id: str, signals: pd.DataF
 
     ``source``, ``output``; ``references``: per reference id, its text, tokens and the matched
     token spans on both sides (output tokens matched by this reference, reference tokens
-    matched by the output); ``orders``: the per-order match table of seed 001 (matched / total
+    matched by the output); ``orders``: the per-order match table of Ananthakrishnan et al. 2007 (matched / total
     candidate n-grams, clipped over all references, e.g. "unigrams 3/4"), with brevity penalty
-    and the average precision P of seed 001 §5.8; ``scores``: every signal of the row;
+    and the average precision P of Ananthakrishnan et al. 2007 §5.8; ``scores``: every signal of the row;
     ``judgements``: every rating of the output; ``tags``. ``tokenize``: the BLEU tokenizer
     (default: the page's choice, else sacreBLEU's default for the target language).
     """
@@ -1112,11 +1112,11 @@ def segment_detail(dataset: Dataset, system: str, seg_id: str, signals: pd.DataF
 
 
 # =============================================================================================
-# Judges (seed 003)
+# Judges (Callison-Burch 2009)
 # =============================================================================================
 def rater_distributions(dataset: Dataset, criterion: str, normalisation: str = "z") -> pd.DataFrame:
     """Long frame rater, stage (raw | <normalisation>), score for every rating of ``criterion``
-    (spec §5.1-5.2), and the summary table in ``attrs["summary"]`` (:func:`rater_summary`)."""
+    (methods §5.1-5.2), and the summary table in ``attrs["summary"]`` (:func:`rater_summary`)."""
     from .judges import criterion_judgements, normalise, rater_summary
 
     j = criterion_judgements(dataset, criterion)
@@ -1133,7 +1133,7 @@ def rater_distributions(dataset: Dataset, criterion: str, normalisation: str = "
 
 
 def rater_agreement_matrix(labels: pd.DataFrame, chance: str = "uniform") -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(P(A), kappa) matrices rater × rater from pairwise labels (spec §5.3): for raters u ≠ v,
+    """(P(A), kappa) matrices rater × rater from pairwise labels (methods §5.3): for raters u ≠ v,
     the share of items (criterion, segment, system pair) both labelled on which their labels
     agree (every pairing of their judgements of the item); the diagonal is intra-rater
     agreement over repeated judgements (NaN without repeats). P(E) by ``chance``."""
@@ -1156,7 +1156,7 @@ def rater_agreement_matrix(labels: pd.DataFrame, chance: str = "uniform") -> tup
 
 
 def judges_overview(dataset: Dataset, criterion: str, chance: str = "uniform") -> dict:
-    """Agreement of the judges of ``criterion`` (seed 003 §4; spec §5.3): pairwise labels,
+    """Agreement of the judges of ``criterion`` (Callison-Burch 2009 §4; methods §5.3): pairwise labels,
     inter/intra agreement and kappa, per-rater agreement with the others, the P(A) and kappa
     matrices, and (with ≥ 3 raters) agreement with one rater as more of the others are added.
     A pseudo-rater ``mean`` (published averages, as in ../shared/data) is left out when real
@@ -1195,10 +1195,10 @@ def judges_overview(dataset: Dataset, criterion: str, chance: str = "uniform") -
 
 
 def hter_table(dataset: Dataset) -> pd.DataFrame:
-    """HTER (spec §5.6) of every output that has post-edits in ``extras["postedits"]``.
+    """HTER (methods §5.6) of every output that has post-edits in ``extras["postedits"]``.
 
     Two layouts: (a) columns system, seg_id and ``text`` or ``postedit`` (several editors
-    allowed: the minimum acceptable edit, seed 003 §5.2); (b) the MLQE-PE layout seg_id,
+    allowed: the minimum acceptable edit, Callison-Burch 2009 §5.2); (b) the MLQE-PE layout seg_id,
     ``mt_tokenized``, ``postedit_tokenized`` for a dataset with one system, where the edits are
     counted on those tokenised texts (as the published labels were). Columns: system, seg_id,
     editor, edits, length, hter, and ``published`` when the dataset has ``hter`` judgements of
@@ -1250,13 +1250,13 @@ def lessons(dataset: Dataset, criterion: str | None = None, progress: Progress =
     """Live numbers for the guided tour (every value computed from ``dataset``):
 
     * ``paraphrase``: per system, mean sentence BLEU and mean human score of ``criterion``, and
-      the system ranks under both (seed 001: BLEU punishes acceptable paraphrases — e.g. an
+      the system ranks under both (Ananthakrishnan et al. 2007: BLEU punishes acceptable paraphrases — e.g. an
       output with synonyms absent from every reference — and misses meaning errors);
-    * ``orange``: ORANGE and KING of the default metrics with their baselines (seed 000 §2.3:
+    * ``orange``: ORANGE and KING of the default metrics with their baselines (Amigó et al. 2006 §2.3:
       ORANGE < 0.5, systems behave as centroids);
     * ``quadrant``: Figure 4's points under QUEEN{bleu, chrf, meteor} and the quadrant
       "acceptable but not human-like" with its count per system;
-    * ``judges``: per-rater mean/sd before normalisation and inter-rater agreement (seed 003).
+    * ``judges``: per-rater mean/sd before normalisation and inter-rater agreement (Callison-Burch 2009).
     """
     from .judges import criterion_judgements
 

@@ -13,6 +13,9 @@ from pages.common import (current_dataset, download_figure, download_table, ensu
 
 ensure_shell(__file__)
 st.title("Campaign")
+from pages.common import terms  # noqa: E402
+
+terms('system level', 'Pearson', 'Kendall τ', 'human translations as systems', 'judged segments only', 'tokenizer')
 current_dataset()  # stops with a hint when nothing is loaded
 label, meta = st.session_state.get("dataset_label"), st.session_state.get("dataset_meta")
 try:

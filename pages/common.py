@@ -391,3 +391,13 @@ def memo(name: str, key: tuple, _thunk):
     from evalcore.metrics.tokenize import session_tokenizer
 
     return _memo(name, tuple(key) + (("tokenize", session_tokenizer()),), _thunk)
+
+
+def terms(*names: str) -> None:
+    """The "Terms on this page" box: each term with its plain-language definition (also as hover
+    help), from :mod:`evalcore.glossary`; docs/methods.md has the full definitions."""
+    from evalcore.glossary import entries
+
+    with st.expander("📖 Terms on this page"):
+        for term, text in entries(names):
+            st.markdown(f"**{md(term)}**: {md(text)}", help=text)

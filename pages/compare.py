@@ -24,6 +24,9 @@ from pages.common import (
 
 ensure_shell(__file__)
 st.title("Compare two systems")
+from pages.common import terms  # noqa: E402
+
+terms('paired bootstrap / approximate randomisation', 'segment level', 'signature', 'tokenizer')
 ds = current_dataset()
 
 PAGE_SIZE = 20

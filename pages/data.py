@@ -60,6 +60,22 @@ from pages.common import ensure_shell
 
 ensure_shell(__file__)
 st.title("Data")
+with st.expander("What is this?", expanded=st.session_state.get("dataset_label") is None):
+    st.markdown(
+        "**evalcore** finds out where automatic machine-translation metrics agree with people, where they fail, "
+        "and why. Load system outputs, human references and human judgements (the bundled teaching sample is open "
+        "now); then compare metrics with the human judgements (**Systems**, **Campaign**, **Compare two systems**), "
+        "measure whether metrics can tell human from machine translations (**Human-likeness**, **Likeness vs "
+        "acceptability**, **QUEEN vs human**; Amigó et al. 2006), browse the segments where metrics and people "
+        "disagree (**Divergence browser**) and look at the judges themselves (**Judges**, **Experts vs "
+        "non-experts**). Every measure is defined in the project's docs/methods.md.")
+    try:
+        st.page_link("pages/learn.py", label="New here? Take the guided tour on the sample", icon="🎓")
+    except Exception:  # the page run on its own (no navigation): the sidebar still lists the tour
+        st.caption("New here? Open **Learn (guided tour)** in the sidebar.")
+from pages.common import terms  # noqa: E402
+
+terms('segment', 'reference set', 'tokenizer', 'signature')
 ds = st.session_state.get("dataset")
 
 tab_overview, tab_segments, tab_add, tab_manage = st.tabs(

@@ -14,6 +14,9 @@ from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
 st.title("Divergence browser")
+from pages.common import terms  # noqa: E402
+
+terms('segment level', 'signature')
 ds = current_dataset()
 
 PAGE_SIZE = 20
@@ -175,7 +178,7 @@ if d["references"]:
 left, right = st.columns(2)
 with left:
     if len(d["orders"]):
-        st.markdown("**N-gram matches over all references** (clipped, as BLEU counts them; seed 001)")
+        st.markdown("**N-gram matches over all references** (clipped, as BLEU counts them; Ananthakrishnan et al. 2007)")
         st.dataframe(d["orders"], hide_index=True, width="stretch",
                      column_config={"precision": st.column_config.NumberColumn(format="%.3f")})
         sm = d["summary"]

@@ -11,6 +11,9 @@ from pages.common import current_dataset, download_figure, download_table, ensur
 
 ensure_shell(__file__)
 st.title("Experts vs non-experts")
+from pages.common import terms  # noqa: E402
+
+terms('kappa', 'Schulze ranking')
 ds = current_dataset()
 st.caption("Callison-Burch (2009) had non-experts redo the experts' judgements and asked how often they agree "
            "with the experts, whether combining several non-experts helps, and whether they rank the systems "

@@ -1,4 +1,4 @@
-"""Human-likeness: seed 000 Figure 1 (ORANGE and KING per metric with random baselines), the
+"""Human-likeness: Amigó et al. 2006 Figure 1 (ORANGE and KING per metric with random baselines), the
 tie-mode and averaging options, and the KING case explorer."""
 from __future__ import annotations
 
@@ -13,6 +13,9 @@ from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
 st.title("Human-likeness")
+from pages.common import terms  # noqa: E402
+
+terms('human-likeness', 'held-out reference', 'ORANGE', 'KING', 'tie rate', 'micro / macro average')
 ds = current_dataset()
 
 
@@ -36,7 +39,7 @@ st.markdown(
     "Each reference is held out in turn; it and every system output are scored against the **remaining** "
     "references. **ORANGE** = probability that the held-out human translation scores at least as high as an "
     "output; **KING** = probability that it scores at least as high as **every** output of its segment "
-    "(seed 000 §2.2). A random metric gets ORANGE 1/2 and KING 1/(|A|+1).")
+    "(Amigó et al. 2006 §2.2). A random metric gets ORANGE 1/2 and KING 1/(|A|+1).")
 c1, c2, c3, c4 = st.columns([3, 1, 1, 1])
 metrics = c1.multiselect("Metrics", A.available_metrics(ds), default=A.default_metrics(ds), key="hl_metrics")
 long_segment_note(ds, metrics)
@@ -76,7 +79,7 @@ download_figure(P.with_signature(fig, A.signature_text(metrics, f"ties={ties}; a
                 f"{ds.name}_figure1", key="hl_fig1_dl")
 below = int((table["orange"] < 0.5).sum())
 st.caption(f"{below} of {len(table)} metrics have ORANGE below 0.5: the outputs look *more* like the references "
-           "than the references look like each other (systems as centroids, seed 000 §2.3). "
+           "than the references look like each other (systems as centroids, Amigó et al. 2006 §2.3). "
            f"Mean tie rate {table['tie_rate'].mean():.3f}.")
 show_cols = ["metric", "orange", "king", "king_random", "king_perm", "orange_random", "tie_rate", "king_tie_rate",
              "n_cases", "orange_lin_och", "orange_lo", "orange_hi", "king_lo", "king_hi", "signature"]

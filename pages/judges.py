@@ -10,6 +10,9 @@ from pages.common import current_dataset, download_figure, download_table, ensur
 
 ensure_shell(__file__)
 st.title("Judges")
+from pages.common import terms  # noqa: E402
+
+terms('z-normalisation', 'percentile normalisation', 'kappa', "Krippendorff's alpha", 'Schulze ranking', 'MQM', 'ESA', 'DA', 'HTER')
 ds = current_dataset()
 
 

@@ -12,6 +12,9 @@ from pages.common import apply_tokenizer, cache_key  # noqa: E402,F401
 
 ensure_shell(__file__)
 st.title("Learn (guided tour)")
+from pages.common import terms  # noqa: E402
+
+terms('human-likeness', 'human acceptability', 'ORANGE', 'KING', 'QUEEN')
 
 
 @st.cache_data(show_spinner=False, max_entries=4)

@@ -21,6 +21,9 @@ from pages.common import ensure_shell
 
 ensure_shell(__file__)
 st.title("Learned metrics")
+from pages.common import terms  # noqa: E402
+
+terms('BEER', 'human-likeness', 'Pearson')
 st.markdown(
     "Train a metric from the data you already have, then check whether it beats sentence BLEU and chrF on "
     "segments it never saw.\n\n"

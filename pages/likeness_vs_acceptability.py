@@ -12,6 +12,9 @@ from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
 st.title("Likeness vs acceptability")
+from pages.common import terms  # noqa: E402
+
+terms('human acceptability', 'human-likeness', 'KING', 'QUEEN', 'metric set', 'pooled QUEEN', 'Pearson')
 ds = current_dataset()
 
 

@@ -14,6 +14,9 @@ from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
 st.title("QUEEN vs human")
+from pages.common import terms  # noqa: E402
+
+terms('QUEEN', 'metric set', 'human acceptability', 'pooled QUEEN')
 ds = current_dataset()
 
 

@@ -21,6 +21,9 @@ from pages.common import (
 
 ensure_shell(__file__)
 st.title("References & comprehension")
+from pages.common import terms  # noqa: E402
+
+terms('reference set', 'Detect MT', 'bootstrap CI')
 ds = current_dataset()
 
 # ---------------------------------------------------------------- reference quality

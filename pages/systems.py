@@ -12,6 +12,9 @@ from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
 st.title("Systems")
+from pages.common import terms  # noqa: E402
+
+terms('system level', 'signature', 'bootstrap CI', 'paired bootstrap / approximate randomisation', 'human translations as systems', 'judged segments only', 'Schulze ranking')
 ds = current_dataset()
 
 

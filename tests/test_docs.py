@@ -56,3 +56,42 @@ def test_glossary_cites_existing_methods_sections_and_knows_its_terms():
     assert [t for t, _ in entries(["ORANGE", "QUEEN"])] == ["ORANGE", "QUEEN"]
     with pytest.raises(KeyError, match="no glossary entry"):
         define("nonsense")
+
+
+def test_no_reference_to_files_outside_the_repository_in_what_users_read():
+    """Code, pages and docs cite docs/methods.md and the papers by author and year, never the
+    team's external spec or 'seed 00N' (tests may cite the spec's worked examples)."""
+    import subprocess
+
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    bad = re.compile(r"metaeval-spec|shared/docs|shared/seeds|\bseeds? 00[0-4]\b|\bspec\s+§")
+    hits = []
+    for name in tracked:
+        if name.startswith("tests/") or not name.endswith((".py", ".md", ".toml")):
+            continue
+        path = ROOT / name
+        if not path.exists():
+            continue
+        for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if bad.search(line):
+                hits.append(f"{name}:{i}: {line.strip()[:80]}")
+    assert not hits, "\n".join(hits)
+
+
+def test_data_page_has_the_intro_and_every_page_a_terms_box():
+    from streamlit.testing.v1 import AppTest
+
+    from evalcore.glossary import define
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    assert not at.exception
+    labels = [e.label for e in at.expander]
+    assert "What is this?" in labels and "📖 Terms on this page" in labels
+    assert any("finds out where automatic machine-translation metrics agree" in m.value for m in at.markdown)
+    assert any("reference set" in m.value and "One human translation" in m.value for m in at.markdown)
+    assert define("reference set").startswith("One human translation")
+    # every page shows the box (static: the call follows the page title)
+    pages = sorted((ROOT / "pages").glob("*.py"))
+    missing = [p.name for p in pages if p.name != "common.py" and "\nterms(" not in p.read_text(encoding="utf-8")]
+    assert not missing, missing

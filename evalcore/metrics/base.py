@@ -6,7 +6,7 @@ provides
 (a) ``sentence_score(cand, refs)``: the multi-reference score x(c, R) on the metric's own
     scale (sacreBLEU's 0-100 for BLEU/chrF/TER; 0-1 for the others; error rates as rates);
 (b) ``similarity(cand, ref)``: the single-reference similarity x(c, r) = x(c, {r})
-    (spec §0.1), on the same scale;
+    (methods §0), on the same scale;
 (c) ``segment_stats`` / ``score_from_stats``: per-segment sufficient statistics, so corpus
     scores, bootstrap resamples and subsets are array sums (``corpus_score`` uses them);
     optionally ``sentence_scores_of(stats, refs)``: the sentence scores of those rows, identical
@@ -14,7 +14,7 @@ provides
     :func:`evalcore.analysis.segment_scores`).
 
 ``oriented`` turns a score into a similarity where higher always means more similar:
-error rates (TER, WER, PER) are negated (spec §0.1). Rank-based measures (ORANGE, KING,
+error rates (TER, WER, PER) are negated (methods §0). Rank-based measures (ORANGE, KING,
 QUEEN) consume oriented values only.
 """
 from __future__ import annotations

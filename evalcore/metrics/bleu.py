@@ -1,11 +1,11 @@
 """BLEU (Papineni et al. 2002) exactly as sacreBLEU 2.x computes it, plus BLEU-1..4 and BLEUS.
 
-Registered ids (all on sacreBLEU's **0-100 scale**, spec §0.9):
+Registered ids (all on sacreBLEU's **0-100 scale**, methods §0):
 
 * ``bleu``    – sacreBLEU BLEU, max order 4. Sentence level uses sacreBLEU's ``sentence_bleu``
   defaults (``exp`` smoothing, effective order); corpus level (``corpus_score`` /
   ``score_from_stats``) uses ``corpus_bleu`` defaults (``exp`` smoothing, no effective order).
-* ``bleu-1`` .. ``bleu-4`` – the cumulative BLEU-n of seed 000 (Amigó et al. 2006, §4 "BLEU-n"):
+* ``bleu-1`` .. ``bleu-4`` – the cumulative BLEU-n of Amigó et al. 2006 (Amigó et al. 2006, §4 "BLEU-n"):
   the same computation with ``max_ngram_order = n`` (geometric mean of p_1..p_n × BP).
   ``bleu-4`` therefore equals ``bleu``.
 * ``bleus``   – Lin & Och's (2004, COLING §4) smoothed BLEU-4: add 1 to the hit and the total
@@ -572,7 +572,7 @@ register("bleu", lambda: BLEU())
 for _n in range(1, 5):
     register(f"bleu-{_n}", (lambda n: lambda: BLEU(
         max_ngram_order=n, metric_id=f"bleu-{n}",
-        description=f"cumulative BLEU-{n} (seed 000): sacreBLEU BLEU with max order {n}, 0-100; "
+        description=f"cumulative BLEU-{n} (Amigó et al. 2006): sacreBLEU BLEU with max order {n}, 0-100; "
                     "sentence level exp smoothing + effective order"))(_n))
 register("bleus", lambda: BLEU(
     smooth_method="add-k", smooth_value=1, metric_id="bleus", citation=CITATION_BLEUS,

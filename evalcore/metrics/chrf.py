@@ -1,6 +1,6 @@
 """chrF (Popović 2015) and chrF++ (Popović 2017) exactly as sacreBLEU 2.x computes them.
 
-Registered ids (sacreBLEU's **0-100 scale**, spec §0.9):
+Registered ids (sacreBLEU's **0-100 scale**, methods §0):
 
 * ``chrf``   – character n-grams 1..6, β = 2, whitespace removed, sacreBLEU's effective-order
   averaging (default ``eps_smoothing=False``).

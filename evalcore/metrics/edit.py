@@ -1,4 +1,4 @@
-"""Word error rates mWER and mPER (spec §7.3), plus the token plumbing shared by evalcore's
+"""Word error rates mWER and mPER (methods §7.3), plus the token plumbing shared by evalcore's
 word-level lexical metrics (NIST, GTM, ROUGE, character n-grams, METEOR-style).
 
 Registered ids (error rates, **lower is better**, reported as rates 0..∞, not percentages):
@@ -9,12 +9,12 @@ Registered ids (error rates, **lower is better**, reported as rates 0..∞, not 
   1 − (m − max(0, |c| − |r|)) / |r| = (max(|c|, |r|) − m) / |r|, with m = Σ_w min(n_c(w), n_r(w))
   the bag-of-words overlap; x(c, R) = min over r ∈ R.
 
-Corpus level (spec §7.3): for every segment the reference with the lowest rate is chosen
+Corpus level (methods §7.3): for every segment the reference with the lowest rate is chosen
 (the first on ties); the corpus rate is Σ_s errors(c_s, r*_s) / Σ_s |r*_s|. The per-segment
 sufficient statistics are ``[errors, |r*|]``.
 
 Defaults: sacreBLEU's 13a tokeniser on **lower-cased** text (as the QARLA experiments of
-seed 000 score lower-cased tokenised text); ``tokenize`` and ``lowercase`` are options
+Amigó et al. 2006 score lower-cased tokenised text); ``tokenize`` and ``lowercase`` are options
 (``tokenize="zh"`` for Chinese). Empty reference: the rate is 0 when the candidate is empty
 too and 1 otherwise (sacreBLEU's TER convention); an empty candidate against a non-empty
 reference has rate 1 (WER: |r| deletions; PER: nothing matched). No reference: NaN.
@@ -418,7 +418,7 @@ def _wlcs_increments(max_len: int, w: float) -> np.ndarray:
 
 
 def wlcs(a: Sequence, b: Sequence, w: float = 1.2) -> float:
-    """Weighted LCS of Lin & Och 2004 / ROUGE-1.5.5 (``-w``; spec §7.4): a run of k consecutive
+    """Weighted LCS of Lin & Och 2004 / ROUGE-1.5.5 (``-w``; methods §7.6): a run of k consecutive
     matches earns f(k) = k**w. Lin's DP: on a match C[i][j] = C[i−1][j−1] + f(W+1) − f(W) with W
     the run length ending at (i−1, j−1) and W[i][j] = W + 1; otherwise C[i][j] = max(C[i−1][j],
     C[i][j−1]) and W[i][j] = 0. (``a`` indexes rows.)"""
@@ -639,7 +639,7 @@ def wlcs_matrix_np(a_ids: Sequence[np.ndarray], b_ids: Sequence[np.ndarray], w: 
 
 
 def error_rate(errors: float, ref_len: float) -> float:
-    """errors / |r|; with an empty reference 0 if there is no error, else 1 (spec §7.3;
+    """errors / |r|; with an empty reference 0 if there is no error, else 1 (methods §7.3;
     sacreBLEU's TER convention)."""
     if ref_len > 0:
         return errors / ref_len
@@ -655,7 +655,7 @@ def error_rate_array(errors: np.ndarray, ref_len: np.ndarray) -> np.ndarray:
 
 
 def per_errors(c: Sequence, r: Sequence, overlap: int | None = None) -> int:
-    """PER error count max(|c|, |r|) − m = |r| − (m − max(0, |c| − |r|)) (spec §7.3)."""
+    """PER error count max(|c|, |r|) − m = |r| − (m − max(0, |c| − |r|)) (methods §7.3)."""
     m = bag_overlap(c, r) if overlap is None else overlap
     return max(len(c), len(r)) - m
 

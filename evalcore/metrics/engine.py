@@ -3,7 +3,7 @@
 * :func:`similarity_tensors` – for one metric, every candidate of every segment (each system
   output **and each reference**) against every reference, single-reference (x(c, r)) and
   leave-one-reference-out (x(c, R − {r})), oriented so that higher = more similar
-  (spec §0.1-0.3; :class:`~evalcore.metrics.base.SimTensors`). One call of
+  (methods §0-0.3; :class:`~evalcore.metrics.base.SimTensors`). One call of
   ``metric.segment_block`` per segment; BLEU/chrF/TER override it with vectorised versions.
   Results are cached on disk (``.npz``) keyed by sha256 of (dataset content hash, metric
   signature, evalcore version).
@@ -11,7 +11,7 @@
   System level is the **corpus** score from summed sufficient statistics (sacreBLEU's
   corpus_score), not a mean of sentence scores.
 * :func:`ngram_breakdown` – matched/total n-grams per order, matched token spans per
-  reference, brevity penalty and the average precision P of seed 001 §5.8.
+  reference, brevity penalty and the average precision P of Ananthakrishnan et al. 2007 §5.8.
 
 Metrics that need corpus-wide information (e.g. NIST information weights) may define
 ``prepare(dataset)``; both :func:`similarity_tensors` and :func:`score_table` call it first.
@@ -152,7 +152,7 @@ def similarity_tensors(dataset: Dataset, metric_id, progress: Progress = None,
     For each segment s with present references R_s (in ``dataset.ref_ids`` order) and present
     system outputs A_s, ``metric.segment_block(A_s + R_s, R_s)`` gives x(c, r) and x(c, R_s − {r})
     for every candidate; the reference rows fill ``ref_ref`` (diagonal NaN) and the diagonal of
-    their leave-one-out block fills ``loo_ref`` (spec §0.2: r_j scored against R_s − {r_j}).
+    their leave-one-out block fills ``loo_ref`` (methods §0: r_j scored against R_s − {r_j}).
     ``progress(done, total)`` is called about every 1 % of the segments. ``cache_dir=False``
     disables the disk cache; ``None`` uses :func:`default_cache_dir`.
     """
@@ -575,7 +575,7 @@ def _spans(positions: Sequence[int]) -> list[tuple[int, int]]:
 
 def ngram_breakdown(cand: str, refs: Sequence[str], tokenize: str = "13a", max_order: int = 4,
                     lowercase: bool = False) -> dict:
-    """Where a candidate's n-grams match its references (Papineni et al. 2002 §2.1; seed 001 §5).
+    """Where a candidate's n-grams match its references (Papineni et al. 2002 §2.1; Ananthakrishnan et al. 2007 §5).
 
     Returns a dict with
 
@@ -588,7 +588,7 @@ def ngram_breakdown(cand: str, refs: Sequence[str], tokenize: str = "13a", max_o
       count, left to right) and ``token_spans``: candidate tokens covered by any of them;
     * ``hyp_len``, ``ref_len`` (closest reference length, shorter on ties) and
       ``brevity_penalty`` exp(1 − r/c) when c < r (0 for an empty candidate);
-    * ``average_precision`` – P of seed 001 §5.8: the arithmetic mean of p_1..p_4
+    * ``average_precision`` – P of Ananthakrishnan et al. 2007 §5.8: the arithmetic mean of p_1..p_4
       (of p_1..p_max_order);
     * ``bleu`` – sacreBLEU sentence BLEU (0-100) of the candidate, for reference.
     """

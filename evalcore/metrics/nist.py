@@ -1,4 +1,4 @@
-"""NIST (Doddington 2002) as mteval-v13a.pl computes it (spec §7.2).
+"""NIST (Doddington 2002) as mteval-v13a.pl computes it (methods §7.4).
 
 Registered ids ``nist-1`` .. ``nist-5`` (NIST-n uses n-gram orders 1..n; 0..∞, higher is
 better). mteval-v13a's defaults are the metric's defaults: 13a tokens (sacreBLEU's 13a is
@@ -15,7 +15,7 @@ weights; ``fit`` returns the metric, ``unfit()`` forgets them, ``is_fitted`` tel
 engine should call ``fit`` once per dataset with *all* its references (every reference set)
 before scoring. The signature then carries ``info:fit-<hash of the counts>``. An unfitted
 metric takes the weights from the references of each call instead: ``sentence_score(c, R)``
-and ``similarity(c, r)`` treat R (or {r}) as the whole corpus — spec §8.1's "this pair as the
+and ``similarity(c, r)`` treat R (or {r}) as the whole corpus — methods §8's "this pair as the
 whole corpus" — ``segment_block`` does so for each reference set it scores against
 (each single reference, each R − {r_j}), and ``segment_stats(cands, refs)`` /
 ``corpus_score`` use all references passed in that call (= mteval-v13a on that corpus).
@@ -54,7 +54,7 @@ BETA = -math.log(0.5) / math.log(1.5) / math.log(1.5)
 
 def nist_bp(l_sys: float, l_ref: float) -> float:
     """NIST length penalty exp(−β ln²ρ) for ρ = l_sys/l_ref < 1 (1 if ρ ≥ 1, 0 if ρ ≤ 0);
-    1 when l_ref = 0 (spec §7.2, mteval-v13a ``nist_length_penalty``)."""
+    1 when l_ref = 0 (methods §7.4, mteval-v13a ``nist_length_penalty``)."""
     if l_ref <= 0:
         return 1.0
     rho = l_sys / l_ref
@@ -67,7 +67,7 @@ def nist_bp(l_sys: float, l_ref: float) -> float:
 
 def ngram_info(references: Sequence[Sequence[str]], max_n: int = 5) -> dict[tuple, float]:
     """Information weights of every n-gram (n ≤ max_n) of the given tokenised references
-    (one token sequence per reference segment): spec §7.2 / ``compute_ngram_info``."""
+    (one token sequence per reference segment): methods §7.4 / ``compute_ngram_info``."""
     counts: Counter = Counter()
     total = 0
     for toks in references:
@@ -236,7 +236,7 @@ class NIST(WordMetric):
 
     def prepare(self, dataset) -> None:
         """Called by the engine before scoring a dataset: information weights from every
-        reference of every reference set of the corpus (spec §7.2). The weights of the last
+        reference of every reference set of the corpus (methods §7.4). The weights of the last
         datasets are memoised (nist-1..5 of one dataset share one fit)."""
         key = (dataset.content_hash(), self.tokenize, self.lowercase, max(SHARED_ORDERS, self.max_n))
         hit = _FIT_CACHE.get(key)

@@ -1,7 +1,7 @@
-"""TER (Snover et al. 2006) exactly as sacreBLEU 2.x computes it (spec §5.6).
+"""TER (Snover et al. 2006) exactly as sacreBLEU 2.x computes it (methods §5.6).
 
 Registered id ``ter``: sacreBLEU's **0-100 scale** (100 × edits / reference length), an error
-rate, so ``higher_is_better=False`` and the oriented similarity is −TER (spec §0.1).
+rate, so ``higher_is_better=False`` and the oriented similarity is −TER (methods §0).
 
 Tokenisation is sacreBLEU's ``TercomTokenizer`` (options ``case_sensitive``, ``normalized``,
 ``no_punct``, ``asian_support``; default: lowercase, no normalisation). ``with_tokenize(name)``
