@@ -22,7 +22,6 @@ import io
 import json
 import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -109,19 +108,10 @@ class LearnedModel:
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    """Write ``data`` to ``path`` atomically (temporary file in the same folder, then rename)."""
+    from ..export import atomic_write
+
+    atomic_write(path, lambda fh: fh.write(data), mode="wb")
 
 
 def _jsonable(obj):
