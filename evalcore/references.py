@@ -25,6 +25,18 @@ from .metrics.base import get_metric, valid_stats
 Progress = Callable[[float, str], None] | None
 
 
+
+def _text_metric(metric_id: str, ds, why: str = ""):
+    """The metric ``metric_id`` prepared on ``ds`` (corpus-wide weights such as NIST's); a metric
+    without a text scorer is refused."""
+    from .metrics.engine import _prepare
+
+    metric = get_metric(metric_id)
+    if not metric.meta.needs_text:
+        raise ValueError(f"metric {metric_id!r} has no text scorer{why}")
+    _prepare(metric, ds)
+    return metric
+
 def loo_signature(metric_id: str, n_refs: int) -> str:
     """The metric's signature plus the reference count of a leave-one-out score."""
     return f"{get_metric(metric_id).signature()}|nrefs:{n_refs - 1}|leave-one-out:{n_refs}"
@@ -90,12 +102,7 @@ def leave_one_out(ds: Dataset, metric_ids: Sequence[str] = ("bleu",), n_boot: in
 
     boots = resample_indices(len(keep), n_boot, seed) if n_boot else None
     for mi, mid in enumerate(metric_ids):
-        metric = get_metric(mid)
-        if not metric.meta.needs_text:
-            raise ValueError(f"metric {mid!r} has no text scorer (bring-your-own scores cannot score references)")
-        prep = getattr(metric, "prepare", None)
-        if callable(prep):
-            prep(ds)
+        metric = _text_metric(mid, ds, " (bring-your-own scores cannot score references)")
         st = _stats(metric, ds, keep)
         for (cand, held), (pos, stats) in st.items():
             rows.append({"metric": mid, "held_out": held, "candidate": cand,
@@ -164,12 +171,7 @@ def detect_mt(ds: Dataset, metric_id: str = "bleu", gap: float = 20.0, share: fl
     _check(ds)
     if not ds.systems:
         raise ValueError("Detect MT needs MT outputs to compare the references with; this dataset has none")
-    metric = get_metric(metric_id)
-    if not metric.meta.needs_text:
-        raise ValueError(f"metric {metric_id!r} has no text scorer")
-    prep = getattr(metric, "prepare", None)
-    if callable(prep):
-        prep(ds)
+    metric = _text_metric(metric_id, ds)
     keep, note = common_segments(ds)
     refs, syss = ds.ref_texts(), ds.sys_texts()
     seg_rows, overall = [], []

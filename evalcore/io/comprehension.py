@@ -64,24 +64,21 @@ def read_file(src, report: Report, segments: pd.DataFrame, outputs: pd.DataFrame
         known_lp = set(lps) | {""}
         bad(~df["lp"].isin(known_lp), "{n} row(s) name a language pair that is not in the segments file ({where})")
         docs = set(zip(seg_lp(segments), segments["doc_id"].fillna("").astype(str).str.strip())) if "doc_id" in segments else set()
-        known_doc = pd.Series([(a, b) in docs for a, b in zip(df["lp"], df["doc_id"])], index=df.index, dtype=bool)
-        unknown = df[~known_doc & (df["doc_id"] != "")]
-        if len(unknown):
-            ids = list(dict.fromkeys(unknown["doc_id"]))
-            report.error(fname, int(unknown["_line"].iloc[0]),
-                         f"{len(unknown)} row(s) name document(s) not in the segments file's doc_id column: "
-                         f"{', '.join(map(repr, ids[:8]))}{' ...' if len(ids) > 8 else ''} "
-                         f"({describe_lines(unknown['_line'].tolist())}); fix the ids or add doc_id to segments.tsv")
         names = set(zip(seg_lp(outputs), outputs["system"].astype(str).str.strip())) | \
             set(zip(seg_lp(references), references["ref_id"].astype(str).str.strip()))
-        known_sys = pd.Series([(a, b) in names for a, b in zip(df["lp"], df["system"])], index=df.index, dtype=bool)
-        unknown = df[~known_sys & (df["system"] != "")]
-        if len(unknown):
-            ids = list(dict.fromkeys(unknown["system"]))
-            report.error(fname, int(unknown["_line"].iloc[0]),
-                         f"{len(unknown)} row(s) name system(s) that are neither a system of outputs.tsv nor a "
-                         f"reference set of references.tsv: {', '.join(map(repr, ids[:8]))} "
-                         f"({describe_lines(unknown['_line'].tolist())})")
+        for col, known, what, fix in (
+                ("doc_id", docs, "document(s) not in the segments file's doc_id column", "fix the ids or add doc_id "
+                                                                                         "to segments.tsv"),
+                ("system", names, "system(s) that are neither a system of outputs.tsv nor a reference set of "
+                                  "references.tsv", "")):
+            ok = pd.Series([(a, b) in known for a, b in zip(df["lp"], df[col])], index=df.index, dtype=bool)
+            unknown = df[~ok & (df[col] != "")]
+            if len(unknown):
+                ids = list(dict.fromkeys(unknown[col]))
+                more = " ..." if fix and len(ids) > 8 else ""
+                report.error(fname, int(unknown["_line"].iloc[0]),
+                             f"{len(unknown)} row(s) name {what}: {', '.join(map(repr, ids[:8]))}{more} "
+                             f"({describe_lines(unknown['_line'].tolist())})" + (f"; {fix}" if fix else ""))
     keys = ["lp", "system", "doc_id", "question_id", "rater"]
     dup = df[df.duplicated(keys, keep=False)]
     for _, sub in dup.groupby(keys, sort=False):
