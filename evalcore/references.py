@@ -25,7 +25,6 @@ from .metrics.base import get_metric, valid_stats
 Progress = Callable[[float, str], None] | None
 
 
-
 def _text_metric(metric_id: str, ds, why: str = ""):
     """The metric ``metric_id`` prepared on ``ds`` (corpus-wide weights such as NIST's); a metric
     without a text scorer is refused."""
