@@ -18,7 +18,7 @@ from typing import Callable, Sequence
 import numpy as np
 import scipy.stats
 
-from .bootstrap import percentile_ci
+from .bootstrap import index_counts, percentile_ci
 from .correlation import correlation, grouped, group_values, average_groups, system_level
 
 
@@ -327,8 +327,7 @@ def paired_bootstrap(stats_a, stats_b, score_fn: Callable | None = None, *, n_sa
         raise ValueError("the two systems must have the same number of segments")
     rng = np.random.default_rng(seed)
     idxs = rng.choice(n, size=(n_samples, n), replace=True)
-    counts = np.zeros((n_samples, n))
-    np.add.at(counts, (np.repeat(np.arange(n_samples), n), idxs.ravel()), 1.0)
+    counts = index_counts(idxs, n)  # multiplicities of each resample: one matrix product per system
     full_a = _scores_of(a.sum(0, keepdims=True), score_fn, n, vectorized)[0]
     full_b = _scores_of(b.sum(0, keepdims=True), score_fn, n, vectorized)[0]
     sa = _scores_of(counts @ a, score_fn, n, vectorized)
