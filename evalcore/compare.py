@@ -307,10 +307,12 @@ def headline(cmp: Comparison, n_bootstrap: int = 1000, n_ar: int = 10000, seed: 
         n = int(mask.sum())
         score_a, score_b = _score(sa, fn), _score(sb, fn)
         p_bs = p_ar = float("nan")
+        # every resample's corpus score in one vectorised call (Metric.scores_from_sums: the same values)
+        vec = cmp.metric_objects[sig[7:]].scores_from_sums if fn is not None else None
         if n > 1 and n_bootstrap:
-            p_bs = paired_bootstrap(sa, sb, fn, n_samples=n_bootstrap, seed=seed).p_value
+            p_bs = paired_bootstrap(sa, sb, vec, n_samples=n_bootstrap, seed=seed, vectorized=True).p_value
         if n > 1 and n_ar:
-            p_ar = paired_approximate_randomization(sa, sb, fn, n_samples=n_ar, seed=seed).p_value
+            p_ar = paired_approximate_randomization(sa, sb, vec, n_samples=n_ar, seed=seed, vectorized=True).p_value
         d = (score_b - score_a) * (1 if hib else -1)
         ahead = "tie" if not np.isfinite(d) or d == 0 else (cmp.b if d > 0 else cmp.a)
         p = p_bs if test == "bootstrap" else p_ar
