@@ -95,6 +95,30 @@ def test_headline_equals_sacrebleu_paired_tests(sample):
             assert head.loc[ours, col] == pytest.approx(ref_b.p_value, abs=1e-12)
 
 
+def test_metrics_added_to_a_human_comparison_equal_one_build(sample):
+    """The page shows the human comparison first and adds the metrics (with_metrics): the same
+    columns, statistics and headline as one build; sentence scores equal the metric's own
+    sentence_scores (computed from the same statistics, not twice)."""
+    from evalcore.metrics.base import get_metric
+
+    a, b = "pleonastic", "near-human"
+    one = C.build(sample, a, b, ["bleu", "chrf", "ter"], sample.criteria)
+    first = C.build(sample, a, b, [], sample.criteria)
+    assert first.metrics == [] and first.signals == [f"human:{c}" for c in sample.criteria]
+    two = C.with_metrics(first, ["bleu", "chrf", "ter"])
+    assert two.signals == one.signals
+    pd.testing.assert_frame_equal(two.segments[one.segments.columns], one.segments)
+    for m in one.metrics:
+        for x, y in zip(one.stats[m], two.stats[m]):
+            np.testing.assert_array_equal(x, y)
+        metric = get_metric(m)
+        f = one.segments[one.segments["has_ref"]]
+        refs = [[sample.ref_texts()[r][sample.seg_ids.index(s)] for r in sample.ref_ids
+                 if sample.ref_texts()[r][sample.seg_ids.index(s)] is not None] for s in f["seg_id"]]
+        np.testing.assert_allclose(f[f"a|metric:{m}"], metric.sentence_scores(list(f["text_a"]), refs), atol=1e-9)
+    pd.testing.assert_frame_equal(C.headline(two, 50, 50), C.headline(one, 50, 50))
+
+
 def test_headline_human_scores_and_winner(tiny):
     head = C.headline(tiny, n_bootstrap=200, n_ar=200).set_index("signal")
     assert head.loc["human:adequacy", "score_a"] == pytest.approx(np.mean(HUMAN_A))
