@@ -361,6 +361,43 @@ def headline(cmp: Comparison, n_bootstrap: int = 1000, n_ar: int = 10000, seed: 
     return out
 
 
+#: the tables of a comparison by name (the CLI's file stems), in the order the page shows them
+TABLES = ("headline", "segments", "disagreements", "buckets", "word_f_by_frequency", "characteristic_ngrams",
+          "length_ratios", "length_bias")
+
+
+def table(cmp: Comparison, name: str, n_bootstrap: int = 1000, n_ar: int = 10000, test: str = "bootstrap",
+          alpha: float = 0.05, top: int = 50) -> pd.DataFrame:
+    """One table of :data:`TABLES`, computed on its own (a page computes each where it shows it)."""
+    if name == "headline":
+        return headline(cmp, n_bootstrap=n_bootstrap, n_ar=n_ar, test=test, alpha=alpha)
+    if name == "segments":
+        return segment_table(cmp)
+    if name == "disagreements":
+        dis = []
+        for m in cmp.metrics:
+            for c in cmp.criteria:
+                d = disagreements(cmp, f"metric:{m}", f"human:{c}")
+                d = d.rename(columns={f"metric:{m} A": "metric_a", f"metric:{m} B": "metric_b",
+                                      f"human:{c} A": "human_a", f"human:{c} B": "human_b"})
+                dis.append(d.assign(metric=m, criterion=c))
+        return pd.concat(dis, ignore_index=True) if dis else pd.DataFrame(
+            columns=["seg_id", "metric_a", "metric_b", "human_a", "human_b", "metric_prefers", "humans_prefer",
+                     "disagreement", "metric", "criterion"])
+    if name == "buckets":
+        return all_buckets(cmp)
+    if name == "word_f_by_frequency":
+        return word_f_by_frequency(cmp)
+    if name == "characteristic_ngrams":
+        return characteristic_ngrams(cmp, top=top)
+    if name == "length_ratios":
+        return length_ratios(cmp)
+    if name == "length_bias":
+        lb = [length_bias(cmp, c, alpha) for c in cmp.criteria]
+        return pd.concat(lb, ignore_index=True) if lb else length_bias(cmp, None)
+    raise ValueError(f"unknown table {name!r}; known: {', '.join(TABLES)}")
+
+
 # =============================================================================================
 # Per segment
 # =============================================================================================

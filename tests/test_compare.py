@@ -508,6 +508,45 @@ def test_compare_page_on_the_sample():
     assert not at.exception and any("two different" in w.value for w in at.warning)
 
 
+def test_compare_page_shows_the_headline_before_scoring_the_metrics(monkeypatch):
+    """Issue 12: the human rows of the headline are drawn before any metric is scored, then the
+    table grows metric by metric; the other tables are computed only after the headline."""
+    import streamlit as st
+    from streamlit.delta_generator import DeltaGenerator
+
+    from test_pages import _open
+
+    events = []
+    real_with, real_table, real_df = C.with_metrics, C.table, DeltaGenerator.dataframe
+
+    def with_metrics(cmp, metrics, *a, **k):
+        events.append(("score", tuple(metrics)))
+        return real_with(cmp, metrics, *a, **k)
+
+    def table(cmp, name, *a, **k):
+        events.append(("table", name))
+        return real_table(cmp, name, *a, **k)
+
+    def dataframe(self, data=None, *a, **k):
+        if isinstance(data, pd.DataFrame) and "winner" in data.columns:
+            events.append(("headline shown", tuple(data["signal"])))
+        return real_df(self, data, *a, **k)
+
+    monkeypatch.setattr(C, "with_metrics", with_metrics)
+    monkeypatch.setattr(C, "table", table)
+    monkeypatch.setattr(DeltaGenerator, "dataframe", dataframe)
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    _open("compare", {**FAST_PAGE, "cmp_a": "synonyms", "cmp_b": "literal", "cmp_metrics": ["bleu", "chrf"]})
+    shown = [e for e in events if e not in (("table", "headline"), ("score", ()))]  # (build adds no metric)
+    humans = ("human:adequacy", "human:fluency")
+    assert shown[:5] == [("headline shown", humans), ("score", ("bleu",)),
+                         ("headline shown", ("metric:bleu", *humans)), ("score", ("chrf",)),
+                         ("headline shown", ("metric:bleu", "metric:chrf", *humans))], events
+    first_other = next(i for i, e in enumerate(events) if e[0] == "table" and e[1] != "headline")
+    assert all(e[0] != "score" for e in events[first_other:])
+
+
 def json_title(chart: dict) -> str:
     t = chart.get("layout", {}).get("title", {})
     return t.get("text", "") if isinstance(t, dict) else str(t)
