@@ -13,13 +13,16 @@ import pandas as pd
 from .. import __version__
 from ..dataset import Dataset
 
+
 DEFAULT_METRICS = ["bleu", "chrf", "ter", "meteor", "rouge-l", "nist-4", "gtm-1", "wer", "per"]
 
 # Every page uses every segment by default (issue 12). Above this many segments the pages also
 # offer an explicit, labelled subset of segments (:func:`scoped`); it is never applied unasked.
 SAMPLING_OFFERED_ABOVE = 5000
 
+
 _SYNTAX_STATUS: dict[str, tuple[bool, str]] = {}
+
 
 def syntax_status(dataset: Dataset) -> tuple[bool, str]:
     """(available, reason) of the syntactic metrics on this dataset (issue 8: never silently
@@ -31,9 +34,11 @@ def syntax_status(dataset: Dataset) -> tuple[bool, str]:
         _SYNTAX_STATUS[key] = availability(dataset)
     return _SYNTAX_STATUS[key]
 
+
 def forget_syntax_status(dataset: Dataset) -> None:
     """Drop the memoised availability (e.g. after parses were uploaded)."""
     _SYNTAX_STATUS.pop(dataset.content_hash(), None)
+
 
 def available_metrics(dataset: Dataset | None = None) -> list[str]:
     """Registered metric ids; with a dataset, the syntactic ones only when they can be
@@ -46,6 +51,7 @@ def available_metrics(dataset: Dataset | None = None) -> list[str]:
         ids = [m for m in ids if not is_syntactic(m)]
     return ids
 
+
 def default_metrics(dataset: Dataset | None = None) -> list[str]:
     """The metrics of Amigó et al. 2006's experiments that are registered (BLEU, chrF, TER, METEOR,
     ROUGE-L, NIST-4, GTM-1, WER, PER). Datasets without text get none."""
@@ -54,6 +60,7 @@ def default_metrics(dataset: Dataset | None = None) -> list[str]:
         return []
     return [m for m in DEFAULT_METRICS if m in known]
 
+
 def default_criterion(dataset: Dataset) -> str | None:
     """``adequacy`` when judged, else ``mqm``, else the first criterion (None without judgements)."""
     crit = dataset.criteria
@@ -61,6 +68,7 @@ def default_criterion(dataset: Dataset) -> str | None:
         if c in crit:
             return c
     return crit[0] if crit else None
+
 
 def scoped(dataset: Dataset, max_segments: int | None) -> Dataset:
     """A copy of ``dataset`` restricted to at most ``max_segments`` segments, judged segments
@@ -75,6 +83,7 @@ def scoped(dataset: Dataset, max_segments: int | None) -> Dataset:
     rest = [s for s in segs if s not in judged]
     return dataset.subset(seg_ids=(first + rest)[:max_segments])
 
+
 def page_tokenizer(dataset: Dataset | None = None) -> str:
     """The tokenizer of the word-level metrics here: the page's choice for this run
     (:func:`evalcore.metrics.tokenize.set_session_tokenizer`), else sacreBLEU's default for the
@@ -82,6 +91,7 @@ def page_tokenizer(dataset: Dataset | None = None) -> str:
     from ..metrics.tokenize import default_tokenizer, session_tokenizer
 
     return session_tokenizer() or default_tokenizer(dataset.lp if dataset is not None else None)
+
 
 def tokenizer_note(dataset: Dataset, chosen: str | None = None) -> str:
     """One sentence stating the tokenizer of the word-level metrics and why (page captions)."""
@@ -96,12 +106,14 @@ def tokenizer_note(dataset: Dataset, chosen: str | None = None) -> str:
         why = f"chosen; sacreBLEU's default here would be {default}"
     return f"Word-level metrics (BLEU, TER, WER, NIST, …) use the {tok} tokenizer ({why}); chrF is character-based."
 
+
 def dataset_nrefs(dataset: Dataset) -> int | str:
     """sacreBLEU's ``nrefs`` of a dataset: references per segment (present texts), ``var`` when
     it differs between segments."""
     texts = list(dataset.ref_texts().values())
     counts = {sum(t[s] is not None for t in texts) for s in range(dataset.n_segments)} - {0}
     return counts.pop() if len(counts) == 1 else "var"
+
 
 def metric_signature(metric_id: str, nrefs: int | str | None = None, level: str | None = None) -> str:
     """The metric's signature (sacreBLEU's own string for BLEU/chrF/TER) with the page's
@@ -113,6 +125,7 @@ def metric_signature(metric_id: str, nrefs: int | str | None = None, level: str 
     except Exception as exc:  # unknown or broken metric: still export something readable
         return f"unavailable ({exc})"
 
+
 def signature_text(metric_ids: Iterable[str], extra: str = "", dataset: Dataset | None = None,
                    level: str | None = None) -> str:
     """One line naming every metric with its signature (put into every export); with
@@ -122,9 +135,11 @@ def signature_text(metric_ids: Iterable[str], extra: str = "", dataset: Dataset 
     text = "metrics: " + "; ".join(parts) if parts else "metrics: none"
     return f"{text} | evalcore-{__version__}" + (f" | {extra}" if extra else "")
 
+
 def signature_frame(metric_ids: Iterable[str], dataset: Dataset | None = None, level: str | None = None) -> pd.DataFrame:
     nrefs = dataset_nrefs(dataset) if dataset is not None else None
     return pd.DataFrame([{"metric": m, "signature": metric_signature(m, nrefs, level)} for m in metric_ids])
+
 
 def orientation(metric_id: str) -> float:
     """+1 when higher is better, −1 for error rates (methods §0)."""
@@ -134,6 +149,7 @@ def orientation(metric_id: str) -> float:
         return 1.0 if get_metric(metric_id).meta.higher_is_better else -1.0
     except KeyError:
         return 1.0
+
 
 def format_ratio(x: float) -> str:
     return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.2f}"

@@ -76,13 +76,16 @@ def signal_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence
         progress(1.0, "signals ready")
     return base
 
+
 def signal_columns(signals: pd.DataFrame) -> list[str]:
     return [c for c in signals.columns if c.split(":")[0] in ("metric", "human", "judge", "queen")]
+
 
 def signal_orientation(column: str) -> float:
     """+1 when a higher value of the signal means a better output (error-rate metrics: −1)."""
     kind, _, rest = column.partition(":")
     return orientation(rest) if kind == "metric" else 1.0
+
 
 def rank_normalise(values: np.ndarray, orientation: float = 1.0) -> np.ndarray:
     """Mid-rank percentile in [0, 1] of each finite value (higher = better after orientation);
@@ -100,6 +103,7 @@ def rank_normalise(values: np.ndarray, orientation: float = 1.0) -> np.ndarray:
 
     out[ok] = (rankdata(x[ok], method="average") - 1.0) / (n - 1.0)
     return out
+
 
 def divergence_table(signals: pd.DataFrame, a: str, b: str, systems: Sequence[str] | None = None,
                      tags: Sequence[str] | None = None, length: tuple[int, int] | None = None,
@@ -145,6 +149,7 @@ def divergence_table(signals: pd.DataFrame, a: str, b: str, systems: Sequence[st
     out.attrs["a"], out.attrs["b"] = a, b
     return out
 
+
 def ref_side_spans(cand_tokens: Sequence[str], ref_tokens: Sequence[str], max_order: int = 4) -> list[tuple[int, int]]:
     """Half-open token spans of the reference covered by n-grams (n ≤ ``max_order``) it shares
     with the candidate, clipped by the candidate's counts (the reference side of BLEU's
@@ -167,7 +172,9 @@ def ref_side_spans(cand_tokens: Sequence[str], ref_tokens: Sequence[str], max_or
             spans.append([p, p + 1])
     return [(x, y) for x, y in spans]
 
+
 _ORDER_NAMES = {1: "unigrams", 2: "bigrams", 3: "trigrams", 4: "4-grams"}
+
 
 def segment_detail(dataset: Dataset, system: str, seg_id: str, signals: pd.DataFrame | None = None,
                    tokenize: str | None = None, max_order: int = 4) -> dict:

@@ -36,6 +36,7 @@ def figure1_table(dataset: Dataset, metric_ids: Sequence[str], ties: str = "geq"
             out[c] = np.nan
     return out
 
+
 def king_case_table(dataset: Dataset, metric_id: str, ties: str = "geq") -> tuple[pd.DataFrame, pd.DataFrame]:
     """(cases, outputs) for the case explorer: one row per (segment, held-out reference) case
     with its KING credit, the best output and its margin (failed cases first), and one row per

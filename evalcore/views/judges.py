@@ -21,6 +21,7 @@ def schulze_frame(res) -> pd.DataFrame:
             rows.append({"rank": pos, "system": c, "beats": int(res.beats[c])})
     return pd.DataFrame(rows, columns=["rank", "system", "beats"])
 
+
 def judges_consensus(dataset: Dataset, criterion: str) -> pd.DataFrame:
     """Schulze consensus over the judges' ballots of ``criterion``: every (rater, segment) is a
     partial ballot ranking the systems it scored (methods §5.4; Callison-Burch 2009 §4; Schulze 2011).
@@ -38,6 +39,7 @@ def judges_consensus(dataset: Dataset, criterion: str) -> pd.DataFrame:
     out.attrs["support"] = res.support
     return out
 
+
 def rater_distributions(dataset: Dataset, criterion: str, normalisation: str = "z") -> pd.DataFrame:
     """Long frame rater, stage (raw | <normalisation>), score for every rating of ``criterion``
     (methods §5.1-5.2), and the summary table in ``attrs["summary"]`` (:func:`rater_summary`)."""
@@ -54,6 +56,7 @@ def rater_distributions(dataset: Dataset, criterion: str, normalisation: str = "
     out.attrs["summary"] = rater_summary(j, n)
     out.attrs["excluded"] = n.attrs.get("excluded_raters", [])
     return out
+
 
 def rater_agreement_matrix(labels: pd.DataFrame, chance: str = "uniform") -> tuple[pd.DataFrame, pd.DataFrame]:
     """(P(A), kappa) matrices rater × rater from pairwise labels (methods §5.3): for raters u ≠ v,
@@ -76,6 +79,7 @@ def rater_agreement_matrix(labels: pd.DataFrame, chance: str = "uniform") -> tup
             pa.loc[u, v] = val
     kp = pa.map(lambda x: kappa(x, pe) if np.isfinite(x) else np.nan)
     return pa, kp
+
 
 def judges_overview(dataset: Dataset, criterion: str, chance: str = "uniform") -> dict:
     """Agreement of the judges of ``criterion`` (Callison-Burch 2009 §4; methods §5.3): pairwise labels,
@@ -120,6 +124,7 @@ def judges_overview(dataset: Dataset, criterion: str, chance: str = "uniform") -
     res["curve"] = pd.concat(curves, ignore_index=True) if curves else pd.DataFrame(
         columns=["k", "agreement", "sd", "n_items", "reference"])
     return res
+
 
 def hter_table(dataset: Dataset) -> pd.DataFrame:
     """HTER (methods §5.6) of every output that has post-edits in ``extras["postedits"]``.

@@ -27,11 +27,13 @@ def _corr_frame(human: pd.DataFrame, scores: pd.DataFrame, method: str, level: s
         return correlation_table(human, scores, level=level, method=method, bootstrap=bootstrap, seed=0,
                                  resample="items" if level == "segment" else "systems")
 
+
 def _queen_frame(qv, name: str) -> pd.DataFrame:
     df = qv.to_frame()
     df = df[np.isfinite(df["queen"].to_numpy(float))]
     return pd.DataFrame({"metric": name, "system": df["system"].to_numpy(), "seg_id": df["seg_id"].astype(str),
                          "score": df["queen"].to_numpy(float)})
+
 
 def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
                    selected: Sequence[str] | None = None, method: str = "pearson", level: str = "segment",
@@ -117,6 +119,7 @@ def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
     if progress:
         progress(1.0, "Figure 3 ready")
     return pd.DataFrame(rows)
+
 
 def metric_set_search(dataset: Dataset, metric_ids: Sequence[str], method: str = "greedy",
                       mode: str = "auto", ties: str = "geq", average: str = "micro",

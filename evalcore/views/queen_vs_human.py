@@ -27,6 +27,7 @@ def queen_human_points(dataset: Dataset, metric_set: Sequence[str], criterion: s
     pts = pts[np.isfinite(pts["queen"].to_numpy(float)) & np.isfinite(pts["human"].to_numpy(float))]
     return pts[["system", "seg_id", "queen", "human", "n_ratings", "mode"]].reset_index(drop=True)
 
+
 def quadrant_thresholds(dataset: Dataset, points: pd.DataFrame, criterion: str,
                         normalisation: str = "raw") -> tuple[float, float]:
     """Default thresholds of Figure 4's quadrant "acceptable to humans but not human-like":
@@ -41,6 +42,7 @@ def quadrant_thresholds(dataset: Dataset, points: pd.DataFrame, criterion: str,
     h_thr = float(hr.quantile(0.25)) if len(hr) else float(points["human"].quantile(0.75))
     q_thr = float(points["queen"].median())
     return h_thr, q_thr
+
 
 def quadrant_table(points: pd.DataFrame, human_threshold: float, queen_threshold: float) -> pd.DataFrame:
     """Points with human ≥ threshold and QUEEN ≤ threshold, most acceptable / least human-like first."""

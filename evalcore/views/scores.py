@@ -29,6 +29,7 @@ def _cache_dir() -> Path:
     d.mkdir(parents=True, exist_ok=True)
     return d
 
+
 def cached(kind: str, key: Sequence, compute: Callable[[], object]):
     """``compute()``, cached on disk in formats that cannot run code when read (issue 16,
     item 14: an unpickled cache lets anyone who can write to the cache folder run code in the
@@ -47,6 +48,7 @@ def cached(kind: str, key: Sequence, compute: Callable[[], object]):
         pass
     return value
 
+
 def _read_cache(base: Path):
     try:
         if base.with_suffix(".parquet").exists():
@@ -59,10 +61,12 @@ def _read_cache(base: Path):
         return None
     return None
 
+
 def _stats_dict(value) -> bool:
     return isinstance(value, dict) and all(
         isinstance(k, str) and isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], np.ndarray)
         and v[1].dtype.kind == "f" and all(isinstance(s, str) for s in v[0]) for k, v in value.items())
+
 
 def _write_cache(base: Path, value) -> None:
     if isinstance(value, pd.DataFrame):
@@ -82,6 +86,7 @@ def _write_cache(base: Path, value) -> None:
     finally:
         if tmp.exists():
             tmp.unlink()
+
 
 def segment_scores(dataset: Dataset, metric_ids: Sequence[str], include_references: bool = False,
                    progress: Progress = None) -> pd.DataFrame:
@@ -109,6 +114,7 @@ def segment_scores(dataset: Dataset, metric_ids: Sequence[str], include_referenc
         return pd.DataFrame(columns=["metric", "system", "seg_id", "score"])
     return pd.concat(frames, ignore_index=True)
 
+
 def _from_stats(metric_id: str) -> bool:
     """Whether the metric's sentence scores follow from its segment statistics
     (``sentence_scores_of``: BLEU and its variants, chrF/chrF++, TER, NIST and the best-reference
@@ -121,6 +127,7 @@ def _from_stats(metric_id: str) -> bool:
     except KeyError:
         return False
     return m.meta.needs_text and callable(getattr(m, "sentence_scores_of", None))
+
 
 def _scores_from_stats(dataset: Dataset, metric_id: str, include_references: bool,
                        progress: Progress = None) -> pd.DataFrame:
@@ -144,6 +151,7 @@ def _scores_from_stats(dataset: Dataset, metric_id: str, include_references: boo
         return pd.DataFrame(columns=["metric", "system", "seg_id", "score"]).astype(
             {"metric": str, "system": str, "seg_id": str, "score": float})
     return pd.concat(rows, ignore_index=True).astype({"metric": str, "system": str, "seg_id": str, "score": float})
+
 
 def _stats_for(dataset: Dataset, metric_id: str, include_references: bool, progress=None,
                ref_ids: Sequence[str] | None = None, segments: dict | None = None) -> dict:
@@ -184,6 +192,7 @@ def _stats_for(dataset: Dataset, metric_id: str, include_references: bool, progr
         out[name] = (keep, stats[pos:pos + len(keep)])
     return out
 
+
 def system_stats(dataset: Dataset, metric_ids: Sequence[str], include_references: bool = False,
                  progress: Progress = None, ref_ids: Sequence[str] | None = None,
                  judged_only: str | None = None) -> dict:
@@ -205,11 +214,13 @@ def system_stats(dataset: Dataset, metric_ids: Sequence[str], include_references
                                                                          ref_ids, segments))
     return out
 
+
 def judged_segments(dataset: Dataset, criterion: str) -> dict[str, set[str]]:
     """system (or judged reference set) -> the seg_ids judged under ``criterion``."""
     j = dataset.judgements
     j = j[j["judgement"] == criterion]
     return {s: set(g["seg_id"].astype(str)) for s, g in j.groupby("system", sort=False)}
+
 
 def tensors(dataset: Dataset, metric_ids: Sequence[str], progress: Progress = None) -> dict:
     """metric -> :class:`SimTensors` (the engine caches them on disk)."""
@@ -224,7 +235,9 @@ def tensors(dataset: Dataset, metric_ids: Sequence[str], progress: Progress = No
         progress(1.0, "similarities ready")
     return out
 
+
 _INDEX_CACHE: "OrderedDict[tuple, object]" = OrderedDict()
+
 
 def queen_index(dataset: Dataset, metric_ids: Sequence[str], mode: str = "auto", ties: str = "geq",
                 progress: Progress = None):
@@ -243,6 +256,7 @@ def queen_index(dataset: Dataset, metric_ids: Sequence[str], mode: str = "auto",
     while len(_INDEX_CACHE) > 4:
         _INDEX_CACHE.popitem(last=False)
     return idx
+
 
 def human_segment_scores(dataset: Dataset, criterion: str, normalisation: str = "raw",
                          include_references: bool = True) -> pd.DataFrame:

@@ -26,6 +26,7 @@ def _mark(p: float, alpha: float, diff: float) -> str:
         return "▲ better" if diff > 0 else "▼ worse"
     return "≈ n.s."
 
+
 def system_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence[str] = (),
                  baseline: str | None = None, include_references: bool = False,
                  normalisation: str = "raw", n_boot: int = 200, test: str = "bootstrap",
@@ -62,6 +63,7 @@ def system_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence
     return cached("systable", key, lambda: _system_table(
         dataset, metric_ids, criteria, baseline, include_references, normalisation, n_boot, test, alpha,
         seed, progress, ref_ids, judged_only))
+
 
 def _system_table(dataset, metric_ids, criteria, baseline, include_references, normalisation, n_boot, test,
                   alpha, seed, progress, ref_ids=None, judged_only=None) -> pd.DataFrame:
@@ -151,6 +153,7 @@ def _system_table(dataset, metric_ids, criteria, baseline, include_references, n
             "p_value", "mark", "higher_is_better"]
     return pd.DataFrame(rows, columns=cols)
 
+
 def system_wide(table: pd.DataFrame) -> pd.DataFrame:
     """One row per system, one column per measure (score), plus ``<measure> CI`` and mark columns."""
     if table.empty:
@@ -165,6 +168,7 @@ def system_wide(table: pd.DataFrame) -> pd.DataFrame:
     out = out[[c for m in order for c in (m, f"{m} vs baseline") if c in out.columns]]
     return out.reset_index()
 
+
 def rank_table(table: pd.DataFrame) -> pd.DataFrame:
     """Rank of every system (1 = best, orientation-aware, average ranks on ties) under every
     measure of a :func:`system_table`; systems missing for a measure are NaN."""
@@ -177,6 +181,7 @@ def rank_table(table: pd.DataFrame) -> pd.DataFrame:
         parts[m] = s.rank(ascending=False, method="average")
     out = pd.DataFrame(parts)
     return out.reset_index().rename(columns={"index": "system"})
+
 
 def rank_agreement(table: pd.DataFrame, method: str = "kendall") -> pd.DataFrame:
     """Kendall τ_b (or Spearman/Pearson) between the system scores of every pair of measures,
@@ -199,6 +204,7 @@ def rank_agreement(table: pd.DataFrame, method: str = "kendall") -> pd.DataFrame
                     mat[i, j] = correlation(vec[a].loc[common].to_numpy(), vec[b].loc[common].to_numpy(),
                                             method).value
     return pd.DataFrame(mat, index=measures, columns=measures)
+
 
 def schulze_consensus(table: pd.DataFrame, measures: Sequence[str]) -> pd.DataFrame:
     """Schulze consensus (methods §5.4, winning votes) of the system rankings of ``measures`` (each
