@@ -166,3 +166,33 @@ def test_scores_from_sums_equal_score_from_stats_row_by_row(sample_stats):
             sums = index_counts(resample_indices(int(ok.sum()), 30, seed=1), int(ok.sum())) @ st[ok]
             want = [metric.score_from_stats(row[None, :]) for row in sums]
             np.testing.assert_array_equal(metric.scores_from_sums(sums), want, err_msg=m)
+
+
+@pytest.mark.parametrize("test", ["bootstrap", "ar"])
+def test_system_table_cis_and_paired_tests_equal_the_literal_loops(tmp_path, monkeypatch, test):
+    """The Systems table's CIs (counts × statistics) and paired tests (scores_from_sums) equal the
+    literal loops: score_from_stats of every resampled statistics matrix, and the paired test
+    with a per-row score function."""
+    monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path))
+    from evalcore.io import load_dataset
+    from evalcore.metrics.base import get_metric
+    from evalcore.stats.significance import paired_approximate_randomization, paired_bootstrap
+    from evalcore.views import scores, systems as systems_view
+
+    ds = load_dataset(str(SAMPLE))
+    mets, base, n_boot, seed = ["bleu", "chrf", "ter", "meteor", "wer"], ds.systems[0], 40, 7
+    t = systems_view.system_table(ds, mets, [], baseline=base, n_boot=n_boot, test=test, seed=seed)
+    paired = paired_bootstrap if test == "bootstrap" else paired_approximate_randomization
+    stats = scores.system_stats(ds, mets)
+    for m in mets:
+        metric = get_metric(m)
+        for name, (segs, st) in stats[m].items():
+            row = t[(t["measure"] == m) & (t["system"] == name)].iloc[0]
+            lo, hi, _ = percentile_bootstrap(lambda i, st=st: metric.score_from_stats(st[i]), len(segs), n_boot,
+                                             0.05, seed)
+            assert (row["ci_lo"], row["ci_hi"]) == pytest.approx((lo, hi), rel=1e-9, abs=1e-12)
+            if name != base:
+                assert segs == stats[m][base][0]
+                p = paired(stats[m][base][1], st, lambda s: metric.score_from_stats(np.atleast_2d(s)),
+                           n_samples=n_boot, seed=seed).p_value
+                assert row["p_value"] == p, (m, name)
