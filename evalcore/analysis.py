@@ -438,8 +438,8 @@ def _stage(progress: Progress, lo: float, hi: float) -> Progress:
 def human_segment_scores(dataset: Dataset, criterion: str, normalisation: str = "raw",
                          include_references: bool = True) -> pd.DataFrame:
     """system, seg_id, score, n_ratings: ratings of ``criterion`` normalised per rater and
-    averaged per (system, segment) (methods §0, §5.1-5.2; :func:`evalcore.judges.human_scores`)."""
-    from .judges import human_scores
+    averaged per (system, segment) (methods §0, §5.1-5.2; :func:`evalcore.human.scores.human_scores`)."""
+    from .human.scores import human_scores
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -641,7 +641,7 @@ def rank_agreement(table: pd.DataFrame, method: str = "kendall") -> pd.DataFrame
 def schulze_consensus(table: pd.DataFrame, measures: Sequence[str]) -> pd.DataFrame:
     """Schulze consensus (methods §5.4, winning votes) of the system rankings of ``measures`` (each
     measure of a :func:`system_table` is one ballot). Columns: rank, system, beats."""
-    from .judges import schulze
+    from .human.ranking import schulze
 
     ballots = []
     for m in measures:
@@ -669,10 +669,11 @@ def judges_consensus(dataset: Dataset, criterion: str) -> pd.DataFrame:
     partial ballot ranking the systems it scored (methods §5.4; Callison-Burch 2009 §4; Schulze 2011).
 
     Columns rank, system, beats, mean_score (the mean of the system's judgements, to compare
-    with). ``attrs["support"]``: the :class:`~evalcore.judges.BallotSupport` — how many ballots
+    with). ``attrs["support"]``: the :class:`~evalcore.human.ranking.BallotSupport` — how many ballots
     compare ≥ 2 systems and how many comparisons each pair rests on (``support.few`` and
     ``support.warning()`` when the ranking rests on few comparisons)."""
-    from .judges import criterion_judgements, schulze_from_judgements
+    from .human.ranking import schulze_from_judgements
+    from .human.scores import criterion_judgements
 
     j = criterion_judgements(dataset, criterion)
     res = schulze_from_judgements(j)
@@ -934,7 +935,7 @@ def signal_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence
         h = human_segment_scores(dataset, crit, normalisation, include_references=False)
         base = base.merge(h[key + ["score"]].rename(columns={"score": f"human:{crit}"}), on=key, how="left")
         if per_rater:
-            from .judges import criterion_judgements
+            from .human.scores import criterion_judgements
 
             j = criterion_judgements(dataset, crit)
             raters = list(dict.fromkeys(j["rater"]))
@@ -1117,7 +1118,8 @@ def segment_detail(dataset: Dataset, system: str, seg_id: str, signals: pd.DataF
 def rater_distributions(dataset: Dataset, criterion: str, normalisation: str = "z") -> pd.DataFrame:
     """Long frame rater, stage (raw | <normalisation>), score for every rating of ``criterion``
     (methods §5.1-5.2), and the summary table in ``attrs["summary"]`` (:func:`rater_summary`)."""
-    from .judges import criterion_judgements, normalise, rater_summary
+    from .human.normalise import normalise, rater_summary
+    from .human.scores import criterion_judgements
 
     j = criterion_judgements(dataset, criterion)
     with warnings.catch_warnings():
@@ -1137,7 +1139,7 @@ def rater_agreement_matrix(labels: pd.DataFrame, chance: str = "uniform") -> tup
     the share of items (criterion, segment, system pair) both labelled on which their labels
     agree (every pairing of their judgements of the item); the diagonal is intra-rater
     agreement over repeated judgements (NaN without repeats). P(E) by ``chance``."""
-    from .judges import chance_agreement, kappa
+    from .human.agreement import chance_agreement, kappa
 
     raters = list(dict.fromkeys(labels["rater"]))
     item = ["judgement", "seg_id", "sys_a", "sys_b"]
@@ -1165,10 +1167,10 @@ def judges_overview(dataset: Dataset, criterion: str, chance: str = "uniform") -
     ``alpha``: Krippendorff's alpha (interval; Krippendorff 2011) over (system, segment) items
     with one value per (rater, item), the mean of the rater's repeats; NaN when undefined, with
     ``alpha_reason`` saying why ("" when defined) and ``alpha_result`` the full
-    :class:`~evalcore.judges.AlphaResult`. ``outputs_per_segment``: judged outputs per judged
+    :class:`~evalcore.human.agreement.AlphaResult`. ``outputs_per_segment``: judged outputs per judged
     segment (min, max) — pairwise labels need ≥ 2 outputs of a segment judged by one rater."""
-    from .judges import (agreement, agreement_curve, alpha_of_judgements, criterion_judgements, pairwise_labels,
-                         per_rater_agreement)
+    from .human.agreement import agreement, agreement_curve, alpha_of_judgements, pairwise_labels, per_rater_agreement
+    from .human.scores import criterion_judgements
 
     j = criterion_judgements(dataset, criterion)
     if (j["rater"] != "mean").any():
@@ -1203,7 +1205,7 @@ def hter_table(dataset: Dataset) -> pd.DataFrame:
     counted on those tokenised texts (as the published labels were). Columns: system, seg_id,
     editor, edits, length, hter, and ``published`` when the dataset has ``hter`` judgements of
     that output. Empty without post-edits."""
-    from .judges import hter
+    from .human.hter import hter
 
     cols = ["system", "seg_id", "editor", "edits", "length", "hter"]
     pe = dataset.extras.get("postedits")
@@ -1258,7 +1260,7 @@ def lessons(dataset: Dataset, criterion: str | None = None, progress: Progress =
       "acceptable but not human-like" with its count per system;
     * ``judges``: per-rater mean/sd before normalisation and inter-rater agreement (Callison-Burch 2009).
     """
-    from .judges import criterion_judgements
+    from .human.scores import criterion_judgements
 
     criterion = criterion or default_criterion(dataset)
     mets = default_metrics(dataset)
@@ -1289,7 +1291,7 @@ def lessons(dataset: Dataset, criterion: str | None = None, progress: Progress =
         j = criterion_judgements(dataset, criterion)
         out["raters"] = j.groupby("rater", sort=False)["score"].agg(["mean", "std", "size"]).reset_index()
         if j["rater"].nunique() > 1:
-            from .judges import agreement, pairwise_labels
+            from .human.agreement import agreement, pairwise_labels
 
             out["agreement"] = agreement(pairwise_labels(j), "inter")
     if progress:

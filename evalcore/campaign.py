@@ -99,7 +99,7 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
     metric's rank across pairs (see the module docstring; Kocmi et al. 2021)."""
     from . import parallel
     from .analysis import default_criterion
-    from .judges import system_scores
+    from .human.scores import system_scores
     from .metrics.base import get_metric
     from .stats.tables import human_systems
 
