@@ -1,5 +1,5 @@
 """One atomic writer (issue 15, item 3): the similarity cache, saved datasets' metadata and
-parses, tidy TSVs and output tables all go through ``evalcore.export.atomic_write``, so each
+parses, tidy TSVs, the pages' view cache and output tables all go through ``evalcore.export.atomic_write``, so each
 file is complete or absent (or still the old version) after a failure mid-write.
 
 Failures are simulated in-process (the writer raises after writing part of the data) and for
@@ -168,3 +168,60 @@ def test_fsync_before_the_rename_unless_told_not_to(tmp_path, monkeypatch):
     calls.clear()
     export.atomic_write(tmp_path / "b", lambda fh: fh.write("x"), fsync=False)
     assert calls == ["replace"]
+
+
+# ---- the pages' view cache (evalcore/views/scores.py) ------------------------------------
+def test_view_cache_two_sessions_write_one_entry_at_once(tmp_path, monkeypatch):
+    """Two sessions of the app (threads of one process) write the same cache entry at the same
+    moment: each writes its own temporary file, both renames succeed and the entry reads back
+    whole (a temporary name fixed per process made the second rename fail)."""
+    import threading
+
+    from evalcore.views import scores as scores_view
+
+    monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "cache"))
+    frame = pd.DataFrame({"system": ["s1", "s2"], "score": [0.25, 0.5]})
+    both_written = threading.Barrier(2, timeout=60)
+    real = pd.DataFrame.to_parquet
+
+    def write_then_wait(self, fh, *a, **k):
+        real(self, fh, *a, **k)
+        both_written.wait()  # both temporary files are complete before either is renamed
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", write_then_wait)
+    base = scores_view._cache_dir() / "t-entry"
+    errors = []
+
+    def session():
+        try:
+            scores_view._write_cache(base, frame)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+    threads = [threading.Thread(target=session) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(90)
+    monkeypatch.undo()
+    assert errors == []
+    assert sorted(p.name for p in base.parent.iterdir()) == ["t-entry.parquet"]
+    pd.testing.assert_frame_equal(pd.read_parquet(base.with_suffix(".parquet")), frame)
+
+
+def test_view_cache_failed_write_leaves_no_entry(tmp_path, monkeypatch):
+    from evalcore.views import scores as scores_view
+
+    monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "cache"))
+    stats = {"bleu": (["1", "2"], np.array([[1.0, 2.0], [3.0, 4.0]]))}
+    real = np.savez
+
+    def half_then_full_disk(fh, **arrays):
+        real(fh, names=arrays["names"])
+        raise OSError(28, "No space left on device")
+    with monkeypatch.context() as m:
+        m.setattr(np, "savez", half_then_full_disk)
+        got = scores_view.cached("t", ("k",), lambda: stats)  # computed, not cached
+    assert got is stats and list(scores_view._cache_dir().iterdir()) == []
+    scores_view.cached("t", ("k",), lambda: stats)  # computed again, now written whole
+    again = scores_view.cached("t", ("k",), lambda: pytest.fail("recomputed although cached"))
+    assert list(again) == ["bleu"] and again["bleu"][0] == ["1", "2"]
+    np.testing.assert_array_equal(again["bleu"][1], stats["bleu"][1])
