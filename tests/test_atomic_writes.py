@@ -1,6 +1,7 @@
 """One atomic writer (issue 15, item 3): the similarity cache, saved datasets' metadata and
-parses, tidy TSVs, the pages' view cache and output tables all go through ``evalcore.export.atomic_write``, so each
-file is complete or absent (or still the old version) after a failure mid-write.
+parses, tidy TSVs, the pages' view cache and output tables all go through
+``evalcore.export.atomic_write``, so each file is complete or absent (or still the old
+version) after a failure mid-write.
 
 Failures are simulated in-process (the writer raises after writing part of the data) and for
 real (a child process is killed with ``os._exit`` halfway through writing the cache). The
