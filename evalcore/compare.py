@@ -312,9 +312,12 @@ def _pair_values(cmp: Comparison, signal: str, rows: np.ndarray | None = None):
 
 
 def _score(stats: np.ndarray, fn) -> float:
+    """The corpus score of per-segment statistics (``fn`` = the metric's score_from_stats, which
+    sums them, or averages them for the metrics whose corpus score is the mean sentence score:
+    ROUGE, character n-grams), or the mean of per-segment human scores."""
     if len(stats) == 0:
         return float("nan")
-    return float(fn(stats.sum(0, keepdims=True))) if fn is not None else float(np.mean(stats))
+    return float(fn(stats)) if fn is not None else float(np.mean(stats))
 
 
 def headline(cmp: Comparison, n_bootstrap: int = 1000, n_ar: int = 10000, seed: int = 12345,

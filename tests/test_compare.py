@@ -119,6 +119,21 @@ def test_metrics_added_to_a_human_comparison_equal_one_build(sample):
     pd.testing.assert_frame_equal(C.headline(two, 50, 50), C.headline(one, 50, 50))
 
 
+def test_headline_of_a_mean_metric_is_the_mean_sentence_score(sample):
+    """ROUGE-L's corpus score is the mean of its sentence scores: the headline and the buckets
+    show that mean (they showed the sum over the segments before)."""
+    from evalcore.metrics.base import get_metric
+
+    a, b = "pleonastic", "near-human"
+    cmp = C.build(sample, a, b, ["rouge-l"], [])
+    f = cmp.segments[cmp.segments["has_ref"]]
+    refs = [[sample.ref_texts()[r][sample.seg_ids.index(s)] for r in sample.ref_ids
+             if sample.ref_texts()[r][sample.seg_ids.index(s)] is not None] for s in f["seg_id"]]
+    want = get_metric("rouge-l").sentence_scores(list(f["text_b"]), refs).mean()
+    head = C.headline(cmp, 20, 20).set_index("signal")
+    assert head.loc["metric:rouge-l", "score_b"] == pytest.approx(want, abs=1e-12)
+
+
 def test_headline_human_scores_and_winner(tiny):
     head = C.headline(tiny, n_bootstrap=200, n_ar=200).set_index("signal")
     assert head.loc["human:adequacy", "score_a"] == pytest.approx(np.mean(HUMAN_A))
