@@ -129,6 +129,14 @@ class Scheduler:
         return "in-process" if self.kind == "none" else f"dask {self.spec} ({self.n_workers} workers)"
 
     # ---- work ---------------------------------------------------------------------------
+    def scatter(self, items: Sequence) -> list:
+        """The items sent to the cluster once (futures that tasks can take), or the items
+        themselves in-process."""
+        items = list(items)
+        if self.client is None or not items:
+            return items
+        return self.client.scatter(items)
+
     def map(self, fn, items: Sequence, label: str = "tasks", progress: Progress = None) -> list:
         """``[fn(x) for x in items]``, on the cluster when there is one; results in item order.
         ``progress(done, total)`` as tasks finish."""
@@ -286,6 +294,71 @@ def score_table(dataset, metric_ids: Sequence, level: str = "segment", ref_ids: 
     table.attrs["notes"] = notes
     table.attrs["warnings"] = engine.long_segment_warnings(ds, metrics)  # as in-process
     return table
+
+
+# ---- both levels, one metric at a time (score --level both) ---------------------------------
+def _levels_block(task):
+    """Worker side: one metric (already prepared) on one block of segments: the statistics rows
+    of the block's items (a segment's outputs together) and, when asked, their sentence scores."""
+    from .metrics.engine import segment_stats_by_segment
+
+    metric, want_segment, (cands, refs, positions) = task
+    if not cands:
+        return None, None
+    st = segment_stats_by_segment(metric, cands, refs, positions)
+    return st, (np.asarray(metric.sentence_scores_of(st, refs), dtype=float) if want_segment else None)
+
+
+def iter_score_levels(dataset, metric_ids: Sequence, level: str = "both", ref_ids: Sequence[str] | None = None,
+                      include_references: bool = False, progress: Progress = None, segments=None,
+                      tokenize: str | None = None, scheduler: Scheduler | None = None,
+                      block_size: int | None = None):
+    """:func:`evalcore.metrics.levels.iter_score_levels` on ``scheduler``: yields ``(metric,
+    {level: table})`` one metric at a time, each table identical to the in-process one. The
+    texts of each segment block are sent to the cluster once (``scatter``); per metric, every
+    block's statistics (and sentence scores) are computed on the workers from one pass and put
+    back in the engine's item order; system scores come from the concatenated statistics here."""
+    from .metrics import engine, levels as lv
+
+    if scheduler is None or not scheduler.distributed:
+        yield from lv.iter_score_levels(dataset, metric_ids, level=level, ref_ids=ref_ids,
+                                        include_references=include_references, progress=progress,
+                                        segments=segments, tokenize=tokenize)
+        return
+    want = lv.levels_of(level)
+    ds = dataset
+    metrics = [engine._resolve_metric(m, tokenize) for m in metric_ids]
+    cands_all, _ = engine.scoring_plan(ds, ref_ids, include_references, segments)
+    items, positions = lv.plan_items(ds, cands_all)
+    pos = np.asarray(positions, dtype=np.int64)
+    all_c = [c for _, _, cs, _ in items for c in cs]
+    all_r = [r for _, _, _, rs in items for r in rs]
+    bounds = block_bounds(ds.n_segments, scheduler.n_workers, block_size)
+    sel = [np.flatnonzero((pos >= a) & (pos < b)) for a, b in bounds]
+    sel = [ix for ix in sel if len(ix)]
+    data = scheduler.scatter([([all_c[i] for i in ix], [all_r[i] for i in ix], pos[ix].tolist()) for ix in sel])
+    prep_ds = ds.with_references(list(ref_ids)) if ref_ids else ds
+    for done, metric in enumerate(metrics, start=1):
+        if not (lv.streamable(metric) and _split_metrics([metric])[0]):
+            yield from lv.iter_score_levels(ds, [metric], level=level, ref_ids=ref_ids,
+                                            include_references=include_references, segments=segments)
+        else:
+            engine._prepare(metric, prep_ds)  # corpus-wide weights here, once, as in-process
+            parts = scheduler.map(_levels_block, [(metric, "segment" in want, d) for d in data],
+                                  label=f"{metric.id} (segment blocks)")
+            stats_all = seg_all = None
+            if parts:
+                k = parts[0][0].shape[1]
+                stats_all = np.zeros((len(all_c), k))
+                seg_all = np.zeros(len(all_c)) if "segment" in want else None
+                for ix, (st, sv) in zip(sel, parts):
+                    stats_all[ix] = st
+                    if seg_all is not None:
+                        seg_all[ix] = sv
+            seg_parts = lv.split_rows(items, seg_all) if seg_all is not None else None
+            yield metric, lv.level_frames(metric, items, lv.split_rows(items, stats_all), want, seg_parts)
+        if progress:
+            progress(done, len(metrics))
 
 
 # ---- similarity tensors -----------------------------------------------------------------------
