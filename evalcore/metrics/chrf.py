@@ -23,6 +23,7 @@ from typing import Sequence
 import numpy as np
 
 from .. import __version__
+from . import _pass
 from .base import Metric, MetricMeta, MetricOption, group_by_refs, register
 from .bleu import ngram_layers
 from .edit import best_of_others
@@ -164,7 +165,7 @@ class CHRF(Metric):
                 for i in idx:
                     out[i] = np.nan
                 continue
-            st = self._block_stats([cands[i] for i in idx], list(key), memo=False)  # (nc, nr, k)
+            st = self._block_stats([cands[i] for i in idx], list(key), memo=_pass.SHARED)  # (nc, nr, k)
             f = chrf_from_stats(st.reshape(-1, k), self.order, self.beta, self.eps_smoothing).reshape(st.shape[:2])
             out[idx] = st[np.arange(len(idx)), np.argmax(f, axis=1)]
         return out

@@ -3,8 +3,9 @@
 :func:`iter_score_levels` yields ``(metric, {level: table})`` for each metric in turn, where
 each table is exactly what :func:`evalcore.metrics.engine.score_table` returns for that metric
 and level (same rows, order, values, dtypes and signatures). Per metric, every candidate's
-per-segment sufficient statistics are computed **once** (a segment's outputs together,
-:func:`~evalcore.metrics.engine.segment_stats_by_segment`); the system score is the corpus score
+per-segment sufficient statistics are computed **once** (a segment's outputs together; the
+metrics of one family chunk by chunk, so blocks they share are computed once:
+:func:`family_stats`); the system score is the corpus score
 of the summed statistics (Papineni et al. 2002; methods §0) and the segment scores are the
 metric's ``sentence_scores_of`` of the same rows. Scoring both levels therefore costs one
 statistics pass instead of two, and a caller can write each metric's rows and drop them before
@@ -108,6 +109,55 @@ def split_rows(items, rows: np.ndarray | None) -> list:
             for k in range(len(items))]
 
 
+#: segments per chunk of :func:`family_stats` (the BLEU / chrF block memos hold 64 blocks)
+CHUNK_SEGMENTS = 32
+
+
+def family_stats(metrics: Sequence, cands: Sequence[str], refs: Sequence[Sequence[str]],
+                 positions: Sequence[int], chunk_segments: int = CHUNK_SEGMENTS) -> list[np.ndarray | None]:
+    """``metric.segment_stats(cands, refs)`` of several metrics at once, in chunks of
+    ``chunk_segments`` segments (items sorted by segment position, a segment's outputs together),
+    every metric in turn on the same chunk: the blocks the metrics of one family share (token ids,
+    BLEU's n-gram layers, chrF's character statistics, the character n-gram overlaps of the 18
+    BEER features, GTM runs) are computed once per chunk instead of once per metric
+    (:func:`evalcore.metrics._pass.shared_blocks`). The rows do not depend on the grouping, so
+    each metric's table is identical to its own ``segment_stats`` pass."""
+    from . import _pass
+
+    n = len(cands)
+    if not n:
+        return [None] * len(metrics)
+    pos = np.asarray(positions, dtype=np.int64)
+    order = np.argsort(pos, kind="stable")
+    sp = pos[order]
+    # chunk boundaries on segment boundaries: every chunk_segments distinct positions
+    starts = np.flatnonzero(np.r_[True, sp[1:] != sp[:-1]])
+    cuts = list(starts[::max(1, int(chunk_segments))]) + [n]
+    out: list[np.ndarray | None] = [None] * len(metrics)
+    with _pass.shared_blocks():
+        for a, b in zip(cuts[:-1], cuts[1:]):
+            sel = order[a:b]
+            c = [cands[i] for i in sel]
+            r = [refs[i] for i in sel]
+            for k, metric in enumerate(metrics):
+                st = np.asarray(metric.segment_stats(c, r), dtype=float)
+                if out[k] is None:
+                    out[k] = np.zeros((n, st.shape[1]))
+                out[k][sel] = st
+    return out
+
+
+def families(metrics: Sequence) -> list[list[int]]:
+    """Indices of the streamable metrics grouped by family (then tokenizer and case), in order
+    of first appearance: the groups :func:`family_stats` computes together."""
+    groups: dict[tuple, list[int]] = {}
+    for i, m in enumerate(metrics):
+        if streamable(m):
+            key = (m.meta.family, getattr(m, "tokenize", None), getattr(m, "lowercase", None))
+            groups.setdefault(key, []).append(i)
+    return list(groups.values())
+
+
 def streamable(metric) -> bool:
     """Whether one statistics pass serves both levels (text metrics with ``sentence_scores_of``)."""
     return metric.meta.needs_text and callable(getattr(metric, "sentence_scores_of", None))
@@ -125,24 +175,28 @@ def iter_score_levels(dataset, metric_ids: Sequence, level: str = "both", ref_id
     metrics = [engine._resolve_metric(m, tokenize) for m in metric_ids]
     cands_all, _ = engine.scoring_plan(ds, ref_ids, include_references, segments)
     prep_ds = ds.with_references(list(ref_ids)) if ref_ids else ds
+    group_of = {i: g for g in families(metrics) for i in g}
     items = positions = None
-    for done, metric in enumerate(metrics, start=1):
-        if streamable(metric):
-            if items is None:
-                items, positions = plan_items(ds, cands_all)
-            engine._prepare(metric, prep_ds)
-            all_c = [c for _, _, cs, _ in items for c in cs]
-            all_r = [r for _, _, _, rs in items for r in rs]
-            stats_all = engine.segment_stats_by_segment(metric, all_c, all_r, positions) if all_c else None
-            out = level_frames(metric, items, split_rows(items, stats_all), levels)
-            del stats_all
+    pending: dict[int, np.ndarray | None] = {}  # statistics computed with the family, not yet yielded
+    for i, metric in enumerate(metrics):
+        if i in group_of:
+            if i not in pending:
+                if items is None:
+                    items, positions = plan_items(ds, cands_all)
+                    all_c = [c for _, _, cs, _ in items for c in cs]
+                    all_r = [r for _, _, _, rs in items for r in rs]
+                group = [j for j in group_of[i] if j >= i]
+                for j in group:
+                    engine._prepare(metrics[j], prep_ds)
+                pending.update(zip(group, family_stats([metrics[j] for j in group], all_c, all_r, positions)))
+            out = level_frames(metric, items, split_rows(items, pending.pop(i)), levels)
         else:
             out = {lv: engine.score_table(ds, [metric], level=lv, ref_ids=ref_ids,
                                           include_references=include_references, segments=segments)[COLUMNS]
                    for lv in levels}
         yield metric, out
         if progress:
-            progress(done, len(metrics))
+            progress(i + 1, len(metrics))
 
 
 def plan_notes(dataset, metric_ids: Sequence, ref_ids=None, include_references: bool = False, segments=None,
