@@ -25,7 +25,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .base import MetricMeta, MetricOption, register
+from .base import MetricMeta, MetricOption, group_by_refs, register
 from .bleu import ngram_layers
 from .edit import PairwiseWordMetric, token_options
 
@@ -123,9 +123,52 @@ class CharNgram(PairwiseWordMetric):
     def _block(self, cands, refs):
         """Vectorised :func:`_prf` (the same IEEE operations in the same order, so identical)."""
         hits, lc, lr = _block_hits(cands, refs)
-        h = hits[self.n - 1].astype(np.float64)
-        dh = np.broadcast_to((lc - self.n + 1).astype(np.float64)[:, None], h.shape)
-        dr = np.broadcast_to((lr - self.n + 1).astype(np.float64)[None, :], h.shape)
+        return self._values(hits[self.n - 1], lc[:, None], lr[None, :])
+
+    @staticmethod
+    def family_segment_stats(metrics: Sequence["CharNgram"], cands: Sequence[str],
+                             refs: Sequence[Sequence[str]]) -> list[np.ndarray]:
+        """``[m.segment_stats(cands, refs) for m in metrics]`` (same tokenizer and case) with the
+        overlaps of each segment counted once for all 18 features and each feature's values
+        computed for every segment at once: per item the (padded) row of its values against its
+        references, the best (first maximum) kept, as :meth:`segment_stats` does per group
+        (identical values; :func:`evalcore.metrics.levels.family_stats` calls this)."""
+        m0 = metrics[0]
+        out = [np.full((len(cands), 1), np.nan) for _ in metrics]
+        rows, blocks = [], []
+        for key, idx in group_by_refs(refs):
+            if not key:
+                continue
+            blocks.append(_block_hits([m0.tok(cands[i]) for i in idx], [m0.tok(r) for r in key]))
+            rows.append(idx)
+        if not blocks:
+            return out
+        width = max(b[0].shape[2] for b in blocks)
+        n_items = sum(len(i) for i in rows)
+        H = np.zeros((MAX_N, n_items, width), dtype=np.int64)
+        LC = np.zeros((n_items, 1), dtype=np.int64)
+        LR = np.zeros((n_items, width), dtype=np.int64)
+        valid = np.zeros((n_items, width), dtype=bool)
+        at = 0
+        for (hits, lc, lr), idx in zip(blocks, rows):
+            nc, nr = len(idx), hits.shape[2]
+            H[:, at:at + nc, :nr] = hits
+            LC[at:at + nc, 0] = lc
+            LR[at:at + nc, :nr] = lr[None, :]
+            valid[at:at + nc, :nr] = True
+            at += nc
+        order = np.concatenate([np.asarray(i) for i in rows])
+        for m, o in zip(metrics, out):
+            vals = np.where(valid, m._values(H[m.n - 1], LC, LR), -np.inf)
+            pick = np.argmax(vals, axis=1)
+            o[order, 0] = vals[np.arange(n_items), pick]
+        return out
+
+    def _values(self, hits, lc, lr) -> np.ndarray:
+        """:func:`_prf`'s measure elementwise from hits and broadcastable string lengths."""
+        h = hits.astype(np.float64)
+        dh = np.broadcast_to((lc - self.n + 1).astype(np.float64), h.shape)
+        dr = np.broadcast_to((lr - self.n + 1).astype(np.float64), h.shape)
         p = np.where(dh > 0, h / np.where(dh > 0, dh, 1.0), 0.0)
         r = np.where(dr > 0, h / np.where(dr > 0, dr, 1.0), 0.0)
         if self.measure == "p":

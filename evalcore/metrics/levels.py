@@ -139,12 +139,22 @@ def family_stats(metrics: Sequence, cands: Sequence[str], refs: Sequence[Sequenc
             sel = order[a:b]
             c = [cands[i] for i in sel]
             r = [refs[i] for i in sel]
-            for k, metric in enumerate(metrics):
-                st = np.asarray(metric.segment_stats(c, r), dtype=float)
+            for k, st in enumerate(_chunk_stats(metrics, c, r)):
+                st = np.asarray(st, dtype=float)
                 if out[k] is None:
                     out[k] = np.zeros((n, st.shape[1]))
                 out[k][sel] = st
     return out
+
+
+def _chunk_stats(metrics: Sequence, cands, refs) -> list:
+    """Each metric's ``segment_stats`` of one chunk; a family whose class computes all its
+    members at once (``family_segment_stats``, e.g. the 18 BEER character n-gram features)
+    does so."""
+    hook = getattr(type(metrics[0]), "family_segment_stats", None)
+    if len(metrics) > 1 and callable(hook) and all(type(m) is type(metrics[0]) for m in metrics):
+        return hook(metrics, cands, refs)
+    return [m.segment_stats(cands, refs) for m in metrics]
 
 
 def families(metrics: Sequence) -> list[list[int]]:
