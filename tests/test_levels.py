@@ -132,3 +132,17 @@ def test_interrupted_stream_keeps_the_old_file(synth, tmp_path, monkeypatch):
     assert main(["score", str(folder), "--metrics", "bleu,ter", "--level", "both", "--out", str(dest)]) != 0
     assert dest.read_text() == "old\n"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".scores")] == []
+
+
+def test_char_ngram_hits_batched_equal_per_block():
+    """The chunk-batched overlap counts equal the per-block ones (empty strings, no candidate
+    n-gram, CJK, several references); the per-block counts are pinned to the literal
+    Counter implementation in test_lexical_metrics.py."""
+    from evalcore.metrics.charngram import _BLOCK_CACHE, _block_hits, _block_hits_many
+
+    blocks = [([("a", "bc"), ("",), ("ab",)], [("abc", "d")]), ([("",)], [("",)]),
+              ([("日本", "語"), ("本",)], [("日本語",), ("本",), ("x", "y")])]
+    for b, got in zip(blocks, _block_hits_many(blocks)):
+        _BLOCK_CACHE.clear()
+        want = _block_hits(*b)
+        assert all(np.array_equal(x, y) for x, y in zip(got, want)), b

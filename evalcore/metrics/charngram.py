@@ -89,6 +89,44 @@ def _block_hits(cands: list[tuple], refs: list[tuple]) -> tuple[np.ndarray, np.n
     return out
 
 
+_CP = 0x110000  # Unicode code points are below this
+
+
+def _block_hits_many(blocks: Sequence[tuple[list[tuple], list[tuple]]]) -> list:
+    """:func:`_block_hits` of several blocks (the segments of a chunk) with one batched count:
+    character ids ranked within each block from one ``np.unique`` over (block, code point), the
+    count layers of every block from one :func:`~evalcore.metrics.bleu.ngram_layers_groups`
+    call (the same columns as per block), so the hits — integer sums of clipped counts — are
+    those of :func:`_block_hits`."""
+    from .bleu import ngram_layers_groups
+
+    strings, owner = [], []
+    for b, (cands, refs) in enumerate(blocks):
+        for t in list(cands) + list(refs):
+            strings.append(char_string(t))
+            owner.append(b)
+    cps = [np.frombuffer(x.encode("utf-32-le"), dtype=np.uint32).astype(np.int64) for x in strings]
+    lens = np.array([len(c) for c in cps], dtype=np.int64)
+    allcp = np.concatenate(cps) if len(cps) else np.zeros(0, np.int64)
+    code = np.repeat(np.asarray(owner, dtype=np.int64), lens) * _CP + allcp
+    uniq, inv = np.unique(code, return_inverse=True)
+    first = np.searchsorted(uniq, np.arange(len(blocks), dtype=np.int64) * _CP)  # each block's rank 0
+    inv = inv.reshape(-1) - np.repeat(first[np.asarray(owner, dtype=np.int64)], lens) if len(cps) else inv
+    bounds = np.cumsum(np.r_[0, lens])
+    groups, at = [], 0
+    for cands, refs in blocks:
+        k = len(cands) + len(refs)
+        groups.append([inv[bounds[i]:bounds[i + 1]] for i in range(at, at + k)])
+        at += k
+    out = []
+    for (cands, refs), layers, g0 in zip(blocks, ngram_layers_groups(groups, MAX_N),
+                                         np.cumsum([0] + [len(c) + len(r) for c, r in blocks])):
+        nc = len(cands)
+        hits = np.stack([np.rint(X[:nc] @ X[nc:].T).astype(np.int64).reshape(nc, len(refs)) for X, _ in layers])
+        out.append((hits, lens[g0:g0 + nc], lens[g0 + nc:g0 + nc + len(refs)]))
+    return out
+
+
 class CharNgram(PairwiseWordMetric):
     """One BEER character n-gram feature (module docstring)."""
 
@@ -135,12 +173,13 @@ class CharNgram(PairwiseWordMetric):
         (identical values; :func:`evalcore.metrics.levels.family_stats` calls this)."""
         m0 = metrics[0]
         out = [np.full((len(cands), 1), np.nan) for _ in metrics]
-        rows, blocks = [], []
+        rows, texts = [], []
         for key, idx in group_by_refs(refs):
             if not key:
                 continue
-            blocks.append(_block_hits([m0.tok(cands[i]) for i in idx], [m0.tok(r) for r in key]))
+            texts.append(([m0.tok(cands[i]) for i in idx], [m0.tok(r) for r in key]))
             rows.append(idx)
+        blocks = _block_hits_many(texts) if texts else []
         if not blocks:
             return out
         width = max(b[0].shape[2] for b in blocks)
