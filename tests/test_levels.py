@@ -137,7 +137,7 @@ def test_interrupted_stream_keeps_the_old_file(synth, tmp_path, monkeypatch):
 def test_char_ngram_hits_batched_equal_per_block():
     """The chunk-batched overlap counts equal the per-block ones (empty strings, no candidate
     n-gram, CJK, several references); the per-block counts are pinned to the literal
-    Counter implementation in test_lexical_metrics.py."""
+    Counter implementation in test_metrics_lexical.py."""
     from evalcore.metrics.charngram import _BLOCK_CACHE, _block_hits, _block_hits_many
 
     blocks = [([("a", "bc"), ("",), ("ab",)], [("abc", "d")]), ([("",)], [("",)]),
@@ -146,3 +146,47 @@ def test_char_ngram_hits_batched_equal_per_block():
         _BLOCK_CACHE.clear()
         want = _block_hits(*b)
         assert all(np.array_equal(x, y) for x, y in zip(got, want)), b
+
+
+def test_compiled_overlaps_equal_literal_counts():
+    """``_overlap.block_overlaps`` against a literal Counter of n-grams (Σ_g min of counts)."""
+    from collections import Counter
+
+    from evalcore.metrics import _overlap
+
+    if not _overlap.AVAILABLE:
+        pytest.skip("numba is not installed")
+    rng = np.random.default_rng(0)
+    blocks, ncs = [], []
+    for nc, nr in ((3, 2), (1, 1), (2, 4), (4, 1)):
+        blocks.append([rng.integers(0, 4, size=int(rng.integers(0, 9))) for _ in range(nc + nr)])
+        ncs.append(nc)
+    blocks[1] = [np.zeros(0, np.int64), np.array([1, 1, 1])]  # an empty candidate
+    out = _overlap.block_overlaps(blocks, ncs, 6)
+    for blk, nc, (hits, totals) in zip(blocks, ncs, out):
+        for n in range(1, 7):
+            grams = [Counter(tuple(s[i:i + n]) for i in range(len(s) - n + 1)) for s in blk]
+            for c in range(nc):
+                for r in range(len(blk) - nc):
+                    want = sum(min(k, grams[nc + r][g]) for g, k in grams[c].items())
+                    assert hits[n - 1, c, r] == want
+            assert list(totals[:, n - 1]) == [max(0, len(s) - n + 1) for s in blk]
+    assert not _overlap.fits(1449, 6) and _overlap.fits(1400, 6)
+
+
+def test_char_ngram_count_layer_fallback(synth, monkeypatch):
+    """Without the compiled counts (no numba, or ids too many for exact codes) the BEER
+    features come from the count layers: the same rows."""
+    from evalcore.metrics import charngram
+
+    ms = [get_metric(m) for m in ("charngram-f2", "charngram-p5")]
+    cands_all, _ = engine.scoring_plan(synth)
+    items, pos = levels.plan_items(synth, cands_all)
+    c = [x for _, _, cs, _ in items for x in cs]
+    r = [x for _, _, _, rs in items for x in rs]
+    fast = levels.family_stats(ms, c, r, pos)
+    monkeypatch.setattr(charngram, "block_overlaps", lambda *a: None)
+    slow = levels.family_stats(ms, c, r, pos)
+    for m, a, b in zip(ms, fast, slow):
+        assert np.array_equal(a, b, equal_nan=True)
+        assert np.array_equal(a, m.segment_stats(c, r), equal_nan=True)

@@ -26,6 +26,7 @@ from typing import Sequence
 import numpy as np
 
 from .base import MetricMeta, MetricOption, group_by_refs, register
+from ._overlap import block_overlaps
 from .bleu import ngram_layers
 from .edit import PairwiseWordMetric, token_options
 
@@ -118,6 +119,14 @@ def _block_hits_many(blocks: Sequence[tuple[list[tuple], list[tuple]]]) -> list:
         k = len(cands) + len(refs)
         groups.append([inv[bounds[i]:bounds[i + 1]] for i in range(at, at + k)])
         at += k
+    fast = block_overlaps(groups, [len(c) for c, _ in blocks], MAX_N)
+    if fast is not None:  # compiled two-pointer counts (same integers as the count layers)
+        out, g0 = [], 0
+        for (cands, refs), (hits, _) in zip(blocks, fast):
+            nc = len(cands)
+            out.append((hits, lens[g0:g0 + nc], lens[g0 + nc:g0 + nc + len(refs)]))
+            g0 += nc + len(refs)
+        return out
     out = []
     for (cands, refs), layers, g0 in zip(blocks, ngram_layers_groups(groups, MAX_N),
                                          np.cumsum([0] + [len(c) + len(r) for c, r in blocks])):
