@@ -298,15 +298,18 @@ def score_table(dataset, metric_ids: Sequence, level: str = "segment", ref_ids: 
 
 # ---- both levels, one metric at a time (score --level both) ---------------------------------
 def _levels_block(task):
-    """Worker side: one metric (already prepared) on one block of segments: the statistics rows
-    of the block's items (a segment's outputs together) and, when asked, their sentence scores."""
-    from .metrics.engine import segment_stats_by_segment
+    """Worker side: the metrics of one family (already prepared) on one block of segments: each
+    metric's statistics rows of the block's items (one family pass, a segment's outputs
+    together) and, when asked, their sentence scores."""
+    from .metrics.levels import family_stats
 
-    metric, want_segment, (cands, refs, positions) = task
+    metrics, want_segment, (cands, refs, positions) = task
     if not cands:
-        return None, None
-    st = segment_stats_by_segment(metric, cands, refs, positions)
-    return st, (np.asarray(metric.sentence_scores_of(st, refs), dtype=float) if want_segment else None)
+        return [(None, None) for _ in metrics]
+    out = []
+    for m, st in zip(metrics, family_stats(metrics, cands, refs, positions)):
+        out.append((st, np.asarray(m.sentence_scores_of(st, refs), dtype=float) if want_segment else None))
+    return out
 
 
 def iter_score_levels(dataset, metric_ids: Sequence, level: str = "both", ref_ids: Sequence[str] | None = None,
@@ -315,9 +318,10 @@ def iter_score_levels(dataset, metric_ids: Sequence, level: str = "both", ref_id
                       block_size: int | None = None):
     """:func:`evalcore.metrics.levels.iter_score_levels` on ``scheduler``: yields ``(metric,
     {level: table})`` one metric at a time, each table identical to the in-process one. The
-    texts of each segment block are sent to the cluster once (``scatter``); per metric, every
-    block's statistics (and sentence scores) are computed on the workers from one pass and put
-    back in the engine's item order; system scores come from the concatenated statistics here."""
+    texts of each segment block are sent to the cluster once (``scatter``); per metric family,
+    every block's statistics (and sentence scores) are computed on the workers from one family
+    pass and put back in the engine's item order; system scores come from the concatenated
+    statistics here. Metrics the workers cannot compute run in-process, in their turn."""
     from .metrics import engine, levels as lv
 
     if scheduler is None or not scheduler.distributed:
@@ -328,6 +332,9 @@ def iter_score_levels(dataset, metric_ids: Sequence, level: str = "both", ref_id
     want = lv.levels_of(level)
     ds = dataset
     metrics = [engine._resolve_metric(m, tokenize) for m in metric_ids]
+    remote_ok = [lv.streamable(m) and bool(_split_metrics([m])[0]) for m in metrics]
+    group_of = {i: g for g in lv.families([m if ok else _NotStreamable for m, ok in zip(metrics, remote_ok)])
+                for i in g}
     cands_all, _ = engine.scoring_plan(ds, ref_ids, include_references, segments)
     items, positions = lv.plan_items(ds, cands_all)
     pos = np.asarray(positions, dtype=np.int64)
@@ -336,29 +343,50 @@ def iter_score_levels(dataset, metric_ids: Sequence, level: str = "both", ref_id
     bounds = block_bounds(ds.n_segments, scheduler.n_workers, block_size)
     sel = [np.flatnonzero((pos >= a) & (pos < b)) for a, b in bounds]
     sel = [ix for ix in sel if len(ix)]
-    data = scheduler.scatter([([all_c[i] for i in ix], [all_r[i] for i in ix], pos[ix].tolist()) for ix in sel])
+    data = scheduler.scatter([([all_c[i] for i in ix], [all_r[i] for i in ix], pos[ix].tolist()) for ix in sel]) \
+        if group_of else []
     prep_ds = ds.with_references(list(ref_ids)) if ref_ids else ds
-    for done, metric in enumerate(metrics, start=1):
-        if not (lv.streamable(metric) and _split_metrics([metric])[0]):
+    pending: dict[int, tuple] = {}
+    for i, metric in enumerate(metrics):
+        if i not in group_of:
             yield from lv.iter_score_levels(ds, [metric], level=level, ref_ids=ref_ids,
                                             include_references=include_references, segments=segments)
         else:
-            engine._prepare(metric, prep_ds)  # corpus-wide weights here, once, as in-process
-            parts = scheduler.map(_levels_block, [(metric, "segment" in want, d) for d in data],
-                                  label=f"{metric.id} (segment blocks)")
-            stats_all = seg_all = None
-            if parts:
-                k = parts[0][0].shape[1]
-                stats_all = np.zeros((len(all_c), k))
-                seg_all = np.zeros(len(all_c)) if "segment" in want else None
-                for ix, (st, sv) in zip(sel, parts):
-                    stats_all[ix] = st
-                    if seg_all is not None:
-                        seg_all[ix] = sv
+            if i not in pending:
+                group = [j for j in group_of[i] if j >= i]
+                ms = [metrics[j] for j in group]
+                for m in ms:
+                    engine._prepare(m, prep_ds)  # corpus-wide weights here, once, as in-process
+                parts = scheduler.map(_levels_block, [(ms, "segment" in want, d) for d in data],
+                                      label=f"{metric.meta.family} (segment blocks)")
+                for k, j in enumerate(group):
+                    stats_all = seg_all = None
+                    if parts:
+                        width = parts[0][k][0].shape[1]
+                        stats_all = np.zeros((len(all_c), width))
+                        seg_all = np.zeros(len(all_c)) if "segment" in want else None
+                        for ix, part in zip(sel, parts):
+                            stats_all[ix] = part[k][0]
+                            if seg_all is not None:
+                                seg_all[ix] = part[k][1]
+                    pending[j] = (stats_all, seg_all)
+                del parts
+            stats_all, seg_all = pending.pop(i)
             seg_parts = lv.split_rows(items, seg_all) if seg_all is not None else None
             yield metric, lv.level_frames(metric, items, lv.split_rows(items, stats_all), want, seg_parts)
         if progress:
-            progress(done, len(metrics))
+            progress(i + 1, len(metrics))
+
+
+class _NotStreamableMeta:
+    needs_text = False
+    family = ""
+
+
+class _NotStreamable:
+    """Stands for a metric computed in-process when grouping the remote ones by family."""
+
+    meta = _NotStreamableMeta()
 
 
 # ---- similarity tensors -----------------------------------------------------------------------
