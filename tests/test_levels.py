@@ -190,3 +190,23 @@ def test_char_ngram_count_layer_fallback(synth, monkeypatch):
     for m, a, b in zip(ms, fast, slow):
         assert np.array_equal(a, b, equal_nan=True)
         assert np.array_equal(a, m.segment_stats(c, r), equal_nan=True)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_chrf_char_counts_both_paths_equal_sacrebleu(synth, monkeypatch, compiled):
+    """chrF / chrF++ statistics from the compiled overlaps and from the count layers (the
+    fallback without numba) both give sacreBLEU's sentence scores."""
+    from evalcore.metrics import chrf as chrf_mod
+
+    if not compiled:
+        monkeypatch.setattr(chrf_mod, "block_overlaps", lambda *a: None)
+    ref_t, sys_t = synth.ref_texts(), synth.sys_texts()
+    name = synth.systems[0]
+    keep = [s for s in range(synth.n_segments) if any(ref_t[r][s] is not None for r in synth.ref_ids)]
+    hyps = [sys_t[name][s] for s in keep]
+    refs = [[ref_t[r][s] for r in synth.ref_ids if ref_t[r][s] is not None] for s in keep]
+    for mid, want in (("chrf", SCHRF()), ("chrf++", SCHRF(word_order=2))):
+        m = get_metric(mid)
+        got = m.sentence_scores(hyps, refs)
+        np.testing.assert_allclose(got, [want.sentence_score(h, r).score for h, r in zip(hyps, refs)],
+                                   rtol=0, atol=1e-9)
