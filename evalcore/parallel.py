@@ -357,7 +357,10 @@ def iter_score_levels(dataset, metric_ids: Sequence, level: str = "both", ref_id
                 ms = [metrics[j] for j in group]
                 for m in ms:
                     engine._prepare(m, prep_ds)  # corpus-wide weights here, once, as in-process
-                parts = scheduler.map(_levels_block, [(ms, "segment" in want, d) for d in data],
+                # the prepared metrics (NIST: its information table) go to the cluster once, not
+                # pickled into every task
+                ms_ref = scheduler.scatter([ms])[0]
+                parts = scheduler.map(_levels_block, [(ms_ref, "segment" in want, d) for d in data],
                                       label=f"{metric.meta.family} (segment blocks)")
                 for k, j in enumerate(group):
                     stats_all = seg_all = None
