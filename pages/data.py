@@ -239,6 +239,10 @@ with tab_overview:
     cols = st.columns(4)
     for i, key in enumerate(["segments", "reference sets", "systems with text", "judgements"]):
         cols[i].metric(key, ov[key])
+    lengths = _lengths(ds.content_hash(), ds)
+    fig = length_histogram(lengths)
+    st.plotly_chart(fig, width="stretch", key="length_hist")
+    download_figure(fig, "lengths")
     import pandas as pd
 
     st.dataframe(pd.DataFrame({"property": list(ov), "value": [str(v) for v in ov.values()]}),
@@ -254,10 +258,6 @@ with tab_overview:
         counts = ds.judgement_counts()
         st.dataframe(counts, hide_index=True, width="stretch")
         download_table(counts, "judgement_counts")
-    lengths = _lengths(ds.content_hash(), ds)
-    fig = length_histogram(lengths)
-    st.plotly_chart(fig, width="stretch", key="length_hist")
-    download_figure(fig, "lengths")
 
 # ---------------------------------------------------------------- segments
 with tab_segments:
@@ -274,6 +274,15 @@ with tab_segments:
     download_table(wide, f"{ds.name}_{ds.lp}_segments", key="segments")
 
     st.markdown("**Scores of one segment**")
+    # on request: the metric modules (and METEOR's compiled kernels) load only when asked, so
+    # opening the Data page never pays for them
+    scoring = st.toggle("Score one segment with the metrics", value=False, key="score_on",
+                        help="Every system (and every reference, against the others) on the chosen segment. "
+                             "Loads the metrics when switched on: the first time takes a few seconds.")
+    if not scoring:
+        st.caption("Switch on to score one segment: BLEU, chrF, METEOR and ROUGE-L by default, every other "
+                   "metric on request.")
+        st.stop()
     c1, c2 = st.columns([1, 3])
     seg = c1.selectbox("Segment", ds.seg_ids, key="score_seg")
     from evalcore.analysis import available_metrics
