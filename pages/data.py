@@ -81,6 +81,35 @@ ds = st.session_state.get("dataset")
 tab_overview, tab_segments, tab_add, tab_manage = st.tabs(
     ["Overview", "Segments", "Upload or import", "Saved datasets"])
 
+# ---------------------------------------------------------------- overview (first: its length histogram is the page's first figure)
+if ds is not None:
+    with tab_overview:
+        st.subheader(f"{md(ds.name)} {md(ds.lp)}")
+        ov = ds.overview()
+        cols = st.columns(4)
+        for i, key in enumerate(["segments", "reference sets", "systems with text", "judgements"]):
+            cols[i].metric(key, ov[key])
+        lengths = _lengths(ds.content_hash(), ds)
+        fig = length_histogram(lengths)
+        st.plotly_chart(fig, width="stretch", key="length_hist")
+        download_figure(fig, "lengths")
+        import pandas as pd
+
+        st.dataframe(pd.DataFrame({"property": list(ov), "value": [str(v) for v in ov.values()]}),
+                     hide_index=True, width="stretch")
+        _capabilities(ds)
+        if ds.warnings:
+            from evalcore.problems import Report
+
+            with st.expander(f"{len(ds.warnings)} validation warning(s)"):
+                show_report(Report(list(ds.warnings)), key="overview_report")
+        if len(ds.judgements):
+            st.markdown("**Judgements per criterion and rater**")
+            counts = ds.judgement_counts()
+            st.dataframe(counts, hide_index=True, width="stretch")
+            download_table(counts, "judgement_counts")
+
+
 # ---------------------------------------------------------------- upload / import
 def _upload_limit_mb() -> int:
     try:
@@ -231,33 +260,6 @@ if ds is None:
     with tab_overview:
         st.info("No dataset loaded. Choose one in the sidebar or add one under 'Upload or import'.")
     st.stop()
-
-# ---------------------------------------------------------------- overview
-with tab_overview:
-    st.subheader(f"{md(ds.name)} {md(ds.lp)}")
-    ov = ds.overview()
-    cols = st.columns(4)
-    for i, key in enumerate(["segments", "reference sets", "systems with text", "judgements"]):
-        cols[i].metric(key, ov[key])
-    lengths = _lengths(ds.content_hash(), ds)
-    fig = length_histogram(lengths)
-    st.plotly_chart(fig, width="stretch", key="length_hist")
-    download_figure(fig, "lengths")
-    import pandas as pd
-
-    st.dataframe(pd.DataFrame({"property": list(ov), "value": [str(v) for v in ov.values()]}),
-                 hide_index=True, width="stretch")
-    _capabilities(ds)
-    if ds.warnings:
-        from evalcore.problems import Report
-
-        with st.expander(f"{len(ds.warnings)} validation warning(s)"):
-            show_report(Report(list(ds.warnings)), key="overview_report")
-    if len(ds.judgements):
-        st.markdown("**Judgements per criterion and rater**")
-        counts = ds.judgement_counts()
-        st.dataframe(counts, hide_index=True, width="stretch")
-        download_table(counts, "judgement_counts")
 
 # ---------------------------------------------------------------- segments
 with tab_segments:

@@ -64,12 +64,12 @@ def test_every_page_renders():
 def test_segment_scores_on_request_only(monkeypatch):
     """Opening the Data page loads no metric and scores nothing (issue 12: the hidden Segments
     tab paid for every metric module and METEOR's kernels); the toggle scores the segment."""
-    import evalcore.analysis
     import evalcore.metrics.engine
+    import evalcore.views.common
 
     calls = []
-    real_list, real_score = evalcore.analysis.available_metrics, evalcore.metrics.engine.score_table
-    monkeypatch.setattr(evalcore.analysis, "available_metrics", lambda *a, **k: calls.append("list") or real_list(*a, **k))
+    real_list, real_score = evalcore.views.common.available_metrics, evalcore.metrics.engine.score_table
+    monkeypatch.setattr(evalcore.views.common, "available_metrics", lambda *a, **k: calls.append("list") or real_list(*a, **k))
     monkeypatch.setattr(evalcore.metrics.engine, "score_table", lambda *a, **k: calls.append("score") or real_score(*a, **k))
     at = _app()
     assert calls == []
