@@ -409,7 +409,7 @@ def load_saved(name: str) -> dict[str, Dataset]:
     problem, or :class:`FileNotFoundError` when no dataset has that name.
 
     The TSVs are parsed and validated only when the dataset has no up-to-date snapshot
-    (:mod:`evalcore.io.snapshot`: Parquet tables of exactly what reading these TSV bytes with
+    (:mod:`evalcore.io.snapshot`: Arrow tables of exactly what reading these TSV bytes with
     this version of the loaders assembles); the snapshot is then built for the next load."""
     from .io import FileSource, current_mqm_weights, load_collection
     from .io import snapshot
