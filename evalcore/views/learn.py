@@ -24,7 +24,7 @@ def lessons(dataset: Dataset, criterion: str | None = None, progress: Progress =
       "acceptable but not human-like" with its count per system;
     * ``judges``: per-rater mean/sd before normalisation and inter-rater agreement (Callison-Burch 2009).
     """
-    from ..judges import criterion_judgements
+    from ..human.scores import criterion_judgements
 
     criterion = criterion or default_criterion(dataset)
     mets = default_metrics(dataset)
@@ -55,7 +55,7 @@ def lessons(dataset: Dataset, criterion: str | None = None, progress: Progress =
         j = criterion_judgements(dataset, criterion)
         out["raters"] = j.groupby("rater", sort=False)["score"].agg(["mean", "std", "size"]).reset_index()
         if j["rater"].nunique() > 1:
-            from ..judges import agreement, pairwise_labels
+            from ..human.agreement import agreement, pairwise_labels
 
             out["agreement"] = agreement(pairwise_labels(j), "inter")
     if progress:
