@@ -8,7 +8,7 @@ from evalcore.dataset import Dataset
 from evalcore.io import FileSource, load_collection
 from evalcore.plots import length_histogram
 from evalcore.problems import DataError
-from pages.common import download_figure, download_table, md, show_exception, show_report, syntax_note
+from pages.common import SAMPLE_KEY, download_figure, download_table, md, show_exception, show_report, syntax_note
 
 
 
@@ -60,7 +60,8 @@ from pages.common import ensure_shell
 
 ensure_shell(__file__)
 st.title("Data")
-with st.expander("What is this?", expanded=st.session_state.get("dataset_label") is None):
+# open on the bundled sample (where a newcomer starts), closed on the user's own data
+with st.expander("What is this?", expanded=st.session_state.get("dataset_label") in (None, SAMPLE_KEY)):
     st.markdown(
         "**evalcore** finds out where automatic machine-translation metrics agree with people, where they fail, "
         "and why. Load system outputs, human references and human judgements (the bundled teaching sample is open "
