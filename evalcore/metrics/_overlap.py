@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .edit import _nb, _njit
+from ._jit import HAVE_NUMBA, lazy_njit
 
-AVAILABLE = _nb is not None
+AVAILABLE = HAVE_NUMBA
 
 
-@_njit
+@lazy_njit
 def _overlaps(ids, tstart, bstart, bnc, bbase, max_n, hits, hoff, totals):  # pragma: no cover (compiled)
     nb = len(bnc)
     for b in range(nb):
