@@ -43,6 +43,7 @@ from typing import Sequence
 
 import numpy as np
 
+from . import _pass
 from .base import MetricMeta, MetricOption, group_by_refs, register, valid_stats
 from .edit import WordMetric, encode_block, ngram_keys_all, token_options
 
@@ -318,12 +319,32 @@ class NIST(WordMetric):
             if not key:
                 continue
             ct, rt = [self.tok(cands[i]) for i in idx], [self.tok(r) for r in key]
-            info, counts, l_ref = _nist_kernel(ct, rt, np.ones((1, len(rt)), bool), n, table)
+            info, counts, l_ref = self._stats_kernel(ct, rt, table)
             out[idx, :n] = info[:, 0, :].T
             out[idx, n:2 * n] = counts.T
             out[idx, 2 * n] = [len(c) for c in ct]
             out[idx, 2 * n + 1] = float(l_ref[0])
         return out
+
+    def _stats_kernel(self, ct: list[tuple], rt: list[tuple], table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The kernel of one group of :meth:`segment_stats` (one reference set: all of ``rt``).
+        In a family pass (:func:`evalcore.metrics._pass.shared_blocks`) with fitted weights it
+        runs orders 1..:data:`SHARED_ORDERS` once per block for nist-1..5 (memoised, as
+        :meth:`segment_block`): the values of order n do not depend on the highest order run,
+        and the fitted table is the same for every max_n ≤ 5 (``prepare`` fits orders 1..5)."""
+        member = np.ones((1, len(rt)), bool)
+        if not (_pass.SHARED and table is not None and table is self._table):
+            return _nist_kernel(ct, rt, member, self.max_n, table)
+        orders = max(SHARED_ORDERS, self.max_n)
+        key = ("stats", self.tokenize, self.lowercase, self._fit_hash, orders, tuple(ct), tuple(rt))
+        out = _BLOCK_CACHE.get(key)
+        if out is None:
+            out = _nist_kernel(ct, rt, member, orders, table)
+            if len(_BLOCK_CACHE) >= _BLOCK_CACHE_MAX:
+                _BLOCK_CACHE.pop(next(iter(_BLOCK_CACHE)))
+            _BLOCK_CACHE[key] = out
+        info, counts, l_ref = out
+        return info[:self.max_n], counts[:self.max_n], l_ref
 
     def sentence_scores_of(self, stats: np.ndarray, refs: Sequence[Sequence[str]]) -> np.ndarray:
         """The sentence scores of rows of :meth:`segment_stats` (the arithmetic of ``_scores``
