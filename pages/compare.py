@@ -74,11 +74,9 @@ if a == b:
     st.warning("Choose two different systems.")
     st.stop()
 tok0, why = C.default_tokenizer(ds.lp)
-known = common_view.available_metrics(ds) if ds.ref_ids else []
 with st.expander("Signals and tests", expanded=False):
     s1, s2 = st.columns([3, 2])
-    metrics = s1.multiselect("Metrics", known, default=[m for m in ("bleu", "chrf", "ter") if m in known],
-                             key="cmp_metrics")
+    metrics_box = s1.empty()  # the metric list imports every metric module: after the human rows are shown
     criteria = s2.multiselect("Human criteria", ds.criteria, default=ds.criteria, key="cmp_criteria")
     s3, s4, s5, s6, s7 = st.columns(5)
     tokenize = s3.selectbox("Tokenizer", TOKENIZERS, index=TOKENIZERS.index(tok0) if tok0 in TOKENIZERS else 0, key="cmp_tok",
@@ -93,14 +91,10 @@ with st.expander("Signals and tests", expanded=False):
     judged_only = st.checkbox("Judged segments only", value=False, key="cmp_judged", disabled=not criteria,
                               help="Only the segments both systems are judged on, so metric and human scores are "
                                    "over the same segments.") and bool(criteria)
-if not metrics and not criteria:
-    st.info("Choose at least one metric or human criterion under *Signals and tests*.")
-    st.stop()
 st.caption(f"Tokenizer **{md(tokenize)}**" + (f" (chosen for you: {md(why)})" if tokenize == tok0 else "")
            + f"; paired tests with seed 12345, {n_boot:,} bootstrap resamples and {n_ar:,} randomisation trials "
            "(sacreBLEU's semantics).")
 
-key = (h, a, b, tuple(metrics), tuple(criteria), tokenize, norm, judged_only)
 name = f"{ds.name}_{a}_vs_{b}"
 HEAD_FORMAT = {c: st.column_config.NumberColumn(format="%.4f") for c in
                ("score_a", "score_b", "difference_b_minus_a", "p_bootstrap", "p_ar")}
@@ -113,16 +107,37 @@ head_dl = st.container()
 win_slot = st.empty()
 win_dl = st.container()
 done = computed_keys()
+
+
+def key_of(metrics) -> tuple:
+    return (h, a, b, tuple(metrics), tuple(criteria), tokenize, norm, judged_only)
+
+
+guess = st.session_state.get("cmp_metrics")
+if criteria and (guess is None or ("compare",) + key_of(guess) + (n_boot, n_ar, test) not in done):
+    try:  # the human rows first: nothing to score, the metric modules not even imported yet
+        part = build(ds, h, a, b, (), tuple(criteria), tokenize, norm, judged_only)
+        head_slot.dataframe(table(part, key_of(()), "headline", n_boot, n_ar, test), hide_index=True,
+                            width="stretch", column_config=HEAD_FORMAT)
+    except Exception as exc:
+        show_exception(exc, "Could not compare the systems")
+        st.stop()
+known = common_view.available_metrics(ds) if ds.ref_ids else []
+metrics = metrics_box.multiselect("Metrics", known, default=[m for m in ("bleu", "chrf", "ter") if m in known],
+                                  key="cmp_metrics")
+if not metrics and not criteria:
+    st.info("Choose at least one metric or human criterion under *Signals and tests*.")
+    st.stop()
+key = key_of(metrics)
 try:
     if ("compare",) + key + (n_boot, n_ar, test) not in done:
         # the human rows first (no metric to score), then one metric at a time, each cached
         bar, cb = progress_bar("Scoring both systems…")
         for i in range(len(metrics)):
             part = build(ds, h, a, b, tuple(metrics[:i]), tuple(criteria), tokenize, norm, judged_only)
-            if part.signals:
-                pkey = (h, a, b, tuple(metrics[:i]), tuple(criteria), tokenize, norm, judged_only)
-                head_slot.dataframe(table(part, pkey, "headline", n_boot, n_ar, test), hide_index=True,
-                                    width="stretch", column_config=HEAD_FORMAT)
+            if part.signals and i:  # (i = 0: the human rows, shown above)
+                head_slot.dataframe(table(part, key_of(metrics[:i]), "headline", n_boot, n_ar, test),
+                                    hide_index=True, width="stretch", column_config=HEAD_FORMAT)
             cb(i / len(metrics), f"Scoring both systems: {metrics[i]} ({i + 1} of {len(metrics)}); the table "
                                  "above grows as each metric is scored")
         bar.empty()
