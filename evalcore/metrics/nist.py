@@ -40,7 +40,8 @@ from __future__ import annotations
 
 import hashlib
 import math
-from typing import Sequence
+from array import array
+from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -153,18 +154,29 @@ def _log2_ratio(den: np.ndarray, k: np.ndarray) -> np.ndarray:
     return vals[inv.reshape(-1)]
 
 
-def ngram_info(references: Sequence[Sequence[str]], max_n: int = 5) -> InfoTable:
+def ngram_info(references: Iterable[Sequence[str]], max_n: int = 5) -> InfoTable:
     """Information weights of every n-gram (n ≤ max_n) of the given tokenised references
     (one token sequence per reference segment): methods §7.4 / ``compute_ngram_info``,
     info(w1..wn) = log2(count(w1..wn−1)/count(w1..wn)), info(w) = log2(#words/count(w)).
-    Returns an :class:`InfoTable` (compact arrays)."""
-    seqs = [tuple(t) for t in references]
-    vocab = {t: i for i, t in enumerate(sorted({t for s in seqs for t in s}))}
+    ``references`` may be a generator: it is read once and no token list is kept. Returns an
+    :class:`InfoTable` (compact arrays)."""
+    # one pass over the (possibly streamed) references: ids in first-seen order, no token lists
+    first_seen: dict = {}
+    flat = array("q")
+    seq_lens = array("q")
+    for toks in references:
+        n0 = len(flat)
+        flat.extend(first_seen.setdefault(t, len(first_seen)) for t in toks)
+        seq_lens.append(len(flat) - n0)
+    order = sorted(first_seen)  # ids in sorted token order (as the literal's vocabulary)
+    vocab = {t: i for i, t in enumerate(order)}
+    remap = np.fromiter((vocab[t] for t in first_seen), dtype=np.int64, count=len(first_seen))
     v = max(len(vocab), 1)
-    lens = np.array([len(s) for s in seqs], dtype=np.int64)
+    lens = np.frombuffer(seq_lens, dtype=np.int64) if len(seq_lens) else np.zeros(0, np.int64)
     total = int(lens.sum())
-    ids = np.fromiter((vocab[t] for s in seqs for t in s), dtype=np.int64, count=total)
-    starts = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64) if len(seqs) else np.zeros(0, np.int64)
+    ids = remap[np.frombuffer(flat, dtype=np.int64)] if total else np.zeros(0, np.int64)
+    del flat, first_seen
+    starts = (np.cumsum(lens) - lens).astype(np.int64)
     room = np.repeat(starts + lens, lens) - np.arange(total)  # tokens left from each position
     keys: list[np.ndarray] = []
     info: list[np.ndarray] = []
@@ -334,12 +346,18 @@ class NIST(WordMetric):
     def fit(self, references_per_segment: Sequence[Sequence[str | None]]) -> "NIST":
         """Take the information weights from these references (one list of reference strings
         per segment, every reference set; ``None`` / NaN entries skipped). Returns self."""
-        toks = [self.tok(r) for seg in references_per_segment for r in seg if isinstance(r, str)]
-        self._table = ngram_info(toks, max(SHARED_ORDERS, self.max_n))
         h = hashlib.sha1()
-        for t in toks:
-            h.update(" ".join(t).encode("utf-8"))
-            h.update(b"\n")
+
+        def tokens():  # streamed: the hash and the table read each reference once
+            for seg in references_per_segment:
+                for r in seg:
+                    if isinstance(r, str):
+                        t = self.tok(r)
+                        h.update(" ".join(t).encode("utf-8"))
+                        h.update(b"\n")
+                        yield t
+
+        self._table = ngram_info(tokens(), max(SHARED_ORDERS, self.max_n))
         self._fit_hash = h.hexdigest()[:10]
         return self
 
