@@ -139,7 +139,6 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
     ``judged_only`` keeps only the segments where both systems have a judgement of one of the
     criteria, so metric and human scores are over the same segments (a note says how many).
     """
-    from .metrics.engine import scorable
 
     systems = dataset.systems
     for name, label in ((a, "A"), (b, "B")):
@@ -202,32 +201,8 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
     elif no_ref:
         notes.append(f"{no_ref} compared segment(s) have no reference: metric scores use the other "
                      f"{int(frame['has_ref'].sum())}")
-    stats = {}
-    keep_set = set(keep)
+    cmp = Comparison(dataset, a, b, [], criteria, tokenize, normalisation, frame, {}, {}, notes)
     n = max(len(metrics) + len(criteria), 1)
-    for k, m in enumerate(metrics):
-        metric = mobj[m]
-        prep = getattr(metric, "prepare", None)
-        if callable(prep):
-            prep(dataset)
-        out = {}
-        for side, texts in (("a", ta), ("b", tb)):
-            sub = [texts[i] if i in keep_set else None for i in range(dataset.n_segments)]
-            segs, cands, refs = scorable(dataset, sub, rids)
-            st = np.asarray(metric.segment_stats(cands, refs), dtype=float) if cands else np.zeros((0, 1))
-            sent = np.asarray(metric.sentence_scores(cands, refs), dtype=float) if cands else np.zeros(0)
-            col = pd.Series(sent, index=segs)
-            frame[f"{side}|metric:{m}"] = frame["seg_id"].map(col).astype(float)
-            out[side] = (segs, st)
-        assert out["a"][0] == out["b"][0]  # same present outputs and references on both sides
-        stats[m] = (out["a"][1], out["b"][1])
-        refused = int((~(np.isfinite(out["a"][1]).all(axis=1) & np.isfinite(out["b"][1]).all(axis=1))).sum()) \
-            if len(out["a"][1]) else 0
-        if refused:
-            notes.append(f"{m}: {refused} segment(s) left out for both systems: the metric refused a text "
-                         "longer than its length cap")
-        if progress:
-            progress((k + 1) / n, f"scoring: {m}")
     import warnings
 
     from .human.scores import human_scores
@@ -245,8 +220,68 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
             notes.append(f"{c}: {int(both.sum())} of {len(frame)} compared segments are judged for both systems; "
                          f"human comparisons of {c} use those")
         if progress:
-            progress((len(metrics) + k + 1) / n, f"human scores: {c}")
-    return Comparison(dataset, a, b, list(metrics), criteria, tokenize, normalisation, frame, stats, mobj, notes)
+            progress((k + 1) / n, f"human scores: {c}")
+    return with_metrics(cmp, metrics, progress=progress, _objects=mobj, _done=len(criteria), _total=n)
+
+
+def with_metrics(cmp: Comparison, metrics: Sequence[str], progress: Progress = None, *, _objects=None,
+                 _done: int = 0, _total: int | None = None) -> Comparison:
+    """``cmp`` with the per-segment columns and statistics of ``metrics`` added (a new
+    :class:`Comparison`; the segments, lengths and human columns are reused, not recomputed), so
+    a page can show the human comparison first and the metrics as they are scored. The same
+    values as :func:`build` with those metrics."""
+    from .metrics.engine import scorable
+
+    dataset, tokenize = cmp.dataset, cmp.tokenize
+    mobj = dict(_objects) if _objects is not None else {m: configured_metric(m, tokenize) for m in metrics}
+    notes = list(cmp.notes)
+    if _objects is None:
+        skipped = [m for m, o in mobj.items() if not o.meta.needs_text]
+        if skipped:
+            notes.append(f"left out {', '.join(skipped)}: given scores without text cannot be recomputed per segment")
+        mobj = {m: o for m, o in mobj.items() if m not in skipped}
+    new = [m for m in mobj if m not in cmp.metrics]
+    frame = cmp.segments.copy()
+    sys_t = dataset.sys_texts()
+    ta, tb = sys_t[cmp.a], sys_t[cmp.b]
+    rids = dataset.ref_ids
+    pos = {s: i for i, s in enumerate(dataset.seg_ids)}
+    keep_set = {pos[s] for s in frame["seg_id"]}
+    stats = dict(cmp.stats)
+    n = _total or max(len(new), 1)
+    for k, m in enumerate(new):
+        metric = mobj[m]
+        prep = getattr(metric, "prepare", None)
+        if callable(prep):
+            prep(dataset)
+        out = {}
+        for side, texts in (("a", ta), ("b", tb)):
+            sub = [texts[i] if i in keep_set else None for i in range(dataset.n_segments)]
+            segs, cands, refs = scorable(dataset, sub, rids)
+            st = np.asarray(metric.segment_stats(cands, refs), dtype=float) if cands else np.zeros((0, 1))
+            of = getattr(metric, "sentence_scores_of", None)  # sentence scores from the same statistics
+            if not cands:
+                sent = np.zeros(0)
+            elif callable(of):
+                sent = np.asarray(of(st, refs), dtype=float)
+            else:
+                sent = np.asarray(metric.sentence_scores(cands, refs), dtype=float)
+            col = pd.Series(sent, index=segs)
+            frame[f"{side}|metric:{m}"] = frame["seg_id"].map(col).astype(float)
+            out[side] = (segs, st)
+        assert out["a"][0] == out["b"][0]  # same present outputs and references on both sides
+        stats[m] = (out["a"][1], out["b"][1])
+        refused = int((~(np.isfinite(out["a"][1]).all(axis=1) & np.isfinite(out["b"][1]).all(axis=1))).sum()) \
+            if len(out["a"][1]) else 0
+        if refused:
+            notes.append(f"{m}: {refused} segment(s) left out for both systems: the metric refused a text "
+                         "longer than its length cap")
+        if progress:
+            progress((_done + k + 1) / n, f"scoring: {m}")
+    metrics_all = list(cmp.metrics) + new
+    objects = {**cmp.metric_objects, **{m: mobj[m] for m in new}}
+    return Comparison(dataset, cmp.a, cmp.b, metrics_all, list(cmp.criteria), tokenize, cmp.normalisation, frame,
+                      stats, objects, notes)
 
 
 # =============================================================================================
@@ -277,9 +312,12 @@ def _pair_values(cmp: Comparison, signal: str, rows: np.ndarray | None = None):
 
 
 def _score(stats: np.ndarray, fn) -> float:
+    """The corpus score of per-segment statistics (``fn`` = the metric's score_from_stats, which
+    sums them, or averages them for the metrics whose corpus score is the mean sentence score:
+    ROUGE, character n-grams), or the mean of per-segment human scores."""
     if len(stats) == 0:
         return float("nan")
-    return float(fn(stats.sum(0, keepdims=True))) if fn is not None else float(np.mean(stats))
+    return float(fn(stats)) if fn is not None else float(np.mean(stats))
 
 
 def headline(cmp: Comparison, n_bootstrap: int = 1000, n_ar: int = 10000, seed: int = 12345,
@@ -307,10 +345,12 @@ def headline(cmp: Comparison, n_bootstrap: int = 1000, n_ar: int = 10000, seed: 
         n = int(mask.sum())
         score_a, score_b = _score(sa, fn), _score(sb, fn)
         p_bs = p_ar = float("nan")
+        # every resample's corpus score in one vectorised call (Metric.scores_from_sums: the same values)
+        vec = cmp.metric_objects[sig[7:]].scores_from_sums if fn is not None else None
         if n > 1 and n_bootstrap:
-            p_bs = paired_bootstrap(sa, sb, fn, n_samples=n_bootstrap, seed=seed).p_value
+            p_bs = paired_bootstrap(sa, sb, vec, n_samples=n_bootstrap, seed=seed, vectorized=True).p_value
         if n > 1 and n_ar:
-            p_ar = paired_approximate_randomization(sa, sb, fn, n_samples=n_ar, seed=seed).p_value
+            p_ar = paired_approximate_randomization(sa, sb, vec, n_samples=n_ar, seed=seed, vectorized=True).p_value
         d = (score_b - score_a) * (1 if hib else -1)
         ahead = "tie" if not np.isfinite(d) or d == 0 else (cmp.b if d > 0 else cmp.a)
         p = p_bs if test == "bootstrap" else p_ar
@@ -322,6 +362,43 @@ def headline(cmp: Comparison, n_bootstrap: int = 1000, n_ar: int = 10000, seed: 
                                       "difference_b_minus_a", "n_segments", "p_bootstrap", "p_ar", "ahead", "winner"])
     out.attrs["test"], out.attrs["alpha"] = test, alpha
     return out
+
+
+#: the tables of a comparison by name (the CLI's file stems), in the order the page shows them
+TABLES = ("headline", "segments", "disagreements", "buckets", "word_f_by_frequency", "characteristic_ngrams",
+          "length_ratios", "length_bias")
+
+
+def table(cmp: Comparison, name: str, n_bootstrap: int = 1000, n_ar: int = 10000, test: str = "bootstrap",
+          alpha: float = 0.05, top: int = 50) -> pd.DataFrame:
+    """One table of :data:`TABLES`, computed on its own (a page computes each where it shows it)."""
+    if name == "headline":
+        return headline(cmp, n_bootstrap=n_bootstrap, n_ar=n_ar, test=test, alpha=alpha)
+    if name == "segments":
+        return segment_table(cmp)
+    if name == "disagreements":
+        dis = []
+        for m in cmp.metrics:
+            for c in cmp.criteria:
+                d = disagreements(cmp, f"metric:{m}", f"human:{c}")
+                d = d.rename(columns={f"metric:{m} A": "metric_a", f"metric:{m} B": "metric_b",
+                                      f"human:{c} A": "human_a", f"human:{c} B": "human_b"})
+                dis.append(d.assign(metric=m, criterion=c))
+        return pd.concat(dis, ignore_index=True) if dis else pd.DataFrame(
+            columns=["seg_id", "metric_a", "metric_b", "human_a", "human_b", "metric_prefers", "humans_prefer",
+                     "disagreement", "metric", "criterion"])
+    if name == "buckets":
+        return all_buckets(cmp)
+    if name == "word_f_by_frequency":
+        return word_f_by_frequency(cmp)
+    if name == "characteristic_ngrams":
+        return characteristic_ngrams(cmp, top=top)
+    if name == "length_ratios":
+        return length_ratios(cmp)
+    if name == "length_bias":
+        lb = [length_bias(cmp, c, alpha) for c in cmp.criteria]
+        return pd.concat(lb, ignore_index=True) if lb else length_bias(cmp, None)
+    raise ValueError(f"unknown table {name!r}; known: {', '.join(TABLES)}")
 
 
 # =============================================================================================

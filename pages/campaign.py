@@ -8,7 +8,7 @@ import streamlit as st
 from evalcore.views import common as common_view
 from evalcore import plots as P
 from evalcore.campaign import ALL, campaign
-from pages.common import (current_dataset, download_figure, download_table, ensure_shell, load_choice,
+from pages.common import (computed_keys, current_dataset, download_figure, download_table, ensure_shell, load_choice,
                           long_segment_note, md, progress_bar, show_exception)
 
 ensure_shell(__file__)
@@ -33,11 +33,8 @@ st.caption(f"{len(coll)} language pair(s) in this dataset; {len(judged_lps)} wit
            "pair and their average, and the pairwise accuracy of Kocmi et al. (2021) over all pairs of systems "
            "of all language pairs.")
 
-fast = [m for m in ("bleu", "chrf") if m in common_view.available_metrics()]
 c1, c2, c3 = st.columns([3, 3, 2])
-metrics = c1.multiselect("Metrics", common_view.available_metrics(), default=fast, key="camp_metrics",
-                         help="Corpus scores over each language pair's segments. The slower metrics (METEOR, "
-                              "GTM, TER on long segments) take minutes on a whole campaign.")
+metrics_box = c1.empty()  # the metric list imports every metric module: filled after the human scores are shown
 lps = c2.multiselect("Language pairs", judged_lps, default=judged_lps, key="camp_lps",
                      format_func=lambda x: x or "-")
 criteria = list(dict.fromkeys(c for lp in lps for c in coll[lp].criteria))
@@ -52,8 +49,8 @@ include_human = c5.checkbox("Include human translations", value=False, key="camp
 rank_by = c6.selectbox("Rank metrics by", ["pearson", "kendall", "accuracy"], key="camp_rank",
                        format_func={"pearson": "Pearson r", "kendall": "Kendall τ_b", "accuracy": "pairwise accuracy"}.get)
 
-if not metrics or not lps:
-    st.info("Choose at least one metric and one language pair.")
+if not lps:
+    st.info("Choose at least one language pair.")
     st.stop()
 
 
@@ -63,18 +60,50 @@ def run_campaign(_coll, hashes, metrics, lps, crit, judged_only, include_human, 
                     rank_by=rank_by, progress=_progress)
 
 
+st.subheader("Systems × language pairs")
+sys_caption = st.empty()
+sys_slot = st.empty()
+sys_dl = st.container()
 hashes = tuple(coll[lp].content_hash() for lp in lps)
+crit_v = None if crit.startswith("(") else crit
+args = (tuple(lps), crit_v, judged_only, include_human, rank_by)
+done = computed_keys()
+guess = st.session_state.get("camp_metrics")
+if guess is None or ("campaign", hashes, tuple(guess)) + args not in done:
+    # the human scores first (nothing to score); the metric columns follow below
+    try:
+        first = run_campaign(coll, hashes, (), *args)
+    except Exception as exc:
+        show_exception(exc, "Could not compute the human scores")
+        st.stop()
+    sys_caption.caption("Human scores of every system (mean over the judged segments) and their rank within the "
+                        "language pair; the metric columns are being computed.")
+    sys_slot.dataframe(first.wide(), hide_index=True, width="stretch")
+
+fast = [m for m in ("bleu", "chrf") if m in common_view.available_metrics()]
+metrics = metrics_box.multiselect("Metrics", common_view.available_metrics(), default=fast, key="camp_metrics",
+                                  help="Corpus scores over each language pair's segments. The slower metrics "
+                                       "(METEOR, GTM, TER on long segments) take minutes on a whole campaign.")
+if not metrics:
+    st.info("Choose at least one metric.")
+    st.stop()
 try:
     bar, cb = progress_bar("Scoring every language pair…")
-    res = run_campaign(coll, hashes, tuple(metrics), tuple(lps), None if crit.startswith("(") else crit,
-                       judged_only, include_human, rank_by,
+    res = run_campaign(coll, hashes, tuple(metrics), *args,
                        _progress=lambda d, t: cb(d / max(t, 1), f"Scored {d} of {t} language pair(s)"))
     bar.empty()
+    done.add(("campaign", hashes, tuple(metrics)) + args)
 except Exception as exc:
     show_exception(exc, "Could not compute the campaign tables")
     st.stop()
 
 sig = res.signature
+sys_caption.caption("Human score: mean over the judged segments; metric scores: corpus scores; rank within the "
+                    "language pair (1 = best; TER, WER, PER: lower is better).")
+wide = res.wide()
+sys_slot.dataframe(wide, hide_index=True, width="stretch")
+with sys_dl:
+    download_table(wide, "campaign_systems", key="camp_sys", signature=sig)
 with st.expander(f"What was computed ({len(res.notes)} note(s))", expanded=False):
     st.markdown("\n".join(f"- {md(n)}" for n in res.notes))
 for lp in lps:  # alignment metrics refuse over-long segments: say which
@@ -97,13 +126,6 @@ st.subheader("Each metric's rank across language pairs")
 st.caption(f"1 = the highest {rank_by} in that language pair; mean rank over the pairs; rank by the `{ALL}` row.")
 st.dataframe(res.metric_ranks, hide_index=True, width="stretch")
 download_table(res.metric_ranks, "campaign_metric_ranks", key="camp_ranks", signature=sig)
-
-st.subheader("Systems × language pairs")
-st.caption("Human score: mean over the judged segments; metric scores: corpus scores; rank within the language "
-           "pair (1 = best; TER, WER, PER: lower is better).")
-wide = res.wide()
-st.dataframe(wide, hide_index=True, width="stretch")
-download_table(wide, "campaign_systems", key="camp_sys", signature=sig)
 
 with st.expander("Metric signatures"):
     st.dataframe(common_view.signature_frame(metrics), hide_index=True, width="stretch")

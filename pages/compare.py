@@ -10,14 +10,15 @@ from evalcore.views import common as common_view
 from evalcore import compare as C
 from evalcore import highlight as H
 from evalcore import plots_compare as PC
-from evalcore.commands.compare import tables as compare_tables
 from evalcore.plots import with_signature
 from pages.common import (
     current_dataset,
     download_figure,
+    computed_keys,
     download_table,
     ensure_shell,
     md,
+    progress_bar,
     show_exception,
     syntax_note,
 )
@@ -35,15 +36,20 @@ from evalcore.metrics.tokenize import available_tokenizers  # noqa: E402
 TOKENIZERS = available_tokenizers()  # sacreBLEU's, those usable here
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)
+@st.cache_resource(show_spinner=False, max_entries=24)
 def build(_ds, h, a, b, metrics, criteria, tokenize, norm, judged_only):
-    return C.build(_ds, a, b, list(metrics), list(criteria), tokenize=tokenize, normalisation=norm,
-                   judged_only=judged_only)
+    """The comparison with ``metrics``: the human comparison first, then one metric at a time
+    (each step cached, so the page shows the headline as the metrics arrive)."""
+    if not metrics:
+        return C.build(_ds, a, b, [], list(criteria), tokenize=tokenize, normalisation=norm, judged_only=judged_only)
+    prev = build(_ds, h, a, b, metrics[:-1], criteria, tokenize, norm, judged_only)
+    return C.with_metrics(prev, [metrics[-1]])
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def all_tables(_cmp, key, n_boot, n_ar, test):
-    return compare_tables(_cmp, n_boot, n_ar, test, 0.05, 50)
+@st.cache_data(show_spinner=False, max_entries=64)
+def table(_cmp, key, name, n_boot=0, n_ar=0, test="bootstrap"):
+    """One table of the comparison, computed where the page shows it (headline first)."""
+    return C.table(_cmp, name, n_boot, n_ar, test, 0.05, 50)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -68,11 +74,9 @@ if a == b:
     st.warning("Choose two different systems.")
     st.stop()
 tok0, why = C.default_tokenizer(ds.lp)
-known = common_view.available_metrics(ds) if ds.ref_ids else []
 with st.expander("Signals and tests", expanded=False):
     s1, s2 = st.columns([3, 2])
-    metrics = s1.multiselect("Metrics", known, default=[m for m in ("bleu", "chrf", "ter") if m in known],
-                             key="cmp_metrics")
+    metrics_box = s1.empty()  # the metric list imports every metric module: after the human rows are shown
     criteria = s2.multiselect("Human criteria", ds.criteria, default=ds.criteria, key="cmp_criteria")
     s3, s4, s5, s6, s7 = st.columns(5)
     tokenize = s3.selectbox("Tokenizer", TOKENIZERS, index=TOKENIZERS.index(tok0) if tok0 in TOKENIZERS else 0, key="cmp_tok",
@@ -87,44 +91,81 @@ with st.expander("Signals and tests", expanded=False):
     judged_only = st.checkbox("Judged segments only", value=False, key="cmp_judged", disabled=not criteria,
                               help="Only the segments both systems are judged on, so metric and human scores are "
                                    "over the same segments.") and bool(criteria)
-if not metrics and not criteria:
-    st.info("Choose at least one metric or human criterion under *Signals and tests*.")
-    st.stop()
 st.caption(f"Tokenizer **{md(tokenize)}**" + (f" (chosen for you: {md(why)})" if tokenize == tok0 else "")
            + f"; paired tests with seed 12345, {n_boot:,} bootstrap resamples and {n_ar:,} randomisation trials "
            "(sacreBLEU's semantics).")
 
+name = f"{ds.name}_{a}_vs_{b}"
+HEAD_FORMAT = {c: st.column_config.NumberColumn(format="%.4f") for c in
+               ("score_a", "score_b", "difference_b_minus_a", "p_bootstrap", "p_ar")}
+
+# ---------------------------------------------------------------- headline
+st.header("Who wins")
+head_caption = st.empty()
+head_slot = st.empty()
+head_dl = st.container()
+win_slot = st.empty()
+win_dl = st.container()
+done = computed_keys()
+
+
+def key_of(metrics) -> tuple:
+    return (h, a, b, tuple(metrics), tuple(criteria), tokenize, norm, judged_only)
+
+
+guess = st.session_state.get("cmp_metrics")
+if criteria and (guess is None or ("compare",) + key_of(guess) + (n_boot, n_ar, test) not in done):
+    try:  # the human rows first: nothing to score, the metric modules not even imported yet
+        part = build(ds, h, a, b, (), tuple(criteria), tokenize, norm, judged_only)
+        head_slot.dataframe(table(part, key_of(()), "headline", n_boot, n_ar, test), hide_index=True,
+                            width="stretch", column_config=HEAD_FORMAT)
+    except Exception as exc:
+        show_exception(exc, "Could not compare the systems")
+        st.stop()
+known = common_view.available_metrics(ds) if ds.ref_ids else []
+metrics = metrics_box.multiselect("Metrics", known, default=[m for m in ("bleu", "chrf", "ter") if m in known],
+                                  key="cmp_metrics")
+if not metrics and not criteria:
+    st.info("Choose at least one metric or human criterion under *Signals and tests*.")
+    st.stop()
+key = key_of(metrics)
 try:
-    with st.spinner("Scoring both systems…"):
-        cmp = build(ds, h, a, b, tuple(metrics), tuple(criteria), tokenize, norm, judged_only)
-        key = (h, a, b, tuple(metrics), tuple(criteria), tokenize, norm, judged_only)
-        T = all_tables(cmp, key, n_boot, n_ar, test)
+    if ("compare",) + key + (n_boot, n_ar, test) not in done:
+        # the human rows first (no metric to score), then one metric at a time, each cached
+        bar, cb = progress_bar("Scoring both systems…")
+        for i in range(len(metrics)):
+            part = build(ds, h, a, b, tuple(metrics[:i]), tuple(criteria), tokenize, norm, judged_only)
+            if part.signals and i:  # (i = 0: the human rows, shown above)
+                head_slot.dataframe(table(part, key_of(metrics[:i]), "headline", n_boot, n_ar, test),
+                                    hide_index=True, width="stretch", column_config=HEAD_FORMAT)
+            cb(i / len(metrics), f"Scoring both systems: {metrics[i]} ({i + 1} of {len(metrics)}); the table "
+                                 "above grows as each metric is scored")
+        bar.empty()
+    cmp = build(ds, h, a, b, tuple(metrics), tuple(criteria), tokenize, norm, judged_only)
+    head = table(cmp, key, "headline", n_boot, n_ar, test)
+    done.add(("compare",) + key + (n_boot, n_ar, test))
 except Exception as exc:
     show_exception(exc, "Could not compare the systems")
     st.stop()
 for note in cmp.notes:
     st.info(md(note))
 sig = cmp.signature(f"paired bootstrap {n_boot}, approximate randomisation {n_ar}, seed 12345; winner by {test}")
-name = f"{ds.name}_{a}_vs_{b}"
-
-# ---------------------------------------------------------------- headline
-st.header("Who wins")
-head = T["headline"]
-st.caption(f"**{len(cmp.segments):,} segments** both systems translated. Metric scores are corpus scores over the "
-           "segments with a reference (TER, WER, PER: lower is better); human scores are means over the segments "
-           "both systems are judged on. Winner: the better system when the paired test's p < 0.05.")
-st.dataframe(head, hide_index=True, width="stretch",
-             column_config={c: st.column_config.NumberColumn(format="%.4f") for c in
-                            ("score_a", "score_b", "difference_b_minus_a", "p_bootstrap", "p_ar")})
-download_table(head, f"{name}_headline", key="cmp_head", signature=sig)
+head_caption.caption(f"**{len(cmp.segments):,} segments** both systems translated. Metric scores are corpus scores "
+                     "over the segments with a reference (TER, WER, PER: lower is better); human scores are means "
+                     "over the segments both systems are judged on. Winner: the better system when the paired "
+                     "test's p < 0.05.")
+head_slot.dataframe(head, hide_index=True, width="stretch", column_config=HEAD_FORMAT)
+with head_dl:
+    download_table(head, f"{name}_headline", key="cmp_head", signature=sig)
 overall = C.bucket_table(cmp, [("all", pd.Series(True, index=cmp.segments.index).to_numpy())], "all")
 wfig = PC.win_rates(overall, head, a, b)
-st.plotly_chart(wfig, width="stretch", key="cmp_win_fig")
-download_figure(with_signature(wfig, sig), f"{name}_win_rates", key="cmp_win_dl")
+win_slot.plotly_chart(wfig, width="stretch", key="cmp_win_fig")
+with win_dl:
+    download_figure(with_signature(wfig, sig), f"{name}_win_rates", key="cmp_win_dl")
 
 # ---------------------------------------------------------------- per segment
 st.header("Per segment")
-seg = T["segments"]
+seg = table(cmp, key, "segments")
 signal = st.selectbox("Signal", cmp.signals, key="cmp_signal")
 l, r = st.columns(2)
 with l:
@@ -199,7 +240,7 @@ download_table(pd.concat([d["scores"].assign(kind="signal"), d["judgements"].ass
 
 # ---------------------------------------------------------------- buckets
 st.header("Buckets")
-bk = T["buckets"]
+bk = table(cmp, key, "buckets")
 kinds = list(dict.fromkeys(bk["bucket_type"]))
 b1, b2 = st.columns(2)
 kind = b1.selectbox("Bucket by", kinds, key="cmp_bucket_kind")
@@ -226,7 +267,7 @@ st.plotly_chart(bfig, width="stretch", key="cmp_bucket_fig")
 download_figure(with_signature(bfig, sig), f"{name}_buckets", key="cmp_bucket_dl")
 
 st.subheader("Word F-measure by frequency")
-wf = T["word_f_by_frequency"]
+wf = table(cmp, key, "word_f_by_frequency")
 st.caption("Words pooled over every (segment, reference) pair; a word's frequency is its number of occurrences in "
            "all references of the test set.")
 ffig = PC.word_f_bars(wf, a, b)
@@ -237,7 +278,7 @@ download_table(wf, f"{name}_word_f", key="cmp_wordf", signature=sig)
 
 # ---------------------------------------------------------------- n-grams
 st.header("Characteristic n-grams")
-ng = T["characteristic_ngrams"]
+ng = table(cmp, key, "characteristic_ngrams")
 st.caption("N-grams (n ≤ 4) one system matches in the references more often than the other, ranked by the smoothed "
            "ratio (matches of A + 1) / (matches of A + matches of B + 2), as in compare-mt (Neubig et al. 2019); "
            "the top 50 each way.")
@@ -256,10 +297,10 @@ st.caption("A metric that rewards longer (or shorter) outputs at equal human qua
            "will exploit: tuning on a recall-heavy metric produced translations 15 % longer than the references "
            "(Stanojević & Sima'an 2015). Partial correlation of each metric's segment score with the output/reference "
            "length ratio, controlling for the human score, over both systems' outputs.")
-lr = T["length_ratios"]
+lr = table(cmp, key, "length_ratios")
 st.dataframe(lr, hide_index=True, width="stretch")
 download_table(lr, f"{name}_length_ratios", key="cmp_lr", signature=sig)
-lb = T["length_bias"]
+lb = table(cmp, key, "length_bias")
 if len(lb):
     crit_lb = st.selectbox("Controlling for", list(dict.fromkeys(lb["criterion"])), key="cmp_lb_crit")
     lbs = lb[lb["criterion"] == crit_lb]

@@ -40,11 +40,9 @@ def judges_consensus(_ds, h, criterion):
 
 ds = scope(ds, "systems")
 h = cache_key(ds)  # content hash + tokenizer of this run
-all_metrics = common_view.available_metrics(ds) if ds.systems and ds.ref_ids else []
-syntax_note(ds)
+notes_box = st.container()  # notes that need the metric modules: filled after the first figure
 c1, c2, c3 = st.columns([3, 2, 2])
-metrics = c1.multiselect("Metrics", all_metrics, default=common_view.default_metrics(ds), key="sys_metrics")
-long_segment_note(ds, metrics)
+metrics_box = c1.empty()  # the metric list (it imports every metric module): after the first figure
 criteria = c2.multiselect("Human criteria", ds.criteria, default=ds.criteria, key="sys_criteria")
 candidates = list(dict.fromkeys(ds.systems + [s for s in ds.judged if s not in ds.ref_ids]))
 baseline = c3.selectbox("Baseline for the paired test", ["(none)"] + candidates,
@@ -74,13 +72,9 @@ if include_refs and ds.ref_ids:
 if ds.criteria and judged_only_control(ds, "sys"):
     judged_only = criteria[0] if criteria else common_view.default_criterion(ds)
 
-if not metrics and not criteria:
-    st.info("Choose at least one metric or criterion.")
-    st.stop()
 
-sig = common_view.signature_text(metrics, f"CI: {n_boot} bootstrap resamples of segments; test: {test}", dataset=ds, level="system")
-base_name = None if baseline == "(none)" else baseline
-key = (h, tuple(metrics), tuple(criteria), baseline, include_refs, norm, int(n_boot), test, ref_ids, judged_only)
+def key_of(metrics) -> tuple:
+    return (h, tuple(metrics), tuple(criteria), baseline, include_refs, norm, int(n_boot), test, ref_ids, judged_only)
 
 
 def show_scores(table, final: bool) -> None:
@@ -108,13 +102,39 @@ st.subheader("Bar chart")
 fig_slot = st.empty()
 fig_dl = st.container()
 done = computed_keys()
+# a result some session of this server has finished is drawn once; otherwise the human scores are
+# drawn first (nothing to score), before the metric modules are even imported
+guess = st.session_state.get("sys_metrics")
+if guess is None and any(k[:2] == ("systems", h) for k in done):
+    guess = common_view.default_metrics(ds)  # the metric modules are imported already on this server
+progressive = guess is None or ("systems",) + key_of(guess) not in done
+parts = []
+if progressive and criteria:
+    try:
+        parts = [point_table(ds, h, (), tuple(criteria), include_refs, norm, ref_ids, judged_only)]
+        show_scores(parts[0], False)
+    except Exception as exc:
+        show_exception(exc, "Could not compute the human scores")
+        st.stop()
+
+all_metrics = common_view.available_metrics(ds) if ds.systems and ds.ref_ids else []
+metrics = metrics_box.multiselect("Metrics", all_metrics, default=common_view.default_metrics(ds), key="sys_metrics")
+with notes_box:
+    syntax_note(ds)
+    long_segment_note(ds, metrics)
+if not metrics and not criteria:
+    st.info("Choose at least one metric or criterion.")
+    st.stop()
+key = key_of(metrics)
+sig = common_view.signature_text(metrics, f"CI: {n_boot} bootstrap resamples of segments; test: {test}", dataset=ds, level="system")
+base_name = None if baseline == "(none)" else baseline
 try:
     if ("systems",) + key not in done and (int(n_boot) or base_name):
         # first the scores alone, metric by metric (each one cached), then the bootstrap
         # CIs and the paired tests under a progress bar
         bar, cb = progress_bar("Corpus scores…")
-        parts = [point_table(ds, h, (), tuple(criteria), include_refs, norm, ref_ids, judged_only)] if criteria else []
-        if parts:
+        if criteria and not parts:
+            parts = [point_table(ds, h, (), tuple(criteria), include_refs, norm, ref_ids, judged_only)]
             show_scores(parts[0], False)
         for i, m in enumerate(metrics):
             cb(i / max(len(metrics), 1), f"Corpus scores: {m} ({i + 1} of {len(metrics)})")

@@ -243,3 +243,33 @@ def test_campaign_page_wmt24(wmt24, tmp_path, monkeypatch):
     assert set(wide["lp"]) == {"en-cs", "en-ja", "en-zh"} and "refA" not in set(wide["system"])
     ranks = _table(at, "mean_rank")
     assert {"rank_en-cs", "rank_en-ja", "rank_en-zh"} <= set(ranks.columns)
+
+
+def test_campaign_page_shows_the_human_scores_before_scoring(monkeypatch):
+    """Issue 12: the systems × language pairs table with the human scores is drawn before any
+    metric is scored; the full table (metric columns) replaces it."""
+    import streamlit as st
+    from streamlit.delta_generator import DeltaGenerator
+
+    import evalcore.campaign as camp
+
+    events = []
+    real_campaign, real_df = camp.campaign, DeltaGenerator.dataframe
+
+    def spy(coll, metrics, *a, **k):
+        events.append(("campaign", tuple(metrics)))
+        return real_campaign(coll, metrics, *a, **k)
+
+    def dataframe(self, data=None, *a, **k):
+        if isinstance(data, pd.DataFrame) and {"lp", "system"} <= set(data.columns):
+            events.append(("systems table", tuple(c for c in data.columns if c not in ("lp", "system"))))
+        return real_df(self, data, *a, **k)
+
+    monkeypatch.setattr(camp, "campaign", spy)
+    monkeypatch.setattr(DeltaGenerator, "dataframe", dataframe)
+    st.cache_data.clear()
+    _page({})
+    assert events[:2] == [("campaign", ()), ("systems table", ("human:adequacy", "human:adequacy rank"))], events
+    assert events[2] == ("campaign", ("bleu", "chrf"))
+    assert ("systems table", ("human:adequacy", "human:adequacy rank", "bleu", "bleu rank", "chrf", "chrf rank")) \
+        in events[3:]

@@ -95,6 +95,45 @@ def test_headline_equals_sacrebleu_paired_tests(sample):
             assert head.loc[ours, col] == pytest.approx(ref_b.p_value, abs=1e-12)
 
 
+def test_metrics_added_to_a_human_comparison_equal_one_build(sample):
+    """The page shows the human comparison first and adds the metrics (with_metrics): the same
+    columns, statistics and headline as one build; sentence scores equal the metric's own
+    sentence_scores (computed from the same statistics, not twice)."""
+    from evalcore.metrics.base import get_metric
+
+    a, b = "pleonastic", "near-human"
+    one = C.build(sample, a, b, ["bleu", "chrf", "ter"], sample.criteria)
+    first = C.build(sample, a, b, [], sample.criteria)
+    assert first.metrics == [] and first.signals == [f"human:{c}" for c in sample.criteria]
+    two = C.with_metrics(first, ["bleu", "chrf", "ter"])
+    assert two.signals == one.signals
+    pd.testing.assert_frame_equal(two.segments[one.segments.columns], one.segments)
+    for m in one.metrics:
+        for x, y in zip(one.stats[m], two.stats[m]):
+            np.testing.assert_array_equal(x, y)
+        metric = get_metric(m)
+        f = one.segments[one.segments["has_ref"]]
+        refs = [[sample.ref_texts()[r][sample.seg_ids.index(s)] for r in sample.ref_ids
+                 if sample.ref_texts()[r][sample.seg_ids.index(s)] is not None] for s in f["seg_id"]]
+        np.testing.assert_allclose(f[f"a|metric:{m}"], metric.sentence_scores(list(f["text_a"]), refs), atol=1e-9)
+    pd.testing.assert_frame_equal(C.headline(two, 50, 50), C.headline(one, 50, 50))
+
+
+def test_headline_of_a_mean_metric_is_the_mean_sentence_score(sample):
+    """ROUGE-L's corpus score is the mean of its sentence scores: the headline and the buckets
+    show that mean (they showed the sum over the segments before)."""
+    from evalcore.metrics.base import get_metric
+
+    a, b = "pleonastic", "near-human"
+    cmp = C.build(sample, a, b, ["rouge-l"], [])
+    f = cmp.segments[cmp.segments["has_ref"]]
+    refs = [[sample.ref_texts()[r][sample.seg_ids.index(s)] for r in sample.ref_ids
+             if sample.ref_texts()[r][sample.seg_ids.index(s)] is not None] for s in f["seg_id"]]
+    want = get_metric("rouge-l").sentence_scores(list(f["text_b"]), refs).mean()
+    head = C.headline(cmp, 20, 20).set_index("signal")
+    assert head.loc["metric:rouge-l", "score_b"] == pytest.approx(want, abs=1e-12)
+
+
 def test_headline_human_scores_and_winner(tiny):
     head = C.headline(tiny, n_bootstrap=200, n_ar=200).set_index("signal")
     assert head.loc["human:adequacy", "score_a"] == pytest.approx(np.mean(HUMAN_A))
@@ -482,6 +521,45 @@ def test_compare_page_on_the_sample():
     # the same system twice: a warning, not an error
     at.selectbox(key="cmp_b").set_value("synonyms").run()
     assert not at.exception and any("two different" in w.value for w in at.warning)
+
+
+def test_compare_page_shows_the_headline_before_scoring_the_metrics(monkeypatch):
+    """Issue 12: the human rows of the headline are drawn before any metric is scored, then the
+    table grows metric by metric; the other tables are computed only after the headline."""
+    import streamlit as st
+    from streamlit.delta_generator import DeltaGenerator
+
+    from test_pages import _open
+
+    events = []
+    real_with, real_table, real_df = C.with_metrics, C.table, DeltaGenerator.dataframe
+
+    def with_metrics(cmp, metrics, *a, **k):
+        events.append(("score", tuple(metrics)))
+        return real_with(cmp, metrics, *a, **k)
+
+    def table(cmp, name, *a, **k):
+        events.append(("table", name))
+        return real_table(cmp, name, *a, **k)
+
+    def dataframe(self, data=None, *a, **k):
+        if isinstance(data, pd.DataFrame) and "winner" in data.columns:
+            events.append(("headline shown", tuple(data["signal"])))
+        return real_df(self, data, *a, **k)
+
+    monkeypatch.setattr(C, "with_metrics", with_metrics)
+    monkeypatch.setattr(C, "table", table)
+    monkeypatch.setattr(DeltaGenerator, "dataframe", dataframe)
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    _open("compare", {**FAST_PAGE, "cmp_a": "synonyms", "cmp_b": "literal", "cmp_metrics": ["bleu", "chrf"]})
+    shown = [e for e in events if e not in (("table", "headline"), ("score", ()))]  # (build adds no metric)
+    humans = ("human:adequacy", "human:fluency")
+    assert shown[:5] == [("headline shown", humans), ("score", ("bleu",)),
+                         ("headline shown", ("metric:bleu", *humans)), ("score", ("chrf",)),
+                         ("headline shown", ("metric:bleu", "metric:chrf", *humans))], events
+    first_other = next(i for i, e in enumerate(events) if e[0] == "table" and e[1] != "headline")
+    assert all(e[0] != "score" for e in events[first_other:])
 
 
 def json_title(chart: dict) -> str:

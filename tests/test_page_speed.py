@@ -211,3 +211,40 @@ def test_figure1_rows_are_independent(fresh_cache):
     joint = human_likeness_view.figure1_table(ds, ms, bootstrap=30)
     pd.testing.assert_frame_equal(pd.concat([human_likeness_view.figure1_table(ds, [m], bootstrap=30) for m in ms], ignore_index=True),
                                   joint)
+
+
+def test_systems_page_draws_the_human_scores_before_scoring_any_metric(fresh_cache, monkeypatch):
+    """Issue 12: the Systems page's first bar chart (human scores) is drawn before any metric's
+    statistics are computed; the chart is then redrawn as each metric arrives."""
+    import json
+
+    from streamlit.delta_generator import DeltaGenerator
+
+    from evalcore.views import scores
+
+    events = []
+    real_stats, real_chart = scores._stats_for, DeltaGenerator.plotly_chart
+
+    def stats_for(dataset, metric_id, *a, **k):
+        events.append(("score", metric_id))
+        return real_stats(dataset, metric_id, *a, **k)
+
+    def plotly_chart(self, fig=None, *a, **k):
+        measures = {t.get("name") for t in json.loads(fig.to_json()).get("data", [])} if fig is not None else set()
+        events.append(("chart", tuple(sorted(m for m in measures if m))))
+        return real_chart(self, fig, *a, **k)
+
+    monkeypatch.setattr(scores, "_stats_for", stats_for)
+    monkeypatch.setattr(DeltaGenerator, "plotly_chart", plotly_chart)
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.session_state["sys_metrics"] = ["bleu", "chrf"]
+    at.session_state["sys_boot"] = 20
+    at.run()
+    at.switch_page("pages/systems.py")
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    first_score = next(i for i, e in enumerate(events) if e[0] == "score")
+    assert events[0][0] == "chart" and first_score > 0, events
+    assert events.index(("score", "chrf")) > events.index(("score", "bleu")) > first_score - 1
+    charts = [e for e in events if e[0] == "chart"]
+    assert len(charts) >= 3, events  # human scores, + BLEU, + chrF (then the final chart with CIs)

@@ -69,29 +69,9 @@ def _check_out(out: str | None) -> Path | None:
 
 def tables(cmp, n_bootstrap: int, n_ar: int, test: str, alpha: float, top: int) -> dict:
     """Every table of a comparison by file stem (what the CLI writes and the page shows)."""
-    import pandas as pd
-
     from .. import compare as C
 
-    out = {"headline": C.headline(cmp, n_bootstrap=n_bootstrap, n_ar=n_ar, test=test, alpha=alpha),
-           "segments": C.segment_table(cmp)}
-    dis = []
-    for m in cmp.metrics:
-        for c in cmp.criteria:
-            d = C.disagreements(cmp, f"metric:{m}", f"human:{c}")
-            d = d.rename(columns={f"metric:{m} A": "metric_a", f"metric:{m} B": "metric_b",
-                                  f"human:{c} A": "human_a", f"human:{c} B": "human_b"})
-            dis.append(d.assign(metric=m, criterion=c))
-    out["disagreements"] = pd.concat(dis, ignore_index=True) if dis else pd.DataFrame(
-        columns=["seg_id", "metric_a", "metric_b", "human_a", "human_b", "metric_prefers", "humans_prefer",
-                 "disagreement", "metric", "criterion"])
-    out["buckets"] = C.all_buckets(cmp)
-    out["word_f_by_frequency"] = C.word_f_by_frequency(cmp)
-    out["characteristic_ngrams"] = C.characteristic_ngrams(cmp, top=top)
-    out["length_ratios"] = C.length_ratios(cmp)
-    lb = [C.length_bias(cmp, c, alpha) for c in cmp.criteria]
-    out["length_bias"] = pd.concat(lb, ignore_index=True) if lb else C.length_bias(cmp, None)
-    return out
+    return {name: C.table(cmp, name, n_bootstrap, n_ar, test, alpha, top) for name in C.TABLES}
 
 
 def run(args) -> int:

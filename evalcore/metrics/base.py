@@ -72,6 +72,12 @@ class Metric(ABC):
     def corpus_score(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> float:
         return self.score_from_stats(self.segment_stats(cands, refs))
 
+    def scores_from_sums(self, sums: np.ndarray) -> np.ndarray:
+        """The corpus score of every row of already summed statistics, (m, k) -> (m,): what
+        resampling tests need for thousands of resamples. Default: :meth:`score_from_stats`
+        of each row; metrics with a vectorised formula override it (same values)."""
+        return np.array([self.score_from_stats(row[None, :]) for row in np.atleast_2d(sums)], dtype=float)
+
     def sentence_scores(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
         return np.array([self.sentence_score(c, r) for c, r in zip(cands, refs)], dtype=float)
 

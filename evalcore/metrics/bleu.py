@@ -443,6 +443,11 @@ class BLEU(Metric):
         return float(bleu_from_stats(stats, self.max_ngram_order, self.smooth_method, self.smooth_value,
                                      self._eff(False)))
 
+    def scores_from_sums(self, sums: np.ndarray) -> np.ndarray:
+        """Corpus BLEU of every row of summed statistics (one vectorised call)."""
+        return bleu_from_stats(np.atleast_2d(np.asarray(sums, dtype=np.float64)), self.max_ngram_order,
+                               self.smooth_method, self.smooth_value, self._eff(False))
+
     def sentence_scores_from_stats(self, stats: np.ndarray) -> np.ndarray:
         """Sentence BLEU of every row of statistics (sentence_bleu defaults)."""
         return bleu_from_stats(stats, self.max_ngram_order, self.smooth_method, self.smooth_value, self._eff(True))

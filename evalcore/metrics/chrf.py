@@ -178,6 +178,11 @@ class CHRF(Metric):
         out = chrf_from_stats(np.nan_to_num(stats), self.order, self.beta, self.eps_smoothing)
         return np.where(np.array([len(r) == 0 for r in refs], dtype=bool), np.nan, out)
 
+    def scores_from_sums(self, sums: np.ndarray) -> np.ndarray:
+        """Corpus chrF of every row of summed statistics (one vectorised call)."""
+        return chrf_from_stats(np.atleast_2d(np.asarray(sums, dtype=np.float64)), self.order, self.beta,
+                               self.eps_smoothing)
+
     def score_from_stats(self, stats: np.ndarray) -> float:
         stats = np.asarray(stats, dtype=np.float64)
         if stats.ndim == 2:

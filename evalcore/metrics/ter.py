@@ -164,6 +164,11 @@ class TER(Metric):
         rows = [self._stats_one(c, r) for c, r in zip(cands, refs)]
         return np.array(rows, dtype=np.float64).reshape(len(rows), 2)
 
+    def scores_from_sums(self, sums: np.ndarray) -> np.ndarray:
+        """Corpus TER of every row of summed ``[edits, reference length]`` (one vectorised call)."""
+        sums = np.atleast_2d(np.asarray(sums, dtype=np.float64))
+        return ter_from_stats(sums[:, 0], sums[:, 1])
+
     def score_from_stats(self, stats: np.ndarray) -> float:
         stats = np.asarray(stats, dtype=np.float64)
         if stats.ndim == 2:

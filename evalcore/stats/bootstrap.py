@@ -14,6 +14,12 @@ correlation CIs (:func:`evalcore.stats.significance.bootstrap_ci`), the ORANGE /
 (:func:`evalcore.qarla.single.orange_king_arrays`, which resamples segments as counts), the
 reading-comprehension scores (:mod:`evalcore.comprehension`) and reference quality
 (:mod:`evalcore.references`).
+
+Corpus scores recomputed from sufficient statistics (BLEU, chrF, TER…: Koehn 2004) go through
+:func:`corpus_score_bootstrap`: the same index draws, turned into multiplicities
+(:func:`index_counts`), so every resample's summed statistics come from one matrix product
+(counts × per-segment statistics) instead of copying and summing a resampled matrix per draw;
+tests/test_bootstrap.py pins it against the literal loop (methods §3.8).
 """
 from __future__ import annotations
 
@@ -38,6 +44,69 @@ def resample_counts(n: int, n_boot: int, seed: int | None | np.random.Generator 
     multinomial draw of n items, equal probabilities): the same resampling as
     :func:`resample_indices`, as weights for statistics that are weighted sums."""
     return as_rng(seed).multinomial(n, np.full(n, 1.0 / n), size=n_boot)
+
+
+def index_counts(idx: np.ndarray, n: int) -> np.ndarray:
+    """(n_boot, n) multiplicities of an (n_boot, n) index matrix: ``counts[b, i]`` = how often
+    item i occurs in resample b. The resamples are those of ``idx`` (no new draws)."""
+    idx = np.asarray(idx, dtype=np.int64)
+    n_boot = len(idx)
+    flat = (np.arange(n_boot, dtype=np.int64)[:, None] * n + idx).ravel()
+    return np.bincount(flat, minlength=n_boot * n).reshape(n_boot, n).astype(float)
+
+
+def _close(a: float, b: float) -> bool:
+    return bool((np.isnan(a) and np.isnan(b)) or np.isclose(a, b, rtol=1e-9, atol=1e-12))
+
+
+def corpus_score_bootstrap(metric, stats, n_boot: int, alpha: float = 0.05,
+                           seed: int | None | np.random.Generator = 0) -> tuple[float, float, np.ndarray]:
+    """Percentile bootstrap CI of a corpus score over segments: ``(lo, hi, samples)``, equal to
+    ``percentile_bootstrap(lambda i: metric.score_from_stats(stats[i]), len(stats), n_boot,
+    alpha, seed)`` (the same draws, the same values up to floating-point summation order).
+
+    ``stats``: (n, k) per-segment sufficient statistics; ``metric.score_from_stats`` turns
+    statistics into a corpus score. Summing metrics (``score_from_stats`` of the summed rows:
+    BLEU, chrF, TER, NIST, WER…) get each resample's sums as ``counts @ stats``; metrics whose
+    corpus score is the mean of the first column (``stats_mode = "mean"``) get
+    ``counts @ stats[:, 0] / counts.sum(1)``. Rows with a NaN (segments without a usable
+    reference) are left out of both, as ``score_from_stats`` leaves them out. Two draws are
+    checked against the literal per-draw computation; a metric that is neither (or disagrees)
+    falls back to the literal loop, so the result never depends on the shortcut."""
+    st = np.asarray(stats, dtype=float)
+    if st.ndim == 1:
+        st = st[:, None]
+    n = len(st)
+    idx = resample_indices(n, n_boot, seed)
+
+    def literal(i):
+        return metric.score_from_stats(st[i])
+
+    samples = None
+    if n_boot and n:
+        valid = ~np.isnan(st).any(axis=1)
+        counts = index_counts(idx, n)
+        counts[:, ~valid] = 0.0
+        sums = counts @ np.where(valid[:, None], st, 0.0)
+        if getattr(metric, "stats_mode", "sum") == "mean":
+            m = counts.sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                samples = np.where(m > 0, sums[:, 0] / np.where(m > 0, m, 1.0), np.nan)
+        else:
+            rows = getattr(metric, "scores_from_sums", None)
+            if callable(rows):  # one vectorised call (BLEU, chrF, TER…)
+                samples = np.asarray(rows(sums), dtype=float).copy()
+            else:
+                samples = np.array([metric.score_from_stats(row[None, :]) for row in sums], dtype=float)
+            samples[~counts.any(axis=1)] = np.nan  # a resample of only unusable rows
+        for b in {0, n_boot - 1}:
+            if not _close(float(samples[b]), float(literal(idx[b]))):
+                samples = None
+                break
+    if samples is None:
+        samples = np.array([literal(i) for i in idx], dtype=float)
+    lo, hi = percentile_ci(samples, alpha)
+    return lo, hi, samples
 
 
 def percentile_ci(samples, alpha: float = 0.05, axis: int | None = None):

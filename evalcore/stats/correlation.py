@@ -43,7 +43,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-import scipy.stats
+
+# scipy.stats is imported where it is used: importing it costs about a second, which the
+# pages that show a figure before any correlation should not pay first
 
 METHODS = ("pearson", "spearman", "kendall", "tau_b", "tau_c", "tau_23", "acc23", "kendall_like", "darr")
 GROUPINGS = ("none", "item", "sys")
@@ -154,6 +156,8 @@ def kendall_counts(gold, metric, epsilon: float = 0.0) -> tuple[int, int, int, i
         cd_total = total - th - tmo - thm
         if cd_total == 0:
             return 0, 0, th, tmo, thm
+        import scipy.stats
+
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tau = scipy.stats.kendalltau(g, m, variant="b").statistic
@@ -318,12 +322,16 @@ def _pearson_rows(g: np.ndarray, m: np.ndarray) -> np.ndarray:
 
 
 def _rank_rows(x: np.ndarray) -> np.ndarray:
+    import scipy.stats
+
     if not np.isnan(x).any():
         return scipy.stats.rankdata(x, axis=1)
     return scipy.stats.rankdata(x, axis=1, nan_policy="omit")
 
 
 def _p_values(method: str, g: np.ndarray, m: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    import scipy.stats
+
     out = np.full(len(g), np.nan)
     fn = {"pearson": scipy.stats.pearsonr, "spearman": scipy.stats.spearmanr,
           "kendall": scipy.stats.kendalltau, "tau_b": scipy.stats.kendalltau}[method]

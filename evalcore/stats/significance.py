@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
-import scipy.stats
 
-from .bootstrap import percentile_ci
+from .bootstrap import index_counts, percentile_ci
 from .correlation import correlation, grouped, group_values, average_groups, system_level
 
 
@@ -37,6 +36,8 @@ def fisher_ci(r: float, n: int, alpha: float = 0.05, se: float | None = None) ->
         return float(r), float(r)
     z = math.atanh(r)
     s = 1.0 / math.sqrt(n - 3) if se is None else se
+    import scipy.stats  # here, not at import (about a second)
+
     q = scipy.stats.norm.ppf(1 - alpha / 2)
     return math.tanh(z - q * s), math.tanh(z + q * s)
 
@@ -53,6 +54,8 @@ def fisher_compare(r1: float, n1: int, r2: float, n2: int) -> tuple[float, float
     :func:`williams_test` or :func:`perm_both`.
     """
     z = (math.atanh(r1) - math.atanh(r2)) / math.sqrt(1 / (n1 - 3) + 1 / (n2 - 3))
+    import scipy.stats
+
     return z, float(2 * scipy.stats.norm.sf(abs(z)))
 
 
@@ -71,6 +74,8 @@ def williams_test(r12: float, r13: float, r23: float, n: int, one_sided: bool = 
     k = 1 - r12 ** 2 - r13 ** 2 - r23 ** 2 + 2 * r12 * r13 * r23
     rbar = (r12 + r13) / 2
     t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23)) / math.sqrt(2 * k * (n - 1) / (n - 3) + rbar ** 2 * (1 - r23) ** 3)
+    import scipy.stats
+
     p = float(scipy.stats.t.sf(abs(t), n - 3))
     return t, (p if one_sided else min(1.0, 2 * p))
 
@@ -327,8 +332,7 @@ def paired_bootstrap(stats_a, stats_b, score_fn: Callable | None = None, *, n_sa
         raise ValueError("the two systems must have the same number of segments")
     rng = np.random.default_rng(seed)
     idxs = rng.choice(n, size=(n_samples, n), replace=True)
-    counts = np.zeros((n_samples, n))
-    np.add.at(counts, (np.repeat(np.arange(n_samples), n), idxs.ravel()), 1.0)
+    counts = index_counts(idxs, n)  # multiplicities of each resample: one matrix product per system
     full_a = _scores_of(a.sum(0, keepdims=True), score_fn, n, vectorized)[0]
     full_b = _scores_of(b.sum(0, keepdims=True), score_fn, n, vectorized)[0]
     sa = _scores_of(counts @ a, score_fn, n, vectorized)

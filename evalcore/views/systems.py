@@ -68,7 +68,7 @@ def system_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence
 def _system_table(dataset, metric_ids, criteria, baseline, include_references, normalisation, n_boot, test,
                   alpha, seed, progress, ref_ids=None, judged_only=None) -> pd.DataFrame:
     from ..metrics.base import get_metric
-    from ..stats.bootstrap import percentile_bootstrap
+    from ..stats.bootstrap import corpus_score_bootstrap, percentile_bootstrap
     from ..stats.significance import paired_approximate_randomization, paired_bootstrap
 
     refs = set(dataset.ref_ids)
@@ -83,16 +83,15 @@ def _system_table(dataset, metric_ids, criteria, baseline, include_references, n
         hib = metric.meta.higher_is_better
         per = stats.get(m, {})
 
-        def score_fn(summed, metric=metric):
-            return metric.score_from_stats(np.atleast_2d(summed))
+        score_fn = metric.scores_from_sums  # every resample's corpus score in one call (same values)
 
         base = per.get(baseline) if baseline else None
         for name, (segs, st) in per.items():
             score = metric.score_from_stats(st)
             lo = hi = float("nan")
             if n_boot and len(segs) > 1:
-                lo, hi, _ = percentile_bootstrap(lambda i, st=st, metric=metric: metric.score_from_stats(st[i]),
-                                                 len(segs), n_boot, alpha, seed)
+                # resample counts × statistics, the draws of the literal loop (methods §3.8)
+                lo, hi, _ = corpus_score_bootstrap(metric, st, n_boot, alpha, seed)
             p, mark = float("nan"), ""
             if base is not None and name == baseline:
                 mark = "baseline"
@@ -103,7 +102,7 @@ def _system_table(dataset, metric_ids, criteria, baseline, include_references, n
                     pb = {s: i for i, s in enumerate(segs)}
                     a = base[1][[pa[s] for s in common]]
                     b = st[[pb[s] for s in common]]
-                    res = paired(a, b, score_fn, n_samples=n_paired, seed=seed)
+                    res = paired(a, b, score_fn, n_samples=n_paired, seed=seed, vectorized=True)
                     p = float(res.p_value)
                     diff = (res.score_b - res.score_a) * (1 if hib else -1)
                     mark = _mark(p, alpha, diff)
