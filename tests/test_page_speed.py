@@ -205,3 +205,26 @@ def test_figure1_rows_are_independent(fresh_cache):
     joint = A.figure1_table(ds, ms, bootstrap=30)
     pd.testing.assert_frame_equal(pd.concat([A.figure1_table(ds, [m], bootstrap=30) for m in ms], ignore_index=True),
                                   joint)
+
+
+def test_divergence_ranks_the_two_signals_before_scoring_the_others(tmp_path, monkeypatch, fresh_cache):
+    """The first view (the ranked table) needs only the compared pair (BLEU and the human score):
+    the other chosen metrics (chrF) are scored after the table, for the detail view, and the
+    detail view still lists every signal, equal to the signal table computed in one go."""
+    ds = load_dataset(SAMPLE)
+    order = []
+    real_stats, real_div = A._stats_for, A.divergence_table
+    monkeypatch.setattr(A, "_stats_for", lambda *a, **k: order.append(a[1]) or real_stats(*a, **k))
+    monkeypatch.setattr(A, "divergence_table", lambda *a, **k: order.append("table") or real_div(*a, **k))
+    at = _saved_app(tmp_path, monkeypatch, ds, "sample-div")
+    at.session_state["div_metrics"] = ["bleu", "chrf"]
+    at.session_state["div_queen"] = []
+    _run(at, "divergence")
+    assert order == ["bleu", "table", "chrf"]
+    scores = next(df.value for df in at.dataframe if list(df.value.columns[:2]) == ["signal", "value"])
+    want = A.signal_table(ds, ["bleu", "chrf"], ds.criteria)
+    system, seg = at.selectbox(key="div_pick").options[0].split(" · ")[:2]
+    row = want[(want["system"] == system) & (want["seg_id"] == seg.replace("segment ", ""))].iloc[0]
+    for sgn, val in zip(scores["signal"], scores["value"]):
+        assert val == pytest.approx(row[sgn], nan_ok=True), sgn
+    assert list(scores["signal"]) == A.signal_columns(want)  # every signal, in the same order
