@@ -52,12 +52,12 @@ def assemble(needed_metrics, with_queen, text):
     what is not cached yet, under a progress bar."""
     todo = [m for m in needed_metrics] + (["queen"] if with_queen else [])
     bar, cb = progress_bar(text) if todo else (None, None)
-    info = [c for c in base.columns if c not in A.signal_columns(base)]
-    out = base[info]
+    base_sig = A.signal_columns(base)
+    out = base[[c for c in base.columns if c not in base_sig]]
     for i, m in enumerate(needed_metrics):
         part = metric_signal(ds, h, m, _progress=(lambda f, t, i=i: cb((i + f) / len(todo), t)))
         out = out.merge(part, on=KEY, how="left")
-    out = pd.concat([out, base[A.signal_columns(base)]], axis=1)
+    out = pd.concat([out, base[base_sig]], axis=1)
     if with_queen:
         out = out.merge(queen_signal(ds, h, tuple(queen_set),
                                      _progress=lambda f, t: cb((len(todo) - 1 + f) / len(todo), t)),
@@ -179,7 +179,8 @@ if len(view) <= EAGER_ROWS or st.checkbox(f"Prepare the whole ranked table ({len
                                           key="div_prepare"):
     download_table(view.rename(columns={"a": a, "b": b}), f"{ds.name}_divergence", key="div_table",
                    signature=div_sig)
-with st.expander("Scatter of the two ranks"):
+# the scatter (every output a point) is built only when asked: an expander would build it on every run
+if st.toggle("Show the scatter of the two ranks", value=False, key="div_show_scatter"):
     shown = view if len(view) <= SCATTER_MAX else pd.concat(
         [view.head(SCATTER_MAX // 5), view.iloc[SCATTER_MAX // 5:].sample(SCATTER_MAX - SCATTER_MAX // 5, random_state=0)])
     if len(shown) < len(view):
