@@ -5,9 +5,9 @@ divergence browser, per metric, on one WMT24 language pair (issue 12).
         [--metrics bleu,chrf,...] [--code PATH]
 
 Per metric, CPU seconds (``time.process_time``: the machine is shared, so wall time would
-measure the other jobs) of ``analysis.system_stats`` (the corpus statistics of every system)
-and then ``analysis.segment_scores`` (every system's segment scores), each with an empty disk
-cache; then the bootstrap CIs of the Systems page (``analysis.system_table``, 200 resamples,
+measure the other jobs) of ``views.scores.system_stats`` (the corpus statistics of every system)
+and then ``views.scores.segment_scores`` (every system's segment scores), each with an empty disk
+cache; then the bootstrap CIs of the Systems page (``views.systems.system_table``, 200 resamples,
 paired test against the first system) from the cached statistics; and loading the saved
 dataset. ``--code`` runs another checkout of evalcore (e.g. an older commit from ``git archive``)
 to compare before and after. Prints a Markdown table.
@@ -41,7 +41,7 @@ def main(argv=None) -> int:
     tmp = tempfile.mkdtemp(prefix="bench-tables-")
     os.environ["EVALCORE_CACHE"] = str(Path(tmp) / "cache")
     os.environ["EVALCORE_HOME"] = str(Path(tmp) / "home")
-    from evalcore import analysis as A
+    from evalcore.views import common as common_view, scores as scores_view, systems as systems_view
     from evalcore import workspace
     from evalcore.io import load_collection
 
@@ -53,14 +53,14 @@ def main(argv=None) -> int:
     rows, tot = [], [0.0, 0.0]
     metrics = args.metrics.split(",")
     for m in metrics:
-        a, _ = cpu(lambda: A.system_stats(ds, [m]))
-        b, _ = cpu(lambda: A.segment_scores(ds, [m]))
+        a, _ = cpu(lambda: scores_view.system_stats(ds, [m]))
+        b, _ = cpu(lambda: scores_view.segment_scores(ds, [m]))
         tot[0] += a
         tot[1] += b
         rows.append((m, a, b))
         print(f"{m}: corpus statistics {a:.2f} s, then segment scores {b:.2f} s", flush=True)
-    crit = A.default_criterion(ds)
-    t_boot, _ = cpu(lambda: A.system_table(ds, metrics, [crit] if crit else [], ds.systems[0], n_boot=200))
+    crit = common_view.default_criterion(ds)
+    t_boot, _ = cpu(lambda: systems_view.system_table(ds, metrics, [crit] if crit else [], ds.systems[0], n_boot=200))
     print(f"\nload average at the end {os.getloadavg()[0]:.1f}\n")
     print("| metric | corpus statistics (CPU s) | then segment scores (CPU s) |")
     print("|---|---|---|")

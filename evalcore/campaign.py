@@ -98,7 +98,7 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
     """Systems × language pairs, per-pair and averaged system-level correlations and each
     metric's rank across pairs (see the module docstring; Kocmi et al. 2021)."""
     from . import parallel
-    from .analysis import default_criterion
+    from .views.common import default_criterion
     from .judges import system_scores
     from .metrics.base import get_metric
     from .stats.tables import human_systems
@@ -186,7 +186,7 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
                      "pairs of systems of every language pair (Kocmi et al. 2021); metric scores oriented "
                      "so that higher is better")
     ranks = metric_ranks(corr, rank_by)
-    from .analysis import signature_text
+    from .views.common import signature_text
 
     sig = signature_text([m.id for m in mobj], f"campaign: tokenize {tokenize or 'per-language default'}|lps {','.join(want)}|rank_by:{rank_by}|"
                                                f"judged_only:{judged_only}|human_translations:{include_human}")

@@ -714,8 +714,8 @@ def word_diff(text_a: str | None, text_b: str | None, tokenize: str = "none") ->
 def side_by_side(cmp: Comparison, seg_id: str) -> dict:
     """One segment in full: source, both outputs with the word diff, per system the divergence
     browser's detail (every reference with the n-grams the output matches,
-    :func:`evalcore.analysis.segment_detail`), every signal of both, every judgement of both."""
-    from .analysis import segment_detail
+    :func:`evalcore.views.divergence.segment_detail`), every signal of both, every judgement of both."""
+    from .views.divergence import segment_detail
 
     f = cmp.segments
     row = f[f["seg_id"] == str(seg_id)]

@@ -168,9 +168,9 @@ def metric_system_scores(dataset, metric: str) -> pd.Series:
     """system -> the metric's corpus score, oriented so that higher ranks higher (error rates
     negated), for Figure 3's metric row. Text metrics read the one cached statistics table per
     (dataset, metric signature) that the Systems and Divergence pages share
-    (:func:`evalcore.analysis.system_stats`; = ``score_table`` at system level); other metrics
+    (:func:`evalcore.views.scores.system_stats`; = ``score_table`` at system level); other metrics
     their given scores (``score_table``)."""
-    from .analysis import system_stats
+    from .views.scores import system_stats
     from .metrics.base import get_metric
 
     m = get_metric(metric)

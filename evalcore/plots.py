@@ -20,7 +20,7 @@ def length_histogram(lengths: pd.DataFrame) -> go.Figure:
 
 
 # =============================================================================================
-# Dashboard figures (Amigó et al. 2006 Figures 1, 3, 4; systems; judges). Inputs are evalcore.analysis frames.
+# Dashboard figures (Amigó et al. 2006 Figures 1, 3, 4; systems; judges). Inputs are evalcore.views frames.
 # =============================================================================================
 import html as _html  # noqa: E402
 
@@ -138,7 +138,7 @@ def figure4(points: pd.DataFrame, human_threshold: float | None = None, queen_th
 def system_bars(table: pd.DataFrame, measures: list[str] | None = None,
                 title: str = "System scores with 95% bootstrap CIs") -> go.Figure:
     """One small bar chart per measure (independent y axes), systems as bars, human
-    translations in grey, error bars = the bootstrap CI of :func:`evalcore.analysis.system_table`."""
+    translations in grey, error bars = the bootstrap CI of :func:`evalcore.views.systems.system_table`."""
     df = table if measures is None else table[table["measure"].isin(measures)]
     df = df.assign(kind_label=np.where(df["is_reference"], "human translation", "MT system"),
                    err_up=(df["ci_hi"] - df["score"]).clip(lower=0), err_dn=(df["score"] - df["ci_lo"]).clip(lower=0),

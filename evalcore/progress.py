@@ -1,10 +1,12 @@
-"""Progress reporting for long command-line computations (no UI code; the pages pass their
-own callbacks). Kept apart from :mod:`evalcore.cli` so that the commands and the plumbing
-they share (``evalcore.commands._qarla_support``) never import the CLI entry point."""
+"""Progress reporting for long computations: the commands' stderr counter, and the pages'
+(fraction, text) callbacks split into stages (no UI code; the pages pass their own callbacks).
+Kept apart from :mod:`evalcore.cli` so that the commands and the plumbing they share
+(``evalcore.commands._qarla_support``) never import the CLI entry point."""
 from __future__ import annotations
 
 import sys
 import time
+from typing import Callable
 
 
 class StderrProgress:
@@ -21,3 +23,25 @@ class StderrProgress:
         self.last = now
         end = "\n" if done >= total else ""
         print(f"\r{self.label}: {done}/{total} ({now - self.t0:.0f} s)", end=end, file=sys.stderr, flush=True)
+
+
+# A page's progress callback: progress(fraction in [0, 1], text), or None.
+Progress = Callable[[float, str], None] | None
+
+
+def sub_range(progress: Progress, lo: float, hi: float, text: str):
+    """A (done, total) callback mapped onto [lo, hi] of a (fraction, text) progress."""
+    if progress is None:
+        return None
+
+    def cb(done, total):
+        progress(lo + (hi - lo) * (done / total if total else 1.0), text)
+    return cb
+
+
+def stage(progress: Progress, lo: float, hi: float) -> Progress:
+    """A (fraction, text) progress for one stage of a longer computation, mapped onto [lo, hi]
+    of the whole (fractions outside [0, 1] are clamped)."""
+    if progress is None:
+        return None
+    return lambda f, text: progress(lo + (hi - lo) * min(1.0, max(0.0, f)), text)

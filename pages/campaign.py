@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore import analysis as A
+from evalcore.views import common as common_view
 from evalcore import plots as P
 from evalcore.campaign import ALL, campaign
 from pages.common import (current_dataset, download_figure, download_table, ensure_shell, load_choice,
@@ -33,9 +33,9 @@ st.caption(f"{len(coll)} language pair(s) in this dataset; {len(judged_lps)} wit
            "pair and their average, and the pairwise accuracy of Kocmi et al. (2021) over all pairs of systems "
            "of all language pairs.")
 
-fast = [m for m in ("bleu", "chrf") if m in A.available_metrics()]
+fast = [m for m in ("bleu", "chrf") if m in common_view.available_metrics()]
 c1, c2, c3 = st.columns([3, 3, 2])
-metrics = c1.multiselect("Metrics", A.available_metrics(), default=fast, key="camp_metrics",
+metrics = c1.multiselect("Metrics", common_view.available_metrics(), default=fast, key="camp_metrics",
                          help="Corpus scores over each language pair's segments. The slower metrics (METEOR, "
                               "GTM, TER on long segments) take minutes on a whole campaign.")
 lps = c2.multiselect("Language pairs", judged_lps, default=judged_lps, key="camp_lps",
@@ -106,4 +106,4 @@ st.dataframe(wide, hide_index=True, width="stretch")
 download_table(wide, "campaign_systems", key="camp_sys", signature=sig)
 
 with st.expander("Metric signatures"):
-    st.dataframe(A.signature_frame(metrics), hide_index=True, width="stretch")
+    st.dataframe(common_view.signature_frame(metrics), hide_index=True, width="stretch")

@@ -114,7 +114,7 @@ def sidebar_dataset() -> Dataset | None:
 def sidebar_tokenizer(ds: Dataset) -> str:
     """The tokenizer box (one choice per language pair, sacreBLEU's default for the target
     language preselected) and a caption stating the choice; applies it to this run."""
-    from evalcore.analysis import tokenizer_note
+    from evalcore.views.common import tokenizer_note
     from evalcore.metrics.tokenize import available_tokenizers, default_tokenizer
 
     default = default_tokenizer(ds.lp)
@@ -146,7 +146,7 @@ def apply_tokenizer(ds: Dataset) -> str:
 
 def syntax_note(ds: Dataset) -> None:
     """Say why the syntactic metrics are missing from the metric lists, when they are."""
-    from evalcore.analysis import syntax_status
+    from evalcore.views.common import syntax_status
 
     ok, reason = syntax_status(ds)
     if not ok:
@@ -317,20 +317,20 @@ def progress_bar(text: str):
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _scoped(_ds, h: str, n: int | None):
-    from evalcore import analysis
+    from evalcore.views import common as common_view
 
-    return analysis.scoped(_ds, n)
+    return common_view.scoped(_ds, n)
 
 
 def scope(ds: Dataset, key: str) -> Dataset:
     """Every segment by default. For data far bigger than a test set (more than
-    ``analysis.SAMPLING_OFFERED_ABOVE`` segments) an explicit subset can be chosen under
+    ``common_view.SAMPLING_OFFERED_ABOVE`` segments) an explicit subset can be chosen under
     *Sampling*; when it is used the page says so. Also states the tokenizer of the word-level
     metrics (every page with metrics calls this)."""
-    from evalcore import analysis
+    from evalcore.views import common as common_view
 
-    st.caption(md(analysis.tokenizer_note(ds, apply_tokenizer(ds))) + " Change it in the sidebar.")
-    if ds.n_segments <= analysis.SAMPLING_OFFERED_ABOVE:
+    st.caption(md(common_view.tokenizer_note(ds, apply_tokenizer(ds))) + " Change it in the sidebar.")
+    if ds.n_segments <= common_view.SAMPLING_OFFERED_ABOVE:
         return ds
     with st.expander(f"Sampling (optional): {ds.n_segments} segments, all used"):
         use = st.checkbox("Use a subset of the segments (judged ones first)", value=False, key=f"{key}_sample")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from evalcore import analysis as A
+from evalcore.views import common as common_view
 from evalcore import compare as C
 from evalcore import highlight as H
 from evalcore import plots_compare as PC
@@ -68,7 +68,7 @@ if a == b:
     st.warning("Choose two different systems.")
     st.stop()
 tok0, why = C.default_tokenizer(ds.lp)
-known = A.available_metrics(ds) if ds.ref_ids else []
+known = common_view.available_metrics(ds) if ds.ref_ids else []
 with st.expander("Signals and tests", expanded=False):
     s1, s2 = st.columns([3, 2])
     metrics = s1.multiselect("Metrics", known, default=[m for m in ("bleu", "chrf", "ter") if m in known],

@@ -35,7 +35,7 @@ def _lengths(ds_hash: str, _ds):
 
 
 def metric_signatures(metrics: tuple) -> str:
-    from evalcore.analysis import signature_text
+    from evalcore.views.common import signature_text
 
     return signature_text(metrics, level="segment")  # with this run's tokenizer
 
@@ -164,7 +164,7 @@ with tab_add:
         parse_files = st.file_uploader("CoNLL-U files", accept_multiple_files=True, key="conllu_upload")
         if st.button("Validate and use the parses", key="do_parses", disabled=not parse_files):
             try:
-                from evalcore.analysis import forget_syntax_status
+                from evalcore.views.common import forget_syntax_status
                 from evalcore.syntax import register_conllu
 
                 files = [(f.getvalue(), f.name) for f in parse_files]
@@ -276,7 +276,7 @@ with tab_segments:
     st.markdown("**Scores of one segment**")
     c1, c2 = st.columns([1, 3])
     seg = c1.selectbox("Segment", ds.seg_ids, key="score_seg")
-    from evalcore.analysis import available_metrics
+    from evalcore.views.common import available_metrics
 
     available = available_metrics(ds)
     # TER's shift search costs seconds per paragraph-length segment: on request, not by default

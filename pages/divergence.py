@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from evalcore import analysis as A
+from evalcore.views import common as common_view, divergence as divergence_view
 from evalcore import highlight as H
 from evalcore import plots as P
 from pages.common import current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, scope, show_exception, syntax_note
@@ -30,29 +30,29 @@ KEY = ["system", "seg_id"]
 @st.cache_data(show_spinner=False, max_entries=8)
 def base_signals(_ds, h, criteria, norm):
     """The outputs with their lengths, tags and human/judge signals (no metric: cheap)."""
-    return A.signal_table(_ds, [], list(criteria), [], norm)
+    return divergence_view.signal_table(_ds, [], list(criteria), [], norm)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def metric_signal(_ds, h, metric, _progress=None):
     """One metric's segment scores as a signal column (the shared cached statistics)."""
-    t = A.signal_table(_ds, [metric], [], [], progress=_progress)
+    t = divergence_view.signal_table(_ds, [metric], [], [], progress=_progress)
     return t[KEY + [c for c in t.columns if c == f"metric:{metric}"]]
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def queen_signal(_ds, h, queen_set, _progress=None):
-    t = A.signal_table(_ds, [], [], list(queen_set), progress=_progress)
+    t = divergence_view.signal_table(_ds, [], [], list(queen_set), progress=_progress)
     return t[KEY + [c for c in t.columns if c.startswith("queen:")]]
 
 
 def assemble(needed_metrics, with_queen, text):
-    """The signal table (= ``A.signal_table`` over every chosen signal) restricted to the metric
+    """The signal table (= ``divergence_view.signal_table`` over every chosen signal) restricted to the metric
     columns in ``needed_metrics`` (and the QUEEN column when ``with_queen``), computing only
     what is not cached yet, under a progress bar."""
     todo = [m for m in needed_metrics] + (["queen"] if with_queen else [])
     bar, cb = progress_bar(text) if todo else (None, None)
-    base_sig = A.signal_columns(base)
+    base_sig = divergence_view.signal_columns(base)
     out = base[[c for c in base.columns if c not in base_sig]]
     for i, m in enumerate(needed_metrics):
         part = metric_signal(ds, h, m, _progress=(lambda f, t, i=i: cb((i + f) / len(todo), t)))
@@ -69,7 +69,7 @@ def assemble(needed_metrics, with_queen, text):
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def detail(_ds, h, system, seg_id, _signals, sig_key):
-    return A.segment_detail(_ds, system, seg_id, _signals)
+    return divergence_view.segment_detail(_ds, system, seg_id, _signals)
 
 
 ds = scope(ds, "div")
@@ -79,12 +79,12 @@ if not ds.systems:
     st.stop()
 focus = st.session_state.get("divergence_focus")
 
-known = A.available_metrics(ds) if ds.ref_ids else []
+known = common_view.available_metrics(ds) if ds.ref_ids else []
 syntax_note(ds)
 with st.expander("Signals", expanded=False):
     c1, c2 = st.columns([3, 2])
     # BLEU and chrF first (what the table ranks by default); every other metric on request
-    metrics = c1.multiselect("Metrics", known, default=[m for m in ("bleu", "chrf") if m in A.default_metrics(ds)],
+    metrics = c1.multiselect("Metrics", known, default=[m for m in ("bleu", "chrf") if m in common_view.default_metrics(ds)],
                              key="div_metrics", help="BLEU and chrF by default; add any metric as a signal.")
     criteria = c2.multiselect("Human criteria", ds.criteria, default=ds.criteria, key="div_criteria")
     default_set = (focus or {}).get("queen_set") or st.session_state.get("metric_set") or \
@@ -104,13 +104,13 @@ except Exception as exc:
 # every chosen signal is offered; only the two compared are computed before the table, the
 # others (for the detail view below) after it
 queen_col = ("queen:" + ",".join(queen_set)) if queen_set else None
-cols = [f"metric:{m}" for m in metrics] + A.signal_columns(base) + ([queen_col] if queen_col else [])
+cols = [f"metric:{m}" for m in metrics] + divergence_view.signal_columns(base) + ([queen_col] if queen_col else [])
 if len(cols) < 2:
     st.info("Two signals are needed (choose metrics and/or criteria under *Signals*).")
     st.stop()
 sk = (h, tuple(metrics), tuple(criteria), tuple(queen_set), norm)
 
-crit0 = A.default_criterion(ds)
+crit0 = common_view.default_criterion(ds)
 default_a = "metric:bleu" if "metric:bleu" in cols else cols[0]
 default_b = f"human:{crit0}" if f"human:{crit0}" in cols else next(c for c in cols if c != default_a)
 c1, c2, c3 = st.columns([2, 2, 2])
@@ -150,7 +150,7 @@ if a == b:
     st.stop()
 
 fk = sk + (a, b, direction, tuple(systems), tuple(tags), tuple(length), tuple(ranges[0]), tuple(ranges[1]))
-div = memo("div", fk, lambda: A.divergence_table(sig, a, b, systems, tags, tuple(length), tuple(ranges[0]),
+div = memo("div", fk, lambda: divergence_view.divergence_table(sig, a, b, systems, tags, tuple(length), tuple(ranges[0]),
                                                  tuple(ranges[1]), direction))
 if focus:
     pairs = set((str(s), str(g)) for s, g in focus["pairs"])
@@ -174,7 +174,7 @@ st.dataframe(page_rows.rename(columns={"a": f"a = {a}", "b": f"b = {b}"}), hide_
              column_config={"rank_a": st.column_config.NumberColumn(format="%.2f"),
                             "rank_b": st.column_config.NumberColumn(format="%.2f"),
                             "divergence": st.column_config.NumberColumn(format="%+.2f")})
-div_sig = A.signature_text(metrics, f"a={a}; b={b}; normalisation={norm}")
+div_sig = common_view.signature_text(metrics, f"a={a}; b={b}; normalisation={norm}")
 if len(view) <= EAGER_ROWS or st.checkbox(f"Prepare the whole ranked table ({len(view):,} rows) for download",
                                           key="div_prepare"):
     download_table(view.rename(columns={"a": a, "b": b}), f"{ds.name}_divergence", key="div_table",
@@ -188,7 +188,7 @@ if st.toggle("Show the scatter of the two ranks", value=False, key="div_show_sca
                    f"({len(shown):,} of {len(view):,}).")
     sfig = memo("div_scatter", fk + (bool(focus),), lambda: P.divergence_scatter(shown, a, b))
     st.plotly_chart(sfig, width="stretch", key="div_scatter")
-    download_figure(P.with_signature(sfig, A.signature_text(metrics, f"a={a}; b={b}")),
+    download_figure(P.with_signature(sfig, common_view.signature_text(metrics, f"a={a}; b={b}")),
                     f"{ds.name}_divergence_scatter", key="div_scatter_fig")
 
 if page_rows.empty:
@@ -248,4 +248,4 @@ with right:
 pd_export = pd.concat([d["scores"].assign(kind="signal"),
                        d["judgements"].rename(columns={"judgement": "signal", "score": "value"}).assign(kind="judgement")],
                       ignore_index=True)
-download_table(pd_export, f"{ds.name}_detail", key="div_detail", signature=A.signature_text(metrics))
+download_table(pd_export, f"{ds.name}_detail", key="div_detail", signature=common_view.signature_text(metrics))

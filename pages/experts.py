@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore import analysis as A
+from evalcore.views import common as common_view
 from evalcore import plots_refs as PR
 from evalcore import experts as E
 from pages.common import current_dataset, download_figure, download_table, ensure_shell, md, memo, show_exception
@@ -23,11 +23,11 @@ if not ds.criteria or len(ds.raters) < 2:
     st.stop()
 
 c1, c2, c3 = st.columns(3)
-criterion = c1.selectbox("Criterion", ds.criteria, index=ds.criteria.index(A.default_criterion(ds)), key="ex_crit")
+criterion = c1.selectbox("Criterion", ds.criteria, index=ds.criteria.index(common_view.default_criterion(ds)), key="ex_crit")
 raters = list(dict.fromkeys(ds.judgements.loc[ds.judgements["judgement"] == criterion, "rater"]))
 default = [r for r in raters if "expert" in r.lower() or "gold" in r.lower()][:3] or raters[:1]
 gold = c2.multiselect("Gold (expert) raters", raters, default=default, key="ex_gold")
-metrics = A.available_metrics(ds)
+metrics = common_view.available_metrics(ds)
 metric = c3.selectbox("Metric beside them", ["(none)"] + metrics, index=1 + metrics.index("bleu") if "bleu" in metrics else 0,
                       key="ex_metric")
 if not gold:
@@ -46,7 +46,7 @@ except ValueError as exc:
 except Exception as exc:
     show_exception(exc, "Could not compare the raters with the gold raters")
     st.stop()
-sig = A.signature_text([m] if m else [], "gold: " + ", ".join(gold))
+sig = common_view.signature_text([m] if m else [], "gold: " + ", ".join(gold))
 
 st.subheader("Each non-expert's agreement with the gold raters")
 f2 = PR.rater_vs_gold(fig2t)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from evalcore import analysis as A
+from evalcore.views import common as common_view, human_likeness as human_likeness_view
 from evalcore import plots as P
 from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
 from pages.common import cache_key  # noqa: E402
@@ -23,12 +23,12 @@ ds = current_dataset()
 def figure1_row(_ds, h, metric, ties, average, bootstrap):
     """ORANGE and KING of one metric (the rows of Figure 1 are independent, so the page draws
     the figure as each metric's similarities arrive)."""
-    return A.figure1_table(_ds, [metric], ties, average, bootstrap)
+    return human_likeness_view.figure1_table(_ds, [metric], ties, average, bootstrap)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def case_tables(_ds, h, metric, ties):
-    return A.king_case_table(_ds, metric, ties)
+    return human_likeness_view.king_case_table(_ds, metric, ties)
 
 
 ds = scope(ds, "hl")
@@ -41,7 +41,7 @@ st.markdown(
     "output; **KING** = probability that it scores at least as high as **every** output of its segment "
     "(Amigó et al. 2006 §2.2). A random metric gets ORANGE 1/2 and KING 1/(|A|+1).")
 c1, c2, c3, c4 = st.columns([3, 1, 1, 1])
-metrics = c1.multiselect("Metrics", A.available_metrics(ds), default=A.default_metrics(ds), key="hl_metrics")
+metrics = c1.multiselect("Metrics", common_view.available_metrics(ds), default=common_view.default_metrics(ds), key="hl_metrics")
 long_segment_note(ds, metrics)
 syntax_note(ds)
 ties = c2.selectbox("Ties", ["geq", "strict", "fractional"], key="hl_ties",
@@ -75,7 +75,7 @@ except Exception as exc:
 
 fig = memo("fig1", key, lambda: P.figure1(table))
 fig_slot.plotly_chart(fig, width="stretch", key="hl_fig1")
-download_figure(P.with_signature(fig, A.signature_text(metrics, f"ties={ties}; average={average}")),
+download_figure(P.with_signature(fig, common_view.signature_text(metrics, f"ties={ties}; average={average}")),
                 f"{ds.name}_figure1", key="hl_fig1_dl")
 below = int((table["orange"] < 0.5).sum())
 st.caption(f"{below} of {len(table)} metrics have ORANGE below 0.5: the outputs look *more* like the references "
@@ -88,7 +88,7 @@ st.dataframe(shown, hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(format="%.3f") for c in shown.columns
                             if c not in ("metric", "signature", "n_cases")})
 download_table(shown, f"{ds.name}_orange_king", key="hl_table",
-               signature=A.signature_text(metrics, f"ties={ties}; average={average}; bootstrap={boot}"))
+               signature=common_view.signature_text(metrics, f"ties={ties}; average={average}; bootstrap={boot}"))
 
 # ---------------------------------------------------------------- case explorer
 st.subheader("Case explorer")
@@ -109,7 +109,7 @@ st.dataframe(view, hide_index=True, width="stretch", height=260,
              column_config={"king": st.column_config.NumberColumn(format="%.2f"),
                             "orange": st.column_config.NumberColumn(format="%.2f"),
                             "best_margin": st.column_config.NumberColumn(format="%.3f")})
-download_table(view, f"{ds.name}_king_cases_{metric}", key="hl_cases", signature=A.signature_text([metric]))
+download_table(view, f"{ds.name}_king_cases_{metric}", key="hl_cases", signature=common_view.signature_text([metric]))
 if len(view):
     labels = [f"segment {s} · held out {r}" for s, r in zip(view["seg_id"], view["held_out"])]
     pick = st.selectbox("Inspect a case", range(len(view)), format_func=lambda i: labels[i], key="hl_case_pick")

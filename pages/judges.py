@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore import analysis as A
+from evalcore.views import common as common_view, judges as judges_view
 from evalcore import plots as P
 from pages.common import current_dataset, download_figure, download_table, ensure_shell, md, memo, show_exception
 
@@ -18,7 +18,7 @@ ds = current_dataset()
 
 @st.cache_data(show_spinner="Comparing the judges…", max_entries=16)
 def overview(_ds, h, criterion, chance):
-    res = A.judges_overview(_ds, criterion, chance)
+    res = judges_view.judges_overview(_ds, criterion, chance)
     res.pop("labels", None)
     return res
 
@@ -42,7 +42,7 @@ if not ds.criteria:
     st.stop()
 
 c1, c2, c3 = st.columns(3)
-criterion = c1.selectbox("Criterion", ds.criteria, index=ds.criteria.index(A.default_criterion(ds)), key="jd_crit")
+criterion = c1.selectbox("Criterion", ds.criteria, index=ds.criteria.index(common_view.default_criterion(ds)), key="jd_crit")
 norm = c2.selectbox("Normalisation shown", ["z", "percentile"], key="jd_norm",
                     help="z: (x − rater mean)/rater sd; percentile: mid-rank among the rater's own scores (methods §5.1-5.2).")
 chance = c3.selectbox("Chance agreement P(E)", ["uniform", "empirical"], key="jd_chance",
@@ -51,7 +51,7 @@ chance = c3.selectbox("Chance agreement P(E)", ["uniform", "empirical"], key="jd
 # ---------------------------------------------------------------- distributions
 st.subheader("Score distributions per rater")
 try:
-    dist = memo("dist", (h, criterion, norm), lambda: A.rater_distributions(ds, criterion, norm))
+    dist = memo("dist", (h, criterion, norm), lambda: judges_view.rater_distributions(ds, criterion, norm))
 except Exception as exc:
     show_exception(exc, "Could not normalise the scores")
     st.stop()
@@ -145,7 +145,7 @@ if len(raters) >= 2 and not skip_details:
 st.subheader("Consensus ranking of the judges (Schulze)")
 try:
     def _consensus():
-        table = A.judges_consensus(ds, criterion)
+        table = judges_view.judges_consensus(ds, criterion)
         sup = table.attrs.pop("support")  # Streamlit cannot serialise it with the table
         return table, sup
 
@@ -161,7 +161,7 @@ except Exception as exc:
     show_exception(exc, "Could not rank the systems")
 
 st.subheader("HTER")
-ht = memo("hter", (h,), lambda: A.hter_table(ds))
+ht = memo("hter", (h,), lambda: judges_view.hter_table(ds))
 if ht.empty:
     st.caption("No post-edits in this dataset (a `postedits_tokenized.tsv` table enables HTER, methods §5.6).")
 else:

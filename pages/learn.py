@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore import analysis as A
+from evalcore.views import common as common_view, divergence as divergence_view, learn as learn_view
 from evalcore import highlight as H
 from evalcore import plots as P
 from pages.common import SAMPLE_KEY, download_figure, download_table, ensure_shell, load_choice, md, progress_bar, show_exception
@@ -19,18 +19,18 @@ terms('human-likeness', 'human acceptability', 'ORANGE', 'KING', 'QUEEN')
 
 @st.cache_data(show_spinner=False, max_entries=4)
 def lessons(_ds, h, _progress=None):
-    return A.lessons(_ds, progress=_progress)
+    return learn_view.lessons(_ds, progress=_progress)
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
 def paraphrase_example(_ds, h, system, criterion):
     """The output of ``system`` BLEU dislikes most relative to the humans, in detail."""
-    sig = A.signal_table(_ds, ["bleu"], [criterion], per_rater=False)
-    div = A.divergence_table(sig, "metric:bleu", f"human:{criterion}", systems=[system], direction="b_higher")
+    sig = divergence_view.signal_table(_ds, ["bleu"], [criterion], per_rater=False)
+    div = divergence_view.divergence_table(sig, "metric:bleu", f"human:{criterion}", systems=[system], direction="b_higher")
     if div.empty:
         return None
     row = div.iloc[0]
-    return A.segment_detail(_ds, row["system"], row["seg_id"], sig)
+    return divergence_view.segment_detail(_ds, row["system"], row["seg_id"], sig)
 
 
 try:
@@ -74,7 +74,7 @@ if t is not None and len(t):
     st.dataframe(t, hide_index=True, width="stretch",
                  column_config={"bleu": st.column_config.NumberColumn("mean sentence BLEU", format="%.1f"),
                                 "human": st.column_config.NumberColumn(f"mean {crit}", format="%.2f")})
-    download_table(t, "learn_bleu_vs_humans", key="learn_t1", signature=A.signature_text(["bleu"]))
+    download_table(t, "learn_bleu_vs_humans", key="learn_t1", signature=common_view.signature_text(["bleu"]))
     try:
         ex = paraphrase_example(ds, h, worst["system"], crit)
     except Exception as exc:
@@ -112,7 +112,7 @@ if f1 is not None and len(f1):
         f"close to the random {f1['king_random'].mean():.2f} (Amigó et al. 2006 §2.3).")
     fig = P.figure1(f1)
     st.plotly_chart(fig, width="stretch", key="learn_fig1")
-    download_figure(P.with_signature(fig, A.signature_text(L["metrics"])), "learn_figure1", key="learn_fig1_dl")
+    download_figure(P.with_signature(fig, common_view.signature_text(L["metrics"])), "learn_figure1", key="learn_fig1_dl")
 st.page_link("pages/human_likeness.py", label="Explore ORANGE, KING and the failed cases", icon="👑")
 
 # ---------------------------------------------------------------- 3
@@ -130,7 +130,7 @@ if q:
         + " High QUEEN goes with high human scores, but not the reverse (Amigó et al. 2006 Figure 4).")
     fig = P.figure4(pts, q["human_threshold"], q["queen_threshold"], crit, "QUEEN{" + ",".join(L["queen_set"]) + "}")
     st.plotly_chart(fig, width="stretch", key="learn_fig4")
-    download_figure(P.with_signature(fig, A.signature_text(L["queen_set"])), "learn_figure4", key="learn_fig4_dl")
+    download_figure(P.with_signature(fig, common_view.signature_text(L["queen_set"])), "learn_figure4", key="learn_fig4_dl")
 st.page_link("pages/queen_vs_human.py", label="Select points in Figure 4 and open them", icon="👸")
 st.page_link("pages/likeness_vs_acceptability.py", label="KING vs correlation for every metric (Figure 3)", icon="🎯")
 
@@ -181,7 +181,7 @@ if crit and all(s in ds.systems for s in pair):
             "2006; Ananthakrishnan et al. 2007). The Compare page shows where: the segments where BLEU and the humans "
             "disagree, every reference with the matched n-grams, and the phenomenon buckets.")
         st.dataframe(head, hide_index=True, width="stretch")
-        download_table(head, "learn_compare_headline", key="learn_t5", signature=A.signature_text(["bleu", "chrf"]))
+        download_table(head, "learn_compare_headline", key="learn_t5", signature=common_view.signature_text(["bleu", "chrf"]))
         if st.button(f"Open the Compare page with {pair[0]} vs {pair[1]}", key="learn_open_compare"):
             st.session_state["cmp_a"], st.session_state["cmp_b"] = pair
             st.switch_page("pages/compare.py")

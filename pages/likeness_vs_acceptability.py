@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore import analysis as A
+from evalcore.views import common as common_view, likeness_vs_acceptability as likeness_vs_acceptability_view
 from evalcore import plots as P
 from pages.common import current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
 from pages.common import cache_key  # noqa: E402
@@ -20,7 +20,7 @@ ds = current_dataset()
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def search(_ds, h, metrics, method, mode, ties, average, min_coverage=0.95, _progress=None):
-    r = A.metric_set_search(_ds, list(metrics), method, mode, ties, average, progress=_progress,
+    r = likeness_vs_acceptability_view.metric_set_search(_ds, list(metrics), method, mode, ties, average, progress=_progress,
                             min_coverage=min_coverage)
     return {"chosen": r.chosen, "king": r.king, "orange": r.orange, "ranking": r.ranking, "trace": r.trace,
             "excluded": r.excluded}
@@ -29,7 +29,7 @@ def search(_ds, h, metrics, method, mode, ties, average, min_coverage=0.95, _pro
 @st.cache_data(show_spinner=False, max_entries=16)
 def points(_ds, h, metrics, criterion, selected, method, level, mode, norm, ties, average, boot, judged_only=True,
            _progress=None):
-    return A.figure3_points(_ds, list(metrics), criterion, list(selected), method, level, mode, norm, ties,
+    return likeness_vs_acceptability_view.figure3_points(_ds, list(metrics), criterion, list(selected), method, level, mode, norm, ties,
                             average, boot, progress=_progress, judged_only=judged_only)
 
 
@@ -41,10 +41,10 @@ st.markdown("Amigó et al. 2006 Figure 3: how well a metric characterises human 
             "well it agrees with human judgements (**correlation**, y), for standard metrics, for the QUEEN of "
             "each single metric, and for the metric set selected by KING (methods §0).")
 c1, c2, c3 = st.columns([3, 1, 1])
-metrics = c1.multiselect("Metrics", A.available_metrics(ds), default=A.default_metrics(ds), key="lva_metrics")
+metrics = c1.multiselect("Metrics", common_view.available_metrics(ds), default=common_view.default_metrics(ds), key="lva_metrics")
 long_segment_note(ds, metrics)
 syntax_note(ds)
-criterion = c2.selectbox("Human criterion", ds.criteria, index=ds.criteria.index(A.default_criterion(ds)),
+criterion = c2.selectbox("Human criterion", ds.criteria, index=ds.criteria.index(common_view.default_criterion(ds)),
                          key="lva_crit")
 method = c3.selectbox("Correlation", ["pearson", "spearman", "kendall"], key="lva_method")
 c4, c5, c6, c7, c8 = st.columns(5)
@@ -112,12 +112,12 @@ sk = (h, tuple(metrics), smethod, mode, ties, min_cov)
 if smethod == "greedy":
     tfig = memo("trace", sk, lambda: P.search_trace(tr))
     st.plotly_chart(tfig, width="stretch", key="lva_trace")
-    download_figure(P.with_signature(tfig, A.signature_text(metrics)), f"{ds.name}_search_trace",
+    download_figure(P.with_signature(tfig, common_view.signature_text(metrics)), f"{ds.name}_search_trace",
                     key="lva_trace_fig")
 with st.expander("Search trace", expanded=smethod == "exhaustive"):
     st.dataframe(tr, hide_index=True, width="stretch")
     download_table(tr, f"{ds.name}_search_{smethod}", key="lva_trace_tab",
-                   signature=A.signature_text(metrics, f"mode={mode}; ties={ties}"))
+                   signature=common_view.signature_text(metrics, f"mode={mode}; ties={ties}"))
 
 # ---------------------------------------------------------------- Figure 3
 st.subheader("Figure 3")
@@ -135,7 +135,7 @@ if len(pts):
     st.caption(f"Correlations over {ns[0]}{'-' + str(ns[-1]) if len(ns) > 1 else ''} of {ds.n_segments} segments.")
 fig = memo("fig3", pk, lambda: P.figure3(pts, f"{method} with {criterion} ({level} level)"))
 st.plotly_chart(fig, width="stretch", key="lva_fig3")
-download_figure(P.with_signature(fig, A.signature_text(metrics, f"criterion={criterion}; {method}; level={level}")),
+download_figure(P.with_signature(fig, common_view.signature_text(metrics, f"criterion={criterion}; {method}; level={level}")),
                 f"{ds.name}_figure3", key="lva_fig3_dl")
 best_corr = pts.loc[pts["corr"].idxmax()] if pts["corr"].notna().any() else None
 sel = pts[pts["group"] == "selected set"].iloc[0]
@@ -147,5 +147,5 @@ st.dataframe(pts, hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(format="%.3f") for c in pts.columns
                             if c not in ("group", "label", "metrics", "n", "n_segments")})
 download_table(pts, f"{ds.name}_figure3_points", key="lva_points",
-               signature=A.signature_text(metrics, f"criterion={criterion}; {method}; level={level}; "
+               signature=common_view.signature_text(metrics, f"criterion={criterion}; {method}; level={level}; "
                                                    f"normalisation={norm}; QUEEN mode={mode}; ties={ties}"))

@@ -7,7 +7,11 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from evalcore import analysis as A
+from evalcore.views import (
+    common as common_view,
+    likeness_vs_acceptability as likeness_vs_acceptability_view,
+    queen_vs_human as queen_vs_human_view,
+)
 from evalcore import plots as P
 from pages.common import current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
 from pages.common import cache_key  # noqa: E402
@@ -22,13 +26,13 @@ ds = current_dataset()
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def greedy_set(_ds, h, metrics, _progress=None):
-    return A.metric_set_search(_ds, list(metrics), "greedy", progress=_progress).chosen
+    return likeness_vs_acceptability_view.metric_set_search(_ds, list(metrics), "greedy", progress=_progress).chosen
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def fig4_points(_ds, h, metric_set, criterion, mode, norm, _progress=None):
-    pts = A.queen_human_points(_ds, list(metric_set), criterion, mode, norm, progress=_progress)
-    return pts, A.quadrant_thresholds(_ds, pts, criterion, norm)
+    pts = queen_vs_human_view.queen_human_points(_ds, list(metric_set), criterion, mode, norm, progress=_progress)
+    return pts, queen_vs_human_view.quadrant_thresholds(_ds, pts, criterion, norm)
 
 
 ds = scope(ds, "qvh")
@@ -39,21 +43,21 @@ st.markdown("Amigó et al. 2006 Figure 4: **QUEEN** (how human-like an output is
             "the set, it is as close to a reference as two references are to each other) against the **human "
             "score** of every judged output. High QUEEN implies high human scores, not the reverse: the shaded "
             "quadrant holds outputs humans accept although they are unlike every reference.")
-known = A.available_metrics(ds)
+known = common_view.available_metrics(ds)
 syntax_note(ds)
 wanted = [m for m in st.session_state.get("metric_set", []) if m in known]
 try:
     if not wanted:
         bar, cb = progress_bar("Selecting the metric set (greedy KING search)…")
-        wanted = greedy_set(ds, h, tuple(A.default_metrics(ds)), _progress=cb)
+        wanted = greedy_set(ds, h, tuple(common_view.default_metrics(ds)), _progress=cb)
         bar.empty()
 except Exception as exc:
     show_exception(exc, "Could not select a metric set")
-    wanted = A.default_metrics(ds)[:1]
+    wanted = common_view.default_metrics(ds)[:1]
 c1, c2, c3, c4 = st.columns([3, 1, 1, 1])
 metric_set = c1.multiselect("Metric set X", known, default=wanted, key="qvh_set",
                             help="Default: the set selected on the Likeness vs acceptability page (greedy KING).")
-criterion = c2.selectbox("Human criterion", ds.criteria, index=ds.criteria.index(A.default_criterion(ds)),
+criterion = c2.selectbox("Human criterion", ds.criteria, index=ds.criteria.index(common_view.default_criterion(ds)),
                          key="qvh_crit")
 norm = c3.selectbox("Normalisation", ["raw", "z", "percentile"], key="qvh_norm")
 mode = c4.selectbox("QUEEN triples", ["auto", "local", "pooled"], key="qvh_mode")
@@ -86,7 +90,7 @@ fk = (h, tuple(metric_set), criterion, mode, norm, round(h_thr, 6), round(q_thr,
 fig = memo("fig4", fk, lambda: P.figure4(pts, h_thr, q_thr, criterion, set_label))
 event = st.plotly_chart(fig, width="stretch", key="qvh_fig4", on_select="rerun",
                         selection_mode=("points", "box", "lasso"))
-download_figure(P.with_signature(fig, A.signature_text(metric_set, f"criterion={criterion}; mode={mode}")),
+download_figure(P.with_signature(fig, common_view.signature_text(metric_set, f"criterion={criterion}; mode={mode}")),
                 f"{ds.name}_figure4", key="qvh_fig4_dl")
 
 
@@ -114,7 +118,7 @@ if selected:
     st.switch_page("pages/divergence.py")
 st.caption("Select points (click, box or lasso) to open those outputs in the divergence browser.")
 
-quad = A.quadrant_table(pts, h_thr, q_thr)
+quad = queen_vs_human_view.quadrant_table(pts, h_thr, q_thr)
 st.subheader(f"Acceptable to humans but not human-like: {len(quad)} of {len(pts)} outputs")
 if len(quad):
     by = quad.groupby("system").size().sort_values(ascending=False)
@@ -126,7 +130,7 @@ if len(quad):
                  column_config={"queen": st.column_config.NumberColumn(format="%.3f"),
                                 "human": st.column_config.NumberColumn(format="%.2f")})
     download_table(show, f"{ds.name}_quadrant", key="qvh_quad",
-                   signature=A.signature_text(metric_set, f"criterion={criterion}; human>={h_thr:.3f}; "
+                   signature=common_view.signature_text(metric_set, f"criterion={criterion}; human>={h_thr:.3f}; "
                                                           f"QUEEN<={q_thr:.3f}; mode={mode}"))
     if st.button("Open these outputs in the divergence browser", key="qvh_open_quad"):
         st.session_state["divergence_focus"] = {
@@ -135,4 +139,4 @@ if len(quad):
         st.switch_page("pages/divergence.py")
 with st.expander("All points"):
     st.dataframe(pts, hide_index=True, width="stretch")
-    download_table(pts, f"{ds.name}_figure4_points", key="qvh_points", signature=A.signature_text(metric_set))
+    download_table(pts, f"{ds.name}_figure4_points", key="qvh_points", signature=common_view.signature_text(metric_set))

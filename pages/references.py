@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore import analysis as A
+from evalcore.views import common as common_view
 from evalcore import plots_refs as PR
 from evalcore import references as R
 from pages.common import (
@@ -37,7 +37,7 @@ if len(ds.ref_ids) < 2:
 else:
     sds = scope(ds, "rf")
     h = sds.content_hash()
-    metrics = A.available_metrics(sds)
+    metrics = common_view.available_metrics(sds)
     text_metrics = [m for m in metrics if m in ("bleu", "chrf", "chrf++", "ter")] or metrics[:1]
     c1, c2 = st.columns(2)
     chosen = c1.multiselect("Metrics", metrics, default=text_metrics[:2], key="rf_metrics")
@@ -57,7 +57,7 @@ else:
             table = summary.assign(signature=summary["metric"].map(lambda m: R.loo_signature(m, len(sds.ref_ids))))
             st.dataframe(table, hide_index=True, width="stretch")
             download_table(table, f"{ds.name}_reference_quality", key="rf_tab",
-                           signature=A.signature_text(chosen, f"leave-one-out over {len(sds.ref_ids)} reference sets"))
+                           signature=common_view.signature_text(chosen, f"leave-one-out over {len(sds.ref_ids)} reference sets"))
             st.caption("Human rows: the translation scored against all other reference sets (one value; the "
                        "error bar is the 95 % bootstrap CI over segments). MT rows: mean, sd, min and max over the held-out reference sets "
                        "(the MT output is scored against the same sets as each held-out translation).")
@@ -81,13 +81,13 @@ else:
             st.caption(md(overall.attrs.get("settings", "")))
             st.dataframe(overall, hide_index=True, width="stretch")
             download_table(overall, f"{ds.name}_detect_mt", key="rf_detect_tab",
-                           signature=A.signature_text([dmetric], "nrefs:1 per comparison"))
+                           signature=common_view.signature_text([dmetric], "nrefs:1 per comparison"))
             flagged = segs[segs["flagged"]].sort_values("gap", ascending=False)
             st.markdown(f"**{len(flagged)} flagged (segment, reference) pairs** of {len(segs)}")
             if len(flagged):
                 st.dataframe(flagged, hide_index=True, width="stretch", height=260)
                 download_table(flagged, f"{ds.name}_detect_mt_segments", key="rf_detect_segs",
-                               signature=A.signature_text([dmetric], "nrefs:1 per comparison"))
+                               signature=common_view.signature_text([dmetric], "nrefs:1 per comparison"))
                 pick = st.selectbox("Evidence for", list(range(min(len(flagged), 200))), key="rf_pick",
                                     format_func=lambda i: f"segment {flagged.iloc[i]['seg_id']} · {flagged.iloc[i]['ref_id']} "
                                                           f"(gap {flagged.iloc[i]['gap']:.1f})")
@@ -117,8 +117,8 @@ else:
     hc = ds.content_hash()
     c1, c2 = st.columns(2)
     cboot = c1.number_input("Bootstrap resamples over questions", 0, 5000, 1000, step=100, key="rc_boot")
-    cmetrics = c2.multiselect("Metrics to correlate with", A.available_metrics(ds),
-                              default=[m for m in ("bleu", "chrf") if m in A.available_metrics(ds)], key="rc_metrics")
+    cmetrics = c2.multiselect("Metrics to correlate with", common_view.available_metrics(ds),
+                              default=[m for m in ("bleu", "chrf") if m in common_view.available_metrics(ds)], key="rc_metrics")
     try:
         t3 = memo("rc_table", (hc, int(cboot)), lambda: C.results(ds, n_boot=int(cboot)))
         st.caption(t3.attrs.get("note", ""))
@@ -133,7 +133,7 @@ else:
         st.caption(corr.attrs.get("note", ""))
         st.dataframe(corr, hide_index=True, width="stretch")
         download_table(corr, f"{ds.name}_comprehension_correlations", key="rc_corr_tab",
-                       signature=A.signature_text(cmetrics))
+                       signature=common_view.signature_text(cmetrics))
         with st.expander("Questions and answers"):
             ans = C.table_of(ds)
             st.dataframe(ans, hide_index=True, width="stretch", height=260)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from evalcore import analysis as A
+from evalcore.views import common as common_view, judges as judges_view, systems as systems_view
 from evalcore import plots as P
 from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo, progress_bar, scope, segments_caption, show_exception, syntax_note
 from pages.common import cache_key  # noqa: E402
@@ -21,29 +21,29 @@ ds = current_dataset()
 @st.cache_data(show_spinner=False, max_entries=16)
 def system_table(_ds, h, metrics, criteria, baseline, include_refs, norm, n_boot, test, ref_ids=None,
                  judged_only=None, _progress=None):
-    return A.system_table(_ds, list(metrics), list(criteria), baseline, include_refs, norm, n_boot, test,
+    return systems_view.system_table(_ds, list(metrics), list(criteria), baseline, include_refs, norm, n_boot, test,
                           progress=_progress, ref_ids=list(ref_ids) if ref_ids else None, judged_only=judged_only)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def point_table(_ds, h, metrics, criteria, include_refs, norm, ref_ids=None, judged_only=None):
     """Scores without CIs or tests (what the page shows first, metric by metric)."""
-    return A.system_table(_ds, list(metrics), list(criteria), None, include_refs, norm, 0, "bootstrap",
+    return systems_view.system_table(_ds, list(metrics), list(criteria), None, include_refs, norm, 0, "bootstrap",
                           ref_ids=list(ref_ids) if ref_ids else None, judged_only=judged_only)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def judges_consensus(_ds, h, criterion):
-    table = A.judges_consensus(_ds, criterion)
+    table = judges_view.judges_consensus(_ds, criterion)
     return table, table.attrs.pop("support")  # what the ranking rests on (not serialisable with the table)
 
 
 ds = scope(ds, "systems")
 h = cache_key(ds)  # content hash + tokenizer of this run
-all_metrics = A.available_metrics(ds) if ds.systems and ds.ref_ids else []
+all_metrics = common_view.available_metrics(ds) if ds.systems and ds.ref_ids else []
 syntax_note(ds)
 c1, c2, c3 = st.columns([3, 2, 2])
-metrics = c1.multiselect("Metrics", all_metrics, default=A.default_metrics(ds), key="sys_metrics")
+metrics = c1.multiselect("Metrics", all_metrics, default=common_view.default_metrics(ds), key="sys_metrics")
 long_segment_note(ds, metrics)
 criteria = c2.multiselect("Human criteria", ds.criteria, default=ds.criteria, key="sys_criteria")
 candidates = list(dict.fromkeys(ds.systems + [s for s in ds.judged if s not in ds.ref_ids]))
@@ -72,20 +72,20 @@ if include_refs and ds.ref_ids:
                f"{md(', '.join(left)) or 'none (every reference set is chosen)'}; left out (the reference): "
                f"{md(', '.join(ref_ids))}.")
 if ds.criteria and judged_only_control(ds, "sys"):
-    judged_only = criteria[0] if criteria else A.default_criterion(ds)
+    judged_only = criteria[0] if criteria else common_view.default_criterion(ds)
 
 if not metrics and not criteria:
     st.info("Choose at least one metric or criterion.")
     st.stop()
 
-sig = A.signature_text(metrics, f"CI: {n_boot} bootstrap resamples of segments; test: {test}", dataset=ds, level="system")
+sig = common_view.signature_text(metrics, f"CI: {n_boot} bootstrap resamples of segments; test: {test}", dataset=ds, level="system")
 base_name = None if baseline == "(none)" else baseline
 key = (h, tuple(metrics), tuple(criteria), baseline, include_refs, norm, int(n_boot), test, ref_ids, judged_only)
 
 
 def show_scores(table, final: bool) -> None:
     """The scores table and the bar chart (into their slots: redrawn as metrics arrive)."""
-    wide = memo("wide", key, lambda: A.system_wide(table)) if final else A.system_wide(table)
+    wide = memo("wide", key, lambda: systems_view.system_wide(table)) if final else systems_view.system_wide(table)
     table_slot.dataframe(wide, hide_index=True, width="stretch",
                          column_config={c: st.column_config.NumberColumn(format="%.3f") for c in wide.columns
                                         if c not in ("system",) and not c.endswith("vs baseline")})
@@ -139,12 +139,12 @@ with fig_dl:
     download_figure(P.with_signature(fig, sig), f"{ds.name}_system_bars", key="sys_bars_fig")
 
 st.subheader("Rank agreement")
-ranks = memo("ranks", key, lambda: A.rank_table(table))
+ranks = memo("ranks", key, lambda: systems_view.rank_table(table))
 left, right = st.columns([3, 2])
 with left:
     method = st.selectbox("Agreement between rankings", ["kendall", "spearman", "pearson"], key="sys_rank_method",
                           format_func={"kendall": "Kendall τ_b", "spearman": "Spearman ρ", "pearson": "Pearson r"}.get)
-    agree = memo("agree", key + (method,), lambda: A.rank_agreement(table, method))
+    agree = memo("agree", key + (method,), lambda: systems_view.rank_agreement(table, method))
     hfig = memo("agree_fig", key + (method,), lambda: P.heatmap(
         agree, f"{method} between the system rankings (orientation-aware)", -1, 1))
     st.plotly_chart(hfig, width="stretch", key="sys_rank_heat")
@@ -160,13 +160,13 @@ st.subheader("Consensus rankings (Schulze)")
 cc1, cc2 = st.columns(2)
 with cc1:
     st.markdown("**Of all chosen metrics** (each metric's ranking is one ballot)")
-    cons = memo("schulze", key, lambda: A.schulze_consensus(table, metrics))
+    cons = memo("schulze", key, lambda: systems_view.schulze_consensus(table, metrics))
     st.dataframe(cons, hide_index=True, width="stretch")
     download_table(cons, f"{ds.name}_schulze_metrics", key="sys_sch_m", signature=sig)
 with cc2:
     if ds.criteria:
         crit = st.selectbox("Of all judges of", ds.criteria, key="sys_sch_crit",
-                            index=ds.criteria.index(A.default_criterion(ds)))
+                            index=ds.criteria.index(common_view.default_criterion(ds)))
         try:
             jc, support = judges_consensus(ds, h, crit)
             st.caption("Every (rater, segment) is a partial ballot ranking the systems it scored "
@@ -181,4 +181,4 @@ with cc2:
         st.info("No human judgements in this dataset.")
 
 with st.expander("Metric signatures"):
-    st.dataframe(A.signature_frame(metrics, ds, "system"), hide_index=True, width="stretch")
+    st.dataframe(common_view.signature_frame(metrics, ds, "system"), hide_index=True, width="stretch")

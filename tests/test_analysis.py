@@ -1,4 +1,4 @@
-"""evalcore.analysis, evalcore.highlight and the dashboard figures of evalcore.plots, checked
+"""evalcore.views (the pages' view-models), evalcore.highlight and the dashboard figures of evalcore.plots, checked
 against independent references: sacreBLEU, scipy, pandas group-bys and brute-force loops
 written out here."""
 from __future__ import annotations
@@ -16,7 +16,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from conftest import SAMPLE, shared
-from evalcore import analysis as A
+from evalcore.views import (
+    common as common_view,
+    divergence as divergence_view,
+    human_likeness as human_likeness_view,
+    judges as judges_view,
+    learn as learn_view,
+    likeness_vs_acceptability as likeness_vs_acceptability_view,
+    queen_vs_human as queen_vs_human_view,
+    scores as scores_view,
+    systems as systems_view,
+)
 from evalcore import highlight as H
 from evalcore import plots as P
 from evalcore.dataset import Dataset
@@ -37,7 +47,7 @@ def _raw(name):
 @given(hs.lists(hs.one_of(hs.integers(-5, 5).map(float), hs.just(float("nan"))), min_size=0, max_size=15))
 def test_rank_normalise_matches_scipy_midranks(values):
     x = np.array(values, dtype=float)
-    got = A.rank_normalise(x)
+    got = divergence_view.rank_normalise(x)
     ok = np.isfinite(x)
     assert np.isnan(got[~ok]).all()
     n = ok.sum()
@@ -47,7 +57,7 @@ def test_rank_normalise_matches_scipy_midranks(values):
         expect = (scipy.stats.rankdata(x[ok]) - 1) / (n - 1)
         assert np.allclose(got[ok], expect)
         # orientation: reversing the sign mirrors the ranks
-        assert np.allclose(A.rank_normalise(x, -1.0)[ok], 1 - expect)
+        assert np.allclose(divergence_view.rank_normalise(x, -1.0)[ok], 1 - expect)
 
 
 def _signals():
@@ -64,7 +74,7 @@ def _signals():
 
 def test_divergence_table_is_sorted_by_brute_force_rank_gap():
     sig = _signals()
-    div = A.divergence_table(sig, "metric:bleu", "human:adequacy")
+    div = divergence_view.divergence_table(sig, "metric:bleu", "human:adequacy")
     # brute force: rows with both signals, mid-rank percentiles, gap
     rows = sig.dropna(subset=["human:adequacy"])
     ra = (scipy.stats.rankdata(rows["metric:bleu"]) - 1) / (len(rows) - 1)
@@ -74,34 +84,34 @@ def test_divergence_table_is_sorted_by_brute_force_rank_gap():
     assert np.allclose(np.abs(div["divergence"]), [e[0] for e in expect])
     assert list(zip(div["system"], div["seg_id"]))[0] == expect[0][1:]
     # error-rate orientation: TER and BLEU rank these outputs identically -> no divergence
-    same = A.divergence_table(sig, "metric:bleu", "metric:ter")
+    same = divergence_view.divergence_table(sig, "metric:bleu", "metric:ter")
     assert np.allclose(same["divergence"], 0)
 
 
 def test_divergence_filters():
     sig = _signals()
-    d = A.divergence_table(sig, "metric:bleu", "metric:ter", systems=["s1"])
+    d = divergence_view.divergence_table(sig, "metric:bleu", "metric:ter", systems=["s1"])
     assert set(d["system"]) == {"s1"}
-    d = A.divergence_table(sig, "metric:bleu", "metric:ter", tags=["omission"])
+    d = divergence_view.divergence_table(sig, "metric:bleu", "metric:ter", tags=["omission"])
     assert set(zip(d["system"], d["seg_id"])) == {("s1", "2"), ("s2", "2")}
-    d = A.divergence_table(sig, "metric:bleu", "metric:ter", length=(5, 20))
+    d = divergence_view.divergence_table(sig, "metric:bleu", "metric:ter", length=(5, 20))
     assert set(d["src_len"]) == {10}
-    d = A.divergence_table(sig, "metric:bleu", "metric:ter", a_range=(15, 60), b_range=(0, 60))
+    d = divergence_view.divergence_table(sig, "metric:bleu", "metric:ter", a_range=(15, 60), b_range=(0, 60))
     assert set(zip(d["system"], d["seg_id"])) == {("s2", "1")}
-    d = A.divergence_table(sig, "metric:bleu", "human:adequacy", direction="a_higher")
+    d = divergence_view.divergence_table(sig, "metric:bleu", "human:adequacy", direction="a_higher")
     assert (d["divergence"] > 0).all()
 
 
 def test_ref_side_spans_by_hand():
-    assert A.ref_side_spans("the cat sat".split(), "a cat sat on the mat".split()) == [(1, 3), (4, 5)]
+    assert divergence_view.ref_side_spans("the cat sat".split(), "a cat sat on the mat".split()) == [(1, 3), (4, 5)]
     # clipping: the candidate has "the" twice, so only two of the reference's three are matched
-    assert A.ref_side_spans(["the", "the"], ["the", "the", "the"]) == [(0, 2)]
-    assert A.ref_side_spans(["x"], ["y"]) == []
+    assert divergence_view.ref_side_spans(["the", "the"], ["the", "the", "the"]) == [(0, 2)]
+    assert divergence_view.ref_side_spans(["x"], ["y"]) == []
 
 
 def test_segment_detail_counts_match_brute_force(ds):
     system, seg = "synonyms", "31"
-    d = A.segment_detail(ds, system, seg)
+    d = divergence_view.segment_detail(ds, system, seg)
     refs = _raw("references.tsv")
     rtexts = refs[refs["seg_id"] == seg]["text"].tolist()
     assert len(d["references"]) == len(rtexts) == 6
@@ -129,7 +139,7 @@ def test_segment_detail_counts_match_brute_force(ds):
 
 # ---------------------------------------------------------------- systems
 def test_system_table_matches_sacrebleu_and_pandas(ds):
-    t = A.system_table(ds, ["bleu", "chrf"], ["adequacy"], baseline="literal", n_boot=50)
+    t = systems_view.system_table(ds, ["bleu", "chrf"], ["adequacy"], baseline="literal", n_boot=50)
     out = _raw("outputs.tsv")
     refs = _raw("references.tsv")
     seg_ids = ds.seg_ids
@@ -154,7 +164,7 @@ def test_system_table_matches_sacrebleu_and_pandas(ds):
 
 
 def test_system_table_with_references_scores_each_against_the_others(ds):
-    t = A.system_table(ds, ["bleu"], ["adequacy"], include_references=True, n_boot=0)
+    t = systems_view.system_table(ds, ["bleu"], ["adequacy"], include_references=True, n_boot=0)
     refs = _raw("references.tsv")
     seg_ids = ds.seg_ids
     held = "ref-C"
@@ -181,20 +191,20 @@ def _toy_table():
 
 def test_rank_agreement_and_schulze_on_a_toy_table():
     t = _toy_table()
-    ag = A.rank_agreement(t, "kendall")
+    ag = systems_view.rank_agreement(t, "kendall")
     assert ag.loc["m1", "m2"] == pytest.approx(1.0)
     assert ag.loc["m1", "err"] == pytest.approx(1.0)  # an error rate ranking the same way agrees
     assert ag.loc["m1", "hum"] == pytest.approx(scipy.stats.kendalltau([3, 2, 1], [1, 3, 2]).statistic)
-    ranks = A.rank_table(t).set_index("system")
+    ranks = systems_view.rank_table(t).set_index("system")
     assert list(ranks.loc[["a", "b", "c"], "err"]) == [1, 2, 3]
-    cons = A.schulze_consensus(t, ["m1", "m2", "err"])
+    cons = systems_view.schulze_consensus(t, ["m1", "m2", "err"])
     assert list(cons["system"]) == ["a", "b", "c"]  # unanimous ballots
 
 
 # ---------------------------------------------------------------- seed 000 figures
 def test_figure1_table_matches_brute_force_king_and_orange(ds):
-    f1 = A.figure1_table(ds, ["bleu"]).iloc[0]
-    t = A.tensors(ds, ["bleu"])["bleu"]
+    f1 = human_likeness_view.figure1_table(ds, ["bleu"]).iloc[0]
+    t = scores_view.tensors(ds, ["bleu"])["bleu"]
     kings, wins, comps = [], 0, 0
     for s in range(len(t.seg_ids)):
         for j in range(len(t.ref_ids)):
@@ -210,11 +220,11 @@ def test_figure1_table_matches_brute_force_king_and_orange(ds):
     assert f1["king"] == pytest.approx(np.mean(kings))
     assert f1["orange"] == pytest.approx(wins / comps)
     assert f1["king_random"] == pytest.approx(1 / (len(t.systems) + 1))
-    assert f1["signature"] == A.metric_signature("bleu")
+    assert f1["signature"] == common_view.metric_signature("bleu")
 
 
 def test_figure3_points_standard_bleu_correlation_is_pearson_of_sentence_bleu(ds):
-    pts = A.figure3_points(ds, ["bleu", "chrf"], "adequacy")
+    pts = likeness_vs_acceptability_view.figure3_points(ds, ["bleu", "chrf"], "adequacy")
     assert set(pts["group"]) == {"standard metric", "QUEEN of one metric", "selected set"}
     row = pts[(pts["group"] == "standard metric") & (pts["label"] == "bleu")].iloc[0]
     out = _raw("outputs.tsv")
@@ -233,24 +243,24 @@ def test_figure3_points_standard_bleu_correlation_is_pearson_of_sentence_bleu(ds
 
 
 def test_queen_points_and_quadrant(ds):
-    pts = A.queen_human_points(ds, ["bleu", "chrf"], "adequacy")
+    pts = queen_vs_human_view.queen_human_points(ds, ["bleu", "chrf"], "adequacy")
     j = _raw("judgements.tsv")
     hum = j[(j["judgement"] == "adequacy") & j["system"].isin(ds.systems)].groupby(["system", "seg_id"])["score"].mean()
     assert len(pts) == len(hum)
     got = pts.set_index(["system", "seg_id"])["human"]
     assert np.allclose(got.loc[hum.index], hum)
     assert ((pts["queen"] >= 0) & (pts["queen"] <= 1)).all()
-    h_thr, q_thr = A.quadrant_thresholds(ds, pts, "adequacy")
+    h_thr, q_thr = queen_vs_human_view.quadrant_thresholds(ds, pts, "adequacy")
     ref_hum = j[(j["judgement"] == "adequacy") & j["system"].isin(["ref-E", "ref-F"])].groupby(
         ["system", "seg_id"])["score"].mean()
     assert h_thr == pytest.approx(ref_hum.quantile(0.25))
-    quad = A.quadrant_table(pts, h_thr, q_thr)
+    quad = queen_vs_human_view.quadrant_table(pts, h_thr, q_thr)
     inside = [(h >= h_thr) and (q <= q_thr) for h, q in zip(pts["human"], pts["queen"])]
     assert len(quad) == sum(inside)
 
 
 def test_signal_table_columns_and_values(ds):
-    sig = A.signal_table(ds, ["bleu"], ["adequacy"], ["bleu", "chrf"])
+    sig = divergence_view.signal_table(ds, ["bleu"], ["adequacy"], ["bleu", "chrf"])
     assert len(sig) == len(ds.outputs)
     assert {"metric:bleu", "human:adequacy", "queen:bleu,chrf", "judge:adequacy:rater1"} <= set(sig.columns)
     out = _raw("outputs.tsv")
@@ -270,14 +280,14 @@ def test_scoped_keeps_judged_segments_first():
     outs = pd.DataFrame({"system": "s", "seg_id": [str(i) for i in range(10)], "text": "x"})
     jud = pd.DataFrame({"system": "s", "seg_id": ["7", "9"], "rater": "r1", "judgement": "da", "score": [1.0, 2.0]})
     d = Dataset("t", "xx-yy", segs, refs, outs, jud)
-    sub = A.scoped(d, 4)
+    sub = common_view.scoped(d, 4)
     assert sub.seg_ids == ["0", "1", "7", "9"]
     assert len(sub.judgements) == 2 and len(sub.outputs) == 4
-    assert A.scoped(d, None) is d and A.scoped(d, 50) is d
+    assert common_view.scoped(d, None) is d and common_view.scoped(d, 50) is d
 
 
 def test_judges_overview_on_sample(ds):
-    ov = A.judges_overview(ds, "adequacy")
+    ov = judges_view.judges_overview(ds, "adequacy")
     assert ov["raters"] == ["rater1", "rater2", "rater3", "expert"]
     pa = ov["pa"]
     # brute force P(A) of rater1 vs rater2 from the pairwise labels
@@ -289,7 +299,7 @@ def test_judges_overview_on_sample(ds):
 
 
 def test_rater_distributions_z(ds):
-    d = A.rater_distributions(ds, "adequacy", "z")
+    d = judges_view.rater_distributions(ds, "adequacy", "z")
     z = d[d["stage"] == "z"]
     for rater, g in z.groupby("rater"):
         assert g["score"].mean() == pytest.approx(0, abs=1e-9)
@@ -297,7 +307,7 @@ def test_rater_distributions_z(ds):
 
 
 def test_lessons_numbers_are_live(ds):
-    L = A.lessons(ds)
+    L = learn_view.lessons(ds)
     t = L["paraphrase"].set_index("system")
     out = _raw("outputs.tsv")
     refs = _raw("references.tsv")
@@ -305,21 +315,21 @@ def test_lessons_numbers_are_live(ds):
     bleu = np.mean([sacrebleu.sentence_bleu(c, refs[refs["seg_id"] == s]["text"].tolist()).score
                     for c, s in zip(sub["text"], sub["seg_id"])])
     assert t.loc["synonyms", "bleu"] == pytest.approx(bleu)
-    assert len(L["orange"]) == len(A.default_metrics(ds))
+    assert len(L["orange"]) == len(common_view.default_metrics(ds))
 
 
 def test_on_wmt21_news_en_de_one_rater_mqm():
     from evalcore.io import load_collection
 
-    d = A.scoped(load_collection(shared("wmt21_news_mqm"))["en-de"], 25)
-    assert A.default_criterion(d) == "mqm"
-    ov = A.judges_overview(d, "mqm")
+    d = common_view.scoped(load_collection(shared("wmt21_news_mqm"))["en-de"], 25)
+    assert common_view.default_criterion(d) == "mqm"
+    ov = judges_view.judges_overview(d, "mqm")
     assert ov["raters"] == ["mean"] and ov["per_rater"].empty
-    t = A.system_table(d, ["bleu"], ["mqm"], baseline=d.systems[0], n_boot=20)
+    t = systems_view.system_table(d, ["bleu"], ["mqm"], baseline=d.systems[0], n_boot=20)
     assert set(t[t["kind"] == "metric"]["system"]) == set(d.systems)
-    pts = A.queen_human_points(d, ["bleu", "chrf"], "mqm")
+    pts = queen_vs_human_view.queen_human_points(d, ["bleu", "chrf"], "mqm")
     assert len(pts) and pts["human"].le(0).all()  # MQM scores are minus the weighted errors
-    sig = A.signal_table(d, ["bleu"], ["mqm"], ["bleu"])
+    sig = divergence_view.signal_table(d, ["bleu"], ["mqm"], ["bleu"])
     assert "judge:mqm:mean" not in sig  # one rater: no judge-vs-judge columns
 
 
@@ -360,12 +370,12 @@ def test_figure4_uses_webgl_above_threshold_and_carries_ids():
 
 
 def test_figure1_and_bars(ds):
-    f1 = A.figure1_table(ds, ["bleu", "ter"], bootstrap=20)
+    f1 = human_likeness_view.figure1_table(ds, ["bleu", "ter"], bootstrap=20)
     fig = P.figure1(f1)
     names = [tr.name for tr in fig.data]
     assert names[:2] == ["ORANGE", "KING"] and "random KING" in names[2]
     assert fig.data[1].error_y.array is not None
-    t = A.system_table(ds, ["bleu"], [], n_boot=20)
+    t = systems_view.system_table(ds, ["bleu"], [], n_boot=20)
     bars = P.system_bars(t)
     assert bars.data[0].error_y.array is not None
 
@@ -377,7 +387,7 @@ def test_hter_table_on_mlqe_pe_reproduces_published_hter():
     import numpy as np
 
     from conftest import shared
-    from evalcore.analysis import hter_table
+    from evalcore.views.judges import hter_table
     from evalcore.io import load_dataset
 
     ds = load_dataset(shared("mlqe_pe_subset"), lp="en-de")
@@ -395,7 +405,7 @@ def test_judges_overview_alpha_and_pseudo_rater():
     import krippendorff
 
     from conftest import SAMPLE
-    from evalcore.analysis import judges_overview
+    from evalcore.views.judges import judges_overview
     from evalcore.io import load_dataset
 
     raw = pd.read_csv(SAMPLE / "judgements.tsv", sep="\t", dtype=str, keep_default_na=False)

@@ -58,12 +58,12 @@ def test_system_table_cis_are_sacrebleu_on_the_resampled_segments(tmp_path, monk
     """The system table's BLEU CI is the percentile interval of corpus BLEU (sacreBLEU)
     recomputed on each resample of the segments; the human CI that of the resampled means."""
     monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path))
-    from evalcore import analysis
+    from evalcore.views import systems as systems_view
     from evalcore.io import load_dataset
 
     ds = load_dataset(str(SAMPLE))
     n_boot, alpha, seed = 40, 0.1, 5
-    t = analysis.system_table(ds, ["bleu"], ["adequacy"], n_boot=n_boot, alpha=alpha, seed=seed)
+    t = systems_view.system_table(ds, ["bleu"], ["adequacy"], n_boot=n_boot, alpha=alpha, seed=seed)
     out = pd.read_csv(SAMPLE / "outputs.tsv", sep="\t", dtype=str, keep_default_na=False)
     refs = pd.read_csv(SAMPLE / "references.tsv", sep="\t", dtype=str, keep_default_na=False)
     seg_ids = ds.seg_ids

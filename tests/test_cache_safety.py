@@ -29,11 +29,11 @@ def fresh_cache(tmp_path, monkeypatch):
 
 
 def _compute(ds):
-    from evalcore import analysis
+    from evalcore.views import scores as scores_view, systems as systems_view
 
-    return (analysis.segment_scores(ds, ["bleu", "per"]),
-            analysis.system_stats(ds, ["bleu"]),
-            analysis.system_table(ds, ["bleu"], criteria=["adequacy"], n_boot=5))
+    return (scores_view.segment_scores(ds, ["bleu", "per"]),
+            scores_view.system_stats(ds, ["bleu"]),
+            systems_view.system_table(ds, ["bleu"], criteria=["adequacy"], n_boot=5))
 
 
 def _same(a, b):
@@ -50,7 +50,7 @@ def _same(a, b):
 
 
 def test_cache_read_back_and_tampered_cache_not_executed(fresh_cache, tmp_path, monkeypatch):
-    from evalcore import analysis
+    from evalcore.views import scores as scores_view, systems as systems_view
     from evalcore.io import load_dataset
     from evalcore.metrics import engine
 
@@ -61,7 +61,7 @@ def test_cache_read_back_and_tampered_cache_not_executed(fresh_cache, tmp_path, 
     def no_recompute(*a, **k):
         raise AssertionError("recomputed although cached")
     with monkeypatch.context() as mp:  # read back: the cache alone answers, with equal values
-        for mod, name in ((engine, "score_table"), (analysis, "_stats_for"), (analysis, "_system_table")):
+        for mod, name in ((engine, "score_table"), (scores_view, "_stats_for"), (systems_view, "_system_table")):
             mp.setattr(mod, name, no_recompute)
         _same(first, _compute(load_dataset(str(SAMPLE))))
 

@@ -418,7 +418,7 @@ def test_cli_bad_input_exits_2(tmp_path):
 # real data (small slices)
 # ---------------------------------------------------------------------------------------------
 def _slice(ds, n):
-    from evalcore.analysis import scoped
+    from evalcore.views.common import scoped
 
     return scoped(ds, n)
 

@@ -65,10 +65,10 @@ def test_subset_names_unknown_ids(ds):
 
 
 def test_scoped_is_a_subset(ds):
-    from evalcore import analysis
+    from evalcore.views import common as common_view
 
     # judged segments first ("1", "2", "3" all judged here: the first two in dataset order)
-    assert _rows(analysis.scoped(ds, 2).outputs) == _rows(ds.subset(seg_ids=["1", "2"]).outputs)
+    assert _rows(common_view.scoped(ds, 2).outputs) == _rows(ds.subset(seg_ids=["1", "2"]).outputs)
 
 
 def test_judged_only_keeps_the_judged_segments(tmp_path):

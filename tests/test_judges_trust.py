@@ -57,7 +57,7 @@ def test_alpha_undefined_when_no_output_has_two_raters(tmp_path, capsys):
     long = pd.DataFrame({"unit": ds.judgements["system"] + "|" + ds.judgements["seg_id"],
                          "rater": ds.judgements["rater"], "score": ds.judgements["score"]})
     assert np.isnan(krippendorff_alpha(long))
-    from evalcore.analysis import judges_overview
+    from evalcore.views.judges import judges_overview
 
     ov = judges_overview(ds, "esa")
     assert np.isnan(ov["alpha"]) and ov["alpha_reason"] == UNDEFINED
@@ -92,7 +92,7 @@ def test_alpha_undefined_on_wmt24_esa_en_cs():
     """WMT24 ESA en-cs: checked here from the raw TSV that no output has two raters, so alpha is
     undefined; every judged segment has 16 judged outputs, so the Judges page must not say
     'single judged output'."""
-    from evalcore.analysis import judges_overview
+    from evalcore.views.judges import judges_overview
     from evalcore.io import load_dataset
 
     path = shared("wmt24_esa")

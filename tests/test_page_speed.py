@@ -17,7 +17,13 @@ import sacrebleu
 from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT, SAMPLE, shared
-from evalcore import analysis as A
+from evalcore.views import (
+    common as common_view,
+    divergence as divergence_view,
+    human_likeness as human_likeness_view,
+    scores as scores_view,
+    systems as systems_view,
+)
 from evalcore.io import load_collection, load_dataset
 from evalcore.metrics.base import get_metric
 from evalcore.metrics.engine import _candidates, _prepare, scorable
@@ -28,7 +34,7 @@ APP = os.environ.get("EVALCORE_TEST_APP", str(ROOT / "app.py"))
 @pytest.fixture(scope="module")
 def wmt21():
     """40 segments of WMT21 news en-de: 3 reference sets, several systems."""
-    return A.scoped(load_collection(shared("wmt21_news_mqm"))["en-de"], 40)
+    return common_view.scoped(load_collection(shared("wmt21_news_mqm"))["en-de"], 40)
 
 
 @pytest.fixture()
@@ -38,7 +44,7 @@ def fresh_cache(tmp_path, monkeypatch):
 
     st.cache_data.clear()
     st.cache_resource.clear()
-    A._INDEX_CACHE.clear()
+    scores_view._INDEX_CACHE.clear()
     return tmp_path
 
 
@@ -53,8 +59,8 @@ def _items(ds, include_references=True):
 
 def test_segment_and_corpus_scores_equal_sacrebleu(wmt21, fresh_cache):
     ds = wmt21
-    seg = A.segment_scores(ds, ["bleu", "chrf", "ter"], include_references=True)
-    stats = A.system_stats(ds, ["bleu", "chrf", "ter"], include_references=True)
+    seg = scores_view.segment_scores(ds, ["bleu", "chrf", "ter"], include_references=True)
+    stats = scores_view.system_stats(ds, ["bleu", "chrf", "ter"], include_references=True)
     refs_of = {r: ds.ref_texts()[r] for r in ds.ref_ids}
     pos = {s: i for i, s in enumerate(ds.seg_ids)}
     texts = {**ds.sys_texts(), **refs_of}
@@ -104,11 +110,11 @@ def test_block_statistics_equal_the_per_item_loop(wmt21, metric_id):
 def test_one_statistics_table_serves_segment_and_corpus_scores(monkeypatch, fresh_cache):
     ds = load_dataset(SAMPLE)
     calls = []
-    real = A._stats_for
-    monkeypatch.setattr(A, "_stats_for", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
-    A.system_table(ds, ["bleu", "wer"], n_boot=0)
-    A.segment_scores(ds, ["bleu", "wer"])
-    A.signal_table(ds, ["bleu", "wer"])
+    real = scores_view._stats_for
+    monkeypatch.setattr(scores_view, "_stats_for", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
+    systems_view.system_table(ds, ["bleu", "wer"], n_boot=0)
+    scores_view.segment_scores(ds, ["bleu", "wer"])
+    divergence_view.signal_table(ds, ["bleu", "wer"])
     assert sorted(calls) == ["bleu", "wer"]
 
 
@@ -145,7 +151,7 @@ def test_every_segment_by_default_and_sampling_is_labelled(tmp_path, monkeypatch
     assert any(c.value.startswith(f"{n_out} output(s) ranked") for c in at.caption), ([t.value for t in at.title], [i.value for i in at.info], [e.value for e in at.error])
     assert not any("Sampled" in w.value for w in at.warning)
     # far bigger data (here: the threshold lowered) offers a subset, used only when asked, and labelled
-    monkeypatch.setattr(A, "SAMPLING_OFFERED_ABOVE", 100)
+    monkeypatch.setattr(common_view, "SAMPLING_OFFERED_ABOVE", 100)
     _run(at)
     assert any(c.value.startswith(f"{n_out} output(s) ranked") for c in at.caption)
     at.checkbox(key="div_sample").check()
@@ -160,7 +166,7 @@ def test_every_segment_by_default_and_sampling_is_labelled(tmp_path, monkeypatch
 def test_widget_change_without_new_inputs_recomputes_nothing(tmp_path, monkeypatch, fresh_cache):
     ds = load_dataset(SAMPLE)
     counts = {"table": 0, "stats": 0}
-    real_table, real_stats = A._system_table, A._stats_for
+    real_table, real_stats = systems_view._system_table, scores_view._stats_for
 
     def table(*a, **k):
         counts["table"] += 1
@@ -170,8 +176,8 @@ def test_widget_change_without_new_inputs_recomputes_nothing(tmp_path, monkeypat
         counts["stats"] += 1
         return real_stats(*a, **k)
 
-    monkeypatch.setattr(A, "_system_table", table)
-    monkeypatch.setattr(A, "_stats_for", stats)
+    monkeypatch.setattr(systems_view, "_system_table", table)
+    monkeypatch.setattr(scores_view, "_stats_for", stats)
     at = _saved_app(tmp_path, monkeypatch, ds, "sample-copy")
     at.session_state["sys_metrics"] = ["bleu", "chrf"]
     at.session_state["sys_boot"] = 20
@@ -202,8 +208,8 @@ def test_figure1_rows_are_independent(fresh_cache):
 
     ds = load_dataset(SAMPLE)
     ms = ["bleu", "chrf", "ter", "per"]
-    joint = A.figure1_table(ds, ms, bootstrap=30)
-    pd.testing.assert_frame_equal(pd.concat([A.figure1_table(ds, [m], bootstrap=30) for m in ms], ignore_index=True),
+    joint = human_likeness_view.figure1_table(ds, ms, bootstrap=30)
+    pd.testing.assert_frame_equal(pd.concat([human_likeness_view.figure1_table(ds, [m], bootstrap=30) for m in ms], ignore_index=True),
                                   joint)
 
 
@@ -213,18 +219,18 @@ def test_divergence_ranks_the_two_signals_before_scoring_the_others(tmp_path, mo
     detail view still lists every signal, equal to the signal table computed in one go."""
     ds = load_dataset(SAMPLE)
     order = []
-    real_stats, real_div = A._stats_for, A.divergence_table
-    monkeypatch.setattr(A, "_stats_for", lambda *a, **k: order.append(a[1]) or real_stats(*a, **k))
-    monkeypatch.setattr(A, "divergence_table", lambda *a, **k: order.append("table") or real_div(*a, **k))
+    real_stats, real_div = scores_view._stats_for, divergence_view.divergence_table
+    monkeypatch.setattr(scores_view, "_stats_for", lambda *a, **k: order.append(a[1]) or real_stats(*a, **k))
+    monkeypatch.setattr(divergence_view, "divergence_table", lambda *a, **k: order.append("table") or real_div(*a, **k))
     at = _saved_app(tmp_path, monkeypatch, ds, "sample-div")
     at.session_state["div_metrics"] = ["bleu", "chrf"]
     at.session_state["div_queen"] = []
     _run(at, "divergence")
     assert order == ["bleu", "table", "chrf"]
     scores = next(df.value for df in at.dataframe if list(df.value.columns[:2]) == ["signal", "value"])
-    want = A.signal_table(ds, ["bleu", "chrf"], ds.criteria)
+    want = divergence_view.signal_table(ds, ["bleu", "chrf"], ds.criteria)
     system, seg = at.selectbox(key="div_pick").options[0].split(" · ")[:2]
     row = want[(want["system"] == system) & (want["seg_id"] == seg.replace("segment ", ""))].iloc[0]
     for sgn, val in zip(scores["signal"], scores["value"]):
         assert val == pytest.approx(row[sgn], nan_ok=True), sgn
-    assert list(scores["signal"]) == A.signal_columns(want)  # every signal, in the same order
+    assert list(scores["signal"]) == divergence_view.signal_columns(want)  # every signal, in the same order

@@ -162,13 +162,13 @@ def test_pages_on_wmt21_en_de(tmp_path, monkeypatch):
     from evalcore import workspace
     from evalcore.io import load_collection
 
-    from evalcore import analysis
+    from evalcore.views import common as common_view
 
     workspace.save(load_collection(data), "wmt21-news")
     label = next(f"{m['name']} (saved {m.get('saved_at', '?')})" for m in workspace.list_saved())
     # every segment by default; here an explicit 30-segment subset keeps the test fast (and
     # checks that the subset is offered and labelled)
-    monkeypatch.setattr(analysis, "SAMPLING_OFFERED_ABOVE", 30)
+    monkeypatch.setattr(common_view, "SAMPLING_OFFERED_ABOVE", 30)
     sample = {f"{k}_{x}": v for k in ("systems", "hl", "lva", "qvh", "div") for x, v in (("sample", True), ("scope", 30))}
     small = {"dataset_label": label, "dataset_select": label, **sample, "sys_metrics": ["bleu", "chrf"], "hl_metrics": ["bleu", "chrf"],
              "lva_metrics": ["bleu", "chrf"], "div_metrics": ["bleu", "chrf"], "qvh_set": ["bleu", "chrf"],
@@ -193,18 +193,18 @@ def test_syntactic_metrics_listed_or_reason_given(tmp_path):
     """Issue 8: the syntactic families appear in the metric lists when they can be computed,
     and otherwise the page says why (never silently zero)."""
     from conftest import SAMPLE
-    from evalcore import analysis
+    from evalcore.views import common as common_view
     from evalcore.io import load_dataset
     from evalcore.syntax import availability
 
     ds = load_dataset(SAMPLE)
     ok, _ = availability(ds)
-    ids = analysis.available_metrics(ds)
+    ids = common_view.available_metrics(ds)
     assert ("tree" in ids and "gram-noun" in ids and "level-3" in ids) == ok
     de = ds.__class__("x", "es-de", ds.segments, ds.references, ds.outputs)  # German target
     ok_de, reason = availability(de)
     assert not ok_de and "'de'" in reason
-    assert "tree" not in analysis.available_metrics(de) and "bleu" in analysis.available_metrics(de)
+    assert "tree" not in common_view.available_metrics(de) and "bleu" in common_view.available_metrics(de)
 
 
 def test_systems_page_human_translations_against_one_chosen_reference():

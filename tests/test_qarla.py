@@ -817,7 +817,7 @@ def test_cli_commands(tmp_path, capsys, monkeypatch):
     printed = capsys.readouterr().out
     assert "coverage" in printed and "excluded" not in printed
     assert main(["search", str(path), "--metrics", "chrf,bleu", "--min-coverage", "2"]) == 2
-    from evalcore.analysis import metric_set_search
+    from evalcore.views.likeness_vs_acceptability import metric_set_search
     res = metric_set_search(ds, ["chrf", "bleu"], min_coverage=0.95)
     assert res.excluded.empty and (res.ranking["coverage"] == 1.0).all()
     assert res.settings["min_coverage"] == 0.95

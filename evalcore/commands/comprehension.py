@@ -21,7 +21,7 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from ..analysis import signature_text
+    from ..views.common import signature_text
     from ..comprehension import correlations, results
     from ..export import write_table
     from ..io import load_dataset

@@ -46,7 +46,7 @@ def tables(ds, gold, criterion=None, lower_is_better=False, chance="uniform", ma
 
 
 def run(args) -> int:
-    from ..analysis import signature_text
+    from ..views.common import signature_text
     from ..export import write_table
     from ..io import load_dataset
 

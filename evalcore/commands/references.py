@@ -33,7 +33,7 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from ..analysis import metric_signature
+    from ..views.common import metric_signature
     from ..export import write_table
     from ..io import load_dataset
     from ..metrics.base import get_metric

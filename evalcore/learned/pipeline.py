@@ -26,6 +26,7 @@ import pandas as pd
 
 from ..dataset import Dataset
 from ..problems import DataError
+from ..progress import stage
 from .beer import train_beer, weights_table
 from .evaluate import baseline_scorers, compare_metrics, data_error, split_segments
 from .humanlike import (HumanlikeReport, build_examples, permutation_importance, roc_curves,
@@ -56,12 +57,6 @@ class LearnedRun:
     human_correlation: dict | None = None
     notes: list[str] = field(default_factory=list)
     report: HumanlikeReport | None = None  # humanlike: the full training report (grid, examples, ...)
-
-
-def _sub(progress: Progress | None, lo: float, hi: float) -> Progress | None:
-    if progress is None:
-        return None
-    return lambda f, msg: progress(lo + (hi - lo) * min(1.0, max(0.0, f)), msg)
 
 
 def judged_segments(dataset: Dataset) -> list[str]:
@@ -107,7 +102,7 @@ def train_and_compare(dataset: Dataset, kind: str, name: str = "unsaved", criter
         else:
             train_segs, test_segs = list(judged), []
         model = train_beer(dataset, name, criterion, train_segs, threshold, C, higher_is_better,
-                           progress=_sub(progress, 0.0, 0.55))
+                           progress=stage(progress, 0.0, 0.55))
         weights = weights_table(model)
         rocs: dict = {}
         refs_by_seg = segment_references(dataset)
@@ -128,7 +123,7 @@ def train_and_compare(dataset: Dataset, kind: str, name: str = "unsaved", criter
         model, rep = train_humanlike(dataset, name, estimator, C_grid, gamma_grid, test_fraction=test_fraction,
                                      seed=seed, train_refs=train_refs, extra_metrics=extra_metrics,
                                      criterion=criterion, higher_is_better=higher_is_better,
-                                     max_train_examples=max_train_examples, progress=_sub(progress, 0.0, 0.75))
+                                     max_train_examples=max_train_examples, progress=stage(progress, 0.0, 0.75))
         notes.extend(rep.notes)
         train_segs, test_segs = rep.train_segments, [s for s in rep.test_segments if s in set(judged)]
         if rep.test_examples is not None and len(rep.test_examples.y):

@@ -11,7 +11,7 @@ provides
     scores, bootstrap resamples and subsets are array sums (``corpus_score`` uses them);
     optionally ``sentence_scores_of(stats, refs)``: the sentence scores of those rows, identical
     to ``sentence_scores`` (then one statistics table serves segment and corpus scores,
-    :func:`evalcore.analysis.segment_scores`).
+    :func:`evalcore.views.scores.segment_scores`).
 
 ``oriented`` turns a score into a similarity where higher always means more similar:
 error rates (TER, WER, PER) are negated (methods §0). Rank-based measures (ORANGE, KING,

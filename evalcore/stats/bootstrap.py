@@ -9,7 +9,7 @@ with none left the interval is (NaN, NaN).
 
 Resamples come from ``numpy.random.default_rng(seed)``: ``rng.integers(0, n, (n_boot, n))``,
 the same draws as ``scipy.stats.bootstrap`` with that generator (tests/test_bootstrap.py pins
-the interval against it). Used by the system table (:mod:`evalcore.analysis`), the
+the interval against it). Used by the system table (:mod:`evalcore.views.systems`), the
 correlation CIs (:func:`evalcore.stats.significance.bootstrap_ci`), the ORANGE / KING CIs
 (:func:`evalcore.qarla.single.orange_king_arrays`, which resamples segments as counts), the
 reading-comprehension scores (:mod:`evalcore.comprehension`) and reference quality

@@ -1,0 +1,155 @@
+"""Scope, defaults and signatures shared by the pages' view-models: the default metrics and
+criterion, the tokenizer note, the sacreBLEU-style signatures, the syntactic metrics' status.
+
+Nothing here imports streamlit. Progress callbacks: ``progress(fraction in [0, 1], text)``.
+"""
+from __future__ import annotations
+
+import math
+from typing import Iterable
+
+import pandas as pd
+
+from .. import __version__
+from ..dataset import Dataset
+
+
+DEFAULT_METRICS = ["bleu", "chrf", "ter", "meteor", "rouge-l", "nist-4", "gtm-1", "wer", "per"]
+
+# Every page uses every segment by default (issue 12). Above this many segments the pages also
+# offer an explicit, labelled subset of segments (:func:`scoped`); it is never applied unasked.
+SAMPLING_OFFERED_ABOVE = 5000
+
+
+_SYNTAX_STATUS: dict[str, tuple[bool, str]] = {}
+
+
+def syntax_status(dataset: Dataset) -> tuple[bool, str]:
+    """(available, reason) of the syntactic metrics on this dataset (issue 8: never silently
+    zero), memoised by content hash."""
+    key = dataset.content_hash()
+    if key not in _SYNTAX_STATUS:
+        from ..syntax import availability
+
+        _SYNTAX_STATUS[key] = availability(dataset)
+    return _SYNTAX_STATUS[key]
+
+
+def forget_syntax_status(dataset: Dataset) -> None:
+    """Drop the memoised availability (e.g. after parses were uploaded)."""
+    _SYNTAX_STATUS.pop(dataset.content_hash(), None)
+
+
+def available_metrics(dataset: Dataset | None = None) -> list[str]:
+    """Registered metric ids; with a dataset, the syntactic ones only when they can be
+    computed on it (see :func:`syntax_status` for the reason when not)."""
+    from ..metrics.base import metric_ids
+    from ..syntax import is_syntactic
+
+    ids = metric_ids()
+    if dataset is not None and not syntax_status(dataset)[0]:
+        ids = [m for m in ids if not is_syntactic(m)]
+    return ids
+
+
+def default_metrics(dataset: Dataset | None = None) -> list[str]:
+    """The metrics of Amigó et al. 2006's experiments that are registered (BLEU, chrF, TER, METEOR,
+    ROUGE-L, NIST-4, GTM-1, WER, PER). Datasets without text get none."""
+    known = set(available_metrics())
+    if dataset is not None and (not len(dataset.outputs) or not len(dataset.references)):
+        return []
+    return [m for m in DEFAULT_METRICS if m in known]
+
+
+def default_criterion(dataset: Dataset) -> str | None:
+    """``adequacy`` when judged, else ``mqm``, else the first criterion (None without judgements)."""
+    crit = dataset.criteria
+    for c in ("adequacy", "mqm", "da"):
+        if c in crit:
+            return c
+    return crit[0] if crit else None
+
+
+def scoped(dataset: Dataset, max_segments: int | None) -> Dataset:
+    """A copy of ``dataset`` restricted to at most ``max_segments`` segments, judged segments
+    first, in the original order: the explicit subset the pages offer for data far bigger than
+    a test set (:data:`SAMPLING_OFFERED_ABOVE`); never a default. ``None`` or a limit at least
+    the size of the dataset returns the dataset itself."""
+    if not max_segments or dataset.n_segments <= max_segments:
+        return dataset
+    segs = dataset.seg_ids
+    judged = set(dataset.judgements["seg_id"].astype(str))
+    first = [s for s in segs if s in judged]
+    rest = [s for s in segs if s not in judged]
+    return dataset.subset(seg_ids=(first + rest)[:max_segments])
+
+
+def page_tokenizer(dataset: Dataset | None = None) -> str:
+    """The tokenizer of the word-level metrics here: the page's choice for this run
+    (:func:`evalcore.metrics.tokenize.set_session_tokenizer`), else sacreBLEU's default for the
+    dataset's target language (Post 2018: zh → zh, ja → ja-mecab, ko → ko-mecab, else 13a)."""
+    from ..metrics.tokenize import default_tokenizer, session_tokenizer
+
+    return session_tokenizer() or default_tokenizer(dataset.lp if dataset is not None else None)
+
+
+def tokenizer_note(dataset: Dataset, chosen: str | None = None) -> str:
+    """One sentence stating the tokenizer of the word-level metrics and why (page captions)."""
+    from ..metrics.tokenize import default_tokenizer, target_language
+
+    default = default_tokenizer(dataset.lp)
+    tok = chosen or default
+    if tok == default:
+        trg = target_language(dataset.lp)
+        why = f"sacreBLEU's default for target language {trg}" if trg else "sacreBLEU's default"
+    else:
+        why = f"chosen; sacreBLEU's default here would be {default}"
+    return f"Word-level metrics (BLEU, TER, WER, NIST, …) use the {tok} tokenizer ({why}); chrF is character-based."
+
+
+def dataset_nrefs(dataset: Dataset) -> int | str:
+    """sacreBLEU's ``nrefs`` of a dataset: references per segment (present texts), ``var`` when
+    it differs between segments."""
+    texts = list(dataset.ref_texts().values())
+    counts = {sum(t[s] is not None for t in texts) for s in range(dataset.n_segments)} - {0}
+    return counts.pop() if len(counts) == 1 else "var"
+
+
+def metric_signature(metric_id: str, nrefs: int | str | None = None, level: str | None = None) -> str:
+    """The metric's signature (sacreBLEU's own string for BLEU/chrF/TER) with the page's
+    tokenizer; ``nrefs`` and ``level`` ("segment"/"system") as in the CLI's tables."""
+    from ..metrics.base import get_metric
+
+    try:
+        return get_metric(metric_id).output_signature(nrefs, level)
+    except Exception as exc:  # unknown or broken metric: still export something readable
+        return f"unavailable ({exc})"
+
+
+def signature_text(metric_ids: Iterable[str], extra: str = "", dataset: Dataset | None = None,
+                   level: str | None = None) -> str:
+    """One line naming every metric with its signature (put into every export); with
+    ``dataset`` the signatures carry its ``nrefs``."""
+    nrefs = dataset_nrefs(dataset) if dataset is not None else None
+    parts = [f"{m}={metric_signature(m, nrefs, level)}" for m in metric_ids]
+    text = "metrics: " + "; ".join(parts) if parts else "metrics: none"
+    return f"{text} | evalcore-{__version__}" + (f" | {extra}" if extra else "")
+
+
+def signature_frame(metric_ids: Iterable[str], dataset: Dataset | None = None, level: str | None = None) -> pd.DataFrame:
+    nrefs = dataset_nrefs(dataset) if dataset is not None else None
+    return pd.DataFrame([{"metric": m, "signature": metric_signature(m, nrefs, level)} for m in metric_ids])
+
+
+def orientation(metric_id: str) -> float:
+    """+1 when higher is better, −1 for error rates (methods §0)."""
+    from ..metrics.base import get_metric
+
+    try:
+        return 1.0 if get_metric(metric_id).meta.higher_is_better else -1.0
+    except KeyError:
+        return 1.0
+
+
+def format_ratio(x: float) -> str:
+    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.2f}"

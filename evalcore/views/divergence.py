@@ -1,0 +1,235 @@
+"""Divergence browser: per-(system, segment) signals (metric scores, human scores, QUEEN),
+the rank-normalised disagreement of two signals, and the detail of one segment (matched
+n-grams on both sides).
+
+Nothing here imports streamlit. Progress callbacks: ``progress(fraction in [0, 1], text)``.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..dataset import Dataset
+from ..progress import Progress, stage
+from .common import orientation, page_tokenizer
+from .scores import human_segment_scores, queen_index, segment_scores
+
+
+def signal_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence[str] = (),
+                 queen_set: Sequence[str] | None = None, normalisation: str = "raw",
+                 per_rater: bool = True, mode: str = "auto", progress: Progress = None) -> pd.DataFrame:
+    """One row per (system, seg_id) output, one column per signal:
+
+    * ``metric:<id>`` multi-reference segment score (own scale);
+    * ``human:<criterion>`` aggregated (normalised) human score;
+    * ``judge:<criterion>:<rater>`` each rater's raw score (judge vs judge);
+    * ``queen:<a,b,...>`` QUEEN of the set (methods §1.2);
+
+    plus ``tags`` (phenomenon tags joined by ", "), ``src_len`` / ``out_len`` (whitespace tokens).
+    """
+    sys_t = dataset.sys_texts()
+    seg_ids = dataset.seg_ids
+    rows_sys, rows_seg, out_len = [], [], []
+    for name, texts in sys_t.items():
+        for s, t in zip(seg_ids, texts):
+            if t is not None:
+                rows_sys.append(name)
+                rows_seg.append(s)
+                out_len.append(len(t.split()))
+    base = pd.DataFrame({"system": rows_sys, "seg_id": rows_seg, "out_len": out_len})
+    src_len = dict(zip(dataset.segments["seg_id"], dataset.segments["source"].str.split().str.len()))
+    base["src_len"] = base["seg_id"].map(src_len).fillna(0).astype(int)
+    if len(dataset.tags):
+        tg = dataset.tags.assign(seg_id=dataset.tags["seg_id"].astype(str)).groupby(
+            ["system", "seg_id"], sort=False)["tag"].agg(lambda s: ", ".join(dict.fromkeys(s)))
+        base = base.merge(tg.rename("tags").reset_index(), on=["system", "seg_id"], how="left")
+        base["tags"] = base["tags"].fillna("")
+    else:
+        base["tags"] = ""
+    key = ["system", "seg_id"]
+    if metric_ids:
+        sc = segment_scores(dataset, metric_ids, progress=stage(progress, 0.0, 0.6))
+        wide = sc.pivot_table(index=key, columns="metric", values="score", sort=False)
+        wide.columns = [f"metric:{c}" for c in wide.columns]
+        base = base.merge(wide.reset_index(), on=key, how="left")
+    for crit in criteria:
+        h = human_segment_scores(dataset, crit, normalisation, include_references=False)
+        base = base.merge(h[key + ["score"]].rename(columns={"score": f"human:{crit}"}), on=key, how="left")
+        if per_rater:
+            from ..judges import criterion_judgements
+
+            j = criterion_judgements(dataset, crit)
+            raters = list(dict.fromkeys(j["rater"]))
+            if len(raters) > 1:
+                jj = j.assign(seg_id=j["seg_id"].astype(str)).groupby(key + ["rater"], sort=False)["score"].mean()
+                jw = jj.unstack("rater")
+                jw.columns = [f"judge:{crit}:{r}" for r in jw.columns]
+                base = base.merge(jw.reset_index(), on=key, how="left")
+    if queen_set:
+        idx = queen_index(dataset, list(queen_set), mode=mode, progress=stage(progress, 0.6, 0.95))
+        q = idx.values(list(queen_set)).to_frame()[["system", "seg_id", "queen"]]
+        q["seg_id"] = q["seg_id"].astype(str)
+        base = base.merge(q.rename(columns={"queen": "queen:" + ",".join(queen_set)}), on=key, how="left")
+    if progress:
+        progress(1.0, "signals ready")
+    return base
+
+
+def signal_columns(signals: pd.DataFrame) -> list[str]:
+    return [c for c in signals.columns if c.split(":")[0] in ("metric", "human", "judge", "queen")]
+
+
+def signal_orientation(column: str) -> float:
+    """+1 when a higher value of the signal means a better output (error-rate metrics: −1)."""
+    kind, _, rest = column.partition(":")
+    return orientation(rest) if kind == "metric" else 1.0
+
+
+def rank_normalise(values: np.ndarray, orientation: float = 1.0) -> np.ndarray:
+    """Mid-rank percentile in [0, 1] of each finite value (higher = better after orientation);
+    NaN stays NaN. r = (rank − 1)/(n − 1) with average ranks for ties (0.5 when n = 1)."""
+    x = np.asarray(values, dtype=float) * orientation
+    out = np.full(len(x), np.nan)
+    ok = np.isfinite(x)
+    n = int(ok.sum())
+    if n == 0:
+        return out
+    if n == 1:
+        out[ok] = 0.5
+        return out
+    from scipy.stats import rankdata
+
+    out[ok] = (rankdata(x[ok], method="average") - 1.0) / (n - 1.0)
+    return out
+
+
+def divergence_table(signals: pd.DataFrame, a: str, b: str, systems: Sequence[str] | None = None,
+                     tags: Sequence[str] | None = None, length: tuple[int, int] | None = None,
+                     a_range: tuple[float, float] | None = None, b_range: tuple[float, float] | None = None,
+                     direction: str = "both") -> pd.DataFrame:
+    """(system, segment) pairs ranked by disagreement between signals ``a`` and ``b``.
+
+    Both signals are rank-normalised over the rows where both exist (:func:`rank_normalise`,
+    orientation-aware), then ``divergence`` = rank_a − rank_b (> 0: ``a`` likes the output more
+    than ``b``) and rows are sorted by |divergence| (``direction`` "a_higher" / "b_higher" keeps one
+    sign). Filters (applied before ranking): ``systems``, ``tags`` (any of them), source
+    ``length`` range (tokens), raw-value ranges of ``a`` and ``b``.
+    Columns: system, seg_id, tags, src_len, a, b, rank_a, rank_b, divergence.
+    """
+    if a not in signals or b not in signals:
+        raise KeyError(f"unknown signal {a if a not in signals else b!r}")
+    df = signals
+    mask = np.isfinite(df[a].to_numpy(float)) & np.isfinite(df[b].to_numpy(float))
+    if systems:
+        mask &= df["system"].isin(list(systems)).to_numpy()
+    if tags:
+        pat = set(tags)
+        mask &= df["tags"].map(lambda s: bool(pat.intersection(t.strip() for t in s.split(","))) if s else False).to_numpy()
+    if length is not None:
+        mask &= ((df["src_len"] >= length[0]) & (df["src_len"] <= length[1])).to_numpy()
+    if a_range is not None:
+        mask &= ((df[a] >= a_range[0]) & (df[a] <= a_range[1])).to_numpy()
+    if b_range is not None:
+        mask &= ((df[b] >= b_range[0]) & (df[b] <= b_range[1])).to_numpy()
+    sub = df.loc[mask, ["system", "seg_id", "tags", "src_len", a, b]]
+    ra = rank_normalise(sub[a].to_numpy(float), signal_orientation(a))
+    rb = rank_normalise(sub[b].to_numpy(float), signal_orientation(b))
+    out = pd.DataFrame({"system": sub["system"].to_numpy(), "seg_id": sub["seg_id"].to_numpy(),
+                        "tags": sub["tags"].to_numpy(), "src_len": sub["src_len"].to_numpy(),
+                        "a": sub[a].to_numpy(float), "b": sub[b].to_numpy(float),
+                        "rank_a": ra, "rank_b": rb, "divergence": ra - rb})
+    if direction == "a_higher":
+        out = out[out["divergence"] > 0]
+    elif direction == "b_higher":
+        out = out[out["divergence"] < 0]
+    order = np.argsort(-np.abs(out["divergence"].to_numpy()), kind="stable")
+    out = out.iloc[order].reset_index(drop=True)
+    out.attrs["a"], out.attrs["b"] = a, b
+    return out
+
+
+def ref_side_spans(cand_tokens: Sequence[str], ref_tokens: Sequence[str], max_order: int = 4) -> list[tuple[int, int]]:
+    """Half-open token spans of the reference covered by n-grams (n ≤ ``max_order``) it shares
+    with the candidate, clipped by the candidate's counts (the reference side of BLEU's
+    modified precision, Papineni et al. 2002 §2.1), merged into maximal runs."""
+    from collections import Counter
+
+    covered = set()
+    for n in range(1, max_order + 1):
+        cc = Counter(tuple(cand_tokens[i:i + n]) for i in range(len(cand_tokens) - n + 1))
+        for p in range(len(ref_tokens) - n + 1):
+            g = tuple(ref_tokens[p:p + n])
+            if cc.get(g, 0) > 0:
+                cc[g] -= 1
+                covered.update(range(p, p + n))
+    spans: list[list[int]] = []
+    for p in sorted(covered):
+        if spans and spans[-1][1] == p:
+            spans[-1][1] = p + 1
+        else:
+            spans.append([p, p + 1])
+    return [(x, y) for x, y in spans]
+
+
+_ORDER_NAMES = {1: "unigrams", 2: "bigrams", 3: "trigrams", 4: "4-grams"}
+
+
+def segment_detail(dataset: Dataset, system: str, seg_id: str, signals: pd.DataFrame | None = None,
+                   tokenize: str | None = None, max_order: int = 4) -> dict:
+    """Everything about one (system, segment) for the divergence browser:
+
+    ``source``, ``output``; ``references``: per reference id, its text, tokens and the matched
+    token spans on both sides (output tokens matched by this reference, reference tokens
+    matched by the output); ``orders``: the per-order match table of Ananthakrishnan et al. 2007 (matched / total
+    candidate n-grams, clipped over all references, e.g. "unigrams 3/4"), with brevity penalty
+    and the average precision P of Ananthakrishnan et al. 2007 §5.8; ``scores``: every signal of the row;
+    ``judgements``: every rating of the output; ``tags``. ``tokenize``: the BLEU tokenizer
+    (default: the page's choice, else sacreBLEU's default for the target language).
+    """
+    tokenize = tokenize or page_tokenizer(dataset)
+    from ..metrics.engine import ngram_breakdown
+
+    seg_id = str(seg_id)
+    pos = {s: i for i, s in enumerate(dataset.seg_ids)}
+    if seg_id not in pos:
+        raise KeyError(f"unknown segment {seg_id!r}")
+    s = pos[seg_id]
+    out_text = dataset.sys_texts().get(system, [None] * len(pos))[s]
+    ref_t = dataset.ref_texts()
+    refs = [(r, ref_t[r][s]) for r in dataset.ref_ids if ref_t[r][s] is not None]
+    detail = {"system": system, "seg_id": seg_id, "source": dataset.segments["source"].iloc[s],
+              "output": out_text, "references": [], "orders": pd.DataFrame(), "summary": {}}
+    if out_text is not None and refs:
+        bd = ngram_breakdown(out_text, [t for _, t in refs], tokenize=tokenize, max_order=max_order)
+        for (rid, text), pr, rtoks in zip(refs, bd["per_reference"], bd["ref_tokens"]):
+            detail["references"].append({
+                "ref_id": rid, "text": text, "tokens": rtoks,
+                "ref_spans": ref_side_spans(bd["cand_tokens"], rtoks, max_order),
+                "cand_spans": pr["token_spans"],
+                "matched": {n: len(v) for n, v in pr["matched_spans"].items()},
+            })
+        detail["cand_tokens"] = bd["cand_tokens"]
+        detail["orders"] = pd.DataFrame([{
+            "order": _ORDER_NAMES.get(o["n"], f"{o['n']}-grams"), "matched": o["matched"], "total": o["total"],
+            "match": f"{o['matched']}/{o['total']}", "precision": o["precision"]} for o in bd["orders"]])
+        detail["summary"] = {"hyp_len": bd["hyp_len"], "ref_len": bd["ref_len"],
+                             "brevity_penalty": bd["brevity_penalty"],
+                             "average_precision": bd["average_precision"], "sentence_bleu": bd["bleu"]}
+    else:
+        detail["references"] = [{"ref_id": r, "text": t, "tokens": None, "ref_spans": [], "cand_spans": [],
+                                 "matched": {}} for r, t in refs]
+    j = dataset.judgements
+    jj = j[(j["system"] == system) & (j["seg_id"].astype(str) == seg_id)]
+    detail["judgements"] = jj[["judgement", "rater", "score"]].reset_index(drop=True)
+    tg = dataset.tags
+    detail["tags"] = tg[(tg["system"] == system) & (tg["seg_id"].astype(str) == seg_id)]["tag"].tolist()
+    if signals is not None:
+        row = signals[(signals["system"] == system) & (signals["seg_id"].astype(str) == seg_id)]
+        cols = signal_columns(signals)
+        detail["scores"] = pd.DataFrame({"signal": cols, "value": row[cols].iloc[0].to_numpy(float)}) \
+            if len(row) else pd.DataFrame(columns=["signal", "value"])
+    else:
+        detail["scores"] = pd.DataFrame(columns=["signal", "value"])
+    return detail

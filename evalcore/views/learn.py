@@ -1,0 +1,63 @@
+"""Learn page (the guided tour): the small analyses each stop of the tour shows.
+
+Nothing here imports streamlit. Progress callbacks: ``progress(fraction in [0, 1], text)``.
+"""
+from __future__ import annotations
+
+from ..dataset import Dataset
+from ..progress import Progress, stage
+from .common import default_criterion, default_metrics
+from .human_likeness import figure1_table
+from .queen_vs_human import quadrant_table, quadrant_thresholds, queen_human_points
+from .scores import human_segment_scores, segment_scores
+
+
+def lessons(dataset: Dataset, criterion: str | None = None, progress: Progress = None) -> dict:
+    """Live numbers for the guided tour (every value computed from ``dataset``):
+
+    * ``paraphrase``: per system, mean sentence BLEU and mean human score of ``criterion``, and
+      the system ranks under both (Ananthakrishnan et al. 2007: BLEU punishes acceptable paraphrases — e.g. an
+      output with synonyms absent from every reference — and misses meaning errors);
+    * ``orange``: ORANGE and KING of the default metrics with their baselines (Amigó et al. 2006 §2.3:
+      ORANGE < 0.5, systems behave as centroids);
+    * ``quadrant``: Figure 4's points under QUEEN{bleu, chrf, meteor} and the quadrant
+      "acceptable but not human-like" with its count per system;
+    * ``judges``: per-rater mean/sd before normalisation and inter-rater agreement (Callison-Burch 2009).
+    """
+    from ..judges import criterion_judgements
+
+    criterion = criterion or default_criterion(dataset)
+    mets = default_metrics(dataset)
+    out: dict = {"criterion": criterion, "metrics": mets}
+    refs = set(dataset.ref_ids)
+    if "bleu" in mets and criterion:
+        seg = segment_scores(dataset, ["bleu"], progress=stage(progress, 0.0, 0.2))
+        h = human_segment_scores(dataset, criterion, include_references=False)
+        h = h[~h["system"].isin(refs)]
+        both = seg.merge(h.rename(columns={"score": "human"}), on=["system", "seg_id"])
+        t = both.groupby("system", sort=False).agg(bleu=("score", "mean"), human=("human", "mean")).reset_index()
+        t["bleu_rank"] = t["bleu"].rank(ascending=False, method="min").astype(int)
+        t["human_rank"] = t["human"].rank(ascending=False, method="min").astype(int)
+        t["rank_gap"] = t["bleu_rank"] - t["human_rank"]
+        out["paraphrase"] = t.sort_values("human", ascending=False).reset_index(drop=True)
+    if mets:
+        out["orange"] = figure1_table(dataset, mets, progress=stage(progress, 0.2, 0.7))
+        qset = [m for m in ("bleu", "chrf", "meteor") if m in mets] or mets[:1]
+        out["queen_set"] = qset
+        if criterion:
+            pts = queen_human_points(dataset, qset, criterion, progress=stage(progress, 0.7, 0.9))
+            hthr, qthr = quadrant_thresholds(dataset, pts, criterion)
+            quad = quadrant_table(pts, hthr, qthr)
+            out["quadrant"] = {"points": pts, "human_threshold": hthr, "queen_threshold": qthr,
+                               "table": quad, "by_system": quad.groupby("system").size().sort_values(
+                                   ascending=False).rename("n").reset_index()}
+    if criterion:
+        j = criterion_judgements(dataset, criterion)
+        out["raters"] = j.groupby("rater", sort=False)["score"].agg(["mean", "std", "size"]).reset_index()
+        if j["rater"].nunique() > 1:
+            from ..judges import agreement, pairwise_labels
+
+            out["agreement"] = agreement(pairwise_labels(j), "inter")
+    if progress:
+        progress(1.0, "lessons ready")
+    return out

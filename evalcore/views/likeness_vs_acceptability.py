@@ -1,0 +1,146 @@
+"""Likeness vs acceptability page (Amigó et al. 2006 Figure 3; methods §2-§3): each metric's
+KING (human-likeness) against its correlation with the human scores, and the metric-set
+search for the set whose QUEEN is most human-like.
+
+Nothing here imports streamlit. Progress callbacks: ``progress(fraction in [0, 1], text)``.
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..dataset import Dataset
+from ..progress import Progress, stage, sub_range
+from .scores import human_segment_scores, queen_index, segment_scores
+
+
+def _corr_frame(human: pd.DataFrame, scores: pd.DataFrame, method: str, level: str,
+                bootstrap: int) -> pd.DataFrame:
+    from ..stats.tables import correlation_table
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # resample segments (items): with few systems, resampling systems too makes the CI meaningless
+        return correlation_table(human, scores, level=level, method=method, bootstrap=bootstrap, seed=0,
+                                 resample="items" if level == "segment" else "systems")
+
+
+def _queen_frame(qv, name: str) -> pd.DataFrame:
+    df = qv.to_frame()
+    df = df[np.isfinite(df["queen"].to_numpy(float))]
+    return pd.DataFrame({"metric": name, "system": df["system"].to_numpy(), "seg_id": df["seg_id"].astype(str),
+                         "score": df["queen"].to_numpy(float)})
+
+
+def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
+                   selected: Sequence[str] | None = None, method: str = "pearson", level: str = "segment",
+                   mode: str = "auto", normalisation: str = "raw", ties: str = "geq", average: str = "micro",
+                   bootstrap: int = 0, progress: Progress = None, judged_only: bool = True) -> pd.DataFrame:
+    """The points of Amigó et al. 2006 Figure 3 (methods §0): x = KING, y = correlation with the human
+    criterion, in three groups:
+
+    * ``standard metric``: KING of §1.1 (orange_king) vs corr(x(a, R_s), human);
+    * ``QUEEN of one metric``: KING of {x} (§1.3) vs corr(QUEEN_{x}(a), human);
+    * ``selected set``: KING(X) vs corr(QUEEN_X(a), human) for ``selected`` (default: the
+      greedy search's set, methods §0).
+
+    Correlations over the systems' (not the references') judged outputs; ``level`` segment
+    (grouping none) or system. ``bootstrap`` > 0 adds percentile CIs for KING (segments
+    resampled) and for the correlation (segments resampled at segment level, systems at
+    system level; methods §3.8). At system level a system's metric (or QUEEN) score is the mean of
+    its segment scores over the segments judged for it (``judged_only``, the default) or over
+    every segment it has a score for. Columns: group, label, metrics, king, king_lo, king_hi,
+    orange, corr, corr_lo, corr_hi, n, n_segments.
+    """
+    from ..qarla import greedy_search, orange_king
+
+    refs = set(dataset.ref_ids)
+    idx = queen_index(dataset, metric_ids, mode=mode, progress=stage(progress, 0.0, 0.5))
+    human = human_segment_scores(dataset, criterion, normalisation, include_references=False)
+    human = human[~human["system"].isin(refs)]
+    seg = segment_scores(dataset, metric_ids, progress=stage(progress, 0.5, 0.8))
+    if selected is None:
+        selected = greedy_search(None, mode=mode, ties=ties, average=average, index=idx).chosen
+    selected = list(selected)
+    frames = [seg]
+    for m in metric_ids:
+        frames.append(_queen_frame(idx.values([m]), f"queen:{m}"))
+    set_name = "QUEEN{" + ",".join(selected) + "}"
+    frames.append(_queen_frame(idx.values(selected), set_name))
+    allscores = pd.concat(frames, ignore_index=True)
+    if level == "system" and not judged_only:
+        allscores = (allscores.groupby(["metric", "system"], sort=False)["score"].agg(["mean", "size"])
+                     .reset_index().rename(columns={"mean": "score", "size": "n_segments"}).assign(seg_id=""))
+    if progress:
+        progress(0.85, "correlations")
+    corr = _corr_frame(human, allscores, method, level, bootstrap).set_index("metric")
+    rows = []
+
+    def ci(res, key):
+        lo, hi = res.ci.get(key, (np.nan, np.nan)) if res.ci else (np.nan, np.nan)
+        return lo, hi
+
+    def crow(name):
+        if name in corr.index:
+            r = corr.loc[name]
+            return float(r["value"]), float(r["ci_low"]), float(r["ci_high"]), int(r["n"])
+        return np.nan, np.nan, np.nan, 0
+
+    def nseg(name):
+        sub = allscores[allscores["metric"] == name]
+        if "n_segments" in sub and (sub["seg_id"] == "").all():
+            return int(sub["n_segments"].max()) if len(sub) else 0
+        cells = sub.merge(human[["system", "seg_id"]], on=["system", "seg_id"])
+        return int(cells["seg_id"].nunique())
+
+    ts = idx.tensors
+    for m in metric_ids:
+        ok = orange_king(ts[m], ties=ties, average=average, bootstrap=bootstrap)
+        c, clo, chi, n = crow(m)
+        klo, khi = ci(ok, "king")
+        rows.append({"group": "standard metric", "label": m, "metrics": m, "king": ok.king, "king_lo": klo,
+                     "king_hi": khi, "orange": ok.orange, "corr": c, "corr_lo": clo, "corr_hi": chi, "n": n,
+                     "n_segments": nseg(m)})
+        kq = idx.king([m], ties=ties, average=average, bootstrap=bootstrap)
+        c, clo, chi, n = crow(f"queen:{m}")
+        klo, khi = ci(kq, "king")
+        rows.append({"group": "QUEEN of one metric", "label": f"QUEEN({m})", "metrics": m, "king": kq.king,
+                     "king_lo": klo, "king_hi": khi, "orange": kq.orange, "corr": c, "corr_lo": clo,
+                     "corr_hi": chi, "n": n, "n_segments": nseg(f"queen:{m}")})
+    ks = idx.king(selected, ties=ties, average=average, bootstrap=bootstrap)
+    c, clo, chi, n = crow(set_name)
+    klo, khi = ci(ks, "king")
+    rows.append({"group": "selected set", "label": set_name, "metrics": ",".join(selected), "king": ks.king,
+                 "king_lo": klo, "king_hi": khi, "orange": ks.orange, "corr": c, "corr_lo": clo,
+                 "corr_hi": chi, "n": n, "n_segments": nseg(set_name)})
+    if progress:
+        progress(1.0, "Figure 3 ready")
+    return pd.DataFrame(rows)
+
+
+def metric_set_search(dataset: Dataset, metric_ids: Sequence[str], method: str = "greedy",
+                      mode: str = "auto", ties: str = "geq", average: str = "micro",
+                      progress: Progress = None, min_coverage: float = 0.95,
+                      exclude_degenerate: bool = True):
+    """Greedy (methods §0) or exhaustive (≤ 12 metrics) KING-driven metric-set search; returns the
+    :class:`~evalcore.qarla.search.SearchResult` (chosen set, KING, ORANGE, ranking, trace, and
+    ``excluded``: the metrics left out first because their :func:`~evalcore.qarla.search.coverage`
+    (defined similarities among the pairs whose texts exist, from the dataset's texts) is below
+    ``min_coverage`` (0 disables) or, with ``exclude_degenerate``, because their single-metric
+    KING is decided by ties (KING ≥ 0.99, tie rate ≥ 0.9; docs/findings.md, issue 8)."""
+    from ..qarla import exhaustive_search, greedy_search
+    from ..qarla.search import text_presence
+
+    idx = queen_index(dataset, metric_ids, mode=mode, progress=stage(progress, 0.0, 0.4))
+    cb = sub_range(progress, 0.4, 1.0, f"{method} search")
+    kw = dict(mode=mode, ties=ties, average=average, index=idx, progress=cb, min_coverage=min_coverage,
+              exclude_degenerate=exclude_degenerate,
+              presence=text_presence(dataset, next(iter(idx.tensors.values()))))
+    if method == "greedy":
+        return greedy_search(None, **kw)
+    if method == "exhaustive":
+        return exhaustive_search(None, **kw)
+    raise ValueError("method must be greedy or exhaustive")

@@ -1,0 +1,50 @@
+"""QUEEN vs human page (Amigó et al. 2006 Figure 4): per-segment QUEEN of a metric set against
+the human score, the quadrant thresholds and the quadrant counts.
+
+Nothing here imports streamlit. Progress callbacks: ``progress(fraction in [0, 1], text)``.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..dataset import Dataset
+from ..progress import Progress
+from .scores import human_segment_scores, queen_index
+
+
+def queen_human_points(dataset: Dataset, metric_set: Sequence[str], criterion: str, mode: str = "auto",
+                       normalisation: str = "raw", progress: Progress = None) -> pd.DataFrame:
+    """QUEEN_X (methods §1.2) of every judged (system, segment) against its human score (Amigó et al. 2006
+    Figure 4). Columns: system, seg_id, queen, human, n_ratings, mode."""
+    idx = queen_index(dataset, metric_set, mode=mode, progress=progress)
+    q = idx.values(list(metric_set)).to_frame()
+    q["seg_id"] = q["seg_id"].astype(str)
+    h = human_segment_scores(dataset, criterion, normalisation, include_references=False)
+    pts = q.merge(h.rename(columns={"score": "human"}), on=["system", "seg_id"], how="inner")
+    pts = pts[np.isfinite(pts["queen"].to_numpy(float)) & np.isfinite(pts["human"].to_numpy(float))]
+    return pts[["system", "seg_id", "queen", "human", "n_ratings", "mode"]].reset_index(drop=True)
+
+
+def quadrant_thresholds(dataset: Dataset, points: pd.DataFrame, criterion: str,
+                        normalisation: str = "raw") -> tuple[float, float]:
+    """Default thresholds of Figure 4's quadrant "acceptable to humans but not human-like":
+    human ≥ the first quartile of the judged references' human scores when references are
+    judged (as acceptable as three in four human translations), else the 75th percentile of the points;
+    QUEEN ≤ the median QUEEN of the points."""
+    if points.empty:
+        return float("nan"), float("nan")
+    refs = set(dataset.ref_ids)
+    h = human_segment_scores(dataset, criterion, normalisation, include_references=True)
+    hr = h[h["system"].isin(refs)]["score"]
+    h_thr = float(hr.quantile(0.25)) if len(hr) else float(points["human"].quantile(0.75))
+    q_thr = float(points["queen"].median())
+    return h_thr, q_thr
+
+
+def quadrant_table(points: pd.DataFrame, human_threshold: float, queen_threshold: float) -> pd.DataFrame:
+    """Points with human ≥ threshold and QUEEN ≤ threshold, most acceptable / least human-like first."""
+    sel = points[(points["human"] >= human_threshold) & (points["queen"] <= queen_threshold)]
+    return sel.sort_values(["queen", "human"], ascending=[True, False], kind="stable").reset_index(drop=True)

@@ -1,0 +1,271 @@
+"""Scores the pages share, disk-cached by dataset content hash + metric signature + code
+fingerprint (Parquet/npz, never pickle): segment scores and corpus statistics (one statistics
+table per metric serves both levels), the QARLA tensors and QUEEN index, human segment scores.
+
+Nothing here imports streamlit. Progress callbacks: ``progress(fraction in [0, 1], text)``.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import warnings
+from collections import OrderedDict
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .. import cache_version
+from ..dataset import Dataset
+from ..progress import Progress, stage, sub_range
+from .common import metric_signature
+
+
+def _cache_dir() -> Path:
+    from ..metrics.engine import default_cache_dir
+
+    d = Path(default_cache_dir()) / "analysis"
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def cached(kind: str, key: Sequence, compute: Callable[[], object]):
+    """``compute()``, cached on disk in formats that cannot run code when read (issue 16,
+    item 14: an unpickled cache lets anyone who can write to the cache folder run code in the
+    app): a DataFrame as Parquet, a statistics dict ``{name: (seg_ids, array)}`` as ``.npz``
+    read with ``allow_pickle=False``. Anything else, or a file that does not read back, is
+    simply recomputed; pickle files are never opened."""
+    text = "\n".join(str(k) for k in (kind, cache_version(), *key))
+    base = _cache_dir() / f"{kind}-{hashlib.sha256(text.encode()).hexdigest()[:32]}"
+    value = _read_cache(base)
+    if value is not None:
+        return value
+    value = compute()
+    try:
+        _write_cache(base, value)
+    except Exception:  # a value these formats cannot hold (or a full disk): not cached
+        pass
+    return value
+
+
+def _read_cache(base: Path):
+    try:
+        if base.with_suffix(".parquet").exists():
+            return pd.read_parquet(base.with_suffix(".parquet"))
+        if base.with_suffix(".npz").exists():
+            with np.load(base.with_suffix(".npz"), allow_pickle=False) as z:
+                names = z["names"].tolist()
+                return {n: (z[f"keep{i}"].tolist(), z[f"stats{i}"]) for i, n in enumerate(names)}
+    except Exception:  # unreadable, truncated or tampered cache file: recompute
+        return None
+    return None
+
+
+def _stats_dict(value) -> bool:
+    return isinstance(value, dict) and all(
+        isinstance(k, str) and isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], np.ndarray)
+        and v[1].dtype.kind == "f" and all(isinstance(s, str) for s in v[0]) for k, v in value.items())
+
+
+def _write_cache(base: Path, value) -> None:
+    if isinstance(value, pd.DataFrame):
+        path, write = base.with_suffix(".parquet"), lambda tmp: value.to_parquet(tmp)
+    elif _stats_dict(value):
+        arrays = {"names": np.array(list(value), dtype=str)}
+        for i, (keep, st) in enumerate(value.values()):
+            arrays[f"keep{i}"] = np.array(keep, dtype=str)
+            arrays[f"stats{i}"] = st
+        path, write = base.with_suffix(".npz"), lambda tmp: np.savez(tmp, **arrays)
+    else:
+        return
+    tmp = base.with_name(f"{base.name}.tmp{os.getpid()}{path.suffix}")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def segment_scores(dataset: Dataset, metric_ids: Sequence[str], include_references: bool = False,
+                   progress: Progress = None) -> pd.DataFrame:
+    """Multi-reference segment scores x(c, R_s) on each metric's own scale
+    (:func:`evalcore.metrics.engine.score_table`, level "segment"), cached on disk per metric."""
+    from ..metrics.engine import score_table
+
+    frames = []
+    h = dataset.content_hash()
+    n = max(len(metric_ids), 1)
+    for i, m in enumerate(metric_ids):
+        cb = sub_range(progress, i / n, (i + 1) / n, f"segment scores: {m}")
+        if _from_stats(m):  # derived from the one statistics table the Systems page also uses
+            sp = stage(progress, i / n, (i + 1) / n)
+            frames.append(cached("segscores", (h, m, metric_signature(m), include_references),
+                                  lambda m=m, sp=sp: _scores_from_stats(dataset, m, include_references, sp)))
+            continue
+        frames.append(cached("segscores", (h, m, metric_signature(m), include_references),
+                              lambda m=m, cb=cb: score_table(dataset, [m], "segment",
+                                                             include_references=include_references,
+                                                             progress=cb)))
+    if progress:
+        progress(1.0, "segment scores ready")
+    if not frames:
+        return pd.DataFrame(columns=["metric", "system", "seg_id", "score"])
+    return pd.concat(frames, ignore_index=True)
+
+
+def _from_stats(metric_id: str) -> bool:
+    """Whether the metric's sentence scores follow from its segment statistics
+    (``sentence_scores_of``: BLEU and its variants, chrF/chrF++, TER, NIST and the best-reference
+    word metrics WER, PER, ROUGE, GTM, METEOR, character n-grams), so segment and corpus scores
+    share one statistics table per (dataset, metric signature, candidates)."""
+    from ..metrics.base import get_metric
+
+    try:
+        m = get_metric(metric_id)
+    except KeyError:
+        return False
+    return m.meta.needs_text and callable(getattr(m, "sentence_scores_of", None))
+
+
+def _scores_from_stats(dataset: Dataset, metric_id: str, include_references: bool,
+                       progress: Progress = None) -> pd.DataFrame:
+    """Segment scores (metric, system, seg_id, score) from the cached statistics table: the same
+    values as :func:`~evalcore.metrics.engine.score_table` at segment level."""
+    from ..metrics.base import get_metric
+    from ..metrics.engine import _candidates, scorable
+
+    metric = get_metric(metric_id)
+    stats = system_stats(dataset, [metric_id], include_references, progress)
+    ref_lists = {}
+    for name, texts, use_refs in _candidates(dataset, include_references):
+        keep, _, refs = scorable(dataset, texts, use_refs)
+        ref_lists[name] = refs
+    rows = []
+    for name, (keep, st) in stats[metric_id].items():
+        vals = metric.sentence_scores_of(st, ref_lists[name])
+        rows.append(pd.DataFrame({"metric": metric_id, "system": name, "seg_id": list(keep),
+                                  "score": np.asarray(vals, dtype=float)}))
+    if not rows:
+        return pd.DataFrame(columns=["metric", "system", "seg_id", "score"]).astype(
+            {"metric": str, "system": str, "seg_id": str, "score": float})
+    return pd.concat(rows, ignore_index=True).astype({"metric": str, "system": str, "seg_id": str, "score": float})
+
+
+def _stats_for(dataset: Dataset, metric_id: str, include_references: bool, progress=None,
+               ref_ids: Sequence[str] | None = None, segments: dict | None = None) -> dict:
+    """name -> (seg_ids, per-segment sufficient statistics) for every candidate, exactly the
+    segments :func:`score_table` uses at system level (output present, ≥ 1 reference; who is
+    scored against which references: :func:`evalcore.metrics.engine.candidate_plan`).
+    ``segments``: candidate -> the seg_ids to keep (e.g. the judged ones); candidates absent
+    from it are left out. Every candidate's items go to the metric in one call, segment by
+    segment, so vectorised metrics score each segment's outputs as one block."""
+    from ..metrics.base import get_metric
+    from ..metrics.engine import _candidates, scorable, segment_stats_by_segment
+
+    metric = get_metric(metric_id)
+    if not metric.meta.needs_text:
+        return {}
+    prep = getattr(metric, "prepare", None)
+    if callable(prep):
+        prep(dataset.with_references(list(ref_ids)) if ref_ids else dataset)
+    cands_all = list(_candidates(dataset, include_references, ref_ids))
+    if segments is not None:
+        seg_ids = dataset.seg_ids
+        cands_all = [(n, [t if s in segments[n] else None for s, t in zip(seg_ids, texts)], r)
+                     for n, texts, r in cands_all if n in segments]
+    pos_of = {s: i for i, s in enumerate(dataset.seg_ids)}
+    parts, all_c, all_r, seg_pos = [], [], [], []
+    for name, texts, use_refs in cands_all:
+        keep, cands, refs = scorable(dataset, texts, use_refs)
+        if cands:
+            parts.append((name, keep, len(all_c)))
+            all_c += cands
+            all_r += refs
+            seg_pos += [pos_of[s] for s in keep]
+    out = {}
+    if not all_c:
+        return out
+    stats = segment_stats_by_segment(metric, all_c, all_r, seg_pos, progress)
+    for name, keep, pos in parts:
+        out[name] = (keep, stats[pos:pos + len(keep)])
+    return out
+
+
+def system_stats(dataset: Dataset, metric_ids: Sequence[str], include_references: bool = False,
+                 progress: Progress = None, ref_ids: Sequence[str] | None = None,
+                 judged_only: str | None = None) -> dict:
+    """metric -> {candidate -> (seg_ids, statistics)}; the corpus score of a candidate is
+    ``metric.score_from_stats(statistics)`` (= score_table's system level). ``ref_ids``: the
+    reference set every candidate is scored against; ``judged_only``: a criterion, keep only
+    the segments judged for each candidate under it. Cached on disk."""
+    h = dataset.content_hash()
+    segments = judged_segments(dataset, judged_only) if judged_only else None
+    refs_key = tuple(ref_ids) if ref_ids else None
+    out = {}
+    n = max(len(metric_ids), 1)
+    for i, m in enumerate(metric_ids):
+        cb = sub_range(progress, i / n, (i + 1) / n, f"corpus statistics: {m}")
+        key = (h, m, metric_signature(m), include_references)
+        if refs_key or judged_only:
+            key += (refs_key, judged_only)
+        out[m] = cached("sysstats", key, lambda m=m, cb=cb: _stats_for(dataset, m, include_references, cb,
+                                                                         ref_ids, segments))
+    return out
+
+
+def judged_segments(dataset: Dataset, criterion: str) -> dict[str, set[str]]:
+    """system (or judged reference set) -> the seg_ids judged under ``criterion``."""
+    j = dataset.judgements
+    j = j[j["judgement"] == criterion]
+    return {s: set(g["seg_id"].astype(str)) for s, g in j.groupby("system", sort=False)}
+
+
+def tensors(dataset: Dataset, metric_ids: Sequence[str], progress: Progress = None) -> dict:
+    """metric -> :class:`SimTensors` (the engine caches them on disk)."""
+    from ..metrics.engine import similarity_tensors_many
+
+    def seg_progress(done: int, total: int) -> None:
+        if progress:
+            progress(done / max(total, 1), f"similarities: segment {done} of {total}")
+
+    out = similarity_tensors_many(dataset, list(metric_ids), progress=seg_progress)
+    if progress:
+        progress(1.0, "similarities ready")
+    return out
+
+
+_INDEX_CACHE: "OrderedDict[tuple, object]" = OrderedDict()
+
+
+def queen_index(dataset: Dataset, metric_ids: Sequence[str], mode: str = "auto", ties: str = "geq",
+                progress: Progress = None):
+    """A :class:`~evalcore.qarla.queen.QueenIndex` over ``metric_ids`` (kept in a small
+    in-process LRU keyed by content hash, metrics and options)."""
+    from ..qarla import QueenIndex
+
+    key = (dataset.content_hash(), tuple((m, metric_signature(m)) for m in metric_ids), mode, ties)
+    if key in _INDEX_CACHE:
+        _INDEX_CACHE.move_to_end(key)
+        return _INDEX_CACHE[key]
+    ts = tensors(dataset, metric_ids, stage(progress, 0.0, 0.8))
+    idx = QueenIndex({m: ts[m] for m in metric_ids}, mode=mode, ties=ties,
+                     progress=sub_range(progress, 0.8, 1.0, "QUEEN comparison bits"))
+    _INDEX_CACHE[key] = idx
+    while len(_INDEX_CACHE) > 4:
+        _INDEX_CACHE.popitem(last=False)
+    return idx
+
+
+def human_segment_scores(dataset: Dataset, criterion: str, normalisation: str = "raw",
+                         include_references: bool = True) -> pd.DataFrame:
+    """system, seg_id, score, n_ratings: ratings of ``criterion`` normalised per rater and
+    averaged per (system, segment) (methods §0, §5.1-5.2; :func:`evalcore.judges.human_scores`)."""
+    from ..judges import human_scores
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = human_scores(dataset, criterion, normalisation, include_references=include_references)
+    out["seg_id"] = out["seg_id"].astype(str)
+    return out

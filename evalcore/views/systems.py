@@ -1,0 +1,224 @@
+"""Systems page: the corpus-level table (scores, bootstrap CIs, paired significance against a
+baseline; Koehn 2004), system-level correlations with the human scores, ranks and their
+agreement, and the Schulze consensus of the measures (Schulze 2011).
+
+Nothing here imports streamlit. Progress callbacks: ``progress(fraction in [0, 1], text)``.
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..dataset import Dataset
+from ..progress import Progress, stage
+from .common import metric_signature
+from .judges import schulze_frame
+from .scores import cached, human_segment_scores, system_stats
+
+
+def _mark(p: float, alpha: float, diff: float) -> str:
+    if not np.isfinite(p):
+        return ""
+    if p < alpha:
+        return "▲ better" if diff > 0 else "▼ worse"
+    return "≈ n.s."
+
+
+def system_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence[str] = (),
+                 baseline: str | None = None, include_references: bool = False,
+                 normalisation: str = "raw", n_boot: int = 200, test: str = "bootstrap",
+                 alpha: float = 0.05, seed: int = 12345, progress: Progress = None,
+                 ref_ids: Sequence[str] | None = None, judged_only: str | None = None) -> pd.DataFrame:
+    """Corpus scores of every system (and, with ``include_references``, of every human
+    translation scored as a system: Freitag et al. 2021) under every metric, and system-level
+    human scores of every criterion, with percentile bootstrap CIs over segments and a paired
+    test against ``baseline``.
+
+    ``ref_ids``: the reference set every candidate is scored against; the reference sets not
+    in it are the human translations scored as systems (without ``ref_ids``: each against the
+    other sets, see :func:`evalcore.metrics.engine.candidate_plan`); a human translation in
+    ``ref_ids`` is left out, human scores included. ``judged_only``: a criterion; metric
+    scores over only the segments judged for each candidate under it (``n_segments``).
+
+    Metric score = corpus score from summed sufficient statistics (score_table's system level).
+    CI: ``n_boot`` resamples of the candidate's segments, the score recomputed from the
+    resampled statistics (percentile interval, 1 − ``alpha``). Human score = mean over segments
+    of the per-(system, segment) score of the criterion (methods §5.2), CI by resampling segments.
+    Paired test vs the baseline on the segments both have: ``bootstrap`` = paired bootstrap
+    resampling (Koehn 2004; sacreBLEU semantics), ``ar`` = approximate randomisation
+    (Riezler & Maxwell 2005). ``mark``: ▲ better / ▼ worse (p < alpha, orientation-aware), ≈ n.s.
+
+    Columns: kind (metric|human), measure, system, is_reference, score, ci_lo, ci_hi, n_segments,
+    p_value, mark, higher_is_better. Cached on disk by content hash, signatures and parameters.
+    """
+    if test not in ("bootstrap", "ar"):
+        raise ValueError("test must be bootstrap or ar")
+    key = (dataset.content_hash(), tuple((m, metric_signature(m)) for m in metric_ids), tuple(criteria),
+           baseline, include_references, normalisation, n_boot, test, alpha, seed)
+    if ref_ids or judged_only:
+        key += (tuple(ref_ids or ()), judged_only)
+    return cached("systable", key, lambda: _system_table(
+        dataset, metric_ids, criteria, baseline, include_references, normalisation, n_boot, test, alpha,
+        seed, progress, ref_ids, judged_only))
+
+
+def _system_table(dataset, metric_ids, criteria, baseline, include_references, normalisation, n_boot, test,
+                  alpha, seed, progress, ref_ids=None, judged_only=None) -> pd.DataFrame:
+    from ..metrics.base import get_metric
+    from ..stats.bootstrap import percentile_bootstrap
+    from ..stats.significance import paired_approximate_randomization, paired_bootstrap
+
+    refs = set(dataset.ref_ids)
+    rows = []
+    stats = system_stats(dataset, metric_ids, include_references, stage(progress, 0.0, 0.7), ref_ids, judged_only)
+    n_items = max(sum(len(v) for v in stats.values()) + len(criteria), 1)
+    done = 0
+    paired = paired_bootstrap if test == "bootstrap" else paired_approximate_randomization
+    n_paired = n_boot  # resamples (bootstrap) or random swaps (approximate randomisation)
+    for m in metric_ids:
+        metric = get_metric(m)
+        hib = metric.meta.higher_is_better
+        per = stats.get(m, {})
+
+        def score_fn(summed, metric=metric):
+            return metric.score_from_stats(np.atleast_2d(summed))
+
+        base = per.get(baseline) if baseline else None
+        for name, (segs, st) in per.items():
+            score = metric.score_from_stats(st)
+            lo = hi = float("nan")
+            if n_boot and len(segs) > 1:
+                lo, hi, _ = percentile_bootstrap(lambda i, st=st, metric=metric: metric.score_from_stats(st[i]),
+                                                 len(segs), n_boot, alpha, seed)
+            p, mark = float("nan"), ""
+            if base is not None and name == baseline:
+                mark = "baseline"
+            elif base is not None and n_boot:
+                common = sorted(set(segs) & set(base[0]), key={s: i for i, s in enumerate(base[0])}.get)
+                if len(common) > 1:
+                    pa = {s: i for i, s in enumerate(base[0])}
+                    pb = {s: i for i, s in enumerate(segs)}
+                    a = base[1][[pa[s] for s in common]]
+                    b = st[[pb[s] for s in common]]
+                    res = paired(a, b, score_fn, n_samples=n_paired, seed=seed)
+                    p = float(res.p_value)
+                    diff = (res.score_b - res.score_a) * (1 if hib else -1)
+                    mark = _mark(p, alpha, diff)
+            rows.append({"kind": "metric", "measure": m, "system": name, "is_reference": name in refs,
+                         "score": float(score), "ci_lo": lo, "ci_hi": hi, "n_segments": len(segs),
+                         "p_value": p, "mark": mark, "higher_is_better": hib})
+            done += 1
+            if progress:
+                progress(0.7 + 0.3 * done / n_items, f"bootstrap: {m}")
+    from ..stats.tables import human_systems
+
+    human_names = human_systems(dataset)
+    for crit in criteria:
+        hs = human_segment_scores(dataset, crit, normalisation, include_references=True)
+        if not include_references:
+            hs = hs[~hs["system"].isin(set(human_names))]
+        elif ref_ids:  # the chosen reference set is not a candidate
+            hs = hs[~hs["system"].isin(set(ref_ids))]
+        by = {s: g.set_index("seg_id")["score"] for s, g in hs.groupby("system", sort=False)}
+        base = by.get(baseline) if baseline else None
+        for name, ser in by.items():
+            vals = ser.to_numpy(float)
+            lo = hi = float("nan")
+            if n_boot and len(vals) > 1:
+                lo, hi, _ = percentile_bootstrap(lambda idx, vals=vals: vals[idx].mean(axis=1), len(vals), n_boot,
+                                                 alpha, seed, vectorized=True)
+            p, mark = float("nan"), ""
+            if base is not None and name == baseline:
+                mark = "baseline"
+            elif base is not None and n_boot:
+                common = base.index.intersection(ser.index)
+                if len(common) > 1:
+                    res = paired(base.loc[common].to_numpy(float), ser.loc[common].to_numpy(float),
+                                 None, n_samples=n_paired, seed=seed)
+                    p = float(res.p_value)
+                    mark = _mark(p, alpha, res.score_b - res.score_a)
+            rows.append({"kind": "human", "measure": crit, "system": name,
+                         "is_reference": name in refs or name in human_names,
+                         "score": float(vals.mean()), "ci_lo": lo, "ci_hi": hi, "n_segments": len(vals),
+                         "p_value": p, "mark": mark, "higher_is_better": True})
+        done += 1
+        if progress:
+            progress(min(1.0, 0.7 + 0.3 * done / n_items), f"human scores: {crit}")
+    if progress:
+        progress(1.0, "system table ready")
+    cols = ["kind", "measure", "system", "is_reference", "score", "ci_lo", "ci_hi", "n_segments",
+            "p_value", "mark", "higher_is_better"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def system_wide(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per system, one column per measure (score), plus ``<measure> CI`` and mark columns."""
+    if table.empty:
+        return pd.DataFrame(columns=["system"])
+    out = table.pivot_table(index="system", columns="measure", values="score", sort=False)
+    order = list(dict.fromkeys(table["measure"]))
+    out = out.reindex(columns=order)
+    marks = table.pivot_table(index="system", columns="measure", values="mark", aggfunc="first", sort=False)
+    for m in order:
+        if m in marks and marks[m].astype(str).str.len().gt(0).any():
+            out[f"{m} vs baseline"] = marks[m].reindex(out.index)
+    out = out[[c for m in order for c in (m, f"{m} vs baseline") if c in out.columns]]
+    return out.reset_index()
+
+
+def rank_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Rank of every system (1 = best, orientation-aware, average ranks on ties) under every
+    measure of a :func:`system_table`; systems missing for a measure are NaN."""
+    if table.empty:
+        return pd.DataFrame(columns=["system"])
+    parts = {}
+    for m, g in table.groupby("measure", sort=False):
+        sign = 1.0 if bool(g["higher_is_better"].iloc[0]) else -1.0
+        s = g.set_index("system")["score"] * sign
+        parts[m] = s.rank(ascending=False, method="average")
+    out = pd.DataFrame(parts)
+    return out.reset_index().rename(columns={"index": "system"})
+
+
+def rank_agreement(table: pd.DataFrame, method: str = "kendall") -> pd.DataFrame:
+    """Kendall τ_b (or Spearman/Pearson) between the system scores of every pair of measures,
+    over the systems both score (orientation-aware: an error rate agreeing with humans gets a
+    positive value). Square frame measure × measure (NaN with fewer than 3 common systems)."""
+    from ..stats.correlation import correlation
+
+    measures = list(dict.fromkeys(table["measure"]))
+    vec = {}
+    for m, g in table.groupby("measure", sort=False):
+        sign = 1.0 if bool(g["higher_is_better"].iloc[0]) else -1.0
+        vec[m] = g.set_index("system")["score"] * sign
+    mat = np.full((len(measures), len(measures)), np.nan)
+    for i, a in enumerate(measures):
+        for j, b in enumerate(measures):
+            common = vec[a].index.intersection(vec[b].index)
+            if len(common) >= 3:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    mat[i, j] = correlation(vec[a].loc[common].to_numpy(), vec[b].loc[common].to_numpy(),
+                                            method).value
+    return pd.DataFrame(mat, index=measures, columns=measures)
+
+
+def schulze_consensus(table: pd.DataFrame, measures: Sequence[str]) -> pd.DataFrame:
+    """Schulze consensus (methods §5.4, winning votes) of the system rankings of ``measures`` (each
+    measure of a :func:`system_table` is one ballot). Columns: rank, system, beats."""
+    from ..judges import schulze
+
+    ballots = []
+    for m in measures:
+        g = table[table["measure"] == m]
+        if g.empty:
+            continue
+        sign = 1.0 if bool(g["higher_is_better"].iloc[0]) else -1.0
+        ballots.append(dict(zip(g["system"], -sign * g["score"].to_numpy(float))))
+    if not ballots:
+        return pd.DataFrame(columns=["rank", "system", "beats"])
+    res = schulze(ballots)
+    return schulze_frame(res)
