@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 
 import numpy as np
+import pandas as pd
 import pytest
 import sacrebleu
 from streamlit.testing.v1 import AppTest
@@ -234,3 +235,37 @@ def test_divergence_ranks_the_two_signals_before_scoring_the_others(tmp_path, mo
     for sgn, val in zip(scores["signal"], scores["value"]):
         assert val == pytest.approx(row[sgn], nan_ok=True), sgn
     assert list(scores["signal"]) == divergence_view.signal_columns(want)  # every signal, in the same order
+
+
+def test_learn_computes_only_the_stop_it_shows(monkeypatch, fresh_cache):
+    """The tour's first stop (BLEU vs the humans) computes neither ORANGE/KING nor QUEEN; each
+    lesson computed alone equals the lesson computed with all the others."""
+    from test_pages import _open
+
+    from evalcore.views import learn as learn_view
+
+    calls = []
+    for name in ("figure1_table", "queen_human_points"):
+        real = getattr(learn_view, name)
+        monkeypatch.setattr(learn_view, name, lambda *a, real=real, name=name, **k: calls.append(name) or real(*a, **k))
+    at = _open("learn")
+    assert at.radio(key="learn_stop").value == 1 and calls == []
+    assert any("mean sentence BLEU" in str(df.value.columns.tolist()) or "bleu_rank" in df.value.columns
+               for df in at.dataframe)
+    at.radio(key="learn_stop").set_value(2).run()
+    assert calls == ["figure1_table"]
+    ds = load_dataset(SAMPLE)
+    every = learn_view.lessons(ds)
+    for part in learn_view.PARTS:
+        alone = learn_view.lessons(ds, parts=(part,))
+        for key in set(alone) - {"criterion", "metrics", "queen_set"}:
+            got, want = alone[key], every[key]
+            if isinstance(want, dict) and "points" in want:
+                pd.testing.assert_frame_equal(got["points"], want["points"])
+                assert (got["human_threshold"], got["queen_threshold"]) == (want["human_threshold"], want["queen_threshold"])
+            elif isinstance(want, pd.DataFrame):
+                pd.testing.assert_frame_equal(got, want)
+            else:
+                assert got == want, key
+    with pytest.raises(ValueError, match="unknown lesson"):
+        learn_view.lessons(ds, parts=("orange", "nope"))

@@ -142,10 +142,17 @@ def test_judges_page_criterion_changes_the_summary():
 
 def test_learn_page_links_every_lesson():
     at = _open("learn", FAST)
-    links = {p.proto.page for p in at.get("page_link")}
+    links, text = set(), ""
+    for stop in range(1, 6):  # each stop computes and shows its own lesson; "Next stop" walks the tour
+        assert at.radio(key="learn_stop").value == stop
+        assert len(at.header) == 1 and at.header[0].value.startswith(f"{stop} · ")
+        links |= {p.proto.page for p in at.get("page_link")}
+        text += " ".join(m.value for m in at.markdown)
+        if stop < 5:
+            at.button(key="learn_next").click().run()
+            assert not at.exception
     for page in ("divergence", "systems", "human_likeness", "queen_vs_human", "judges", "compare"):
         assert any(page in link for link in links), (page, links)
-    text = " ".join(m.value for m in at.markdown)
     assert "ORANGE" in text and "synonyms" in text
     # the Compare stop opens the Compare page on its two systems (issue 13)
     assert any("Two systems, two verdicts" in h.value for h in at.header)
