@@ -269,3 +269,41 @@ def test_learn_computes_only_the_stop_it_shows(monkeypatch, fresh_cache):
                 assert got == want, key
     with pytest.raises(ValueError, match="unknown lesson"):
         learn_view.lessons(ds, parts=("orange", "nope"))
+
+
+def test_figure3_rows_are_independent(fresh_cache):
+    """Likeness vs acceptability draws Figure 3 metric by metric, the selected set's point last:
+    each metric's rows and the set's row, computed alone, equal the table computed at once
+    (bootstrap CIs included), at segment and system level."""
+    from evalcore.views import likeness_vs_acceptability as lva
+
+    ds = load_dataset(SAMPLE)
+    ms = ["bleu", "chrf", "ter"]
+    for level in ("segment", "system"):
+        joint = lva.figure3_points(ds, ms, "adequacy", None, level=level, bootstrap=30)
+        alone = pd.concat([lva.figure3_points(ds, [m], "adequacy", level=level, bootstrap=30, groups=lva.GROUPS[:2])
+                           for m in ms]
+                          + [lva.figure3_points(ds, ms, "adequacy", None, level=level, bootstrap=30,
+                                                groups=["selected set"])], ignore_index=True)
+        pd.testing.assert_frame_equal(alone, joint)
+    with pytest.raises(ValueError, match="unknown group"):
+        lva.figure3_points(ds, ms, "adequacy", groups=["selected"])
+
+
+def test_likeness_page_draws_figure3_before_the_search(monkeypatch, fresh_cache):
+    """The metric-set search (every metric's similarities at once) runs after Figure 3's metric
+    points are drawn: when it fails, the figure is there and the error names the search."""
+    from test_pages import _charts, _open
+
+    from evalcore.views import likeness_vs_acceptability as lva
+
+    def boom(*a, **k):
+        raise RuntimeError("search broke")
+
+    monkeypatch.setattr(lva, "metric_set_search", boom)
+    at = _open("likeness_vs_acceptability", {"lva_boot": 0, "lva_metrics": ["bleu", "chrf"]}, check_errors=False)
+    charts = _charts(at)
+    assert len(charts) == 1
+    groups = {tr.get("name") for tr in charts[0]["data"]}
+    assert any("QUEEN" in str(g) for g in groups) and not any("selected" in str(g) for g in groups), groups
+    assert any("The search failed" in e.value and "search broke" in e.value for e in at.error)
