@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from evalcore.io import load_dataset
-from evalcore.judges import human_scores
+from evalcore.human.scores import human_scores
 from evalcore.metrics.engine import score_table
 from evalcore.stats.tables import correlation_table
 

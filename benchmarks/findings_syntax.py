@@ -136,7 +136,7 @@ def sub_index(idx, names):
 
 
 def human_frame(ds, criterion: str) -> pd.DataFrame:
-    from evalcore.judges import human_scores
+    from evalcore.human.scores import human_scores
 
     h = human_scores(ds, criterion, "raw", include_references=False)
     h["seg_id"] = h["seg_id"].astype(str)

@@ -98,8 +98,8 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
     """Systems × language pairs, per-pair and averaged system-level correlations and each
     metric's rank across pairs (see the module docstring; Kocmi et al. 2021)."""
     from . import parallel
+    from .human.scores import system_scores
     from .views.common import default_criterion
-    from .judges import system_scores
     from .metrics.base import get_metric
     from .stats.tables import human_systems
 

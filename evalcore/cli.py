@@ -106,7 +106,7 @@ def _run(args) -> int:
         check_outputs(output_paths(args))  # before any work (issue 16, item 6)
         weights = getattr(args, "mqm_weights", None)
         if weights:
-            from .judges import format_mqm_weights
+            from .human.mqm import format_mqm_weights
 
             print(f"MQM weights: {format_mqm_weights(weights)} (applied wherever MQM error rows are read)",
                   file=sys.stderr)

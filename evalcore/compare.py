@@ -133,7 +133,7 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
     Metric columns are defined where the segment has at least one reference (the segment's
     present references, all sets: multi-reference scores). Human columns: the per-(system,
     segment) score of each criterion (ratings normalised per rater on the whole dataset, then
-    averaged; :func:`evalcore.judges.human_scores`), NaN where a system is unjudged.
+    averaged; :func:`evalcore.human.scores.human_scores`), NaN where a system is unjudged.
     ``criteria=None`` takes every criterion of the dataset. ``tokenize`` is passed to every
     metric with a tokenizer option and used for lengths, n-grams and the word F-measure.
     ``judged_only`` keeps only the segments where both systems have a judgement of one of the
@@ -230,7 +230,7 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
             progress((k + 1) / n, f"scoring: {m}")
     import warnings
 
-    from .judges import human_scores
+    from .human.scores import human_scores
 
     for k, c in enumerate(criteria):
         with warnings.catch_warnings():

@@ -89,7 +89,7 @@ def correlations(dataset, table: pd.DataFrame, metric_ids: Sequence[str] = ("ble
     Columns: measure, kind (metric/human), n_systems, pearson, spearman, kendall."""
     from scipy import stats
 
-    from .judges import system_scores
+    from .human.scores import system_scores
     from .metrics.engine import score_table
 
     mt = table[table["kind"] == "system"].set_index("system")["pct_correct"]

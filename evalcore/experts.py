@@ -1,7 +1,7 @@
 """Experts vs non-experts (Callison-Burch 2009, §4, Figures 1-3; methods §5.10), where the data marks a gold group.
 
 The gold raters (experts) are named by the user; every other rater is a non-expert. Built on
-the pairwise labels, agreement, weights and curve of :mod:`evalcore.judges`:
+the pairwise labels, agreement, weights and curve of :mod:`evalcore.human`:
 
 * :func:`rater_vs_gold` — each non-expert's agreement with the gold raters against how many
   judgements they made (Figure 2);
@@ -21,8 +21,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .judges import (agreement, agreement_curve, criterion_judgements, pairwise_labels, per_rater_agreement,
-                     rater_weights, relative_ranking_scores)
+from .human.agreement import agreement, agreement_curve, pairwise_labels, per_rater_agreement
+from .human.normalise import rater_weights
+from .human.ranking import relative_ranking_scores
+from .human.scores import criterion_judgements
 
 ITEM = ["judgement", "seg_id", "sys_a", "sys_b"]
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import csv
 import os
 import re
+import secrets
 import tempfile
 from pathlib import Path
 from typing import Callable
@@ -63,18 +64,42 @@ def to_safe_csv(df: pd.DataFrame, file=None, **kw) -> str | None:
     return neutralise_frame(df).to_csv(file, index=False, quoting=csv.QUOTE_NONNUMERIC, **kw)
 
 
-def atomic_write(path: str | os.PathLike, write: Callable, mode: str = "w") -> None:
-    """Write a file all at once: ``write(fh)`` fills a temporary file in the same folder,
-    which then replaces ``path`` (``os.replace``). A failed or interrupted run leaves the old
-    file (or none), never half a file."""
+def _temporary_beside(path: Path) -> tuple[int, Path]:
+    """A new, empty hidden file ``.NAME.<random>.tmp`` in the folder of ``path``, opened for
+    writing. Created with mode 0o666 less the umask, as ``open()`` would create ``path``
+    itself (``tempfile.mkstemp`` would make it 0o600: saved data and outputs readable by
+    their owner only)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0)
+    for _ in range(100):
+        tmp = path.with_name(f".{path.name}.{os.getpid()}{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"could not create a temporary file beside {path}")
+
+
+def atomic_write(path: str | os.PathLike, write: Callable, mode: str = "w", *, fsync: bool = True) -> None:
+    """Write a file all at once — the project's one atomic writer (saved datasets, their
+    metadata and parses, the similarity cache, learned models, every output table).
+
+    ``write(fh)`` fills a temporary file ``.NAME.<random>.tmp`` in the same folder (text mode
+    ``"w"``: UTF-8, newlines written as given; ``"wb"``: bytes), which then replaces ``path``
+    (``os.replace``, atomic on POSIX and Windows). A failed or interrupted run leaves the old
+    file (or none), never half a file; the temporary file is removed on failure (a killed
+    process may leave it behind: hidden, and never read as data). ``fsync``
+    (default): the data reach the disk before the rename, so a power cut cannot leave an empty
+    file under the final name; caches that are recomputed when unreadable may skip it. The
+    new file gets the permissions ``open()`` would give it (0o666 less the umask)."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    fd, tmp = _temporary_beside(path)
     try:
         kw = {"encoding": "utf-8", "newline": ""} if "b" not in mode else {}
         with os.fdopen(fd, mode, **kw) as fh:
             write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if fsync:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -41,6 +41,7 @@ import unicodedata
 from pathlib import Path
 
 from .dataset import Dataset
+from .export import atomic_write
 from .paths import cache_dir, datasets_dir, home, models_dir  # noqa: F401  (the folders: evalcore/paths.py)
 from .problems import DataError, Report
 
@@ -160,17 +161,7 @@ def _file_table(folder: Path) -> dict[str, dict]:
 
 
 def _write_json_atomic(path: Path, obj) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{time.time_ns()}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(obj, fh, indent=2, ensure_ascii=False)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    atomic_write(path, lambda fh: json.dump(obj, fh, indent=2, ensure_ascii=False))
 
 
 def _meta_for(datasets: dict[str, Dataset], name: str, source: str, folder: Path) -> dict:
@@ -463,15 +454,7 @@ def save_parses(name: str, lp: str, filename: str, data: bytes) -> Path:
         raise FileNotFoundError(f"no saved dataset named {name!r}")
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / safe_name(Path(filename).name)
-    tmp = folder / f".{os.getpid()}.{time.time_ns()}.tmp"
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    atomic_write(target, lambda fh: fh.write(data), mode="wb")
     return target
 
 

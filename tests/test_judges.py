@@ -10,10 +10,14 @@ from conftest import shared
 from hypothesis import given, settings, strategies as st
 
 from evalcore.dataset import Dataset
-from evalcore.judges import (agreement, agreement_curve, aggregate, chance_agreement, combine_labels,
-                             hter, human_scores, kappa, krippendorff_alpha, mqm_scores, normalise,
-                             pairwise_labels, per_rater_agreement, percentile_ranks, rater_summary, rater_weights,
-                             relative_ranking_scores, schulze, schulze_from_judgements, system_scores)
+from evalcore.human.agreement import (agreement, agreement_curve, chance_agreement, kappa, krippendorff_alpha,
+                                     pairwise_labels, per_rater_agreement)
+from evalcore.human.hter import hter
+from evalcore.human.mqm import mqm_scores
+from evalcore.human.normalise import aggregate, combine_labels, normalise, percentile_ranks, rater_summary, rater_weights
+from evalcore.human.ranking import relative_ranking_scores, schulze, schulze_from_judgements
+from evalcore.human.scores import human_scores, system_scores
+
 
 def need(folder):
     """A ../shared/data folder (skips when absent, fails under CI: conftest.shared)."""

@@ -12,11 +12,7 @@ from conftest import SAMPLE, shared
 
 from evalcore.cli import main
 from evalcore.dataset import Dataset
-from evalcore.judges import (
-    ALPHA_NO_SHARED_ITEM,
-    alpha_of_judgements,
-    krippendorff_alpha,
-)
+from evalcore.human.agreement import ALPHA_NO_SHARED_ITEM, alpha_of_judgements, krippendorff_alpha
 
 UNDEFINED = "undefined: no item was judged by two raters"
 
@@ -167,24 +163,24 @@ def _literal_weight(category: str, severity: str, critical=None, punct=0.1) -> f
 
 
 def test_one_mqm_scorer_everywhere():
-    """The reader, the judges module and the rescoring of stored judgements are one function
+    """The reader, evalcore.human.mqm and the rescoring of stored judgements are one function
     with one set of weights; both former variants' disagreements are settled: Minor
     Fluency/Punctuation weighs 0.1 and Critical has no default weight."""
     import evalcore.io.mqm as io_mqm
-    from evalcore import judges
+    from evalcore.human import mqm as human_mqm
 
-    assert io_mqm.mqm_scores is judges.mqm_scores and io_mqm.DEFAULT_WEIGHTS is judges.MQM_WEIGHTS
+    assert io_mqm.mqm_scores is human_mqm.mqm_scores and io_mqm.DEFAULT_WEIGHTS is human_mqm.MQM_WEIGHTS
     errs = pd.DataFrame([("s", "1", "r1", "Fluency/Punctuation", "Minor"),
                          ("s", "1", "r1", "Non-translation!", "Major"),
                          ("s", "2", "r1", "Accuracy/Omission", "Critical")],
                         columns=["system", "seg_id", "rater", "category", "severity"])
-    got = judges.mqm_scores(errs.iloc[:2])
+    got = human_mqm.mqm_scores(errs.iloc[:2])
     assert got["score"].tolist() == pytest.approx([-(0.1 + 25.0)])
     with pytest.raises(ValueError, match="'Critical'.*--mqm-weights critical:N"):
-        judges.mqm_scores(errs)
-    with_crit = judges.mqm_scores(errs, "critical:25").set_index("seg_id")["score"]
+        human_mqm.mqm_scores(errs)
+    with_crit = human_mqm.mqm_scores(errs, "critical:25").set_index("seg_id")["score"]
     assert with_crit.to_dict() == pytest.approx({"1": -25.1, "2": -25.0})
-    seg = judges.mqm_scores(errs, {"critical": 10}, per="segment")
+    seg = human_mqm.mqm_scores(errs, {"critical": 10}, per="segment")
     assert seg["n_raters"].tolist() == [1, 1] and seg["score"].tolist() == pytest.approx([-25.1, -10.0])
 
 
@@ -256,7 +252,7 @@ def _brute_support(ballots: list[dict]):
 
 
 def test_schulze_support_counts_and_few_threshold():
-    from evalcore.judges import FEW_COMPARISONS, schulze
+    from evalcore.human.ranking import FEW_COMPARISONS, schulze
 
     spec = [{"A": 0, "B": 1, "C": 2}] * 3 + [{"B": 0, "C": 1, "A": 2}] * 2 + [{"C": 0, "A": 1, "B": 2}] * 2
     sparse = spec + [{"A": 0}, {"B": 0}, {"D": 0}, {"A": 0, "D": 1}]

@@ -85,7 +85,7 @@ def test_mqm_system_means_match_published_table():
 def test_human_systems_flip_bleu_vs_mqm(official):
     off, _ = official
     from evalcore.io import load_dataset
-    from evalcore.judges import human_scores
+    from evalcore.human.scores import human_scores
     from evalcore.stats import human_systems
 
     ds = load_dataset(PATH, lp="en-de")

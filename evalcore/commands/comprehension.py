@@ -2,9 +2,8 @@
 (Callison-Burch 2009, §5.3, Table 3) from a dataset's optional ``comprehension.tsv``."""
 from __future__ import annotations
 
-import sys
-
 NAME = "comprehension"
+LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
 OUTPUTS = ("out",)  # checked before any work (evalcore.export.check_outputs)
 HELP = ("Reading comprehension: the share of questions answered correctly per system with bootstrap CIs, the "
         "human-reference control row, and its system-level correlation with metrics and human scores "
@@ -13,34 +12,45 @@ HELP = ("Reading comprehension: the share of questions answered correctly per sy
 
 def add_arguments(p) -> None:
     p.add_argument("path", help="dataset folder or zip with a comprehension.tsv")
-    p.add_argument("--lp", help="language pair, when the data holds several")
+    p.add_argument("--lp", help="language pair, when the data holds several ('all': each in turn)")
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples over questions (default 1000)")
     p.add_argument("--metrics", default="bleu,chrf",
                    help="metrics to correlate the share of correct answers with (comma-separated; '' for none; default bleu,chrf)")
+    from . import _tok; _tok.add_argument(p)  # noqa: E702
     p.add_argument("--out", help="write the Table 3 TSV here")
 
 
 def run(args) -> int:
-    from ..views.common import signature_text
     from ..comprehension import correlations, results
-    from ..export import write_table
-    from ..io import load_dataset
     from ..metrics.base import get_metric
+    from ..metrics.tokenize import session_tokenizer, set_session_tokenizer
+    from ..views.common import dataset_nrefs, metric_signature
+    from . import _tok
+    from ._lp import dataset, emit
 
     ids = [m.strip() for m in (args.metrics or "").split(",") if m.strip()]
     for m in ids:
         get_metric(m)
     if args.bootstrap < 0:
         raise ValueError("--bootstrap must be 0 or more")
-    ds = load_dataset(args.path, lp=args.lp)
+    _tok.check(args)
+    ds = dataset(args)
     table = results(ds, n_boot=args.bootstrap)
-    corr = correlations(ds, table, ids)
-    out = sys.stdout
-    out.write(f"# reading comprehension (Callison-Burch 2009, Table 3): {table.attrs['note']}\n")
-    table.to_csv(out, sep="\t", index=False, float_format="%.2f")
-    out.write(f"\n# {corr.attrs['note']}\n# {signature_text(ids)}\n")
-    corr.to_csv(out, sep="\t", index=False, float_format="%.4f")
+    before = session_tokenizer()
+    # the tokenizer (--tokenize or the target language's default) of the metrics correlated
+    set_session_tokenizer(_tok.resolve(args, ds, [get_metric(m) for m in ids]) if ids else before)
+    try:
+        corr = correlations(ds, table, ids)
+        nrefs = dataset_nrefs(ds)
+        sig = {m: metric_signature(m, nrefs, "system") for m in ids}
+    finally:
+        set_session_tokenizer(before)
+    emit(table, None, args, section=f"reading comprehension (Callison-Burch 2009, Table 3): {table.attrs['note']}",
+         float_format="%.2f")
     if args.out:
-        write_table(table, args.out)
-        print(f"wrote {len(table)} rows to {args.out}", file=sys.stderr)
+        emit(table, args.out, args)
+    if len(corr):  # each metric row with its signature; human rows: the criterion
+        corr = corr.assign(signature=[sig.get(m, "human") for m in corr["measure"]])
+    emit(corr, None, args, section=corr.attrs["note"],
+         float_format="%.4f", first=False)
     return 0

@@ -80,7 +80,7 @@ def _human(ds, args, note):
     data has them for the criterion, else per-(system, segment) scores."""
     import pandas as pd
 
-    from ..judges import given_system_scores, human_scores
+    from ..human.scores import given_system_scores, human_scores
 
     given = given_system_scores(ds, args.human) if args.level == "system" else None
     seg = None

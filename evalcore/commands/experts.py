@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 NAME = "experts"
+LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
 OUTPUTS = (("out_prefix", "raters.tsv", "curves.tsv", "rankings.tsv"),)  # checked before any work
 HELP = ("Experts vs non-experts: each rater's agreement with the gold raters, agreement as non-experts are "
         "combined (plain, weighted), and system-ranking correlation with the gold raters with a five-fold "
@@ -13,7 +14,7 @@ HELP = ("Experts vs non-experts: each rater's agreement with the gold raters, ag
 
 def add_arguments(p) -> None:
     p.add_argument("path", help="dataset folder or zip")
-    p.add_argument("--lp", help="language pair, when the data holds several")
+    p.add_argument("--lp", help="language pair, when the data holds several ('all': each in turn)")
     p.add_argument("--gold", required=True, help="comma-separated gold (expert) raters")
     p.add_argument("--criterion", help="judgement criterion (default: the first one)")
     p.add_argument("--lower-is-better", action="store_true", help="scores are ranks (1 = best)")
@@ -22,6 +23,7 @@ def add_arguments(p) -> None:
     p.add_argument("--resamples", type=int, default=20, help="random draws of k non-experts per k (default 20)")
     p.add_argument("--folds", type=int, default=5, help="folds of the gold-vs-gold cross-validation (default 5)")
     p.add_argument("--metric", default="bleu", help="metric ranked beside the humans (default bleu; '' for none)")
+    from . import _tok; _tok.add_argument(p)  # noqa: E702
     p.add_argument("--out-prefix", help="write <prefix>raters.tsv, <prefix>curves.tsv, <prefix>rankings.tsv")
 
 
@@ -46,34 +48,41 @@ def tables(ds, gold, criterion=None, lower_is_better=False, chance="uniform", ma
 
 
 def run(args) -> int:
+    from ..metrics.tokenize import session_tokenizer, set_session_tokenizer
     from ..views.common import signature_text
-    from ..export import write_table
-    from ..io import load_dataset
+    from . import _tok
+    from ._lp import dataset, emit
 
     if args.metric:
         from ..metrics.base import get_metric
 
         get_metric(args.metric)
-    ds = load_dataset(args.path, lp=args.lp)
+    _tok.check(args)
+    ds = dataset(args)
     gold = [g.strip() for g in args.gold.split(",") if g.strip()]
-    raters, curves, rankings = tables(ds, gold, args.criterion, args.lower_is_better, args.chance,
-                                      args.max_judges, args.resamples, args.folds, args.metric)
-    sig = signature_text([args.metric] if args.metric else [], f"gold: {', '.join(gold)}")
+    before = session_tokenizer()
+    if args.metric and ds.systems:  # the metric's tokenizer: --tokenize or the target language's default
+        set_session_tokenizer(_tok.resolve(args, ds, [get_metric(args.metric)]))
+    try:
+        raters, curves, rankings = tables(ds, gold, args.criterion, args.lower_is_better, args.chance,
+                                          args.max_judges, args.resamples, args.folds, args.metric)
+        sig = signature_text([args.metric] if args.metric else [], f"gold: {', '.join(gold)}", dataset=ds,
+                             level="system")
+    finally:
+        set_session_tokenizer(before)
     rankings = rankings.assign(signature=sig)
-    if args.out_prefix:
-        write_table(raters, f"{args.out_prefix}raters.tsv")
-        write_table(curves, f"{args.out_prefix}curves.tsv")
-        write_table(rankings, f"{args.out_prefix}rankings.tsv")
-        print(f"wrote tables with prefix {args.out_prefix}", file=sys.stderr)
-        return 0
-    out = sys.stdout
-    out.write(f"# gold raters: {', '.join(gold)}; every other rater is a non-expert\n")
-    out.write("# each non-expert's agreement with the gold raters (Figure 2)\n")
-    raters.to_csv(out, sep="\t", index=False, float_format="%.4f")
     ga = curves.attrs.get("gold_agreement")
-    out.write(f"\n# agreement with the gold raters as non-experts are combined (Figure 1); gold-vs-gold agreement: "
-              f"{'n/a (one gold rater)' if ga != ga else f'{ga:.4f}'}\n")
-    curves.to_csv(out, sep="\t", index=False, float_format="%.4f")
-    out.write(f"\n# {rankings.attrs.get('note', '')} (Figure 3)\n")
-    rankings.to_csv(out, sep="\t", index=False, float_format="%.4f")
+    parts = [("raters", raters, f"gold raters: {', '.join(gold)}; every other rater is a non-expert; each "
+                                "non-expert's agreement with the gold raters (Figure 2)"),
+             ("curves", curves, "agreement with the gold raters as non-experts are combined (Figure 1); "
+                                "gold-vs-gold agreement: " + ("n/a (one gold rater)" if ga != ga else f"{ga:.4f}")),
+             ("rankings", rankings, f"{rankings.attrs.get('note', '')} (Figure 3)")]
+    pre = args.out_prefix
+    for i, (name, table, what) in enumerate(parts):
+        if pre:
+            emit(table, f"{pre}{name}.tsv", args)
+        else:
+            emit(table, None, args, section=what, float_format="%.4f", first=i == 0)
+    if pre:
+        print(f"wrote tables with prefix {pre}", file=sys.stderr)
     return 0

@@ -28,9 +28,10 @@ def tables(ds, criterion=None, lower_is_better=False, normalisation="raw", chanc
     import numpy as np
     import pandas as pd
 
-    from ..judges import (agreement, alpha_of_judgements, criterion_judgements, normalise, pairwise_labels,
-                          per_rater_agreement, rater_summary, rater_weights, relative_ranking_scores,
-                          schulze_from_judgements)
+    from ..human.agreement import agreement, alpha_of_judgements, pairwise_labels, per_rater_agreement
+    from ..human.normalise import normalise, rater_summary, rater_weights
+    from ..human.ranking import relative_ranking_scores, schulze_from_judgements
+    from ..human.scores import criterion_judgements
 
     crit = criterion or (ds.criteria[0] if ds.criteria else "mqm")
     j = criterion_judgements(ds, crit)

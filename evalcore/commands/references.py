@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 
 NAME = "references"
+LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
 OUTPUTS = ("out", "flags_out")  # checked before any work (evalcore.export.check_outputs)
 HELP = ("Reference quality: each human translation against the others (leave-one-out), MT on the same "
         "scale, and references suspiciously close to an MT output (Callison-Burch 2009).")
@@ -16,8 +17,9 @@ HELP = ("Reference quality: each human translation against the others (leave-one
 
 def add_arguments(p) -> None:
     p.add_argument("path", help="dataset folder or zip (at least two reference sets)")
-    p.add_argument("--lp", help="language pair, when the data holds several")
+    p.add_argument("--lp", help="language pair, when the data holds several ('all': each in turn)")
     p.add_argument("--metrics", default="bleu", help="comma-separated metric ids (default: bleu)")
+    from . import _tok; _tok.add_argument(p)  # noqa: E702
     p.add_argument("--bootstrap", type=int, default=200,
                    help="bootstrap resamples over segments for the 95%% CIs (0 = none; default 200)")
     p.add_argument("--detect-metric", default=None,
@@ -33,11 +35,12 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from ..views.common import metric_signature
-    from ..export import write_table
-    from ..io import load_dataset
     from ..metrics.base import get_metric
+    from ..metrics.tokenize import session_tokenizer, set_session_tokenizer
     from ..references import detect_mt, leave_one_out, loo_signature
+    from ..views.common import metric_signature
+    from . import _tok
+    from ._lp import dataset, emit
 
     ids = [m.strip() for m in args.metrics.split(",") if m.strip()]
     for m in ids:
@@ -46,32 +49,34 @@ def run(args) -> int:
     get_metric(det)
     if args.bootstrap < 0:
         raise ValueError("--bootstrap must be 0 or more")
-    ds = load_dataset(args.path, lp=args.lp)
-    _, summary = leave_one_out(ds, ids, n_boot=args.bootstrap)
-    summary["signature"] = summary["metric"].map(lambda m: loo_signature(m, len(ds.ref_ids)))
-    note = summary.attrs["note"]
-    segs, overall = (detect_mt(ds, det, args.gap, args.share) if ds.systems else (None, None))
-    out = sys.stdout
-    out.write("# leave-one-out: each human translation against the other reference sets; "
-              "MT against the same sets (mean, sd, min, max over the held-out sets)\n")
-    out.write(f"# {note}\n")
-    summary.to_csv(out, sep="\t", index=False, float_format="%.4f")
-    if overall is not None:
-        out.write(f"\n# Detect MT: {overall.attrs['settings']}\n")
-        overall.assign(signature=f"{metric_signature(det)}|nrefs:1").to_csv(out, sep="\t", index=False, float_format="%.4f")
-        flagged = segs[segs["flagged"]]
-        out.write(f"\n# {len(flagged)} flagged (segment, reference) pairs"
-                  f"{'; the 10 largest gaps:' if len(flagged) else ''}\n")
-        if len(flagged):
-            flagged.sort_values("gap", ascending=False).head(10)[
-                ["seg_id", "ref_id", "closest_system", "to_mt", "to_refs", "gap"]].to_csv(
-                out, sep="\t", index=False, float_format="%.2f")
-    else:
-        out.write("\n# Detect MT skipped: the dataset has no MT outputs\n")
+    _tok.check(args)
+    ds = dataset(args)
+    before = session_tokenizer()
+    # the tokenizer (--tokenize or the target language's default) of every metric of this run
+    set_session_tokenizer(_tok.resolve(args, ds, [get_metric(m) for m in dict.fromkeys(ids + [det])]))
+    try:
+        _, summary = leave_one_out(ds, ids, n_boot=args.bootstrap)
+        summary["signature"] = summary["metric"].map(lambda m: loo_signature(m, len(ds.ref_ids)))
+        segs, overall = (detect_mt(ds, det, args.gap, args.share) if ds.systems else (None, None))
+        det_sig = f"{metric_signature(det)}|nrefs:1"
+    finally:
+        set_session_tokenizer(before)
+    emit(summary, None, args, float_format="%.4f", note=summary.attrs["note"],
+         section="leave-one-out: each human translation against the other reference sets; MT against the same "
+                 "sets (mean, sd, min, max over the held-out sets)")
     if args.out:
-        write_table(summary, args.out)
-        print(f"wrote {len(summary)} rows to {args.out}", file=sys.stderr)
-    if args.flags_out and segs is not None:
-        write_table(segs.assign(signature=f"{metric_signature(det)}|nrefs:1"), args.flags_out)
-        print(f"wrote {len(segs)} rows to {args.flags_out}", file=sys.stderr)
+        emit(summary, args.out, args)
+    if overall is None:
+        print("note: Detect MT skipped: the dataset has no MT outputs", file=sys.stderr)
+        return 0
+    flagged = segs[segs["flagged"]]
+    emit(overall.assign(signature=det_sig), None, args, section=f"Detect MT: {overall.attrs['settings']}",
+         float_format="%.4f", first=False, note=f"{len(flagged)} flagged (segment, reference) pairs")
+    if len(flagged):
+        emit(flagged.sort_values("gap", ascending=False).head(10)[
+             ["seg_id", "ref_id", "closest_system", "to_mt", "to_refs", "gap"]], None, args,
+             section="the 10 largest gaps of the flagged pairs (every segment's evidence: --flags-out)",
+             float_format="%.2f", first=False)
+    if args.flags_out:
+        emit(segs.assign(signature=det_sig), args.flags_out, args)
     return 0

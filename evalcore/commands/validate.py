@@ -20,7 +20,7 @@ def _capabilities(ds) -> None:
     print(f"  references per segment (reference sets with text): {references_per_segment_text(ds)}")
     if ds.extras.get("mqm_errors") is not None:
         from ..io import current_mqm_weights
-        from ..judges import format_mqm_weights
+        from ..human.mqm import format_mqm_weights
 
         print(f"  MQM weights: {format_mqm_weights(current_mqm_weights())}")
     print("  analyses:")

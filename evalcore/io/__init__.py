@@ -61,7 +61,7 @@ def load_collection(path: str | os.PathLike | FileSource, name: str | None = Non
                     quoting: str | None = None) -> dict[str, Dataset]:
     """Every language pair of a dataset. ``mqm_weights``: MQM error rows (a Google MQM TSV, or
     a tidy folder's ``mqm_annotations.tsv``) are scored with these weights (see
-    :func:`evalcore.judges.resolve_mqm_weights`; default methods §0, or those of
+    :func:`evalcore.human.mqm.resolve_mqm_weights`; default methods §0, or those of
     :func:`mqm_weights_in_force`); with weights, stored ``mqm`` judgements of a dataset with error
     rows are recomputed from the rows. ``quoting`` ("csv" or "none") says how TSV fields are
     read (see :mod:`evalcore.io.text`); default: :data:`~evalcore.io.text.QUOTING`."""
@@ -92,7 +92,7 @@ def load_collection(path: str | os.PathLike | FileSource, name: str | None = Non
         return mod.read(src, name, Report(), weights=mqm_weights)
     coll = mod.read(src, name, Report())
     if mqm_weights is not None:
-        from ..judges import rescore_mqm
+        from ..human.mqm import rescore_mqm
         from ..problems import Problem
 
         coll = {lp: rescore_mqm(ds, mqm_weights) for lp, ds in coll.items()}

@@ -29,7 +29,7 @@ folder give several language pairs.
 
 **Scores** (methods §0, Freitag et al. 2021 TACL §3.3 weighting): score = −Σ weight(error),
 weights Major 5, Minor 1, Minor ``Fluency/Punctuation`` 0.1, Major ``Non-translation`` 25,
-Neutral 0, No-error 0, computed by :func:`evalcore.judges.mqm_scores` (the project's one MQM
+Neutral 0, No-error 0, computed by :func:`evalcore.human.mqm.mqm_scores` (the project's one MQM
 scorer); ``weights`` (reader argument, CLI ``--mqm-weights``) override them. ``Critical`` has
 no default weight and is reported with its lines.
 """
@@ -39,14 +39,7 @@ import re
 from collections.abc import Mapping
 
 from ..dataset import JUDGEMENT_COLUMNS, OUTPUT_COLUMNS, REFERENCE_COLUMNS, Dataset
-from ..judges import (
-    MQM_WEIGHTS,
-    format_mqm_weights,
-    mqm_error_weight,
-    mqm_scores,
-    mqm_weigher,
-    parse_mqm_weights,
-)
+from ..human.mqm import MQM_WEIGHTS, format_mqm_weights, mqm_error_weight, mqm_scores, mqm_weigher, parse_mqm_weights
 from ..problems import DataError, Report
 from .assemble import assemble, frame
 from .source import FileSource
@@ -59,7 +52,7 @@ TIDY_COLUMNS = ["system", "seg_id", "rater", "category", "severity"]
 ERROR_COLUMNS = ["lp", "system", "seg_id", "rater", "category", "severity", "weight",
                  "span_in", "span_start", "span_end", "span_text"]
 
-# The one MQM scorer of the project lives in evalcore.judges; these names are kept for callers
+# The one MQM scorer of the project lives in evalcore.human.mqm; these names are kept for callers
 # of the reader module.
 DEFAULT_WEIGHTS = MQM_WEIGHTS
 parse_weights = parse_mqm_weights

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import csv
 import os
-import tempfile
 from pathlib import Path
 
 import pandas as pd
 
 from ..dataset import Dataset
+from ..export import atomic_write
 from ..problems import Report
 from .assemble import assemble, empty, frame
 from .source import FileSource
@@ -148,17 +148,8 @@ def _system_score_files(src: FileSource, report: Report) -> pd.DataFrame | None:
 
 # ---- writer ----------------------------------------------------------------------------
 def _atomic_write_tsv(df: pd.DataFrame, path: Path) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            df.to_csv(fh, sep="\t", index=False, quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    atomic_write(path, lambda fh: df.to_csv(fh, sep="\t", index=False, quoting=csv.QUOTE_MINIMAL,
+                                            lineterminator="\n"))
 
 
 def write_tidy(datasets: Dataset | list[Dataset], folder: str | os.PathLike) -> Path:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Callable, Sequence
@@ -32,6 +31,7 @@ import pandas as pd
 
 from .. import cache_version
 from ..dataset import Dataset
+from ..export import atomic_write
 from .. import paths
 from .base import Metric, SimTensors, get_metric
 
@@ -65,19 +65,14 @@ def tensors_cache_key(dataset: Dataset, metric: Metric) -> str:
 
 
 def _save_npz(path: Path, t: SimTensors) -> None:
+    """Cache ``t`` at ``path`` through the one atomic writer (complete or absent). No fsync: a
+    cache file torn by a power cut fails to load and is recomputed (:func:`_load_npz`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".npz")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, sys_ref=t.sys_ref, ref_ref=t.ref_ref, loo_sys=t.loo_sys, loo_ref=t.loo_ref,
-                     seg_ids=np.array(t.seg_ids, dtype=str), systems=np.array(t.systems, dtype=str),
-                     ref_ids=np.array(t.ref_ids, dtype=str), metric_id=np.array(t.metric_id),
-                     signature=np.array(t.signature))
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    atomic_write(path, lambda fh: np.savez(
+        fh, sys_ref=t.sys_ref, ref_ref=t.ref_ref, loo_sys=t.loo_sys, loo_ref=t.loo_ref,
+        seg_ids=np.array(t.seg_ids, dtype=str), systems=np.array(t.systems, dtype=str),
+        ref_ids=np.array(t.ref_ids, dtype=str), metric_id=np.array(t.metric_id),
+        signature=np.array(t.signature)), mode="wb", fsync=False)
 
 
 def _load_npz(path: Path) -> SimTensors | None:

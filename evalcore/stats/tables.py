@@ -1,7 +1,7 @@
 """Metric-vs-human correlation tables from tidy frames (what the CLI and the dashboard call).
 
 Inputs are long frames: human scores ``(system, seg_id, score)`` (one per cell, e.g. from
-:func:`evalcore.judges.human_scores`) and metric scores ``(metric, system, seg_id, score)``
+:func:`evalcore.human.scores.human_scores`) and metric scores ``(metric, system, seg_id, score)``
 (from ``evalcore.metrics.engine.score_table`` or ``evalcore.metrics.byo.read_scores``; rows with
 an empty ``seg_id`` are system-level scores). The maths is in :mod:`.correlation` and
 :mod:`.significance` (methods §3, §4).

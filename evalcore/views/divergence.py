@@ -58,7 +58,7 @@ def signal_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence
         h = human_segment_scores(dataset, crit, normalisation, include_references=False)
         base = base.merge(h[key + ["score"]].rename(columns={"score": f"human:{crit}"}), on=key, how="left")
         if per_rater:
-            from ..judges import criterion_judgements
+            from ..human.scores import criterion_judgements
 
             j = criterion_judgements(dataset, crit)
             raters = list(dict.fromkeys(j["rater"]))

@@ -27,10 +27,11 @@ def judges_consensus(dataset: Dataset, criterion: str) -> pd.DataFrame:
     partial ballot ranking the systems it scored (methods §5.4; Callison-Burch 2009 §4; Schulze 2011).
 
     Columns rank, system, beats, mean_score (the mean of the system's judgements, to compare
-    with). ``attrs["support"]``: the :class:`~evalcore.judges.BallotSupport` — how many ballots
+    with). ``attrs["support"]``: the :class:`~evalcore.human.ranking.BallotSupport` — how many ballots
     compare ≥ 2 systems and how many comparisons each pair rests on (``support.few`` and
     ``support.warning()`` when the ranking rests on few comparisons)."""
-    from ..judges import criterion_judgements, schulze_from_judgements
+    from ..human.ranking import schulze_from_judgements
+    from ..human.scores import criterion_judgements
 
     j = criterion_judgements(dataset, criterion)
     res = schulze_from_judgements(j)
@@ -43,7 +44,8 @@ def judges_consensus(dataset: Dataset, criterion: str) -> pd.DataFrame:
 def rater_distributions(dataset: Dataset, criterion: str, normalisation: str = "z") -> pd.DataFrame:
     """Long frame rater, stage (raw | <normalisation>), score for every rating of ``criterion``
     (methods §5.1-5.2), and the summary table in ``attrs["summary"]`` (:func:`rater_summary`)."""
-    from ..judges import criterion_judgements, normalise, rater_summary
+    from ..human.normalise import normalise, rater_summary
+    from ..human.scores import criterion_judgements
 
     j = criterion_judgements(dataset, criterion)
     with warnings.catch_warnings():
@@ -63,7 +65,7 @@ def rater_agreement_matrix(labels: pd.DataFrame, chance: str = "uniform") -> tup
     the share of items (criterion, segment, system pair) both labelled on which their labels
     agree (every pairing of their judgements of the item); the diagonal is intra-rater
     agreement over repeated judgements (NaN without repeats). P(E) by ``chance``."""
-    from ..judges import chance_agreement, kappa
+    from ..human.agreement import chance_agreement, kappa
 
     raters = list(dict.fromkeys(labels["rater"]))
     item = ["judgement", "seg_id", "sys_a", "sys_b"]
@@ -91,16 +93,10 @@ def judges_overview(dataset: Dataset, criterion: str, chance: str = "uniform") -
     ``alpha``: Krippendorff's alpha (interval; Krippendorff 2011) over (system, segment) items
     with one value per (rater, item), the mean of the rater's repeats; NaN when undefined, with
     ``alpha_reason`` saying why ("" when defined) and ``alpha_result`` the full
-    :class:`~evalcore.judges.AlphaResult`. ``outputs_per_segment``: judged outputs per judged
+    :class:`~evalcore.human.agreement.AlphaResult`. ``outputs_per_segment``: judged outputs per judged
     segment (min, max) — pairwise labels need ≥ 2 outputs of a segment judged by one rater."""
-    from ..judges import (
-        agreement,
-        agreement_curve,
-        alpha_of_judgements,
-        criterion_judgements,
-        pairwise_labels,
-        per_rater_agreement,
-    )
+    from ..human.agreement import agreement, agreement_curve, alpha_of_judgements, pairwise_labels, per_rater_agreement
+    from ..human.scores import criterion_judgements
 
     j = criterion_judgements(dataset, criterion)
     if (j["rater"] != "mean").any():
@@ -135,7 +131,7 @@ def hter_table(dataset: Dataset) -> pd.DataFrame:
     counted on those tokenised texts (as the published labels were). Columns: system, seg_id,
     editor, edits, length, hter, and ``published`` when the dataset has ``hter`` judgements of
     that output. Empty without post-edits."""
-    from ..judges import hter
+    from ..human.hter import hter
 
     cols = ["system", "seg_id", "editor", "edits", "length", "hter"]
     pe = dataset.extras.get("postedits")

@@ -34,7 +34,7 @@ def lessons(dataset: Dataset, criterion: str | None = None, progress: Progress =
 
     ``criterion``, ``metrics`` and ``queen_set`` are always given.
     """
-    from ..judges import criterion_judgements
+    from ..human.scores import criterion_judgements
 
     criterion = criterion or default_criterion(dataset)
     mets = default_metrics(dataset)
@@ -70,7 +70,7 @@ def lessons(dataset: Dataset, criterion: str | None = None, progress: Progress =
         j = criterion_judgements(dataset, criterion)
         out["raters"] = j.groupby("rater", sort=False)["score"].agg(["mean", "std", "size"]).reset_index()
         if j["rater"].nunique() > 1:
-            from ..judges import agreement, pairwise_labels
+            from ..human.agreement import agreement, pairwise_labels
 
             out["agreement"] = agreement(pairwise_labels(j), "inter")
     if progress:

@@ -7,7 +7,6 @@ Nothing here imports streamlit. Progress callbacks: ``progress(fraction in [0, 1
 from __future__ import annotations
 
 import hashlib
-import os
 import warnings
 from collections import OrderedDict
 from pathlib import Path
@@ -18,6 +17,7 @@ import pandas as pd
 
 from .. import cache_version
 from ..dataset import Dataset
+from ..export import atomic_write
 from ..progress import Progress, stage, sub_range
 from .common import metric_signature
 
@@ -69,23 +69,20 @@ def _stats_dict(value) -> bool:
 
 
 def _write_cache(base: Path, value) -> None:
+    """Through the one atomic writer (a random temporary name, so two sessions of the app —
+    threads of one process — writing the same entry never share a temporary file); no fsync: a
+    torn cache file fails to load and is recomputed."""
     if isinstance(value, pd.DataFrame):
-        path, write = base.with_suffix(".parquet"), lambda tmp: value.to_parquet(tmp)
+        path, write = base.with_suffix(".parquet"), lambda fh: value.to_parquet(fh)
     elif _stats_dict(value):
         arrays = {"names": np.array(list(value), dtype=str)}
         for i, (keep, st) in enumerate(value.values()):
             arrays[f"keep{i}"] = np.array(keep, dtype=str)
             arrays[f"stats{i}"] = st
-        path, write = base.with_suffix(".npz"), lambda tmp: np.savez(tmp, **arrays)
+        path, write = base.with_suffix(".npz"), lambda fh: np.savez(fh, **arrays)
     else:
         return
-    tmp = base.with_name(f"{base.name}.tmp{os.getpid()}{path.suffix}")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    atomic_write(path, write, mode="wb", fsync=False)
 
 
 def segment_scores(dataset: Dataset, metric_ids: Sequence[str], include_references: bool = False,
@@ -261,8 +258,8 @@ def queen_index(dataset: Dataset, metric_ids: Sequence[str], mode: str = "auto",
 def human_segment_scores(dataset: Dataset, criterion: str, normalisation: str = "raw",
                          include_references: bool = True) -> pd.DataFrame:
     """system, seg_id, score, n_ratings: ratings of ``criterion`` normalised per rater and
-    averaged per (system, segment) (methods §0, §5.1-5.2; :func:`evalcore.judges.human_scores`)."""
-    from ..judges import human_scores
+    averaged per (system, segment) (methods §0, §5.1-5.2; :func:`evalcore.human.scores.human_scores`)."""
+    from ..human.scores import human_scores
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

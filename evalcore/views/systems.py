@@ -209,7 +209,7 @@ def rank_agreement(table: pd.DataFrame, method: str = "kendall") -> pd.DataFrame
 def schulze_consensus(table: pd.DataFrame, measures: Sequence[str]) -> pd.DataFrame:
     """Schulze consensus (methods §5.4, winning votes) of the system rankings of ``measures`` (each
     measure of a :func:`system_table` is one ballot). Columns: rank, system, beats."""
-    from ..judges import schulze
+    from ..human.ranking import schulze
 
     ballots = []
     for m in measures:
