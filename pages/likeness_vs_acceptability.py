@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from evalcore.views import common as common_view, likeness_vs_acceptability as likeness_vs_acceptability_view
+from evalcore.views import scores as scores_view
 from evalcore import plots as P
 from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
 from pages.common import cache_key  # noqa: E402
@@ -88,6 +89,10 @@ try:
         if ("lva",) + pk not in done and i < len(metrics) - 1:  # the figure so far, while the next metric is scored
             fig_slot.plotly_chart(P.figure3(pd.concat(parts, ignore_index=True),
                                             f"{method} with {criterion} ({level} level)"), width="stretch")
+            if i == 0:  # the other metrics' similarities in one pass (shared per-segment work; cached on disk)
+                cb(1 / len(metrics), f"Similarities of the other {len(metrics) - 1} metric(s)…")
+                scores_view.tensors(ds, list(metrics[1:]),
+                                    progress=lambda f, t: cb((1 + 0.8 * f * (len(metrics) - 1)) / len(metrics), t))
     bar.empty()
     done.add(("lva",) + pk)
 except Exception as exc:
