@@ -307,3 +307,26 @@ def test_likeness_page_draws_figure3_before_the_search(monkeypatch, fresh_cache)
     groups = {tr.get("name") for tr in charts[0]["data"]}
     assert any("QUEEN" in str(g) for g in groups) and not any("selected" in str(g) for g in groups), groups
     assert any("The search failed" in e.value and "search broke" in e.value for e in at.error)
+
+
+def test_queen_vs_human_draws_a_provisional_figure_before_the_search(monkeypatch, fresh_cache):
+    """Without a metric set from the Likeness page, the greedy search (every default metric's
+    similarities) runs after a provisional Figure 4 for the first metric alone, labelled as such;
+    the selected set's figure then replaces it (one figure on the page)."""
+    from test_pages import _charts, _open
+
+    from evalcore import plots
+    from evalcore.views import likeness_vs_acceptability as lva
+
+    order = []
+    real_fig, real_search = plots.figure4, lva.metric_set_search
+    monkeypatch.setattr(plots, "figure4", lambda *a, **k: order.append(a[4] if len(a) > 4 else k.get("set_label"))
+                        or real_fig(*a, **k))
+    monkeypatch.setattr(lva, "metric_set_search", lambda *a, **k: order.append("search") or real_search(*a, **k))
+    at = _open("queen_vs_human")
+    chosen = at.multiselect(key="qvh_set").value
+    assert order == ["QUEEN{bleu}", "search", "QUEEN{" + ",".join(chosen) + "}"]
+    assert len(_charts(at)) == 1 and not any("Provisional" in c.value for c in at.caption)
+    order.clear()
+    at.run()  # the search is cached: no provisional figure any more
+    assert "QUEEN{bleu}" not in order and "search" not in order
