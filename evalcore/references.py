@@ -62,17 +62,28 @@ def _check(ds: Dataset) -> None:
 def _stats(metric, ds: Dataset, keep: list[int]) -> dict:
     """(candidate, held_out) -> (kept segment positions, per-segment statistics) for every
     human translation (held_out = itself) and every MT system (one entry per held-out set)."""
+    from .metrics.engine import segment_stats_by_segment
+
     refs, syss = ds.ref_texts(), ds.sys_texts()
     out = {}
     for r in ds.ref_ids:
         others = [o for o in ds.ref_ids if o != r]
         ref_lists = [[refs[o][s] for o in others] for s in keep]
-        out[(r, r)] = (np.arange(len(keep)), np.asarray(metric.segment_stats([refs[r][s] for s in keep], ref_lists), float))
+        # the held-out translation and every MT output against the same R − {r}, passed segment by
+        # segment so a vectorised metric scores a segment's candidates as one block (its references'
+        # n-grams once, not once per candidate): the same statistics as one call per candidate
+        parts = [(r, np.arange(len(keep)), [refs[r][s] for s in keep])]
         for name, texts in syss.items():
             pos = [i for i, s in enumerate(keep) if texts[s] is not None]
             if pos:
-                st = metric.segment_stats([texts[keep[i]] for i in pos], [ref_lists[i] for i in pos])
-                out[(name, r)] = (np.asarray(pos), np.asarray(st, float))
+                parts.append((name, np.asarray(pos), [texts[keep[i]] for i in pos]))
+        cands = [c for _, _, cs in parts for c in cs]
+        seg_pos = np.concatenate([pos for _, pos, _ in parts])
+        stats = segment_stats_by_segment(metric, cands, [ref_lists[i] for i in seg_pos], seg_pos)
+        start = 0
+        for name, pos, _ in parts:
+            out[(name, r)] = (pos, stats[start:start + len(pos)])
+            start += len(pos)
     return out
 
 
