@@ -146,13 +146,23 @@ def leave_one_out(ds: Dataset, metric_ids: Sequence[str] = ("bleu",), n_boot: in
         if progress:
             progress((mi + 1) / len(metric_ids), f"reference quality: {mid}")
     scores = pd.DataFrame(rows, columns=["metric", "held_out", "candidate", "kind", "score", "n_segments"])
-    summary = pd.DataFrame(summ)
+    return combine_loo([(scores, pd.DataFrame(summ))], note, [ds.seg_ids[s] for s in keep])
+
+
+def combine_loo(parts: Sequence[tuple[pd.DataFrame, pd.DataFrame]], note: str | None = None,
+                segments: Sequence[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The :func:`leave_one_out` result of several metrics from the results of each (every metric's
+    rows depend on it alone, the bootstrap draws on the seed: equal to one call with all of them);
+    the page draws the figure of one metric before scoring the others."""
+    scores = pd.concat([p[0] for p in parts], ignore_index=True)
+    summary = pd.concat([p[1] for p in parts], ignore_index=True)
     order = {"human": 0, "mt": 1}
     summary = summary.sort_values(["metric", "kind", "mean"], key=lambda c: c.map(order) if c.name == "kind" else c,
                                   ascending=[True, True, False], kind="stable").reset_index(drop=True)
+    first = parts[0][0].attrs if parts else {}
     for f in (scores, summary):
-        f.attrs["note"] = note
-        f.attrs["segments"] = [ds.seg_ids[s] for s in keep]
+        f.attrs["note"] = note if note is not None else first.get("note", "")
+        f.attrs["segments"] = list(segments) if segments is not None else first.get("segments", [])
     return scores, summary
 
 

@@ -140,3 +140,16 @@ def test_cli_references(tmp_path, capsys):
     assert set(table["candidate"]) == {"A", "B", "C", "mt1", "mt2"}
     assert table["signature"].str.contains("tok:13a").all() and table["signature"].str.contains("nrefs:2").all()
     assert main(["references", str(folder), "--out", str(tmp_path / "nope" / "x.tsv")]) == 2  # checked first
+
+
+def test_leave_one_out_metric_by_metric_equals_all_at_once(news_ende):
+    """The page draws the figure's metric first and scores the others after: the results of each
+    metric alone, combined, equal one call with every metric (bootstrap CIs included)."""
+    from evalcore.references import combine_loo
+
+    ms = ["chrf", "bleu", "ter"]
+    scores, summary = leave_one_out(news_ende, ms, n_boot=30)
+    s2, m2 = combine_loo([leave_one_out(news_ende, [m], n_boot=30) for m in ms])
+    pd.testing.assert_frame_equal(s2, scores)
+    pd.testing.assert_frame_equal(m2, summary)
+    assert m2.attrs == summary.attrs and summary.attrs["segments"]
