@@ -178,9 +178,10 @@ def _meta_for(datasets: dict[str, Dataset], name: str, source: str, folder: Path
     }
 
 
-def _file_problems(folder: Path, meta: dict, report: Report, deep: bool) -> None:
+def _file_problems(folder: Path, meta: dict, report: Report, deep: bool, current: dict | None = None) -> None:
     """Compare the folder with meta.json's file table: missing, resized, changed (with
-    ``deep``, by SHA-256) files; all reported."""
+    ``deep``, by SHA-256) files; all reported. ``current``: the folder's :func:`_file_table`
+    when already computed (its hashes are used instead of reading the files again)."""
     table = meta.get("files")
     if not isinstance(table, dict):
         if not (folder / "segments.tsv").is_file():
@@ -195,7 +196,7 @@ def _file_problems(folder: Path, meta: dict, report: Report, deep: bool) -> None
         elif path.stat().st_size != info.get("bytes"):
             report.error(fname, None, f"changed since it was saved ({path.stat().st_size:,} bytes, saved with "
                                       f"{info.get('bytes', '?'):,}); accept the change (repair) or delete the dataset")
-        elif deep and _sha256(path) != info.get("sha256"):
+        elif deep and (current[fname]["sha256"] if current and fname in current else _sha256(path)) != info.get("sha256"):
             report.error(fname, None, "changed since it was saved (its SHA-256 differs from meta.json); "
                                       "accept the change (repair) or delete the dataset")
 
@@ -361,6 +362,8 @@ def save(datasets: dict[str, Dataset] | Dataset, name: str, source: str = "", *,
             raise
     if trash is not None:
         shutil.rmtree(trash, ignore_errors=True)
+    with contextlib.suppress(Exception):  # the snapshot of the saved TSVs: later loads skip parsing them
+        load_saved(target)
     return target
 
 
@@ -394,23 +397,36 @@ def list_saved() -> list[dict]:
 def load_saved(name: str) -> dict[str, Dataset]:
     """Load a saved dataset after checking every file against meta.json (sizes and SHA-256)
     and the content hash of every language pair; raises :class:`DataError` with every
-    problem, or :class:`FileNotFoundError` when no dataset has that name."""
-    from .io import FileSource, load_collection
+    problem, or :class:`FileNotFoundError` when no dataset has that name.
+
+    The TSVs are parsed and validated only when the dataset has no up-to-date snapshot
+    (:mod:`evalcore.io.snapshot`: Arrow tables of exactly what reading these TSV bytes with
+    this version of the loaders assembles); the snapshot is then built for the next load."""
+    from .io import FileSource, current_mqm_weights, load_collection
+    from .io import snapshot
 
     recover()
     stored = safe_name(name)
     path = datasets_dir() / stored
     report = Report()
+    coll = key = None
     with _workspace_lock(shared=True):  # read everything while no swap can happen
         if not path.is_dir():
             raise FileNotFoundError(f"no saved dataset named {name!r} in {datasets_dir()}")
         meta = _read_meta(path, report)
+        current = _file_table(path)
         if meta is not None:
-            _file_problems(path, meta, report, deep=True)
-        files = {p.name: p.read_bytes() for p in _data_files(path)}
+            _file_problems(path, meta, report, deep=True, current=current)
+        if report.ok and current_mqm_weights() is None:  # MQM weights of the CLI change what loads
+            key = snapshot.snapshot_key(current, reading="tidy;quoting=csv")
+            coll = snapshot.read_snapshot(path, key, stored)
+        files = None if coll is not None else {p.name: p.read_bytes() for p in _data_files(path)}
     if not report.ok:
         raise DataError(report)
-    coll = load_collection(FileSource(files, str(path)), name=stored, fmt="tidy", quoting="csv")
+    if coll is None:
+        coll = load_collection(FileSource(files, str(path)), name=stored, fmt="tidy", quoting="csv")
+    else:
+        key = None  # nothing to build
     for lp, expected in (meta.get("hashes") or {}).items():
         if lp not in coll:
             report.error("meta.json", None, f"language pair {lp or '-'} was saved but is no longer in the files")
@@ -419,6 +435,8 @@ def load_saved(name: str) -> dict[str, Dataset]:
                                             "(content hash differs); accept the change (repair) or delete the dataset")
     if not report.ok:
         raise DataError(report)
+    if key is not None:  # the key names the files' hashes: a folder swapped meanwhile never matches it
+        snapshot.write_snapshot(path, key, coll)
     return coll
 
 

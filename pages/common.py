@@ -115,10 +115,10 @@ def sidebar_tokenizer(ds: Dataset) -> str:
     """The tokenizer box (one choice per language pair, sacreBLEU's default for the target
     language preselected) and a caption stating the choice; applies it to this run."""
     from evalcore.views.common import tokenizer_note
-    from evalcore.metrics.tokenize import available_tokenizers, default_tokenizer
+    from evalcore.metrics.tokenize import default_tokenizer, installed_tokenizers
 
     default = default_tokenizer(ds.lp)
-    names = available_tokenizers()
+    names = installed_tokenizers()  # without importing sacreBLEU: most pages never tokenise
     if default not in names:
         names.insert(0, default)
     tok = st.sidebar.selectbox("Tokenizer (word-level metrics)", names, index=names.index(default),

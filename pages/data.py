@@ -8,7 +8,7 @@ from evalcore.dataset import Dataset
 from evalcore.io import FileSource, load_collection
 from evalcore.plots import length_histogram
 from evalcore.problems import DataError
-from pages.common import download_figure, download_table, md, show_exception, show_report, syntax_note
+from pages.common import SAMPLE_KEY, download_figure, download_table, md, show_exception, show_report, syntax_note
 
 
 
@@ -60,7 +60,8 @@ from pages.common import ensure_shell
 
 ensure_shell(__file__)
 st.title("Data")
-with st.expander("What is this?", expanded=st.session_state.get("dataset_label") is None):
+# open on the bundled sample (where a newcomer starts), closed on the user's own data
+with st.expander("What is this?", expanded=st.session_state.get("dataset_label") in (None, SAMPLE_KEY)):
     st.markdown(
         "**evalcore** finds out where automatic machine-translation metrics agree with people, where they fail, "
         "and why. Load system outputs, human references and human judgements (the bundled teaching sample is open "
@@ -80,6 +81,35 @@ ds = st.session_state.get("dataset")
 
 tab_overview, tab_segments, tab_add, tab_manage = st.tabs(
     ["Overview", "Segments", "Upload or import", "Saved datasets"])
+
+# ---------------------------------------------------------------- overview (first: its length histogram is the page's first figure)
+if ds is not None:
+    with tab_overview:
+        st.subheader(f"{md(ds.name)} {md(ds.lp)}")
+        ov = ds.overview()
+        cols = st.columns(4)
+        for i, key in enumerate(["segments", "reference sets", "systems with text", "judgements"]):
+            cols[i].metric(key, ov[key])
+        lengths = _lengths(ds.content_hash(), ds)
+        fig = length_histogram(lengths)
+        st.plotly_chart(fig, width="stretch", key="length_hist")
+        download_figure(fig, "lengths")
+        import pandas as pd
+
+        st.dataframe(pd.DataFrame({"property": list(ov), "value": [str(v) for v in ov.values()]}),
+                     hide_index=True, width="stretch")
+        _capabilities(ds)
+        if ds.warnings:
+            from evalcore.problems import Report
+
+            with st.expander(f"{len(ds.warnings)} validation warning(s)"):
+                show_report(Report(list(ds.warnings)), key="overview_report")
+        if len(ds.judgements):
+            st.markdown("**Judgements per criterion and rater**")
+            counts = ds.judgement_counts()
+            st.dataframe(counts, hide_index=True, width="stretch")
+            download_table(counts, "judgement_counts")
+
 
 # ---------------------------------------------------------------- upload / import
 def _upload_limit_mb() -> int:
@@ -232,33 +262,6 @@ if ds is None:
         st.info("No dataset loaded. Choose one in the sidebar or add one under 'Upload or import'.")
     st.stop()
 
-# ---------------------------------------------------------------- overview
-with tab_overview:
-    st.subheader(f"{md(ds.name)} {md(ds.lp)}")
-    ov = ds.overview()
-    cols = st.columns(4)
-    for i, key in enumerate(["segments", "reference sets", "systems with text", "judgements"]):
-        cols[i].metric(key, ov[key])
-    import pandas as pd
-
-    st.dataframe(pd.DataFrame({"property": list(ov), "value": [str(v) for v in ov.values()]}),
-                 hide_index=True, width="stretch")
-    _capabilities(ds)
-    if ds.warnings:
-        from evalcore.problems import Report
-
-        with st.expander(f"{len(ds.warnings)} validation warning(s)"):
-            show_report(Report(list(ds.warnings)), key="overview_report")
-    if len(ds.judgements):
-        st.markdown("**Judgements per criterion and rater**")
-        counts = ds.judgement_counts()
-        st.dataframe(counts, hide_index=True, width="stretch")
-        download_table(counts, "judgement_counts")
-    lengths = _lengths(ds.content_hash(), ds)
-    fig = length_histogram(lengths)
-    st.plotly_chart(fig, width="stretch", key="length_hist")
-    download_figure(fig, "lengths")
-
 # ---------------------------------------------------------------- segments
 with tab_segments:
     wide = _wide(ds.content_hash(), ds)
@@ -274,6 +277,15 @@ with tab_segments:
     download_table(wide, f"{ds.name}_{ds.lp}_segments", key="segments")
 
     st.markdown("**Scores of one segment**")
+    # on request: the metric modules (and METEOR's compiled kernels) load only when asked, so
+    # opening the Data page never pays for them
+    scoring = st.toggle("Score one segment with the metrics", value=False, key="score_on",
+                        help="Every system (and every reference, against the others) on the chosen segment. "
+                             "Loads the metrics when switched on: the first time takes a few seconds.")
+    if not scoring:
+        st.caption("Switch on to score one segment: BLEU, chrF, METEOR and ROUGE-L by default, every other "
+                   "metric on request.")
+        st.stop()
     c1, c2 = st.columns([1, 3])
     seg = c1.selectbox("Segment", ds.seg_ids, key="score_seg")
     from evalcore.views.common import available_metrics

@@ -61,12 +61,33 @@ def test_every_page_renders():
         assert not at.exception, (page.name, [e.message for e in at.exception])
 
 
+def test_segment_scores_on_request_only(monkeypatch):
+    """Opening the Data page loads no metric and scores nothing (issue 12: the hidden Segments
+    tab paid for every metric module and METEOR's kernels); the toggle scores the segment."""
+    import evalcore.metrics.engine
+    import evalcore.views.common
+
+    calls = []
+    real_list, real_score = evalcore.views.common.available_metrics, evalcore.metrics.engine.score_table
+    monkeypatch.setattr(evalcore.views.common, "available_metrics", lambda *a, **k: calls.append("list") or real_list(*a, **k))
+    monkeypatch.setattr(evalcore.metrics.engine, "score_table", lambda *a, **k: calls.append("score") or real_score(*a, **k))
+    at = _app()
+    assert calls == []
+    assert not [d for d in at.dataframe if "kind" in d.value.columns]
+    assert any("Switch on to score one segment" in c.value for c in at.caption)
+    at.toggle(key="score_on").set_value(True).run()
+    assert not at.exception
+    assert calls[:1] == ["list"] and "score" in calls
+    assert len([d for d in at.dataframe if "kind" in d.value.columns]) == 1
+
+
 def test_segment_scores_match_sacrebleu():
     import sacrebleu
 
     from evalcore.io import load_dataset
 
     at = _app()
+    at.toggle(key="score_on").set_value(True).run()
     tables = [d.value for d in at.dataframe if "kind" in d.value.columns]
     assert len(tables) == 1  # one segment's scores
     table = tables[0]

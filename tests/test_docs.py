@@ -88,6 +88,8 @@ def test_data_page_has_the_intro_and_every_page_a_terms_box():
     assert not at.exception
     labels = [e.label for e in at.expander]
     assert "What is this?" in labels and "📖 Terms on this page" in labels
+    intro = next(e for e in at.expander if e.label == "What is this?")
+    assert intro.proto.expanded  # open on the bundled sample, where a newcomer starts
     assert any("finds out where automatic machine-translation metrics agree" in m.value for m in at.markdown)
     assert any("reference set" in m.value and "One human translation" in m.value for m in at.markdown)
     assert define("reference set").startswith("One human translation")
@@ -95,3 +97,20 @@ def test_data_page_has_the_intro_and_every_page_a_terms_box():
     pages = sorted((ROOT / "pages").glob("*.py"))
     missing = [p.name for p in pages if p.name != "common.py" and "\nterms(" not in p.read_text(encoding="utf-8")]
     assert not missing, missing
+
+
+def test_data_page_intro_is_closed_on_the_users_own_data(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from evalcore import workspace
+    from evalcore.io import load_collection
+
+    monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
+    name = workspace.save(load_collection(ROOT / "sample_data" / "teaching_es_en"), "mine")
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["dataset"] = name
+    at.run()
+    assert not at.exception
+    assert at.session_state["dataset_label"].startswith("mine (saved")
+    intro = next(e for e in at.expander if e.label == "What is this?")
+    assert not intro.proto.expanded

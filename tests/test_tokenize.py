@@ -245,3 +245,31 @@ def test_hindi_danda_glued_under_13a_split_under_intl():
     assert "है।" in tokenize(text, "13a")
     assert tokenize(text, "intl") == tuple(TokenizerV14International()(text).split())
     assert "।" in tokenize(text, "intl") and "है।" not in tokenize(text, "intl")
+
+
+# ---- the sidebar's cheap listing (issue 12: every page paid for importing sacreBLEU) ----------
+def test_installed_tokenizers_are_exactly_the_loadable_ones():
+    """The listing found by package lookups equals loading every tokenizer (the reference)."""
+    from evalcore.metrics.tokenize import available_tokenizers, installed_tokenizers
+
+    assert installed_tokenizers() == available_tokenizers()
+
+
+def test_sidebar_listing_and_choice_import_no_sacrebleu():
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    code = ("import sys\nfrom evalcore.metrics.tokenize import installed_tokenizers, set_session_tokenizer, "
+            "session_tokenizer\nnames = installed_tokenizers()\nset_session_tokenizer('ja-mecab')\n"
+            "print(names, session_tokenizer(), 'sacrebleu' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert out.strip().endswith("ja-mecab False")
+
+
+def test_session_tokenizer_unknown_name_still_refused():
+    from evalcore.metrics.tokenize import set_session_tokenizer
+
+    with pytest.raises(ValueError, match="unknown tokenizer"):
+        set_session_tokenizer("no-such")

@@ -39,17 +39,14 @@ from typing import Sequence
 import numpy as np
 
 from .. import __version__
+from ._jit import HAVE_NUMBA
+from ._jit import lazy_njit as _njit
 from .base import Metric, MetricMeta, MetricOption, group_by_refs, register, too_long, valid_stats
 from .tokenize import TOKENIZERS, check_tokenizer, tokenize
 
-try:  # numba is optional: without it the numpy block versions below are used (same values)
-    import numba as _nb
-except ImportError:  # pragma: no cover
-    _nb = None
-
-
-def _njit(f):
-    return _nb.njit(cache=True, nogil=True)(f) if _nb is not None else f
+# numba is optional: without it the numpy block versions below are used (same values). It is
+# imported when a kernel first runs, not here (_jit.py); ``_nb is not None`` = numba is installed.
+_nb = True if HAVE_NUMBA else None
 
 VERSION = f"evalcore-{__version__}"
 

