@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .dataset import Dataset
-from .metrics.base import get_metric, valid_stats
+from .metrics.base import Metric, get_metric, valid_stats
 
 Progress = Callable[[float, str], None] | None
 
@@ -166,6 +166,17 @@ def combine_loo(parts: Sequence[tuple[pd.DataFrame, pd.DataFrame]], note: str | 
     return scores, summary
 
 
+def scores_and_stats(metric, cands: Sequence[str], refs: Sequence[Sequence[str]]):
+    """(sentence scores, per-item statistics) from one statistics pass when the metric reads its
+    sentence scores off its statistics (``sentence_scores_of``; then ``corpus_score`` =
+    ``score_from_stats`` of them, and the rows of a subset are the subset's statistics); else
+    (``sentence_scores``, None)."""
+    if callable(getattr(metric, "sentence_scores_of", None)) and type(metric).corpus_score is Metric.corpus_score:
+        st = np.asarray(metric.segment_stats(cands, refs), dtype=float)
+        return np.asarray(metric.sentence_scores_of(st, refs), dtype=float), st
+    return np.asarray(metric.sentence_scores(cands, refs), dtype=float), None
+
+
 def detect_mt(ds: Dataset, metric_id: str = "bleu", gap: float = 20.0, share: float = 0.3,
               progress: Progress = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Flag references that look machine-translated (the "Detect MT" step of Callison-Burch
@@ -199,7 +210,8 @@ def detect_mt(ds: Dataset, metric_id: str = "bleu", gap: float = 20.0, share: fl
         others = [o for o in ds.ref_ids if o != r]
         cand = [refs[r][s] for s in keep]
         # closeness to the other humans: the closest single other reference (same nrefs as the MT side)
-        per_ref = np.array([metric.oriented(metric.sentence_scores(cand, [[refs[o][s]] for s in keep])) for o in others])
+        ref_stats = {o: scores_and_stats(metric, cand, [[refs[o][s]] for s in keep]) for o in others}
+        per_ref = np.array([metric.oriented(ref_stats[o][0]) for o in others])
         to_refs = per_ref.max(axis=0)
         to_sys = np.full((len(keep), len(syss)), np.nan)
         corpus_sys = {}
@@ -208,11 +220,17 @@ def detect_mt(ds: Dataset, metric_id: str = "bleu", gap: float = 20.0, share: fl
             if not pos:
                 continue
             c = [cand[i] for i in pos]
-            to_sys[pos, j] = metric.oriented(metric.sentence_scores(c, [[texts[keep[i]]] for i in pos]))
+            sent, st = scores_and_stats(metric, c, [[texts[keep[i]]] for i in pos])
+            to_sys[pos, j] = metric.oriented(sent)
             # corpus level on the segments this system covers: r against the system's output vs r
             # against the closest other reference set (both single-reference)
-            c_mt = float(metric.oriented(metric.corpus_score(c, [[texts[keep[i]]] for i in pos])))
-            c_ref = max(float(metric.oriented(metric.corpus_score(c, [[refs[o][keep[i]]] for i in pos]))) for o in others)
+            if st is not None:  # corpus scores from the statistics already computed (= corpus_score)
+                c_mt = float(metric.oriented(metric.score_from_stats(st)))
+                c_ref = max(float(metric.oriented(metric.score_from_stats(ref_stats[o][1][pos]))) for o in others)
+            else:
+                c_mt = float(metric.oriented(metric.corpus_score(c, [[texts[keep[i]]] for i in pos])))
+                c_ref = max(float(metric.oriented(metric.corpus_score(c, [[refs[o][keep[i]]] for i in pos])))
+                            for o in others)
             corpus_sys[name] = (c_mt, c_ref)
         names = list(syss)
         best = np.where(np.isnan(to_sys).all(axis=1), -1,
