@@ -49,7 +49,9 @@ def load_avg() -> str:
 
 
 def rss_mb(who=resource.RUSAGE_SELF) -> float:
-    return resource.getrusage(who).ru_maxrss / 1024
+    import resource as _r  # (also run on the workers)
+
+    return _r.getrusage(who).ru_maxrss / 1024
 
 
 def cells(ds) -> int:
@@ -57,6 +59,8 @@ def cells(ds) -> int:
 
 
 def _cpu() -> float:
+    import resource  # (also run on the workers)
+
     r = resource.getrusage(resource.RUSAGE_SELF)
     return r.ru_utime + r.ru_stime
 
@@ -66,33 +70,51 @@ def worker_cpu(sch) -> float:
     return float(sum(sch.client.run(_cpu).values()))
 
 
-def score_both(ds, metrics, scheduler=None, per_metric=None):
-    """(system table, segment table, wall seconds, CPU seconds of this process); ``per_metric``
-    dict gets CPU seconds per metric."""
+def score_both(ds, metrics, scheduler=None, per_family=None, keep=True):
+    """Both levels from one statistics pass per metric, metric by metric, as ``score --level
+    both`` does (:func:`evalcore.parallel.iter_score_levels`). Returns (system table or None,
+    segment table or None, rows, a digest of every table, wall seconds, CPU seconds of this
+    process); ``per_family`` dict gets CPU seconds per metric family (a family's shared pass is
+    charged to its first metric, so per family is the honest unit). ``keep=False`` keeps only
+    the digest (a 100k-segment run never holds every metric's rows)."""
+    import hashlib
+
     import pandas as pd
 
-    from evalcore.parallel import score_table
+    from evalcore.parallel import iter_score_levels
 
     t0, c0 = time.perf_counter(), _cpu()
-    if per_metric is None:
-        sys_t = score_table(ds, metrics, level="system", scheduler=scheduler)
-        seg_t = score_table(ds, metrics, level="segment", scheduler=scheduler)
-    else:
-        parts_sys, parts_seg = [], []
-        for m in metrics:
-            c = _cpu()
-            parts_sys.append(score_table(ds, [m], level="system", scheduler=scheduler))
-            parts_seg.append(score_table(ds, [m], level="segment", scheduler=scheduler))
-            per_metric[m] = per_metric.get(m, 0.0) + _cpu() - c
-        sys_t, seg_t = pd.concat(parts_sys, ignore_index=True), pd.concat(parts_seg, ignore_index=True)
-    return sys_t, seg_t, time.perf_counter() - t0, _cpu() - c0
+    last = c0
+    parts_sys, parts_seg, rows = [], [], 0
+    digest = hashlib.sha256()
+    for m, out in iter_score_levels(ds, metrics, level="both", scheduler=scheduler):
+        c = _cpu()
+        if per_family is not None:
+            per_family[m.meta.family] = per_family.get(m.meta.family, 0.0) + c - last
+        for lv in ("system", "segment"):
+            t = out[lv]
+            rows += len(t)
+            digest.update(pd.util.hash_pandas_object(t, index=False).values.tobytes())
+            if keep:
+                (parts_sys if lv == "system" else parts_seg).append(t)
+        last = _cpu()
+    cat = (lambda xs: pd.concat(xs, ignore_index=True) if xs else None)
+    return cat(parts_sys), cat(parts_seg), rows, digest.hexdigest(), time.perf_counter() - t0, _cpu() - c0
+
+
+def _wall_split(fn):
+    """fn() -> (result, wall seconds)."""
+    t = time.perf_counter()
+    r = fn()
+    return r, time.perf_counter() - t
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--wmt24", default=str(ROOT.parent / "shared" / "data" / "wmt24_esa"))
-    ap.add_argument("--segments", type=int, default=60, help="segments per WMT24 pair (997 = all)")
-    ap.add_argument("--synth-segments", type=int, default=1000)
+    ap.add_argument("--segments", type=int, default=60, help="segments per WMT24 pair (997 = all; 0 = skip WMT24)")
+    ap.add_argument("--synth-segments", type=int, default=1000, help="synthetic segments (0 = skip)")
+    ap.add_argument("--synth-local", action="store_true", help="also score the synthetic data on local:N")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--metrics", help="comma-separated ids (default: every lexical metric)")
     ap.add_argument("--wmt24-cells", type=int, default=11 * 997 * 20,
@@ -103,72 +125,95 @@ def main() -> None:
 
     from evalcore.io import load_collection
     from evalcore.parallel import Scheduler
-    from evalcore.qarla.cli_support import restrict_segments
     from evalcore.synth import make_synthetic
 
     metrics = [m.strip() for m in a.metrics.split(",")] if a.metrics else lexical_ids()
     out = {"metrics": metrics, "uptime_start": load_avg(), "segments": a.segments, "workers": a.workers}
     print(f"# {len(metrics)} metrics; {out['uptime_start']}", flush=True)
+    sch = None
+    rows = []
 
     # ---- WMT24: in-process vs local:N -----------------------------------------------------
-    coll = load_collection(a.wmt24)
-    sl = {lp: restrict_segments(ds, ds.seg_ids[:a.segments]) for lp, ds in coll.items()}
-    per_metric: dict[str, float] = {}
-    rows = []
-    tabs_in = {}
-    n_cells = 0
-    t_in = cpu_in = 0.0
-    for lp, ds in sl.items():
-        s, g, t, c = score_both(ds, metrics, per_metric=per_metric)
-        tabs_in[lp] = (s, g)
-        n_cells += cells(ds)
-        t_in += t
-        cpu_in += c
-        rows.append({"lp": lp, "segments": ds.n_segments, "systems": len(ds.systems), "cells": cells(ds),
-                     "in_process_wall_s": t, "in_process_cpu_s": c})
-        print(f"in-process {lp}: {t:.1f} s wall, {c:.1f} s CPU ({cells(ds)} cells)", flush=True)
-    out["rss_in_process_mb"] = rss_mb()
-    t_start = time.perf_counter()
-    with Scheduler(f"local:{a.workers}") as sch:
-        start = time.perf_counter() - t_start
+    if a.segments:
+        coll = load_collection(a.wmt24)
+        sl = {lp: ds.subset(seg_ids=ds.seg_ids[:a.segments]) for lp, ds in coll.items()}
+        per_family: dict[str, float] = {}
+        digests = {}
+        n_cells = 0
+        t_in = cpu_in = 0.0
+        for lp, ds in sl.items():
+            _, _, nrows, dig, t, c = score_both(ds, metrics, per_family=per_family, keep=False)
+            digests[lp] = dig
+            n_cells += cells(ds)
+            t_in += t
+            cpu_in += c
+            rows.append({"lp": lp, "segments": ds.n_segments, "systems": len(ds.systems), "cells": cells(ds),
+                         "rows": nrows, "in_process_wall_s": t, "in_process_cpu_s": c})
+            print(f"in-process {lp}: {t:.1f} s wall, {c:.1f} s CPU ({cells(ds)} cells)", flush=True)
+        out["rss_in_process_mb"] = rss_mb()
+        sch, start = _wall_split(lambda: Scheduler(f"local:{a.workers}").__enter__())
         t_dist = cpu_dist = 0.0
         same = True
         for r, (lp, ds) in zip(rows, sl.items()):
             w0 = worker_cpu(sch)
-            s, g, t, c = score_both(ds, metrics, scheduler=sch)
+            _, _, _, dig, t, c = score_both(ds, metrics, scheduler=sch, keep=False)
             wc = worker_cpu(sch) - w0
-            same &= s.equals(tabs_in[lp][0]) and g.equals(tabs_in[lp][1])
+            same &= dig == digests[lp]
             r["local_wall_s"], r["local_cpu_driver_s"], r["local_cpu_workers_s"] = t, c, wc
             t_dist += t
             cpu_dist += c + wc
             print(f"local:{a.workers} {lp}: {t:.1f} s wall, CPU {c:.1f} s here + {wc:.1f} s workers", flush=True)
-    out.update(wmt24=rows, wmt24_in_s=t_in, wmt24_in_cpu_s=cpu_in, wmt24_local_s=t_dist, wmt24_local_cpu_s=cpu_dist,
-               cluster_start_s=start, identical=bool(same),
-               wmt24_cells=n_cells, rss_workers_mb=rss_mb(resource.RUSAGE_CHILDREN), uptime_wmt24=load_avg())
-    out["per_cell_s"] = {m: v / n_cells for m, v in per_metric.items()}
+        out.update(wmt24=rows, wmt24_in_s=t_in, wmt24_in_cpu_s=cpu_in, wmt24_local_s=t_dist,
+                   wmt24_local_cpu_s=cpu_dist, cluster_start_s=start, identical=bool(same), wmt24_cells=n_cells,
+                   uptime_wmt24=load_avg())
+        out["wmt24_per_cell_us"] = {f: v / n_cells * 1e6 for f, v in per_family.items()}
 
     # ---- synthetic 100k x 10 x 4 (or a fraction, projected) --------------------------------
-    t = time.perf_counter()
-    syn = make_synthetic(a.synth_segments, 4, 10, seed=0)
-    gen = time.perf_counter() - t
-    s, g, t_syn, c_syn = score_both(syn, metrics)
-    out.update(synth_segments=a.synth_segments, synth_gen_s=gen, synth_score_s=t_syn, synth_score_cpu_s=c_syn,
-               synth_projected_100k_cpu_s=c_syn * 100_000 / a.synth_segments, rss_synth_mb=rss_mb(),
-               uptime_end=load_avg(), synth_rows=len(s) + len(g))
-    print(f"synthetic {a.synth_segments} x 10 x 4: generate {gen:.1f} s, score {t_syn:.1f} s wall, {c_syn:.1f} s CPU",
-          flush=True)
+    if a.synth_segments:
+        syn, gen = _wall_split(lambda: make_synthetic(a.synth_segments, 4, 10, seed=0))
+        n = cells(syn)
+        per_family = {}
+        _, _, nrows, dig, t_syn, c_syn = score_both(syn, metrics, per_family=per_family, keep=False)
+        out.update(synth_segments=a.synth_segments, synth_cells=n, synth_gen_s=gen, synth_score_s=t_syn,
+                   synth_score_cpu_s=c_syn, synth_rows=nrows, rss_synth_mb=rss_mb(), uptime_synth=load_avg(),
+                   synth_per_cell_us={f: v / n * 1e6 for f, v in per_family.items()},
+                   synth_projected_100k_cpu_s=c_syn * 100_000 / a.synth_segments)
+        print(f"synthetic {a.synth_segments} x 10 x 4: generate {gen:.1f} s, score {t_syn:.1f} s wall, "
+              f"{c_syn:.1f} s CPU, {nrows} rows", flush=True)
+        if a.synth_local:
+            if sch is None:
+                sch, out["cluster_start_s"] = _wall_split(lambda: Scheduler(f"local:{a.workers}").__enter__())
+            w0 = worker_cpu(sch)
+            _, _, _, dig2, t, c = score_both(syn, metrics, scheduler=sch, keep=False)
+            wc = worker_cpu(sch) - w0
+            out.update(synth_local_wall_s=t, synth_local_cpu_driver_s=c, synth_local_cpu_workers_s=wc,
+                       synth_local_identical=dig2 == dig, uptime_synth_local=load_avg())
+            print(f"synthetic on local:{a.workers}: {t:.1f} s wall, CPU {c:.1f} s here + {wc:.1f} s workers, "
+                  f"identical: {dig2 == dig}", flush=True)
+    if sch is not None:
+        out["rss_workers_mb"] = max(sch.client.run(lambda: rss_mb()).values())
+        sch.close()
+    out["rss_mb"] = rss_mb()
 
     # ---- projections ---------------------------------------------------------------------------
-    per_cell = sum(out["per_cell_s"].values())
-    eff = cpu_in / cpu_dist if cpu_dist else float("nan")  # CPU overhead of distributing (1 = none)
+    per = out.get("synth_per_cell_us") or out.get("wmt24_per_cell_us") or {}
+    per_cell = sum(per.values()) / 1e6
+    if "wmt24_in_cpu_s" in out and out.get("wmt24_local_cpu_s"):
+        eff = out["wmt24_in_cpu_s"] / out["wmt24_local_cpu_s"]
+    elif out.get("synth_local_cpu_workers_s"):
+        eff = out["synth_score_cpu_s"] / (out["synth_local_cpu_driver_s"] + out["synth_local_cpu_workers_s"])
+    else:
+        eff = float("nan")
     out["projection"] = {"per_cell_all_metrics_cpu_s": per_cell, "cpu_efficiency_local": eff,
                          "wmt24_all_1proc_s": per_cell * a.wmt24_cells,
-                         "wmt24_all_10workers_s": per_cell * a.wmt24_cells / (10 * min(1.0, eff))}
+                         "wmt24_all_10workers_s": per_cell * a.wmt24_cells / (10 * min(1.0, eff)),
+                         "synth_100k_2cores_s": per_cell * 1_000_000 / (2 * min(1.0, eff))}
     if a.json:
         Path(a.json).write_text(json.dumps(out, indent=1))
     print(json.dumps(out, indent=1))
-    df = pd.DataFrame(rows)
-    print(df.to_markdown(index=False) if hasattr(df, "to_markdown") else df.to_string(index=False))
+    if rows:
+        df = pd.DataFrame(rows)
+        print(df.to_string(index=False))
 
 
 if __name__ == "__main__":

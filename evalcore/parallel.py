@@ -129,6 +129,14 @@ class Scheduler:
         return "in-process" if self.kind == "none" else f"dask {self.spec} ({self.n_workers} workers)"
 
     # ---- work ---------------------------------------------------------------------------
+    def scatter(self, items: Sequence) -> list:
+        """The items sent to the cluster once (futures that tasks can take), or the items
+        themselves in-process."""
+        items = list(items)
+        if self.client is None or not items:
+            return items
+        return self.client.scatter(items)
+
     def map(self, fn, items: Sequence, label: str = "tasks", progress: Progress = None) -> list:
         """``[fn(x) for x in items]``, on the cluster when there is one; results in item order.
         ``progress(done, total)`` as tasks finish."""
@@ -286,6 +294,102 @@ def score_table(dataset, metric_ids: Sequence, level: str = "segment", ref_ids: 
     table.attrs["notes"] = notes
     table.attrs["warnings"] = engine.long_segment_warnings(ds, metrics)  # as in-process
     return table
+
+
+# ---- both levels, one metric at a time (score --level both) ---------------------------------
+def _levels_block(task):
+    """Worker side: the metrics of one family (already prepared) on one block of segments: each
+    metric's statistics rows of the block's items (one family pass, a segment's outputs
+    together) and, when asked, their sentence scores."""
+    from .metrics.levels import family_stats
+
+    metrics, want_segment, (cands, refs, positions) = task
+    if not cands:
+        return [(None, None) for _ in metrics]
+    out = []
+    for m, st in zip(metrics, family_stats(metrics, cands, refs, positions)):
+        out.append((st, np.asarray(m.sentence_scores_of(st, refs), dtype=float) if want_segment else None))
+    return out
+
+
+def iter_score_levels(dataset, metric_ids: Sequence, level: str = "both", ref_ids: Sequence[str] | None = None,
+                      include_references: bool = False, progress: Progress = None, segments=None,
+                      tokenize: str | None = None, scheduler: Scheduler | None = None,
+                      block_size: int | None = None):
+    """:func:`evalcore.metrics.levels.iter_score_levels` on ``scheduler``: yields ``(metric,
+    {level: table})`` one metric at a time, each table identical to the in-process one. The
+    texts of each segment block are sent to the cluster once (``scatter``); per metric family,
+    every block's statistics (and sentence scores) are computed on the workers from one family
+    pass and put back in the engine's item order; system scores come from the concatenated
+    statistics here. Metrics the workers cannot compute run in-process, in their turn."""
+    from .metrics import engine, levels as lv
+
+    if scheduler is None or not scheduler.distributed:
+        yield from lv.iter_score_levels(dataset, metric_ids, level=level, ref_ids=ref_ids,
+                                        include_references=include_references, progress=progress,
+                                        segments=segments, tokenize=tokenize)
+        return
+    want = lv.levels_of(level)
+    ds = dataset
+    metrics = [engine._resolve_metric(m, tokenize) for m in metric_ids]
+    remote_ok = [lv.streamable(m) and bool(_split_metrics([m])[0]) for m in metrics]
+    group_of = {i: g for g in lv.families([m if ok else _NotStreamable for m, ok in zip(metrics, remote_ok)])
+                for i in g}
+    cands_all, _ = engine.scoring_plan(ds, ref_ids, include_references, segments)
+    items, positions = lv.plan_items(ds, cands_all)
+    pos = np.asarray(positions, dtype=np.int64)
+    all_c = [c for _, _, cs, _ in items for c in cs]
+    all_r = [r for _, _, _, rs in items for r in rs]
+    bounds = block_bounds(ds.n_segments, scheduler.n_workers, block_size)
+    sel = [np.flatnonzero((pos >= a) & (pos < b)) for a, b in bounds]
+    sel = [ix for ix in sel if len(ix)]
+    data = scheduler.scatter([([all_c[i] for i in ix], [all_r[i] for i in ix], pos[ix].tolist()) for ix in sel]) \
+        if group_of else []
+    prep_ds = ds.with_references(list(ref_ids)) if ref_ids else ds
+    pending: dict[int, tuple] = {}
+    for i, metric in enumerate(metrics):
+        if i not in group_of:
+            yield from lv.iter_score_levels(ds, [metric], level=level, ref_ids=ref_ids,
+                                            include_references=include_references, segments=segments)
+        else:
+            if i not in pending:
+                group = [j for j in group_of[i] if j >= i]
+                ms = [metrics[j] for j in group]
+                for m in ms:
+                    engine._prepare(m, prep_ds)  # corpus-wide weights here, once, as in-process
+                # the prepared metrics (NIST: its information table) go to the cluster once, not
+                # pickled into every task
+                ms_ref = scheduler.scatter([ms])[0]
+                parts = scheduler.map(_levels_block, [(ms_ref, "segment" in want, d) for d in data],
+                                      label=f"{metric.meta.family} (segment blocks)")
+                for k, j in enumerate(group):
+                    stats_all = seg_all = None
+                    if parts:
+                        width = parts[0][k][0].shape[1]
+                        stats_all = np.zeros((len(all_c), width))
+                        seg_all = np.zeros(len(all_c)) if "segment" in want else None
+                        for ix, part in zip(sel, parts):
+                            stats_all[ix] = part[k][0]
+                            if seg_all is not None:
+                                seg_all[ix] = part[k][1]
+                    pending[j] = (stats_all, seg_all)
+                del parts
+            stats_all, seg_all = pending.pop(i)
+            seg_parts = lv.split_rows(items, seg_all) if seg_all is not None else None
+            yield metric, lv.level_frames(metric, items, lv.split_rows(items, stats_all), want, seg_parts)
+        if progress:
+            progress(i + 1, len(metrics))
+
+
+class _NotStreamableMeta:
+    needs_text = False
+    family = ""
+
+
+class _NotStreamable:
+    """Stands for a metric computed in-process when grouping the remote ones by family."""
+
+    meta = _NotStreamableMeta()
 
 
 # ---- similarity tensors -----------------------------------------------------------------------

@@ -19,6 +19,7 @@ from evalcore.parallel import (
     Scheduler,
     SchedulerError,
     block_bounds,
+    iter_score_levels,
     parse_scheduler,
     score_table,
     similarity_tensors_many,
@@ -84,6 +85,22 @@ def test_scores_identical_on_wmt24_slice(cluster, en_cs):
         got = score_table(en_cs, metrics, level=level, scheduler=cluster, block_size=16)
         pd.testing.assert_frame_equal(got, want, check_exact=True)
         assert len(want) > 0
+
+
+def test_both_levels_identical_on_sample(cluster, sample):
+    """``score --level both`` on the cluster (a family per task, segment blocks): every table
+    bit-identical to the in-process family pass, which test_levels.py pins to sacreBLEU and to
+    the engine level by level."""
+    from evalcore.metrics import levels
+
+    ids = ["bleu", "ter", "bleu-2", "nist-1", "nist-4", "charngram-f1", "charngram-r3", "chrf", "rouge-l"]
+    want = list(levels.iter_score_levels(sample, ids, include_references=True))
+    got = list(iter_score_levels(sample, ids, include_references=True, scheduler=cluster, block_size=4))
+    assert [m.id for m, _ in got] == ids == [m.id for m, _ in want]
+    for (m, g), (_, w) in zip(got, want):
+        for lv in ("system", "segment"):
+            pd.testing.assert_frame_equal(g[lv], w[lv], check_exact=True)
+            assert len(w[lv]) > 0, (m.id, lv)
 
 
 def test_worker_failure_is_a_clear_error(cluster):

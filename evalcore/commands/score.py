@@ -1,8 +1,10 @@
-"""``python -m evalcore score PATH --metrics bleu,chrf,ter --level segment|system``: tidy metric scores.
+"""``python -m evalcore score PATH --metrics bleu,chrf,ter --level segment|system|both``: tidy metric scores.
 
 Writes a TSV with the columns lp, metric, system, seg_id, score, n_segments, signature (seg_id empty at
 system level; n_segments = the segments summed; signature = sacreBLEU's own string for
-BLEU/chrF/TER, an evalcore one otherwise) to ``--out`` or stdout. ``--tokenize NAME`` picks the
+BLEU/chrF/TER, an evalcore one otherwise) to ``--out`` or stdout, metric by metric as they are
+computed (:mod:`evalcore.commands._stream`; ``--level both``: each metric's system rows, then its
+segment rows, from one pass over its per-segment statistics, :mod:`evalcore.metrics.levels`). ``--tokenize NAME`` picks the
 sacreBLEU tokenizer of the word-level metrics (default: sacreBLEU's for the target language, stated
 on stderr). ``--refs A,C`` chooses (and orders) the reference sets; ``--include-references`` (alias
 ``--include-human-systems``) also scores the reference sets not chosen as systems against the chosen
@@ -28,7 +30,9 @@ def add_arguments(p):
     p.add_argument("path", nargs="?", help="dataset: tidy TSV folder, plain-text folder, MQM TSV, mt-metrics-eval folder or zip")
     p.add_argument("--lp", help="language pair (needed when the data holds several; all: every pair in turn, tables get an lp column)")
     p.add_argument("--metrics", default="bleu,chrf,ter", help="comma-separated metric ids (default: bleu,chrf,ter)")
-    p.add_argument("--level", choices=["segment", "system"], default="segment")
+    p.add_argument("--level", choices=["segment", "system", "both"], default="segment",
+                   help="segment (default), system, or both: per metric its system rows (seg_id empty) then its "
+                        "segment rows, both from one pass over the per-segment statistics")
     p.add_argument("--refs", help="comma-separated reference sets to use, in this order (default: all)")
     p.add_argument("--include-references", "--include-human-systems", dest="include_references", action="store_true",
                    help="also score the human translations (reference sets not in --refs) as systems against "
@@ -83,8 +87,10 @@ def run(args) -> int:
         return 0
     if not args.path:
         raise ValueError("PATH is required (or use --list-metrics)")
-    from ..parallel import score_table
-    from ._lp import dataset, emit
+    from ..metrics.levels import COLUMNS, levels_of, plan_notes
+    from ..parallel import iter_score_levels
+    from ._lp import dataset
+    from ._stream import write_stream
 
     ids = [m.strip() for m in args.metrics.split(",") if m.strip()]
     metrics = [get_metric(m) for m in ids]  # unknown ids fail here, before loading
@@ -101,12 +107,16 @@ def run(args) -> int:
                          f"ref.<name>.txt files), so {', '.join(text_metrics)} cannot be computed; add references, "
                          "or give metric scores with --scores")
     judged = _judged_segments(ds, args.judged_only) if args.judged_only is not None else None
-    table = score_table(ds, metrics, level=args.level, ref_ids=refs, include_references=args.include_references,
-                        progress=StderrProgress("scoring"), segments=judged,
-                        scheduler=getattr(args, "_scheduler", None))
-    for w in table.attrs.get("warnings", []):
+    sched = getattr(args, "_scheduler", None)
+    notes, warnings = plan_notes(ds, metrics, refs, args.include_references, judged)
+    for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
-    for line in table.attrs.get("notes", []):
+    for line in notes:
         print(f"note: {line}", file=sys.stderr)
-    emit(table, args.out, args)
+    levels = levels_of(args.level)
+    stream = iter_score_levels(ds, metrics, level=args.level, ref_ids=refs,
+                               include_references=args.include_references, progress=StderrProgress("scoring"),
+                               segments=judged, scheduler=sched)
+    # metric by metric, written as computed (one metric's rows in memory at a time)
+    write_stream((out[lv] for _, out in stream for lv in levels), args.out, args, COLUMNS)
     return 0

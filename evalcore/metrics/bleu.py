@@ -37,6 +37,7 @@ from typing import Sequence
 import numpy as np
 
 from .. import __version__
+from . import _pass
 from .base import Metric, MetricMeta, MetricOption, group_by_refs, register
 from .tokenize import TOKENIZERS
 from .tokenize import tokenize as _tokenize
@@ -411,7 +412,7 @@ class BLEU(Metric):
         for start in range(0, len(todo), 32):
             chunk = todo[start:start + 32]
             blocks = [([cands[i] for i in idx], list(key)) for key, idx in chunk]
-            for (_, idx), pre in zip(chunk, self._layers_many(blocks, memo=False)):
+            for (_, idx), pre in zip(chunk, self._layers_many(blocks, memo=_pass.SHARED)):
                 out[idx] = self._multi_ref_stats(pre, len(idx))
         return out
 

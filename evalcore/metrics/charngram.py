@@ -25,7 +25,8 @@ from typing import Sequence
 
 import numpy as np
 
-from .base import MetricMeta, MetricOption, register
+from .base import MetricMeta, MetricOption, group_by_refs, register
+from ._overlap import block_overlaps
 from .bleu import ngram_layers
 from .edit import PairwiseWordMetric, token_options
 
@@ -89,6 +90,52 @@ def _block_hits(cands: list[tuple], refs: list[tuple]) -> tuple[np.ndarray, np.n
     return out
 
 
+_CP = 0x110000  # Unicode code points are below this
+
+
+def _block_hits_many(blocks: Sequence[tuple[list[tuple], list[tuple]]]) -> list:
+    """:func:`_block_hits` of several blocks (the segments of a chunk) with one batched count:
+    character ids ranked within each block from one ``np.unique`` over (block, code point), the
+    count layers of every block from one :func:`~evalcore.metrics.bleu.ngram_layers_groups`
+    call (the same columns as per block), so the hits — integer sums of clipped counts — are
+    those of :func:`_block_hits`."""
+    from .bleu import ngram_layers_groups
+
+    strings, owner = [], []
+    for b, (cands, refs) in enumerate(blocks):
+        for t in list(cands) + list(refs):
+            strings.append(char_string(t))
+            owner.append(b)
+    cps = [np.frombuffer(x.encode("utf-32-le"), dtype=np.uint32).astype(np.int64) for x in strings]
+    lens = np.array([len(c) for c in cps], dtype=np.int64)
+    allcp = np.concatenate(cps) if len(cps) else np.zeros(0, np.int64)
+    code = np.repeat(np.asarray(owner, dtype=np.int64), lens) * _CP + allcp
+    uniq, inv = np.unique(code, return_inverse=True)
+    first = np.searchsorted(uniq, np.arange(len(blocks), dtype=np.int64) * _CP)  # each block's rank 0
+    inv = inv.reshape(-1) - np.repeat(first[np.asarray(owner, dtype=np.int64)], lens) if len(cps) else inv
+    bounds = np.cumsum(np.r_[0, lens])
+    groups, at = [], 0
+    for cands, refs in blocks:
+        k = len(cands) + len(refs)
+        groups.append([inv[bounds[i]:bounds[i + 1]] for i in range(at, at + k)])
+        at += k
+    fast = block_overlaps(groups, [len(c) for c, _ in blocks], MAX_N)
+    if fast is not None:  # compiled two-pointer counts (same integers as the count layers)
+        out, g0 = [], 0
+        for (cands, refs), (hits, _) in zip(blocks, fast):
+            nc = len(cands)
+            out.append((hits, lens[g0:g0 + nc], lens[g0 + nc:g0 + nc + len(refs)]))
+            g0 += nc + len(refs)
+        return out
+    out = []
+    for (cands, refs), layers, g0 in zip(blocks, ngram_layers_groups(groups, MAX_N),
+                                         np.cumsum([0] + [len(c) + len(r) for c, r in blocks])):
+        nc = len(cands)
+        hits = np.stack([np.rint(X[:nc] @ X[nc:].T).astype(np.int64).reshape(nc, len(refs)) for X, _ in layers])
+        out.append((hits, lens[g0:g0 + nc], lens[g0 + nc:g0 + nc + len(refs)]))
+    return out
+
+
 class CharNgram(PairwiseWordMetric):
     """One BEER character n-gram feature (module docstring)."""
 
@@ -123,9 +170,53 @@ class CharNgram(PairwiseWordMetric):
     def _block(self, cands, refs):
         """Vectorised :func:`_prf` (the same IEEE operations in the same order, so identical)."""
         hits, lc, lr = _block_hits(cands, refs)
-        h = hits[self.n - 1].astype(np.float64)
-        dh = np.broadcast_to((lc - self.n + 1).astype(np.float64)[:, None], h.shape)
-        dr = np.broadcast_to((lr - self.n + 1).astype(np.float64)[None, :], h.shape)
+        return self._values(hits[self.n - 1], lc[:, None], lr[None, :])
+
+    @staticmethod
+    def family_segment_stats(metrics: Sequence["CharNgram"], cands: Sequence[str],
+                             refs: Sequence[Sequence[str]]) -> list[np.ndarray]:
+        """``[m.segment_stats(cands, refs) for m in metrics]`` (same tokenizer and case) with the
+        overlaps of each segment counted once for all 18 features and each feature's values
+        computed for every segment at once: per item the (padded) row of its values against its
+        references, the best (first maximum) kept, as :meth:`segment_stats` does per group
+        (identical values; :func:`evalcore.metrics.levels.family_stats` calls this)."""
+        m0 = metrics[0]
+        out = [np.full((len(cands), 1), np.nan) for _ in metrics]
+        rows, texts = [], []
+        for key, idx in group_by_refs(refs):
+            if not key:
+                continue
+            texts.append(([m0.tok(cands[i]) for i in idx], [m0.tok(r) for r in key]))
+            rows.append(idx)
+        blocks = _block_hits_many(texts) if texts else []
+        if not blocks:
+            return out
+        width = max(b[0].shape[2] for b in blocks)
+        n_items = sum(len(i) for i in rows)
+        H = np.zeros((MAX_N, n_items, width), dtype=np.int64)
+        LC = np.zeros((n_items, 1), dtype=np.int64)
+        LR = np.zeros((n_items, width), dtype=np.int64)
+        valid = np.zeros((n_items, width), dtype=bool)
+        at = 0
+        for (hits, lc, lr), idx in zip(blocks, rows):
+            nc, nr = len(idx), hits.shape[2]
+            H[:, at:at + nc, :nr] = hits
+            LC[at:at + nc, 0] = lc
+            LR[at:at + nc, :nr] = lr[None, :]
+            valid[at:at + nc, :nr] = True
+            at += nc
+        order = np.concatenate([np.asarray(i) for i in rows])
+        for m, o in zip(metrics, out):
+            vals = np.where(valid, m._values(H[m.n - 1], LC, LR), -np.inf)
+            pick = np.argmax(vals, axis=1)
+            o[order, 0] = vals[np.arange(n_items), pick]
+        return out
+
+    def _values(self, hits, lc, lr) -> np.ndarray:
+        """:func:`_prf`'s measure elementwise from hits and broadcastable string lengths."""
+        h = hits.astype(np.float64)
+        dh = np.broadcast_to((lc - self.n + 1).astype(np.float64), h.shape)
+        dr = np.broadcast_to((lr - self.n + 1).astype(np.float64), h.shape)
         p = np.where(dh > 0, h / np.where(dh > 0, dh, 1.0), 0.0)
         r = np.where(dr > 0, h / np.where(dr > 0, dr, 1.0), 0.0)
         if self.measure == "p":

@@ -23,6 +23,8 @@ from typing import Sequence
 import numpy as np
 
 from .. import __version__
+from . import _pass
+from ._overlap import block_overlaps
 from .base import Metric, MetricMeta, MetricOption, group_by_refs, register
 from .bleu import ngram_layers
 from .edit import best_of_others
@@ -164,7 +166,7 @@ class CHRF(Metric):
                 for i in idx:
                     out[i] = np.nan
                 continue
-            st = self._block_stats([cands[i] for i in idx], list(key), memo=False)  # (nc, nr, k)
+            st = self._block_stats([cands[i] for i in idx], list(key), memo=_pass.SHARED)  # (nc, nr, k)
             f = chrf_from_stats(st.reshape(-1, k), self.order, self.beta, self.eps_smoothing).reshape(st.shape[:2])
             out[idx] = st[np.arange(len(idx)), np.argmax(f, axis=1)]
         return out
@@ -192,6 +194,19 @@ class CHRF(Metric):
 
     def sentence_scores(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
         return self.sentence_scores_of(self.segment_stats(cands, refs), refs)
+
+    @staticmethod
+    def _side_stats_from(ci, ri, hits, totals, n_orders) -> np.ndarray:
+        """:meth:`_side_stats` from clipped overlaps ``hits[n−1, u, v]`` between the unique
+        texts and their n-gram ``totals[u, n−1]`` (:func:`evalcore.metrics._overlap.block_overlaps`)."""
+        nc, nr = len(ci), len(ri)
+        stats = np.zeros((nc, nr, 3 * n_orders))
+        for i in range(n_orders):
+            h_tot, r_tot = totals[ci, i].astype(np.float64), totals[ri, i].astype(np.float64)
+            stats[..., 3 * i] = np.where(r_tot[None, :] > 0, h_tot[:, None], 0.0)
+            stats[..., 3 * i + 1] = r_tot[None, :]
+            stats[..., 3 * i + 2] = hits[i][np.ix_(ci, ri)]
+        return stats
 
     def _side_stats(self, texts, ci, ri, layers, n_orders) -> np.ndarray:
         nc, nr = len(ci), len(ri)
@@ -223,7 +238,13 @@ class CHRF(Metric):
             _, inv = np.unique(allcp, return_inverse=True)
             bounds = np.cumsum([0] + [len(c) for c in cps])
             char_seqs = [inv[bounds[i]:bounds[i + 1]] for i in range(len(texts))]
-            char_stats = self._side_stats(texts, ci, ri, ngram_layers(char_seqs, self.char_order), self.char_order)
+            fast = block_overlaps([char_seqs + char_seqs], [len(texts)], self.char_order)
+            if fast is not None:  # compiled counts: the same integers as the count layers
+                hits, totals = fast[0]
+                char_stats = self._side_stats_from(ci, ri, hits, totals[:len(texts)], self.char_order)
+            else:
+                char_stats = self._side_stats(texts, ci, ri, ngram_layers(char_seqs, self.char_order),
+                                              self.char_order)
             if memo:
                 if len(_CHAR_CACHE) >= _CHAR_CACHE_MAX:
                     _CHAR_CACHE.pop(next(iter(_CHAR_CACHE)))

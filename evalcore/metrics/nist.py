@@ -6,7 +6,9 @@ mteval-v13a's tokenisation) of **lower-cased** text (mteval lower-cases unless `
 
 **Information weights** (``compute_ngram_info``) come from *all references of the corpus*:
 info(w1..wn) = log2(count(w1..wn−1) / count(w1..wn)), info(w) = log2(#reference words /
-count(w)), counts over every reference segment of every reference set.
+count(w)), counts over every reference segment of every reference set. The weights are kept in
+compact arrays (:class:`InfoTable`: n-grams as packed int64 ids of token ids, weights as a
+float64 array, look-ups by ``np.searchsorted``), 16 bytes per distinct reference n-gram.
 
 **Corpus context — how to call it.** ``metric.fit(references_per_segment)`` stores the
 n-gram counts of a corpus's references (``references_per_segment``: one list of reference
@@ -38,11 +40,12 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections import Counter
-from typing import Sequence
+from array import array
+from typing import Iterable, Sequence
 
 import numpy as np
 
+from . import _pass
 from .base import MetricMeta, MetricOption, group_by_refs, register, valid_stats
 from .edit import WordMetric, encode_block, ngram_keys_all, token_options
 
@@ -65,25 +68,140 @@ def nist_bp(l_sys: float, l_ref: float) -> float:
     return math.exp(-BETA * math.log(rho) * math.log(rho))
 
 
-def ngram_info(references: Sequence[Sequence[str]], max_n: int = 5) -> dict[tuple, float]:
+class InfoTable:
+    """The information weights of :func:`ngram_info` in compact arrays (methods §7.4;
+    Doddington 2002): no Python object per n-gram.
+
+    ``vocab`` maps each reference token to an id (sorted token order). An n-gram of order n
+    has the id of its position in ``keys[n-1]``; ``keys[0]`` are the token ids and for n > 1
+    ``keys[n-1]`` holds the sorted codes ``id(w1..wn−1) · V + id(wn)`` (V = vocabulary size),
+    which are collision-free (an exact packing, checked to fit in int64). ``info[n-1]`` are
+    the weights in the same order. Look-ups (:meth:`lookup`) run ``np.searchsorted`` order by
+    order. 16 bytes per distinct reference n-gram plus the vocabulary.
+    """
+
+    __slots__ = ("vocab", "keys", "info", "max_n")
+
+    def __init__(self, vocab: dict, keys: list, info: list, max_n: int):
+        self.vocab, self.keys, self.info, self.max_n = vocab, keys, info, max_n
+
+    def __len__(self) -> int:
+        return int(sum(len(k) for k in self.keys))
+
+    def nbytes(self) -> int:
+        """Bytes of the n-gram arrays (the vocabulary dict not included)."""
+        return int(sum(k.nbytes for k in self.keys) + sum(i.nbytes for i in self.info))
+
+    def ngram_ids(self, grams: np.ndarray) -> np.ndarray:
+        """Ids of n-grams given as an (m × n) array of token ids (−1 = token not in the
+        vocabulary); −1 for n-grams not in the table."""
+        grams = np.asarray(grams, dtype=np.int64)
+        m, n = grams.shape
+        if n > self.max_n or m == 0:
+            return np.full(m, -1, dtype=np.int64)
+        v = len(self.vocab)
+        cur = grams[:, 0].copy()
+        for k in range(1, n):
+            ok = (cur >= 0) & (grams[:, k] >= 0)
+            code = np.where(ok, cur, 0) * v + np.where(ok, grams[:, k], 0)
+            keys = self.keys[k]
+            pos = np.searchsorted(keys, code)
+            hit = ok & (pos < len(keys))
+            hit[hit] = keys[pos[hit]] == code[hit]
+            cur = np.where(hit, pos, -1)
+        return cur
+
+    def lookup(self, grams: np.ndarray) -> np.ndarray:
+        """Weights of n-grams given as an (m × n) array of token ids; 0 for n-grams (or
+        tokens) not in the table."""
+        ids = self.ngram_ids(grams)
+        n = np.asarray(grams).shape[1] if np.ndim(grams) == 2 else 0
+        out = np.zeros(len(ids))
+        if n and n <= self.max_n:
+            ok = ids >= 0
+            out[ok] = self.info[n - 1][ids[ok]]
+        return out
+
+    def get(self, gram: Sequence[str], default: float = 0.0) -> float:
+        """The weight of one n-gram given as a token tuple (``default`` when absent)."""
+        ids = [self.vocab.get(t, -1) for t in gram]
+        if not ids or -1 in ids:
+            return default
+        i = int(self.ngram_ids(np.array([ids]))[0])
+        return float(self.info[len(ids) - 1][i]) if i >= 0 else default
+
+    def as_dict(self) -> dict[tuple, float]:
+        """The table as ``{token tuple: weight}`` (for tests and inspection; not compact)."""
+        inv = sorted(self.vocab, key=self.vocab.get)
+        v = len(inv)
+        out = {}
+        grams = [(i,) for i in range(len(self.keys[0]))] if self.keys else []
+        for n in range(self.max_n):
+            if n:
+                grams = [grams[int(c) // v] + (int(c) % v,) for c in self.keys[n]]
+            for g, w in zip(grams, self.info[n].tolist()):
+                out[tuple(inv[t] for t in g)] = w
+        return out
+
+
+def _log2_ratio(den: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """log2(den/k) elementwise with ``math.log2`` (one call per distinct pair), so the weights
+    are exactly mteval's whatever numpy's log2 implementation."""
+    if not len(k):
+        return np.zeros(0)
+    pairs, inv = np.unique(np.stack([den, k], axis=1), axis=0, return_inverse=True)
+    vals = np.array([math.log2(a / b) for a, b in pairs.tolist()])
+    return vals[inv.reshape(-1)]
+
+
+def ngram_info(references: Iterable[Sequence[str]], max_n: int = 5) -> InfoTable:
     """Information weights of every n-gram (n ≤ max_n) of the given tokenised references
-    (one token sequence per reference segment): methods §7.4 / ``compute_ngram_info``."""
-    counts: Counter = Counter()
-    total = 0
+    (one token sequence per reference segment): methods §7.4 / ``compute_ngram_info``,
+    info(w1..wn) = log2(count(w1..wn−1)/count(w1..wn)), info(w) = log2(#words/count(w)).
+    ``references`` may be a generator: it is read once and no token list is kept. Returns an
+    :class:`InfoTable` (compact arrays)."""
+    # one pass over the (possibly streamed) references: ids in first-seen order, no token lists
+    first_seen: dict = {}
+    flat = array("q")
+    seq_lens = array("q")
     for toks in references:
-        toks = tuple(toks)
-        total += len(toks)
-        for n in range(1, max_n + 1):
-            counts.update(toks[i:i + n] for i in range(len(toks) - n + 1))
-    info = {}
-    for g, k in counts.items():
-        den = total if len(g) == 1 else counts[g[:-1]]
-        info[g] = math.log2(den / k)
-    return info
+        n0 = len(flat)
+        flat.extend(first_seen.setdefault(t, len(first_seen)) for t in toks)
+        seq_lens.append(len(flat) - n0)
+    order = sorted(first_seen)  # ids in sorted token order (as the literal's vocabulary)
+    vocab = {t: i for i, t in enumerate(order)}
+    remap = np.fromiter((vocab[t] for t in first_seen), dtype=np.int64, count=len(first_seen))
+    v = max(len(vocab), 1)
+    lens = np.frombuffer(seq_lens, dtype=np.int64) if len(seq_lens) else np.zeros(0, np.int64)
+    total = int(lens.sum())
+    ids = remap[np.frombuffer(flat, dtype=np.int64)] if total else np.zeros(0, np.int64)
+    del flat, first_seen
+    starts = (np.cumsum(lens) - lens).astype(np.int64)
+    room = np.repeat(starts + lens, lens) - np.arange(total)  # tokens left from each position
+    keys: list[np.ndarray] = []
+    info: list[np.ndarray] = []
+    cur = ids  # id of the n-gram starting at each position (valid where room >= n)
+    prev_counts = None
+    for n in range(1, max_n + 1):
+        pos = np.flatnonzero(room >= n)
+        if n == 1:
+            code = ids
+        else:
+            if len(keys[-1]) and (len(keys[-1]) - 1) * v + v - 1 >= 2 ** 63:
+                raise OverflowError("n-gram codes do not fit in int64")
+            code = cur[pos] * v + ids[pos + n - 1]
+        uk, inv, cnt = np.unique(code, return_inverse=True, return_counts=True)
+        den = np.full(len(uk), total, dtype=np.int64) if n == 1 else prev_counts[uk // v]
+        keys.append(uk)
+        info.append(_log2_ratio(den, cnt))
+        nxt = np.full(total, -1, dtype=np.int64)
+        nxt[pos] = inv.reshape(-1)
+        cur, prev_counts = nxt, cnt
+    return InfoTable(vocab, keys, info, max_n)
 
 
 def _nist_kernel(cands: list[tuple], refs: list[tuple], member: np.ndarray, max_n: int,
-                 table: dict | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                 table: "InfoTable | None") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Matched information per (order, reference set, candidate).
 
     ``member`` (V × K, bool) defines V reference sets over the K references. Returns
@@ -101,8 +219,14 @@ def _nist_kernel(cands: list[tuple], refs: list[tuple], member: np.ndarray, max_
     l_ref = (mem @ rlens) / np.maximum(nsets, 1)
     info_out = np.zeros((max_n, nv, nc))
     counts_out = np.zeros((max_n, nc), dtype=np.int64)
-    all_tokens = list(cands) + list(refs)
     prev_rc = None
+    if table is not None:
+        # the block's token ids (sorted token order) -> the table's vocabulary ids (−1: absent)
+        block_vocab = sorted({t for s in list(cands) + list(refs) for t in s})
+        to_table = np.array([table.vocab.get(t, -1) for t in block_vocab] or [-1], dtype=np.int64)
+        tok_lens = np.array([len(x) for x in ids], dtype=np.int64)
+        tok_starts = np.cumsum(tok_lens) - tok_lens
+        tok_table_ids = to_table[np.concatenate(ids)] if tok_lens.sum() else np.zeros(0, np.int64)
     for n in range(1, max_n + 1):
         keys = allkeys[n - 1]
         counts_out[n - 1] = [len(k) for k in keys[:nc]]
@@ -136,23 +260,20 @@ def _nist_kernel(cands: list[tuple], refs: list[tuple], member: np.ndarray, max_
             vmax = (mem[:, :, None] * rc_rel[None, :, :]).max(axis=1)  # V × R (integers)
             clip = np.minimum(tcnt[None, :, :], vmax[:, rel_idx])  # V × C × T
             if table is not None:
-                # first occurrence of each relevant n-gram -> its token tuple
-                lookup = np.zeros(len(rel))
-                klens = [len(k) for k in keys]
-                flat = np.concatenate(keys)
-                owner = np.repeat(np.arange(len(keys)), klens)
-                offs = np.arange(len(flat)) - np.repeat(np.cumsum(klens) - klens, klens)
-                uniq, first = np.unique(flat, return_index=True)
-                loc = np.searchsorted(uniq, rel)
                 # n-grams no reference contains are clipped to 0: their weight does not matter
-                # (0 · w adds 0), so only the others are looked up
+                # (0 · w adds 0), so only the others are looked up, each by its first occurrence
+                lookup = np.zeros(len(rel))
                 in_ref = np.flatnonzero(rc_rel.max(axis=0) > 0) if nk else np.zeros(0, np.int64)
-                for t in in_ref.tolist():
-                    g = int(rel[t])
-                    if loc[t] < len(uniq) and uniq[loc[t]] == g:
-                        f = first[loc[t]]
-                        s, pos = int(owner[f]), int(offs[f])
-                        lookup[t] = table.get(tuple(all_tokens[s][pos:pos + n]), 0.0)
+                if len(in_ref):
+                    klens = np.array([len(k) for k in keys], dtype=np.int64)
+                    flat = np.concatenate(keys)
+                    starts = np.repeat(tok_starts, klens)  # flat token position of each n-gram
+                    starts = starts + np.arange(len(flat)) - np.repeat(np.cumsum(klens) - klens, klens)
+                    uniq, first = np.unique(flat, return_index=True)
+                    loc = np.searchsorted(uniq, rel[in_ref])  # every in_ref n-gram occurs in a reference
+                    p0 = starts[first[loc]]
+                    grams = tok_table_ids[p0[:, None] + np.arange(n)[None, :]]
+                    lookup[in_ref] = table.lookup(grams)
                 info = np.broadcast_to(lookup, (nv, len(rel)))
             else:
                 cnt_v = mem @ rc_rel  # V × R
@@ -212,7 +333,7 @@ class NIST(WordMetric):
         if not 1 <= int(max_n) <= 9:
             raise ValueError("max_n must be in 1..9")
         self.max_n = int(max_n)
-        self._table: dict | None = None
+        self._table: InfoTable | None = None
         self._fit_hash = ""
         self.meta = MetricMeta(
             id=metric_id or f"nist-{self.max_n}", family="NIST",
@@ -225,12 +346,18 @@ class NIST(WordMetric):
     def fit(self, references_per_segment: Sequence[Sequence[str | None]]) -> "NIST":
         """Take the information weights from these references (one list of reference strings
         per segment, every reference set; ``None`` / NaN entries skipped). Returns self."""
-        toks = [self.tok(r) for seg in references_per_segment for r in seg if isinstance(r, str)]
-        self._table = ngram_info(toks, max(SHARED_ORDERS, self.max_n))
         h = hashlib.sha1()
-        for t in toks:
-            h.update(" ".join(t).encode("utf-8"))
-            h.update(b"\n")
+
+        def tokens():  # streamed: the hash and the table read each reference once
+            for seg in references_per_segment:
+                for r in seg:
+                    if isinstance(r, str):
+                        t = self.tok(r)
+                        h.update(" ".join(t).encode("utf-8"))
+                        h.update(b"\n")
+                        yield t
+
+        self._table = ngram_info(tokens(), max(SHARED_ORDERS, self.max_n))
         self._fit_hash = h.hexdigest()[:10]
         return self
 
@@ -318,12 +445,32 @@ class NIST(WordMetric):
             if not key:
                 continue
             ct, rt = [self.tok(cands[i]) for i in idx], [self.tok(r) for r in key]
-            info, counts, l_ref = _nist_kernel(ct, rt, np.ones((1, len(rt)), bool), n, table)
+            info, counts, l_ref = self._stats_kernel(ct, rt, table)
             out[idx, :n] = info[:, 0, :].T
             out[idx, n:2 * n] = counts.T
             out[idx, 2 * n] = [len(c) for c in ct]
             out[idx, 2 * n + 1] = float(l_ref[0])
         return out
+
+    def _stats_kernel(self, ct: list[tuple], rt: list[tuple], table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The kernel of one group of :meth:`segment_stats` (one reference set: all of ``rt``).
+        In a family pass (:func:`evalcore.metrics._pass.shared_blocks`) with fitted weights it
+        runs orders 1..:data:`SHARED_ORDERS` once per block for nist-1..5 (memoised, as
+        :meth:`segment_block`): the values of order n do not depend on the highest order run,
+        and the fitted table is the same for every max_n ≤ 5 (``prepare`` fits orders 1..5)."""
+        member = np.ones((1, len(rt)), bool)
+        if not (_pass.SHARED and table is not None and table is self._table):
+            return _nist_kernel(ct, rt, member, self.max_n, table)
+        orders = max(SHARED_ORDERS, self.max_n)
+        key = ("stats", self.tokenize, self.lowercase, self._fit_hash, orders, tuple(ct), tuple(rt))
+        out = _BLOCK_CACHE.get(key)
+        if out is None:
+            out = _nist_kernel(ct, rt, member, orders, table)
+            if len(_BLOCK_CACHE) >= _BLOCK_CACHE_MAX:
+                _BLOCK_CACHE.pop(next(iter(_BLOCK_CACHE)))
+            _BLOCK_CACHE[key] = out
+        info, counts, l_ref = out
+        return info[:self.max_n], counts[:self.max_n], l_ref
 
     def sentence_scores_of(self, stats: np.ndarray, refs: Sequence[Sequence[str]]) -> np.ndarray:
         """The sentence scores of rows of :meth:`segment_stats` (the arithmetic of ``_scores``

@@ -1,0 +1,104 @@
+"""NIST's information-weight table in compact arrays (evalcore.metrics.nist.InfoTable,
+methods §7.4, Doddington 2002): every weight exactly equal to a literal dict of n-gram tuples
+computed here, look-ups of absent n-grams give 0, and fitted scores equal a literal
+mteval-v13a procedure on a slice of real WMT24 references."""
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evalcore.metrics.nist import NIST, InfoTable, ngram_info
+
+from conftest import shared
+
+
+def literal_info(refs, max_n):
+    """compute_ngram_info of mteval-v13a, literally: a dict over n-gram tuples."""
+    cnt, tot = Counter(), 0
+    for r in refs:
+        r = tuple(r)
+        tot += len(r)
+        for n in range(1, max_n + 1):
+            cnt.update(r[i:i + n] for i in range(len(r) - n + 1))
+    return {g: math.log2((tot if len(g) == 1 else cnt[g[:-1]]) / k) for g, k in cnt.items()}
+
+
+def test_hand_worked_weights():
+    # refs "the cat" / "the dog": 4 words; the ×2, cat ×1, dog ×1
+    t = ngram_info([("the", "cat"), ("the", "dog")], 2)
+    assert isinstance(t, InfoTable)
+    assert t.get(("the",)) == 1.0              # log2(4/2)
+    assert t.get(("cat",)) == 2.0              # log2(4/1)
+    assert t.get(("the", "cat")) == 1.0        # log2(count(the)=2 / 1)
+    assert t.get(("cat", "the")) == 0.0        # absent n-gram
+    assert t.get(("bird",)) == 0.0             # absent token
+    assert t.get(("the", "cat", "x"), 0.5) == 0.5  # order beyond the table
+    assert len(t) == 5
+
+
+tokens = st.lists(st.sampled_from(list("abcde")), max_size=9)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(tokens, max_size=6), st.integers(1, 5))
+def test_table_equals_literal_dict(refs, max_n):
+    t = ngram_info(refs, max_n)
+    assert t.as_dict() == literal_info(refs, max_n)  # exact float equality, every n-gram
+
+
+@pytest.fixture(scope="module")
+def wmt_slice():
+    from evalcore.io import load_collection
+    ds = load_collection(shared("wmt24_esa"))["en-cs"]
+    return ds.subset(seg_ids=ds.seg_ids[:40])
+
+
+def test_real_references_exact_and_lookup(wmt_slice):
+    m = NIST(max_n=5)
+    texts = list(wmt_slice.ref_texts().values())
+    toks = [m.tok(t[s]) for t in texts for s in range(wmt_slice.n_segments) if isinstance(t[s], str)]
+    t = ngram_info(toks, 5)
+    lit = literal_info(toks, 5)
+    assert t.as_dict() == lit
+    # vectorised look-up of every reference n-gram and of n-grams absent from the table
+    inv = t.vocab
+    for n in (1, 3, 5):
+        grams = [g for g in lit if len(g) == n]
+        ids = np.array([[inv[w] for w in g] for g in grams])
+        assert t.lookup(ids).tolist() == [lit[g] for g in grams]
+    absent = np.array([[inv[toks[0][0]], -1], [inv[toks[0][0]], inv[toks[0][0]]]])
+    expect = [0.0, lit.get((toks[0][0], toks[0][0]), 0.0)]
+    assert t.lookup(absent).tolist() == expect
+    assert t.nbytes() == 16 * len(lit)
+
+
+def test_fitted_scores_equal_literal_mteval(wmt_slice):
+    """Fitted on every reference of the slice, segment scores of one system against all its
+    references equal a literal mteval-v13a (dict weights, Counter clipping), 1e-12 relative."""
+    ds = wmt_slice
+    texts = list(ds.ref_texts().values())
+    refs = [[t[s] for t in texts if isinstance(t[s], str)] for s in range(ds.n_segments)]
+    m = NIST(max_n=4).fit(refs)
+    tok_refs = [[m.tok(r) for r in rs] for rs in refs]
+    info = literal_info([r for rs in tok_refs for r in rs], 5)
+    cands = ds.sys_texts()[ds.systems[0]]
+    got = m.segment_stats(cands, refs)
+    assert np.nansum(got[:, :4] > 0) > 20  # real matches, not a vacuous comparison
+    for i, (c, rs) in enumerate(zip(cands, tok_refs)):
+        if not isinstance(c, str) or not rs:
+            continue
+        c = m.tok(c)
+        for n in range(1, 5):
+            refmax = Counter()
+            for r in rs:
+                for g, k in Counter(tuple(r[j:j + n]) for j in range(len(r) - n + 1)).items():
+                    refmax[g] = max(refmax[g], k)
+            want = sum(info.get(g, 0.0) * min(k, refmax[g])
+                       for g, k in sorted(Counter(tuple(c[j:j + n]) for j in range(len(c) - n + 1)).items())
+                       if g in refmax)
+            assert got[i, n - 1] == pytest.approx(want, rel=1e-12, abs=1e-12)
