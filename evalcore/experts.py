@@ -20,7 +20,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from .human.agreement import agreement, agreement_curve, pairwise_labels, per_rater_agreement
 from .human.normalise import rater_weights
@@ -102,6 +101,8 @@ def _rho(a: pd.Series, b: pd.Series) -> tuple[float, int]:
     common = [s for s in a.index if s in b.index and np.isfinite(a[s]) and np.isfinite(b[s])]
     if len(common) < 3:
         return float("nan"), len(common)
+    from scipy import stats  # only Figure 3 needs it (keeps the page's first figure light)
+
     return float(stats.spearmanr(a[common].to_numpy(float), b[common].to_numpy(float))[0]), len(common)
 
 
@@ -163,3 +164,24 @@ def ranking_correlations(labels: pd.DataFrame, metric_scores: pd.Series | None =
     out.attrs["note"] = ("Spearman's ρ with the gold raters' ranking (system score = share of its comparisons judged "
                          "better than or equal, Callison-Burch et al. 2008); systems ranked by both only")
     return out
+
+
+def metric_system_scores(dataset, metric: str) -> pd.Series:
+    """system -> the metric's corpus score, oriented so that higher ranks higher (error rates
+    negated), for Figure 3's metric row. Text metrics read the one cached statistics table per
+    (dataset, metric signature) that the Systems and Divergence pages share
+    (:func:`evalcore.views.scores.system_stats`; = ``score_table`` at system level); other metrics
+    their given scores (``score_table``)."""
+    from .views.scores import system_stats
+    from .metrics.base import get_metric
+
+    m = get_metric(metric)
+    if m.meta.needs_text:
+        per = system_stats(dataset, [metric])[metric]
+        scores = pd.Series({name: float(m.score_from_stats(st)) for name, (keep, st) in per.items()
+                            if name in dataset.systems and len(keep)}, dtype=float)
+    else:
+        from .metrics.engine import score_table
+
+        scores = score_table(dataset, [metric], level="system").set_index("system")["score"]
+    return scores if m.meta.higher_is_better else -scores

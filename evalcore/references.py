@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .dataset import Dataset
-from .metrics.base import get_metric, valid_stats
+from .metrics.base import Metric, get_metric, valid_stats
 
 Progress = Callable[[float, str], None] | None
 
@@ -62,17 +62,28 @@ def _check(ds: Dataset) -> None:
 def _stats(metric, ds: Dataset, keep: list[int]) -> dict:
     """(candidate, held_out) -> (kept segment positions, per-segment statistics) for every
     human translation (held_out = itself) and every MT system (one entry per held-out set)."""
+    from .metrics.engine import segment_stats_by_segment
+
     refs, syss = ds.ref_texts(), ds.sys_texts()
     out = {}
     for r in ds.ref_ids:
         others = [o for o in ds.ref_ids if o != r]
         ref_lists = [[refs[o][s] for o in others] for s in keep]
-        out[(r, r)] = (np.arange(len(keep)), np.asarray(metric.segment_stats([refs[r][s] for s in keep], ref_lists), float))
+        # the held-out translation and every MT output against the same R − {r}, passed segment by
+        # segment so a vectorised metric scores a segment's candidates as one block (its references'
+        # n-grams once, not once per candidate): the same statistics as one call per candidate
+        parts = [(r, np.arange(len(keep)), [refs[r][s] for s in keep])]
         for name, texts in syss.items():
             pos = [i for i, s in enumerate(keep) if texts[s] is not None]
             if pos:
-                st = metric.segment_stats([texts[keep[i]] for i in pos], [ref_lists[i] for i in pos])
-                out[(name, r)] = (np.asarray(pos), np.asarray(st, float))
+                parts.append((name, np.asarray(pos), [texts[keep[i]] for i in pos]))
+        cands = [c for _, _, cs in parts for c in cs]
+        seg_pos = np.concatenate([pos for _, pos, _ in parts])
+        stats = segment_stats_by_segment(metric, cands, [ref_lists[i] for i in seg_pos], seg_pos)
+        start = 0
+        for name, pos, _ in parts:
+            out[(name, r)] = (pos, stats[start:start + len(pos)])
+            start += len(pos)
     return out
 
 
@@ -135,14 +146,35 @@ def leave_one_out(ds: Dataset, metric_ids: Sequence[str] = ("bleu",), n_boot: in
         if progress:
             progress((mi + 1) / len(metric_ids), f"reference quality: {mid}")
     scores = pd.DataFrame(rows, columns=["metric", "held_out", "candidate", "kind", "score", "n_segments"])
-    summary = pd.DataFrame(summ)
+    return combine_loo([(scores, pd.DataFrame(summ))], note, [ds.seg_ids[s] for s in keep])
+
+
+def combine_loo(parts: Sequence[tuple[pd.DataFrame, pd.DataFrame]], note: str | None = None,
+                segments: Sequence[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The :func:`leave_one_out` result of several metrics from the results of each (every metric's
+    rows depend on it alone, the bootstrap draws on the seed: equal to one call with all of them);
+    the page draws the figure of one metric before scoring the others."""
+    scores = pd.concat([p[0] for p in parts], ignore_index=True)
+    summary = pd.concat([p[1] for p in parts], ignore_index=True)
     order = {"human": 0, "mt": 1}
     summary = summary.sort_values(["metric", "kind", "mean"], key=lambda c: c.map(order) if c.name == "kind" else c,
                                   ascending=[True, True, False], kind="stable").reset_index(drop=True)
+    first = parts[0][0].attrs if parts else {}
     for f in (scores, summary):
-        f.attrs["note"] = note
-        f.attrs["segments"] = [ds.seg_ids[s] for s in keep]
+        f.attrs["note"] = note if note is not None else first.get("note", "")
+        f.attrs["segments"] = list(segments) if segments is not None else first.get("segments", [])
     return scores, summary
+
+
+def scores_and_stats(metric, cands: Sequence[str], refs: Sequence[Sequence[str]]):
+    """(sentence scores, per-item statistics) from one statistics pass when the metric reads its
+    sentence scores off its statistics (``sentence_scores_of``; then ``corpus_score`` =
+    ``score_from_stats`` of them, and the rows of a subset are the subset's statistics); else
+    (``sentence_scores``, None)."""
+    if callable(getattr(metric, "sentence_scores_of", None)) and type(metric).corpus_score is Metric.corpus_score:
+        st = np.asarray(metric.segment_stats(cands, refs), dtype=float)
+        return np.asarray(metric.sentence_scores_of(st, refs), dtype=float), st
+    return np.asarray(metric.sentence_scores(cands, refs), dtype=float), None
 
 
 def detect_mt(ds: Dataset, metric_id: str = "bleu", gap: float = 20.0, share: float = 0.3,
@@ -178,7 +210,8 @@ def detect_mt(ds: Dataset, metric_id: str = "bleu", gap: float = 20.0, share: fl
         others = [o for o in ds.ref_ids if o != r]
         cand = [refs[r][s] for s in keep]
         # closeness to the other humans: the closest single other reference (same nrefs as the MT side)
-        per_ref = np.array([metric.oriented(metric.sentence_scores(cand, [[refs[o][s]] for s in keep])) for o in others])
+        ref_stats = {o: scores_and_stats(metric, cand, [[refs[o][s]] for s in keep]) for o in others}
+        per_ref = np.array([metric.oriented(ref_stats[o][0]) for o in others])
         to_refs = per_ref.max(axis=0)
         to_sys = np.full((len(keep), len(syss)), np.nan)
         corpus_sys = {}
@@ -187,11 +220,17 @@ def detect_mt(ds: Dataset, metric_id: str = "bleu", gap: float = 20.0, share: fl
             if not pos:
                 continue
             c = [cand[i] for i in pos]
-            to_sys[pos, j] = metric.oriented(metric.sentence_scores(c, [[texts[keep[i]]] for i in pos]))
+            sent, st = scores_and_stats(metric, c, [[texts[keep[i]]] for i in pos])
+            to_sys[pos, j] = metric.oriented(sent)
             # corpus level on the segments this system covers: r against the system's output vs r
             # against the closest other reference set (both single-reference)
-            c_mt = float(metric.oriented(metric.corpus_score(c, [[texts[keep[i]]] for i in pos])))
-            c_ref = max(float(metric.oriented(metric.corpus_score(c, [[refs[o][keep[i]]] for i in pos]))) for o in others)
+            if st is not None:  # corpus scores from the statistics already computed (= corpus_score)
+                c_mt = float(metric.oriented(metric.score_from_stats(st)))
+                c_ref = max(float(metric.oriented(metric.score_from_stats(ref_stats[o][1][pos]))) for o in others)
+            else:
+                c_mt = float(metric.oriented(metric.corpus_score(c, [[texts[keep[i]]] for i in pos])))
+                c_ref = max(float(metric.oriented(metric.corpus_score(c, [[refs[o][keep[i]]] for i in pos])))
+                            for o in others)
             corpus_sys[name] = (c_mt, c_ref)
         names = list(syss)
         best = np.where(np.isnan(to_sys).all(axis=1), -1,

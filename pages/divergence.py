@@ -24,9 +24,47 @@ EAGER_ROWS = 5000  # larger tables are prepared for download on request (keeps r
 SCATTER_MAX = 10000
 
 
+KEY = ["system", "seg_id"]
+
+
 @st.cache_data(show_spinner=False, max_entries=8)
-def signals(_ds, h, metrics, criteria, queen_set, norm, _progress=None):
-    return divergence_view.signal_table(_ds, list(metrics), list(criteria), list(queen_set), norm, progress=_progress)
+def base_signals(_ds, h, criteria, norm):
+    """The outputs with their lengths, tags and human/judge signals (no metric: cheap)."""
+    return divergence_view.signal_table(_ds, [], list(criteria), [], norm)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def metric_signal(_ds, h, metric, _progress=None):
+    """One metric's segment scores as a signal column (the shared cached statistics)."""
+    t = divergence_view.signal_table(_ds, [metric], [], [], progress=_progress)
+    return t[KEY + [c for c in t.columns if c == f"metric:{metric}"]]
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def queen_signal(_ds, h, queen_set, _progress=None):
+    t = divergence_view.signal_table(_ds, [], [], list(queen_set), progress=_progress)
+    return t[KEY + [c for c in t.columns if c.startswith("queen:")]]
+
+
+def assemble(needed_metrics, with_queen, text):
+    """The signal table (= ``divergence_view.signal_table`` over every chosen signal) restricted to the metric
+    columns in ``needed_metrics`` (and the QUEEN column when ``with_queen``), computing only
+    what is not cached yet, under a progress bar."""
+    todo = [m for m in needed_metrics] + (["queen"] if with_queen else [])
+    bar, cb = progress_bar(text) if todo else (None, None)
+    base_sig = divergence_view.signal_columns(base)
+    out = base[[c for c in base.columns if c not in base_sig]]
+    for i, m in enumerate(needed_metrics):
+        part = metric_signal(ds, h, m, _progress=(lambda f, t, i=i: cb((i + f) / len(todo), t)))
+        out = out.merge(part, on=KEY, how="left")
+    out = pd.concat([out, base[base_sig]], axis=1)
+    if with_queen:
+        out = out.merge(queen_signal(ds, h, tuple(queen_set),
+                                     _progress=lambda f, t: cb((len(todo) - 1 + f) / len(todo), t)),
+                        on=KEY, how="left")
+    if bar is not None:
+        bar.empty()
+    return out
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -59,13 +97,14 @@ with st.expander("Signals", expanded=False):
 
 long_segment_note(ds, metrics + [m for m in queen_set if m not in metrics])
 try:
-    bar, cb = progress_bar("Collecting the signals of every output…")
-    sig = signals(ds, h, tuple(metrics), tuple(criteria), tuple(queen_set), norm, _progress=cb)
-    bar.empty()
+    base = base_signals(ds, h, tuple(criteria), norm)
 except Exception as exc:
-    show_exception(exc, "Could not compute the signals")
+    show_exception(exc, "Could not collect the human signals")
     st.stop()
-cols = divergence_view.signal_columns(sig)
+# every chosen signal is offered; only the two compared are computed before the table, the
+# others (for the detail view below) after it
+queen_col = ("queen:" + ",".join(queen_set)) if queen_set else None
+cols = [f"metric:{m}" for m in metrics] + divergence_view.signal_columns(base) + ([queen_col] if queen_col else [])
 if len(cols) < 2:
     st.info("Two signals are needed (choose metrics and/or criteria under *Signals*).")
     st.stop()
@@ -80,6 +119,16 @@ b = c2.selectbox("Signal b", cols, index=cols.index(default_b), key="div_b")
 direction = c3.selectbox("Show", ["both", "a_higher", "b_higher"], key="div_dir",
                          format_func={"both": "all disagreements", "a_higher": "a likes it more than b",
                                       "b_higher": "b likes it more than a"}.get)
+pair_metrics = [m for m in metrics if f"metric:{m}" in (a, b)]
+try:
+    sig = assemble(pair_metrics, queen_col in (a, b), "Scoring the two compared signals…")
+except Exception as exc:
+    show_exception(exc, "Could not compute the signals")
+    st.stop()
+missing = [c for c in (a, b) if c not in sig]
+if missing:
+    st.info(f"No values for {md(', '.join(missing))} on this dataset: choose another signal.")
+    st.stop()
 with st.expander("Filters", expanded=False):
     f1, f2 = st.columns(2)
     systems = f1.multiselect("Systems (none = all)", ds.systems, key="div_systems")
@@ -130,7 +179,8 @@ if len(view) <= EAGER_ROWS or st.checkbox(f"Prepare the whole ranked table ({len
                                           key="div_prepare"):
     download_table(view.rename(columns={"a": a, "b": b}), f"{ds.name}_divergence", key="div_table",
                    signature=div_sig)
-with st.expander("Scatter of the two ranks"):
+# the scatter (every output a point) is built only when asked: an expander would build it on every run
+if st.toggle("Show the scatter of the two ranks", value=False, key="div_show_scatter"):
     shown = view if len(view) <= SCATTER_MAX else pd.concat(
         [view.head(SCATTER_MAX // 5), view.iloc[SCATTER_MAX // 5:].sample(SCATTER_MAX - SCATTER_MAX // 5, random_state=0)])
     if len(shown) < len(view):
@@ -152,7 +202,11 @@ pick = st.selectbox("Output (from this page of the table)", range(len(page_rows)
                     key="div_pick")
 row = page_rows.iloc[pick]
 try:
-    d = detail(ds, h, row["system"], str(row["seg_id"]), sig, sk)
+    rest = [m for m in metrics if m not in pair_metrics]
+    full = sig if not rest and (queen_col is None or queen_col in (a, b)) else \
+        assemble(metrics, bool(queen_col), "Collecting the other signals for the detail view ("
+                 + ", ".join(rest + (["QUEEN"] if queen_col and queen_col not in (a, b) else [])) + ")…")
+    d = detail(ds, h, row["system"], str(row["seg_id"]), full, sk)
 except Exception as exc:
     show_exception(exc, "Could not build the detail view")
     st.stop()

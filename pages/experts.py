@@ -6,7 +6,7 @@ import streamlit as st
 
 from evalcore.views import common as common_view
 from evalcore import plots_refs as PR
-from evalcore.commands.experts import tables
+from evalcore import experts as E
 from pages.common import current_dataset, download_figure, download_table, ensure_shell, md, memo, show_exception
 
 ensure_shell(__file__)
@@ -35,9 +35,11 @@ if not gold:
     st.stop()
 h = ds.content_hash()
 m = "" if metric == "(none)" else metric
+# the three figures are computed in turn, each drawn before the next is computed: Figure 2 first
+# (the labels only), then the combination curves, then the rankings (the metric scored last)
 try:
-    fig2t, curves, ranks = memo("ex_tables", (h, criterion, tuple(gold), m),
-                                lambda: tables(ds, gold, criterion, metric=m, resamples=20))
+    labels = memo("ex_labels", (h, criterion, tuple(gold)), lambda: E.gold_labels(ds, gold, criterion))
+    fig2t = memo("ex_fig2", (h, criterion, tuple(gold)), lambda: E.rater_vs_gold(labels))
 except ValueError as exc:
     st.info(md(str(exc)))
     st.stop()
@@ -57,6 +59,7 @@ st.caption("Agreement: share of (non-expert comparison, gold comparison) pairs o
            "the best (Callison-Burch 2009, Figure 2).")
 
 st.subheader("Combining non-experts")
+curves = memo("ex_curves", (h, criterion, tuple(gold)), lambda: E.combination_curves(labels, 5, 20))
 if curves.empty:
     st.info("No item was judged by both the gold raters and a non-expert.")
 else:
@@ -73,6 +76,16 @@ else:
                   f"Top line: the gold raters agree with each other {ga:.3f} of the time."))
 
 st.subheader("Ranking the systems")
+try:
+    if m:
+        with st.spinner(f"Scoring the systems with {md(m)}…"):
+            scores = memo("ex_metric", (h, m), lambda: E.metric_system_scores(ds, m))
+    else:
+        scores = None
+    ranks = memo("ex_ranks", (h, criterion, tuple(gold), m), lambda: E.ranking_correlations(labels, scores, m, 5))
+except Exception as exc:
+    show_exception(exc, "Could not rank the systems")
+    st.stop()
 f3 = PR.ranking_bars(ranks)
 st.plotly_chart(f3, width="stretch", key="ex_fig3")
 download_figure(f3, f"{ds.name}_experts_fig3", key="ex_fig3_dl")

@@ -17,9 +17,9 @@ from pages.common import terms  # noqa: E402
 terms('human-likeness', 'human acceptability', 'ORANGE', 'KING', 'QUEEN')
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
-def lessons(_ds, h, _progress=None):
-    return learn_view.lessons(_ds, progress=_progress)
+@st.cache_data(show_spinner=False, max_entries=16)
+def lessons(_ds, h, parts, _progress=None):
+    return learn_view.lessons(_ds, progress=_progress, parts=parts)
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -31,6 +31,16 @@ def paraphrase_example(_ds, h, system, criterion):
         return None
     row = div.iloc[0]
     return divergence_view.segment_detail(_ds, row["system"], row["seg_id"], sig)
+
+
+@st.cache_data(show_spinner=False, max_entries=2)
+def two_verdicts(_ds, h, a, b, criterion):
+    from evalcore import compare as C
+
+    cmp = C.build(_ds, a, b, ["bleu", "chrf"], [criterion])
+    head = C.headline(cmp, n_bootstrap=1000, n_ar=1000)
+    tags = C.bucket_table(cmp, C.tag_buckets(cmp), "phenomenon tag")
+    return head, tags
 
 
 try:
@@ -49,9 +59,15 @@ h = cache_key(ds)  # content hash + tokenizer of this run
 st.markdown(f"The sample: {ds.n_segments} Spanish sentences, **{len(ds.ref_ids)} independent human translations** "
             f"each, **{len(ds.systems)} hand-written 'systems'** that each show one behaviour, and judgements of "
             f"adequacy and fluency by {len(ds.raters)} raters. Every number below is computed now from that data.")
+STOPS = {1: "BLEU and paraphrases", 2: "Systems are centroids", 3: "Human-like ≠ acceptable",
+         4: "Why several judges", 5: "Two systems, two verdicts"}
+PART_OF = {1: "paraphrase", 2: "orange", 3: "quadrant", 4: "raters", 5: None}
+stop = st.radio("Stop of the tour", list(STOPS), format_func=lambda i: f"{i} · {STOPS[i]}", horizontal=True,
+                key="learn_stop")
+st.caption("Each stop computes its numbers when you open it (once; then they are kept).")
 try:
-    bar, cb = progress_bar("Computing the lessons…")
-    L = lessons(ds, h, _progress=cb)
+    bar, cb = progress_bar("Computing this stop's lesson…")
+    L = lessons(ds, h, (PART_OF[stop],) if PART_OF[stop] else (), _progress=cb)
     bar.empty()
 except Exception as exc:
     show_exception(exc, "Could not compute the lessons")
@@ -59,130 +75,133 @@ except Exception as exc:
 crit = L["criterion"]
 
 # ---------------------------------------------------------------- 1
-st.header("1 · BLEU punishes acceptable paraphrases and misses meaning errors")
-t = L.get("paraphrase")
-if t is not None and len(t):
-    worst = t.loc[t["rank_gap"].idxmax()]
-    flatter = t.loc[t["rank_gap"].idxmin()]
-    st.markdown(
-        f"Humans rank **{md(worst['system'])}** #{int(worst['human_rank'])} of {len(t)} on {crit} "
-        f"(mean {worst['human']:.2f}), but sentence BLEU ranks it #{int(worst['bleu_rank'])} "
-        f"(mean {worst['bleu']:.1f}): its words are acceptable but absent from the references. "
-        f"The other way round, **{md(flatter['system'])}** is #{int(flatter['bleu_rank'])} for BLEU and only "
-        f"#{int(flatter['human_rank'])} for humans: n-gram overlap does not see the meaning error "
-        "(Ananthakrishnan et al. 2007: BLEU failures on paraphrases and on meaning-changing edits).")
-    st.dataframe(t, hide_index=True, width="stretch",
-                 column_config={"bleu": st.column_config.NumberColumn("mean sentence BLEU", format="%.1f"),
-                                "human": st.column_config.NumberColumn(f"mean {crit}", format="%.2f")})
-    download_table(t, "learn_bleu_vs_humans", key="learn_t1", signature=common_view.signature_text(["bleu"]))
-    try:
-        ex = paraphrase_example(ds, h, worst["system"], crit)
-    except Exception as exc:
-        ex = None
-        show_exception(exc, "Could not build the example")
-    if ex is not None:
-        st.markdown("**The clearest case**: the output BLEU likes least relative to the humans.")
-        st.markdown(H.plain_box(f"Output of {ex['system']} (segment {ex['seg_id']})", ex["output"]),
-                    unsafe_allow_html=True)
-        c1, c2 = st.columns(2)
-        with c1:
-            for ref in ex["references"][:3]:
-                st.markdown(H.reference_pair_html(ref["ref_id"], ref["tokens"], ref["ref_spans"], ex["cand_tokens"],
-                                                  ref["cand_spans"]), unsafe_allow_html=True)
-        with c2:
-            st.dataframe(ex["orders"], hide_index=True, width="stretch")
-            st.caption(f"Average n-gram precision P = {ex['summary']['average_precision']:.3f} (Ananthakrishnan et al. 2007 §5.8); "
-                       f"sentence BLEU {ex['summary']['sentence_bleu']:.1f}. Human judgements: "
-                       + ", ".join(f"{md(r.rater)} {r.score:g}" for r in ex["judgements"].itertuples()
-                                   if r.judgement == crit))
-st.page_link("pages/divergence.py", label="Find more such cases in the divergence browser", icon="🔎")
-st.page_link("pages/systems.py", label="Compare all metrics and humans on the Systems page", icon="📊")
+if stop == 1:
+    st.header("1 · BLEU punishes acceptable paraphrases and misses meaning errors")
+    t = L.get("paraphrase")
+    if t is not None and len(t):
+        worst = t.loc[t["rank_gap"].idxmax()]
+        flatter = t.loc[t["rank_gap"].idxmin()]
+        st.markdown(
+            f"Humans rank **{md(worst['system'])}** #{int(worst['human_rank'])} of {len(t)} on {crit} "
+            f"(mean {worst['human']:.2f}), but sentence BLEU ranks it #{int(worst['bleu_rank'])} "
+            f"(mean {worst['bleu']:.1f}): its words are acceptable but absent from the references. "
+            f"The other way round, **{md(flatter['system'])}** is #{int(flatter['bleu_rank'])} for BLEU and only "
+            f"#{int(flatter['human_rank'])} for humans: n-gram overlap does not see the meaning error "
+            "(Ananthakrishnan et al. 2007: BLEU failures on paraphrases and on meaning-changing edits).")
+        st.dataframe(t, hide_index=True, width="stretch",
+                     column_config={"bleu": st.column_config.NumberColumn("mean sentence BLEU", format="%.1f"),
+                                    "human": st.column_config.NumberColumn(f"mean {crit}", format="%.2f")})
+        download_table(t, "learn_bleu_vs_humans", key="learn_t1", signature=common_view.signature_text(["bleu"]))
+        try:
+            ex = paraphrase_example(ds, h, worst["system"], crit)
+        except Exception as exc:
+            ex = None
+            show_exception(exc, "Could not build the example")
+        if ex is not None:
+            st.markdown("**The clearest case**: the output BLEU likes least relative to the humans.")
+            st.markdown(H.plain_box(f"Output of {ex['system']} (segment {ex['seg_id']})", ex["output"]),
+                        unsafe_allow_html=True)
+            c1, c2 = st.columns(2)
+            with c1:
+                for ref in ex["references"][:3]:
+                    st.markdown(H.reference_pair_html(ref["ref_id"], ref["tokens"], ref["ref_spans"], ex["cand_tokens"],
+                                                      ref["cand_spans"]), unsafe_allow_html=True)
+            with c2:
+                st.dataframe(ex["orders"], hide_index=True, width="stretch")
+                st.caption(f"Average n-gram precision P = {ex['summary']['average_precision']:.3f} (Ananthakrishnan et al. 2007 §5.8); "
+                           f"sentence BLEU {ex['summary']['sentence_bleu']:.1f}. Human judgements: "
+                           + ", ".join(f"{md(r.rater)} {r.score:g}" for r in ex["judgements"].itertuples()
+                                       if r.judgement == crit))
+    st.page_link("pages/divergence.py", label="Find more such cases in the divergence browser", icon="🔎")
+    st.page_link("pages/systems.py", label="Compare all metrics and humans on the Systems page", icon="📊")
 
 # ---------------------------------------------------------------- 2
-st.header("2 · Systems are centroids: ORANGE < 0.5")
-f1 = L.get("orange")
-if f1 is not None and len(f1):
-    below = f1[f1["orange"] < 0.5]
-    st.markdown(
-        f"Hold out one human translation, score it and every system output against the other "
-        f"{len(ds.ref_ids) - 1}. For **{len(below)} of {len(f1)} metrics** the held-out human translation beats a "
-        f"system output **less than half** the time (ORANGE {f1['orange'].min():.2f}–{f1['orange'].max():.2f}; "
-        "a random metric gets 0.5). Outputs share words with *most* references; human translations differ from "
-        f"each other more. KING (the human beats *every* output) is {f1['king'].min():.2f}–{f1['king'].max():.2f}, "
-        f"close to the random {f1['king_random'].mean():.2f} (Amigó et al. 2006 §2.3).")
-    fig = P.figure1(f1)
-    st.plotly_chart(fig, width="stretch", key="learn_fig1")
-    download_figure(P.with_signature(fig, common_view.signature_text(L["metrics"])), "learn_figure1", key="learn_fig1_dl")
-st.page_link("pages/human_likeness.py", label="Explore ORANGE, KING and the failed cases", icon="👑")
+elif stop == 2:
+    st.header("2 · Systems are centroids: ORANGE < 0.5")
+    f1 = L.get("orange")
+    if f1 is not None and len(f1):
+        below = f1[f1["orange"] < 0.5]
+        st.markdown(
+            f"Hold out one human translation, score it and every system output against the other "
+            f"{len(ds.ref_ids) - 1}. For **{len(below)} of {len(f1)} metrics** the held-out human translation beats a "
+            f"system output **less than half** the time (ORANGE {f1['orange'].min():.2f}–{f1['orange'].max():.2f}; "
+            "a random metric gets 0.5). Outputs share words with *most* references; human translations differ from "
+            f"each other more. KING (the human beats *every* output) is {f1['king'].min():.2f}–{f1['king'].max():.2f}, "
+            f"close to the random {f1['king_random'].mean():.2f} (Amigó et al. 2006 §2.3).")
+        fig = P.figure1(f1)
+        st.plotly_chart(fig, width="stretch", key="learn_fig1")
+        download_figure(P.with_signature(fig, common_view.signature_text(L["metrics"])), "learn_figure1", key="learn_fig1_dl")
+    st.page_link("pages/human_likeness.py", label="Explore ORANGE, KING and the failed cases", icon="👑")
 
 # ---------------------------------------------------------------- 3
-st.header("3 · Human-like is not the same as human-acceptable")
-q = L.get("quadrant")
-if q:
-    pts, quad = q["points"], q["table"]
-    by = q["by_system"]
-    top = by.iloc[0] if len(by) else None
-    st.markdown(
-        f"QUEEN{{{', '.join(L['queen_set'])}}} measures how human-like each output is. Of {len(pts)} judged outputs, "
-        f"**{len(quad)}** are as acceptable as most human translations ({crit} ≥ {q['human_threshold']:.2f}) yet "
-        f"have QUEEN ≤ {q['queen_threshold']:.2f}"
-        + (f"; **{int(top['n'])}** of them come from **{md(top['system'])}**." if top is not None else ".")
-        + " High QUEEN goes with high human scores, but not the reverse (Amigó et al. 2006 Figure 4).")
-    fig = P.figure4(pts, q["human_threshold"], q["queen_threshold"], crit, "QUEEN{" + ",".join(L["queen_set"]) + "}")
-    st.plotly_chart(fig, width="stretch", key="learn_fig4")
-    download_figure(P.with_signature(fig, common_view.signature_text(L["queen_set"])), "learn_figure4", key="learn_fig4_dl")
-st.page_link("pages/queen_vs_human.py", label="Select points in Figure 4 and open them", icon="👸")
-st.page_link("pages/likeness_vs_acceptability.py", label="KING vs correlation for every metric (Figure 3)", icon="🎯")
+elif stop == 3:
+    st.header("3 · Human-like is not the same as human-acceptable")
+    q = L.get("quadrant")
+    if q:
+        pts, quad = q["points"], q["table"]
+        by = q["by_system"]
+        top = by.iloc[0] if len(by) else None
+        st.markdown(
+            f"QUEEN{{{', '.join(L['queen_set'])}}} measures how human-like each output is. Of {len(pts)} judged outputs, "
+            f"**{len(quad)}** are as acceptable as most human translations ({crit} ≥ {q['human_threshold']:.2f}) yet "
+            f"have QUEEN ≤ {q['queen_threshold']:.2f}"
+            + (f"; **{int(top['n'])}** of them come from **{md(top['system'])}**." if top is not None else ".")
+            + " High QUEEN goes with high human scores, but not the reverse (Amigó et al. 2006 Figure 4).")
+        fig = P.figure4(pts, q["human_threshold"], q["queen_threshold"], crit, "QUEEN{" + ",".join(L["queen_set"]) + "}")
+        st.plotly_chart(fig, width="stretch", key="learn_fig4")
+        download_figure(P.with_signature(fig, common_view.signature_text(L["queen_set"])), "learn_figure4", key="learn_fig4_dl")
+    st.page_link("pages/queen_vs_human.py", label="Select points in Figure 4 and open them", icon="👸")
+    st.page_link("pages/likeness_vs_acceptability.py", label="KING vs correlation for every metric (Figure 3)", icon="🎯")
 
 # ---------------------------------------------------------------- 4
-st.header("4 · Why several judges, and why normalise")
-r = L.get("raters")
-if r is not None and len(r):
-    lo, hi = r.loc[r["mean"].idxmin()], r.loc[r["mean"].idxmax()]
-    agree = L.get("agreement")
-    st.markdown(
-        f"The same outputs, different raters: **{md(hi['rater'])}** gives {hi['mean']:.2f} on average, "
-        f"**{md(lo['rater'])}** {lo['mean']:.2f} (sd {hi['std']:.2f} vs {lo['std']:.2f}). Averaging raw scores "
-        "mixes strictness with quality; per-rater z-scores or percentiles remove it (Callison-Burch 2009, methods §5.1-5.2)."
-        + (f" On pairwise comparisons the raters agree {agree['p_agree']:.0%} of the time (κ = {agree['kappa']:.2f}): "
-           "one judge alone is a noisy instrument." if agree else ""))
-    st.dataframe(r, hide_index=True, width="stretch")
-st.page_link("pages/judges.py", label="See distributions, agreement and kappa", icon="⚖️")
+elif stop == 4:
+    st.header("4 · Why several judges, and why normalise")
+    r = L.get("raters")
+    if r is not None and len(r):
+        lo, hi = r.loc[r["mean"].idxmin()], r.loc[r["mean"].idxmax()]
+        agree = L.get("agreement")
+        st.markdown(
+            f"The same outputs, different raters: **{md(hi['rater'])}** gives {hi['mean']:.2f} on average, "
+            f"**{md(lo['rater'])}** {lo['mean']:.2f} (sd {hi['std']:.2f} vs {lo['std']:.2f}). Averaging raw scores "
+            "mixes strictness with quality; per-rater z-scores or percentiles remove it (Callison-Burch 2009, methods §5.1-5.2)."
+            + (f" On pairwise comparisons the raters agree {agree['p_agree']:.0%} of the time (κ = {agree['kappa']:.2f}): "
+               "one judge alone is a noisy instrument." if agree else ""))
+        st.dataframe(r, hide_index=True, width="stretch")
+    st.page_link("pages/judges.py", label="See distributions, agreement and kappa", icon="⚖️")
 
 # ---------------------------------------------------------------- 5
-st.header("5 · Two systems, two verdicts: compare them side by side")
+elif stop == 5:
+    st.header("5 · Two systems, two verdicts: compare them side by side")
+
+    pair = ("synonyms", "literal")
+    if crit and all(s in ds.systems for s in pair):
+        try:
+            head, tags = two_verdicts(ds, h, pair[0], pair[1], crit)
+        except Exception as exc:
+            head = None
+            show_exception(exc, "Could not compare the two systems")
+        if head is not None:
+            hv = head.set_index("signal")
+            bl, hu = hv.loc["metric:bleu"], hv.loc[f"human:{crit}"]
+            st.markdown(
+                f"Put **{pair[0]}** (A) beside **{pair[1]}** (B). Corpus BLEU: {bl['score_a']:.1f} vs {bl['score_b']:.1f} "
+                f"(paired bootstrap p = {bl['p_bootstrap']:.3f}: **{md(bl['winner'])}** wins). Mean {md(crit)}: "
+                f"{hu['score_a']:.2f} vs {hu['score_b']:.2f} (p = {hu['p_bootstrap']:.3f}: **{md(hu['winner'])}** wins). "
+                "Both verdicts are significant and opposite: the paraphrases use words no reference has (Amigó et al. "
+                "2006; Ananthakrishnan et al. 2007). The Compare page shows where: the segments where BLEU and the humans "
+                "disagree, every reference with the matched n-grams, and the phenomenon buckets.")
+            st.dataframe(head, hide_index=True, width="stretch")
+            download_table(head, "learn_compare_headline", key="learn_t5", signature=common_view.signature_text(["bleu", "chrf"]))
+            if st.button(f"Open the Compare page with {pair[0]} vs {pair[1]}", key="learn_open_compare"):
+                st.session_state["cmp_a"], st.session_state["cmp_b"] = pair
+                st.switch_page("pages/compare.py")
+    st.page_link("pages/compare.py", label="Compare any two systems", icon="🆚")
 
 
-@st.cache_data(show_spinner=False, max_entries=2)
-def two_verdicts(_ds, h, a, b, criterion):
-    from evalcore import compare as C
 
-    cmp = C.build(_ds, a, b, ["bleu", "chrf"], [criterion])
-    head = C.headline(cmp, n_bootstrap=1000, n_ar=1000)
-    tags = C.bucket_table(cmp, C.tag_buckets(cmp), "phenomenon tag")
-    return head, tags
+def _next_stop() -> None:
+    st.session_state["learn_stop"] = stop + 1
 
 
-pair = ("synonyms", "literal")
-if crit and all(s in ds.systems for s in pair):
-    try:
-        head, tags = two_verdicts(ds, h, pair[0], pair[1], crit)
-    except Exception as exc:
-        head = None
-        show_exception(exc, "Could not compare the two systems")
-    if head is not None:
-        hv = head.set_index("signal")
-        bl, hu = hv.loc["metric:bleu"], hv.loc[f"human:{crit}"]
-        st.markdown(
-            f"Put **{pair[0]}** (A) beside **{pair[1]}** (B). Corpus BLEU: {bl['score_a']:.1f} vs {bl['score_b']:.1f} "
-            f"(paired bootstrap p = {bl['p_bootstrap']:.3f}: **{md(bl['winner'])}** wins). Mean {md(crit)}: "
-            f"{hu['score_a']:.2f} vs {hu['score_b']:.2f} (p = {hu['p_bootstrap']:.3f}: **{md(hu['winner'])}** wins). "
-            "Both verdicts are significant and opposite: the paraphrases use words no reference has (Amigó et al. "
-            "2006; Ananthakrishnan et al. 2007). The Compare page shows where: the segments where BLEU and the humans "
-            "disagree, every reference with the matched n-grams, and the phenomenon buckets.")
-        st.dataframe(head, hide_index=True, width="stretch")
-        download_table(head, "learn_compare_headline", key="learn_t5", signature=common_view.signature_text(["bleu", "chrf"]))
-        if st.button(f"Open the Compare page with {pair[0]} vs {pair[1]}", key="learn_open_compare"):
-            st.session_state["cmp_a"], st.session_state["cmp_b"] = pair
-            st.switch_page("pages/compare.py")
-st.page_link("pages/compare.py", label="Compare any two systems", icon="🆚")
+if stop < len(STOPS):
+    st.button(f"Next stop: {stop + 1} · {STOPS[stop + 1]} →", on_click=_next_stop, key="learn_next")

@@ -3,11 +3,13 @@ metrics, QUEEN of single metrics and the selected set), and the metric-set searc
 from __future__ import annotations
 
 
+import pandas as pd
 import streamlit as st
 
 from evalcore.views import common as common_view, likeness_vs_acceptability as likeness_vs_acceptability_view
+from evalcore.views import scores as scores_view
 from evalcore import plots as P
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
+from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
 from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
@@ -26,11 +28,12 @@ def search(_ds, h, metrics, method, mode, ties, average, min_coverage=0.95, _pro
             "excluded": r.excluded}
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@st.cache_data(show_spinner=False, max_entries=256)
 def points(_ds, h, metrics, criterion, selected, method, level, mode, norm, ties, average, boot, judged_only=True,
-           _progress=None):
-    return likeness_vs_acceptability_view.figure3_points(_ds, list(metrics), criterion, list(selected), method, level, mode, norm, ties,
-                            average, boot, progress=_progress, judged_only=judged_only)
+           groups=None, _progress=None):
+    return likeness_vs_acceptability_view.figure3_points(_ds, list(metrics), criterion, list(selected) if selected else None, method, level,
+                              mode, norm, ties, average, boot, progress=_progress, judged_only=judged_only,
+                              groups=groups or likeness_vs_acceptability_view.GROUPS)
 
 
 ds = scope(ds, "lva")
@@ -67,6 +70,37 @@ average = "micro"
 if not metrics:
     st.info("Choose at least one metric.")
     st.stop()
+
+# ---------------------------------------------------------------- Figure 3 (drawn first, metric by metric)
+st.subheader("Figure 3")
+st.caption("Drawn metric by metric as each metric's similarities and scores arrive (each point depends only on "
+           "its own metric); the selected set's point is added after the metric-set search below.")
+fig_slot = st.empty()
+fig_notes = st.container()
+pk = (h, tuple(metrics), criterion, method, level, mode, norm, ties, int(boot), judged_only)
+done = computed_keys()
+try:
+    bar, cb = progress_bar("QUEEN values and correlations…")
+    parts = []
+    for i, m in enumerate(metrics):
+        cb(i / len(metrics), f"Figure 3: {m} ({i + 1} of {len(metrics)})")
+        parts.append(points(ds, h, (m,), criterion, None, method, level, mode, norm, ties, average, int(boot),
+                            judged_only, groups=likeness_vs_acceptability_view.GROUPS[:2]))
+        if ("lva",) + pk not in done and i < len(metrics) - 1:  # the figure so far, while the next metric is scored
+            fig_slot.plotly_chart(P.figure3(pd.concat(parts, ignore_index=True),
+                                            f"{method} with {criterion} ({level} level)"), width="stretch")
+            if i == 0:  # the other metrics' similarities in one pass (shared per-segment work; cached on disk)
+                cb(1 / len(metrics), f"Similarities of the other {len(metrics) - 1} metric(s)…")
+                scores_view.tensors(ds, list(metrics[1:]),
+                                    progress=lambda f, t: cb((1 + 0.8 * f * (len(metrics) - 1)) / len(metrics), t))
+    bar.empty()
+    done.add(("lva",) + pk)
+except Exception as exc:
+    show_exception(exc, "Could not compute Figure 3")
+    st.stop()
+per_metric = pd.concat(parts, ignore_index=True)
+fig_slot.plotly_chart(memo("fig3_metrics", pk, lambda: P.figure3(per_metric, f"{method} with {criterion} ({level} level)")),
+                      width="stretch")
 
 # ---------------------------------------------------------------- search
 st.subheader("Metric-set search")
@@ -119,33 +153,32 @@ with st.expander("Search trace", expanded=smethod == "exhaustive"):
     download_table(tr, f"{ds.name}_search_{smethod}", key="lva_trace_tab",
                    signature=common_view.signature_text(metrics, f"mode={mode}; ties={ties}"))
 
-# ---------------------------------------------------------------- Figure 3
-st.subheader("Figure 3")
+# ---------------------------------------------------------------- the selected set's point
 try:
-    bar, cb = progress_bar("QUEEN values and correlations…")
-    pts = points(ds, h, tuple(metrics), criterion, tuple(chosen), method, level, mode, norm, ties, average,
-                 int(boot), judged_only, _progress=cb)
-    bar.empty()
+    set_row = points(ds, h, tuple(metrics), criterion, tuple(chosen), method, level, mode, norm, ties, average,
+                     int(boot), judged_only, groups=("selected set",))
 except Exception as exc:
-    show_exception(exc, "Could not compute Figure 3")
+    show_exception(exc, "Could not compute the selected set's point")
     st.stop()
-pk = (h, tuple(metrics), criterion, tuple(chosen), method, level, mode, norm, ties, int(boot), judged_only)
-if len(pts):
-    ns = sorted({int(x) for x in pts["n_segments"]})
-    st.caption(f"Correlations over {ns[0]}{'-' + str(ns[-1]) if len(ns) > 1 else ''} of {ds.n_segments} segments.")
-fig = memo("fig3", pk, lambda: P.figure3(pts, f"{method} with {criterion} ({level} level)"))
-st.plotly_chart(fig, width="stretch", key="lva_fig3")
-download_figure(P.with_signature(fig, common_view.signature_text(metrics, f"criterion={criterion}; {method}; level={level}")),
-                f"{ds.name}_figure3", key="lva_fig3_dl")
-best_corr = pts.loc[pts["corr"].idxmax()] if pts["corr"].notna().any() else None
-sel = pts[pts["group"] == "selected set"].iloc[0]
-if best_corr is not None:
-    st.caption(f"Highest correlation: {md(best_corr['label'])} ({best_corr['corr']:.3f}); the selected set: KING "
-               f"{sel['king']:.3f}, correlation {sel['corr']:.3f}. Amigó et al. 2006 found that the set with the highest "
-               "KING does not have the highest correlation: human-like and human-acceptable are different goals.")
-st.dataframe(pts, hide_index=True, width="stretch",
-             column_config={c: st.column_config.NumberColumn(format="%.3f") for c in pts.columns
-                            if c not in ("group", "label", "metrics", "n", "n_segments")})
-download_table(pts, f"{ds.name}_figure3_points", key="lva_points",
-               signature=common_view.signature_text(metrics, f"criterion={criterion}; {method}; level={level}; "
-                                                   f"normalisation={norm}; QUEEN mode={mode}; ties={ties}"))
+pts = pd.concat([per_metric, set_row], ignore_index=True)
+with fig_notes:
+    pk = pk + (tuple(chosen),)
+    if len(pts):
+        ns = sorted({int(x) for x in pts["n_segments"]})
+        st.caption(f"Correlations over {ns[0]}{'-' + str(ns[-1]) if len(ns) > 1 else ''} of {ds.n_segments} segments.")
+    fig = memo("fig3", pk, lambda: P.figure3(pts, f"{method} with {criterion} ({level} level)"))
+    fig_slot.plotly_chart(fig, width="stretch", key="lva_fig3")
+    download_figure(P.with_signature(fig, common_view.signature_text(metrics, f"criterion={criterion}; {method}; level={level}")),
+                    f"{ds.name}_figure3", key="lva_fig3_dl")
+    best_corr = pts.loc[pts["corr"].idxmax()] if pts["corr"].notna().any() else None
+    sel = pts[pts["group"] == "selected set"].iloc[0]
+    if best_corr is not None:
+        st.caption(f"Highest correlation: {md(best_corr['label'])} ({best_corr['corr']:.3f}); the selected set: KING "
+                   f"{sel['king']:.3f}, correlation {sel['corr']:.3f}. Amigó et al. 2006 found that the set with the highest "
+                   "KING does not have the highest correlation: human-like and human-acceptable are different goals.")
+    st.dataframe(pts, hide_index=True, width="stretch",
+                 column_config={c: st.column_config.NumberColumn(format="%.3f") for c in pts.columns
+                                if c not in ("group", "label", "metrics", "n", "n_segments")})
+    download_table(pts, f"{ds.name}_figure3_points", key="lva_points",
+                   signature=common_view.signature_text(metrics, f"criterion={criterion}; {method}; level={level}; "
+                                                       f"normalisation={norm}; QUEEN mode={mode}; ties={ties}"))

@@ -13,7 +13,7 @@ from evalcore.views import (
     queen_vs_human as queen_vs_human_view,
 )
 from evalcore import plots as P
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
+from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
 from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
@@ -46,14 +46,31 @@ st.markdown("Amigó et al. 2006 Figure 4: **QUEEN** (how human-like an output is
 known = common_view.available_metrics(ds)
 syntax_note(ds)
 wanted = [m for m in st.session_state.get("metric_set", []) if m in known]
+provisional = st.empty()
 try:
     if not wanted:
+        defaults = tuple(common_view.default_metrics(ds))
+        if defaults and ("qvh_greedy", h, defaults) not in computed_keys():
+            # the search needs every default metric's similarities: first a provisional Figure 4 for the
+            # first metric alone (its similarities are the search's first anyway), replaced below
+            crit0 = common_view.default_criterion(ds)
+            try:
+                p_pts, (p_h, p_q) = fig4_points(ds, h, defaults[:1], crit0, "auto", "raw")
+                with provisional.container():
+                    st.caption(f"Provisional: Figure 4 for QUEEN{{{md(defaults[0])}}} while the greedy KING search "
+                               f"selects the metric set over the {len(defaults)} default metrics (it scores every "
+                               "metric's similarities); the figure of the selected set replaces it.")
+                    st.plotly_chart(P.figure4(p_pts, p_h, p_q, crit0, f"QUEEN{{{defaults[0]}}}"), width="stretch")
+            except Exception:  # provisional only: the search below reports any problem
+                pass
         bar, cb = progress_bar("Selecting the metric set (greedy KING search)…")
-        wanted = greedy_set(ds, h, tuple(common_view.default_metrics(ds)), _progress=cb)
+        wanted = greedy_set(ds, h, defaults, _progress=cb)
         bar.empty()
+        computed_keys().add(("qvh_greedy", h, defaults))
 except Exception as exc:
     show_exception(exc, "Could not select a metric set")
     wanted = common_view.default_metrics(ds)[:1]
+provisional.empty()
 c1, c2, c3, c4 = st.columns([3, 1, 1, 1])
 metric_set = c1.multiselect("Metric set X", known, default=wanted, key="qvh_set",
                             help="Default: the set selected on the Likeness vs acceptability page (greedy KING).")

@@ -45,15 +45,26 @@ else:
                              key="rf_boot")
     if chosen:
         try:
-            bar, cb = progress_bar("Scoring the references against each other…")
-            scores, summary = memo("rf_loo", (h, tuple(chosen), int(n_boot)),
-                                   lambda: R.leave_one_out(sds, chosen, n_boot=int(n_boot), progress=cb))
-            bar.empty()
-            st.caption(md(summary.attrs.get("note", "")))
             show = st.selectbox("Figure metric", chosen, key="rf_fig_metric")
-            fig = PR.reference_quality(summary, show)
+            # the figure's metric first (drawn at once), then the other metrics of the table
+            loo = {}
+            bar, cb = progress_bar(f"Scoring the references against each other ({show})…")
+            loo[show] = memo("rf_loo", (h, show, int(n_boot)),
+                             lambda: R.leave_one_out(sds, [show], n_boot=int(n_boot), progress=cb))
+            bar.empty()
+            st.caption(md(loo[show][1].attrs.get("note", "")))
+            fig = PR.reference_quality(loo[show][1], show)
             st.plotly_chart(fig, width="stretch", key="rf_fig")
             download_figure(fig, f"{ds.name}_reference_quality_{show}", key="rf_fig_dl")
+            rest = [m for m in chosen if m != show]
+            if rest:
+                bar, cb = progress_bar(f"Scoring the references against each other ({', '.join(rest)})…")
+                for i, m in enumerate(rest):
+                    loo[m] = memo("rf_loo", (h, m, int(n_boot)),
+                                  lambda m=m, i=i: R.leave_one_out(sds, [m], n_boot=int(n_boot),
+                                                                   progress=lambda f, t: cb((i + f) / len(rest), t)))
+                bar.empty()
+            scores, summary = R.combine_loo([loo[m] for m in chosen])
             table = summary.assign(signature=summary["metric"].map(lambda m: R.loo_signature(m, len(sds.ref_ids))))
             st.dataframe(table, hide_index=True, width="stretch")
             download_table(table, f"{ds.name}_reference_quality", key="rf_tab",

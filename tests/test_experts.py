@@ -135,3 +135,23 @@ def test_sample_gold_rater_and_cli(tmp_path, capsys):
     assert "bleu" in rk.index and rk["signature"].str.contains("gold: expert").all()
     assert main(["experts", str(SAMPLE), "--gold", "nobody"]) == 2
     assert "did not judge" in capsys.readouterr().err
+
+
+def test_metric_scores_from_the_shared_statistics_equal_sacrebleu(tmp_path, monkeypatch):
+    """Figure 3's metric row reads the cached statistics table the other pages share: corpus BLEU
+    per system equals sacreBLEU's; an error rate (TER) is negated, equal to sacreBLEU's TER."""
+    import sacrebleu
+
+    from evalcore.experts import metric_system_scores
+
+    monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "cache"))
+    ds = load_dataset(SAMPLE)
+    refs = [ds.ref_texts()[r] for r in ds.ref_ids]
+    bleu, ter = metric_system_scores(ds, "bleu"), metric_system_scores(ds, "ter")
+    assert set(bleu.index) == set(ds.systems) == set(ter.index)
+    for name, texts in ds.sys_texts().items():
+        keep = [i for i, t in enumerate(texts) if t is not None]
+        hyps = [texts[i] for i in keep]
+        ref_sets = [[r[i] for i in keep] for r in refs]
+        assert bleu[name] == pytest.approx(sacrebleu.corpus_bleu(hyps, ref_sets).score, abs=1e-9)
+        assert -ter[name] == pytest.approx(sacrebleu.corpus_ter(hyps, ref_sets).score, abs=1e-9)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 
 import numpy as np
+import pandas as pd
 import pytest
 import sacrebleu
 from streamlit.testing.v1 import AppTest
@@ -248,3 +249,121 @@ def test_systems_page_draws_the_human_scores_before_scoring_any_metric(fresh_cac
     assert events.index(("score", "chrf")) > events.index(("score", "bleu")) > first_score - 1
     charts = [e for e in events if e[0] == "chart"]
     assert len(charts) >= 3, events  # human scores, + BLEU, + chrF (then the final chart with CIs)
+
+
+def test_divergence_ranks_the_two_signals_before_scoring_the_others(tmp_path, monkeypatch, fresh_cache):
+    """The first view (the ranked table) needs only the compared pair (BLEU and the human score):
+    the other chosen metrics (chrF) are scored after the table, for the detail view, and the
+    detail view still lists every signal, equal to the signal table computed in one go."""
+    ds = load_dataset(SAMPLE)
+    order = []
+    real_stats, real_div = scores_view._stats_for, divergence_view.divergence_table
+    monkeypatch.setattr(scores_view, "_stats_for", lambda *a, **k: order.append(a[1]) or real_stats(*a, **k))
+    monkeypatch.setattr(divergence_view, "divergence_table", lambda *a, **k: order.append("table") or real_div(*a, **k))
+    at = _saved_app(tmp_path, monkeypatch, ds, "sample-div")
+    at.session_state["div_metrics"] = ["bleu", "chrf"]
+    at.session_state["div_queen"] = []
+    _run(at, "divergence")
+    assert order == ["bleu", "table", "chrf"]
+    scores = next(df.value for df in at.dataframe if list(df.value.columns[:2]) == ["signal", "value"])
+    want = divergence_view.signal_table(ds, ["bleu", "chrf"], ds.criteria)
+    system, seg = at.selectbox(key="div_pick").options[0].split(" · ")[:2]
+    row = want[(want["system"] == system) & (want["seg_id"] == seg.replace("segment ", ""))].iloc[0]
+    for sgn, val in zip(scores["signal"], scores["value"]):
+        assert val == pytest.approx(row[sgn], nan_ok=True), sgn
+    assert list(scores["signal"]) == divergence_view.signal_columns(want)  # every signal, in the same order
+
+
+def test_learn_computes_only_the_stop_it_shows(monkeypatch, fresh_cache):
+    """The tour's first stop (BLEU vs the humans) computes neither ORANGE/KING nor QUEEN; each
+    lesson computed alone equals the lesson computed with all the others."""
+    from test_pages import _open
+
+    from evalcore.views import learn as learn_view
+
+    calls = []
+    for name in ("figure1_table", "queen_human_points"):
+        real = getattr(learn_view, name)
+        monkeypatch.setattr(learn_view, name, lambda *a, real=real, name=name, **k: calls.append(name) or real(*a, **k))
+    at = _open("learn")
+    assert at.radio(key="learn_stop").value == 1 and calls == []
+    assert any("mean sentence BLEU" in str(df.value.columns.tolist()) or "bleu_rank" in df.value.columns
+               for df in at.dataframe)
+    at.radio(key="learn_stop").set_value(2).run()
+    assert calls == ["figure1_table"]
+    ds = load_dataset(SAMPLE)
+    every = learn_view.lessons(ds)
+    for part in learn_view.PARTS:
+        alone = learn_view.lessons(ds, parts=(part,))
+        for key in set(alone) - {"criterion", "metrics", "queen_set"}:
+            got, want = alone[key], every[key]
+            if isinstance(want, dict) and "points" in want:
+                pd.testing.assert_frame_equal(got["points"], want["points"])
+                assert (got["human_threshold"], got["queen_threshold"]) == (want["human_threshold"], want["queen_threshold"])
+            elif isinstance(want, pd.DataFrame):
+                pd.testing.assert_frame_equal(got, want)
+            else:
+                assert got == want, key
+    with pytest.raises(ValueError, match="unknown lesson"):
+        learn_view.lessons(ds, parts=("orange", "nope"))
+
+
+def test_figure3_rows_are_independent(fresh_cache):
+    """Likeness vs acceptability draws Figure 3 metric by metric, the selected set's point last:
+    each metric's rows and the set's row, computed alone, equal the table computed at once
+    (bootstrap CIs included), at segment and system level."""
+    from evalcore.views import likeness_vs_acceptability as lva
+
+    ds = load_dataset(SAMPLE)
+    ms = ["bleu", "chrf", "ter"]
+    for level in ("segment", "system"):
+        joint = lva.figure3_points(ds, ms, "adequacy", None, level=level, bootstrap=30)
+        alone = pd.concat([lva.figure3_points(ds, [m], "adequacy", level=level, bootstrap=30, groups=lva.GROUPS[:2])
+                           for m in ms]
+                          + [lva.figure3_points(ds, ms, "adequacy", None, level=level, bootstrap=30,
+                                                groups=["selected set"])], ignore_index=True)
+        pd.testing.assert_frame_equal(alone, joint)
+    with pytest.raises(ValueError, match="unknown group"):
+        lva.figure3_points(ds, ms, "adequacy", groups=["selected"])
+
+
+def test_likeness_page_draws_figure3_before_the_search(monkeypatch, fresh_cache):
+    """The metric-set search (every metric's similarities at once) runs after Figure 3's metric
+    points are drawn: when it fails, the figure is there and the error names the search."""
+    from test_pages import _charts, _open
+
+    from evalcore.views import likeness_vs_acceptability as lva
+
+    def boom(*a, **k):
+        raise RuntimeError("search broke")
+
+    monkeypatch.setattr(lva, "metric_set_search", boom)
+    at = _open("likeness_vs_acceptability", {"lva_boot": 0, "lva_metrics": ["bleu", "chrf"]}, check_errors=False)
+    charts = _charts(at)
+    assert len(charts) == 1
+    groups = {tr.get("name") for tr in charts[0]["data"]}
+    assert any("QUEEN" in str(g) for g in groups) and not any("selected" in str(g) for g in groups), groups
+    assert any("The search failed" in e.value and "search broke" in e.value for e in at.error)
+
+
+def test_queen_vs_human_draws_a_provisional_figure_before_the_search(monkeypatch, fresh_cache):
+    """Without a metric set from the Likeness page, the greedy search (every default metric's
+    similarities) runs after a provisional Figure 4 for the first metric alone, labelled as such;
+    the selected set's figure then replaces it (one figure on the page)."""
+    from test_pages import _charts, _open
+
+    from evalcore import plots
+    from evalcore.views import likeness_vs_acceptability as lva
+
+    order = []
+    real_fig, real_search = plots.figure4, lva.metric_set_search
+    monkeypatch.setattr(plots, "figure4", lambda *a, **k: order.append(a[4] if len(a) > 4 else k.get("set_label"))
+                        or real_fig(*a, **k))
+    monkeypatch.setattr(lva, "metric_set_search", lambda *a, **k: order.append("search") or real_search(*a, **k))
+    at = _open("queen_vs_human")
+    chosen = at.multiselect(key="qvh_set").value
+    assert order == ["QUEEN{bleu}", "search", "QUEEN{" + ",".join(chosen) + "}"]
+    assert len(_charts(at)) == 1 and not any("Provisional" in c.value for c in at.caption)
+    order.clear()
+    at.run()  # the search is cached: no provisional figure any more
+    assert "QUEEN{bleu}" not in order and "search" not in order

@@ -140,3 +140,37 @@ def test_cli_references(tmp_path, capsys):
     assert set(table["candidate"]) == {"A", "B", "C", "mt1", "mt2"}
     assert table["signature"].str.contains("tok:13a").all() and table["signature"].str.contains("nrefs:2").all()
     assert main(["references", str(folder), "--out", str(tmp_path / "nope" / "x.tsv")]) == 2  # checked first
+
+
+def test_leave_one_out_metric_by_metric_equals_all_at_once(news_ende):
+    """The page draws the figure's metric first and scores the others after: the results of each
+    metric alone, combined, equal one call with every metric (bootstrap CIs included)."""
+    from evalcore.references import combine_loo
+
+    ms = ["chrf", "bleu", "ter"]
+    scores, summary = leave_one_out(news_ende, ms, n_boot=30)
+    s2, m2 = combine_loo([leave_one_out(news_ende, [m], n_boot=30) for m in ms])
+    pd.testing.assert_frame_equal(s2, scores)
+    pd.testing.assert_frame_equal(m2, summary)
+    assert m2.attrs == summary.attrs and summary.attrs["segments"]
+
+
+def test_detect_mt_sentence_and_corpus_values_equal_sacrebleu(news_ende):
+    """Detect MT reads sentence and corpus scores off one statistics pass per (reference,
+    system) pair: both equal sacreBLEU's single-reference sentence and corpus BLEU."""
+    ds = news_ende
+    segs, overall = detect_mt(ds, "bleu", gap=20)
+    refs, syss = ds.ref_texts(), ds.sys_texts()
+    pos = {s: i for i, s in enumerate(ds.seg_ids)}
+    for row in segs.head(12).itertuples():
+        i = pos[row.seg_id]
+        want = sacrebleu.sentence_bleu(refs[row.ref_id][i], [syss[row.closest_system][i]]).score
+        assert row.to_mt == pytest.approx(want, abs=1e-9)
+    keep = sorted(pos[s] for s in set(segs["seg_id"]))
+    for row in overall.itertuples():
+        texts = syss[row.closest_system]
+        idx = [i for i in keep if texts[i] is not None]
+        hyp = [refs[row.ref_id][i] for i in idx]
+        assert row.corpus_to_mt == pytest.approx(sacrebleu.corpus_bleu(hyp, [[texts[i] for i in idx]]).score, abs=1e-9)
+        best = max(sacrebleu.corpus_bleu(hyp, [[refs[o][i] for i in idx]]).score for o in ds.ref_ids if o != row.ref_id)
+        assert row.corpus_to_refs == pytest.approx(best, abs=1e-9)

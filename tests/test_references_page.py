@@ -64,3 +64,23 @@ def test_detect_mt_evidence_is_escaped_on_hostile_text(tmp_path, monkeypatch):
         assert "<script" not in text and "<img" not in text and "**bold**" not in text and "$x^2$" not in text
         seen += text
     assert "&lt;script&gt;" in seen and "&#42;&#42;bold&#42;&#42;" in seen
+
+
+def test_experts_page_draws_agreement_before_scoring_the_metric(monkeypatch):
+    """The metric beside the raters (Figure 3's last row) is scored last: when it fails, Figures 2
+    and 1 are already drawn and the error names the step."""
+    import streamlit as st
+
+    from evalcore import experts as E
+
+    st.cache_data.clear()  # a metric scored by an earlier test stays cached in this process
+
+    def boom(ds, metric):
+        raise RuntimeError(f"scoring {metric} failed")
+
+    monkeypatch.setattr(E, "metric_system_scores", boom)
+    at = _open("experts", check_errors=False)
+    assert len(_charts(at)) == 2
+    assert any("Could not rank the systems" in e.value and "scoring bleu failed" in e.value for e in at.error)
+    at.selectbox(key="ex_metric").set_value("(none)").run()  # no metric: nothing is scored
+    assert not at.error and len(_charts(at)) == 3

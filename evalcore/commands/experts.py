@@ -40,14 +40,9 @@ def tables(ds, gold, criterion=None, lower_is_better=False, chance="uniform", ma
     curves = combination_curves(labels, max_judges, resamples)
     scores = None
     if metric and ds.systems:
-        from ..metrics.engine import score_table
+        from ..experts import metric_system_scores
 
-        sc = score_table(ds, [metric], level="system")
-        scores = sc.set_index("system")["score"]
-        from ..metrics.base import get_metric
-
-        if not get_metric(metric).meta.higher_is_better:
-            scores = -scores  # error rates: rank by the negated value
+        scores = metric_system_scores(ds, metric)  # error rates negated: rank by the negated value
     rankings = ranking_correlations(labels, scores, metric or "", folds)
     return raters, curves, rankings
 

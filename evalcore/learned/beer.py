@@ -19,7 +19,6 @@ from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.special import expit
 
 from ..dataset import Dataset
 from .evaluate import data_error, human_table, scoring_frame
@@ -111,6 +110,8 @@ def beer_scores(model: LearnedModel, cands: Sequence[str], refs: Sequence[Sequen
     w = np.asarray(model.arrays["weights"], dtype=float)
     b = float(model.params.get("intercept", 0.0))
     lang, tok = model.params.get("lang", "en"), model.params.get("tokenizer", "13a")
+    from scipy.special import expit  # imported when used: the Learned page loads without scipy
+
     out = np.empty(len(cands))
     for i, (c, rs) in enumerate(zip(cands, refs)):
         rs = [r for r in rs if r is not None]

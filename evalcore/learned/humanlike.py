@@ -38,7 +38,6 @@ from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ..dataset import Dataset
 from ..problems import DataError
@@ -253,6 +252,8 @@ def _accuracy(y: np.ndarray, d: np.ndarray) -> dict:
 def _corrs(x: np.ndarray, h: np.ndarray) -> dict:
     if len(x) < 3 or np.std(x) == 0 or np.std(h) == 0:
         return {"pearson": float("nan"), "spearman": float("nan"), "kendall": float("nan"), "n": int(len(x))}
+    from scipy import stats  # imported when used: the Learned page loads without it
+
     return {"pearson": float(stats.pearsonr(x, h)[0]), "spearman": float(stats.spearmanr(x, h)[0]),
             "kendall": float(stats.kendalltau(x, h)[0]), "n": int(len(x))}
 
@@ -359,6 +360,8 @@ def train_humanlike(dataset: Dataset, name: str, estimator: str = "svc",
     if "pearson" in grid and len(grid) >= 3 and grid[acc_col].std() > 0 and grid["pearson"].std() > 0:
         ok = grid[[acc_col, "pearson"]].dropna()
         if len(ok) >= 3:
+            from scipy import stats
+
             meta["pearson"] = float(stats.pearsonr(ok[acc_col], ok["pearson"])[0])
 
     if te is not None:

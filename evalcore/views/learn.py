@@ -4,6 +4,8 @@ Nothing here imports streamlit. Progress callbacks: ``progress(fraction in [0, 1
 """
 from __future__ import annotations
 
+from typing import Sequence
+
 from ..dataset import Dataset
 from ..progress import Progress, stage
 from .common import default_criterion, default_metrics
@@ -12,8 +14,13 @@ from .queen_vs_human import quadrant_table, quadrant_thresholds, queen_human_poi
 from .scores import human_segment_scores, segment_scores
 
 
-def lessons(dataset: Dataset, criterion: str | None = None, progress: Progress = None) -> dict:
-    """Live numbers for the guided tour (every value computed from ``dataset``):
+PARTS = ("paraphrase", "orange", "quadrant", "raters")
+
+
+def lessons(dataset: Dataset, criterion: str | None = None, progress: Progress = None,
+            parts: Sequence[str] = PARTS) -> dict:
+    """Live numbers for the guided tour (every value computed from ``dataset``); ``parts``: the
+    lessons to compute (the page computes only the stop it shows), any of:
 
     * ``paraphrase``: per system, mean sentence BLEU and mean human score of ``criterion``, and
       the system ranks under both (Ananthakrishnan et al. 2007: BLEU punishes acceptable paraphrases — e.g. an
@@ -22,7 +29,10 @@ def lessons(dataset: Dataset, criterion: str | None = None, progress: Progress =
       ORANGE < 0.5, systems behave as centroids);
     * ``quadrant``: Figure 4's points under QUEEN{bleu, chrf, meteor} and the quadrant
       "acceptable but not human-like" with its count per system;
-    * ``judges``: per-rater mean/sd before normalisation and inter-rater agreement (Callison-Burch 2009).
+    * ``raters``: per-rater mean/sd before normalisation and inter-rater agreement (``agreement``;
+      Callison-Burch 2009).
+
+    ``criterion``, ``metrics`` and ``queen_set`` are always given.
     """
     from ..human.scores import criterion_judgements
 
@@ -30,7 +40,12 @@ def lessons(dataset: Dataset, criterion: str | None = None, progress: Progress =
     mets = default_metrics(dataset)
     out: dict = {"criterion": criterion, "metrics": mets}
     refs = set(dataset.ref_ids)
-    if "bleu" in mets and criterion:
+    unknown = set(parts) - set(PARTS)
+    if unknown:
+        raise ValueError(f"unknown lesson(s) {sorted(unknown)}; known: {', '.join(PARTS)}")
+    if mets:
+        out["queen_set"] = [m for m in ("bleu", "chrf", "meteor") if m in mets] or mets[:1]
+    if "paraphrase" in parts and "bleu" in mets and criterion:
         seg = segment_scores(dataset, ["bleu"], progress=stage(progress, 0.0, 0.2))
         h = human_segment_scores(dataset, criterion, include_references=False)
         h = h[~h["system"].isin(refs)]
@@ -40,10 +55,10 @@ def lessons(dataset: Dataset, criterion: str | None = None, progress: Progress =
         t["human_rank"] = t["human"].rank(ascending=False, method="min").astype(int)
         t["rank_gap"] = t["bleu_rank"] - t["human_rank"]
         out["paraphrase"] = t.sort_values("human", ascending=False).reset_index(drop=True)
-    if mets:
+    if mets and "orange" in parts:
         out["orange"] = figure1_table(dataset, mets, progress=stage(progress, 0.2, 0.7))
-        qset = [m for m in ("bleu", "chrf", "meteor") if m in mets] or mets[:1]
-        out["queen_set"] = qset
+    if mets and "quadrant" in parts:
+        qset = out["queen_set"]
         if criterion:
             pts = queen_human_points(dataset, qset, criterion, progress=stage(progress, 0.7, 0.9))
             hthr, qthr = quadrant_thresholds(dataset, pts, criterion)
@@ -51,7 +66,7 @@ def lessons(dataset: Dataset, criterion: str | None = None, progress: Progress =
             out["quadrant"] = {"points": pts, "human_threshold": hthr, "queen_threshold": qthr,
                                "table": quad, "by_system": quad.groupby("system").size().sort_values(
                                    ascending=False).rename("n").reset_index()}
-    if criterion:
+    if criterion and "raters" in parts:
         j = criterion_judgements(dataset, criterion)
         out["raters"] = j.groupby("rater", sort=False)["score"].agg(["mean", "std", "size"]).reset_index()
         if j["rater"].nunique() > 1:

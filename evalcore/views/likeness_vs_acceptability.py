@@ -35,10 +35,16 @@ def _queen_frame(qv, name: str) -> pd.DataFrame:
                          "score": df["queen"].to_numpy(float)})
 
 
+GROUPS = ("standard metric", "QUEEN of one metric", "selected set")
+COLUMNS = ["group", "label", "metrics", "king", "king_lo", "king_hi", "orange", "corr", "corr_lo", "corr_hi", "n",
+           "n_segments"]
+
+
 def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
                    selected: Sequence[str] | None = None, method: str = "pearson", level: str = "segment",
                    mode: str = "auto", normalisation: str = "raw", ties: str = "geq", average: str = "micro",
-                   bootstrap: int = 0, progress: Progress = None, judged_only: bool = True) -> pd.DataFrame:
+                   bootstrap: int = 0, progress: Progress = None, judged_only: bool = True,
+                   groups: Sequence[str] = GROUPS) -> pd.DataFrame:
     """The points of Amigó et al. 2006 Figure 3 (methods §0): x = KING, y = correlation with the human
     criterion, in three groups:
 
@@ -54,6 +60,10 @@ def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
     its segment scores over the segments judged for it (``judged_only``, the default) or over
     every segment it has a score for. Columns: group, label, metrics, king, king_lo, king_hi,
     orange, corr, corr_lo, corr_hi, n, n_segments.
+
+    ``groups``: the groups to compute. Every row depends only on its own metric (or set): the
+    rows computed one metric at a time, and the selected set's row alone, equal the rows computed
+    together, CIs included (the page draws the figure metric by metric).
     """
     from ..qarla import greedy_search, orange_king
 
@@ -61,15 +71,22 @@ def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
     idx = queen_index(dataset, metric_ids, mode=mode, progress=stage(progress, 0.0, 0.5))
     human = human_segment_scores(dataset, criterion, normalisation, include_references=False)
     human = human[~human["system"].isin(refs)]
-    seg = segment_scores(dataset, metric_ids, progress=stage(progress, 0.5, 0.8))
-    if selected is None:
-        selected = greedy_search(None, mode=mode, ties=ties, average=average, index=idx).chosen
-    selected = list(selected)
-    frames = [seg]
-    for m in metric_ids:
-        frames.append(_queen_frame(idx.values([m]), f"queen:{m}"))
-    set_name = "QUEEN{" + ",".join(selected) + "}"
-    frames.append(_queen_frame(idx.values(selected), set_name))
+    unknown = set(groups) - set(GROUPS)
+    if unknown:
+        raise ValueError(f"unknown group(s) {sorted(unknown)}; known: {', '.join(GROUPS)}")
+    per_metric = [m for m in metric_ids if {"standard metric", "QUEEN of one metric"} & set(groups)]
+    frames = []
+    if "standard metric" in groups:
+        frames.append(segment_scores(dataset, metric_ids, progress=stage(progress, 0.5, 0.8)))
+    if "QUEEN of one metric" in groups:
+        for m in metric_ids:
+            frames.append(_queen_frame(idx.values([m]), f"queen:{m}"))
+    if "selected set" in groups:
+        if selected is None:
+            selected = greedy_search(None, mode=mode, ties=ties, average=average, index=idx).chosen
+        selected = list(selected)
+        set_name = "QUEEN{" + ",".join(selected) + "}"
+        frames.append(_queen_frame(idx.values(selected), set_name))
     allscores = pd.concat(frames, ignore_index=True)
     if level == "system" and not judged_only:
         allscores = (allscores.groupby(["metric", "system"], sort=False)["score"].agg(["mean", "size"])
@@ -97,28 +114,31 @@ def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
         return int(cells["seg_id"].nunique())
 
     ts = idx.tensors
-    for m in metric_ids:
-        ok = orange_king(ts[m], ties=ties, average=average, bootstrap=bootstrap)
-        c, clo, chi, n = crow(m)
-        klo, khi = ci(ok, "king")
-        rows.append({"group": "standard metric", "label": m, "metrics": m, "king": ok.king, "king_lo": klo,
-                     "king_hi": khi, "orange": ok.orange, "corr": c, "corr_lo": clo, "corr_hi": chi, "n": n,
-                     "n_segments": nseg(m)})
-        kq = idx.king([m], ties=ties, average=average, bootstrap=bootstrap)
-        c, clo, chi, n = crow(f"queen:{m}")
-        klo, khi = ci(kq, "king")
-        rows.append({"group": "QUEEN of one metric", "label": f"QUEEN({m})", "metrics": m, "king": kq.king,
-                     "king_lo": klo, "king_hi": khi, "orange": kq.orange, "corr": c, "corr_lo": clo,
-                     "corr_hi": chi, "n": n, "n_segments": nseg(f"queen:{m}")})
-    ks = idx.king(selected, ties=ties, average=average, bootstrap=bootstrap)
-    c, clo, chi, n = crow(set_name)
-    klo, khi = ci(ks, "king")
-    rows.append({"group": "selected set", "label": set_name, "metrics": ",".join(selected), "king": ks.king,
-                 "king_lo": klo, "king_hi": khi, "orange": ks.orange, "corr": c, "corr_lo": clo,
-                 "corr_hi": chi, "n": n, "n_segments": nseg(set_name)})
+    for m in per_metric:
+        if "standard metric" in groups:
+            ok = orange_king(ts[m], ties=ties, average=average, bootstrap=bootstrap)
+            c, clo, chi, n = crow(m)
+            klo, khi = ci(ok, "king")
+            rows.append({"group": "standard metric", "label": m, "metrics": m, "king": ok.king, "king_lo": klo,
+                         "king_hi": khi, "orange": ok.orange, "corr": c, "corr_lo": clo, "corr_hi": chi, "n": n,
+                         "n_segments": nseg(m)})
+        if "QUEEN of one metric" in groups:
+            kq = idx.king([m], ties=ties, average=average, bootstrap=bootstrap)
+            c, clo, chi, n = crow(f"queen:{m}")
+            klo, khi = ci(kq, "king")
+            rows.append({"group": "QUEEN of one metric", "label": f"QUEEN({m})", "metrics": m, "king": kq.king,
+                         "king_lo": klo, "king_hi": khi, "orange": kq.orange, "corr": c, "corr_lo": clo,
+                         "corr_hi": chi, "n": n, "n_segments": nseg(f"queen:{m}")})
+    if "selected set" in groups:
+        ks = idx.king(selected, ties=ties, average=average, bootstrap=bootstrap)
+        c, clo, chi, n = crow(set_name)
+        klo, khi = ci(ks, "king")
+        rows.append({"group": "selected set", "label": set_name, "metrics": ",".join(selected), "king": ks.king,
+                     "king_lo": klo, "king_hi": khi, "orange": ks.orange, "corr": c, "corr_lo": clo,
+                     "corr_hi": chi, "n": n, "n_segments": nseg(set_name)})
     if progress:
         progress(1.0, "Figure 3 ready")
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def metric_set_search(dataset: Dataset, metric_ids: Sequence[str], method: str = "greedy",
