@@ -174,7 +174,7 @@ st.dataframe(page_rows.rename(columns={"a": f"a = {a}", "b": f"b = {b}"}), hide_
              column_config={"rank_a": st.column_config.NumberColumn(format="%.2f"),
                             "rank_b": st.column_config.NumberColumn(format="%.2f"),
                             "divergence": st.column_config.NumberColumn(format="%+.2f")})
-div_sig = common_view.signature_text(metrics, f"a={a}; b={b}; normalisation={norm}")
+div_sig = common_view.signature_text(metrics, f"a={a}; b={b}; normalisation={norm}", dataset=ds, level="segment")
 if len(view) <= EAGER_ROWS or st.checkbox(f"Prepare the whole ranked table ({len(view):,} rows) for download",
                                           key="div_prepare"):
     download_table(view.rename(columns={"a": a, "b": b}), f"{ds.name}_divergence", key="div_table",
@@ -188,7 +188,7 @@ if st.toggle("Show the scatter of the two ranks", value=False, key="div_show_sca
                    f"({len(shown):,} of {len(view):,}).")
     sfig = memo("div_scatter", fk + (bool(focus),), lambda: P.divergence_scatter(shown, a, b))
     st.plotly_chart(sfig, width="stretch", key="div_scatter")
-    download_figure(P.with_signature(sfig, common_view.signature_text(metrics, f"a={a}; b={b}")),
+    download_figure(P.with_signature(sfig, common_view.signature_text(metrics, f"a={a}; b={b}", dataset=ds, level="segment")),
                     f"{ds.name}_divergence_scatter", key="div_scatter_fig")
 
 if page_rows.empty:
@@ -248,4 +248,4 @@ with right:
 pd_export = pd.concat([d["scores"].assign(kind="signal"),
                        d["judgements"].rename(columns={"judgement": "signal", "score": "value"}).assign(kind="judgement")],
                       ignore_index=True)
-download_table(pd_export, f"{ds.name}_detail", key="div_detail", signature=common_view.signature_text(metrics))
+download_table(pd_export, f"{ds.name}_detail", key="div_detail", signature=common_view.signature_text(metrics, dataset=ds, level="segment"))

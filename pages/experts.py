@@ -46,7 +46,7 @@ except ValueError as exc:
 except Exception as exc:
     show_exception(exc, "Could not compare the raters with the gold raters")
     st.stop()
-sig = common_view.signature_text([m] if m else [], "gold: " + ", ".join(gold))
+sig = common_view.signature_text([m] if m else [], "gold: " + ", ".join(gold), dataset=ds, level="system")
 
 st.subheader("Each non-expert's agreement with the gold raters")
 f2 = PR.rater_vs_gold(fig2t)

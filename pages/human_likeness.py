@@ -17,6 +17,7 @@ from pages.common import terms  # noqa: E402
 
 terms('human-likeness', 'held-out reference', 'ORANGE', 'KING', 'tie rate', 'micro / macro average')
 ds = current_dataset()
+QARLA_NREFS = common_view.qarla_nrefs(ds)  # nrefs of each comparison in the signatures
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
@@ -75,7 +76,7 @@ except Exception as exc:
 
 fig = memo("fig1", key, lambda: P.figure1(table))
 fig_slot.plotly_chart(fig, width="stretch", key="hl_fig1")
-download_figure(P.with_signature(fig, common_view.signature_text(metrics, f"ties={ties}; average={average}")),
+download_figure(P.with_signature(fig, common_view.signature_text(metrics, f"ties={ties}; average={average}", nrefs=QARLA_NREFS)),
                 f"{ds.name}_figure1", key="hl_fig1_dl")
 below = int((table["orange"] < 0.5).sum())
 st.caption(f"{below} of {len(table)} metrics have ORANGE below 0.5: the outputs look *more* like the references "
@@ -88,7 +89,7 @@ st.dataframe(shown, hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(format="%.3f") for c in shown.columns
                             if c not in ("metric", "signature", "n_cases")})
 download_table(shown, f"{ds.name}_orange_king", key="hl_table",
-               signature=common_view.signature_text(metrics, f"ties={ties}; average={average}; bootstrap={boot}"))
+               signature=common_view.signature_text(metrics, f"ties={ties}; average={average}; bootstrap={boot}", nrefs=QARLA_NREFS))
 
 # ---------------------------------------------------------------- case explorer
 st.subheader("Case explorer")
@@ -109,7 +110,7 @@ st.dataframe(view, hide_index=True, width="stretch", height=260,
              column_config={"king": st.column_config.NumberColumn(format="%.2f"),
                             "orange": st.column_config.NumberColumn(format="%.2f"),
                             "best_margin": st.column_config.NumberColumn(format="%.3f")})
-download_table(view, f"{ds.name}_king_cases_{metric}", key="hl_cases", signature=common_view.signature_text([metric]))
+download_table(view, f"{ds.name}_king_cases_{metric}", key="hl_cases", signature=common_view.signature_text([metric], nrefs=QARLA_NREFS))
 if len(view):
     labels = [f"segment {s} · held out {r}" for s, r in zip(view["seg_id"], view["held_out"])]
     pick = st.selectbox("Inspect a case", range(len(view)), format_func=lambda i: labels[i], key="hl_case_pick")

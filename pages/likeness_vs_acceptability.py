@@ -18,6 +18,7 @@ from pages.common import terms  # noqa: E402
 
 terms('human acceptability', 'human-likeness', 'KING', 'QUEEN', 'metric set', 'pooled QUEEN', 'Pearson')
 ds = current_dataset()
+QARLA_NREFS = common_view.qarla_nrefs(ds)  # nrefs of each comparison in the signatures
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -146,12 +147,12 @@ sk = (h, tuple(metrics), smethod, mode, ties, min_cov)
 if smethod == "greedy":
     tfig = memo("trace", sk, lambda: P.search_trace(tr))
     st.plotly_chart(tfig, width="stretch", key="lva_trace")
-    download_figure(P.with_signature(tfig, common_view.signature_text(metrics)), f"{ds.name}_search_trace",
+    download_figure(P.with_signature(tfig, common_view.signature_text(metrics, nrefs=QARLA_NREFS)), f"{ds.name}_search_trace",
                     key="lva_trace_fig")
 with st.expander("Search trace", expanded=smethod == "exhaustive"):
     st.dataframe(tr, hide_index=True, width="stretch")
     download_table(tr, f"{ds.name}_search_{smethod}", key="lva_trace_tab",
-                   signature=common_view.signature_text(metrics, f"mode={mode}; ties={ties}"))
+                   signature=common_view.signature_text(metrics, f"mode={mode}; ties={ties}", nrefs=QARLA_NREFS))
 
 # ---------------------------------------------------------------- the selected set's point
 try:
@@ -168,7 +169,7 @@ with fig_notes:
         st.caption(f"Correlations over {ns[0]}{'-' + str(ns[-1]) if len(ns) > 1 else ''} of {ds.n_segments} segments.")
     fig = memo("fig3", pk, lambda: P.figure3(pts, f"{method} with {criterion} ({level} level)"))
     fig_slot.plotly_chart(fig, width="stretch", key="lva_fig3")
-    download_figure(P.with_signature(fig, common_view.signature_text(metrics, f"criterion={criterion}; {method}; level={level}")),
+    download_figure(P.with_signature(fig, common_view.signature_text(metrics, f"criterion={criterion}; {method}; level={level}", nrefs=QARLA_NREFS)),
                     f"{ds.name}_figure3", key="lva_fig3_dl")
     best_corr = pts.loc[pts["corr"].idxmax()] if pts["corr"].notna().any() else None
     sel = pts[pts["group"] == "selected set"].iloc[0]
@@ -181,4 +182,4 @@ with fig_notes:
                                 if c not in ("group", "label", "metrics", "n", "n_segments")})
     download_table(pts, f"{ds.name}_figure3_points", key="lva_points",
                    signature=common_view.signature_text(metrics, f"criterion={criterion}; {method}; level={level}; "
-                                                       f"normalisation={norm}; QUEEN mode={mode}; ties={ties}"))
+                                                       f"normalisation={norm}; QUEEN mode={mode}; ties={ties}", nrefs=QARLA_NREFS))

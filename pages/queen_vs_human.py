@@ -22,6 +22,7 @@ from pages.common import terms  # noqa: E402
 
 terms('QUEEN', 'metric set', 'human acceptability', 'pooled QUEEN')
 ds = current_dataset()
+QARLA_NREFS = common_view.qarla_nrefs(ds)  # nrefs of each comparison in the signatures
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -107,7 +108,7 @@ fk = (h, tuple(metric_set), criterion, mode, norm, round(h_thr, 6), round(q_thr,
 fig = memo("fig4", fk, lambda: P.figure4(pts, h_thr, q_thr, criterion, set_label))
 event = st.plotly_chart(fig, width="stretch", key="qvh_fig4", on_select="rerun",
                         selection_mode=("points", "box", "lasso"))
-download_figure(P.with_signature(fig, common_view.signature_text(metric_set, f"criterion={criterion}; mode={mode}")),
+download_figure(P.with_signature(fig, common_view.signature_text(metric_set, f"criterion={criterion}; mode={mode}", nrefs=QARLA_NREFS)),
                 f"{ds.name}_figure4", key="qvh_fig4_dl")
 
 
@@ -148,7 +149,7 @@ if len(quad):
                                 "human": st.column_config.NumberColumn(format="%.2f")})
     download_table(show, f"{ds.name}_quadrant", key="qvh_quad",
                    signature=common_view.signature_text(metric_set, f"criterion={criterion}; human>={h_thr:.3f}; "
-                                                          f"QUEEN<={q_thr:.3f}; mode={mode}"))
+                                                          f"QUEEN<={q_thr:.3f}; mode={mode}", nrefs=QARLA_NREFS))
     if st.button("Open these outputs in the divergence browser", key="qvh_open_quad"):
         st.session_state["divergence_focus"] = {
             "pairs": list(zip(quad["system"], quad["seg_id"].astype(str))),
@@ -156,4 +157,4 @@ if len(quad):
         st.switch_page("pages/divergence.py")
 with st.expander("All points"):
     st.dataframe(pts, hide_index=True, width="stretch")
-    download_table(pts, f"{ds.name}_figure4_points", key="qvh_points", signature=common_view.signature_text(metric_set))
+    download_table(pts, f"{ds.name}_figure4_points", key="qvh_points", signature=common_view.signature_text(metric_set, nrefs=QARLA_NREFS))

@@ -427,3 +427,28 @@ def test_judges_overview_alpha_and_pseudo_rater():
     with_mean = ds.__class__(ds.name, ds.lp, ds.segments, ds.references, ds.outputs,
                              pd.concat([ds.judgements, mean_rows], ignore_index=True))
     assert judges_overview(with_mean, "adequacy")["raters"] == ov["raters"] == ["rater1", "rater2", "rater3", "expert"]
+
+
+def test_signatures_carry_nrefs_of_the_comparison():
+    """Every signature names the references each score was computed against: all of a segment's
+    references for metric scores (sacreBLEU's nrefs), J - 1 for the QARLA comparisons (a held-out
+    reference and every output against the other references)."""
+    from conftest import ROOT
+
+    from evalcore.io import load_dataset
+
+    ds = load_dataset(SAMPLE)
+    j = len(ds.ref_ids)
+    assert j >= 3
+    assert common_view.dataset_nrefs(ds) == j
+    assert common_view.qarla_nrefs(ds) == j - 1
+    assert f"nrefs:{j - 1}|" in common_view.signature_text(["bleu"], nrefs=common_view.qarla_nrefs(ds))
+    assert f"nrefs:{j}|" in common_view.signature_text(["bleu"], dataset=ds)
+    assert "nrefs" not in common_view.signature_text(["bleu"])
+    two = ds.with_references(ds.ref_ids[:2])
+    assert common_view.qarla_nrefs(two) == 1 and common_view.dataset_nrefs(two) == 2
+    # the QARLA pages pass the QARLA count to every signature they export
+    for page in ("human_likeness", "likeness_vs_acceptability", "queen_vs_human"):
+        text = (ROOT / "pages" / f"{page}.py").read_text(encoding="utf-8")
+        calls = text.count("common_view.signature_text(")
+        assert calls and text.count("nrefs=QARLA_NREFS)") == calls, page

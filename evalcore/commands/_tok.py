@@ -63,10 +63,3 @@ def correlation_settings(args, grouping: str) -> str:
     return "|".join(parts)
 
 
-def qarla_nrefs(dataset) -> int | str:
-    """References each QARLA comparison scores against: a held-out reference and every output
-    are scored against the other references of the segment (J − 1; ``var`` when it differs)."""
-    texts = list(dataset.ref_texts().values())
-    counts = {sum(t[s] is not None for t in texts) - 1 for s in range(dataset.n_segments)}
-    counts = {c for c in counts if c >= 1}
-    return counts.pop() if len(counts) == 1 else "var"

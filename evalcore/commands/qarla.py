@@ -56,7 +56,7 @@ def run(args) -> int:
     ds, tens = load_with_tensors(args, args.metrics, "--metrics")
     from ..metrics.base import get_metric
     from ..metrics.tokenize import resolve_tokenizer
-    from ._tok import qarla_nrefs
+    from ..views.common import qarla_nrefs
 
     rows, cases = [], []
     presence = text_presence(ds, next(iter(tens.values())))

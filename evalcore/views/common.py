@@ -126,11 +126,22 @@ def metric_signature(metric_id: str, nrefs: int | str | None = None, level: str 
         return f"unavailable ({exc})"
 
 
+def qarla_nrefs(dataset: Dataset) -> int | str:
+    """References each QARLA comparison scores against: a held-out reference and every output
+    are scored against the other references of the segment (J − 1; ``var`` when it differs)."""
+    texts = list(dataset.ref_texts().values())
+    counts = {sum(t[s] is not None for t in texts) - 1 for s in range(dataset.n_segments)}
+    counts = {c for c in counts if c >= 1}
+    return counts.pop() if len(counts) == 1 else "var"
+
+
 def signature_text(metric_ids: Iterable[str], extra: str = "", dataset: Dataset | None = None,
-                   level: str | None = None) -> str:
+                   level: str | None = None, nrefs: int | str | None = None) -> str:
     """One line naming every metric with its signature (put into every export); with
-    ``dataset`` the signatures carry its ``nrefs``."""
-    nrefs = dataset_nrefs(dataset) if dataset is not None else None
+    ``dataset`` the signatures carry its ``nrefs`` (references per segment), or ``nrefs`` as
+    given (the QARLA pages: :func:`qarla_nrefs`)."""
+    if nrefs is None and dataset is not None:
+        nrefs = dataset_nrefs(dataset)
     parts = [f"{m}={metric_signature(m, nrefs, level)}" for m in metric_ids]
     text = "metrics: " + "; ".join(parts) if parts else "metrics: none"
     return f"{text} | evalcore-{__version__}" + (f" | {extra}" if extra else "")
