@@ -337,17 +337,12 @@ def _levels_block(task):
     together) and, when asked, their sentence scores."""
     from .metrics.levels import family_stats
 
-    from .metrics.engine import clear_block_caches
-
     metrics, want_segment, (cands, refs, positions) = task
     if not cands:
         return [(None, None) for _ in metrics]
     out = []
     for m, st in zip(metrics, family_stats(metrics, cands, refs, positions)):
         out.append((st, np.asarray(m.sentence_scores_of(st, refs), dtype=float) if want_segment else None))
-    # blocks hold disjoint segments: the per-block memos of this one are not needed again, and a
-    # worker that keeps them grows with the share of the data it has seen
-    clear_block_caches()
     return out
 
 
