@@ -1,4 +1,4 @@
-"""The compiled family runs of one chunk of segments (issue 12 item 4): ROUGE's
+"""The compiled family runs of one chunk of segments (issue 12 item 4): ROUGE's and chrF's
 ``family_segment_stats`` against the per-segment matrices it replaces and the scalar literal
 implementations (Counter overlaps, the plain-Python LCS / weighted-LCS DPs) on random inputs and
 edge cases (empty candidate, empty reference, one-token texts, no reference, unequal reference
@@ -9,7 +9,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import shared
 from evalcore.metrics.base import MAX_ALIGN_TOKENS, get_metric
+from evalcore.metrics.chrf import CHRF, _chrfpp_words, split_punct_words
 from evalcore.metrics.edit import PairwiseWordMetric
 from evalcore.metrics.rouge import ROUGE
 
@@ -62,3 +64,90 @@ def test_rouge_family_run_edge_cases():
     # by hand: "a" vs "a" is 1 except ROUGE-2 and ROUGE-S* (no bigram, no pair: 0/0 = 0); SU* has
     # the unigram unit (1 hit of 1)
     assert [float(g[1, 0]) for g in ROUGE.family_segment_stats(ms, cands, refs)] == [1.0, 0.0, 1.0, 1.0, 0.0, 1.0]
+
+
+# ---- chrF / chrF++ ---------------------------------------------------------------------------------
+text = st.lists(st.sampled_from(["a", "b", "ab", "ba", "é", "中", ".", "a,", "(b", " ", "  ", "A"]),
+                max_size=8).map("".join)
+chrf_segments = st.lists(st.tuples(st.lists(text, max_size=4), st.lists(text, min_size=1, max_size=5)),
+                         min_size=1, max_size=6)
+CHRF_VARIANTS = [lambda: get_metric("chrf"), lambda: get_metric("chrf++"),
+                 lambda: CHRF(lowercase=True, whitespace=True), lambda: CHRF(char_order=3, word_order=2, beta=1),
+                 lambda: CHRF(eps_smoothing=True, word_order=2)]
+
+
+def _chrf_literal_rows(m, cands, refs):
+    """sacreBLEU's rule literally: Counter statistics per pair, the first best reference."""
+    return np.array([m._stats_one(c, r) if r else [np.nan] * (3 * m.order) for c, r in zip(cands, refs)],
+                    dtype=float).reshape(len(cands), 3 * m.order)
+
+
+@settings(max_examples=80, deadline=None, derandomize=True)
+@given(chrf_segments)
+def test_chrf_family_run_equals_literal_statistics(segs):
+    cands, refs = _flat(segs)
+    ms = [f() for f in CHRF_VARIANTS]
+    for m, got in zip(ms, CHRF.family_segment_stats(ms, cands, refs)):
+        np.testing.assert_array_equal(got, _chrf_literal_rows(m, cands, refs), err_msg=m.meta.id)
+        np.testing.assert_array_equal(m.segment_stats(cands, refs), got, err_msg=m.meta.id)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(text)
+def test_chrfpp_words_shortcut_equals_split_punct_words(t):
+    assert _chrfpp_words(t) == split_punct_words(t)
+
+
+def test_chrf_family_run_real_cjk_and_latin():
+    """WMT24 en-zh and en-cs (a large CJK alphabet: the ranked n-gram ids; Latin: the packed
+    ones), four systems of 15 segments: rows equal the literal statistics exactly, and the
+    sentence scores equal sacreBLEU's sentence_chrf to 1e-9."""
+    import pandas as pd
+    from sacrebleu.metrics import CHRF as SCHRF
+
+    root = shared("wmt24_esa")
+    outs = pd.read_csv(root / "outputs.tsv", sep="\t", dtype=str, keep_default_na=False)
+    refs_t = pd.read_csv(root / "references.tsv", sep="\t", dtype=str, keep_default_na=False)
+    for lp in ("en-zh", "en-cs"):
+        o = outs[(outs["lp"] == lp) & (outs["seg_id"].astype(int) <= 15)]
+        r = refs_t[(refs_t["lp"] == lp) & (refs_t["seg_id"].astype(int) <= 15)]
+        by_seg = r.groupby("seg_id")["text"].apply(list).to_dict()
+        o = o[o["system"].isin(sorted(set(o["system"]))[:4])]
+        cands, refs = list(o["text"]), [by_seg.get(s, []) for s in o["seg_id"]]
+        ms = [get_metric("chrf"), get_metric("chrf++")]
+        for m, got in zip(ms, CHRF.family_segment_stats(ms, cands, refs)):
+            np.testing.assert_array_equal(got, _chrf_literal_rows(m, cands, refs), err_msg=(lp, m.meta.id))
+            sacre = SCHRF(word_order=m.word_order)
+            want = [sacre.sentence_score(c, rs).score for c, rs in zip(cands, refs)]
+            np.testing.assert_allclose(m.sentence_scores_of(got, refs), want, rtol=0, atol=1e-9)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.lists(st.lists(st.integers(0, 3), max_size=9), min_size=1, max_size=6), st.integers(1, 6),
+       st.booleans())
+def test_dense_ngram_ids_identify_equal_ngrams(seqs, orders, big_alphabet):
+    """Equal ids exactly for equal n-grams (brute force over all position pairs), −1 past the
+    end of a text; with 2,000 symbols in play the ranked path runs (2000^6 > 2^62)."""
+    from evalcore.metrics.chrf import _dense_ngram_ids
+
+    extra = [list(range(10, 2010))] if big_alphabet else []
+    seqs = [[x * 7919 for x in s] for s in seqs] + extra
+    lens = np.array([len(s) for s in seqs])
+    offs = np.r_[0, np.cumsum(lens)]
+    flat = np.array([x for s in seqs for x in s], dtype=np.int64)
+    ids = _dense_ngram_ids(flat, offs, orders)
+    grams = {}
+    for t, s in enumerate(seqs):
+        for i in range(len(s)):
+            for n in range(1, orders + 1):
+                p = offs[t] + i
+                if i + n <= len(s):
+                    grams.setdefault((n, tuple(s[i:i + n])), set()).add(int(ids[n - 1, p]))
+                else:
+                    assert ids[n - 1, p] == -1
+    per_order: dict = {}
+    for (n, _), got in grams.items():
+        assert len(got) == 1  # one id per distinct n-gram
+        per_order.setdefault(n, []).append(next(iter(got)))
+    for n, vals in per_order.items():
+        assert len(set(vals)) == len(vals)  # distinct n-grams, distinct ids
