@@ -26,7 +26,7 @@ from .. import __version__
 from ._jit import lazy_njit
 from ._overlap import block_overlaps
 from .base import Metric, MetricMeta, MetricOption, group_by_refs, register
-from .bleu import ngram_layers
+from .bleu import _dense_ngram_ids, ngram_layers
 from .edit import best_of_others
 
 _PUNCTS = set('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~')
@@ -79,36 +79,6 @@ def chrf_from_stats(stats: np.ndarray, n_orders: int, beta: float = 2, eps_smoot
         f = (1 + factor) * avg_p * avg_r
         f = f / np.where(ok, (factor * avg_p) + avg_r, 1)
     return np.where(ok, 100 * f, 0.0)
-
-
-def _dense_ngram_ids(flat: np.ndarray, offs: np.ndarray, orders: int) -> np.ndarray:
-    """``ids[n−1, p]``: an id of the n-gram starting at flat position p (equal ids = equal
-    n-grams, −1 past the end of its text), for n = 1..orders, over the whole chunk at once. The
-    symbols are ranked (alphabet of size A); when A^orders fits in int64 the n-gram id is the
-    exact base-A number of its symbols, otherwise order by order the dense rank of (id of the
-    (n−1)-gram, next symbol)."""
-    total = len(flat)
-    lens = np.diff(offs)
-    ids = np.full((max(orders, 1), total), -1, dtype=np.int64)
-    if not total:
-        return ids
-    alphabet, sym = np.unique(flat, return_inverse=True)
-    sym = sym.reshape(-1).astype(np.int64)
-    a = len(alphabet)
-    packed = a ** orders < 2 ** 62
-    room = np.repeat(offs[1:], lens) - np.arange(total)
-    ids[0] = sym
-    cur = sym
-    for n in range(2, orders + 1):
-        pos = np.flatnonzero(room >= n)
-        code = cur[pos] * a + sym[pos + n - 1]
-        if not packed:
-            _, code = np.unique(code, return_inverse=True)
-            code = code.reshape(-1)
-        cur = np.full(total, -1, dtype=np.int64)
-        cur[pos] = code
-        ids[n - 1] = cur
-    return ids
 
 
 #: any ASCII punctuation mark (:data:`_PUNCTS`): a text without one splits into chrF++ words as
