@@ -146,36 +146,39 @@ def _maxref_matches(ids, offs, r_lo, r_hi, g_cand, cand_text):
             tot = 0
             for t in range(r_lo[q], r_hi[q]):
                 tot += max(0, offs[t + 1] - offs[t] - n)
-            gid = np.empty(tot, np.int64)
-            cnt = np.empty(tot, np.int64)
+            # the references' n-grams: sorted distinct ids (one pooled sort), then the maximum count
+            # over the references of each, walking every reference's sorted ids along them
+            pool = np.empty(tot, np.int64)
             m = 0
+            for t in range(r_lo[q], r_hi[q]):
+                for i in range(offs[t], offs[t + 1] - n):
+                    pool[m] = ids[n, i]
+                    m += 1
+            pool.sort()
+            uid = np.empty(tot, np.int64)
+            u = 0
+            for i in range(tot):
+                if pool[i] >= 0 and (u == 0 or pool[i] != uid[u - 1]):
+                    uid[u] = pool[i]
+                    u += 1
+            umax = np.zeros(max(u, 1), np.int64)
             for t in range(r_lo[q], r_hi[q]):
                 a, b = offs[t], offs[t + 1] - n
                 if b <= a:
                     continue
                 s = np.sort(ids[n, a:b])
                 i = 0
+                j = 0
                 while i < len(s):
-                    j = i + 1
-                    while j < len(s) and s[j] == s[i]:
-                        j += 1
-                    gid[m] = s[i]
-                    cnt[m] = j - i
-                    m += 1
-                    i = j
-            order = np.argsort(gid[:m])
-            uid = np.empty(m, np.int64)
-            umax = np.empty(m, np.int64)
-            u = 0
-            for i in range(m):
-                g, k = gid[order[i]], cnt[order[i]]
-                if u and uid[u - 1] == g:
-                    if k > umax[u - 1]:
-                        umax[u - 1] = k
-                else:
-                    uid[u] = g
-                    umax[u] = k
-                    u += 1
+                    e = i + 1
+                    while e < len(s) and s[e] == s[i]:
+                        e += 1
+                    if s[i] >= 0:
+                        while uid[j] < s[i]:
+                            j += 1
+                        if e - i > umax[j]:
+                            umax[j] = e - i
+                    i = e
             for c in range(g_cand[q], g_cand[q + 1]):
                 t = cand_text[c]
                 a, b = offs[t], offs[t + 1] - n

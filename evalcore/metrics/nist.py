@@ -333,43 +333,42 @@ def _chunk_kernel(ng, offs, info_flat, info_off, r_lo, r_hi, g_cand, cand_text, 
     for q in range(nq):
         for n in range(1, max_n + 1):
             row = ng[n - 1]
-            # reference n-grams: id -> max count over the references
             tot = 0
             for t in range(r_lo[q], r_hi[q]):
                 tot += max(0, offs[t + 1] - offs[t] - n + 1)
-            rid = np.empty(tot, np.int64)
-            rcnt = np.empty(tot, np.int64)
+            # the references' n-grams: sorted distinct ids (one pooled sort), then the maximum count
+            # over the references of each, walking every reference's sorted ids along them
+            pool = np.empty(tot, np.int64)
             m = 0
+            for t in range(r_lo[q], r_hi[q]):
+                for i in range(offs[t], offs[t + 1] - n + 1):
+                    pool[m] = row[i]
+                    m += 1
+            pool.sort()
+            uid = np.empty(tot, np.int64)
+            u = 0
+            for i in range(tot):
+                if pool[i] >= 0 and (u == 0 or pool[i] != uid[u - 1]):
+                    uid[u] = pool[i]
+                    u += 1
+            umax = np.zeros(max(u, 1), np.int64)
             for t in range(r_lo[q], r_hi[q]):
                 a, b = offs[t], offs[t + 1] - n + 1
                 if b <= a:
                     continue
-                ids = np.sort(row[a:b])
+                rs = np.sort(row[a:b])
                 i = 0
-                while i < len(ids):
-                    j = i
-                    while j < len(ids) and ids[j] == ids[i]:
-                        j += 1
-                    if ids[i] >= 0:
-                        rid[m] = ids[i]
-                        rcnt[m] = j - i
-                        m += 1
-                    i = j
-            rid, rcnt = rid[:m], rcnt[:m]
-            order = np.argsort(rid)
-            uid = np.empty(m, np.int64)
-            umax = np.empty(m, np.int64)
-            u = 0
-            for i in range(m):
-                g, k = rid[order[i]], rcnt[order[i]]
-                if u and uid[u - 1] == g:
-                    if k > umax[u - 1]:
-                        umax[u - 1] = k
-                else:
-                    uid[u] = g
-                    umax[u] = k
-                    u += 1
-            uid, umax = uid[:u], umax[:u]
+                j = 0
+                while i < len(rs):
+                    e = i + 1
+                    while e < len(rs) and rs[e] == rs[i]:
+                        e += 1
+                    if rs[i] >= 0:
+                        while uid[j] < rs[i]:
+                            j += 1
+                        if e - i > umax[j]:
+                            umax[j] = e - i
+                    i = e
             base = info_off[n - 1]
             for c in range(g_cand[q], g_cand[q + 1]):
                 t = cand_text[c]
@@ -379,13 +378,15 @@ def _chunk_kernel(ng, offs, info_flat, info_off, r_lo, r_hi, g_cand, cand_text, 
                 ids = np.sort(row[a:b])
                 s = 0.0
                 i = 0
+                p = 0
                 while i < len(ids):
                     j = i
                     while j < len(ids) and ids[j] == ids[i]:
                         j += 1
                     g = ids[i]
                     if g >= 0:
-                        p = np.searchsorted(uid, g)
+                        while p < u and uid[p] < g:
+                            p += 1
                         if p < u and uid[p] == g:
                             k = j - i
                             clip = k if k < umax[p] else umax[p]
