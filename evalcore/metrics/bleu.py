@@ -575,23 +575,6 @@ class BLEU(Metric):
                 out[k] = rows
         return out
 
-    def _multi_ref_stats(self, pre, nc: int) -> np.ndarray:
-        """[hyp_len, closest ref_len, correct_n (clipped by the maximum count over the
-        references), total_n] of every candidate row of one block."""
-        N = self.max_ngram_order
-        ci, ri, layers, lens = pre
-        hyp_len, ref_len = lens[ci], lens[ri]
-        st = np.zeros((nc, 2 + 2 * N))
-        st[:, 0] = hyp_len
-        # closest reference length, ties to the shorter one (closest_len)
-        key = np.abs(hyp_len[:, None] - ref_len[None, :]) * (ref_len.max() + 1) + ref_len[None, :]
-        st[:, 1] = ref_len[np.argmin(key, axis=1)]
-        for n, (X, totals) in enumerate(layers[:N]):
-            any_ref = (X[ri].sum(axis=0) > 0).astype(np.float64)
-            st[:, 2 + n] = X[ci] @ any_ref
-            st[:, 2 + N + n] = totals[ci]
-        return st
-
     def score_from_stats(self, stats: np.ndarray) -> float:
         """Corpus BLEU from summed statistics (corpus_bleu defaults unless options say otherwise)."""
         stats = np.asarray(stats, dtype=np.float64)
