@@ -149,8 +149,12 @@ def _log2_ratio(den: np.ndarray, k: np.ndarray) -> np.ndarray:
     are exactly mteval's whatever numpy's log2 implementation."""
     if not len(k):
         return np.zeros(0)
-    pairs, inv = np.unique(np.stack([den, k], axis=1), axis=0, return_inverse=True)
-    vals = np.array([math.log2(a / b) for a, b in pairs.tolist()])
+    # the distinct (den, k) pairs as one int64 code each (den · K + k, K > max k: exact)
+    kk = int(k.max()) + 1
+    if (int(den.max()) + 1) * kk >= 2 ** 63:
+        raise OverflowError("n-gram counts do not fit in int64 codes")
+    pairs, inv = np.unique(np.asarray(den, dtype=np.int64) * kk + k, return_inverse=True)
+    vals = np.array([math.log2(a / b) for a, b in zip((pairs // kk).tolist(), (pairs % kk).tolist())])
     return vals[inv.reshape(-1)]
 
 
