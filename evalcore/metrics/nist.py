@@ -454,11 +454,14 @@ def chunk_stats(tok, cands: Sequence[str], refs: Sequence[Sequence[str]], table:
         sel = nxt >= 0
         pos, code = pos[sel], cur[pos[sel]] * v + nxt[sel]
         keys = table.keys[n - 1]
-        at = np.searchsorted(keys, code)
-        hit = at < len(keys)
-        hit[hit] = keys[at[hit]] == code[hit]
+        # each distinct code looked up once, in increasing order (cache-friendly on a big table)
+        uc, back = np.unique(code, return_inverse=True)
+        at = np.searchsorted(keys, uc)
+        found = at < len(keys)
+        found[found] = keys[at[found]] == uc[found]
+        at = np.where(found, at, -1)[back.reshape(-1)]
         cur = np.full(total, -1, dtype=np.int64)
-        cur[pos[hit]] = at[hit]
+        cur[pos] = at
         ng[n - 1] = cur
     info_off = np.zeros(max_n + 1, dtype=np.int64)
     for n in range(max_n):
