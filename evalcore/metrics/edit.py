@@ -34,6 +34,7 @@ Shared pieces defined here and imported by the sibling modules:
 from __future__ import annotations
 
 from collections import Counter
+from itertools import chain
 from typing import Sequence
 
 import numpy as np
@@ -358,15 +359,12 @@ def _chunk_pairs(tok, cands, refs) -> ChunkPairs:
             long_rows.append(ref_long or too_long(seqs[c]))
             ph.extend([c] * nk)
             pr.extend(rix)
-    vocab: dict[str, int] = {}
     lens = np.fromiter(map(len, seqs), dtype=np.int64, count=len(seqs))
     offs = np.zeros(len(seqs) + 1, dtype=np.int64)
     np.cumsum(lens, out=offs[1:])
     plan = ChunkPairs()
-    plan.flat = np.fromiter((vocab.setdefault(w, len(vocab)) for t in seqs for w in t), dtype=np.int64,
-                            count=int(offs[-1]))
+    plan.flat, plan.n_vocab = encode_flat(seqs)
     plan.offs = offs
-    plan.n_vocab = len(vocab)
     plan.rows = np.asarray(rows, dtype=np.int64)
     plan.po = np.zeros(len(rows) + 1, dtype=np.int64)
     np.cumsum(np.asarray(counts, dtype=np.int64), out=plan.po[1:])
@@ -376,6 +374,14 @@ def _chunk_pairs(tok, cands, refs) -> ChunkPairs:
     plan.long_rows = np.asarray(long_rows, dtype=bool)
     plan.memo = {}
     return plan
+
+
+def encode_flat(seqs: Sequence[Sequence[str]]) -> tuple[np.ndarray, int]:
+    """The tokens of ``seqs`` back to back as int64 ids (in order of first appearance; only
+    equality of ids is meaningful) and the number of distinct tokens."""
+    allt = list(chain.from_iterable(seqs))
+    ids = {w: i for i, w in enumerate(dict.fromkeys(allt))}
+    return np.fromiter(map(ids.__getitem__, allt), dtype=np.int64, count=len(allt)), len(ids)
 
 
 def _without_rows(plan: ChunkPairs, drop: np.ndarray) -> ChunkPairs:

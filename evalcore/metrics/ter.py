@@ -35,7 +35,7 @@ from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
 
 from ._jit import HAVE_NUMBA, lazy_njit
 from .base import Metric, MetricMeta, MetricOption, group_by_refs, register, too_long, valid_stats
-from .edit import best_of_others
+from .edit import best_of_others, encode_flat
 from .tokenize import tokenize as _pretokenize
 
 CITATION = ("Snover, Dorr, Schwartz, Micciulla & Makhoul (2006), A study of translation edit rate "
@@ -219,11 +219,9 @@ class TER(Metric):
         uh, ur = uniq // len(seqs), uniq % len(seqs)
         todo = np.flatnonzero(uh != ur)  # identical token sequences: 0 edits
         if len(todo):
-            vocab: dict[str, int] = {}
             offs = np.zeros(len(seqs) + 1, dtype=np.int64)
             np.cumsum(lens, out=offs[1:])
-            flat = np.fromiter((vocab.setdefault(w, len(vocab)) for t in seqs for w in t), dtype=np.int64,
-                               count=int(offs[-1]))
+            flat, _ = encode_flat(seqs)
             e_u = np.zeros(len(uniq), dtype=np.int64)
             e, ok = ter_edits_many(flat, offs, uh[todo], ur[todo])
             e_u[todo] = e
@@ -267,9 +265,14 @@ class TER(Metric):
         """The sentence scores of rows of :meth:`segment_stats` (``ter_from_stats`` of the row,
         as :meth:`sentence_score` computes it; NaN for refused segments and without a
         reference), so a score table computes the alignments once."""
-        stats = np.asarray(stats, dtype=float)
-        out = np.array([float("nan") if not np.isfinite(e) else float(ter_from_stats(e, L)) for e, L in stats])
-        return np.where(np.array([len(r) == 0 for r in refs], dtype=bool), np.nan, out) if len(out) else out
+        stats = np.asarray(stats, dtype=float).reshape(-1, 2)
+        if not len(stats):
+            return np.zeros(0)
+        e = stats[:, 0]
+        fin = np.isfinite(e)
+        out = np.full(len(stats), np.nan)
+        out[fin] = ter_from_stats(e[fin], stats[fin, 1])  # elementwise: the same operations per row
+        return np.where(np.array([len(r) == 0 for r in refs], dtype=bool), np.nan, out)
 
     def segment_block(self, cands: Sequence[str], refs: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """Vectorised ``Metric.segment_block`` (identical values): one alignment per distinct
@@ -585,7 +588,8 @@ def ter_edits(h0, r):
                             prev_idx = idx
                             if not perform_shift(cur, sh, length, idx, cand):
                                 return 0, False
-                            p = 0
+                            # perform_shift copies cur[:min(sh, idx)] unchanged: scan from there
+                            p = min(sh, idx)
                             while p < n_h and cand[p] == cur[p]:
                                 p += 1
                             sc = _INF
