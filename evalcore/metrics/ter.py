@@ -414,6 +414,54 @@ def perform_shift(w, start, length, target, out):
     return k == n
 
 @_njit
+def shift_src(n, start, length, target, q0, src):
+    """Where perform_shift(w, start, length, target, out) takes out[x] from: src[x] for
+    q0 <= x < n (out[:q0] = w[:q0] when q0 <= min(start, target)); the same clamped segments in
+    the same order. Returns perform_shift's validity (the segments fill exactly n places)."""
+    if target < start:
+        segs = ((0, target), (start, start + length), (target, start), (start + length, n))
+    elif target > start + length:
+        segs = ((0, start), (start + length, target), (start, start + length), (target, n))
+    else:
+        segs = ((0, start), (start + length, length + target), (start, start + length), (length + target, n))
+    k = 0
+    for a, b in segs:
+        a2 = min(max(a, 0), n)
+        b2 = min(max(b, 0), n)
+        if b2 <= a2:
+            continue
+        if k + (b2 - a2) <= q0:
+            k += b2 - a2
+            continue
+        for x in range(a2, b2):
+            if q0 <= k < n:
+                src[k] = x
+            k += 1
+    return k == n
+
+
+@_njit
+def _bits_run_src(eqm, src, start, stop, pv, mv, score, top):
+    """:func:`_bits_run` over the hypothesis words src[start..stop−1] (a shifted candidate
+    given by its source positions, see :func:`shift_src`)."""
+    for x in range(start, stop):
+        eq = eqm[src[x]]
+        xv = eq | mv
+        xh = (((eq & pv) + pv) ^ pv) | eq
+        ph = mv | ~(xh | pv)
+        mh = pv & xh
+        if ph & top:
+            score += 1
+        elif mh & top:
+            score -= 1
+        ph = (ph << np.uint64(1)) | np.uint64(1)
+        mh = mh << np.uint64(1)
+        pv = mh | ~(xv | ph)
+        mv = ph & xv
+    return pv, mv, score
+
+
+@_njit
 def _bits_run(eqm, start, stop, pv, mv, score, top):
     """Myers (1999) / Hyyrö (2001) bit-parallel Levenshtein, global version: continue the
     column state (pv, mv, score) over the hypothesis words start..stop−1 whose reference
@@ -472,6 +520,7 @@ def ter_edits(h0, r):
     wops = np.empty((n_h + 1, n_r + 1), np.int8)
     cur = h0.copy()
     cand = np.empty(n_h, h0.dtype)
+    src = np.empty(n_h, np.int64)
     best_words = np.empty(n_h, h0.dtype)
     hyp_err = np.empty(n_h, np.int64)
     ref_err = np.empty(n_r, np.int64)
@@ -484,7 +533,6 @@ def ter_edits(h0, r):
     margin = _beam_margin(n_h, n_r)
     use_bits = 0 < n_r <= 62
     eqm = np.zeros(n_h, np.uint64)
-    cand_eqm = np.zeros(n_h, np.uint64)
     pv_pre = np.zeros(n_h + 1, np.uint64)
     mv_pre = np.zeros(n_h + 1, np.uint64)
     sc_pre = np.zeros(n_h + 1, np.int64)
@@ -586,19 +634,24 @@ def ter_edits(h0, r):
                             if idx == prev_idx:
                                 continue
                             prev_idx = idx
-                            if not perform_shift(cur, sh, length, idx, cand):
+                            # the shifted candidate is cur[src[x]] for x >= q0 and cur[:q0]
+                            # before (perform_shift's segments; not materialised unless needed)
+                            q0 = min(sh, idx)
+                            if not shift_src(n_h, sh, length, idx, q0, src):
                                 return 0, False
-                            # perform_shift copies cur[:min(sh, idx)] unchanged: scan from there
-                            p = min(sh, idx)
-                            while p < n_h and cand[p] == cur[p]:
+                            p = q0
+                            while p < n_h and cur[src[p]] == cur[p]:
                                 p += 1
                             sc = _INF
                             if use_bits:
-                                perform_shift(eqm, sh, length, idx, cand_eqm)
-                                _, _, sc = _bits_run(cand_eqm, p, n_h, pv_pre[p], mv_pre[p], sc_pre[p], top)
+                                _, _, sc = _bits_run_src(eqm, src, p, n_h, pv_pre[p], mv_pre[p], sc_pre[p], top)
                                 if sc >= margin:
                                     sc = _INF
                             if sc == _INF:
+                                for x in range(q0):
+                                    cand[x] = cur[x]
+                                for x in range(q0, n_h):
+                                    cand[x] = cur[src[x]]
                                 # rows 0..p of the matrix depend only on cand[:p] == cur[:p]
                                 if valid < p:
                                     for x in range(valid + 1, p + 1):
@@ -622,7 +675,10 @@ def ter_edits(h0, r):
                             if better:
                                 found = True
                                 b0, b1, b2, b3 = d0, d1, d2, d3
-                                best_words[:] = cand
+                                for x in range(q0):
+                                    best_words[x] = cur[x]
+                                for x in range(q0, n_h):
+                                    best_words[x] = cur[src[x]]
                         if checked >= 1000:
                             stop = True
                             break
