@@ -954,6 +954,7 @@ class WER(PairwiseWordMetric):
         return error_rate_array(d, np.array([len(r) for r in refs], dtype=np.int64)[None, :])
 
     def _pairs_stats(self, plan):
+        """Rates and ``[edits, |r|]`` of every pair of a chunk (methods §7.3; one compiled DP call)."""
         d = levenshtein_pairs(plan)
         return error_rate_array(d, plan.lr), np.stack([d.astype(float), plan.lr.astype(float)], axis=1)
 
@@ -993,6 +994,7 @@ class PER(PairwiseWordMetric):
         return error_rate_array(np.maximum(lc, lr) - m, lr)
 
     def _pairs_stats(self, plan):
+        """Rates and ``[errors, |r|]`` of every pair of a chunk (methods §7.3; compiled bag overlaps)."""
         e = np.maximum(plan.lc, plan.lr) - overlap_pairs(plan)
         return error_rate_array(e, plan.lr), np.stack([e.astype(float), plan.lr.astype(float)], axis=1)
 
