@@ -494,6 +494,8 @@ def _beam_margin(n_h, n_r):
     if 25 < ratio / 2:
         beam = int(np.ceil(ratio / 2 + 25))
     best = _INF
+    if beam > n_r:  # 0 <= pd <= n_r: every row's band is [0, n_r + 1), no cell outside
+        return best
     for i in range(1, n_h + 1):
         pd = int(np.floor(i * ratio))
         lo = max(0, pd - beam)
