@@ -541,6 +541,8 @@ def ter_edits(h0, r):
     top = np.uint64(1) << np.uint64(max(n_r - 1, 0))
     shifts = 0
     checked = 0
+    trace = np.empty(n_h + n_r, np.int8)
+    pre = 0
     while True:
         pre = ed_rows(cur, r, cost, ops, 0)
         if use_bits:
@@ -560,7 +562,6 @@ def ter_edits(h0, r):
         # trace -> alignment (sacreBLEU flips the trace, then trace_to_alignment)
         i, j = n_h, n_r
         n_ops = 0
-        trace = np.empty(n_h + n_r, np.int8)
         while i > 0 or j > 0:
             o = ops[i, j]
             trace[n_ops] = o
@@ -693,7 +694,8 @@ def ter_edits(h0, r):
             break
         shifts += 1
         cur[:] = best_words
-    return shifts + ed_rows(cur, r, cost, ops, 0), True
+    # every exit leaves cur as it was when ``pre = ed_rows(cur, ...)`` was computed this round
+    return shifts + pre, True
 
 
 
