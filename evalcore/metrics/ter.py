@@ -707,8 +707,8 @@ def ter_edits_many(flat, offs, hs, rs):
     out = np.zeros(n, np.int64)
     ok = np.zeros(n, np.bool_)
     for k in range(n):
-        h = flat[offs[hs[k]]:offs[hs[k] + 1]].copy()
-        r = flat[offs[rs[k]]:offs[rs[k] + 1]].copy()
+        h = flat[offs[hs[k]]:offs[hs[k] + 1]]  # ter_edits copies the hypothesis, reads r
+        r = flat[offs[rs[k]]:offs[rs[k] + 1]]
         e, good = ter_edits(h, r)
         out[k] = e
         ok[k] = good
