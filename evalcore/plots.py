@@ -254,6 +254,20 @@ def divergence_scatter(div: pd.DataFrame, a: str, b: str, highlight: int = 50,
     return fig
 
 
+def signal_by_system(signals: pd.DataFrame, column: str, title: str | None = None) -> go.Figure:
+    """Box plot of one signal (a column of :func:`evalcore.views.divergence.signal_table`) per
+    system over the outputs that have it: the Divergence browser's first figure (the human
+    scores need no metric). One trace, one box per system (quartiles, Tukey whiskers).
+    ``title`` is plain text (escaped here)."""
+    g = signals.loc[signals[column].notna(), ["system", column]]
+    fig = go.Figure(go.Box(x=[_safe(s) for s in g["system"]], y=g[column].to_numpy(float), boxpoints=False,
+                           marker_color="#4e79a7", name=_safe(column)))
+    fig.update_layout(title=_safe(title) if title else f"{_safe(column)} of each system's outputs", height=360, margin=_MARGIN,
+                      xaxis_title="", yaxis_title=_safe(column), showlegend=False)
+    fig.update_xaxes(tickangle=-35)
+    return fig
+
+
 def with_signature(fig: go.Figure, signature: str) -> go.Figure:
     """``fig`` with the metric signatures in ``layout.meta`` (written into exported HTML/JSON).
     Modifies and returns the figure (cheap: no copy)."""
