@@ -105,10 +105,9 @@ fig_dl = st.container()
 done = computed_keys()
 # a result some session of this server has finished is drawn once; otherwise the human scores are
 # drawn first (nothing to score), before the metric modules are even imported
-first, later = systems_view.first_metrics(ds)
 guess = st.session_state.get("sys_metrics")
 if guess is None and any(k[:2] == ("systems", h) for k in done):
-    guess = first  # the metric modules are imported already on this server
+    guess = systems_view.first_metrics(ds)[0]  # the metric modules are imported already on this server
 progressive = guess is None or ("systems",) + key_of(guess) not in done
 parts = []
 if progressive and criteria:
@@ -120,6 +119,7 @@ if progressive and criteria:
         st.stop()
 
 all_metrics = common_view.available_metrics(ds) if ds.systems and ds.ref_ids else []
+first, later = systems_view.first_metrics(ds)  # (imports every metric module: after the first figure)
 metrics = metrics_box.multiselect("Metrics", all_metrics, default=first, key="sys_metrics")
 
 
