@@ -402,8 +402,8 @@ def memo_object(name: str, key: tuple, _thunk):
     """:func:`memo` without the copy: the cached object itself (st.cache_resource), for figures
     and tables a page only displays. st.cache_data pickles a result and rebuilds it on every
     read (a Plotly figure is validated again: ~0.1 s each), which a warm rerun pays per object.
-    The caller must not modify the object (``plots.with_signature`` on it is idempotent when the
-    signature is part of ``key``)."""
+    The caller must not modify the object: a figure gets its signature (``plots.with_signature``)
+    in ``_thunk``, so every rerun sends the same figure (a changed one is drawn again)."""
     from evalcore.metrics.tokenize import session_tokenizer
 
     return _memo_object(name, tuple(key) + (("tokenize", session_tokenizer()),), _thunk)

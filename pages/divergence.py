@@ -216,9 +216,11 @@ if st.toggle("Show the scatter of the two ranks", value=False, key="div_show_sca
     if len(shown) < len(view):
         st.caption(f"Showing the {SCATTER_MAX // 5:,} most divergent outputs and a random sample of the rest "
                    f"({len(shown):,} of {len(view):,}).")
-    sfig = memo_object("div_scatter", fk + (bool(focus),), lambda: P.divergence_scatter(shown, a, b))
+    scatter_sig = common_view.signature_text(metrics, f"a={a}; b={b}", dataset=ds, level="segment")
+    sfig = memo_object("div_scatter", fk + (bool(focus),),
+                       lambda: P.with_signature(P.divergence_scatter(shown, a, b), scatter_sig))
     st.plotly_chart(sfig, width="stretch", key="div_scatter")
-    download_figure(P.with_signature(sfig, common_view.signature_text(metrics, f"a={a}; b={b}", dataset=ds, level="segment")),
+    download_figure(sfig,
                     f"{ds.name}_divergence_scatter", key="div_scatter_fig")
 
 if page_rows.empty:

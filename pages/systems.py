@@ -84,7 +84,8 @@ def show_scores(table, final: bool) -> None:
     table_slot.dataframe(wide, hide_index=True, width="stretch",
                          column_config={c: st.column_config.NumberColumn(format="%.3f") for c in wide.columns
                                         if c not in ("system",) and not c.endswith("vs baseline")})
-    fig = memo_object("bars", key, lambda: P.system_bars(table)) if final else P.system_bars(table)
+    # the memoised figure carries its signature from the start: the same figure on every rerun
+    fig = memo_object("bars", key, lambda: P.with_signature(P.system_bars(table), sig)) if final else P.system_bars(table)
     if final:
         fig_slot.plotly_chart(fig, width="stretch", key="sys_bars")
     else:
@@ -172,7 +173,7 @@ with caption_slot.container():
 with table_dl:
     download_table(table, f"{ds.name}_systems", key="sys_table", signature=sig)
 with fig_dl:
-    download_figure(P.with_signature(fig, sig), f"{ds.name}_system_bars", key="sys_bars_fig")
+    download_figure(fig, f"{ds.name}_system_bars", key="sys_bars_fig")
 
 st.subheader("Rank agreement")
 ranks = memo_object("ranks", key, lambda: systems_view.rank_table(table))
@@ -181,10 +182,10 @@ with left:
     method = st.selectbox("Agreement between rankings", ["kendall", "spearman", "pearson"], key="sys_rank_method",
                           format_func={"kendall": "Kendall τ_b", "spearman": "Spearman ρ", "pearson": "Pearson r"}.get)
     agree = memo_object("agree", key + (method,), lambda: systems_view.rank_agreement(table, method))
-    hfig = memo_object("agree_fig", key + (method,), lambda: P.heatmap(
-        agree, f"{method} between the system rankings (orientation-aware)", -1, 1))
+    hfig = memo_object("agree_fig", key + (method,), lambda: P.with_signature(P.heatmap(
+        agree, f"{method} between the system rankings (orientation-aware)", -1, 1), sig))
     st.plotly_chart(hfig, width="stretch", key="sys_rank_heat")
-    download_figure(P.with_signature(hfig, sig), f"{ds.name}_rank_agreement", key="sys_rank_fig")
+    download_figure(hfig, f"{ds.name}_rank_agreement", key="sys_rank_fig")
     download_table(agree.reset_index().rename(columns={"index": "measure"}), f"{ds.name}_rank_agreement",
                    key="sys_rank_tab", signature=sig)
 with right:

@@ -88,9 +88,13 @@ def test_warm_rerun_rebuilds_no_table_and_no_figure(monkeypatch, fresh_cache):
     assert {"_system_table", "system_wide", "rank_table", "rank_agreement", "schulze_consensus", "system_bars",
             "heatmap"} <= set(calls)
     before = [df.value for df in at.dataframe]
+    specs = [c.proto.spec for c in at.get("plotly_chart")]
     calls.clear()
     _run(at)
     assert calls == []
+    # the very same figures are sent again (signatures included), so the browser need not redraw them
+    assert [c.proto.spec for c in at.get("plotly_chart")] == specs and len(specs) >= 2
+    assert all('"signatures"' in sp for sp in specs)
     after = [df.value for df in at.dataframe]
     assert len(before) == len(after)
     for a, b in zip(before, after):
