@@ -278,13 +278,28 @@ def divergence_scatter(div: pd.DataFrame, a: str, b: str, highlight: int = 50,
 def signal_by_system(signals: pd.DataFrame, column: str, title: str | None = None) -> go.Figure:
     """Box plot of one signal (a column of :func:`evalcore.views.divergence.signal_table`) per
     system over the outputs that have it: the Divergence browser's first figure (the human
-    scores need no metric). One trace, one box per system (quartiles, Tukey whiskers).
+    scores need no metric). The boxes are drawn from quartiles computed here (linear
+    interpolation; whiskers at the most extreme values within 1.5 IQR of the box, Tukey), so the
+    figure carries five numbers per system instead of every output's score.
     ``title`` is plain text (escaped here)."""
+    import numpy as np
+
     g = signals.loc[signals[column].notna(), ["system", column]]
-    fig = go.Figure(go.Box(x=[_safe(s) for s in g["system"]], y=g[column].to_numpy(float), boxpoints=False,
-                           marker_color="#4e79a7", name=_safe(column)))
-    fig.update_layout(title=_safe(title) if title else f"{_safe(column)} of each system's outputs", height=360, margin=_MARGIN,
-                      xaxis_title="", yaxis_title=_safe(column), showlegend=False)
+    names, q1, med, q3, lo, hi, n = [], [], [], [], [], [], []
+    for system, vals in g.groupby("system", sort=False)[column]:
+        v = np.sort(vals.to_numpy(float))
+        a, m, b = np.percentile(v, [25, 50, 75])
+        iqr = b - a
+        names.append(_safe(system))
+        q1.append(a), med.append(m), q3.append(b), n.append(len(v))
+        lo.append(float(v[v >= a - 1.5 * iqr].min()))
+        hi.append(float(v[v <= b + 1.5 * iqr].max()))
+    fig = go.Figure(go.Box(x=names, q1=q1, median=med, q3=q3, lowerfence=lo, upperfence=hi,
+                           marker_color="#4e79a7", name=_safe(column), customdata=n,
+                           hovertemplate="%{x}: median %{median:.2f}, quartiles %{q1:.2f}–%{q3:.2f} "
+                                         "(%{customdata} outputs)<extra></extra>"))
+    fig.update_layout(title=_safe(title) if title else f"{_safe(column)} of each system's outputs", height=360,
+                      margin=_MARGIN, xaxis_title="", yaxis_title=_safe(column), showlegend=False)
     fig.update_xaxes(tickangle=-35)
     return fig
 

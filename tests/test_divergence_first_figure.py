@@ -62,14 +62,32 @@ def test_the_human_scores_are_drawn_before_any_metric_is_scored(monkeypatch, fre
     import json
 
     trace = json.loads(fig)["data"][0]
-    xs, ys = trace["x"], trace["y"]
-    if isinstance(ys, dict):  # Plotly's typed-array encoding
-        import base64
 
-        ys = np.frombuffer(base64.b64decode(ys["bdata"]), dtype=ys["dtype"])
-    got = {s: sorted(v for x, v in zip(xs, ys) if x == s) for s in set(xs)}
+    def arr(v):  # Plotly's typed-array encoding or a list
+        if isinstance(v, dict):
+            import base64
+
+            return np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"]).tolist()
+        return list(v)
+
     have = want[want[crit].notna()]
-    assert got == {s: sorted(g[crit].tolist()) for s, g in have.groupby("system")}
+    groups = {s: sorted(g[crit].tolist()) for s, g in have.groupby("system")}
+    assert sorted(trace["x"]) == sorted(groups)
+    for i, system in enumerate(trace["x"]):
+        v = groups[system]
+        n = len(v)
+
+        def q(p):  # linear interpolation between order statistics, by hand
+            h = (n - 1) * p
+            k = int(h)
+            return v[k] + (h - k) * (v[min(k + 1, n - 1)] - v[k])
+
+        q1, med, q3 = q(0.25), q(0.5), q(0.75)
+        assert arr(trace["q1"])[i] == pytest.approx(q1) and arr(trace["median"])[i] == pytest.approx(med)
+        assert arr(trace["q3"])[i] == pytest.approx(q3)
+        assert arr(trace["lowerfence"])[i] == min(x for x in v if x >= q1 - 1.5 * (q3 - q1))
+        assert arr(trace["upperfence"])[i] == max(x for x in v if x <= q3 + 1.5 * (q3 - q1))
+        assert arr(trace["customdata"])[i] == n
 
 
 def test_a_large_dataset_starts_with_bleu_alone_and_says_so(monkeypatch, fresh_cache):
