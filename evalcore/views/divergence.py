@@ -18,7 +18,8 @@ from .scores import human_segment_scores, queen_index, segment_scores
 
 
 #: Above this many system outputs the browser starts with BLEU alone as its metric signal and
-#: offers chrF one click away (chrF's character n-grams take about 2.5 times BLEU's time to score).
+#: offers chrF one click away (chrF's character n-grams take about twice BLEU's time to score:
+#: 3.9 vs 1.8 CPU s on WMT24 en-cs, cold).
 FIRST_METRICS_ABOVE = 5000
 
 
