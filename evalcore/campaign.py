@@ -94,9 +94,17 @@ def _lp_statistics(g: np.ndarray, m: np.ndarray) -> dict:
 def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: str | None = None, *,
              lps: Sequence[str] | None = None, include_human: bool = False, judged_only: bool = False,
              normalisation: str = "raw", rank_by: str = "pearson", tokenize: str | None = None, scheduler=None,
-             progress: Callable[[int, int], None] | None = None, **score_options) -> Campaign:
+             progress: Callable[[int, int], None] | None = None, scorer: Callable | None = None,
+             **score_options) -> Campaign:
     """Systems × language pairs, per-pair and averaged system-level correlations and each
-    metric's rank across pairs (see the module docstring; Kocmi et al. 2021)."""
+    metric's rank across pairs (see the module docstring; Kocmi et al. 2021).
+
+    ``scorer``: where the metric scores come from, ``scorer(dataset, metric_ids, tokenize=,
+    include_references=, criterion=, **score_options)`` returning the system-level rows
+    (metric, system, score; notes in ``attrs``) that :func:`evalcore.parallel.score_table`
+    would (``criterion`` is None unless ``judged_only``). None: that function, on ``scheduler``.
+    The dashboard passes :func:`evalcore.views.campaign.cached_scores`, the statistics the
+    Systems page caches on disk (the same values)."""
     from . import parallel
     from .human.scores import system_scores
     from .views.common import default_criterion
@@ -139,8 +147,12 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
         hscore = dict(zip(human["system"], human["score"]))
         scores = pd.DataFrame(columns=["metric", "system", "seg_id", "score"])
         if mobj and ds.systems and ds.ref_ids:
-            scores = parallel.score_table(ds, mobj, level="system", include_references=include_human,
-                                          segments=segments, tokenize=tok, scheduler=scheduler, **score_options)
+            if scorer is None:
+                scores = parallel.score_table(ds, mobj, level="system", include_references=include_human,
+                                              segments=segments, tokenize=tok, scheduler=scheduler, **score_options)
+            else:
+                scores = scorer(ds, [m.id for m in mobj], tokenize=tok, include_references=include_human,
+                                criterion=crit if judged_only else None, **score_options)
             notes += [f"{label}: {n}" for n in scores.attrs.get("notes", []) + scores.attrs.get("warnings", [])]
         elif mobj:
             notes.append(f"{label}: no system outputs or references with text — no metric scores")

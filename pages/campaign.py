@@ -7,6 +7,8 @@ import streamlit as st
 
 from evalcore.views import common as common_view
 from evalcore import plots as P
+from evalcore import plots_campaign as PC
+from evalcore.views import campaign as campaign_view
 from evalcore.campaign import ALL, campaign
 from pages.common import (computed_keys, current_dataset, download_figure, download_table, ensure_shell, load_choice,
                           long_segment_note, md, progress_bar, show_exception)
@@ -55,30 +57,37 @@ if not lps:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def run_campaign(_coll, hashes, metrics, lps, crit, judged_only, include_human, rank_by, _progress=None):
+def run_campaign(_coll, hashes, metrics, lps, crit, judged_only, include_human, rank_by):
+    # metric scores from the statistics the Systems page caches on disk per (dataset, metric,
+    # tokenizer, reference set, segments): computed once, whichever page asks first
     return campaign(_coll, list(metrics), crit, lps=list(lps), include_human=include_human, judged_only=judged_only,
-                    rank_by=rank_by, progress=_progress)
+                    rank_by=rank_by, scorer=campaign_view.cached_scores)
 
 
 st.subheader("Systems × language pairs")
 sys_caption = st.empty()
 sys_slot = st.empty()
 sys_dl = st.container()
+human_fig_slot = st.empty()
+human_fig_dl = st.container()
 hashes = tuple(coll[lp].content_hash() for lp in lps)
 crit_v = None if crit.startswith("(") else crit
 args = (tuple(lps), crit_v, judged_only, include_human, rank_by)
 done = computed_keys()
 guess = st.session_state.get("camp_metrics")
+try:  # the human scores first: nothing to score, drawn before any metric module is imported
+    first = run_campaign(coll, hashes, (), *args)
+except Exception as exc:
+    show_exception(exc, "Could not compute the human scores")
+    st.stop()
 if guess is None or ("campaign", hashes, tuple(guess)) + args not in done:
-    # the human scores first (nothing to score); the metric columns follow below
-    try:
-        first = run_campaign(coll, hashes, (), *args)
-    except Exception as exc:
-        show_exception(exc, "Could not compute the human scores")
-        st.stop()
     sys_caption.caption("Human scores of every system (mean over the judged segments) and their rank within the "
-                        "language pair; the metric columns are being computed.")
+                        "language pair; the metric columns are being computed and fill in one metric at a time.")
     sys_slot.dataframe(first.wide(), hide_index=True, width="stretch")
+hfig = PC.human_bars(first.systems)
+human_fig_slot.plotly_chart(hfig, width="stretch", key="camp_human_bars")
+with human_fig_dl:
+    download_figure(P.with_signature(hfig, first.signature), "campaign_human_scores", key="camp_human_fig")
 
 fast = [m for m in ("bleu", "chrf") if m in common_view.available_metrics()]
 metrics = metrics_box.multiselect("Metrics", common_view.available_metrics(), default=fast, key="camp_metrics",
@@ -87,12 +96,26 @@ metrics = metrics_box.multiselect("Metrics", common_view.available_metrics(), de
 if not metrics:
     st.info("Choose at least one metric.")
     st.stop()
+key = ("campaign", hashes, tuple(metrics)) + args
 try:
-    bar, cb = progress_bar("Scoring every language pair…")
-    res = run_campaign(coll, hashes, tuple(metrics), *args,
-                       _progress=lambda d, t: cb(d / max(t, 1), f"Scored {d} of {t} language pair(s)"))
-    bar.empty()
-    done.add(("campaign", hashes, tuple(metrics)) + args)
+    if key not in done:
+        # one (metric, language pair) at a time into the shared statistics cache; each metric's
+        # column appears in the table above as soon as every pair has it
+        plan = campaign_view.lp_plan(coll, lps, crit_v)
+        todo = [(i, m, lp, c, tok) for i, m in enumerate(metrics) for lp, c, tok in plan]
+        bar, cb = progress_bar("Scoring every language pair…")
+        for k, (i, m, lp, c, tok) in enumerate(todo):
+            text = f"Scoring {m} on {lp or '-'} ({k + 1} of {len(todo)}; tokenizer {tok})"
+            lo, hi = k / len(todo), (k + 1) / len(todo)
+            campaign_view.cached_scores(coll[lp], [m], tokenize=tok, include_references=include_human,
+                                        criterion=c if judged_only else None,
+                                        progress=lambda f, _t, lo=lo, hi=hi, text=text: cb(lo + (hi - lo) * f, text))
+            if k + 1 == len(todo) or todo[k + 1][0] != i:  # metric m is scored on every pair: show its column
+                part = run_campaign(coll, hashes, tuple(metrics[:i + 1]), *args)
+                sys_slot.dataframe(part.wide(), hide_index=True, width="stretch")
+        bar.empty()
+    res = run_campaign(coll, hashes, tuple(metrics), *args)
+    done.add(key)
 except Exception as exc:
     show_exception(exc, "Could not compute the campaign tables")
     st.stop()

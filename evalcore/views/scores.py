@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import warnings
 from collections import OrderedDict
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -192,11 +193,18 @@ def _stats_for(dataset: Dataset, metric_id: str, include_references: bool, progr
 
 def system_stats(dataset: Dataset, metric_ids: Sequence[str], include_references: bool = False,
                  progress: Progress = None, ref_ids: Sequence[str] | None = None,
-                 judged_only: str | None = None) -> dict:
+                 judged_only: str | None = None, tokenize: str | None = None) -> dict:
     """metric -> {candidate -> (seg_ids, statistics)}; the corpus score of a candidate is
     ``metric.score_from_stats(statistics)`` (= score_table's system level). ``ref_ids``: the
     reference set every candidate is scored against; ``judged_only``: a criterion, keep only
-    the segments judged for each candidate under it. Cached on disk."""
+    the segments judged for each candidate under it. ``tokenize``: the tokenizer of the
+    word-level metrics (None: the page's choice for this run, else the metric's default); it is
+    part of the metric signature in the cache key, so a page that scores several language pairs
+    with their own tokenizers (the Campaign page) and the Systems page share one entry per
+    (dataset, metric, tokenizer, reference set, segments). Cached on disk."""
+    if tokenize:
+        with _tokenizer(tokenize):
+            return system_stats(dataset, metric_ids, include_references, progress, ref_ids, judged_only)
     h = dataset.content_hash()
     segments = judged_segments(dataset, judged_only) if judged_only else None
     refs_key = tuple(ref_ids) if ref_ids else None
@@ -210,6 +218,19 @@ def system_stats(dataset: Dataset, metric_ids: Sequence[str], include_references
         out[m] = cached("sysstats", key, lambda m=m, cb=cb: _stats_for(dataset, m, include_references, cb,
                                                                          ref_ids, segments))
     return out
+
+
+@contextmanager
+def _tokenizer(name: str):
+    """The word-level metrics' tokenizer for this block only (this thread / context), restored after."""
+    from ..metrics.tokenize import session_tokenizer, set_session_tokenizer
+
+    before = session_tokenizer()
+    set_session_tokenizer(name)
+    try:
+        yield
+    finally:
+        set_session_tokenizer(before)
 
 
 def judged_segments(dataset: Dataset, criterion: str) -> dict[str, set[str]]:

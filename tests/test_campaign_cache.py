@@ -1,0 +1,125 @@
+"""Issue 12: the Campaign page draws a figure before any metric is scored and takes its metric
+scores from the statistics the Systems page caches per (dataset, metric, tokenizer, reference
+set, segments), so nothing is scored twice.
+
+Oracles computed here: the campaign's own default path (:func:`evalcore.parallel.score_table`,
+pinned against sacreBLEU in tests/test_campaign.py) for the values, and call counts of the one
+function that computes statistics (``evalcore.views.scores._stats_for``).
+"""
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from conftest import ROOT, shared
+
+from evalcore.campaign import campaign
+from evalcore.io import load_collection
+from evalcore.views import scores as scores_view
+from evalcore.views.campaign import cached_scores, lp_plan
+
+N = 40  # segments per language pair
+
+
+@pytest.fixture(scope="module")
+def wmt24():
+    coll = load_collection(shared("wmt24_esa"))
+    return {lp: ds.subset(seg_ids=ds.seg_ids[:N]) for lp, ds in coll.items()}
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "cache"))
+    calls = []
+    real = scores_view._stats_for
+
+    def spy(dataset, metric_id, *a, **k):
+        from evalcore.metrics.tokenize import session_tokenizer
+
+        calls.append((dataset.lp, metric_id, session_tokenizer()))
+        return real(dataset, metric_id, *a, **k)
+
+    monkeypatch.setattr(scores_view, "_stats_for", spy)
+    return calls
+
+
+@pytest.mark.parametrize("judged_only,include_human", [(True, False), (False, True)])
+def test_cached_scores_equal_the_engine(wmt24, cache, judged_only, include_human):
+    want = campaign(wmt24, ["bleu", "chrf", "ter"], judged_only=judged_only, include_human=include_human)
+    got = campaign(wmt24, ["bleu", "chrf", "ter"], judged_only=judged_only, include_human=include_human,
+                   scorer=cached_scores)
+    pd.testing.assert_frame_equal(got.systems, want.systems)
+    pd.testing.assert_frame_equal(got.correlations, want.correlations)
+    assert got.notes == want.notes and got.signature == want.signature
+    # every language pair scored with its own tokenizer (sacreBLEU's default for the target language)
+    assert {(lp, tok) for lp, _, tok in cache} == {("en-cs", "13a"), ("en-ja", "ja-mecab"), ("en-zh", "zh")}
+    assert len(cache) == 9
+    campaign(wmt24, ["bleu", "chrf", "ter"], judged_only=judged_only, include_human=include_human,
+             scorer=cached_scores)
+    assert len(cache) == 9  # the second campaign reads the disk cache
+
+
+def test_systems_page_statistics_are_reused_and_the_key_carries_the_tokenizer(wmt24, cache):
+    from evalcore.metrics.tokenize import set_session_tokenizer
+
+    ja = wmt24["en-ja"]
+    set_session_tokenizer("ja-mecab")  # what the Systems page does on en-ja (its sidebar default)
+    try:
+        scores_view.system_stats(ja, ["bleu"], False, None, None, "esa")
+    finally:
+        set_session_tokenizer(None)
+    assert cache == [("en-ja", "bleu", "ja-mecab")]
+    cached_scores(ja, ["bleu"], tokenize="ja-mecab", criterion="esa")
+    assert len(cache) == 1  # the Campaign's (en-ja, BLEU, ja-mecab, judged esa) is the Systems page's entry
+    other = cached_scores(ja, ["bleu"], tokenize="char", criterion="esa")
+    assert cache[1:] == [("en-ja", "bleu", "char")]  # another tokenizer is another entry
+    same = cached_scores(ja, ["bleu"], tokenize="ja-mecab", criterion="esa")
+    assert not other["score"].equals(same["score"])
+
+
+def test_lp_plan_tokenizers(wmt24):
+    assert lp_plan(wmt24, list(wmt24)) == [("en-cs", "esa", "13a"), ("en-ja", "esa", "ja-mecab"),
+                                           ("en-zh", "esa", "zh")]
+    assert lp_plan(wmt24, ["en-cs"], tokenize="intl") == [("en-cs", "esa", "intl")]
+    assert lp_plan(wmt24, ["en-cs"], criterion="mqm") == []  # not judged so: left out (the notes say why)
+
+
+def test_campaign_page_draws_the_human_figure_before_scoring(wmt24, cache, tmp_path, monkeypatch):
+    """The first st.plotly_chart (human scores per language pair) comes before the first
+    statistics are computed; a rerun and a new session compute nothing again."""
+    import streamlit as st
+    from streamlit.delta_generator import DeltaGenerator
+    from streamlit.testing.v1 import AppTest
+
+    from evalcore import workspace
+
+    monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
+    workspace.save({lp: ds.subset(seg_ids=ds.seg_ids[:20]) for lp, ds in wmt24.items()}, "wmt24-slice")
+    label = next(f"{m['name']} (saved {m.get('saved_at', '?')})" for m in workspace.list_saved())
+    charts = []
+    for owner in (DeltaGenerator, st):  # st.plotly_chart is bound to the main container at import
+        def chart(*a, _real=getattr(owner, "plotly_chart"), **k):
+            if str(k.get("key")).startswith("camp_"):
+                charts.append((k.get("key"), len(cache)))
+            return _real(*a, **k)
+
+        monkeypatch.setattr(owner, "plotly_chart", chart)
+    st.cache_data.clear()
+
+    def page():
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=240)
+        at.session_state["dataset_label"] = at.session_state["dataset_select"] = label
+        at.run()
+        at.switch_page("pages/campaign.py")
+        at.run()
+        assert not at.exception, [e.message for e in at.exception]
+        return at
+
+    at = page()
+    assert charts[0] == ("camp_human_bars", 0)  # drawn before any statistics were computed
+    assert ("camp_bars", 6) in charts  # BLEU and chrF on three pairs, then the correlations
+    human = at.get("plotly_chart")[0].proto.spec
+    assert "en-ja" in human and "refA" not in human  # human translations left out by default
+    at.run()  # warm rerun: nothing scored
+    st.cache_data.clear()
+    page()  # a new session (empty in-process cache): the disk cache serves every statistic
+    assert len(cache) == 6
