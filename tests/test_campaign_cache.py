@@ -104,6 +104,7 @@ def test_campaign_page_draws_the_human_figure_before_scoring(wmt24, cache, tmp_p
 
         monkeypatch.setattr(owner, "plotly_chart", chart)
     st.cache_data.clear()
+    st.cache_resource.clear()
 
     def page():
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=240)
