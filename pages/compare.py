@@ -40,10 +40,17 @@ TOKENIZERS = available_tokenizers()  # sacreBLEU's, those usable here
 def build(_ds, h, a, b, metrics, criteria, tokenize, norm, judged_only):
     """The comparison with ``metrics``: the human comparison first, then one metric at a time
     (each step cached, so the page shows the headline as the metrics arrive)."""
-    if not metrics:
-        return C.build(_ds, a, b, [], list(criteria), tokenize=tokenize, normalisation=norm, judged_only=judged_only)
+    if not metrics:  # the token counts (every text tokenised) wait for the tables that need them
+        return C.build(_ds, a, b, [], list(criteria), tokenize=tokenize, normalisation=norm, judged_only=judged_only,
+                       lengths=False)
     prev = build(_ds, h, a, b, metrics[:-1], criteria, tokenize, norm, judged_only)
     return C.with_metrics(prev, [metrics[-1]])
+
+
+@st.cache_resource(show_spinner=False, max_entries=24)
+def with_lengths(_cmp, key):
+    """The comparison with its token counts (lengths buckets, length ratios and bias)."""
+    return C.with_lengths(_cmp)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -117,8 +124,12 @@ guess = st.session_state.get("cmp_metrics")
 if criteria and (guess is None or ("compare",) + key_of(guess) + (n_boot, n_ar, test) not in done):
     try:  # the human rows first: nothing to score, the metric modules not even imported yet
         part = build(ds, h, a, b, (), tuple(criteria), tokenize, norm, judged_only)
-        head_slot.dataframe(table(part, key_of(()), "headline", n_boot, n_ar, test), hide_index=True,
-                            width="stretch", column_config=HEAD_FORMAT)
+        head0 = table(part, key_of(()), "headline", n_boot, n_ar, test)
+        head_slot.dataframe(head0, hide_index=True, width="stretch", column_config=HEAD_FORMAT)
+        # a first figure before any metric is scored: the humans' win rates (replaced below)
+        ones = pd.Series(True, index=part.segments.index).to_numpy()
+        win_slot.plotly_chart(PC.win_rates(C.bucket_table(part, [("all", ones)], "all"), head0, a, b),
+                              width="stretch", key="cmp_win_fig_human")
     except Exception as exc:
         show_exception(exc, "Could not compare the systems")
         st.stop()
@@ -141,7 +152,7 @@ try:
             cb(i / len(metrics), f"Scoring both systems: {metrics[i]} ({i + 1} of {len(metrics)}); the table "
                                  "above grows as each metric is scored")
         bar.empty()
-    cmp = build(ds, h, a, b, tuple(metrics), tuple(criteria), tokenize, norm, judged_only)
+    cmp = with_lengths(build(ds, h, a, b, tuple(metrics), tuple(criteria), tokenize, norm, judged_only), key)
     head = table(cmp, key, "headline", n_boot, n_ar, test)
     done.add(("compare",) + key + (n_boot, n_ar, test))
 except Exception as exc:

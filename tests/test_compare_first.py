@@ -1,0 +1,88 @@
+"""Issue 12: the Compare page draws a figure (the humans' win rates) before any metric is scored
+or any text tokenised for the length columns, and a rerun rebuilds nothing.
+
+Oracles computed here: the token counts of a literal loop over sacreBLEU's own tokenizer (not
+evalcore's), and call counts of the functions that score (``compare.with_metrics``) and tokenise
+for lengths (``compare._add_lengths``).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import ROOT, shared
+from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+from evalcore import compare as C
+from evalcore.io import load_collection
+
+
+@pytest.fixture(scope="module")
+def encs():
+    ds = load_collection(shared("wmt24_esa"))["en-cs"]
+    return ds.subset(seg_ids=ds.seg_ids[:40])
+
+
+def test_lengths_deferred_are_the_same(encs):
+    a, b = encs.systems[:2]
+    late = C.build(encs, a, b, ["bleu"], lengths=False)
+    assert not set(C.LENGTH_COLUMNS) & set(late.segments.columns)
+    full = C.with_lengths(late)
+    assert C.with_lengths(full) is full
+    pd.testing.assert_frame_equal(full.segments, C.build(encs, a, b, ["bleu"]).segments)
+    tok = Tokenizer13a()
+    refs = dict(zip(encs.references["seg_id"], encs.references["text"]))  # one reference set
+    outs = {s: dict(zip(g["seg_id"], g["text"])) for s, g in encs.outputs.groupby("system")}
+    f = full.segments
+    assert f["len_a"].tolist() == [len(tok(outs[a][s]).split()) for s in f["seg_id"]]
+    assert f["len_b"].tolist() == [len(tok(outs[b][s]).split()) for s in f["seg_id"]]
+    assert np.allclose(f["ref_len"], [len(tok(refs[s]).split()) for s in f["seg_id"]])
+    # the tables that need the lengths add them themselves: same tables either way
+    for name in ("segments", "length_ratios", "length_bias", "buckets"):
+        pd.testing.assert_frame_equal(C.table(late, name, 0, 0), C.table(full, name, 0, 0))
+
+
+def test_compare_page_first_figure_before_scoring(encs, tmp_path, monkeypatch):
+    import streamlit as st
+    from streamlit.delta_generator import DeltaGenerator
+    from streamlit.testing.v1 import AppTest
+
+    from evalcore import workspace
+
+    monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "cache"))
+    workspace.save(encs, "encs-slice")
+    label = next(f"{m['name']} (saved {m.get('saved_at', '?')})" for m in workspace.list_saved())
+    events = []
+    for owner in (DeltaGenerator, st):
+        def chart(*a, _real=getattr(owner, "plotly_chart"), **k):
+            if str(k.get("key")).startswith("cmp_"):
+                events.append(("figure", k.get("key")))
+            return _real(*a, **k)
+        monkeypatch.setattr(owner, "plotly_chart", chart)
+    for name in ("with_metrics", "_add_lengths"):
+        def spy(*a, _real=getattr(C, name), _name=name, **k):
+            events.append((_name,))
+            return _real(*a, **k)
+        monkeypatch.setattr(C, name, spy)
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=240)
+    at.session_state["dataset_label"] = at.session_state["dataset_select"] = label
+    at.run()
+    at.switch_page("pages/compare.py")
+    events.clear()
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    # build(..., lengths=False) scores no metric itself (with_metrics with none is its last step)
+    first = events.index(("figure", "cmp_win_fig_human"))
+    assert ("_add_lengths",) not in events[:first]
+    assert events[:first].count(("with_metrics",)) == 1  # the human rows only (no metric)
+    assert events[first + 1:].count(("with_metrics",)) == 3  # BLEU, chrF, TER after it
+    assert events.count(("_add_lengths",)) == 1  # once, for the tables that need lengths
+    assert ("figure", "cmp_win_fig") in events[first + 1:]
+    events.clear()
+    at.run()  # a rerun: nothing rebuilt, nothing tokenised again
+    assert not at.exception
+    assert ("with_metrics",) not in events and ("_add_lengths",) not in events
+    assert events[0] == ("figure", "cmp_win_fig")  # the full figure straight away
