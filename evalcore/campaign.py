@@ -132,16 +132,18 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
         segments = None
         if judged_only:
             j = ds.judgements[ds.judgements["judgement"] == crit]
-            segments = {sy: set(g["seg_id"].astype(str)) for sy, g in j.groupby("system", sort=False)}
-            counts = sorted({len(v) for v in segments.values()}) or [0]
+            if mobj and scorer is None:  # (a scorer finds the judged segments itself)
+                segments = {sy: set(g["seg_id"].astype(str)) for sy, g in j.groupby("system", sort=False)}
+            counts = sorted(set(j["seg_id"].astype(str).groupby(j["system"], sort=False).nunique())) or [0]
             notes.append(f"{label}: metric scores over the segments judged for {crit} for each system "
                          f"({counts[0]}{'-' + str(counts[-1]) if len(counts) > 1 else ''} of {ds.n_segments})")
         else:
             notes.append(f"{label}: metric scores over all {ds.n_segments} segments")
         from .metrics.tokenize import resolve_tokenizer
 
-        tok, tok_note = resolve_tokenizer(tokenize, lp)
-        notes.append(f"{label}: {tok_note}; human criterion {crit} ({normalisation}), mean over judged segments")
+        tok, tok_note = resolve_tokenizer(tokenize, lp) if mobj else (None, "")  # (no metric: nothing tokenised)
+        notes.append(f"{label}: {tok_note + '; ' if tok_note else ''}human criterion {crit} ({normalisation}), "
+                     "mean over judged segments")
         human = system_scores(ds, crit, normalisation=normalisation)
         humans = set(human_systems(ds, list(human["system"])))
         hscore = dict(zip(human["system"], human["score"]))

@@ -6,7 +6,6 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.views import common as common_view
-from evalcore import plots as P
 from evalcore import plots_campaign as PC
 from evalcore.views import campaign as campaign_view
 from evalcore.campaign import ALL, campaign
@@ -26,7 +25,8 @@ except Exception as exc:
     show_exception(exc, "Could not load the dataset")
     st.stop()
 
-judged_lps = [lp for lp, d in coll.items() if d.criteria]
+criteria_of = {lp: d.criteria for lp, d in coll.items()}
+judged_lps = [lp for lp in coll if criteria_of[lp]]
 if not judged_lps:
     st.info("This page needs human judgements in at least one language pair.")
     st.stop()
@@ -39,7 +39,7 @@ c1, c2, c3 = st.columns([3, 3, 2])
 metrics_box = c1.empty()  # the metric list imports every metric module: filled after the human scores are shown
 lps = c2.multiselect("Language pairs", judged_lps, default=judged_lps, key="camp_lps",
                      format_func=lambda x: x or "-")
-criteria = list(dict.fromkeys(c for lp in lps for c in coll[lp].criteria))
+criteria = list(dict.fromkeys(c for lp in lps for c in criteria_of[lp]))
 crit = c3.selectbox("Human criterion", ["(default per language pair)"] + criteria, key="camp_crit")
 c4, c5, c6 = st.columns(3)
 judged_only = c4.checkbox("Judged segments only", value=True, key="camp_judged",
@@ -86,8 +86,10 @@ if guess is None or ("campaign", hashes, tuple(guess)) + args not in done:
     sys_slot.dataframe(first.wide(), hide_index=True, width="stretch")
 hfig = PC.human_bars(first.systems)
 human_fig_slot.plotly_chart(hfig, width="stretch", key="camp_human_bars")
+from evalcore.plots import campaign_bars, with_signature  # noqa: E402  (plotly.express: after the first figure)
+
 with human_fig_dl:
-    download_figure(P.with_signature(hfig, first.signature), "campaign_human_scores", key="camp_human_fig")
+    download_figure(with_signature(hfig, first.signature), "campaign_human_scores", key="camp_human_fig")
 
 fast = [m for m in ("bleu", "chrf") if m in common_view.available_metrics()]
 metrics = metrics_box.multiselect("Metrics", common_view.available_metrics(), default=fast, key="camp_metrics",
@@ -141,9 +143,9 @@ st.dataframe(corr, hide_index=True, width="stretch",
 download_table(corr, "campaign_correlations", key="camp_corr", signature=sig)
 stat = st.radio("Figure", ["pearson", "kendall", "accuracy"], horizontal=True, key="camp_stat",
                 format_func={"pearson": "Pearson r", "kendall": "Kendall τ_b", "accuracy": "pairwise accuracy"}.get)
-fig = P.campaign_bars(corr, stat)
+fig = campaign_bars(corr, stat)
 st.plotly_chart(fig, width="stretch", key="camp_bars")
-download_figure(P.with_signature(fig, sig), "campaign_correlations", key="camp_bars_fig")
+download_figure(with_signature(fig, sig), "campaign_correlations", key="camp_bars_fig")
 
 st.subheader("Each metric's rank across language pairs")
 st.caption(f"1 = the highest {rank_by} in that language pair; mean rank over the pairs; rank by the `{ALL}` row.")
