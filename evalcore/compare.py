@@ -165,6 +165,7 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
     sys_t = dataset.sys_texts()
     ta, tb = sys_t[a], sys_t[b]
     seg = dataset.segments
+    seg_col, doc_col, src_col = (seg[c].tolist() for c in ("seg_id", "doc_id", "source"))
     keep = [i for i in range(dataset.n_segments) if ta[i] is not None and tb[i] is not None]
     if len(keep) < dataset.n_segments:
         notes.append(f"{dataset.n_segments - len(keep)} of {dataset.n_segments} segments left out: "
@@ -176,7 +177,7 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
         j = j[j["judgement"].isin(criteria)]
         both = set(j[j["system"] == a]["seg_id"].astype(str)) & set(j[j["system"] == b]["seg_id"].astype(str))
         before = len(keep)
-        keep = [i for i in keep if str(seg["seg_id"].iloc[i]) in both]
+        keep = [i for i in keep if str(seg_col[i]) in both]
         notes.append(f"judged segments only: {len(keep)} of the {before} segments both systems translated are "
                      f"judged for both ({', '.join(criteria)}); metric scores use those too")
     if not keep:
@@ -190,9 +191,9 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
     rows = []
     for i in keep:
         n_refs = sum(ref_t[r][i] is not None for r in rids)
-        sid = str(seg["seg_id"].iloc[i])
-        rows.append({"seg_id": sid, "doc_id": str(seg["doc_id"].iloc[i]), "domain": domains.get(sid, ""),
-                     "source": seg["source"].iloc[i], "text_a": ta[i], "text_b": tb[i], "has_ref": bool(n_refs),
+        sid = str(seg_col[i])
+        rows.append({"seg_id": sid, "doc_id": str(doc_col[i]), "domain": domains.get(sid, ""),
+                     "source": src_col[i], "text_a": ta[i], "text_b": tb[i], "has_ref": bool(n_refs),
                      "n_refs": n_refs})
     frame = pd.DataFrame(rows)
     if lengths:

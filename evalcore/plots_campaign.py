@@ -1,22 +1,16 @@
 """Plotly figures of the Campaign page that need no metric: the human scores of every system in
 every language pair (:func:`evalcore.campaign.campaign` with no metric in, figure out), drawn
 before any metric is scored. Names from user data go into labels through
-:func:`_safe`. The correlation bars are :func:`evalcore.plots.campaign_bars`.
+:func:`evalcore.plot_text.safe` (plotly.express is not imported: this figure comes first). The correlation bars are :func:`evalcore.plots.campaign_bars`.
 """
 from __future__ import annotations
-
-import html
 
 import pandas as pd
 import plotly.graph_objects as go
 
+from .plot_text import safe as _safe
+
 _MARGIN = dict(t=60, b=50, l=50, r=20)
-
-
-def _safe(v) -> str:
-    """Names from user data, entity-escaped for Plotly labels (as :func:`evalcore.plots._safe`;
-    not imported from there, so this first figure does not wait for plotly.express)."""
-    return html.escape(str(v), quote=True)
 
 
 def human_bars(systems: pd.DataFrame, title: str | None = None) -> go.Figure:

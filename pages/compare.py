@@ -10,7 +10,6 @@ from evalcore.views import common as common_view
 from evalcore import compare as C
 from evalcore import highlight as H
 from evalcore import plots_compare as PC
-from evalcore.plots import with_signature
 from pages.common import (
     current_dataset,
     download_figure,
@@ -31,9 +30,11 @@ terms('paired bootstrap / approximate randomisation', 'segment level', 'signatur
 ds = current_dataset()
 
 PAGE_SIZE = 20
-from evalcore.metrics.tokenize import available_tokenizers  # noqa: E402
+from evalcore.metrics.tokenize import installed_tokenizers  # noqa: E402
 
-TOKENIZERS = available_tokenizers()  # sacreBLEU's, those usable here
+# sacreBLEU's tokenizers whose packages are installed, found without importing sacreBLEU (one
+# that still fails to load says why when the metrics are scored with it)
+TOKENIZERS = installed_tokenizers()
 
 
 @st.cache_resource(show_spinner=False, max_entries=24)
@@ -168,6 +169,8 @@ head_caption.caption(f"**{len(cmp.segments):,} segments** both systems translate
 head_slot.dataframe(head, hide_index=True, width="stretch", column_config=HEAD_FORMAT)
 with head_dl:
     download_table(head, f"{name}_headline", key="cmp_head", signature=sig)
+from evalcore.plots import with_signature  # noqa: E402  (plotly.express: after the first figure)
+
 overall = C.bucket_table(cmp, [("all", pd.Series(True, index=cmp.segments.index).to_numpy())], "all")
 wfig = PC.win_rates(overall, head, a, b)
 win_slot.plotly_chart(wfig, width="stretch", key="cmp_win_fig")
