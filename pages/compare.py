@@ -60,6 +60,15 @@ def table(_cmp, key, name, n_boot=0, n_ar=0, test="bootstrap"):
     return C.table(_cmp, name, n_boot, n_ar, test, 0.05, 50)
 
 
+@st.cache_resource(show_spinner=False, max_entries=64)
+def figure(name, key, signature, *params, _build):
+    """A figure of the comparison ``key`` with its signature, built once per inputs: a rerun that
+    changes none of them (e.g. another segment in the side-by-side view) reuses it. Read-only."""
+    from evalcore.plots import with_signature
+
+    return with_signature(_build(), signature)
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
 def sbs(_cmp, key, seg_id):
     return C.side_by_side(_cmp, seg_id)
@@ -169,13 +178,11 @@ head_caption.caption(f"**{len(cmp.segments):,} segments** both systems translate
 head_slot.dataframe(head, hide_index=True, width="stretch", column_config=HEAD_FORMAT)
 with head_dl:
     download_table(head, f"{name}_headline", key="cmp_head", signature=sig)
-from evalcore.plots import with_signature  # noqa: E402  (plotly.express: after the first figure)
-
-overall = C.bucket_table(cmp, [("all", pd.Series(True, index=cmp.segments.index).to_numpy())], "all")
-wfig = PC.win_rates(overall, head, a, b)
+wfig = figure("win_rates", key, sig, n_boot, n_ar, test, _build=lambda: PC.win_rates(
+    C.bucket_table(cmp, [("all", pd.Series(True, index=cmp.segments.index).to_numpy())], "all"), head, a, b))
 win_slot.plotly_chart(wfig, width="stretch", key="cmp_win_fig")
 with win_dl:
-    download_figure(with_signature(wfig, sig), f"{name}_win_rates", key="cmp_win_dl")
+    download_figure(wfig, f"{name}_win_rates", key="cmp_win_dl")
 
 # ---------------------------------------------------------------- per segment
 st.header("Per segment")
@@ -183,13 +190,13 @@ seg = table(cmp, key, "segments")
 signal = st.selectbox("Signal", cmp.signals, key="cmp_signal")
 l, r = st.columns(2)
 with l:
-    sfig = PC.scatter_ab(seg, signal, a, b)
+    sfig = figure("scatter", key, sig, signal, _build=lambda: PC.scatter_ab(seg, signal, a, b))
     st.plotly_chart(sfig, width="stretch", key="cmp_scatter")
-    download_figure(with_signature(sfig, sig), f"{name}_scatter", key="cmp_scatter_dl")
+    download_figure(sfig, f"{name}_scatter", key="cmp_scatter_dl")
 with r:
-    hfig = PC.difference_histogram(seg, signal, a, b)
+    hfig = figure("differences", key, sig, signal, _build=lambda: PC.difference_histogram(seg, signal, a, b))
     st.plotly_chart(hfig, width="stretch", key="cmp_hist")
-    download_figure(with_signature(hfig, sig), f"{name}_differences", key="cmp_hist_dl")
+    download_figure(hfig, f"{name}_differences", key="cmp_hist_dl")
 download_table(seg, f"{name}_segments", key="cmp_segs", signature=sig)
 
 pick_seg = None
@@ -276,17 +283,17 @@ st.dataframe(shown, hide_index=True, width="stretch",
                             "score_b": st.column_config.NumberColumn(format="%.3f"),
                             "a_win_rate": st.column_config.NumberColumn(format="%.2f")})
 download_table(bk, f"{name}_buckets", key="cmp_buckets", signature=sig)
-bfig = PC.bucket_bars(shown, bsig, a, b)
+bfig = figure("buckets", key, sig, kind, bsig, _build=lambda: PC.bucket_bars(shown, bsig, a, b))
 st.plotly_chart(bfig, width="stretch", key="cmp_bucket_fig")
-download_figure(with_signature(bfig, sig), f"{name}_buckets", key="cmp_bucket_dl")
+download_figure(bfig, f"{name}_buckets", key="cmp_bucket_dl")
 
 st.subheader("Word F-measure by frequency")
 wf = table(cmp, key, "word_f_by_frequency")
 st.caption("Words pooled over every (segment, reference) pair; a word's frequency is its number of occurrences in "
            "all references of the test set.")
-ffig = PC.word_f_bars(wf, a, b)
+ffig = figure("word_f", key, sig, _build=lambda: PC.word_f_bars(wf, a, b))
 st.plotly_chart(ffig, width="stretch", key="cmp_wordf_fig")
-download_figure(with_signature(ffig, sig), f"{name}_word_f", key="cmp_wordf_dl")
+download_figure(ffig, f"{name}_word_f", key="cmp_wordf_dl")
 st.dataframe(wf, hide_index=True, width="stretch")
 download_table(wf, f"{name}_word_f", key="cmp_wordf", signature=sig)
 
@@ -321,9 +328,9 @@ if len(lb):
     st.dataframe(lbs, hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ("r_length", "partial_r")})
     download_table(lb, f"{name}_length_bias", key="cmp_lb", signature=sig)
-    lfig = PC.length_bias_bars(lbs)
+    lfig = figure("length_bias", key, sig, crit_lb, _build=lambda: PC.length_bias_bars(lbs))
     st.plotly_chart(lfig, width="stretch", key="cmp_lb_fig")
-    download_figure(with_signature(lfig, sig), f"{name}_length_bias", key="cmp_lb_dl")
+    download_figure(lfig, f"{name}_length_bias", key="cmp_lb_dl")
 else:
     st.info("Length bias needs a human criterion and at least one metric.")
 

@@ -65,6 +65,13 @@ def test_compare_page_first_figure_before_scoring(encs, tmp_path, monkeypatch):
             events.append((_name,))
             return _real(*a, **k)
         monkeypatch.setattr(C, name, spy)
+    from evalcore import plots_compare as PC
+
+    for name in ("win_rates", "scatter_ab", "difference_histogram", "bucket_bars", "word_f_bars", "length_bias_bars"):
+        def build(*a, _real=getattr(PC, name), _name=name, **k):
+            events.append(("build figure", _name))
+            return _real(*a, **k)
+        monkeypatch.setattr(PC, name, build)
     st.cache_data.clear()
     st.cache_resource.clear()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=240)
@@ -81,8 +88,14 @@ def test_compare_page_first_figure_before_scoring(encs, tmp_path, monkeypatch):
     assert events[first + 1:].count(("with_metrics",)) == 3  # BLEU, chrF, TER after it
     assert events.count(("_add_lengths",)) == 1  # once, for the tables that need lengths
     assert ("figure", "cmp_win_fig") in events[first + 1:]
+    assert events.count(("build figure", "win_rates")) == 2  # the humans' (first), then with the metrics
     events.clear()
-    at.run()  # a rerun: nothing rebuilt, nothing tokenised again
+    at.run()  # a rerun: nothing rebuilt, nothing tokenised again, no figure built again
     assert not at.exception
     assert ("with_metrics",) not in events and ("_add_lengths",) not in events
+    assert not [e for e in events if e[0] == "build figure"], events
     assert events[0] == ("figure", "cmp_win_fig")  # the full figure straight away
+    assert sum(e[0] == "figure" for e in events) == 6
+    at.selectbox(key="cmp_signal").set_value("human:esa").run()  # another signal: only its two figures
+    assert not at.exception
+    assert sorted(e[1] for e in events if e[0] == "build figure") == ["difference_histogram", "scatter_ab"]
