@@ -124,3 +124,30 @@ def test_campaign_page_draws_the_human_figure_before_scoring(wmt24, cache, tmp_p
     st.cache_data.clear()
     page()  # a new session (empty in-process cache): the disk cache serves every statistic
     assert len(cache) == 6
+
+
+@pytest.mark.parametrize("include_references", [False, True])
+def test_judged_statistics_from_the_every_segment_table(wmt24, cache, tmp_path, monkeypatch, include_references):
+    """With the every-segment table cached (the Systems page's default), the judged-only
+    statistics are its rows on the judged segments: exactly what computing them on their own
+    gives (compared here with a second, empty cache), and nothing is scored again."""
+    import numpy as np
+
+    from evalcore.views.scores import judged_segments
+
+    ds = wmt24["en-cs"]
+    ids = ["bleu", "chrf", "ter", "nist-4", "wer"]
+    full = scores_view.system_stats(ds, ids, include_references, tokenize="13a")
+    n = len(cache)
+    derived = scores_view.system_stats(ds, ids, include_references, None, None, "esa", tokenize="13a")
+    assert len(cache) == n  # nothing scored
+    monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "other"))
+    alone = scores_view.system_stats(ds, ids, include_references, None, None, "esa", tokenize="13a")
+    assert len(cache) == n + len(ids)
+    judged = judged_segments(ds, "esa")
+    for m in ids:
+        assert list(derived[m]) == list(alone[m]) and set(alone[m]) <= set(judged)
+        assert sum(len(k) for k, _ in derived[m].values()) < sum(len(k) for k, _ in full[m].values())
+        for name, (keep, st) in alone[m].items():
+            assert derived[m][name][0] == keep and set(keep) <= judged[name]
+            assert np.array_equal(derived[m][name][1], st, equal_nan=True)

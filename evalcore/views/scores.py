@@ -37,8 +37,7 @@ def cached(kind: str, key: Sequence, compute: Callable[[], object]):
     app): a DataFrame as Parquet, a statistics dict ``{name: (seg_ids, array)}`` as ``.npz``
     read with ``allow_pickle=False``. Anything else, or a file that does not read back, is
     simply recomputed; pickle files are never opened."""
-    text = "\n".join(str(k) for k in (kind, cache_version(), *key))
-    base = _cache_dir() / f"{kind}-{hashlib.sha256(text.encode()).hexdigest()[:32]}"
+    base = _cache_base(kind, key)
     value = _read_cache(base)
     if value is not None:
         return value
@@ -48,6 +47,11 @@ def cached(kind: str, key: Sequence, compute: Callable[[], object]):
     except Exception:  # a value these formats cannot hold (or a full disk): not cached
         pass
     return value
+
+
+def _cache_base(kind: str, key: Sequence) -> Path:
+    text = "\n".join(str(k) for k in (kind, cache_version(), *key))
+    return _cache_dir() / f"{kind}-{hashlib.sha256(text.encode()).hexdigest()[:32]}"
 
 
 def _read_cache(base: Path):
@@ -213,10 +217,32 @@ def system_stats(dataset: Dataset, metric_ids: Sequence[str], include_references
     for i, m in enumerate(metric_ids):
         cb = sub_range(progress, i / n, (i + 1) / n, f"corpus statistics: {m}")
         key = (h, m, metric_signature(m), include_references)
-        if refs_key or judged_only:
-            key += (refs_key, judged_only)
+        if refs_key:
+            key += (refs_key, None)
+        if judged_only:
+            # the judged segments' rows of the every-segment table when it is cached (e.g. by the
+            # Systems page): each row is one segment's statistics, whatever else is scored
+            full = _read_cache(_cache_base("sysstats", key))
+            if _stats_dict(full):
+                out[m] = _restrict(full, segments)
+                continue
+            key = key[:4] + (refs_key, judged_only)
         out[m] = cached("sysstats", key, lambda m=m, cb=cb: _stats_for(dataset, m, include_references, cb,
                                                                          ref_ids, segments))
+    return out
+
+
+def _restrict(stats: dict, segments: dict[str, set[str]]) -> dict:
+    """The rows of a statistics dict ``{candidate: (seg_ids, array)}`` on each candidate's
+    ``segments`` (candidates absent from it, or left with no row, are left out), as
+    :func:`_stats_for` computes them with ``segments``."""
+    out = {}
+    for name, (keep, st) in stats.items():
+        if name not in segments:
+            continue
+        rows = [i for i, s in enumerate(keep) if s in segments[name]]
+        if rows:
+            out[name] = ([keep[i] for i in rows], st[rows])
     return out
 
 
