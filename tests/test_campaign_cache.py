@@ -17,7 +17,7 @@ from evalcore.io import load_collection
 from evalcore.views import scores as scores_view
 from evalcore.views.campaign import cached_scores, lp_plan
 
-N = 40  # segments per language pair
+N = 25  # segments per language pair
 
 
 @pytest.fixture(scope="module")
@@ -151,3 +151,29 @@ def test_judged_statistics_from_the_every_segment_table(wmt24, cache, tmp_path, 
         for name, (keep, st) in alone[m].items():
             assert derived[m][name][0] == keep and set(keep) <= judged[name]
             assert np.array_equal(derived[m][name][1], st, equal_nan=True)
+
+
+def test_campaign_after_the_systems_page_scores_nothing_again(wmt24, cache, tmp_path, monkeypatch):
+    """The Systems page on en-ja (ja-mecab, every segment, its default) then the Campaign page
+    (judged segments, each pair's own tokenizer): en-ja's statistics are not computed again."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from evalcore import workspace
+
+    monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
+    workspace.save({lp: ds.subset(seg_ids=ds.seg_ids[:20]) for lp, ds in wmt24.items()}, "wmt24-slice")
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=240)
+    at.query_params["dataset"], at.query_params["lp"] = "wmt24-slice", "en-ja"
+    at.session_state["sys_metrics"], at.session_state["sys_boot"] = ["bleu", "chrf"], 0
+    at.switch_page("pages/systems.py")
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert sorted(cache) == [("en-ja", "bleu", "ja-mecab"), ("en-ja", "chrf", "ja-mecab")]
+    at.switch_page("pages/campaign.py")
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert sorted(cache[2:]) == [("en-cs", "bleu", "13a"), ("en-cs", "chrf", "13a"),
+                                 ("en-zh", "bleu", "zh"), ("en-zh", "chrf", "zh")]
