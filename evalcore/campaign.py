@@ -120,6 +120,7 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
     if unknown:
         raise ValueError(f"language pair(s) {unknown} not found; available: {', '.join(collection)}")
     notes: list[str] = []
+    toks: dict[str, str | None] = {}  # the tokenizer of each scored language pair
     sys_rows, stat_rows = [], []
     for i, lp in enumerate(want):
         ds = collection[lp]
@@ -142,6 +143,7 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
         from .metrics.tokenize import resolve_tokenizer
 
         tok, tok_note = resolve_tokenizer(tokenize, lp) if mobj else (None, "")  # (no metric: nothing tokenised)
+        toks[lp] = tok
         notes.append(f"{label}: {tok_note + '; ' if tok_note else ''}human criterion {crit} ({normalisation}), "
                      "mean over judged segments")
         human = system_scores(ds, crit, normalisation=normalisation)
@@ -200,11 +202,27 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
                      "pairs of systems of every language pair (Kocmi et al. 2021); metric scores oriented "
                      "so that higher is better")
     ranks = metric_ranks(corr, rank_by)
-    from .views.common import signature_text
-
-    sig = signature_text([m.id for m in mobj], f"campaign: tokenize {tokenize or 'per-language default'}|lps {','.join(want)}|rank_by:{rank_by}|"
-                                               f"judged_only:{judged_only}|human_translations:{include_human}")
+    sig = _signature([m.id for m in mobj], toks, f"campaign: tokenize {tokenize or 'per-language default'}|lps "
+                     f"{','.join(want)}|rank_by:{rank_by}|judged_only:{judged_only}|human_translations:{include_human}")
     return Campaign(systems_t, corr, ranks, notes, sig)
+
+
+def _signature(metric_ids: Sequence[str], toks: dict, extra: str) -> str:
+    """sacreBLEU-style signatures of the metrics with each language pair's tokenizer: one group
+    per tokenizer, named by its language pairs when they differ (e.g. en-cs with 13a, en-ja with
+    ja-mecab), then evalcore's version and ``extra``."""
+    from . import __version__
+    from .metrics.base import get_metric
+
+    groups: dict = {}
+    for lp, tok in toks.items():
+        groups.setdefault(tok, []).append(lp or "-")
+    parts = []
+    for tok, lps in groups.items():
+        text = "; ".join(f"{m}={get_metric(m, tok).output_signature()}" for m in metric_ids)
+        parts.append(text if len(groups) == 1 else f"{','.join(lps)}: {text}")
+    body = "metrics: " + " / ".join(parts) if metric_ids and parts else "metrics: none"
+    return f"{body} | evalcore-{__version__} | {extra}"
 
 
 def metric_ranks(corr: pd.DataFrame, by: str = "pearson") -> pd.DataFrame:

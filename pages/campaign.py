@@ -153,4 +153,8 @@ st.dataframe(res.metric_ranks, hide_index=True, width="stretch")
 download_table(res.metric_ranks, "campaign_metric_ranks", key="camp_ranks", signature=sig)
 
 with st.expander("Metric signatures"):
-    st.dataframe(common_view.signature_frame(metrics), hide_index=True, width="stretch")
+    st.caption("Each language pair's word-level metrics use sacreBLEU's default tokenizer for its target language "
+               "(Post 2018).")
+    sigs = campaign_view.signature_frame(coll, lps, metrics, crit_v)
+    st.dataframe(sigs, hide_index=True, width="stretch")
+    download_table(sigs, "campaign_signatures", key="camp_sigs")

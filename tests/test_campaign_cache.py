@@ -177,3 +177,23 @@ def test_campaign_after_the_systems_page_scores_nothing_again(wmt24, cache, tmp_
     assert not at.exception, [e.message for e in at.exception]
     assert sorted(cache[2:]) == [("en-cs", "bleu", "13a"), ("en-cs", "chrf", "13a"),
                                  ("en-zh", "bleu", "zh"), ("en-zh", "chrf", "zh")]
+
+
+def test_signatures_name_each_pairs_tokenizer(wmt24):
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+    from sacrebleu.tokenizers.tokenizer_ja_mecab import TokenizerJaMecab
+    from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
+
+    from evalcore.views.campaign import signature_frame
+
+    sig = campaign(wmt24, ["bleu"]).signature
+    want = {"en-cs": Tokenizer13a().signature(), "en-ja": TokenizerJaMecab().signature(),
+            "en-zh": TokenizerZh().signature()}
+    for lp, tok in want.items():
+        assert f"{lp}: bleu=" in sig and f"tok:{tok}|" in sig.split(f"{lp}: bleu=")[1].split(" / ")[0]
+    frame = signature_frame(wmt24, list(wmt24), ["bleu", "chrf"])
+    assert [(r.lp, r.metric) for r in frame.itertuples()] == [(lp, m) for lp in want for m in ("bleu", "chrf")]
+    for r in frame[frame["metric"] == "bleu"].itertuples():
+        assert f"tok:{want[r.lp]}|" in r.signature
+    one = campaign({"en-cs": wmt24["en-cs"]}, ["bleu"]).signature  # one tokenizer: no per-pair groups
+    assert one.startswith("metrics: bleu=") and f"tok:{want['en-cs']}|" in one

@@ -65,3 +65,14 @@ def lp_plan(collection: dict[str, Dataset], lps: Sequence[str], criterion: str |
         if ds.systems and ds.ref_ids:
             out.append((lp, crit, resolve_tokenizer(tokenize, lp)[0]))
     return out
+
+
+def signature_frame(collection: dict[str, Dataset], lps: Sequence[str], metric_ids: Sequence[str],
+                    criterion: str | None = None) -> pd.DataFrame:
+    """lp, metric, signature: each metric's sacreBLEU-style signature with the tokenizer it
+    is scored with in that language pair (:func:`lp_plan`)."""
+    from ..metrics.base import get_metric
+
+    return pd.DataFrame([{"lp": lp, "metric": m, "signature": get_metric(m, tok).output_signature()}
+                         for lp, _, tok in lp_plan(collection, lps, criterion) for m in metric_ids],
+                        columns=["lp", "metric", "signature"])
