@@ -89,7 +89,9 @@ def atomic_write(path: str | os.PathLike, write: Callable, mode: str = "w", *, f
     file (or none), never half a file; the temporary file is removed on failure (a killed
     process may leave it behind: hidden, and never read as data). ``fsync``
     (default): the data reach the disk before the rename, so a power cut cannot leave an empty
-    file under the final name; caches that are recomputed when unreadable may skip it. The
+    file under the final name, and the folder is synced after it, so the rename itself is on
+    disk when the call returns (POSIX; skipped where a folder cannot be opened, as on Windows);
+    caches that are recomputed when unreadable may skip both. The
     new file gets the permissions ``open()`` would give it (0o666 less the umask)."""
     path = Path(path)
     fd, tmp = _temporary_beside(path)
@@ -107,6 +109,20 @@ def atomic_write(path: str | os.PathLike, write: Callable, mode: str = "w", *, f
         except OSError:
             pass
         raise
+    if fsync:
+        _fsync_folder(path.parent)
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Sync a folder's entries (a rename in it) to disk; a no-op where folders cannot be opened."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def write_table(df: pd.DataFrame, path: str | os.PathLike, **to_csv_kw) -> None:

@@ -11,6 +11,7 @@ and the permissions Python's own ``open()`` gives a file in the same folder.
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 
@@ -163,10 +164,16 @@ def test_text_is_utf8_and_newlines_are_written_as_given(tmp_path):
 def test_fsync_before_the_rename_unless_told_not_to(tmp_path, monkeypatch):
     calls = []
     real_fsync, real_replace = os.fsync, os.replace
-    monkeypatch.setattr(os, "fsync", lambda fd: (calls.append("fsync"), real_fsync(fd)))
+
+    def fsync(fd):
+        calls.append("fsync folder" if stat.S_ISDIR(os.fstat(fd).st_mode) else "fsync file")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
     monkeypatch.setattr(os, "replace", lambda a, b: (calls.append("replace"), real_replace(a, b)))
     export.atomic_write(tmp_path / "a", lambda fh: fh.write("x"))
-    assert calls == ["fsync", "replace"]
+    # the data before the rename, the folder (the rename itself) after it
+    assert calls == ["fsync file", "replace", "fsync folder"]
     calls.clear()
     export.atomic_write(tmp_path / "b", lambda fh: fh.write("x"), fsync=False)
     assert calls == ["replace"]
