@@ -13,11 +13,12 @@ from .plot_text import safe as _safe
 _MARGIN = dict(t=60, b=50, l=50, r=20)
 
 
-def human_bars(systems: pd.DataFrame, title: str | None = None) -> go.Figure:
+def human_bars(systems: pd.DataFrame, title: str | None = None, signature: str | None = None) -> go.Figure:
     """One group of bars per language pair (a two-level x axis: pair, then system), one bar per
     system: its human score (``systems`` rows of kind ``human``: the mean over its judged
     segments), best first within the pair; systems without a human score are left out of the
-    figure (the table lists them)."""
+    figure (the table lists them). ``signature``: put into ``layout.meta`` as
+    :func:`evalcore.plots.with_signature` does (written into exported HTML)."""
     h = systems[(systems["kind"] == "human") & systems["score"].notna()]
     fig = go.Figure()
     for lp in dict.fromkeys(h["lp"]):
@@ -30,4 +31,6 @@ def human_bars(systems: pd.DataFrame, title: str | None = None) -> go.Figure:
     fig.update_layout(title=title or f"Human score ({_safe(crit)}) of every system, per language pair",
                       height=420, margin=_MARGIN, showlegend=False, yaxis_title="mean human score",
                       xaxis_tickangle=-45)
+    if signature:
+        fig.layout.meta = {"signatures": signature}
     return fig

@@ -64,6 +64,17 @@ def run_campaign(_coll, hashes, metrics, lps, crit, judged_only, include_human, 
                     rank_by=rank_by, scorer=campaign_view.cached_scores)
 
 
+@st.cache_resource(show_spinner=False, max_entries=32)
+def figure(name, key, *params, _build):
+    """A figure of the campaign ``key``, built once per inputs (a rerun reuses it). Read-only."""
+    return _build()
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def signatures(_coll, hashes, lps, metrics, crit):
+    return campaign_view.signature_frame(_coll, list(lps), list(metrics), crit)
+
+
 st.subheader("Systems × language pairs")
 sys_caption = st.empty()
 sys_slot = st.empty()
@@ -84,12 +95,13 @@ if guess is None or ("campaign", hashes, tuple(guess)) + args not in done:
     sys_caption.caption("Human scores of every system (mean over the judged segments) and their rank within the "
                         "language pair; the metric columns are being computed and fill in one metric at a time.")
     sys_slot.dataframe(first.wide(), hide_index=True, width="stretch")
-hfig = PC.human_bars(first.systems)
+hfig = figure("human", ("campaign", hashes) + args,
+              _build=lambda: PC.human_bars(first.systems, signature=first.signature))
 human_fig_slot.plotly_chart(hfig, width="stretch", key="camp_human_bars")
 from evalcore.plots import campaign_bars, with_signature  # noqa: E402  (plotly.express: after the first figure)
 
 with human_fig_dl:
-    download_figure(with_signature(hfig, first.signature), "campaign_human_scores", key="camp_human_fig")
+    download_figure(hfig, "campaign_human_scores", key="camp_human_fig")
 
 fast = [m for m in ("bleu", "chrf") if m in common_view.available_metrics()]
 metrics = metrics_box.multiselect("Metrics", common_view.available_metrics(), default=fast, key="camp_metrics",
@@ -143,9 +155,9 @@ st.dataframe(corr, hide_index=True, width="stretch",
 download_table(corr, "campaign_correlations", key="camp_corr", signature=sig)
 stat = st.radio("Figure", ["pearson", "kendall", "accuracy"], horizontal=True, key="camp_stat",
                 format_func={"pearson": "Pearson r", "kendall": "Kendall τ_b", "accuracy": "pairwise accuracy"}.get)
-fig = campaign_bars(corr, stat)
+fig = figure("correlations", key, stat, _build=lambda: with_signature(campaign_bars(corr, stat), sig))
 st.plotly_chart(fig, width="stretch", key="camp_bars")
-download_figure(with_signature(fig, sig), "campaign_correlations", key="camp_bars_fig")
+download_figure(fig, "campaign_correlations", key="camp_bars_fig")
 
 st.subheader("Each metric's rank across language pairs")
 st.caption(f"1 = the highest {rank_by} in that language pair; mean rank over the pairs; rank by the `{ALL}` row.")
@@ -155,6 +167,6 @@ download_table(res.metric_ranks, "campaign_metric_ranks", key="camp_ranks", sign
 with st.expander("Metric signatures"):
     st.caption("Each language pair's word-level metrics use sacreBLEU's default tokenizer for its target language "
                "(Post 2018).")
-    sigs = campaign_view.signature_frame(coll, lps, metrics, crit_v)
+    sigs = signatures(coll, hashes, tuple(lps), tuple(metrics), crit_v)
     st.dataframe(sigs, hide_index=True, width="stretch")
     download_table(sigs, "campaign_signatures", key="camp_sigs")

@@ -120,7 +120,19 @@ def test_campaign_page_draws_the_human_figure_before_scoring(wmt24, cache, tmp_p
     assert ("camp_bars", 6) in charts  # BLEU and chrF on three pairs, then the correlations
     human = at.get("plotly_chart")[0].proto.spec
     assert "en-ja" in human and "refA" not in human  # human translations left out by default
-    at.run()  # warm rerun: nothing scored
+    from evalcore import plots, plots_campaign
+
+    built = []
+    for mod, name in ((plots_campaign, "human_bars"), (plots, "campaign_bars")):
+        def build(*a, _real=getattr(mod, name), _name=name, **k):
+            built.append(_name)
+            return _real(*a, **k)
+        monkeypatch.setattr(mod, name, build)
+    n = len(charts)
+    at.run()  # warm rerun: nothing scored, no figure built again, both drawn
+    assert not at.exception and built == [] and [k for k, _ in charts[n:]] == ["camp_human_bars", "camp_bars"]
+    at.radio(key="camp_stat").set_value("kendall").run()  # another statistic: only that figure is built
+    assert not at.exception and built == ["campaign_bars"]
     st.cache_data.clear()
     page()  # a new session (empty in-process cache): the disk cache serves every statistic
     assert len(cache) == 6
