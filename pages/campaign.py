@@ -85,13 +85,13 @@ hashes = tuple(coll[lp].content_hash() for lp in lps)
 crit_v = None if crit.startswith("(") else crit
 args = (tuple(lps), crit_v, judged_only, include_human, rank_by)
 done = computed_keys()
-guess = st.session_state.get("camp_metrics")
+guess = st.session_state.get("camp_metrics", ["bleu", "chrf"])  # a new session: the default metrics
 try:  # the human scores first: nothing to score, drawn before any metric module is imported
     first = run_campaign(coll, hashes, (), *args)
 except Exception as exc:
     show_exception(exc, "Could not compute the human scores")
     st.stop()
-if guess is None or ("campaign", hashes, tuple(guess)) + args not in done:
+if ("campaign", hashes, tuple(guess)) + args not in done:
     sys_caption.caption("Human scores of every system (mean over the judged segments) and their rank within the "
                         "language pair; the metric columns are being computed and fill in one metric at a time.")
     sys_slot.dataframe(first.wide(), hide_index=True, width="stretch")

@@ -130,8 +130,10 @@ def key_of(metrics) -> tuple:
     return (h, a, b, tuple(metrics), tuple(criteria), tokenize, norm, judged_only)
 
 
-guess = st.session_state.get("cmp_metrics")
-if criteria and (guess is None or ("compare",) + key_of(guess) + (n_boot, n_ar, test) not in done):
+# this session's metrics, or in a new session the default ones (the metric list is not built yet):
+# when that comparison is already computed (any session), the full headline is drawn straight away
+guess = st.session_state.get("cmp_metrics", ["bleu", "chrf", "ter"] if ds.ref_ids else [])
+if criteria and ("compare",) + key_of(guess) + (n_boot, n_ar, test) not in done:
     try:  # the human rows first: nothing to score, the metric modules not even imported yet
         part = build(ds, h, a, b, (), tuple(criteria), tokenize, norm, judged_only)
         head0 = table(part, key_of(()), "headline", n_boot, n_ar, test)

@@ -99,3 +99,13 @@ def test_compare_page_first_figure_before_scoring(encs, tmp_path, monkeypatch):
     at.selectbox(key="cmp_signal").set_value("human:esa").run()  # another signal: only its two figures
     assert not at.exception
     assert sorted(e[1] for e in events if e[0] == "build figure") == ["difference_histogram", "scatter_ab"]
+    new = AppTest.from_file(str(ROOT / "app.py"), default_timeout=240)  # a new session, caches warm
+    new.session_state["dataset_label"] = new.session_state["dataset_select"] = label
+    new.run()
+    new.switch_page("pages/compare.py")
+    events.clear()
+    new.run()
+    assert not new.exception
+    figures = [e[1] for e in events if e[0] == "figure"]
+    assert figures[0] == "cmp_win_fig" and "cmp_win_fig_human" not in figures  # the full figure, no flash
+    assert ("with_metrics",) not in events and ("_add_lengths",) not in events
