@@ -119,7 +119,7 @@ try:
         todo = [(i, m, lp, c, tok) for i, m in enumerate(metrics) for lp, c, tok in plan]
         bar, cb = progress_bar("Scoring every language pair…")
         for k, (i, m, lp, c, tok) in enumerate(todo):
-            text = f"Scoring {m} on {lp or '-'} ({k + 1} of {len(todo)}; tokenizer {tok})"
+            text = md(f"Scoring {m} on {lp or '-'} ({k + 1} of {len(todo)}; tokenizer {tok})")  # user text
             lo, hi = k / len(todo), (k + 1) / len(todo)
             campaign_view.cached_scores(coll[lp], [m], tokenize=tok, include_references=include_human,
                                         criterion=c if judged_only else None,

@@ -209,3 +209,27 @@ def test_signatures_name_each_pairs_tokenizer(wmt24):
         assert f"tok:{want[r.lp]}|" in r.signature
     one = campaign({"en-cs": wmt24["en-cs"]}, ["bleu"]).signature  # one tokenizer: no per-pair groups
     assert one.startswith("metrics: bleu=") and f"tok:{want['en-cs']}|" in one
+
+
+def test_given_scores_go_through_unchanged(wmt24, cache):
+    """An external metric (scores computed elsewhere, no text to score) gives the same campaign
+    through the cached path as through the engine; its system rows are the given ones."""
+    from evalcore.metrics.byo import register_scores, unregister_external
+
+    rows = []
+    for lp, ds in wmt24.items():
+        for k, s in enumerate(ds.systems):
+            rows.append({"metric": "ext-given", "system": s, "seg_id": "", "score": float(k % 5) + 0.5 * len(lp),
+                         "lp": lp, "ref_id": ""})
+    ids = register_scores(pd.DataFrame(rows))
+    try:
+        want = campaign(wmt24, ["bleu"] + ids, judged_only=True)
+        got = campaign(wmt24, ["bleu"] + ids, judged_only=True, scorer=cached_scores)
+        pd.testing.assert_frame_equal(got.systems, want.systems)
+        pd.testing.assert_frame_equal(got.correlations, want.correlations)
+        given = got.systems[(got.systems["measure"] == "ext-given") & (got.systems["lp"] == "en-cs")]
+        sys_cs = wmt24["en-cs"].systems
+        assert given.set_index("system")["score"].to_dict() == {
+            s: float(sys_cs.index(s) % 5) + 0.5 * 5 for s in given["system"]}
+    finally:
+        unregister_external(ids)

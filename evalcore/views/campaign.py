@@ -28,20 +28,25 @@ def cached_scores(dataset: Dataset, metric_ids: Sequence[str], *, tokenize: str,
     ``metric.score_from_stats`` of its summed per-segment statistics, as in the engine.
     ``tokenize`` (the language pair's tokenizer) is part of the cache key."""
     from ..metrics.base import get_metric
-    from ..metrics.engine import long_segment_warnings, scoring_plan
+    from ..metrics.engine import long_segment_warnings, score_table, scoring_plan
     from .scores import judged_segments
 
-    stats = system_stats(dataset, list(metric_ids), include_references, progress, ref_ids, criterion,
-                         tokenize=tokenize)
-    rows = []
     metrics = [get_metric(m, tokenize) for m in metric_ids]
+    text = [m.id for m in metrics if m.meta.needs_text]
+    stats = system_stats(dataset, text, include_references, progress, ref_ids, criterion, tokenize=tokenize)
+    segments = judged_segments(dataset, criterion) if criterion else None
+    rows = []
     for metric in metrics:
-        for name, (keep, st) in stats.get(metric.id, {}).items():
+        if metric.id not in stats:  # given scores (no text to score): the engine's rows as they are
+            given = score_table(dataset, [metric], level="system", ref_ids=ref_ids,
+                                include_references=include_references, segments=segments)
+            rows += [(metric.id, r.system, float(r.score), r.n_segments) for r in given.itertuples(index=False)]
+            continue
+        for name, (keep, st) in stats[metric.id].items():
             if len(keep):
                 rows.append((metric.id, name, float(metric.score_from_stats(st)), len(keep)))
     table = pd.DataFrame(rows, columns=["metric", "system", "score", "n_segments"]).astype(
         {"metric": str, "system": str, "score": float})
-    segments = judged_segments(dataset, criterion) if criterion else None
     table.attrs["notes"] = scoring_plan(dataset, ref_ids, include_references, segments)[1]
     table.attrs["warnings"] = long_segment_warnings(dataset, metrics)
     return table
