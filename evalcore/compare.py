@@ -261,12 +261,26 @@ def with_lengths(cmp: Comparison) -> Comparison:
                       dict(cmp.metric_objects), list(cmp.notes))
 
 
+def _rows_of(known, segs: list[str]):
+    """The rows of ``known = (seg_ids, array)`` for ``segs`` in that order; None when one is missing."""
+    if known is None or not segs:
+        return None
+    at = {s: i for i, s in enumerate(known[0])}
+    if any(s not in at for s in segs):
+        return None
+    return np.asarray(known[1], dtype=float)[[at[s] for s in segs]]
+
+
 def with_metrics(cmp: Comparison, metrics: Sequence[str], progress: Progress = None, *, _objects=None,
-                 _done: int = 0, _total: int | None = None) -> Comparison:
+                 _done: int = 0, _total: int | None = None, known_stats: Callable | None = None) -> Comparison:
     """``cmp`` with the per-segment columns and statistics of ``metrics`` added (a new
     :class:`Comparison`; the segments, lengths and human columns are reused, not recomputed), so
     a page can show the human comparison first and the metrics as they are scored. The same
-    values as :func:`build` with those metrics."""
+    values as :func:`build` with those metrics. ``known_stats(metric_id)``: per-segment
+    statistics already computed for every system against every reference (``{system:
+    (seg_ids, array)}``, e.g. the dashboard's disk cache, :func:`evalcore.views.scores.known_system_stats`)
+    or None; the rows of A and B are taken from there instead of scoring again (one segment's
+    statistics do not depend on what else is scored)."""
     from .metrics.engine import scorable
 
     dataset, tokenize = cmp.dataset, cmp.tokenize
@@ -292,11 +306,17 @@ def with_metrics(cmp: Comparison, metrics: Sequence[str], progress: Progress = N
         if callable(prep):
             prep(dataset)
         out = {}
+        of = getattr(metric, "sentence_scores_of", None)  # sentence scores from the same statistics
+        known = known_stats(m) if known_stats is not None and callable(of) else None
         for side, texts in (("a", ta), ("b", tb)):
             sub = [texts[i] if i in keep_set else None for i in range(dataset.n_segments)]
             segs, cands, refs = scorable(dataset, sub, rids)
-            st = np.asarray(metric.segment_stats(cands, refs), dtype=float) if cands else np.zeros((0, 1))
-            of = getattr(metric, "sentence_scores_of", None)  # sentence scores from the same statistics
+            name = cmp.a if side == "a" else cmp.b
+            rows = _rows_of(known.get(name), segs) if known else None
+            if rows is not None:
+                st = rows
+            else:
+                st = np.asarray(metric.segment_stats(cands, refs), dtype=float) if cands else np.zeros((0, 1))
             if not cands:
                 sent = np.zeros(0)
             elif callable(of):

@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from evalcore.views import common as common_view
+from evalcore.views.scores import known_system_stats
 from evalcore import compare as C
 from evalcore import highlight as H
 from evalcore import plots_compare as PC
@@ -45,7 +46,8 @@ def build(_ds, h, a, b, metrics, criteria, tokenize, norm, judged_only):
         return C.build(_ds, a, b, [], list(criteria), tokenize=tokenize, normalisation=norm, judged_only=judged_only,
                        lengths=False)
     prev = build(_ds, h, a, b, metrics[:-1], criteria, tokenize, norm, judged_only)
-    return C.with_metrics(prev, [metrics[-1]])
+    # A's and B's statistics from the Systems page's disk cache when it has them (same values)
+    return C.with_metrics(prev, [metrics[-1]], known_stats=lambda m: known_system_stats(_ds, m, tokenize))
 
 
 @st.cache_resource(show_spinner=False, max_entries=24)

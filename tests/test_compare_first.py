@@ -109,3 +109,30 @@ def test_compare_page_first_figure_before_scoring(encs, tmp_path, monkeypatch):
     figures = [e[1] for e in events if e[0] == "figure"]
     assert figures[0] == "cmp_win_fig" and "cmp_win_fig_human" not in figures  # the full figure, no flash
     assert ("with_metrics",) not in events and ("_add_lengths",) not in events
+
+
+@pytest.mark.parametrize("judged_only", [False, True])
+def test_statistics_from_the_shared_cache_are_the_same(encs, tmp_path, monkeypatch, judged_only):
+    """A's and B's rows of the Systems page's every-segment statistics give the same comparison
+    as scoring the two systems (segments, sentence scores, statistics), and they are used."""
+    from evalcore.views import scores as scores_view
+
+    monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "cache"))
+    a, b = encs.systems[:2]
+    ids = ["bleu", "chrf", "ter"]
+    assert scores_view.known_system_stats(encs, "bleu", "13a") is None  # nothing cached yet
+    scores_view.system_stats(encs, ids, tokenize="13a")
+    known = {m: scores_view.known_system_stats(encs, m, "13a") for m in ids}
+    assert all(known.values())
+    human = C.build(encs, a, b, [], judged_only=judged_only, lengths=False)
+    alone = C.with_metrics(human, ids)
+    shared = C.with_metrics(human, ids, known_stats=known.get)
+    pd.testing.assert_frame_equal(shared.segments, alone.segments)
+    for m in ids:
+        for x, y in zip(shared.stats[m], alone.stats[m]):
+            assert np.array_equal(x, y)
+    pd.testing.assert_frame_equal(C.table(shared, "headline", 100, 100), C.table(alone, "headline", 100, 100))
+    swapped = {m: {a: k[b], b: k[a]} for m, k in known.items()}  # proof that the given rows are the ones used
+    used = C.with_metrics(human, ["bleu"], known_stats=swapped.get)
+    assert np.array_equal(used.stats["bleu"][0], alone.stats["bleu"][1])
+    assert np.array_equal(used.stats["bleu"][1], alone.stats["bleu"][0])

@@ -232,6 +232,18 @@ def system_stats(dataset: Dataset, metric_ids: Sequence[str], include_references
     return out
 
 
+def known_system_stats(dataset: Dataset, metric_id: str, tokenize: str | None = None) -> dict | None:
+    """The every-segment statistics table of :func:`system_stats` (every system against every
+    reference, no human translation) when it is already on disk, else None: nothing is
+    computed (the Compare page takes its two systems' rows from it)."""
+    if tokenize:
+        with _tokenizer(tokenize):
+            return known_system_stats(dataset, metric_id)
+    value = _read_cache(_cache_base("sysstats", (dataset.content_hash(), metric_id, metric_signature(metric_id),
+                                                 False)))
+    return value if _stats_dict(value) else None
+
+
 def _restrict(stats: dict, segments: dict[str, set[str]]) -> dict:
     """The rows of a statistics dict ``{candidate: (seg_ids, array)}`` on each candidate's
     ``segments`` (candidates absent from it, or left with no row, are left out), as
