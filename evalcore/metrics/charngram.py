@@ -119,7 +119,7 @@ def _block_hits_many(blocks: Sequence[tuple[list[tuple], list[tuple]]]) -> list:
         k = len(cands) + len(refs)
         groups.append([inv[bounds[i]:bounds[i + 1]] for i in range(at, at + k)])
         at += k
-    fast = block_overlaps(groups, [len(c) for c, _ in blocks], MAX_N)
+    fast = block_overlaps(groups, [len(c) for c, _ in blocks], MAX_N, True)  # ranked: sort-free counts
     if fast is not None:  # compiled two-pointer counts (same integers as the count layers)
         out, g0 = [], 0
         for (cands, refs), (hits, _) in zip(blocks, fast):

@@ -34,6 +34,7 @@ Shared pieces defined here and imported by the sibling modules:
 from __future__ import annotations
 
 from collections import Counter
+from itertools import chain
 from typing import Sequence
 
 import numpy as np
@@ -170,13 +171,36 @@ class PairwiseWordMetric(WordMetric):
         (C, K, n_stats), computed with :meth:`_block` (WER, PER). None: ``_pair`` per item."""
         return None
 
+    def _pairs_stats(self, plan: "ChunkPairs") -> tuple[np.ndarray, np.ndarray] | None:
+        """Optional (compiled chunk path): for every (candidate, reference) pair of ``plan``
+        (:func:`chunk_pairs`) its ``_pair`` value and statistics, shapes (P,) and (P, n_stats),
+        equal to ``_pair``'s exactly. None (the default): :meth:`segment_stats` uses the
+        per-group :meth:`_block` path."""
+        return None
+
     def segment_stats(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
         """Per segment the statistics of the best reference (first on ties); NaN rows for
         segments without references (left out of the corpus score) and for refused ones.
 
-        Vectorised: items are grouped by their reference list (a segment's outputs together)
-        and each group's values are one :meth:`_block` matrix (whose entries equal ``_pair``'s
-        values exactly), so the same reference is picked as by the per-item loop."""
+        Compiled chunk path (WER, PER, GTM, METEOR with numba): every text tokenised once, every
+        (candidate, reference) pair of all the items in one compiled call (:meth:`_pairs_stats`
+        on :func:`chunk_pairs`), the best reference of each item picked as below.
+        Otherwise vectorised per group: items are grouped by their reference list (a segment's
+        outputs together) and each group's values are one :meth:`_block` matrix (whose entries
+        equal ``_pair``'s values exactly), so the same reference is picked as by the per-item loop."""
+        if _nb is not None and type(self)._pairs_stats is not PairwiseWordMetric._pairs_stats:
+            plan = chunk_pairs(self, cands, refs)
+            out = np.full((len(cands), self.n_stats), np.nan)
+            if len(plan.ph):
+                vals, stats = self._pairs_stats(plan)
+                chosen = plan.pick(vals, self.best)
+                out[plan.rows] = np.asarray(stats, dtype=float)[chosen]
+            return out
+        return self._segment_stats_blocks(cands, refs)
+
+    def _segment_stats_blocks(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
+        """:meth:`segment_stats` by one :meth:`_block` matrix per group of items sharing their
+        references (the path without compiled chunk kernels; the tests' second reference)."""
         k = 1 if self.stats_mode == "mean" else self.n_stats
         out = np.full((len(cands), k), np.nan)
         for key, idx in group_by_refs(refs):
@@ -241,6 +265,139 @@ class PairwiseWordMetric(WordMetric):
         sim = np.asarray(self._block([() if x else c for c, x in zip(ct, long_c)], rt), dtype=float)
         sim[np.asarray(long_c, dtype=bool)] = np.nan  # a candidate over the cap: its row
         return sim, best_of_others(sim, self.best)
+
+
+class ChunkPairs:
+    """Every (candidate, reference) pair of a chunk of items, the texts tokenised and encoded
+    once (:func:`chunk_pairs`).
+
+    ``flat``/``offs``: token ids of the distinct token sequences back to back (sequence t =
+    ``flat[offs[t]:offs[t+1]]``; ids are only compared for equality); ``rows``: the items that
+    have pairs, in order; item ``rows[q]`` owns pairs ``po[q]:po[q+1]``, one per reference in
+    the order given; ``ph``/``pr``: sequence index of each pair's candidate and reference;
+    ``lc``/``lr``: their lengths (int64); ``long_rows``: rows a quadratic metric refuses (a
+    candidate or reference over :data:`~evalcore.metrics.base.MAX_ALIGN_TOKENS` tokens)."""
+
+    __slots__ = ("flat", "offs", "rows", "po", "ph", "pr", "lc", "lr", "n_vocab", "long_rows", "memo")
+
+    def pick(self, values: np.ndarray, best: str = "max") -> np.ndarray:
+        """Index of the chosen pair of every row: the first maximum (``best="max"``) or first
+        minimum of the row's values, as ``np.argmax`` / ``np.argmin`` over its references."""
+        n = len(self.rows)
+        k = np.diff(self.po)
+        width = int(k.max()) if n else 0
+        pad = np.full((n, width), -np.inf if best == "max" else np.inf)
+        row_of = np.repeat(np.arange(n), k)
+        pad[row_of, np.arange(len(values)) - self.po[row_of]] = values
+        arg = np.argmax(pad, axis=1) if best == "max" else np.argmin(pad, axis=1)
+        return self.po[:-1] + arg
+
+
+_CHUNK_MEMO: dict = {}
+_CHUNK_MEMO_MAX = 4
+
+
+def chunk_pairs(metric: "PairwiseWordMetric", cands: Sequence[str], refs: Sequence[Sequence[str]]) -> ChunkPairs:
+    """The :class:`ChunkPairs` of ``metric``'s tokens for items ``(cands[i], refs[i])``. Items
+    without references have no pairs; for a quadratic metric (``refuses``) an item whose
+    candidate or one of whose references is over the cap has none either (NaN rows, as the
+    block path). Within a family pass (:func:`evalcore.metrics._pass.shared_blocks`) the last
+    chunks are memoised per tokenizer and case, so the metrics of one family (wer/per,
+    gtm-1..3) tokenise and encode a chunk once; ``plan.memo`` holds blocks they share."""
+    from . import _pass
+
+    key = None
+    plan = None
+    if _pass.SHARED:
+        key = (metric.tokenize, metric.lowercase, tuple(cands), tuple(map(tuple, refs)))
+        plan = _CHUNK_MEMO.get(key)
+    if plan is None:
+        plan = _chunk_pairs(metric.tok, cands, refs)
+        if key is not None:
+            if len(_CHUNK_MEMO) >= _CHUNK_MEMO_MAX:
+                _CHUNK_MEMO.pop(next(iter(_CHUNK_MEMO)))
+            _CHUNK_MEMO[key] = plan
+    if metric.quadratic and plan.long_rows.any():
+        sub = plan.memo.get("quadratic")
+        if sub is None:
+            sub = plan.memo["quadratic"] = _without_rows(plan, plan.long_rows)
+        return sub
+    return plan
+
+
+def _chunk_pairs(tok, cands, refs) -> ChunkPairs:
+    seq_of: dict[tuple, int] = {}
+    seqs: list[tuple] = []
+    text_of: dict[str, int] = {}
+
+    def ix(text: str) -> int:
+        t = text_of.get(text)
+        if t is None:
+            tt = tok(text)
+            t = seq_of.get(tt)
+            if t is None:
+                t = seq_of[tt] = len(seqs)
+                seqs.append(tt)
+            text_of[text] = t
+        return t
+
+    rows: list[int] = []
+    counts: list[int] = []
+    ph: list[int] = []
+    pr: list[int] = []
+    long_rows: list[bool] = []
+    for key_refs, idx in group_by_refs(refs):
+        if not key_refs:
+            continue
+        rix = [ix(r) for r in key_refs]
+        ref_long = too_long(*(seqs[t] for t in rix))
+        nk = len(rix)
+        for i in idx:
+            c = ix(cands[i])
+            rows.append(i)
+            counts.append(nk)
+            long_rows.append(ref_long or too_long(seqs[c]))
+            ph.extend([c] * nk)
+            pr.extend(rix)
+    lens = np.fromiter(map(len, seqs), dtype=np.int64, count=len(seqs))
+    offs = np.zeros(len(seqs) + 1, dtype=np.int64)
+    np.cumsum(lens, out=offs[1:])
+    plan = ChunkPairs()
+    plan.flat, plan.n_vocab = encode_flat(seqs)
+    plan.offs = offs
+    plan.rows = np.asarray(rows, dtype=np.int64)
+    plan.po = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(np.asarray(counts, dtype=np.int64), out=plan.po[1:])
+    plan.ph = np.asarray(ph, dtype=np.int64)
+    plan.pr = np.asarray(pr, dtype=np.int64)
+    plan.lc, plan.lr = lens[plan.ph], lens[plan.pr]
+    plan.long_rows = np.asarray(long_rows, dtype=bool)
+    plan.memo = {}
+    return plan
+
+
+def encode_flat(seqs: Sequence[Sequence[str]]) -> tuple[np.ndarray, int]:
+    """The tokens of ``seqs`` back to back as int64 ids (in order of first appearance; only
+    equality of ids is meaningful) and the number of distinct tokens."""
+    allt = list(chain.from_iterable(seqs))
+    ids = {w: i for i, w in enumerate(dict.fromkeys(allt))}
+    return np.fromiter(map(ids.__getitem__, allt), dtype=np.int64, count=len(allt)), len(ids)
+
+
+def _without_rows(plan: ChunkPairs, drop: np.ndarray) -> ChunkPairs:
+    """``plan`` without the rows ``drop`` (a boolean mask over its rows) and their pairs."""
+    k = np.diff(plan.po)
+    keep_pair = np.repeat(~drop, k)
+    sub = ChunkPairs()
+    sub.flat, sub.offs, sub.n_vocab = plan.flat, plan.offs, plan.n_vocab
+    sub.rows = plan.rows[~drop]
+    sub.po = np.zeros(len(sub.rows) + 1, dtype=np.int64)
+    np.cumsum(k[~drop], out=sub.po[1:])
+    sub.ph, sub.pr = plan.ph[keep_pair], plan.pr[keep_pair]
+    sub.lc, sub.lr = plan.lc[keep_pair], plan.lr[keep_pair]
+    sub.long_rows = np.zeros(len(sub.rows), dtype=bool)
+    sub.memo = {}
+    return sub
 
 
 def best_of_others(values: np.ndarray, best: str = "max") -> np.ndarray:
@@ -514,6 +671,111 @@ def _dp_many(flat, offs, na, nb, kind, inc):
     return out
 
 
+@_njit
+def _dp_pairs(flat, offs, ph, pr, kind, inc):
+    """:func:`_dp_many` for a list of pairs: out[k] = the DP of sequence ``ph[k]`` (rows)
+    against sequence ``pr[k]`` (columns) of ``flat``/``offs``; the same recurrences in the same
+    order (kind 0 = Levenshtein, 1 = LCS, 2 = WLCS with increments ``inc``)."""
+    n = len(ph)
+    out = np.zeros(n, np.float64)
+    width = 1
+    for t in range(len(offs) - 1):
+        width = max(width, offs[t + 1] - offs[t] + 1)
+    prev = np.zeros(width, np.float64)
+    cur = np.zeros(width, np.float64)
+    prev_w = np.zeros(width, np.int64)
+    cur_w = np.zeros(width, np.int64)
+    for k in range(n):
+        a = flat[offs[ph[k]]:offs[ph[k] + 1]]
+        b = flat[offs[pr[k]]:offs[pr[k] + 1]]
+        na, m = len(a), len(b)
+        if kind == 0:
+            for j in range(m + 1):
+                prev[j] = j
+            for i in range(1, na + 1):
+                cur[0] = i
+                ai = a[i - 1]
+                for j in range(1, m + 1):
+                    v = prev[j] + 1
+                    if cur[j - 1] + 1 < v:
+                        v = cur[j - 1] + 1
+                    d = prev[j - 1] + (0 if ai == b[j - 1] else 1)
+                    if d < v:
+                        v = d
+                    cur[j] = v
+                prev, cur = cur, prev
+            out[k] = prev[m]
+        elif kind == 1:
+            for j in range(m + 1):
+                prev[j] = 0
+            for i in range(na):
+                cur[0] = 0
+                ai = a[i]
+                for j in range(1, m + 1):
+                    if ai == b[j - 1]:
+                        cur[j] = prev[j - 1] + 1
+                    else:
+                        cur[j] = prev[j] if prev[j] > cur[j - 1] else cur[j - 1]
+                prev, cur = cur, prev
+            out[k] = prev[m]
+        else:
+            for j in range(m + 1):
+                prev[j] = 0.0
+                prev_w[j] = 0
+            for i in range(na):
+                cur[0] = 0.0
+                cur_w[0] = 0
+                ai = a[i]
+                for j in range(1, m + 1):
+                    if ai == b[j - 1]:
+                        q = prev_w[j - 1]
+                        cur[j] = prev[j - 1] + inc[q]
+                        cur_w[j] = q + 1
+                    else:
+                        cur[j] = prev[j] if prev[j] > cur[j - 1] else cur[j - 1]
+                        cur_w[j] = 0
+                prev, cur = cur, prev
+                prev_w, cur_w = cur_w, prev_w
+            out[k] = prev[m]
+    return out
+
+
+@_njit
+def _overlap_pairs(flat, offs, ph, pr, n_vocab):
+    """Bag overlap Σ_w min(n_c(w), n_r(w)) of every pair (sequence ph[k], sequence pr[k]):
+    the reference's counts in a table over the ids, each candidate token consumes one."""
+    cnt = np.zeros(max(n_vocab, 1), np.int64)
+    out = np.zeros(len(ph), np.int64)
+    for k in range(len(ph)):
+        r0, r1 = offs[pr[k]], offs[pr[k] + 1]
+        for x in range(r0, r1):
+            cnt[flat[x]] += 1
+        m = 0
+        for x in range(offs[ph[k]], offs[ph[k] + 1]):
+            t = flat[x]
+            if cnt[t] > 0:
+                m += 1
+                cnt[t] -= 1
+        for x in range(r0, r1):
+            cnt[flat[x]] = 0
+        out[k] = m
+    return out
+
+
+def levenshtein_pairs(plan: ChunkPairs) -> np.ndarray:
+    """Edit distance of every pair of a :class:`ChunkPairs` (int64; compiled, one call)."""
+    return np.rint(_dp_pairs(plan.flat, plan.offs, plan.ph, plan.pr, 0, np.zeros(1))).astype(np.int64)
+
+
+def overlap_pairs(plan: ChunkPairs) -> np.ndarray:
+    """Bag overlap of every pair of a :class:`ChunkPairs` (int64), memoised in ``plan.memo``
+    (PER and GTM-1 of one tokenizer and case share it)."""
+    hit = plan.memo.get("overlap")
+    if hit is None:
+        hit = plan.memo["overlap"] = _overlap_pairs(plan.flat, plan.offs, plan.ph, plan.pr, plan.n_vocab)
+    return hit
+
+
 def _dp_block(a_ids, b_ids, kind: int, w: float = 1.2) -> np.ndarray:
     flat, offs = flatten_ids(list(a_ids) + list(b_ids))
     longest = int(np.diff(offs).max()) if len(offs) > 1 else 0
@@ -691,6 +953,11 @@ class WER(PairwiseWordMetric):
         d = levenshtein_matrix(ids[:len(cands)], ids[len(cands):])
         return error_rate_array(d, np.array([len(r) for r in refs], dtype=np.int64)[None, :])
 
+    def _pairs_stats(self, plan):
+        """Rates and ``[edits, |r|]`` of every pair of a chunk (methods §7.3; one compiled DP call)."""
+        d = levenshtein_pairs(plan)
+        return error_rate_array(d, plan.lr), np.stack([d.astype(float), plan.lr.astype(float)], axis=1)
+
     def _block_stats(self, cands, refs):
         ids, _ = encode_block(list(cands) + list(refs))
         d = levenshtein_matrix(ids[:len(cands)], ids[len(cands):])
@@ -725,6 +992,11 @@ class PER(PairwiseWordMetric):
         lc = np.array([len(c) for c in cands], dtype=np.int64)[:, None]
         lr = np.array([len(r) for r in refs], dtype=np.int64)[None, :]
         return error_rate_array(np.maximum(lc, lr) - m, lr)
+
+    def _pairs_stats(self, plan):
+        """Rates and ``[errors, |r|]`` of every pair of a chunk (methods §7.3; compiled bag overlaps)."""
+        e = np.maximum(plan.lc, plan.lr) - overlap_pairs(plan)
+        return error_rate_array(e, plan.lr), np.stack([e.astype(float), plan.lr.astype(float)], axis=1)
 
     def _block_stats(self, cands, refs):
         ids, _ = encode_block(list(cands) + list(refs))

@@ -30,7 +30,7 @@ import numpy as np
 
 from .base import MetricMeta, MetricOption, register
 from .edit import (PairwiseWordMetric, _njit, _nb, _pad, bag_overlap, clipped_overlap, encode_block, flatten_ids,
-                   token_options)
+                   overlap_pairs, token_options)
 
 CITATION = ("Turian, Shen & Melamed (2003), Evaluation of machine translation and its evaluation, "
             "MT Summit IX")
@@ -190,89 +190,113 @@ def _heap_pop(heap, n):
 @_njit
 def _greedy_runs_many(flat, offs, nc, nk):
     """:func:`_greedy_runs` for every (candidate t < nc, reference nc + k) pair of texts
-    stored back to back in ``flat``. Runs are (−length, i, j) encoded as one integer (same
-    order as the tuples); the sorted maximal runs are merged with a heap of split pieces
-    exactly as :func:`_greedy_from_runs` does. Returns (run lengths of all pairs in selection
-    order, offsets per pair c * nk + k)."""
-    lens = offs[1:] - offs[:-1]
-    cap = 0
+    stored back to back in ``flat`` (:func:`_greedy_runs_pairs` of the pairs in (c, k)
+    order). Returns (run lengths of all pairs in selection order, offsets per pair c * nk + k)."""
+    ph = np.empty(nc * nk, np.int64)
+    pr = np.empty(nc * nk, np.int64)
     for c in range(nc):
         for k in range(nk):
-            cap += min(lens[c], lens[nc + k])
+            ph[c * nk + k] = c
+            pr[c * nk + k] = nc + k
+    return _greedy_runs_pairs(flat, offs, ph, pr)
+
+
+@_njit
+def _greedy_runs_pairs(flat, offs, ph, pr):
+    """:func:`_greedy_runs` of the pairs (sequence ph[p], sequence pr[p]) of sequences stored
+    back to back in ``flat``. Runs are (−length, i, j) encoded as one integer (same order as
+    the tuples); the sorted maximal runs are merged with a heap of split pieces exactly as
+    :func:`_greedy_from_runs` does. Returns (run lengths of all pairs in selection order,
+    offsets per pair)."""
+    lens = offs[1:] - offs[:-1]
+    n_pairs = len(ph)
+    cap = 0
+    for q in range(n_pairs):
+        cap += min(lens[ph[q]], lens[pr[q]])
     out = np.zeros(cap, np.int64)
-    pos = np.zeros(nc * nk + 1, np.int64)
+    pos = np.zeros(n_pairs + 1, np.int64)
     w = 0
     longest = 1
-    for t in range(nc + nk):
+    for t in range(len(lens)):
         longest = max(longest, lens[t])
     B = longest + 1
     runs = np.zeros(longest * longest + 1, np.int64)
     heap = np.zeros(longest * longest + 1, np.int64)
     used_c = np.zeros(B, np.bool_)
     used_r = np.zeros(B, np.bool_)
-    for c in range(nc):
-        a = flat[offs[c]:offs[c + 1]]
+    for q in range(n_pairs):
+        a = flat[offs[ph[q]]:offs[ph[q] + 1]]
         n_a = len(a)
-        for k in range(nk):
-            b = flat[offs[nc + k]:offs[nc + k + 1]]
-            n_b = len(b)
-            nr = 0
-            for i in range(n_a):
-                for j in range(n_b):
-                    if a[i] != b[j]:
-                        continue
-                    if i > 0 and j > 0 and a[i - 1] == b[j - 1]:
-                        continue
-                    L = 1
-                    while i + L < n_a and j + L < n_b and a[i + L] == b[j + L]:
-                        L += 1
-                    runs[nr] = ((B - L) * B + i) * B + j
-                    nr += 1
-            srt = np.sort(runs[:nr])
-            for x in range(n_a):
-                used_c[x] = False
-            for x in range(n_b):
-                used_r[x] = False
-            p = 0
-            nh = 0
-            while p < nr or nh > 0:
-                if nh > 0 and (p >= nr or heap[0] < srt[p]):
-                    key, nh = _heap_pop(heap, nh)
-                else:
-                    key = srt[p]
-                    p += 1
-                j = key % B
-                i = (key // B) % B
-                L = B - key // (B * B)
-                if L == 1:
-                    if not used_c[i] and not used_r[j]:
-                        used_c[i] = True
-                        used_r[j] = True
-                        out[w] = 1
-                        w += 1
+        b = flat[offs[pr[q]]:offs[pr[q] + 1]]
+        n_b = len(b)
+        nr = 0
+        for i in range(n_a):
+            for j in range(n_b):
+                if a[i] != b[j]:
                     continue
-                whole = True
-                for q in range(L):
-                    if used_c[i + q] or used_r[j + q]:
-                        whole = False
-                        break
-                if whole:
-                    for q in range(L):
-                        used_c[i + q] = True
-                        used_r[j + q] = True
-                    out[w] = L
+                if i > 0 and j > 0 and a[i - 1] == b[j - 1]:
+                    continue
+                L = 1
+                while i + L < n_a and j + L < n_b and a[i + L] == b[j + L]:
+                    L += 1
+                runs[nr] = ((B - L) * B + i) * B + j
+                nr += 1
+        srt = np.sort(runs[:nr])
+        for x in range(n_a):
+            used_c[x] = False
+        for x in range(n_b):
+            used_r[x] = False
+        p = 0
+        nh = 0
+        while p < nr or nh > 0:
+            if nh > 0 and (p >= nr or heap[0] < srt[p]):
+                key, nh = _heap_pop(heap, nh)
+            else:
+                key = srt[p]
+                p += 1
+            j = key % B
+            i = (key // B) % B
+            L = B - key // (B * B)
+            if L == 1:
+                if not used_c[i] and not used_r[j]:
+                    used_c[i] = True
+                    used_r[j] = True
+                    out[w] = 1
                     w += 1
-                else:
-                    start = -1
-                    for q in range(L + 1):
-                        free = q < L and not used_c[i + q] and not used_r[j + q]
-                        if free and start < 0:
-                            start = q
-                        elif not free and start >= 0:
-                            nh = _heap_push(heap, nh, ((B - (q - start)) * B + i + start) * B + j + start)
-                            start = -1
-            pos[c * nk + k + 1] = w
+                continue
+            whole = True
+            for x in range(L):
+                if used_c[i + x] or used_r[j + x]:
+                    whole = False
+                    break
+            if whole:
+                for x in range(L):
+                    used_c[i + x] = True
+                    used_r[j + x] = True
+                out[w] = L
+                w += 1
+            else:
+                start = -1
+                for x in range(L + 1):
+                    free = x < L and not used_c[i + x] and not used_r[j + x]
+                    if free and start < 0:
+                        start = x
+                    elif not free and start >= 0:
+                        nh = _heap_push(heap, nh, ((B - (x - start)) * B + i + start) * B + j + start)
+                        start = -1
+        pos[q + 1] = w
     return out, pos
+
+
+def runs_pairs(plan) -> tuple[np.ndarray, np.ndarray]:
+    """The greedy runs of every pair of a :class:`~evalcore.metrics.edit.ChunkPairs` as flat
+    arrays ``(runs, pos)`` (pair p took ``runs[pos[p]:pos[p+1]]``, identical to
+    :func:`gtm_runs`): one compiled call per chunk, memoised in ``plan.memo`` (gtm-2 and gtm-3
+    share it)."""
+    hit = plan.memo.get("gtm_runs")
+    if hit is None:
+        hit = plan.memo["gtm_runs"] = _greedy_runs_pairs(plan.flat, plan.offs, plan.ph, plan.pr)
+    return hit
 
 
 @_njit
@@ -409,6 +433,19 @@ class GTM(PairwiseWordMetric):
     def _score_stats(self, s):
         mms = float(s[0] ** (1.0 / self.e)) if self.e != 1 else float(s[0])
         return _f(mms, s[1], s[2])
+
+    def _pairs_stats(self, plan):
+        """Values and ``_pair`` statistics ``[Σ_runs |run|^e, |c|, |r|]`` of every pair of a
+        chunk (methods §7.5): e = 1 from the bag overlaps, e > 1 from the greedy runs (the
+        operations of :meth:`_block`, so identical values)."""
+        lc, lr = plan.lc.astype(np.float64), plan.lr.astype(np.float64)
+        if self.e != 1:
+            runs, pos = runs_pairs(plan)
+            acc = _run_power_sums(runs, pos, float(self.e))[0]
+            mms = _roots(acc, 1.0 / self.e)
+        else:
+            acc = mms = overlap_pairs(plan).astype(np.float64)
+        return f_array(mms, lc, lr), np.stack([acc, lc, lr], axis=1)
 
     def _block(self, cands, refs):
         nc, nk = len(cands), len(refs)

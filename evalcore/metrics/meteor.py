@@ -29,7 +29,7 @@ import numpy as np
 from .base import MetricMeta, MetricOption, register
 from .edit import PairwiseWordMetric, token_options
 from .edit import _njit
-from .gtm import _run_power_sums, gtm_runs, gtm_runs_arrays
+from .gtm import _run_power_sums, gtm_runs, gtm_runs_arrays, runs_pairs
 
 CITATION = ("Banerjee & Lavie (2005), METEOR: an automatic metric for MT evaluation with improved "
             "correlation with human judgments, ACL workshop; Lavie & Agarwal (2007), METEOR: an automatic "
@@ -94,6 +94,15 @@ class Meteor(PairwiseWordMetric):
 
     def _score_stats(self, s):
         return meteor_from_counts(s[0], s[1], s[2], s[3], self.alpha, self.beta, self.gamma)
+
+    def _pairs_stats(self, plan):
+        """Values and ``_pair`` statistics ``[m, |c|, |r|, chunks]`` of every pair of a chunk
+        from its greedy runs (one compiled call; the operations of :meth:`_block`)."""
+        runs, pos = runs_pairs(plan)
+        _, chunks, m = _run_power_sums(runs, pos, 1.0)
+        lc, lr = plan.lc.astype(np.float64), plan.lr.astype(np.float64)
+        vals = _meteor_many(m, lc, lr, chunks, self.alpha, self.beta, self.gamma)
+        return vals, np.stack([m, lc, lr, chunks], axis=1)
 
     def _block(self, cands, refs):
         nc, nk = len(cands), len(refs)

@@ -34,8 +34,8 @@ from sacrebleu.metrics.lib_ter import translation_edit_rate
 from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
 
 from ._jit import HAVE_NUMBA, lazy_njit
-from .base import Metric, MetricMeta, MetricOption, register, too_long, valid_stats
-from .edit import best_of_others
+from .base import Metric, MetricMeta, MetricOption, group_by_refs, register, too_long, valid_stats
+from .edit import best_of_others, encode_flat
 from .tokenize import tokenize as _pretokenize
 
 CITATION = ("Snover, Dorr, Schwartz, Micciulla & Makhoul (2006), A study of translation edit rate "
@@ -133,11 +133,18 @@ class TER(Metric):
                   f"version:{sacrebleu.__version__}"]
         return "|".join(parts)
 
+    #: texts whose tokens are kept (the cache is emptied when full: a 100k-segment campaign has
+    #: 1.4 M texts, about 1 KB of tokens each)
+    CACHE_MAX = 1 << 16
+
     def tokens(self, text: str) -> tuple[str, ...]:
         toks = self._cache.get(text)
         if toks is None:
             pre = " ".join(_pretokenize(text, self.pretokenize)) if self.pretokenize else text
-            toks = self._cache[text] = tuple(self._tok(pre.rstrip()).split())
+            toks = tuple(self._tok(pre.rstrip()).split())
+            if len(self._cache) >= self.CACHE_MAX:
+                self._cache.clear()
+            self._cache[text] = toks
         return toks
 
     quadratic = True  # refuses segments over MAX_ALIGN_TOKENS tokens
@@ -160,9 +167,76 @@ class TER(Metric):
 
     # -- Metric API
     def segment_stats(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
-        """Per segment ``[min edits over references, mean reference length]`` (sacreBLEU)."""
-        rows = [self._stats_one(c, r) for c, r in zip(cands, refs)]
-        return np.array(rows, dtype=np.float64).reshape(len(rows), 2)
+        """Per segment ``[min edits over references, mean reference length]`` (sacreBLEU); NaN
+        rows for refused segments and without a reference.
+
+        Every text is tokenised once, every distinct (hypothesis, reference) token pair of all
+        the items is aligned once, all in one compiled call (:func:`ter_edits_many`); identical
+        pairs are 0 edits. Without numba: :meth:`_stats_one` per item (sacreBLEU's routine)."""
+        out = np.full((len(cands), 2), np.nan)
+        if _nb is None:
+            for i, (c, r) in enumerate(zip(cands, refs)):
+                if len(r):
+                    out[i] = self._stats_one(c, r)
+            return out
+        seq_of: dict[tuple, int] = {}
+        seqs: list[tuple] = []
+        text_of: dict[str, int] = {}
+
+        def ix(text: str) -> int:
+            t = text_of.get(text)
+            if t is None:
+                tt = self.tokens(text)
+                t = seq_of.get(tt)
+                if t is None:
+                    t = seq_of[tt] = len(seqs)
+                    seqs.append(tt)
+                text_of[text] = t
+            return t
+
+        rows, counts, ph, pr = [], [], [], []
+        for key, idx in group_by_refs(refs):
+            if not key:
+                continue
+            rix = [ix(r) for r in key]
+            if too_long(*(seqs[t] for t in rix)):  # a reference over the cap: the group is refused
+                continue
+            for i in idx:
+                h = ix(cands[i])
+                if too_long(seqs[h]):
+                    continue
+                rows.append(i)
+                counts.append(len(rix))
+                ph.extend([h] * len(rix))
+                pr.extend(rix)
+        if not rows:
+            return out
+        lens = np.fromiter(map(len, seqs), dtype=np.int64, count=len(seqs))
+        ph_a, pr_a = np.asarray(ph, dtype=np.int64), np.asarray(pr, dtype=np.int64)
+        edits = np.zeros(len(ph_a), dtype=np.int64)
+        code = ph_a * len(seqs) + pr_a
+        uniq, inv = np.unique(code, return_inverse=True)
+        uh, ur = uniq // len(seqs), uniq % len(seqs)
+        todo = np.flatnonzero(uh != ur)  # identical token sequences: 0 edits
+        if len(todo):
+            offs = np.zeros(len(seqs) + 1, dtype=np.int64)
+            np.cumsum(lens, out=offs[1:])
+            flat, _ = encode_flat(seqs)
+            e_u = np.zeros(len(uniq), dtype=np.int64)
+            e, ok = ter_edits_many(flat, offs, uh[todo], ur[todo])
+            e_u[todo] = e
+            for k in np.flatnonzero(~ok).tolist():
+                e_u[todo[k]] = pair_edits_sacrebleu(seqs[uh[todo[k]]], seqs[ur[todo[k]]])
+            edits = e_u[inv.reshape(-1)]
+        po = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum(np.asarray(counts, dtype=np.int64), out=po[1:])
+        starts = po[:-1]
+        best = np.minimum.reduceat(edits, starts)
+        total = np.add.reduceat(lens[pr_a], starts)
+        rows_a = np.asarray(rows, dtype=np.int64)
+        out[rows_a, 0] = best
+        out[rows_a, 1] = total / np.asarray(counts, dtype=np.int64)
+        return out
 
     def scores_from_sums(self, sums: np.ndarray) -> np.ndarray:
         """Corpus TER of every row of summed ``[edits, reference length]`` (one vectorised call)."""
@@ -191,9 +265,14 @@ class TER(Metric):
         """The sentence scores of rows of :meth:`segment_stats` (``ter_from_stats`` of the row,
         as :meth:`sentence_score` computes it; NaN for refused segments and without a
         reference), so a score table computes the alignments once."""
-        stats = np.asarray(stats, dtype=float)
-        out = np.array([float("nan") if not np.isfinite(e) else float(ter_from_stats(e, L)) for e, L in stats])
-        return np.where(np.array([len(r) == 0 for r in refs], dtype=bool), np.nan, out) if len(out) else out
+        stats = np.asarray(stats, dtype=float).reshape(-1, 2)
+        if not len(stats):
+            return np.zeros(0)
+        e = stats[:, 0]
+        fin = np.isfinite(e)
+        out = np.full(len(stats), np.nan)
+        out[fin] = ter_from_stats(e[fin], stats[fin, 1])  # elementwise: the same operations per row
+        return np.where(np.array([len(r) == 0 for r in refs], dtype=bool), np.nan, out)
 
     def segment_block(self, cands: Sequence[str], refs: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """Vectorised ``Metric.segment_block`` (identical values): one alignment per distinct
@@ -335,6 +414,54 @@ def perform_shift(w, start, length, target, out):
     return k == n
 
 @_njit
+def shift_src(n, start, length, target, q0, src):
+    """Where perform_shift(w, start, length, target, out) takes out[x] from: src[x] for
+    q0 <= x < n (out[:q0] = w[:q0] when q0 <= min(start, target)); the same clamped segments in
+    the same order. Returns perform_shift's validity (the segments fill exactly n places)."""
+    if target < start:
+        segs = ((0, target), (start, start + length), (target, start), (start + length, n))
+    elif target > start + length:
+        segs = ((0, start), (start + length, target), (start, start + length), (target, n))
+    else:
+        segs = ((0, start), (start + length, length + target), (start, start + length), (length + target, n))
+    k = 0
+    for a, b in segs:
+        a2 = min(max(a, 0), n)
+        b2 = min(max(b, 0), n)
+        if b2 <= a2:
+            continue
+        if k + (b2 - a2) <= q0:
+            k += b2 - a2
+            continue
+        for x in range(a2, b2):
+            if q0 <= k < n:
+                src[k] = x
+            k += 1
+    return k == n
+
+
+@_njit
+def _bits_run_src(eqm, src, start, stop, pv, mv, score, top):
+    """:func:`_bits_run` over the hypothesis words src[start..stop−1] (a shifted candidate
+    given by its source positions, see :func:`shift_src`)."""
+    for x in range(start, stop):
+        eq = eqm[src[x]]
+        xv = eq | mv
+        xh = (((eq & pv) + pv) ^ pv) | eq
+        ph = mv | ~(xh | pv)
+        mh = pv & xh
+        if ph & top:
+            score += 1
+        elif mh & top:
+            score -= 1
+        ph = (ph << np.uint64(1)) | np.uint64(1)
+        mh = mh << np.uint64(1)
+        pv = mh | ~(xv | ph)
+        mv = ph & xv
+    return pv, mv, score
+
+
+@_njit
 def _bits_run(eqm, start, stop, pv, mv, score, top):
     """Myers (1999) / Hyyrö (2001) bit-parallel Levenshtein, global version: continue the
     column state (pv, mv, score) over the hypothesis words start..stop−1 whose reference
@@ -367,6 +494,8 @@ def _beam_margin(n_h, n_r):
     if 25 < ratio / 2:
         beam = int(np.ceil(ratio / 2 + 25))
     best = _INF
+    if beam > n_r:  # 0 <= pd <= n_r: every row's band is [0, n_r + 1), no cell outside
+        return best
     for i in range(1, n_h + 1):
         pd = int(np.floor(i * ratio))
         lo = max(0, pd - beam)
@@ -393,6 +522,7 @@ def ter_edits(h0, r):
     wops = np.empty((n_h + 1, n_r + 1), np.int8)
     cur = h0.copy()
     cand = np.empty(n_h, h0.dtype)
+    src = np.empty(n_h, np.int64)
     best_words = np.empty(n_h, h0.dtype)
     hyp_err = np.empty(n_h, np.int64)
     ref_err = np.empty(n_r, np.int64)
@@ -405,13 +535,14 @@ def ter_edits(h0, r):
     margin = _beam_margin(n_h, n_r)
     use_bits = 0 < n_r <= 62
     eqm = np.zeros(n_h, np.uint64)
-    cand_eqm = np.zeros(n_h, np.uint64)
     pv_pre = np.zeros(n_h + 1, np.uint64)
     mv_pre = np.zeros(n_h + 1, np.uint64)
     sc_pre = np.zeros(n_h + 1, np.int64)
     top = np.uint64(1) << np.uint64(max(n_r - 1, 0))
     shifts = 0
     checked = 0
+    trace = np.empty(n_h + n_r, np.int8)
+    pre = 0
     while True:
         pre = ed_rows(cur, r, cost, ops, 0)
         if use_bits:
@@ -431,7 +562,6 @@ def ter_edits(h0, r):
         # trace -> alignment (sacreBLEU flips the trace, then trace_to_alignment)
         i, j = n_h, n_r
         n_ops = 0
-        trace = np.empty(n_h + n_r, np.int8)
         while i > 0 or j > 0:
             o = ops[i, j]
             trace[n_ops] = o
@@ -507,18 +637,24 @@ def ter_edits(h0, r):
                             if idx == prev_idx:
                                 continue
                             prev_idx = idx
-                            if not perform_shift(cur, sh, length, idx, cand):
+                            # the shifted candidate is cur[src[x]] for x >= q0 and cur[:q0]
+                            # before (perform_shift's segments; not materialised unless needed)
+                            q0 = min(sh, idx)
+                            if not shift_src(n_h, sh, length, idx, q0, src):
                                 return 0, False
-                            p = 0
-                            while p < n_h and cand[p] == cur[p]:
+                            p = q0
+                            while p < n_h and cur[src[p]] == cur[p]:
                                 p += 1
                             sc = _INF
                             if use_bits:
-                                perform_shift(eqm, sh, length, idx, cand_eqm)
-                                _, _, sc = _bits_run(cand_eqm, p, n_h, pv_pre[p], mv_pre[p], sc_pre[p], top)
+                                _, _, sc = _bits_run_src(eqm, src, p, n_h, pv_pre[p], mv_pre[p], sc_pre[p], top)
                                 if sc >= margin:
                                     sc = _INF
                             if sc == _INF:
+                                for x in range(q0):
+                                    cand[x] = cur[x]
+                                for x in range(q0, n_h):
+                                    cand[x] = cur[src[x]]
                                 # rows 0..p of the matrix depend only on cand[:p] == cur[:p]
                                 if valid < p:
                                     for x in range(valid + 1, p + 1):
@@ -542,7 +678,10 @@ def ter_edits(h0, r):
                             if better:
                                 found = True
                                 b0, b1, b2, b3 = d0, d1, d2, d3
-                                best_words[:] = cand
+                                for x in range(q0):
+                                    best_words[x] = cur[x]
+                                for x in range(q0, n_h):
+                                    best_words[x] = cur[src[x]]
                         if checked >= 1000:
                             stop = True
                             break
@@ -555,7 +694,8 @@ def ter_edits(h0, r):
             break
         shifts += 1
         cur[:] = best_words
-    return shifts + ed_rows(cur, r, cost, ops, 0), True
+    # every exit leaves cur as it was when ``pre = ed_rows(cur, ...)`` was computed this round
+    return shifts + pre, True
 
 
 
@@ -567,8 +707,8 @@ def ter_edits_many(flat, offs, hs, rs):
     out = np.zeros(n, np.int64)
     ok = np.zeros(n, np.bool_)
     for k in range(n):
-        h = flat[offs[hs[k]]:offs[hs[k] + 1]].copy()
-        r = flat[offs[rs[k]]:offs[rs[k] + 1]].copy()
+        h = flat[offs[hs[k]]:offs[hs[k] + 1]]  # ter_edits copies the hypothesis, reads r
+        r = flat[offs[rs[k]]:offs[rs[k] + 1]]
         e, good = ter_edits(h, r)
         out[k] = e
         ok[k] = good
