@@ -102,3 +102,70 @@ def test_fitted_scores_equal_literal_mteval(wmt_slice):
                        for g, k in sorted(Counter(tuple(c[j:j + n]) for j in range(len(c) - n + 1)).items())
                        if g in refmax)
             assert got[i, n - 1] == pytest.approx(want, rel=1e-12, abs=1e-12)
+
+
+# ---- the chunk kernel (one compiled run per chunk of segments) against the literal rule ---------
+def literal_rows(m, cands, refs):
+    """NIST statistics rows of mteval-v13a, literally: weights from every reference passed
+    (``literal_info``), Counter clipping by the maximum reference count, matched information
+    summed in the n-grams' lexicographic order, L_ref the mean reference length."""
+    n_max = m.max_n
+    tok_refs = [[m.tok(r) for r in rs if isinstance(r, str)] for rs in refs]
+    info = literal_info([r for rs in tok_refs for r in rs], n_max)
+    rows = []
+    for c, rs in zip(cands, tok_refs):
+        if not rs:
+            rows.append([math.nan] * (2 * n_max + 2))
+            continue
+        c = m.tok(c)
+        row, counts = [], []
+        for n in range(1, n_max + 1):
+            refmax = Counter()
+            for r in rs:
+                for g, k in Counter(tuple(r[j:j + n]) for j in range(len(r) - n + 1)).items():
+                    refmax[g] = max(refmax[g], k)
+            cc = Counter(tuple(c[j:j + n]) for j in range(len(c) - n + 1))
+            row.append(sum(info[g] * min(k, refmax[g]) for g, k in sorted(cc.items()) if g in refmax))
+            counts.append(max(0, len(c) - n + 1))
+        rows.append(row + counts + [len(c), sum(len(r) for r in rs) / len(rs)])
+    return np.array(rows, dtype=float).reshape(len(cands), 2 * n_max + 2)
+
+
+words = st.lists(st.sampled_from(["a", "b", "c", "d", "B", "é"]), max_size=7).map(" ".join)
+
+
+@settings(max_examples=80, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.lists(words, max_size=4), st.lists(words, min_size=1, max_size=5)), min_size=1,
+                max_size=6), st.integers(1, 5))
+def test_chunk_kernel_equals_literal_mteval_exactly(segs, max_n):
+    """Random segments (empty candidates and references, one-token texts, no reference, unequal
+    reference counts): the chunk kernel's rows equal the literal rule bit for bit, and each
+    metric's rows in a family run equal its own ``segment_stats``."""
+    cands = [c for refs, cs in segs for c in cs]
+    refs = [list(refs) for refs, cs in segs for _ in cs]
+    m = NIST(max_n=max_n)
+    got = m.segment_stats(cands, refs)  # unfitted: weights from every reference passed
+    np.testing.assert_array_equal(got, literal_rows(m, cands, refs))
+    ms = [NIST(max_n=k) for k in range(1, 6)]
+    ms[0].fit(refs)
+    for x in ms[1:]:
+        x._table, x._fit_hash = ms[0]._table, ms[0]._fit_hash
+    fam = NIST.family_segment_stats(ms, cands, refs)
+    for x, f in zip(ms, fam):
+        np.testing.assert_array_equal(f, x.segment_stats(cands, refs))
+        np.testing.assert_array_equal(f, literal_rows(x, cands, refs))
+
+
+def test_chunk_kernel_real_segments_exact(wmt_slice):
+    """Fitted on the slice, every system's rows equal the literal rule exactly (real text)."""
+    ds = wmt_slice
+    texts = list(ds.ref_texts().values())
+    refs = [[t[s] for t in texts if isinstance(t[s], str)] for s in range(ds.n_segments)]
+    m = NIST(max_n=5).fit(refs)
+    cands = [c for s in ds.systems[:4] for c in ds.sys_texts()[s]]
+    rr = [r for _ in ds.systems[:4] for r in refs]
+    keep = [i for i, c in enumerate(cands) if isinstance(c, str)]
+    cands, rr = [cands[i] for i in keep], [rr[i] for i in keep]
+    got = m.segment_stats(cands, rr)
+    assert np.nansum(got[:, 1] > 0) > 5  # real matches of weighted bigrams
+    np.testing.assert_array_equal(got, literal_rows(m, cands, rr))

@@ -8,6 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.stats
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sacrebleu.metrics import BLEU as SBLEU, CHRF as SCHRF, TER as STER
 from sacrebleu.tokenizers.tokenizer_char import TokenizerChar
 from sacrebleu.tokenizers.tokenizer_ja_mecab import TokenizerJaMecab
@@ -273,3 +275,43 @@ def test_session_tokenizer_unknown_name_still_refused():
 
     with pytest.raises(ValueError, match="unknown tokenizer"):
         set_session_tokenizer("no-such")
+
+
+# ---- evalcore's 13a split against sacreBLEU's Tokenizer13a ------------------------------------------
+_TRICKY = list("ab1 9.,-&;<>/\n\t\"'{}[]`~^_@:?!()+*=%$#\u00a0é中–—’\r") + [
+    "&quot;", "&amp;", "&lt;", "&gt;", "<skipped>", "-\n", "3.5", "1,000", "9-"]
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from(_TRICKY), max_size=25).map("".join), st.booleans())
+def test_13a_split_equals_sacrebleu_on_random_text(text, lower):
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    from evalcore.metrics.tokenize import _split_13a
+
+    if lower:
+        text = text.lower()
+    text = text.rstrip()
+    assert _split_13a(text) == tuple(Tokenizer13a()(text).split())
+
+
+def test_13a_tokens_equal_sacrebleu_on_wmt24():
+    """Every output and reference of 60 WMT24 segments of each pair (real punctuation, numbers,
+    entities, CJK), mixed and lower case: the tokens equal sacreBLEU's."""
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    from evalcore.metrics.tokenize import _split_13a, tokenize
+
+    sacre = Tokenizer13a()
+    root = shared("wmt24_esa")
+    texts = []
+    for k in ("outputs", "references"):
+        f = pd.read_csv(root / f"{k}.tsv", sep="\t", dtype=str, keep_default_na=False)
+        texts += list(f["text"][f["seg_id"].astype(int) <= 60])
+    n = 0
+    for text in texts:
+        for t in (text, text.lower()):
+            assert _split_13a(t.rstrip()) == tuple(sacre(t.rstrip()).split()), t
+            assert tokenize(t, "13a", False) == tuple(sacre(t.rstrip()).split())
+            n += 1
+    assert n > 3000

@@ -37,7 +37,7 @@ from typing import Sequence
 import numpy as np
 
 from .. import __version__
-from . import _pass
+from ._jit import lazy_njit
 from .base import Metric, MetricMeta, MetricOption, group_by_refs, register
 from .tokenize import TOKENIZERS
 from .tokenize import tokenize as _tokenize
@@ -103,6 +103,137 @@ _SPECIAL_13A = _special_13a()
 
 
 # ---- shared n-gram kernel (also used by chrF) ------------------------------------------------
+def _dense_ngram_ids(flat: np.ndarray, offs: np.ndarray, orders: int) -> np.ndarray:
+    """``ids[n−1, p]``: an id of the n-gram starting at flat position p (equal ids = equal
+    n-grams, −1 past the end of its text), for n = 1..orders, over the whole chunk at once. The
+    symbols are ranked (alphabet of size A); when A^orders fits in int64 the n-gram id is the
+    exact base-A number of its symbols, otherwise order by order the dense rank of (id of the
+    (n−1)-gram, next symbol)."""
+    total = len(flat)
+    lens = np.diff(offs)
+    ids = np.full((max(orders, 1), total), -1, dtype=np.int64)
+    if not total:
+        return ids
+    alphabet, sym = np.unique(flat, return_inverse=True)
+    sym = sym.reshape(-1).astype(np.int64)
+    a = len(alphabet)
+    packed = a ** orders < 2 ** 62
+    room = np.repeat(offs[1:], lens) - np.arange(total)
+    ids[0] = sym
+    cur = sym
+    for n in range(2, orders + 1):
+        pos = np.flatnonzero(room >= n)
+        code = cur[pos] * a + sym[pos + n - 1]
+        if not packed:
+            _, code = np.unique(code, return_inverse=True)
+            code = code.reshape(-1)
+        cur = np.full(total, -1, dtype=np.int64)
+        cur[pos] = code
+        ids[n - 1] = cur
+    return ids
+
+
+@lazy_njit
+def _maxref_matches(ids, offs, r_lo, r_hi, g_cand, cand_text):
+    """Clipped n-gram matches Σ_g min(count_c(g), max_r count_r(g)) of every candidate (rows in
+    ``cand_text`` order) and order (columns), the references of candidate c's group q being the
+    texts ``r_lo[q]:r_hi[q]`` (Papineni et al. 2002 §2.1, the clipping against the maximum
+    reference count); ``ids`` as :func:`_dense_ngram_ids`. Exact integers."""
+    orders = ids.shape[0]
+    out = np.zeros((len(cand_text), orders), np.int64)
+    for q in range(len(r_lo)):
+        for n in range(orders):
+            tot = 0
+            for t in range(r_lo[q], r_hi[q]):
+                tot += max(0, offs[t + 1] - offs[t] - n)
+            # the references' n-grams: sorted distinct ids (one pooled sort), then the maximum count
+            # over the references of each, walking every reference's sorted ids along them
+            pool = np.empty(tot, np.int64)
+            m = 0
+            for t in range(r_lo[q], r_hi[q]):
+                for i in range(offs[t], offs[t + 1] - n):
+                    pool[m] = ids[n, i]
+                    m += 1
+            pool.sort()
+            uid = np.empty(tot, np.int64)
+            u = 0
+            for i in range(tot):
+                if pool[i] >= 0 and (u == 0 or pool[i] != uid[u - 1]):
+                    uid[u] = pool[i]
+                    u += 1
+            umax = np.zeros(max(u, 1), np.int64)
+            for t in range(r_lo[q], r_hi[q]):
+                a, b = offs[t], offs[t + 1] - n
+                if b <= a:
+                    continue
+                s = np.sort(ids[n, a:b])
+                i = 0
+                j = 0
+                while i < len(s):
+                    e = i + 1
+                    while e < len(s) and s[e] == s[i]:
+                        e += 1
+                    if s[i] >= 0:
+                        while uid[j] < s[i]:
+                            j += 1
+                        if e - i > umax[j]:
+                            umax[j] = e - i
+                    i = e
+            for c in range(g_cand[q], g_cand[q + 1]):
+                t = cand_text[c]
+                a, b = offs[t], offs[t + 1] - n
+                if b <= a or u == 0:
+                    continue
+                s = np.sort(ids[n, a:b])
+                h = 0
+                i = 0
+                j = 0
+                while i < len(s):
+                    e = i + 1
+                    while e < len(s) and s[e] == s[i]:
+                        e += 1
+                    while j < u and uid[j] < s[i]:
+                        j += 1
+                    if j < u and uid[j] == s[i]:
+                        k = e - i
+                        h += k if k < umax[j] else umax[j]
+                    i = e
+                out[c, n] = h
+    return out
+
+
+def chunk_texts(cands: Sequence, refs: Sequence[Sequence], prep) -> tuple:
+    """Candidates grouped by their reference list (a segment's outputs) laid out for the
+    compiled chunk kernels: ``(texts, r_lo, r_hi, g_cand, cand_text, cand_item)`` where
+    ``texts`` are ``prep`` of every reference and candidate, group q's references are texts
+    ``r_lo[q]:r_hi[q]``, its candidates ``g_cand[q]:g_cand[q+1]`` (text ``cand_text[c]``, item
+    ``cand_item[c]``). Items without a reference are left out."""
+    texts: list = []
+    r_lo, r_hi, g_cand, cand_text, cand_item = [], [], [0], [], []
+    for key, idx in group_by_refs(refs):
+        if not key:
+            continue
+        r_lo.append(len(texts))
+        texts.extend(prep(r) for r in key)
+        r_hi.append(len(texts))
+        for i in idx:
+            cand_text.append(len(texts))
+            cand_item.append(i)
+            texts.append(prep(cands[i]))
+        g_cand.append(len(cand_item))
+    arr = [np.asarray(x, dtype=np.int64) for x in (r_lo, r_hi, g_cand, cand_text, cand_item)]
+    return (texts, *arr)
+
+
+def ids_and_offsets(seqs: Sequence[Sequence]) -> tuple[np.ndarray, np.ndarray]:
+    """Token sequences -> (flat integer ids, offsets): equal tokens, equal ids."""
+    vocab: dict = {}
+    flat = np.fromiter((vocab.setdefault(w, len(vocab)) for s in seqs for w in s), dtype=np.int64)
+    offs = np.zeros(len(seqs) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter((len(s) for s in seqs), dtype=np.int64, count=len(seqs)), out=offs[1:])
+    return flat, offs
+
+
 _DENSE_MAX = 4_000_000
 def ngram_layers(seqs: Sequence[np.ndarray], max_order: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """Binary "count layer" matrices of the n-grams of several id sequences.
@@ -394,44 +525,55 @@ class BLEU(Metric):
 
     # -- Metric API
     def segment_stats(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
-        """sacreBLEU's per-segment vector [hyp_len, ref_len, correct_1..N, total_1..N].
+        """sacreBLEU's per-segment vector [hyp_len, ref_len, correct_1..N, total_1..N]: computed
+        by :meth:`family_segment_stats` (one compiled run over all the segments passed);
+        identical values to the per-item Counter loop (``_stats_one``, Papineni et al. 2002
+        §2.1; sacreBLEU)."""
+        return self.family_segment_stats([self], cands, refs)[0]
 
-        Vectorised: the items are grouped by their reference list (one group per segment when
-        several systems are scored at once, :func:`group_by_refs`), and each group's clipped
-        matches against the maximum reference counts are one product with the OR of the
-        references' count layers (:func:`ngram_layers`). Identical values to the per-item
-        Counter loop (``_stats_one``, Papineni et al. 2002 §2.1; sacreBLEU)."""
-        k = 2 + 2 * self.max_ngram_order
-        out = np.zeros((len(cands), k))
-        groups = [(key, idx) for key, idx in group_by_refs(refs)]
-        for key, idx in groups:
-            if not key:  # no reference: sacreBLEU-style row of the loop (scores become NaN)
-                for i in idx:
-                    out[i] = self._stats_one(cands[i], [])
-        todo = [(key, idx) for key, idx in groups if key]
-        for start in range(0, len(todo), 32):
-            chunk = todo[start:start + 32]
-            blocks = [([cands[i] for i in idx], list(key)) for key, idx in chunk]
-            for (_, idx), pre in zip(chunk, self._layers_many(blocks, memo=_pass.SHARED)):
-                out[idx] = self._multi_ref_stats(pre, len(idx))
+    @classmethod
+    def family_segment_stats(cls, metrics: Sequence["BLEU"], cands: Sequence[str],
+                             refs: Sequence[Sequence[str]]) -> list[np.ndarray]:
+        """Each metric's :meth:`segment_stats` of a chunk of segments
+        (:func:`evalcore.metrics.levels.family_stats`). Candidates sharing their reference list
+        (a segment's outputs) form a group; the clipped matches of orders 1..max N of every
+        candidate against its group's maximum reference counts come from one compiled run over
+        flat token ids (:func:`_maxref_matches`), shared by the metrics with the same tokens
+        (bleu, bleu-1..4, bleus); the closest reference length breaks ties to the shorter
+        reference (sacreBLEU). Items without a reference get the loop's row."""
+        out: list = [None] * len(metrics)
+        by_tokens: dict = {}
+        for k, m in enumerate(metrics):
+            by_tokens.setdefault((m.tokenize, m.lowercase), []).append(k)
+        for ks in by_tokens.values():
+            first = metrics[ks[0]]
+            order = max(metrics[k].max_ngram_order for k in ks)
+            texts, r_lo, r_hi, g_cand, cand_text, items = chunk_texts(cands, refs, first.tokens)
+            flat, offs = ids_and_offsets(texts)
+            lens = np.diff(offs)
+            hyp = lens[cand_text]
+            correct = _maxref_matches(_dense_ngram_ids(flat, offs, order), offs, r_lo, r_hi, g_cand, cand_text)
+            total = np.maximum(hyp[:, None] - np.arange(order)[None, :], 0)
+            closest = np.zeros(len(items), dtype=np.int64)
+            for q, (lo, hi) in enumerate(zip(r_lo.tolist(), r_hi.tolist())):
+                rl = lens[lo:hi]
+                h = hyp[g_cand[q]:g_cand[q + 1]]
+                key = np.abs(h[:, None] - rl[None, :]) * (int(rl.max()) + 1) + rl[None, :]
+                closest[g_cand[q]:g_cand[q + 1]] = rl[np.argmin(key, axis=1)]
+            for k in ks:
+                m = metrics[k]
+                n = m.max_ngram_order
+                rows = np.zeros((len(cands), 2 + 2 * n))
+                done = np.zeros(len(cands), dtype=bool)
+                done[items] = True
+                for i in np.flatnonzero(~done):  # no reference: sacreBLEU-style row of the loop
+                    rows[i] = m._stats_one(cands[i], [])
+                rows[items, 0] = hyp
+                rows[items, 1] = closest
+                rows[items, 2:2 + n] = correct[:, :n]
+                rows[items, 2 + n:] = total[:, :n]
+                out[k] = rows
         return out
-
-    def _multi_ref_stats(self, pre, nc: int) -> np.ndarray:
-        """[hyp_len, closest ref_len, correct_n (clipped by the maximum count over the
-        references), total_n] of every candidate row of one block."""
-        N = self.max_ngram_order
-        ci, ri, layers, lens = pre
-        hyp_len, ref_len = lens[ci], lens[ri]
-        st = np.zeros((nc, 2 + 2 * N))
-        st[:, 0] = hyp_len
-        # closest reference length, ties to the shorter one (closest_len)
-        key = np.abs(hyp_len[:, None] - ref_len[None, :]) * (ref_len.max() + 1) + ref_len[None, :]
-        st[:, 1] = ref_len[np.argmin(key, axis=1)]
-        for n, (X, totals) in enumerate(layers[:N]):
-            any_ref = (X[ri].sum(axis=0) > 0).astype(np.float64)
-            st[:, 2 + n] = X[ci] @ any_ref
-            st[:, 2 + N + n] = totals[ci]
-        return st
 
     def score_from_stats(self, stats: np.ndarray) -> float:
         """Corpus BLEU from summed statistics (corpus_bleu defaults unless options say otherwise)."""

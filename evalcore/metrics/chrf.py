@@ -23,10 +23,10 @@ from typing import Sequence
 import numpy as np
 
 from .. import __version__
-from . import _pass
+from ._jit import lazy_njit
 from ._overlap import block_overlaps
 from .base import Metric, MetricMeta, MetricOption, group_by_refs, register
-from .bleu import ngram_layers
+from .bleu import _dense_ngram_ids, ngram_layers
 from .edit import best_of_others
 
 _PUNCTS = set('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~')
@@ -79,6 +79,91 @@ def chrf_from_stats(stats: np.ndarray, n_orders: int, beta: float = 2, eps_smoot
         f = (1 + factor) * avg_p * avg_r
         f = f / np.where(ok, (factor * avg_p) + avg_r, 1)
     return np.where(ok, 100 * f, 0.0)
+
+
+#: any ASCII punctuation mark (:data:`_PUNCTS`): a text without one splits into chrF++ words as
+#: ``str.split`` does
+_HAS_PUNCT = None
+
+
+def _chrfpp_words(text: str) -> list[str]:
+    """:func:`split_punct_words` of ``text``; plain ``split`` when it holds no punctuation mark."""
+    global _HAS_PUNCT
+    if _HAS_PUNCT is None:
+        import re
+
+        _HAS_PUNCT = re.compile("[" + re.escape("".join(sorted(_PUNCTS))) + "]")
+    return split_punct_words(text) if _HAS_PUNCT.search(text) else text.split()
+
+
+@lazy_njit
+def _chunk_matches(ids, offs, r_lo, r_hi, g_cand, cand_text):
+    """Clipped n-gram matches Σ_g min(count_c(g), count_r(g)) of every (candidate, reference of
+    its group) pair and order, shape (pairs, orders), pairs candidate by candidate with the
+    group's references in order; ``ids`` as :func:`_dense_ngram_ids`. Per group and order the
+    references' n-grams are merged once into sorted distinct ids with a count per reference, and
+    each candidate's sorted n-grams are walked along them once. Exact integers."""
+    orders = ids.shape[0]
+    srt = ids.copy()
+    for n in range(orders):
+        for t in range(len(offs) - 1):
+            a, b = offs[t], offs[t + 1] - n
+            if b > a:
+                srt[n, a:b] = np.sort(ids[n, a:b])
+    npairs = 0
+    for q in range(len(r_lo)):
+        npairs += (g_cand[q + 1] - g_cand[q]) * (r_hi[q] - r_lo[q])
+    out = np.zeros((npairs, orders), np.int64)
+    p0 = 0
+    for q in range(len(r_lo)):
+        nr = r_hi[q] - r_lo[q]
+        for n in range(orders):
+            tot = 0
+            for t in range(r_lo[q], r_hi[q]):
+                tot += max(0, offs[t + 1] - offs[t] - n)
+            allr = np.empty(tot, np.int64)
+            m = 0
+            for t in range(r_lo[q], r_hi[q]):
+                for i in range(offs[t], offs[t + 1] - n):
+                    allr[m] = srt[n, i]
+                    m += 1
+            allr.sort()
+            uniq = np.empty(tot, np.int64)
+            u = 0
+            for i in range(tot):
+                if u == 0 or allr[i] != uniq[u - 1]:
+                    uniq[u] = allr[i]
+                    u += 1
+            rc = np.zeros((nr, max(u, 1)), np.int64)
+            for k in range(nr):
+                t = r_lo[q] + k
+                j = 0
+                for i in range(offs[t], offs[t + 1] - n):
+                    x = srt[n, i]
+                    while uniq[j] < x:
+                        j += 1
+                    rc[k, j] += 1
+            p = p0
+            for c in range(g_cand[q], g_cand[q + 1]):
+                ct = cand_text[c]
+                i, ie = offs[ct], offs[ct + 1] - n
+                j = 0
+                while i < ie and j < u:
+                    x = srt[n, i]
+                    e = i + 1
+                    while e < ie and srt[n, e] == x:
+                        e += 1
+                    while j < u and uniq[j] < x:
+                        j += 1
+                    if j < u and uniq[j] == x:
+                        kk = e - i
+                        for k in range(nr):
+                            v = rc[k, j]
+                            out[p + k, n] += kk if kk < v else v
+                    i = e
+                p += nr
+        p0 += (g_cand[q + 1] - g_cand[q]) * nr
+    return out
 
 
 class CHRF(Metric):
@@ -153,22 +238,90 @@ class CHRF(Metric):
 
     # -- Metric API
     def segment_stats(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
-        """Per segment the ``[n_hyp, n_ref, n_match] × order`` row of the best reference.
+        """Per segment the ``[n_hyp, n_ref, n_match] × order`` row of the best reference: the
+        first with the highest sentence F-score, as in the per-item loop ``_stats_one``
+        (identical values). Computed by :meth:`family_segment_stats` (one compiled run for all
+        the segments passed)."""
+        return self.family_segment_stats([self], cands, refs)[0]
 
-        Vectorised: items are grouped by their reference list (one group per segment when
-        several systems are scored at once) and each group's (candidate, reference) statistics
-        are one block (:meth:`_block_stats`); the best reference is the first with the highest
-        sentence F-score, as in the per-item loop ``_stats_one`` (identical values)."""
-        k = 3 * self.order
-        out = np.zeros((len(cands), k))
-        for key, idx in group_by_refs(refs):
-            if not key:
-                for i in idx:
-                    out[i] = np.nan
+    @classmethod
+    def family_segment_stats(cls, metrics: Sequence["CHRF"], cands: Sequence[str],
+                             refs: Sequence[Sequence[str]]) -> list[np.ndarray]:
+        """Each metric's :meth:`segment_stats` of a chunk of segments
+        (:func:`evalcore.metrics.levels.family_stats`). Candidates sharing their reference list
+        (a segment's outputs) form a group; the clipped character and word n-gram matches of
+        every (candidate, reference) pair of the chunk come from one compiled run over flat
+        symbol ids (:func:`_chunk_matches`), the character part shared by chrf and chrf++
+        (same case and whitespace options), and one :func:`chrf_from_stats` call scores every
+        pair to pick each candidate's best reference (Popović 2015, 2017; sacreBLEU)."""
+        groups = [(key, idx) for key, idx in group_by_refs(refs) if key]
+        texts: list[str] = []
+        r_lo, r_hi, g_cand, cand_text, cand_item = [], [], [0], [], []
+        for key, idx in groups:
+            r_lo.append(len(texts))
+            texts.extend(key)
+            r_hi.append(len(texts))
+            for i in idx:
+                cand_text.append(len(texts))
+                cand_item.append(i)
+                texts.append(cands[i])
+            g_cand.append(len(cand_item))
+        arrays = [np.asarray(x, dtype=np.int64) for x in (r_lo, r_hi, g_cand, cand_text)]
+        n_refs = arrays[1] - arrays[0]
+        sizes = np.diff(arrays[2])
+        per_cand = np.repeat(n_refs, sizes)  # references of each candidate
+        pair_cand = np.repeat(np.arange(len(cand_item)), per_cand)
+        first = np.cumsum(per_cand) - per_cand
+        pair_ref = np.repeat(np.repeat(arrays[0], sizes), per_cand) + np.arange(len(pair_cand)) - np.repeat(first, per_cand)
+        pair_hyp = arrays[3][pair_cand]
+
+        def side(seqs: list, orders: int) -> np.ndarray:
+            """``[n_hyp, n_ref, n_match] × orders`` of every pair from per-text symbol ids."""
+            lens = np.fromiter((len(x) for x in seqs), dtype=np.int64, count=len(seqs))
+            offs = np.zeros(len(seqs) + 1, dtype=np.int64)
+            np.cumsum(lens, out=offs[1:])
+            flat = np.concatenate(seqs) if len(seqs) and offs[-1] else np.zeros(0, np.int64)
+            hits = _chunk_matches(_dense_ngram_ids(flat, offs, orders), offs, *arrays)
+            st = np.zeros((len(pair_cand), 3 * orders))
+            for i in range(orders):
+                tot = np.maximum(lens - i, 0).astype(np.float64)
+                h_tot, r_tot = tot[pair_hyp], tot[pair_ref]
+                st[:, 3 * i] = np.where(r_tot > 0, h_tot, 0.0)
+                st[:, 3 * i + 1] = r_tot
+                st[:, 3 * i + 2] = hits[:, i]
+            return st
+
+        char_parts: dict = {}
+        out = []
+        for m in metrics:
+            k = 3 * m.order
+            rows = np.full((len(cands), k), np.nan)
+            if not cand_item:
+                out.append(rows)
                 continue
-            st = self._block_stats([cands[i] for i in idx], list(key), memo=_pass.SHARED)  # (nc, nr, k)
-            f = chrf_from_stats(st.reshape(-1, k), self.order, self.beta, self.eps_smoothing).reshape(st.shape[:2])
-            out[idx] = st[np.arange(len(idx)), np.argmax(f, axis=1)]
+            ckey = (m.lowercase, m.whitespace, m.char_order)
+            if ckey not in char_parts:
+                chars = [m._chars(t) for t in texts]
+                cps = np.frombuffer("".join(chars).encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+                bounds = np.cumsum([0] + [len(x) for x in chars])
+                char_parts[ckey] = side([cps[bounds[i]:bounds[i + 1]] for i in range(len(texts))], m.char_order)
+            st = char_parts[ckey]
+            if m.word_order:
+                vocab: dict[str, int] = {}
+                words = [_chrfpp_words(m._prep(t)) for t in texts]
+                wid = np.fromiter((vocab.setdefault(w, len(vocab)) for ws in words for w in ws), dtype=np.int64)
+                wb = np.cumsum([0] + [len(ws) for ws in words])
+                st = np.concatenate([st, side([wid[wb[i]:wb[i + 1]] for i in range(len(texts))], m.word_order)],
+                                    axis=1)
+            f = chrf_from_stats(st, m.order, m.beta, m.eps_smoothing)
+            best = np.zeros(len(cand_item), dtype=np.int64)  # first pair with the highest F per candidate
+            top = np.full(len(cand_item), -np.inf)
+            np.maximum.at(top, pair_cand, f)
+            at = np.flatnonzero(f == top[pair_cand])
+            cand_of, first_at = np.unique(pair_cand[at], return_index=True)
+            best[cand_of] = at[first_at]
+            rows[np.asarray(cand_item, dtype=np.int64)] = st[best]
+            out.append(rows)
         return out
 
     def sentence_scores_of(self, stats: np.ndarray, refs: Sequence[Sequence[str]]) -> np.ndarray:

@@ -45,7 +45,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from . import _pass
+from ._jit import lazy_njit
 from .base import MetricMeta, MetricOption, group_by_refs, register, valid_stats
 from .edit import WordMetric, encode_block, ngram_keys_all, token_options
 
@@ -149,8 +149,12 @@ def _log2_ratio(den: np.ndarray, k: np.ndarray) -> np.ndarray:
     are exactly mteval's whatever numpy's log2 implementation."""
     if not len(k):
         return np.zeros(0)
-    pairs, inv = np.unique(np.stack([den, k], axis=1), axis=0, return_inverse=True)
-    vals = np.array([math.log2(a / b) for a, b in pairs.tolist()])
+    # the distinct (den, k) pairs as one int64 code each (den · K + k, K > max k: exact)
+    kk = int(k.max()) + 1
+    if (int(den.max()) + 1) * kk >= 2 ** 63:
+        raise OverflowError("n-gram counts do not fit in int64 codes")
+    pairs, inv = np.unique(np.asarray(den, dtype=np.int64) * kk + k, return_inverse=True)
+    vals = np.array([math.log2(a / b) for a, b in zip((pairs // kk).tolist(), (pairs % kk).tolist())])
     return vals[inv.reshape(-1)]
 
 
@@ -317,6 +321,161 @@ def nist_bp_array(l_sys: np.ndarray, l_ref: np.ndarray) -> np.ndarray:
     return np.where(~ok | (rho >= 1), 1.0, np.where(rho <= 0, 0.0, bp))
 
 
+@lazy_njit
+def _chunk_kernel(ng, offs, info_flat, info_off, r_lo, r_hi, g_cand, cand_text, max_n):
+    """Matched information ``out[c, n−1]`` = Σ_g info(g) · min(count_c(g), max_r count_r(g)) of
+    every candidate of a chunk (methods §7.4; Doddington 2002). ``ng[n−1, p]`` is the weight
+    table's id of the n-gram starting at flat token position p (−1: not in the table, or past
+    the end of its text); texts are ``offs[t]:offs[t+1]``; group q has the reference texts
+    ``r_lo[q]:r_hi[q]`` and the candidates ``g_cand[q]:g_cand[q+1]`` (text ``cand_text[c]``).
+    The sum runs over the candidate's distinct n-grams in increasing id order, which is their
+    lexicographic order, as :func:`_nist_kernel` sums (identical values); n-grams without a
+    weight add 0 there and are skipped here."""
+    nc = len(cand_text)
+    out = np.zeros((nc, max_n), np.float64)
+    nq = len(r_lo)
+    for q in range(nq):
+        for n in range(1, max_n + 1):
+            row = ng[n - 1]
+            tot = 0
+            for t in range(r_lo[q], r_hi[q]):
+                tot += max(0, offs[t + 1] - offs[t] - n + 1)
+            # the references' n-grams: sorted distinct ids (one pooled sort), then the maximum count
+            # over the references of each, walking every reference's sorted ids along them
+            pool = np.empty(tot, np.int64)
+            m = 0
+            for t in range(r_lo[q], r_hi[q]):
+                for i in range(offs[t], offs[t + 1] - n + 1):
+                    pool[m] = row[i]
+                    m += 1
+            pool.sort()
+            uid = np.empty(tot, np.int64)
+            u = 0
+            for i in range(tot):
+                if pool[i] >= 0 and (u == 0 or pool[i] != uid[u - 1]):
+                    uid[u] = pool[i]
+                    u += 1
+            umax = np.zeros(max(u, 1), np.int64)
+            for t in range(r_lo[q], r_hi[q]):
+                a, b = offs[t], offs[t + 1] - n + 1
+                if b <= a:
+                    continue
+                rs = np.sort(row[a:b])
+                i = 0
+                j = 0
+                while i < len(rs):
+                    e = i + 1
+                    while e < len(rs) and rs[e] == rs[i]:
+                        e += 1
+                    if rs[i] >= 0:
+                        while uid[j] < rs[i]:
+                            j += 1
+                        if e - i > umax[j]:
+                            umax[j] = e - i
+                    i = e
+            base = info_off[n - 1]
+            for c in range(g_cand[q], g_cand[q + 1]):
+                t = cand_text[c]
+                a, b = offs[t], offs[t + 1] - n + 1
+                if b <= a or u == 0:
+                    continue
+                ids = np.sort(row[a:b])
+                s = 0.0
+                i = 0
+                p = 0
+                while i < len(ids):
+                    j = i
+                    while j < len(ids) and ids[j] == ids[i]:
+                        j += 1
+                    g = ids[i]
+                    if g >= 0:
+                        while p < u and uid[p] < g:
+                            p += 1
+                        if p < u and uid[p] == g:
+                            k = j - i
+                            clip = k if k < umax[p] else umax[p]
+                            if clip > 0:
+                                s += clip * info_flat[base + g]
+                    i = j
+                out[c, n - 1] = s
+    return out
+
+
+def chunk_stats(tok, cands: Sequence[str], refs: Sequence[Sequence[str]], table: InfoTable, max_n: int) -> tuple:
+    """NIST statistics of many candidates at once with the weights of ``table`` (methods §7.4):
+    ``(info (C × max_n), counts (C × max_n), |c|, L_ref, has_ref)``; ``tok`` tokenises a text.
+    Candidates sharing their reference list (a segment's outputs) form a group; the whole call is
+    one compiled run over flat token ids (:func:`_chunk_kernel`) instead of numpy calls per
+    segment and order. Values are those of :func:`_nist_kernel` with the same table (exactly)."""
+    nc = len(cands)
+    info = np.zeros((nc, max_n))
+    counts = np.zeros((nc, max_n))
+    clen = np.zeros(nc)
+    l_ref = np.zeros(nc)
+    has_ref = np.zeros(nc, dtype=bool)
+    vocab = table.vocab
+    texts: list[tuple] = []
+    r_lo, r_hi, g_cand, cand_text, cand_item = [], [], [0], [], []
+    for key, idx in group_by_refs([[r for r in rs if isinstance(r, str)] for rs in refs]):
+        if not key:
+            continue
+        rt = [tok(r) for r in key]
+        r_lo.append(len(texts))
+        texts.extend(rt)
+        r_hi.append(len(texts))
+        lens = [len(r) for r in rt]
+        lr = sum(lens) / len(lens)
+        for i in idx:
+            c = tok(cands[i])
+            cand_text.append(len(texts))
+            cand_item.append(i)
+            texts.append(c)
+            clen[i] = len(c)
+            l_ref[i] = lr
+        has_ref[idx] = True
+        g_cand.append(len(cand_item))
+    if not cand_item:
+        return info, counts, clen, l_ref, has_ref
+    tlens = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+    offs = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(tlens, out=offs[1:])
+    total = int(offs[-1])
+    ids = np.fromiter((vocab.get(w, -1) for t in texts for w in t), dtype=np.int64, count=total)
+    room = np.repeat(offs[1:], tlens) - np.arange(total)  # tokens left from each position
+    orders = min(max_n, table.max_n)
+    ng = np.full((max_n, total), -1, dtype=np.int64)
+    ng[0] = ids
+    v = len(vocab)
+    cur = ids
+    for n in range(2, orders + 1):
+        ok = (room >= n) & (cur >= 0)
+        pos = np.flatnonzero(ok)
+        nxt = ids[pos + n - 1]
+        sel = nxt >= 0
+        pos, code = pos[sel], cur[pos[sel]] * v + nxt[sel]
+        keys = table.keys[n - 1]
+        # each distinct code looked up once, in increasing order (cache-friendly on a big table)
+        uc, back = np.unique(code, return_inverse=True)
+        at = np.searchsorted(keys, uc)
+        found = at < len(keys)
+        found[found] = keys[at[found]] == uc[found]
+        at = np.where(found, at, -1)[back.reshape(-1)]
+        cur = np.full(total, -1, dtype=np.int64)
+        cur[pos] = at
+        ng[n - 1] = cur
+    info_off = np.zeros(max_n + 1, dtype=np.int64)
+    for n in range(max_n):
+        info_off[n + 1] = info_off[n] + (len(table.info[n]) if n < table.max_n else 0)
+    info_flat = np.concatenate([table.info[n] for n in range(orders)]) if orders else np.zeros(0)
+    got = _chunk_kernel(ng, offs, np.ascontiguousarray(info_flat, dtype=np.float64), info_off,
+                        np.asarray(r_lo, dtype=np.int64), np.asarray(r_hi, dtype=np.int64), np.asarray(g_cand, dtype=np.int64),
+                        np.asarray(cand_text, dtype=np.int64), max_n)
+    rows = np.asarray(cand_item, dtype=np.int64)
+    info[rows] = got
+    counts[rows] = np.maximum(0, clen[rows][:, None] - np.arange(max_n)[None, :])
+    return info, counts, clen, l_ref, has_ref
+
+
 # segment_block results of the kernel are shared by nist-1..nist-5: the kernel always runs
 # orders 1..SHARED_ORDERS and its output is cached per (text options, weights, block).
 SHARED_ORDERS = 5
@@ -438,39 +597,39 @@ class NIST(WordMetric):
         table = self._table
         if table is None:
             table = ngram_info([self.tok(r) for seg in refs for r in seg if isinstance(r, str)], self.max_n)
-        n = self.max_n
-        out = np.full((len(cands), 2 * n + 2), np.nan)
-        # one kernel call per reference list (a segment's outputs together): identical rows
-        for key, idx in group_by_refs([[r for r in rs if isinstance(r, str)] for rs in refs]):
-            if not key:
-                continue
-            ct, rt = [self.tok(cands[i]) for i in idx], [self.tok(r) for r in key]
-            info, counts, l_ref = self._stats_kernel(ct, rt, table)
-            out[idx, :n] = info[:, 0, :].T
-            out[idx, n:2 * n] = counts.T
-            out[idx, 2 * n] = [len(c) for c in ct]
-            out[idx, 2 * n + 1] = float(l_ref[0])
+        return self._rows(chunk_stats(self.tok, cands, refs, table, self.max_n), self.max_n)
+
+    @staticmethod
+    def _rows(parts: tuple, n: int) -> np.ndarray:
+        """This metric's statistics rows from :func:`chunk_stats` (orders 1..n of its orders)."""
+        info, counts, clen, l_ref, has_ref = parts
+        out = np.full((len(clen), 2 * n + 2), np.nan)
+        out[has_ref, :n] = info[has_ref, :n]
+        out[has_ref, n:2 * n] = counts[has_ref, :n]
+        out[has_ref, 2 * n] = clen[has_ref]
+        out[has_ref, 2 * n + 1] = l_ref[has_ref]
         return out
 
-    def _stats_kernel(self, ct: list[tuple], rt: list[tuple], table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The kernel of one group of :meth:`segment_stats` (one reference set: all of ``rt``).
-        In a family pass (:func:`evalcore.metrics._pass.shared_blocks`) with fitted weights it
-        runs orders 1..:data:`SHARED_ORDERS` once per block for nist-1..5 (memoised, as
-        :meth:`segment_block`): the values of order n do not depend on the highest order run,
-        and the fitted table is the same for every max_n ≤ 5 (``prepare`` fits orders 1..5)."""
-        member = np.ones((1, len(rt)), bool)
-        if not (_pass.SHARED and table is not None and table is self._table):
-            return _nist_kernel(ct, rt, member, self.max_n, table)
-        orders = max(SHARED_ORDERS, self.max_n)
-        key = ("stats", self.tokenize, self.lowercase, self._fit_hash, orders, tuple(ct), tuple(rt))
-        out = _BLOCK_CACHE.get(key)
-        if out is None:
-            out = _nist_kernel(ct, rt, member, orders, table)
-            if len(_BLOCK_CACHE) >= _BLOCK_CACHE_MAX:
-                _BLOCK_CACHE.pop(next(iter(_BLOCK_CACHE)))
-            _BLOCK_CACHE[key] = out
-        info, counts, l_ref = out
-        return info[:self.max_n], counts[:self.max_n], l_ref
+    @classmethod
+    def family_segment_stats(cls, metrics: Sequence["NIST"], cands: Sequence[str],
+                             refs: Sequence[Sequence[str]]) -> list[np.ndarray]:
+        """Each metric's :meth:`segment_stats` of one chunk (:func:`evalcore.metrics.levels.family_stats`):
+        metrics with the same fitted weights and text options (nist-1..5 of one dataset) share
+        one :func:`chunk_stats` run of their highest order; the values of order n do not depend
+        on the highest order run."""
+        out: list = [None] * len(metrics)
+        groups: dict = {}
+        for k, m in enumerate(metrics):
+            if m._table is None:
+                out[k] = m.segment_stats(cands, refs)
+            else:
+                groups.setdefault((id(m._table), m.tokenize, m.lowercase), []).append(k)
+        for ks in groups.values():
+            first = metrics[ks[0]]
+            parts = chunk_stats(first.tok, cands, refs, first._table, max(metrics[k].max_n for k in ks))
+            for k in ks:
+                out[k] = cls._rows(parts, metrics[k].max_n)
+        return out
 
     def sentence_scores_of(self, stats: np.ndarray, refs: Sequence[Sequence[str]]) -> np.ndarray:
         """The sentence scores of rows of :meth:`segment_stats` (the arithmetic of ``_scores``

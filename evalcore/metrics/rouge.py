@@ -34,9 +34,9 @@ from typing import Sequence
 
 import numpy as np
 
-from .base import MetricMeta, MetricOption, register
-from .edit import (PairwiseWordMetric, _njit, bag_overlap, clipped_overlap, encode_block, lcs_length, lcs_matrix,
-                   ngram_keys, token_options, wlcs, wlcs_matrix)
+from .base import MAX_ALIGN_TOKENS, MetricMeta, MetricOption, group_by_refs, register
+from .edit import (PairwiseWordMetric, _njit, _wlcs_increments, bag_overlap, clipped_overlap, encode_block,
+                   lcs_length, lcs_matrix, ngram_keys, token_options, wlcs, wlcs_matrix)
 
 CITATION = ("Lin & Och (2004), Automatic evaluation of machine translation quality using longest common "
             "subsequence and skip-bigram statistics, ACL; Lin (2004), ROUGE: a package for automatic "
@@ -97,6 +97,107 @@ def _w_values(hits, rden, cden, inv_w, measure, beta):
         elif p > 0 and r > 0:
             b2 = beta * beta
             out[t] = (1 + b2) * p * r / (r + b2 * p)
+    return out
+
+
+@_njit
+def _sorted_overlap(x, y):
+    """Σ_g min(count_x(g), count_y(g)) of two sorted integer arrays (a merge)."""
+    i = j = h = 0
+    while i < len(x) and j < len(y):
+        if x[i] < y[j]:
+            i += 1
+        elif x[i] > y[j]:
+            j += 1
+        else:
+            h += 1
+            i += 1
+            j += 1
+    return h
+
+
+@_njit
+def _units_sorted(a, v):
+    """Sorted unit codes of one token-id sequence: unigrams, bigrams (a_i·v + a_i+1) and
+    skip-bigrams with any gap (a_i·v + a_j, i < j)."""
+    n = len(a)
+    uni = np.sort(a)
+    bi = np.empty(max(0, n - 1), np.int64)
+    for i in range(n - 1):
+        bi[i] = a[i] * v + a[i + 1]
+    sk = np.empty(n * (n - 1) // 2, np.int64)
+    k = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            sk[k] = a[i] * v + a[j]
+            k += 1
+    return uni, np.sort(bi), np.sort(sk)
+
+
+@_njit
+def _family_kernel(flat, offs, r_lo, r_hi, g_cand, cand_text, v, inc):
+    """Per (candidate, reference of its group) pair: the clipped unigram, bigram and skip-bigram
+    overlaps, the LCS length and Lin's weighted LCS (increments ``inc``), shape (P, 5), pairs
+    candidate by candidate with the group's references in order. The DPs are those of
+    :func:`evalcore.metrics.edit.lcs_length` / :func:`~evalcore.metrics.edit.wlcs` (candidate
+    rows), the overlaps exact integers: identical to the per-segment matrices."""
+    npairs = 0
+    for q in range(len(r_lo)):
+        npairs += (g_cand[q + 1] - g_cand[q]) * (r_hi[q] - r_lo[q])
+    out = np.zeros((npairs, 5), np.float64)
+    width = 1
+    for t in range(len(offs) - 1):
+        width = max(width, offs[t + 1] - offs[t] + 1)
+    prev = np.zeros(width, np.float64)
+    cur = np.zeros(width, np.float64)
+    prev_l = np.zeros(width, np.int64)
+    cur_l = np.zeros(width, np.int64)
+    prev_w = np.zeros(width, np.int64)
+    cur_w = np.zeros(width, np.int64)
+    p = 0
+    for q in range(len(r_lo)):
+        nr = r_hi[q] - r_lo[q]
+        r_units = []
+        for t in range(r_lo[q], r_hi[q]):
+            r_units.append(_units_sorted(flat[offs[t]:offs[t + 1]], v))
+        for c in range(g_cand[q], g_cand[q + 1]):
+            ct = cand_text[c]
+            a = flat[offs[ct]:offs[ct + 1]]
+            cu = _units_sorted(a, v)
+            n = len(a)
+            for k in range(nr):
+                rt = r_lo[q] + k
+                b = flat[offs[rt]:offs[rt + 1]]
+                ru = r_units[k]
+                out[p, 0] = _sorted_overlap(cu[0], ru[0])
+                out[p, 1] = _sorted_overlap(cu[1], ru[1])
+                out[p, 2] = _sorted_overlap(cu[2], ru[2])
+                m = len(b)
+                for j in range(m + 1):
+                    prev[j] = 0.0
+                    prev_w[j] = 0
+                    prev_l[j] = 0
+                for i in range(n):
+                    cur[0] = 0.0
+                    cur_w[0] = 0
+                    cur_l[0] = 0
+                    ai = a[i]
+                    for j in range(1, m + 1):
+                        if ai == b[j - 1]:
+                            kk = prev_w[j - 1]
+                            cur[j] = prev[j - 1] + inc[kk]
+                            cur_w[j] = kk + 1
+                            cur_l[j] = prev_l[j - 1] + 1
+                        else:
+                            cur[j] = prev[j] if prev[j] > cur[j - 1] else cur[j - 1]
+                            cur_w[j] = 0
+                            cur_l[j] = prev_l[j] if prev_l[j] > cur_l[j - 1] else cur_l[j - 1]
+                    prev, cur = cur, prev
+                    prev_w, cur_w = cur_w, prev_w
+                    prev_l, cur_l = cur_l, prev_l
+                out[p, 3] = prev_l[m]
+                out[p, 4] = prev[m]
+                p += 1
     return out
 
 
@@ -212,6 +313,126 @@ class ROUGE(PairwiseWordMetric):
         if self.multiref == "sum":  # not a best-of rule: the reference loop
             return super(PairwiseWordMetric, self).segment_block(cands, refs)
         return super().segment_block(cands, refs)
+
+    # -- the whole family over a chunk of segments --------------------------------------------
+    @property
+    def _in_family_kernel(self) -> bool:
+        """Whether :meth:`family_segment_stats` computes this metric in its compiled run
+        (best-reference ROUGE-1/-2/-L/-W/-S*/-SU* as the paper defines them)."""
+        return (self.multiref == "best" and self.max_skip is None and not self.su_script
+                and (self.variant != "n" or self.n in (1, 2)))
+
+    def segment_stats(self, cands, refs):
+        """:meth:`PairwiseWordMetric.segment_stats` (the best reference's value per segment),
+        computed by :meth:`family_segment_stats`'s compiled run when it covers this variant."""
+        if self._in_family_kernel:
+            return self.family_segment_stats([self], cands, refs)[0]
+        return super().segment_stats(cands, refs)
+
+    @classmethod
+    def family_segment_stats(cls, metrics: Sequence["ROUGE"], cands, refs) -> list[np.ndarray]:
+        """Each metric's :meth:`segment_stats` of one chunk of segments
+        (:func:`evalcore.metrics.levels.family_stats`): the unigram, bigram and skip-bigram
+        overlaps, LCS and WLCS of every (candidate, reference) pair come from one compiled run
+        over flat token ids (:func:`_family_kernel`) shared by rouge-1, -2, -l, -w, -s*, -su*;
+        then each metric's values are ``_block``'s arithmetic on those counts (identical values)
+        and the best reference's value is kept (Lin & Och 2004; methods §7.6). Metrics the run
+        does not cover (summed references, a gap limit, the -u quirk, n > 2) and metrics with
+        other text options than the first are computed on their own."""
+        out: list = [None] * len(metrics)
+        first = next((m for m in metrics if m._in_family_kernel), None)
+        mine = [k for k, m in enumerate(metrics) if first is not None and m._in_family_kernel
+                and (m.tokenize, m.lowercase) == (first.tokenize, first.lowercase)]
+        for k, m in enumerate(metrics):
+            if k not in mine:
+                out[k] = super(ROUGE, m).segment_stats(cands, refs)
+        if not mine:
+            return out
+        tok = first.tok
+        nc = len(cands)
+        texts: list[tuple] = []
+        r_lo, r_hi, g_cand, cand_text, cand_item = [], [], [0], [], []
+        refused_group: list[bool] = []
+        for key, idx in group_by_refs(refs):
+            if not key:
+                continue
+            rt = [tok(r) for r in key]
+            r_lo.append(len(texts))
+            texts.extend(rt)
+            r_hi.append(len(texts))
+            refused_group.append(any(len(r) > MAX_ALIGN_TOKENS for r in rt))
+            for i in idx:
+                cand_text.append(len(texts))
+                cand_item.append(i)
+                texts.append(tok(cands[i]))
+            g_cand.append(len(cand_item))
+        stats = [np.full((nc, 1), np.nan) for _ in mine]
+        if not cand_item:
+            for k, st in zip(mine, stats):
+                out[k] = st
+            return out
+        vocab: dict = {}
+        flat = np.fromiter((vocab.setdefault(w, len(vocab)) for t in texts for w in t), dtype=np.int64)
+        lens = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+        offs = np.zeros(len(texts) + 1, dtype=np.int64)
+        np.cumsum(lens, out=offs[1:])
+        longest = int(lens.max()) if len(lens) else 0
+        ws = sorted({metrics[k].w for k in mine if metrics[k].variant == "w"}) or [1.2]
+        counts = {}
+        for w in ws:  # the WLCS column depends on w (one run per distinct w; the others repeat)
+            counts[w] = _family_kernel(flat, offs, np.asarray(r_lo, np.int64), np.asarray(r_hi, np.int64),
+                                       np.asarray(g_cand, np.int64), np.asarray(cand_text, np.int64),
+                                       max(len(vocab), 1), _wlcs_increments(longest + 1, w))
+        # pair p -> (candidate item, its group's reference count); group sizes
+        n_refs = np.asarray(r_hi, np.int64) - np.asarray(r_lo, np.int64)
+        per_cand_refs = np.repeat(n_refs, np.diff(np.asarray(g_cand, np.int64)))
+        pair_cand = np.repeat(np.arange(len(cand_item)), per_cand_refs)
+        pair_ref = np.arange(len(pair_cand)) - np.repeat(np.cumsum(per_cand_refs) - per_cand_refs, per_cand_refs)
+        ref_text = np.repeat(np.asarray(r_lo, np.int64), np.diff(np.asarray(g_cand, np.int64)))[pair_cand] + pair_ref
+        clen = lens[np.asarray(cand_text, np.int64)][pair_cand].astype(float)
+        rlen = lens[ref_text].astype(float)
+        # refused pairs (quadratic variants): a group with a long reference, a long candidate
+        long_pair = (np.repeat(np.asarray(refused_group, bool), np.diff(np.asarray(g_cand, np.int64)))
+                     | (lens[np.asarray(cand_text, np.int64)] > MAX_ALIGN_TOKENS))[pair_cand]
+        items = np.asarray(cand_item, np.int64)
+        for k, st in zip(mine, stats):
+            m = metrics[k]
+            vals = m._values_from_counts(counts[m.w if m.variant == "w" else ws[0]], clen, rlen)
+            if m.quadratic:
+                vals = np.where(long_pair, -np.inf, vals)
+            best = np.full(len(cand_item), -np.inf)
+            np.maximum.at(best, pair_cand, vals)
+            st[items, 0] = np.where(np.isneginf(best), np.nan, best)
+            out[k] = st
+        return out
+
+    def _values_from_counts(self, counts: np.ndarray, clen: np.ndarray, rlen: np.ndarray) -> np.ndarray:
+        """This variant's value of every pair from :func:`_family_kernel`'s counts and the token
+        lengths: the arithmetic of :meth:`_block` on the same numbers."""
+        if self.variant == "w":
+            pw = {x: x ** self.w for x in set(clen.tolist()) | set(rlen.tolist())}  # Python pow, as _block
+            cden = np.array([pw[x] for x in clen.tolist()], dtype=np.float64)
+            rden = np.array([pw[x] for x in rlen.tolist()], dtype=np.float64)
+            return _w_values(np.ascontiguousarray(counts[:, 4]), rden, cden, 1.0 / self.w,
+                             "fpr".index(self.measure), self.beta)
+        if self.variant == "l":
+            hits, cden, rden = counts[:, 3], clen, rlen
+        elif self.variant == "n":
+            hits = counts[:, self.n - 1]
+            cden, rden = np.maximum(clen - (self.n - 1), 0), np.maximum(rlen - (self.n - 1), 0)
+        else:
+            hits, cden, rden = counts[:, 2], clen * (clen - 1) // 2, rlen * (rlen - 1) // 2
+            if self.variant == "su":
+                hits, cden, rden = hits + counts[:, 0], cden + clen, rden + rlen
+        p = np.where(cden > 0, hits / np.where(cden > 0, 1 * cden, 1.0), 0.0)
+        r = np.where(rden > 0, hits / np.where(rden > 0, rden, 1.0), 0.0)
+        if self.measure == "p":
+            return p
+        if self.measure == "r":
+            return r
+        b2 = self.beta * self.beta
+        ok = (p > 0) & (r > 0)
+        return np.where(ok, (1 + b2) * p * r / np.where(ok, r + b2 * p, 1.0), 0.0)
 
     # -- vectorised (candidates × references) values ----------------------------------------
     def _block(self, cands, refs):

@@ -176,10 +176,44 @@ def resolve_tokenizer(name: str | None, lp: str | None) -> tuple[str, str]:
     return tok, f"tokenizer {tok} (sacreBLEU's default for {why})"
 
 
+# sacreBLEU's 13a (mteval-v13a) rules, for :func:`_split_13a`. The first rule of sacreBLEU's
+# ``TokenizerRegexp`` puts spaces around every character of the class
+# [{-~ [-` space-& (-+ :-@ /], one character per match: a character map does the same in one call.
+_13A_SPACED = str.maketrans({chr(c): f" {chr(c)} " for lo, hi in ((0x7B, 0x7E), (0x5B, 0x60), (0x20, 0x26),
+                                                                    (0x28, 0x2B), (0x3A, 0x40), (0x2F, 0x2F))
+                             for c in range(lo, hi + 1)})
+_13A_RULES = None
+
+
+def _split_13a(line: str) -> tuple[str, ...]:
+    """The tokens sacreBLEU's ``Tokenizer13a`` gives ``line`` (Post 2018; mteval-v13a), computed
+    without its per-match regular-expression callbacks: the same replacements in the same order,
+    the first rule as a character map and the period/comma and digit-dash rules only when the
+    line holds a period, comma or dash (they cannot match otherwise). tests/test_tokenize.py pins
+    it to sacreBLEU's tokenizer on random and real text."""
+    global _13A_RULES
+    if _13A_RULES is None:
+        import re
+
+        _13A_RULES = (re.compile(r"([^0-9])([\.,])"), re.compile(r"([\.,])([^0-9])"), re.compile(r"([0-9])(-)"))
+    line = line.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
+    if "&" in line:
+        line = line.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+    line = f" {line} ".translate(_13A_SPACED)
+    if "." in line or "," in line:
+        line = _13A_RULES[0].sub(r"\1 \2 ", line)
+        line = _13A_RULES[1].sub(r" \1 \2", line)
+    if "-" in line:
+        line = _13A_RULES[2].sub(r"\1 \2 ", line)
+    return tuple(line.split())
+
+
 @lru_cache(maxsize=1 << 18)
 def _tokenize(text: str, name: str, lowercase: bool) -> tuple[str, ...]:
     if lowercase:
         text = text.lower()
+    if name == "13a":
+        return _split_13a(text.rstrip())
     return tuple(_load(check_tokenizer(name))(text.rstrip()).split())
 
 
