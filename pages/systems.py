@@ -133,8 +133,8 @@ with notes_box:
         n1, n2 = st.columns([4, 1])
         n1.info(f"At this size ({len(ds.outputs):,} system outputs) the page starts with "
                 f"{', '.join(m.upper() if m != 'chrf' else 'chrF' for m in first)} (sacreBLEU's metrics, Post 2018). "
-                f"The other metrics of Amigó et al. 2006 ({md(', '.join(later))}) take about as long again "
-                "to score the first time (then their scores are cached for every page): add them here or under "
+                f"The other metrics of Amigó et al. 2006 ({md(', '.join(later))}) take about half as long "
+                "again to score the first time (then their scores are cached for every page): add them here or under "
                 "*Metrics*.")
         n2.button("Add the other metrics", key="sys_add_later", on_click=_add_later)
     syntax_note(ds)

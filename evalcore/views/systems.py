@@ -21,9 +21,9 @@ from .scores import cached, human_segment_scores, system_stats
 
 #: Above this many system outputs (systems × segments, e.g. a WMT test set of ~1,000 segments ×
 #: 15 systems) the Systems page starts with :data:`FIRST_METRICS` and offers the other default
-#: metrics one click away: METEOR, NIST, GTM, ROUGE-L, WER and PER together take about three
-#: quarters of these three's time to score on a cold cache (6.0 vs 7.9 CPU s on WMT24 en-cs;
-#: benchmarks/RESULTS_pages.md), so a first visit is done in a little over half the time.
+#: metrics one click away: METEOR, NIST, GTM, ROUGE-L, WER and PER together take a little over
+#: half of these three's time to score on a cold cache (2.5 vs 4.4 CPU s on WMT24 en-cs with
+#: main's kernels of 23 Nov 2026; benchmarks/RESULTS_pages.md): a first visit scores ~37 % less.
 FIRST_METRICS_ABOVE = 5000
 #: sacreBLEU's three metrics (Post 2018): what a first visit of a large dataset scores.
 FIRST_METRICS = ("bleu", "chrf", "ter")
