@@ -123,7 +123,7 @@ if later and not set(later) <= set(metrics):
     with add_slot.container():
         n1, n2 = st.columns([4, 1])
         n1.info(f"At this size ({len(ds.outputs):,} system outputs) the browser starts with BLEU as its only metric "
-                f"signal; {md(', '.join(later))} takes longer to score the first time (then it is cached for every "
+                f"signal; {md(', '.join(later))} adds to the first scoring (then it is cached for every "
                 "page): add it here or under *Signals*.")
         n2.button("Add " + ", ".join(later), key="div_add_later", on_click=_add_later)
 default_set = (focus or {}).get("queen_set") or st.session_state.get("metric_set") or \
