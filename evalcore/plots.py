@@ -10,10 +10,31 @@ import plotly.express as px
 import plotly.graph_objects as go
 
 
-def length_histogram(lengths: pd.DataFrame) -> go.Figure:
-    """Token-length distributions of sources, references and outputs (overlaid histograms)."""
-    fig = px.histogram(lengths, x="length", color="kind", barmode="overlay", opacity=0.6,
-                       histnorm="percent", labels={"length": "length (whitespace tokens)", "kind": ""})
+def length_histogram(lengths: pd.DataFrame, max_bins: int = 80) -> go.Figure:
+    """Token-length distributions of sources, references and outputs (overlaid histograms, %
+    of the texts of each kind per length bin). Binned here (integer bins of equal width, at
+    most ``max_bins``), so the figure carries a few hundred numbers instead of every text's
+    length (a WMT test set has ~17,000 texts; the browser would bin them all before drawing)."""
+    import math
+
+    import numpy as np
+
+    df = lengths.dropna(subset=["length"])
+    fig = go.Figure()
+    if len(df):
+        lo, hi = int(df["length"].min()), int(df["length"].max())
+        width = max(1, math.ceil((hi - lo + 1) / max_bins))
+        edges = np.arange(lo, hi + width + 1, width)
+        for kind, g in df.groupby("kind", sort=False):
+            counts, _ = np.histogram(g["length"].to_numpy(float), bins=edges)
+            pct = 100.0 * counts / len(g)
+            label = [f"{a}" if width == 1 else f"{a}–{a + width - 1}" for a in edges[:-1]]
+            fig.add_trace(go.Bar(x=edges[:-1] + (width - 1) / 2, y=pct, width=width, name=str(kind), opacity=0.6,
+                                 customdata=np.c_[label, counts],
+                                 hovertemplate=f"{kind}: length %{{customdata[0]}}: %{{y:.1f}}% "
+                                               "(%{customdata[1]} texts)<extra></extra>"))
+    fig.update_layout(barmode="overlay", bargap=0)
+    fig.update_xaxes(title="length (whitespace tokens)")
     fig.update_yaxes(title="% of texts of that kind")
     fig.update_layout(title="Length distributions", height=360, margin=dict(t=50, b=40, l=40, r=10))
     return fig
@@ -251,6 +272,35 @@ def divergence_scatter(div: pd.DataFrame, a: str, b: str, highlight: int = 50,
     fig.add_shape(type="line", x0=0, y0=0, x1=1, y1=1, line=dict(dash="dot", color="#888"))
     fig.update_layout(title=title, height=420, margin=_MARGIN, xaxis_title=f"rank of {_safe(a)} (0 worst, 1 best)",
                       yaxis_title=f"rank of {_safe(b)}")
+    return fig
+
+
+def signal_by_system(signals: pd.DataFrame, column: str, title: str | None = None) -> go.Figure:
+    """Box plot of one signal (a column of :func:`evalcore.views.divergence.signal_table`) per
+    system over the outputs that have it: the Divergence browser's first figure (the human
+    scores need no metric). The boxes are drawn from quartiles computed here (linear
+    interpolation; whiskers at the most extreme values within 1.5 IQR of the box, Tukey), so the
+    figure carries five numbers per system instead of every output's score.
+    ``title`` is plain text (escaped here)."""
+    import numpy as np
+
+    g = signals.loc[signals[column].notna(), ["system", column]]
+    names, q1, med, q3, lo, hi, n = [], [], [], [], [], [], []
+    for system, vals in g.groupby("system", sort=False)[column]:
+        v = np.sort(vals.to_numpy(float))
+        a, m, b = np.percentile(v, [25, 50, 75])
+        iqr = b - a
+        names.append(_safe(system))
+        q1.append(a), med.append(m), q3.append(b), n.append(len(v))
+        lo.append(float(v[v >= a - 1.5 * iqr].min()))
+        hi.append(float(v[v <= b + 1.5 * iqr].max()))
+    fig = go.Figure(go.Box(x=names, q1=q1, median=med, q3=q3, lowerfence=lo, upperfence=hi,
+                           marker_color="#4e79a7", name=_safe(column), customdata=n,
+                           hovertemplate="%{x}: median %{median:.2f}, quartiles %{q1:.2f}–%{q3:.2f} "
+                                         "(%{customdata} outputs)<extra></extra>"))
+    fig.update_layout(title=_safe(title) if title else f"{_safe(column)} of each system's outputs", height=360,
+                      margin=_MARGIN, xaxis_title="", yaxis_title=_safe(column), showlegend=False)
+    fig.update_xaxes(tickangle=-35)
     return fig
 
 
