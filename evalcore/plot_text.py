@@ -1,7 +1,7 @@
 """Text for Plotly labels, importable without plotly.express (a page's first figure does not
 wait for it): names from user data entity-escaped, since Plotly interprets a few HTML-like tags
-in labels (it shows the entities as the literal characters). The same escaping as
-:func:`evalcore.plots._safe`."""
+in labels (it shows the entities as the literal characters). :mod:`evalcore.plots` uses it too:
+the project's one label escaper."""
 from __future__ import annotations
 
 import html

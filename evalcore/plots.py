@@ -6,8 +6,9 @@ titles only through Plotly, which escapes them.
 from __future__ import annotations
 
 import pandas as pd
-import plotly.express as px
 import plotly.graph_objects as go
+
+from .plot_text import safe as _safe  # one label escaper (plot_text: importable without plotly.express)
 
 
 def length_histogram(lengths: pd.DataFrame, max_bins: int = 80) -> go.Figure:
@@ -43,18 +44,10 @@ def length_histogram(lengths: pd.DataFrame, max_bins: int = 80) -> go.Figure:
 # =============================================================================================
 # Dashboard figures (Amigó et al. 2006 Figures 1, 3, 4; systems; judges). Inputs are evalcore.views frames.
 # =============================================================================================
-import html as _html  # noqa: E402
-
 import numpy as np  # noqa: E402
 
 SCATTERGL_MIN = 1000  # points above which scatters use WebGL (scattergl)
 _MARGIN = dict(t=60, b=50, l=50, r=20)
-
-
-def _safe(v) -> str:
-    """Text for hover labels: Plotly interprets a few HTML-like tags in labels, so names coming
-    from user data are entity-escaped (Plotly shows the entities as the literal characters)."""
-    return _html.escape(str(v), quote=True)
 
 
 def _err(df: pd.DataFrame, val: str, lo: str, hi: str):
@@ -160,6 +153,7 @@ def system_bars(table: pd.DataFrame, measures: list[str] | None = None,
                 title: str = "System scores with 95% bootstrap CIs") -> go.Figure:
     """One small bar chart per measure (independent y axes), systems as bars, human
     translations in grey, error bars = the bootstrap CI of :func:`evalcore.views.systems.system_table`."""
+    import plotly.express as px  # (lazy: a page's first figure does not wait for it)
     df = table if measures is None else table[table["measure"].isin(measures)]
     df = df.assign(kind_label=np.where(df["is_reference"], "human translation", "MT system"),
                    err_up=(df["ci_hi"] - df["score"]).clip(lower=0), err_dn=(df["score"] - df["ci_lo"]).clip(lower=0),
@@ -185,6 +179,7 @@ def rater_distributions(dist: pd.DataFrame, title: str = "Per-rater score distri
     """Box plots per rater before (raw) and after normalisation, side by side (independent y).
     Above ``max_points`` ratings the boxes are drawn from precomputed quartiles (Tukey fences
     at 1.5 IQR) so the figure stays small."""
+    import plotly.express as px  # (lazy: a page's first figure does not wait for it)
     stages = list(dict.fromkeys(dist["stage"]))
     if len(dist) <= max_points:
         df = dist.assign(rater_label=[_safe(r) for r in dist["rater"]])
@@ -315,6 +310,7 @@ def campaign_bars(corr: pd.DataFrame, statistic: str = "pearson",
                   title: str | None = None) -> go.Figure:
     """Campaign correlations (:func:`evalcore.campaign.campaign`): one group of bars per language
     pair (and the averaged / pooled ``(all)``), one bar per metric (Kocmi et al. 2021)."""
+    import plotly.express as px  # (lazy: a page's first figure does not wait for it)
     df = corr.assign(lp_label=[_safe(s) for s in corr["lp"]], metric_label=[_safe(s) for s in corr["metric"]])
     names = {"pearson": "Pearson r", "kendall": "Kendall τ_b", "accuracy": "pairwise accuracy"}
     fig = px.bar(df, x="lp_label", y=statistic, color="metric_label", barmode="group",
