@@ -94,9 +94,17 @@ def _lp_statistics(g: np.ndarray, m: np.ndarray) -> dict:
 def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: str | None = None, *,
              lps: Sequence[str] | None = None, include_human: bool = False, judged_only: bool = False,
              normalisation: str = "raw", rank_by: str = "pearson", tokenize: str | None = None, scheduler=None,
-             progress: Callable[[int, int], None] | None = None, **score_options) -> Campaign:
+             progress: Callable[[int, int], None] | None = None, scorer: Callable | None = None,
+             **score_options) -> Campaign:
     """Systems × language pairs, per-pair and averaged system-level correlations and each
-    metric's rank across pairs (see the module docstring; Kocmi et al. 2021)."""
+    metric's rank across pairs (see the module docstring; Kocmi et al. 2021).
+
+    ``scorer``: where the metric scores come from, ``scorer(dataset, metric_ids, tokenize=,
+    include_references=, criterion=, **score_options)`` returning the system-level rows
+    (metric, system, score; notes in ``attrs``) that :func:`evalcore.parallel.score_table`
+    would (``criterion`` is None unless ``judged_only``). None: that function, on ``scheduler``.
+    The dashboard passes :func:`evalcore.views.campaign.cached_scores`, the statistics the
+    Systems page caches on disk (the same values)."""
     from . import parallel
     from .human.scores import system_scores
     from .views.common import default_criterion
@@ -112,6 +120,7 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
     if unknown:
         raise ValueError(f"language pair(s) {unknown} not found; available: {', '.join(collection)}")
     notes: list[str] = []
+    toks: dict[str, str | None] = {}  # the tokenizer of each scored language pair
     sys_rows, stat_rows = [], []
     for i, lp in enumerate(want):
         ds = collection[lp]
@@ -124,23 +133,30 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
         segments = None
         if judged_only:
             j = ds.judgements[ds.judgements["judgement"] == crit]
-            segments = {sy: set(g["seg_id"].astype(str)) for sy, g in j.groupby("system", sort=False)}
-            counts = sorted({len(v) for v in segments.values()}) or [0]
+            if mobj and scorer is None:  # (a scorer finds the judged segments itself)
+                segments = {sy: set(g["seg_id"].astype(str)) for sy, g in j.groupby("system", sort=False)}
+            counts = sorted(set(j["seg_id"].astype(str).groupby(j["system"], sort=False).nunique())) or [0]
             notes.append(f"{label}: metric scores over the segments judged for {crit} for each system "
                          f"({counts[0]}{'-' + str(counts[-1]) if len(counts) > 1 else ''} of {ds.n_segments})")
         else:
             notes.append(f"{label}: metric scores over all {ds.n_segments} segments")
         from .metrics.tokenize import resolve_tokenizer
 
-        tok, tok_note = resolve_tokenizer(tokenize, lp)
-        notes.append(f"{label}: {tok_note}; human criterion {crit} ({normalisation}), mean over judged segments")
+        tok, tok_note = resolve_tokenizer(tokenize, lp) if mobj else (None, "")  # (no metric: nothing tokenised)
+        toks[lp] = tok
+        notes.append(f"{label}: {tok_note + '; ' if tok_note else ''}human criterion {crit} ({normalisation}), "
+                     "mean over judged segments")
         human = system_scores(ds, crit, normalisation=normalisation)
         humans = set(human_systems(ds, list(human["system"])))
         hscore = dict(zip(human["system"], human["score"]))
         scores = pd.DataFrame(columns=["metric", "system", "seg_id", "score"])
         if mobj and ds.systems and ds.ref_ids:
-            scores = parallel.score_table(ds, mobj, level="system", include_references=include_human,
-                                          segments=segments, tokenize=tok, scheduler=scheduler, **score_options)
+            if scorer is None:
+                scores = parallel.score_table(ds, mobj, level="system", include_references=include_human,
+                                              segments=segments, tokenize=tok, scheduler=scheduler, **score_options)
+            else:
+                scores = scorer(ds, [m.id for m in mobj], tokenize=tok, include_references=include_human,
+                                criterion=crit if judged_only else None, **score_options)
             notes += [f"{label}: {n}" for n in scores.attrs.get("notes", []) + scores.attrs.get("warnings", [])]
         elif mobj:
             notes.append(f"{label}: no system outputs or references with text — no metric scores")
@@ -186,11 +202,27 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
                      "pairs of systems of every language pair (Kocmi et al. 2021); metric scores oriented "
                      "so that higher is better")
     ranks = metric_ranks(corr, rank_by)
-    from .views.common import signature_text
-
-    sig = signature_text([m.id for m in mobj], f"campaign: tokenize {tokenize or 'per-language default'}|lps {','.join(want)}|rank_by:{rank_by}|"
-                                               f"judged_only:{judged_only}|human_translations:{include_human}")
+    sig = _signature([m.id for m in mobj], toks, f"campaign: tokenize {tokenize or 'per-language default'}|lps "
+                     f"{','.join(want)}|rank_by:{rank_by}|judged_only:{judged_only}|human_translations:{include_human}")
     return Campaign(systems_t, corr, ranks, notes, sig)
+
+
+def _signature(metric_ids: Sequence[str], toks: dict, extra: str) -> str:
+    """sacreBLEU-style signatures of the metrics with each language pair's tokenizer: one group
+    per tokenizer, named by its language pairs when they differ (e.g. en-cs with 13a, en-ja with
+    ja-mecab), then evalcore's version and ``extra``."""
+    from . import __version__
+    from .metrics.base import get_metric
+
+    groups: dict = {}
+    for lp, tok in toks.items():
+        groups.setdefault(tok, []).append(lp or "-")
+    parts = []
+    for tok, lps in groups.items():
+        text = "; ".join(f"{m}={get_metric(m, tok).output_signature()}" for m in metric_ids)
+        parts.append(text if len(groups) == 1 else f"{','.join(lps)}: {text}")
+    body = "metrics: " + " / ".join(parts) if metric_ids and parts else "metrics: none"
+    return f"{body} | evalcore-{__version__} | {extra}"
 
 
 def metric_ranks(corr: pd.DataFrame, by: str = "pearson") -> pd.DataFrame:

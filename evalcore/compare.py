@@ -126,7 +126,7 @@ def _tokens(text: str | None, tokenize: str) -> list[str]:
 
 def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "chrf"),
           criteria: Sequence[str] | None = None, tokenize: str = "13a", normalisation: str = "raw",
-          judged_only: bool = False, progress: Progress = None) -> Comparison:
+          judged_only: bool = False, progress: Progress = None, lengths: bool = True) -> Comparison:
     """Collect the per-segment material of systems ``a`` and ``b`` on ``dataset``.
 
     Segments: those where both systems have an output (others are counted in ``notes``).
@@ -138,6 +138,9 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
     metric with a tokenizer option and used for lengths, n-grams and the word F-measure.
     ``judged_only`` keeps only the segments where both systems have a judgement of one of the
     criteria, so metric and human scores are over the same segments (a note says how many).
+    ``lengths=False`` leaves the token counts (``ref_len``, ``len_a``, ``len_b``: every output
+    and reference tokenised) out for now, so a page can show the human comparison first; the
+    tables that need them add them (:func:`with_lengths`, the same values).
     """
 
     systems = dataset.systems
@@ -162,6 +165,7 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
     sys_t = dataset.sys_texts()
     ta, tb = sys_t[a], sys_t[b]
     seg = dataset.segments
+    seg_col, doc_col, src_col = (seg[c].tolist() for c in ("seg_id", "doc_id", "source"))
     keep = [i for i in range(dataset.n_segments) if ta[i] is not None and tb[i] is not None]
     if len(keep) < dataset.n_segments:
         notes.append(f"{dataset.n_segments - len(keep)} of {dataset.n_segments} segments left out: "
@@ -173,7 +177,7 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
         j = j[j["judgement"].isin(criteria)]
         both = set(j[j["system"] == a]["seg_id"].astype(str)) & set(j[j["system"] == b]["seg_id"].astype(str))
         before = len(keep)
-        keep = [i for i in keep if str(seg["seg_id"].iloc[i]) in both]
+        keep = [i for i in keep if str(seg_col[i]) in both]
         notes.append(f"judged segments only: {len(keep)} of the {before} segments both systems translated are "
                      f"judged for both ({', '.join(criteria)}); metric scores use those too")
     if not keep:
@@ -186,14 +190,14 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
         domains = dict(zip(dom["seg_id"].astype(str), dom["domain"].astype(str)))
     rows = []
     for i in keep:
-        refs = [ref_t[r][i] for r in rids if ref_t[r][i] is not None]
-        rl = [len(_tokens(r, tokenize)) for r in refs]
-        sid = str(seg["seg_id"].iloc[i])
-        rows.append({"seg_id": sid, "doc_id": str(seg["doc_id"].iloc[i]), "domain": domains.get(sid, ""),
-                     "source": seg["source"].iloc[i], "text_a": ta[i], "text_b": tb[i], "has_ref": bool(refs),
-                     "n_refs": len(refs), "ref_len": float(np.mean(rl)) if rl else float("nan"),
-                     "len_a": len(_tokens(ta[i], tokenize)), "len_b": len(_tokens(tb[i], tokenize))})
+        n_refs = sum(ref_t[r][i] is not None for r in rids)
+        sid = str(seg_col[i])
+        rows.append({"seg_id": sid, "doc_id": str(doc_col[i]), "domain": domains.get(sid, ""),
+                     "source": src_col[i], "text_a": ta[i], "text_b": tb[i], "has_ref": bool(n_refs),
+                     "n_refs": n_refs})
     frame = pd.DataFrame(rows)
+    if lengths:
+        frame = _add_lengths(dataset, frame, tokenize)
     no_ref = int((~frame["has_ref"]).sum())
     if no_ref == len(frame):
         notes.append("no compared segment has a reference: reference-based metrics, length ratios and n-gram "
@@ -224,12 +228,59 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
     return with_metrics(cmp, metrics, progress=progress, _objects=mobj, _done=len(criteria), _total=n)
 
 
+LENGTH_COLUMNS = ("ref_len", "len_a", "len_b")
+
+
+def _add_lengths(dataset: Dataset, frame: pd.DataFrame, tokenize: str) -> pd.DataFrame:
+    """``frame`` (one row per compared segment) with ``ref_len`` (mean token count of the
+    segment's present references, NaN without one), ``len_a`` and ``len_b`` (output token
+    counts) after ``n_refs``; a new frame."""
+    ref_t = dataset.ref_texts()
+    pos = {s: i for i, s in enumerate(dataset.seg_ids)}
+    ref_len, len_a, len_b = [], [], []
+    for sid, ta, tb in zip(frame["seg_id"], frame["text_a"], frame["text_b"]):
+        i = pos[sid]
+        rl = [len(_tokens(ref_t[r][i], tokenize)) for r in dataset.ref_ids if ref_t[r][i] is not None]
+        ref_len.append(float(np.mean(rl)) if rl else float("nan"))
+        len_a.append(len(_tokens(ta, tokenize)))
+        len_b.append(len(_tokens(tb, tokenize)))
+    at = list(frame.columns).index("n_refs") + 1
+    out = frame.copy()
+    for k, (name, values) in enumerate(zip(LENGTH_COLUMNS, (ref_len, len_a, len_b))):
+        out.insert(at + k, name, values)
+    return out
+
+
+def with_lengths(cmp: Comparison) -> Comparison:
+    """``cmp`` with the token counts of :func:`build` (``ref_len``, ``len_a``, ``len_b``) when
+    it was built without them (``lengths=False``); ``cmp`` itself when they are there."""
+    if set(LENGTH_COLUMNS) <= set(cmp.segments.columns):
+        return cmp
+    return Comparison(cmp.dataset, cmp.a, cmp.b, list(cmp.metrics), list(cmp.criteria), cmp.tokenize,
+                      cmp.normalisation, _add_lengths(cmp.dataset, cmp.segments, cmp.tokenize), dict(cmp.stats),
+                      dict(cmp.metric_objects), list(cmp.notes))
+
+
+def _rows_of(known, segs: list[str]):
+    """The rows of ``known = (seg_ids, array)`` for ``segs`` in that order; None when one is missing."""
+    if known is None or not segs:
+        return None
+    at = {s: i for i, s in enumerate(known[0])}
+    if any(s not in at for s in segs):
+        return None
+    return np.asarray(known[1], dtype=float)[[at[s] for s in segs]]
+
+
 def with_metrics(cmp: Comparison, metrics: Sequence[str], progress: Progress = None, *, _objects=None,
-                 _done: int = 0, _total: int | None = None) -> Comparison:
+                 _done: int = 0, _total: int | None = None, known_stats: Callable | None = None) -> Comparison:
     """``cmp`` with the per-segment columns and statistics of ``metrics`` added (a new
     :class:`Comparison`; the segments, lengths and human columns are reused, not recomputed), so
     a page can show the human comparison first and the metrics as they are scored. The same
-    values as :func:`build` with those metrics."""
+    values as :func:`build` with those metrics. ``known_stats(metric_id)``: per-segment
+    statistics already computed for every system against every reference (``{system:
+    (seg_ids, array)}``, e.g. the dashboard's disk cache, :func:`evalcore.views.scores.known_system_stats`)
+    or None; the rows of A and B are taken from there instead of scoring again (one segment's
+    statistics do not depend on what else is scored)."""
     from .metrics.engine import scorable
 
     dataset, tokenize = cmp.dataset, cmp.tokenize
@@ -255,11 +306,17 @@ def with_metrics(cmp: Comparison, metrics: Sequence[str], progress: Progress = N
         if callable(prep):
             prep(dataset)
         out = {}
+        of = getattr(metric, "sentence_scores_of", None)  # sentence scores from the same statistics
+        known = known_stats(m) if known_stats is not None and callable(of) else None
         for side, texts in (("a", ta), ("b", tb)):
             sub = [texts[i] if i in keep_set else None for i in range(dataset.n_segments)]
             segs, cands, refs = scorable(dataset, sub, rids)
-            st = np.asarray(metric.segment_stats(cands, refs), dtype=float) if cands else np.zeros((0, 1))
-            of = getattr(metric, "sentence_scores_of", None)  # sentence scores from the same statistics
+            name = cmp.a if side == "a" else cmp.b
+            rows = _rows_of(known.get(name), segs) if known else None
+            if rows is not None:
+                st = rows
+            else:
+                st = np.asarray(metric.segment_stats(cands, refs), dtype=float) if cands else np.zeros((0, 1))
             if not cands:
                 sent = np.zeros(0)
             elif callable(of):
@@ -407,7 +464,7 @@ def table(cmp: Comparison, name: str, n_bootstrap: int = 1000, n_ar: int = 10000
 def segment_table(cmp: Comparison) -> pd.DataFrame:
     """One row per compared segment: ids, texts, lengths, and per signal the scores of A and B
     and ``Δ <signal>`` = B − A on the signal's own scale."""
-    f = cmp.segments
+    f = with_lengths(cmp).segments
     out = f[["seg_id", "doc_id", "domain", "source", "text_a", "text_b", "n_refs", "ref_len", "len_a", "len_b"]].copy()
     for s in cmp.signals:
         out[f"{s} A"] = f[f"a|{s}"]
@@ -468,7 +525,7 @@ def bucket_order(cutoffs: Sequence[float]) -> list[str]:
 
 def length_buckets(cmp: Comparison, cutoffs: Sequence[float] = LENGTH_CUTOFFS) -> list[tuple[str, np.ndarray]]:
     """(label, rows) by reference length: the mean token count of the segment's references."""
-    labels = [bucket_label(x, cutoffs) for x in cmp.segments["ref_len"]]
+    labels = [bucket_label(x, cutoffs) for x in with_lengths(cmp).segments["ref_len"]]
     return [(lab, np.array([x == lab for x in labels])) for lab in bucket_order(cutoffs) if lab in labels]
 
 
@@ -692,7 +749,8 @@ def length_ratios(cmp: Comparison) -> pd.DataFrame:
     """Per system: output tokens, reference tokens (the mean length of each segment's
     references, summed) and their ratio, over the compared segments with references; also the
     mean and median of the per-segment ratios."""
-    f = cmp.segments[cmp.segments["has_ref"]]
+    f = with_lengths(cmp).segments
+    f = f[f["has_ref"]]
     rows = []
     for side, name in (("a", cmp.a), ("b", cmp.b)):
         out_len = f[f"len_{side}"].to_numpy(float)
@@ -749,7 +807,8 @@ def length_bias(cmp: Comparison, criterion: str | None = None, alpha: float = 0.
     criterion = criterion or (cmp.criteria[0] if cmp.criteria else None)
     if criterion is None:
         return pd.DataFrame(columns=["metric", "criterion", "n_points", "r_length", "partial_r", "p_value", "rewards"])
-    f = cmp.segments[cmp.segments["has_ref"]]
+    f = with_lengths(cmp).segments
+    f = f[f["has_ref"]]
     ratio = np.concatenate([np.divide(f[f"len_{s}"].to_numpy(float), f["ref_len"].to_numpy(float),
                                       out=np.full(len(f), np.nan), where=f["ref_len"].to_numpy(float) > 0)
                             for s in ("a", "b")])

@@ -6,14 +6,36 @@ titles only through Plotly, which escapes them.
 from __future__ import annotations
 
 import pandas as pd
-import plotly.express as px
 import plotly.graph_objects as go
 
+from .plot_text import safe as _safe  # one label escaper (plot_text: importable without plotly.express)
 
-def length_histogram(lengths: pd.DataFrame) -> go.Figure:
-    """Token-length distributions of sources, references and outputs (overlaid histograms)."""
-    fig = px.histogram(lengths, x="length", color="kind", barmode="overlay", opacity=0.6,
-                       histnorm="percent", labels={"length": "length (whitespace tokens)", "kind": ""})
+
+def length_histogram(lengths: pd.DataFrame, max_bins: int = 80) -> go.Figure:
+    """Token-length distributions of sources, references and outputs (overlaid histograms, %
+    of the texts of each kind per length bin). Binned here (integer bins of equal width, at
+    most ``max_bins``), so the figure carries a few hundred numbers instead of every text's
+    length (a WMT test set has ~17,000 texts; the browser would bin them all before drawing)."""
+    import math
+
+    import numpy as np
+
+    df = lengths.dropna(subset=["length"])
+    fig = go.Figure()
+    if len(df):
+        lo, hi = int(df["length"].min()), int(df["length"].max())
+        width = max(1, math.ceil((hi - lo + 1) / max_bins))
+        edges = np.arange(lo, hi + width + 1, width)
+        for kind, g in df.groupby("kind", sort=False):
+            counts, _ = np.histogram(g["length"].to_numpy(float), bins=edges)
+            pct = 100.0 * counts / len(g)
+            label = [f"{a}" if width == 1 else f"{a}–{a + width - 1}" for a in edges[:-1]]
+            fig.add_trace(go.Bar(x=edges[:-1] + (width - 1) / 2, y=pct, width=width, name=str(kind), opacity=0.6,
+                                 customdata=np.c_[label, counts],
+                                 hovertemplate=f"{kind}: length %{{customdata[0]}}: %{{y:.1f}}% "
+                                               "(%{customdata[1]} texts)<extra></extra>"))
+    fig.update_layout(barmode="overlay", bargap=0)
+    fig.update_xaxes(title="length (whitespace tokens)")
     fig.update_yaxes(title="% of texts of that kind")
     fig.update_layout(title="Length distributions", height=360, margin=dict(t=50, b=40, l=40, r=10))
     return fig
@@ -22,18 +44,10 @@ def length_histogram(lengths: pd.DataFrame) -> go.Figure:
 # =============================================================================================
 # Dashboard figures (Amigó et al. 2006 Figures 1, 3, 4; systems; judges). Inputs are evalcore.views frames.
 # =============================================================================================
-import html as _html  # noqa: E402
-
 import numpy as np  # noqa: E402
 
 SCATTERGL_MIN = 1000  # points above which scatters use WebGL (scattergl)
 _MARGIN = dict(t=60, b=50, l=50, r=20)
-
-
-def _safe(v) -> str:
-    """Text for hover labels: Plotly interprets a few HTML-like tags in labels, so names coming
-    from user data are entity-escaped (Plotly shows the entities as the literal characters)."""
-    return _html.escape(str(v), quote=True)
 
 
 def _err(df: pd.DataFrame, val: str, lo: str, hi: str):
@@ -139,6 +153,7 @@ def system_bars(table: pd.DataFrame, measures: list[str] | None = None,
                 title: str = "System scores with 95% bootstrap CIs") -> go.Figure:
     """One small bar chart per measure (independent y axes), systems as bars, human
     translations in grey, error bars = the bootstrap CI of :func:`evalcore.views.systems.system_table`."""
+    import plotly.express as px  # (lazy: a page's first figure does not wait for it)
     df = table if measures is None else table[table["measure"].isin(measures)]
     df = df.assign(kind_label=np.where(df["is_reference"], "human translation", "MT system"),
                    err_up=(df["ci_hi"] - df["score"]).clip(lower=0), err_dn=(df["score"] - df["ci_lo"]).clip(lower=0),
@@ -164,6 +179,7 @@ def rater_distributions(dist: pd.DataFrame, title: str = "Per-rater score distri
     """Box plots per rater before (raw) and after normalisation, side by side (independent y).
     Above ``max_points`` ratings the boxes are drawn from precomputed quartiles (Tukey fences
     at 1.5 IQR) so the figure stays small."""
+    import plotly.express as px  # (lazy: a page's first figure does not wait for it)
     stages = list(dict.fromkeys(dist["stage"]))
     if len(dist) <= max_points:
         df = dist.assign(rater_label=[_safe(r) for r in dist["rater"]])
@@ -254,6 +270,35 @@ def divergence_scatter(div: pd.DataFrame, a: str, b: str, highlight: int = 50,
     return fig
 
 
+def signal_by_system(signals: pd.DataFrame, column: str, title: str | None = None) -> go.Figure:
+    """Box plot of one signal (a column of :func:`evalcore.views.divergence.signal_table`) per
+    system over the outputs that have it: the Divergence browser's first figure (the human
+    scores need no metric). The boxes are drawn from quartiles computed here (linear
+    interpolation; whiskers at the most extreme values within 1.5 IQR of the box, Tukey), so the
+    figure carries five numbers per system instead of every output's score.
+    ``title`` is plain text (escaped here)."""
+    import numpy as np
+
+    g = signals.loc[signals[column].notna(), ["system", column]]
+    names, q1, med, q3, lo, hi, n = [], [], [], [], [], [], []
+    for system, vals in g.groupby("system", sort=False)[column]:
+        v = np.sort(vals.to_numpy(float))
+        a, m, b = np.percentile(v, [25, 50, 75])
+        iqr = b - a
+        names.append(_safe(system))
+        q1.append(a), med.append(m), q3.append(b), n.append(len(v))
+        lo.append(float(v[v >= a - 1.5 * iqr].min()))
+        hi.append(float(v[v <= b + 1.5 * iqr].max()))
+    fig = go.Figure(go.Box(x=names, q1=q1, median=med, q3=q3, lowerfence=lo, upperfence=hi,
+                           marker_color="#4e79a7", name=_safe(column), customdata=n,
+                           hovertemplate="%{x}: median %{median:.2f}, quartiles %{q1:.2f}–%{q3:.2f} "
+                                         "(%{customdata} outputs)<extra></extra>"))
+    fig.update_layout(title=_safe(title) if title else f"{_safe(column)} of each system's outputs", height=360,
+                      margin=_MARGIN, xaxis_title="", yaxis_title=_safe(column), showlegend=False)
+    fig.update_xaxes(tickangle=-35)
+    return fig
+
+
 def with_signature(fig: go.Figure, signature: str) -> go.Figure:
     """``fig`` with the metric signatures in ``layout.meta`` (written into exported HTML/JSON).
     Modifies and returns the figure (cheap: no copy)."""
@@ -265,6 +310,7 @@ def campaign_bars(corr: pd.DataFrame, statistic: str = "pearson",
                   title: str | None = None) -> go.Figure:
     """Campaign correlations (:func:`evalcore.campaign.campaign`): one group of bars per language
     pair (and the averaged / pooled ``(all)``), one bar per metric (Kocmi et al. 2021)."""
+    import plotly.express as px  # (lazy: a page's first figure does not wait for it)
     df = corr.assign(lp_label=[_safe(s) for s in corr["lp"]], metric_label=[_safe(s) for s in corr["metric"]])
     names = {"pearson": "Pearson r", "kendall": "Kendall τ_b", "accuracy": "pairwise accuracy"}
     fig = px.bar(df, x="lp_label", y=statistic, color="metric_label", barmode="group",

@@ -2,7 +2,8 @@
 
 Colours are Okabe & Ito's colour-blind-safe palette (:data:`evalcore.compare.COLOURS`); system
 A is always orange and B blue, and a second cue (marker symbol, pattern or text) carries the
-same information. Names from user data go into labels through :func:`evalcore.plots._safe`.
+same information. Names from user data go into labels through :func:`evalcore.plot_text.safe`
+(this module does not import plotly.express, so the page's first figure does not wait for it).
 Scatters switch to WebGL (``scattergl``) above :data:`evalcore.plots.SCATTERGL_MIN` points.
 """
 from __future__ import annotations
@@ -12,7 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .compare import COLOURS
-from .plots import SCATTERGL_MIN, _safe
+from .plot_text import safe as _safe
 
 _MARGIN = dict(t=60, b=50, l=60, r=20)
 
@@ -46,6 +47,8 @@ def win_rates(wins: pd.DataFrame, head: pd.DataFrame, a: str, b: str) -> go.Figu
 def scatter_ab(seg: pd.DataFrame, signal: str, a: str, b: str) -> go.Figure:
     """Per-segment score of A (x) against B (y) under ``signal``, with the diagonal; points
     above it favour B when higher is better."""
+    from .plots import SCATTERGL_MIN
+
     x, y = seg[f"{signal} A"].to_numpy(float), seg[f"{signal} B"].to_numpy(float)
     ok = np.isfinite(x) & np.isfinite(y)
     trace = go.Scattergl if ok.sum() > SCATTERGL_MIN else go.Scatter

@@ -6,7 +6,8 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.views import common as common_view
-from evalcore import plots as P
+from evalcore import plots_campaign as PC
+from evalcore.views import campaign as campaign_view
 from evalcore.campaign import ALL, campaign
 from pages.common import (computed_keys, current_dataset, download_figure, download_table, ensure_shell, load_choice,
                           long_segment_note, md, progress_bar, show_exception)
@@ -24,7 +25,8 @@ except Exception as exc:
     show_exception(exc, "Could not load the dataset")
     st.stop()
 
-judged_lps = [lp for lp, d in coll.items() if d.criteria]
+criteria_of = {lp: d.criteria for lp, d in coll.items()}
+judged_lps = [lp for lp in coll if criteria_of[lp]]
 if not judged_lps:
     st.info("This page needs human judgements in at least one language pair.")
     st.stop()
@@ -37,7 +39,7 @@ c1, c2, c3 = st.columns([3, 3, 2])
 metrics_box = c1.empty()  # the metric list imports every metric module: filled after the human scores are shown
 lps = c2.multiselect("Language pairs", judged_lps, default=judged_lps, key="camp_lps",
                      format_func=lambda x: x or "-")
-criteria = list(dict.fromkeys(c for lp in lps for c in coll[lp].criteria))
+criteria = list(dict.fromkeys(c for lp in lps for c in criteria_of[lp]))
 crit = c3.selectbox("Human criterion", ["(default per language pair)"] + criteria, key="camp_crit")
 c4, c5, c6 = st.columns(3)
 judged_only = c4.checkbox("Judged segments only", value=True, key="camp_judged",
@@ -55,30 +57,51 @@ if not lps:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def run_campaign(_coll, hashes, metrics, lps, crit, judged_only, include_human, rank_by, _progress=None):
+def run_campaign(_coll, hashes, metrics, lps, crit, judged_only, include_human, rank_by):
+    # metric scores from the statistics the Systems page caches on disk per (dataset, metric,
+    # tokenizer, reference set, segments): computed once, whichever page asks first
     return campaign(_coll, list(metrics), crit, lps=list(lps), include_human=include_human, judged_only=judged_only,
-                    rank_by=rank_by, progress=_progress)
+                    rank_by=rank_by, scorer=campaign_view.cached_scores)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def figure(name, key, *params, _build):
+    """A figure of the campaign ``key``, built once per inputs (a rerun reuses it). Read-only."""
+    return _build()
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def signatures(_coll, hashes, lps, metrics, crit):
+    return campaign_view.signature_frame(_coll, list(lps), list(metrics), crit)
 
 
 st.subheader("Systems × language pairs")
 sys_caption = st.empty()
 sys_slot = st.empty()
 sys_dl = st.container()
+human_fig_slot = st.empty()
+human_fig_dl = st.container()
 hashes = tuple(coll[lp].content_hash() for lp in lps)
 crit_v = None if crit.startswith("(") else crit
 args = (tuple(lps), crit_v, judged_only, include_human, rank_by)
 done = computed_keys()
-guess = st.session_state.get("camp_metrics")
-if guess is None or ("campaign", hashes, tuple(guess)) + args not in done:
-    # the human scores first (nothing to score); the metric columns follow below
-    try:
-        first = run_campaign(coll, hashes, (), *args)
-    except Exception as exc:
-        show_exception(exc, "Could not compute the human scores")
-        st.stop()
+guess = st.session_state.get("camp_metrics", ["bleu", "chrf"])  # a new session: the default metrics
+try:  # the human scores first: nothing to score, drawn before any metric module is imported
+    first = run_campaign(coll, hashes, (), *args)
+except Exception as exc:
+    show_exception(exc, "Could not compute the human scores")
+    st.stop()
+if ("campaign", hashes, tuple(guess)) + args not in done:
     sys_caption.caption("Human scores of every system (mean over the judged segments) and their rank within the "
-                        "language pair; the metric columns are being computed.")
+                        "language pair; the metric columns are being computed and fill in one metric at a time.")
     sys_slot.dataframe(first.wide(), hide_index=True, width="stretch")
+hfig = figure("human", ("campaign", hashes) + args,
+              _build=lambda: PC.human_bars(first.systems, signature=first.signature))
+human_fig_slot.plotly_chart(hfig, width="stretch", key="camp_human_bars")
+from evalcore.plots import campaign_bars, with_signature  # noqa: E402  (plotly.express: after the first figure)
+
+with human_fig_dl:
+    download_figure(hfig, "campaign_human_scores", key="camp_human_fig")
 
 fast = [m for m in ("bleu", "chrf") if m in common_view.available_metrics()]
 metrics = metrics_box.multiselect("Metrics", common_view.available_metrics(), default=fast, key="camp_metrics",
@@ -87,12 +110,26 @@ metrics = metrics_box.multiselect("Metrics", common_view.available_metrics(), de
 if not metrics:
     st.info("Choose at least one metric.")
     st.stop()
+key = ("campaign", hashes, tuple(metrics)) + args
 try:
-    bar, cb = progress_bar("Scoring every language pair…")
-    res = run_campaign(coll, hashes, tuple(metrics), *args,
-                       _progress=lambda d, t: cb(d / max(t, 1), f"Scored {d} of {t} language pair(s)"))
-    bar.empty()
-    done.add(("campaign", hashes, tuple(metrics)) + args)
+    if key not in done:
+        # one (metric, language pair) at a time into the shared statistics cache; each metric's
+        # column appears in the table above as soon as every pair has it
+        plan = campaign_view.lp_plan(coll, lps, crit_v)
+        todo = [(i, m, lp, c, tok) for i, m in enumerate(metrics) for lp, c, tok in plan]
+        bar, cb = progress_bar("Scoring every language pair…")
+        for k, (i, m, lp, c, tok) in enumerate(todo):
+            text = md(f"Scoring {m} on {lp or '-'} ({k + 1} of {len(todo)}; tokenizer {tok})")  # user text
+            lo, hi = k / len(todo), (k + 1) / len(todo)
+            campaign_view.cached_scores(coll[lp], [m], tokenize=tok, include_references=include_human,
+                                        criterion=c if judged_only else None,
+                                        progress=lambda f, _t, lo=lo, hi=hi, text=text: cb(lo + (hi - lo) * f, text))
+            if k + 1 == len(todo) or todo[k + 1][0] != i:  # metric m is scored on every pair: show its column
+                part = run_campaign(coll, hashes, tuple(metrics[:i + 1]), *args)
+                sys_slot.dataframe(part.wide(), hide_index=True, width="stretch")
+        bar.empty()
+    res = run_campaign(coll, hashes, tuple(metrics), *args)
+    done.add(key)
 except Exception as exc:
     show_exception(exc, "Could not compute the campaign tables")
     st.stop()
@@ -118,9 +155,9 @@ st.dataframe(corr, hide_index=True, width="stretch",
 download_table(corr, "campaign_correlations", key="camp_corr", signature=sig)
 stat = st.radio("Figure", ["pearson", "kendall", "accuracy"], horizontal=True, key="camp_stat",
                 format_func={"pearson": "Pearson r", "kendall": "Kendall τ_b", "accuracy": "pairwise accuracy"}.get)
-fig = P.campaign_bars(corr, stat)
+fig = figure("correlations", key, stat, _build=lambda: with_signature(campaign_bars(corr, stat), sig))
 st.plotly_chart(fig, width="stretch", key="camp_bars")
-download_figure(P.with_signature(fig, sig), "campaign_correlations", key="camp_bars_fig")
+download_figure(fig, "campaign_correlations", key="camp_bars_fig")
 
 st.subheader("Each metric's rank across language pairs")
 st.caption(f"1 = the highest {rank_by} in that language pair; mean rank over the pairs; rank by the `{ALL}` row.")
@@ -128,4 +165,8 @@ st.dataframe(res.metric_ranks, hide_index=True, width="stretch")
 download_table(res.metric_ranks, "campaign_metric_ranks", key="camp_ranks", signature=sig)
 
 with st.expander("Metric signatures"):
-    st.dataframe(common_view.signature_frame(metrics), hide_index=True, width="stretch")
+    st.caption("Each language pair's word-level metrics use sacreBLEU's default tokenizer for its target language "
+               "(Post 2018).")
+    sigs = signatures(coll, hashes, tuple(lps), tuple(metrics), crit_v)
+    st.dataframe(sigs, hide_index=True, width="stretch")
+    download_table(sigs, "campaign_signatures", key="camp_sigs")

@@ -393,6 +393,22 @@ def memo(name: str, key: tuple, _thunk):
     return _memo(name, tuple(key) + (("tokenize", session_tokenizer()),), _thunk)
 
 
+@st.cache_resource(show_spinner=False, max_entries=128)
+def _memo_object(name: str, key: tuple, _thunk):
+    return _thunk()
+
+
+def memo_object(name: str, key: tuple, _thunk):
+    """:func:`memo` without the copy: the cached object itself (st.cache_resource), for figures
+    and tables a page only displays. st.cache_data pickles a result and rebuilds it on every
+    read (a Plotly figure is validated again: ~0.1 s each), which a warm rerun pays per object.
+    The caller must not modify the object: a figure gets its signature (``plots.with_signature``)
+    in ``_thunk``, so every rerun sends the same figure (a changed one is drawn again)."""
+    from evalcore.metrics.tokenize import session_tokenizer
+
+    return _memo_object(name, tuple(key) + (("tokenize", session_tokenizer()),), _thunk)
+
+
 def terms(*names: str) -> None:
     """The "Terms on this page" box: each term with its plain-language definition (also as hover
     help), from :mod:`evalcore.glossary`; docs/methods.md has the full definitions."""

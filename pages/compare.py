@@ -7,10 +7,10 @@ import pandas as pd
 import streamlit as st
 
 from evalcore.views import common as common_view
+from evalcore.views.scores import known_system_stats
 from evalcore import compare as C
 from evalcore import highlight as H
 from evalcore import plots_compare as PC
-from evalcore.plots import with_signature
 from pages.common import (
     current_dataset,
     download_figure,
@@ -31,25 +31,44 @@ terms('paired bootstrap / approximate randomisation', 'segment level', 'signatur
 ds = current_dataset()
 
 PAGE_SIZE = 20
-from evalcore.metrics.tokenize import available_tokenizers  # noqa: E402
+from evalcore.metrics.tokenize import installed_tokenizers  # noqa: E402
 
-TOKENIZERS = available_tokenizers()  # sacreBLEU's, those usable here
+# sacreBLEU's tokenizers whose packages are installed, found without importing sacreBLEU (one
+# that still fails to load says why when the metrics are scored with it)
+TOKENIZERS = installed_tokenizers()
 
 
 @st.cache_resource(show_spinner=False, max_entries=24)
 def build(_ds, h, a, b, metrics, criteria, tokenize, norm, judged_only):
     """The comparison with ``metrics``: the human comparison first, then one metric at a time
     (each step cached, so the page shows the headline as the metrics arrive)."""
-    if not metrics:
-        return C.build(_ds, a, b, [], list(criteria), tokenize=tokenize, normalisation=norm, judged_only=judged_only)
+    if not metrics:  # the token counts (every text tokenised) wait for the tables that need them
+        return C.build(_ds, a, b, [], list(criteria), tokenize=tokenize, normalisation=norm, judged_only=judged_only,
+                       lengths=False)
     prev = build(_ds, h, a, b, metrics[:-1], criteria, tokenize, norm, judged_only)
-    return C.with_metrics(prev, [metrics[-1]])
+    # A's and B's statistics from the Systems page's disk cache when it has them (same values)
+    return C.with_metrics(prev, [metrics[-1]], known_stats=lambda m: known_system_stats(_ds, m, tokenize))
+
+
+@st.cache_resource(show_spinner=False, max_entries=24)
+def with_lengths(_cmp, key):
+    """The comparison with its token counts (lengths buckets, length ratios and bias)."""
+    return C.with_lengths(_cmp)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def table(_cmp, key, name, n_boot=0, n_ar=0, test="bootstrap"):
     """One table of the comparison, computed where the page shows it (headline first)."""
     return C.table(_cmp, name, n_boot, n_ar, test, 0.05, 50)
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def figure(name, key, signature, *params, _build):
+    """A figure of the comparison ``key`` with its signature, built once per inputs: a rerun that
+    changes none of them (e.g. another segment in the side-by-side view) reuses it. Read-only."""
+    from evalcore.plots import with_signature
+
+    return with_signature(_build(), signature)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -113,12 +132,18 @@ def key_of(metrics) -> tuple:
     return (h, a, b, tuple(metrics), tuple(criteria), tokenize, norm, judged_only)
 
 
-guess = st.session_state.get("cmp_metrics")
-if criteria and (guess is None or ("compare",) + key_of(guess) + (n_boot, n_ar, test) not in done):
+# this session's metrics, or in a new session the default ones (the metric list is not built yet):
+# when that comparison is already computed (any session), the full headline is drawn straight away
+guess = st.session_state.get("cmp_metrics", ["bleu", "chrf", "ter"] if ds.ref_ids else [])
+if criteria and ("compare",) + key_of(guess) + (n_boot, n_ar, test) not in done:
     try:  # the human rows first: nothing to score, the metric modules not even imported yet
         part = build(ds, h, a, b, (), tuple(criteria), tokenize, norm, judged_only)
-        head_slot.dataframe(table(part, key_of(()), "headline", n_boot, n_ar, test), hide_index=True,
-                            width="stretch", column_config=HEAD_FORMAT)
+        head0 = table(part, key_of(()), "headline", n_boot, n_ar, test)
+        head_slot.dataframe(head0, hide_index=True, width="stretch", column_config=HEAD_FORMAT)
+        # a first figure before any metric is scored: the humans' win rates (replaced below)
+        ones = pd.Series(True, index=part.segments.index).to_numpy()
+        win_slot.plotly_chart(PC.win_rates(C.bucket_table(part, [("all", ones)], "all"), head0, a, b),
+                              width="stretch", key="cmp_win_fig_human")
     except Exception as exc:
         show_exception(exc, "Could not compare the systems")
         st.stop()
@@ -141,7 +166,7 @@ try:
             cb(i / len(metrics), f"Scoring both systems: {metrics[i]} ({i + 1} of {len(metrics)}); the table "
                                  "above grows as each metric is scored")
         bar.empty()
-    cmp = build(ds, h, a, b, tuple(metrics), tuple(criteria), tokenize, norm, judged_only)
+    cmp = with_lengths(build(ds, h, a, b, tuple(metrics), tuple(criteria), tokenize, norm, judged_only), key)
     head = table(cmp, key, "headline", n_boot, n_ar, test)
     done.add(("compare",) + key + (n_boot, n_ar, test))
 except Exception as exc:
@@ -157,11 +182,11 @@ head_caption.caption(f"**{len(cmp.segments):,} segments** both systems translate
 head_slot.dataframe(head, hide_index=True, width="stretch", column_config=HEAD_FORMAT)
 with head_dl:
     download_table(head, f"{name}_headline", key="cmp_head", signature=sig)
-overall = C.bucket_table(cmp, [("all", pd.Series(True, index=cmp.segments.index).to_numpy())], "all")
-wfig = PC.win_rates(overall, head, a, b)
+wfig = figure("win_rates", key, sig, n_boot, n_ar, test, _build=lambda: PC.win_rates(
+    C.bucket_table(cmp, [("all", pd.Series(True, index=cmp.segments.index).to_numpy())], "all"), head, a, b))
 win_slot.plotly_chart(wfig, width="stretch", key="cmp_win_fig")
 with win_dl:
-    download_figure(with_signature(wfig, sig), f"{name}_win_rates", key="cmp_win_dl")
+    download_figure(wfig, f"{name}_win_rates", key="cmp_win_dl")
 
 # ---------------------------------------------------------------- per segment
 st.header("Per segment")
@@ -169,13 +194,13 @@ seg = table(cmp, key, "segments")
 signal = st.selectbox("Signal", cmp.signals, key="cmp_signal")
 l, r = st.columns(2)
 with l:
-    sfig = PC.scatter_ab(seg, signal, a, b)
+    sfig = figure("scatter", key, sig, signal, _build=lambda: PC.scatter_ab(seg, signal, a, b))
     st.plotly_chart(sfig, width="stretch", key="cmp_scatter")
-    download_figure(with_signature(sfig, sig), f"{name}_scatter", key="cmp_scatter_dl")
+    download_figure(sfig, f"{name}_scatter", key="cmp_scatter_dl")
 with r:
-    hfig = PC.difference_histogram(seg, signal, a, b)
+    hfig = figure("differences", key, sig, signal, _build=lambda: PC.difference_histogram(seg, signal, a, b))
     st.plotly_chart(hfig, width="stretch", key="cmp_hist")
-    download_figure(with_signature(hfig, sig), f"{name}_differences", key="cmp_hist_dl")
+    download_figure(hfig, f"{name}_differences", key="cmp_hist_dl")
 download_table(seg, f"{name}_segments", key="cmp_segs", signature=sig)
 
 pick_seg = None
@@ -262,17 +287,17 @@ st.dataframe(shown, hide_index=True, width="stretch",
                             "score_b": st.column_config.NumberColumn(format="%.3f"),
                             "a_win_rate": st.column_config.NumberColumn(format="%.2f")})
 download_table(bk, f"{name}_buckets", key="cmp_buckets", signature=sig)
-bfig = PC.bucket_bars(shown, bsig, a, b)
+bfig = figure("buckets", key, sig, kind, bsig, _build=lambda: PC.bucket_bars(shown, bsig, a, b))
 st.plotly_chart(bfig, width="stretch", key="cmp_bucket_fig")
-download_figure(with_signature(bfig, sig), f"{name}_buckets", key="cmp_bucket_dl")
+download_figure(bfig, f"{name}_buckets", key="cmp_bucket_dl")
 
 st.subheader("Word F-measure by frequency")
 wf = table(cmp, key, "word_f_by_frequency")
 st.caption("Words pooled over every (segment, reference) pair; a word's frequency is its number of occurrences in "
            "all references of the test set.")
-ffig = PC.word_f_bars(wf, a, b)
+ffig = figure("word_f", key, sig, _build=lambda: PC.word_f_bars(wf, a, b))
 st.plotly_chart(ffig, width="stretch", key="cmp_wordf_fig")
-download_figure(with_signature(ffig, sig), f"{name}_word_f", key="cmp_wordf_dl")
+download_figure(ffig, f"{name}_word_f", key="cmp_wordf_dl")
 st.dataframe(wf, hide_index=True, width="stretch")
 download_table(wf, f"{name}_word_f", key="cmp_wordf", signature=sig)
 
@@ -307,9 +332,9 @@ if len(lb):
     st.dataframe(lbs, hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ("r_length", "partial_r")})
     download_table(lb, f"{name}_length_bias", key="cmp_lb", signature=sig)
-    lfig = PC.length_bias_bars(lbs)
+    lfig = figure("length_bias", key, sig, crit_lb, _build=lambda: PC.length_bias_bars(lbs))
     st.plotly_chart(lfig, width="stretch", key="cmp_lb_fig")
-    download_figure(with_signature(lfig, sig), f"{name}_length_bias", key="cmp_lb_dl")
+    download_figure(lfig, f"{name}_length_bias", key="cmp_lb_dl")
 else:
     st.info("Length bias needs a human criterion and at least one metric.")
 

@@ -9,7 +9,7 @@ import streamlit as st
 from evalcore.views import common as common_view, divergence as divergence_view
 from evalcore import highlight as H
 from evalcore import plots as P
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, scope, show_exception, syntax_note
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo_object, progress_bar, scope, show_exception, syntax_note
 from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
@@ -79,28 +79,59 @@ if not ds.systems:
     st.stop()
 focus = st.session_state.get("divergence_focus")
 
-known = common_view.available_metrics(ds) if ds.ref_ids else []
 syntax_note(ds)
+ds_criteria = ds.criteria  # a property that scans every judgement: read once per run
+crit0 = common_view.default_criterion(ds)
 with st.expander("Signals", expanded=False):
     c1, c2 = st.columns([3, 2])
-    # BLEU and chrF first (what the table ranks by default); every other metric on request
-    metrics = c1.multiselect("Metrics", known, default=[m for m in ("bleu", "chrf") if m in common_view.default_metrics(ds)],
-                             key="div_metrics", help="BLEU and chrF by default; add any metric as a signal.")
-    criteria = c2.multiselect("Human criteria", ds.criteria, default=ds.criteria, key="div_criteria")
-    default_set = (focus or {}).get("queen_set") or st.session_state.get("metric_set") or \
-        [m for m in ("bleu", "chrf", "meteor") if m in metrics]
+    metrics_slot = c1.empty()  # the metric list (it imports every metric module): after the first figure
+    criteria = c2.multiselect("Human criteria", ds_criteria, default=ds_criteria, key="div_criteria")
     c3, c4 = st.columns([3, 2])
-    queen_set = c3.multiselect("QUEEN of the set (needs ≥ 2 references)", known if len(ds.ref_ids) >= 2 else [],
-                               default=[m for m in default_set if m in known] if len(ds.ref_ids) >= 2 else [],
-                               key="div_queen")
+    queen_slot = c3.empty()
     norm = c4.selectbox("Human score normalisation", ["raw", "z", "percentile"], key="div_norm")
-
-long_segment_note(ds, metrics + [m for m in queen_set if m not in metrics])
+add_slot = st.empty()  # the note offering the metrics a first visit of a large dataset leaves out
 try:
     base = base_signals(ds, h, tuple(criteria), norm)
 except Exception as exc:
     show_exception(exc, "Could not collect the human signals")
     st.stop()
+
+# the first figure: the human scores of the outputs by system (no metric needed), the signal b
+# of the default comparison (or the human signal chosen as b)
+human_cols = [c for c in divergence_view.signal_columns(base) if c.startswith("human:")]
+if human_cols:
+    chosen_b = st.session_state.get("div_b")
+    hcol = chosen_b if chosen_b in human_cols else (f"human:{crit0}" if f"human:{crit0}" in human_cols else human_cols[0])
+    hfig = memo_object("div_human_fig", (h, tuple(criteria), norm, hcol), lambda: P.signal_by_system(
+        base, hcol, f"Human scores of each system's outputs ({hcol.split(':', 1)[1]}, {norm})"))
+    st.plotly_chart(hfig, width="stretch", key="div_human")
+    download_figure(hfig, f"{ds.name}_divergence_human_scores", key="div_human_fig")
+
+known = common_view.available_metrics(ds) if ds.ref_ids else []
+first, later = divergence_view.first_metrics(ds, [m for m in ("bleu", "chrf") if m in common_view.default_metrics(ds)])
+# BLEU and chrF first (what the table ranks by default; BLEU alone first on a large dataset); every other metric on request
+metrics = metrics_slot.multiselect("Metrics", known, default=first, key="div_metrics",
+                                   help="BLEU and chrF by default (BLEU alone first above "
+                                        f"{divergence_view.FIRST_METRICS_ABOVE:,} outputs); add any metric as a signal.")
+
+
+def _add_later() -> None:
+    st.session_state["div_metrics"] = list(dict.fromkeys(list(st.session_state.get("div_metrics") or []) + later))
+
+
+if later and not set(later) <= set(metrics):
+    with add_slot.container():
+        n1, n2 = st.columns([4, 1])
+        n1.info(f"At this size ({len(ds.outputs):,} system outputs) the browser starts with BLEU as its only metric "
+                f"signal; {md(', '.join(later))} adds to the first scoring (then it is cached for every "
+                "page): add it here or under *Signals*.")
+        n2.button("Add " + ", ".join(later), key="div_add_later", on_click=_add_later)
+default_set = (focus or {}).get("queen_set") or st.session_state.get("metric_set") or \
+    [m for m in ("bleu", "chrf", "meteor") if m in metrics]
+queen_set = queen_slot.multiselect("QUEEN of the set (needs ≥ 2 references)", known if len(ds.ref_ids) >= 2 else [],
+                                   default=[m for m in default_set if m in known] if len(ds.ref_ids) >= 2 else [],
+                                   key="div_queen")
+long_segment_note(ds, metrics + [m for m in queen_set if m not in metrics])
 # every chosen signal is offered; only the two compared are computed before the table, the
 # others (for the detail view below) after it
 queen_col = ("queen:" + ",".join(queen_set)) if queen_set else None
@@ -110,7 +141,6 @@ if len(cols) < 2:
     st.stop()
 sk = (h, tuple(metrics), tuple(criteria), tuple(queen_set), norm)
 
-crit0 = common_view.default_criterion(ds)
 default_a = "metric:bleu" if "metric:bleu" in cols else cols[0]
 default_b = f"human:{crit0}" if f"human:{crit0}" in cols else next(c for c in cols if c != default_a)
 c1, c2, c3 = st.columns([2, 2, 2])
@@ -150,7 +180,7 @@ if a == b:
     st.stop()
 
 fk = sk + (a, b, direction, tuple(systems), tuple(tags), tuple(length), tuple(ranges[0]), tuple(ranges[1]))
-div = memo("div", fk, lambda: divergence_view.divergence_table(sig, a, b, systems, tags, tuple(length), tuple(ranges[0]),
+div = memo_object("div", fk, lambda: divergence_view.divergence_table(sig, a, b, systems, tags, tuple(length), tuple(ranges[0]),
                                                  tuple(ranges[1]), direction))
 if focus:
     pairs = set((str(s), str(g)) for s, g in focus["pairs"])
@@ -186,9 +216,11 @@ if st.toggle("Show the scatter of the two ranks", value=False, key="div_show_sca
     if len(shown) < len(view):
         st.caption(f"Showing the {SCATTER_MAX // 5:,} most divergent outputs and a random sample of the rest "
                    f"({len(shown):,} of {len(view):,}).")
-    sfig = memo("div_scatter", fk + (bool(focus),), lambda: P.divergence_scatter(shown, a, b))
+    scatter_sig = common_view.signature_text(metrics, f"a={a}; b={b}", dataset=ds, level="segment")
+    sfig = memo_object("div_scatter", fk + (bool(focus),),
+                       lambda: P.with_signature(P.divergence_scatter(shown, a, b), scatter_sig))
     st.plotly_chart(sfig, width="stretch", key="div_scatter")
-    download_figure(P.with_signature(sfig, common_view.signature_text(metrics, f"a={a}; b={b}", dataset=ds, level="segment")),
+    download_figure(sfig,
                     f"{ds.name}_divergence_scatter", key="div_scatter_fig")
 
 if page_rows.empty:

@@ -7,7 +7,7 @@ import streamlit as st
 from evalcore.views import common as common_view
 from evalcore import plots_refs as PR
 from evalcore import experts as E
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, md, memo, show_exception
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, md, memo, memo_object, show_exception
 
 ensure_shell(__file__)
 st.title("Experts vs non-experts")
@@ -18,23 +18,21 @@ ds = current_dataset()
 st.caption("Callison-Burch (2009) had non-experts redo the experts' judgements and asked how often they agree "
            "with the experts, whether combining several non-experts helps, and whether they rank the systems "
            "like the experts. Choose the gold (expert) raters; every other rater is a non-expert.")
-if not ds.criteria or len(ds.raters) < 2:
+ds_criteria = ds.criteria  # a property that scans every judgement: read once per run
+if not ds_criteria or len(ds.raters) < 2:
     st.info("This needs human judgements by at least two raters.")
     st.stop()
 
 c1, c2, c3 = st.columns(3)
-criterion = c1.selectbox("Criterion", ds.criteria, index=ds.criteria.index(common_view.default_criterion(ds)), key="ex_crit")
+criterion = c1.selectbox("Criterion", ds_criteria, index=ds_criteria.index(common_view.default_criterion(ds)), key="ex_crit")
 raters = list(dict.fromkeys(ds.judgements.loc[ds.judgements["judgement"] == criterion, "rater"]))
 default = [r for r in raters if "expert" in r.lower() or "gold" in r.lower()][:3] or raters[:1]
 gold = c2.multiselect("Gold (expert) raters", raters, default=default, key="ex_gold")
-metrics = common_view.available_metrics(ds)
-metric = c3.selectbox("Metric beside them", ["(none)"] + metrics, index=1 + metrics.index("bleu") if "bleu" in metrics else 0,
-                      key="ex_metric")
+metric_slot = c3.empty()  # the metric list (it imports every metric module): after the first figure
 if not gold:
     st.info("Choose at least one gold rater.")
     st.stop()
 h = ds.content_hash()
-m = "" if metric == "(none)" else metric
 # the three figures are computed in turn, each drawn before the next is computed: Figure 2 first
 # (the labels only), then the combination curves, then the rankings (the metric scored last)
 try:
@@ -46,12 +44,16 @@ except ValueError as exc:
 except Exception as exc:
     show_exception(exc, "Could not compare the raters with the gold raters")
     st.stop()
-sig = common_view.signature_text([m] if m else [], "gold: " + ", ".join(gold), dataset=ds, level="system")
 
 st.subheader("Each non-expert's agreement with the gold raters")
-f2 = PR.rater_vs_gold(fig2t)
+f2 = memo_object("ex_fig2_fig", (h, criterion, tuple(gold)), lambda: PR.rater_vs_gold(fig2t))
 st.plotly_chart(f2, width="stretch", key="ex_fig2")
 download_figure(f2, f"{ds.name}_experts_fig2", key="ex_fig2_dl")
+metrics = common_view.available_metrics(ds)
+metric = metric_slot.selectbox("Metric beside them", ["(none)"] + metrics,
+                               index=1 + metrics.index("bleu") if "bleu" in metrics else 0, key="ex_metric")
+m = "" if metric == "(none)" else metric
+sig = common_view.signature_text([m] if m else [], "gold: " + ", ".join(gold), dataset=ds, level="system")
 st.dataframe(fig2t, hide_index=True, width="stretch")
 download_table(fig2t, f"{ds.name}_agreement_with_gold", key="ex_fig2_tab", signature=sig)
 st.caption("Agreement: share of (non-expert comparison, gold comparison) pairs of the same two outputs of a segment "
@@ -63,7 +65,8 @@ curves = memo("ex_curves", (h, criterion, tuple(gold)), lambda: E.combination_cu
 if curves.empty:
     st.info("No item was judged by both the gold raters and a non-expert.")
 else:
-    f1 = PR.combination_curves(curves, curves.attrs.get("gold_agreement"))
+    f1 = memo_object("ex_fig1_fig", (h, criterion, tuple(gold)),
+                     lambda: PR.combination_curves(curves, curves.attrs.get("gold_agreement")))
     st.plotly_chart(f1, width="stretch", key="ex_fig1")
     download_figure(f1, f"{ds.name}_experts_fig1", key="ex_fig1_dl")
     st.dataframe(curves, hide_index=True, width="stretch")
@@ -86,7 +89,7 @@ try:
 except Exception as exc:
     show_exception(exc, "Could not rank the systems")
     st.stop()
-f3 = PR.ranking_bars(ranks)
+f3 = memo_object("ex_fig3_fig", (h, criterion, tuple(gold), m), lambda: PR.ranking_bars(ranks))
 st.plotly_chart(f3, width="stretch", key="ex_fig3")
 download_figure(f3, f"{ds.name}_experts_fig3", key="ex_fig3_dl")
 st.dataframe(ranks, hide_index=True, width="stretch")

@@ -6,7 +6,7 @@ import streamlit as st
 
 from evalcore.views import common as common_view, judges as judges_view
 from evalcore import plots as P
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, md, memo, show_exception
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, md, memo, memo_object, show_exception
 
 ensure_shell(__file__)
 st.title("Judges")
@@ -37,12 +37,13 @@ def _alpha_caption(alpha) -> str:
 
 h = ds.content_hash()
 skip_details = True
-if not ds.criteria:
+ds_criteria = ds.criteria  # a property that scans every judgement: read once per run
+if not ds_criteria:
     st.info("This dataset has no human judgements.")
     st.stop()
 
 c1, c2, c3 = st.columns(3)
-criterion = c1.selectbox("Criterion", ds.criteria, index=ds.criteria.index(common_view.default_criterion(ds)), key="jd_crit")
+criterion = c1.selectbox("Criterion", ds_criteria, index=ds_criteria.index(common_view.default_criterion(ds)), key="jd_crit")
 norm = c2.selectbox("Normalisation shown", ["z", "percentile"], key="jd_norm",
                     help="z: (x − rater mean)/rater sd; percentile: mid-rank among the rater's own scores (methods §5.1-5.2).")
 chance = c3.selectbox("Chance agreement P(E)", ["uniform", "empirical"], key="jd_chance",
@@ -55,7 +56,7 @@ try:
 except Exception as exc:
     show_exception(exc, "Could not normalise the scores")
     st.stop()
-fig = memo("dist_fig", (h, criterion, norm), lambda: P.rater_distributions(dist, f"{criterion}: raw vs {norm}"))
+fig = memo_object("dist_fig", (h, criterion, norm), lambda: P.rater_distributions(dist, f"{criterion}: raw vs {norm}"))
 st.plotly_chart(fig, width="stretch", key="jd_dist")
 download_figure(fig, f"{ds.name}_rater_distributions", key="jd_dist_fig")
 summary = dist.attrs.get("summary")
@@ -119,11 +120,11 @@ else:
 if len(raters) >= 2 and not skip_details:
     left, right = st.columns(2)
     with left:
-        pf = memo("pa_fig", (h, criterion, chance), lambda: P.heatmap(ov["pa"], "P(A) between raters (diagonal: intra)", 0, 1, "Blues"))
+        pf = memo_object("pa_fig", (h, criterion, chance), lambda: P.heatmap(ov["pa"], "P(A) between raters (diagonal: intra)", 0, 1, "Blues"))
         st.plotly_chart(pf, width="stretch", key="jd_pa")
         download_figure(pf, f"{ds.name}_agreement_matrix", key="jd_pa_fig")
     with right:
-        kf = memo("k_fig", (h, criterion, chance), lambda: P.heatmap(ov["kappa"], "κ between raters", -1, 1))
+        kf = memo_object("k_fig", (h, criterion, chance), lambda: P.heatmap(ov["kappa"], "κ between raters", -1, 1))
         st.plotly_chart(kf, width="stretch", key="jd_kappa")
         download_figure(kf, f"{ds.name}_kappa_matrix", key="jd_kappa_fig")
     mat = ov["pa"].reset_index().rename(columns={"index": "rater"})
@@ -136,7 +137,7 @@ if len(raters) >= 2 and not skip_details:
     if len(ov["curve"]):
         st.markdown("**Agreement as judges are added** (Callison-Burch 2009 Fig. 1): each rater in turn is the reference; "
                     "k of the other raters' labels are combined by majority vote.")
-        cf = memo("curve_fig", (h, criterion, chance), lambda: P.agreement_curve(ov["curve"]))
+        cf = memo_object("curve_fig", (h, criterion, chance), lambda: P.agreement_curve(ov["curve"]))
         st.plotly_chart(cf, width="stretch", key="jd_curve")
         download_figure(cf, f"{ds.name}_agreement_curve", key="jd_curve_fig")
         download_table(ov["curve"], f"{ds.name}_agreement_curve_{criterion}", key="jd_curve_tab")

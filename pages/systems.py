@@ -7,7 +7,7 @@ import streamlit as st
 
 from evalcore.views import common as common_view, judges as judges_view, systems as systems_view
 from evalcore import plots as P
-from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo, progress_bar, scope, segments_caption, show_exception, syntax_note
+from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo_object, progress_bar, scope, segments_caption, show_exception, syntax_note
 from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
@@ -40,10 +40,11 @@ def judges_consensus(_ds, h, criterion):
 
 ds = scope(ds, "systems")
 h = cache_key(ds)  # content hash + tokenizer of this run
+ds_criteria = ds.criteria  # a property that scans every judgement: read once per run
 notes_box = st.container()  # notes that need the metric modules: filled after the first figure
 c1, c2, c3 = st.columns([3, 2, 2])
 metrics_box = c1.empty()  # the metric list (it imports every metric module): after the first figure
-criteria = c2.multiselect("Human criteria", ds.criteria, default=ds.criteria, key="sys_criteria")
+criteria = c2.multiselect("Human criteria", ds_criteria, default=ds_criteria, key="sys_criteria")
 candidates = list(dict.fromkeys(ds.systems + [s for s in ds.judged if s not in ds.ref_ids]))
 baseline = c3.selectbox("Baseline for the paired test", ["(none)"] + candidates,
                         index=1 if candidates else 0, key="sys_baseline")
@@ -69,7 +70,7 @@ if include_refs and ds.ref_ids:
     st.caption(f"Human translations scored as systems against {md(', '.join(ref_ids))}: "
                f"{md(', '.join(left)) or 'none (every reference set is chosen)'}; left out (the reference): "
                f"{md(', '.join(ref_ids))}.")
-if ds.criteria and judged_only_control(ds, "sys"):
+if ds_criteria and judged_only_control(ds, "sys"):
     judged_only = criteria[0] if criteria else common_view.default_criterion(ds)
 
 
@@ -79,11 +80,12 @@ def key_of(metrics) -> tuple:
 
 def show_scores(table, final: bool) -> None:
     """The scores table and the bar chart (into their slots: redrawn as metrics arrive)."""
-    wide = memo("wide", key, lambda: systems_view.system_wide(table)) if final else systems_view.system_wide(table)
+    wide = memo_object("wide", key, lambda: systems_view.system_wide(table)) if final else systems_view.system_wide(table)
     table_slot.dataframe(wide, hide_index=True, width="stretch",
                          column_config={c: st.column_config.NumberColumn(format="%.3f") for c in wide.columns
                                         if c not in ("system",) and not c.endswith("vs baseline")})
-    fig = memo("bars", key, lambda: P.system_bars(table)) if final else P.system_bars(table)
+    # the memoised figure carries its signature from the start: the same figure on every rerun
+    fig = memo_object("bars", key, lambda: P.with_signature(P.system_bars(table), sig)) if final else P.system_bars(table)
     if final:
         fig_slot.plotly_chart(fig, width="stretch", key="sys_bars")
     else:
@@ -106,7 +108,7 @@ done = computed_keys()
 # drawn first (nothing to score), before the metric modules are even imported
 guess = st.session_state.get("sys_metrics")
 if guess is None and any(k[:2] == ("systems", h) for k in done):
-    guess = common_view.default_metrics(ds)  # the metric modules are imported already on this server
+    guess = systems_view.first_metrics(ds)[0]  # the metric modules are imported already on this server
 progressive = guess is None or ("systems",) + key_of(guess) not in done
 parts = []
 if progressive and criteria:
@@ -118,8 +120,23 @@ if progressive and criteria:
         st.stop()
 
 all_metrics = common_view.available_metrics(ds) if ds.systems and ds.ref_ids else []
-metrics = metrics_box.multiselect("Metrics", all_metrics, default=common_view.default_metrics(ds), key="sys_metrics")
+first, later = systems_view.first_metrics(ds)  # (imports every metric module: after the first figure)
+metrics = metrics_box.multiselect("Metrics", all_metrics, default=first, key="sys_metrics")
+
+
+def _add_later() -> None:
+    st.session_state["sys_metrics"] = list(dict.fromkeys(list(st.session_state.get("sys_metrics") or []) + later))
+
+
 with notes_box:
+    if later and not set(later) <= set(metrics):
+        n1, n2 = st.columns([4, 1])
+        n1.info(f"At this size ({len(ds.outputs):,} system outputs) the page starts with "
+                f"{', '.join(m.upper() if m != 'chrf' else 'chrF' for m in first)} (sacreBLEU's metrics, Post 2018). "
+                f"The other metrics of Amigó et al. 2006 ({md(', '.join(later))}) take about half as long "
+                "again to score the first time (then their scores are cached for every page): add them here or under "
+                "*Metrics*.")
+        n2.button("Add the other metrics", key="sys_add_later", on_click=_add_later)
     syntax_note(ds)
     long_segment_note(ds, metrics)
 if not metrics and not criteria:
@@ -156,19 +173,19 @@ with caption_slot.container():
 with table_dl:
     download_table(table, f"{ds.name}_systems", key="sys_table", signature=sig)
 with fig_dl:
-    download_figure(P.with_signature(fig, sig), f"{ds.name}_system_bars", key="sys_bars_fig")
+    download_figure(fig, f"{ds.name}_system_bars", key="sys_bars_fig")
 
 st.subheader("Rank agreement")
-ranks = memo("ranks", key, lambda: systems_view.rank_table(table))
+ranks = memo_object("ranks", key, lambda: systems_view.rank_table(table))
 left, right = st.columns([3, 2])
 with left:
     method = st.selectbox("Agreement between rankings", ["kendall", "spearman", "pearson"], key="sys_rank_method",
                           format_func={"kendall": "Kendall τ_b", "spearman": "Spearman ρ", "pearson": "Pearson r"}.get)
-    agree = memo("agree", key + (method,), lambda: systems_view.rank_agreement(table, method))
-    hfig = memo("agree_fig", key + (method,), lambda: P.heatmap(
-        agree, f"{method} between the system rankings (orientation-aware)", -1, 1))
+    agree = memo_object("agree", key + (method,), lambda: systems_view.rank_agreement(table, method))
+    hfig = memo_object("agree_fig", key + (method,), lambda: P.with_signature(P.heatmap(
+        agree, f"{method} between the system rankings (orientation-aware)", -1, 1), sig))
     st.plotly_chart(hfig, width="stretch", key="sys_rank_heat")
-    download_figure(P.with_signature(hfig, sig), f"{ds.name}_rank_agreement", key="sys_rank_fig")
+    download_figure(hfig, f"{ds.name}_rank_agreement", key="sys_rank_fig")
     download_table(agree.reset_index().rename(columns={"index": "measure"}), f"{ds.name}_rank_agreement",
                    key="sys_rank_tab", signature=sig)
 with right:
@@ -180,13 +197,13 @@ st.subheader("Consensus rankings (Schulze)")
 cc1, cc2 = st.columns(2)
 with cc1:
     st.markdown("**Of all chosen metrics** (each metric's ranking is one ballot)")
-    cons = memo("schulze", key, lambda: systems_view.schulze_consensus(table, metrics))
+    cons = memo_object("schulze", key, lambda: systems_view.schulze_consensus(table, metrics))
     st.dataframe(cons, hide_index=True, width="stretch")
     download_table(cons, f"{ds.name}_schulze_metrics", key="sys_sch_m", signature=sig)
 with cc2:
-    if ds.criteria:
-        crit = st.selectbox("Of all judges of", ds.criteria, key="sys_sch_crit",
-                            index=ds.criteria.index(common_view.default_criterion(ds)))
+    if ds_criteria:
+        crit = st.selectbox("Of all judges of", ds_criteria, key="sys_sch_crit",
+                            index=ds_criteria.index(common_view.default_criterion(ds)))
         try:
             jc, support = judges_consensus(ds, h, crit)
             st.caption("Every (rater, segment) is a partial ballot ranking the systems it scored "

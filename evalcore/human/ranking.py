@@ -147,6 +147,13 @@ def schulze(ballots: Iterable, candidates: Sequence | None = None, variant: str 
         better = vv[:, None] < vv[None, :]
         d[np.ix_(ii, ii)] += better
         seen[np.ix_(ii, ii)] += 1
+    return _schulze_from_counts(cands, d, seen, len(ranked), n_compare, variant)
+
+
+def _strongest_paths(d: np.ndarray, variant: str) -> np.ndarray:
+    """Link strengths from the pairwise counts ``d`` and the strongest paths (Floyd–Warshall,
+    methods §5.4): p[i][j] = max(p[i][j], min(p[i][k], p[k][j])) over every k, i ≠ j. Row and
+    column k do not change in step k (p[k][k] = 0), so each step is one array operation."""
     if variant == "winning":
         p = np.where(d > d.T, d, 0.0)
     elif variant == "margins":
@@ -154,13 +161,19 @@ def schulze(ballots: Iterable, candidates: Sequence | None = None, variant: str 
     else:
         raise ValueError("variant must be winning or margins")
     np.fill_diagonal(p, 0)
-    for k in range(n):
-        for i in range(n):
-            if i == k:
-                continue
-            for j in range(n):
-                if j != i and j != k:
-                    p[i, j] = max(p[i, j], min(p[i, k], p[k, j]))
+    for k in range(len(p)):
+        p = np.maximum(p, np.minimum(p[:, k:k + 1], p[k:k + 1, :]))
+        np.fill_diagonal(p, 0)
+    return p
+
+
+def _schulze_from_counts(cands: list, d: np.ndarray, seen: np.ndarray, n_ballots: int, n_compare: int,
+                         variant: str) -> SchulzeResult:
+    """The Schulze ranking from ``d`` (ballots ranking i strictly above j) and ``seen`` (ballots
+    comparing i and j), shared by :func:`schulze` and :func:`schulze_from_judgements`."""
+    idx = {c: i for i, c in enumerate(cands)}
+    n = len(cands)
+    p = _strongest_paths(d, variant)
     beats = (p > p.T).sum(1)
     order = sorted(range(n), key=lambda i: (-beats[i], str(cands[i])))
     ranking: list[list] = []
@@ -174,7 +187,7 @@ def schulze(ballots: Iterable, candidates: Sequence | None = None, variant: str 
         ranking.append([cands[i]])
     df = lambda a: pd.DataFrame(a, index=cands, columns=cands)
     per_pair = seen[np.triu_indices(n, 1)]
-    support = BallotSupport(len(ranked), n_compare, int(per_pair.sum()), len(per_pair), int((per_pair == 0).sum()),
+    support = BallotSupport(n_ballots, n_compare, int(per_pair.sum()), len(per_pair), int((per_pair == 0).sum()),
                             float(np.median(per_pair)) if len(per_pair) else 0.0,
                             int(per_pair.min()) if len(per_pair) else 0)
     return SchulzeResult(cands, df(d), df(p), pd.Series(beats, index=cands), ranking, support)
@@ -183,10 +196,39 @@ def schulze(ballots: Iterable, candidates: Sequence | None = None, variant: str 
 def schulze_from_judgements(judgements: pd.DataFrame, higher_is_better: bool = True,
                             screen_col: str | None = None, variant: str = "winning") -> SchulzeResult:
     """Schulze over the ballots of a judgement frame: each (criterion, rater, segment, screen)
-    is one partial ballot ranking the systems it shows by score (methods §5.4)."""
-    j = judgements.copy()
-    j["screen"] = screen_ids(judgements, screen_col).to_numpy()
+    is one partial ballot ranking the systems it shows by score (methods §5.4).
+
+    The same counts as :func:`schulze` on one mapping ballot per group (a system judged twice on
+    one screen counts once, with its last score), built as arrays: a ballots × systems matrix of
+    scores, then per pair of systems the ballots ranking one above the other and the ballots
+    holding both (ballots with fewer than two systems left out)."""
+    j = judgements
+    if j.empty:
+        return schulze([], variant=variant)
+    keys = pd.DataFrame({"judgement": j["judgement"].to_numpy(), "rater": j["rater"].to_numpy(),
+                         "seg_id": j["seg_id"].to_numpy(), "screen": screen_ids(j, screen_col).to_numpy()})
+    g = keys.groupby(["judgement", "rater", "seg_id", "screen"], sort=False).ngroup()  # NaN: a missing key
+    keep = np.flatnonzero(g.notna().to_numpy())
+    ballot = g.to_numpy()[keep].astype(np.int64)
+    order = keep[np.argsort(ballot, kind="stable")]  # ballots in order of first appearance, rows in order
+    systems = j["system"].to_numpy()[order]
+    ballot = np.sort(ballot, kind="stable")
+    cands = list(pd.unique(systems))  # the order in which the ballots name the systems
+    col = pd.Index(cands).get_indexer(systems)
     sign = -1.0 if higher_is_better else 1.0  # ballot ranks: lower = better
-    ballots = [dict(zip(g["system"], sign * g["score"].to_numpy(dtype=float)))
-               for _, g in j.groupby(["judgement", "rater", "seg_id", "screen"], sort=False)]
-    return schulze(ballots, variant=variant)
+    vals = sign * j["score"].to_numpy(dtype=float)[order]
+    n_ballots = int(ballot.max()) + 1 if len(ballot) else 0
+    ranks = np.full((n_ballots, len(cands)), np.nan)
+    present = np.zeros((n_ballots, len(cands)), dtype=bool)
+    last = ~pd.DataFrame({"b": ballot, "c": col}).duplicated(keep="last").to_numpy()
+    ranks[ballot[last], col[last]] = vals[last]
+    present[ballot[last], col[last]] = True
+    used = present.sum(1) >= 2
+    ranks, present = ranks[used], present[used]
+    n = len(cands)
+    d = np.zeros((n, n))
+    for i in range(n):
+        d[i] = (ranks[:, i:i + 1] < ranks).sum(0)
+    pf = present.astype(float)
+    seen = pf.T @ pf
+    return _schulze_from_counts(cands, d, seen, n_ballots, int(used.sum()), variant)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import warnings
 from collections import OrderedDict
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -36,8 +37,7 @@ def cached(kind: str, key: Sequence, compute: Callable[[], object]):
     app): a DataFrame as Parquet, a statistics dict ``{name: (seg_ids, array)}`` as ``.npz``
     read with ``allow_pickle=False``. Anything else, or a file that does not read back, is
     simply recomputed; pickle files are never opened."""
-    text = "\n".join(str(k) for k in (kind, cache_version(), *key))
-    base = _cache_dir() / f"{kind}-{hashlib.sha256(text.encode()).hexdigest()[:32]}"
+    base = _cache_base(kind, key)
     value = _read_cache(base)
     if value is not None:
         return value
@@ -47,6 +47,11 @@ def cached(kind: str, key: Sequence, compute: Callable[[], object]):
     except Exception:  # a value these formats cannot hold (or a full disk): not cached
         pass
     return value
+
+
+def _cache_base(kind: str, key: Sequence) -> Path:
+    text = "\n".join(str(k) for k in (kind, cache_version(), *key))
+    return _cache_dir() / f"{kind}-{hashlib.sha256(text.encode()).hexdigest()[:32]}"
 
 
 def _read_cache(base: Path):
@@ -192,11 +197,18 @@ def _stats_for(dataset: Dataset, metric_id: str, include_references: bool, progr
 
 def system_stats(dataset: Dataset, metric_ids: Sequence[str], include_references: bool = False,
                  progress: Progress = None, ref_ids: Sequence[str] | None = None,
-                 judged_only: str | None = None) -> dict:
+                 judged_only: str | None = None, tokenize: str | None = None) -> dict:
     """metric -> {candidate -> (seg_ids, statistics)}; the corpus score of a candidate is
     ``metric.score_from_stats(statistics)`` (= score_table's system level). ``ref_ids``: the
     reference set every candidate is scored against; ``judged_only``: a criterion, keep only
-    the segments judged for each candidate under it. Cached on disk."""
+    the segments judged for each candidate under it. ``tokenize``: the tokenizer of the
+    word-level metrics (None: the page's choice for this run, else the metric's default); it is
+    part of the metric signature in the cache key, so a page that scores several language pairs
+    with their own tokenizers (the Campaign page) and the Systems page share one entry per
+    (dataset, metric, tokenizer, reference set, segments). Cached on disk."""
+    if tokenize:
+        with _tokenizer(tokenize):
+            return system_stats(dataset, metric_ids, include_references, progress, ref_ids, judged_only)
     h = dataset.content_hash()
     segments = judged_segments(dataset, judged_only) if judged_only else None
     refs_key = tuple(ref_ids) if ref_ids else None
@@ -205,11 +217,58 @@ def system_stats(dataset: Dataset, metric_ids: Sequence[str], include_references
     for i, m in enumerate(metric_ids):
         cb = sub_range(progress, i / n, (i + 1) / n, f"corpus statistics: {m}")
         key = (h, m, metric_signature(m), include_references)
-        if refs_key or judged_only:
-            key += (refs_key, judged_only)
+        if refs_key:
+            key += (refs_key, None)
+        if judged_only:
+            # the judged segments' rows of the every-segment table when it is cached (e.g. by the
+            # Systems page): each row is one segment's statistics, whatever else is scored
+            full = _read_cache(_cache_base("sysstats", key))
+            if _stats_dict(full):
+                out[m] = _restrict(full, segments)
+                continue
+            key = key[:4] + (refs_key, judged_only)
         out[m] = cached("sysstats", key, lambda m=m, cb=cb: _stats_for(dataset, m, include_references, cb,
                                                                          ref_ids, segments))
     return out
+
+
+def known_system_stats(dataset: Dataset, metric_id: str, tokenize: str | None = None) -> dict | None:
+    """The every-segment statistics table of :func:`system_stats` (every system against every
+    reference, no human translation) when it is already on disk, else None: nothing is
+    computed (the Compare page takes its two systems' rows from it)."""
+    if tokenize:
+        with _tokenizer(tokenize):
+            return known_system_stats(dataset, metric_id)
+    value = _read_cache(_cache_base("sysstats", (dataset.content_hash(), metric_id, metric_signature(metric_id),
+                                                 False)))
+    return value if _stats_dict(value) else None
+
+
+def _restrict(stats: dict, segments: dict[str, set[str]]) -> dict:
+    """The rows of a statistics dict ``{candidate: (seg_ids, array)}`` on each candidate's
+    ``segments`` (candidates absent from it, or left with no row, are left out), as
+    :func:`_stats_for` computes them with ``segments``."""
+    out = {}
+    for name, (keep, st) in stats.items():
+        if name not in segments:
+            continue
+        rows = [i for i, s in enumerate(keep) if s in segments[name]]
+        if rows:
+            out[name] = ([keep[i] for i in rows], st[rows])
+    return out
+
+
+@contextmanager
+def _tokenizer(name: str):
+    """The word-level metrics' tokenizer for this block only (this thread / context), restored after."""
+    from ..metrics.tokenize import session_tokenizer, set_session_tokenizer
+
+    before = session_tokenizer()
+    set_session_tokenizer(name)
+    try:
+        yield
+    finally:
+        set_session_tokenizer(before)
 
 
 def judged_segments(dataset: Dataset, criterion: str) -> dict[str, set[str]]:
