@@ -16,6 +16,12 @@ level, in-process vs a Dask ``local:N`` cluster, and projections from measured p
   and for a 10-worker cluster (ideal scaling divided by the CPU overhead of distributing measured
   with ``local:N`` here: in-process CPU / (driver + workers) CPU).
 
+The issue's full-size run *as a user runs it* (the synthetic data written to disk, then the
+``score --metrics lexical --level both --scheduler local:2`` command, CPU and peak memory of the
+driver and of each worker measured from outside) is ``benchmarks/bench_full.py``::
+
+    OPENBLAS_NUM_THREADS=1 python benchmarks/bench_full.py --segments 100000 --scheduler local:2
+
 CPU time is reported beside wall time: on a shared machine the wall time mostly measures the
 other jobs.
 

@@ -41,6 +41,20 @@ _TCP = re.compile(r"^tcp://[^\s:/]+:\d+$")
 #: how long ``tcp://`` waits for the scheduler
 CONNECT_TIMEOUT = "10s"
 
+#: Dask settings of the ``local:N`` clusters this module starts. Measured on 2,000 synthetic
+#: segments, all 44 lexical metrics (BENCHMARKS.md, "Campaign scale"): with Dask's defaults a
+#: worker spent ~25 % more CPU than the same tasks in-process, mostly its statistical profiler
+#: (a thread that takes the GIL every 10 ms to walk the computing thread's stack) and the
+#: event-loop / memory / system monitors (every 20-500 ms); these are diagnostics for Dask's
+#: dashboard, which ``local:N`` does not start. A ``tcp://`` cluster keeps its own settings.
+LOCAL_CLUSTER_CONFIG = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.worker.memory.monitor-interval": "1s",
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.admin.system-monitor.gil.enabled": False,
+}
+
 
 class SchedulerError(RuntimeError):
     """A distributed task failed (or the cluster could not be reached)."""
@@ -88,14 +102,17 @@ class Scheduler:
 
         try:
             if self.kind == "local":
+                import dask
                 from distributed import LocalCluster
 
                 # no dashboard; the scheduler's and workers' small HTTP endpoints (health) and all
-                # communication on loopback, random ports (never 8787: other users may hold it)
-                self.cluster = LocalCluster(n_workers=int(self.arg), processes=True, threads_per_worker=1,
-                                            dashboard_address=None, host="127.0.0.1", silence_logs=40,
-                                            worker_dashboard_address="127.0.0.1:0",
-                                            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+                # communication on loopback, random ports (never 8787: other users may hold it);
+                # the nannies hand this configuration to the worker processes they spawn
+                with dask.config.set(LOCAL_CLUSTER_CONFIG):
+                    self.cluster = LocalCluster(n_workers=int(self.arg), processes=True, threads_per_worker=1,
+                                                dashboard_address=None, host="127.0.0.1", silence_logs=40,
+                                                worker_dashboard_address="127.0.0.1:0",
+                                                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
                 self.client = Client(self.cluster)
             else:
                 self.client = Client(str(self.arg), timeout=CONNECT_TIMEOUT)
@@ -151,9 +168,21 @@ class Scheduler:
                 if progress:
                     progress(i + 1, total)
             return out
+        return self.collect(self.submit_map(fn, items), label, progress)
+
+    def submit_map(self, fn, items: Sequence) -> list:
+        """Start ``fn`` on every item on the cluster without waiting (futures, for
+        :meth:`collect`): work queued ahead keeps the workers busy while this process writes."""
+        return self.client.map(fn, list(items), pure=False)
+
+    def collect(self, futures: list, label: str = "tasks", progress: Progress = None) -> list:
+        """The results of :meth:`submit_map`'s futures in item order; a failed task raises
+        :class:`SchedulerError` naming it (the unfinished ones are cancelled)."""
         from distributed import as_completed
 
-        futures = self.client.map(fn, items, pure=False)
+        if progress is None and self.progress_factory is not None:
+            progress = self.progress_factory(label)
+        total = len(futures)
         index = {f.key: i for i, f in enumerate(futures)}
         done = 0
         try:
@@ -170,6 +199,11 @@ class Scheduler:
                     progress(done, total)
             return self.client.gather(futures)
         finally:
+            self.cancel(futures)
+
+    def cancel(self, futures: list) -> None:
+        """Cancel the futures that have not finished (no-op in-process or once closed)."""
+        if self.client is not None:
             self.client.cancel([f for f in futures if not f.done()])
 
 
@@ -346,39 +380,83 @@ def iter_score_levels(dataset, metric_ids: Sequence, level: str = "both", ref_id
     data = scheduler.scatter([([all_c[i] for i in ix], [all_r[i] for i in ix], pos[ix].tolist()) for ix in sel]) \
         if group_of else []
     prep_ds = ds.with_references(list(ref_ids)) if ref_ids else ds
+    want_segment = "segment" in want
+    # the remote families in order of their first metric; each family's tasks are submitted one
+    # family ahead of the one being written, so the workers compute while this process builds
+    # tables and writes them (and prepares the next family: NIST's corpus-wide weights)
+    queue = []
+    for i in range(len(metrics)):
+        if i in group_of and group_of[i][0] == i:
+            queue.append(group_of[i])
+    launched: dict[int, list] = {}  # first metric index -> futures of the family's blocks
+
+    def launch_next() -> None:
+        if not queue:
+            return
+        group = queue.pop(0)
+        ms = [metrics[j] for j in group]
+        for m in ms:
+            engine._prepare(m, prep_ds)  # corpus-wide weights here, once, as in-process
+        # the prepared metrics (NIST: its information table) go to the cluster once, not
+        # pickled into every task
+        ms_ref = scheduler.scatter([ms])[0]
+        launched[group[0]] = scheduler.submit_map(_levels_block, [(ms_ref, want_segment, d) for d in data])
+
+    # per metric of the family being written: its system table (built as soon as the family's
+    # statistics arrive, so the statistics rows are dropped at once) and its sentence scores
     pending: dict[int, tuple] = {}
-    for i, metric in enumerate(metrics):
-        if i not in group_of:
-            yield from lv.iter_score_levels(ds, [metric], level=level, ref_ids=ref_ids,
-                                            include_references=include_references, segments=segments)
-        else:
-            if i not in pending:
-                group = [j for j in group_of[i] if j >= i]
-                ms = [metrics[j] for j in group]
-                for m in ms:
-                    engine._prepare(m, prep_ds)  # corpus-wide weights here, once, as in-process
-                # the prepared metrics (NIST: its information table) go to the cluster once, not
-                # pickled into every task
-                ms_ref = scheduler.scatter([ms])[0]
-                parts = scheduler.map(_levels_block, [(ms_ref, "segment" in want, d) for d in data],
-                                      label=f"{metric.meta.family} (segment blocks)")
-                for k, j in enumerate(group):
-                    stats_all = seg_all = None
-                    if parts:
-                        width = parts[0][k][0].shape[1]
-                        stats_all = np.zeros((len(all_c), width))
-                        seg_all = np.zeros(len(all_c)) if "segment" in want else None
-                        for ix, part in zip(sel, parts):
-                            stats_all[ix] = part[k][0]
-                            if seg_all is not None:
-                                seg_all[ix] = part[k][1]
-                    pending[j] = (stats_all, seg_all)
-                del parts
-            stats_all, seg_all = pending.pop(i)
-            seg_parts = lv.split_rows(items, seg_all) if seg_all is not None else None
-            yield metric, lv.level_frames(metric, items, lv.split_rows(items, stats_all), want, seg_parts)
-        if progress:
-            progress(i + 1, len(metrics))
+    try:
+        for i, metric in enumerate(metrics):
+            if i not in group_of:
+                yield from lv.iter_score_levels(ds, [metric], level=level, ref_ids=ref_ids,
+                                                include_references=include_references, segments=segments)
+            else:
+                if i not in pending:
+                    group = group_of[i]
+                    while i not in launched:
+                        launch_next()
+                    launch_next()  # one family ahead
+                    parts = scheduler.collect(launched.pop(i), label=f"{metric.meta.family} (segment blocks)")
+                    for k, j in enumerate(group):
+                        pending[j] = _assemble(metrics[j], items, sel, parts, k, len(all_c), want)
+                    del parts
+                system, seg_all = pending.pop(i)
+                out = {}
+                if "system" in want:
+                    out["system"] = system
+                if want_segment:
+                    out.update(lv.level_frames(metric, items, [None] * len(items), ("segment",),
+                                               lv.split_rows(items, seg_all)))
+                yield metric, {lv_: out[lv_] for lv_ in want}
+            if progress:
+                progress(i + 1, len(metrics))
+    finally:
+        for futures in launched.values():
+            scheduler.cancel(futures)
+
+
+def _assemble(metric, items, sel, parts, k: int, n_items: int, want) -> tuple:
+    """Metric ``k`` of a family's block results -> (its system table or None, its sentence
+    scores of every item or None). The statistics rows are put in the engine's item order and
+    the system scores computed from them here (the same arrays as in-process, so the same
+    floats), then dropped; each block's rows are released as soon as they are copied."""
+    from .metrics import levels as lv
+
+    stats_all = seg_all = None
+    if parts:
+        width = parts[0][k][0].shape[1]
+        stats_all = np.zeros((n_items, width))
+        seg_all = np.zeros(n_items) if "segment" in want else None
+        for ix, part in zip(sel, parts):
+            st, sc = part[k]
+            stats_all[ix] = st
+            if seg_all is not None:
+                seg_all[ix] = sc
+            part[k] = None
+    system = None
+    if "system" in want:
+        system = lv.level_frames(metric, items, lv.split_rows(items, stats_all), ("system",))["system"]
+    return system, seg_all
 
 
 class _NotStreamableMeta:

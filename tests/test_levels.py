@@ -212,3 +212,20 @@ def test_chrf_char_counts_both_paths_equal_sacrebleu(synth, monkeypatch, compile
         got = m.sentence_scores(hyps, refs)
         np.testing.assert_allclose(got, [want.sentence_score(h, r).score for h, r in zip(hyps, refs)],
                                    rtol=0, atol=1e-9)
+
+
+def test_metrics_lexical_keyword(synth, tmp_path, capsys):
+    """``--metrics lexical`` = every lexical id (the literal filter of ``_lexical`` above),
+    stated on stderr; combined with other ids, order kept and no id twice."""
+    from evalcore.cli import main
+
+    ids = _lexical()
+    assert len(ids) >= 44
+    assert engine.expand_metric_ids("lexical") == ids
+    assert engine.expand_metric_ids("ter, LEXICAL ,bleu") == ["ter"] + [m for m in ids if m != "ter"]
+    folder = write_tidy(synth.subset(seg_ids=synth.seg_ids[:3]), tmp_path / "d")
+    out = tmp_path / "lex.tsv"
+    assert main(["score", str(folder), "--metrics", "lexical", "--level", "system", "--out", str(out)]) == 0
+    assert f"note: --metrics lexical: {len(ids)} metrics (" in capsys.readouterr().err
+    got = pd.read_csv(out, sep="\t", dtype=str, keep_default_na=False)
+    assert list(dict.fromkeys(got["metric"])) == ids

@@ -131,3 +131,61 @@ def test_cli_scheduler_local(tmp_path, sample, capsys, monkeypatch):
     monkeypatch.setattr("evalcore.parallel.CONNECT_TIMEOUT", "1s")
     assert main(["score", str(folder), "--scheduler", "tcp://127.0.0.1:9"]) == 1
     assert "could not reach" in capsys.readouterr().err
+
+
+def test_local_workers_run_without_dask_diagnostics(cluster):
+    """``local:N`` workers run with Dask's statistical profiler and GIL monitor off (they cost
+    CPU on every task; see ``LOCAL_CLUSTER_CONFIG``)."""
+    import dask
+
+    got = cluster.client.run(lambda: (dask.config.get("distributed.worker.profile.enabled"),
+                                      dask.config.get("distributed.admin.system-monitor.gil.enabled")))
+    assert len(got) == 2 and set(got.values()) == {(False, False)}
+
+
+def test_both_levels_next_family_submitted_before_writing(cluster, sample, monkeypatch):
+    """The next family's blocks are on the cluster before this family's tables are yielded
+    (the workers compute while the caller writes); metrics of one family spread over the list
+    (chrF, chrF++) keep their order; every level choice is identical to in-process."""
+    from evalcore.metrics import levels
+
+    events = []
+    real_submit, real_collect = Scheduler.submit_map, Scheduler.collect
+
+    def submit(self, fn, items):
+        events.append("submit")
+        return real_submit(self, fn, items)
+
+    def collect(self, futures, label="tasks", progress=None):
+        events.append("collect")
+        return real_collect(self, futures, label, progress)
+
+    monkeypatch.setattr(Scheduler, "submit_map", submit)
+    monkeypatch.setattr(Scheduler, "collect", collect)
+    ids = ["bleu", "bleu-2", "chrf", "wer", "nist-2", "chrf++"]
+    for level in ("both", "system", "segment"):
+        events.clear()
+        want = list(levels.iter_score_levels(sample, ids, level=level))
+        got = []
+        for m, out in iter_score_levels(sample, ids, level=level, scheduler=cluster, block_size=3):
+            got.append((m, out))
+            if len(got) == 1:  # the first metric is written while the second family computes
+                assert events == ["submit", "submit", "collect"], events
+        assert [m.id for m, _ in got] == ids
+        for (m, g), (_, w) in zip(got, want):
+            assert list(g) == list(w) == list(levels.levels_of(level))
+            for lv in g:
+                pd.testing.assert_frame_equal(g[lv], w[lv], check_exact=True)
+                assert len(w[lv]) > 0, (m.id, lv)
+        assert events.count("submit") == events.count("collect") == 4  # BLEU, chrF, edit, NIST
+
+
+def test_both_levels_worker_failure_stops_the_stream(cluster, sample, monkeypatch):
+    import evalcore.parallel as par
+
+    def broken(task):
+        raise RuntimeError("kernel exploded")
+
+    monkeypatch.setattr(par, "_levels_block", broken)
+    with pytest.raises(SchedulerError, match=r"BLEU \(segment blocks\): task \d+ of \d+ failed .*kernel exploded"):
+        list(iter_score_levels(sample, ["bleu", "chrf"], scheduler=cluster, block_size=3))

@@ -12,7 +12,8 @@ ones (Freitag et al. 2021); ``--judged-only [CRITERION]`` keeps only the segment
 for each system;
 ``--scores FILE.tsv`` registers external scores first (bring your own, see
 :mod:`evalcore.metrics.byo`), so their metric names can be listed in ``--metrics``;
-``--list-metrics`` prints every registered id with its signature. Progress goes to stderr.
+``--list-metrics`` prints every registered id with its signature; ``--metrics lexical`` selects every
+lexical metric (:func:`evalcore.metrics.engine.lexical_metric_ids`). Progress goes to stderr.
 ``--lp all`` scores every language pair; ``--scheduler local:N|tcp://…`` scores segment blocks
 on Dask with identical results (:mod:`evalcore.parallel`).
 """
@@ -29,7 +30,10 @@ HELP = "Score a dataset with registered metrics; write a tidy TSV (metric, syste
 def add_arguments(p):
     p.add_argument("path", nargs="?", help="dataset: tidy TSV folder, plain-text folder, MQM TSV, mt-metrics-eval folder or zip")
     p.add_argument("--lp", help="language pair (needed when the data holds several; all: every pair in turn, tables get an lp column)")
-    p.add_argument("--metrics", default="bleu,chrf,ter", help="comma-separated metric ids (default: bleu,chrf,ter)")
+    p.add_argument("--metrics", default="bleu,chrf,ter",
+                   help="comma-separated metric ids (default: bleu,chrf,ter); 'lexical' stands for every "
+                        "lexical metric (the BLEU, NIST, chrF, character n-gram, GTM, ROUGE, METEOR and "
+                        "TER/WER/PER families: 44 ids, see --list-metrics)")
     p.add_argument("--level", choices=["segment", "system", "both"], default="segment",
                    help="segment (default), system, or both: per metric its system rows (seg_id empty) then its "
                         "segment rows, both from one pass over the per-segment statistics")
@@ -92,7 +96,11 @@ def run(args) -> int:
     from ._lp import dataset
     from ._stream import write_stream
 
-    ids = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    from ..metrics.engine import expand_metric_ids
+
+    ids = expand_metric_ids(args.metrics)
+    if any(x.strip().lower() == "lexical" for x in args.metrics.split(",")):
+        print(f"note: --metrics lexical: {len(ids)} metrics ({', '.join(ids)})", file=sys.stderr)
     metrics = [get_metric(m) for m in ids]  # unknown ids fail here, before loading
     from . import _tok; _tok.check(args)  # noqa: E702
     ds = dataset(args)
