@@ -606,76 +606,25 @@ def _pad(seqs: Sequence[np.ndarray], fill: int) -> tuple[np.ndarray, np.ndarray]
 def _dp_many(flat, offs, na, nb, kind, inc):
     """Pairwise DPs of sequences 0..na−1 (rows) against na..na+nb−1 (columns), stored back to
     back in ``flat``; kind 0 = Levenshtein, 1 = LCS, 2 = WLCS with increments ``inc``. The
-    same recurrences, in the same order, as :func:`levenshtein`, :func:`lcs_length`, :func:`wlcs`."""
-    out = np.zeros((na, nb), np.float64)
-    width = 1
-    for t in range(na + nb):
-        width = max(width, offs[t + 1] - offs[t] + 1)
-    prev = np.zeros(width, np.float64)
-    cur = np.zeros(width, np.float64)
-    prev_w = np.zeros(width, np.int64)
-    cur_w = np.zeros(width, np.int64)
+    same recurrences, in the same order, as :func:`levenshtein`, :func:`lcs_length`, :func:`wlcs`
+    (computed by :func:`_dp_pairs` on every (row, column) pair)."""
+    ph = np.empty(na * nb, np.int64)
+    pr = np.empty(na * nb, np.int64)
+    k = 0
     for x in range(na):
-        a = flat[offs[x]:offs[x + 1]]
         for y in range(nb):
-            b = flat[offs[na + y]:offs[na + y + 1]]
-            n, m = len(a), len(b)
-            if kind == 0:
-                for j in range(m + 1):
-                    prev[j] = j
-                for i in range(1, n + 1):
-                    cur[0] = i
-                    ai = a[i - 1]
-                    for j in range(1, m + 1):
-                        v = prev[j] + 1
-                        if cur[j - 1] + 1 < v:
-                            v = cur[j - 1] + 1
-                        d = prev[j - 1] + (0 if ai == b[j - 1] else 1)
-                        if d < v:
-                            v = d
-                        cur[j] = v
-                    prev, cur = cur, prev
-                out[x, y] = prev[m]
-            elif kind == 1:
-                for j in range(m + 1):
-                    prev[j] = 0
-                for i in range(n):
-                    cur[0] = 0
-                    ai = a[i]
-                    for j in range(1, m + 1):
-                        if ai == b[j - 1]:
-                            cur[j] = prev[j - 1] + 1
-                        else:
-                            cur[j] = prev[j] if prev[j] > cur[j - 1] else cur[j - 1]
-                    prev, cur = cur, prev
-                out[x, y] = prev[m]
-            else:
-                for j in range(m + 1):
-                    prev[j] = 0.0
-                    prev_w[j] = 0
-                for i in range(n):
-                    cur[0] = 0.0
-                    cur_w[0] = 0
-                    ai = a[i]
-                    for j in range(1, m + 1):
-                        if ai == b[j - 1]:
-                            k = prev_w[j - 1]
-                            cur[j] = prev[j - 1] + inc[k]
-                            cur_w[j] = k + 1
-                        else:
-                            cur[j] = prev[j] if prev[j] > cur[j - 1] else cur[j - 1]
-                            cur_w[j] = 0
-                    prev, cur = cur, prev
-                    prev_w, cur_w = cur_w, prev_w
-                out[x, y] = prev[m]
-    return out
+            ph[k] = x
+            pr[k] = na + y
+            k += 1
+    return _dp_pairs(flat, offs, ph, pr, kind, inc).reshape((na, nb))
 
 
 @_njit
 def _dp_pairs(flat, offs, ph, pr, kind, inc):
-    """:func:`_dp_many` for a list of pairs: out[k] = the DP of sequence ``ph[k]`` (rows)
-    against sequence ``pr[k]`` (columns) of ``flat``/``offs``; the same recurrences in the same
-    order (kind 0 = Levenshtein, 1 = LCS, 2 = WLCS with increments ``inc``)."""
+    """The DP of each listed pair: out[k] = the DP of sequence ``ph[k]`` (rows) against sequence
+    ``pr[k]`` (columns) of ``flat``/``offs`` (kind 0 = Levenshtein, 1 = LCS, 2 = WLCS with
+    increments ``inc``); the recurrences of :func:`levenshtein`, :func:`lcs_length` and
+    :func:`wlcs`, in the same order."""
     n = len(ph)
     out = np.zeros(n, np.float64)
     width = 1
