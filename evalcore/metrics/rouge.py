@@ -34,7 +34,8 @@ from typing import Sequence
 
 import numpy as np
 
-from .base import MAX_ALIGN_TOKENS, MetricMeta, MetricOption, group_by_refs, register
+from . import base as _base
+from .base import MetricMeta, MetricOption, group_by_refs, register
 from .edit import (PairwiseWordMetric, _njit, _wlcs_increments, bag_overlap, clipped_overlap, encode_block,
                    lcs_length, lcs_matrix, ngram_keys, token_options, wlcs, wlcs_matrix)
 
@@ -360,7 +361,7 @@ class ROUGE(PairwiseWordMetric):
             r_lo.append(len(texts))
             texts.extend(rt)
             r_hi.append(len(texts))
-            refused_group.append(any(len(r) > MAX_ALIGN_TOKENS for r in rt))
+            refused_group.append(any(len(r) > _base.MAX_ALIGN_TOKENS for r in rt))
             for i in idx:
                 cand_text.append(len(texts))
                 cand_item.append(i)
@@ -393,7 +394,7 @@ class ROUGE(PairwiseWordMetric):
         rlen = lens[ref_text].astype(float)
         # refused pairs (quadratic variants): a group with a long reference, a long candidate
         long_pair = (np.repeat(np.asarray(refused_group, bool), np.diff(np.asarray(g_cand, np.int64)))
-                     | (lens[np.asarray(cand_text, np.int64)] > MAX_ALIGN_TOKENS))[pair_cand]
+                     | (lens[np.asarray(cand_text, np.int64)] > _base.MAX_ALIGN_TOKENS))[pair_cand]
         items = np.asarray(cand_item, np.int64)
         for k, st in zip(mine, stats):
             m = metrics[k]
