@@ -13,7 +13,7 @@ for each system;
 ``--scores FILE.tsv`` registers external scores first (bring your own, see
 :mod:`evalcore.metrics.byo`), so their metric names can be listed in ``--metrics``;
 ``--list-metrics`` prints every registered id with its signature; ``--metrics lexical`` selects every
-lexical metric (:func:`evalcore.metrics.engine.lexical_metric_ids`). Progress goes to stderr.
+lexical metric (:func:`evalcore.parallel.lexical_metric_ids`). Progress goes to stderr.
 ``--lp all`` scores every language pair; ``--scheduler local:N|tcp://…`` scores segment blocks
 on Dask with identical results (:mod:`evalcore.parallel`).
 """
@@ -96,7 +96,7 @@ def run(args) -> int:
     from ._lp import dataset
     from ._stream import write_stream
 
-    from ..metrics.engine import expand_metric_ids
+    from ..parallel import expand_metric_ids
 
     ids = expand_metric_ids(args.metrics)
     if any(x.strip().lower() == "lexical" for x in args.metrics.split(",")):
