@@ -407,6 +407,21 @@ class ROUGE(PairwiseWordMetric):
             out[k] = st
         return out
 
+
+    def _measure_of(self, hits, cden, rden):
+        """Precision, recall or F (``self.measure``) of overlap counts ``hits`` over the
+        candidate's and the reference's unit counts, elementwise (NumPy broadcasting): the
+        IEEE operations of the scalar formula, in the same order."""
+        p = np.where(cden > 0, hits / np.where(cden > 0, 1 * cden, 1.0), 0.0)
+        r = np.where(rden > 0, hits / np.where(rden > 0, rden, 1.0), 0.0)
+        if self.measure == "p":
+            return p
+        if self.measure == "r":
+            return r
+        b2 = self.beta * self.beta
+        ok = (p > 0) & (r > 0)
+        return np.where(ok, (1 + b2) * p * r / np.where(ok, r + b2 * p, 1.0), 0.0)
+
     def _values_from_counts(self, counts: np.ndarray, clen: np.ndarray, rlen: np.ndarray) -> np.ndarray:
         """This variant's value of every pair from :func:`_family_kernel`'s counts and the token
         lengths: the arithmetic of :meth:`_block` on the same numbers."""
@@ -425,15 +440,7 @@ class ROUGE(PairwiseWordMetric):
             hits, cden, rden = counts[:, 2], clen * (clen - 1) // 2, rlen * (rlen - 1) // 2
             if self.variant == "su":
                 hits, cden, rden = hits + counts[:, 0], cden + clen, rden + rlen
-        p = np.where(cden > 0, hits / np.where(cden > 0, 1 * cden, 1.0), 0.0)
-        r = np.where(rden > 0, hits / np.where(rden > 0, rden, 1.0), 0.0)
-        if self.measure == "p":
-            return p
-        if self.measure == "r":
-            return r
-        b2 = self.beta * self.beta
-        ok = (p > 0) & (r > 0)
-        return np.where(ok, (1 + b2) * p * r / np.where(ok, r + b2 * p, 1.0), 0.0)
+        return self._measure_of(hits, cden, rden)
 
     # -- vectorised (candidates × references) values ----------------------------------------
     def _block(self, cands, refs):
@@ -470,15 +477,7 @@ class ROUGE(PairwiseWordMetric):
         # vectorised _value (same IEEE operations in the same order, hence identical values)
         cd = np.broadcast_to(cden[:, None], hits.shape)
         rd = np.broadcast_to(rden[None, :], hits.shape)
-        p = np.where(cd > 0, hits / np.where(cd > 0, 1 * cd, 1.0), 0.0)
-        r = np.where(rd > 0, hits / np.where(rd > 0, rd, 1.0), 0.0)
-        if self.measure == "p":
-            return p
-        if self.measure == "r":
-            return r
-        b2 = self.beta * self.beta
-        ok = (p > 0) & (r > 0)
-        return np.where(ok, (1 + b2) * p * r / np.where(ok, r + b2 * p, 1.0), 0.0)
+        return self._measure_of(hits, cd, rd)
 
 
 register("rouge-1", lambda: ROUGE("n", n=1))
