@@ -535,3 +535,28 @@ def test_real_news_examples_are_group_disjoint():
     assert int(a.y.sum()) == 3 * len(train) and int((a.y == 0).sum()) == 3 * len(train)
     for hyp, subset in zip(a.hyps, a.ref_sets):
         assert len(subset) == 2 and hyp not in subset
+
+
+def test_decision_of_one_row_equals_the_same_row_in_a_batch():
+    """A candidate scored alone gets the same bits as in a batch (BLAS products change their
+    blocking, and so the last bit, with the batch shape; a fresh machine's CPU showed it)."""
+    from evalcore.learned.humanlike import decision
+
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        n, d, k = (int(x) for x in (rng.integers(2, 60), rng.integers(1, 30), rng.integers(1, 300)))
+        X = rng.normal(size=(n, d))
+        base = dict(mean=rng.normal(size=d), scale=rng.uniform(0.5, 2, d), intercept=np.array([0.1]))
+        for arr in (dict(base, support_vectors=rng.normal(size=(k, d)), dual_coef=rng.normal(size=k),
+                         gamma=np.array([0.05])),
+                    dict(base, coef=rng.normal(size=d))):
+            one_by_one = np.array([decision(arr, X[i:i + 1])[0] for i in range(n)])
+            np.testing.assert_array_equal(decision(arr, X), one_by_one)
+            # and the values are the textbook formula's (to rounding)
+            Z = (X - arr["mean"]) / arr["scale"]
+            if "coef" in arr:
+                ref = Z @ arr["coef"] + 0.1
+            else:
+                K = np.exp(-0.05 * ((Z[:, None, :] - arr["support_vectors"][None]) ** 2).sum(2))
+                ref = K @ arr["dual_coef"] + 0.1
+            np.testing.assert_allclose(decision(arr, X), ref, rtol=1e-10, atol=1e-12)

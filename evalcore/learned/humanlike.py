@@ -176,14 +176,18 @@ def _to_arrays(pipe, estimator: str) -> dict[str, np.ndarray]:
 
 
 def decision(arrays: dict[str, np.ndarray], X: np.ndarray) -> np.ndarray:
-    """Signed decision value (positive = human) from the saved arrays."""
+    """Signed decision value (positive = human) from the saved arrays.
+
+    Each row's value is computed by the same operations whatever the number of rows (numpy's
+    own loops, not BLAS matrix products, whose blocking changes with the batch shape and with
+    it the last bit), so one candidate scored alone equals the same candidate in a batch."""
     Z = (np.atleast_2d(X) - arrays["mean"]) / arrays["scale"]
     if "support_vectors" in arrays:
         sv = arrays["support_vectors"]
-        d2 = (Z ** 2).sum(1)[:, None] + (sv ** 2).sum(1)[None, :] - 2 * Z @ sv.T
+        d2 = (Z ** 2).sum(1)[:, None] + (sv ** 2).sum(1)[None, :] - 2 * np.einsum("ij,kj->ik", Z, sv)
         K = np.exp(-float(arrays["gamma"][0]) * np.maximum(d2, 0.0))
-        return K @ arrays["dual_coef"] + float(arrays["intercept"][0])
-    return Z @ arrays["coef"] + float(arrays["intercept"][0])
+        return (K * arrays["dual_coef"]).sum(1) + float(arrays["intercept"][0])
+    return (Z * arrays["coef"]).sum(1) + float(arrays["intercept"][0])
 
 
 def _scoring_subsets(refs: Sequence[str], refs_mode: str) -> list[tuple[str, ...]]:
