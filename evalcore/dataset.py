@@ -233,6 +233,10 @@ class Dataset:
             tables += sorted(self.extras.items())
             for tname, frame in tables:
                 h.update(f"\x00{tname}\x00".encode())
-                h.update(frame.to_csv(sep="\t", index=False, lineterminator="\n").encode())
+                # the same bytes as the whole table's to_csv, 50,000 rows at a time (a 100k-segment
+                # campaign's outputs are ~100 MB of text: no second copy of it at once)
+                for a in range(0, max(len(frame), 1), 50_000):
+                    h.update(frame.iloc[a:a + 50_000].to_csv(sep="\t", index=False, header=a == 0,
+                                                             lineterminator="\n").encode())
             self._cache["hash"] = h.hexdigest()
         return self._cache["hash"]

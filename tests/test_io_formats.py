@@ -528,3 +528,22 @@ def test_shared_dataset_loads(folder):
         if (path / "outputs.tsv").is_file():
             out = _tsv(path / "outputs.tsv")
             assert len(ds.outputs) == (out["lp"] == lp).sum()
+
+
+def test_content_hash_is_the_whole_tables_csv_hash_above_one_chunk():
+    """content_hash hashes each table's CSV 50,000 rows at a time: the same digest as the whole
+    table's ``to_csv`` at once (so caches keyed on it stay valid)."""
+    import hashlib
+
+    from evalcore.synth import make_synthetic
+
+    ds = make_synthetic(6000, 2, 10, seed=1)  # 60,000 output rows: two chunks
+    assert len(ds.outputs) > 50_000
+    h = hashlib.sha256()
+    h.update(f"{ds.lp}\n".encode())
+    tables = [("segments", ds.segments), ("references", ds.references), ("outputs", ds.outputs),
+              ("judgements", ds.judgements), ("tags", ds.tags)] + sorted(ds.extras.items())
+    for name, frame in tables:
+        h.update(f"\x00{name}\x00".encode())
+        h.update(frame.to_csv(sep="\t", index=False, lineterminator="\n").encode())
+    assert ds.content_hash() == h.hexdigest()

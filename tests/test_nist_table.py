@@ -169,3 +169,15 @@ def test_chunk_kernel_real_segments_exact(wmt_slice):
     got = m.segment_stats(cands, rr)
     assert np.nansum(got[:, 1] > 0) > 5  # real matches of weighted bigrams
     np.testing.assert_array_equal(got, literal_rows(m, cands, rr))
+
+
+def test_log2_ratio_chunks_give_math_log2_exactly():
+    """The weights are ``math.log2(den / k)`` bit for bit, whatever the chunking."""
+    from evalcore.metrics.nist import _log2_ratio
+
+    rng = np.random.default_rng(3)
+    k = rng.integers(1, 50, size=5000)
+    den = k * rng.integers(1, 40, size=5000) + rng.integers(0, 3, size=5000)
+    want = np.array([math.log2(a / b) for a, b in zip(den.tolist(), k.tolist())])
+    for chunk in (1, 7, 1000, 1 << 18):
+        np.testing.assert_array_equal(_log2_ratio(den, k, chunk=chunk), want)

@@ -144,18 +144,25 @@ class InfoTable:
         return out
 
 
-def _log2_ratio(den: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """log2(den/k) elementwise with ``math.log2`` (one call per distinct pair), so the weights
-    are exactly mteval's whatever numpy's log2 implementation."""
+def _log2_ratio(den: np.ndarray, k: np.ndarray, chunk: int = 1 << 18) -> np.ndarray:
+    """log2(den/k) elementwise with ``math.log2`` (one call per distinct pair of a chunk), so the
+    weights are exactly mteval's whatever numpy's log2 implementation. Chunked: a table of
+    millions of n-grams needs no million-long temporaries."""
     if not len(k):
         return np.zeros(0)
     # the distinct (den, k) pairs as one int64 code each (den · K + k, K > max k: exact)
     kk = int(k.max()) + 1
     if (int(den.max()) + 1) * kk >= 2 ** 63:
         raise OverflowError("n-gram counts do not fit in int64 codes")
-    pairs, inv = np.unique(np.asarray(den, dtype=np.int64) * kk + k, return_inverse=True)
-    vals = np.array([math.log2(a / b) for a, b in zip((pairs // kk).tolist(), (pairs % kk).tolist())])
-    return vals[inv.reshape(-1)]
+    out = np.empty(len(k))
+    memo: dict[int, float] = {}
+    for a in range(0, len(k), chunk):
+        pairs, inv = np.unique(np.asarray(den[a:a + chunk], dtype=np.int64) * kk + k[a:a + chunk],
+                               return_inverse=True)
+        vals = np.array([memo[p] if p in memo else memo.setdefault(p, math.log2((p // kk) / (p % kk)))
+                         for p in pairs.tolist()])
+        out[a:a + chunk] = vals[inv.reshape(-1)]
+    return out
 
 
 def ngram_info(references: Iterable[Sequence[str]], max_n: int = 5) -> InfoTable:
@@ -166,7 +173,7 @@ def ngram_info(references: Iterable[Sequence[str]], max_n: int = 5) -> InfoTable
     :class:`InfoTable` (compact arrays)."""
     # one pass over the (possibly streamed) references: ids in first-seen order, no token lists
     first_seen: dict = {}
-    flat = array("q")
+    flat = array("i")  # int32 ids (checked below)
     seq_lens = array("q")
     for toks in references:
         n0 = len(flat)
@@ -174,32 +181,52 @@ def ngram_info(references: Iterable[Sequence[str]], max_n: int = 5) -> InfoTable
         seq_lens.append(len(flat) - n0)
     order = sorted(first_seen)  # ids in sorted token order (as the literal's vocabulary)
     vocab = {t: i for i, t in enumerate(order)}
-    remap = np.fromiter((vocab[t] for t in first_seen), dtype=np.int64, count=len(first_seen))
+    remap = np.fromiter((vocab[t] for t in first_seen), dtype=np.int32, count=len(first_seen))
     v = max(len(vocab), 1)
     lens = np.frombuffer(seq_lens, dtype=np.int64) if len(seq_lens) else np.zeros(0, np.int64)
     total = int(lens.sum())
-    ids = remap[np.frombuffer(flat, dtype=np.int64)] if total else np.zeros(0, np.int64)
+    ids32 = remap[np.frombuffer(flat, dtype=np.int32)] if total else np.zeros(0, np.int32)
     del flat, first_seen
-    starts = (np.cumsum(lens) - lens).astype(np.int64)
-    room = np.repeat(starts + lens, lens) - np.arange(total)  # tokens left from each position
+    # working memory ~50 bytes a reference token (the table itself: 16 bytes a distinct n-gram):
+    # n-gram ids are int32, and each order's distinct codes come from one sort (not np.unique's
+    # inverse and counts, which hold several more token-length arrays) — at 100k segments × 4
+    # references (8 M tokens) this was the largest transient of a batch run
+    if total and (v >= 2 ** 31 or total >= 2 ** 31):
+        raise OverflowError("more than 2**31 reference tokens or types")
+    room = (np.repeat(np.cumsum(lens), lens) - np.arange(total)).astype(np.int32)
     keys: list[np.ndarray] = []
     info: list[np.ndarray] = []
-    cur = ids  # id of the n-gram starting at each position (valid where room >= n)
+    cur = ids32  # id of the n-gram starting at each position (valid where room >= n)
     prev_counts = None
     for n in range(1, max_n + 1):
         pos = np.flatnonzero(room >= n)
         if n == 1:
-            code = ids
+            code = ids32.astype(np.int64)
         else:
             if len(keys[-1]) and (len(keys[-1]) - 1) * v + v - 1 >= 2 ** 63:
                 raise OverflowError("n-gram codes do not fit in int64")
-            code = cur[pos] * v + ids[pos + n - 1]
-        uk, inv, cnt = np.unique(code, return_inverse=True, return_counts=True)
+            code = cur[pos].astype(np.int64)
+            code *= v
+            code += ids32[pos + n - 1]
+        perm = np.argsort(code, kind="stable")
+        code = code[perm]  # sorted
+        new_group = np.empty(len(code), dtype=bool)
+        if len(code):
+            new_group[0] = True
+            np.not_equal(code[1:], code[:-1], out=new_group[1:])
+        starts = np.flatnonzero(new_group)
+        uk = code[starts]
+        cnt = np.diff(np.append(starts, len(code))).astype(np.int64)
+        del code
+        group = np.cumsum(new_group, dtype=np.int32)
+        group -= 1
+        del new_group, starts
         den = np.full(len(uk), total, dtype=np.int64) if n == 1 else prev_counts[uk // v]
         keys.append(uk)
         info.append(_log2_ratio(den, cnt))
-        nxt = np.full(total, -1, dtype=np.int64)
-        nxt[pos] = inv.reshape(-1)
+        nxt = np.full(total, -1, dtype=np.int32)
+        nxt[pos[perm]] = group
+        del perm, group, pos
         cur, prev_counts = nxt, cnt
     return InfoTable(vocab, keys, info, max_n)
 

@@ -208,7 +208,14 @@ def _split_13a(line: str) -> tuple[str, ...]:
     return tuple(line.split())
 
 
-@lru_cache(maxsize=1 << 18)
+#: texts whose tokens are remembered (per tokenizer and case): a page's whole test set (997
+#: segments × 15 systems + references) fits; a 100k-segment batch run goes block by block
+#: (:data:`evalcore.parallel.MAX_BLOCK`), so a bigger memo bought no speed there and held ~200 MB
+#: per worker at 2**18 entries
+TOKEN_CACHE_SIZE = 1 << 16
+
+
+@lru_cache(maxsize=TOKEN_CACHE_SIZE)
 def _tokenize(text: str, name: str, lowercase: bool) -> tuple[str, ...]:
     if lowercase:
         text = text.lower()
