@@ -30,12 +30,13 @@ for path, title, icon in _OPTIONAL:
     if (_root / path).exists():
         PAGES.append(st.Page(path, title=title, icon=icon))
 
-from pages.common import sidebar_dataset  # noqa: E402
+from pages.common import prefetch_plotly, sidebar_dataset  # noqa: E402
 
 nav = st.navigation(PAGES)
 st.session_state["_shell_ran"] = True
 _wanted = st.session_state.pop("_wanted_page", None)  # a deep link that arrived before the shell ran
 if _wanted and (_root / _wanted).exists():
     st.switch_page(_wanted, query_params=st.session_state.pop("_wanted_query", None) or None)
+prefetch_plotly()  # first run of a session: the browser loads Plotly while the page computes
 st.session_state["dataset"] = sidebar_dataset()
 nav.run()

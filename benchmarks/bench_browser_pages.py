@@ -41,8 +41,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 PAGES = ["data", "systems", "human_likeness", "likeness_vs_acceptability", "queen_vs_human", "divergence", "judges",
          "learned", "learn", "campaign", "compare", "references", "experts"]
-CHART = '[data-testid="stPlotlyChart"]'
-FIG = CHART + ' .main-svg'
+from browser import CHART, FIGURE as FIG  # noqa: E402  (a page's own figures, not the shell's prefetch chart)
 IDLE = """() => !!document.querySelector('[data-testid="stApp"]')
                 && (!!document.querySelector('h1') || !!document.querySelector('[data-testid="stException"]'))
                 && !document.querySelector('[data-testid="stStatusWidget"]')

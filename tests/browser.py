@@ -19,6 +19,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "artifacts" / "screenshots"
+#: a page's own drawn Plotly figure: not the out-of-view chart the app shell draws once per
+#: session so the browser loads Plotly early (pages.common.prefetch_plotly)
+FIGURE = ('[data-testid="stPlotlyChart"]:not(.st-key-evalcore_plotly_prefetch [data-testid="stPlotlyChart"]) '
+          '.main-svg')
+CHART = '[data-testid="stPlotlyChart"]:not(.st-key-evalcore_plotly_prefetch [data-testid="stPlotlyChart"])'
 
 
 def require_browser():

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from browser import browser_page, require_browser, running_app, screenshot, wait_for_app
+from browser import FIGURE, browser_page, require_browser, running_app, screenshot, wait_for_app
 from conftest import ROOT
 
 PAGES = [
@@ -62,7 +62,7 @@ def test_page_screenshot(app_url, slug, title):
         wait_for_app(page)
         page.wait_for_selector("h1", timeout=60000)
         if slug in FIGURE_PAGES:  # the seed's figures must actually be drawn
-            page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg', timeout=120000)
+            page.wait_for_selector(FIGURE, timeout=120000)
         page.wait_for_timeout(1500)
         path = screenshot(page, f"page_{slug}")
         assert path.stat().st_size > 10_000
@@ -156,7 +156,7 @@ def test_pages_on_wmt21_news_en_de(app_url, slug):
         page.wait_for_selector("h1", timeout=60000)
         assert "1002 segments · 3 reference sets · 8 systems" in page.locator('[data-testid="stSidebar"]').inner_text()
         if slug in FIGURE_PAGES:
-            page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg', timeout=180000)
+            page.wait_for_selector(FIGURE, timeout=180000)
         page.wait_for_timeout(1500)
         screenshot(page, f"wmt21_en-de_{slug}")
         assert page.locator('[data-testid="stException"]').count() == 0
@@ -173,7 +173,7 @@ def test_compare_page_screenshot(app_url):
         page.goto(f"{app_url}/compare")
         wait_for_app(page)
         page.wait_for_selector("h1", timeout=60000)
-        page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg', timeout=180000)
+        page.wait_for_selector(FIGURE, timeout=180000)
         page.wait_for_timeout(1500)
         screenshot(page, "compare_top")
         side = page.get_by_text("Side by side").first
@@ -184,3 +184,27 @@ def test_compare_page_screenshot(app_url):
         assert page.locator('[data-testid="stException"]').count() == 0
         assert page.locator("mark").count() > 0  # matched n-grams highlighted
         assert not errors, errors
+
+
+def test_plotly_prefetch_chart_is_drawn_out_of_view_and_takes_no_room(app_url):
+    """The shell's once-per-session chart (pages.common.prefetch_plotly) is drawn, so the
+    browser has Plotly before the page's first figure, but outside the viewport; the page's
+    title sits where it sits without it (the style-only st.html and the fixed position take no
+    room)."""
+    exe = require_browser()
+    with browser_page(exe) as page:
+        page.goto(f"{app_url}/judges")
+        wait_for_app(page)
+        page.wait_for_selector("h1", timeout=60000)
+        pre = page.locator(".st-key-evalcore_plotly_prefetch .main-svg").first
+        pre.wait_for(state="attached", timeout=60000)
+        box = pre.bounding_box()
+        assert box is not None and box["x"] + box["width"] < 0  # drawn, out of view
+        page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=120000)
+        page.wait_for_timeout(1500)
+        y_first = page.locator("h1").first.bounding_box()["y"]
+        page.locator("body").press("r")  # a rerun of the same session sends no prefetch chart
+        page.wait_for_function("() => !document.querySelector('.st-key-evalcore_plotly_prefetch')", timeout=60000)
+        page.wait_for_selector("h1", timeout=60000)
+        page.wait_for_timeout(1000)
+        assert abs(page.locator("h1").first.bounding_box()["y"] - y_first) < 2
