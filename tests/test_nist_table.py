@@ -181,3 +181,23 @@ def test_log2_ratio_chunks_give_math_log2_exactly():
     want = np.array([math.log2(a / b) for a, b in zip(den.tolist(), k.tolist())])
     for chunk in (1, 7, 1000, 1 << 18):
         np.testing.assert_array_equal(_log2_ratio(den, k, chunk=chunk), want)
+
+
+def test_table_pickles_as_one_flat_array_and_scores_the_same():
+    """A worker gets the table by pickle: the weights arrive as one array with the per-order
+    views on it, and NIST statistics computed with the copy equal the original's."""
+    import pickle
+
+    refs = [tuple(f"w{(i * 7 + j) % 13} w{j % 5} x{i % 3}".split()) for i in range(40) for j in range(3)]
+    t = ngram_info(refs, 5)
+    back = pickle.loads(pickle.dumps(t))
+    assert back.as_dict() == t.as_dict()
+    assert all(np.shares_memory(i, back.flat) for i in back.info if len(i))
+    np.testing.assert_array_equal(back.flat, np.concatenate(t.info))
+    m = NIST(5)
+    m.fit([[" ".join(r)] for r in refs])
+    cands = [" ".join(r[::-1]) for r in refs[:30]]
+    rr = [[" ".join(r)] for r in refs[:30]]
+    before = m.segment_stats(cands, rr)
+    m._table = pickle.loads(pickle.dumps(m._table))
+    np.testing.assert_array_equal(m.segment_stats(cands, rr), before)

@@ -78,12 +78,25 @@ class InfoTable:
     which are collision-free (an exact packing, checked to fit in int64). ``info[n-1]`` are
     the weights in the same order. Look-ups (:meth:`lookup`) run ``np.searchsorted`` order by
     order. 16 bytes per distinct reference n-gram plus the vocabulary.
+
+    The weights of all orders live in one array, ``flat`` (``info[n-1]`` is its slice
+    ``offsets[n-1]:offsets[n]``), which the compiled scorer reads directly: per 32-segment chunk
+    it used to concatenate the orders afresh, a copy of the whole table each time (at 100k
+    segments × 4 references, 17 M weights: most of NIST's time and a worker's peak memory).
+    Pickled as the flat array (a worker gets the views back).
     """
 
-    __slots__ = ("vocab", "keys", "info", "max_n")
+    __slots__ = ("vocab", "keys", "info", "max_n", "flat", "offsets")
 
     def __init__(self, vocab: dict, keys: list, info: list, max_n: int):
-        self.vocab, self.keys, self.info, self.max_n = vocab, keys, info, max_n
+        self.vocab, self.keys, self.max_n = vocab, keys, max_n
+        lens = [len(i) for i in info]
+        self.offsets = np.concatenate([[0], np.cumsum(lens, dtype=np.int64)]).astype(np.int64)
+        self.flat = np.ascontiguousarray(np.concatenate(info) if info else np.zeros(0), dtype=np.float64)
+        self.info = [self.flat[self.offsets[n]:self.offsets[n + 1]] for n in range(len(info))]
+
+    def __reduce__(self):
+        return _table_from_flat, (self.vocab, self.keys, self.flat, self.offsets, self.max_n)
 
     def __len__(self) -> int:
         return int(sum(len(k) for k in self.keys))
@@ -142,6 +155,13 @@ class InfoTable:
             for g, w in zip(grams, self.info[n].tolist()):
                 out[tuple(inv[t] for t in g)] = w
         return out
+
+
+def _table_from_flat(vocab: dict, keys: list, flat: np.ndarray, offsets: np.ndarray, max_n: int) -> InfoTable:
+    t = InfoTable.__new__(InfoTable)
+    t.vocab, t.keys, t.max_n, t.flat, t.offsets = vocab, keys, max_n, flat, offsets
+    t.info = [flat[offsets[n]:offsets[n + 1]] for n in range(len(offsets) - 1)]
+    return t
 
 
 def _log2_ratio(den: np.ndarray, k: np.ndarray, chunk: int = 1 << 18) -> np.ndarray:
@@ -493,8 +513,8 @@ def chunk_stats(tok, cands: Sequence[str], refs: Sequence[Sequence[str]], table:
     info_off = np.zeros(max_n + 1, dtype=np.int64)
     for n in range(max_n):
         info_off[n + 1] = info_off[n] + (len(table.info[n]) if n < table.max_n else 0)
-    info_flat = np.concatenate([table.info[n] for n in range(orders)]) if orders else np.zeros(0)
-    got = _chunk_kernel(ng, offs, np.ascontiguousarray(info_flat, dtype=np.float64), info_off,
+    info_flat = table.flat[:int(table.offsets[orders])]  # a view: orders 1..orders, as info_off says
+    got = _chunk_kernel(ng, offs, info_flat, info_off,
                         np.asarray(r_lo, dtype=np.int64), np.asarray(r_hi, dtype=np.int64), np.asarray(g_cand, dtype=np.int64),
                         np.asarray(cand_text, dtype=np.int64), max_n)
     rows = np.asarray(cand_item, dtype=np.int64)
