@@ -189,3 +189,21 @@ def test_both_levels_worker_failure_stops_the_stream(cluster, sample, monkeypatc
     monkeypatch.setattr(par, "_levels_block", broken)
     with pytest.raises(SchedulerError, match=r"BLEU \(segment blocks\): task \d+ of \d+ failed .*kernel exploded"):
         list(iter_score_levels(sample, ["bleu", "chrf"], scheduler=cluster, block_size=3))
+
+
+def test_packed_unpickles_once_per_process_and_keeps_only_the_last():
+    """A family's prepared metrics reach a worker as one byte string (evalcore.parallel.Packed):
+    unpickled on first use, the same objects for every later task of the family, dropped when
+    the next family's arrive."""
+    from evalcore.metrics.base import get_metric
+    from evalcore.parallel import Packed
+
+    a = Packed([get_metric("bleu"), get_metric("chrf")])
+    first = a.unpack()
+    assert [m.id for m in first] == ["bleu", "chrf"]
+    assert a.unpack() is first  # not unpickled again
+    b = Packed([get_metric("ter")])
+    assert [m.id for m in b.unpack()] == ["ter"]
+    assert Packed._last[0] == b.token  # only the last family is held
+    again = a.unpack()
+    assert again is not first and [m.id for m in again] == ["bleu", "chrf"]
