@@ -49,10 +49,9 @@ def prefetch_plotly() -> None:
     view, so the browser fetches and starts Streamlit's Plotly bundle (about 4.7 MB, loaded
     only when a first chart arrives) while the page's Python runs instead of after it.
     Measured in a real browser on wmt24_esa (BENCHMARKS.md, "Every page at real size"). Later
-    runs of the session send nothing (the bundle stays loaded in the tab)."""
-    if st.session_state.get("_plotly_prefetched"):
-        return
-    st.session_state["_plotly_prefetched"] = True
+    runs of the session leave the container empty (the bundle stays loaded in the tab); the
+    container itself is sent on every run, so the page's own elements keep their positions and
+    widgets such as tabs keep their state across reruns."""
     import plotly.graph_objects as go
 
     # our own fixed CSS (no user text); a style-only st.html takes no room on the page. The
@@ -60,10 +59,13 @@ def prefetch_plotly() -> None:
     k = PLOTLY_PREFETCH_KEY
     st.html(f"<style>div:has(> .st-key-{k}) {{position: fixed; left: -10000px; top: 0;}} "
             f".st-key-{k} {{width: 320px; height: 120px; overflow: hidden; pointer-events: none;}}</style>")
-    with st.container(key=PLOTLY_PREFETCH_KEY):
-        fig = go.Figure(go.Scatter(x=[0], y=[0], mode="markers"))
-        fig.update_layout(width=320, height=120, margin=dict(l=0, r=0, t=0, b=0))
-        st.plotly_chart(fig, config={"staticPlot": True, "displayModeBar": False})
+    box = st.container(key=k)
+    if st.session_state.get("_plotly_prefetched"):
+        return
+    st.session_state["_plotly_prefetched"] = True
+    fig = go.Figure(go.Scatter(x=[0], y=[0], mode="markers"))
+    fig.update_layout(width=320, height=120, margin=dict(l=0, r=0, t=0, b=0))
+    box.plotly_chart(fig, config={"staticPlot": True, "displayModeBar": False})
 
 
 @st.cache_resource(show_spinner="Loading the bundled sample…")
