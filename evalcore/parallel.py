@@ -390,30 +390,57 @@ def _levels_block(task):
 
 
 class Packed:
-    """Objects sent to every worker as one pickled byte string and unpickled once per worker
-    process (the last one kept). A family's prepared metrics travel this way: Dask's own
-    transfer of the objects themselves left ~5× the size of NIST's weight table live on each
-    worker (measured at 100k segments: +1.24 GB for a 246 MB table, 1.9 GB at the peak; as one
-    byte string +0.25 GB, plus the unpickled table)."""
+    """Metrics sent to every worker once and rebuilt there once per worker process (the last
+    set kept). A metric's corpus-wide state (``shared_state``: NIST's weight table, shared by
+    nist-1..5) travels as one ``np.savez`` byte string, read back with ``allow_pickle=False``;
+    the metrics themselves go without it. Dask's own transfer of the prepared objects left ~5×
+    the table's size live on each worker (measured at 100k segments: +1.24 GB for a 246 MB
+    table, 1.9 GB at the peak; as one byte string +0.25 GB, plus the table)."""
 
-    _last: tuple = (None, None)  # per process: (token, objects)
+    _last: tuple = (None, None)  # per process: (token, metrics)
 
-    def __init__(self, objects):
-        import pickle
+    def __init__(self, metrics):
+        import io
         import uuid
 
         self.token = uuid.uuid4().hex
-        self.payload = pickle.dumps(objects, protocol=pickle.HIGHEST_PROTOCOL)
+        self.metrics, self.state_of = [], []  # per metric: its state's number, or -1
+        arrays, numbers = {}, {}
+        for m in metrics:
+            state = getattr(m, "shared_state", None)
+            if state is None:
+                self.metrics.append(m)
+                self.state_of.append(-1)
+                continue
+            if id(state) not in numbers:
+                numbers[id(state)] = k = len(numbers)
+                arrays.update({f"s{k}_{name}": a for name, a in state.to_arrays().items()})
+            self.metrics.append(m.with_shared_state(None))
+            self.state_of.append(numbers[id(state)])
+        buf = io.BytesIO()
+        np.savez(buf, **arrays)
+        self.payload = buf.getvalue()
 
-    def unpack(self):
-        token, objects = Packed._last
-        if token != self.token:
-            import pickle
+    def unpack(self) -> list:
+        token, metrics = Packed._last
+        if token == self.token:
+            return metrics
+        import io
 
-            Packed._last = (None, None)  # the previous family's objects go first
-            objects = pickle.loads(self.payload)
-            Packed._last = (self.token, objects)
-        return objects
+        Packed._last = (None, None)  # the previous family's state goes first
+        states: dict[int, object] = {}
+        out = []
+        with np.load(io.BytesIO(self.payload), allow_pickle=False) as z:
+            for m, k in zip(self.metrics, self.state_of):
+                if k < 0:
+                    out.append(m)
+                    continue
+                if k not in states:
+                    prefix = f"s{k}_"
+                    states[k] = m.state_from_arrays({n[len(prefix):]: z[n] for n in z.files if n.startswith(prefix)})
+                out.append(m.with_shared_state(states[k]))
+        Packed._last = (self.token, out)
+        return out
 
 
 def release_memory() -> None:
@@ -582,6 +609,8 @@ def _tensor_block(task):
     from .metrics.engine import similarity_tensors_many
 
     block, metrics = task
+    if isinstance(metrics, Packed):
+        metrics = metrics.unpack()
     res = similarity_tensors_many(block, metrics, cache_dir=False, prepare=False)
     return {mid: (t.systems, t.ref_ids, t.sys_ref, t.ref_ref, t.loo_sys, t.loo_ref) for mid, t in res.items()}
 
@@ -617,7 +646,8 @@ def similarity_tensors_many(dataset, metric_ids: Sequence, progress: Progress = 
     if todo:
         ms = _prepared([m for m, _ in todo], dataset)
         bounds = block_bounds(S, scheduler.n_workers, block_size)
-        tasks = [(dataset.subset(seg_ids=seg_ids[a:b]), ms) for a, b in bounds]
+        ms_ref = scheduler.scatter([Packed(ms)], broadcast=True)[0]  # once per worker, not per task
+        tasks = [(dataset.subset(seg_ids=seg_ids[a:b]), ms_ref) for a, b in bounds]
         parts = scheduler.map(_tensor_block, tasks, label="similarities (segment blocks)", progress=progress)
         sys_pos = {s: i for i, s in enumerate(systems)}
         ref_pos = {r: i for i, r in enumerate(ref_ids)}

@@ -207,3 +207,25 @@ def test_packed_unpickles_once_per_process_and_keeps_only_the_last():
     assert Packed._last[0] == b.token  # only the last family is held
     again = a.unpack()
     assert again is not first and [m.id for m in again] == ["bleu", "chrf"]
+
+
+def test_packed_nist_state_travels_as_arrays_and_scores_the_same(sample):
+    """NIST's fitted table goes in the npz byte string (no pickle), once for nist-1..5; the
+    rebuilt metrics share one table, sign the same and give the same statistics."""
+    from evalcore.metrics import engine
+    from evalcore.metrics.base import get_metric
+    from evalcore.parallel import Packed
+
+    ms = [get_metric(f"nist-{n}") for n in (1, 5)]
+    for m in ms:
+        engine._prepare(m, sample)
+    packed = Packed(ms)
+    assert all(m._table is None for m in packed.metrics)  # the table is only in the payload
+    assert ms[0]._table is not None  # the caller's metrics keep theirs
+    back = packed.unpack()
+    assert back[0]._table is back[1]._table and back[0]._table.as_dict() == ms[0]._table.as_dict()
+    cands = sample.outputs["text"].tolist()[:20]
+    refs = [[t] for t in sample.references["text"].tolist()[:20]]
+    for m, b in zip(ms, back):
+        assert b.signature() == m.signature()
+        np.testing.assert_array_equal(b.segment_stats(cands, refs), m.segment_stats(cands, refs))

@@ -38,6 +38,7 @@ Empty candidate: 0. Empty references (L_ref = 0): no n-gram can match, so 0 (BP 
 """
 from __future__ import annotations
 
+import copy
 import hashlib
 import math
 from array import array
@@ -95,8 +96,32 @@ class InfoTable:
         self.flat = np.ascontiguousarray(np.concatenate(info) if info else np.zeros(0), dtype=np.float64)
         self.info = [self.flat[self.offsets[n]:self.offsets[n + 1]] for n in range(len(info))]
 
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """The table as plain arrays (for ``np.savez``; no pickle): the vocabulary as its UTF-8
+        bytes and each token's byte length, in id order; every order's keys and weights
+        concatenated, cut by ``offsets``."""
+        words = [w.encode("utf-8") for w in sorted(self.vocab, key=self.vocab.get)]
+        return {"vocab_bytes": np.frombuffer(b"".join(words), dtype=np.uint8),
+                "vocab_lens": np.fromiter(map(len, words), dtype=np.int64, count=len(words)),
+                "keys": np.concatenate(self.keys) if self.keys else np.zeros(0, np.int64),
+                "flat": self.flat, "offsets": self.offsets, "max_n": np.array([self.max_n])}
+
+    @classmethod
+    def from_arrays(cls, a) -> "InfoTable":
+        """The table of :meth:`to_arrays` (``a``: that dict or an open npz); keys and weights
+        are views of the two arrays."""
+        raw = a["vocab_bytes"].tobytes()
+        ends = np.cumsum(a["vocab_lens"]).tolist()
+        vocab = {raw[b:e].decode("utf-8"): i for i, (b, e) in enumerate(zip([0] + ends[:-1], ends))}
+        flat, offsets, keys = a["flat"], a["offsets"], a["keys"]
+        t = cls.__new__(cls)
+        t.vocab, t.max_n, t.flat, t.offsets = vocab, int(a["max_n"][0]), flat, offsets
+        t.keys = [keys[offsets[n]:offsets[n + 1]] for n in range(len(offsets) - 1)]
+        t.info = [flat[offsets[n]:offsets[n + 1]] for n in range(len(offsets) - 1)]
+        return t
+
     def __reduce__(self):
-        return _table_from_flat, (self.vocab, self.keys, self.flat, self.offsets, self.max_n)
+        return InfoTable.from_arrays, (self.to_arrays(),)
 
     def __len__(self) -> int:
         return int(sum(len(k) for k in self.keys))
@@ -155,13 +180,6 @@ class InfoTable:
             for g, w in zip(grams, self.info[n].tolist()):
                 out[tuple(inv[t] for t in g)] = w
         return out
-
-
-def _table_from_flat(vocab: dict, keys: list, flat: np.ndarray, offsets: np.ndarray, max_n: int) -> InfoTable:
-    t = InfoTable.__new__(InfoTable)
-    t.vocab, t.keys, t.max_n, t.flat, t.offsets = vocab, keys, max_n, flat, offsets
-    t.info = [flat[offsets[n]:offsets[n + 1]] for n in range(len(offsets) - 1)]
-    return t
 
 
 def _log2_ratio(den: np.ndarray, k: np.ndarray, chunk: int = 1 << 18) -> np.ndarray:
@@ -566,6 +584,23 @@ class NIST(WordMetric):
         self._table = ngram_info(tokens(), max(SHARED_ORDERS, self.max_n))
         self._fit_hash = h.hexdigest()[:10]
         return self
+
+    # -- corpus state shipped to Dask workers as arrays (evalcore.parallel.Packed) ---------
+    @property
+    def shared_state(self) -> InfoTable | None:
+        """The fitted weight table (shared by nist-1..5 of one data set), or None."""
+        return self._table
+
+    def with_shared_state(self, table: InfoTable | None) -> "NIST":
+        """A copy with ``table`` as its weights (None: without them, for transport; the
+        signature's fit hash is kept)."""
+        new = copy.copy(self)
+        new._table = table
+        return new
+
+    @staticmethod
+    def state_from_arrays(arrays) -> InfoTable:
+        return InfoTable.from_arrays(arrays)
 
     def prepare(self, dataset) -> None:
         """Called by the engine before scoring a dataset: information weights from every
