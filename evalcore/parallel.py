@@ -495,12 +495,10 @@ def iter_score_levels(dataset, metric_ids: Sequence, level: str = "both", ref_id
     remote_ok = [lv.streamable(m) and bool(_split_metrics([m])[0]) for m in metrics]
     group_of = {i: g for g in lv.families([m if ok else _NotStreamable for m, ok in zip(metrics, remote_ok)])
                 for i in g}
-    prep_ds = ds.with_references(list(ref_ids)) if ref_ids else ds
     # corpus-wide preparation (NIST's weight table) first, while this process holds little
     # else: its working memory then adds to the data set alone, not to the item lists and a
     # family's gathered statistics (at 100k segments the driver's peak was there)
-    for i in group_of:
-        engine._prepare(metrics[i], prep_ds)
+    _prepared([metrics[i] for i in group_of], ds.with_references(list(ref_ids)) if ref_ids else ds)
     cands_all, _ = engine.scoring_plan(ds, ref_ids, include_references, segments)
     items, positions = lv.plan_items(ds, cands_all)
     pos = np.asarray(positions, dtype=np.int64)
@@ -525,9 +523,7 @@ def iter_score_levels(dataset, metric_ids: Sequence, level: str = "both", ref_id
         if not queue:
             return
         group = queue.pop(0)
-        ms = [metrics[j] for j in group]
-        for m in ms:
-            engine._prepare(m, prep_ds)  # done above (a memo hit): the weights as in-process
+        ms = [metrics[j] for j in group]  # prepared above
         # the prepared metrics (NIST: its information table) go to every worker once, as one
         # byte string (Packed), not pickled into every task
         ms_ref = scheduler.scatter([Packed(ms)], broadcast=True)[0]

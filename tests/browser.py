@@ -21,9 +21,9 @@ ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "artifacts" / "screenshots"
 #: a page's own drawn Plotly figure: not the out-of-view chart the app shell draws once per
 #: session so the browser loads Plotly early (pages.common.prefetch_plotly)
-FIGURE = ('[data-testid="stPlotlyChart"]:not(.st-key-evalcore_plotly_prefetch [data-testid="stPlotlyChart"]) '
-          '.main-svg')
-CHART = '[data-testid="stPlotlyChart"]:not(.st-key-evalcore_plotly_prefetch [data-testid="stPlotlyChart"])'
+PREFETCH_KEY = "evalcore_plotly_prefetch"  # pages.common.PLOTLY_PREFETCH_KEY (not imported: no Streamlit here)
+CHART = f'[data-testid="stPlotlyChart"]:not(.st-key-{PREFETCH_KEY} [data-testid="stPlotlyChart"])'
+FIGURE = CHART + " .main-svg"
 
 
 def require_browser():

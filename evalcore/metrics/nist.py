@@ -84,7 +84,8 @@ class InfoTable:
     ``offsets[n-1]:offsets[n]``), which the compiled scorer reads directly: per 32-segment chunk
     it used to concatenate the orders afresh, a copy of the whole table each time (at 100k
     segments × 4 references, 17 M weights: most of NIST's time and a worker's peak memory).
-    Pickled as the flat array (a worker gets the views back).
+    Travels as plain arrays (:meth:`to_arrays` / :meth:`from_arrays`: to Dask workers in
+    :class:`evalcore.parallel.Packed`, and when pickled), so the views are rebuilt on arrival.
     """
 
     __slots__ = ("vocab", "keys", "info", "max_n", "flat", "offsets")
