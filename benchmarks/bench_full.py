@@ -14,7 +14,7 @@ systems × 4 references written to disk, then ``python -m evalcore score DATA --
   total of the whole tree is exact: ``RUSAGE_CHILDREN`` of this script), the peak resident memory
   of each process (``VmHWM`` from ``/proc``, the kernel's own high-water mark, read at every
   sample; the driver's exactly from ``wait4``), the largest sum of the tree's RSS seen at one
-  sample, the output's rows and size, and ``uptime`` before and after (the machine may be shared:
+  sample (with when it was seen, each process's share and the last progress line), the output's rows and size, and ``uptime`` before and after (the machine may be shared:
   CPU times are the figures to compare, wall time measures the load too).
 * ``--scheduler none`` runs the same command in-process (one core).
 * ``--json FILE`` writes the figures.
@@ -87,6 +87,7 @@ def main(argv=None) -> int:
     root = psutil.Process(proc.pid)
     seen: dict[int, dict] = {}  # pid -> role, cpu, hwm
     peak_tree = 0.0
+    peak_at: dict = {}
     lines: list[str] = []
 
     import threading
@@ -103,6 +104,7 @@ def main(argv=None) -> int:
         except psutil.NoSuchProcess:
             break
         total = 0.0
+        parts: list[tuple[str, int]] = []
         for p in procs:
             try:
                 with p.oneshot():
@@ -113,9 +115,14 @@ def main(argv=None) -> int:
                 continue
             total += rss
             d = seen.setdefault(p.pid, {"role": _role(p, root, cmdline), "cpu_s": 0.0, "peak_rss_mb": 0.0})
+            parts.append((d["role"], round(rss)))
             d["cpu_s"] = max(d["cpu_s"], ct.user + ct.system)
             d["peak_rss_mb"] = max(d["peak_rss_mb"], hwm_mb(p.pid), rss)
-        peak_tree = max(peak_tree, total)
+        if total > peak_tree:
+            peak_tree = total
+            last = next((ln for ln in reversed(lines) if ln.strip()), "")
+            peak_at = {"t_s": round(time.perf_counter() - t0, 1), "rss_mb": parts,
+                       "last_progress": last.replace("\r", " ").strip()[-120:]}
         time.sleep(a.interval)
     _, status, ru = os.wait4(proc.pid, 0) if proc.returncode is None else (proc.pid, 0, None)
     wall = time.perf_counter() - t0
@@ -137,7 +144,7 @@ def main(argv=None) -> int:
         cpu_other_s=sum(d["cpu_s"] for r, ds in by_role.items() if r not in ("driver", "worker") for d in ds),
         peak_rss_driver_mb=max((d["peak_rss_mb"] for d in by_role.get("driver", [])), default=0.0),
         peak_rss_workers_mb=sorted((round(d["peak_rss_mb"]) for d in by_role.get("worker", [])), reverse=True),
-        peak_rss_tree_sampled_mb=peak_tree, uptime_end=uptime(),
+        peak_rss_tree_sampled_mb=peak_tree, peak_tree_at=peak_at, uptime_end=uptime(),
     )
     res["cpu_per_cell_ms"] = res["cpu_tree_s"] / res["cells"] * 1e3
     if out.exists():

@@ -209,9 +209,30 @@ def test_packed_unpickles_once_per_process_and_keeps_only_the_last():
     assert again is not first and [m.id for m in again] == ["bleu", "chrf"]
 
 
+def test_packed_arrays_come_back_equal_as_views_of_one_buffer():
+    """Packed.pack_arrays / unpack_arrays: every dtype and shape comes back equal, each array a
+    view of the one buffer (no copy), at an aligned offset; object arrays are refused."""
+    from evalcore.parallel import Packed
+
+    arrays = {"f": np.linspace(0, 1, 7), "i": np.arange(12, dtype=np.int32).reshape(3, 4),
+              "u": np.frombuffer("naïve ✓".encode(), dtype=np.uint8), "empty": np.zeros(0, np.int64),
+              "strided": np.arange(20, dtype=np.int64)[::3], "one": np.array([5])}
+    layout, buf = Packed.pack_arrays(arrays)
+    assert all(off % Packed.ALIGN == 0 for *_, off in layout)
+    back = Packed.unpack_arrays(layout, buf)
+    assert list(back) == list(arrays)
+    for name, a in arrays.items():
+        assert back[name].dtype == a.dtype and back[name].shape == a.shape
+        np.testing.assert_array_equal(back[name], a)
+        assert back[name].size == 0 or np.shares_memory(back[name], np.frombuffer(buf, np.uint8))
+    with pytest.raises(TypeError, match="obj"):
+        Packed.pack_arrays({"obj": np.array(["a", None], dtype=object)})
+
+
 def test_packed_nist_state_travels_as_arrays_and_scores_the_same(sample):
-    """NIST's fitted table goes in the npz byte string (no pickle), once for nist-1..5; the
-    rebuilt metrics share one table, sign the same and give the same statistics."""
+    """NIST's fitted table goes in the packed buffer (no pickle), once for nist-1..5; the
+    rebuilt metrics share one table (views of the buffer), sign the same and give the same
+    statistics."""
     from evalcore.metrics import engine
     from evalcore.metrics.base import get_metric
     from evalcore.parallel import Packed
@@ -224,6 +245,7 @@ def test_packed_nist_state_travels_as_arrays_and_scores_the_same(sample):
     assert ms[0]._table is not None  # the caller's metrics keep theirs
     back = packed.unpack()
     assert back[0]._table is back[1]._table and back[0]._table.as_dict() == ms[0]._table.as_dict()
+    assert np.shares_memory(back[0]._table.flat, np.frombuffer(packed.payload, np.uint8))
     cands = sample.outputs["text"].tolist()[:20]
     refs = [[t] for t in sample.references["text"].tolist()[:20]]
     for m, b in zip(ms, back):

@@ -98,9 +98,9 @@ class InfoTable:
         self.info = [self.flat[self.offsets[n]:self.offsets[n + 1]] for n in range(len(info))]
 
     def to_arrays(self) -> dict[str, np.ndarray]:
-        """The table as plain arrays (for ``np.savez``; no pickle): the vocabulary as its UTF-8
-        bytes and each token's byte length, in id order; every order's keys and weights
-        concatenated, cut by ``offsets``."""
+        """The table as plain arrays (no pickle; see :class:`evalcore.parallel.Packed`): the
+        vocabulary as its UTF-8 bytes and each token's byte length, in id order; every order's
+        keys and weights concatenated, cut by ``offsets``."""
         words = [w.encode("utf-8") for w in sorted(self.vocab, key=self.vocab.get)]
         return {"vocab_bytes": np.frombuffer(b"".join(words), dtype=np.uint8),
                 "vocab_lens": np.fromiter(map(len, words), dtype=np.int64, count=len(words)),
@@ -109,8 +109,8 @@ class InfoTable:
 
     @classmethod
     def from_arrays(cls, a) -> "InfoTable":
-        """The table of :meth:`to_arrays` (``a``: that dict or an open npz); keys and weights
-        are views of the two arrays."""
+        """The table of :meth:`to_arrays` (``a``: that dict); keys and weights are views of
+        the two arrays (of the packed buffer when they arrive from the driver)."""
         raw = a["vocab_bytes"].tobytes()
         ends = np.cumsum(a["vocab_lens"]).tolist()
         vocab = {raw[b:e].decode("utf-8"): i for i, (b, e) in enumerate(zip([0] + ends[:-1], ends))}
