@@ -17,7 +17,8 @@ systems × 4 references written to disk, then ``python -m evalcore score DATA --
   sample (with when it was seen, each process's share and the last progress line), the output's rows and size, and ``uptime`` before and after (the machine may be shared:
   CPU times are the figures to compare, wall time measures the load too).
 * ``--scheduler none`` runs the same command in-process (one core).
-* ``--json FILE`` writes the figures.
+* ``--json FILE`` writes the figures, and the sampled timeline (seconds, driver MB, workers' MB,
+  last progress line) for finding where the memory goes.
 """
 from __future__ import annotations
 
@@ -88,6 +89,7 @@ def main(argv=None) -> int:
     seen: dict[int, dict] = {}  # pid -> role, cpu, hwm
     peak_tree = 0.0
     peak_at: dict = {}
+    timeline: list = []  # (s, driver MB, workers' MB, last progress line)
     lines: list[str] = []
 
     import threading
@@ -118,11 +120,13 @@ def main(argv=None) -> int:
             parts.append((d["role"], round(rss)))
             d["cpu_s"] = max(d["cpu_s"], ct.user + ct.system)
             d["peak_rss_mb"] = max(d["peak_rss_mb"], hwm_mb(p.pid), rss)
+        last = next((ln for ln in reversed(lines) if ln.strip()), "").replace("\r", " ").strip()[-80:]
+        timeline.append((round(time.perf_counter() - t0, 1), sum(r for role, r in parts if role == "driver"),
+                         sum(r for role, r in parts if role == "worker"), last))
         if total > peak_tree:
             peak_tree = total
-            last = next((ln for ln in reversed(lines) if ln.strip()), "")
             peak_at = {"t_s": round(time.perf_counter() - t0, 1), "rss_mb": parts,
-                       "last_progress": last.replace("\r", " ").strip()[-120:]}
+                       "last_progress": last}
         time.sleep(a.interval)
     _, status, ru = os.wait4(proc.pid, 0) if proc.returncode is None else (proc.pid, 0, None)
     wall = time.perf_counter() - t0
@@ -154,9 +158,10 @@ def main(argv=None) -> int:
         if not a.keep_out and a.out is None:
             out.unlink()
     res["stderr_tail"] = [ln.rstrip()[-300:] for ln in lines if "\r" not in ln][-8:]
+    print(json.dumps(res, indent=1))
+    res["timeline"] = timeline
     if a.json:
         a.json.write_text(json.dumps(res, indent=1))
-    print(json.dumps(res, indent=1))
     return 0 if proc.returncode == 0 else 1
 
 

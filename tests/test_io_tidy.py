@@ -216,3 +216,48 @@ def test_parses_kept_with_a_saved_dataset(tmp_path, workspace_home):
 
     report = register_conllu(coll["es-en"], workspace.saved_parses(name, "es-en"))
     assert report.ok
+
+
+def _storage_size(series: pd.Series) -> int:
+    """Elements of the array a column's values really live in (following numpy's .base)."""
+    a = series.to_numpy()
+    while getattr(a, "base", None) is not None and isinstance(a.base, type(a)):
+        a = a.base
+    return a.size
+
+
+def test_loaded_texts_are_compacted_and_unchanged(tmp_path):
+    """The loader re-creates the text strings together (Dataset.compact_texts): the values and
+    their order are those of the files (read here with the csv module), the dtype stays object,
+    and each text column owns its array instead of viewing the parse's block of every column
+    (which kept the lp / system / seg_id strings of every row alive)."""
+    import csv
+
+    files = {k: v + v.split("\n", 1)[1].replace("es-en", "fr-en") for k, v in GOOD.items()}
+    folder = write(tmp_path / "d", files)
+    coll = load_collection(folder)
+    for kind, key in (("outputs", "system"), ("references", "ref_id")):
+        with open(folder / f"{kind}.tsv", newline="", encoding="utf-8") as fh:
+            rows = list(csv.DictReader(fh, delimiter="\t"))
+        for lp, ds in coll.items():
+            frame = getattr(ds, kind)
+            want = [(r[key], r["seg_id"], r["text"]) for r in rows if r["lp"] == lp]
+            assert list(zip(frame[key], frame["seg_id"], frame["text"])) == want
+            assert frame["text"].dtype == object
+            assert _storage_size(frame["text"]) == len(frame)
+    ds = coll["es-en"]
+    before = ds.content_hash()
+    texts = ds.outputs["text"].tolist()
+    ds._cache.clear()
+    assert ds.compact_texts() is ds
+    assert ds.outputs["text"].tolist() == texts and ds.content_hash() == before
+    assert ds.sys_texts()["s1"] == ["Hello world", ""]
+
+
+def test_compact_texts_leaves_missing_texts_alone():
+    from evalcore.dataset import Dataset
+
+    segs = pd.DataFrame({"seg_id": ["1", "2"], "doc_id": ["", ""], "source": ["a", "b"]})
+    outs = pd.DataFrame({"system": ["s", "s"], "seg_id": ["1", "2"], "text": pd.Series(["x", None], dtype=object)})
+    ds = Dataset(name="t", lp="", segments=segs, outputs=outs).compact_texts()
+    assert ds.outputs["text"].tolist() == ["x", None]

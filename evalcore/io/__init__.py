@@ -89,8 +89,8 @@ def load_collection(path: str | os.PathLike | FileSource, name: str | None = Non
         raise DataError(report)
     mod = _format_module(fmt)
     if fmt == "mqm":
-        return mod.read(src, name, Report(), weights=mqm_weights)
-    coll = mod.read(src, name, Report())
+        return _compacted(mod.read(src, name, Report(), weights=mqm_weights))
+    coll = _compacted(mod.read(src, name, Report()))
     if mqm_weights is not None:
         from ..human.mqm import rescore_mqm
         from ..problems import Problem
@@ -100,6 +100,18 @@ def load_collection(path: str | os.PathLike | FileSource, name: str | None = Non
             if ds.extras.get("mqm_errors") is None:  # say that the weights changed nothing
                 ds.warnings.append(Problem("warning", src.label, None, "MQM weights were given, but this dataset "
                                            "has no MQM error rows: its scores are used as stored"))
+    return coll
+
+
+def _compacted(coll: dict[str, Dataset]) -> dict[str, Dataset]:
+    """Every data set with its texts re-created together (:meth:`Dataset.compact_texts`), once
+    the loader's row-by-row parse is gone (and collected: the loader's intermediate frames can
+    sit in reference cycles, holding the parsed rows until the cycle collector runs)."""
+    import gc
+
+    gc.collect()
+    for ds in coll.values():
+        ds.compact_texts()
     return coll
 
 

@@ -199,11 +199,14 @@ def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, output
         if "domain" in segf and (segf["domain"].astype(str) != "").any():
             # a domain column of segments.tsv (e.g. WMT24) is kept as the segment_domains extra table
             lp_extras["segment_domains"] = segf[["seg_id", "domain"]].astype(str).reset_index(drop=True)
+        # .copy(): the selected columns get arrays of their own. Without it the text column stays
+        # a view of the loader's block of every column (lp, system, seg_id, text as Python
+        # strings), which then outlives the load: at 100k segments × 10 systems, +3 M strings.
         ds = Dataset(
             name=name, lp=lp,
             segments=segf.reindex(columns=SEGMENT_COLUMNS).fillna(""),
-            references=ref[REFERENCE_COLUMNS].reset_index(drop=True),
-            outputs=out[OUTPUT_COLUMNS].reset_index(drop=True),
+            references=ref[REFERENCE_COLUMNS].reset_index(drop=True).copy(),
+            outputs=out[OUTPUT_COLUMNS].reset_index(drop=True).copy(),
             judgements=jud[JUDGEMENT_COLUMNS].reset_index(drop=True),
             tags=tag[TAG_COLUMNS].reset_index(drop=True),
             extras=lp_extras,
