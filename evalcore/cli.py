@@ -93,7 +93,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     from .io.text import QUOTING
+    from .parallel import use_system_allocator
 
+    use_system_allocator()
     token = QUOTING.set(getattr(args, "quoting", None) or "csv")
     try:
         return _run(args)

@@ -492,6 +492,19 @@ def release_memory() -> None:
 _TRIM: list = []
 
 
+def use_system_allocator() -> None:
+    """Arrow's buffers (pandas' ``str`` columns) come from the C library's ``malloc`` from now
+    on, not from Arrow's own pool (mimalloc), which keeps what is freed where
+    :func:`release_memory` cannot return it. Measured on a 1M-row segment table built, written
+    and dropped three times: 195 MB kept for good with Arrow's pool, 15 MB with ``malloc``.
+    Called by the command line, whose batch runs build and drop one such table per metric."""
+    try:
+        import pyarrow as pa
+    except ImportError:  # pandas without pyarrow: nothing to switch
+        return
+    pa.set_memory_pool(pa.system_memory_pool())
+
+
 def _malloc_trim():
     if not _TRIM:
         fn = None

@@ -41,6 +41,35 @@ def test_fast_tsv_is_pandas_byte_for_byte_or_declines(rows, header):
         assert any(any(ch in str(v) for ch in '\t\n\r"') for v in df[["system", "seg_id"]].to_numpy().ravel())
 
 
+FEW = st.sampled_from(["a", "b", "sys é", "", 'q"', "t\tab"]) | st.none()
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(FEW, FEW, FLOATS, st.sampled_from([1, 1, 7])), max_size=11), st.booleans(),
+       st.sampled_from([object, "str"]))
+def test_fast_tsv_in_chunks_is_pandas_byte_for_byte_or_declines(rows, header, text_dtype):
+    """Rows formatted 3 at a time (FAST_ROWS): a column constant in one chunk and varying in the
+    next, a quote or a missing value only in a late chunk (then nothing at all is written)."""
+    from evalcore.commands import _stream
+
+    df = pd.DataFrame(rows, columns=["system", "seg_id", "score", "n"])
+    df["n"] = df["n"].astype("Int64")
+    df["system"] = df["system"].astype(text_dtype)
+    df["seg_id"] = df["seg_id"].astype(text_dtype)
+    old, _stream.FAST_ROWS = _stream.FAST_ROWS, 3
+    try:
+        buf = io.StringIO()
+        ok = fast_tsv(df, buf, header)
+    finally:
+        _stream.FAST_ROWS = old
+    if ok:
+        assert buf.getvalue() == _pandas(df, header)
+    else:
+        assert buf.getvalue() == ""
+        texts = df[["system", "seg_id"]].to_numpy().ravel()
+        assert any(not isinstance(v, str) or any(ch in v for ch in '\t\n\r"') for v in texts)
+
+
 def test_score_tables_take_the_fast_path_and_match_pandas():
     rng = np.random.default_rng(0)
     scores = rng.normal(size=500) * 10.0 ** rng.integers(-8, 18, size=500)
