@@ -105,11 +105,7 @@ def load_collection(path: str | os.PathLike | FileSource, name: str | None = Non
 
 def _compacted(coll: dict[str, Dataset]) -> dict[str, Dataset]:
     """Every data set with its texts re-created together (:meth:`Dataset.compact_texts`), once
-    the loader's row-by-row parse is gone (and collected: the loader's intermediate frames can
-    sit in reference cycles, holding the parsed rows until the cycle collector runs)."""
-    import gc
-
-    gc.collect()
+    the loader's row-by-row parse is gone."""
     for ds in coll.values():
         ds.compact_texts()
     return coll
