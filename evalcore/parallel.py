@@ -377,9 +377,10 @@ def _levels_block(task):
     together) and, when asked, their sentence scores."""
     from .metrics.levels import family_stats
 
-    metrics, want_segment, (cands, refs, positions) = task
+    metrics, want_segment, block = task
     if isinstance(metrics, Packed):
         metrics = metrics.unpack()
+    cands, refs, positions = block.unpack() if isinstance(block, TextBlock) else block
     if not cands:
         return [(None, None) for _ in metrics]
     out = []
@@ -387,6 +388,42 @@ def _levels_block(task):
         out.append((st, np.asarray(m.sentence_scores_of(st, refs), dtype=float) if want_segment else None))
     release_memory()  # the block's working arrays are gone: give their pages back
     return out
+
+
+class TextBlock:
+    """One segment block's texts as a worker keeps them for the whole run: the candidates and
+    the distinct reference lists as Arrow string arrays (one buffer of UTF-8 each, not a Python
+    string object per text), each item's reference list by number, and the items' segment
+    positions. :meth:`unpack` gives back ``(cands, refs, positions)`` equal to what was packed
+    (items with equal reference lists share one list object), made afresh for each task and
+    dropped after it. At 100k segments × 10 systems × 4 references each worker held ~300 MB of
+    Python strings for its half of the blocks."""
+
+    def __init__(self, cands: Sequence[str], refs: Sequence[Sequence[str]], positions: Sequence[int]):
+        import pyarrow as pa
+
+        number: dict[tuple, int] = {}
+        lists: list = []
+        ref_of = np.empty(len(refs), dtype=np.int64)
+        for i, r in enumerate(refs):
+            key = tuple(r)
+            k = number.get(key)
+            if k is None:
+                k = number[key] = len(lists)
+                lists.append(list(r))
+            ref_of[i] = k
+        self.cands = pa.array(list(cands), type=pa.large_string())
+        self.refs = pa.array(lists, type=pa.list_(pa.large_string()))
+        self.ref_of = ref_of
+        self.positions = np.asarray(positions, dtype=np.int64)
+
+    def __sizeof__(self) -> int:  # what Dask counts for the block (sys.getsizeof)
+        return object.__sizeof__(self) + self.cands.nbytes + self.refs.nbytes + self.ref_of.nbytes \
+            + self.positions.nbytes
+
+    def unpack(self) -> tuple[list, list, list]:
+        lists = self.refs.to_pylist()
+        return self.cands.to_pylist(), [lists[k] for k in self.ref_of.tolist()], self.positions.tolist()
 
 
 class Packed:
@@ -554,7 +591,7 @@ def iter_score_levels(dataset, metric_ids: Sequence, level: str = "both", ref_id
     bounds = block_bounds(ds.n_segments, scheduler.n_workers, block_size)
     sel = [np.flatnonzero((pos >= a) & (pos < b)) for a, b in bounds]
     sel = [ix for ix in sel if len(ix)]
-    data = scheduler.scatter([([all_c[i] for i in ix], [all_r[i] for i in ix], pos[ix].tolist()) for ix in sel]) \
+    data = scheduler.scatter([TextBlock([all_c[i] for i in ix], [all_r[i] for i in ix], pos[ix]) for ix in sel]) \
         if group_of else []
     want_segment = "segment" in want
     # the remote families in order of their first metric; each family's tasks are submitted one

@@ -194,6 +194,10 @@ def test_table_pickles_as_one_flat_array_and_scores_the_same():
     assert back.as_dict() == t.as_dict()
     assert all(np.shares_memory(i, back.flat) for i in back.info if len(i))
     np.testing.assert_array_equal(back.flat, np.concatenate(t.info))
+    # the keys too: one array, and to_arrays hands it out without a copy
+    assert all(np.shares_memory(k, t.flat_keys) for k in t.keys if len(k))
+    assert t.to_arrays()["keys"] is t.flat_keys
+    np.testing.assert_array_equal(back.flat_keys, np.concatenate(t.keys))
     m = NIST(5)
     m.fit([[" ".join(r)] for r in refs])
     cands = [" ".join(r[::-1]) for r in refs[:30]]

@@ -251,3 +251,23 @@ def test_packed_nist_state_travels_as_arrays_and_scores_the_same(sample):
     for m, b in zip(ms, back):
         assert b.signature() == m.signature()
         np.testing.assert_array_equal(b.segment_stats(cands, refs), m.segment_stats(cands, refs))
+
+
+def test_text_block_gives_back_what_it_packed():
+    """TextBlock (a segment block's texts on a worker): the candidates, reference lists and
+    positions come back equal, items with equal reference lists share one list object, and
+    its size as Dask counts it is the size of its buffers."""
+    import sys
+
+    from evalcore.parallel import TextBlock
+
+    r1, r2 = ["a ref", "ünï ref"], ["other"]
+    cands = ["c1", "", "c3 ✓", "c4"]
+    refs = [r1, list(r1), r2, []]
+    block = TextBlock(cands, refs, np.array([4, 4, 5, 6]))
+    c, r, p = block.unpack()
+    assert c == cands and r == refs and p == [4, 4, 5, 6]
+    assert r[0] is r[1] and r[0] is not r[2]
+    assert sys.getsizeof(block) >= block.cands.nbytes + block.refs.nbytes > 0
+    c2, r2_, _ = block.unpack()
+    assert c2 == c and c2 is not c  # made afresh for each task

@@ -84,18 +84,23 @@ class InfoTable:
     ``offsets[n-1]:offsets[n]``), which the compiled scorer reads directly: per 32-segment chunk
     it used to concatenate the orders afresh, a copy of the whole table each time (at 100k
     segments × 4 references, 17 M weights: most of NIST's time and a worker's peak memory).
+    The keys of all orders likewise live in one array, ``flat_keys``, cut by the same offsets.
     Travels as plain arrays (:meth:`to_arrays` / :meth:`from_arrays`: to Dask workers in
     :class:`evalcore.parallel.Packed`, and when pickled), so the views are rebuilt on arrival.
     """
 
-    __slots__ = ("vocab", "keys", "info", "max_n", "flat", "offsets")
+    __slots__ = ("vocab", "keys", "info", "max_n", "flat", "offsets", "flat_keys")
 
     def __init__(self, vocab: dict, keys: list, info: list, max_n: int):
-        self.vocab, self.keys, self.max_n = vocab, keys, max_n
+        self.vocab, self.max_n = vocab, max_n
         lens = [len(i) for i in info]
         self.offsets = np.concatenate([[0], np.cumsum(lens, dtype=np.int64)]).astype(np.int64)
         self.flat = np.ascontiguousarray(np.concatenate(info) if info else np.zeros(0), dtype=np.float64)
         self.info = [self.flat[self.offsets[n]:self.offsets[n + 1]] for n in range(len(info))]
+        # the keys likewise in one array (so shipping the table copies nothing but the one buffer)
+        self.flat_keys = np.ascontiguousarray(np.concatenate(keys) if keys else np.zeros(0, np.int64),
+                                              dtype=np.int64)
+        self.keys = [self.flat_keys[self.offsets[n]:self.offsets[n + 1]] for n in range(len(keys))]
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         """The table as plain arrays (no pickle; see :class:`evalcore.parallel.Packed`): the
@@ -104,7 +109,7 @@ class InfoTable:
         words = [w.encode("utf-8") for w in sorted(self.vocab, key=self.vocab.get)]
         return {"vocab_bytes": np.frombuffer(b"".join(words), dtype=np.uint8),
                 "vocab_lens": np.fromiter(map(len, words), dtype=np.int64, count=len(words)),
-                "keys": np.concatenate(self.keys) if self.keys else np.zeros(0, np.int64),
+                "keys": self.flat_keys,
                 "flat": self.flat, "offsets": self.offsets, "max_n": np.array([self.max_n])}
 
     @classmethod
@@ -116,7 +121,7 @@ class InfoTable:
         vocab = {raw[b:e].decode("utf-8"): i for i, (b, e) in enumerate(zip([0] + ends[:-1], ends))}
         flat, offsets, keys = a["flat"], a["offsets"], a["keys"]
         t = cls.__new__(cls)
-        t.vocab, t.max_n, t.flat, t.offsets = vocab, int(a["max_n"][0]), flat, offsets
+        t.vocab, t.max_n, t.flat, t.offsets, t.flat_keys = vocab, int(a["max_n"][0]), flat, offsets, keys
         t.keys = [keys[offsets[n]:offsets[n + 1]] for n in range(len(offsets) - 1)]
         t.info = [flat[offsets[n]:offsets[n + 1]] for n in range(len(offsets) - 1)]
         return t
