@@ -271,3 +271,29 @@ def test_text_block_gives_back_what_it_packed():
     assert sys.getsizeof(block) >= block.cands.nbytes + block.refs.nbytes > 0
     c2, r2_, _ = block.unpack()
     assert c2 == c and c2 is not c  # made afresh for each task
+
+
+def test_packed_pickles_its_buffer_out_of_band():
+    """With protocol 5 and a buffer callback (how Dask sends data) the packed buffer leaves as
+    its own buffer, not copied into the pickle stream; either way it comes back equal."""
+    import pickle
+
+    from evalcore.metrics import engine
+    from evalcore.metrics.base import get_metric
+    from evalcore.parallel import Packed
+
+    import evalcore.io as eio
+    from conftest import ROOT
+
+    ds = eio.load_dataset(ROOT / "sample_data" / "teaching_es_en")
+    m = get_metric("nist-2")
+    engine._prepare(m, ds)
+    packed = Packed([m])
+    bufs = []
+    stream = pickle.dumps(packed, protocol=5, buffer_callback=bufs.append)
+    assert len(bufs) == 1 and bufs[0].raw().nbytes == len(packed.payload) > len(stream)
+    for back in (pickle.loads(stream, buffers=[b.raw() for b in bufs]), pickle.loads(pickle.dumps(packed)),
+                 pickle.loads(pickle.dumps(packed, protocol=4))):
+        assert bytes(back.payload) == bytes(packed.payload) and back.token == packed.token
+        Packed._last = (None, None)
+        assert back.unpack()[0]._table.as_dict() == m._table.as_dict()
