@@ -297,3 +297,25 @@ def test_packed_pickles_its_buffer_out_of_band():
         assert bytes(back.payload) == bytes(packed.payload) and back.token == packed.token
         Packed._last = (None, None)
         assert back.unpack()[0]._table.as_dict() == m._table.as_dict()
+
+
+def test_packed_buffer_at_an_odd_address_is_realigned():
+    """A buffer that arrives as a view at an odd address (as Dask hands over large frames) is
+    copied once to an aligned one, so the arrays on it are aligned; an aligned one is kept."""
+    from evalcore.parallel import Packed
+
+    layout, buf = Packed.pack_arrays({"x": np.arange(1000, dtype=np.float64), "k": np.arange(7, dtype=np.int64)})
+    base = np.frombuffer(buf, np.uint8)
+    assert Packed.aligned(buf) is buf or base.ctypes.data % Packed.ALIGN
+    raw = bytearray(len(buf) + 2 * Packed.ALIGN)
+    skew = (-np.frombuffer(raw, np.uint8).ctypes.data + 3) % Packed.ALIGN  # 3 bytes past a boundary
+    raw[skew:skew + len(buf)] = buf
+    odd = memoryview(raw)[skew:skew + len(buf)]
+    assert np.frombuffer(odd, np.uint8).ctypes.data % Packed.ALIGN == 3
+    assert not Packed.unpack_arrays(layout, odd)["x"].flags.aligned
+    fixed = Packed.aligned(odd)
+    assert np.frombuffer(fixed, np.uint8).ctypes.data % Packed.ALIGN == 0
+    back = Packed.unpack_arrays(layout, fixed)
+    assert all(a.flags.aligned for a in back.values())
+    np.testing.assert_array_equal(back["x"], np.arange(1000, dtype=np.float64))
+    np.testing.assert_array_equal(back["k"], np.arange(7))
