@@ -23,6 +23,7 @@ must be importable on the workers). A task that raises on a worker stops the run
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 import sys
@@ -377,10 +378,9 @@ def _levels_block(task):
     together) and, when asked, their sentence scores."""
     from .metrics.levels import family_stats
 
-    metrics, want_segment, block = task
-    if isinstance(metrics, Packed):
-        metrics = metrics.unpack()
-    cands, refs, positions = block.unpack() if isinstance(block, TextBlock) else block
+    packed, want_segment, block = task
+    metrics = packed.unpack()
+    cands, refs, positions = block.unpack()
     if not cands:
         return [(None, None) for _ in metrics]
     out = []
@@ -473,17 +473,17 @@ class Packed:
         """``{name: array}`` -> (layout: ``[(name, dtype str, shape, offset)]``, one buffer with
         every array's bytes, each at an offset aligned to :attr:`ALIGN` bytes; a ``bytearray``,
         so building it does not need a second copy)."""
-        layout, at = [], 0
+        layout, parts, at = [], [], 0
         for name, a in arrays.items():
             a = np.ascontiguousarray(a)
             if a.dtype.hasobject or a.dtype.fields is not None:
                 raise TypeError(f"{name}: only plain numeric arrays travel packed, not {a.dtype}")
             layout.append((name, a.dtype.str, tuple(int(x) for x in a.shape), at))
+            parts.append(a)
             at += -(-a.nbytes // cls.ALIGN) * cls.ALIGN
         buf = bytearray(at)
         view = np.frombuffer(buf, dtype=np.uint8)
-        for (name, _, _, off), a in zip(layout, arrays.values()):
-            a = np.ascontiguousarray(a)
+        for (_, _, _, off), a in zip(layout, parts):
             view[off:off + a.nbytes] = a.reshape(-1).view(np.uint8)
         del view
         return layout, buf
@@ -507,16 +507,11 @@ class Packed:
     @staticmethod
     def unpack_arrays(layout: list, payload) -> dict:
         """The arrays of :meth:`pack_arrays` as views of ``payload`` (no copy)."""
-        out = {}
-        for name, dt, shape, off in layout:
-            dtype = np.dtype(dt)
-            if dtype.hasobject:
-                raise TypeError(f"{name}: object arrays are not accepted")
-            count = int(np.prod(shape, dtype=np.int64))
-            # writable when the buffer is (a bytearray): the compiled kernels then see the same
-            # array types as in-process and need no second compilation
-            out[name] = np.frombuffer(payload, dtype=dtype, count=count, offset=off).reshape(shape)
-        return out
+        # (np.frombuffer itself refuses object dtypes.) Writable when the buffer is: the compiled
+        # kernels then see the same array types as in-process and need no second compilation
+        return {name: np.frombuffer(payload, dtype=np.dtype(dt), count=int(np.prod(shape, dtype=np.int64)),
+                                    offset=off).reshape(shape)
+                for name, dt, shape, off in layout}
 
     def unpack(self) -> list:
         token, metrics = Packed._last
@@ -559,7 +554,17 @@ def release_memory() -> None:
         trim(0)
 
 
-_TRIM: list = []
+@functools.cache
+def _malloc_trim():
+    """glibc's ``malloc_trim``, or None (not Linux, or not glibc: musl, …)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        return ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
 
 
 def use_system_allocator() -> None:
@@ -573,20 +578,6 @@ def use_system_allocator() -> None:
     except ImportError:  # pandas without pyarrow: nothing to switch
         return
     pa.set_memory_pool(pa.system_memory_pool())
-
-
-def _malloc_trim():
-    if not _TRIM:
-        fn = None
-        if sys.platform.startswith("linux"):
-            try:
-                import ctypes
-
-                fn = ctypes.CDLL("libc.so.6").malloc_trim
-            except (OSError, AttributeError):  # not glibc (musl, …)
-                fn = None
-        _TRIM.append(fn)
-    return _TRIM[0]
 
 
 def iter_score_levels(dataset, metric_ids: Sequence, level: str = "both", ref_ids: Sequence[str] | None = None,
@@ -721,10 +712,8 @@ def _tensor_block(task):
     """Worker side: the similarity tensors of one block of segments (metrics already prepared)."""
     from .metrics.engine import similarity_tensors_many
 
-    block, metrics = task
-    if isinstance(metrics, Packed):
-        metrics = metrics.unpack()
-    res = similarity_tensors_many(block, metrics, cache_dir=False, prepare=False)
+    block, packed = task
+    res = similarity_tensors_many(block, packed.unpack(), cache_dir=False, prepare=False)
     return {mid: (t.systems, t.ref_ids, t.sys_ref, t.ref_ref, t.loo_sys, t.loo_ref) for mid, t in res.items()}
 
 

@@ -31,9 +31,9 @@ _QUOTED = re.compile(r'[\t\n\r"]')  # what pandas / the csv module would quote i
 FAST_ROWS = 100_000
 
 
-def _column_strings(s: pd.Series) -> str | list[str] | None:
-    """The column's fields as ``to_csv`` writes them (one string when every row has the same),
-    or None when it would quote one or the dtype is not covered."""
+def _column_strings(s: pd.Series) -> str | list[str]:
+    """The column's fields as ``to_csv`` writes them (one string when every row has the same);
+    only for a column :func:`_covered` accepts."""
     dt = s.dtype
     if dt == np.float64:
         v = s.to_numpy()
@@ -41,35 +41,32 @@ def _column_strings(s: pd.Series) -> str | list[str] | None:
         for i in np.flatnonzero(np.isnan(v)).tolist():
             out[i] = ""
         return out
-    if dt == np.int64 or (isinstance(dt, pd.Int64Dtype) and not s.isna().any()):
+    if dt == np.int64 or isinstance(dt, pd.Int64Dtype):
         v = s.to_numpy(dtype=np.int64)
         if len(v) and (v == v[0]).all():
             return str(int(v[0]))
         return list(map(str, v.tolist()))
-    if getattr(dt, "kind", "") == "O" or isinstance(dt, pd.StringDtype):
-        first = s.iloc[0] if len(s) else None
-        if type(first) is str and bool((s == first).all()):  # one value: compared in C, not listed
-            return None if _QUOTED.search(first) else first
-        vals = s.tolist()
-        uniq = set(vals)
-        if not all(type(u) is str and not _QUOTED.search(u) for u in uniq):
-            return None
-        return next(iter(uniq)) if len(uniq) == 1 else vals
-    return None
+    first = s.iloc[0] if len(s) else ""
+    if bool((s == first).all()):  # one value: compared in C, not listed
+        return first
+    return s.tolist()
 
 
 def _covered(s: pd.Series) -> bool:
-    """Whether :func:`_column_strings` formats every row of the column (checked on the whole
-    column before anything is written, without listing its values)."""
+    """Whether :func:`_column_strings` can format every row of the column as ``to_csv`` would:
+    a float or integer column without missing integers, or a text column of strings none of
+    which needs quoting (checked on the whole column before anything is written, without
+    listing its values)."""
     dt = s.dtype
     if dt == np.float64 or dt == np.int64:
         return True
     if isinstance(dt, pd.Int64Dtype):
         return not s.isna().any()
-    if getattr(dt, "kind", "") == "O" or isinstance(dt, pd.StringDtype):
+    objects = getattr(dt, "kind", "") == "O" and not isinstance(dt, pd.StringDtype)
+    if objects or isinstance(dt, pd.StringDtype):
         if not len(s):
             return True
-        if s.isna().any() or (getattr(dt, "kind", "") == "O" and pd.api.types.infer_dtype(s, skipna=False) != "string"):
+        if s.isna().any() or (objects and pd.api.types.infer_dtype(s, skipna=False) != "string"):
             return False
         first = s.iloc[0]
         if bool((s == first).all()):  # one value: compared in C, not listed

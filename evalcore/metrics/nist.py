@@ -92,15 +92,18 @@ class InfoTable:
     __slots__ = ("vocab", "keys", "info", "max_n", "flat", "offsets", "flat_keys")
 
     def __init__(self, vocab: dict, keys: list, info: list, max_n: int):
-        self.vocab, self.max_n = vocab, max_n
         lens = [len(i) for i in info]
-        self.offsets = np.concatenate([[0], np.cumsum(lens, dtype=np.int64)]).astype(np.int64)
-        self.flat = np.ascontiguousarray(np.concatenate(info) if info else np.zeros(0), dtype=np.float64)
-        self.info = [self.flat[self.offsets[n]:self.offsets[n + 1]] for n in range(len(info))]
-        # the keys likewise in one array (so shipping the table copies nothing but the one buffer)
-        self.flat_keys = np.ascontiguousarray(np.concatenate(keys) if keys else np.zeros(0, np.int64),
-                                              dtype=np.int64)
-        self.keys = [self.flat_keys[self.offsets[n]:self.offsets[n + 1]] for n in range(len(keys))]
+        self._set(vocab, max_n, np.concatenate([[0], np.cumsum(lens, dtype=np.int64)]).astype(np.int64),
+                  np.ascontiguousarray(np.concatenate(keys) if keys else np.zeros(0, np.int64), dtype=np.int64),
+                  np.ascontiguousarray(np.concatenate(info) if info else np.zeros(0), dtype=np.float64))
+
+    def _set(self, vocab: dict, max_n: int, offsets: np.ndarray, flat_keys: np.ndarray, flat: np.ndarray) -> None:
+        """The table from its one key array and one weight array; each order's keys and
+        weights are views of them, cut by ``offsets`` (so shipping the table copies nothing
+        but those arrays)."""
+        self.vocab, self.max_n, self.offsets, self.flat_keys, self.flat = vocab, max_n, offsets, flat_keys, flat
+        self.keys = [flat_keys[offsets[n]:offsets[n + 1]] for n in range(len(offsets) - 1)]
+        self.info = [flat[offsets[n]:offsets[n + 1]] for n in range(len(offsets) - 1)]
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         """The table as plain arrays (no pickle; see :class:`evalcore.parallel.Packed`): the
@@ -119,11 +122,8 @@ class InfoTable:
         raw = a["vocab_bytes"].tobytes()
         ends = np.cumsum(a["vocab_lens"]).tolist()
         vocab = {raw[b:e].decode("utf-8"): i for i, (b, e) in enumerate(zip([0] + ends[:-1], ends))}
-        flat, offsets, keys = a["flat"], a["offsets"], a["keys"]
         t = cls.__new__(cls)
-        t.vocab, t.max_n, t.flat, t.offsets, t.flat_keys = vocab, int(a["max_n"][0]), flat, offsets, keys
-        t.keys = [keys[offsets[n]:offsets[n + 1]] for n in range(len(offsets) - 1)]
-        t.info = [flat[offsets[n]:offsets[n + 1]] for n in range(len(offsets) - 1)]
+        t._set(vocab, int(a["max_n"][0]), a["offsets"], a["keys"], a["flat"])
         return t
 
     def __reduce__(self):
