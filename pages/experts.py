@@ -69,7 +69,11 @@ else:
                      lambda: PR.combination_curves(curves, curves.attrs.get("gold_agreement")))
     st.plotly_chart(f1, width="stretch", key="ex_fig1")
     download_figure(f1, f"{ds.name}_experts_fig1", key="ex_fig1_dl")
-    st.dataframe(curves, hide_index=True, width="stretch")
+    # shown without its attrs: Streamlit sends a frame's attrs to the browser as JSON, and a NaN
+    # there (gold_agreement with one gold rater) is not JSON: the table failed to draw
+    shown = curves.copy(deep=False)
+    shown.attrs = {}
+    st.dataframe(shown, hide_index=True, width="stretch")
     download_table(curves, f"{ds.name}_combination_curves", key="ex_fig1_tab", signature=sig)
     ga = curves.attrs.get("gold_agreement")
     st.caption("k non-experts' labels of an item are drawn at random (20 draws per k) and combined by a vote: "

@@ -67,6 +67,9 @@ def test_page_screenshot(app_url, slug, title):
         path = screenshot(page, f"page_{slug}")
         assert path.stat().st_size > 10_000
         assert page.locator('[data-testid="stException"]').count() == 0
+        # an element the browser failed to draw (e.g. a table whose attrs held a NaN, not JSON)
+        body = page.locator("body").inner_text()
+        assert "SyntaxError" not in body and "is not valid JSON" not in body, body[-2000:]
         assert title.split(" (")[0] in page.locator("h1").first.inner_text()
 
 
