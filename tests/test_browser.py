@@ -9,24 +9,10 @@ import pytest
 from browser import FIGURE, browser_page, require_browser, running_app, screenshot, wait_for_app
 from conftest import ROOT
 
-PAGES = [
-    ("data", "Data"),
-    ("systems", "Systems"),
-    ("compare", "Compare two systems"),
-    ("campaign", "Campaign"),
-    ("human_likeness", "Human-likeness"),
-    ("likeness_vs_acceptability", "Likeness vs acceptability"),
-    ("queen_vs_human", "QUEEN vs human"),
-    ("divergence", "Divergence browser"),
-    ("judges", "Judges"),
-    ("learned", "Learned metrics"),
-    ("learn", "Learn (guided tour)"),
-    ("references", "References & comprehension"),
-    ("experts", "Experts vs non-experts"),
-]
+from pages.registry import PAGES as REGISTRY  # noqa: E402  (the one page list: app.py builds from it)
 
-FIGURE_PAGES = {"data", "systems", "compare", "campaign", "human_likeness", "likeness_vs_acceptability", "queen_vs_human", "judges",
-                "references", "experts"}
+PAGES = [(p.slug, p.title) for p in REGISTRY]
+FIGURE_PAGES = {p.slug for p in REGISTRY if p.figure}
 
 
 @pytest.fixture(scope="module")

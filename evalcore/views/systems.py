@@ -23,7 +23,7 @@ from .scores import cached, human_segment_scores, system_stats
 #: 15 systems) the Systems page starts with :data:`FIRST_METRICS` and offers the other default
 #: metrics one click away: METEOR, NIST, GTM, ROUGE-L, WER and PER together take a little over
 #: half of these three's time to score on a cold cache (2.5 vs 4.4 CPU s on WMT24 en-cs with
-#: main's kernels of 23 Nov 2026; benchmarks/RESULTS_pages.md): a first visit scores ~37 % less.
+#: main's kernels of 23 Nov 2026; benchmarks/history/RESULTS_pages.md): a first visit scores ~37 % less.
 FIRST_METRICS_ABOVE = 5000
 #: sacreBLEU's three metrics (Post 2018): what a first visit of a large dataset scores.
 FIRST_METRICS = ("bleu", "chrf", "ter")
