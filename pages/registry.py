@@ -47,6 +47,8 @@ PAGES: tuple[PageInfo, ...] = (
              "non-experts are combined (Callison-Burch 2009)", True),
     PageInfo("learned", "Learned metrics", "🧠", "train a BEER-style ranker or a human-likeness "
              "classifier and compare it with BLEU and chrF", False),
+    PageInfo("playground", "Metric playground", "🧪", "edit a candidate and watch every metric react; "
+             "challenges that break metrics", False),
     PageInfo("learn", "Learn (guided tour)", "🎓", "the seeds' lessons on the sample corpus, stop "
              "by stop", False),
 )

@@ -1,7 +1,8 @@
-"""Write docs/cli.md from the command-line parser itself, so the reference never drifts from the code.
+"""Write docs/cli.md from the command-line parser and the README's page table from the page
+registry (pages/registry.py), so neither drifts from the code.
 
-Run ``python scripts/gen_cli_docs.py`` after adding or changing a command or an option;
-``tests/test_cli_docs.py`` fails while docs/cli.md differs from what this script writes.
+Run ``python scripts/gen_cli_docs.py`` after adding or changing a command, an option or a page;
+``tests/test_cli_docs.py`` fails while either differs from what this script writes.
 """
 from __future__ import annotations
 
@@ -71,9 +72,22 @@ def render() -> str:
     return "\n".join(out) + "\n"
 
 
+def readme_with_page_table(readme: str) -> str:
+    """The README with its page table rewritten from the page registry."""
+    sys.path.insert(0, str(ROOT))
+    from pages.registry import PAGES
+
+    head, rest = readme.split("| page | what it shows |\n|---|---|\n", 1)
+    tail = rest[rest.index("\n\n"):]
+    rows = "\n".join(f"| {p.title} | {p.summary} |" for p in PAGES)
+    return f"{head}| page | what it shows |\n|---|---|\n{rows}{tail}"
+
+
 def main() -> None:
     TARGET.write_text(render(), encoding="utf-8")
-    print(f"wrote {TARGET.relative_to(ROOT)}")
+    readme = ROOT / "README.md"
+    readme.write_text(readme_with_page_table(readme.read_text(encoding="utf-8")), encoding="utf-8")
+    print(f"wrote {TARGET.relative_to(ROOT)} and the README's page table")
 
 
 if __name__ == "__main__":
