@@ -183,7 +183,7 @@ with tab_add:
         except Exception as exc:  # the app keeps running
             show_exception(exc, "Import failed")
 
-# ---------------------------------------------------------------- parses (issue 8)
+# ---------------------------------------------------------------- parses
 with tab_add:
     if ds is not None:
         st.markdown("**Parses for the syntactic metrics (CoNLL-U, any language, any parser)**")

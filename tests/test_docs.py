@@ -1,4 +1,4 @@
-"""The project's own documents cover what the code does (issue 15)."""
+"""The project's own documents cover what the code does."""
 from __future__ import annotations
 
 import re

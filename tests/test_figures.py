@@ -1,4 +1,4 @@
-"""Paper-ready figures (issue 15): PNG, SVG and PDF through kaleido with the system Chromium,
+"""Paper-ready figures: PNG, SVG and PDF through kaleido with the system Chromium,
 the metric signatures as a caption, and a clear message where no browser exists."""
 from __future__ import annotations
 

@@ -150,7 +150,7 @@ def metric_set_search(dataset: Dataset, metric_ids: Sequence[str], method: str =
     ``excluded``: the metrics left out first because their :func:`~evalcore.qarla.search.coverage`
     (defined similarities among the pairs whose texts exist, from the dataset's texts) is below
     ``min_coverage`` (0 disables) or, with ``exclude_degenerate``, because their single-metric
-    KING is decided by ties (KING ≥ 0.99, tie rate ≥ 0.9; docs/findings.md, issue 8)."""
+    KING is decided by ties (KING ≥ 0.99, tie rate ≥ 0.9; docs/findings.md)."""
     from ..qarla import exhaustive_search, greedy_search
     from ..qarla.search import text_presence
 
