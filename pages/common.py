@@ -298,12 +298,14 @@ def download_table(df: pd.DataFrame, name: str, key: str | None = None, signatur
 def download_figure(fig, name: str, key: str | None = None) -> None:
     """Downloads of a figure: interactive HTML (embeds plotly.js, works offline) and PNG, SVG and
     PDF for papers (rendered by kaleido with the machine's Chromium, the metric signatures as a
-    caption). Every file is built only when its button is clicked."""
+    caption). Every file gets :func:`evalcore.figures.paper_figure`'s explicit colour-blind-safe
+    colours and label margins (the page's Streamlit theme colours exist only in the browser).
+    Every file is built only when its button is clicked."""
     from evalcore import figures
 
     def html() -> bytes:
-        buf = io.StringIO()
-        fig.write_html(buf, include_plotlyjs=True, full_html=True)
+        buf = io.StringIO()  # paper colours: Streamlit's theme colours exist only in its browser code
+        figures.paper_figure(fig).write_html(buf, include_plotlyjs=True, full_html=True)
         return buf.getvalue().encode("utf-8")
 
     def static(fmt: str):
