@@ -144,16 +144,20 @@ def sidebar_tokenizer(ds: Dataset) -> str:
     """The tokenizer box (one choice per language pair, sacreBLEU's default for the target
     language preselected) and a caption stating the choice; applies it to this run."""
     from evalcore.views.common import tokenizer_note
-    from evalcore.metrics.tokenize import default_tokenizer, installed_tokenizers
+    from evalcore.metrics.tokenize import TOKENIZERS, SPM_TOKENIZERS, default_tokenizer, installed_tokenizers
 
     default = default_tokenizer(ds.lp)
     names = installed_tokenizers()  # without importing sacreBLEU: most pages never tokenise
     if default not in names:
         names.insert(0, default)
+    missing = [t for t in TOKENIZERS if t not in names]
+    spm = [t for t in missing if t in SPM_TOKENIZERS]
+    why = (f" Unavailable here: {', '.join(missing)}" + (f" ({', '.join(spm)}: spBLEU's SentencePiece model, which "
+           "sacreBLEU downloads on first use, is not on this server; evalcore never downloads at run time)"
+           if spm else "") + ".") if missing else ""
     tok = st.sidebar.selectbox("Tokenizer (word-level metrics)", names, index=names.index(default),
                                key=f"tokenize_{ds.lp}", format_func=lambda t: f"{t} (default)" if t == default else t,
-                               help="sacreBLEU's tokenizers; flores101/200 are missing when their model cannot be "
-                                    "loaded offline")
+                               help="sacreBLEU's tokenizers." + why)
     st.sidebar.caption(md(tokenizer_note(ds, tok)))  # the language pair is user text
     return apply_tokenizer(ds)
 

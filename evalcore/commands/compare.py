@@ -28,7 +28,7 @@ def add_arguments(p) -> None:
                    help="comma-separated human criteria (default: every criterion of the data; 'none' for none)")
     p.add_argument("--tokenize", default=None,
                    help="sacreBLEU tokenizer for every word-level metric, lengths and n-grams "
-                        "(13a, intl, char, zh, ja-mecab, ko-mecab, none, flores101/200; default: sacreBLEU's for "
+                        "(13a, intl, char, zh, ja-mecab, ko-mecab, none, flores101/200, spm, spBLEU-1K; default: sacreBLEU's for "
                         "the target language: zh for Chinese, ja-mecab for Japanese, ko-mecab for Korean, else "
                         "13a; the choice is reported)")
     p.add_argument("--normalisation", choices=["raw", "z", "percentile"], default="raw",
