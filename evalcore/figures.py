@@ -6,6 +6,11 @@ machine's own Chromium (kaleido never downloads a browser here).
 figure pasted into a paper still says how its numbers were computed. Rendering starts a
 headless browser, about a second or more per figure: pages build these files only when
 a download button is clicked.
+
+Every exported file (these and the pages' HTML download) is drawn from
+:func:`paper_figure`: a copy with fixed colour-blind-safe colours (Okabe & Ito 2008) in place
+of the Streamlit theme's placeholder colours, which only Streamlit's browser code fills in,
+and margins sized to the tick labels so that nothing is cut and the caption sits below them.
 """
 from __future__ import annotations
 
@@ -213,7 +218,9 @@ def static_image(fig, fmt: str, caption: str | None = None, width: int = 1000, h
         caption = meta.get("signatures")
     os.environ.setdefault("BROWSER_PATH", browser)
     out = _captioned(fig, caption, width)
-    h = (height or (fig.layout.height or 500)) + (out.layout.margin.b - (fig.layout.margin.b or 0))
+    # the plot area keeps its height: the image grows by what the bottom margin gained
+    own_b = fig.layout.margin.b if fig.layout.margin.b is not None else 80  # Plotly's default
+    h = (height or (fig.layout.height or 500)) + max(0, out.layout.margin.b - own_b)
     try:
         return out.to_image(format=fmt, width=width, height=h, scale=scale if fmt == "png" else 1)
     except Exception as exc:  # kaleido's own errors (browser crash, timeout) with our advice
