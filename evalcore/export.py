@@ -258,17 +258,29 @@ def _numeric_column(col: pd.Series) -> bool:
 def latex_table(df: pd.DataFrame, comment: str | None = None, digits: int = 4) -> str:
     """``df`` as a booktabs ``tabular`` for papers (``\\usepackage{booktabs,amssymb}``), valid
     for pdflatex: every cell escaped (:func:`latex_escape`), numeric columns right-aligned and
-    text columns left-aligned, floats with ``digits`` decimals, missing values as ``--``, the
+    text columns left-aligned, floats with ``digits`` decimals (none in a float column of whole
+    numbers, such as ranks), missing values as ``--``, the
     ▲/▼/≈ marks of the significance columns as ``$\\blacktriangle$``/``$\\blacktriangledown$``/
     ``$\\approx$``. ``comment`` (e.g. the metric signatures) goes on ``%`` lines above the table,
     its line breaks removed so no user text can leave the comment. The one LaTeX writer of the
     project (every page's LaTeX download)."""
     cols = "".join("r" if _numeric_column(df.iloc[:, i]) else "l" for i in range(df.shape[1]))
+    # float columns of whole numbers (ranks, counts with missing values) without decimals
+    col_digits = []
+    for i in range(df.shape[1]):
+        c = df.iloc[:, i]
+        whole = False
+        if pd.api.types.is_float_dtype(c):
+            v = c.to_numpy(dtype=float)
+            v = v[~pd.isna(v)]
+            whole = len(v) > 0 and bool(((v == v.round()) & (abs(v) < 1e15)).all())
+        col_digits.append(0 if whole else digits)
     lines = ["% requires \\usepackage{booktabs} and \\usepackage{amssymb}"]
     if comment:
         lines.append("% " + " ".join(str(comment).split()))
     lines += [f"\\begin{{tabular}}{{{cols}}}", "\\toprule",
               " & ".join(latex_escape(c) for c in df.columns) + r" \\", "\\midrule"]
-    lines += [" & ".join(_latex_cell(v, digits) for v in row) + r" \\" for row in df.itertuples(index=False)]
+    lines += [" & ".join(_latex_cell(v, d) for v, d in zip(row, col_digits)) + r" \\"
+              for row in df.itertuples(index=False)]
     lines += ["\\bottomrule", "\\end{tabular}"]
     return "\n".join(lines) + "\n"

@@ -87,3 +87,9 @@ def test_csv_download_is_plain_csv_with_the_shape_shown():
     assert back["system"].tolist() == ["'=A1", "B"]
     sig = signatures_file("bleu: tok:13a\nchrf: nc:6", "x").decode()
     assert sig.splitlines() == ["Metric signatures of x.csv", "bleu: tok:13a", "chrf: nc:6"]
+
+
+def test_whole_number_float_columns_print_without_decimals():
+    df = pd.DataFrame({"system": ["a", "b", "c"], "rank": [1.0, 2.0, np.nan], "score": [1.0, 2.5, 3.0]})
+    lines = _body(latex_table(df))
+    assert lines[4:7] == [r"a & 1 & 1.0000 \\", r"b & 2 & 2.5000 \\", r"c & -- & 3.0000 \\"]
