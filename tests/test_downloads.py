@@ -46,8 +46,15 @@ def sweep(tmp_path_factory):
                      .replace("rater1", HOSTILE_RATER), encoding="utf-8")
     hostile = load_collection(folder, name="hostile-sample")
     assert HOSTILE_SYSTEM in hostile["es-en"].systems
-    tables, figs = [], []
+    from streamlit.delta_generator import DeltaGenerator
+
+    tables, figs, files = [], [], {}
     real_table, real_figure, real_sample = common.download_table, common.download_figure, common._load_sample
+    real_button = DeltaGenerator.download_button
+
+    def button(self, label, data, file_name=None, *args, **kw):  # the file each button would send
+        files[(page, file_name)] = data
+        return real_button(self, label, data, file_name, *args, **kw)
 
     def table(df, name, key=None, signature=None):
         tables.append((page, name, df.copy(), signature))
@@ -58,6 +65,7 @@ def sweep(tmp_path_factory):
         return real_figure(fig, name, key=key)
 
     common.download_table, common.download_figure, common._load_sample = table, figure, lambda: hostile
+    DeltaGenerator.download_button = button
     try:
         for page in PAGES:
             at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=240)
@@ -69,7 +77,15 @@ def sweep(tmp_path_factory):
             assert not at.exception, (page, [e.message for e in at.exception])
     finally:
         common.download_table, common.download_figure, common._load_sample = real_table, real_figure, real_sample
-    return tables, figs
+        DeltaGenerator.download_button = real_button
+    return tables, figs, files
+
+
+def _file(files, page, name):
+    """The bytes the download button of ``name`` on ``page`` sends (built as on a click)."""
+    data = files[(page, name)]
+    data = data() if callable(data) else data
+    return data.encode("utf-8") if isinstance(data, str) else bytes(data)
 
 
 def _formula(cell: str) -> bool:
@@ -85,14 +101,14 @@ def _formula(cell: str) -> bool:
 
 @pytest.mark.slow
 def test_every_csv_download_reads_back_with_its_shape_and_no_live_formula(sweep):
-    from pages.common import download_frame, table_csv
+    from pages.common import download_frame
 
-    tables, _ = sweep
+    tables, _, files = sweep
     pages_seen = {p for p, *_ in tables}
     assert {"systems", "compare", "experts", "campaign", "judges"} <= pages_seen, pages_seen
     hostile_seen = 0
     for page, name, df, _sig in tables:
-        data = table_csv(df)
+        data = _file(files, page, f"{name}.csv")  # exactly what the CSV button sends
         back = pd.read_csv(io.BytesIO(data))
         assert back.shape == download_frame(df).shape, (page, name, back.shape, df.shape)
         assert not data.startswith(b"#"), (page, name)
@@ -105,11 +121,11 @@ def test_every_csv_download_reads_back_with_its_shape_and_no_live_formula(sweep)
 
 @pytest.mark.slow
 def test_every_latex_download_is_free_of_unicode_marks_and_nan(sweep):
-    from pages.common import latex_table
-
-    tables, _ = sweep
+    tables, _, files = sweep
     for page, name, df, sig in tables:
-        tex = latex_table(df, sig)
+        tex = _file(files, page, f"{name}.tex").decode("utf-8")
+        if sig:
+            assert " ".join(sig.split()) in tex and (page, f"{name}_signatures.txt") in files
         body = "\n".join(x for x in tex.split("\n") if not x.startswith("%"))
         assert not re.search(r"[▲▼≈±ρτ≥≤—–−]", body), (page, name)
         assert not re.search(r"(?<![\w\\])nan(?!\w)", body, flags=re.IGNORECASE), (page, name)
@@ -122,8 +138,13 @@ _PLACEHOLDER_SVG = re.compile(r"rgb\(0, 0, (?:[1-9]|[1-3][0-9]|40)\)|#0000(?:0[1
 def test_every_figure_download_has_paper_colours_and_room_for_its_labels(sweep):
     from evalcore import figures
 
-    _, figs = sweep
+    _, figs, files = sweep
     assert {p for p, *_ in figs} >= {"systems", "campaign", "compare"}
+    for page in {p for p, *_ in figs}:  # the HTML download of one figure per page: paper colours too
+        name = next(n for p, n, _ in figs if p == page)
+        html = _file(files, page, f"{name}.html").decode("utf-8")
+        spec = html[html.index("Plotly.newPlot("):]
+        assert not _PLACEHOLDER_SVG.search(spec), (page, name)
     for page, name, fig in figs:
         out = figures._captioned(fig, "sig", 1000)
         spec = out.to_plotly_json()
