@@ -78,3 +78,13 @@ def test_spbleu_tokenizers_listed_and_refused_offline_with_the_reason(tmp_path, 
         assert main(["score", str(_hindi(tmp_path / "d")), "--metrics", "bleu", "--tokenize", "spm",
                      "--out", str(tmp_path / "s.tsv")]) == 2
         assert "does not download" in capsys.readouterr().err
+
+
+def test_compare_says_it_too(tmp_path, capsys):
+    data = _hindi(tmp_path / "d")
+    with open(data / "outputs.tsv", "a", encoding="utf-8") as fh:
+        fh.write("".join(f"en-hi\tsys2\t{i}\t{t}\n" for i, t in enumerate(REF, 1)))
+    assert main(["compare", str(data), "--a", "sys", "--b", "sys2", "--metrics", "bleu", "--human", "none",
+                 "--out", str(tmp_path / "cmp")]) == 0
+    err = capsys.readouterr().err
+    assert "danda" in err and "intl" in err

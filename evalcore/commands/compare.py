@@ -88,6 +88,11 @@ def run(args) -> int:
     if args.tokenize is None:
         args.tokenize, why = C.default_tokenizer(ds.lp)
         print(f"note: tokenizer {args.tokenize} ({why}); choose another with --tokenize", file=sys.stderr)
+    from ..views.common import tokenizer_caveat
+
+    caveat = tokenizer_caveat(ds.lp, args.tokenize)
+    if caveat:
+        print(f"note: {ds.lp}: {caveat}", file=sys.stderr)
     if args.human is None:
         criteria = None
     elif args.human.strip().lower() == "none":
