@@ -74,7 +74,9 @@ def _load_sample() -> dict[str, Dataset]:
 
 
 @st.cache_resource(show_spinner="Loading dataset…", max_entries=8)
-def _load_saved(name: str, saved_at: str) -> dict[str, Dataset]:
+def _load_saved(name: str, content_key: str) -> dict[str, Dataset]:
+    """Cached by the dataset's content (:func:`evalcore.workspace.content_key`): a repaired
+    hand edit keeps its ``saved_at`` but changes the key, so no session sees the old numbers."""
     coll = workspace.load_saved(name)
     for lp, ds in coll.items():  # CoNLL-U parses kept with the dataset
         files = workspace.saved_parses(name, lp)
@@ -99,7 +101,7 @@ def dataset_choices() -> dict[str, dict]:
 def load_choice(label: str, meta: dict) -> dict[str, Dataset]:
     if meta.get("name") is None:
         return _load_sample()
-    return _load_saved(meta["name"], meta.get("saved_at", ""))
+    return _load_saved(meta["name"], meta.get("content_key") or workspace.content_key(meta))
 
 
 def sidebar_dataset() -> Dataset | None:
