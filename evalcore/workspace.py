@@ -639,3 +639,22 @@ def path_import_allowed(address: str | None, environ: dict | None = None) -> tup
     where = address or "every network interface"
     return False, (f"the dashboard listens on {where}, so others may reach it: importing a path on the server "
                    f"is off (set {ALLOW_PATH_IMPORT_ENV}=1 before starting it to allow it)")
+
+
+LISTEN_ALL_ENV = "EVALCORE_LISTEN_ALL"
+
+
+def binding_refusal(address: str | None, environ: dict | None = None) -> str | None:
+    """Why the dashboard refuses to serve, or None. A server with no ``server.address`` listens
+    on every network interface: that happens when Streamlit finds no configuration (started
+    with another config file, or an edited one), so the app refuses to show anything unless an
+    address was chosen (``--server.address ADDRESS``, config.toml) or ``EVALCORE_LISTEN_ALL=1``
+    says that every interface is meant."""
+    environ = os.environ if environ is None else environ
+    if (address or "").strip() or environ.get(LISTEN_ALL_ENV, "").strip() == "1":
+        return None
+    return ("The dashboard is listening on every network interface because no server address is set "
+            "(the project's .streamlit/config.toml was not read), so anyone who can reach this port could "
+            "see and change your data. It shows nothing. Start it with "
+            "`streamlit run app.py --server.address 127.0.0.1` (this machine only), or choose an address "
+            f"deliberately; set {LISTEN_ALL_ENV}=1 to serve every interface on purpose.")
