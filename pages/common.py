@@ -113,6 +113,13 @@ def sidebar_dataset() -> Dataset | None:
         by_name = {m.get("name"): lbl for lbl, m in choices.items()}
         if st.query_params["dataset"] in by_name:
             st.session_state["dataset_label"] = by_name[st.query_params["dataset"]]
+        else:  # never open something else silently
+            st.session_state["_unknown_dataset"] = st.query_params["dataset"]
+    if st.session_state.get("_unknown_dataset") and st.session_state.get("dataset_label") in (None, SAMPLE_KEY):
+        from evalcore.highlight import escape
+
+        st.sidebar.warning(f"The link asks for the dataset {escape(st.session_state['_unknown_dataset'])!s}, "
+                           "but no saved dataset has that name: showing the bundled sample instead.")
     wanted = st.session_state.get("dataset_label")
     index = labels.index(wanted) if wanted in labels else 0
     label = st.sidebar.selectbox("Dataset", labels, index=index, key="dataset_select")

@@ -296,3 +296,17 @@ def test_app_shows_nothing_when_unbound(monkeypatch, workspace_home):
         assert not at.sidebar.selectbox  # no dataset picker, no page
     finally:
         st_config.set_option("server.address", old)
+
+
+def test_link_to_unknown_dataset_says_so(workspace_home):
+    from streamlit.testing.v1 import AppTest
+
+    from conftest import ROOT
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
+    at.query_params["dataset"] = "no-such-data"
+    at.run()
+    assert not at.exception
+    import html
+
+    assert any("no-such-data" in html.unescape(w.value) and "bundled sample instead" in w.value for w in at.warning)
