@@ -116,7 +116,8 @@ def read_tsv(data: bytes, name: str, report: Report, required: list[str],
     if text is None:
         return None
     if not text.strip():
-        report.error(name, None, "file is empty; it needs a header line with columns " + ", ".join(required))
+        report.error(name, None, "file is empty; it needs a header line"
+                                 + (" with columns " + ", ".join(required) if required else " naming its columns"))
         return None
     if quoting == "none":
         reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t", quoting=csv.QUOTE_NONE)
