@@ -106,9 +106,9 @@ def make_big(root: Path) -> dict[str, Path]:
     out = {}
     # a header of 100,003 columns with one name twice (was quadratic: 331 s)
     wide = root / "wide_header"
-    cols = "\t".join(f"c{k}" for k in range(100_000))
+    cols = "\t".join(f"c{k}" for k in range(99_999))  # + lp, seg_id, source and c17 again: 100,003
     _write(wide, {**b, "segments.tsv": f"lp\tseg_id\tsource\t{cols}\tc17\n"
-                  + "".join(f"es-en\t{i}\tfuente {i}" + "\t" * 100_001 + "\n" for i in SEGS)})
+                  + "".join(f"es-en\t{i}\tfuente {i}" + "\t" * 100_000 + "\n" for i in SEGS)})
     out["wide_header"] = wide
     # a text of 1,000,001 characters on line 2, and a ragged line 5 after it: both reported
     long_ = root / "long_field"
