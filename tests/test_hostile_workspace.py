@@ -148,13 +148,28 @@ def test_content_key_changes_on_repair_although_saved_at_stays(tmp_path, workspa
     assert after["content_key"] != before["content_key"]
 
 
-def test_pages_cache_saved_datasets_by_content_key():
-    import inspect
+def test_new_session_sees_a_repaired_hand_edit(tmp_path, workspace_home):
+    """The dashboard's cache of loaded datasets (shared by every session of the server process):
+    after a hand edit and Repair, which keeps saved_at, a new session shows the new data."""
+    from streamlit.testing.v1 import AppTest
 
-    from pages import common
+    from conftest import ROOT
 
-    src = inspect.getsource(common.load_choice)
-    assert "content_key" in src and "saved_at" not in src
+    name = workspace.save(tiny(tmp_path), "cached")
+
+    def caption():
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
+        at.query_params["dataset"] = name
+        at.run()
+        assert not at.exception
+        return [c.value for c in at.sidebar.caption if "segments ·" in c.value][0]
+
+    assert "2 systems" in caption()
+    p = workspace_home / "datasets" / name / "outputs.tsv"
+    p.write_text(p.read_text(encoding="utf-8") + "".join(f"es-en\ts3\t{i}\tnew {i}\n" for i in (1, 2, 3)),
+                 encoding="utf-8")
+    workspace.repair(name)
+    assert "3 systems" in caption()
 
 
 # --------------------------------------------------------------------------------- zips
