@@ -325,3 +325,18 @@ def test_link_to_unknown_dataset_says_so(workspace_home):
     import html
 
     assert any("no-such-data" in html.unescape(w.value) and "bundled sample instead" in w.value for w in at.warning)
+
+
+def test_formats_lists_every_limit_with_its_number():
+    from conftest import ROOT
+    from evalcore.io import source, text
+    from evalcore.metrics.base import MAX_ALIGN_TOKENS
+    from evalcore.problems import MAX_ABS_SCORE
+
+    doc = (ROOT / "docs" / "formats.md").read_text(encoding="utf-8")
+    table = doc[doc.index("Every limit, with its number"):]
+    for value in (f"{text.MAX_FIELD_CHARS:,} characters", f"{source.MAX_FILE_BYTES // 2**20} MB",
+                  f"{source.MAX_TOTAL_BYTES // 2**20} MB", f"{source.MAX_RATIO}×", f"±{MAX_ABS_SCORE:.0e}".replace("+0", ""),
+                  f"{workspace.MAX_NAME_BYTES} UTF-8 bytes", f"{workspace.LOCK_TIMEOUT:.0f} s",
+                  f"{MAX_ALIGN_TOKENS:,} tokens"):
+        assert value in table, value
