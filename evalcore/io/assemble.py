@@ -7,6 +7,8 @@ datasets or raises :class:`DataError` with the complete report: nothing is parti
 """
 from __future__ import annotations
 
+import unicodedata
+
 import pandas as pd
 
 from ..dataset import (JUDGEMENT_COLUMNS, OUTPUT_COLUMNS, REFERENCE_COLUMNS, SEGMENT_COLUMNS,
@@ -77,8 +79,6 @@ def _skeleton(name: str) -> str:
     """``name`` as it looks: NFKC (so NFC/NFD and compatibility forms agree), invisible format
     characters (zero-width joiner, soft hyphen, bidi marks: category Cf) removed, and Cyrillic /
     Greek look-alikes mapped to Latin."""
-    import unicodedata
-
     text = unicodedata.normalize("NFKC", name)
     return "".join(c for c in text if unicodedata.category(c) != "Cf").translate(_LOOKALIKES)
 
@@ -114,8 +114,8 @@ def _name_problems(tables: dict[str, pd.DataFrame], report: Report) -> None:
         for v in where:
             groups.setdefault(_skeleton(v), []).append(v)
         for names in groups.values():
-            invisible = [v for v in names if _skeleton(v) != v and not any(
-                c in _LOOKALIKES for c in map(ord, v))]
+            invisible = [v for v in names if unicodedata.normalize("NFC", v) != v
+                         or any(unicodedata.category(c) == "Cf" for c in v)]
             if len(names) > 1:
                 f, ln = where[names[1]]
                 report.warning(f, int(ln) if ln is not None and ln == ln else None,
