@@ -74,7 +74,9 @@ def _load_sample() -> dict[str, Dataset]:
 
 
 @st.cache_resource(show_spinner="Loading dataset…", max_entries=8)
-def _load_saved(name: str, saved_at: str) -> dict[str, Dataset]:
+def _load_saved(name: str, content_key: str) -> dict[str, Dataset]:
+    """Cached by the dataset's content (:func:`evalcore.workspace.content_key`): a repaired
+    hand edit keeps its ``saved_at`` but changes the key, so no session sees the old numbers."""
     coll = workspace.load_saved(name)
     for lp, ds in coll.items():  # CoNLL-U parses kept with the dataset
         files = workspace.saved_parses(name, lp)
@@ -99,7 +101,7 @@ def dataset_choices() -> dict[str, dict]:
 def load_choice(label: str, meta: dict) -> dict[str, Dataset]:
     if meta.get("name") is None:
         return _load_sample()
-    return _load_saved(meta["name"], meta.get("saved_at", ""))
+    return _load_saved(meta["name"], meta.get("content_key") or workspace.content_key(meta))
 
 
 def sidebar_dataset() -> Dataset | None:
@@ -111,6 +113,13 @@ def sidebar_dataset() -> Dataset | None:
         by_name = {m.get("name"): lbl for lbl, m in choices.items()}
         if st.query_params["dataset"] in by_name:
             st.session_state["dataset_label"] = by_name[st.query_params["dataset"]]
+        else:  # never open something else silently
+            st.session_state["_unknown_dataset"] = st.query_params["dataset"]
+    if st.session_state.get("_unknown_dataset") and st.session_state.get("dataset_label") in (None, SAMPLE_KEY):
+        from evalcore.highlight import escape
+
+        st.sidebar.warning(f"The link asks for the dataset {escape(st.session_state['_unknown_dataset'])!s}, "
+                           "but no saved dataset has that name: showing the bundled sample instead.")
     wanted = st.session_state.get("dataset_label")
     index = labels.index(wanted) if wanted in labels else 0
     label = st.sidebar.selectbox("Dataset", labels, index=index, key="dataset_select")

@@ -178,7 +178,7 @@ with tab_add:
                     show_report(Report(warnings), key="import_report")
         except DataError as exc:
             show_report(exc.report)
-        except (FileNotFoundError, ValueError, TimeoutError) as exc:
+        except (OSError, ValueError, TimeoutError) as exc:  # OSError: also a full disk (nothing replaced)
             st.error(md(str(exc)))
         except Exception as exc:  # the app keeps running
             show_exception(exc, "Import failed")

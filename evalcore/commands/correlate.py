@@ -53,12 +53,15 @@ def add_arguments(p) -> None:
     from . import _tok; _tok.add_argument(p)  # noqa: E702
 
 
-def _byo_scores(path, dataset, refs, metrics, level):
+def _byo_scores(path, dataset, refs, metrics, level, note=None):
     import pandas as pd
 
     from ..metrics.byo import read_scores
+    from ._byo import unknown_segments
 
     s = read_scores(path)
+    for w in unknown_segments(s, dataset, path):
+        (note or print)(w)
     if "lp" in s.columns:
         s = s[(s["lp"] == "") | (s["lp"] == dataset.lp)]
     if "ref_id" in s.columns:
@@ -128,7 +131,7 @@ def run(args) -> int:
              f"({counts[0]}{'-' + str(counts[-1]) if len(counts) > 1 else ''} of {ds.n_segments} per system)")
     frames = []
     if args.scores:
-        byo = _byo_scores(args.scores, ds, refs, metrics, args.level)
+        byo = _byo_scores(args.scores, ds, refs, metrics, args.level, note)
         if judged is not None:
             sysrows = byo["seg_id"] == ""
             if sysrows.any():

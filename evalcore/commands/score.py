@@ -79,8 +79,11 @@ def run(args) -> int:
     from ..metrics.base import get_metric, metric_ids
     from ..metrics.byo import read_scores, register_scores
 
+    given = []
     for f in args.scores:
-        register_scores(read_scores(f), source=f)
+        frame = read_scores(f)
+        register_scores(frame, source=f)
+        given.append((f, frame))
     if args.list_metrics:
         for mid in metric_ids():
             try:
@@ -106,6 +109,11 @@ def run(args) -> int:
     ds = dataset(args)
     for w in ds.warnings:  # the loader's warnings: data kept, but the user must know
         print(w, file=sys.stderr)
+    from ._byo import unknown_segments
+
+    for f, frame in given:
+        for w in unknown_segments(frame, ds, f):
+            print(f"warning: {w}", file=sys.stderr)
     tok = _tok.resolve(args, ds, metrics)
     metrics = [m.with_tokenize(tok) for m in metrics]
     refs = [r.strip() for r in args.refs.split(",") if r.strip()] if args.refs else None
