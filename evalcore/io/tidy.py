@@ -11,7 +11,8 @@ Files (header row, tab-separated, UTF-8; ``lp`` optional when there is one pair)
   (reading-comprehension answers, optional; checked by :mod:`evalcore.io.comprehension`, kept
   as the ``comprehension`` extra table)
 
-Extra columns are ignored. Other files are left alone (``mqm_annotations.tsv`` is read as
+Extra columns are ignored, except ``esa_spans_json`` of judgements.tsv (ESA error spans), kept
+with its keys as the ``esa_spans`` extra table (:func:`evalcore.io.spans.esa_extra`). Other files are left alone (``mqm_annotations.tsv`` is read as
 the ``mqm_errors`` extra table, ``postedits_tokenized.tsv`` as ``postedits``).
 """
 from __future__ import annotations
@@ -85,6 +86,10 @@ def read_tidy(src: FileSource, name: str, report: Report | None = None) -> dict[
             if table is not None:
                 extras[key] = pd.DataFrame(table.rows, columns=table.columns, dtype=str) if table.rows else \
                     pd.DataFrame(columns=table.columns, dtype=str)
+    from . import spans as _spans
+    esa = _spans.esa_extra(src, report)
+    if esa is not None:
+        extras[_spans.ESA_EXTRA] = esa  # the ESA error spans of judgements.tsv (evalcore.io.spans)
     from . import comprehension as _comprehension
     comp = _comprehension.read_file(src, report, segments, outputs, references)
     if comp is not None:
