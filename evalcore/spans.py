@@ -252,6 +252,14 @@ def _texts(dataset) -> dict[tuple[str, str], str]:
     return t(dataset)
 
 
+def _scorable_items(table: SpanTable, texts: dict) -> pd.DataFrame:
+    """Annotations of outputs with text whose spans all lie inside the text (an annotation with
+    a span out of range is left out whole: its other characters would count as "no error")."""
+    it = table.items[[(s, g) in texts for s, g in zip(table.items["system"], table.items["seg_id"])]]
+    bad = set(table.spans.loc[table.spans["status"].isin(["out_of_range", "no_text"]), "item"].astype(int))
+    return it[~it["item"].astype(int).isin(bad)] if bad else it
+
+
 def _refs_for(dataset, system: str, seg: str) -> list[str]:
     pos = dataset._cache.setdefault("spans_pos", {s: i for i, s in enumerate(dataset.seg_ids)})
     i = pos.get(seg)
@@ -271,7 +279,7 @@ def item_counts(dataset, markers: Sequence[str], severities: Sequence[str] = SEV
     tokenize = tokenize or default_tokenizer(dataset.lp)
     table = table or dataset_spans(dataset)
     texts = _texts(dataset)
-    items = table.items[[(s, g) in texts for s, g in zip(table.items["system"], table.items["seg_id"])]]
+    items = _scorable_items(table, texts)
     truths = {sev: human_chars(table, texts, sev) for sev in severities}
     rows = []
     outputs = list(dict.fromkeys(zip(items["system"], items["seg_id"])))
@@ -301,7 +309,7 @@ def rater_pairs(dataset, severities: Sequence[str] = SEVERITY_FILTERS, table: Sp
     rater b's as truth) of different raters of one output, per severity."""
     table = table or dataset_spans(dataset)
     texts = _texts(dataset)
-    it = table.items[[(s, g) in texts for s, g in zip(table.items["system"], table.items["seg_id"])]]
+    it = _scorable_items(table, texts)
     rows = []
     truths = {sev: human_chars(table, texts, sev) for sev in severities}
     for (system, seg), grp in it.groupby(["system", "seg_id"], sort=False):

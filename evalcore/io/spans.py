@@ -135,6 +135,8 @@ def _esa_rows(extra: pd.DataFrame, texts: dict, report: Report, items: list, spa
             continue
         text = texts.get((system, seg))
         n = 0
+        mine: list = []
+        bad = False
         for k, sp in enumerate(value, start=1):
             sev = str(sp.get("severity", "")).strip().lower()
             a, b = sp.get("start_i"), sp.get("end_i")
@@ -143,17 +145,20 @@ def _esa_rows(extra: pd.DataFrame, texts: dict, report: Report, items: list, spa
             where = f"span {k} of {system}, segment {seg}, rater {rater}"
             if sev not in SEVERITIES:
                 report.error(f, ln, f"{where}: unknown severity {sp.get('severity')!r} (known: {', '.join(SEVERITIES)})")
+                bad = True
                 continue
             if a == "missing" and b == "missing":
-                spans.append([item, system, seg, rater, np.nan, np.nan, "target", sev, cat, np.nan, "omission", f, ln])
+                mine.append([item, system, seg, rater, np.nan, np.nan, "target", sev, cat, np.nan, "omission", f, ln])
                 n += 1
                 continue
             if type(a) is not int or type(b) is not int:
                 report.error(f, ln, f"{where}: start_i and end_i must be integers (or both \"missing\" for an "
                                     f"omission); got {a!r}, {b!r}")
+                bad = True
                 continue
             if a > b or a < 0:
                 report.error(f, ln, f"{where}: inverted or negative span [{a}, {b})")
+                bad = True
                 continue
             if text is None:
                 status = "no_text"
@@ -163,8 +168,11 @@ def _esa_rows(extra: pd.DataFrame, texts: dict, report: Report, items: list, spa
                                       "kept, counted as out of range, not used for span scores")
             else:
                 status = "empty" if a == b else "ok"
-            spans.append([item, system, seg, rater, a, b, "target", sev, cat, np.nan, status, f, ln])
+            mine.append([item, system, seg, rater, a, b, "target", sev, cat, np.nan, status, f, ln])
             n += 1
+        if bad:  # an annotation with a broken span is left out whole (listed above), not half-read
+            continue
+        spans.extend(mine)
         items.append([item, system, seg, rater, "esa", n])
 
 
@@ -226,7 +234,8 @@ def dataset_spans(dataset, strict: bool = True) -> SpanTable:
     """The :class:`SpanTable` of a dataset: ESA spans (extra ``esa_spans``) and MQM errors
     (extra ``mqm_errors``), checked against the rated texts. ``strict``: errors (broken JSON,
     unknown severity, non-integer, inverted or negative offsets) raise DataError listing all of
-    them; otherwise the offending values are left out and listed in ``problems``. Warnings
+    them; otherwise the annotations holding them are left out whole (an annotation read in part
+would claim "no error here") and listed in ``problems``. Warnings
     (out-of-range spans, markup in a category) never raise; every span they concern is kept."""
     if "spans" in dataset._cache:
         st = dataset._cache["spans"]
