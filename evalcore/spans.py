@@ -394,7 +394,8 @@ def category_penalties(dataset, metric_scores: pd.DataFrame, table: SpanTable | 
     it, sp = table.items, table.spans
     if it.empty:
         return pd.DataFrame(columns=["metric", "category", "pearson", "spearman", "outputs", "with_category"])
-    cat = sp["category"].fillna("").replace("", "(" + sp["severity"] + ")")
+    raw = sp["category"].fillna("").astype(str)
+    cat = pd.Series(np.where(raw == "", "(" + sp["severity"].astype(str) + ")", raw), index=sp.index)
     sp = sp.assign(_c=cat, _v=1.0 if value == "count" else sp["weight"].fillna(0.0))
     per_item = sp.pivot_table(index="item", columns="_c", values="_v", aggfunc="sum", fill_value=0.0)
     per_item = per_item.reindex(it["item"], fill_value=0.0)
