@@ -20,8 +20,9 @@ chosen severity, M_i = the non-whitespace positions the marker marks; tp_i = |H_
 Micro: P = Σtp/Σ|M|, R = Σtp/Σ|H|, F1 = 2Σtp/(Σ|M| + Σ|H|). Macro: the means over annotations of
 P_i (those with |M_i| > 0), R_i (|H_i| > 0) and F1_i = 2tp_i/(|M_i| + |H_i|) (those with either
 non-empty). CIs: the percentile bootstrap over annotations (:mod:`evalcore.stats.bootstrap`).
-The inter-rater ceiling (:func:`rater_agreement`) is the same with another rater's spans of the
-same severity as the marks, over every ordered pair of different raters of one output.
+The human ceiling (:func:`rater_pairs`) is the same with another annotation's spans of the
+same severity as the marks, over every ordered pair of annotations of one output: different
+raters (inter-rater) or one rater twice (intra-rater).
 """
 from __future__ import annotations
 
@@ -305,24 +306,27 @@ def item_counts(dataset, markers: Sequence[str], severities: Sequence[str] = SEV
 
 
 def rater_pairs(dataset, severities: Sequence[str] = SEVERITY_FILTERS, table: SpanTable | None = None) -> pd.DataFrame:
-    """The inter-rater ceiling's counts: one row per ordered pair (rater a's spans as marks,
-    rater b's as truth) of different raters of one output, per severity."""
+    """The human ceiling's counts: one row per ordered pair of annotations of one output (a's
+    spans as marks, b's as truth), per severity. Marker ``rater``: two different raters (the
+    inter-rater ceiling); ``rater-self``: the same rater annotating the output twice (WMT24 ESA
+    has only these: an intra-rater ceiling)."""
     table = table or dataset_spans(dataset)
     texts = _texts(dataset)
     it = _scorable_items(table, texts)
     rows = []
     truths = {sev: human_chars(table, texts, sev) for sev in severities}
     for (system, seg), grp in it.groupby(["system", "seg_id"], sort=False):
-        if grp["rater"].nunique() < 2:
+        if len(grp) < 2:
             continue
         for ia, ra in zip(grp["item"], grp["rater"]):
             for ib, rb in zip(grp["item"], grp["rater"]):
-                if ra == rb:
+                if ia == ib:
                     continue
+                marker = "rater" if ra != rb else "rater-self"
                 for sev in severities:
                     m = truths[sev].get(int(ia), set())
                     h = truths[sev].get(int(ib), set())
-                    rows.append([int(ib), system, seg, f"{ra}→{rb}", "rater", sev, len(m & h), len(m), len(h)])
+                    rows.append([int(ib), system, seg, f"{ra}→{rb}", marker, sev, len(m & h), len(m), len(h)])
     return pd.DataFrame(rows, columns=["item", "system", "seg_id", "rater", "marker", "severity", "tp", "marked",
                                        "errors"])
 

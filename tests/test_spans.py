@@ -109,6 +109,17 @@ def test_span_scores_and_ceiling_on_a_tiny_dataset(tmp_path):
     assert row.precision == pytest.approx(6 / 9) and row.f1 == pytest.approx(2 * 6 / 18)
 
 
+def test_a_rater_annotating_twice_gives_the_intra_rater_ceiling(tmp_path):
+    folder = _tidy(tmp_path / "s", [["sysA", "1", "the cat sat"]],
+                   [["sysA", "1", "r1", "esa", "60", _esa((4, 7, "major"))],
+                    ["sysA", "1", "r1", "esa", "50", _esa((4, 11, "major"))]],
+                   refs=[["1", "refA", "the dog sat"]])
+    pairs = S.rater_pairs(load_dataset(folder), ["major"])
+    assert set(pairs["marker"]) == {"rater-self"}
+    # "cat" vs "cat sat" (6 characters without the space): both orders
+    assert sorted(map(tuple, pairs[["tp", "marked", "errors"]].to_numpy().tolist())) == [(3, 3, 6), (3, 6, 3)]
+
+
 def test_hostile_spans_are_listed_with_file_and_line(tmp_path):
     folder = _tidy(tmp_path / "h", [["s", "1", "abc def"], ["s", "2", "xyz"]],
                    [["s", "1", "r1", "esa", "50", "[{broken"],                                    # line 2

@@ -69,7 +69,7 @@ def run(args) -> int:
     scores["signature"] = f"spans|tok:{tok}|boot:{args.bootstrap}|seed:{args.seed}|unit:annotation"
     emit(scores, None, args, float_format="%.4f",
          section="span precision / recall / F1 of each marker against the human error spans "
-                 "(marker 'rater': the inter-rater ceiling)",
+                 "(marker 'rater': the inter-rater ceiling; 'rater-self': one rater twice)",
          note=f"spans by status: {note}")
     if args.out:
         emit(scores, args.out, args, float_format="%.6f")
