@@ -120,6 +120,15 @@ def test_a_rater_annotating_twice_gives_the_intra_rater_ceiling(tmp_path):
     assert sorted(map(tuple, pairs[["tp", "marked", "errors"]].to_numpy().tolist())) == [(3, 3, 6), (3, 6, 3)]
 
 
+def test_spans_of_a_judgements_file_without_lp_reach_the_one_pair(tmp_path):
+    folder = _tidy(tmp_path / "l", [["sysA", "1", "the cat sat"]], [["sysA", "1", "r1", "esa", "60", _esa((4, 7, "major"))]],
+                   refs=[["1", "refA", "the dog sat"]])
+    (folder / "segments.tsv").write_text("lp\tseg_id\tsource\nen-cs\t1\tsource 1\n", encoding="utf-8")
+    ds = load_dataset(folder)
+    assert ds.lp == "en-cs"
+    assert severity_counts(dataset_spans(ds)) == {"major": 1}
+
+
 def test_hostile_spans_are_listed_with_file_and_line(tmp_path):
     folder = _tidy(tmp_path / "h", [["s", "1", "abc def"], ["s", "2", "xyz"]],
                    [["s", "1", "r1", "esa", "50", "[{broken"],                                    # line 2

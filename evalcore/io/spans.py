@@ -71,7 +71,9 @@ def esa_extra(src: FileSource, report: Report) -> pd.DataFrame | None:
 
     rows = [[get(r, "lp"), get(r, "system"), get(r, "seg_id"), get(r, "rater", "rater"), r[col[ESA_COLUMN]],
              fname, str(ln)] for r, ln in zip(table.rows, table.lines)]
-    return pd.DataFrame(rows, columns=["lp", "system", "seg_id", "rater", ESA_COLUMN, "file", "line"], dtype=str)
+    out = pd.DataFrame(rows, columns=["lp", "system", "seg_id", "rater", ESA_COLUMN, "file", "line"], dtype=str)
+    # without an lp column the file holds one pair: no lp column, so the whole table goes to it
+    return out if "lp" in col else out.drop(columns=["lp"])
 
 
 @dataclass
