@@ -130,10 +130,13 @@ def spans_profiles(ds, h, metrics) -> None:
                    signature="errors per annotated segment; 95% percentile bootstrap over annotations (1000, seed 0)")
     if metrics:
         st.markdown("**Which categories each metric penalises** — correlation over the annotated outputs between "
-                    "the metric's segment score and the number of errors of each category (negative: the metric "
+                    "the metric's segment score and the number (or MQM weight) of errors of each category (negative: the metric "
                     "scores outputs with that error lower).")
-        pen = memo_object("div_sp_pen", (h, tuple(metrics), tuple(sev), tuple(raters)),
-                          lambda: spans_view.penalties(ds, metrics, severities=sev or None, raters=raters or None))
+        value = st.radio("Per output, count the errors or sum their MQM weights", ["count", "weight"], horizontal=True,
+                         key="div_sp_value")
+        pen = memo_object("div_sp_pen", (h, tuple(metrics), tuple(sev), tuple(raters), value),
+                          lambda: spans_view.penalties(ds, metrics, value=value, severities=sev or None,
+                                                       raters=raters or None))
         if cats:
             pen = pen[pen["category"].isin(cats)]
         st.dataframe(pen, hide_index=True, width="stretch", key="div_sp_pen",

@@ -222,3 +222,24 @@ def test_error_profile_hand_worked(tmp_path):
     prof = S.error_profile(st, "severity", n_boot=0)
     got = {(r.system, r.severity): (r.errors_per_segment, r.errors, r.items) for r in prof.itertuples()}
     assert got == {("A", "major"): (0.5, 1, 2), ("A", "minor"): (1.0, 2, 2), ("B", "major"): (1.0, 1, 1)}
+
+
+def test_category_penalties_equal_numpy_correlations(tmp_path):
+    import pandas as pd
+    from scipy import stats
+
+    def span(cat):
+        return {"start_i": 0, "end_i": 1, "severity": "minor", "error_type": cat}
+    outs = [["A", str(i), "xyz"] for i in range(1, 7)]
+    cats = [["Acc"], ["Acc", "Acc"], [], ["Flu"], ["Acc", "Flu"], []]
+    folder = _tidy(tmp_path / "c", outs, [["A", str(i + 1), "r", "esa", "1", json.dumps([span(c) for c in cs])]
+                                          for i, cs in enumerate(cats)])
+    ds = load_dataset(folder)
+    scores = [10.0, 3.0, 20.0, 12.0, 5.0, 18.0]
+    ms = pd.DataFrame({"system": "A", "seg_id": [str(i) for i in range(1, 7)], "metric": "m", "score": scores})
+    pen = S.category_penalties(ds, ms).set_index("category")
+    acc = [c.count("Acc") for c in cats]
+    flu = [c.count("Flu") for c in cats]
+    assert pen.loc["Acc", "pearson"] == pytest.approx(np.corrcoef(acc, scores)[0, 1], abs=1e-12)
+    assert pen.loc["Flu", "spearman"] == pytest.approx(stats.spearmanr(flu, scores)[0], abs=1e-12)
+    assert pen.loc["Acc", "with_category"] == 3 and pen.loc["Acc", "outputs"] == 6

@@ -92,6 +92,8 @@ def test_divergence_shows_spans_escaped_and_profiles(tmp_path, monkeypatch):
     assert set(prof["severity"]) == {"major"}
     pen = next(df.value for df in at.dataframe if "spearman" in df.value.columns)
     assert set(pen["metric"]) <= {"bleu", "chrf"} and len(pen)
+    at.radio(key="div_sp_value").set_value("weight").run()
+    assert not at.exception, [e.message for e in at.exception]
 
 
 def test_learn_tour_stop_picks_its_examples_from_the_data(tmp_path, monkeypatch):
