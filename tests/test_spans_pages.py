@@ -102,3 +102,11 @@ def test_learn_tour_stop_picks_its_examples_from_the_data(tmp_path, monkeypatch)
     assert "BLEU is high but a rater marked a major error" in texts
     # sysA segment 1 is the only output with a major span; sysA's clean outputs match the reference best
     assert "sysA, segment 1" in texts
+
+
+def test_compare_page_shows_both_outputs_spans(tmp_path, monkeypatch):
+    at = _open(tmp_path, monkeypatch, "compare", {"cmp_a": "sysA", "cmp_b": "sysB", "cmp_metrics": ["bleu"],
+                                                  "cmp_boot": 100, "cmp_ar": 100})
+    boxes = [m.value for m in at.markdown if "error spans &#40;red solid major" in m.value]  # the label, escaped
+    assert len(boxes) == 2 and "A &#61; sysA" in boxes[0] and "B &#61; sysB" in boxes[1]
+    assert "border-bottom:2px dashed #f28e2b" in boxes[1]  # sysB's minor span on every segment
