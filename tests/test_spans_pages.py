@@ -110,3 +110,13 @@ def test_compare_page_shows_both_outputs_spans(tmp_path, monkeypatch):
     boxes = [m.value for m in at.markdown if "error spans &#40;red solid major" in m.value]  # the label, escaped
     assert len(boxes) == 2 and "A &#61; sysA" in boxes[0] and "B &#61; sysB" in boxes[1]
     assert "border-bottom:2px dashed #f28e2b" in boxes[1]  # sysB's minor span on every segment
+
+
+def test_learn_span_stop_on_data_without_spans_says_what_it_needs():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.session_state["learn_stop"] = 6
+    at.run()
+    at.switch_page("pages/learn.py")
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert any("needs a dataset with human error spans" in i.value for i in at.info)
