@@ -98,12 +98,16 @@ class SpanTable:
 
 
 def _texts(dataset) -> dict[tuple[str, str], str]:
-    """(system or reference id, seg_id) -> the rated text (outputs, and references judged like systems)."""
+    """(system or reference id, seg_id) -> the rated text (outputs, and references judged like
+    systems); memoised on the dataset (a page asks for it once per selected output)."""
+    if "span_texts" in dataset._cache:
+        return dataset._cache["span_texts"]
     out = {}
     for frame, key in ((dataset.references, "ref_id"), (dataset.outputs, "system")):
         for name, seg, text in zip(frame[key], frame["seg_id"].astype(str), frame["text"]):
             if isinstance(text, str):
                 out[(str(name), seg)] = text
+    dataset._cache["span_texts"] = out
     return out
 
 
