@@ -135,7 +135,8 @@ def test_hostile_spans_are_listed_with_file_and_line(tmp_path):
                     ["s", "1", "r2", "esa", "50", _esa((0, 3, "catastrophic"))],                 # line 3
                     ["s", "2", "r1", "esa", "50", _esa((3, 1, "major"))],                         # line 4
                     ["s", "2", "r2", "esa", "50", _esa((0, 99, "minor"), ("missing", "missing", "major"))],
-                    ["s", "2", "r3", "esa", "50", json.dumps([{"start_i": "1", "end_i": 2, "severity": "minor"}])]])
+                    ["s", "2", "r3", "esa", "50", json.dumps([{"start_i": "1", "end_i": 2, "severity": "minor"}])],
+                    ["s", "1", "r4", "esa", "50", _esa((0, 3, "minor"), (2, 5, "major"))]])                 # line 7
     ds = load_dataset(folder)  # the spans do not stop the dataset from loading
     with pytest.raises(DataError) as exc:
         dataset_spans(ds)
@@ -145,12 +146,13 @@ def test_hostile_spans_are_listed_with_file_and_line(tmp_path):
     assert "judgements.tsv, line 4" in msg and "inverted" in msg
     assert "judgements.tsv, line 6" in msg and "integers" in msg
     assert "judgements.tsv, line 5" in msg and "beyond the text" in msg  # a warning, listed too
+    assert "judgements.tsv, line 7" in msg and "overlapping" in msg      # a warning: both kept
     st = dataset_spans(ds, strict=False)
     status = Counter(st.spans["status"])
-    assert status == {"out_of_range": 1, "omission": 1}  # nothing silently dropped: both kept
+    assert status == {"out_of_range": 1, "omission": 1, "ok": 2}  # nothing silently dropped: all kept
     # an annotation with a broken span is left out whole (it would claim "no error" elsewhere):
     # only r2's reading of segment 2 remains, with its two spans
-    assert st.items[["seg_id", "rater", "n_spans"]].values.tolist() == [["2", "r2", 2]]
+    assert st.items[["seg_id", "rater", "n_spans"]].values.tolist() == [["2", "r2", 2], ["1", "r4", 2]]
 
 
 def test_html_in_a_category_is_kept_as_text(tmp_path):

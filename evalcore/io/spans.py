@@ -178,12 +178,24 @@ def _esa_rows(extra: pd.DataFrame, texts: dict, report: Report, items: list, spa
             n += 1
         if bad:  # an annotation with a broken span is left out whole (listed above), not half-read
             continue
+        _overlaps(mine, f, ln, f"{system}, segment {seg}, rater {rater}", report)
         spans.extend(mine)
         items.append([item, system, seg, rater, "esa", n])
 
 
+def _overlaps(rows: list, f: str, ln, where: str, report: Report) -> None:
+    """Warn (kept; their characters count once) when spans of one annotation overlap."""
+    iv = sorted((r[4], r[5]) for r in rows if r[10] == "ok" and r[4] < r[5])
+    hits = [(a, b, c, d) for (a, b), (c, d) in zip(iv, iv[1:]) if c < b]
+    if hits:
+        a, b, c, d = hits[0]
+        report.warning(f, ln, f"{where}: {len(hits)} overlapping span pair(s), e.g. [{a}, {b}) and [{c}, {d}); "
+                              "kept, their characters count once")
+
+
 def _mqm_rows(errors: pd.DataFrame, texts: dict, source: dict, report: Report, items: list, spans: list) -> None:
     fname = "mqm_annotations.tsv"
+    first = len(spans)
     seen: dict[tuple, int] = {}
     cols = set(errors.columns)
     for i, row in enumerate(errors.itertuples(index=False)):
@@ -234,6 +246,12 @@ def _mqm_rows(errors: pd.DataFrame, texts: dict, source: dict, report: Report, i
         spans.append([item, system, seg, rater, a, b, side, sev, cat, weight, status, fname, None])
     for (system, seg, rater), (item, n) in seen.items():
         items.append([item, system, seg, rater, "mqm", n])
+    by_item: dict[int, list] = {}
+    for r in spans[first:]:
+        if r[6] == "target":
+            by_item.setdefault(r[0], []).append(r)
+    for rows in by_item.values():
+        _overlaps(rows, fname, None, f"MQM errors of {rows[0][1]}, segment {rows[0][2]}, rater {rows[0][3]}", report)
 
 
 def dataset_spans(dataset, strict: bool = True) -> SpanTable:
