@@ -245,3 +245,38 @@ def test_category_penalties_equal_numpy_correlations(tmp_path):
     assert pen.loc["Acc", "pearson"] == pytest.approx(np.corrcoef(acc, scores)[0, 1], abs=1e-12)
     assert pen.loc["Flu", "spearman"] == pytest.approx(stats.spearmanr(flu, scores)[0], abs=1e-12)
     assert pen.loc["Acc", "with_category"] == 3 and pen.loc["Acc", "outputs"] == 6
+
+
+def _cli(*args):
+    import contextlib
+    import io
+
+    from evalcore.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(["spans", *args])
+    return rc, out.getvalue(), err.getvalue()
+
+
+def test_cli_spans_writes_the_hand_worked_table_and_refuses_broken_spans(tmp_path):
+    import pandas as pd
+
+    folder = _tidy(tmp_path / "d", [["sysA", "1", "the cat sat"]],
+                   [["sysA", "1", "r1", "esa", "60", _esa((4, 7, "major"), (0, 3, "minor"))],
+                    ["sysA", "1", "r2", "esa", "50", _esa((0, 7, "major"))]],
+                   refs=[["1", "refA", "the dog sat"]])
+    out = tmp_path / "s.tsv"
+    rc, stdout, err = _cli(str(folder), "--metrics", "bleu,ter", "--severity", "major", "--bootstrap", "0",
+                           "--out", str(out))
+    assert rc == 0, err
+    t = pd.read_csv(out, sep="\t", keep_default_na=False)
+    assert list(t.columns[:4]) == ["lp", "marker", "severity", "average"] and "signature" in t.columns
+    micro = t[t["average"] == "micro"].set_index("marker")
+    # BLEU marks "cat": r1 (3, 3, 3), r2 (3, 3, 6) -> P 1, R 6/9; the raters: (3, 3, 6), (3, 6, 3)
+    assert micro.loc["bleu", "precision"] == pytest.approx(1.0) and micro.loc["bleu", "recall"] == pytest.approx(6 / 9)
+    assert micro.loc["rater", "precision"] == pytest.approx(6 / 9) and micro.loc["rater", "items"] == 2
+    bad = _tidy(tmp_path / "b", [["s", "1", "abc"]], [["s", "1", "r", "esa", "1", "[{oops"]])
+    rc, _, err = _cli(str(bad), "--out", str(tmp_path / "b.tsv"))
+    assert rc == 2 and "judgements.tsv, line 2" in err and "not valid JSON" in err
+    assert not (tmp_path / "b.tsv").exists()
