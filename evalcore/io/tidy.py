@@ -12,7 +12,9 @@ Files (header row, tab-separated, UTF-8; ``lp`` optional when there is one pair)
   as the ``comprehension`` extra table)
 
 Extra columns are kept: those of ``<kind>.tsv`` become the extra table ``<kind>_columns``
-(saved as ``extra_<kind>_columns.tsv``). Other files are left alone (``mqm_annotations.tsv`` is read as
+(saved as ``extra_<kind>_columns.tsv``); ``esa_spans_json`` of judgements.tsv (ESA error spans) is
+also kept with its keys as the ``esa_spans`` extra table (:func:`evalcore.io.spans.esa_extra`).
+Other files are left alone (``mqm_annotations.tsv`` is read as
 the ``mqm_errors`` extra table, ``postedits_tokenized.tsv`` as ``postedits``).
 """
 from __future__ import annotations
@@ -107,6 +109,10 @@ def read_tidy(src: FileSource, name: str, report: Report | None = None) -> dict[
                     pd.DataFrame(columns=table.columns, dtype=str)
                 if key == "mqm_errors":
                     _unweighted_severities(table, report)
+    from . import spans as _spans
+    esa = _spans.esa_extra(src, report)
+    if esa is not None:
+        extras[_spans.ESA_EXTRA] = esa  # the ESA error spans of judgements.tsv (evalcore.io.spans)
     from . import comprehension as _comprehension
     comp = _comprehension.read_file(src, report, segments, outputs, references)
     if comp is not None:
