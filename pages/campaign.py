@@ -8,7 +8,8 @@ import streamlit as st
 from evalcore.views import common as common_view
 from evalcore import plots_campaign as PC
 from evalcore.views import campaign as campaign_view
-from evalcore.campaign import ALL, campaign
+from evalcore.campaign import ALL, STATISTICS, campaign
+from evalcore.stats.registry import label as stat_label
 from pages.common import (computed_keys, current_dataset, download_figure, download_table, ensure_shell, load_choice,
                           long_segment_note, md, progress_bar, show_exception)
 
@@ -48,8 +49,7 @@ judged_only = c4.checkbox("Judged segments only", value=True, key="camp_judged",
 include_human = c5.checkbox("Include human translations", value=False, key="camp_human",
                             help="Human translations judged like systems (e.g. WMT's refA) are left out of the "
                                  "correlations by default.")
-rank_by = c6.selectbox("Rank metrics by", ["pearson", "kendall", "accuracy"], key="camp_rank",
-                       format_func={"pearson": "Pearson r", "kendall": "Kendall τ_b", "accuracy": "pairwise accuracy"}.get)
+rank_by = c6.selectbox("Rank metrics by", list(STATISTICS), key="camp_rank", format_func=stat_label)
 
 if not lps:
     st.info("Choose at least one language pair.")
@@ -151,10 +151,9 @@ st.caption(f"Rows `{ALL}`: Pearson and Kendall averaged over the language pairs;
            "systems (Kocmi et al. 2021). Metric scores are oriented so that higher is better (TER, WER, PER negated).")
 corr = res.correlations
 st.dataframe(corr, hide_index=True, width="stretch",
-             column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ("pearson", "kendall", "accuracy")})
+             column_config={c: st.column_config.NumberColumn(format="%.3f") for c in STATISTICS})
 download_table(corr, "campaign_correlations", key="camp_corr", signature=sig)
-stat = st.radio("Figure", ["pearson", "kendall", "accuracy"], horizontal=True, key="camp_stat",
-                format_func={"pearson": "Pearson r", "kendall": "Kendall τ_b", "accuracy": "pairwise accuracy"}.get)
+stat = st.radio("Figure", list(STATISTICS), horizontal=True, key="camp_stat", format_func=stat_label)
 fig = figure("correlations", key, stat, _build=lambda: with_signature(campaign_bars(corr, stat), sig))
 st.plotly_chart(fig, width="stretch", key="camp_bars")
 download_figure(fig, "campaign_correlations", key="camp_bars_fig")

@@ -25,8 +25,10 @@ def add_arguments(p) -> None:
     p.add_argument("--metrics", help="comma-separated metric ids (default with --scores: every metric in the file)")
     p.add_argument("--human", required=True, help="human criterion (e.g. mqm, da_z)")
     p.add_argument("--level", choices=["system", "segment"], default="system")
-    p.add_argument("--method", default="pearson",
-                   choices=["pearson", "spearman", "kendall", "tau_b", "tau_c", "tau_23", "acc23", "kendall_like", "darr"])
+    from ..stats.registry import names as statistic_names
+
+    p.add_argument("--method", default="pearson", choices=list(statistic_names()),
+                   help="the statistic (docs/methods.md §3.3 lists each one's levels, groupings and reference)")
     p.add_argument("--group", choices=["none", "item", "sys"], default=None,
                    help="segment-level grouping (default none; item for darr)")
     p.add_argument("--tie-calibration", action="store_true", help="acc23/tau_23: optimise the metric tie threshold")

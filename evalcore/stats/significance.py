@@ -195,7 +195,9 @@ def perm_both(gold, metric1, metric2, method: str = "pearson", grouping: str = "
     rng = np.random.default_rng(seed)
     macro = corr_kwargs.pop("macro", None)
     if macro is None:
-        macro = method not in ("kendall_like", "darr")
+        from .registry import get
+
+        macro = not get(method).pooled
 
     def corr(m):
         vals, w = group_values(g, m, method, **corr_kwargs)

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .correlation import correlation, pivot_scores
+from .registry import get as get_statistic
 from .significance import bootstrap_ci, fisher_ci, kendall_se
 
 TABLE_COLUMNS = ["metric", "level", "method", "value", "ci_low", "ci_high", "n", "n_groups", "n_segments"]
@@ -136,9 +137,9 @@ def correlation_table(human: pd.DataFrame, metric_scores: pd.DataFrame, *, level
                 b = bootstrap_ci(G, M, method, grouping, level="segment", resample=resample or "both",
                                  k=bootstrap, alpha=alpha, seed=seed, **corr_kwargs)
                 lo, hi = b.ci_low, b.ci_high
-        if not bootstrap and fisher and method in ("pearson", "spearman", "kendall", "tau_b") and (
-                level == "system" or grouping == "none"):
-            se = kendall_se(n) if method in ("kendall", "tau_b") else None
+        kind = get_statistic(method).fisher
+        if not bootstrap and fisher and kind and (level == "system" or grouping == "none"):
+            se = kendall_se(n) if kind == "kendall" else None
             lo, hi = fisher_ci(value, n, alpha, se=se)
         rows.append((name, level, method, value, lo, hi, n, n_groups, n_seg))
     return pd.DataFrame(rows, columns=TABLE_COLUMNS).astype({"n_groups": "Int64", "n_segments": "Int64"})
