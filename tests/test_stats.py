@@ -407,5 +407,34 @@ def test_paired_tests_on_segment_scores():
     assert bs.p_value == pytest.approx(1 / 201)  # centred |diff| never exceeds the observed 1
     ar = paired_approximate_randomization(a, b, n_samples=200, seed=1)
     assert ar.p_value < 0.05
+    # a zero difference is never significant (sacreBLEU's strict ">" would give 1/101 and 1/201)
     same = paired_approximate_randomization(a, a, n_samples=100, seed=1)
-    assert same.p_value == pytest.approx(1 / 101)  # strict ">" : 0 > 0 never counts
+    assert same.p_value == 1.0
+    assert paired_bootstrap(a, a.copy(), n_samples=200, seed=1).p_value == 1.0
+
+
+def test_identical_systems_are_never_significantly_different(tmp_path):
+    """Two systems with identical outputs: p = 1 for both paired tests, and the Systems table marks
+    the copy "≈ n.s." against its original (it was "▼ worse" with p = 1/201 = 0.005)."""
+    import shutil
+
+    import pandas as pd
+
+    from evalcore.io import load_dataset
+    from evalcore.views import systems as systems_view
+
+    from conftest import ROOT
+
+    src = ROOT / "sample_data" / "teaching_es_en"
+    for f in src.iterdir():
+        shutil.copy(f, tmp_path / f.name)
+    out = pd.read_csv(src / "outputs.tsv", sep="\t", keep_default_na=False, dtype=str)
+    base = out["system"].iloc[0]
+    copy = out[out["system"] == base].assign(system="copy-of-base")
+    pd.concat([out, copy]).to_csv(tmp_path / "outputs.tsv", sep="\t", index=False)
+    ds = load_dataset(tmp_path)
+    for test in ("bootstrap", "ar"):
+        t = systems_view.system_table(ds, ["bleu"], [], baseline=base, n_boot=200, test=test)
+        row = t[(t["measure"] == "bleu") & (t["system"] == "copy-of-base")].iloc[0]
+        assert row["score"] == t[(t["measure"] == "bleu") & (t["system"] == base)]["score"].iloc[0]
+        assert row["p_value"] == 1.0 and row["mark"] == "≈ n.s.", test

@@ -314,6 +314,13 @@ def _p_value(stats: np.ndarray, real: float) -> float:
     return (int(np.sum(stats > real)) + 1) / (len(stats) + 1)
 
 
+def _no_difference(score_a: float, score_b: float) -> bool:
+    """Whether two full-data scores are equal up to floating-point rounding (relative 1e-12).
+    A zero difference is never significant: sacreBLEU's strict ">" makes p = 1/(n+1) there
+    (e.g. 0.005 with 200 resamples), which would mark two identical systems as different."""
+    return abs(score_a - score_b) <= 1e-12 * max(1.0, abs(score_a), abs(score_b))
+
+
 def paired_bootstrap(stats_a, stats_b, score_fn: Callable | None = None, *, n_samples: int = 1000,
                      seed: int | None = 12345, vectorized: bool = False) -> PairedResult:
     """Paired bootstrap resampling test between baseline a and system b (sacreBLEU ``_paired_bs_test``,
@@ -327,6 +334,8 @@ def paired_bootstrap(stats_a, stats_b, score_fn: Callable | None = None, *, n_sa
     ``rng.choice(n, size=(n_samples, n), replace=True)`` (full-size resamples, the same
     indices for both systems); observed diff = |score_a − score_b|; per resample
     d_i = |score_b,i − score_a,i|; centred d_i − mean(d); p = (#(centred > observed) + 1)/(n_samples + 1).
+    Divergence from sacreBLEU: equal full-data scores give p = 1 (a zero difference is never
+    significant; sacreBLEU gives 1/(n_samples + 1)).
     """
     a, b = _as_stats(stats_a), _as_stats(stats_b)
     n = len(a)
@@ -341,7 +350,7 @@ def paired_bootstrap(stats_a, stats_b, score_fn: Callable | None = None, *, n_sa
     sb = _scores_of(counts @ b, score_fn, n, vectorized)
     diff = abs(full_a - full_b)
     d = np.abs(sb - sa)
-    p = _p_value(d - d.mean(), diff)
+    p = 1.0 if _no_difference(full_a, full_b) else _p_value(d - d.mean(), diff)
     mean_b, ci_b = estimate_ci(sb)
     return PairedResult(float(full_a), float(full_b), p, mean_b, ci_b, n_samples)
 
@@ -356,6 +365,7 @@ def paired_approximate_randomization(stats_a, stats_b, score_fn: Callable | None
     dtype=bool)``; per trial pseudo-system A takes a's statistics where the mask is set and b's
     elsewhere, pseudo-system B the rest (whole-segment swaps, full size); observed diff =
     |score_a − score_b|; p = (#(|A_i − B_i| > diff) + 1)/(n_samples + 1). Two-sided.
+    Equal full-data scores give p = 1 (as :func:`paired_bootstrap`).
     """
     a, b = _as_stats(stats_a), _as_stats(stats_b)
     n = len(a)
@@ -371,7 +381,7 @@ def paired_approximate_randomization(stats_a, stats_b, score_fn: Callable | None
     sa = _scores_of(shuf_a, score_fn, n, vectorized)
     sb = _scores_of(shuf_b, score_fn, n, vectorized)
     diff = abs(full_a - full_b)
-    p = _p_value(np.abs(sa - sb), diff)
+    p = 1.0 if _no_difference(full_a, full_b) else _p_value(np.abs(sa - sb), diff)
     return PairedResult(float(full_a), float(full_b), p, n_samples=n_samples)
 
 
