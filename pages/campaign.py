@@ -104,7 +104,7 @@ with human_fig_dl:
     download_figure(hfig, "campaign_human_scores", key="camp_human_fig")
 
 fast = [m for m in ("bleu", "chrf") if m in common_view.available_metrics()]
-metrics = metrics_box.multiselect("Metrics", common_view.available_metrics(), default=fast, key="camp_metrics",
+metrics = metrics_box.multiselect("Metrics", common_view.available_metrics(collection=coll), default=fast, key="camp_metrics",
                                   help="Corpus scores over each language pair's segments. The slower metrics "
                                        "(METEOR, GTM, TER on long segments) take minutes on a whole campaign.")
 if not metrics:

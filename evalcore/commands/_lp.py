@@ -31,6 +31,9 @@ def dataset(args):
 
         ds = load_dataset(args.path, lp=args.lp)
     args._lp_value = ds.lp
+    from ..metrics.byo import register_stored
+
+    register_stored(ds)  # its stored metric scores as ``stored:NAME`` ids
     return ds
 
 

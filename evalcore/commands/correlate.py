@@ -82,7 +82,7 @@ def _human(ds, args, note):
     data has them for the criterion, else per-(system, segment) scores."""
     import pandas as pd
 
-    from ..human.scores import given_system_scores, human_scores
+    from ..human.scores import given_system_scores, human_scores, human_system_scores
 
     given = given_system_scores(ds, args.human) if args.level == "system" else None
     seg = None
@@ -93,8 +93,8 @@ def _human(ds, args, note):
             if given is None or given.empty:
                 raise
     if given is not None and len(given):
-        note(f"human scores: the given system-level {args.human} scores of {len(given)} system(s) "
-             "(not the mean of segment scores)")
+        given = human_system_scores(ds, args.human, args.normalisation, args.aggregate)  # (the campaign's too)
+        note(given.attrs["note"])
         return pd.DataFrame({"system": given["system"], "seg_id": "", "score": given["score"]}), seg
     if seg is None:
         raise ValueError(f"no judgements for criterion {args.human!r}; available: {', '.join(ds.criteria) or 'none'}")
@@ -141,12 +141,23 @@ def run(args) -> int:
             keep = [True if sr else k for sr, k in zip(sysrows, keep)]
             byo = byo[keep]
         frames.append(byo)
+    from ..metrics.byo import STORED_PREFIX, stored_name_notes, stored_scores
+
+    stored = [m for m in metrics if m.lower().startswith(STORED_PREFIX)]
+    if stored:  # the data's own metric scores, as stored (never recomputed)
+        st = stored_scores(ds, stored, args.level)
+        notes += st.attrs.get("notes", [])
+        if judged is not None:
+            note("--judged-only does not apply to stored metric scores: they are used as stored")
+        frames.append(st)
+        metrics = [m for m in metrics if m not in stored]
+    notes += stored_name_notes(ds, metrics)
     builtin = []
     if metrics:
         from ..metrics.base import metric_ids
 
         known = set(metric_ids())
-        have = set(frames[0]["metric"].str.lower()) if frames else set()
+        have = set(pd.concat(frames)["metric"].str.lower()) if frames else set()
         builtin = [m for m in metrics if m.lower() in known and m.lower() not in have]
         unknown = [m for m in metrics if m.lower() not in known and m.lower() not in have]
         if unknown:

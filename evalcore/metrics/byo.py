@@ -35,7 +35,7 @@ import pandas as pd
 
 from .. import __version__
 from ..problems import DataError, Report, score_problem
-from .base import Metric, MetricMeta, _REGISTRY, register, unregister
+from .base import Metric, MetricMeta, _REGISTRY, register, register_provider, unregister
 
 REQUIRED = ["metric", "system", "score"]
 OPTIONAL = ["seg_id", "ref_id", "lp"]
@@ -194,3 +194,142 @@ def unregister_external(ids: Iterable[str] | None = None) -> None:
     for k in list(ids) if ids is not None else external_ids():
         if getattr(_REGISTRY.get(k.lower()), "_external", False):
             unregister(k)
+
+
+# ---- metric scores stored in the data (mt-metrics-eval ``metric-scores/``) ------------------
+STORED_PREFIX = "stored:"
+
+
+def stored_table(dataset) -> pd.DataFrame:
+    """The metric scores a dataset stores (``extras["metric_scores"]``: mt-metrics-eval
+    ``metric-scores/<lp>/<metric>-<refs>.{seg,sys}.score``) with their ids: columns id
+    (``stored:<metric>-<refs>``, the file's name without level and extension), level ("seg" or
+    "sys"), system, seg_id ("" at system level), score. Empty without stored scores."""
+    cols = ["id", "level", "system", "seg_id", "score"]
+    t = getattr(dataset, "extras", {}).get("metric_scores")
+    if t is None or not len(t):
+        return pd.DataFrame(columns=cols)
+    refset = t["refset"].astype(str) if "refset" in t else pd.Series([""] * len(t), index=t.index)
+    name = t["metric"].astype(str) + np.where(refset != "", "-" + refset, "")
+    return pd.DataFrame({"id": STORED_PREFIX + name, "level": t["level"].astype(str),
+                         "system": t["system"].astype(str), "seg_id": t["seg_id"].astype(str),
+                         "score": t["score"].astype(float)})[cols].reset_index(drop=True)
+
+
+def stored_ids(dataset) -> list[str]:
+    """``stored:NAME`` of every metric whose scores the dataset stores, in file order."""
+    return list(dict.fromkeys(stored_table(dataset)["id"]))
+
+
+def _resolve_stored(dataset, metric_id: str) -> str:
+    known = {i.lower(): i for i in stored_ids(dataset)}
+    key = metric_id.strip().lower()
+    if key not in known:
+        raise ValueError(f"{metric_id!r}: the data stores no scores of that name "
+                         f"({getattr(dataset, 'lp', '') or '-'}); stored: {', '.join(known.values()) or 'none'}")
+    return known[key]
+
+
+def stored_scores(dataset, metric_ids: Sequence[str], level: str = "system") -> pd.DataFrame:
+    """Rows (metric, system, seg_id, score) of the stored metrics ``metric_ids`` (``stored:NAME``,
+    case-insensitive), as given: never recomputed. System level: the stored system scores
+    (``.sys.score``), else the mean of the system's stored segment scores (``attrs["notes"]``
+    says so); segment level: the stored segment scores (a metric stored at system level only
+    has none: noted). ValueError names the stored metrics when an id is not one of them."""
+    table = stored_table(dataset)
+    rows, notes = [], []
+    for mid in metric_ids:
+        name = _resolve_stored(dataset, mid)
+        sub = table[table["id"] == name]
+        sys_rows, seg_rows = sub[sub["level"] == "sys"], sub[sub["level"] == "seg"]
+        if level == "system":
+            if len(sys_rows):
+                part = sys_rows.assign(seg_id="")
+            else:
+                part = seg_rows.groupby("system", sort=False)["score"].mean().reset_index().assign(seg_id="")
+                notes.append(f"{name}: no stored system scores; the mean of its stored segment scores")
+        else:
+            part = seg_rows
+            if not len(part):
+                notes.append(f"{name}: stored at system level only, no segment scores")
+        h = hashlib.sha256(sub[["level", "system", "seg_id", "score"]].to_csv(index=False).encode()).hexdigest()[:12]
+        rows.append(part.assign(metric=name, signature=f"{name}|stored|rows:{len(sub)}|sha:{h}")[
+            ["metric", "system", "seg_id", "score", "signature"]])
+    out = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(
+        columns=["metric", "system", "seg_id", "score", "signature"])
+    out.attrs["notes"] = notes
+    return out
+
+
+class StoredMetric(ExternalMetric):
+    """Scores stored in the data folder under ``stored:NAME``: served by :meth:`lookup`, never
+    recomputed. mt-metrics-eval stores every metric oriented so that higher is better (WMT20's
+    TER is negated), so stored metrics are higher-is-better."""
+
+    def __init__(self, metric_id: str, frame: pd.DataFrame, source: str = ""):
+        super().__init__(metric_id, frame, True, source)
+        self.meta = MetricMeta(id=metric_id.lower(), family="stored",
+                               description=f"scores stored in the data ({source or 'metric-scores/'}), "
+                                           f"{len(self._table)} rows; never recomputed",
+                               citation="the data's own metric scores (mt-metrics-eval metric-scores/)",
+                               higher_is_better=True, needs_text=False)
+
+    def signature(self, nrefs=None, level=None) -> str:
+        return f"{self.meta.id}|stored|rows:{len(self._table)}|sha:{self._digest}|version:evalcore-{__version__}"
+
+
+_STORED_ROWS: dict[str, dict[str, pd.DataFrame]] = {}  # id (lower case) -> lp -> rows
+
+
+def register_stored(datasets) -> list[str]:
+    """Register the stored metrics of a dataset or of ``{lp: Dataset}`` as ``stored:NAME`` ids
+    (what ``get_metric``, the metric lists and pickers see); returns the ids (as written). Rows of
+    each language pair replace that pair's rows of an earlier registration."""
+    items = datasets.values() if isinstance(datasets, dict) else [datasets]
+    ids = []
+    for ds in items:
+        table = stored_table(ds)
+        lp = str(getattr(ds, "lp", "") or "")
+        for name, sub in table.groupby("id", sort=False):
+            key = name.lower()
+            frame = pd.DataFrame({"metric": name, "system": sub["system"], "score": sub["score"], "lp": lp,
+                                  "seg_id": np.where(sub["level"] == "sys", "", sub["seg_id"])})
+            _STORED_ROWS.setdefault(key, {})[lp] = frame
+            both = pd.concat(list(_STORED_ROWS[key].values()), ignore_index=True)
+            both = both.drop_duplicates(["lp", "system", "seg_id"], keep="last")
+            metric = StoredMetric(name, both, f"metric-scores/ of {getattr(ds, 'name', '') or 'the data'}")
+
+            def factory(m=metric):
+                return m
+
+            factory._external = True
+            unregister(key)
+            register(key, factory)
+            ids.append(name)
+    return list(dict.fromkeys(ids))
+
+
+def stored_name_notes(dataset, metric_ids: Sequence[str]) -> list[str]:
+    """Notes for evalcore metrics asked for by a name the data also stores scores under (``BLEU``
+    on a folder with ``metric-scores/<lp>/BLEU-refA.sys.score``): they are computed by evalcore
+    from the texts, not read; the stored ones are ``stored:NAME``."""
+    stored = stored_ids(dataset)
+    notes = []
+    for mid in metric_ids:
+        if mid.lower().startswith(STORED_PREFIX):
+            continue
+        same = [s for s in stored if s[len(STORED_PREFIX):].lower() == mid.lower()
+                or s[len(STORED_PREFIX):].lower().rsplit("-", 1)[0] == mid.lower()]
+        if same:
+            notes.append(f"{mid} is evalcore's {mid} computed from the texts, not the scores stored in the data "
+                         f"under that name; for those use --metrics {','.join(same)}")
+    return notes
+
+
+def _ensure_stored(metric_id: str) -> bool:
+    """``stored:NAME`` ids exist once a dataset storing them is loaded (:func:`register_stored`)."""
+    return metric_id.strip().lower() in _REGISTRY
+
+
+# the registry asks this module for ``stored:NAME`` ids it does not know (listed with a dataset only)
+register_provider(STORED_PREFIX, _ensure_stored, lambda: None)
