@@ -1,0 +1,170 @@
+"""mt-metrics-eval layout round trip on real WMT20 data: validate -> correlate --metrics stored:... ->
+campaign reproduces Mathur et al. (2020) Tables 5-7, and every page and command uses the same
+human system scores (the given .sys.score ones).
+
+The folder is built here from ../shared/data/wmt20_mqm_scores (see its README): sources are
+placeholders (the data has no texts), human-scores/<lp>.wmt-z.sys.score holds the official WMT DA
+z system scores, metric-scores/<lp>/<metric>-<refset>.sys.score the official metric scores.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.stats
+
+from conftest import shared
+
+OUTLIERS = {"en-de": ["Online-G.1556", "WMTBiomedBaseline.388", "zlabs-nlp.179"], "zh-en": ["WMTBiomedBaseline.183"]}
+
+# lp, metric id, excluded systems, include human translations, n systems, published (Mathur et al. 2020)
+CASES = [
+    ("en-de", "stored:sentBLEU-newstest2020", [], False, 14, 0.934),  # Table 5
+    ("zh-en", "stored:sentBLEU-newstest2020", [], False, 16, 0.948),  # Table 5
+    ("en-de", "stored:BLEU-newstest2020", OUTLIERS["en-de"], False, 11, 0.825),  # Table 6
+    ("en-de", "stored:sentBLEU-newstest2020", OUTLIERS["en-de"], False, 11, 0.823),  # Table 6
+    ("zh-en", "stored:sentBLEU-newstest2020", OUTLIERS["zh-en"], False, 15, 0.950),  # Table 6
+    # Table 7: reference B, Human-A as a system (Human-P is not one of the 12)
+    ("en-de", "stored:BLEU-newstestB2020", OUTLIERS["en-de"] + ["Human-P.0"], True, 12, 0.672),
+    ("en-de", "stored:sentBLEU-newstestB2020", OUTLIERS["en-de"] + ["Human-P.0"], True, 12, 0.639),
+]
+
+
+def _read(folder, name):
+    return pd.read_csv(os.path.join(folder, name), sep="\t", keep_default_na=False, dtype=str)
+
+
+def build_mtme(out, with_mqm=False, perturb_mqm=False):
+    src = shared("wmt20_mqm_scores")
+    segs, da = _read(src, "segments.tsv"), _read(src, "wmt_da_sys_scores.tsv")
+    off = _read(src, "official_metric_sys_scores.tsv")
+    for d in ("sources", "human-scores"):
+        (out / d).mkdir(parents=True, exist_ok=True)
+    for lp in ("en-de", "zh-en"):
+        n = int((segs["lp"] == lp).sum())
+        (out / "sources" / f"{lp}.txt").write_text("".join(f"source {i}\n" for i in range(1, n + 1)))
+        d = da[da["lp"] == lp]
+        (out / "human-scores" / f"{lp}.wmt-z.sys.score").write_text(
+            "".join(f"{s}\t{v}\n" for s, v in zip(d["mqm_system_name"], d["da_z_mean"])))
+        (out / "metric-scores" / lp).mkdir(parents=True, exist_ok=True)
+        for (metric, refset), g in off[off["lp"] == lp].groupby(["metric", "refset"]):
+            (out / "metric-scores" / lp / f"{metric}-{refset}.sys.score").write_text(
+                "".join(f"{s}\t{v}\n" for s, v in zip(g["system"], g["score"])))
+    if with_mqm:  # en-de MQM per segment, and (perturbed) given MQM system scores
+        j = _read(src, "judgements.tsv")
+        j = j[(j["lp"] == "en-de") & (j["judgement"] == "mqm")].copy()
+        j["k"] = j["seg_id"].astype(int)
+        lines = []
+        for system, g in j.sort_values(["system", "k"]).groupby("system", sort=False):
+            assert g["k"].tolist() == list(range(1, len(g) + 1))
+            lines += [f"{system}\t{v}\n" for v in g["score"]]
+        (out / "human-scores" / "en-de.mqm.seg.score").write_text("".join(lines))
+        means = j.assign(score=j["score"].astype(float)).groupby("system")["score"].mean()
+        given = means.iloc[::-1].to_numpy() if perturb_mqm else means.to_numpy()  # reversed: a different ranking
+        (out / "human-scores" / "en-de.mqm.sys.score").write_text(
+            "".join(f"{s}\t{float(v)!r}\n" for s, v in zip(means.index, given)))
+        return dict(zip(means.index, given)), means.to_dict()
+    return None
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    out = tmp_path_factory.mktemp("wmt20_mtme")
+    build_mtme(out)
+    return out
+
+
+def _correlate(argv, tmp_path, capsys):
+    from evalcore.cli import main
+
+    capsys.readouterr()
+    out = tmp_path / "c.tsv"
+    assert main(["correlate"] + argv + ["--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    return pd.read_csv(out, sep="\t", keep_default_na=False), err
+
+
+def test_validate_correlate_campaign_reproduce_mathur2020(folder, tmp_path, capsys):
+    from evalcore.campaign import campaign
+    from evalcore.cli import main
+    from evalcore.io import load_collection
+
+    assert main(["validate", str(folder)]) == 0
+    assert "valid" in capsys.readouterr().out
+    coll = load_collection(folder)
+    for lp, mid, exclude, humans, n_sys, published in CASES:
+        argv = [str(folder), "--lp", lp, "--human", "wmt-z", "--metrics", mid]
+        argv += ["--exclude", ",".join(exclude)] if exclude else []
+        argv += ["--include-human-systems"] if humans else []
+        table, err = _correlate(argv, tmp_path, capsys)
+        row = table.iloc[0]
+        assert row["metric"] == mid and int(row["n"]) == n_sys, (mid, lp)
+        assert round(float(row["value"]), 3) == pytest.approx(published, abs=1e-9), (mid, lp, row["value"])
+        assert "given system-level wmt-z" in err
+        camp = campaign(coll, [mid], "wmt-z", lps=[lp], include_human=humans, exclude=exclude)
+        c = camp.correlations
+        crow = c[(c["lp"] == lp) & (c["metric"] == mid.lower())].iloc[0]
+        assert int(crow["n_systems"]) == n_sys
+        assert crow["pearson"] == pytest.approx(float(row["value"]), abs=1e-6)  # (the CLI table has 6 decimals)
+        assert any("given system-level wmt-z" in n for n in camp.notes)
+
+
+def test_stored_metric_rows_are_the_files_and_builtin_name_is_flagged(folder, tmp_path, capsys):
+    from evalcore.io import load_dataset
+    from evalcore.metrics.byo import stored_ids, stored_scores
+
+    ds = load_dataset(folder, lp="en-de")
+    assert "stored:TER-newstest2020" in stored_ids(ds)
+    st = stored_scores(ds, ["stored:ter-newstest2020"]).set_index("system")["score"]
+    off = _read(shared("wmt20_mqm_scores"), "official_metric_sys_scores.tsv")
+    want = off[(off.lp == "en-de") & (off.metric == "TER") & (off.refset == "newstest2020")]
+    assert st.to_dict() == {s: float(v) for s, v in zip(want["system"], want["score"])}
+    with pytest.raises(ValueError, match="stores no scores of that name"):
+        stored_scores(ds, ["stored:COMET-newstest2020"])
+    # a built-in id named like a stored metric is computed by evalcore, and the output says so
+    from evalcore.cli import main
+
+    capsys.readouterr()
+    main(["correlate", str(folder), "--lp", "en-de", "--human", "wmt-z", "--metrics", "stored:BLEU-newstest2020,BLEU",
+          "--out", str(tmp_path / "x.tsv")])
+    err = capsys.readouterr().err
+    assert "BLEU is evalcore's BLEU computed from the texts" in err and "stored:BLEU-newstest2020" in err
+
+
+def test_score_list_metrics_lists_stored_ids(folder, capsys):
+    from evalcore.cli import main
+
+    capsys.readouterr()
+    assert main(["score", "--list-metrics", str(folder), "--lp", "en-de"]) == 0
+    out = capsys.readouterr().out
+    ids = [line.split("\t")[0] for line in out.splitlines()]
+    assert "stored:sentbleu-newstestb2020" in ids and "bleu" in ids
+    line = next(x for x in out.splitlines() if x.startswith("stored:bleu-newstest2020\t"))
+    assert "\tstored\t" in line
+
+
+def test_campaign_uses_the_given_human_system_scores(tmp_path, capsys):
+    """A perturbed en-de.mqm.sys.score: correlate, mt-metrics-eval (which reads .sys.score) and the
+    Campaign table all use it, not the mean of the segment scores."""
+    from evalcore.campaign import campaign
+    from evalcore.io import load_collection
+
+    given, seg_means = build_mtme(tmp_path / "f", with_mqm=True, perturb_mqm=True)
+    folder = tmp_path / "f"
+    mid = "stored:chrF-newstest2020"
+    off = _read(shared("wmt20_mqm_scores"), "official_metric_sys_scores.tsv")
+    o = off[(off.lp == "en-de") & (off.metric == "chrF") & (off.refset == "newstest2020")]
+    metric = {s: float(v) for s, v in zip(o["system"], o["score"])}
+    mt = [s for s in given if s in metric and not s.startswith("Human")]
+    want = scipy.stats.pearsonr([given[s] for s in mt], [metric[s] for s in mt])[0]
+    mean_based = scipy.stats.pearsonr([seg_means[s] for s in mt], [metric[s] for s in mt])[0]
+    assert abs(want - mean_based) > 0.1  # the perturbation matters
+    table, err = _correlate([str(folder), "--lp", "en-de", "--human", "mqm", "--metrics", mid], tmp_path, capsys)
+    assert float(table.iloc[0]["value"]) == pytest.approx(want, abs=1e-6)
+    camp = campaign(load_collection(folder), [mid], "mqm", lps=["en-de"])
+    row = camp.correlations.iloc[0]
+    assert row["pearson"] == pytest.approx(want, abs=1e-12)
+    h = camp.systems[camp.systems["kind"] == "human"].set_index("system")["score"]
+    assert np.allclose([h[s] for s in mt], [given[s] for s in mt])
