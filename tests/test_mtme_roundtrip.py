@@ -168,3 +168,28 @@ def test_campaign_uses_the_given_human_system_scores(tmp_path, capsys):
     assert row["pearson"] == pytest.approx(want, abs=1e-12)
     h = camp.systems[camp.systems["kind"] == "human"].set_index("system")["score"]
     assert np.allclose([h[s] for s in mt], [given[s] for s in mt])
+
+
+def test_scores_option_reads_a_score_file_or_says_why_not(folder, tmp_path, capsys):
+    from evalcore.metrics.byo import read_scores
+    from evalcore.problems import DataError
+
+    f = folder / "metric-scores" / "en-de" / "sentBLEU-newstest2020.sys.score"
+    rows = read_scores(str(f))
+    assert set(rows["metric"]) == {"sentBLEU-newstest2020"} and (rows["seg_id"] == "").all()
+    table, _ = _correlate([str(folder), "--lp", "en-de", "--human", "wmt-z", "--scores", str(f)], tmp_path, capsys)
+    assert round(float(table.iloc[0]["value"]), 3) == 0.934
+    seg = tmp_path / "m-refA.seg.score"
+    seg.write_text("s1\t1\ns1\tNone\ns2\t3\ns2\t4\n")
+    assert read_scores(str(seg)).values.tolist() == [["m-refA", "s1", "1", 1.0], ["m-refA", "s2", "1", 3.0],
+                                                     ["m-refA", "s2", "2", 4.0]]
+    bad = tmp_path / "en-de.wmt-z.doc.score"
+    bad.write_text("s1\t1\n")
+    with pytest.raises(DataError, match="must be named <metric>-<refs>.seg.score"):
+        read_scores(str(bad))
+    broken = tmp_path / "x-refA.sys.score"
+    broken.write_text("s1\t1\t2\ns1\tabc\n")
+    with pytest.raises(DataError) as exc:
+        read_scores(str(broken))
+    text = str(exc.value)
+    assert "line 1: expected 2 fields" in text and "line 2: score 'abc' is not a number" in text

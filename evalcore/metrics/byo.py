@@ -44,12 +44,18 @@ OPTIONAL = ["seg_id", "ref_id", "lp"]
 def read_scores(path_or_bytes, name: str = "scores.tsv") -> pd.DataFrame:
     """Read and validate a scores TSV -> ``DataFrame(metric, system, seg_id, score[, ref_id][, lp])``.
 
+    A path ending in ``.score`` is one mt-metrics-eval score file instead
+    (:func:`_read_score_file`).
+
     ``path_or_bytes`` is a path, bytes or a text string. Line numbers in problems are physical
     lines (header = line 1).
     """
     from ..io.text import decode
 
     report = Report()
+    if isinstance(path_or_bytes, (str, os.PathLike)) and str(path_or_bytes).endswith(".score") \
+            and os.path.exists(path_or_bytes):
+        return _read_score_file(str(path_or_bytes))
     if isinstance(path_or_bytes, (bytes, bytearray)):
         raw = decode(bytes(path_or_bytes), name, report)
     elif isinstance(path_or_bytes, (str, os.PathLike)) and os.path.exists(path_or_bytes):
@@ -118,6 +124,61 @@ def read_scores(path_or_bytes, name: str = "scores.tsv") -> pd.DataFrame:
     if (frame["lp"] != "").any():
         cols.append("lp")
     return frame[cols].reset_index(drop=True)
+
+
+def _read_score_file(path: str) -> pd.DataFrame:
+    """One mt-metrics-eval score file, ``<metric>-<refs>.sys.score`` (``<system> <score>`` per line)
+    or ``<metric>-<refs>.seg.score`` (a block of lines per system, one per segment in source
+    order, seg_ids "1".."N"), as :func:`read_scores` rows with metric ``<metric>-<refs>``; ``None``
+    = no score. Other names (``.doc.score``, human-score files) are refused with what to do."""
+    from ..io.text import decode
+
+    base = os.path.basename(path)
+    stem, _, level = base[:-len(".score")].rpartition(".")
+    report = Report()
+    if level not in ("seg", "sys") or not stem:
+        report.error(base, None, "an mt-metrics-eval score file must be named <metric>-<refs>.seg.score or "
+                                 "<metric>-<refs>.sys.score; for a whole mt-metrics-eval folder load the folder and "
+                                 "use --metrics stored:<metric>-<refs>")
+        raise DataError(report)
+    with open(path, "rb") as fh:
+        raw = decode(fh.read(), base, report)
+    if raw is None:
+        raise DataError(report)
+    rows, seen = [], {}
+    for i, line in enumerate(raw.splitlines(), 1):
+        if not line.strip():
+            continue
+        f = [x.strip() for x in line.split("\t")] if "\t" in line else line.split()
+        if len(f) != 2:
+            report.error(base, i, f"expected 2 fields (<system> <score>), found {len(f)}; a TSV with a header "
+                                  "(metric, system, seg_id, score) must not be named .score")
+            continue
+        system, value = f
+        seen[system] = seen.get(system, 0) + 1
+        if level == "sys" and seen[system] > 1:
+            report.error(base, i, f"system {system!r} appears twice; a .sys.score file has one line per system")
+            continue
+        if value == "None":
+            continue
+        try:
+            v = float(value)
+        except ValueError:
+            report.error(base, i, f"score {value!r} is not a number")
+            continue
+        why = score_problem(v)
+        if why:
+            report.error(base, i, f"score {value!r} {why}")
+            continue
+        rows.append((stem, system, str(seen[system]) if level == "seg" else "", v))
+    if level == "seg" and len(set(seen.values())) > 1:
+        report.error(base, None, "systems have different numbers of segment lines: "
+                                 + ", ".join(f"{s} {n}" for s, n in list(seen.items())[:6]))
+    if not rows and report.ok:
+        report.error(base, None, "no score lines")
+    if not report.ok:
+        raise DataError(report)
+    return pd.DataFrame(rows, columns=["metric", "system", "seg_id", "score"])
 
 
 class ExternalMetric(Metric):
