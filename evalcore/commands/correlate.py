@@ -13,7 +13,7 @@ import sys
 
 NAME = "correlate"
 LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
-OUTPUTS = ("out",)  # checked before any work (evalcore.export.check_outputs)
+OUTPUTS = ("out", "compare_out")  # checked before any work (evalcore.export.check_outputs)
 HELP = "Correlate metric scores with human judgements (system or segment level, MTME semantics)."
 
 
@@ -46,6 +46,13 @@ def add_arguments(p) -> None:
     p.add_argument("--bootstrap-over", choices=["items", "systems", "both"], default=None,
                    help="what to resample (default: systems at system level, both at segment level)")
     p.add_argument("--fisher", action="store_true", help="Fisher z CI when not bootstrapping")
+    p.add_argument("--compare", choices=["perm", "williams"], default=None,
+                   help="metric-vs-metric significance on the same systems/cells: PERM-BOTH (perm) or Williams' "
+                        "test; adds a cluster column (metrics in one cluster are not significantly different, "
+                        "as mt-metrics-eval's CompareMetrics) and a table of pairwise p-values")
+    p.add_argument("--draws", type=int, default=1000, help="--compare perm: permutation draws (default 1000)")
+    p.add_argument("--compare-out", help="write the pairwise p-value table here (default: stdout, after the "
+                                         "correlation table)")
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", help="write the table as TSV here instead of stdout (a .csv name writes CSV for spreadsheets)")
@@ -212,9 +219,59 @@ def run(args) -> int:
              f"{args.human} (the largest difference is {biggest:.4g}); lower --threshold to the scale of the scores")
     if grouping != "none" and args.level == "segment" and len(table):
         note(f"grouped by {grouping}: n = cells used, n_groups = {grouping} groups averaged")
+    if "epsilon" in table.columns:
+        note(f"{args.method}: epsilon = the metric tie threshold used" + (
+            " (chosen by tie calibration to maximise it, methods §3.3)" if args.tie_calibration else
+            " (0: exact ties only; --tie-calibration chooses one)"))
+    pairs = None
+    if args.compare:
+        from ..stats.tables import metric_significance
+
+        clusters, pairs, sig_notes = metric_significance(
+            human, scores, level=args.level, method=args.method, grouping=grouping, test=args.compare,
+            k=args.draws, alpha=args.alpha, seed=args.seed, exclude_systems=exclude, **kw_sig(kw))
+        notes += sig_notes
+        table["cluster"] = table["metric"].map(dict(zip(clusters["metric"], clusters["rank"]))).astype("Int64")
+    sink = getattr(args, "_sink", None)
+    if sink is not None and args.method == "accuracy":
+        sink.pool[(args.out, None)] = pooled_accuracy  # --lp all: one pooled row per metric
     for line in notes:
         print(f"note: {line}", file=sys.stderr)
     table = _tok.metric_signatures(table, scores)
     table["settings"] = _tok.correlation_settings(args, grouping)
     emit(table, args.out, args, float_format=None if args.out else "%.6f")
+    if pairs is not None:
+        emit(pairs, args.compare_out, args, section=None if args.compare_out else "metric significance",
+             float_format=None if args.compare_out else "%.6g")
     return 0
+
+
+def kw_sig(kw: dict) -> dict:
+    """The correlation options the significance tests take (tie calibration is not resampled)."""
+    return {k: v for k, v in kw.items() if k != "tie_calibration"}
+
+
+POOLED = "(all)"
+
+
+def pooled_accuracy(table):
+    """``--lp all --method accuracy``: per metric one row ``lp = (all)`` with the global pairwise
+    accuracy of Kocmi et al. (2021): Σ agreeing pairs / Σ pairs over the language pairs (pairs of
+    systems are formed within each language pair; agreeing pairs = value × n(n−1)/2, exact)."""
+    import pandas as pd
+
+    if table.empty or "value" not in table.columns:
+        return table
+    rows = []
+    for metric, sub in table[table["lp"] != POOLED].groupby("metric", sort=False):
+        n = sub["n"].astype(int)
+        pairs = n * (n - 1) // 2
+        agree = (sub["value"].astype(float) * pairs).round().astype(int)
+        row = sub.iloc[0].copy()
+        row["lp"], row["n"] = POOLED, int(n.sum())
+        row["value"] = agree.sum() / pairs.sum() if pairs.sum() else float("nan")
+        for c in ("ci_low", "ci_high", "n_groups", "n_segments", "cluster"):
+            if c in row.index:
+                row[c] = pd.NA if c in ("n_groups", "n_segments", "cluster") else float("nan")
+        rows.append(row)
+    return pd.concat([table, pd.DataFrame(rows)], ignore_index=True) if rows else table
