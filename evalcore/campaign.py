@@ -49,6 +49,7 @@ class Campaign:
     metric_ranks: pd.DataFrame
     notes: list[str] = field(default_factory=list)
     signature: str = ""
+    higher_is_better: dict = field(default_factory=dict)  # metric id -> orientation
 
     def wide(self) -> pd.DataFrame:
         """One row per (lp, system): human score and every metric score, each with its rank."""
@@ -233,7 +234,7 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
     sig = _signature([m.id for m in mobj], toks, f"campaign: tokenize {tokenize or 'per-language default'}|lps "
                      f"{','.join(want)}|rank_by:{rank_by}|judged_only:{judged_only}|human_translations:{include_human}"
                      + (f"|exclude:{','.join(exclude)}" if exclude else ""))
-    return Campaign(systems_t, corr, ranks, notes, sig)
+    return Campaign(systems_t, corr, ranks, notes, sig, hib)
 
 
 def _signature(metric_ids: Sequence[str], toks: dict, extra: str) -> str:
@@ -268,3 +269,25 @@ def metric_ranks(corr: pd.DataFrame, by: str = "pearson") -> pd.DataFrame:
     allrows = corr[corr["lp"] == ALL].set_index("metric")[by]
     out[f"rank_{ALL}"] = out["metric"].map(allrows.rank(ascending=False, method="min"))
     return out.sort_values(["mean_rank", "metric"], kind="stable").reset_index(drop=True)
+
+
+def metric_clusters(camp: Campaign, lp: str, *, statistic: str = "pearson", test: str = "perm", k: int = 1000,
+                    alpha: float = 0.05, seed: int | None = 0):
+    """Metric significance clusters of one language pair of a campaign (methods §3.4-3.6; MTME
+    ``CompareMetrics``): every pair of metrics compared on the systems all of them score (the
+    campaign's systems, human translations and excluded systems already left out), metric scores
+    oriented so that higher is better, PERM-BOTH (``test="perm"``, ``k`` draws, any system-level
+    statistic of :mod:`evalcore.stats.registry`) or Williams' test (Pearson). Returns
+    ``(clusters, pairs, notes)`` as :func:`evalcore.stats.tables.metric_significance`."""
+    from .stats.tables import metric_significance
+
+    if test == "williams" and statistic != "pearson":
+        raise ValueError("Williams' test compares Pearson correlations: use statistic 'pearson' or test 'perm'")
+    s = camp.systems[camp.systems["lp"] == lp]
+    human = s[s["kind"] == "human"].dropna(subset=["score"])
+    human = pd.DataFrame({"system": human["system"], "seg_id": "", "score": human["score"].astype(float)})
+    met = s[(s["kind"] == "metric")].dropna(subset=["score"])
+    sign = met["measure"].map(lambda m: 1.0 if camp.higher_is_better.get(m, True) else -1.0)
+    met = pd.DataFrame({"metric": met["measure"], "system": met["system"], "seg_id": "",
+                        "score": met["score"].astype(float) * sign})
+    return metric_significance(human, met, level="system", method=statistic, test=test, k=k, alpha=alpha, seed=seed)

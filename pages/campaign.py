@@ -158,6 +158,41 @@ fig = figure("correlations", key, stat, _build=lambda: with_signature(campaign_b
 st.plotly_chart(fig, width="stretch", key="camp_bars")
 download_figure(fig, "campaign_correlations", key="camp_bars_fig")
 
+st.subheader("Metric significance clusters")
+st.caption("Per language pair, metrics compared pairwise on the same systems (mt-metrics-eval's CompareMetrics): "
+           "PERM-BOTH (1,000 permutations, the same for every pair) or Williams' test (Pearson). Rank = cluster: "
+           "metrics in one cluster are not significantly different (p > 0.05).")
+s1, s2, s3 = st.columns(3)
+sig_lp = s1.selectbox("Language pair", [lp for lp in lps if (corr["lp"] == lp).any()], key="camp_sig_lp",
+                      format_func=lambda x: x or "-")
+sig_test = s2.radio("Test", ["perm", "williams"], horizontal=True, key="camp_sig_test",
+                    format_func={"perm": "permutation (PERM-BOTH)", "williams": "Williams"}.get)
+sig_stat = s3.selectbox("Statistic", ["pearson"] if sig_test == "williams" else [x for x in STATISTICS],
+                        key="camp_sig_stat", format_func=stat_label)
+
+
+@st.cache_data(show_spinner="Comparing metrics…", max_entries=16)
+def clusters(_res, key, lp, test, statistic):
+    from evalcore.campaign import metric_clusters
+
+    return metric_clusters(_res, lp, statistic=statistic, test=test)
+
+
+if len(metrics) < 2 or sig_lp is None:
+    st.info("Choose at least two metrics to compare them.")
+else:
+    try:
+        cl, pairs, sig_notes = clusters(res, key, sig_lp, sig_test, sig_stat)
+        st.dataframe(cl, hide_index=True, width="stretch")
+        download_table(cl, f"campaign_clusters_{sig_lp}", key="camp_clusters", signature=sig)
+        with st.expander("Pairwise p-values"):
+            st.dataframe(pairs, hide_index=True, width="stretch")
+            download_table(pairs, f"campaign_metric_pvalues_{sig_lp}", key="camp_pvalues", signature=sig)
+        for n in sig_notes:
+            st.caption(md(n))
+    except ValueError as exc:
+        st.info(md(str(exc)))
+
 st.subheader("Each metric's rank across language pairs")
 st.caption(f"1 = the highest {rank_by} in that language pair; mean rank over the pairs; rank by the `{ALL}` row.")
 st.dataframe(res.metric_ranks, hide_index=True, width="stretch")

@@ -147,3 +147,40 @@ def test_compare_perm_same_resamples_and_segment_williams_note(folder, tmp_path,
     _, _, err = _run([path, "--lp", "de-en", "--human", "mqm", "--metrics", "chrf,bleu", "--level", "segment",
                       "--compare", "williams"], tmp_path, capsys)
     assert "judged cells only" in err and "methods.md §3.5" in err
+
+
+def test_campaign_clusters_equal_correlate_compare(folder, tmp_path, capsys):
+    """The Campaign's metric significance clusters (Williams, Pearson) are correlate --compare's."""
+    from evalcore.campaign import campaign, metric_clusters
+    from evalcore.io import load_collection
+
+    camp = campaign(load_collection(folder), METRICS, "wmt-z", lps=["en-de"], exclude=OUTLIERS["en-de"])
+    cl, pairs, _ = metric_clusters(camp, "en-de", test="williams")
+    argv = [str(folder), "--lp", "en-de", "--human", "wmt-z", "--metrics", ",".join(METRICS),
+            "--exclude", ",".join(OUTLIERS["en-de"]), "--compare", "williams"]
+    table, cli_pairs, _ = _run(argv, tmp_path, capsys)
+    assert dict(zip(cl["metric"], cl["rank"])) == {m.lower(): int(r) for m, r in zip(table["metric"], table["cluster"])}
+    got = {(a, b): p for a, b, p in zip(pairs["better"], pairs["worse"], pairs["p_value"])}
+    for r in cli_pairs.itertuples():
+        assert got[(r.better.lower(), r.worse.lower())] == pytest.approx(r.p_value, abs=1e-9)
+    with pytest.raises(ValueError, match="Williams"):
+        metric_clusters(camp, "en-de", test="williams", statistic="kendall")
+
+
+def test_campaign_page_shows_metric_clusters():
+    from streamlit.testing.v1 import AppTest
+
+    from evalcore.campaign import campaign, metric_clusters
+    from evalcore.io import load_collection
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=240)
+    at.run()
+    at.switch_page("pages/campaign.py")
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    shown = next(df.value for df in at.dataframe if list(df.value.columns) == ["metric", "value", "rank"])
+    camp = campaign(load_collection(ROOT / "sample_data" / "teaching_es_en"), ["bleu", "chrf"], judged_only=True)
+    want, _, _ = metric_clusters(camp, "es-en")
+    assert shown["metric"].tolist() == want["metric"].tolist() and shown["rank"].tolist() == want["rank"].tolist()
+    at.radio(key="camp_sig_test").set_value("williams").run()
+    assert not at.exception, [e.message for e in at.exception]
