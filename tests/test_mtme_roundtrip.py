@@ -193,3 +193,48 @@ def test_scores_option_reads_a_score_file_or_says_why_not(folder, tmp_path, caps
         read_scores(str(broken))
     text = str(exc.value)
     assert "line 1: expected 2 fields" in text and "line 2: score 'abc' is not a number" in text
+
+
+def test_qarla_on_stored_segment_scores_equals_qarla_on_the_texts(tmp_path, capsys):
+    """Stored single-reference segment scores (chrF-refA/refB.seg.score, references scored as systems
+    included) serve QARLA as ``stored:chrF``: ORANGE and KING equal those of evalcore's chrF on the
+    texts (with two reference sets, x(c, R − {r}) is the other reference's score)."""
+    import sacrebleu
+
+    from evalcore.cli import main
+
+    words = "the a cat dog sat on mat big red house small old".split()
+    rng = np.random.default_rng(7)
+
+    def sent():
+        return " ".join(rng.choice(words, size=rng.integers(3, 9)))
+
+    n = 8
+    root = tmp_path / "tiny"
+    for d in ("sources", "references", "system-outputs/xx-yy", "metric-scores/xx-yy"):
+        (root / d).mkdir(parents=True)
+    (root / "sources" / "xx-yy.txt").write_text("".join(f"src {i}\n" for i in range(n)))
+    texts = {name: [sent() for _ in range(n)] for name in ("refA", "refB", "sys1", "sys2", "sys3")}
+    for r in ("refA", "refB"):
+        (root / "references" / f"xx-yy.{r}.txt").write_text("\n".join(texts[r]) + "\n")
+    for s_ in ("sys1", "sys2", "sys3"):
+        (root / "system-outputs" / "xx-yy" / f"{s_}.txt").write_text("\n".join(texts[s_]) + "\n")
+    for r in ("refA", "refB"):
+        cands = [c for c in texts if c != r]
+        lines = [f"{c}\t{sacrebleu.sentence_chrf(t, [texts[r][k]]).score!r}\n"
+                 for c in cands for k, t in enumerate(texts[c])]
+        (root / "metric-scores" / "xx-yy" / f"chrF-{r}.seg.score").write_text("".join(lines))
+    out = {}
+    for mid in ("chrf", "stored:chrF"):
+        capsys.readouterr()
+        assert main(["qarla", str(root), "--metrics", mid, "--out", str(tmp_path / "q.tsv")]) == 0
+        out[mid] = pd.read_csv(tmp_path / "q.tsv", sep="\t").iloc[0]
+    for col in ("orange", "king"):
+        assert col in out["chrf"].index
+        assert out["stored:chrF"][col] == pytest.approx(out["chrf"][col], abs=1e-9), col
+    # correlations need one reference set: the family id says which ones there are
+    from evalcore.io import load_dataset
+    from evalcore.metrics.byo import stored_scores
+
+    with pytest.raises(ValueError, match="stored:chrF-refA, stored:chrF-refB"):
+        stored_scores(load_dataset(root), ["stored:chrF"])

@@ -266,7 +266,7 @@ def stored_table(dataset) -> pd.DataFrame:
     ``metric-scores/<lp>/<metric>-<refs>.{seg,sys}.score``) with their ids: columns id
     (``stored:<metric>-<refs>``, the file's name without level and extension), level ("seg" or
     "sys"), system, seg_id ("" at system level), score. Empty without stored scores."""
-    cols = ["id", "level", "system", "seg_id", "score"]
+    cols = ["id", "level", "system", "seg_id", "score", "metric", "refset"]
     t = getattr(dataset, "extras", {}).get("metric_scores")
     if t is None or not len(t):
         return pd.DataFrame(columns=cols)
@@ -274,7 +274,26 @@ def stored_table(dataset) -> pd.DataFrame:
     name = t["metric"].astype(str) + np.where(refset != "", "-" + refset, "")
     return pd.DataFrame({"id": STORED_PREFIX + name, "level": t["level"].astype(str),
                          "system": t["system"].astype(str), "seg_id": t["seg_id"].astype(str),
-                         "score": t["score"].astype(float)})[cols].reset_index(drop=True)
+                         "score": t["score"].astype(float), "metric": t["metric"].astype(str),
+                         "refset": refset})[cols].reset_index(drop=True)
+
+
+def stored_families(dataset) -> dict[str, pd.DataFrame]:
+    """``stored:<metric>`` -> rows (system, seg_id, ref_id, score): the stored **segment** scores of
+    a metric against each single reference set of the data (``<metric>-<ref>.seg.score`` with
+    ``<ref>`` one of the dataset's reference sets), i.e. the single-reference similarities
+    x(c, r) that QARLA (ORANGE, KING; methods §1.1) needs. Rows of a reference set scored as a
+    system give x(r_i, r_j). Only metrics with such files for at least two reference sets."""
+    t = stored_table(dataset)
+    refs = set(getattr(dataset, "ref_ids", []) or [])
+    t = t[(t["level"] == "seg") & t["refset"].isin(refs)]
+    out = {}
+    for metric, sub in t.groupby("metric", sort=False):
+        if sub["refset"].nunique() >= 2 and (STORED_PREFIX + metric).lower() not in \
+                {i.lower() for i in stored_ids(dataset)}:
+            out[STORED_PREFIX + metric] = pd.DataFrame({"system": sub["system"], "seg_id": sub["seg_id"],
+                                                        "ref_id": sub["refset"], "score": sub["score"]})
+    return out
 
 
 def stored_ids(dataset) -> list[str]:
@@ -299,7 +318,13 @@ def stored_scores(dataset, metric_ids: Sequence[str], level: str = "system") -> 
     has none: noted). ValueError names the stored metrics when an id is not one of them."""
     table = stored_table(dataset)
     rows, notes = [], []
+    fams = {f.lower(): f for f in stored_families(dataset)}
     for mid in metric_ids:
+        if mid.strip().lower() in fams:
+            raise ValueError(f"{mid!r} holds the single-reference segment scores of every reference set (for "
+                             "ORANGE/KING); to correlate, choose one reference set: "
+                             + ", ".join(i for i in stored_ids(dataset)
+                                         if i.lower().startswith(fams[mid.strip().lower()].lower() + "-")))
         name = _resolve_stored(dataset, mid)
         sub = table[table["id"] == name]
         sys_rows, seg_rows = sub[sub["level"] == "sys"], sub[sub["level"] == "seg"]
@@ -359,6 +384,21 @@ def register_stored(datasets) -> list[str]:
             both = pd.concat(list(_STORED_ROWS[key].values()), ignore_index=True)
             both = both.drop_duplicates(["lp", "system", "seg_id"], keep="last")
             metric = StoredMetric(name, both, f"metric-scores/ of {getattr(ds, 'name', '') or 'the data'}")
+
+            def factory(m=metric):
+                return m
+
+            factory._external = True
+            unregister(key)
+            register(key, factory)
+            ids.append(name)
+        for name, rows in stored_families(ds).items():  # stored:<metric>: x(c, r) for QARLA
+            key = name.lower()
+            _STORED_ROWS.setdefault(key, {})[lp] = rows.assign(metric=name, lp=lp)
+            both = pd.concat(list(_STORED_ROWS[key].values()), ignore_index=True)
+            both = both.drop_duplicates(["lp", "system", "seg_id", "ref_id"], keep="last")
+            metric = StoredMetric(name, both, f"metric-scores/ of {getattr(ds, 'name', '') or 'the data'}, "
+                                              "one reference set at a time")
 
             def factory(m=metric):
                 return m
