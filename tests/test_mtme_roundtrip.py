@@ -238,3 +238,30 @@ def test_qarla_on_stored_segment_scores_equals_qarla_on_the_texts(tmp_path, caps
 
     with pytest.raises(ValueError, match="stored:chrF-refA, stored:chrF-refB"):
         stored_scores(load_dataset(root), ["stored:chrF"])
+
+
+def test_systems_and_likeness_pages_use_the_given_human_system_scores(tmp_path):
+    """The mt-metrics-eval fixture with a .sys.score unlike the segment means: the Systems table's
+    human score and the likeness page's system-level correlation use the given scores."""
+    import shutil
+
+    from conftest import ROOT
+    from evalcore.io import load_dataset
+    from evalcore.views import systems as systems_view
+    from evalcore.metrics.engine import score_table
+    from evalcore.views.likeness_vs_acceptability import figure3_points
+
+    root = tmp_path / "m"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "mtme_tiny", root)
+    given = {"sysA": 3.0, "sysB": -2.0, "sysC": 1.0}
+    (root / "human-scores" / "de-en.mqm.sys.score").write_text("".join(f"{s}\t{v}\n" for s, v in given.items()))
+    ds = load_dataset(root, lp="de-en")
+    t = systems_view.system_table(ds, ["chrf"], ["mqm"], n_boot=0)
+    h = t[t["kind"] == "human"].set_index("system")["score"]
+    assert {s: h[s] for s in given} == given
+    pts = figure3_points(ds, ["chrf"], "mqm", level="system", method="pearson", groups=["standard metric"])
+    seg = score_table(ds, ["chrf"], level="segment")
+    judged = ds.judgements[ds.judgements["judgement"] == "mqm"][["system", "seg_id"]].astype(str)
+    chrf = seg.merge(judged, on=["system", "seg_id"]).groupby("system")["score"].mean()  # over judged segments
+    want = scipy.stats.pearsonr([given[s] for s in given], [chrf[s] for s in given])[0]
+    assert float(pts["corr"].iloc[0]) == pytest.approx(want, abs=1e-9)
