@@ -172,6 +172,9 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
             notes += [f"{label}: {n}" for n in scores.attrs.get("notes", []) + scores.attrs.get("warnings", [])]
         elif text_m:
             notes.append(f"{label}: no system outputs or references with text — no metric scores")
+        from .metrics.byo import stored_name_notes
+
+        notes += [f"{label}: {n}" for n in stored_name_notes(ds, [m.id for m in text_m])]
         if stored_m:  # the data's own scores, as stored
             have = {i.lower() for i in stored_ids(ds)}
             use = [m.id for m in stored_m if m.id in have]

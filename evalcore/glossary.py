@@ -45,6 +45,11 @@ GLOSSARY: dict[str, str] = {
     "tie calibration": "The metric-difference threshold below which two metric scores count as a tie, chosen to "
                        "maximise acc23 or τ_23; every acc23/τ_23 output states the ε it used (Deutsch et al. 2023; "
                        "methods §3.3).",
+    "stored metric scores": "Metric scores a dataset carries (mt-metrics-eval's metric-scores/ files), offered as "
+                            "stored:NAME and used as stored, never recomputed; BLEU without the prefix is evalcore's "
+                            "own BLEU from the texts (docs/formats.md).",
+    "significance clusters": "Metrics ranked by correlation and grouped so that metrics in one cluster are not "
+                             "significantly different from each other (permutation or Williams test; methods §3.6).",
     "bootstrap CI": "A confidence interval from recomputing the statistic on many resamples (of segments, systems "
                     "or both) drawn with replacement (methods §3.8).",
     "paired bootstrap / approximate randomisation": "Tests of whether two systems differ, exactly as sacreBLEU runs "

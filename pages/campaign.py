@@ -17,7 +17,8 @@ ensure_shell(__file__)
 st.title("Campaign")
 from pages.common import terms  # noqa: E402
 
-terms('system level', 'Pearson', 'Kendall τ', 'human translations as systems', 'judged segments only', 'tokenizer')
+terms('system level', 'Pearson', 'Kendall τ', 'pairwise accuracy', 'human translations as systems',
+      'judged segments only', 'tokenizer', 'stored metric scores', 'significance clusters')
 current_dataset()  # stops with a hint when nothing is loaded
 label, meta = st.session_state.get("dataset_label"), st.session_state.get("dataset_meta")
 try:

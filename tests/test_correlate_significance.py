@@ -184,3 +184,15 @@ def test_campaign_page_shows_metric_clusters():
     assert shown["metric"].tolist() == want["metric"].tolist() and shown["rank"].tolist() == want["rank"].tolist()
     at.radio(key="camp_sig_test").set_value("williams").run()
     assert not at.exception, [e.message for e in at.exception]
+
+
+def test_method_level_and_tie_calibration_checked_from_the_registry(folder, capsys):
+    from evalcore.cli import main
+
+    base = [str(folder), "--lp", "en-de", "--human", "wmt-z", "--metrics", METRICS[0]]
+    assert main(["correlate"] + base + ["--method", "accuracy", "--level", "segment"]) == 2
+    assert "defined at system level only" in capsys.readouterr().err
+    assert main(["correlate"] + base + ["--method", "darr"]) == 2
+    assert "defined at segment level only" in capsys.readouterr().err
+    assert main(["correlate"] + base + ["--tie-calibration"]) == 2
+    assert "applies to tau_23, acc23, not to pearson" in capsys.readouterr().err

@@ -117,6 +117,15 @@ def run(args) -> int:
     from . import _tok
 
     _tok.check(args)
+    from ..stats.registry import get as get_statistic
+
+    stat = get_statistic(args.method)
+    if args.level not in stat.levels:
+        raise ValueError(f"--method {args.method} ({stat.label}) is defined at {' and '.join(stat.levels)} level "
+                         f"only, not at {args.level} level")
+    if args.tie_calibration and not stat.tie_calibration:
+        raise ValueError(f"--tie-calibration applies to {', '.join(n for n, s in _registry().items() if s.tie_calibration)}"
+                         f", not to {args.method}")
     notes: list[str] = []
     note = notes.append
     ds = dataset(args)
@@ -244,6 +253,12 @@ def run(args) -> int:
         emit(pairs, args.compare_out, args, section=None if args.compare_out else "metric significance",
              float_format=None if args.compare_out else "%.6g")
     return 0
+
+
+def _registry():
+    from ..stats.registry import REGISTRY
+
+    return REGISTRY
 
 
 def kw_sig(kw: dict) -> dict:

@@ -113,6 +113,10 @@ def run(args) -> int:
     ds = dataset(args)
     for w in ds.warnings:  # the loader's warnings: data kept, but the user must know
         print(w, file=sys.stderr)
+    from ..metrics.byo import stored_name_notes
+
+    for line in stored_name_notes(ds, ids):  # BLEU asked on data that stores scores named BLEU
+        print(f"note: {line}", file=sys.stderr)
     tok = _tok.resolve(args, ds, metrics)
     metrics = [m.with_tokenize(tok) for m in metrics]
     refs = [r.strip() for r in args.refs.split(",") if r.strip()] if args.refs else None
