@@ -39,7 +39,8 @@ import pandas as pd
 from .dataset import Dataset
 
 ALL = "(all)"
-STATISTICS = ("pearson", "kendall", "accuracy")
+STATISTICS = ("pearson", "kendall", "accuracy")  # names of evalcore.stats.registry
+WILLIAMS_STATISTICS = ("pearson",)  # Williams' test compares dependent Pearson correlations (methods §3.5)
 
 
 @dataclass
@@ -284,7 +285,7 @@ def metric_clusters(camp: Campaign, lp: str, *, statistic: str = "pearson", test
     ``(clusters, pairs, notes)`` as :func:`evalcore.stats.tables.metric_significance`."""
     from .stats.tables import metric_significance
 
-    if test == "williams" and statistic != "pearson":
+    if test == "williams" and statistic not in WILLIAMS_STATISTICS:
         raise ValueError("Williams' test compares Pearson correlations: use statistic 'pearson' or test 'perm'")
     s = camp.systems[camp.systems["lp"] == lp]
     human = s[s["kind"] == "human"].dropna(subset=["score"])

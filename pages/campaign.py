@@ -8,7 +8,7 @@ import streamlit as st
 from evalcore.views import common as common_view
 from evalcore import plots_campaign as PC
 from evalcore.views import campaign as campaign_view
-from evalcore.campaign import ALL, STATISTICS, campaign
+from evalcore.campaign import ALL, STATISTICS, WILLIAMS_STATISTICS, campaign
 from evalcore.stats.registry import label as stat_label
 from pages.common import (computed_keys, current_dataset, download_figure, download_table, ensure_shell, load_choice,
                           long_segment_note, md, progress_bar, show_exception)
@@ -168,7 +168,7 @@ sig_lp = s1.selectbox("Language pair", [lp for lp in lps if (corr["lp"] == lp).a
                       format_func=lambda x: x or "-")
 sig_test = s2.radio("Test", ["perm", "williams"], horizontal=True, key="camp_sig_test",
                     format_func={"perm": "permutation (PERM-BOTH)", "williams": "Williams"}.get)
-sig_stat = s3.selectbox("Statistic", ["pearson"] if sig_test == "williams" else [x for x in STATISTICS],
+sig_stat = s3.selectbox("Statistic", list(WILLIAMS_STATISTICS if sig_test == "williams" else STATISTICS),
                         key="camp_sig_stat", format_func=stat_label)
 
 
