@@ -14,6 +14,8 @@ from evalcore.stats.registry import REGISTRY, markdown_table, names
 
 from conftest import ROOT, SHARED_DATA  # noqa: E402
 
+names()  # statistics of the registry's plugin modules too (REGISTRY is then complete)
+
 SHARED = SHARED_DATA.parent
 
 
@@ -141,3 +143,36 @@ def test_registry_refuses_duplicates_and_bad_groupings():
     with pytest.raises(ValueError, match="grouping"):
         register(Statistic("x_test", "x", REGISTRY["pearson"].rows, groupings=("none",), default_grouping="item"))
     assert "x_test" not in REGISTRY
+
+
+def test_a_plugin_module_adds_a_statistic_everywhere(tmp_path, monkeypatch):
+    """How a statistic defined in another module joins: named in registry.PLUGINS, it registers
+    itself and appears in the CLI choices, the glossary and the docs table without other edits."""
+    import importlib
+
+    from evalcore.stats import registry
+
+    (tmp_path / "extra_stat_plugin.py").write_text(
+        "from evalcore.stats.registry import REGISTRY, Statistic, register\n"
+        "register(Statistic('x_plugin', 'X', REGISTRY['pearson'].rows, term='X plugin statistic',\n"
+        "                   definition='A statistic registered by a plugin module in a test.'))\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(registry, "PLUGINS", ("extra_stat_plugin",))
+    monkeypatch.setattr(registry, "_plugins_loaded", False)
+    try:
+        assert "x_plugin" in registry.names()
+        from evalcore.cli import build_parser
+
+        sub = next(a for a in build_parser()._actions if a.__class__.__name__ == "_SubParsersAction")
+        assert "x_plugin" in next(a for a in sub.choices["correlate"]._actions if a.dest == "method").choices
+        import evalcore.glossary as glossary
+
+        importlib.reload(glossary)
+        assert glossary.define("X plugin statistic").startswith("A statistic registered")
+        assert "| `x_plugin` |" in registry.markdown_table()
+    finally:
+        REGISTRY.pop("x_plugin", None)
+        sys.modules.pop("extra_stat_plugin", None)
+        import evalcore.glossary as glossary
+
+        glossary.GLOSSARY.pop("X plugin statistic", None)

@@ -20,7 +20,8 @@ Adding a statistic
    between the ``registry:start`` / ``registry:end`` markers of docs/methods.md §3.3.
 The CLI choices, selectors and glossary then pick it up by themselves. A statistic defined
 elsewhere (e.g. a metrics-task module) can call :func:`register` at import time instead of
-editing this file; it must then be imported before the CLI parser is built.
+editing this file: name that module in :data:`PLUGINS` (imported before the registry is first
+listed, so the CLI parser and pages see it). Nothing else needs to change.
 """
 from __future__ import annotations
 
@@ -75,6 +76,23 @@ class Statistic:
 
 REGISTRY: dict[str, Statistic] = {}
 
+#: Modules that register further statistics with :func:`register` when imported (a statistic
+#: defined beside its task, e.g. a metrics-task module); imported by name, once, before the
+#: registry is first listed or searched, so the CLI choices, selectors and glossary include them.
+PLUGINS: tuple[str, ...] = ()
+_plugins_loaded = False
+
+
+def _load_plugins() -> None:
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    import importlib
+
+    for name in PLUGINS:
+        importlib.import_module(name)
+
 
 def register(stat: Statistic) -> Statistic:
     """Add ``stat`` to the registry (a name may be registered once)."""
@@ -89,6 +107,7 @@ def register(stat: Statistic) -> Statistic:
 
 def get(name: str) -> Statistic:
     """The statistic ``name``; ValueError lists the known names."""
+    _load_plugins()
     try:
         return REGISTRY[name]
     except KeyError:
@@ -98,6 +117,7 @@ def get(name: str) -> Statistic:
 def names(level: str | None = None, *, p_value: bool | None = None, aliases: bool = True) -> tuple[str, ...]:
     """Names in registry order, optionally only those defined at ``level`` / with a p-value /
     without aliases (what a selector offers)."""
+    _load_plugins()
     out = []
     for s in REGISTRY.values():
         if not aliases and s.alias_of:
@@ -196,6 +216,7 @@ def markdown_table() -> str:
     lines = ["| method | statistic | levels | groupings (default) | pooled | ε / tie calibration | Fisher z | "
              "p-value | reference |",
              "|---|---|---|---|---|---|---|---|---|"]
+    _load_plugins()
     for s in REGISTRY.values():
         grp = ", ".join(f"**{g}**" if g == s.default_grouping else g for g in s.groupings)
         eps = ("ε, calibrated" if s.tie_calibration else "ε") if s.epsilon else "–"
