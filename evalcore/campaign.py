@@ -112,7 +112,7 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
     (:func:`evalcore.metrics.byo.stored_scores`). ``exclude``: systems left out of every
     language pair (e.g. outliers), said in the notes."""
     from . import parallel
-    from .human.scores import given_system_scores, human_system_scores
+    from .human.scores import given_system_scores, human_criteria, human_system_scores
     from .views.common import default_criterion
     from .metrics.base import get_metric
     from .stats.tables import human_systems
@@ -135,7 +135,7 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
     sys_rows, stat_rows = [], []
     for i, lp in enumerate(want):
         ds = collection[lp]
-        crit = criterion or default_criterion(ds)
+        crit = criterion or default_criterion(ds) or next(iter(human_criteria(ds)), None)
         label = lp or "-"
         has_given = crit is not None and len(given_system_scores(ds, crit)) > 0
         if crit is None or crit not in ds.criteria and not (crit == "mqm" and "mqm_errors" in ds.extras) \

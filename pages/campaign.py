@@ -27,7 +27,9 @@ except Exception as exc:
     show_exception(exc, "Could not load the dataset")
     st.stop()
 
-criteria_of = {lp: d.criteria for lp, d in coll.items()}
+from evalcore.human.scores import human_criteria  # noqa: E402
+
+criteria_of = {lp: human_criteria(d) for lp, d in coll.items()}  # judged per segment or given per system
 judged_lps = [lp for lp in coll if criteria_of[lp]]
 if not judged_lps:
     st.info("This page needs human judgements in at least one language pair.")

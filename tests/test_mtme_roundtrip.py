@@ -265,3 +265,32 @@ def test_systems_and_likeness_pages_use_the_given_human_system_scores(tmp_path):
     chrf = seg.merge(judged, on=["system", "seg_id"]).groupby("system")["score"].mean()  # over judged segments
     want = scipy.stats.pearsonr([given[s] for s in given], [chrf[s] for s in given])[0]
     assert float(pts["corr"].iloc[0]) == pytest.approx(want, abs=1e-9)
+
+
+def test_campaign_page_on_the_mtme_folder_with_stored_metrics(folder, tmp_path, monkeypatch):
+    """The Campaign page on the score-only folder (human scores given per system only): its picker
+    offers the stored metrics and its table reproduces Mathur et al. 2020 Table 5."""
+    from streamlit.testing.v1 import AppTest
+
+    from conftest import ROOT
+    from evalcore import workspace
+    from evalcore.io import load_collection
+
+    monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
+    workspace.save(load_collection(folder), "wmt20-mtme")
+    label = next(f"{m['name']} (saved {m.get('saved_at', '?')})" for m in workspace.list_saved())
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=240)
+    chosen = ["stored:sentbleu-newstest2020", "stored:bleu-newstest2020"]
+    for k, v in {"dataset_label": label, "dataset_select": label, "camp_metrics": chosen, "camp_crit": "wmt-z"}.items():
+        at.session_state[k] = v
+    at.run()
+    at.switch_page("pages/campaign.py")
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    assert "stored:sentbleu-newstestb2020" in at.multiselect(key="camp_metrics").options
+    corr = next(df.value for df in at.dataframe if "accuracy" in df.value.columns)
+    row = corr[(corr["lp"] == "zh-en") & (corr["metric"] == chosen[0])].iloc[0]
+    assert round(row["pearson"], 3) == 0.948 and row["n_systems"] == 16
+    row = corr[(corr["lp"] == "en-de") & (corr["metric"] == chosen[0])].iloc[0]
+    assert round(row["pearson"], 3) == 0.934 and row["n_systems"] == 14

@@ -111,3 +111,13 @@ def human_system_scores(dataset, criterion: str, normalisation: str = "raw", agg
     out = seg[["system", "score", "n_segments"]].assign(source="segment mean")
     out.attrs["note"] = f"human scores: {criterion} ({normalisation}), mean over judged segments"
     return out
+
+
+def human_criteria(dataset) -> list[str]:
+    """The criteria with human scores: those judged per segment, then those only given per system
+    (e.g. an mt-metrics-eval folder with just ``<lp>.wmt-z.sys.score``)."""
+    out = list(dataset.criteria)
+    extra = getattr(dataset, "extras", {}).get("system_scores")
+    if extra is not None and len(extra) and "scorer" in extra:
+        out += [c for c in dict.fromkeys(extra["scorer"].astype(str)) if c not in out]
+    return out
