@@ -40,12 +40,17 @@ def forget_syntax_status(dataset: Dataset) -> None:
     _SYNTAX_STATUS.pop(dataset.content_hash(), None)
 
 
-def available_metrics(dataset: Dataset | None = None) -> list[str]:
+def available_metrics(dataset: Dataset | None = None, collection: dict | None = None) -> list[str]:
     """Registered metric ids; with a dataset, the syntactic ones only when they can be
-    computed on it (see :func:`syntax_status` for the reason when not)."""
+    computed on it (see :func:`syntax_status` for the reason when not). The metric scores the
+    dataset (or every dataset of ``collection``) stores are registered first and listed as
+    ``stored:NAME`` (:func:`evalcore.metrics.byo.register_stored`)."""
     from ..metrics.base import metric_ids
+    from ..metrics.byo import register_stored
     from ..syntax import is_syntactic
 
+    for ds in ([dataset] if dataset is not None else []) + list((collection or {}).values()):
+        register_stored(ds)
     ids = metric_ids()
     if dataset is not None and not syntax_status(dataset)[0]:
         ids = [m for m in ids if not is_syntactic(m)]
