@@ -176,3 +176,26 @@ def test_metatask_command(tmp_path):
                  "--out", str(tex)]) == 0
     assert "\\begin{tabular}" in tex.read_text()
     assert main(["metatask", str(root), "--task", "wmt24", "--lp", "xx-yy", "--metrics", "chrf"]) == 2
+
+
+def test_metric_clusters_separate_a_good_metric_from_noise():
+    # synthetic pair: a metric equal to gold plus small noise, a copy of it, and pure noise;
+    # the copy shares the first metric's cluster (identical scores: every swap changes nothing,
+    # p = 1), the noise metric is significantly worse (its own cluster)
+    from evalcore.metatask import PairData, run_task
+    from evalcore.metatask_tasks import TaskDef
+
+    rng = np.random.default_rng(3)
+    gold = rng.normal(size=(6, 40)) + np.arange(6)[:, None] * 0.5
+    good = gold + rng.normal(scale=0.1, size=gold.shape)
+    noise = rng.normal(size=gold.shape)
+    p = PairData("xx-yy", [f"s{i}" for i in range(6)], [str(i) for i in range(40)], gold,
+                 seg={"good": good, "copy": good.copy(), "noise": noise})
+    p.sys = {k: v.mean(1) for k, v in p.seg.items()}
+    task = TaskDef("t", "synthetic", ("xx-yy",), "x", per_lp=(("seg", "pearson", "none", False, 1.0),))
+    res = run_task(task, {"xx-yy": p}, ["good", "copy", "noise"], k=50)
+    assert res.cluster["good"] == res.cluster["copy"] == 1
+    assert res.cluster["noise"] == 2
+    # the values the clusters rest on: scipy's Pearson over the flattened cells
+    assert res.values.loc["good", "xx-yy:seg:pearson"] == pytest.approx(
+        scipy.stats.pearsonr(gold.ravel(), good.ravel())[0], abs=1e-12)
