@@ -158,10 +158,12 @@ def metric_clusters(task, pairs, subtasks, metrics, average, *, k=1000, alpha=0.
     """Significance clusters of the weighted average (methods §3.13; MTME ``CompareMetrics`` +
     ``AverageCorrMatrix`` + ``AssignRanks``).
 
-    For metrics i above j (descending average): per resample, every judged cell of every pair
-    swaps the two metrics' scores with probability ½ (the same swap mask for all sub-tasks of a
-    pair, so a resample is one joint draw over the tasks; system scores are the corpus scores
-    when the sub-task needs them: those are swapped per system). The null difference is the
+    For metrics i above j (descending average): as PERM-BOTH (Deutsch et al. 2021, §4; MTME
+    ``PermutationSigDiff``) each metric's scores are z-scored (per pair, over the judged cells;
+    the corpus scores over the systems: every statistic here is invariant to a positive affine
+    map, so the observed values stay), then per resample every judged cell of every pair swaps
+    the two metrics' scores with probability ½ (one swap mask for all sub-tasks of a pair, so a
+    resample is one joint draw over the tasks; corpus scores are swapped per system). The null difference is the
     weighted average of the [0, 1]-mapped hybrid values; p = share of draws with a null
     difference ≥ the observed one. Clusters: MTME ``AssignRanks`` (a new cluster opens at j when
     any metric from the current cluster's first to j − 1 is significantly better).
@@ -182,6 +184,14 @@ def metric_clusters(task, pairs, subtasks, metrics, average, *, k=1000, alpha=0.
         vals = np.array([subtask_value(s, pp, name, num_permutations, pce_seed) for s in subtasks])
         return float(((vals - lo) / (hi - lo) * w).sum())
 
+    def z(x, keep):
+        v = x[keep]
+        sd = v.std()
+        out = np.where(keep, (x - v.mean()) / (sd if sd > 0 else 1.0), 0.0)
+        return out
+
+    zseg = {lp: {m: z(p.seg[m], ~np.isnan(p.gold)) for m in p.seg} for lp, p in pairs.items()}
+    zsys = {lp: {m: z(p.sys[m], np.ones(len(p.sys[m]), dtype=bool)) for m in p.sys} for lp, p in pairs.items()}
     n = len(order)
     sig = np.full((n, n), np.nan)
     for i in range(n):
@@ -194,10 +204,11 @@ def metric_clusters(task, pairs, subtasks, metrics, average, *, k=1000, alpha=0.
                 for lp, p in pairs.items():
                     cell, sysm = draw[lp]
                     q = PairData(lp, p.systems, p.seg_ids, p.gold)
-                    if a in p.seg and b in p.seg:
-                        q.seg = {"A": np.where(cell, p.seg[b], p.seg[a]), "B": np.where(cell, p.seg[a], p.seg[b])}
-                    if a in p.sys and b in p.sys:
-                        q.sys = {"A": np.where(sysm, p.sys[b], p.sys[a]), "B": np.where(sysm, p.sys[a], p.sys[b])}
+                    zs, zy = zseg[lp], zsys[lp]
+                    if a in zs and b in zs:
+                        q.seg = {"A": np.where(cell, zs[b], zs[a]), "B": np.where(cell, zs[a], zs[b])}
+                    if a in zy and b in zy:
+                        q.sys = {"A": np.where(sysm, zy[b], zy[a]), "B": np.where(sysm, zy[a], zy[b])}
                     pp[lp] = q
                 if avg(pp, "A") - avg(pp, "B") >= obs:
                     count += 1
