@@ -12,6 +12,7 @@ PAGES = [
 _OPTIONAL = [
     ("pages/systems.py", "Systems", "📊"),
     ("pages/campaign.py", "Campaign", "🌍"),
+    ("pages/metatask.py", "Metrics task", "🏆"),
     ("pages/compare.py", "Compare two systems", "🆚"),
     ("pages/human_likeness.py", "Human-likeness", "👑"),
     ("pages/likeness_vs_acceptability.py", "Likeness vs acceptability", "🎯"),

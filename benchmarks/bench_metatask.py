@@ -38,6 +38,7 @@ def main() -> int:
     from evalcore.io import load_collection
     from evalcore.metatask import pair_data, run_task
     from evalcore.metatask_tasks import TASKS
+    from evalcore.metrics.base import get_metric
     from evalcore.metrics.engine import score_table
 
     task = TASKS["wmt24"]
@@ -45,6 +46,8 @@ def main() -> int:
     pairs = {}
     for lp, ds in load_collection(args.data).items():
         seg = score_table(ds, metrics, level="segment", ref_ids=["refA"])
+        low = [m for m in metrics if not get_metric(m).meta.higher_is_better]
+        seg.loc[seg["metric"].isin(low), "score"] *= -1  # error rates negated, as the command does
         pairs[lp], _ = pair_data(ds, task, seg, None, human="esa", include_human=False)
     t_score = time.perf_counter() - t0
 

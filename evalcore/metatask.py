@@ -61,6 +61,8 @@ class MetataskResult:
     average_rank: pd.Series
     cluster: pd.Series | None = None
     notes: list[str] = field(default_factory=list)
+    pairs: dict = field(default_factory=dict)
+    signatures: dict = field(default_factory=dict)
 
     def table(self) -> pd.DataFrame:
         """One row per metric (descending average): metric, average, average_rank, cluster, then
@@ -268,4 +270,155 @@ def pair_data(ds, task: TaskDef, seg_scores: pd.DataFrame, sys_scores: pd.DataFr
     return p, notes
 
 
-__all__ = ["TASKS", "PairData", "MetataskResult", "run_task", "subtask_value", "pair_data", "metric_clusters"]
+def oriented(frame: pd.DataFrame, metrics, notes: list[str] | None = None) -> pd.DataFrame:
+    """Error rates (TER, WER, PER…) negated, as in the WMT metrics tasks: every statistic then
+    reads "higher is better" (methods §3.11)."""
+    from .metrics.base import get_metric
+
+    low = [m for m in metrics if not get_metric(m).meta.higher_is_better]
+    if not low or frame is None or not len(frame):
+        return frame
+    out = frame.copy()
+    neg = out["metric"].isin(low)
+    out.loc[neg, "score"] = -out.loc[neg, "score"].astype(float)
+    msg = f"error rates negated (higher is better): {', '.join(low)}"
+    if notes is not None and msg not in notes:
+        notes.append(msg)
+    return out
+
+
+def _default_scorer(ds, metrics, *, level, ref_ids, include_references, tokenize, segments=None, label=""):
+    from .parallel import score_table
+    from .progress import StderrProgress
+
+    return score_table(ds, metrics, level=level, ref_ids=ref_ids, include_references=include_references,
+                       tokenize=tokenize, segments=segments, progress=StderrProgress(f"{label} {level} scores"))
+
+
+def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(), scores: pd.DataFrame | None = None,
+                 human: str | None = None, include_human: bool | None = None, judged_only: bool = False,
+                 tokenize: str | None = None, k: int = 0, alpha: float = 0.05, seed: int = 0,
+                 num_permutations: int = 1000, scorer=None):
+    """The task table of ``collection`` (lp → Dataset), as the ``metatask`` command and the Metrics
+    task page compute it: the task's pairs (``lps`` overrides; the data's pairs when none of the
+    task's is there), gold, primary reference, human systems and outliers unless overridden.
+    ``metrics``: built-in metric ids (scored by ``scorer``, default the engine; error rates
+    negated); ``scores``: tidy bring-your-own rows (metric, system, seg_id, score[, lp]).
+    Returns ``(MetataskResult, notes, signatures)`` (signatures: metric → list of strings)."""
+    from .metrics.tokenize import resolve_tokenizer
+
+    task = TASKS[task] if isinstance(task, str) else task
+    scorer = scorer or _default_scorer
+    notes: list[str] = []
+    have = list(collection)
+    if lps:
+        lps = list(lps)
+        missing = [x for x in lps if x not in collection]
+        if missing:
+            raise ValueError(f"language pair(s) {missing} not in the data; it has {', '.join(have)}")
+        notes.append(f"language pairs overridden: {', '.join(lps)} (the task's: {', '.join(task.lps)})")
+    else:
+        lps = [x for x in task.lps if x in collection]
+        if not lps:
+            lps = have
+            notes.append(f"the task's language pairs ({', '.join(task.lps)}) are not in the data: "
+                         f"using its pairs {', '.join(lps)}")
+    metrics = list(metrics)
+    if not metrics and (scores is None or not len(scores)):
+        raise ValueError("give metrics and/or scores")
+    if metrics:
+        from .metrics.base import metric_ids
+
+        unknown = [m for m in metrics if m.lower() not in set(metric_ids())]
+        if unknown:
+            raise ValueError(f"unknown metric(s) {unknown}")
+    need_sys = any(s.level == "sys" and s.statistic != "spa" for s in task.subtasks(lps))
+    pairs, signatures = {}, {}
+    for lp in lps:
+        ds = collection[lp]
+        gold = human or task.gold_for(lp)
+        if gold not in ds.criteria:
+            if human or len(ds.criteria) != 1:
+                raise ValueError(f"{lp}: no {gold!r} judgements; the data has {', '.join(ds.criteria) or 'none'}")
+            notes.append(f"{lp}: the task's human scores {gold!r} are not in the data: using {ds.criteria[0]!r}")
+            gold = ds.criteria[0]
+        ref = task.ref_for(lp)
+        refs = [ref] if ref in ds.ref_ids else None
+        if refs is None:
+            notes.append(f"{lp}: the task's primary reference {ref!r} is not in the data: using "
+                         f"{', '.join(ds.ref_ids) or 'none'}")
+        inc = (lp in task.human_systems_lps) if include_human is None else include_human
+        if include_human is not None:
+            notes.append(f"{lp}: human translations as systems overridden: {inc}")
+        judged = None
+        if judged_only:
+            from .human.scores import criterion_judgements
+
+            j = criterion_judgements(ds, gold)
+            judged = {s: set(g["seg_id"].astype(str)) for s, g in j.groupby("system", sort=False)}
+            notes.append(f"{lp}: judged only: corpus scores over the judged segments (the task: all segments)")
+        seg_frames, sys_frames = [], []
+        if metrics:
+            tok, _ = resolve_tokenizer(tokenize, ds.lp)
+            t = scorer(ds, metrics, level="segment", ref_ids=refs, include_references=inc, tokenize=tok, label=lp)
+            for m, sig in dict(zip(t["metric"], t.get("signature", pd.Series(["?"] * len(t))))).items():
+                signatures.setdefault(m, [])
+                if sig not in signatures[m]:
+                    signatures[m].append(sig)
+            seg_frames.append(oriented(t, metrics, notes))
+            if need_sys:
+                st = scorer(ds, metrics, level="system", ref_ids=refs, include_references=inc, tokenize=tok,
+                            segments=judged, label=lp)
+                sys_frames.append(oriented(st, metrics))
+        if scores is not None and len(scores):
+            b = scores[(scores["lp"] == lp) | (scores["lp"] == "")] if "lp" in scores.columns else scores
+            seg_frames.append(b[b["seg_id"].astype(str) != ""])
+            sys_frames.append(b[b["seg_id"].astype(str) == ""])
+            for m in b["metric"].unique():
+                signatures.setdefault(m, ["external"])
+        seg = pd.concat(seg_frames, ignore_index=True)
+        sysf = pd.concat(sys_frames, ignore_index=True) if sys_frames else None
+        p, n = pair_data(ds, task, seg, sysf, human=gold, include_human=inc,
+                         exclude=task.outliers_by_lp.get(lp, ()))
+        pairs[lp] = p
+        notes += n
+    res = run_task(task, pairs, num_permutations=num_permutations, k=k, alpha=alpha, perm_seed=seed)
+    notes += res.notes
+    if k == 0:
+        notes.append("k = 0 (the official runs' default): ranks are positions; no clusters")
+    res.notes = notes
+    res.pairs = pairs
+    res.signatures = signatures
+    return res, notes, signatures
+
+
+def subtask_cis(result: MetataskResult, n_boot: int = 100, alpha: float = 0.05, seed: int = 0,
+                num_permutations: int = 1000) -> dict:
+    """Percentile bootstrap CIs (methods §3.8) of each per-pair sub-task value: the segments
+    (columns) of a pair are resampled with replacement, the same draws for every metric, and the
+    sub-task recomputed (SPA keeps its permutation seed). System-level sub-tasks other than SPA
+    rest on corpus scores that cannot be resampled by segment: no CI (absent from the dict).
+    Returns {(metric, sub-task name): (lo, hi)}."""
+    from .stats.bootstrap import percentile_ci
+
+    rng = np.random.default_rng(seed)
+    out = {}
+    for st in result.subtasks:
+        if st.lp == "*" or (st.level == "sys" and st.statistic != "spa"):
+            continue
+        p = result.pairs[st.lp]
+        judged = np.flatnonzero(~np.isnan(p.gold).all(axis=0))
+        draws = [rng.choice(judged, size=len(judged), replace=True) for _ in range(n_boot)]
+        for m in result.values.index:
+            if m not in p.seg:
+                continue
+            vals = []
+            for cols in draws:
+                q = PairData(p.lp, p.systems, [p.seg_ids[c] for c in cols], p.gold[:, cols],
+                             seg={m: p.seg[m][:, cols]})
+                vals.append(subtask_value(st, {st.lp: q}, m, num_permutations))
+            out[(m, st.name)] = tuple(float(x) for x in percentile_ci(np.array(vals), alpha))
+    return out
+
+
+__all__ = ["TASKS", "PairData", "MetataskResult", "run_task", "run_metatask", "oriented", "subtask_value", "pair_data", "metric_clusters"]

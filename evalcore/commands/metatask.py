@@ -72,103 +72,32 @@ def run(args) -> int:
     import pandas as pd
 
     from ..io import load_collection
-    from ..metatask import pair_data, run_task
+    from ..metatask import run_metatask
     from ..metatask_tasks import TASKS
 
+    from . import _tok
+
+    _tok.check(args)
     task = TASKS[args.task]
-    notes: list[str] = []
     coll = load_collection(args.path)
-    have = list(coll)
-    if args.lp:
-        lps = [x.strip() for x in args.lp.split(",") if x.strip()]
-        missing = [x for x in lps if x not in coll]
-        if missing:
-            raise ValueError(f"language pair(s) {missing} not in {args.path}; it has {', '.join(have)}")
-        notes.append(f"language pairs overridden: {', '.join(lps)} (the task's: {', '.join(task.lps)})")
-    else:
-        lps = [x for x in task.lps if x in coll]
-        if not lps:
-            lps = have
-            notes.append(f"the task's language pairs ({', '.join(task.lps)}) are not in the data: "
-                         f"using its pairs {', '.join(lps)}")
+    lps = [x.strip() for x in args.lp.split(",") if x.strip()] if args.lp else None
     metrics = [m.strip() for m in (args.metrics or "").split(",") if m.strip()]
-    if not metrics and not args.scores:
-        raise ValueError("give --metrics and/or --scores")
     byo = None
     if args.scores:
         from ..metrics.byo import read_scores
 
         byo = pd.concat([read_scores(f) for f in args.scores], ignore_index=True)
-    if metrics:
-        from ..metrics.base import metric_ids
-
-        unknown = [m for m in metrics if m.lower() not in set(metric_ids())]
-        if unknown:
-            raise ValueError(f"unknown metric(s) {unknown}")
-    need_sys = any(s.level == "sys" and s.statistic != "spa" for s in task.subtasks(lps))
-    pairs, signatures = {}, {}
-    from ..progress import StderrProgress
-    from . import _tok
-
-    for lp in lps:
-        ds = coll[lp]
-        human = args.human or task.gold_for(lp)
-        if human not in ds.criteria:
-            if args.human or len(ds.criteria) != 1:
-                raise ValueError(f"{lp}: no {human!r} judgements; the data has {', '.join(ds.criteria) or 'none'}")
-            notes.append(f"{lp}: the task's human scores {human!r} are not in the data: using {ds.criteria[0]!r}")
-            human = ds.criteria[0]
-        ref = task.ref_for(lp)
-        refs = [ref] if ref in ds.ref_ids else None
-        if refs is None:
-            notes.append(f"{lp}: the task's primary reference {ref!r} is not in the data: using {', '.join(ds.ref_ids)}")
-        include_human = (lp in task.human_systems_lps) if args.include_human_systems is None else args.include_human_systems
-        if args.include_human_systems is not None:
-            notes.append(f"{lp}: human translations as systems overridden: {include_human}")
-        seg_frames, sys_frames = [], []
-        judged = None
-        if args.judged_only:
-            from ..human.scores import criterion_judgements
-
-            j = criterion_judgements(ds, human)
-            judged = {s: set(g["seg_id"].astype(str)) for s, g in j.groupby("system", sort=False)}
-            notes.append(f"{lp}: --judged-only: corpus scores over the judged segments (the task: all segments)")
-        if metrics:
-            from ..metrics.base import get_metric
-            from ..parallel import score_table
-
-            tok = _tok.resolve(args, ds, [get_metric(m) for m in metrics])
-            t = score_table(ds, metrics, level="segment", ref_ids=refs, include_references=include_human,
-                            tokenize=tok, progress=StderrProgress(f"{lp} segment scores"))
-            seg_frames.append(t)
-            for m, sig in dict(zip(t["metric"], t["signature"])).items():
-                signatures.setdefault(m, [])
-                if sig not in signatures[m]:
-                    signatures[m].append(sig)
-            if need_sys:
-                st = score_table(ds, metrics, level="system", ref_ids=refs, include_references=include_human,
-                                 tokenize=tok, segments=judged, progress=StderrProgress(f"{lp} system scores"))
-                sys_frames.append(st)
-        if byo is not None:
-            b = byo[(byo["lp"] == lp) | (byo["lp"] == "")] if "lp" in byo.columns else byo
-            seg_frames.append(b[b["seg_id"].astype(str) != ""])
-            sys_frames.append(b[b["seg_id"].astype(str) == ""])
-            for m in b["metric"].unique():
-                signatures.setdefault(m, ["external"])
-        seg = pd.concat(seg_frames, ignore_index=True)
-        sysf = pd.concat(sys_frames, ignore_index=True) if sys_frames else None
-        p, n = pair_data(ds, task, seg, sysf, human=human, include_human=include_human,
-                         exclude=task.outliers_by_lp.get(lp, ()))
-        pairs[lp] = p
-        notes += n
-    res = run_task(task, pairs, num_permutations=args.permutations, k=args.k, alpha=args.alpha,
-                   perm_seed=args.seed)
-    notes += res.notes
-    if args.k == 0:
-        notes.append("k = 0 (the official runs' default): ranks are positions; no clusters")
+    if not metrics and byo is None:
+        raise ValueError("give --metrics and/or --scores")
+    res, notes, signatures = run_metatask(
+        coll, task, lps=lps, metrics=metrics, scores=byo, human=args.human,
+        include_human=args.include_human_systems, judged_only=args.judged_only,
+        tokenize=getattr(args, "tokenize", None), k=args.k, alpha=args.alpha, seed=args.seed,
+        num_permutations=args.permutations)
+    lps_used = sorted(res.pairs)
     table = res.table()
     table["signature"] = table["metric"].map(lambda m: " / ".join(signatures.get(m, ["external"])))
-    table["settings"] = (f"task={task.name}|lps={','.join(sorted(lps))}|k={args.k}|spa_permutations={args.permutations}"
+    table["settings"] = (f"task={task.name}|lps={','.join(lps_used)}|k={args.k}|spa_permutations={args.permutations}"
                          f"|weights=" + ",".join(f"{s.weight:.4g}" for s in res.subtasks))
     for line in notes:
         print(f"note: {line}", file=sys.stderr)
@@ -189,6 +118,10 @@ def run(args) -> int:
 
         write_table(table, args.out, float_format=None)
         print(f"wrote {len(table)} rows to {args.out}", file=sys.stderr)
+    elif fmt == "csv":
+        from ..export import to_safe_csv  # formulas neutralised, as in .csv files
+
+        to_safe_csv(table, sys.stdout, float_format="%.6f")
     else:
-        table.to_csv(sys.stdout, sep="\t" if fmt == "tsv" else ",", index=False, float_format="%.6f")
+        table.to_csv(sys.stdout, sep="\t", index=False, float_format="%.6f")
     return 0

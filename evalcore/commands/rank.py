@@ -71,7 +71,11 @@ def run(args) -> int:
         tab = score_table(ds, metrics, level="segment", ref_ids=refs, tokenize=tok,
                           segments=judged if args.judged_only else None, progress=StderrProgress("scoring"))
         for mid, sub in tab.groupby("metric", sort=False):
-            signals.append((mid, sub[["system", "seg_id", "score"]]))
+            sub = sub[["system", "seg_id", "score"]]
+            if not get_metric(mid).meta.higher_is_better:  # error rates: the lowest ranks first
+                sub = sub.assign(score=-sub["score"].astype(float))
+                print(f"note: {mid} is an error rate: its scores are negated (higher is better)", file=sys.stderr)
+            signals.append((mid, sub))
     rows, mats = [], []
     settings = (f"test={args.test}|alpha={args.alpha:g}|domains={len(set(domains.values())) or 1}"
                 + (f"|samples={args.samples or (1000 if args.test == 'bootstrap' else 10000)}|seed={args.seed}"
