@@ -199,3 +199,25 @@ def test_metric_clusters_separate_a_good_metric_from_noise():
     # the values the clusters rest on: scipy's Pearson over the flattened cells
     assert res.values.loc["good", "xx-yy:seg:pearson"] == pytest.approx(
         scipy.stats.pearsonr(gold.ravel(), good.ravel())[0], abs=1e-12)
+
+
+def test_error_rates_are_negated_like_wmt(wmt24_pairs):
+    """TER is lower-is-better: the task negates it (as WMT's tables do), so its SPA is MTME's PCE of
+    the negated scores (without the negation the ordering is inverted: 0.35 on en-cs)."""
+    _, stats, _ = _oracle()
+    from evalcore.io import load_collection
+    from evalcore.metatask import run_metatask
+    from evalcore.metrics.engine import score_table
+
+    coll = load_collection(str(shared("wmt24_esa")))
+    res, notes, _ = run_metatask(coll, "wmt24", lps=["en-cs"], metrics=["ter"])
+    assert any("error rates negated" in n for n in notes)
+    p = wmt24_pairs["en-cs"]
+    ds = coll["en-cs"]
+    t = score_table(ds, ["ter"], level="segment", ref_ids=["refA"])
+    M = (t.pivot(index="system", columns="seg_id", values="score")
+         .reindex(index=p.systems, columns=p.seg_ids).to_numpy(dtype=float))
+    corr = _corr(stats, p.gold, -M)
+    expect = stats.PairwiseConfidenceError(corr.gold_scores, corr.metric_scores, corr.num_sys, filter_nones=True)[0]
+    assert res.values.loc["ter", "en-cs:sys:spa"] == pytest.approx(expect, abs=1e-12)
+    assert expect > 0.5

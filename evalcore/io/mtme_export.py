@@ -53,7 +53,6 @@ def export_mtme(dataset, root, test_set: str = "evalcore", metric_scores: pd.Dat
     dataset's references joined by ``.``). Returns the notes (renamings, systems left out).
     Files are written atomically; existing files of the same names are replaced."""
     from ..export import atomic_write
-    from ..human.normalise import aggregate
 
     ds = dataset
     lp = ds.lp or "xx-yy"
@@ -126,8 +125,8 @@ def export_mtme(dataset, root, test_set: str = "evalcore", metric_scores: pd.Dat
     given = ds.extras.get("system_scores")
     for c in crits:
         j = ds.judgements[ds.judgements["judgement"] == c]
-        agg = aggregate(j[j["system"].isin(sys_name)], "mean")
-        agg["seg_id"] = agg["seg_id"].astype(str)
+        j = j[j["system"].isin(sys_name)].assign(seg_id=lambda f: f["seg_id"].astype(str))
+        agg = j.groupby(["system", "seg_id"], sort=False)["score"].mean().reset_index()  # ratings averaged
         seg_lines, sys_lines = [], []
         for s in [x for x in sys_name if x in set(agg["system"])]:
             sub = agg[agg["system"] == s]
