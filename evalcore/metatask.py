@@ -67,7 +67,7 @@ class MetataskResult:
     def table(self) -> pd.DataFrame:
         """One row per metric (descending average): metric, average, average_rank, cluster, then
         one value column per sub-task."""
-        order = list(self.average.sort_values(ascending=False, kind="stable").index)
+        order = sorted(self.average.index, key=lambda m: (-self.average[m], m))  # ties by name, as the ranks
         out = pd.DataFrame({"metric": order, "average": self.average.reindex(order).to_numpy(),
                             "average_rank": self.average_rank.reindex(order).to_numpy()})
         out["cluster"] = (self.cluster.reindex(order).to_numpy() if self.cluster is not None
