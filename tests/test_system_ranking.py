@@ -144,3 +144,24 @@ def test_rank_command_writes_table(tmp_path):
     assert len(t) == 16 and set(t["signal"]) == {"human:esa"}
     assert (t["rank_best"] <= t["rank_worst"]).all()
     assert main(["rank", str(root), "--lp", "en-cs", "--out", str(tmp_path / "x.tsv")]) == 2
+
+
+def test_rank_command_metric_signal_is_the_mean_segment_score(tmp_path):
+    # no domains in the sample: the score of a metric signal is the mean of its segment scores
+    # (error rates negated), over the segments both systems share for the tests
+    from conftest import SAMPLE
+    from evalcore.io import load_dataset
+    from evalcore.metrics.engine import score_table
+
+    out = tmp_path / "r.tsv"
+    assert main(["rank", str(SAMPLE), "--metrics", "chrf,ter", "--test", "bootstrap", "--samples", "200",
+                 "--out", str(out)]) == 0
+    t = pd.read_csv(out, sep="\t")
+    assert set(t["signal"]) == {"chrf", "ter"}
+    seg = score_table(load_dataset(SAMPLE), ["chrf", "ter"], level="segment")
+    for m, sign in (("chrf", 1), ("ter", -1)):
+        want = (sign * seg[seg["metric"] == m].groupby("system")["score"].mean()).sort_values(ascending=False)
+        got = t[t["signal"] == m]
+        assert got["system"].tolist() == want.index.tolist()
+        assert got["score"].to_numpy() == pytest.approx(want.to_numpy(), abs=1e-12)
+        assert (got["rank_best"] <= got["rank_worst"]).all()
