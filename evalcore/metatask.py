@@ -62,6 +62,7 @@ class MetataskResult:
     cluster: pd.Series | None = None
     notes: list[str] = field(default_factory=list)
     pairs: dict = field(default_factory=dict)
+    sig: pd.DataFrame | None = None  # p-values of the clusters' tests (row above column), k > 0
     signatures: dict = field(default_factory=dict)
 
     def table(self) -> pd.DataFrame:
@@ -148,11 +149,14 @@ def run_task(task: TaskDef, pairs: dict[str, PairData], metrics: list[str] | Non
     cluster = None
     notes = []
     if k > 0 and len(complete) > 1:
-        cluster = metric_clusters(task, pairs, subtasks, complete, average, k=k, alpha=alpha, seed=perm_seed,
-                                  num_permutations=num_permutations, pce_seed=seed)
+        cluster, sig = metric_clusters(task, pairs, subtasks, complete, average, k=k, alpha=alpha, seed=perm_seed,
+                                       num_permutations=num_permutations, pce_seed=seed)
         notes.append(f"clusters: paired permutation test of the weighted average, {k} resamples, "
                      f"alpha {alpha:g} (Monte-Carlo; not MTME's random stream)")
-    return MetataskResult(task, subtasks, values, ranks, average, average_rank, cluster, notes)
+    out = MetataskResult(task, subtasks, values, ranks, average, average_rank, cluster, notes)
+    if cluster is not None:
+        out.sig = sig
+    return out
 
 
 def metric_clusters(task, pairs, subtasks, metrics, average, *, k=1000, alpha=0.05, seed=0,
@@ -169,6 +173,7 @@ def metric_clusters(task, pairs, subtasks, metrics, average, *, k=1000, alpha=0.
     weighted average of the [0, 1]-mapped hybrid values; p = share of draws with a null
     difference ≥ the observed one. Clusters: MTME ``AssignRanks`` (a new cluster opens at j when
     any metric from the current cluster's first to j − 1 is significantly better).
+    Returns (clusters, p-value frame in descending-average order, upper triangle).
     """
     from .stats.significance import significance_clusters
 
@@ -216,7 +221,7 @@ def metric_clusters(task, pairs, subtasks, metrics, average, *, k=1000, alpha=0.
                     count += 1
             sig[i, j] = count / k
     ranks = significance_clusters(order, [average[m] for m in order], sig, alpha)
-    return pd.Series(ranks, index=order)
+    return pd.Series(ranks, index=order), pd.DataFrame(sig, index=order, columns=order)
 
 
 def pair_data(ds, task: TaskDef, seg_scores: pd.DataFrame, sys_scores: pd.DataFrame | None, *,

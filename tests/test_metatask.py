@@ -221,3 +221,30 @@ def test_error_rates_are_negated_like_wmt(wmt24_pairs):
     expect = stats.PairwiseConfidenceError(corr.gold_scores, corr.metric_scores, corr.num_sys, filter_nones=True)[0]
     assert res.values.loc["ter", "en-cs:sys:spa"] == pytest.approx(expect, abs=1e-12)
     assert expect > 0.5
+
+
+def test_cluster_pvalue_agrees_with_mtme_permutation_within_monte_carlo_error(wmt24_pairs):
+    """One SPA sub-task, two metrics: our joint permutation is MTME's PERM-BOTH
+    (PermutationSigDiff on z-scored judged cells, as CompareMetricsWithPairwiseConfidenceError
+    runs it) with another random stream, so the p-values agree within Monte-Carlo error:
+    |p1 − p2| ≤ 4·sqrt(2·p(1−p)/k) (k = 300 draws each, early stopping off)."""
+    data, stats, tasks = _oracle()
+    import functools
+
+    from evalcore.metatask import PairData, run_task
+    from evalcore.metatask_tasks import TaskDef
+
+    p = wmt24_pairs["en-cs"]
+    a, b = "chrf", "rouge-1"  # a mid-range p-value (about 0.14 on en-cs)
+    task = TaskDef("one", "test", ("en-cs",), "esa", per_lp=(("sys", "spa", "none", False, 1.0),))
+    k = 300
+    res = run_task(task, {"en-cs": PairData("en-cs", p.systems, p.seg_ids, p.gold, seg={m: p.seg[m] for m in (a, b)})},
+                   [a, b], k=k)
+    hi, lo = res.sig.index[0], res.sig.index[1]
+    ours = res.sig.loc[hi, lo]
+    np.random.seed(0)  # MTME draws from numpy's global generator
+    c_hi, c_lo = _corr(stats, p.gold, p.seg[hi]), _corr(stats, p.gold, p.seg[lo])
+    pce = functools.partial(stats.PairwiseConfidenceError, num_sys=len(p.systems), filter_nones=True)
+    theirs = stats.PermutationSigDiff(c_lo, c_hi, pce, "none", k, stats.PermutationSigDiffParams(block_size=k + 1))[0]
+    pbar = (ours + theirs) / 2
+    assert abs(ours - theirs) <= 4 * np.sqrt(2 * max(pbar * (1 - pbar), 1 / k) / k), (ours, theirs)
