@@ -174,7 +174,8 @@ def test_metatask_command(tmp_path):
     tex = tmp_path / "t.tex"
     assert main(["metatask", str(root), "--task", "wmt24", "--lp", "en-cs", "--metrics", "chrf",
                  "--out", str(tex)]) == 0
-    assert "\\begin{tabular}" in tex.read_text()
+    text = tex.read_text()
+    assert "\\begin{tabular}" in text and "% chrf: nrefs:1|" in text and "% settings: task=wmt24" in text
     assert main(["metatask", str(root), "--task", "wmt24", "--lp", "xx-yy", "--metrics", "chrf"]) == 2
 
 

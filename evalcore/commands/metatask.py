@@ -21,7 +21,7 @@ def add_arguments(p) -> None:
 
     p.add_argument("path", help="dataset folder or zip with one or more language pairs")
     p.add_argument("--task", required=True, choices=sorted(TASKS))
-    p.add_argument("--lp", help="comma-separated language pairs (default: the task's, else every pair of the data)")
+    p.add_argument("--lp", help="comma-separated language pairs, or all (default: the task's, else every pair of the data)")
     p.add_argument("--metrics", help="comma-separated built-in metric ids")
     p.add_argument("--scores", action="append", default=[],
                    help="bring-your-own scores TSV (metric, system, seg_id, score[, lp]); repeatable")
@@ -65,6 +65,10 @@ def _latex(table, caption: str) -> str:
                          (f"{v:.4f}" if isinstance(v, float) else esc(v))))
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\hline", r"\end{tabular}", f"% {esc(caption)}"]
+    if "signature" in table:  # LaTeX comments: the signatures travel with the table
+        lines += [f"% {row['metric']}: {row['signature']}" for _, row in table.iterrows()]
+    if "settings" in table and len(table):
+        lines.append(f"% settings: {table['settings'].iloc[0]}")
     return "\n".join(lines) + "\n"
 
 
@@ -81,6 +85,8 @@ def run(args) -> int:
     task = TASKS[args.task]
     coll = load_collection(args.path)
     lps = [x.strip() for x in args.lp.split(",") if x.strip()] if args.lp else None
+    if lps == ["all"]:
+        lps = list(coll)
     metrics = [m.strip() for m in (args.metrics or "").split(",") if m.strip()]
     byo = None
     if args.scores:
