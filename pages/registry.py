@@ -29,6 +29,8 @@ PAGES: tuple[PageInfo, ...] = (
              "metrics vs humans, rank agreement", True),
     PageInfo("campaign", "Campaign", "🌍", "every language pair side by side: human and metric "
              "scores, WMT-style correlation tables", True),
+    PageInfo("metatask", "Metrics task", "🏆", "the WMT metrics-task leaderboard (SPA, acc-eq, average "
+             "rank) with significance clusters", True),
     PageInfo("compare", "Compare two systems", "🆚", "paired significance, buckets, characteristic "
              "n-grams, word diffs beside the references", True),
     PageInfo("human_likeness", "Human-likeness", "👑", "QARLA ORANGE and KING per metric with random "

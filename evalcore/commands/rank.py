@@ -1,0 +1,100 @@
+"""``python -m evalcore rank``: system rankings with significance clusters (methods §3.12).
+
+One row per (signal, system): signal (``human:<criterion>`` or a metric id), system, score,
+rank_best, rank_worst, rank_range, cluster, n_segments, test, settings. Human scores: a rater's
+repeated ratings of an item averaged, then the raters; a metric signal uses the metric's segment
+scores (over every segment, or the judged ones with ``--judged-only``). ``--matrix-out`` writes
+the pairwise p-value matrices (signal, system, then one column per system).
+"""
+from __future__ import annotations
+
+import sys
+
+NAME = "rank"
+LP_ALL = True
+OUTPUTS = ("out", "matrix_out")
+HELP = "Rank systems with pairwise significance, rank ranges and clusters (WMT24 human ranking)."
+
+
+def add_arguments(p) -> None:
+    p.add_argument("path", help="dataset folder or zip")
+    p.add_argument("--lp", help="language pair (needed when the data holds several; all: every pair in turn)")
+    p.add_argument("--human", help="human criterion to rank by (e.g. esa, mqm)")
+    p.add_argument("--metrics", help="comma-separated metric ids to rank by as well (segment scores)")
+    p.add_argument("--refs", help="comma-separated reference sets for the metrics (default: all)")
+    p.add_argument("--test", choices=["wilcoxon", "bootstrap", "ar"], default="wilcoxon",
+                   help="pairwise test (default wilcoxon: WMT24's per-domain Wilcoxon combined over domains)")
+    p.add_argument("--judged-only", action="store_true",
+                   help="metric signals over only the segments judged for --human (per system)")
+    p.add_argument("--alpha", type=float, default=0.05)
+    p.add_argument("--samples", type=int, default=None,
+                   help="resamples for bootstrap (default 1000) and ar (default 10000)")
+    p.add_argument("--seed", type=int, default=12345)
+    p.add_argument("--out", help="write the ranking table here (TSV; .csv writes CSV)")
+    p.add_argument("--matrix-out", help="also write the pairwise p-value matrices here")
+    from . import _tok; _tok.add_argument(p)  # noqa: E702
+
+
+def run(args) -> int:
+    import pandas as pd
+
+    from ..stats.system_ranking import item_scores, rank_systems
+    from ._lp import dataset, emit
+
+    if not args.human and not args.metrics:
+        raise ValueError("give --human and/or --metrics")
+    if args.judged_only and not args.human:
+        raise ValueError("--judged-only needs --human (the judged segments)")
+    ds = dataset(args)
+    dom = ds.extras.get("segment_domains")
+    domains = dict(zip(dom["seg_id"].astype(str), dom["domain"].astype(str))) if dom is not None and len(dom) else {}
+    signals: list[tuple[str, pd.DataFrame]] = []
+    judged = None
+    if args.human:
+        from ..human.scores import criterion_judgements
+
+        hum = item_scores(criterion_judgements(ds, args.human))
+        signals.append((f"human:{args.human}", hum))
+        judged = {s: set(g["seg_id"]) for s, g in hum.groupby("system", sort=False)}
+    metrics = [m.strip() for m in (args.metrics or "").split(",") if m.strip()]
+    if metrics:
+        from ..metrics.base import get_metric, metric_ids
+        from ..parallel import score_table
+        from ..progress import StderrProgress
+        from . import _tok
+
+        unknown = [m for m in metrics if m.lower() not in set(metric_ids())]
+        if unknown:
+            raise ValueError(f"unknown metric(s) {unknown}")
+        refs = [r.strip() for r in args.refs.split(",") if r.strip()] if args.refs else None
+        tok = _tok.resolve(args, ds, [get_metric(m) for m in metrics])
+        tab = score_table(ds, metrics, level="segment", ref_ids=refs, tokenize=tok,
+                          segments=judged if args.judged_only else None, progress=StderrProgress("scoring"))
+        for mid, sub in tab.groupby("metric", sort=False):
+            sub = sub[["system", "seg_id", "score"]]
+            if not get_metric(mid).meta.higher_is_better:  # error rates: the lowest ranks first
+                sub = sub.assign(score=-sub["score"].astype(float))
+                print(f"note: {mid} is an error rate: its scores are negated (higher is better)", file=sys.stderr)
+            signals.append((mid, sub))
+    rows, mats = [], []
+    settings = (f"test={args.test}|alpha={args.alpha:g}|domains={len(set(domains.values())) or 1}"
+                + (f"|samples={args.samples or (1000 if args.test == 'bootstrap' else 10000)}|seed={args.seed}"
+                   if args.test != "wilcoxon" else "")
+                + ("|judged_only" if args.judged_only else ""))
+    for name, frame in signals:
+        r = rank_systems(frame, domains, test=args.test, alpha=args.alpha, n_samples=args.samples, seed=args.seed)
+        t = r.table()
+        t.insert(0, "signal", name)
+        t["test"] = args.test
+        t["settings"] = settings
+        rows.append(t)
+        m = r.matrix().reset_index().rename(columns={"index": "system"})
+        m.insert(0, "signal", name)
+        mats.append(m)
+    emit(pd.concat(rows, ignore_index=True), args.out, args, section="ranking" if args.matrix_out is None else None,
+         float_format=None if args.out else "%.6f")
+    if args.matrix_out:
+        emit(pd.concat(mats, ignore_index=True), args.matrix_out, args)
+    print(f"note: {settings}; rank_range = 1 + #significantly better .. N - #significantly worse",
+          file=sys.stderr)
+    return 0

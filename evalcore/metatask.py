@@ -1,0 +1,429 @@
+"""The WMT metrics-task table: metrics ranked over a task's sub-tasks (methods §3.13).
+
+The recipes are data in :mod:`evalcore.metatask_tasks`. For each language pair the judged
+systems (minus the primary reference, the human translations unless the task scores them, and
+the outliers) give a gold matrix G (systems × segments, NaN = not judged) and, per metric, a
+segment matrix M and a system vector (the corpus score). Per sub-task:
+
+* ``spa``      soft pairwise accuracy = 1 − PCE (Thompson et al. 2024, §2; MTME ``pce.py``) on the
+               segments judged for every system (MTME drops the unjudged cells and reshapes per system,
+               which is this on a complete block design);
+               :func:`~evalcore.stats.significance.one_minus_pce` (1,000 permutations, seed 4).
+* ``acc23``    segment-level acc23 with the global tie threshold, averaged over items (Deutsch et al.
+               2023, §4-5): :func:`~evalcore.stats.correlation.correlation` (tie_calibration).
+* ``pearson``  system level: over the system vectors (gold = mean of the judged segments);
+               segment level: over all judged cells, no grouping.
+* ``accuracy`` pairwise accuracy of the system vectors pooled over every pair (Kocmi et al. 2021):
+               Σ agreements / Σ pairs.
+
+Ranks per sub-task: metrics in descending value (ties by name); with ``k = 0`` (the official
+recipes' default) the rank is the position, as MTME's ``AssignRanks`` on an empty significance
+matrix; with ``k > 0`` metrics are clustered by significance (:func:`metric_clusters`).
+Aggregates: the weighted average of the values mapped to [0, 1] by the sub-task's range
+(MTME ``TaskSetResults.AverageCorrs``) and the weighted average rank (``AverageRanks``); only
+metrics present in every sub-task are aggregated.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .metatask_tasks import TASKS, SubTask, TaskDef
+
+
+@dataclass
+class PairData:
+    """One language pair's inputs: ``gold`` (n_sys × n_seg, NaN = not judged) in ``systems`` ×
+    ``seg_ids`` order; ``seg[metric]`` the same shape; ``sys[metric]`` one value per system."""
+
+    lp: str
+    systems: list[str]
+    seg_ids: list[str]
+    gold: np.ndarray
+    seg: dict[str, np.ndarray] = field(default_factory=dict)
+    sys: dict[str, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def gold_sys(self) -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            return np.nanmean(self.gold, axis=1)
+
+
+@dataclass
+class MetataskResult:
+    task: TaskDef
+    subtasks: list[SubTask]
+    values: pd.DataFrame           # metric × sub-task name
+    ranks: pd.DataFrame            # metric × sub-task name
+    average: pd.Series             # weighted average of the [0, 1]-mapped values
+    average_rank: pd.Series
+    cluster: pd.Series | None = None
+    notes: list[str] = field(default_factory=list)
+    pairs: dict = field(default_factory=dict)
+    sig: pd.DataFrame | None = None  # p-values of the clusters' tests (row above column), k > 0
+    signatures: dict = field(default_factory=dict)
+
+    def table(self) -> pd.DataFrame:
+        """One row per metric (descending average): metric, average, average_rank, cluster, then
+        one value column per sub-task."""
+        order = sorted(self.average.index, key=lambda m: (-self.average[m], m))  # ties by name, as the ranks
+        out = pd.DataFrame({"metric": order, "average": self.average.reindex(order).to_numpy(),
+                            "average_rank": self.average_rank.reindex(order).to_numpy()})
+        out["cluster"] = (self.cluster.reindex(order).to_numpy() if self.cluster is not None
+                          else pd.array([pd.NA] * len(order), dtype="Int64"))
+        for st in self.subtasks:
+            out[st.name] = self.values[st.name].reindex(order).to_numpy()
+        return out
+
+
+def spa_columns(gold: np.ndarray) -> np.ndarray:
+    """The segments judged for every system (the columns SPA uses)."""
+    return ~np.isnan(gold).any(axis=0)
+
+
+def subtask_value(st: SubTask, pairs: dict[str, PairData], metric: str, num_permutations: int = 1000,
+                  seed: int = 4) -> float:
+    """The value of ``metric`` on sub-task ``st`` (module docstring)."""
+    from .stats.correlation import correlation, pairwise_accuracy
+    from .stats.significance import one_minus_pce
+
+    if st.statistic == "accuracy":
+        agree = total = 0.0
+        for p in pairs.values():
+            if metric not in p.sys:
+                return float("nan")
+            acc, n = pairwise_accuracy(p.gold_sys, p.sys[metric])
+            if n:
+                agree += acc * n
+                total += n
+        return agree / total if total else float("nan")
+    p = pairs[st.lp]
+    if st.statistic == "spa":
+        if metric not in p.seg:
+            return float("nan")
+        cols = spa_columns(p.gold)
+        # C order as MTME's reshape gives: the float32 matrix product sums in a layout-dependent
+        # order, and the p-values count exact ties (null delta >= observed delta)
+        return one_minus_pce(np.ascontiguousarray(p.gold[:, cols]), np.ascontiguousarray(p.seg[metric][:, cols]),
+                             num_permutations, seed)
+    if st.level == "sys":
+        if metric not in p.sys:
+            return float("nan")
+        g, m = p.gold_sys, p.sys[metric]
+        ok = ~np.isnan(g) & ~np.isnan(m)
+        return correlation(g[ok], m[ok], st.statistic, "none").value
+    if metric not in p.seg:
+        return float("nan")
+    return correlation(p.gold, p.seg[metric], st.statistic, st.grouping,
+                       tie_calibration=st.tie_calibration).value
+
+
+def run_task(task: TaskDef, pairs: dict[str, PairData], metrics: list[str] | None = None, *,
+             num_permutations: int = 1000, seed: int = 4, k: int = 0, alpha: float = 0.05,
+             perm_seed: int = 0, progress=None) -> MetataskResult:
+    """Every sub-task of ``task`` on ``pairs`` for ``metrics`` (default: every metric of every pair)."""
+    subtasks = task.subtasks(list(pairs))
+    if metrics is None:
+        metrics = list(dict.fromkeys(m for p in pairs.values() for m in list(p.seg) + list(p.sys)))
+    values = pd.DataFrame(index=metrics, columns=[s.name for s in subtasks], dtype=float)
+    for s in subtasks:
+        for m in metrics:
+            values.loc[m, s.name] = subtask_value(s, pairs, m, num_permutations, seed)
+            if progress is not None:
+                progress()
+    ranks = pd.DataFrame(index=metrics, columns=values.columns, dtype=float)
+    for s in subtasks:
+        col = values[s.name].dropna()
+        order = sorted(col.index, key=lambda m: (-col[m], m))
+        for i, m in enumerate(order):
+            ranks.loc[m, s.name] = i + 1
+    complete = [m for m in metrics if values.loc[m].notna().all()]
+    weights = np.array([s.weight for s in subtasks])
+    lo = np.array([s.range[0] for s in subtasks])
+    hi = np.array([s.range[1] for s in subtasks])
+    v = values.loc[complete].to_numpy(dtype=float)
+    average = pd.Series(((v - lo) / (hi - lo) * weights).sum(1), index=complete)
+    average_rank = pd.Series((ranks.loc[complete].to_numpy(dtype=float) * weights).sum(1), index=complete)
+    cluster = None
+    notes = []
+    if k > 0 and len(complete) > 1:
+        cluster, sig = metric_clusters(task, pairs, subtasks, complete, average, k=k, alpha=alpha, seed=perm_seed,
+                                       num_permutations=num_permutations, pce_seed=seed)
+        notes.append(f"clusters: paired permutation test of the weighted average, {k} resamples, "
+                     f"alpha {alpha:g} (Monte-Carlo; not MTME's random stream)")
+    out = MetataskResult(task, subtasks, values, ranks, average, average_rank, cluster, notes)
+    if cluster is not None:
+        out.sig = sig
+    return out
+
+
+def metric_clusters(task, pairs, subtasks, metrics, average, *, k=1000, alpha=0.05, seed=0,
+                    num_permutations=1000, pce_seed=4) -> pd.Series:
+    """Significance clusters of the weighted average (methods §3.13; MTME ``CompareMetrics`` +
+    ``AverageCorrMatrix`` + ``AssignRanks``).
+
+    For metrics i above j (descending average): as PERM-BOTH (Deutsch et al. 2021, §4; MTME
+    ``PermutationSigDiff``) each metric's scores are z-scored (per pair, over the judged cells;
+    the corpus scores over the systems: every statistic here is invariant to a positive affine
+    map, so the observed values stay), then per resample every judged cell of every pair swaps
+    the two metrics' scores with probability ½ (one swap mask for all sub-tasks of a pair, so a
+    resample is one joint draw over the tasks; corpus scores are swapped per system). The null difference is the
+    weighted average of the [0, 1]-mapped hybrid values; p = share of draws with a null
+    difference ≥ the observed one. Clusters: MTME ``AssignRanks`` (a new cluster opens at j when
+    any metric from the current cluster's first to j − 1 is significantly better).
+    Returns (clusters, p-value frame in descending-average order, upper triangle).
+    """
+    from .stats.significance import significance_clusters
+
+    order = sorted(metrics, key=lambda m: (-average[m], m))
+    rng = np.random.default_rng(seed)
+    masks = []
+    for _ in range(k):
+        masks.append({lp: (rng.random(p.gold.shape) < 0.5, rng.random(len(p.systems)) < 0.5)
+                      for lp, p in pairs.items()})
+    lo = np.array([s.range[0] for s in subtasks])
+    hi = np.array([s.range[1] for s in subtasks])
+    w = np.array([s.weight for s in subtasks])
+
+    def avg(pp, name):
+        vals = np.array([subtask_value(s, pp, name, num_permutations, pce_seed) for s in subtasks])
+        return float(((vals - lo) / (hi - lo) * w).sum())
+
+    def z(x, keep):
+        v = x[keep]
+        sd = v.std()
+        out = np.where(keep, (x - v.mean()) / (sd if sd > 0 else 1.0), 0.0)
+        return out
+
+    zseg = {lp: {m: z(p.seg[m], ~np.isnan(p.gold)) for m in p.seg} for lp, p in pairs.items()}
+    zsys = {lp: {m: z(p.sys[m], np.ones(len(p.sys[m]), dtype=bool)) for m in p.sys} for lp, p in pairs.items()}
+    n = len(order)
+    sig = np.full((n, n), np.nan)
+    for i in range(n):
+        for j in range(i + 1, n):
+            a, b = order[i], order[j]
+            obs = average[a] - average[b]
+            count = 0
+            for draw in masks:
+                pp = {}
+                for lp, p in pairs.items():
+                    cell, sysm = draw[lp]
+                    q = PairData(lp, p.systems, p.seg_ids, p.gold)
+                    zs, zy = zseg[lp], zsys[lp]
+                    if a in zs and b in zs:
+                        q.seg = {"A": np.where(cell, zs[b], zs[a]), "B": np.where(cell, zs[a], zs[b])}
+                    if a in zy and b in zy:
+                        q.sys = {"A": np.where(sysm, zy[b], zy[a]), "B": np.where(sysm, zy[a], zy[b])}
+                    pp[lp] = q
+                if avg(pp, "A") - avg(pp, "B") >= obs:
+                    count += 1
+            sig[i, j] = count / k
+    ranks = significance_clusters(order, [average[m] for m in order], sig, alpha)
+    return pd.Series(ranks, index=order), pd.DataFrame(sig, index=order, columns=order)
+
+
+def pair_data(ds, task: TaskDef, seg_scores: pd.DataFrame, sys_scores: pd.DataFrame | None, *,
+              human: str, include_human: bool, exclude=()) -> tuple[PairData, list[str]]:
+    """PairData of one dataset: systems = judged systems with metric scores, minus the primary
+    reference, the human translations (unless ``include_human``) and ``exclude``. Gold = the mean
+    per (system, segment) of ``human`` ratings (a rater's repeats averaged first)."""
+    from .human.scores import criterion_judgements
+    from .stats.system_ranking import item_scores
+    from .stats.tables import human_systems
+
+    notes = []
+    hum = item_scores(criterion_judgements(ds, human))
+    judged = list(dict.fromkeys(hum["system"]))
+    drop = set(exclude)
+    humans = human_systems(ds, judged)
+    ref = task.ref_for(ds.lp)
+    if ref in judged:
+        drop.add(ref)
+    if not include_human:
+        drop |= set(humans)
+    scored = set(seg_scores["system"]) if len(seg_scores) else set()
+    systems = [s for s in judged if s not in drop and s in scored]
+    left = [s for s in judged if s not in drop and s not in scored]
+    if left:
+        notes.append(f"{ds.lp}: judged but without metric scores, left out: {', '.join(left)}")
+    if sorted(drop & set(judged)):
+        notes.append(f"{ds.lp}: not scored as systems: {', '.join(sorted(drop & set(judged)))}")
+    seg_ids = list(ds.seg_ids)
+    gold = (hum.pivot(index="system", columns="seg_id", values="score")
+            .reindex(index=systems, columns=seg_ids).to_numpy(dtype=float))
+    p = PairData(ds.lp, systems, seg_ids, gold)
+    s = seg_scores.copy()
+    s["seg_id"] = s["seg_id"].astype(str)
+    for mid, sub in s.groupby("metric", sort=False):
+        M = (sub.pivot_table(index="system", columns="seg_id", values="score", aggfunc="mean")
+             .reindex(index=systems, columns=seg_ids).to_numpy(dtype=float))
+        if np.isnan(M[~np.isnan(gold)]).any():
+            notes.append(f"{ds.lp}: metric {mid} lacks scores for judged cells: left out of this pair")
+            continue
+        p.seg[mid] = M
+    if sys_scores is not None and len(sys_scores):
+        for mid, sub in sys_scores.groupby("metric", sort=False):
+            v = sub.groupby("system")["score"].mean().reindex(systems).to_numpy(dtype=float)
+            if not np.isnan(v).any():
+                p.sys[mid] = v
+    for mid, M in p.seg.items():
+        if mid not in p.sys:  # no corpus score given: the mean of the segment scores
+            with np.errstate(invalid="ignore"):
+                p.sys[mid] = np.nanmean(M, axis=1)
+    return p, notes
+
+
+def oriented(frame: pd.DataFrame, metrics, notes: list[str] | None = None) -> pd.DataFrame:
+    """Error rates (TER, WER, PER…) negated, as in the WMT metrics tasks: every statistic then
+    reads "higher is better" (methods §3.11)."""
+    from .metrics.base import get_metric
+
+    low = [m for m in metrics if not get_metric(m).meta.higher_is_better]
+    if not low or frame is None or not len(frame):
+        return frame
+    out = frame.copy()
+    neg = out["metric"].isin(low)
+    out.loc[neg, "score"] = -out.loc[neg, "score"].astype(float)
+    msg = f"error rates negated (higher is better): {', '.join(low)}"
+    if notes is not None and msg not in notes:
+        notes.append(msg)
+    return out
+
+
+def _default_scorer(ds, metrics, *, level, ref_ids, include_references, tokenize, segments=None, label=""):
+    from .parallel import score_table
+    from .progress import StderrProgress
+
+    return score_table(ds, metrics, level=level, ref_ids=ref_ids, include_references=include_references,
+                       tokenize=tokenize, segments=segments, progress=StderrProgress(f"{label} {level} scores"))
+
+
+def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(), scores: pd.DataFrame | None = None,
+                 human: str | None = None, include_human: bool | None = None, judged_only: bool = False,
+                 tokenize: str | None = None, k: int = 0, alpha: float = 0.05, seed: int = 0,
+                 num_permutations: int = 1000, scorer=None):
+    """The task table of ``collection`` (lp → Dataset), as the ``metatask`` command and the Metrics
+    task page compute it: the task's pairs (``lps`` overrides; the data's pairs when none of the
+    task's is there), gold, primary reference, human systems and outliers unless overridden.
+    ``metrics``: built-in metric ids (scored by ``scorer``, default the engine; error rates
+    negated); ``scores``: tidy bring-your-own rows (metric, system, seg_id, score[, lp]).
+    Returns ``(MetataskResult, notes, signatures)`` (signatures: metric → list of strings)."""
+    from .metrics.tokenize import resolve_tokenizer
+
+    task = TASKS[task] if isinstance(task, str) else task
+    scorer = scorer or _default_scorer
+    notes: list[str] = []
+    have = list(collection)
+    if lps:
+        lps = list(lps)
+        missing = [x for x in lps if x not in collection]
+        if missing:
+            raise ValueError(f"language pair(s) {missing} not in the data; it has {', '.join(have)}")
+        notes.append(f"language pairs overridden: {', '.join(lps)} (the task's: {', '.join(task.lps)})")
+    else:
+        lps = [x for x in task.lps if x in collection]
+        if not lps:
+            lps = have
+            notes.append(f"the task's language pairs ({', '.join(task.lps)}) are not in the data: "
+                         f"using its pairs {', '.join(lps)}")
+    metrics = list(metrics)
+    if not metrics and (scores is None or not len(scores)):
+        raise ValueError("give metrics and/or scores")
+    if metrics:
+        from .metrics.base import metric_ids
+
+        unknown = [m for m in metrics if m.lower() not in set(metric_ids())]
+        if unknown:
+            raise ValueError(f"unknown metric(s) {unknown}")
+    need_sys = any(s.level == "sys" and s.statistic != "spa" for s in task.subtasks(lps))
+    pairs, signatures = {}, {}
+    for lp in lps:
+        ds = collection[lp]
+        gold = human or task.gold_for(lp)
+        if gold not in ds.criteria:
+            if human or len(ds.criteria) != 1:
+                raise ValueError(f"{lp}: no {gold!r} judgements; the data has {', '.join(ds.criteria) or 'none'}")
+            notes.append(f"{lp}: the task's human scores {gold!r} are not in the data: using {ds.criteria[0]!r}")
+            gold = ds.criteria[0]
+        ref = task.ref_for(lp)
+        refs = [ref] if ref in ds.ref_ids else None
+        if refs is None:
+            notes.append(f"{lp}: the task's primary reference {ref!r} is not in the data: using "
+                         f"{', '.join(ds.ref_ids) or 'none'}")
+        inc = (lp in task.human_systems_lps) if include_human is None else include_human
+        if include_human is not None:
+            notes.append(f"{lp}: human translations as systems overridden: {inc}")
+        judged = None
+        if judged_only:
+            from .human.scores import criterion_judgements
+
+            j = criterion_judgements(ds, gold)
+            judged = {s: set(g["seg_id"].astype(str)) for s, g in j.groupby("system", sort=False)}
+            notes.append(f"{lp}: judged only: corpus scores over the judged segments (the task: all segments)")
+        seg_frames, sys_frames = [], []
+        if metrics:
+            tok, _ = resolve_tokenizer(tokenize, ds.lp)
+            t = scorer(ds, metrics, level="segment", ref_ids=refs, include_references=inc, tokenize=tok, label=lp)
+            for m, sig in dict(zip(t["metric"], t.get("signature", pd.Series(["?"] * len(t))))).items():
+                signatures.setdefault(m, [])
+                if sig not in signatures[m]:
+                    signatures[m].append(sig)
+            seg_frames.append(oriented(t, metrics, notes))
+            if need_sys:
+                st = scorer(ds, metrics, level="system", ref_ids=refs, include_references=inc, tokenize=tok,
+                            segments=judged, label=lp)
+                sys_frames.append(oriented(st, metrics))
+        if scores is not None and len(scores):
+            b = scores[(scores["lp"] == lp) | (scores["lp"] == "")] if "lp" in scores.columns else scores
+            seg_frames.append(b[b["seg_id"].astype(str) != ""])
+            sys_frames.append(b[b["seg_id"].astype(str) == ""])
+            for m in b["metric"].unique():
+                signatures.setdefault(m, ["external"])
+        seg = pd.concat(seg_frames, ignore_index=True)
+        sysf = pd.concat(sys_frames, ignore_index=True) if sys_frames else None
+        p, n = pair_data(ds, task, seg, sysf, human=gold, include_human=inc,
+                         exclude=task.outliers_by_lp.get(lp, ()))
+        pairs[lp] = p
+        notes += n
+    res = run_task(task, pairs, num_permutations=num_permutations, k=k, alpha=alpha, perm_seed=seed)
+    notes += res.notes
+    if k == 0:
+        notes.append("k = 0 (the official runs' default): ranks are positions; no clusters")
+    res.notes = notes
+    res.pairs = pairs
+    res.signatures = signatures
+    return res, notes, signatures
+
+
+def subtask_cis(result: MetataskResult, n_boot: int = 100, alpha: float = 0.05, seed: int = 0,
+                num_permutations: int = 1000) -> dict:
+    """Percentile bootstrap CIs (methods §3.8) of each per-pair sub-task value: the segments
+    (columns) of a pair are resampled with replacement, the same draws for every metric, and the
+    sub-task recomputed (SPA keeps its permutation seed). System-level sub-tasks other than SPA
+    rest on corpus scores that cannot be resampled by segment: no CI (absent from the dict).
+    Returns {(metric, sub-task name): (lo, hi)}."""
+    from .stats.bootstrap import percentile_ci
+
+    rng = np.random.default_rng(seed)
+    out = {}
+    for st in result.subtasks:
+        if st.lp == "*" or (st.level == "sys" and st.statistic != "spa"):
+            continue
+        p = result.pairs[st.lp]
+        judged = np.flatnonzero(~np.isnan(p.gold).all(axis=0))
+        draws = [rng.choice(judged, size=len(judged), replace=True) for _ in range(n_boot)]
+        for m in result.values.index:
+            if m not in p.seg:
+                continue
+            vals = []
+            for cols in draws:
+                q = PairData(p.lp, p.systems, [p.seg_ids[c] for c in cols], p.gold[:, cols],
+                             seg={m: p.seg[m][:, cols]})
+                vals.append(subtask_value(st, {st.lp: q}, m, num_permutations))
+            out[(m, st.name)] = tuple(float(x) for x in percentile_ci(np.array(vals), alpha))
+    return out
+
+
+__all__ = ["TASKS", "PairData", "MetataskResult", "run_task", "run_metatask", "oriented", "subtask_value", "pair_data", "metric_clusters"]

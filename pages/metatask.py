@@ -1,0 +1,90 @@
+"""Metrics task: the WMT metrics-task table of a recipe (WMT23, WMT24, WMT25) on the loaded
+dataset — per-task values, weighted average, average rank, leaderboard with rank bands or
+clusters. The maths is in evalcore.metatask (methods §3.13)."""
+from __future__ import annotations
+
+import streamlit as st
+
+from evalcore.views import common as common_view
+from evalcore.views import metatask as view
+from pages.common import (current_dataset, download_figure, download_table, ensure_shell, load_choice, md, memo,
+                          memo_object, show_exception)
+
+ensure_shell(__file__)
+st.title("Metrics task")
+from pages.common import terms  # noqa: E402
+
+terms('metrics task', 'SPA', 'acc23', 'tie calibration', 'Pearson', 'significance cluster', 'bootstrap CI')
+current_dataset()  # stops with a hint when nothing is loaded
+label, meta = st.session_state.get("dataset_label"), st.session_state.get("dataset_meta")
+try:
+    coll = load_choice(label, meta or {"name": None})
+except Exception as exc:
+    show_exception(exc, "Could not load the dataset")
+    st.stop()
+judged = [lp for lp, d in coll.items() if d.criteria]
+if not judged:
+    st.info("This page needs human judgements in at least one language pair.")
+    st.stop()
+
+c1, c2, c3 = st.columns([2, 3, 3])
+task = c1.selectbox("Task recipe", view.task_names(), index=view.task_names().index("wmt24"), key="mt_task")
+st.caption(md(view.task_description(task)) + " — values per sub-task, their weighted average (each mapped to [0, 1] "
+           "by its range) and the weighted average rank, as mt-metrics-eval's TaskSetResults.")
+from evalcore.metatask_tasks import TASKS  # noqa: E402
+
+in_task = [lp for lp in TASKS[task].lps if lp in judged]
+lps = c2.multiselect("Language pairs", judged, default=in_task or judged, key="mt_lps",
+                     format_func=lambda x: x or "-",
+                     help="Default: the task's pairs when the data has them, else every judged pair.")
+fast = [m for m in ("bleu", "chrf") if m in common_view.available_metrics()]
+metrics = c3.multiselect("Metrics", common_view.available_metrics(), default=fast, key="mt_metrics")
+criteria = list(dict.fromkeys(c for lp in lps for c in coll[lp].criteria))
+task_gold_ok = all(TASKS[task].gold_for(lp) in coll[lp].criteria for lp in lps) if lps else True
+options = ["(the task's)"] + criteria
+default_h = 0 if task_gold_ok or not lps else 1 + criteria.index(common_view.default_criterion(coll[lps[0]]))
+human = st.selectbox("Human scores", options, index=default_h, key="mt_human",
+                     help="The task fixes the human score type per pair (WMT24: MQM or ESA); choose another when "
+                          "the data has other judgements.")
+human_v = None if human.startswith("(") else human
+c4, c5, c6 = st.columns(3)
+judged_only = c4.checkbox("Corpus scores on judged segments only", value=False, key="mt_judged",
+                          help="The official tasks score every segment; on: only the judged ones.")
+k = int(c5.number_input("Cluster resamples (0: none, as the official runs)", 0, 1000, 0, step=50, key="mt_k",
+                        help="Joint paired permutations of the weighted average; slow (minutes for 100)."))
+want_ci = c6.checkbox("Bootstrap CIs per sub-task (100 draws; slow)", value=False, key="mt_ci")
+if not lps or not metrics:
+    st.info("Choose at least one language pair and one metric.")
+    st.stop()
+
+hashes = tuple(coll[lp].content_hash() for lp in lps)
+key = (hashes, task, tuple(lps), tuple(metrics), human_v, judged_only, k)
+try:
+    with st.spinner("Scoring and computing the task table…"):
+        res, notes, sig = memo("mt_result", key, lambda: view.compute(coll, task, metrics, lps=lps, human=human_v,
+                                                                      judged_only=judged_only, k=k))
+except Exception as exc:
+    show_exception(exc, "Could not compute the task table")
+    st.stop()
+
+st.subheader("Leaderboard")
+table = view.leaderboard(res)
+lead, values_fig = memo_object("mt_figs", key, lambda: view.figures(res, signature=sig))
+st.plotly_chart(lead, width="stretch", key="mt_lead")
+download_figure(lead, f"metatask_{task}_leaderboard", key="mt_lead_dl")
+st.dataframe(table, hide_index=True, width="stretch")
+download_table(table, f"metatask_{task}", key="mt_table", signature=sig)
+with st.expander(f"What was computed ({len(notes)} note(s))", expanded=False):
+    st.markdown("\n".join(f"- {md(n)}" for n in notes))
+
+st.subheader("Values per sub-task")
+if want_ci:
+    from evalcore.metatask import subtask_cis  # noqa: E402
+
+    with st.spinner("Bootstrapping the segments…"):
+        ci = memo("mt_ci", key, lambda: subtask_cis(res, n_boot=100))
+    values_fig = memo_object("mt_ci_fig", key, lambda: view.figures(res, ci, signature=sig)[1])
+st.plotly_chart(values_fig, width="stretch", key="mt_values")
+download_figure(values_fig, f"metatask_{task}_values", key="mt_values_dl")
+st.caption("SPA: soft pairwise accuracy (Thompson et al. 2024); acc23/item+tie: segment-level pairwise accuracy "
+           "with the optimised tie threshold, averaged over items (Deutsch et al. 2023). Error rates are negated.")

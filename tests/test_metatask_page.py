@@ -1,0 +1,82 @@
+"""The Metrics task page and the Campaign page's ranking expander under Streamlit's AppTest
+(the sample dataset): the tables equal the engine's (tested against mt-metrics-eval in
+test_metatask.py) and the ranking equals rank_systems (tested against scipy in
+test_system_ranking.py)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from conftest import ROOT, SAMPLE
+
+APP = str(ROOT / "app.py")
+
+
+def _open(page: str, state: dict) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=300)
+    for k, v in state.items():
+        at.session_state[k] = v
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    at.switch_page(f"pages/{page}.py")
+    at.run()
+    assert not at.exception, (page, [e.message for e in at.exception])
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def _table(at, column):
+    for df in at.dataframe:
+        if column in df.value.columns:
+            return df.value
+    raise AssertionError(f"no table with a column {column!r}")
+
+
+def test_metatask_page_matches_the_engine():
+    from evalcore.io import load_collection
+    from evalcore.metatask import run_metatask
+
+    at = _open("metatask", {"mt_metrics": ["bleu", "chrf"]})
+    assert at.title[0].value == "Metrics task"
+    t = _table(at, "average_rank")
+    from evalcore.views.common import default_criterion
+
+    coll = load_collection(SAMPLE)
+    crit = default_criterion(next(iter(coll.values())))  # the sample has no MQM/ESA: the page's default
+    assert at.selectbox(key="mt_human").value == crit
+    res, _, _ = run_metatask(coll, "wmt24", metrics=["bleu", "chrf"], human=crit)
+    want = res.table()
+    assert t["metric"].tolist() == want["metric"].tolist()
+    assert t["average"].to_numpy() == pytest.approx(want["average"].to_numpy(), abs=1e-12)
+    spa = [c for c in t.columns if c.endswith(":sys:spa")]
+    assert spa and t[spa[0]].to_numpy() == pytest.approx(want[spa[0]].to_numpy(), abs=1e-12)
+    keys = [c.key for c in at.get("plotly_chart")]
+    assert keys == ["mt_lead", "mt_values"]
+    # the task choice changes the table: wmt23 has the pooled accuracy column
+    at.selectbox(key="mt_task").set_value("wmt23").run()
+    assert not at.exception
+    assert any(c.startswith("*:sys:accuracy") for c in _table(at, "average_rank").columns)
+
+
+def test_campaign_ranking_expander_matches_rank_systems():
+    from evalcore.human.scores import criterion_judgements
+    from evalcore.io import load_collection
+    from evalcore.stats.system_ranking import item_scores, rank_systems
+    from evalcore.views.common import default_criterion
+
+    at = _open("campaign", {"camp_metrics": ["chrf"]})
+    at.toggle(key="camp_rank_on").set_value(True).run()
+    assert not at.exception, [e.message for e in at.exception]
+    t = _table(at, "rank_range")
+    ds = next(iter(load_collection(SAMPLE).values()))
+    r = rank_systems(item_scores(criterion_judgements(ds, default_criterion(ds))), {})
+    assert t["system"].tolist() == r.systems
+    assert t["score"].to_numpy() == pytest.approx(r.scores, abs=1e-12)
+    assert t["cluster"].tolist() == list(r.clusters)
+    charts = {c.key: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+    heat = charts["camp_rank_heat"]["data"][0]
+    assert heat["type"] == "heatmap" and len(heat["x"]) == len(r.systems)
+    assert np.isfinite(r.pvalues[0, 1])
