@@ -44,6 +44,87 @@ def _num(x) -> str:
     return "None" if x is None or (isinstance(x, float) and np.isnan(x)) else repr(float(x))
 
 
+def _documents_file(ds, seg_ids, notes: list[str], problems: list[str]) -> str:
+    """The ``documents/LP.docs`` lines (domain, document per segment); notes and problems appended."""
+    dom = ds.extras.get("segment_domains")
+    dmap = dict(zip(dom["seg_id"].astype(str), dom["domain"].astype(str))) if dom is not None and len(dom) else {}
+    docs = [str(d) or "-" for d in ds.segments["doc_id"]]
+    doc_lines, seen, prev, block = [], {}, None, {}
+    for s, d in zip(seg_ids, docs):
+        d = re.sub(r"\s+", "_", d)
+        if d != prev:
+            seen[d] = seen.get(d, 0) + 1
+            prev = d
+        name = d if seen[d] == 1 else f"{d}#{seen[d]}"
+        block.setdefault(name, set()).add(dmap.get(s, "-") or "-")
+        doc_lines.append((re.sub(r"\s+", "_", dmap.get(s, "-") or "-"), name))
+    if any(v > 1 for v in seen.values()):
+        notes.append("documents that are not one contiguous block get a #k suffix per block")
+    mixed = [d for d, v in block.items() if len(v) > 1]
+    if mixed:
+        problems.append(f"document(s) {', '.join(mixed[:10])} span several domains (MTME: one domain per document)")
+    return "".join(f"{a} {b}\n" for a, b in doc_lines)
+
+
+
+def _human_files(ds, lp, crits, sys_name, pos, n, notes: list[str]) -> dict[str, str]:
+    """The ``human-scores/`` files of every criterion (a rater's repeated ratings averaged)."""
+    files: dict[str, str] = {}
+    given = ds.extras.get("system_scores")
+    for c in crits:
+        j = ds.judgements[ds.judgements["judgement"] == c]
+        j = j[j["system"].isin(sys_name)].assign(seg_id=lambda f: f["seg_id"].astype(str))
+        agg = j.groupby(["system", "seg_id"], sort=False)["score"].mean().reset_index()  # ratings averaged
+        seg_lines, sys_lines = [], []
+        for s in [x for x in sys_name if x in set(agg["system"])]:
+            sub = agg[agg["system"] == s]
+            v = [None] * n
+            for k, sc in zip(sub["seg_id"], sub["score"]):
+                v[pos[k]] = float(sc)
+            seg_lines += [f"{sys_name[s]}\t{_num(x)}\n" for x in v]
+            sys_lines.append(f"{sys_name[s]}\t{_num(float(np.mean([x for x in v if x is not None])))}\n")
+        if given is not None and len(given) and "scorer" in given:
+            g = given[given["scorer"].astype(str) == c]
+            if len(g):
+                gm = g.assign(score=pd.to_numeric(g["score"], errors="coerce")).groupby("system")["score"].mean()
+                sys_lines = [f"{sys_name[s]}\t{_num(gm[s])}\n" for s in sys_name if s in gm.index]
+                notes.append(f"{c}: the system-level file holds the dataset's given system scores")
+        if seg_lines:
+            files[f"human-scores/{lp}.{c}.seg.score"] = "".join(seg_lines)
+        if sys_lines:
+            files[f"human-scores/{lp}.{c}.sys.score"] = "".join(sys_lines)
+    return files
+
+
+def _metric_files(metric_scores, lp, refs, systems, seg_ids, pos, n, problems: list[str]) -> dict[str, str]:
+    """The ``metric-scores/LP/`` files of every metric, segment and system level."""
+    files: dict[str, str] = {}
+    ms = metric_scores.copy()
+    ms["seg_id"] = ms["seg_id"].astype(str)
+    for mid, sub in ms.groupby("metric", sort=False):
+        segrows = sub[sub["seg_id"] != ""]
+        sysrows = sub[sub["seg_id"] == ""]
+        scored = [s for s in systems if s in set(sub["system"])]
+        if len(segrows):
+            lines = []
+            for s in scored:
+                r = segrows[segrows["system"] == s]
+                v = [None] * n
+                for k, sc in zip(r["seg_id"], r["score"]):
+                    v[pos[k]] = sc
+                miss = [seg_ids[i] for i, x in enumerate(v) if x is None or np.isnan(x)]
+                if miss:
+                    problems.append(f"metric {mid}: system {s} has no score for segment(s) "
+                                    f"{', '.join(miss[:10])}{' …' if len(miss) > 10 else ''}")
+                lines += [f"{s}\t{_num(x)}\n" for x in v]
+            files[f"metric-scores/{lp}/{mid}-{refs}.seg.score"] = "".join(lines)
+        if len(sysrows):
+            g = sysrows.groupby("system")["score"].mean()
+            files[f"metric-scores/{lp}/{mid}-{refs}.sys.score"] = "".join(
+                f"{s}\t{_num(g[s])}\n" for s in scored if s in g.index)
+    return files
+
+
 def export_mtme(dataset, root, test_set: str = "evalcore", metric_scores: pd.DataFrame | None = None,
                 criteria=None, metric_refs: str | None = None) -> list[str]:
     """Write ``dataset`` (one language pair) under ``root/test_set`` in the MTME layout (module
@@ -103,74 +184,13 @@ def export_mtme(dataset, root, test_set: str = "evalcore", metric_scores: pd.Dat
             problems.append(f"system name {s!r} cannot be a file name")
     files: dict[str, str] = {f: "".join(t + "\n" for t in lines) for f, lines in texts.items()}
 
-    dom = ds.extras.get("segment_domains")
-    dmap = dict(zip(dom["seg_id"].astype(str), dom["domain"].astype(str))) if dom is not None and len(dom) else {}
-    docs = [str(d) or "-" for d in ds.segments["doc_id"]]
-    doc_lines, seen, prev, block = [], {}, None, {}
-    for s, d in zip(seg_ids, docs):
-        d = re.sub(r"\s+", "_", d)
-        if d != prev:
-            seen[d] = seen.get(d, 0) + 1
-            prev = d
-        name = d if seen[d] == 1 else f"{d}#{seen[d]}"
-        block.setdefault(name, set()).add(dmap.get(s, "-") or "-")
-        doc_lines.append((re.sub(r"\s+", "_", dmap.get(s, "-") or "-"), name))
-    if any(v > 1 for v in seen.values()):
-        notes.append("documents that are not one contiguous block get a #k suffix per block")
-    mixed = [d for d, v in block.items() if len(v) > 1]
-    if mixed:
-        problems.append(f"document(s) {', '.join(mixed[:10])} span several domains (MTME: one domain per document)")
-    files[f"documents/{lp}.docs"] = "".join(f"{a} {b}\n" for a, b in doc_lines)
+    files[f"documents/{lp}.docs"] = _documents_file(ds, seg_ids, notes, problems)
 
-    given = ds.extras.get("system_scores")
-    for c in crits:
-        j = ds.judgements[ds.judgements["judgement"] == c]
-        j = j[j["system"].isin(sys_name)].assign(seg_id=lambda f: f["seg_id"].astype(str))
-        agg = j.groupby(["system", "seg_id"], sort=False)["score"].mean().reset_index()  # ratings averaged
-        seg_lines, sys_lines = [], []
-        for s in [x for x in sys_name if x in set(agg["system"])]:
-            sub = agg[agg["system"] == s]
-            v = [None] * n
-            for k, sc in zip(sub["seg_id"], sub["score"]):
-                v[pos[k]] = float(sc)
-            seg_lines += [f"{sys_name[s]}\t{_num(x)}\n" for x in v]
-            sys_lines.append(f"{sys_name[s]}\t{_num(float(np.mean([x for x in v if x is not None])))}\n")
-        if given is not None and len(given) and "scorer" in given:
-            g = given[given["scorer"].astype(str) == c]
-            if len(g):
-                gm = g.assign(score=pd.to_numeric(g["score"], errors="coerce")).groupby("system")["score"].mean()
-                sys_lines = [f"{sys_name[s]}\t{_num(gm[s])}\n" for s in sys_name if s in gm.index]
-                notes.append(f"{c}: the system-level file holds the dataset's given system scores")
-        if seg_lines:
-            files[f"human-scores/{lp}.{c}.seg.score"] = "".join(seg_lines)
-        if sys_lines:
-            files[f"human-scores/{lp}.{c}.sys.score"] = "".join(sys_lines)
+    files.update(_human_files(ds, lp, crits, sys_name, pos, n, notes))
 
     if metric_scores is not None and len(metric_scores):
         refs = metric_refs or ".".join(refmap.values()) or "src"
-        ms = metric_scores.copy()
-        ms["seg_id"] = ms["seg_id"].astype(str)
-        for mid, sub in ms.groupby("metric", sort=False):
-            segrows = sub[sub["seg_id"] != ""]
-            sysrows = sub[sub["seg_id"] == ""]
-            scored = [s for s in systems if s in set(sub["system"])]
-            if len(segrows):
-                lines = []
-                for s in scored:
-                    r = segrows[segrows["system"] == s]
-                    v = [None] * n
-                    for k, sc in zip(r["seg_id"], r["score"]):
-                        v[pos[k]] = sc
-                    miss = [seg_ids[i] for i, x in enumerate(v) if x is None or np.isnan(x)]
-                    if miss:
-                        problems.append(f"metric {mid}: system {s} has no score for segment(s) "
-                                        f"{', '.join(miss[:10])}{' …' if len(miss) > 10 else ''}")
-                    lines += [f"{s}\t{_num(x)}\n" for x in v]
-                files[f"metric-scores/{lp}/{mid}-{refs}.seg.score"] = "".join(lines)
-            if len(sysrows):
-                g = sysrows.groupby("system")["score"].mean()
-                files[f"metric-scores/{lp}/{mid}-{refs}.sys.score"] = "".join(
-                    f"{s}\t{_num(g[s])}\n" for s in scored if s in g.index)
+        files.update(_metric_files(metric_scores, lp, refs, systems, seg_ids, pos, n, problems))
     if problems:
         raise ValueError("cannot write the mt-metrics-eval layout:\n" + "\n".join(f"  {p}" for p in problems))
     for rel, text in files.items():

@@ -412,7 +412,7 @@ def pairwise_permutation_pvalues(seg_scores, num_permutations: int = 1000, seed:
     ``default_rng(seed).random(float32)`` rounded to 0/1, then 2m−1, as MTME; float32 sums).
     ``p[i, j]`` (i < j) = fraction of null deltas ≥ the observed delta; NaN elsewhere.
     """
-    x = np.asarray(seg_scores, dtype=np.float32)
+    x = np.ascontiguousarray(seg_scores, dtype=np.float32)  # one memory layout: float32 sums depend on it
     ns, nseg = x.shape
     rng = np.random.default_rng(seed)
     mask = rng.random(size=(num_permutations, nseg), dtype=np.float32)
