@@ -34,8 +34,9 @@ def add_arguments(p) -> None:
     p.add_argument("--include-human-systems", "--include-references", action="store_true",
                    help="score human translations as systems (Freitag et al. 2021): every candidate is scored "
                         "against the --refs reference set; a human translation in that set is left out")
-    p.add_argument("--judged-only", action="store_true",
-                   help="system-level metric scores over only the segments the humans judged (per system)")
+    from ..settings import add_cli_arguments
+
+    add_cli_arguments(p)  # --judged-only (the default) / --all-segments, --orientation
     p.add_argument("--exclude", default="", help="comma-separated systems to leave out (e.g. outliers)")
     p.add_argument("--normalisation", choices=["raw", "z", "percentile"], default="raw")
     p.add_argument("--aggregate", choices=["mean", "median", "weighted"], default="mean")
@@ -118,13 +119,21 @@ def run(args) -> int:
     human, seg_human = _human(ds, args, note)
     humans = human_systems(ds, list(dict.fromkeys(human["system"])))
     judged = None
-    if args.judged_only:
+    from ..settings import from_args
+
+    settings = from_args(args, references=tuple(refs) if refs else None,
+                         human_systems="include" if args.include_human_systems else "exclude")
+    if settings.judged_only and args.judged_only is None and (seg_human is None or seg_human.empty):
+        settings = settings.with_(judged_only=False)  # the default, where only system-level scores are given
+        note(f"metric scores over every segment: {args.human!r} is given per system only (no judged segments)")
+    if settings.judged_only:
         if seg_human is None or seg_human.empty:
             raise ValueError(f"--judged-only needs segment-level judgements of {args.human!r}; the data gives "
                              "only system-level scores")
         judged = {s: set(g["seg_id"].astype(str)) for s, g in seg_human.groupby("system", sort=False)}
         counts = sorted({len(v) for v in judged.values()})
-        note(f"--judged-only: metric scores over the segments judged for {args.human} "
+        note(f"judged segments only{' (the default; --all-segments for every segment)' if args.judged_only is None else ''}"
+             f": metric scores over the segments judged for {args.human} "
              f"({counts[0]}{'-' + str(counts[-1]) if len(counts) > 1 else ''} of {ds.n_segments} per system)")
     frames = []
     if args.scores:
@@ -170,6 +179,7 @@ def run(args) -> int:
     scores = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["metric", "system", "seg_id", "score"])
     if scores.empty:
         raise ValueError("no metric scores to correlate")
+    scores = _orient(scores, builtin, settings, note)
     exclude = [s.strip() for s in args.exclude.split(",") if s.strip()]
     if not args.include_human_systems:
         exclude += humans
@@ -199,9 +209,46 @@ def run(args) -> int:
              f"{args.human} (the largest difference is {biggest:.4g}); lower --threshold to the scale of the scores")
     if grouping != "none" and args.level == "segment" and len(table):
         note(f"grouped by {grouping}: n = cells used, n_groups = {grouping} groups averaged")
+    if args.level == "system":
+        notes += _undefined_notes(table, human, scores, exclude, args.method)
+    elif len(table) and table["value"].isna().any():
+        notes += [f"{m} {args.method}: undefined at segment level (every cell has the same metric or human score, "
+                  "or fewer than 2 cells)" for m in table.loc[table["value"].isna(), "metric"]]
+    print(f"settings: {settings.describe(ds, args.human)}", file=sys.stderr)
     for line in notes:
         print(f"note: {line}", file=sys.stderr)
     table = _tok.metric_signatures(table, scores)
-    table["settings"] = _tok.correlation_settings(args, grouping)
+    table["settings"] = _tok.correlation_settings(args, grouping) + "|" + settings.signature()
     emit(table, args.out, args, float_format=None if args.out else "%.6f")
     return 0
+
+
+def _orient(scores, builtin, settings, note):
+    """The metric scores as correlated: error rates negated under the shared orientation
+    (:mod:`evalcore.settings`); bring-your-own scores are used as given (their direction is
+    not known)."""
+    from ..metrics.base import get_metric
+
+    flip = [m for m in builtin if settings.orient(get_metric(m).meta.higher_is_better) < 0]
+    if flip:
+        scores = scores.copy()
+        rows = scores["metric"].isin(flip)
+        scores.loc[rows, "score"] = -scores.loc[rows, "score"].astype(float)
+        note(f"{', '.join(flip)}: lower is better, negated before correlating (--orientation raw: as they are)")
+    return scores
+
+
+def _undefined_notes(table, human, scores, exclude, method) -> list[str]:
+    """Why a system-level value is empty or degenerate (:mod:`evalcore.undefined`), per metric."""
+    from ..stats.tables import system_vectors
+    from ..undefined import correlation_notes
+
+    out = []
+    systems = [s for s in dict.fromkeys(human["system"]) if s not in set(exclude)]
+    hum = human[human["system"].isin(systems)].assign(seg_id=lambda d: d["seg_id"].astype(str))
+    for row in table.itertuples(index=False):
+        ms = scores[scores["metric"] == row.metric].assign(seg_id=lambda d: d["seg_id"].astype(str))
+        use = [s for s in systems if s in set(ms["system"])]
+        g, m = system_vectors(hum, ms, use)
+        out += correlation_notes(row.metric, method, g, m, float(row.value), (float(row.ci_low), float(row.ci_high)))
+    return out
