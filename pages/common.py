@@ -387,11 +387,30 @@ def _memo(name: str, key: tuple, _thunk):
 
 
 def judged_only_control(ds: Dataset, key: str, container=None) -> bool:
-    """The shared "judged segments only" switch of the pages that correlate with humans."""
+    """The shared "judged segments only" switch of the pages that correlate with humans: on by
+    default wherever human judgements exist (:data:`evalcore.settings.DEFAULTS`), as in the CLI."""
+    from evalcore.settings import DEFAULTS
+
     box = container if container is not None else st
-    return box.checkbox("Judged segments only", value=False, key=f"{key}_judged_only",
+    return box.checkbox("Judged segments only", value=DEFAULTS.judged_only and bool(ds.criteria),
+                        key=f"{key}_judged_only",
                         help="System-level metric scores over only the segments the humans judged for each "
-                             "system (the CLI's --judged-only).")
+                             "system: the default on every page and command wherever human judgements exist "
+                             "(the CLI's --judged-only; off = --all-segments).")
+
+
+def settings_of_page(ds: Dataset, judged_only: bool | None = None, include_refs: bool = False,
+                     ref_ids=None, **fields):
+    """The :class:`evalcore.settings.Settings` of this page run: the shared defaults, the
+    sidebar's tokenizer, and the page's own choices."""
+    from evalcore.metrics.tokenize import session_tokenizer
+    from evalcore.settings import DEFAULTS
+
+    judged = DEFAULTS.judged_only if judged_only is None else judged_only
+    settings = DEFAULTS.with_(judged_only=bool(judged), tokenizer=session_tokenizer(),
+                              human_systems="include" if include_refs else "exclude",
+                              references=tuple(ref_ids) if ref_ids else None, **fields)
+    return settings.resolve(ds)[0]
 
 
 def segments_caption(table: pd.DataFrame, n_total: int, judged_only: str | None = None) -> None:

@@ -7,7 +7,7 @@ import streamlit as st
 
 from evalcore.views import common as common_view, judges as judges_view, systems as systems_view
 from evalcore import plots as P
-from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo_object, progress_bar, scope, segments_caption, show_exception, syntax_note
+from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo_object, progress_bar, scope, segments_caption, settings_of_page, show_exception, syntax_note
 from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
@@ -36,6 +36,12 @@ def point_table(_ds, h, metrics, criteria, include_refs, norm, ref_ids=None, jud
 def judges_consensus(_ds, h, criterion):
     table = judges_view.judges_consensus(_ds, criterion)
     return table, table.attrs.pop("support")  # what the ranking rests on (not serialisable with the table)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def metrics_vs_humans(_ds, h, metrics, criterion, settings, n_boot, test, norm):
+    return systems_view.metrics_vs_humans(_ds, list(metrics), criterion, settings, n_boot=n_boot, test=test,
+                                          normalisation=norm)
 
 
 ds = scope(ds, "systems")
@@ -72,6 +78,8 @@ if include_refs and ds.ref_ids:
                f"{md(', '.join(ref_ids))}.")
 if ds_criteria and judged_only_control(ds, "sys"):
     judged_only = criteria[0] if criteria else common_view.default_criterion(ds)
+page_settings = settings_of_page(ds, judged_only=bool(judged_only), include_refs=include_refs, ref_ids=ref_ids)
+st.caption(f"Settings: {md(page_settings.describe(ds, judged_only or None))}.")
 
 
 def key_of(metrics) -> tuple:
@@ -143,7 +151,9 @@ if not metrics and not criteria:
     st.info("Choose at least one metric or criterion.")
     st.stop()
 key = key_of(metrics)
-sig = common_view.signature_text(metrics, f"CI: {n_boot} bootstrap resamples of segments; test: {test}", dataset=ds, level="system")
+sig = common_view.signature_text(metrics, f"CI: {n_boot} bootstrap resamples of segments; test: {test}; "
+                                          f"settings: {page_settings.describe(ds, judged_only or None)}",
+                                 dataset=ds, level="system")
 base_name = None if baseline == "(none)" else baseline
 try:
     if ("systems",) + key not in done and (int(n_boot) or base_name):
@@ -192,6 +202,52 @@ with right:
     st.markdown("**Rank of every system** (1 = best)")
     st.dataframe(ranks, hide_index=True, width="stretch")
     download_table(ranks, f"{ds.name}_ranks", key="sys_ranks", signature=sig)
+
+st.subheader("Metrics vs humans")
+if not ds_criteria:
+    st.info("No human judgements in this dataset: nothing to agree with.")
+elif not metrics:
+    st.info("Choose at least one metric above.")
+else:
+    v1, v2 = st.columns([2, 2])
+    vs_crit = v1.selectbox("Human criterion", ds_criteria, key="sys_vs_crit",
+                           index=ds_criteria.index(criteria[0] if criteria else common_view.default_criterion(ds)))
+    vs_test = v2.selectbox("Test between two metrics (Pearson)", ["williams", "perm"], key="sys_vs_test",
+                           format_func={"williams": "Williams test", "perm": "permutation (PERM-BOTH)"}.get)
+    vs_settings = page_settings.with_(judged_only=bool(judged_only))
+    try:
+        with st.spinner("Correlations with the humans and their bootstrap CIs…"):
+            vs = metrics_vs_humans(ds, h, tuple(metrics), vs_crit, vs_settings, int(n_boot), vs_test, norm)
+    except Exception as exc:
+        show_exception(exc, "Could not correlate the metrics with the humans")
+        vs = None
+    if vs is not None:
+        st.caption(f"System-level agreement of each metric with **{md(vs_crit)}** over {len(vs['systems'])} "
+                   f"systems; CI: {int(n_boot)} bootstrap resamples of the systems (percentile, seed 0; Deutsch et "
+                   f"al. 2021). Settings: {md(vs['settings'])}.")
+        for n in vs["notes"]:
+            (st.warning if ("undefined" in n or "degenerate" in n or "needs" in n) else st.caption)(md(n))
+        vt = vs["table"]
+        best = systems_view.best_metrics(vt)
+        if best:
+            st.markdown("**Agrees best:** " + "; ".join(md(b) for b in best))
+        st.dataframe(vt.drop(columns=["method"]), hide_index=True, width="stretch",
+                     column_config={c: st.column_config.NumberColumn(format="%.4f")
+                                    for c in ("value", "ci_low", "ci_high")})
+        vs_sig = common_view.signature_text(metrics, f"CI: {int(n_boot)} bootstrap resamples of systems, seed 0; "
+                                            f"settings: {vs['settings']}", dataset=ds, level="system")
+        download_table(vt, f"{ds.name}_metrics_vs_humans", key="sys_vs_tab", signature=vs_sig)
+        if len(vs["tests"]):
+            st.markdown("**Is the difference between two metrics significant?** One-sided p-value that "
+                        "*metric_a* agrees better than *metric_b* (Williams 1959 on Pearson r; PERM-BOTH, "
+                        "Deutsch et al. 2021, on the others). Rank: clusters of significance at p ≤ 0.05.")
+            st.dataframe(vs["tests"], hide_index=True, width="stretch",
+                         column_config={c: st.column_config.NumberColumn(format="%.4f")
+                                        for c in ("value_a", "value_b", "p_value")})
+            download_table(vs["tests"], f"{ds.name}_metric_tests", key="sys_vs_tests", signature=vs_sig)
+            st.dataframe(vs["ranks"], hide_index=True, width="stretch")
+        st.caption("The same numbers on the command line: `" + vs["commands"]["pearson"].replace("`", "") + "` "
+                   "(`--method kendall` or `acc23` for the other statistics).")
 
 st.subheader("Consensus rankings (Schulze)")
 cc1, cc2 = st.columns(2)

@@ -424,3 +424,18 @@ def metrics_vs_humans(dataset: Dataset, metric_ids: Sequence[str], criterion: st
             "ranks": pd.DataFrame(ranks, columns=["statistic", "metric", "value", "rank"]),
             "notes": list(dict.fromkeys(notes)), "settings": settings.describe(dataset, criterion),
             "systems": systems, "commands": commands, "settings_object": settings}
+
+
+def best_metrics(table: pd.DataFrame) -> list[str]:
+    """One sentence per statistic of a :func:`metrics_vs_humans` table: the metric with the
+    highest value and its CI (empty values left out; nothing when every value is empty)."""
+    out = []
+    for label, g in table.groupby("statistic", sort=False):
+        g = g.dropna(subset=["value"])
+        if g.empty:
+            continue
+        r = g.loc[g["value"].idxmax()]
+        ci = (f" [{r['ci_low']:.3f}, {r['ci_high']:.3f}]" if pd.notna(r["ci_low"]) and pd.notna(r["ci_high"])
+              else "")
+        out.append(f"{label}: {r['metric']} {r['value']:.3f}{ci} (n = {int(r['n'])} systems)")
+    return out

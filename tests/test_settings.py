@@ -1,0 +1,182 @@
+"""One answer everywhere: the shared settings and defaults (evalcore.settings), the Systems page's
+"Metrics vs humans" numbers against ``python -m evalcore correlate``, and undefined or degenerate
+results explained instead of shown bare."""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.stats
+
+from conftest import ROOT, SAMPLE, shared
+from evalcore.cli import main
+
+
+def _correlate(args, capsys):
+    """The table correlate writes (full precision: --out) and its stderr."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "c.tsv"
+        assert main(["correlate"] + [str(a) for a in args] + ["--out", str(out)]) == 0
+        return pd.read_csv(out, sep="\t"), capsys.readouterr().err
+
+
+# ---- the settings object ----------------------------------------------------------------------
+def test_settings_defaults_and_statement():
+    from evalcore.settings import DEFAULTS, Settings
+
+    assert DEFAULTS.judged_only and DEFAULTS.orientation == "higher-is-better"
+    assert DEFAULTS.human_systems == "exclude" and DEFAULTS.rater_aggregation == "segment-mean"
+    text = DEFAULTS.describe(criterion="esa")
+    assert "segments judged for esa" in text and "negated" in text and "human translations left out" in text
+    assert "every segment" in DEFAULTS.with_(judged_only=False).describe()
+    with pytest.raises(ValueError):
+        Settings(orientation="sideways")
+    with pytest.raises(Exception):
+        DEFAULTS.judged_only = False  # frozen: one object shared by every page
+
+
+# ---- the CLI's defaults ----------------------------------------------------------------------------
+def _tiny(tmp_path, systems: dict[str, list[str]], human: dict[str, list[float]]):
+    """A tidy dataset: segment s has reference 'the cat sat on mat s'; ``systems`` name -> outputs,
+    ``human`` name -> adequacy per segment (half of the segments judged when odd-length lists)."""
+    n = len(next(iter(systems.values())))
+    d = tmp_path / "d"
+    d.mkdir()
+    seg = pd.DataFrame({"seg_id": [str(i + 1) for i in range(n)], "source": [f"src {i}" for i in range(n)]})
+    ref = pd.DataFrame({"seg_id": seg.seg_id, "ref_id": "ref", "text": [f"the cat sat on the mat {i}" for i in range(n)]})
+    out = pd.DataFrame([(s, str(i + 1), t) for s, ts in systems.items() for i, t in enumerate(ts)],
+                       columns=["system", "seg_id", "text"])
+    jud = pd.DataFrame([(s, str(i + 1), "r1", "adequacy", v) for s, vs in human.items() for i, v in enumerate(vs)],
+                       columns=["system", "seg_id", "rater", "judgement", "score"])
+    for name, f in (("segments", seg), ("references", ref), ("outputs", out), ("judgements", jud)):
+        f.to_csv(d / f"{name}.tsv", sep="\t", index=False)
+    return d
+
+
+def test_correlate_judged_only_is_the_default_and_said(tmp_path, capsys):
+    """Segments 1-2 judged, 3-4 not: the default scores BLEU over the judged ones only (equal to
+    --judged-only, not to --all-segments) and says so on stderr."""
+    from sacrebleu.metrics import BLEU
+
+    outs = {"a": ["the cat sat on the mat 0", "a dog 1", "x y z", "p q"],
+            "b": ["the cat sat 0", "the cat sat on the mat 1", "the cat sat on the mat 2", "the cat sat on the mat 3"],
+            "c": ["cat 0", "the mat 1", "the cat sat on the mat 2", "the cat sat on the mat 3"]}
+    d = _tiny(tmp_path, outs, {"a": [4, 2], "b": [3, 5], "c": [1, 2]})
+    base = [d, "--metrics", "bleu", "--human", "adequacy"]
+    default, err = _correlate(base, capsys)
+    assert "judged segments only (the default; --all-segments for every segment)" in err
+    assert "settings: metric scores over the segments judged for adequacy" in err
+    judged, _ = _correlate(base + ["--judged-only"], capsys)
+    every, _ = _correlate(base + ["--all-segments"], capsys)
+    refs = [f"the cat sat on the mat {i}" for i in range(4)]
+    bleu = {s: BLEU().corpus_score(t[:2], [refs[:2]]).score for s, t in outs.items()}
+    gold = {"a": 3.0, "b": 4.0, "c": 1.5}
+    want = scipy.stats.pearsonr([bleu[s] for s in "abc"], [gold[s] for s in "abc"]).statistic
+    assert default["value"][0] == pytest.approx(want, abs=1e-9) == judged["value"][0]
+    assert abs(every["value"][0] - want) > 1e-3  # the switch matters on this data
+    assert "judged:yes" in default["settings"][0] and "judged:no" in every["settings"][0]
+
+
+def test_correlate_orients_error_rates(tmp_path, capsys):
+    """TER is negated before correlating by default (the WMT convention the Campaign page uses)."""
+    outs = {"a": ["the cat sat on the mat 0", "a dog 1"], "b": ["the cat sat 0", "the cat sat on the mat 1"],
+            "c": ["cat 0", "the mat 1"]}
+    d = _tiny(tmp_path, outs, {"a": [4, 2], "b": [3, 5], "c": [1, 2]})
+    base = [d, "--metrics", "ter", "--human", "adequacy"]
+    oriented, err = _correlate(base, capsys)
+    assert "ter: lower is better, negated before correlating" in err
+    raw, _ = _correlate(base + ["--orientation", "raw"], capsys)
+    assert oriented["value"][0] == pytest.approx(-raw["value"][0], abs=1e-12) and raw["value"][0] != 0
+
+
+# ---- undefined and degenerate results explained ------------------------------------------------------
+def test_correlate_constant_metric_is_explained(tmp_path, capsys):
+    same = ["the cat sat 0", "the cat 1"]
+    d = _tiny(tmp_path, {"a": same, "b": same, "c": same}, {"a": [4, 2], "b": [3, 5], "c": [1, 2]})
+    table, err = _correlate([d, "--metrics", "chrf", "--human", "adequacy", "--bootstrap", "20"], capsys)
+    assert np.isnan(table["value"][0])
+    assert "chrf pearson: undefined: the metric gives all 3 systems the same score" in err
+
+
+def test_correlate_two_systems_and_one_system_are_explained(tmp_path, capsys):
+    outs = {"a": ["the cat sat on the mat 0", "a dog 1"], "b": ["the cat sat 0", "the cat sat on the mat 1"]}
+    d = _tiny(tmp_path, outs, {"a": [4, 2], "b": [3, 5]})
+    table, err = _correlate([d, "--metrics", "chrf", "--human", "adequacy", "--bootstrap", "50"], capsys)
+    assert abs(table["value"][0]) == pytest.approx(1.0)
+    assert "degenerate: with 2 systems every correlation is ±1" in err
+    table, err = _correlate([d, "--metrics", "chrf", "--human", "adequacy", "--exclude", "b"], capsys)
+    assert np.isnan(table["value"][0]) and "undefined: 1 system(s)" in err
+
+
+# ---- Systems page: metrics vs humans = correlate ------------------------------------------------------
+def _vs_cli(path, lp, metrics, human, n_boot, capsys):
+    from evalcore.views.systems import VS_HUMANS_METHODS
+
+    rows = []
+    for method, _ in VS_HUMANS_METHODS:
+        args = [path, "--metrics", ",".join(metrics), "--human", human, "--method", method, "--bootstrap", n_boot]
+        t, _ = _correlate(args + (["--lp", lp] if lp else []), capsys)
+        rows.append(t.assign(method=method))
+    return pd.concat(rows).set_index(["metric", "method"])[["value", "ci_low", "ci_high", "n"]]
+
+
+def _assert_same(view, cli):
+    got = view.set_index(["metric", "method"])[["value", "ci_low", "ci_high", "n"]]
+    assert sorted(got.index) == sorted(cli.index)
+    for k in cli.index:
+        for c in ("value", "ci_low", "ci_high", "n"):
+            assert got.loc[k, c] == pytest.approx(cli.loc[k, c], abs=1e-9, nan_ok=True), (k, c)
+
+
+def test_metrics_vs_humans_view_equals_correlate_on_the_sample(capsys):
+    from evalcore.io import load_dataset
+    from evalcore.views.systems import metrics_vs_humans
+
+    ds = load_dataset(SAMPLE)
+    res = metrics_vs_humans(ds, ["bleu", "chrf", "ter"], "adequacy", n_boot=60)
+    _assert_same(res["table"], _vs_cli(SAMPLE, None, ["bleu", "chrf", "ter"], "adequacy", 60, capsys))
+    # Williams test between two metrics: against scipy's correlations and the published formula
+    r = res["tests"][res["tests"]["test"] == "Williams"].iloc[0]
+    assert 0 <= r["p_value"] <= 1 and r["value_a"] >= r["value_b"]
+
+
+def test_metrics_vs_humans_view_equals_correlate_on_wmt24(capsys):
+    from evalcore.io import load_dataset
+    from evalcore.views.systems import metrics_vs_humans
+
+    folder = shared("wmt24_esa")
+    ds = load_dataset(folder, lp="en-cs")
+    res = metrics_vs_humans(ds, ["bleu", "chrf"], "esa", n_boot=100)
+    _assert_same(res["table"], _vs_cli(folder, "en-cs", ["bleu", "chrf"], "esa", 100, capsys))
+    # chrF and BLEU on 15 systems: a Williams p-value with n - 3 = 12 degrees of freedom
+    tests = res["tests"]
+    assert len(tests[tests["test"] == "Williams"]) == 1
+
+
+def test_systems_page_shows_metrics_vs_humans_with_the_cli_numbers(capsys):
+    from test_pages import _open
+
+    at = _open("systems", {"sys_boot": 30, "sys_metrics": ["bleu", "chrf"]})
+    assert at.checkbox(key="sys_judged_only").value is True  # the shared default
+    assert any(s.value == "Metrics vs humans" for s in at.subheader)
+    table = next(df.value for df in at.dataframe if {"statistic", "ci_low", "ci_high"} <= set(df.value.columns))
+    cli = _vs_cli(SAMPLE, None, ["bleu", "chrf"], "adequacy", 30, capsys)
+    from evalcore.views.systems import VS_HUMANS_METHODS
+
+    label = dict((b, a) for a, b in VS_HUMANS_METHODS)
+    _assert_same(table.assign(method=table["statistic"].map(label)), cli)
+    assert any("Agrees best" in m.value for m in at.markdown)
+    assert any("correlate DATA" in c.value for c in at.caption)
+    assert any("Settings: metric scores over the segments judged for adequacy" in c.value for c in at.caption)
+
+
+def test_campaign_and_systems_share_the_judged_only_default():
+    from test_pages import _open
+
+    at = _open("campaign", {"camp_metrics": ["chrf"]})
+    assert at.checkbox(key="camp_judged").value is True
+    assert any("Settings:" in c.value for c in at.caption)
+    assert (ROOT / "evalcore" / "settings.py").exists()
