@@ -180,3 +180,68 @@ def test_campaign_and_systems_share_the_judged_only_default():
     assert at.checkbox(key="camp_judged").value is True
     assert any("Settings:" in c.value for c in at.caption)
     assert (ROOT / "evalcore" / "settings.py").exists()
+
+
+# ---- Experts: no implicit expert, no figure from nothing, few systems said --------------------------
+def _four_systems(tmp_path):
+    """4 systems, 6 segments, three raters none of whom is named expert/gold; 'ann' and 'bob'
+    agree on the order a > b > c > d, 'cy' reverses it."""
+    rng = np.random.default_rng(0)
+    outs = {s: [f"output {s} {i}" for i in range(6)] for s in "abcd"}
+    d = _tiny(tmp_path, outs, {s: [0.0] * 6 for s in "abcd"})
+    rows = []
+    for rater, sign in (("ann", 1), ("bob", 1), ("cy", -1)):
+        for i in range(6):
+            for k, s in enumerate("abcd"):
+                rows.append((s, str(i + 1), rater, "adequacy", 50 + sign * (40 - 10 * k) + rng.integers(0, 3)))
+    pd.DataFrame(rows, columns=["system", "seg_id", "rater", "judgement", "score"]).to_csv(
+        d / "judgements.tsv", sep="\t", index=False)
+    return d
+
+
+def test_experts_without_a_gold_group_takes_no_rater_and_says_so():
+    from evalcore.experts import no_implicit_gold
+
+    assert no_implicit_gold(["rater1", "expert-1", "gold_b"]) == (["expert-1", "gold_b"], None)
+    chosen, note = no_implicit_gold(["ann", "bob"])
+    assert chosen == [] and "choose the gold (expert) group yourself" in note
+
+
+def test_experts_rho_from_four_systems_is_flagged(tmp_path, capsys):
+    from evalcore.experts import gold_labels, ranking_correlations
+    from evalcore.io import load_dataset
+
+    d = _four_systems(tmp_path)
+    ds = load_dataset(d)
+    table = ranking_correlations(gold_labels(ds, ["ann"], "adequacy"), None, "", 5)
+    row = table.set_index("ranking").loc["non-experts: all comparisons"]
+    assert row["n_systems"] == 4
+    notes = table.attrs["notes"]
+    assert any("from only 4 systems" in n and "0.083" in n for n in notes)  # 2/4! two-sided exact p
+    assert main(["experts", str(d), "--gold", "ann", "--criterion", "adequacy"]) == 0
+    assert "from only 4 systems" in capsys.readouterr().err
+
+
+def test_experts_page_asks_for_the_gold_group(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from evalcore import workspace
+    from evalcore.io import load_collection
+
+    monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "home" / "cache"))
+    workspace.save(load_collection(_four_systems(tmp_path)), "four")
+    label = next(f"{m['name']} (saved {m.get('saved_at', '?')})" for m in workspace.list_saved())
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    for k, v in {"dataset_label": label, "dataset_select": label, "ex_metric": "(none)"}.items():
+        at.session_state[k] = v
+    at.run()
+    at.switch_page("pages/experts.py")
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.multiselect(key="ex_gold").value == []  # no rater taken as the expert
+    assert any("does not take any rater as the expert" in i.value for i in at.info), [i.value for i in at.info]
+    assert not at.get("plotly_chart")  # nothing drawn before the user chooses
+    at.multiselect(key="ex_gold").set_value(["ann"]).run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert any("from only 4 systems" in w.value for w in at.warning)
