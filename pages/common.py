@@ -399,6 +399,20 @@ def judged_only_control(ds: Dataset, key: str, container=None) -> bool:
                              "(the CLI's --judged-only; off = --all-segments).")
 
 
+#: The two human scores of a system shown side by side (the judges' consensus tables), labelled.
+AGGREGATION_COLUMNS = {
+    "mean_score": st.column_config.NumberColumn(
+        "mean of rows", format="%.3f", help="Mean over every judgement row of the system: a segment weighs as "
+                                            "often as it was judged."),
+    "human_score": st.column_config.NumberColumn(
+        "human score", format="%.3f", help="Mean over segments of the per-segment mean over raters: the human "
+                                           "score of the Systems and Campaign pages and of correlate."),
+}
+AGGREGATION_CAPTION = ("Two aggregations of the same judgements: *human score* = mean over segments of the "
+                       "per-segment mean over raters (the number on every other page and in correlate); *mean of "
+                       "rows* = mean over every judgement row (segments judged by more raters weigh more).")
+
+
 def settings_of_page(ds: Dataset, judged_only: bool | None = None, include_refs: bool = False,
                      ref_ids=None, **fields):
     """The :class:`evalcore.settings.Settings` of this page run: the shared defaults, the

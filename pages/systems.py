@@ -13,6 +13,7 @@ from pages.common import cache_key  # noqa: E402
 ensure_shell(__file__)
 st.title("Systems")
 from pages.common import terms  # noqa: E402
+from pages.common import AGGREGATION_CAPTION, AGGREGATION_COLUMNS  # noqa: E402
 
 terms('system level', 'signature', 'bootstrap CI', 'paired bootstrap / approximate randomisation', 'human translations as systems', 'judged segments only', 'Schulze ranking')
 ds = current_dataset()
@@ -266,7 +267,8 @@ with cc2:
                        f"(Callison-Burch 2009; Schulze 2011): {support.summary()}.")
             if support.few:
                 st.warning(support.warning())
-            st.dataframe(jc, hide_index=True, width="stretch")
+            st.dataframe(jc, hide_index=True, width="stretch", column_config=AGGREGATION_COLUMNS)
+            st.caption(AGGREGATION_CAPTION)
             download_table(jc, f"{ds.name}_schulze_judges_{crit}", key="sys_sch_j", signature=support.summary())
         except Exception as exc:
             show_exception(exc, "Could not rank by the judges")

@@ -245,3 +245,47 @@ def test_experts_page_asks_for_the_gold_group(tmp_path, monkeypatch):
     at.multiselect(key="ex_gold").set_value(["ann"]).run()
     assert not at.exception, [e.message for e in at.exception]
     assert any("from only 4 systems" in w.value for w in at.warning)
+
+
+def test_judges_consensus_labels_both_aggregations():
+    """The judges' consensus shows the mean of raw rows and the human score of every other page
+    (mean over segments of the per-segment mean), computed here from the raw TSV."""
+    from evalcore.io import load_dataset
+    from evalcore.views.judges import judges_consensus
+    from evalcore.views.systems import system_table
+
+    ds = load_dataset(SAMPLE)
+    cons = judges_consensus(ds, "adequacy").set_index("system")
+    raw = pd.read_csv(SAMPLE / "judgements.tsv", sep="\t", dtype={"seg_id": str})
+    raw = raw[raw.judgement == "adequacy"]
+    seg_mean = raw.groupby(["system", "seg_id"]).score.mean().groupby("system").mean()
+    rows_mean = raw.groupby("system").score.mean()
+    for s in cons.index:
+        assert cons.loc[s, "human_score"] == pytest.approx(seg_mean[s], abs=1e-12)
+        assert cons.loc[s, "mean_score"] == pytest.approx(rows_mean[s], abs=1e-12)
+    systems = system_table(ds, [], ["adequacy"], n_boot=0, include_references=True).set_index("system")["score"]
+    for s in systems.index:
+        assert systems[s] == pytest.approx(cons.loc[s, "human_score"], abs=1e-12)
+
+
+# ---- pages on real names and sizes -----------------------------------------------------------------
+def test_system_bars_leave_room_for_long_names_and_every_panel_title():
+    """WMT24 en-hi-like names and 9 measures (3 rows): between two rows there is room for the
+    longest rotated name (its extent at 7 px per character) plus the next panel's title."""
+    from evalcore import plots as P
+
+    names = ["Unbabel-Tower70B", "CommandR-plus", "IOL-Research", "Claude-3.5-Sonnet", "Aya23", "refA"]
+    measures = ["bleu", "chrf", "ter", "meteor", "rouge-l", "nist-4", "gtm-1", "wer", "per"]
+    t = pd.DataFrame([{"measure": m, "system": s, "score": 1.0 + i, "ci_lo": 0.5 + i, "ci_hi": 1.5 + i,
+                       "is_reference": s == "refA", "mark": ""} for m in measures for i, s in enumerate(names)])
+    fig = P.system_bars(t)
+    longest = max(len(s) for s in names) * 7 * np.sin(np.radians(45))
+    plot_h = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+    doms = sorted({tuple(fig.layout[k].domain) for k in fig.layout if k.startswith("yaxis")}, reverse=True)
+    assert len(doms) == 3
+    for upper, lower in zip(doms, doms[1:]):
+        gap_px = (upper[0] - lower[1]) * plot_h
+        assert gap_px >= longest + 24, (gap_px, longest)
+    assert fig.layout.margin.b >= longest  # the bottom row's names fit too
+    titles = [a.text for a in fig.layout.annotations]
+    assert sorted(titles) == sorted(measures)
