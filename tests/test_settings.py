@@ -289,3 +289,27 @@ def test_system_bars_leave_room_for_long_names_and_every_panel_title():
     assert fig.layout.margin.b >= longest  # the bottom row's names fit too
     titles = [a.text for a in fig.layout.annotations]
     assert sorted(titles) == sorted(measures)
+
+
+def _contrast(c1: str, c2: str) -> float:
+    """WCAG 2.1 contrast ratio of two #rrggbb colours."""
+    def lum(c):
+        rgb = [int(c.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+        rgb = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in rgb]
+        return 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]
+    hi, lo = sorted((lum(c1), lum(c2)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_compare_win_rate_labels_are_readable_when_b_wins():
+    """The winner's name is drawn outside the bar in dark text on the white page (Plotly's
+    automatic inside text is white, unreadable on B's white hatching)."""
+    from evalcore.plots_compare import win_rates
+
+    wins = pd.DataFrame({"signal": ["bleu", "chrf", "ter"], "a_win_rate": [0.2, 0.9, 0.5], "a_wins": [2, 9, 5],
+                         "b_wins": [8, 1, 5], "ties": [0, 0, 0], "n_segments": [10, 10, 10]})
+    head = pd.DataFrame({"signal": ["bleu", "chrf", "ter"], "winner": ["Unbabel-Tower70B", "A", ""]})
+    bar = win_rates(wins, head, "A", "Unbabel-Tower70B").data[0]
+    assert list(bar.text) == ["Unbabel-Tower70B", "A", "n.s."]
+    assert bar.textposition == "outside" and bar.cliponaxis is False
+    assert _contrast(bar.textfont.color, "#ffffff") >= 4.5
