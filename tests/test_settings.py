@@ -313,3 +313,55 @@ def test_compare_win_rate_labels_are_readable_when_b_wins():
     assert list(bar.text) == ["Unbabel-Tower70B", "A", "n.s."]
     assert bar.textposition == "outside" and bar.cliponaxis is False
     assert _contrast(bar.textfont.color, "#ffffff") >= 4.5
+
+
+def test_divergence_detail_lists_only_the_raters_who_judged(tmp_path):
+    """r1 judged system a only, r2 system b only: a's detail lists r1 and says one rater is left out."""
+    from evalcore.io import load_dataset
+    from evalcore.views import divergence as dv
+
+    outs = {"a": ["the cat sat on the mat 0", "a dog 1"], "b": ["the cat sat 0", "the cat sat on the mat 1"],
+            "c": ["cat 0", "the mat 1"]}
+    d = _tiny(tmp_path, outs, {"a": [4, 2], "b": [3, 5], "c": [1, 2]})
+    raw = pd.read_csv(d / "judgements.tsv", sep="\t", dtype=str)
+    raw["rater"] = raw["system"].map({"a": "r1", "b": "r2", "c": "r3"})
+    raw.to_csv(d / "judgements.tsv", sep="\t", index=False)
+    ds = load_dataset(d)
+    sig = dv.signal_table(ds, ["bleu"], ds.criteria)
+    detail = dv.segment_detail(ds, "a", "1", sig)
+    judges = [s for s in detail["scores"]["signal"] if s.startswith("judge:")]
+    assert judges == ["judge:adequacy:r1"] and detail["not_judged"] == 2
+    assert "metric:bleu" in set(detail["scores"]["signal"]) and "human:adequacy" in set(detail["scores"]["signal"])
+
+
+def test_divergence_output_choice_follows_the_row_not_its_position():
+    """The "Output" options are the (system, segment) rows of the table shown; after signal b
+    changes, the choice is still a row of the new table (the same output when it is still there)
+    and the detail shows that output. Before, the options were positions 0-19 that stayed put."""
+    from test_pages import FAST, _open
+
+    at = _open("divergence", FAST)
+    system, seg = list(_pick_values(at))[3]
+    at.selectbox(key="div_pick").set_value((system, seg)).run()
+    assert not at.exception
+    assert at.selectbox(key="div_pick").value == (system, seg)
+    at.selectbox(key="div_b").set_value("metric:chrf").run()
+    assert not at.exception
+    now = tuple(at.selectbox(key="div_pick").value)
+    rows = list(_pick_values(at))
+    assert now in rows
+    if (system, seg) in rows:
+        assert now == (system, seg)
+    assert any(f"Output of {now[0]}" in m.value for m in at.markdown)
+
+
+def _pick_values(at):
+    from evalcore.views import divergence as dv
+
+    return dv.pick_options(_frame_with(at, "divergence")).keys()
+
+
+def _frame_with(at, column):
+    from test_pages import _frame
+
+    return _frame(at, column)
