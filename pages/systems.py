@@ -181,6 +181,13 @@ except Exception as exc:
 fig = show_scores(table, True)
 with caption_slot.container():
     segments_caption(table, ds.n_segments, judged_only)
+    if judged_only and metrics:  # candidates nobody judged have no judged segments: say who is not shown
+        shown = set(table.loc[table["kind"] == "metric", "system"])
+        wanted = ds.systems + ([r for r in ds.ref_ids if r not in (ref_ids or ())] if include_refs else [])
+        unjudged = [s for s in wanted if s not in shown]
+        if unjudged:
+            st.caption(f"Not judged for {md(judged_only)}, so without metric scores under *judged segments only* "
+                       f"(switch it off to score them on every segment): {md(', '.join(unjudged))}.")
 with table_dl:
     download_table(table, f"{ds.name}_systems", key="sys_table", signature=sig)
 with fig_dl:
