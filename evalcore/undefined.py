@@ -46,6 +46,8 @@ def correlation_notes(metric: str, method: str, gold, scores, value: float,
     if _constant(g):
         notes.append(f"{metric} {method}: undefined: the humans give all {n} {unit}s the same score "
                      f"({g[0]:.6g}; zero variance)")
+    if n < MIN_SYSTEMS and not notes and nan:
+        notes.append(f"{metric} {method}: undefined: only {n} {unit}s (at least {MIN_SYSTEMS} are needed)")
     if n < MIN_SYSTEMS and not notes:
         ci_text = f" and its CI [{ci[0]:.3g}, {ci[1]:.3g}]" if ci and not any(map(math.isnan, ci)) else ""
         notes.append(f"{metric} {method}: degenerate: with {n} {unit}s every correlation is ±1; the value"

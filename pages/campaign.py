@@ -155,6 +155,8 @@ st.subheader("Metric correlations per language pair")
 st.caption(f"Rows `{ALL}`: Pearson and Kendall averaged over the language pairs; accuracy over the pooled pairs of "
            "systems (Kocmi et al. 2021). Metric scores are oriented so that higher is better (TER, WER, PER negated).")
 corr = res.correlations
+for note in campaign_view.undefined_notes(res):  # an empty or ±1 value is explained beside the table
+    st.warning(md(note))
 st.dataframe(corr, hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ("pearson", "kendall", "accuracy")})
 download_table(corr, "campaign_correlations", key="camp_corr", signature=sig)

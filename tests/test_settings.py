@@ -365,3 +365,21 @@ def _frame_with(at, column):
     from test_pages import _frame
 
     return _frame(at, column)
+
+
+def test_campaign_explains_degenerate_and_undefined_correlations(tmp_path):
+    from evalcore.campaign import campaign
+    from evalcore.io import load_collection
+    from evalcore.views.campaign import undefined_notes
+
+    two = _tiny(tmp_path, {"a": ["the cat sat on the mat 0", "a dog 1"], "b": ["the cat sat 0", "the mat 1"]},
+                {"a": [4, 2], "b": [3, 5]})
+    res = campaign(load_collection(two), ["chrf"], "adequacy", judged_only=True)
+    assert np.isnan(res.correlations["pearson"].iloc[0])  # the campaign needs 3 systems
+    assert any("undefined: only 2 systems (at least 3 are needed)" in n for n in undefined_notes(res))
+    same = ["the cat sat 0", "the cat 1"]
+    (tmp_path / "c").mkdir()
+    const = _tiny(tmp_path / "c", {"a": same, "b": same, "c": same}, {"a": [4, 2], "b": [3, 5], "c": [1, 2]})
+    res = campaign(load_collection(const), ["chrf"], "adequacy", judged_only=True)
+    assert np.isnan(res.correlations["pearson"].iloc[0])
+    assert any("the metric gives all 3 systems the same score" in n for n in undefined_notes(res))
