@@ -420,8 +420,12 @@ def settings_of_page(ds: Dataset, judged_only: bool | None = None, include_refs:
     from evalcore.metrics.tokenize import session_tokenizer
     from evalcore.settings import DEFAULTS
 
+    from evalcore.metrics.tokenize import default_tokenizer
+
     judged = DEFAULTS.judged_only if judged_only is None else judged_only
-    settings = DEFAULTS.with_(judged_only=bool(judged), tokenizer=session_tokenizer(),
+    tok = session_tokenizer()
+    tok = None if tok == default_tokenizer(ds.lp) else tok  # the default, stated as the CLI states it
+    settings = DEFAULTS.with_(judged_only=bool(judged), tokenizer=tok,
                               human_systems="include" if include_refs else "exclude",
                               references=tuple(ref_ids) if ref_ids else None, **fields)
     return settings.resolve(ds)[0]

@@ -2,6 +2,7 @@
 rank agreement between metrics and humans, Schulze consensus of metrics and of judges."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -200,10 +201,18 @@ with left:
     method = st.selectbox("Agreement between rankings", ["kendall", "spearman", "pearson"], key="sys_rank_method",
                           format_func={"kendall": "Kendall τ_b", "spearman": "Spearman ρ", "pearson": "Pearson r"}.get)
     agree = memo_object("agree", key + (method,), lambda: systems_view.rank_agreement(table, method))
-    hfig = memo_object("agree_fig", key + (method,), lambda: P.with_signature(P.heatmap(
-        agree, f"{method} between the system rankings (orientation-aware)", -1, 1), sig))
-    st.plotly_chart(hfig, width="stretch", key="sys_rank_heat")
-    download_figure(hfig, f"{ds.name}_rank_agreement", key="sys_rank_fig")
+    off_diag = agree.to_numpy(float)[~np.eye(len(agree), dtype=bool)] if len(agree) > 1 else np.array([])
+    if off_diag.size and np.isfinite(off_diag).any():
+        hfig = memo_object("agree_fig", key + (method,), lambda: P.with_signature(P.heatmap(
+            agree, f"{method} between the system rankings (orientation-aware)", -1, 1), sig))
+        st.plotly_chart(hfig, width="stretch", key="sys_rank_heat")
+        download_figure(hfig, f"{ds.name}_rank_agreement", key="sys_rank_fig")
+        if np.isnan(off_diag).any():
+            st.caption("Empty cells: fewer than 3 systems scored by both measures, or a measure that gives every "
+                       "system the same score (no agreement can be computed).")
+    else:  # no figure drawn from nothing
+        st.info("No agreement between rankings to draw: it needs two measures that both score at least 3 systems "
+                "and do not give every system the same score.")
     download_table(agree.reset_index().rename(columns={"index": "measure"}), f"{ds.name}_rank_agreement",
                    key="sys_rank_tab", signature=sig)
 with right:

@@ -3,6 +3,7 @@
 results explained instead of shown bare."""
 from __future__ import annotations
 
+import html
 import tempfile
 from pathlib import Path
 
@@ -383,3 +384,41 @@ def test_campaign_explains_degenerate_and_undefined_correlations(tmp_path):
     res = campaign(load_collection(const), ["chrf"], "adequacy", judged_only=True)
     assert np.isnan(res.correlations["pearson"].iloc[0])
     assert any("the metric gives all 3 systems the same score" in n for n in undefined_notes(res))
+
+
+def test_systems_page_explains_two_systems(tmp_path, monkeypatch):
+    """Two systems: every correlation is ±1 with a CI of [1, 1]; the page says so, and draws no
+    rank-agreement heatmap from nothing."""
+    from streamlit.testing.v1 import AppTest
+
+    from evalcore import workspace
+    from evalcore.io import load_collection
+
+    monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "home" / "cache"))
+    two = _tiny(tmp_path, {"a": ["the cat sat on the mat 0", "a dog 1"], "b": ["the cat sat 0", "the mat 1"]},
+                {"a": [4, 2], "b": [3, 5]})
+    workspace.save(load_collection(two), "two")
+    label = next(f"{m['name']} (saved {m.get('saved_at', '?')})" for m in workspace.list_saved())
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    for k, v in {"dataset_label": label, "dataset_select": label, "sys_metrics": ["chrf"], "sys_boot": 20,
+                 "sys_baseline": "(none)"}.items():
+        at.session_state[k] = v
+    at.run()
+    at.switch_page("pages/systems.py")
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    warnings_ = [html.unescape(w.value) for w in at.warning]  # user text is escaped on the page
+    assert any("degenerate: with 2 systems every correlation is ±1" in w for w in warnings_), warnings_
+    assert any("No agreement between rankings to draw" in i.value for i in at.info)
+    assert not any(c.key == "sys_rank_heat" for c in at.get("plotly_chart") if hasattr(c, "key"))
+
+
+def test_best_metrics_names_every_tied_metric():
+    from evalcore.views.systems import best_metrics
+
+    t = pd.DataFrame({"metric": ["bleu", "chrf", "ter"], "statistic": ["Kendall τ_b"] * 3,
+                      "value": [0.428571, 0.428571, 0.1], "ci_low": [-0.1, 0.0, -0.5], "ci_high": [0.7, 0.7, 0.6],
+                      "n": [15, 15, 15]})
+    (line,) = best_metrics(t)
+    assert "bleu 0.429" in line and "chrf 0.429" in line and "(tied)" in line and "ter" not in line

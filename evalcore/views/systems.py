@@ -427,15 +427,20 @@ def metrics_vs_humans(dataset: Dataset, metric_ids: Sequence[str], criterion: st
 
 
 def best_metrics(table: pd.DataFrame) -> list[str]:
-    """One sentence per statistic of a :func:`metrics_vs_humans` table: the metric with the
-    highest value and its CI (empty values left out; nothing when every value is empty)."""
+    """One sentence per statistic of a :func:`metrics_vs_humans` table: the metric(s) with the
+    highest value (every one on a tie) and the CI (empty values left out; nothing when every
+    value is empty)."""
     out = []
     for label, g in table.groupby("statistic", sort=False):
         g = g.dropna(subset=["value"])
         if g.empty:
             continue
-        r = g.loc[g["value"].idxmax()]
-        ci = (f" [{r['ci_low']:.3f}, {r['ci_high']:.3f}]" if pd.notna(r["ci_low"]) and pd.notna(r["ci_high"])
-              else "")
-        out.append(f"{label}: {r['metric']} {r['value']:.3f}{ci} (n = {int(r['n'])} systems)")
+        top = g[g["value"] >= g["value"].max() - 1e-12]
+        parts = []
+        for _, r in top.iterrows():
+            ci = (f" [{r['ci_low']:.3f}, {r['ci_high']:.3f}]" if pd.notna(r["ci_low"]) and pd.notna(r["ci_high"])
+                  else "")
+            parts.append(f"{r['metric']} {r['value']:.3f}{ci}")
+        tie = " (tied)" if len(top) > 1 else ""
+        out.append(f"{label}: {' and '.join(parts)}{tie} (n = {int(top['n'].max())} systems)")
     return out
