@@ -422,3 +422,53 @@ def test_best_metrics_names_every_tied_metric():
                       "n": [15, 15, 15]})
     (line,) = best_metrics(t)
     assert "bleu 0.429" in line and "chrf 0.429" in line and "(tied)" in line and "ter" not in line
+
+
+def _mtme_stats():
+    import sys as _sys
+
+    root = shared("..") / "oracles" / "mt-metrics-eval"
+    if not root.exists():
+        pytest.skip(f"{root} is absent (the mt-metrics-eval oracle)")
+    _sys.path.insert(0, str(root))
+    from mt_metrics_eval import stats
+
+    return stats
+
+
+def test_williams_between_metrics_matches_mtme_and_correlate(capsys):
+    """Williams' p-values of the Systems page = mt-metrics-eval's WilliamsTest on sacreBLEU corpus
+    scores and the humans' means computed here from the raw TSV, and = correlate --compare."""
+    import re
+
+    from sacrebleu.metrics import BLEU, CHRF
+
+    from evalcore.io import load_dataset
+    from evalcore.views.systems import metrics_vs_humans
+
+    mtme = _mtme_stats()
+    read = lambda n: pd.read_csv(SAMPLE / n, sep="\t", dtype=str, keep_default_na=False)  # noqa: E731
+    outs, refs, jud = read("outputs.tsv"), read("references.tsv"), read("judgements.tsv")
+    jud = jud[jud.judgement == "adequacy"].assign(score=lambda d: d.score.astype(float))
+    gold = jud.groupby(["system", "seg_id"]).score.mean().groupby("system").mean()
+    segs = list(dict.fromkeys(refs.seg_id))
+    ref_sets = [refs[refs.ref_id == r].set_index("seg_id").text.reindex(segs).tolist() for r in dict.fromkeys(refs.ref_id)]
+    systems = [s for s in dict.fromkeys(outs.system) if s in gold.index]
+    vec = {}
+    for name, metric in (("bleu", BLEU()), ("chrf", CHRF())):
+        vec[name] = np.array([metric.corpus_score(outs[outs.system == s].set_index("seg_id").text.reindex(segs).tolist(),
+                                                  ref_sets).score for s in systems])
+    g = gold[systems].to_numpy()
+    r1, r2 = scipy.stats.pearsonr(g, vec["bleu"])[0], scipy.stats.pearsonr(g, vec["chrf"])[0]
+    r12 = scipy.stats.pearsonr(vec["bleu"], vec["chrf"])[0]
+    hi, lo = ("bleu", "chrf") if r1 >= r2 else ("chrf", "bleu")
+    want = mtme.WilliamsTest(max(r1, r2), min(r1, r2), r12, len(systems))
+    res = metrics_vs_humans(load_dataset(SAMPLE), ["bleu", "chrf"], "adequacy", n_boot=0)
+    row = res["tests"][res["tests"]["test"] == "Williams"].iloc[0]
+    assert (row["metric_a"], row["metric_b"]) == (hi, lo)
+    assert row["p_value"] == pytest.approx(want, abs=1e-9)
+    assert main(["correlate", str(SAMPLE), "--metrics", "bleu,chrf", "--human", "adequacy", "--compare",
+                 "williams"]) == 0
+    err = capsys.readouterr().err
+    m = re.search(rf"Williams: {hi} \(\S+\) > {lo} \(\S+\): p = (\S+)", err)
+    assert m and float(m.group(1)) == pytest.approx(want, rel=1e-5)

@@ -44,6 +44,10 @@ def add_arguments(p) -> None:
     p.add_argument("--bootstrap", type=int, default=0, help="percentile bootstrap CI with N draws (0: none)")
     p.add_argument("--bootstrap-over", choices=["items", "systems", "both"], default=None,
                    help="what to resample (default: systems at system level, both at segment level)")
+    p.add_argument("--compare", choices=["williams", "perm"], default=None,
+                   help="system level: test every two metrics' correlations (williams: Williams' test, Pearson "
+                        "only; perm: PERM-BOTH) and print the one-sided p-values and significance clusters to "
+                        "stderr (the Systems page's tests)")
     p.add_argument("--fisher", action="store_true", help="Fisher z CI when not bootstrapping")
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--seed", type=int, default=0)
@@ -214,6 +218,21 @@ def run(args) -> int:
     elif len(table) and table["value"].isna().any():
         notes += [f"{m} {args.method}: undefined at segment level (every cell has the same metric or human score, "
                   "or fewer than 2 cells)" for m in table.loc[table["value"].isna(), "metric"]]
+    if args.compare:
+        if args.level != "system":
+            raise ValueError("--compare tests system-level correlations: use --level system")
+        from ..views.systems import metric_tests
+
+        systems = [s for s in dict.fromkeys(human["system"]) if s not in set(exclude)]
+        rows, ranks, why = metric_tests(human, scores, systems, list(dict.fromkeys(scores["metric"])), args.method,
+                                        args.compare, args.alpha, seed=args.seed)
+        notes += why
+        for r in rows:
+            print(f"test: {args.method} {r['test']}: {r['metric_a']} ({r['value_a']:.6f}) > {r['metric_b']} "
+                  f"({r['value_b']:.6f}): p = {r['p_value']:.6g}", file=sys.stderr)
+        if ranks:
+            print("test: clusters (p <= {:g}): {}".format(args.alpha, ", ".join(
+                f"{r['metric']} {r['rank']}" for r in ranks)), file=sys.stderr)
     print(f"settings: {settings.describe(ds, args.human)}", file=sys.stderr)
     for line in notes:
         print(f"note: {line}", file=sys.stderr)

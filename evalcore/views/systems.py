@@ -314,9 +314,8 @@ def metrics_vs_humans(dataset: Dataset, metric_ids: Sequence[str], criterion: st
     from ..metrics.base import get_metric
     from ..metrics.tokenize import resolve_tokenizer
     from ..settings import DEFAULTS
-    from ..stats.significance import compare_metrics
     from ..stats.tables import correlation_table, human_systems, system_vectors
-    from ..undefined import correlation_notes, test_notes
+    from ..undefined import correlation_notes
     from .campaign import cached_scores
 
     settings = settings or DEFAULTS
@@ -388,33 +387,11 @@ def metrics_vs_humans(dataset: Dataset, metric_ids: Sequence[str], criterion: st
             use = [s for s in systems if s in set(ms["system"])]
             g, m = system_vectors(hum, ms, use)
             notes += correlation_notes(r.metric, label, g, m, float(r.value), (float(r.ci_low), float(r.ci_high)))
-        # tests between metrics on the systems every metric scores
-        common = [s for s in systems if all(s in set(scores.loc[scores["metric"] == m, "system"]) for m in metric_ids)]
-        vecs = {}
-        gold = None
-        for m in metric_ids:
-            gold, vecs[m] = system_vectors(hum, scores[scores["metric"] == m], common)
         kind = test if method == "pearson" else "perm"
-        usable = {m: v for m, v in vecs.items() if len(v) and np.nanstd(v) > 0}
-        if len(usable) < 2:
-            continue
-        why = test_notes(len(common), kind)
-        if why:
-            if method == "pearson" or kind != "williams":
-                notes += [f"{label}: {w}" for w in why]
-            continue
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            order, sig = compare_metrics(gold, usable, method, test=kind, alpha=alpha, k=n_perm, seed=seed)
-        names = list(order["metric"])
-        vals = dict(zip(order["metric"], order["value"]))
-        for i in range(len(names)):
-            for j in range(i + 1, len(names)):
-                tests.append({"statistic": label, "test": "Williams" if kind == "williams" else "PERM-BOTH",
-                              "metric_a": names[i], "metric_b": names[j], "value_a": vals[names[i]],
-                              "value_b": vals[names[j]], "p_value": float(sig[i, j])})
-        ranks += [{"statistic": label, "metric": r.metric, "value": float(r.value), "rank": int(r.rank)}
-                  for r in order.itertuples(index=False)]
+        t, rk, why = metric_tests(hum, scores, systems, metric_ids, method, kind, alpha, n_perm, seed)
+        notes += [f"{label}: {w}" for w in why]
+        tests += [dict(r, statistic=label) for r in t]
+        ranks += [dict(r, statistic=label) for r in rk]
     if progress:
         progress(1.0, "metrics vs humans ready")
     return {"table": pd.DataFrame(rows, columns=["metric", "method", "statistic", "value", "ci_low", "ci_high", "n",
@@ -444,3 +421,48 @@ def best_metrics(table: pd.DataFrame) -> list[str]:
         tie = " (tied)" if len(top) > 1 else ""
         out.append(f"{label}: {' and '.join(parts)}{tie} (n = {int(top['n'].max())} systems)")
     return out
+
+
+def metric_tests(human: pd.DataFrame, scores: pd.DataFrame, systems: Sequence[str], metric_ids: Sequence[str],
+                 method: str = "pearson", test: str = "williams", alpha: float = 0.05, n_perm: int = 1000,
+                 seed: int = 0) -> tuple[list[dict], list[dict], list[str]]:
+    """Tests between every two metrics' system-level correlations with the humans (what the
+    Systems page and ``correlate --compare`` show), on the systems every metric scores:
+    Williams' test (Williams 1959; Graham & Baldwin 2014; methods §3.5; Pearson only) or
+    PERM-BOTH (methods §3.4), ranked into significance clusters (methods §3.6) by
+    :func:`evalcore.stats.significance.compare_metrics`. ``human``/``scores``: the frames
+    :func:`evalcore.stats.tables.correlation_table` takes (scores already oriented).
+
+    Returns (rows test, metric_a, metric_b, value_a, value_b, p_value — p for "metric_a agrees
+    better than metric_b", one-sided; rows metric, value, rank; notes on why no test was run)."""
+    from ..stats.significance import compare_metrics
+    from ..stats.tables import system_vectors
+    from ..undefined import test_notes
+
+    if test == "williams" and method != "pearson":
+        raise ValueError("Williams' test compares Pearson correlations; use perm for the other statistics")
+    hum = human[human["system"].isin(systems)].assign(seg_id=lambda d: d["seg_id"].astype(str))
+    sc = scores.assign(seg_id=scores["seg_id"].astype(str))
+    have = {m: set(sc.loc[sc["metric"] == m, "system"]) for m in metric_ids}
+    common = [s for s in dict.fromkeys(hum["system"]) if all(s in have[m] for m in metric_ids)]
+    vecs, gold = {}, None
+    for m in metric_ids:
+        gold, vecs[m] = system_vectors(hum, sc[sc["metric"] == m], common)
+    usable = {m: v for m, v in vecs.items() if len(v) and np.nanstd(v) > 0}
+    dropped = [m for m in metric_ids if m not in usable]
+    notes = [f"{m}: the same score for every system, left out of the tests" for m in dropped] if len(vecs) > 1 else []
+    if len(usable) < 2:
+        return [], [], notes
+    why = test_notes(len(common), test)
+    if why:
+        return [], [], notes + why
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        order, sig = compare_metrics(gold, usable, method, test=test, alpha=alpha, k=n_perm, seed=seed)
+    names = list(order["metric"])
+    vals = dict(zip(order["metric"], order["value"]))
+    rows = [{"test": "Williams" if test == "williams" else "PERM-BOTH", "metric_a": names[i], "metric_b": names[j],
+             "value_a": float(vals[names[i]]), "value_b": float(vals[names[j]]), "p_value": float(sig[i, j])}
+            for i in range(len(names)) for j in range(i + 1, len(names))]
+    ranks = [{"metric": r.metric, "value": float(r.value), "rank": int(r.rank)} for r in order.itertuples(index=False)]
+    return rows, ranks, notes
