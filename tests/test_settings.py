@@ -170,7 +170,7 @@ def test_systems_page_shows_metrics_vs_humans_with_the_cli_numbers(capsys):
     label = dict((b, a) for a, b in VS_HUMANS_METHODS)
     _assert_same(table.assign(method=table["statistic"].map(label)), cli)
     assert any("Agrees best" in m.value for m in at.markdown)
-    assert any("correlate DATA" in c.value for c in at.caption)
+    assert any("correlate DATA" in c.value for c in at.code)
     assert any("Settings: metric scores over the segments judged for adequacy" in c.value for c in at.caption)
 
 

@@ -259,11 +259,14 @@ VS_HUMANS_METHODS = (("pearson", "Pearson r"), ("kendall", "Kendall τ_b"), ("ac
 def correlate_command(dataset: Dataset, metric_ids: Sequence[str], criterion: str, settings, method: str,
                       n_boot: int, seed: int = 0, alpha: float = 0.05, normalisation: str = "raw",
                       aggregate: str = "mean") -> str:
-    """The ``python -m evalcore correlate`` command line that prints the same numbers."""
+    """The ``python -m evalcore correlate`` command line that prints the same numbers (every
+    value from the data shell-quoted)."""
+    from shlex import quote
+
     parts = ["python -m evalcore correlate DATA"]
     if dataset.lp:
-        parts.append(f"--lp {dataset.lp}")
-    parts += [f"--metrics {','.join(metric_ids)}", f"--human {criterion}", f"--method {method}"]
+        parts.append(f"--lp {quote(dataset.lp)}")
+    parts += [f"--metrics {quote(','.join(metric_ids))}", f"--human {quote(criterion)}", f"--method {method}"]
     if n_boot:
         parts.append(f"--bootstrap {int(n_boot)}")
     if seed:
@@ -281,7 +284,7 @@ def correlate_command(dataset: Dataset, metric_ids: Sequence[str], criterion: st
     if settings.include_human_systems:
         parts.append("--include-human-systems")
     if settings.references:
-        parts.append(f"--refs {','.join(settings.references)}")
+        parts.append(f"--refs {quote(','.join(settings.references))}")
     if settings.tokenizer:
         parts.append(f"--tokenize {settings.tokenizer}")
     return " ".join(parts)
