@@ -16,6 +16,7 @@ the pairwise labels, agreement, weights and curve of :mod:`evalcore.human`:
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -163,7 +164,38 @@ def ranking_correlations(labels: pd.DataFrame, metric_scores: pd.Series | None =
     out = pd.DataFrame(rows, columns=["ranking", "rho", "sd", "n_systems"])
     out.attrs["note"] = ("Spearman's ρ with the gold raters' ranking (system score = share of its comparisons judged "
                          "better than or equal, Callison-Burch et al. 2008); systems ranked by both only")
+    out.attrs["notes"] = ranking_notes(out)
     return out
+
+
+#: Below this many systems no Spearman ρ is significant at 0.05 (two-sided exact test: with 4
+#: systems the smallest p is 2/4! = 0.083; Kendall & Gibbons 1990, ch. 2).
+MIN_RANKED_SYSTEMS = 5
+
+
+def ranking_notes(table: pd.DataFrame) -> list[str]:
+    """Why a ρ of :func:`ranking_correlations` is empty or says little (too few systems ranked by
+    both sides); the pages and the ``experts`` command state them beside the values."""
+    notes = []
+    for r in table.itertuples(index=False):
+        if r.n_systems < 3:
+            notes.append(f"{r.ranking}: ρ undefined: {r.n_systems} system(s) ranked by both sides "
+                         "(at least 3 are needed)")
+        elif r.n_systems < MIN_RANKED_SYSTEMS:
+            notes.append(f"{r.ranking}: ρ = {r.rho:.2f} from only {r.n_systems} systems: with fewer than "
+                         f"{MIN_RANKED_SYSTEMS} systems no ρ is significant at 0.05 (the smallest two-sided exact "
+                         f"p with {r.n_systems} is {2 / math.factorial(r.n_systems):.3f})")
+    return notes
+
+
+def no_implicit_gold(raters: Sequence[str]) -> tuple[list[str], str | None]:
+    """(the raters the data itself marks as gold: named ``expert``/``gold``, the note when none
+    is). No rater is made "the expert" by position: the user chooses the gold group."""
+    marked = [r for r in raters if "expert" in str(r).lower() or "gold" in str(r).lower()]
+    if marked:
+        return marked, None
+    return [], ("no rater is named expert or gold in this data: choose the gold (expert) group yourself; "
+                "evalcore does not take any rater as the expert by default")
 
 
 def metric_system_scores(dataset, metric: str) -> pd.Series:

@@ -160,18 +160,39 @@ def system_bars(table: pd.DataFrame, measures: list[str] | None = None,
                    system_label=[_safe(s) for s in df["system"]])
     n = df["measure"].nunique()
     cols = min(3, max(n, 1))
+    rows = -(-n // cols) if n else 1
+    # room for the rotated system names below each panel and the next panel's title above it:
+    # real names (WMT's "Unbabel-Tower70B", "CommandR-plus") run into the next row otherwise
+    label_px = bar_label_px(df["system"])
+    gap_px = label_px + BAR_TITLE_PX
+    area_px = rows * BAR_PANEL_PX + (rows - 1) * gap_px
+    spacing = gap_px / area_px if rows > 1 else 0.0
     fig = px.bar(df, x="system_label", y="score", color="kind_label", facet_col="measure", facet_col_wrap=cols,
-                 error_y="err_up", error_y_minus="err_dn", facet_row_spacing=0.12, facet_col_spacing=0.06,
+                 error_y="err_up", error_y_minus="err_dn", facet_row_spacing=spacing, facet_col_spacing=0.06,
                  color_discrete_map={"MT system": "#4e79a7", "human translation": "#9c9c9c"},
                  hover_data={"mark": True, "ci_lo": ":.3f", "ci_hi": ":.3f", "kind_label": False},
                  labels={"system_label": "", "score": "", "kind_label": ""})
     fig.update_yaxes(matches=None, showticklabels=True)
-    fig.update_xaxes(tickangle=-35, showticklabels=True)
+    fig.update_xaxes(tickangle=-BAR_TICK_ANGLE, showticklabels=True, automargin=True)
     fig.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
-    rows = -(-n // cols) if n else 1
-    fig.update_layout(title=title, height=max(360, 300 * rows), margin=_MARGIN,
+    margin = dict(_MARGIN, b=_MARGIN["b"] + label_px)
+    fig.update_layout(title=title, height=int(area_px + margin["t"] + margin["b"]), margin=margin,
                       legend=dict(orientation="h", y=1.06, x=1, xanchor="right"))
     return fig
+
+
+#: Bar-chart grid geometry (pixels): a panel's plotting height, the height of a panel's title,
+#: the angle of the system names and the width of one character at Plotly's 12 px default font.
+BAR_PANEL_PX = 240
+BAR_TITLE_PX = 36
+BAR_TICK_ANGLE = 45
+BAR_CHAR_PX = 7.0
+
+
+def bar_label_px(names) -> float:
+    """Vertical extent (px) of the longest system name rotated by :data:`BAR_TICK_ANGLE`."""
+    longest = max((len(str(s)) for s in names), default=0)
+    return float(np.ceil(longest * BAR_CHAR_PX * np.sin(np.radians(BAR_TICK_ANGLE)) + 12))
 
 
 def rater_distributions(dist: pd.DataFrame, title: str = "Per-rater score distributions",

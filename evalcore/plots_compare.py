@@ -16,6 +16,8 @@ from .compare import COLOURS
 from .plot_text import safe as _safe
 
 _MARGIN = dict(t=60, b=50, l=60, r=20)
+#: Text on the white page beside a bar (contrast 15.9:1 with white, WCAG 2.1 §1.4.3).
+LABEL_COLOUR = "#222222"
 
 
 def _winner_colour(winner: str, a: str, b: str) -> str:
@@ -33,14 +35,18 @@ def win_rates(wins: pd.DataFrame, head: pd.DataFrame, a: str, b: str) -> go.Figu
         y=[_safe(s) for s in sig], x=wins["a_win_rate"], orientation="h",
         marker_color=[_winner_colour(x, a, b) for x in w],
         marker_pattern_shape=["/" if x == b else ("" if x == a else ".") for x in w],
-        text=[_safe(x if x in (a, b) else "n.s.") for x in w], textposition="auto",
+        # the winner's name outside the bar in dark text on the page's white: inside, Plotly's
+        # automatic white text was unreadable on B's blue-and-white hatching
+        text=[_safe(x if x in (a, b) else "n.s.") for x in w], textposition="outside", cliponaxis=False,
+        textfont={"color": LABEL_COLOUR},
         customdata=np.c_[wins["a_wins"], wins["b_wins"], wins["ties"], wins["n_segments"]],
         hovertemplate="%{y}<br>A wins %{customdata[0]}, B wins %{customdata[1]}, ties %{customdata[2]} "
                       "of %{customdata[3]} segments<br>A win rate %{x:.2f}<extra></extra>"))
     fig.add_vline(x=0.5, line_dash="dash", line_color="#444")
+    longest = max((len(str(x)) for x in (a, b, "n.s.")), default=4)
     fig.update_layout(title=f"Share of segments won by A = {_safe(a)} (orange) vs B = {_safe(b)} (blue, hatched)",
                       xaxis_title="A win rate (ties count ½)", xaxis_range=[0, 1], height=120 + 34 * len(sig),
-                      margin=_MARGIN)
+                      margin=dict(_MARGIN, r=_MARGIN["r"] + 7 * longest))
     return fig
 
 

@@ -9,6 +9,7 @@ from evalcore.views import common as common_view
 from evalcore import plots_campaign as PC
 from evalcore.views import campaign as campaign_view
 from evalcore.campaign import ALL, STATISTICS, WILLIAMS_STATISTICS, campaign
+from evalcore.settings import DEFAULTS
 from evalcore.stats.registry import label as stat_label
 from pages.common import (computed_keys, current_dataset, download_figure, download_table, ensure_shell, load_choice,
                           long_segment_note, md, progress_bar, show_exception)
@@ -46,9 +47,10 @@ lps = c2.multiselect("Language pairs", judged_lps, default=judged_lps, key="camp
 criteria = list(dict.fromkeys(c for lp in lps for c in criteria_of[lp]))
 crit = c3.selectbox("Human criterion", ["(default per language pair)"] + criteria, key="camp_crit")
 c4, c5, c6 = st.columns(3)
-judged_only = c4.checkbox("Judged segments only", value=True, key="camp_judged",
-                          help="Score the metrics on the segments with a human judgement (what the humans saw). "
-                               "Off: on every segment.")
+judged_only = c4.checkbox("Judged segments only", value=DEFAULTS.judged_only, key="camp_judged",
+                          help="Score the metrics on the segments with a human judgement (what the humans saw): "
+                               "the default on every page and command (the CLI's --judged-only). "
+                               "Off: on every segment (--all-segments).")
 include_human = c5.checkbox("Include human translations", value=False, key="camp_human",
                             help="Human translations judged like systems (e.g. WMT's refA) are left out of the "
                                  "correlations by default.")
@@ -57,6 +59,9 @@ rank_by = c6.selectbox("Rank metrics by", list(STATISTICS), key="camp_rank", for
 if not lps:
     st.info("Choose at least one language pair.")
     st.stop()
+camp_settings = DEFAULTS.with_(judged_only=judged_only, human_systems="include" if include_human else "exclude")
+st.caption(f"Settings: {md(camp_settings.describe())}; tokenizer per language pair: sacreBLEU's default for its "
+           "target language.")
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -137,7 +142,7 @@ except Exception as exc:
     show_exception(exc, "Could not compute the campaign tables")
     st.stop()
 
-sig = res.signature
+sig = f"{res.signature} | settings: {camp_settings.describe()}"
 sys_caption.caption("Human score: mean over the judged segments; metric scores: corpus scores; rank within the "
                     "language pair (1 = best; TER, WER, PER: lower is better).")
 wide = res.wide()
@@ -153,6 +158,8 @@ st.subheader("Metric correlations per language pair")
 st.caption(f"Rows `{ALL}`: Pearson and Kendall averaged over the language pairs; accuracy over the pooled pairs of "
            "systems (Kocmi et al. 2021). Metric scores are oriented so that higher is better (TER, WER, PER negated).")
 corr = res.correlations
+for note in campaign_view.undefined_notes(res):  # an empty or ±1 value is explained beside the table
+    st.warning(md(note))
 st.dataframe(corr, hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(format="%.3f") for c in STATISTICS})
 download_table(corr, "campaign_correlations", key="camp_corr", signature=sig)

@@ -423,11 +423,48 @@ def _memo(name: str, key: tuple, _thunk):
 
 
 def judged_only_control(ds: Dataset, key: str, container=None) -> bool:
-    """The shared "judged segments only" switch of the pages that correlate with humans."""
+    """The shared "judged segments only" switch of the pages that correlate with humans: on by
+    default wherever human judgements exist (:data:`evalcore.settings.DEFAULTS`), as in the CLI."""
+    from evalcore.settings import DEFAULTS
+
     box = container if container is not None else st
-    return box.checkbox("Judged segments only", value=False, key=f"{key}_judged_only",
+    return box.checkbox("Judged segments only", value=DEFAULTS.judged_only and bool(ds.criteria),
+                        key=f"{key}_judged_only",
                         help="System-level metric scores over only the segments the humans judged for each "
-                             "system (the CLI's --judged-only).")
+                             "system: the default on every page and command wherever human judgements exist "
+                             "(the CLI's --judged-only; off = --all-segments).")
+
+
+#: The two human scores of a system shown side by side (the judges' consensus tables), labelled.
+AGGREGATION_COLUMNS = {
+    "mean_score": st.column_config.NumberColumn(
+        "mean of rows", format="%.3f", help="Mean over every judgement row of the system: a segment weighs as "
+                                            "often as it was judged."),
+    "human_score": st.column_config.NumberColumn(
+        "human score", format="%.3f", help="Mean over segments of the per-segment mean over raters: the human "
+                                           "score of the Systems and Campaign pages and of correlate."),
+}
+AGGREGATION_CAPTION = ("Two aggregations of the same judgements: *human score* = mean over segments of the "
+                       "per-segment mean over raters (the number on every other page and in correlate); *mean of "
+                       "rows* = mean over every judgement row (segments judged by more raters weigh more).")
+
+
+def settings_of_page(ds: Dataset, judged_only: bool | None = None, include_refs: bool = False,
+                     ref_ids=None, **fields):
+    """The :class:`evalcore.settings.Settings` of this page run: the shared defaults, the
+    sidebar's tokenizer, and the page's own choices."""
+    from evalcore.metrics.tokenize import session_tokenizer
+    from evalcore.settings import DEFAULTS
+
+    from evalcore.metrics.tokenize import default_tokenizer
+
+    judged = DEFAULTS.judged_only if judged_only is None else judged_only
+    tok = session_tokenizer()
+    tok = None if tok == default_tokenizer(ds.lp) else tok  # the default, stated as the CLI states it
+    settings = DEFAULTS.with_(judged_only=bool(judged), tokenizer=tok,
+                              human_systems="include" if include_refs else "exclude",
+                              references=tuple(ref_ids) if ref_ids else None, **fields)
+    return settings.resolve(ds)[0]
 
 
 def segments_caption(table: pd.DataFrame, n_total: int, judged_only: str | None = None) -> None:

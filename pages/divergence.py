@@ -302,11 +302,13 @@ if page_rows.empty:
 
 # ---------------------------------------------------------------- one pair in detail
 st.subheader("Inspect an output")
-labels = [f"{s} · segment {g} · divergence {d:+.2f}" for s, g, d in
-          zip(page_rows["system"], page_rows["seg_id"], page_rows["divergence"])]
-pick = st.selectbox("Output (from this page of the table)", range(len(page_rows)), format_func=lambda i: labels[i],
-                    key="div_pick")
-row = page_rows.iloc[pick]
+# options keyed by (system, segment): they change with the table, so the choice and its label
+# can never point at another row than the one shown (row numbers 0-19 stayed the same)
+options = divergence_view.pick_options(page_rows)
+if st.session_state.get("div_pick") not in options:
+    st.session_state.pop("div_pick", None)
+pick = st.selectbox("Output (from this page of the table)", list(options), format_func=options.get, key="div_pick")
+row = page_rows[(page_rows["system"] == pick[0]) & (page_rows["seg_id"].astype(str) == pick[1])].iloc[0]
 try:
     rest = [m for m in metrics if m not in pair_metrics]
     full = sig if not rest and (queen_col is None or queen_col in (a, b)) else \
@@ -349,6 +351,8 @@ with right:
     st.markdown("**Every signal of this output**")
     st.dataframe(d["scores"], hide_index=True, width="stretch",
                  column_config={"value": st.column_config.NumberColumn(format="%.4f")})
+    if d.get("not_judged"):
+        st.caption(f"{d['not_judged']} rater(s) who did not judge this output are not listed.")
     if len(d["judgements"]):
         st.markdown("**Every judgement**")
         st.dataframe(d["judgements"], hide_index=True, width="stretch")

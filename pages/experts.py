@@ -26,12 +26,15 @@ if not ds_criteria or len(ds.raters) < 2:
 c1, c2, c3 = st.columns(3)
 criterion = c1.selectbox("Criterion", ds_criteria, index=ds_criteria.index(common_view.default_criterion(ds)), key="ex_crit")
 raters = list(dict.fromkeys(ds.judgements.loc[ds.judgements["judgement"] == criterion, "rater"]))
-default = [r for r in raters if "expert" in r.lower() or "gold" in r.lower()][:3] or raters[:1]
-gold = c2.multiselect("Gold (expert) raters", raters, default=default, key="ex_gold")
+default, no_gold = E.no_implicit_gold(raters)
+gold = c2.multiselect("Gold (expert) raters", raters, default=default[:3], key="ex_gold")
 metric_slot = c3.empty()  # the metric list (it imports every metric module): after the first figure
 if not gold:
-    st.info("Choose at least one gold rater.")
+    st.info(md(no_gold or "Choose at least one gold rater.") + " Every figure here compares the other raters "
+            "with the gold group you choose.")
     st.stop()
+if len(gold) == 1:
+    st.caption(f"One gold rater ({md(gold[0])}): there is no gold-vs-gold agreement to compare with.")
 h = ds.content_hash()
 # the three figures are computed in turn, each drawn before the next is computed: Figure 2 first
 # (the labels only), then the combination curves, then the rankings (the metric scored last)
@@ -46,9 +49,13 @@ except Exception as exc:
     st.stop()
 
 st.subheader("Each non-expert's agreement with the gold raters")
-f2 = memo_object("ex_fig2_fig", (h, criterion, tuple(gold)), lambda: PR.rater_vs_gold(fig2t))
-st.plotly_chart(f2, width="stretch", key="ex_fig2")
-download_figure(f2, f"{ds.name}_experts_fig2", key="ex_fig2_dl")
+if fig2t["p_agree"].notna().any():
+    f2 = memo_object("ex_fig2_fig", (h, criterion, tuple(gold)), lambda: PR.rater_vs_gold(fig2t))
+    st.plotly_chart(f2, width="stretch", key="ex_fig2")
+    download_figure(f2, f"{ds.name}_experts_fig2", key="ex_fig2_dl")
+else:  # no figure drawn from nothing
+    st.warning("No figure: no non-expert compared the same two outputs of a segment as a gold rater, so no "
+               "agreement with the gold raters can be measured. Choose other gold raters.")
 metrics = common_view.available_metrics(ds)
 metric = metric_slot.selectbox("Metric beside them", ["(none)"] + metrics,
                                index=1 + metrics.index("bleu") if "bleu" in metrics else 0, key="ex_metric")
@@ -93,9 +100,14 @@ try:
 except Exception as exc:
     show_exception(exc, "Could not rank the systems")
     st.stop()
-f3 = memo_object("ex_fig3_fig", (h, criterion, tuple(gold), m), lambda: PR.ranking_bars(ranks))
-st.plotly_chart(f3, width="stretch", key="ex_fig3")
-download_figure(f3, f"{ds.name}_experts_fig3", key="ex_fig3_dl")
+for note in ranks.attrs.get("notes", []):
+    st.warning(md(note))
+if ranks["rho"].notna().any():
+    f3 = memo_object("ex_fig3_fig", (h, criterion, tuple(gold), m), lambda: PR.ranking_bars(ranks))
+    st.plotly_chart(f3, width="stretch", key="ex_fig3")
+    download_figure(f3, f"{ds.name}_experts_fig3", key="ex_fig3_dl")
+else:
+    st.warning("No figure: no ranking shares 3 systems with the gold raters' ranking.")
 st.dataframe(ranks, hide_index=True, width="stretch")
 download_table(ranks, f"{ds.name}_ranking_correlations", key="ex_fig3_tab", signature=sig)
 st.caption(md(ranks.attrs.get("note", "")) + ". Upper bound: five-fold cross-validation over the gold raters' "

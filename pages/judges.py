@@ -11,6 +11,7 @@ from pages.common import current_dataset, download_figure, download_table, ensur
 ensure_shell(__file__)
 st.title("Judges")
 from pages.common import terms  # noqa: E402
+from pages.common import AGGREGATION_CAPTION, AGGREGATION_COLUMNS  # noqa: E402
 
 terms('z-normalisation', 'percentile normalisation', 'kappa', "Krippendorff's alpha", 'Schulze ranking', 'MQM', 'ESA', 'DA', 'HTER')
 ds = current_dataset()
@@ -155,8 +156,8 @@ try:
                f"(Callison-Burch 2009; Schulze 2011, winning votes): {support.summary()}.")
     if support.few:
         st.warning(support.warning())
-    st.dataframe(cons, hide_index=True, width="stretch",
-                 column_config={"mean_score": st.column_config.NumberColumn(format="%.3f")})
+    st.dataframe(cons, hide_index=True, width="stretch", column_config=AGGREGATION_COLUMNS)
+    st.caption(AGGREGATION_CAPTION)
     download_table(cons, f"{ds.name}_schulze_{criterion}", key="jd_schulze", signature=support.summary())
 except Exception as exc:
     show_exception(exc, "Could not rank the systems")

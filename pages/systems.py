@@ -2,18 +2,20 @@
 rank agreement between metrics and humans, Schulze consensus of metrics and of judges."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 from evalcore.stats.registry import label as stat_label, names as stat_names
 from evalcore.views import common as common_view, judges as judges_view, systems as systems_view
 from evalcore import plots as P
-from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo_object, progress_bar, scope, segments_caption, show_exception, syntax_note
+from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo_object, progress_bar, scope, segments_caption, settings_of_page, show_exception, syntax_note
 from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
 st.title("Systems")
 from pages.common import terms  # noqa: E402
+from pages.common import AGGREGATION_CAPTION, AGGREGATION_COLUMNS  # noqa: E402
 
 terms('system level', 'signature', 'bootstrap CI', 'paired bootstrap / approximate randomisation', 'human translations as systems', 'judged segments only', 'Schulze ranking')
 ds = current_dataset()
@@ -37,6 +39,12 @@ def point_table(_ds, h, metrics, criteria, include_refs, norm, ref_ids=None, jud
 def judges_consensus(_ds, h, criterion):
     table = judges_view.judges_consensus(_ds, criterion)
     return table, table.attrs.pop("support")  # what the ranking rests on (not serialisable with the table)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def metrics_vs_humans(_ds, h, metrics, criterion, settings, n_boot, test, norm):
+    return systems_view.metrics_vs_humans(_ds, list(metrics), criterion, settings, n_boot=n_boot, test=test,
+                                          normalisation=norm)
 
 
 ds = scope(ds, "systems")
@@ -73,6 +81,8 @@ if include_refs and ds.ref_ids:
                f"{md(', '.join(ref_ids))}.")
 if ds_criteria and judged_only_control(ds, "sys"):
     judged_only = criteria[0] if criteria else common_view.default_criterion(ds)
+page_settings = settings_of_page(ds, judged_only=bool(judged_only), include_refs=include_refs, ref_ids=ref_ids)
+st.caption(f"Settings: {md(page_settings.describe(ds, judged_only or None))}.")
 
 
 def key_of(metrics) -> tuple:
@@ -144,7 +154,9 @@ if not metrics and not criteria:
     st.info("Choose at least one metric or criterion.")
     st.stop()
 key = key_of(metrics)
-sig = common_view.signature_text(metrics, f"CI: {n_boot} bootstrap resamples of segments; test: {test}", dataset=ds, level="system")
+sig = common_view.signature_text(metrics, f"CI: {n_boot} bootstrap resamples of segments; test: {test}; "
+                                          f"settings: {page_settings.describe(ds, judged_only or None)}",
+                                 dataset=ds, level="system")
 base_name = None if baseline == "(none)" else baseline
 try:
     if ("systems",) + key not in done and (int(n_boot) or base_name):
@@ -171,6 +183,13 @@ except Exception as exc:
 fig = show_scores(table, True)
 with caption_slot.container():
     segments_caption(table, ds.n_segments, judged_only)
+    if judged_only and metrics:  # candidates nobody judged have no judged segments: say who is not shown
+        shown = set(table.loc[table["kind"] == "metric", "system"])
+        wanted = ds.systems + ([r for r in ds.ref_ids if r not in (ref_ids or ())] if include_refs else [])
+        unjudged = [s for s in wanted if s not in shown]
+        if unjudged:
+            st.caption(f"Not judged for {md(judged_only)}, so without metric scores under *judged segments only* "
+                       f"(switch it off to score them on every segment): {md(', '.join(unjudged))}.")
 with table_dl:
     download_table(table, f"{ds.name}_systems", key="sys_table", signature=sig)
 with fig_dl:
@@ -184,16 +203,71 @@ with left:
     method = st.selectbox("Agreement between rankings", RANK_STATS, index=RANK_STATS.index("kendall"),
                           key="sys_rank_method", format_func=stat_label)
     agree = memo_object("agree", key + (method,), lambda: systems_view.rank_agreement(table, method))
-    hfig = memo_object("agree_fig", key + (method,), lambda: P.with_signature(P.heatmap(
-        agree, f"{method} between the system rankings (orientation-aware)", -1, 1), sig))
-    st.plotly_chart(hfig, width="stretch", key="sys_rank_heat")
-    download_figure(hfig, f"{ds.name}_rank_agreement", key="sys_rank_fig")
+    off_diag = agree.to_numpy(float)[~np.eye(len(agree), dtype=bool)] if len(agree) > 1 else np.array([])
+    if off_diag.size and np.isfinite(off_diag).any():
+        hfig = memo_object("agree_fig", key + (method,), lambda: P.with_signature(P.heatmap(
+            agree, f"{method} between the system rankings (orientation-aware)", -1, 1), sig))
+        st.plotly_chart(hfig, width="stretch", key="sys_rank_heat")
+        download_figure(hfig, f"{ds.name}_rank_agreement", key="sys_rank_fig")
+        if np.isnan(off_diag).any():
+            st.caption("Empty cells: fewer than 3 systems scored by both measures, or a measure that gives every "
+                       "system the same score (no agreement can be computed).")
+    else:  # no figure drawn from nothing
+        st.info("No agreement between rankings to draw: it needs two measures that both score at least 3 systems "
+                "and do not give every system the same score.")
     download_table(agree.reset_index().rename(columns={"index": "measure"}), f"{ds.name}_rank_agreement",
                    key="sys_rank_tab", signature=sig)
 with right:
     st.markdown("**Rank of every system** (1 = best)")
     st.dataframe(ranks, hide_index=True, width="stretch")
     download_table(ranks, f"{ds.name}_ranks", key="sys_ranks", signature=sig)
+
+st.subheader("Metrics vs humans")
+if not ds_criteria:
+    st.info("No human judgements in this dataset: nothing to agree with.")
+elif not metrics:
+    st.info("Choose at least one metric above.")
+else:
+    v1, v2 = st.columns([2, 2])
+    vs_crit = v1.selectbox("Human criterion", ds_criteria, key="sys_vs_crit",
+                           index=ds_criteria.index(criteria[0] if criteria else common_view.default_criterion(ds)))
+    vs_test = v2.selectbox("Test between two metrics (Pearson)", ["williams", "perm"], key="sys_vs_test",
+                           format_func={"williams": "Williams test", "perm": "permutation (PERM-BOTH)"}.get)
+    vs_settings = page_settings.with_(judged_only=bool(judged_only))
+    try:
+        with st.spinner("Correlations with the humans and their bootstrap CIs…"):
+            vs = metrics_vs_humans(ds, h, tuple(metrics), vs_crit, vs_settings, int(n_boot), vs_test, norm)
+    except Exception as exc:
+        show_exception(exc, "Could not correlate the metrics with the humans")
+        vs = None
+    if vs is not None:
+        st.caption(f"System-level agreement of each metric with **{md(vs_crit)}** over {len(vs['systems'])} "
+                   f"systems; CI: {int(n_boot)} bootstrap resamples of the systems (percentile, seed 0; Deutsch et "
+                   f"al. 2021). Settings: {md(vs['settings'])}.")
+        for n in vs["notes"]:
+            (st.warning if ("undefined" in n or "degenerate" in n or "needs" in n) else st.caption)(md(n))
+        vt = vs["table"]
+        best = systems_view.best_metrics(vt)
+        if best:
+            st.markdown("**Agrees best:** " + "; ".join(md(b) for b in best))
+        st.dataframe(vt.drop(columns=["method"]), hide_index=True, width="stretch",
+                     column_config={c: st.column_config.NumberColumn(format="%.4f")
+                                    for c in ("value", "ci_low", "ci_high")})
+        vs_sig = common_view.signature_text(metrics, f"CI: {int(n_boot)} bootstrap resamples of systems, seed 0; "
+                                            f"settings: {vs['settings']}", dataset=ds, level="system")
+        download_table(vt, f"{ds.name}_metrics_vs_humans", key="sys_vs_tab", signature=vs_sig)
+        if len(vs["tests"]):
+            st.markdown("**Is the difference between two metrics significant?** One-sided p-value that "
+                        "*metric_a* agrees better than *metric_b* (Williams 1959 on Pearson r; PERM-BOTH, "
+                        "Deutsch et al. 2021, on the others). Rank: clusters of significance at p ≤ 0.05.")
+            st.dataframe(vs["tests"], hide_index=True, width="stretch",
+                         column_config={c: st.column_config.NumberColumn(format="%.4f")
+                                        for c in ("value_a", "value_b", "p_value")})
+            download_table(vs["tests"], f"{ds.name}_metric_tests", key="sys_vs_tests", signature=vs_sig)
+            st.dataframe(vs["ranks"], hide_index=True, width="stretch")
+        st.caption("The same numbers on the command line (`--method kendall` or `acc23` for the other statistics, "
+                   "`--compare " + vs_test + "` for the tests):")
+        st.code(vs["commands"]["pearson"], language="bash")  # literal text: names from the data stay inert
 
 st.subheader("Consensus rankings (Schulze)")
 cc1, cc2 = st.columns(2)
@@ -212,7 +286,8 @@ with cc2:
                        f"(Callison-Burch 2009; Schulze 2011): {support.summary()}.")
             if support.few:
                 st.warning(support.warning())
-            st.dataframe(jc, hide_index=True, width="stretch")
+            st.dataframe(jc, hide_index=True, width="stretch", column_config=AGGREGATION_COLUMNS)
+            st.caption(AGGREGATION_CAPTION)
             download_table(jc, f"{ds.name}_schulze_judges_{crit}", key="sys_sch_j", signature=support.summary())
         except Exception as exc:
             show_exception(exc, "Could not rank by the judges")

@@ -68,7 +68,7 @@ def _run(args, tmp_path, capsys):
 def test_wmt21_bleu_flip_with_human_translations(wmt21, tmp_path, capsys, include, judged, published):
     folder = wmt21[0]
     args = ["correlate", str(folder), "--lp", "en-de", "--metrics", "bleu", "--human", "mqm", "--level", "system",
-            "--refs", "ref-C"] + (["--include-human-systems"] if include else []) + (["--judged-only"] if judged else [])
+            "--refs", "ref-C"] + (["--include-human-systems"] if include else []) + (["--judged-only"] if judged else ["--all-segments"])
     table, err = _run(args, tmp_path, capsys)
     want, n, n_seg = _expected(wmt21, BLEU(), "ref-C", ["ref-A", "ref-D"] if include else [], judged)
     row = table.iloc[0]

@@ -182,6 +182,8 @@ def test_widget_change_without_new_inputs_recomputes_nothing(tmp_path, monkeypat
     at = _saved_app(tmp_path, monkeypatch, ds, "sample-copy")
     at.session_state["sys_metrics"] = ["bleu", "chrf"]
     at.session_state["sys_boot"] = 20
+    # every segment (judged segments only is the default): the statistics the divergence browser reads
+    at.session_state["sys_judged_only"] = False
     _run(at, "systems")
     assert counts["stats"] == 2  # each metric's statistics once, shared by every table of the page
     first = dict(counts)

@@ -220,7 +220,7 @@ def test_systems_page_human_translations_against_one_chosen_reference():
     import pandas as pd
     from sacrebleu.metrics import BLEU
 
-    at = _open("systems", {**FAST, "sys_boot": 0})
+    at = _open("systems", {**FAST, "sys_boot": 0, "sys_judged_only": False})  # every segment: ref-A is not judged
     at.checkbox(key="sys_refs").set_value(True).run()
     at.multiselect(key="sys_ref_ids").set_value(["ref-B"]).run()
     assert not at.exception
@@ -238,6 +238,7 @@ def test_systems_page_human_translations_against_one_chosen_reference():
     at.checkbox(key="sys_judged_only").set_value(True).run()
     assert not at.exception
     assert any("segments judged for adequacy" in c.value for c in at.caption)
+    assert any("Not judged for adequacy" in c.value and escape("ref-A") in c.value for c in at.caption)
 
 
 def test_likeness_system_level_judged_only_switch():

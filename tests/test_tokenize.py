@@ -170,7 +170,7 @@ def test_correlate_system_bleu_vs_esa(wmt24, tmp_path, capsys, lp, tok, judged_o
     p = parts[lp]
     out = tmp_path / "corr.tsv"
     assert main(["correlate", str(folder), "--lp", lp, "--metrics", "bleu", "--human", "esa",
-                 "--tokenize", tok, "--out", str(out)] + (["--judged-only"] if judged_only else [])) == 0
+                 "--tokenize", tok, "--out", str(out)] + (["--judged-only"] if judged_only else ["--all-segments"])) == 0
     assert f"tokenizer {tok} (chosen)" in capsys.readouterr().err
     got = pd.read_csv(out, sep="\t", keep_default_na=False)
     # expected: MT systems with text (refA is the reference), sacreBLEU corpus BLEU over every

@@ -36,8 +36,9 @@ def add_arguments(p) -> None:
     p.add_argument("--include-human-systems", "--include-references", action="store_true",
                    help="score human translations as systems (Freitag et al. 2021): every candidate is scored "
                         "against the --refs reference set; a human translation in that set is left out")
-    p.add_argument("--judged-only", action="store_true",
-                   help="system-level metric scores over only the segments the humans judged (per system)")
+    from ..settings import add_cli_arguments
+
+    add_cli_arguments(p)  # --judged-only (the default) / --all-segments, --orientation
     p.add_argument("--exclude", default="", help="comma-separated systems to leave out (e.g. outliers)")
     p.add_argument("--normalisation", choices=["raw", "z", "percentile"], default="raw")
     p.add_argument("--aggregate", choices=["mean", "median", "weighted"], default="mean")
@@ -49,7 +50,8 @@ def add_arguments(p) -> None:
     p.add_argument("--compare", choices=["perm", "williams"], default=None,
                    help="metric-vs-metric significance on the same systems/cells: PERM-BOTH (perm) or Williams' "
                         "test; adds a cluster column (metrics in one cluster are not significantly different, "
-                        "as mt-metrics-eval's CompareMetrics) and a table of pairwise p-values")
+                        "as mt-metrics-eval's CompareMetrics) and a table of pairwise p-values; at system level "
+                        "also the Systems page's one-sided tests on stderr")
     p.add_argument("--draws", type=int, default=1000, help="--compare perm: permutation draws (default 1000)")
     p.add_argument("--compare-out", help="write the pairwise p-value table here (default: stdout, after the "
                                          "correlation table)")
@@ -120,15 +122,7 @@ def run(args) -> int:
     from . import _tok
 
     _tok.check(args)
-    from ..stats.registry import get as get_statistic
-
-    stat = get_statistic(args.method)
-    if args.level not in stat.levels:
-        raise ValueError(f"--method {args.method} ({stat.label}) is defined at {' and '.join(stat.levels)} level "
-                         f"only, not at {args.level} level")
-    if args.tie_calibration and not stat.tie_calibration:
-        raise ValueError(f"--tie-calibration applies to {', '.join(n for n, s in _registry().items() if s.tie_calibration)}"
-                         f", not to {args.method}")
+    _check_method(args)
     notes: list[str] = []
     note = notes.append
     ds = dataset(args)
@@ -138,28 +132,97 @@ def run(args) -> int:
         raise ValueError("give --metrics and/or --scores")
     human, seg_human = _human(ds, args, note)
     humans = human_systems(ds, list(dict.fromkeys(human["system"])))
-    judged = None
-    if args.judged_only:
-        if seg_human is None or seg_human.empty:
-            raise ValueError(f"--judged-only needs segment-level judgements of {args.human!r}; the data gives "
-                             "only system-level scores")
-        judged = {s: set(g["seg_id"].astype(str)) for s, g in seg_human.groupby("system", sort=False)}
-        counts = sorted({len(v) for v in judged.values()})
-        note(f"--judged-only: metric scores over the segments judged for {args.human} "
-             f"({counts[0]}{'-' + str(counts[-1]) if len(counts) > 1 else ''} of {ds.n_segments} per system)")
+    settings, judged = _settings_and_judged(args, ds, refs, seg_human, note)
+    frames, builtin, use_refs = _metric_frames(args, ds, refs, metrics, judged, notes)
+    scores = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["metric", "system", "seg_id", "score"])
+    if scores.empty:
+        raise ValueError("no metric scores to correlate")
+    scores = _orient(scores, builtin, settings, note)
+    exclude = _exclusions(args, humans, use_refs, human, scores, note)
+    grouping = args.group or ("item" if args.method == "darr" else "none")
+    kw = {}
+    if args.method in ("kendall_like", "darr"):
+        kw["thresh"] = args.threshold
+    if args.tie_calibration:
+        kw["tie_calibration"] = True
+    table = correlation_table(human, scores, level=args.level, method=args.method, grouping=grouping,
+                              exclude_systems=exclude, bootstrap=args.bootstrap, resample=args.bootstrap_over,
+                              alpha=args.alpha, seed=args.seed, fisher=args.fisher, **kw)
+    notes += _table_notes(args, table, human, scores, exclude, grouping)
+    pairs = _significance(args, table, human, scores, exclude, grouping, kw, notes) if args.compare else None
+    sink = getattr(args, "_sink", None)
+    if sink is not None and args.method == "accuracy":
+        sink.pool[(args.out, None)] = pooled_accuracy  # --lp all: one pooled row per metric
+    print(f"settings: {settings.describe(ds, args.human)}", file=sys.stderr)
+    for line in notes:
+        print(f"note: {line}", file=sys.stderr)
+    table = _tok.metric_signatures(table, scores)
+    table["settings"] = _tok.correlation_settings(args, grouping) + "|" + settings.signature()
+    emit(table, args.out, args, float_format=None if args.out else "%.6f")
+    if pairs is not None:
+        emit(pairs, args.compare_out, args, section=None if args.compare_out else "metric significance",
+             float_format=None if args.compare_out else "%.6g")
+    return 0
+
+
+def _check_method(args) -> None:
+    """The statistic exists at this level and takes tie calibration if asked (the registry)."""
+    from ..stats.registry import get as get_statistic
+
+    stat = get_statistic(args.method)
+    if args.level not in stat.levels:
+        raise ValueError(f"--method {args.method} ({stat.label}) is defined at {' and '.join(stat.levels)} level "
+                         f"only, not at {args.level} level")
+    if args.tie_calibration and not stat.tie_calibration:
+        raise ValueError(f"--tie-calibration applies to {', '.join(n for n, s in _registry().items() if s.tie_calibration)}"
+                         f", not to {args.method}")
+
+
+def _settings_and_judged(args, ds, refs, seg_human, note):
+    """The shared settings (:mod:`evalcore.settings`) and, under judged-only, the judged segments
+    of each system."""
+    from ..settings import from_args
+
+    settings = from_args(args, references=tuple(refs) if refs else None,
+                         human_systems="include" if args.include_human_systems else "exclude")
+    if settings.judged_only and args.judged_only is None and (seg_human is None or seg_human.empty):
+        settings = settings.with_(judged_only=False)  # the default, where only system-level scores are given
+        note(f"metric scores over every segment: {args.human!r} is given per system only (no judged segments)")
+    if not settings.judged_only:
+        return settings, None
+    if seg_human is None or seg_human.empty:
+        raise ValueError(f"--judged-only needs segment-level judgements of {args.human!r}; the data gives "
+                         "only system-level scores")
+    judged = {s: set(g["seg_id"].astype(str)) for s, g in seg_human.groupby("system", sort=False)}
+    counts = sorted({len(v) for v in judged.values()})
+    note(f"judged segments only{' (the default; --all-segments for every segment)' if args.judged_only is None else ''}"
+         f": metric scores over the segments judged for {args.human} "
+         f"({counts[0]}{'-' + str(counts[-1]) if len(counts) > 1 else ''} of {ds.n_segments} per system)")
+    return settings, judged
+
+
+def _judged_byo(byo, judged, note):
+    """Bring-your-own segment rows restricted to the judged segments (system rows as given)."""
+    sysrows = byo["seg_id"] == ""
+    if sysrows.any():
+        note("--judged-only cannot restrict given system-level scores (--scores rows without seg_id); "
+             "they are used as given")
+    keep = [sr or (seg in judged.get(sy, ())) for sy, seg, sr in zip(byo["system"], byo["seg_id"], sysrows)]
+    return byo[keep]
+
+
+def _metric_frames(args, ds, refs, metrics, judged, notes):
+    """Every metric's scores: bring-your-own (--scores), stored in the data (stored:NAME) and
+    computed here; returns (frames, the computed ids, the references they used)."""
+    import pandas as pd
+
+    from . import _tok
+
+    note = notes.append
     frames = []
     if args.scores:
         byo = _byo_scores(args.scores, ds, refs, metrics, args.level, note)
-        if judged is not None:
-            sysrows = byo["seg_id"] == ""
-            if sysrows.any():
-                note("--judged-only cannot restrict given system-level scores (--scores rows without seg_id); "
-                     "they are used as given")
-            keep = [(not r) or (seg in judged.get(sy, ())) for sy, seg, r in
-                    zip(byo["system"], byo["seg_id"], ~sysrows)]
-            keep = [True if sr else k for sr, k in zip(sysrows, keep)]
-            byo = byo[keep]
-        frames.append(byo)
+        frames.append(_judged_byo(byo, judged, note) if judged is not None else byo)
     from ..metrics.byo import STORED_PREFIX, stored_name_notes, stored_scores
 
     stored = [m for m in metrics if m.lower().startswith(STORED_PREFIX)]
@@ -181,9 +244,7 @@ def run(args) -> int:
         unknown = [m for m in metrics if m.lower() not in known and m.lower() not in have]
         if unknown:
             raise ValueError(f"unknown metric(s) {unknown}")
-    use_refs = refs
-    if builtin and args.include_human_systems and not refs:
-        use_refs = ds.ref_ids  # every candidate against the same references: all of them
+    use_refs = ds.ref_ids if builtin and args.include_human_systems and not refs else refs
     if builtin:
         from ..progress import StderrProgress
         from ..metrics.base import get_metric
@@ -199,9 +260,11 @@ def run(args) -> int:
         if args.include_human_systems and not refs and len(ds.ref_ids) > 1:
             note("choose the reference set with --refs to score the other human translations as systems")
         frames.append(tab)
-    scores = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["metric", "system", "seg_id", "score"])
-    if scores.empty:
-        raise ValueError("no metric scores to correlate")
+    return frames, builtin, use_refs
+
+
+def _exclusions(args, humans, use_refs, human, scores, note) -> list[str]:
+    """The systems left out of the correlation, each reason noted."""
     exclude = [s.strip() for s in args.exclude.split(",") if s.strip()]
     if not args.include_human_systems:
         exclude += humans
@@ -214,48 +277,59 @@ def run(args) -> int:
     unscored = [s for s in dict.fromkeys(human["system"]) if s not in set(exclude) and s not in scored]
     if unscored:
         note(f"judged but without metric scores (no text), left out: {', '.join(unscored)}")
-    grouping = args.group or ("item" if args.method == "darr" else "none")
-    kw = {}
-    if args.method in ("kendall_like", "darr"):
-        kw["thresh"] = args.threshold
-    if args.tie_calibration:
-        kw["tie_calibration"] = True
-    table = correlation_table(human, scores, level=args.level, method=args.method, grouping=grouping,
-                              exclude_systems=exclude, bootstrap=args.bootstrap, resample=args.bootstrap_over,
-                              alpha=args.alpha, seed=args.seed, fisher=args.fisher, **kw)
+    return exclude
+
+
+def _table_notes(args, table, human, scores, exclude, grouping) -> list[str]:
+    """Why a value is empty or degenerate, what n means, which ε was used."""
+    import pandas as pd
+
+    notes = []
     if args.method in ("darr", "kendall_like") and len(table) and table["value"].isna().any():
         h = human[~human["system"].isin(set(exclude))]
         spread = h.groupby("seg_id")["score"].agg(lambda x: x.max() - x.min()) if len(h) else pd.Series(dtype=float)
         biggest = float(spread.max()) if len(spread) else float("nan")
-        note(f"{args.method}: empty value: no pair of outputs of one segment differs by >= {args.threshold:g} in "
-             f"{args.human} (the largest difference is {biggest:.4g}); lower --threshold to the scale of the scores")
+        notes.append(f"{args.method}: empty value: no pair of outputs of one segment differs by >= "
+                     f"{args.threshold:g} in {args.human} (the largest difference is {biggest:.4g}); lower "
+                     "--threshold to the scale of the scores")
     if grouping != "none" and args.level == "segment" and len(table):
-        note(f"grouped by {grouping}: n = cells used, n_groups = {grouping} groups averaged")
+        notes.append(f"grouped by {grouping}: n = cells used, n_groups = {grouping} groups averaged")
+    if args.level == "system":
+        notes += _undefined_notes(table, human, scores, exclude, args.method)
+    elif len(table) and table["value"].isna().any():
+        notes += [f"{m} {args.method}: undefined at segment level (every cell has the same metric or human score, "
+                  "or fewer than 2 cells)" for m in table.loc[table["value"].isna(), "metric"]]
     if "epsilon" in table.columns:
-        note(f"{args.method}: epsilon = the metric tie threshold used" + (
+        notes.append(f"{args.method}: epsilon = the metric tie threshold used" + (
             " (chosen by tie calibration to maximise it, methods §3.3)" if args.tie_calibration else
             " (0: exact ties only; --tie-calibration chooses one)"))
-    pairs = None
-    if args.compare:
-        from ..stats.tables import metric_significance
+    return notes
 
-        clusters, pairs, sig_notes = metric_significance(
-            human, scores, level=args.level, method=args.method, grouping=grouping, test=args.compare,
-            k=args.draws, alpha=args.alpha, seed=args.seed, exclude_systems=exclude, **kw_sig(kw))
-        notes += sig_notes
-        table["cluster"] = table["metric"].map(dict(zip(clusters["metric"], clusters["rank"]))).astype("Int64")
-    sink = getattr(args, "_sink", None)
-    if sink is not None and args.method == "accuracy":
-        sink.pool[(args.out, None)] = pooled_accuracy  # --lp all: one pooled row per metric
-    for line in notes:
-        print(f"note: {line}", file=sys.stderr)
-    table = _tok.metric_signatures(table, scores)
-    table["settings"] = _tok.correlation_settings(args, grouping)
-    emit(table, args.out, args, float_format=None if args.out else "%.6f")
-    if pairs is not None:
-        emit(pairs, args.compare_out, args, section=None if args.compare_out else "metric significance",
-             float_format=None if args.compare_out else "%.6g")
-    return 0
+
+def _significance(args, table, human, scores, exclude, grouping, kw, notes):
+    """--compare: metric-vs-metric tests; a cluster column on ``table`` and the pairwise
+    p-value table; at system level also the Systems page's one-sided tests on stderr."""
+    from ..stats.tables import metric_significance
+
+    clusters, pairs, sig_notes = metric_significance(
+        human, scores, level=args.level, method=args.method, grouping=grouping, test=args.compare,
+        k=args.draws, alpha=args.alpha, seed=args.seed, exclude_systems=exclude, **kw_sig(kw))
+    notes += sig_notes
+    table["cluster"] = table["metric"].map(dict(zip(clusters["metric"], clusters["rank"]))).astype("Int64")
+    if args.level == "system":
+        from ..views.systems import metric_tests
+
+        systems = [s for s in dict.fromkeys(human["system"]) if s not in set(exclude)]
+        rows, ranks, why = metric_tests(human, scores, systems, list(dict.fromkeys(scores["metric"])), args.method,
+                                        args.compare, args.alpha, seed=args.seed)
+        notes += why
+        for r in rows:
+            print(f"test: {args.method} {r['test']}: {r['metric_a']} ({r['value_a']:.6f}) > {r['metric_b']} "
+                  f"({r['value_b']:.6f}): p = {r['p_value']:.6g}", file=sys.stderr)
+        if ranks:
+            print("test: clusters (p <= {:g}): {}".format(args.alpha, ", ".join(
+                f"{r['metric']} {r['rank']}" for r in ranks)), file=sys.stderr)
+    return pairs
 
 
 def _registry():
@@ -293,3 +367,34 @@ def pooled_accuracy(table):
                 row[c] = pd.NA if c in ("n_groups", "n_segments", "cluster") else float("nan")
         rows.append(row)
     return pd.concat([table, pd.DataFrame(rows)], ignore_index=True) if rows else table
+
+
+def _orient(scores, builtin, settings, note):
+    """The metric scores as correlated: error rates negated under the shared orientation
+    (:mod:`evalcore.settings`); bring-your-own scores are used as given (their direction is
+    not known)."""
+    from ..metrics.base import get_metric
+
+    flip = [m for m in builtin if settings.orient(get_metric(m).meta.higher_is_better) < 0]
+    if flip:
+        scores = scores.copy()
+        rows = scores["metric"].isin(flip)
+        scores.loc[rows, "score"] = -scores.loc[rows, "score"].astype(float)
+        note(f"{', '.join(flip)}: lower is better, negated before correlating (--orientation raw: as they are)")
+    return scores
+
+
+def _undefined_notes(table, human, scores, exclude, method) -> list[str]:
+    """Why a system-level value is empty or degenerate (:mod:`evalcore.undefined`), per metric."""
+    from ..stats.tables import system_vectors
+    from ..undefined import correlation_notes
+
+    out = []
+    systems = [s for s in dict.fromkeys(human["system"]) if s not in set(exclude)]
+    hum = human[human["system"].isin(systems)].assign(seg_id=lambda d: d["seg_id"].astype(str))
+    for row in table.itertuples(index=False):
+        ms = scores[scores["metric"] == row.metric].assign(seg_id=lambda d: d["seg_id"].astype(str))
+        use = [s for s in systems if s in set(ms["system"])]
+        g, m = system_vectors(hum, ms, use)
+        out += correlation_notes(row.metric, method, g, m, float(row.value), (float(row.ci_low), float(row.ci_high)))
+    return out

@@ -85,4 +85,10 @@ def run(args) -> int:
             emit(table, None, args, section=what, float_format="%.4f", first=i == 0)
     if pre:
         print(f"wrote tables with prefix {pre}", file=sys.stderr)
+    notes = list(rankings.attrs.get("notes", []))
+    if raters["p_agree"].isna().all():
+        notes.insert(0, "no non-expert compared the same two outputs of a segment as a gold rater: no agreement "
+                        "with the gold raters can be measured")
+    for line in notes:
+        print(f"note: {line}", file=sys.stderr)
     return 0

@@ -81,3 +81,27 @@ def signature_frame(collection: dict[str, Dataset], lps: Sequence[str], metric_i
     return pd.DataFrame([{"lp": lp, "metric": m, "signature": get_metric(m, tok).output_signature()}
                          for lp, _, tok in lp_plan(collection, lps, criterion) for m in metric_ids],
                         columns=["lp", "metric", "signature"])
+
+
+def undefined_notes(result) -> list[str]:
+    """Why a language pair's correlation of a :func:`evalcore.campaign.campaign` result is empty
+    or degenerate (zero variance, fewer than three systems: :mod:`evalcore.undefined`), from the
+    very scores it was computed from (error rates negated, as the campaign correlates them)."""
+    from ..metrics.base import get_metric
+    from ..undefined import correlation_notes
+
+    notes = []
+    s = result.systems
+    for r in result.correlations.itertuples(index=False):
+        sub = s[s["lp"] == r.lp]
+        if sub.empty:
+            continue
+        human = sub[sub["kind"] == "human"].set_index("system")["score"]
+        metric = sub[sub["measure"] == r.metric].set_index("system")["score"]
+        systems = [x for x in human.index if x in metric.index]
+        sign = 1.0 if get_metric(r.metric).meta.higher_is_better else -1.0
+        g = human.reindex(systems).to_numpy(float)
+        m = metric.reindex(systems).to_numpy(float) * sign
+        for n in correlation_notes(r.metric, "correlation", g, m, float(r.pearson)):
+            notes.append(f"{r.lp or '-'}: {n}")
+    return list(dict.fromkeys(notes))

@@ -244,8 +244,20 @@ def segment_detail(dataset: Dataset, system: str, seg_id: str, signals: pd.DataF
     if signals is not None:
         row = signals[(signals["system"] == system) & (signals["seg_id"].astype(str) == seg_id)]
         cols = signal_columns(signals)
-        detail["scores"] = pd.DataFrame({"signal": cols, "value": row[cols].iloc[0].to_numpy(float)}) \
+        scores = pd.DataFrame({"signal": cols, "value": row[cols].iloc[0].to_numpy(float)}) \
             if len(row) else pd.DataFrame(columns=["signal", "value"])
+        # only the raters who judged this output: a rater's column is empty for every other one
+        silent = scores["signal"].str.startswith("judge:") & scores["value"].isna()
+        detail["not_judged"] = int(silent.sum())
+        detail["scores"] = scores[~silent].reset_index(drop=True)
     else:
         detail["scores"] = pd.DataFrame(columns=["signal", "value"])
+        detail["not_judged"] = 0
     return detail
+
+
+def pick_options(rows: pd.DataFrame) -> dict[tuple[str, str], str]:
+    """(system, seg_id) -> the label of that output in the browser's "Output" selector, in table
+    order: the options are the rows themselves, not their positions."""
+    return {(str(s), str(g)): f"{s} · segment {g} · divergence {d:+.2f}"
+            for s, g, d in zip(rows["system"], rows["seg_id"], rows["divergence"])}

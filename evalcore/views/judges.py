@@ -26,8 +26,9 @@ def judges_consensus(dataset: Dataset, criterion: str) -> pd.DataFrame:
     """Schulze consensus over the judges' ballots of ``criterion``: every (rater, segment) is a
     partial ballot ranking the systems it scored (methods §5.4; Callison-Burch 2009 §4; Schulze 2011).
 
-    Columns rank, system, beats, mean_score (the mean of the system's judgements, to compare
-    with). ``attrs["support"]``: the :class:`~evalcore.human.ranking.BallotSupport` — how many ballots
+    Columns rank, system, beats, mean_score (the mean of the system's judgement rows: a segment
+    weighs as often as it was judged) and human_score (the mean over segments of the per-segment
+    mean over raters: the human score of every other page and of ``correlate``). ``attrs["support"]``: the :class:`~evalcore.human.ranking.BallotSupport` — how many ballots
     compare ≥ 2 systems and how many comparisons each pair rests on (``support.few`` and
     ``support.warning()`` when the ranking rests on few comparisons)."""
     from ..human.ranking import schulze_from_judgements
@@ -37,6 +38,10 @@ def judges_consensus(dataset: Dataset, criterion: str) -> pd.DataFrame:
     res = schulze_from_judgements(j)
     out = schulze_frame(res)
     out["mean_score"] = out["system"].map(j.groupby("system")["score"].mean())
+    # the human score of the Systems and Campaign pages and of correlate (evalcore.settings:
+    # rater aggregation "segment-mean"), beside the mean of the raw rows: both labelled
+    seg = j.groupby(["system", "seg_id"], sort=False)["score"].mean().groupby("system").mean()
+    out["human_score"] = out["system"].map(seg)
     out.attrs["support"] = res.support
     return out
 

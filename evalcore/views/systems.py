@@ -258,3 +258,227 @@ def schulze_consensus(table: pd.DataFrame, measures: Sequence[str]) -> pd.DataFr
         return pd.DataFrame(columns=["rank", "system", "beats"])
     res = schulze(ballots)
     return schulze_frame(res)
+
+
+# ---------------------------------------------------------------------------------------------
+# Metrics vs humans: which metric agrees best with the humans at system level (the CLI's numbers)
+# ---------------------------------------------------------------------------------------------
+#: (correlate's --method, the label shown): Pearson r, Kendall τ_b and the pairwise accuracy of
+#: Kocmi et al. (2021) (acc23 with no tie threshold: sign(Δhuman) = sign(Δmetric), ties agree
+#: only when both sides tie; Deutsch et al. 2023 §3).
+VS_HUMANS_METHODS = (("pearson", "Pearson r"), ("kendall", "Kendall τ_b"), ("acc23", "pairwise accuracy"))
+
+
+def correlate_command(dataset: Dataset, metric_ids: Sequence[str], criterion: str, settings, method: str,
+                      n_boot: int, seed: int = 0, alpha: float = 0.05, normalisation: str = "raw",
+                      aggregate: str = "mean") -> str:
+    """The ``python -m evalcore correlate`` command line that prints the same numbers (every
+    value from the data shell-quoted)."""
+    from shlex import quote
+
+    parts = ["python -m evalcore correlate DATA"]
+    if dataset.lp:
+        parts.append(f"--lp {quote(dataset.lp)}")
+    parts += [f"--metrics {quote(','.join(metric_ids))}", f"--human {quote(criterion)}", f"--method {method}"]
+    if n_boot:
+        parts.append(f"--bootstrap {int(n_boot)}")
+    if seed:
+        parts.append(f"--seed {seed}")
+    if alpha != 0.05:
+        parts.append(f"--alpha {alpha}")
+    if normalisation != "raw":
+        parts.append(f"--normalisation {normalisation}")
+    if aggregate != "mean":
+        parts.append(f"--aggregate {aggregate}")
+    if not settings.judged_only:
+        parts.append("--all-segments")
+    if settings.orientation != "higher-is-better":
+        parts.append(f"--orientation {settings.orientation}")
+    if settings.include_human_systems:
+        parts.append("--include-human-systems")
+    if settings.references:
+        parts.append(f"--refs {quote(','.join(settings.references))}")
+    if settings.tokenizer:
+        parts.append(f"--tokenize {settings.tokenizer}")
+    return " ".join(parts)
+
+
+def metrics_vs_humans(dataset: Dataset, metric_ids: Sequence[str], criterion: str, settings=None, *,
+                      n_boot: int = 1000, alpha: float = 0.05, seed: int = 0, normalisation: str = "raw",
+                      aggregate: str = "mean", test: str = "williams", n_perm: int = 1000,
+                      progress: Progress = None) -> dict:
+    """System-level agreement of every metric with the humans of ``criterion``, with bootstrap
+    CIs and significance tests between metrics: the numbers of ``python -m evalcore correlate
+    --level system --method {pearson,kendall,acc23} --bootstrap n_boot --seed seed`` under the
+    same :class:`evalcore.settings.Settings` (the same functions: human scores by
+    :func:`evalcore.human.scores.human_scores`, or the given system-level scores; metric scores
+    equal to ``score_table``'s system level; :func:`evalcore.stats.tables.correlation_table`).
+
+    CI: percentile bootstrap over systems (Deutsch, Dror & Roth 2021, BOOT-SYSTEMS; methods
+    §3.8). Tests between two metrics (methods §3.4-3.5): Williams' test on Pearson r (Williams
+    1959; Graham & Baldwin 2014), or PERM-BOTH for every statistic (Deutsch et al. 2021); the
+    metrics are ranked by clusters of significance (methods §3.6). ``p_value`` of a row is for
+    "metric_a agrees better than metric_b" (one-sided).
+
+    Returns a dict: ``table`` (metric, method, statistic, value, ci_low, ci_high, n, n_segments),
+    ``tests`` (statistic, test, metric_a, metric_b, value_a, value_b, p_value), ``ranks``
+    (statistic, metric, value, rank), ``notes`` (what was chosen or left out, and why a value is
+    empty or says nothing: :mod:`evalcore.undefined`), ``settings`` (the one-line statement),
+    ``systems`` (those correlated), ``commands`` (method -> the equivalent CLI line).
+    """
+    from ..human.scores import given_system_scores, human_scores
+    from ..metrics.base import get_metric
+    from ..metrics.tokenize import resolve_tokenizer
+    from ..settings import DEFAULTS
+    from ..stats.tables import correlation_table, human_systems, system_vectors
+    from ..undefined import correlation_notes
+    from .campaign import cached_scores
+
+    settings = settings or DEFAULTS
+    settings, notes = settings.resolve(dataset)
+    given = given_system_scores(dataset, criterion)
+    seg = None
+    if criterion in dataset.criteria or criterion == "mqm":
+        try:
+            seg = human_scores(dataset, criterion, normalisation=normalisation, aggregate=aggregate)
+        except ValueError:
+            if given.empty:
+                raise
+    if len(given):
+        notes.append(f"human scores: the given system-level {criterion} scores of {len(given)} system(s) "
+                     "(not the mean of segment scores)")
+        human = pd.DataFrame({"system": given["system"], "seg_id": "", "score": given["score"]})
+    elif seg is None:
+        raise ValueError(f"no judgements for criterion {criterion!r}")
+    else:
+        human = seg
+    if settings.judged_only and (seg is None or seg.empty):
+        settings = settings.with_(judged_only=False)
+        notes.append(f"metric scores over every segment: {criterion!r} is given per system only")
+    refs = list(settings.references) if settings.references else None
+    use_refs = refs if refs or not settings.include_human_systems else dataset.ref_ids
+    tok = resolve_tokenizer(settings.tokenizer, dataset.lp)[0]
+    metric_ids = list(metric_ids)
+    frames = []
+    if metric_ids:
+        sc = cached_scores(dataset, metric_ids, tokenize=tok, include_references=settings.include_human_systems,
+                           criterion=criterion if settings.judged_only else None, ref_ids=use_refs,
+                           progress=stage(progress, 0.0, 0.6))
+        notes += list(sc.attrs.get("notes", []))
+        frames.append(sc.assign(seg_id=""))
+    scores = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+        columns=["metric", "system", "score", "n_segments", "seg_id"])
+    flip = [m for m in metric_ids if settings.orient(get_metric(m).meta.higher_is_better) < 0]
+    if flip:
+        scores.loc[scores["metric"].isin(flip), "score"] *= -1.0
+        notes.append(f"{', '.join(flip)}: lower is better, negated before correlating")
+    humans = human_systems(dataset, list(dict.fromkeys(human["system"])))
+    exclude = []
+    if not settings.include_human_systems:
+        exclude += humans
+        if humans:
+            notes.append(f"human translations left out: {', '.join(humans)}")
+    elif use_refs:
+        exclude += list(use_refs)
+    rows, tests, ranks = [], [], []
+    commands = {}
+    systems = [s for s in dict.fromkeys(human["system"]) if s not in set(exclude)]
+    hum = human[human["system"].isin(systems)].assign(seg_id=lambda d: d["seg_id"].astype(str))
+    for k, (method, label) in enumerate(VS_HUMANS_METHODS):
+        if progress:
+            progress(0.6 + 0.3 * k / len(VS_HUMANS_METHODS), f"bootstrap: {label}")
+        commands[method] = correlate_command(dataset, metric_ids, criterion, settings, method, n_boot, seed, alpha,
+                                             normalisation, aggregate)
+        if scores.empty:
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tab = correlation_table(human, scores, level="system", method=method, exclude_systems=exclude,
+                                    bootstrap=n_boot, alpha=alpha, seed=seed)
+        for r in tab.itertuples(index=False):
+            rows.append({"metric": r.metric, "method": method, "statistic": label, "value": float(r.value),
+                         "ci_low": float(r.ci_low), "ci_high": float(r.ci_high), "n": int(r.n),
+                         "n_segments": None if pd.isna(r.n_segments) else int(r.n_segments)})
+            ms = scores[scores["metric"] == r.metric]
+            use = [s for s in systems if s in set(ms["system"])]
+            g, m = system_vectors(hum, ms, use)
+            notes += correlation_notes(r.metric, label, g, m, float(r.value), (float(r.ci_low), float(r.ci_high)))
+        kind = test if method == "pearson" else "perm"
+        t, rk, why = metric_tests(hum, scores, systems, metric_ids, method, kind, alpha, n_perm, seed)
+        notes += [f"{label}: {w}" for w in why]
+        tests += [dict(r, statistic=label) for r in t]
+        ranks += [dict(r, statistic=label) for r in rk]
+    if progress:
+        progress(1.0, "metrics vs humans ready")
+    return {"table": pd.DataFrame(rows, columns=["metric", "method", "statistic", "value", "ci_low", "ci_high", "n",
+                                                 "n_segments"]),
+            "tests": pd.DataFrame(tests, columns=["statistic", "test", "metric_a", "metric_b", "value_a", "value_b",
+                                                  "p_value"]),
+            "ranks": pd.DataFrame(ranks, columns=["statistic", "metric", "value", "rank"]),
+            "notes": list(dict.fromkeys(notes)), "settings": settings.describe(dataset, criterion),
+            "systems": systems, "commands": commands, "settings_object": settings}
+
+
+def best_metrics(table: pd.DataFrame) -> list[str]:
+    """One sentence per statistic of a :func:`metrics_vs_humans` table: the metric(s) with the
+    highest value (every one on a tie) and the CI (empty values left out; nothing when every
+    value is empty)."""
+    out = []
+    for label, g in table.groupby("statistic", sort=False):
+        g = g.dropna(subset=["value"])
+        if g.empty:
+            continue
+        top = g[g["value"] >= g["value"].max() - 1e-12]
+        parts = []
+        for _, r in top.iterrows():
+            ci = (f" [{r['ci_low']:.3f}, {r['ci_high']:.3f}]" if pd.notna(r["ci_low"]) and pd.notna(r["ci_high"])
+                  else "")
+            parts.append(f"{r['metric']} {r['value']:.3f}{ci}")
+        tie = " (tied)" if len(top) > 1 else ""
+        out.append(f"{label}: {' and '.join(parts)}{tie} (n = {int(top['n'].max())} systems)")
+    return out
+
+
+def metric_tests(human: pd.DataFrame, scores: pd.DataFrame, systems: Sequence[str], metric_ids: Sequence[str],
+                 method: str = "pearson", test: str = "williams", alpha: float = 0.05, n_perm: int = 1000,
+                 seed: int = 0) -> tuple[list[dict], list[dict], list[str]]:
+    """Tests between every two metrics' system-level correlations with the humans (what the
+    Systems page and ``correlate --compare`` show), on the systems every metric scores:
+    Williams' test (Williams 1959; Graham & Baldwin 2014; methods §3.5; Pearson only) or
+    PERM-BOTH (methods §3.4), ranked into significance clusters (methods §3.6) by
+    :func:`evalcore.stats.significance.compare_metrics`. ``human``/``scores``: the frames
+    :func:`evalcore.stats.tables.correlation_table` takes (scores already oriented).
+
+    Returns (rows test, metric_a, metric_b, value_a, value_b, p_value — p for "metric_a agrees
+    better than metric_b", one-sided; rows metric, value, rank; notes on why no test was run)."""
+    from ..stats.significance import compare_metrics
+    from ..stats.tables import system_vectors
+    from ..undefined import test_notes
+
+    if test == "williams" and method != "pearson":
+        raise ValueError("Williams' test compares Pearson correlations; use perm for the other statistics")
+    hum = human[human["system"].isin(systems)].assign(seg_id=lambda d: d["seg_id"].astype(str))
+    sc = scores.assign(seg_id=scores["seg_id"].astype(str))
+    have = {m: set(sc.loc[sc["metric"] == m, "system"]) for m in metric_ids}
+    common = [s for s in dict.fromkeys(hum["system"]) if all(s in have[m] for m in metric_ids)]
+    vecs, gold = {}, None
+    for m in metric_ids:
+        gold, vecs[m] = system_vectors(hum, sc[sc["metric"] == m], common)
+    usable = {m: v for m, v in vecs.items() if len(v) and np.nanstd(v) > 0}
+    dropped = [m for m in metric_ids if m not in usable]
+    notes = [f"{m}: the same score for every system, left out of the tests" for m in dropped] if len(vecs) > 1 else []
+    if len(usable) < 2:
+        return [], [], notes
+    why = test_notes(len(common), test)
+    if why:
+        return [], [], notes + why
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        order, sig = compare_metrics(gold, usable, method, test=test, alpha=alpha, k=n_perm, seed=seed)
+    names = list(order["metric"])
+    vals = dict(zip(order["metric"], order["value"]))
+    rows = [{"test": "Williams" if test == "williams" else "PERM-BOTH", "metric_a": names[i], "metric_b": names[j],
+             "value_a": float(vals[names[i]]), "value_b": float(vals[names[j]]), "p_value": float(sig[i, j])}
+            for i in range(len(names)) for j in range(i + 1, len(names))]
+    ranks = [{"metric": r.metric, "value": float(r.value), "rank": int(r.rank)} for r in order.itertuples(index=False)]
+    return rows, ranks, notes
