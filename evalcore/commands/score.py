@@ -47,6 +47,17 @@ def add_arguments(p):
     p.add_argument("--scores", action="append", default=[],
                    help="external scores TSV (metric, system, seg_id, score[, ref_id][, lp]); repeatable")
     p.add_argument("--list-metrics", action="store_true", help="list metric ids with their signatures and exit")
+    g = p.add_argument_group("neural metrics (comet:, cometkiwi:, xcomet:, metricx:, bleurt:, bertscore:, cosine: ids)")
+    g.add_argument("--device", help="cpu, cuda or cuda:N (default: auto, a GPU when torch sees one)")
+    g.add_argument("--batch-size", type=int, help="inputs per model batch (default 32; length-sorted batches)")
+    g.add_argument("--precision", choices=["fp32", "fp16", "bf16"], help="inference precision (default fp32)")
+    g.add_argument("--max-length", type=int, help="truncate inputs to this many tokens (default: the model's limit; "
+                                                  "the number of truncated texts is stated)")
+    g.add_argument("--ref-aggregation", choices=["mean", "max"],
+                   help="several references: each scored alone, then their mean (default) or max (min for MetricX)")
+    g.add_argument("--allow-download", action="store_true",
+                   help="let a hub name be downloaded when it is not in the local cache (never without it; "
+                        "HF_HUB_OFFLINE=1 forbids it anyway)")
     from ..parallel import add_scheduler_argument
 
     add_scheduler_argument(p)
@@ -79,6 +90,12 @@ def run(args) -> int:
     from ..metrics.base import get_metric, metric_ids
     from ..metrics.byo import read_scores, register_scores
 
+    from ..neural import configure
+
+    configure(reset=True, device=getattr(args, "device", None), batch_size=getattr(args, "batch_size", None),
+              precision=getattr(args, "precision", None), max_length=getattr(args, "max_length", None),
+              aggregation=getattr(args, "ref_aggregation", None),
+              allow_download=True if getattr(args, "allow_download", False) else None, progress=True)
     for f in args.scores:
         register_scores(read_scores(f), source=f)
     if args.list_metrics:
@@ -126,5 +143,19 @@ def run(args) -> int:
                                include_references=args.include_references, progress=StderrProgress("scoring"),
                                segments=judged, scheduler=sched)
     # metric by metric, written as computed (one metric's rows in memory at a time)
-    write_stream((out[lv] for _, out in stream for lv in levels), args.out, args, COLUMNS)
+    write_stream((out[lv] for _, out in _released(stream) for lv in levels), args.out, args, COLUMNS)
     return 0
+
+
+def _released(stream):
+    """Each (metric, tables) in turn; a neural metric's model is freed once its tables are
+    written, and the inputs it truncated are stated."""
+    from ..neural import NeuralMetric, release_models
+
+    for metric, out in stream:
+        yield metric, out
+        if isinstance(metric, NeuralMetric):
+            if metric.truncated:
+                print(f"note: {metric.id}: {metric.truncated} input(s) longer than {metric.max_length()} tokens "
+                      "were truncated (signature trunc:)", file=sys.stderr)
+            release_models()
