@@ -246,9 +246,10 @@ class BleurtScorer:
         if cfg.get("model_type") == "bleurt" or "Bleurt" in " ".join(cfg.get("architectures") or []):
             raise MissingExtra(f"bleurt:{path}: this is a BLEURT-20 style checkpoint, which needs the package "
                                "'bleurt_pytorch' (not on PyPI; install it from its source repository)")
-        if cfg.get("num_labels", len(cfg.get("id2label") or {0: 0})) != 1:
-            raise ValueError(f"bleurt:{path}: the checkpoint has {len(cfg.get('id2label') or {})} labels; "
-                             "BLEURT has one regression output")
+        labels = len(cfg["id2label"]) if isinstance(cfg.get("id2label"), dict) else 2  # transformers' default
+        if labels != 1 or not any(a.endswith("ForSequenceClassification") for a in cfg.get("architectures") or []):
+            raise ValueError(f"bleurt:{path}: not a sequence-regression checkpoint ({labels} labels, architectures "
+                             f"{cfg.get('architectures')}); BLEURT has one regression output")
         self.tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
         self.model = AutoModelForSequenceClassification.from_pretrained(str(path), local_files_only=True)
         self.model.to(device).eval()
