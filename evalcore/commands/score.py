@@ -55,6 +55,12 @@ def add_arguments(p):
                                                   "the number of truncated texts is stated)")
     g.add_argument("--ref-aggregation", choices=["mean", "max"],
                    help="several references: each scored alone, then their mean (default) or max (min for MetricX)")
+    g.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice; on a busy machine 1 is "
+                                               "often fastest)")
+    g.add_argument("--import-scores", action="append", default=[], metavar="FORMAT:FILE",
+                   help="neural scores computed elsewhere, matched to the data by their texts: comet-json:FILE "
+                        "(comet-score --to_json), metricx-jsonl:FILE, pymarian-tsv:SCORES=INPUT.tsv; @NAME names "
+                        "the metric (default ext-FORMAT-FILESTEM); repeatable")
     g.add_argument("--allow-download", action="store_true",
                    help="let a hub name be downloaded when it is not in the local cache (never without it; "
                         "HF_HUB_OFFLINE=1 forbids it anyway)")
@@ -94,10 +100,11 @@ def run(args) -> int:
 
     configure(reset=True, device=getattr(args, "device", None), batch_size=getattr(args, "batch_size", None),
               precision=getattr(args, "precision", None), max_length=getattr(args, "max_length", None),
-              aggregation=getattr(args, "ref_aggregation", None),
+              aggregation=getattr(args, "ref_aggregation", None), threads=getattr(args, "threads", None),
               allow_download=True if getattr(args, "allow_download", False) else None, progress=True)
     for f in args.scores:
         register_scores(read_scores(f), source=f)
+    ds = _import_neural(args) if getattr(args, "import_scores", None) and args.path else None
     if args.list_metrics:
         for mid in metric_ids():
             try:
@@ -120,7 +127,7 @@ def run(args) -> int:
         print(f"note: --metrics lexical: {len(ids)} metrics ({', '.join(ids)})", file=sys.stderr)
     metrics = [get_metric(m) for m in ids]  # unknown ids fail here, before loading
     from . import _tok; _tok.check(args)  # noqa: E702
-    ds = dataset(args)
+    ds = ds if ds is not None else dataset(args)
     for w in ds.warnings:  # the loader's warnings: data kept, but the user must know
         print(w, file=sys.stderr)
     tok = _tok.resolve(args, ds, metrics)
@@ -145,6 +152,28 @@ def run(args) -> int:
     # metric by metric, written as computed (one metric's rows in memory at a time)
     write_stream((out[lv] for _, out in _released(stream) for lv in levels), args.out, args, COLUMNS)
     return 0
+
+
+def _import_neural(args):
+    """Register each ``--import-scores`` file as an external metric matched to the dataset by
+    texts (:mod:`evalcore.neural.imports`); returns the dataset it loaded."""
+    from ..metrics.byo import register_scores
+    from ..neural.imports import match_to_dataset, parse_spec, read_external
+    from ._lp import dataset
+
+    ds = dataset(args)
+    for spec in args.import_scores:
+        name, rows = read_external(spec)
+        frame, notes = match_to_dataset(ds, name, rows)
+        for line in notes:
+            print(f"warning: {line}", file=sys.stderr)
+        if not len(frame):
+            raise ValueError(f"--import-scores {spec}: no imported row matches an output of {args.path} by its texts")
+        fmt = parse_spec(spec)[0]
+        register_scores(frame, higher_is_better={name: fmt != "metricx-jsonl"}, source=parse_spec(spec)[1])
+        print(f"note: --import-scores: {name} ({fmt}): {frame.seg_id.nunique()} segments of "
+              f"{frame.system.nunique()} systems", file=sys.stderr)
+    return ds
 
 
 def _released(stream):

@@ -80,8 +80,14 @@ def loaded() -> int:
     return len(_MODELS)
 
 
-def scorer(kind: str, path: Path, device: str, precision: str, allow_download: bool = False):
-    """The scorer of ``kind`` for the model at ``path``: loaded once per process."""
+def scorer(kind: str, path: Path, device: str, precision: str, allow_download: bool = False,
+           threads: int | None = None):
+    """The scorer of ``kind`` for the model at ``path``: loaded once per process.
+    ``threads``: torch's CPU threads (more threads than free cores slow it down a lot)."""
+    if threads:
+        torch = _torch()
+        if torch.get_num_threads() != int(threads):
+            torch.set_num_threads(int(threads))
     key = (kind, str(path), device, precision)
     if key not in _MODELS:
         cls = {"bertscore": EncoderScorer, "cosine": EncoderScorer, "comet": CometScorer, "cometkiwi": CometScorer,

@@ -51,6 +51,7 @@ class Settings:
     aggregation: str = "mean"
     allow_download: bool = False
     progress: bool = False  # rate and ETA of each model run on stderr (the CLI)
+    threads: int | None = None  # torch CPU threads (None: torch's default)
 
 
 _SETTINGS = Settings()
@@ -67,6 +68,8 @@ def configure(reset: bool = False, **changes) -> Settings:
         raise ValueError(f"--precision {s.precision!r}: use {', '.join(PRECISIONS)}")
     if int(s.batch_size) < 1:
         raise ValueError("--batch-size must be at least 1")
+    if s.threads is not None and int(s.threads) < 1:
+        raise ValueError("--threads must be at least 1")
     if s.max_length is not None and int(s.max_length) < 8:
         raise ValueError("--max-length must be at least 8 tokens")
     _SETTINGS = s
@@ -106,11 +109,15 @@ class NeuralMetric(Metric):
         self._path: Path | None = None
         self._cache = None
         self.truncated = 0
+        self._progress = None  # one stderr progress line per metric, across its chunks
+        self._expected = 0  # rows a dataset's full scoring plan holds (an upper bound)
+        self._done = 0
 
     # ---- pickling (Dask): settings and the source index travel, models and caches do not --
     def __getstate__(self):
         state = dict(self.__dict__)
         state["_cache"] = None
+        state["_progress"] = None
         return state
 
     # ---- model ----------------------------------------------------------------------------
@@ -140,6 +147,8 @@ class NeuralMetric(Metric):
         from ..metrics.tokenize import target_language
 
         self._target = target_language(getattr(dataset, "lp", ""))
+        n_refs = max(1, len(dataset.ref_ids))
+        self._expected = len(dataset.outputs) * (1 if self.kind == "cometkiwi" else n_refs)
         if self.spec.lower() == _models.MINILM and self._target and self._target != "en":
             raise ValueError(f"{self.id}: all-MiniLM-L6-v2 is an English model and the target language here is "
                              f"{self._target!r} ({dataset.lp}); give a multilingual model instead, e.g. "
@@ -202,14 +211,13 @@ class NeuralMetric(Metric):
         if len(todo):
             from .backend import scorer
 
-            model = scorer(self.kind, self.path(), self.device(), self.config.precision, self.config.allow_download)
+            model = scorer(self.kind, self.path(), self.device(), self.config.precision, self.config.allow_download,
+                           self.config.threads)
             s, c, r = (list(x) for x in zip(*(uniq[k] for k in todo)))
             if progress is None and self.config.progress:
-                from ..progress import RateProgress
-
-                progress = RateProgress(f"{self.id} ({self.device()}, batch {self.config.batch_size})",
-                                        "texts" if self.kind in ("bertscore", "cosine") else "segments")
+                progress = self._stderr_progress(len(todo))
             values, truncated = model.score(s, c, r, self.config.batch_size, self.max_length(), progress)
+            self._done += len(todo)
             values = np.asarray(values, dtype=float)
             got[todo] = values
             self.truncated += max(0, truncated)
@@ -218,6 +226,20 @@ class NeuralMetric(Metric):
         index = {row: k for k, row in enumerate(uniq)}
         out[ok] = got[[index[row] for row in rows]]
         return out
+
+    def _stderr_progress(self, n: int):
+        """The metric's progress line: rows scored by the model so far, over every chunk the
+        engine hands it, with the rate and the time left (the total is the dataset's full plan,
+        an upper bound when segments are left out or cached)."""
+        from ..progress import RateProgress
+
+        if self._progress is None:
+            self._progress = RateProgress(f"{self.id} ({self.device()}, batch {self.config.batch_size})", "rows")
+        base, total = self._done, max(self._expected, self._done + n)
+
+        def cb(done, of):
+            self._progress(base + int(round(n * done / max(of, 1))), total)
+        return cb
 
     def _aggregate(self, values: np.ndarray) -> float:
         values = values[~np.isnan(values)]
