@@ -362,3 +362,31 @@ def test_no_torch_message(monkeypatch):
     with pytest.raises(MissingExtra, match=r"torch is not installed.*\.\[neural\]"):
         backend.resolve_device("auto")
     assert os.environ.get("HF_HUB_OFFLINE") == "1"
+
+
+@needs_torch
+def test_tiny_bleurt_style_checkpoint_scores_reference_then_candidate(tmp_path, tiny_bert, capsys):
+    """bleurt:PATH on a one-label BertForSequenceClassification written here: the score is the
+    regression output over [CLS] reference [SEP] candidate [SEP] (Sellam et al. 2020 §3),
+    checked against transformers run directly on that pair."""
+    import shutil
+
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
+
+    d = tmp_path / "bleurt"
+    shutil.copytree(tiny_bert, d)
+    torch.manual_seed(1)
+    cfg = BertConfig.from_pretrained(str(tiny_bert), num_labels=1)
+    BertForSequenceClassification(cfg).save_pretrained(d)
+    out = tmp_path / "b.tsv"
+    _score([TINY, "--metrics", f"bleurt:{d}", "--refs", "B", "--device", "cpu", "--out", out], capsys)
+    t = _read(out)
+    got = t[(t.system == "literal") & (t.seg_id == "2")].score.item()
+    tok = AutoTokenizer.from_pretrained(str(d))
+    model = BertForSequenceClassification.from_pretrained(str(d)).eval()
+    ref, cand = (TINY / "ref.B.txt").read_text().splitlines()[1], (TINY / "sys.literal.txt").read_text().splitlines()[1]
+    with torch.no_grad():
+        expected = model(**tok(ref, cand, return_tensors="pt")).logits[0, 0].item()
+        swapped = model(**tok(cand, ref, return_tensors="pt")).logits[0, 0].item()
+    assert got == pytest.approx(expected, abs=1e-6) and abs(expected - swapped) > 1e-6
