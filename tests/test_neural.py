@@ -251,9 +251,9 @@ def test_bertscore_tiny_model_through_score_command(tmp_path, tiny_bert, capsys)
 
 
 @needs_torch
-def test_batch_size_invariant_cache_reused_and_scheduler_identical(tmp_path, tiny_bert, capsys, monkeypatch):
+def test_batch_size_invariant_and_cache_reused(tmp_path, tiny_bert, capsys, monkeypatch):
     ids = f"cosine:{tiny_bert},bertscore:{tiny_bert}"
-    a, b, c, d = (tmp_path / f"{k}.tsv" for k in "abcd")
+    a, b, c = (tmp_path / f"{k}.tsv" for k in "abc")
     _score([TINY, "--metrics", ids, "--level", "both", "--batch-size", "1", "--device", "cpu", "--out", a], capsys)
     parts = list((tmp_path / "cache" / "neural").rglob("*.parquet"))
     assert parts and all(p.read_bytes()[:4] == b"PAR1" for p in parts)  # Parquet, not pickle
@@ -272,10 +272,20 @@ def test_batch_size_invariant_cache_reused_and_scheduler_identical(tmp_path, tin
     ta, tb, tc = _read(a), _read(b), _read(c)
     assert ta.equals(tb)
     np.testing.assert_allclose(ta.score, tc.score, rtol=0, atol=1e-6)  # batch 1 vs 7: padding, float32 order
-    monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "cache3"))
-    _score([TINY, "--metrics", ids, "--level", "both", "--batch-size", "7", "--device", "cpu",
-            "--scheduler", "local:2", "--out", d], capsys)
-    assert _read(d).equals(tc)
+    assert ta.drop(columns="score").equals(tc.drop(columns="score"))
+
+
+@needs_torch
+def test_dask_workers_give_the_in_process_scores(tmp_path, tiny_bert, capsys, monkeypatch):
+    """--scheduler local:2: the metric travels to the workers without its model (each worker
+    loads it once) and the table is identical to the in-process one."""
+    ids = f"bertscore:{tiny_bert}"
+    a, d = tmp_path / "a.tsv", tmp_path / "d.tsv"
+    _score([TINY, "--metrics", ids, "--level", "both", "--device", "cpu", "--out", a], capsys)
+    monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "cache3"))  # computed again, on the workers
+    _score([TINY, "--metrics", ids, "--level", "both", "--device", "cpu", "--scheduler", "local:2", "--out", d], capsys)
+    assert _read(d).equals(_read(a))
+    assert list((tmp_path / "cache3" / "neural").rglob("*.parquet"))  # the workers filled the cache
 
 
 @needs_torch
