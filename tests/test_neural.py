@@ -400,3 +400,50 @@ def test_tiny_bleurt_style_checkpoint_scores_reference_then_candidate(tmp_path, 
         expected = model(**tok(ref, cand, return_tensors="pt")).logits[0, 0].item()
         swapped = model(**tok(cand, ref, return_tensors="pt")).logits[0, 0].item()
     assert got == pytest.approx(expected, abs=1e-6) and abs(expected - swapped) > 1e-6
+
+
+@needs_torch
+def test_tiny_metricx24_checkpoint_through_score_command(tmp_path, capsys):
+    """metricx:PATH on a 1-layer mT5 written here (vocabulary 250,100 so that entry 250089
+    exists; a Unigram tokenizer written here): the score is the logit of entry 250089 at the
+    first decoder step over 'source: … candidate: … reference: …' without the end-of-sequence
+    token, clipped to [0, 25] (Juraska et al. 2023 §3), checked against transformers run
+    directly; lower is better, so QARLA's oriented similarity is its negation."""
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors
+    from transformers import MT5Config, MT5ForConditionalGeneration, T5TokenizerFast
+
+    d = tmp_path / "metricx-24-tiny"
+    d.mkdir()
+    pieces = ["<pad>", "</s>", "<unk>"] + ["\u2581" + w for w in WORDS + ["source:", "candidate:", "reference:"]] + \
+        [chr(c) for c in range(97, 123)] + ["\u2581", ":"]
+    pieces = list(dict.fromkeys(pieces))
+    tok = Tokenizer(models.Unigram([(p, 0.0 if i < 3 else -1.0) for i, p in enumerate(pieces)], unk_id=2))
+    tok.pre_tokenizer = pre_tokenizers.Metaspace()
+    tok.post_processor = processors.TemplateProcessing(single="$A </s>", special_tokens=[("</s>", 1)])
+    T5TokenizerFast(tokenizer_object=tok, eos_token="</s>", unk_token="<unk>", pad_token="<pad>",
+                    extra_ids=0).save_pretrained(d)
+    torch.manual_seed(0)
+    MT5ForConditionalGeneration(MT5Config(vocab_size=250100, d_model=8, d_kv=4, d_ff=16, num_layers=1,
+                                          num_decoder_layers=1, num_heads=2, decoder_start_token_id=0,
+                                          pad_token_id=0, eos_token_id=1)).save_pretrained(d)
+    out = tmp_path / "m.tsv"
+    _score([TINY, "--metrics", f"metricx:{d}", "--refs", "A", "--device", "cpu", "--out", out], capsys)
+    t = _read(out)
+    got = t[(t.system == "near_human")].sort_values("seg_id").score.to_numpy()
+    src, ref = (TINY / "src.txt").read_text().splitlines(), (TINY / "ref.A.txt").read_text().splitlines()
+    hyp = (TINY / "sys.near_human.txt").read_text().splitlines()
+    tk = T5TokenizerFast.from_pretrained(str(d))
+    model = MT5ForConditionalGeneration.from_pretrained(str(d)).eval()
+    expected = []
+    for s, h, r in zip(src, hyp, ref):
+        ids = tk(f"source: {s} candidate: {h} reference: {r}", return_tensors="pt").input_ids[:, :-1]  # no EOS
+        with torch.no_grad():
+            logit = model(input_ids=ids, decoder_input_ids=torch.zeros((1, 1), dtype=torch.long)).logits[0, 0, 250089]
+        expected.append(min(25.0, max(0.0, logit.item())))
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-6)
+    assert max(expected) > 0  # not all clipped: the values themselves are compared
+    from evalcore.metrics.base import get_metric
+
+    m = get_metric(f"metricx:{d}")
+    assert not m.meta.higher_is_better and m.oriented(np.array([2.0]))[0] == -2.0

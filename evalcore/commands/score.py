@@ -126,6 +126,11 @@ def run(args) -> int:
     if any(x.strip().lower() == "lexical" for x in args.metrics.split(",")):
         print(f"note: --metrics lexical: {len(ids)} metrics ({', '.join(ids)})", file=sys.stderr)
     metrics = [get_metric(m) for m in ids]  # unknown ids fail here, before loading
+    from ..neural import NeuralMetric
+
+    for m in metrics:  # a missing extra or model is said before any data is read
+        if isinstance(m, NeuralMetric):
+            m.check()
     from . import _tok; _tok.check(args)  # noqa: E702
     ds = ds if ds is not None else dataset(args)
     for w in ds.warnings:  # the loader's warnings: data kept, but the user must know

