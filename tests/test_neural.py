@@ -252,7 +252,7 @@ def test_bertscore_tiny_model_through_score_command(tmp_path, tiny_bert, capsys)
 
 @needs_torch
 def test_batch_size_invariant_and_cache_reused(tmp_path, tiny_bert, capsys, monkeypatch):
-    ids = f"cosine:{tiny_bert},bertscore:{tiny_bert}"
+    ids = f"bertscore:{tiny_bert}"
     a, b, c = (tmp_path / f"{k}.tsv" for k in "abc")
     _score([TINY, "--metrics", ids, "--level", "both", "--batch-size", "1", "--device", "cpu", "--out", a], capsys)
     parts = list((tmp_path / "cache" / "neural").rglob("*.parquet"))
