@@ -447,3 +447,22 @@ def test_tiny_metricx24_checkpoint_through_score_command(tmp_path, capsys):
 
     m = get_metric(f"metricx:{d}")
     assert not m.meta.higher_is_better and m.oriented(np.array([2.0]))[0] == -2.0
+
+
+@needs_torch
+def test_precision_is_part_of_the_signature_and_the_cache_key(tiny_bert):
+    """bf16 (torch.autocast on CPU) gives nearby but different scores; it never reads the fp32
+    rows of the cache, and says bf16 in its signature."""
+    from evalcore.metrics.base import get_metric
+    from evalcore.neural import configure
+
+    cands, refs = ["the cat sleeps by the window ."], [["the cat is sleeping next to the window ."]]
+    configure(device="cpu", precision="fp32")
+    m32 = get_metric(f"cosine:{tiny_bert}")
+    a = m32.sentence_scores(cands, refs)
+    configure(precision="bf16")
+    m16 = get_metric(f"cosine:{tiny_bert}")
+    b = m16.sentence_scores(cands, refs)
+    assert "precision:bf16" in m16.signature() and "precision:fp32" in m32.signature()
+    assert m16.model_key() != m32.model_key()
+    assert a[0] != b[0] and abs(a[0] - b[0]) < 0.05
