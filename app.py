@@ -5,30 +5,19 @@ import streamlit as st
 
 st.set_page_config(page_title="evalcore — MT metric meta-evaluation", page_icon="📏", layout="wide")
 
-PAGES = [
-    st.Page("pages/data.py", title="Data", icon="🗂️", default=True),
-]
-# Pages added by later work register here in this order (each file exists or is skipped).
-_OPTIONAL = [
-    ("pages/systems.py", "Systems", "📊"),
-    ("pages/campaign.py", "Campaign", "🌍"),
-    ("pages/compare.py", "Compare two systems", "🆚"),
-    ("pages/human_likeness.py", "Human-likeness", "👑"),
-    ("pages/likeness_vs_acceptability.py", "Likeness vs acceptability", "🎯"),
-    ("pages/queen_vs_human.py", "QUEEN vs human", "👸"),
-    ("pages/divergence.py", "Divergence browser", "🔎"),
-    ("pages/judges.py", "Judges", "⚖️"),
-    ("pages/references.py", "References & comprehension", "📚"),
-    ("pages/experts.py", "Experts vs non-experts", "🏅"),
-    ("pages/learned.py", "Learned metrics", "🧠"),
-    ("pages/learn.py", "Learn (guided tour)", "🎓"),
-]
+from evalcore.workspace import binding_refusal  # noqa: E402
+
+_unbound = binding_refusal(st.get_option("server.address"))
+if _unbound:  # no address: listening on every interface without anyone choosing it
+    st.error(_unbound)
+    st.stop()
+
 from pathlib import Path  # noqa: E402
 
+from pages.registry import PAGES as _REGISTRY  # noqa: E402
+
 _root = Path(__file__).resolve().parent
-for path, title, icon in _OPTIONAL:
-    if (_root / path).exists():
-        PAGES.append(st.Page(path, title=title, icon=icon))
+PAGES = [st.Page(p.path, title=p.title, icon=p.icon, default=p.default) for p in _REGISTRY]
 
 from pages.common import prefetch_plotly, sidebar_dataset  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""Every dashboard page in a real browser, cold and warm, on a saved real dataset (issue 12).
+"""Every dashboard page in a real browser, cold and warm, on a saved real dataset.
 
     python benchmarks/bench_browser_pages.py [--data ../shared/data/wmt24_esa] [--lp en-cs]
         [--pages systems divergence ...] [--name wmt24]

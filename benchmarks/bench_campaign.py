@@ -1,4 +1,4 @@
-"""Scale benchmark of a whole campaign (issue 12 item 4): every lexical metric, system and segment
+"""Scale benchmark of a whole campaign: every lexical metric, system and segment
 level, in-process vs a Dask ``local:N`` cluster, and projections from measured per-cell costs.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/bench_campaign.py --wmt24 ../shared/data/wmt24_esa \

@@ -1,4 +1,4 @@
-"""What every page pays on a fresh server, in CPU seconds (issue 12 item 1; CPU, not wall, so
+"""What every page pays on a fresh server, in CPU seconds (CPU, not wall, so
 that a loaded machine still gives comparable figures):
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/bench_cold_path.py [--data ../shared/data/wmt24_esa]

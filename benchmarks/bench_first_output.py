@@ -1,4 +1,4 @@
-"""When a page's Python emits its first table and its first figure (issue 12), in AppTest.
+"""When a page's Python emits its first table and its first figure, in AppTest.
 
     python benchmarks/bench_first_output.py [--data ../shared/data/wmt24_esa] [--lp en-cs]
         [--pages systems campaign compare] [--state sys_boot=0 ...]

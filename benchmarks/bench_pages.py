@@ -6,7 +6,7 @@
   the bundled sample), as a user's first page load does;
 * per page on the sample and on a synthetic dataset (evalcore.synth.make_synthetic): the first
   run with empty caches ("cold"; the synthetic set uses the default bounded scope of
-  every segment since issue 12) and the median of 3 reruns ("warm", cached scores);
+  every segment by default) and the median of 3 reruns ("warm", cached scores);
 * the divergence browser on the synthetic set with every segment (scope 0 = all, i.e. every
   (system, segment) row) and two cheap metrics, to show paging/ranking on 100k rows.
 

@@ -1,7 +1,7 @@
 """Benchmark of evalcore.qarla on the IWSLT-sized synthetic set of Amigó et al. 2006 §4.2.
 
 500 segments x 16 references x 20 systems, random SimTensors built directly (the similarity
-computation is not part of the target). Targets (issue 4): KING of a 13-metric set <= 2 s,
+computation is not part of the target). Targets: KING of a 13-metric set <= 2 s,
 greedy search over 40 metrics <= 60 s, memory <= 2 GB. Also times the literal brute force
 of tests/test_qarla.py on a small set to show the speed ratio.
 

@@ -1,5 +1,5 @@
 """Where a cold page's time goes at real size: the score tables behind the Systems page and the
-divergence browser, per metric, on one WMT24 language pair (issue 12).
+divergence browser, per metric, on one WMT24 language pair.
 
     python benchmarks/bench_score_tables.py [--data ../shared/data/wmt24_esa] [--lp en-cs]
         [--metrics bleu,chrf,...] [--code PATH]

@@ -1,4 +1,4 @@
-"""Issue 8 finding: do the syntactic families (TREE / GRAM / GRAMF / LEVEL / SP, methods §1.5)
+"""Finding: do the syntactic families (TREE / GRAM / GRAMF / LEVEL / SP, methods §1.5)
 enter the metric set chosen by the QARLA greedy search (methods §0, §1.4; Amigó et al. 2006 §3.3)?
 
     python benchmarks/findings_syntax.py [--data sample,ted,news] [--exhaustive-top 12]

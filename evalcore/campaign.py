@@ -3,8 +3,9 @@
 :func:`campaign` takes a collection ``{lp: Dataset}`` (:func:`evalcore.io.load_collection`) and
 returns a :class:`Campaign` with
 
-* ``systems`` – one row per (lp, system, measure): the human score (mean over segments of the
-  per-segment scores, methods §5) and every metric's corpus score (summed statistics), each with
+* ``systems`` – one row per (lp, system, measure): the human score (the system-level scores the
+  data gives for the criterion when it has them, else the mean over segments of the per-segment
+  scores: :func:`evalcore.human.scores.human_system_scores`, as ``correlate``; methods §3.2, §5) and every metric's corpus score (summed statistics), each with
   its rank within the language pair (1 = best, orientation-aware: TER/WER/PER lower is better;
   ties share the best rank);
 * ``correlations`` – per language pair and metric the system-level Pearson r, Kendall τ_b and
@@ -38,7 +39,8 @@ import pandas as pd
 from .dataset import Dataset
 
 ALL = "(all)"
-STATISTICS = ("pearson", "kendall", "accuracy")
+STATISTICS = ("pearson", "kendall", "accuracy")  # names of evalcore.stats.registry
+WILLIAMS_STATISTICS = ("pearson",)  # Williams' test compares dependent Pearson correlations (methods §3.5)
 
 
 @dataclass
@@ -48,6 +50,7 @@ class Campaign:
     metric_ranks: pd.DataFrame
     notes: list[str] = field(default_factory=list)
     signature: str = ""
+    higher_is_better: dict = field(default_factory=dict)  # metric id -> orientation
 
     def wide(self) -> pd.DataFrame:
         """One row per (lp, system): human score and every metric score, each with its rank."""
@@ -95,7 +98,7 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
              lps: Sequence[str] | None = None, include_human: bool = False, judged_only: bool = False,
              normalisation: str = "raw", rank_by: str = "pearson", tokenize: str | None = None, scheduler=None,
              progress: Callable[[int, int], None] | None = None, scorer: Callable | None = None,
-             **score_options) -> Campaign:
+             exclude: Sequence[str] = (), **score_options) -> Campaign:
     """Systems × language pairs, per-pair and averaged system-level correlations and each
     metric's rank across pairs (see the module docstring; Kocmi et al. 2021).
 
@@ -104,16 +107,24 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
     (metric, system, score; notes in ``attrs``) that :func:`evalcore.parallel.score_table`
     would (``criterion`` is None unless ``judged_only``). None: that function, on ``scheduler``.
     The dashboard passes :func:`evalcore.views.campaign.cached_scores`, the statistics the
-    Systems page caches on disk (the same values)."""
+    Systems page caches on disk (the same values). Metrics ``stored:NAME`` are the scores the
+    data stores (mt-metrics-eval ``metric-scores/``), used as stored, never recomputed
+    (:func:`evalcore.metrics.byo.stored_scores`). ``exclude``: systems left out of every
+    language pair (e.g. outliers), said in the notes."""
     from . import parallel
-    from .human.scores import system_scores
+    from .human.scores import given_system_scores, human_criteria, human_system_scores
     from .views.common import default_criterion
     from .metrics.base import get_metric
     from .stats.tables import human_systems
 
+    from .metrics.byo import register_stored, stored_ids, stored_scores
+
     if rank_by not in STATISTICS:
         raise ValueError(f"rank_by must be one of {STATISTICS}, not {rank_by!r}")
+    register_stored({lp: collection[lp] for lp in (lps or collection) if lp in collection})
     mobj = [get_metric(m) for m in metrics]  # unknown ids fail before any work
+    stored_m = [m for m in mobj if m.meta.family == "stored"]
+    text_m = [m for m in mobj if m.meta.family != "stored"]
     hib = {m.id: m.meta.higher_is_better for m in mobj}
     want = list(lps) if lps else list(collection)
     unknown = [lp for lp in want if lp not in collection]
@@ -124,9 +135,11 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
     sys_rows, stat_rows = [], []
     for i, lp in enumerate(want):
         ds = collection[lp]
-        crit = criterion or default_criterion(ds)
+        crit = criterion or default_criterion(ds) or next(iter(human_criteria(ds)), None)
         label = lp or "-"
-        if crit is None or crit not in ds.criteria and not (crit == "mqm" and "mqm_errors" in ds.extras):
+        has_given = crit is not None and len(given_system_scores(ds, crit)) > 0
+        if crit is None or crit not in ds.criteria and not (crit == "mqm" and "mqm_errors" in ds.extras) \
+                and not has_given:
             notes.append(f"{label}: left out — no human judgements"
                          + (f" of {crit!r}" if crit else "") + f" (criteria: {', '.join(ds.criteria) or 'none'})")
             continue
@@ -138,29 +151,49 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
             counts = sorted(set(j["seg_id"].astype(str).groupby(j["system"], sort=False).nunique())) or [0]
             notes.append(f"{label}: metric scores over the segments judged for {crit} for each system "
                          f"({counts[0]}{'-' + str(counts[-1]) if len(counts) > 1 else ''} of {ds.n_segments})")
-        else:
+        elif text_m:
             notes.append(f"{label}: metric scores over all {ds.n_segments} segments")
         from .metrics.tokenize import resolve_tokenizer
 
-        tok, tok_note = resolve_tokenizer(tokenize, lp) if mobj else (None, "")  # (no metric: nothing tokenised)
+        tok, tok_note = resolve_tokenizer(tokenize, lp) if text_m else (None, "")  # (no metric: nothing tokenised)
         toks[lp] = tok
-        notes.append(f"{label}: {tok_note + '; ' if tok_note else ''}human criterion {crit} ({normalisation}), "
-                     "mean over judged segments")
-        human = system_scores(ds, crit, normalisation=normalisation)
+        # the same human system scores as ``correlate`` and mt-metrics-eval: the given ones if any
+        human = human_system_scores(ds, crit, normalisation=normalisation)
+        notes.append(f"{label}: {tok_note + '; ' if tok_note else ''}{human.attrs['note']}")
         humans = set(human_systems(ds, list(human["system"])))
         hscore = dict(zip(human["system"], human["score"]))
         scores = pd.DataFrame(columns=["metric", "system", "seg_id", "score"])
-        if mobj and ds.systems and ds.ref_ids:
+        if text_m and ds.systems and ds.ref_ids:
             if scorer is None:
-                scores = parallel.score_table(ds, mobj, level="system", include_references=include_human,
+                scores = parallel.score_table(ds, text_m, level="system", include_references=include_human,
                                               segments=segments, tokenize=tok, scheduler=scheduler, **score_options)
             else:
-                scores = scorer(ds, [m.id for m in mobj], tokenize=tok, include_references=include_human,
+                scores = scorer(ds, [m.id for m in text_m], tokenize=tok, include_references=include_human,
                                 criterion=crit if judged_only else None, **score_options)
             notes += [f"{label}: {n}" for n in scores.attrs.get("notes", []) + scores.attrs.get("warnings", [])]
-        elif mobj:
+        elif text_m:
             notes.append(f"{label}: no system outputs or references with text — no metric scores")
+        from .metrics.byo import stored_name_notes
+
+        notes += [f"{label}: {n}" for n in stored_name_notes(ds, [m.id for m in text_m])]
+        if stored_m:  # the data's own scores, as stored
+            have = {i.lower() for i in stored_ids(ds)}
+            use = [m.id for m in stored_m if m.id in have]
+            if len(use) < len(stored_m):
+                notes.append(f"{label}: no stored scores of {', '.join(m.id for m in stored_m if m.id not in have)}")
+            if use:
+                st = stored_scores(ds, use, "system")
+                st = st.assign(metric=st["metric"].str.lower())
+                notes += [f"{label}: {n}" for n in st.attrs.get("notes", [])]
+                if judged_only:
+                    notes.append(f"{label}: judged segments only does not apply to stored metric scores "
+                                 "(used as stored)")
+                scores = pd.concat([scores, st[["metric", "system", "seg_id", "score"]]], ignore_index=True)
         systems = list(dict.fromkeys(list(ds.systems) + list(human["system"])))
+        gone = [s_ for s_ in systems if s_ in set(exclude)]
+        if gone:
+            notes.append(f"{label}: left out as asked: {', '.join(gone)}")
+            systems = [s_ for s_ in systems if s_ not in set(exclude)]
         if not include_human:
             left = [s for s in systems if s in humans]
             if left:
@@ -203,8 +236,9 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
                      "so that higher is better")
     ranks = metric_ranks(corr, rank_by)
     sig = _signature([m.id for m in mobj], toks, f"campaign: tokenize {tokenize or 'per-language default'}|lps "
-                     f"{','.join(want)}|rank_by:{rank_by}|judged_only:{judged_only}|human_translations:{include_human}")
-    return Campaign(systems_t, corr, ranks, notes, sig)
+                     f"{','.join(want)}|rank_by:{rank_by}|judged_only:{judged_only}|human_translations:{include_human}"
+                     + (f"|exclude:{','.join(exclude)}" if exclude else ""))
+    return Campaign(systems_t, corr, ranks, notes, sig, hib)
 
 
 def _signature(metric_ids: Sequence[str], toks: dict, extra: str) -> str:
@@ -239,3 +273,25 @@ def metric_ranks(corr: pd.DataFrame, by: str = "pearson") -> pd.DataFrame:
     allrows = corr[corr["lp"] == ALL].set_index("metric")[by]
     out[f"rank_{ALL}"] = out["metric"].map(allrows.rank(ascending=False, method="min"))
     return out.sort_values(["mean_rank", "metric"], kind="stable").reset_index(drop=True)
+
+
+def metric_clusters(camp: Campaign, lp: str, *, statistic: str = "pearson", test: str = "perm", k: int = 1000,
+                    alpha: float = 0.05, seed: int | None = 0):
+    """Metric significance clusters of one language pair of a campaign (methods §3.4-3.6; MTME
+    ``CompareMetrics``): every pair of metrics compared on the systems all of them score (the
+    campaign's systems, human translations and excluded systems already left out), metric scores
+    oriented so that higher is better, PERM-BOTH (``test="perm"``, ``k`` draws, any system-level
+    statistic of :mod:`evalcore.stats.registry`) or Williams' test (Pearson). Returns
+    ``(clusters, pairs, notes)`` as :func:`evalcore.stats.tables.metric_significance`."""
+    from .stats.tables import metric_significance
+
+    if test == "williams" and statistic not in WILLIAMS_STATISTICS:
+        raise ValueError("Williams' test compares Pearson correlations: use statistic 'pearson' or test 'perm'")
+    s = camp.systems[camp.systems["lp"] == lp]
+    human = s[s["kind"] == "human"].dropna(subset=["score"])
+    human = pd.DataFrame({"system": human["system"], "seg_id": "", "score": human["score"].astype(float)})
+    met = s[(s["kind"] == "metric")].dropna(subset=["score"])
+    sign = met["measure"].map(lambda m: 1.0 if camp.higher_is_better.get(m, True) else -1.0)
+    met = pd.DataFrame({"metric": met["measure"], "system": met["system"], "seg_id": "",
+                        "score": met["score"].astype(float) * sign})
+    return metric_significance(human, met, level="system", method=statistic, test=test, k=k, alpha=alpha, seed=seed)

@@ -29,6 +29,18 @@ def references_with_text(ds: Dataset) -> np.ndarray:
     return counts.reindex(ds.seg_ids, fill_value=0).to_numpy(dtype=int)
 
 
+def references_present(ds: Dataset) -> np.ndarray:
+    """Per segment: reference sets whose text is given, blank or not. An empty reference is
+    still a reference: the metrics score a segment against it as sacreBLEU does (BLEU and chrF
+    0, TER 100 for a non-empty output), so metric scores and correlations count these segments;
+    only a missing text (a judged reference without text) leaves a segment unscored."""
+    refs = ds.references
+    if refs.empty:
+        return np.zeros(ds.n_segments, dtype=int)
+    counts = refs[refs["text"].notna()].groupby("seg_id")["ref_id"].nunique()
+    return counts.reindex(ds.seg_ids, fill_value=0).to_numpy(dtype=int)
+
+
 def reference_sets_with_text(ds: Dataset) -> list[str]:
     refs = ds.references
     if refs.empty:
@@ -61,7 +73,9 @@ class Capability:
 def _facts(ds: Dataset) -> dict:
     counts = references_with_text(ds)
     sets = reference_sets_with_text(ds)
-    return {"counts": counts, "sets": sets, "max": int(counts.max()) if len(counts) else 0,
+    present = references_present(ds)
+    return {"counts": counts, "sets": sets, "max": int(counts.max()) if len(counts) else 0, "present": present,
+            "present_max": int(present.max()) if len(present) else 0,
             "outputs": bool(ds.systems), "judged": bool(len(ds.judgements))}
 
 
@@ -75,8 +89,10 @@ def _lack_refs(f: dict, need: int, quote=str) -> str:
 
 def _missing(f: dict, refs: int, outputs: bool = True, judged: bool = False, quote=str) -> str:
     parts = []
-    if f["max"] < refs:
-        parts.append(_lack_refs(f, refs, quote) if refs > 1 else "a reference with text (every segment lacks one)")
+    if refs > 1 and f["max"] < refs:
+        parts.append(_lack_refs(f, refs, quote))
+    elif refs == 1 and f["present_max"] < 1:
+        parts.append("a reference (every segment lacks one)")
     if outputs and not f["outputs"]:
         parts.append("system outputs with text")
     if judged and not f["judged"]:
@@ -104,7 +120,8 @@ def capabilities(ds: Dataset) -> list[Capability]:
     out = []
     for name, where, needs, refs, outputs, judged in rows:
         miss = _missing(f, refs, outputs, judged)
-        n = int((c >= refs).sum()) if not miss else 0
+        # one reference: an empty one counts, as the metrics score it (references_present)
+        n = int(((f["present"] if refs == 1 else c) >= refs).sum()) if not miss else 0
         out.append(Capability(name, where, needs, not miss, n, miss))
     return out
 

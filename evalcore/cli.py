@@ -131,3 +131,15 @@ def _run(args) -> int:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"error: {msg}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a full disk, a read-only folder, ...: a message, not a traceback
+        import errno as _errno
+
+        outs = output_paths(args)
+        what = exc.strerror or str(exc)
+        where = exc.filename or (", ".join(outs) if outs else "")
+        hint = (" (the disk is full: free some space)" if exc.errno in (_errno.ENOSPC, getattr(_errno, "EDQUOT", -1))
+                else "")
+        kept = (f"; nothing was written to {', '.join(outs)} (a file already there is unchanged)"
+                if outs else "")
+        print(f"error: {what}{': ' + str(where) if where else ''}{hint}{kept}", file=sys.stderr)
+        return 2

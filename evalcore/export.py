@@ -173,3 +173,114 @@ def check_outputs(paths) -> None:
                                            f"({exc.strerror or exc}); give another path")
     if report.errors:
         raise OutputError(report)
+
+
+# ---- LaTeX tables for papers (every page's LaTeX download goes through latex_table) ----
+#: characters pdflatex cannot typeset from UTF-8 input, as LaTeX (amssymb for the triangles)
+LATEX_SYMBOLS = {
+    "▲": r"$\blacktriangle$", "▼": r"$\blacktriangledown$", "≈": r"$\approx$", "±": r"$\pm$",
+    "−": "-", "–": "--", "—": "---", "×": r"$\times$", "≥": r"$\geq$", "≤": r"$\leq$", "≠": r"$\neq$",
+    "→": r"$\rightarrow$", "←": r"$\leftarrow$", "…": r"\ldots{}", "·": r"$\cdot$", "✓": "yes", "✗": "no",
+    "ρ": r"$\rho$", "τ": r"$\tau$", "α": r"$\alpha$", "β": r"$\beta$", "κ": r"$\kappa$", "σ": r"$\sigma$",
+    "μ": r"$\mu$", "Δ": r"$\Delta$", "δ": r"$\delta$", "χ": r"$\chi$", "²": r"$^2$", "°": r"$^\circ$",
+    "\u00a0": "~", "\u2009": r"\,", "‘": "`", "’": "'", "“": "``", "”": "''",
+}
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                  "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
+#: what a missing value (NaN, None, ``nan`` text) is written as
+LATEX_MISSING = "--"
+_NUMBER_TEXT = re.compile(r"[▲▼≈]?\s*[+\-−]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*%?")
+_MISSING_TEXT = {"nan", "NaN", "<NA>", "None", "NaT"}
+
+
+def latex_escape(text: str) -> str:
+    """``text`` as LaTeX source that prints it literally: the ten special characters escaped,
+    the Unicode symbols of :data:`LATEX_SYMBOLS` as LaTeX commands, control characters and line
+    breaks as spaces (a line break would end a ``%`` comment or a table row)."""
+    out = []
+    for ch in str(text):
+        if ch in _LATEX_SPECIAL:
+            out.append(_LATEX_SPECIAL[ch])
+        elif ch in LATEX_SYMBOLS:
+            out.append(LATEX_SYMBOLS[ch])
+        elif ch in "\r\n\t\v\f" or ord(ch) < 32:
+            out.append(" ")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _is_missing(v) -> bool:
+    if v is None or v is pd.NA or v is pd.NaT:
+        return True
+    if isinstance(v, str):
+        return v.strip() in _MISSING_TEXT
+    try:
+        return bool(pd.isna(v))
+    except (TypeError, ValueError):
+        return False
+
+
+def _latex_cell(v, digits: int) -> str:
+    import numpy as np
+
+    if _is_missing(v):
+        return LATEX_MISSING
+    if isinstance(v, (bool, np.bool_)):
+        return "yes" if v else "no"
+    if isinstance(v, (float, np.floating)):
+        if not np.isfinite(v):
+            return r"$\infty$" if v > 0 else r"$-\infty$"
+        return f"{float(v):.{digits}f}"
+    return latex_escape(v)
+
+
+def _numeric_column(col: pd.Series) -> bool:
+    """A column of numbers (or of numbers written as text, ``▲ 0.53`` marks included): right-aligned."""
+    if pd.api.types.is_bool_dtype(col):
+        return False
+    if pd.api.types.is_numeric_dtype(col):
+        return True
+    vals = [v for v in col if not _is_missing(v)]
+    if not vals:
+        return False
+    for v in vals:
+        if isinstance(v, bool):
+            return False
+        if isinstance(v, (int, float)) or (hasattr(v, "dtype") and pd.api.types.is_number(v)):
+            continue
+        if not (isinstance(v, str) and _NUMBER_TEXT.fullmatch(v.strip())):
+            return False
+    return True
+
+
+def latex_table(df: pd.DataFrame, comment: str | None = None, digits: int = 4) -> str:
+    """``df`` as a booktabs ``tabular`` for papers (``\\usepackage{booktabs,amssymb}``), valid
+    for pdflatex: every cell escaped (:func:`latex_escape`), numeric columns right-aligned and
+    text columns left-aligned, floats with ``digits`` decimals (none in a float column of whole
+    numbers, such as ranks), missing values as ``--``, the
+    ▲/▼/≈ marks of the significance columns as ``$\\blacktriangle$``/``$\\blacktriangledown$``/
+    ``$\\approx$``. ``comment`` (e.g. the metric signatures) goes on ``%`` lines above the table,
+    its line breaks removed so no user text can leave the comment. The one LaTeX writer of the
+    project (every page's LaTeX download)."""
+    cols = "".join("r" if _numeric_column(df.iloc[:, i]) else "l" for i in range(df.shape[1]))
+    # float columns of whole numbers (ranks, counts with missing values) without decimals
+    col_digits = []
+    for i in range(df.shape[1]):
+        c = df.iloc[:, i]
+        whole = False
+        if pd.api.types.is_float_dtype(c):
+            v = c.to_numpy(dtype=float)
+            v = v[~pd.isna(v)]
+            whole = len(v) > 0 and bool(((v == v.round()) & (abs(v) < 1e15)).all())
+        col_digits.append(0 if whole else digits)
+    lines = ["% requires \\usepackage{booktabs} and \\usepackage{amssymb}"]
+    if comment:
+        lines.append("% " + " ".join(str(comment).split()))
+    lines += [f"\\begin{{tabular}}{{{cols}}}", "\\toprule",
+              " & ".join(latex_escape(c) for c in df.columns) + r" \\", "\\midrule"]
+    lines += [" & ".join(_latex_cell(v, d) for v, d in zip(row, col_digits)) + r" \\"
+              for row in df.itertuples(index=False)]
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    return "\n".join(lines) + "\n"

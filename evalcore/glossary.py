@@ -42,14 +42,14 @@ GLOSSARY: dict[str, str] = {
     "human translations as systems": "Score the reference sets not chosen as references like systems, against the "
                                      "same chosen references; BLEU's correlation can flip (Freitag et al. 2021; "
                                      "methods §3.2).",
-    "Pearson": "Linear correlation of two lists of scores (−1 to 1).",
-    "Kendall τ": "Rank correlation: concordant minus discordant pairs, with a tie correction (τ_b) (methods §3.3).",
-    "acc23": "Pairwise accuracy with ties: the share of pairs the metric orders as the humans do, counting pairs "
-             "tied on both sides as agreements (Deutsch et al. 2023; methods §3.3).",
     "tie calibration": "The metric-difference threshold below which two metric scores count as a tie, chosen to "
-                       "maximise acc23 (Deutsch et al. 2023; methods §3.3).",
-    "DARR": "WMT's Kendall-like statistic on pairs of outputs whose human scores differ by at least 25 points; "
-            "metric ties count as discordant (methods §3.3).",
+                       "maximise acc23 or τ_23; every acc23/τ_23 output states the ε it used (Deutsch et al. 2023; "
+                       "methods §3.3).",
+    "stored metric scores": "Metric scores a dataset carries (mt-metrics-eval's metric-scores/ files), offered as "
+                            "stored:NAME and used as stored, never recomputed; BLEU without the prefix is evalcore's "
+                            "own BLEU from the texts (docs/formats.md).",
+    "significance clusters": "Metrics ranked by correlation and grouped so that metrics in one cluster are not "
+                             "significantly different from each other (permutation or Williams test; methods §3.6).",
     "bootstrap CI": "A confidence interval from recomputing the statistic on many resamples (of segments, systems "
                     "or both) drawn with replacement (methods §3.8).",
     "paired bootstrap / approximate randomisation": "Tests of whether two systems differ, exactly as sacreBLEU runs "
@@ -74,6 +74,20 @@ GLOSSARY: dict[str, str] = {
     "Detect MT": "A reference that is much closer to one machine output than to the other references may have been "
                  "post-edited from machine translation (Callison-Burch 2009; methods §5.11).",
 }
+
+
+
+def _statistics() -> None:
+    """One entry per statistic of :mod:`evalcore.stats.registry` (its term and definition), so a
+    new statistic gets its hover help without editing this file."""
+    from .stats.registry import REGISTRY, names
+
+    names()  # (statistics registered by plugin modules too)
+    for stat in REGISTRY.values():
+        GLOSSARY.setdefault(stat.term, stat.definition)
+
+
+_statistics()
 
 
 def define(term: str) -> str:

@@ -119,3 +119,57 @@ def diff_html(tokens: Sequence[tuple[str, bool]], colour: str, label: str) -> st
             parts.append(f'<span style="background:{colour}33;border-bottom:2px solid {colour};padding:0 1px" '
                          f'title="only in {escape(label)}">{t}</span>')
     return " ".join(parts)
+
+
+#: colour and underline of a human error span by severity (the underline style tells them
+#: apart without colour: solid = major/critical, dashed = minor, dotted = other)
+SEVERITY_STYLE = {"critical": ("#7b0000", "solid"), "major": ("#d62728", "solid"), "minor": ("#f28e2b", "dashed"),
+                  "neutral": ("#8c8c8c", "dotted"), "undecided": ("#8c8c8c", "dotted")}
+#: the marks of a metric (BLEU unmatched tokens, chrF unmatched characters, TER edits)
+METRIC_MARK = ("#4e79a7", "double")
+_RANK = {"critical": 0, "major": 1, "minor": 2, "neutral": 3, "undecided": 3}
+
+
+def char_spans_html(text: str | None, spans) -> str:
+    """``text`` with character spans marked: ``spans`` = (start, end, kind, tip) with end
+    exclusive, ``kind`` a severity of :data:`SEVERITY_STYLE` or ``"mark"`` (a metric's mark),
+    ``tip`` shown on hover (escaped). Where spans overlap the most severe one is drawn. Every
+    piece of the text is escaped with :func:`escape` before a tag is put around it."""
+    if text is None:
+        return "<em>(no text)</em>"
+    n = len(text)
+    owner: list[int | None] = [None] * n
+    for k, (a, b, kind, _tip) in enumerate(spans):
+        r = _RANK.get(kind, 4)
+        for i in range(max(0, int(a)), min(n, int(b))):
+            o = owner[i]
+            if o is None or r < _RANK.get(spans[o][2], 4):
+                owner[i] = k
+    parts = []
+    i = 0
+    while i < n:
+        j = i
+        while j < n and owner[j] == owner[i]:
+            j += 1
+        piece = escape(text[i:j])
+        o = owner[i]
+        if o is None:
+            parts.append(piece)
+        else:
+            kind, tip = spans[o][2], spans[o][3]
+            colour, line = METRIC_MARK if kind == "mark" else SEVERITY_STYLE.get(kind, ("#8c8c8c", "dotted"))
+            parts.append(f'<span style="background:{colour}2e;border-bottom:2px {line} {colour};padding:0 1px" '
+                         f'title="{escape(tip)}">{piece}</span>')
+        i = j
+    return "".join(parts)
+
+
+def span_layers_html(text: str | None, layers) -> str:
+    """The same text once per layer (a rater's error spans, a metric's marks), stacked, each
+    with its escaped label and an optional escaped note: ``layers`` = (label, spans, note)."""
+    rows = []
+    for label, spans, note in layers:
+        note_html = f' <span style="color:#666;font-size:0.8em">{escape(note)}</span>' if note else ""
+        rows.append(f'<div style="margin:2px 0 6px 0"><div style="font-size:0.8em;color:#444;font-weight:600">'
+                    f'{escape(label)}{note_html}</div><div>{char_spans_html(text, spans)}</div></div>')
+    return "".join(rows)

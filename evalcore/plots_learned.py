@@ -1,4 +1,4 @@
-"""Plotly figures of the "Learned metrics" page (issue 7), testable without Streamlit.
+"""Plotly figures of the "Learned metrics" page, testable without Streamlit.
 
 Inputs are the frames / dicts of :mod:`evalcore.learned.pipeline`. Names that may come from
 users (model names in metric ids) are entity-escaped before going into labels.

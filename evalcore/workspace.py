@@ -187,6 +187,11 @@ def _file_problems(folder: Path, meta: dict, report: Report, deep: bool, current
         if not (folder / "segments.tsv").is_file():
             report.error("segments.tsv", None, f"missing from the saved dataset {folder.name!r}")
         return
+    for path in _data_files(folder):
+        if path.name not in table:
+            report.error(path.name, None, f"is in the saved dataset {folder.name!r} but not in its meta.json "
+                                          "(added or planted after saving: it would change what loads); "
+                                          "accept it (repair), remove it, or delete the dataset")
     for fname, info in sorted(table.items()):
         path = folder / fname
         if not path.is_file():
@@ -201,11 +206,54 @@ def _file_problems(folder: Path, meta: dict, report: Report, deep: bool, current
                                       "accept the change (repair) or delete the dataset")
 
 
+def meta_problems(meta) -> list[str]:
+    """What is wrong with the shape of a parsed meta.json (empty list: fine). The one place
+    that says what meta.json holds, so that a hand-edited file (a number where a name or a
+    table should be, ``{}``) marks its own dataset broken instead of breaking the listing of
+    every dataset. A file table (``files``) or, for datasets saved before it existed, the
+    content hashes of the language pairs (``hashes``) is required: without either nothing
+    could be checked."""
+    if not isinstance(meta, dict):
+        return [f"is not a JSON object but {type(meta).__name__}"]
+    out = []
+    for key in ("name", "saved_at", "source", "repaired_at"):
+        if key in meta and not isinstance(meta[key], str):
+            out.append(f"{key!r} must be a string, not {json.dumps(meta[key])[:40]}")
+    lps = meta.get("language_pairs", [])
+    if not (isinstance(lps, list) and all(isinstance(x, str) for x in lps)):
+        out.append("'language_pairs' must be a list of strings")
+    hashes = meta.get("hashes", {})
+    if not (isinstance(hashes, dict) and all(isinstance(v, str) for v in hashes.values())):
+        out.append("'hashes' must map language pairs to SHA-256 strings")
+    counts = meta.get("counts", {})
+    if not (isinstance(counts, dict) and all(isinstance(v, dict) for v in counts.values())):
+        out.append("'counts' must map language pairs to objects")
+    if "files" in meta:
+        files = meta["files"]
+        if not isinstance(files, dict):
+            out.append("'files' must map file names to {\"bytes\": integer, \"sha256\": string}")
+        else:
+            for fname, info in files.items():
+                if not (isinstance(info, dict) and type(info.get("bytes")) is int and info["bytes"] >= 0
+                        and isinstance(info.get("sha256"), str)):
+                    out.append(f"'files' entry {fname!r} must be {{\"bytes\": integer, \"sha256\": string}}, "
+                               f"not {json.dumps(info)[:60]}")
+                elif "/" in fname or "\\" in fname or fname.startswith(".") or fname == "meta.json":
+                    out.append(f"'files' entry {fname!r} is not a file name of the dataset folder")
+    elif not (isinstance(hashes, dict) and hashes):
+        out.append("holds neither a file table ('files') nor content hashes ('hashes'): nothing can be checked")
+    return out
+
+
 def _read_meta(folder: Path, report: Report) -> dict | None:
     try:
         meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-        if not isinstance(meta, dict):
-            raise ValueError("not a JSON object")
+        bad = meta_problems(meta)
+        if bad:
+            report.error("meta.json", None, f"of the saved dataset {folder.name!r} is not a valid meta.json: "
+                                            f"{'; '.join(bad)}; repair it (rebuilt from the files if they still "
+                                            "validate) or delete it")
+            return None
         return meta
     except FileNotFoundError:
         report.error("meta.json", None, f"missing from the saved dataset {folder.name!r}; repair it "
@@ -338,6 +386,7 @@ def save(datasets: dict[str, Dataset] | Dataset, name: str, source: str = "", *,
         tmp.mkdir()
         try:
             write_tidy(list(datasets.values()), tmp)
+            reloaded = _verify_round_trip(datasets, tmp)  # before anything is replaced
             meta = _meta_for(datasets, name, source, tmp)
             _write_json_atomic(tmp / "meta.json", meta)
             with _workspace_lock():  # the renames: invisible to readers, who hold it shared
@@ -363,8 +412,62 @@ def save(datasets: dict[str, Dataset] | Dataset, name: str, source: str = "", *,
     if trash is not None:
         shutil.rmtree(trash, ignore_errors=True)
     with contextlib.suppress(Exception):  # the snapshot of the saved TSVs: later loads skip parsing them
-        load_saved(target)
+        from .io import snapshot
+
+        snapshot.write_snapshot(root / target, snapshot.snapshot_key(meta["files"], reading="tidy;quoting=csv"),
+                                reloaded)
     return target
+
+
+_TABLES = ("segments", "references", "outputs", "judgements", "tags")
+
+
+def _table_text(df) -> str:
+    return df.to_csv(sep="\t", index=False, lineterminator="\n")
+
+
+def _verify_round_trip(datasets: dict[str, Dataset], folder: Path) -> dict[str, Dataset]:
+    """Load the freshly written ``folder`` exactly as :func:`load_saved` will, and check that it
+    gives back the same tables as ``datasets`` (the content hash of every language pair, which
+    covers every table and extra table). A save that would not load back, or would load back
+    different data, raises :class:`DataError` naming the tables, and nothing is replaced.
+    Returns the loaded collection (its snapshot is then built from it)."""
+    from .io import load_collection, mqm_weights_in_force
+
+    try:
+        with mqm_weights_in_force(None):
+            coll = load_collection(folder, name=folder.name, fmt="tidy", quoting="csv")
+    except DataError as exc:
+        report = Report()
+        report.error(folder.name, None, "the dataset was not saved: the written files would not load back "
+                                        "(nothing was replaced); the problems in the written copy:")
+        report.extend(exc.report.errors)
+        raise DataError(report) from None
+    report = Report()
+    for lp, ds in datasets.items():
+        back = coll.get(lp)
+        if back is None:
+            report.error(folder.name, None, f"the dataset was not saved: language pair {lp or '-'} did not load "
+                                            "back from the written files (nothing was replaced)")
+        elif back.content_hash() != ds.content_hash():
+            differ = [t for t in _TABLES if _table_text(getattr(back, t)) != _table_text(getattr(ds, t))]
+            differ += [f"extra table {k}" for k in sorted(set(back.extras) | set(ds.extras))
+                       if k not in back.extras or k not in ds.extras
+                       or _table_text(back.extras[k]) != _table_text(ds.extras[k])]
+            report.error(folder.name, None, f"the dataset was not saved: the written files load back different "
+                                            f"data for language pair {lp or '-'} ({', '.join(differ) or 'order'}); "
+                                            "nothing was replaced")
+    if not report.ok:
+        raise DataError(report)
+    return coll
+
+
+def content_key(meta: dict) -> str:
+    """A key that changes whenever a saved dataset's content does: the SHA-256 of meta.json's
+    file table (each file's size and hash; content hashes for older saves). Caches of loaded
+    datasets use it, never the name and ``saved_at`` (a repair keeps ``saved_at``)."""
+    table = meta.get("files") if isinstance(meta.get("files"), dict) else meta.get("hashes")
+    return hashlib.sha256(json.dumps(table, sort_keys=True).encode()).hexdigest()
 
 
 def list_saved() -> list[dict]:
@@ -381,12 +484,18 @@ def list_saved() -> list[dict]:
             if d.name.startswith(".") or not d.is_dir():
                 continue
             report = Report()
-            meta = _read_meta(d, report)
+            try:
+                meta = _read_meta(d, report)
+                if meta is not None:
+                    _file_problems(d, meta, report, deep=False)
+            except OSError as exc:  # one unreadable folder never hides the others
+                report.error(d.name, None, f"cannot be read ({exc}); check its permissions or delete it")
+                meta = None
             if meta is not None:
-                _file_problems(d, meta, report, deep=False)
                 meta["name"] = d.name  # the folder is the identity
+                meta["content_key"] = content_key(meta)
             else:
-                meta = {"name": d.name, "saved_at": "", "language_pairs": []}
+                meta = {"name": d.name, "saved_at": "", "language_pairs": [], "content_key": ""}
             if not report.ok:
                 meta["problems"] = [str(p) for p in report.errors]
                 meta["broken"] = True
@@ -530,3 +639,22 @@ def path_import_allowed(address: str | None, environ: dict | None = None) -> tup
     where = address or "every network interface"
     return False, (f"the dashboard listens on {where}, so others may reach it: importing a path on the server "
                    f"is off (set {ALLOW_PATH_IMPORT_ENV}=1 before starting it to allow it)")
+
+
+LISTEN_ALL_ENV = "EVALCORE_LISTEN_ALL"
+
+
+def binding_refusal(address: str | None, environ: dict | None = None) -> str | None:
+    """Why the dashboard refuses to serve, or None. A server with no ``server.address`` listens
+    on every network interface: that happens when Streamlit finds no configuration (started
+    with another config file, or an edited one), so the app refuses to show anything unless an
+    address was chosen (``--server.address ADDRESS``, config.toml) or ``EVALCORE_LISTEN_ALL=1``
+    says that every interface is meant."""
+    environ = os.environ if environ is None else environ
+    if (address or "").strip() or environ.get(LISTEN_ALL_ENV, "").strip() == "1":
+        return None
+    return ("The dashboard is listening on every network interface because no server address is set "
+            "(the project's .streamlit/config.toml was not read), so anyone who can reach this port could "
+            "see and change your data. It shows nothing. Start it with "
+            "`streamlit run app.py --server.address 127.0.0.1` (this machine only), or choose an address "
+            f"deliberately; set {LISTEN_ALL_ENV}=1 to serve every interface on purpose.")

@@ -8,7 +8,8 @@ import streamlit as st
 from evalcore.views import common as common_view
 from evalcore import plots_campaign as PC
 from evalcore.views import campaign as campaign_view
-from evalcore.campaign import ALL, campaign
+from evalcore.campaign import ALL, STATISTICS, WILLIAMS_STATISTICS, campaign
+from evalcore.stats.registry import label as stat_label
 from pages.common import (computed_keys, current_dataset, download_figure, download_table, ensure_shell, load_choice,
                           long_segment_note, md, progress_bar, show_exception)
 
@@ -16,7 +17,8 @@ ensure_shell(__file__)
 st.title("Campaign")
 from pages.common import terms  # noqa: E402
 
-terms('system level', 'Pearson', 'Kendall τ', 'human translations as systems', 'judged segments only', 'tokenizer')
+terms('system level', 'Pearson', 'Kendall τ', 'pairwise accuracy', 'human translations as systems',
+      'judged segments only', 'tokenizer', 'stored metric scores', 'significance clusters')
 current_dataset()  # stops with a hint when nothing is loaded
 label, meta = st.session_state.get("dataset_label"), st.session_state.get("dataset_meta")
 try:
@@ -25,7 +27,9 @@ except Exception as exc:
     show_exception(exc, "Could not load the dataset")
     st.stop()
 
-criteria_of = {lp: d.criteria for lp, d in coll.items()}
+from evalcore.human.scores import human_criteria  # noqa: E402
+
+criteria_of = {lp: human_criteria(d) for lp, d in coll.items()}  # judged per segment or given per system
 judged_lps = [lp for lp in coll if criteria_of[lp]]
 if not judged_lps:
     st.info("This page needs human judgements in at least one language pair.")
@@ -48,8 +52,7 @@ judged_only = c4.checkbox("Judged segments only", value=True, key="camp_judged",
 include_human = c5.checkbox("Include human translations", value=False, key="camp_human",
                             help="Human translations judged like systems (e.g. WMT's refA) are left out of the "
                                  "correlations by default.")
-rank_by = c6.selectbox("Rank metrics by", ["pearson", "kendall", "accuracy"], key="camp_rank",
-                       format_func={"pearson": "Pearson r", "kendall": "Kendall τ_b", "accuracy": "pairwise accuracy"}.get)
+rank_by = c6.selectbox("Rank metrics by", list(STATISTICS), key="camp_rank", format_func=stat_label)
 
 if not lps:
     st.info("Choose at least one language pair.")
@@ -104,7 +107,7 @@ with human_fig_dl:
     download_figure(hfig, "campaign_human_scores", key="camp_human_fig")
 
 fast = [m for m in ("bleu", "chrf") if m in common_view.available_metrics()]
-metrics = metrics_box.multiselect("Metrics", common_view.available_metrics(), default=fast, key="camp_metrics",
+metrics = metrics_box.multiselect("Metrics", common_view.available_metrics(collection=coll), default=fast, key="camp_metrics",
                                   help="Corpus scores over each language pair's segments. The slower metrics "
                                        "(METEOR, GTM, TER on long segments) take minutes on a whole campaign.")
 if not metrics:
@@ -151,13 +154,47 @@ st.caption(f"Rows `{ALL}`: Pearson and Kendall averaged over the language pairs;
            "systems (Kocmi et al. 2021). Metric scores are oriented so that higher is better (TER, WER, PER negated).")
 corr = res.correlations
 st.dataframe(corr, hide_index=True, width="stretch",
-             column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ("pearson", "kendall", "accuracy")})
+             column_config={c: st.column_config.NumberColumn(format="%.3f") for c in STATISTICS})
 download_table(corr, "campaign_correlations", key="camp_corr", signature=sig)
-stat = st.radio("Figure", ["pearson", "kendall", "accuracy"], horizontal=True, key="camp_stat",
-                format_func={"pearson": "Pearson r", "kendall": "Kendall τ_b", "accuracy": "pairwise accuracy"}.get)
+stat = st.radio("Figure", list(STATISTICS), horizontal=True, key="camp_stat", format_func=stat_label)
 fig = figure("correlations", key, stat, _build=lambda: with_signature(campaign_bars(corr, stat), sig))
 st.plotly_chart(fig, width="stretch", key="camp_bars")
 download_figure(fig, "campaign_correlations", key="camp_bars_fig")
+
+st.subheader("Metric significance clusters")
+st.caption("Per language pair, metrics compared pairwise on the same systems (mt-metrics-eval's CompareMetrics): "
+           "PERM-BOTH (1,000 permutations, the same for every pair) or Williams' test (Pearson). Rank = cluster: "
+           "metrics in one cluster are not significantly different (p > 0.05).")
+s1, s2, s3 = st.columns(3)
+sig_lp = s1.selectbox("Language pair", [lp for lp in lps if (corr["lp"] == lp).any()], key="camp_sig_lp",
+                      format_func=lambda x: x or "-")
+sig_test = s2.radio("Test", ["perm", "williams"], horizontal=True, key="camp_sig_test",
+                    format_func={"perm": "permutation (PERM-BOTH)", "williams": "Williams"}.get)
+sig_stat = s3.selectbox("Statistic", list(WILLIAMS_STATISTICS if sig_test == "williams" else STATISTICS),
+                        key="camp_sig_stat", format_func=stat_label)
+
+
+@st.cache_data(show_spinner="Comparing metrics…", max_entries=16)
+def clusters(_res, key, lp, test, statistic):
+    from evalcore.campaign import metric_clusters
+
+    return metric_clusters(_res, lp, statistic=statistic, test=test)
+
+
+if len(metrics) < 2 or sig_lp is None:
+    st.info("Choose at least two metrics to compare them.")
+else:
+    try:
+        cl, pairs, sig_notes = clusters(res, key, sig_lp, sig_test, sig_stat)
+        st.dataframe(cl, hide_index=True, width="stretch")
+        download_table(cl, f"campaign_clusters_{sig_lp}", key="camp_clusters", signature=sig)
+        with st.expander("Pairwise p-values"):
+            st.dataframe(pairs, hide_index=True, width="stretch")
+            download_table(pairs, f"campaign_metric_pvalues_{sig_lp}", key="camp_pvalues", signature=sig)
+        for n in sig_notes:
+            st.caption(md(n))
+    except ValueError as exc:
+        st.info(md(str(exc)))
 
 st.subheader("Each metric's rank across language pairs")
 st.caption(f"1 = the highest {rank_by} in that language pair; mean rank over the pairs; rank by the `{ALL}` row.")

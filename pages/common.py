@@ -74,7 +74,9 @@ def _load_sample() -> dict[str, Dataset]:
 
 
 @st.cache_resource(show_spinner="Loading dataset…", max_entries=8)
-def _load_saved(name: str, saved_at: str) -> dict[str, Dataset]:
+def _load_saved(name: str, content_key: str) -> dict[str, Dataset]:
+    """Cached by the dataset's content (:func:`evalcore.workspace.content_key`): a repaired
+    hand edit keeps its ``saved_at`` but changes the key, so no session sees the old numbers."""
     coll = workspace.load_saved(name)
     for lp, ds in coll.items():  # CoNLL-U parses kept with the dataset
         files = workspace.saved_parses(name, lp)
@@ -99,7 +101,7 @@ def dataset_choices() -> dict[str, dict]:
 def load_choice(label: str, meta: dict) -> dict[str, Dataset]:
     if meta.get("name") is None:
         return _load_sample()
-    return _load_saved(meta["name"], meta.get("saved_at", ""))
+    return _load_saved(meta["name"], meta.get("content_key") or workspace.content_key(meta))
 
 
 def sidebar_dataset() -> Dataset | None:
@@ -111,6 +113,13 @@ def sidebar_dataset() -> Dataset | None:
         by_name = {m.get("name"): lbl for lbl, m in choices.items()}
         if st.query_params["dataset"] in by_name:
             st.session_state["dataset_label"] = by_name[st.query_params["dataset"]]
+        else:  # never open something else silently
+            st.session_state["_unknown_dataset"] = st.query_params["dataset"]
+    if st.session_state.get("_unknown_dataset") and st.session_state.get("dataset_label") in (None, SAMPLE_KEY):
+        from evalcore.highlight import escape
+
+        st.sidebar.warning(f"The link asks for the dataset {escape(st.session_state['_unknown_dataset'])!s}, "
+                           "but no saved dataset has that name: showing the bundled sample instead.")
     wanted = st.session_state.get("dataset_label")
     index = labels.index(wanted) if wanted in labels else 0
     label = st.sidebar.selectbox("Dataset", labels, index=index, key="dataset_select")
@@ -144,16 +153,20 @@ def sidebar_tokenizer(ds: Dataset) -> str:
     """The tokenizer box (one choice per language pair, sacreBLEU's default for the target
     language preselected) and a caption stating the choice; applies it to this run."""
     from evalcore.views.common import tokenizer_note
-    from evalcore.metrics.tokenize import default_tokenizer, installed_tokenizers
+    from evalcore.metrics.tokenize import TOKENIZERS, SPM_TOKENIZERS, default_tokenizer, installed_tokenizers
 
     default = default_tokenizer(ds.lp)
     names = installed_tokenizers()  # without importing sacreBLEU: most pages never tokenise
     if default not in names:
         names.insert(0, default)
+    missing = [t for t in TOKENIZERS if t not in names]
+    spm = [t for t in missing if t in SPM_TOKENIZERS]
+    why = (f" Unavailable here: {', '.join(missing)}" + (f" ({', '.join(spm)}: spBLEU's SentencePiece model, which "
+           "sacreBLEU downloads on first use, is not on this server; evalcore never downloads at run time)"
+           if spm else "") + ".") if missing else ""
     tok = st.sidebar.selectbox("Tokenizer (word-level metrics)", names, index=names.index(default),
                                key=f"tokenize_{ds.lp}", format_func=lambda t: f"{t} (default)" if t == default else t,
-                               help="sacreBLEU's tokenizers; flores101/200 are missing when their model cannot be "
-                                    "loaded offline")
+                               help="sacreBLEU's tokenizers." + why)
     st.sidebar.caption(md(tokenizer_note(ds, tok)))  # the language pair is user text
     return apply_tokenizer(ds)
 
@@ -232,57 +245,80 @@ def show_report(report, key: str = "report") -> None:
         download_table(df, "validation_report", key=key)
 
 
-def latex_table(df: pd.DataFrame) -> str:
-    """A LaTeX tabular of ``df`` with every cell escaped."""
-    def esc(v) -> str:
-        s = "" if v is None else (f"{v:.4f}" if isinstance(v, float) else str(v))
-        for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"),
-                     ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"), ("^", r"\textasciicircum{}")):
-            s = s.replace(a, b) if a != "\\" else s.replace(a, "\x00")
-        return s.replace("\x00", r"\textbackslash{}")
-    cols = "l" * len(df.columns)
-    lines = [f"\\begin{{tabular}}{{{cols}}}", "\\hline", " & ".join(esc(c) for c in df.columns) + r" \\", "\\hline"]
-    lines += [" & ".join(esc(v) for v in row) + r" \\" for row in df.itertuples(index=False)]
-    lines += ["\\hline", "\\end{tabular}"]
-    return "\n".join(lines) + "\n"
+def latex_table(df: pd.DataFrame, comment: str | None = None) -> str:
+    """A booktabs LaTeX tabular of ``df`` (:func:`evalcore.export.latex_table`, the one writer)."""
+    from evalcore.export import latex_table as write
+
+    return write(download_frame(df), comment)
 
 
-def table_csv(df: pd.DataFrame, signature: str | None = None) -> bytes:
-    """The CSV download of a table: text cells a spreadsheet would run as formulas
-    (``=``, ``+``, ``-``, ``@``, tab, CR) prefixed with ``'`` (OWASP; :mod:`evalcore.export`)."""
+def download_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` as the flat table a file holds: a meaningful index (named, or not 0..n-1) becomes
+    columns, and two-level column names are joined with `` / `` (one header row, so
+    ``pandas.read_csv`` and spreadsheets read it back with the shape shown on the page)."""
+    out = df
+    idx = df.index
+    if any(n is not None for n in idx.names) or not idx.equals(pd.RangeIndex(len(df))):
+        out = df.reset_index()
+    if isinstance(out.columns, pd.MultiIndex):
+        out = out.copy()
+        out.columns = [" / ".join(str(p) for p in c if str(p) != "") for c in out.columns]
+    return out
+
+
+def table_csv(df: pd.DataFrame) -> bytes:
+    """The CSV download of a table: a header row and the rows, nothing else (no comment line:
+    ``pandas.read_csv`` and spreadsheets read it as it is; the signatures are a download of
+    their own, :func:`signatures_file`). Text cells a spreadsheet would run as formulas (``=``,
+    ``+``, ``-``, ``@``, tab, CR) are prefixed with ``'`` and every text cell is quoted
+    (OWASP; :mod:`evalcore.export`), column names included."""
     from evalcore.export import to_safe_csv
 
-    return ((f"# {signature}\n" if signature else "") + to_safe_csv(df)).encode("utf-8")
+    return to_safe_csv(download_frame(df)).encode("utf-8")
+
+
+def signatures_file(signature: str, name: str) -> bytes:
+    """The signatures download of the table ``name``: plain text, one line per metric
+    (never inside the CSV, where a system or rater name in it could become a spreadsheet cell)."""
+    parts = [p.strip() for p in str(signature).replace("\r", " ").split("\n")]
+    return (f"Metric signatures of {name}.csv\n" + "\n".join(p for p in parts if p) + "\n").encode("utf-8")
 
 
 def download_table(df: pd.DataFrame, name: str, key: str | None = None, signature: str | None = None) -> None:
-    """CSV and LaTeX downloads of a table (with the metric signatures as a comment line).
+    """CSV and LaTeX downloads of a table, and its metric signatures as a text file of their own.
 
-    The files are built only when a button is clicked (deferred ``data`` callables), so large
-    tables cost nothing on reruns. The signatures are also shown under the table."""
+    The CSV holds only the table (``pandas.read_csv`` reads it as shown); the LaTeX file has the
+    signatures as a ``%`` comment. The files are built only when a button is clicked (deferred
+    ``data`` callables), so large tables cost nothing on reruns. The signatures are also shown
+    under the table."""
     if signature:
         st.caption(f"Signatures: {md(signature)}")
-    c1, c2 = st.columns(2)
+    cols = st.columns(3 if signature else 2)
 
     def csv() -> bytes:
-        return table_csv(df, signature)
+        return table_csv(df)
 
     def tex() -> bytes:
-        return ((f"% {signature}\n" if signature else "") + latex_table(df)).encode("utf-8")
+        return latex_table(df, signature).encode("utf-8")
 
-    c1.download_button("⬇ CSV", csv, f"{name}.csv", "text/csv", key=f"csv-{key or name}", on_click="ignore")
-    c2.download_button("⬇ LaTeX", tex, f"{name}.tex", "text/x-tex", key=f"tex-{key or name}", on_click="ignore")
+    cols[0].download_button("⬇ CSV", csv, f"{name}.csv", "text/csv", key=f"csv-{key or name}", on_click="ignore")
+    cols[1].download_button("⬇ LaTeX", tex, f"{name}.tex", "text/x-tex", key=f"tex-{key or name}", on_click="ignore")
+    if signature:
+        cols[2].download_button("⬇ Signatures", lambda: signatures_file(signature, name), f"{name}_signatures.txt",
+                                "text/plain", key=f"sig-{key or name}", on_click="ignore")
 
 
 def download_figure(fig, name: str, key: str | None = None) -> None:
     """Downloads of a figure: interactive HTML (embeds plotly.js, works offline) and PNG, SVG and
     PDF for papers (rendered by kaleido with the machine's Chromium, the metric signatures as a
-    caption). Every file is built only when its button is clicked."""
+    caption). Every file gets :func:`evalcore.figures.paper_figure`'s explicit colour-blind-safe
+    colours and label margins (the page's Streamlit theme colours exist only in the browser).
+    Every file is built only when its button is clicked."""
     from evalcore import figures
 
     def html() -> bytes:
-        buf = io.StringIO()
-        fig.write_html(buf, include_plotlyjs=True, full_html=True)
+        buf = io.StringIO()  # paper colours: Streamlit's theme colours exist only in its browser code
+        figures.paper_figure(fig).write_html(buf, include_plotlyjs=True, full_html=True)
         return buf.getvalue().encode("utf-8")
 
     def static(fmt: str):

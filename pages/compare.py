@@ -222,6 +222,32 @@ if cmp.metrics and cmp.criteria:
         pick_seg = st.selectbox("Open in the side-by-side view", rows["seg_id"].tolist(), key="cmp_dis_pick",
                                 format_func=lambda s: f"segment {s}")
 
+# ---------------------------------------------------------------- human error spans (ESA / MQM)
+def compare_spans(ds, h, a: str, b: str, seg_id: str) -> None:
+    """Each output's human error spans (every rater stacked) above the tokens BLEU leaves
+    unmatched, side by side; computed for this segment only (evalcore.views.spans)."""
+    from evalcore.views import spans as spans_view
+    from pages.common import memo_object
+
+    if not spans_view.has_spans(ds):
+        return
+    cols = st.columns(2)
+    for col, name, label in ((cols[0], a, "A"), (cols[1], b, "B")):
+        try:
+            layers = memo_object("cmp_spans", (h, name, seg_id),
+                                 lambda name=name: spans_view.output_layers(ds, name, seg_id, markers=("bleu",)))
+        except Exception as exc:
+            show_exception(exc, "Could not read the error spans")
+            return
+        if not layers["raters"]:
+            col.caption(f"{md(label)} = {md(name)}: no error-span annotation of this output.")
+            continue
+        col.markdown(H.box(f"{label} = {name}: error spans (red solid major, orange dashed minor) and BLEU's "
+                           "unmatched tokens (blue)",
+                           H.span_layers_html(layers["text"], spans_view.layers_for_html(layers))),
+                     unsafe_allow_html=True)
+
+
 # ---------------------------------------------------------------- side by side
 st.header("Side by side")
 segs = cmp.segments["seg_id"].tolist()
@@ -238,6 +264,7 @@ o1.markdown(H.box(f"A = {a}", H.diff_html(d["diff_a"], C.COLOURS["a"], f"A = {a}
             unsafe_allow_html=True)
 o2.markdown(H.box(f"B = {b}", H.diff_html(d["diff_b"], C.COLOURS["b"], f"B = {b}"), "underlined: words A does not have"),
             unsafe_allow_html=True)
+compare_spans(ds, h, a, b, str(d["seg_id"]))
 refs_a, refs_b = d["detail_a"]["references"], d["detail_b"]["references"]
 if refs_a:
     st.markdown(f"**{len(refs_a)} reference(s)** — highlighted: the n-grams (n ≤ 4) each output shares with each "

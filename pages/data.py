@@ -178,12 +178,12 @@ with tab_add:
                     show_report(Report(warnings), key="import_report")
         except DataError as exc:
             show_report(exc.report)
-        except (FileNotFoundError, ValueError, TimeoutError) as exc:
+        except (OSError, ValueError, TimeoutError) as exc:  # OSError: also a full disk (nothing replaced)
             st.error(md(str(exc)))
         except Exception as exc:  # the app keeps running
             show_exception(exc, "Import failed")
 
-# ---------------------------------------------------------------- parses (issue 8)
+# ---------------------------------------------------------------- parses
 with tab_add:
     if ds is not None:
         st.markdown("**Parses for the syntactic metrics (CoNLL-U, any language, any parser)**")

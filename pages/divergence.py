@@ -72,6 +72,79 @@ def detail(_ds, h, system, seg_id, _signals, sig_key):
     return divergence_view.segment_detail(_ds, system, seg_id, _signals)
 
 
+# ---------------------------------------------------------------- human error spans (ESA / MQM)
+# Kept in these two functions (called below) so that the rest of the page stays as it was.
+def spans_detail(ds, h, system: str, seg_id: str) -> None:
+    """The selected output with each rater's error spans and each metric's marks stacked on the
+    same text (computed for this output only, evalcore.views.spans), and their P/R/F1."""
+    from evalcore.views import spans as spans_view
+
+    if not spans_view.has_spans(ds):
+        return
+    try:
+        layers = memo_object("div_spans", (h, system, seg_id), lambda: spans_view.output_layers(ds, system, seg_id))
+    except Exception as exc:
+        show_exception(exc, "Could not read the error spans of this output")
+        return
+    st.markdown("**Human error spans beside what each metric marks** — red solid: major, orange dashed: minor "
+                "(hover: severity and category); blue double underline: BLEU tokens without an n-gram match, "
+                "chrF characters without a character n-gram match, TER edits (methods §5.13).")
+    st.markdown(H.box(f"Output of {system} (segment {seg_id})",
+                      H.span_layers_html(layers["text"], spans_view.layers_for_html(layers))),
+                unsafe_allow_html=True)
+    if len(layers["scores"]):
+        st.dataframe(layers["scores"], hide_index=True, width="stretch", key="div_spans_prf",
+                     column_config={k: st.column_config.NumberColumn(format="%.3f") for k in ("precision", "recall", "f1")})
+
+
+def spans_profiles(ds, h, metrics) -> None:
+    """Errors per segment of each system by severity or category (stacked bars + table with
+    CIs) and the categories each metric penalises; filters narrow both. Built on request."""
+    from evalcore import plots_spans
+    from evalcore.views import spans as spans_view
+
+    if not spans_view.has_spans(ds):
+        return
+    st.subheader("Error profiles (human error spans)")
+    if not st.toggle("Show each system's errors by severity and category", value=False, key="div_spans_profile"):
+        return
+    opts = spans_view.filter_options(ds)
+    f1, f2, f3, f4 = st.columns([2, 3, 2, 2])
+    sev = f1.multiselect("Severity (none = all)", opts["severity"], key="div_sp_sev")
+    cats = f2.multiselect("Category (none = all)", opts["category"], key="div_sp_cat")
+    raters = f3.multiselect("Rater (none = all)", opts["rater"], key="div_sp_rater")
+    by = f4.radio("Split by", ["severity", "category"], horizontal=True, key="div_sp_by")
+    key = (h, tuple(sev), tuple(cats), tuple(raters), by)
+    prof = memo_object("div_sp_prof", key, lambda: spans_view.profile(ds, by, sev or None, cats or None,
+                                                                     raters or None, n_boot=1000))
+    if prof.empty:
+        st.info("No error spans match these filters.")
+        return
+    fig = memo_object("div_sp_fig", key, lambda: plots_spans.profile_bars(prof, by))
+    st.plotly_chart(fig, width="stretch", key="div_sp_chart")
+    download_figure(fig, f"{ds.name}_error_profile", key="div_sp_fig")
+    st.dataframe(prof, hide_index=True, width="stretch", key="div_sp_table",
+                 column_config={k: st.column_config.NumberColumn(format="%.3f")
+                                for k in ("errors_per_segment", "lo", "hi")})
+    download_table(prof, f"{ds.name}_error_profile", key="div_sp_table_dl",
+                   signature="errors per annotated segment; 95% percentile bootstrap over annotations (1000, seed 0)")
+    if metrics:
+        st.markdown("**Which categories each metric penalises** — correlation over the annotated outputs between "
+                    "the metric's segment score and the number (or MQM weight) of errors of each category (negative: the metric "
+                    "scores outputs with that error lower).")
+        value = st.radio("Per output, count the errors or sum their MQM weights", ["count", "weight"], horizontal=True,
+                         key="div_sp_value")
+        pen = memo_object("div_sp_pen", (h, tuple(metrics), tuple(sev), tuple(raters), value),
+                          lambda: spans_view.penalties(ds, metrics, value=value, severities=sev or None,
+                                                       raters=raters or None))
+        if cats:
+            pen = pen[pen["category"].isin(cats)]
+        st.dataframe(pen, hide_index=True, width="stretch", key="div_sp_pen",
+                     column_config={k: st.column_config.NumberColumn(format="%.3f") for k in ("pearson", "spearman")})
+        download_table(pen, f"{ds.name}_category_penalties", key="div_sp_pen_dl",
+                       signature=common_view.signature_text(metrics, dataset=ds, level="segment"))
+
+
 ds = scope(ds, "div")
 h = cache_key(ds)  # content hash + tokenizer of this run
 if not ds.systems:
@@ -223,6 +296,7 @@ if st.toggle("Show the scatter of the two ranks", value=False, key="div_show_sca
     download_figure(sfig,
                     f"{ds.name}_divergence_scatter", key="div_scatter_fig")
 
+spans_profiles(ds, h, metrics)
 if page_rows.empty:
     st.stop()
 
@@ -246,6 +320,7 @@ except Exception as exc:
 st.markdown(H.plain_box(f"Source (segment {d['seg_id']})", d["source"]), unsafe_allow_html=True)
 st.markdown(H.plain_box(f"Output of {d['system']}" + (f" — tags: {', '.join(d['tags'])}" if d["tags"] else ""),
                         d["output"]), unsafe_allow_html=True)
+spans_detail(ds, h, d["system"], str(d["seg_id"]))
 if d["references"]:
     st.markdown(f"**{len(d['references'])} reference(s)** — highlighted: the n-grams (n ≤ 4) each reference "
                 "shares with the output (13a tokens), on the reference and on the output.")

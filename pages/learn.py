@@ -43,6 +43,48 @@ def two_verdicts(_ds, h, a, b, criterion):
     return head, tags
 
 
+def span_stop() -> None:
+    """Stop 6: BLEU against a rater's error spans, on the chosen dataset when it has spans
+    (the bundled sample has none); the two examples are chosen by evalcore.views.learn.span_lesson."""
+    from evalcore.views import spans as spans_view
+
+    st.header("6 · Where the errors are: BLEU against a rater's error spans")
+    cur = st.session_state.get("dataset")
+    if cur is None or not spans_view.has_spans(cur):
+        st.info("This stop needs a dataset with human error spans (ESA's esa_spans_json column, or MQM error "
+                "rows), e.g. WMT24 ESA or WMT21 TED MQM: choose one in the sidebar. The bundled sample has none.")
+        return
+    apply_tokenizer(cur)
+    try:
+        L6 = span_lesson(cur, cache_key(cur))
+    except Exception as exc:
+        show_exception(exc, "Could not choose the examples")
+        return
+    st.markdown("ESA and MQM raters mark *where* an output is wrong. BLEU only counts n-grams shared with the "
+                "reference, so it can be high on an output with a serious error and low on one nobody faulted. "
+                "Two outputs of this dataset, chosen now from its scores and spans:")
+    for key, head in (("high_bleu_major", "BLEU is high but a rater marked a major error"),
+                      ("low_bleu_clean", "BLEU is low but nothing was marked")):
+        e = L6.get(key)
+        st.markdown(f"**{head}**")
+        if e is None:
+            st.caption("No such output in this dataset.")
+            continue
+        st.markdown(f"**{md(e['system'])}, segment {md(e['seg_id'])}** — sentence BLEU {e['bleu']:.1f}; "
+                    f"annotated by {md(e['rater'])}.")
+        st.markdown(H.box("Output: the rater's error spans, then BLEU's unmatched tokens",
+                          H.span_layers_html(e["layers"]["text"], spans_view.layers_for_html(e["layers"]))),
+                    unsafe_allow_html=True)
+    st.caption("Span precision and recall of BLEU, chrF and TER against the raters, with the inter-rater ceiling: "
+               "the Divergence browser's detail view and the `evalcore spans` command (methods §5.13).")
+    st.page_link("pages/divergence.py", label="Browse outputs with their error spans", icon="🔎")
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def span_lesson(_ds, h):
+    return learn_view.span_lesson(_ds)
+
+
 try:
     sample = next(iter(load_choice(SAMPLE_KEY, {"name": None}).values()))
 except Exception as exc:
@@ -60,8 +102,8 @@ st.markdown(f"The sample: {ds.n_segments} Spanish sentences, **{len(ds.ref_ids)}
             f"each, **{len(ds.systems)} hand-written 'systems'** that each show one behaviour, and judgements of "
             f"adequacy and fluency by {len(ds.raters)} raters. Every number below is computed now from that data.")
 STOPS = {1: "BLEU and paraphrases", 2: "Systems are centroids", 3: "Human-like ≠ acceptable",
-         4: "Why several judges", 5: "Two systems, two verdicts"}
-PART_OF = {1: "paraphrase", 2: "orange", 3: "quadrant", 4: "raters", 5: None}
+         4: "Why several judges", 5: "Two systems, two verdicts", 6: "Where the errors are"}
+PART_OF = {1: "paraphrase", 2: "orange", 3: "quadrant", 4: "raters", 5: None, 6: None}
 stop = st.radio("Stop of the tour", list(STOPS), format_func=lambda i: f"{i} · {STOPS[i]}", horizontal=True,
                 key="learn_stop")
 st.caption("Each stop computes its numbers when you open it (once; then they are kept).")
@@ -196,6 +238,10 @@ elif stop == 5:
                 st.session_state["cmp_a"], st.session_state["cmp_b"] = pair
                 st.switch_page("pages/compare.py")
     st.page_link("pages/compare.py", label="Compare any two systems", icon="🆚")
+
+# ---------------------------------------------------------------- 6
+elif stop == 6:
+    span_stop()
 
 
 

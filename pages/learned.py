@@ -1,4 +1,4 @@
-"""Learned metrics (issue 7): train a BEER-style ranker (Stanojević & Sima'an 2015) or a human-likeness classifier
+"""Learned metrics: train a BEER-style ranker (Stanojević & Sima'an 2015) or a human-likeness classifier
 (Kulesza 2004) on the chosen dataset, inspect it, compare it with sentence BLEU and chrF on held-out
 segments, and save it as the metric ``learned:NAME``. Thin: the work is in evalcore.learned."""
 from __future__ import annotations

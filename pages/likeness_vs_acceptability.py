@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from evalcore.stats.registry import label as stat_label, names as stat_names
 from evalcore.views import common as common_view, likeness_vs_acceptability as likeness_vs_acceptability_view
 from evalcore.views import scores as scores_view
 from evalcore import plots as P
@@ -50,7 +51,7 @@ long_segment_note(ds, metrics)
 syntax_note(ds)
 criterion = c2.selectbox("Human criterion", ds.criteria, index=ds.criteria.index(common_view.default_criterion(ds)),
                          key="lva_crit")
-method = c3.selectbox("Correlation", ["pearson", "spearman", "kendall"], key="lva_method")
+method = c3.selectbox("Correlation", stat_names(p_value=True, aliases=False), key="lva_method", format_func=stat_label)
 c4, c5, c6, c7, c8 = st.columns(5)
 level = c4.selectbox("Level", ["segment", "system"], key="lva_level")
 norm = c5.selectbox("Normalisation", ["raw", "z", "percentile"], key="lva_norm")

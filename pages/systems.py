@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from evalcore.stats.registry import label as stat_label, names as stat_names
 from evalcore.views import common as common_view, judges as judges_view, systems as systems_view
 from evalcore import plots as P
 from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo_object, progress_bar, scope, segments_caption, show_exception, syntax_note
@@ -179,8 +180,9 @@ st.subheader("Rank agreement")
 ranks = memo_object("ranks", key, lambda: systems_view.rank_table(table))
 left, right = st.columns([3, 2])
 with left:
-    method = st.selectbox("Agreement between rankings", ["kendall", "spearman", "pearson"], key="sys_rank_method",
-                          format_func={"kendall": "Kendall τ_b", "spearman": "Spearman ρ", "pearson": "Pearson r"}.get)
+    RANK_STATS = list(stat_names("system", p_value=True, aliases=False))  # the classic correlations
+    method = st.selectbox("Agreement between rankings", RANK_STATS, index=RANK_STATS.index("kendall"),
+                          key="sys_rank_method", format_func=stat_label)
     agree = memo_object("agree", key + (method,), lambda: systems_view.rank_agreement(table, method))
     hfig = memo_object("agree_fig", key + (method,), lambda: P.with_signature(P.heatmap(
         agree, f"{method} between the system rankings (orientation-aware)", -1, 1), sig))

@@ -3,6 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+# the package itself (editable), so `python -m evalcore` and `evalcore` work from any folder
+python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 # Browser tests need a Chromium; install Debian's package when we can (root + apt), never a
 # browser download. Without one the browser tests skip locally and fail under CI=true.
 if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then

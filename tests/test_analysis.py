@@ -399,8 +399,8 @@ def test_hter_table_on_mlqe_pe_reproduces_published_hter():
 
 def test_judges_overview_alpha_and_pseudo_rater():
     """Krippendorff's alpha of the Judges page equals the `krippendorff` package's interval alpha
-    on the (rater x output) matrix built here with pandas, each rater's repeats averaged
-    (issue 11 point 3); a published-average pseudo-rater 'mean' is left out when real raters
+    on the (rater x output) matrix built here with pandas, each rater's repeats averaged;
+    a published-average pseudo-rater 'mean' is left out when real raters
     exist."""
     import krippendorff
 

@@ -62,7 +62,7 @@ def test_every_page_renders():
 
 
 def test_segment_scores_on_request_only(monkeypatch):
-    """Opening the Data page loads no metric and scores nothing (issue 12: the hidden Segments
+    """Opening the Data page loads no metric and scores nothing (the hidden Segments
     tab paid for every metric module and METEOR's kernels); the toggle scores the segment."""
     import evalcore.metrics.engine
     import evalcore.views.common

@@ -1,4 +1,4 @@
-"""One atomic writer (issue 15, item 3): the similarity cache, saved datasets' metadata and
+"""One atomic writer: the similarity cache, saved datasets' metadata and
 parses, tidy TSVs, the pages' view cache and output tables all go through
 ``evalcore.export.atomic_write``, so each file is complete or absent (or still the old
 version) after a failure mid-write.

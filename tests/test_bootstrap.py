@@ -1,4 +1,4 @@
-"""Issue 15: one percentile-bootstrap helper (evalcore/stats/bootstrap.py) behind the system
+"""One percentile-bootstrap helper (evalcore/stats/bootstrap.py) behind the system
 table, the correlation CIs and the ORANGE/KING CIs. References: scipy.stats.bootstrap,
 sacreBLEU recomputed on every resample, and literal loops written here."""
 from __future__ import annotations

@@ -9,24 +9,10 @@ import pytest
 from browser import FIGURE, browser_page, require_browser, running_app, screenshot, wait_for_app
 from conftest import ROOT
 
-PAGES = [
-    ("data", "Data"),
-    ("systems", "Systems"),
-    ("compare", "Compare two systems"),
-    ("campaign", "Campaign"),
-    ("human_likeness", "Human-likeness"),
-    ("likeness_vs_acceptability", "Likeness vs acceptability"),
-    ("queen_vs_human", "QUEEN vs human"),
-    ("divergence", "Divergence browser"),
-    ("judges", "Judges"),
-    ("learned", "Learned metrics"),
-    ("learn", "Learn (guided tour)"),
-    ("references", "References & comprehension"),
-    ("experts", "Experts vs non-experts"),
-]
+from pages.registry import PAGES as REGISTRY  # noqa: E402  (the one page list: app.py builds from it)
 
-FIGURE_PAGES = {"data", "systems", "compare", "campaign", "human_likeness", "likeness_vs_acceptability", "queen_vs_human", "judges",
-                "references", "experts"}
+PAGES = [(p.slug, p.title) for p in REGISTRY]
+FIGURE_PAGES = {p.slug for p in REGISTRY if p.figure}
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +84,7 @@ def test_deep_link_on_a_fresh_server_gets_the_app_shell(tmp_path):
 
 
 def test_zip_upload_in_the_browser(app_url, tmp_path):
-    """Issue 2: upload a zip through the browser; it is validated, saved and selectable."""
+    """Upload a zip through the browser; it is validated, saved and selectable."""
     import io
     import zipfile
 
@@ -144,7 +130,7 @@ def test_zip_upload_in_the_browser(app_url, tmp_path):
 
 @pytest.mark.parametrize("slug", ["human_likeness", "likeness_vs_acceptability", "queen_vs_human", "divergence", "systems", "judges"])
 def test_pages_on_wmt21_news_en_de(app_url, slug):
-    """Issue 6: every page works on ../shared/data/wmt21_news_mqm en-de (3 references, MQM),
+    """Every page works on ../shared/data/wmt21_news_mqm en-de (3 references, MQM),
     and the seed's figures are drawn from that real data."""
     from conftest import shared
     from evalcore import workspace
@@ -166,7 +152,7 @@ def test_pages_on_wmt21_news_en_de(app_url, slug):
 
 
 def test_compare_page_screenshot(app_url):
-    """Issue 13: the Compare page on the sample draws its figures, shows the two outputs with the
+    """The Compare page on the sample draws its figures, shows the two outputs with the
     word diff and every reference highlighted, and raises nothing; screenshots of the top and of
     the side-by-side view."""
     exe = require_browser()

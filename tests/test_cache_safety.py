@@ -1,4 +1,4 @@
-"""Analysis caches cannot run code (issue 16, item 14): a cache file replaced by a pickle
+"""Analysis caches cannot run code: a cache file replaced by a pickle
 payload that would create a file is never executed; the value is recomputed and equals a fresh
 computation with the cache off."""
 from __future__ import annotations

@@ -247,7 +247,7 @@ def test_campaign_page_wmt24(wmt24, tmp_path, monkeypatch):
 
 
 def test_campaign_page_shows_the_human_scores_before_scoring(monkeypatch):
-    """Issue 12: the systems × language pairs table with the human scores is drawn before any
+    """The systems × language pairs table with the human scores is drawn before any
     metric is scored; the full table (metric columns) replaces it."""
     import streamlit as st
     from streamlit.delta_generator import DeltaGenerator

@@ -1,4 +1,4 @@
-"""Issue 12: the Campaign page draws a figure before any metric is scored and takes its metric
+"""The Campaign page draws a figure before any metric is scored and takes its metric
 scores from the statistics the Systems page caches per (dataset, metric, tokenizer, reference
 set, segments), so nothing is scored twice.
 

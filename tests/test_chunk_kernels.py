@@ -1,5 +1,5 @@
 """Whole-chunk compiled kernels of the edit, GTM, METEOR and BEER character n-gram families
-(issue 12 item 4: CPU per cell at campaign scale).
+(CPU per cell at campaign scale).
 
 Oracles computed here: a literal edit-distance DP and ``collections.Counter`` bag overlaps
 written in this file, sacreBLEU's own ``translation_edit_rate`` for TER, the plain-Python

@@ -1,5 +1,5 @@
-"""``--lp all`` and ``--tokenize`` on the references, comprehension and experts commands (issue 12:
-every command runs over a whole campaign, with an ``lp`` column; the tokenizer follows the target
+"""``--lp all`` and ``--tokenize`` on the references, comprehension and experts commands
+(every command runs over a whole campaign, with an ``lp`` column; the tokenizer follows the target
 language unless chosen, and is in the signatures).
 
 Oracle: sacreBLEU's multi-reference corpus BLEU with the tokenizer named here (Post 2018's

@@ -1,4 +1,4 @@
-"""Compare two systems (issue 13): significance equals sacreBLEU's paired tests; bucket tables,
+"""Compare two systems: significance equals sacreBLEU's paired tests; bucket tables,
 word F-measure by frequency and characteristic n-grams equal literal implementations written
 here; the length-bias partial correlation equals a regression-residual computation with
 scipy; the sample's teaching phenomena show up; user text is escaped; the CLI writes every
@@ -524,7 +524,7 @@ def test_compare_page_on_the_sample():
 
 
 def test_compare_page_shows_the_headline_before_scoring_the_metrics(monkeypatch):
-    """Issue 12: the human rows of the headline are drawn before any metric is scored, then the
+    """The human rows of the headline are drawn before any metric is scored, then the
     table grows metric by metric; the other tables are computed only after the headline."""
     import streamlit as st
     from streamlit.delta_generator import DeltaGenerator

@@ -1,4 +1,4 @@
-"""Issue 12: the Compare page draws a figure (the humans' win rates) before any metric is scored
+"""The Compare page draws a figure (the humans' win rates) before any metric is scored
 or any text tokenised for the length columns, and a rerun rebuilds nothing.
 
 Oracles computed here: the token counts of a literal loop over sacreBLEU's own tokenizer (not

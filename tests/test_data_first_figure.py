@@ -1,4 +1,4 @@
-"""The Data page's first figure (issue 12): the length histogram is binned in evalcore, and
+"""The Data page's first figure: the length histogram is binned in evalcore, and
 every bar is the share of the texts of its kind whose length falls in the bar's bin, counted
 here by a literal loop."""
 from __future__ import annotations

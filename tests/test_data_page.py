@@ -1,4 +1,4 @@
-"""The Data page under AppTest (issue 16 items 2, 4, 10, 11): no silent overwrites, replace
+"""The Data page under AppTest: no silent overwrites, replace
 only when ticked, broken saved datasets listed with their problems and a repair, delete only
 after a confirmation, path import off when the server is reachable from other machines, the
 upload limit stated; and the bound address of .streamlit/config.toml."""

@@ -1,4 +1,4 @@
-"""Issue 15: one way to cut a dataset down, ``Dataset.subset(seg_ids=..., systems=...)``, used
+"""One way to cut a dataset down, ``Dataset.subset(seg_ids=..., systems=...)``, used
 by the pages' bounded scope, ``--judged-only`` and the Data page's one-segment scores.
 References: the same filters written literally with pandas here."""
 from __future__ import annotations

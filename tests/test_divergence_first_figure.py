@@ -1,4 +1,4 @@
-"""Issue 12 on the Divergence browser: its first figure (the human scores by system) is drawn
+"""The Divergence browser: its first figure (the human scores by system) is drawn
 before any metric is scored, and a first visit of a large dataset scores BLEU alone, saying so.
 Behaviour only (order and counts of calls), never timings."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The compiled family runs of one chunk of segments (issue 12 item 4): ROUGE's, chrF's and
+"""The compiled family runs of one chunk of segments: ROUGE's, chrF's and
 BLEU's ``family_segment_stats`` against the per-segment matrices it replaces and the scalar literal
 implementations (Counter overlaps, the plain-Python LCS / weighted-LCS DPs) on random inputs and
 edge cases (empty candidate, empty reference, one-token texts, no reference, unequal reference

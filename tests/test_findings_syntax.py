@@ -1,4 +1,4 @@
-"""Issue 8 finding script (benchmarks/findings_syntax.py) on the sample corpus with a handful of
+"""Finding script (benchmarks/findings_syntax.py) on the sample corpus with a handful of
 lexical and syntactic metrics. Every KING the script reports is checked against a literal
 brute-force QUEEN / KING (spec §1.2-1.3, local triples: the sample has 6 references per
 segment) written here, and the search trace against spec §0.5: metrics ranked by their

@@ -1,4 +1,4 @@
-"""Hostile or careless input files (issue 16 items 1, 7 and 8): runaway quotes, hostile zips,
+"""Hostile or careless input files: runaway quotes, hostile zips,
 messages that name file and line.
 
 Every expectation is worked out by hand from the small files written in each test; the

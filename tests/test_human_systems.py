@@ -1,5 +1,5 @@
 """Human translations as systems, --judged-only, given system-level human scores and the
-notes that replace silent behaviour (issue 11, points 1, 2, 7, 8).
+notes that replace silent behaviour.
 
 References are computed here, independently of evalcore: sacreBLEU corpus BLEU/chrF over the
 raw TSV rows, scipy's Pearson / Kendall, hand-built tiny datasets. Freitag et al. 2021 (TACL)

@@ -1,4 +1,4 @@
-"""Loaders for plain text, Google MQM TSV and the mt-metrics-eval layout (issue 2, "Input formats").
+"""Loaders for plain text, Google MQM TSV and the mt-metrics-eval layout.
 
 Expectations are written by hand from the fixtures in tests/fixtures/ (written for these
 tests, invented sentences). Real data is read from ../shared/data and never copied; those
@@ -514,7 +514,7 @@ SHARED_FOLDERS = sorted({p.name for p in SHARED.iterdir() if p.is_dir()} | set(E
 @needs_shared
 @pytest.mark.parametrize("folder", SHARED_FOLDERS)
 def test_shared_dataset_loads(folder):
-    """Every folder of the shared data (and at least the four named in issue 2) loads, all lps."""
+    """Every folder of the shared data (at least tidy, plain text, MQM and mt-metrics-eval) loads, all lps."""
     path = SHARED / folder
     assert path.is_dir(), f"{path} is missing from the shared data"
     coll = load_collection(path)

@@ -202,7 +202,7 @@ def test_shared_datasets_load(name, lps):
 
 
 def test_parses_kept_with_a_saved_dataset(tmp_path, workspace_home):
-    """Issue 8: uploaded CoNLL-U parses are stored beside a saved dataset (per language pair)
+    """Uploaded CoNLL-U parses are stored beside a saved dataset (per language pair)
     and given back after a restart; other datasets and pairs do not see them."""
     coll = load_collection(write(tmp_path / "d", GOOD))
     name = workspace.save(coll, "with-parses")

@@ -1,4 +1,4 @@
-"""Issue 11 points 3, 4, 5, 9: Krippendorff's alpha with one value per (rater, output), sparse
+"""Krippendorff's alpha with one value per (rater, output), sparse
 Schulze ballots, one MQM scorer, and what one-reference data can and cannot do.
 
 References are computed here: the `krippendorff` package (test oracle), pandas group-bys over

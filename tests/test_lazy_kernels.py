@@ -1,4 +1,4 @@
-"""numba kernels compile on first use, not at import (issue 12: every page imports the metric
+"""numba kernels compile on first use, not at import (every page imports the metric
 modules; importing numba cost about half a second). After the first call the kernels are
 numba's own dispatchers, with values equal to a literal edit-distance DP written here."""
 from __future__ import annotations

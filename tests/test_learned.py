@@ -1,4 +1,4 @@
-"""Learned metrics (issue 7): PETs, features, BEER-style ranker, human-likeness classifier,
+"""Learned metrics: PETs, features, BEER-style ranker, human-likeness classifier,
 saving/loading and the CLI. Expected values are hand-derived (seed 002 Fig. 1, spec §8.1,
 seed 004 §1.2) or come from brute-force / scipy / scikit-learn references written here."""
 from __future__ import annotations

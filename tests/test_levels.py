@@ -1,4 +1,4 @@
-"""Both levels from one statistics pass, metric by metric (``score --level both``, issue 12).
+"""Both levels from one statistics pass, metric by metric (``score --level both``).
 
 Oracles: sacreBLEU's own corpus and sentence scores (BLEU, chrF, TER, 1e-9) computed here; each
 metric's own ``segment_stats`` called alone on the whole data (the family pass in chunks must

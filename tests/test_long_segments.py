@@ -1,4 +1,4 @@
-"""Long segments (issue 16, item 9): the quadratic alignment metrics (TER, WER, ROUGE-L/W/S)
+"""Long segments: the quadratic alignment metrics (TER, WER, ROUGE-L/W/S)
 refuse a segment with a text over MAX_ALIGN_TOKENS tokens (NaN, left out of the corpus score,
 named in a warning) instead of running for minutes; below the cap nothing changes (sacreBLEU's
 TER and a literal Levenshtein computed here)."""

@@ -1,4 +1,4 @@
-"""Markdown injection (issue 16, item 12): user-derived names (language pair, systems,
+"""Markdown injection: user-derived names (language pair, systems,
 references, raters) with link/image syntax, autolinks and e-mail addresses are shown literally
 on every page: no Markdown element, alert, caption or widget label carries them unescaped.
 

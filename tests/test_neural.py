@@ -36,6 +36,12 @@ def _cache_home(tmp_path, monkeypatch):
     configure(reset=True)
     yield
     configure(reset=True)
+    # the KIND:PATH ids of this module's tiny models leave the registry (other tests list every id)
+    from evalcore.metrics.base import _REGISTRY, unregister
+    from evalcore.neural import BUILTIN, PREFIXES
+
+    for mid in [m for m in _REGISTRY if m.startswith(PREFIXES) and m not in BUILTIN]:
+        unregister(mid)
 
 
 @pytest.fixture(scope="module")

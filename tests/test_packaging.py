@@ -1,4 +1,4 @@
-"""Issue 15: the package installs (``pip install .``) with an ``evalcore`` command equal to
+"""The package installs (``pip install .``) with an ``evalcore`` command equal to
 ``python -m evalcore``, one version and one dependency list, every module imports on its own,
 and on-disk cache keys change when the code changes."""
 from __future__ import annotations
@@ -148,7 +148,7 @@ def test_cache_keys_change_with_the_code(tmp_path):
         evalcore._FINGERPRINT = saved
 
 
-# ---- no import cycles among evalcore's packages (issue 15, item 3) ----------------------------
+# ---- no import cycles among evalcore's packages ----------------------------
 def _imports(root: Path) -> dict[str, set[str]]:
     """Every ``evalcore`` module under ``root`` (the package folder) → the evalcore modules it
     imports, module-level and inside functions, relative imports resolved."""

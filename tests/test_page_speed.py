@@ -1,4 +1,4 @@
-"""Issue 12, item 1: pages at real size.
+"""Pages at real size.
 
 * the vectorised statistics (segments grouped into blocks) give exactly the per-item values:
   against sacreBLEU (BLEU, chrF, TER: sentence and corpus scores, several references) and
@@ -215,7 +215,7 @@ def test_figure1_rows_are_independent(fresh_cache):
 
 
 def test_systems_page_draws_the_human_scores_before_scoring_any_metric(fresh_cache, monkeypatch):
-    """Issue 12: the Systems page's first bar chart (human scores) is drawn before any metric's
+    """The Systems page's first bar chart (human scores) is drawn before any metric's
     statistics are computed; the chart is then redrawn as each metric arrives."""
     import json
 

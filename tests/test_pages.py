@@ -154,7 +154,7 @@ def test_learn_page_links_every_lesson():
     for page in ("divergence", "systems", "human_likeness", "queen_vs_human", "judges", "compare"):
         assert any(page in link for link in links), (page, links)
     assert "ORANGE" in text and "synonyms" in text
-    # the Compare stop opens the Compare page on its two systems (issue 13)
+    # the Compare stop opens the Compare page on its two systems
     assert any("Two systems, two verdicts" in h.value for h in at.header)
     at.button(key="learn_open_compare").click().run()
     assert not at.exception
@@ -197,7 +197,7 @@ def test_pages_on_wmt21_en_de(tmp_path, monkeypatch):
 
 
 def test_syntactic_metrics_listed_or_reason_given(tmp_path):
-    """Issue 8: the syntactic families appear in the metric lists when they can be computed,
+    """The syntactic families appear in the metric lists when they can be computed,
     and otherwise the page says why (never silently zero)."""
     from conftest import SAMPLE
     from evalcore.views import common as common_view

@@ -1,4 +1,4 @@
-"""Issue 15: one module (evalcore/paths.py) defines the home, datasets, models, cache and
+"""One module (evalcore/paths.py) defines the home, datasets, models, cache and
 parse-cache folders, and every user of a folder asks it."""
 from __future__ import annotations
 

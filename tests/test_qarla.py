@@ -626,7 +626,7 @@ def test_greedy_trace_and_progress():
 
 
 # ----------------------------------------------------------------------------------------------
-# coverage and the search guard (docs/findings.md, issue 8: "Why ≥ picks sparse sub-metrics")
+# coverage and the search guard (docs/findings.md: "Why ≥ picks sparse sub-metrics")
 def test_coverage_hand_count():
     """2 systems, 2 segments, 3 references; r3 lacks segment s1, a2 lacks s1.
     Cells whose texts exist: sys_ref 2x3 (s0) + 1x2 (s1) = 8; ref_ref off-diagonal 6 (s0) + 2 (s1)

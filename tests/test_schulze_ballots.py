@@ -1,4 +1,4 @@
-"""The judges' Schulze ballots built as arrays (issue 12) against a literal reference written
+"""The judges' Schulze ballots built as arrays against a literal reference written
 here: one mapping ballot per (criterion, rater, segment, screen) group, a pairwise-count loop
 and a Floyd–Warshall triple loop (methods §5.4; Schulze 2011)."""
 from __future__ import annotations

@@ -407,5 +407,118 @@ def test_paired_tests_on_segment_scores():
     assert bs.p_value == pytest.approx(1 / 201)  # centred |diff| never exceeds the observed 1
     ar = paired_approximate_randomization(a, b, n_samples=200, seed=1)
     assert ar.p_value < 0.05
+    # a zero difference is never significant (sacreBLEU's strict ">" would give 1/101 and 1/201)
     same = paired_approximate_randomization(a, a, n_samples=100, seed=1)
-    assert same.p_value == pytest.approx(1 / 101)  # strict ">" : 0 > 0 never counts
+    assert same.p_value == 1.0
+    assert paired_bootstrap(a, a.copy(), n_samples=200, seed=1).p_value == 1.0
+
+
+def test_identical_systems_are_never_significantly_different(tmp_path):
+    """Two systems with identical outputs: p = 1 for both paired tests, and the Systems table marks
+    the copy "≈ n.s." against its original (it was "▼ worse" with p = 1/201 = 0.005)."""
+    import shutil
+
+    import pandas as pd
+
+    from evalcore.io import load_dataset
+    from evalcore.views import systems as systems_view
+
+    from conftest import ROOT
+
+    src = ROOT / "sample_data" / "teaching_es_en"
+    for f in src.iterdir():
+        shutil.copy(f, tmp_path / f.name)
+    out = pd.read_csv(src / "outputs.tsv", sep="\t", keep_default_na=False, dtype=str)
+    base = out["system"].iloc[0]
+    copy = out[out["system"] == base].assign(system="copy-of-base")
+    pd.concat([out, copy]).to_csv(tmp_path / "outputs.tsv", sep="\t", index=False)
+    ds = load_dataset(tmp_path)
+    for test in ("bootstrap", "ar"):
+        t = systems_view.system_table(ds, ["bleu"], [], baseline=base, n_boot=200, test=test)
+        row = t[(t["measure"] == "bleu") & (t["system"] == "copy-of-base")].iloc[0]
+        assert row["score"] == t[(t["measure"] == "bleu") & (t["system"] == base)]["score"].iloc[0]
+        assert row["p_value"] == 1.0 and row["mark"] == "≈ n.s.", test
+
+
+# ---------------------------------------------------------------------------------------------
+# PERM-BOTH on boundary draws: an exact-count reference
+# ---------------------------------------------------------------------------------------------
+def _exact_group_value(g, m, method):
+    """The statistic of one group from brute-force integer pair counts, in 60-digit decimals."""
+    from decimal import Decimal, getcontext
+
+    getcontext().prec = 60
+    ok = ~np.isnan(g)
+    g, m = g[ok], m[ok]
+    if len(g) < 2:
+        return None
+    if method == "kendall_like":
+        c, d = brute_kendall_like(g, m, 1.0)
+        return Decimal(c - d) / Decimal(c + d) if c + d else None
+    c, d, th, tm, thm = brute_counts(g, m)
+    n = c + d + th + tm + thm
+    if method == "kendall":
+        a, b = n - tm - thm, n - th - thm
+        return Decimal(c - d) / (Decimal(a) * Decimal(b)).sqrt() if a and b else None
+    if method == "tau_23":
+        return Decimal(c + thm - d - th - tm) / Decimal(n)
+    return Decimal(c + thm) / Decimal(n)  # acc23
+
+
+def _exact_perm_p(gold, m1, m2, method, k, seed):
+    """PERM-BOTH p (item grouping, macro or pooled mean) with every draw compared exactly."""
+    from decimal import Decimal
+
+    from evalcore.stats.registry import get
+
+    def zs(x):
+        ok = ~np.isnan(gold)
+        z = np.full(x.shape, np.nan)
+        v = x[ok]
+        sd = v.std()
+        z[ok] = (v - v.mean()) / sd if sd > 0 else v - v.mean()
+        return z
+
+    za, zb = zs(m1), zs(m2)
+    pooled = get(method).pooled
+
+    def corr(m):
+        vals, wts = [], []
+        for k_ in range(gold.shape[1]):
+            v = _exact_group_value(gold[:, k_], m[:, k_], method)
+            if v is not None:
+                vals.append(v)
+                if pooled:
+                    c, d = brute_kendall_like(gold[:, k_], m[:, k_], 1.0)
+                    wts.append(Decimal(c + d))
+        if not vals:
+            return Decimal(0)
+        if pooled:
+            return sum(v * w for v, w in zip(vals, wts)) / sum(wts) if sum(wts) else Decimal(0)
+        return sum(vals) / Decimal(len(vals))
+
+    delta = corr(zb) - corr(za)
+    rng = np.random.default_rng(seed)
+    count = 0
+    for _ in range(k):
+        swap = (rng.random(gold.T.shape) < 0.5).T  # drawn in the item-grouped (items × systems) layout
+        diff = corr(np.where(swap, za, zb)) - corr(np.where(swap, zb, za))
+        if diff - delta >= Decimal("-1e-40"):
+            count += 1
+    return count / k
+
+
+@pytest.mark.parametrize("method", ["kendall", "tau_23", "acc23", "kendall_like"])
+def test_perm_both_counts_boundary_draws_exactly(method):
+    """Three systems with integer scores: most draws give exactly the observed δ, which the
+    floating-point difference reaches or misses by an ulp. The p-value equals an exact-count
+    reference (brute-force pair counts, 60-digit arithmetic) for every statistic."""
+    rng = np.random.default_rng(5)
+    gold = rng.integers(0, 4, size=(3, 40)).astype(float)
+    m1 = gold + rng.integers(-2, 3, size=gold.shape)
+    m2 = gold + rng.integers(-2, 3, size=gold.shape)
+    kw = {"thresh": 1.0} if method == "kendall_like" else {}
+    k = 300
+    ours = perm_both(gold, m1, m2, method, "item", k=k, block_size=k, seed=3, **kw)
+    assert ours.draws == k
+    assert ours.p_value == _exact_perm_p(gold, m1, m2, method, k, 3)

@@ -1,4 +1,4 @@
-"""Issue 12 on the Systems page: what a first visit of a large dataset scores, and a warm
+"""The Systems page: what a first visit of a large dataset scores, and a warm
 rerun that rebuilds nothing. Behaviour only (counts of calls), never timings."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tokenisers and signatures (issue 11 point 6): sacreBLEU's own signature strings, sacreBLEU
+"""Tokenisers and signatures: sacreBLEU's own signature strings, sacreBLEU
 parity with the zh / ja-mecab / char tokenizers on real WMT24 data, ``--tokenize`` and the
 per-target-language default on the CLI, the signature column of score / correlate / qarla.
 Every expected value is computed here with sacreBLEU (and scipy for correlations)."""
@@ -249,7 +249,7 @@ def test_hindi_danda_glued_under_13a_split_under_intl():
     assert "।" in tokenize(text, "intl") and "है।" not in tokenize(text, "intl")
 
 
-# ---- the sidebar's cheap listing (issue 12: every page paid for importing sacreBLEU) ----------
+# ---- the sidebar's cheap listing (every page paid for importing sacreBLEU) ----------
 def test_installed_tokenizers_are_exactly_the_loadable_ones():
     """The listing found by package lookups equals loading every tokenizer (the reference)."""
     from evalcore.metrics.tokenize import available_tokenizers, installed_tokenizers

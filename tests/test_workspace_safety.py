@@ -1,4 +1,4 @@
-"""Saved datasets are never lost, overwritten unasked or silently broken (issue 16 items 2-5).
+"""Saved datasets are never lost, overwritten unasked or silently broken.
 
 Crashes are real: a child process saves and kills itself (``os._exit``) between the two
 renames of a replacement, or in the middle of writing; concurrent writers are real processes.

@@ -1,8 +1,8 @@
-"""A saved dataset loads from its columnar snapshot (issue 12: fast dataset load), and the
+"""A saved dataset loads from its columnar snapshot (fast dataset load), and the
 snapshot never changes what loads: every table, dtype, extra table, warning and content hash
 equals a fresh parse of the saved TSV files (the reference, computed in each test by
 ``load_collection`` of the folder); a stale, corrupt or missing snapshot falls back to the
-TSVs and is rebuilt; the file hash checks of issue 16 still run first.
+TSVs and is rebuilt; the file hash checks of saved datasets still run first.
 """
 from __future__ import annotations
 
@@ -111,7 +111,7 @@ def test_corrupt_snapshot_falls_back_to_the_tsvs_and_is_rebuilt(workspace_home, 
 
 
 def test_changed_tsv_still_refused_and_repair_gives_a_new_snapshot(workspace_home, monkeypatch):
-    """Issue 16's hash check runs before any snapshot is used; a repaired dataset loads its
+    """The saved dataset's hash check runs before any snapshot is used; a repaired dataset loads its
     new content (the old snapshot's key names the old file hashes, so it is never used)."""
     name = workspace.save(load_collection(SAMPLE), "edited")
     folder = workspace_home / "datasets" / name

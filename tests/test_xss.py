@@ -18,7 +18,7 @@ LITERALS = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "**bold
             "http://evil.example/x www.evil.example x@evil.example"]
 INJECTED = ['img[onerror]', 'img[src="x"]', 'a[href^="javascript"]', '[data-testid="stMain"] script',
             '[data-testid="stMain"] .katex', '[data-testid="stMarkdownContainer"] strong:text-is("bold")',
-            'a[href*="evil.example"]']  # GFM autolinks (issue 16, item 12)
+            'a[href*="evil.example"]']  # GFM autolinks
 
 
 @pytest.fixture(scope="module")

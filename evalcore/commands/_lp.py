@@ -31,6 +31,9 @@ def dataset(args):
 
         ds = load_dataset(args.path, lp=args.lp)
     args._lp_value = ds.lp
+    from ..metrics.byo import register_stored
+
+    register_stored(ds)  # its stored metric scores as ``stored:NAME`` ids
     return ds
 
 
@@ -50,6 +53,9 @@ class Sink:
         self.parts: dict[tuple, list] = {}
         self.fmt: dict[tuple, str | None] = {}
         self.notes: dict[tuple, list[str]] = {}
+        # (destination, section) -> f(concatenated table) -> table with rows pooled over the
+        # language pairs (correlate --method accuracy: the global pairwise accuracy row)
+        self.pool: dict[tuple, object] = {}
 
     def add(self, dest, section, df, float_format, note=None, lp=""):
         key = (dest, section)
@@ -63,6 +69,8 @@ class Sink:
         for (dest, section), frames in self.parts.items():
             frames = [f for f in frames if len(f.columns)]
             table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+            if (dest, section) in self.pool:
+                table = self.pool[(dest, section)](table)
             _write(table, dest, section, self.fmt[(dest, section)], first=first_stdout,
                    notes=self.notes.get((dest, section), []))
             if dest is None:

@@ -33,9 +33,11 @@ def load_with_tensors(args, metrics: str | None, option: str):
     from . import _tok
     from ..metrics.base import get_metric
 
-    metrics = [get_metric(m) for m in ids]  # unknown ids fail before loading
+    stored = [m for m in ids if m.lower().startswith("stored:")]  # known once the data is loaded
+    metrics = [get_metric(m) for m in ids if m not in stored]  # unknown ids fail before loading
     _tok.check(args)
     ds = load(args)
+    metrics += [get_metric(m) for m in stored]
     return ds, tensors(ds, ids, tokenize=_tok.resolve(args, ds, metrics), scheduler=getattr(args, "_scheduler", None))
 
 

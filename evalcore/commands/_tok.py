@@ -33,11 +33,24 @@ def resolve(args, dataset, metrics=None) -> str:
     stated on stderr when one of ``metrics`` (metric objects; None = assume some) splits words."""
     from ..metrics.tokenize import resolve_tokenizer
 
+    from ..views.common import tokenizer_caveat
+
     tok, note = resolve_tokenizer(getattr(args, "tokenize", None), dataset.lp)
-    words = [m.id for m in metrics if m.uses_tokenizer] if metrics is not None else None
+    split = [m for m in metrics if m.uses_tokenizer] if metrics is not None else None
+    # TER with 13a / none is sacreBLEU's TER: Tercom's own splitting, the tokenizer a no-op
+    tercom = [m.id for m in split or () if tok in getattr(m, "TERCOM_ONLY", ())]
+    words = [m.id for m in split if m.id not in tercom] if split is not None else None
+    where = dataset.lp or "language pair unknown"
     if words is None or words:
         which = f" for {', '.join(words)}" if words else " for the word-level metrics"
-        print(f"note: {dataset.lp or 'language pair unknown'}: {note}{which}", file=sys.stderr)
+        print(f"note: {where}: {note}{which}" + (f" ({', '.join(tercom)}: Tercom's own word splitting)"
+                                                 if tercom else ""), file=sys.stderr)
+        caveat = tokenizer_caveat(dataset.lp, tok)
+        if caveat:
+            print(f"note: {where}: {caveat}", file=sys.stderr)
+    elif tercom:
+        print(f"note: {where}: {', '.join(tercom)} uses Tercom's own word splitting (sacreBLEU's TER; "
+              f"the {tok} tokenizer does not apply to it)", file=sys.stderr)
     return tok
 
 

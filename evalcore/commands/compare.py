@@ -28,7 +28,7 @@ def add_arguments(p) -> None:
                    help="comma-separated human criteria (default: every criterion of the data; 'none' for none)")
     p.add_argument("--tokenize", default=None,
                    help="sacreBLEU tokenizer for every word-level metric, lengths and n-grams "
-                        "(13a, intl, char, zh, ja-mecab, ko-mecab, none, flores101/200; default: sacreBLEU's for "
+                        "(13a, intl, char, zh, ja-mecab, ko-mecab, none, flores101/200, spm, spBLEU-1K; default: sacreBLEU's for "
                         "the target language: zh for Chinese, ja-mecab for Japanese, ko-mecab for Korean, else "
                         "13a; the choice is reported)")
     p.add_argument("--normalisation", choices=["raw", "z", "percentile"], default="raw",
@@ -88,6 +88,11 @@ def run(args) -> int:
     if args.tokenize is None:
         args.tokenize, why = C.default_tokenizer(ds.lp)
         print(f"note: tokenizer {args.tokenize} ({why}); choose another with --tokenize", file=sys.stderr)
+    from ..views.common import tokenizer_caveat
+
+    caveat = tokenizer_caveat(ds.lp, args.tokenize)
+    if caveat:
+        print(f"note: {ds.lp}: {caveat}", file=sys.stderr)
     if args.human is None:
         criteria = None
     elif args.human.strip().lower() == "none":

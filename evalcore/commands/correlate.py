@@ -13,7 +13,7 @@ import sys
 
 NAME = "correlate"
 LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
-OUTPUTS = ("out",)  # checked before any work (evalcore.export.check_outputs)
+OUTPUTS = ("out", "compare_out")  # checked before any work (evalcore.export.check_outputs)
 HELP = "Correlate metric scores with human judgements (system or segment level, MTME semantics)."
 
 
@@ -25,8 +25,10 @@ def add_arguments(p) -> None:
     p.add_argument("--metrics", help="comma-separated metric ids (default with --scores: every metric in the file)")
     p.add_argument("--human", required=True, help="human criterion (e.g. mqm, da_z)")
     p.add_argument("--level", choices=["system", "segment"], default="system")
-    p.add_argument("--method", default="pearson",
-                   choices=["pearson", "spearman", "kendall", "tau_b", "tau_c", "tau_23", "acc23", "kendall_like", "darr"])
+    from ..stats.registry import names as statistic_names
+
+    p.add_argument("--method", default="pearson", choices=list(statistic_names()),
+                   help="the statistic (docs/methods.md §3.3 lists each one's levels, groupings and reference)")
     p.add_argument("--group", choices=["none", "item", "sys"], default=None,
                    help="segment-level grouping (default none; item for darr)")
     p.add_argument("--tie-calibration", action="store_true", help="acc23/tau_23: optimise the metric tie threshold")
@@ -44,6 +46,13 @@ def add_arguments(p) -> None:
     p.add_argument("--bootstrap-over", choices=["items", "systems", "both"], default=None,
                    help="what to resample (default: systems at system level, both at segment level)")
     p.add_argument("--fisher", action="store_true", help="Fisher z CI when not bootstrapping")
+    p.add_argument("--compare", choices=["perm", "williams"], default=None,
+                   help="metric-vs-metric significance on the same systems/cells: PERM-BOTH (perm) or Williams' "
+                        "test; adds a cluster column (metrics in one cluster are not significantly different, "
+                        "as mt-metrics-eval's CompareMetrics) and a table of pairwise p-values")
+    p.add_argument("--draws", type=int, default=1000, help="--compare perm: permutation draws (default 1000)")
+    p.add_argument("--compare-out", help="write the pairwise p-value table here (default: stdout, after the "
+                                         "correlation table)")
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", help="write the table as TSV here instead of stdout (a .csv name writes CSV for spreadsheets)")
@@ -53,12 +62,15 @@ def add_arguments(p) -> None:
     from . import _tok; _tok.add_argument(p)  # noqa: E702
 
 
-def _byo_scores(path, dataset, refs, metrics, level):
+def _byo_scores(path, dataset, refs, metrics, level, note=None):
     import pandas as pd
 
     from ..metrics.byo import read_scores
+    from ._byo import unknown_segments
 
     s = read_scores(path)
+    for w in unknown_segments(s, dataset, path):
+        (note or print)(w)
     if "lp" in s.columns:
         s = s[(s["lp"] == "") | (s["lp"] == dataset.lp)]
     if "ref_id" in s.columns:
@@ -80,7 +92,7 @@ def _human(ds, args, note):
     data has them for the criterion, else per-(system, segment) scores."""
     import pandas as pd
 
-    from ..human.scores import given_system_scores, human_scores
+    from ..human.scores import given_system_scores, human_scores, human_system_scores
 
     given = given_system_scores(ds, args.human) if args.level == "system" else None
     seg = None
@@ -91,8 +103,8 @@ def _human(ds, args, note):
             if given is None or given.empty:
                 raise
     if given is not None and len(given):
-        note(f"human scores: the given system-level {args.human} scores of {len(given)} system(s) "
-             "(not the mean of segment scores)")
+        given = human_system_scores(ds, args.human, args.normalisation, args.aggregate)  # (the campaign's too)
+        note(given.attrs["note"])
         return pd.DataFrame({"system": given["system"], "seg_id": "", "score": given["score"]}), seg
     if seg is None:
         raise ValueError(f"no judgements for criterion {args.human!r}; available: {', '.join(ds.criteria) or 'none'}")
@@ -108,6 +120,15 @@ def run(args) -> int:
     from . import _tok
 
     _tok.check(args)
+    from ..stats.registry import get as get_statistic
+
+    stat = get_statistic(args.method)
+    if args.level not in stat.levels:
+        raise ValueError(f"--method {args.method} ({stat.label}) is defined at {' and '.join(stat.levels)} level "
+                         f"only, not at {args.level} level")
+    if args.tie_calibration and not stat.tie_calibration:
+        raise ValueError(f"--tie-calibration applies to {', '.join(n for n, s in _registry().items() if s.tie_calibration)}"
+                         f", not to {args.method}")
     notes: list[str] = []
     note = notes.append
     ds = dataset(args)
@@ -128,7 +149,7 @@ def run(args) -> int:
              f"({counts[0]}{'-' + str(counts[-1]) if len(counts) > 1 else ''} of {ds.n_segments} per system)")
     frames = []
     if args.scores:
-        byo = _byo_scores(args.scores, ds, refs, metrics, args.level)
+        byo = _byo_scores(args.scores, ds, refs, metrics, args.level, note)
         if judged is not None:
             sysrows = byo["seg_id"] == ""
             if sysrows.any():
@@ -139,12 +160,23 @@ def run(args) -> int:
             keep = [True if sr else k for sr, k in zip(sysrows, keep)]
             byo = byo[keep]
         frames.append(byo)
+    from ..metrics.byo import STORED_PREFIX, stored_name_notes, stored_scores
+
+    stored = [m for m in metrics if m.lower().startswith(STORED_PREFIX)]
+    if stored:  # the data's own metric scores, as stored (never recomputed)
+        st = stored_scores(ds, stored, args.level)
+        notes += st.attrs.get("notes", [])
+        if judged is not None:
+            note("--judged-only does not apply to stored metric scores: they are used as stored")
+        frames.append(st)
+        metrics = [m for m in metrics if m not in stored]
+    notes += stored_name_notes(ds, metrics)
     builtin = []
     if metrics:
         from ..metrics.base import metric_ids
 
         known = set(metric_ids())
-        have = set(frames[0]["metric"].str.lower()) if frames else set()
+        have = set(pd.concat(frames)["metric"].str.lower()) if frames else set()
         builtin = [m for m in metrics if m.lower() in known and m.lower() not in have]
         unknown = [m for m in metrics if m.lower() not in known and m.lower() not in have]
         if unknown:
@@ -199,9 +231,65 @@ def run(args) -> int:
              f"{args.human} (the largest difference is {biggest:.4g}); lower --threshold to the scale of the scores")
     if grouping != "none" and args.level == "segment" and len(table):
         note(f"grouped by {grouping}: n = cells used, n_groups = {grouping} groups averaged")
+    if "epsilon" in table.columns:
+        note(f"{args.method}: epsilon = the metric tie threshold used" + (
+            " (chosen by tie calibration to maximise it, methods §3.3)" if args.tie_calibration else
+            " (0: exact ties only; --tie-calibration chooses one)"))
+    pairs = None
+    if args.compare:
+        from ..stats.tables import metric_significance
+
+        clusters, pairs, sig_notes = metric_significance(
+            human, scores, level=args.level, method=args.method, grouping=grouping, test=args.compare,
+            k=args.draws, alpha=args.alpha, seed=args.seed, exclude_systems=exclude, **kw_sig(kw))
+        notes += sig_notes
+        table["cluster"] = table["metric"].map(dict(zip(clusters["metric"], clusters["rank"]))).astype("Int64")
+    sink = getattr(args, "_sink", None)
+    if sink is not None and args.method == "accuracy":
+        sink.pool[(args.out, None)] = pooled_accuracy  # --lp all: one pooled row per metric
     for line in notes:
         print(f"note: {line}", file=sys.stderr)
     table = _tok.metric_signatures(table, scores)
     table["settings"] = _tok.correlation_settings(args, grouping)
     emit(table, args.out, args, float_format=None if args.out else "%.6f")
+    if pairs is not None:
+        emit(pairs, args.compare_out, args, section=None if args.compare_out else "metric significance",
+             float_format=None if args.compare_out else "%.6g")
     return 0
+
+
+def _registry():
+    from ..stats.registry import REGISTRY
+
+    return REGISTRY
+
+
+def kw_sig(kw: dict) -> dict:
+    """The correlation options the significance tests take (tie calibration is not resampled)."""
+    return {k: v for k, v in kw.items() if k != "tie_calibration"}
+
+
+POOLED = "(all)"
+
+
+def pooled_accuracy(table):
+    """``--lp all --method accuracy``: per metric one row ``lp = (all)`` with the global pairwise
+    accuracy of Kocmi et al. (2021): Σ agreeing pairs / Σ pairs over the language pairs (pairs of
+    systems are formed within each language pair; agreeing pairs = value × n(n−1)/2, exact)."""
+    import pandas as pd
+
+    if table.empty or "value" not in table.columns:
+        return table
+    rows = []
+    for metric, sub in table[table["lp"] != POOLED].groupby("metric", sort=False):
+        n = sub["n"].astype(int)
+        pairs = n * (n - 1) // 2
+        agree = (sub["value"].astype(float) * pairs).round().astype(int)
+        row = sub.iloc[0].copy()
+        row["lp"], row["n"] = POOLED, int(n.sum())
+        row["value"] = agree.sum() / pairs.sum() if pairs.sum() else float("nan")
+        for c in ("ci_low", "ci_high", "n_groups", "n_segments", "cluster"):
+            if c in row.index:
+                row[c] = pd.NA if c in ("n_groups", "n_segments", "cluster") else float("nan")
+        rows.append(row)
+    return pd.concat([table, pd.DataFrame(rows)], ignore_index=True) if rows else table

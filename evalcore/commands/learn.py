@@ -1,4 +1,4 @@
-"""``python -m evalcore learn PATH --kind humanlike|beer ...``: train a learned metric (issue 7).
+"""``python -m evalcore learn PATH --kind humanlike|beer ...``: train a learned metric.
 
 Runs :func:`evalcore.learned.pipeline.train_and_compare`, as the dashboard does: trains on a
 random part of the segments (``--test-fraction`` held out, no segment on both sides), reports

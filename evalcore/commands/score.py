@@ -12,7 +12,8 @@ ones (Freitag et al. 2021); ``--judged-only [CRITERION]`` keeps only the segment
 for each system;
 ``--scores FILE.tsv`` registers external scores first (bring your own, see
 :mod:`evalcore.metrics.byo`), so their metric names can be listed in ``--metrics``;
-``--list-metrics`` prints every registered id with its signature; ``--metrics lexical`` selects every
+``--list-metrics`` prints every registered id with its signature (with PATH, also the metric
+scores the data stores, as ``stored:NAME``); ``--metrics lexical`` selects every
 lexical metric (:func:`evalcore.parallel.lexical_metric_ids`). Progress goes to stderr.
 ``--lp all`` scores every language pair; ``--scheduler local:N|tcp://…`` scores segment blocks
 on Dask with identical results (:mod:`evalcore.parallel`).
@@ -102,9 +103,18 @@ def run(args) -> int:
               precision=getattr(args, "precision", None), max_length=getattr(args, "max_length", None),
               aggregation=getattr(args, "ref_aggregation", None), threads=getattr(args, "threads", None),
               allow_download=True if getattr(args, "allow_download", False) else None, progress=True)
+    given = []
     for f in args.scores:
-        register_scores(read_scores(f), source=f)
-    ds = _import_neural(args) if getattr(args, "import_scores", None) and args.path else None
+        frame = read_scores(f)
+        register_scores(frame, source=f)
+        given.append((f, frame))
+    if args.list_metrics and args.path:  # with the data: its stored metric scores too (stored:NAME)
+        from ..io import load_collection
+        from ..metrics.byo import register_stored
+
+        coll = load_collection(args.path)
+        register_stored({lp: d for lp, d in coll.items() if not args.lp or args.lp in (lp, "all")})
+    ds = _import_neural(args) if getattr(args, "import_scores", None) and args.path and not args.list_metrics else None
     if args.list_metrics:
         for mid in metric_ids():
             try:
@@ -135,6 +145,16 @@ def run(args) -> int:
     ds = ds if ds is not None else dataset(args)
     for w in ds.warnings:  # the loader's warnings: data kept, but the user must know
         print(w, file=sys.stderr)
+    from ._byo import unknown_segments
+
+    for f, frame in given:
+        for w in unknown_segments(frame, ds, f):
+            print(f"warning: {w}", file=sys.stderr)
+
+    from ..metrics.byo import stored_name_notes
+
+    for line in stored_name_notes(ds, ids):  # BLEU asked on data that stores scores named BLEU
+        print(f"note: {line}", file=sys.stderr)
     tok = _tok.resolve(args, ds, metrics)
     metrics = [m.with_tokenize(tok) for m in metrics]
     refs = [r.strip() for r in args.refs.split(",") if r.strip()] if args.refs else None

@@ -9,7 +9,7 @@ Before the search, metrics whose single-reference similarities are defined in fe
 ``--min-coverage`` (default 0.95; 0 disables) of the cells where both texts exist, and
 metrics whose single-metric KING is >= 0.99 with a tie rate >= 0.9 ("degenerate: decided by
 ties"; ``--keep-degenerate`` keeps them) are left out and listed with the reason
-(docs/findings.md, issue 8: a sparse syntactic sub-metric otherwise wins with KING 1 under >=).
+(docs/findings.md: a sparse syntactic sub-metric otherwise wins with KING 1 under >=).
 """
 from __future__ import annotations
 

@@ -2,7 +2,9 @@
 one criterion (:func:`criterion_judgements`, MQM computed from error rows where needed),
 per-(system, segment) scores (:func:`human_scores`: normalised per rater, then aggregated),
 system-level scores (:func:`system_scores`) and the system scores a dataset gives directly
-(:func:`given_system_scores`). Pure functions, no UI.
+(:func:`given_system_scores`) and the one source of system-level human scores every page and
+command uses (:func:`human_system_scores`: the given ones when the data has them, else the mean
+of segment scores). Pure functions, no UI.
 """
 from __future__ import annotations
 
@@ -82,3 +84,40 @@ def system_scores(dataset, criterion: str, normalisation: str = "raw", aggregate
     refs = set(dataset.references["ref_id"])
     out["is_reference"] = out["system"].isin(refs)
     return out.sort_values("score", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def human_system_scores(dataset, criterion: str, normalisation: str = "raw", aggregate: str = "mean",
+                        include_references: bool = True) -> pd.DataFrame:
+    """System-level human scores of ``criterion``, the same for every page and command (methods §3.2).
+
+    When the dataset gives system-level scores for the criterion (:func:`given_system_scores`:
+    mt-metrics-eval ``<lp>.<scorer>.sys.score``, WMT ``*_sys_scores.tsv``, tidy rows without a
+    seg_id) those are used, as mt-metrics-eval and the published WMT correlations do (Mathur et
+    al. 2020); ``normalisation`` then does not apply to them. Otherwise the mean over segments of
+    :func:`human_scores` (:func:`system_scores`). Returns system, score, n_segments (NaN for given
+    scores), source ("given" | "segment mean"); ``attrs["note"]`` says which was used.
+    """
+    given = given_system_scores(dataset, criterion)
+    if len(given):
+        out = given.assign(n_segments=float("nan"), source="given")
+        if not include_references:
+            out = out[~out["system"].isin(set(dataset.references["ref_id"]))]
+        out = out.reset_index(drop=True)
+        out.attrs["note"] = (f"human scores: the given system-level {criterion} scores of {len(out)} system(s) "
+                             "(not the mean of segment scores" + (f"; {normalisation} normalisation does not apply "
+                                                                 "to them" if normalisation != "raw" else "") + ")")
+        return out
+    seg = system_scores(dataset, criterion, normalisation, aggregate, include_references)
+    out = seg[["system", "score", "n_segments"]].assign(source="segment mean")
+    out.attrs["note"] = f"human scores: {criterion} ({normalisation}), mean over judged segments"
+    return out
+
+
+def human_criteria(dataset) -> list[str]:
+    """The criteria with human scores: those judged per segment, then those only given per system
+    (e.g. an mt-metrics-eval folder with just ``<lp>.wmt-z.sys.score``)."""
+    out = list(dataset.criteria)
+    extra = getattr(dataset, "extras", {}).get("system_scores")
+    if extra is not None and len(extra) and "scorer" in extra:
+        out += [c for c in dict.fromkeys(extra["scorer"].astype(str)) if c not in out]
+    return out

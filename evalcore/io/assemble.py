@@ -7,6 +7,8 @@ datasets or raises :class:`DataError` with the complete report: nothing is parti
 """
 from __future__ import annotations
 
+import unicodedata
+
 import pandas as pd
 
 from ..dataset import (JUDGEMENT_COLUMNS, OUTPUT_COLUMNS, REFERENCE_COLUMNS, SEGMENT_COLUMNS,
@@ -58,11 +60,81 @@ def _unknown_segments(df: pd.DataFrame, seg_keys: set, what: str, report: Report
     return df.loc[known]
 
 
+#: characters a name (lp, seg_id, system, ref_id, rater, judgement, tag, doc_id) may not hold:
+#: control characters (tab, line breaks, NUL, ...) and the Unicode line/paragraph separators. A
+#: name holding one cannot be written back as one TSV field that reads as the same name.
+NAME_COLUMNS = {"segments": ["lp", "seg_id", "doc_id"], "references": ["lp", "seg_id", "ref_id"],
+                "outputs": ["lp", "system", "seg_id"], "judgements": ["lp", "system", "seg_id", "rater", "judgement"],
+                "tags": ["lp", "system", "seg_id", "tag"]}
+_CONTROL = "[\x00-\x1f\x7f-\x9f\u2028\u2029]"
+
+#: Latin look-alikes of Cyrillic and Greek letters (a short table of the usual confusables, in
+#: the spirit of Unicode TS #39's skeletons): names equal after this map are reported.
+_LOOKALIKES = str.maketrans(
+    "АВЕКМНОРСТХаеорсухіјѕҮІЈЅΑΒΕΖΗΙΚΜΝΟΡΤΥΧοντ",
+    "ABEKMHOPCTXaeopcyxijsYIJSABEZHIKMNOPTYXovt")
+
+
+def _skeleton(name: str) -> str:
+    """``name`` as it looks: NFKC (so NFC/NFD and compatibility forms agree), invisible format
+    characters (zero-width joiner, soft hyphen, bidi marks: category Cf) removed, and Cyrillic /
+    Greek look-alikes mapped to Latin."""
+    text = unicodedata.normalize("NFKC", name)
+    return "".join(c for c in text if unicodedata.category(c) != "Cf").translate(_LOOKALIKES)
+
+
+def _name_problems(tables: dict[str, pd.DataFrame], report: Report) -> None:
+    """Control characters in names (errors, file and lines) and names that differ only in
+    invisible characters, Unicode normal form or look-alike letters (warnings: both kept)."""
+    for tname, cols in NAME_COLUMNS.items():
+        t = tables[tname]
+        for c in cols:
+            if c not in t or not len(t):
+                continue
+            col = t[c].astype(str)
+            hit = col.str.contains(_CONTROL, regex=True)
+            if hit.any():
+                sub = t[hit]
+                vals = list(dict.fromkeys(col[hit]))[:5]
+                report.error(sub["_file"].iloc[0], int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
+                             f"{len(sub)} {c} value(s) hold a control character (tab, line break, ...): "
+                             f"{', '.join(map(repr, vals))} at {describe_lines([int(x) for x in sub['_line'] if x is not None])}; "
+                             "names may not hold tabs, line breaks or other control characters")
+    for what, pairs in (("system", [("outputs", "system"), ("judgements", "system"), ("tags", "system")]),
+                        ("reference set", [("references", "ref_id")]), ("rater", [("judgements", "rater")])):
+        where: dict[str, tuple[str, int | None]] = {}
+        for tname, c in pairs:
+            t = tables[tname]
+            if c not in t or not len(t):
+                continue
+            first = t.drop_duplicates(c)
+            for v, f, ln in zip(first[c].astype(str), first["_file"], first["_line"]):
+                where.setdefault(v, (f, ln))
+        groups: dict[str, list[str]] = {}
+        for v in where:
+            groups.setdefault(_skeleton(v), []).append(v)
+        for names in groups.values():
+            invisible = [v for v in names if unicodedata.normalize("NFC", v) != v
+                         or any(unicodedata.category(c) == "Cf" for c in v)]
+            if len(names) > 1:
+                f, ln = where[names[1]]
+                report.warning(f, int(ln) if ln is not None and ln == ln else None,
+                               f"{what} names {', '.join(ascii(v) for v in names)} look the same but differ (Unicode "
+                               "normal form, invisible characters or look-alike letters from another script); "
+                               "kept as different names: rename them if they are one")
+            elif invisible:
+                f, ln = where[names[0]]
+                report.warning(f, int(ln) if ln is not None and ln == ln else None,
+                               f"{what} name {ascii(names[0])} holds invisible characters or a non-normalised "
+                               "Unicode form; kept as written")
+
+
 def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, outputs: pd.DataFrame,
              judgements: pd.DataFrame, tags: pd.DataFrame | None = None,
              extras: dict[str, pd.DataFrame] | None = None, report: Report | None = None) -> dict[str, Dataset]:
     """Validate long tables (each with lp + its columns + _file/_line) and build datasets by lp."""
     report = report or Report()
+    given_warnings = list(report.warnings)  # the loader's own (kept with every dataset)
     tags = tags if tags is not None else empty(TAG_COLUMNS)
     extras = extras or {}
     tables = {"segments": segments, "references": references, "outputs": outputs,
@@ -76,6 +148,11 @@ def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, output
                     (judgements, ["system", "seg_id", "rater", "judgement"]), (tags, ["system", "seg_id", "tag"])):
         for c in cols:
             t[c] = t[c].astype(str).str.strip()
+
+    names_report = Report()
+    _name_problems(tables, names_report)
+    report.extend(names_report.problems)
+    given_warnings += names_report.warnings
 
     # -- language pairs: a table without lp may only be used when there is one pair ----------
     lps = sorted(set().union(*(set(t["lp"].unique()) for t in tables.values())) - {""})
@@ -210,7 +287,7 @@ def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, output
             judgements=jud[JUDGEMENT_COLUMNS].reset_index(drop=True),
             tags=tag[TAG_COLUMNS].reset_index(drop=True),
             extras=lp_extras,
-            warnings=list(warn.problems),
+            warnings=given_warnings + list(warn.problems),
         )
         datasets[lp] = ds
     return datasets

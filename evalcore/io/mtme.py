@@ -30,12 +30,11 @@ BOM and CRLF accepted, a final newline adds no segment, line counts must match t
 """
 from __future__ import annotations
 
-import math
 
 import pandas as pd
 
 from ..dataset import JUDGEMENT_COLUMNS, OUTPUT_COLUMNS, REFERENCE_COLUMNS, SEGMENT_COLUMNS, Dataset
-from ..problems import DataError, Report
+from ..problems import MAX_ABS_SCORE, DataError, Report, score_problem
 from .assemble import assemble, frame
 from .plaintext import read_lines
 from .source import FileSource
@@ -77,12 +76,18 @@ def _score_lines(src: FileSource, fname: str, n_fields: int, report: Report):
 
 
 def _number(value: str) -> float | None:
-    """float of a score, None for ``None``; raises ValueError otherwise."""
+    """float of a score, None for ``None``; raises ValueError (its message says why) otherwise:
+    not a number, not finite, or beyond ±MAX_ABS_SCORE (:func:`evalcore.problems.score_problem`,
+    the range check of every reader)."""
     if value == "None":
         return None
-    x = float(value)
-    if math.isnan(x) or math.isinf(x):
-        raise ValueError(value)
+    try:
+        x = float(value)
+    except ValueError:
+        raise ValueError("is not a number (use . as the decimal point, None for a missing score)") from None
+    why = score_problem(x)
+    if why:
+        raise ValueError(why)
     return x
 
 
@@ -211,9 +216,8 @@ def read_mtme(src: FileSource, name: str, report: Report | None = None) -> dict[
                     seen[system] = line
                     try:
                         x = _number(value)
-                    except ValueError:
-                        report.error(fname, line, f"score {value!r} is not a number (use . as the decimal point, "
-                                                  "None for a missing score)")
+                    except ValueError as exc:
+                        report.error(fname, line, f"score {value!r} {exc}")
                         continue
                     if x is not None:
                         extras_rows["system_scores"].append([lp, scorer, system, x])
@@ -240,18 +244,19 @@ def read_mtme(src: FileSource, name: str, report: Report | None = None) -> dict[
                 items = [(system, str(k + 1), line, v) for system, b in blocks.items() for k, (line, v) in enumerate(b)]
             else:
                 items = [(f[0], "", line, f[1]) for line, f in rows]
-            bad = []
+            bad, why = [], ""
             for system, seg_id, line, value in items:
                 try:
                     x = _number(value)
-                except ValueError:
+                except ValueError as exc:
                     bad.append(line)
+                    why = why or f"{value!r} {exc}"
                     continue
                 if x is not None:
                     extras_rows["metric_scores"].append([lp, metric, refset, level, system, seg_id, x])
             if bad:
-                report.error(fname, bad[0], f"{len(bad)} non-numeric score(s) ({describe_lines(bad)}); scores "
-                                            "must be numbers")
+                report.error(fname, bad[0], f"{len(bad)} unusable score(s) ({describe_lines(bad)}; the first: "
+                                            f"{why}); scores must be finite numbers within ±{MAX_ABS_SCORE:.0e}")
 
     ignored = [n for n in names if n not in used and not n.lower().startswith("readme")
                and not n.startswith(("sources/", "references/", "system-outputs/", "human-scores/",

@@ -88,6 +88,16 @@ class FileSource:
                 report.error(label, None, f"member {name!r} uses compression method {info.compress_type}, "
                                           "which cannot be read; zip the files again with the usual "
                                           "compression (deflate)")
+        seen: dict[str, str] = {}  # two members of one name (or differing only in case): which one is meant?
+        for info in infos:
+            key = posixpath.normpath(info.filename).casefold()
+            if key in seen:
+                report.error(label, None, f"members {seen[key]!r} and {info.filename!r} have the same name "
+                                          f"{'' if seen[key] == info.filename else '(apart from upper/lower case) '}"
+                                          "in the archive, so one would silently replace the other; keep one "
+                                          "and zip the files again")
+            else:
+                seen[key] = info.filename
         if not report.ok:
             raise DataError(report)
         files: dict[str, bytes | Path] = {}
@@ -179,9 +189,19 @@ class FileSource:
         return v
 
     def find(self, *candidates: str) -> str | None:
-        """The first existing name among candidates (case-insensitive)."""
-        lower = {n.lower(): n for n in self._files}
+        """The first existing name among candidates (case-insensitive). Two files whose names
+        differ only in case (``outputs.tsv`` and ``OUTPUTS.TSV`` in one folder) are refused
+        with a :class:`DataError` naming both: neither is chosen silently."""
+        lower: dict[str, list[str]] = {}
+        for n in self._files:
+            lower.setdefault(n.lower(), []).append(n)
         for c in candidates:
-            if c.lower() in lower:
-                return lower[c.lower()]
+            found = lower.get(c.lower())
+            if found and len(found) > 1:
+                report = Report()
+                report.error(self.label, None, f"files {', '.join(map(repr, found))} have the same name apart from "
+                                               "upper/lower case, so it is unclear which one is meant; keep one")
+                raise DataError(report)
+            if found:
+                return found[0]
         return None

@@ -11,7 +11,10 @@ Files (header row, tab-separated, UTF-8; ``lp`` optional when there is one pair)
   (reading-comprehension answers, optional; checked by :mod:`evalcore.io.comprehension`, kept
   as the ``comprehension`` extra table)
 
-Extra columns are ignored. Other files are left alone (``mqm_annotations.tsv`` is read as
+Extra columns are kept: those of ``<kind>.tsv`` become the extra table ``<kind>_columns``
+(saved as ``extra_<kind>_columns.tsv``); ``esa_spans_json`` of judgements.tsv (ESA error spans) is
+also kept with its keys as the ``esa_spans`` extra table (:func:`evalcore.io.spans.esa_extra`).
+Other files are left alone (``mqm_annotations.tsv`` is read as
 the ``mqm_errors`` extra table, ``postedits_tokenized.tsv`` as ``postedits``).
 """
 from __future__ import annotations
@@ -27,7 +30,7 @@ from ..export import atomic_write
 from ..problems import Report
 from .assemble import assemble, empty, frame
 from .source import FileSource
-from .text import read_tsv
+from .text import describe_lines, read_tsv
 
 SPECS = {
     "segments": (["seg_id"], ["lp", "source", "doc_id", "domain"]),
@@ -43,7 +46,18 @@ def detect(src: FileSource) -> bool:
     return src.find("segments.tsv") is not None or src.find("outputs.tsv", "judgements.tsv") is not None
 
 
-def _read(src: FileSource, kind: str, report: Report, required_file: bool) -> pd.DataFrame:
+#: the columns that identify a row of each file: an extra column is kept with them
+KEYS = {"segments": ["seg_id"], "references": ["seg_id", "ref_id"], "outputs": ["system", "seg_id"],
+        "judgements": ["system", "seg_id", "rater", "judgement"], "tags": ["system", "seg_id", "tag"]}
+
+
+def _read(src: FileSource, kind: str, report: Report, required_file: bool,
+          kept: dict[str, pd.DataFrame] | None = None) -> pd.DataFrame:
+    """The table of ``<kind>.tsv`` (its known columns). Columns beyond those (e.g. WMT24's
+    ``n_error_spans`` and ``esa_spans_json`` in judgements.tsv) are never dropped: they go to
+    ``kept["<kind>_columns"]`` (lp when the file has it, the row's key columns, the extra
+    columns, as text, row by row), which becomes the extra table of that name, is saved as
+    ``extra_<kind>_columns.tsv`` and read back from it."""
     required, optional = SPECS[kind]
     fname = src.find(f"{kind}.tsv")
     if fname is None:
@@ -58,6 +72,13 @@ def _read(src: FileSource, kind: str, report: Report, required_file: bool) -> pd
     idx = [table.columns.index(c) for c in cols]
     rows = [[r[i] for i in idx] for r in table.rows]
     df = frame(cols, rows, [fname] * len(rows), table.lines)
+    known = set(required) | set(optional)
+    others = [c for c in table.columns if c not in known and c]
+    if others and kept is not None:
+        keep = [c for c in ["lp"] + KEYS[kind] if c in table.columns] + others
+        kidx = [table.columns.index(c) for c in keep]
+        kept[f"{kind}_columns"] = pd.DataFrame([[r[i] for i in kidx] for r in table.rows], columns=keep,
+                                               dtype=str) if table.rows else pd.DataFrame(columns=keep, dtype=str)
     if kind == "judgements" and "rater" not in df:
         df["rater"] = "rater"
     return df
@@ -65,17 +86,18 @@ def _read(src: FileSource, kind: str, report: Report, required_file: bool) -> pd
 
 def read_tidy(src: FileSource, name: str, report: Report | None = None) -> dict[str, Dataset]:
     report = report or Report()
-    segments = _read(src, "segments", report, True)
-    references = _read(src, "references", report, False)
-    outputs = _read(src, "outputs", report, False)
-    judgements = _read(src, "judgements", report, False)
-    tags = _read(src, "tags", report, False)
+    kept: dict[str, pd.DataFrame] = {}
+    segments = _read(src, "segments", report, True, kept)
+    references = _read(src, "references", report, False, kept)
+    outputs = _read(src, "outputs", report, False, kept)
+    judgements = _read(src, "judgements", report, False, kept)
+    tags = _read(src, "tags", report, False, kept)
     if src.find("references.tsv", "outputs.tsv", "judgements.tsv") is None:
         report.error(src.label, None, "no references.tsv, outputs.tsv or judgements.tsv: nothing to evaluate")
     sys_rows = _system_score_files(src, report)
     if sys_rows is not None:
         judgements = pd.concat([judgements, sys_rows], ignore_index=True)
-    extras = {}
+    extras = dict(kept)
     named = [("mqm_annotations.tsv", "mqm_errors"), ("postedits_tokenized.tsv", "postedits")]
     named += [(n, n[len("extra_"):-len(".tsv")]) for n in src.names() if n.startswith("extra_") and n.endswith(".tsv")]
     for fname, key in named:
@@ -85,6 +107,12 @@ def read_tidy(src: FileSource, name: str, report: Report | None = None) -> dict[
             if table is not None:
                 extras[key] = pd.DataFrame(table.rows, columns=table.columns, dtype=str) if table.rows else \
                     pd.DataFrame(columns=table.columns, dtype=str)
+                if key == "mqm_errors":
+                    _unweighted_severities(table, report)
+    from . import spans as _spans
+    esa = _spans.esa_extra(src, report)
+    if esa is not None:
+        extras[_spans.ESA_EXTRA] = esa  # the ESA error spans of judgements.tsv (evalcore.io.spans)
     from . import comprehension as _comprehension
     comp = _comprehension.read_file(src, report, segments, outputs, references)
     if comp is not None:
@@ -92,6 +120,26 @@ def read_tidy(src: FileSource, name: str, report: Report | None = None) -> dict[
     # files that failed to parse are empty here; assemble still checks the others and raises
     # with every problem at once
     return assemble(name, segments, references, outputs, judgements, tags, extras, report)
+
+
+def _unweighted_severities(table, report: Report) -> None:
+    """Report the severities of an MQM annotation table that the MQM weights in force (methods
+    §0, or the CLI's ``--mqm-weights``) do not define, e.g. ``Critical``: never accepted silently."""
+    if not (table.has("severity") and table.rows):
+        return
+    from ..human.mqm import mqm_weigher
+    from . import current_mqm_weights
+
+    weigh = mqm_weigher(current_mqm_weights())
+    cats = table.col("category") if table.has("category") else [""] * len(table.rows)
+    unknown: dict[str, list[int]] = {}
+    for cat, sev, line in zip(cats, table.col("severity"), table.lines):
+        if weigh(cat, sev) is None:
+            unknown.setdefault(sev, []).append(line)
+    for sev, lines in unknown.items():
+        report.warning(table.name, lines[0], f"severity {sev!r} ({describe_lines(lines)}) has no MQM weight: "
+                                             "these rows are kept but cannot be weighed (the stored scores are "
+                                             f"used); define it, e.g. --mqm-weights {sev.strip().lower() or '?'}:N")
 
 
 #: the column that names the system in a WMT-style system score table, by preference
@@ -107,24 +155,21 @@ def _system_score_files(src: FileSource, report: Report) -> pd.DataFrame | None:
     from the first of :data:`SYSTEM_NAME_COLUMNS` present and every ``<criterion>_mean`` column
     is the system-level score of ``<criterion>``.
     """
-    import io as _io
-
-    from .text import decode
-
     parts = []
     for fname in src.names():
         base = fname.rsplit("/", 1)[-1]
         if not (base == "system_scores.tsv" or base.endswith("_sys_scores.tsv")):
             continue
-        text = decode(src.read(fname), fname, report)
-        if text is None:
+        # the same parser as every other TSV: empty or ragged files are reported with file and line
+        table = read_tsv(src.read(fname), fname, report, [])
+        if table is None:
             continue
-        t = pd.read_csv(_io.StringIO(text), sep="\t", keep_default_na=False, dtype=str, quoting=3)
-        t.columns = [c.strip() for c in t.columns]
+        t = pd.DataFrame(table.rows, columns=table.columns, dtype=str) if table.rows else \
+            pd.DataFrame(columns=table.columns, dtype=str)
         if "metric" in t.columns:
             continue  # metric scores, not human scores
         name_col = next((c for c in SYSTEM_NAME_COLUMNS if c in t.columns), None)
-        lines = list(range(2, len(t) + 2))
+        lines = table.lines
         lp = t["lp"].str.strip() if "lp" in t.columns else pd.Series([""] * len(t))
         if name_col is None:
             report.error(fname, 1, f"no system column; a system score table needs one of "

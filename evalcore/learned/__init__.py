@@ -1,4 +1,4 @@
-"""Learned metrics (issue 7): a BEER-style trained ranker (Stanojević & Sima'an 2015, methods §6.1) and a
+"""Learned metrics: a BEER-style trained ranker (Stanojević & Sima'an 2015, methods §6.1) and a
 human-vs-machine classifier (Kulesza 2004). Nothing here imports streamlit.
 
 Modules: :mod:`.pet` (permutation trees), :mod:`.features` (feature extraction),

@@ -7,7 +7,7 @@ positive example and −Δ as a negative one. A logistic regression (scikit-lear
 on them. [A] The intercept is fixed at 0: on this symmetric data the optimal intercept is 0
 anyway, and fixing it makes BEER(r, r) = 1 exactly. Regularisation: L2 with ``C``, default 100
 (weak: the original uses Weka's ridge 1e−8, i.e. almost none; ``C`` is exposed; see
-docs/findings.md ("Learned metrics (issue 7)") for the sensitivity).
+docs/findings.md ("Learned metrics") for the sensitivity).
 
 Scoring (Stanojević & Sima'an 2015 §3.1, methods §6.1): BEER(h, r) = 2·σ(w·(φ(h, r) − φ(r, r))), the maximum
 over the references; corpus score = mean of sentence scores (Stanojević & Sima'an 2015 eq. 1).

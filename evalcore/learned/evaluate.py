@@ -1,4 +1,4 @@
-"""Held-out evaluation of learned metrics against sentence BLEU and chrF (issue 7).
+"""Held-out evaluation of learned metrics against sentence BLEU and chrF.
 
 Statistics (methods §3.3, MTME semantics), computed with :func:`evalcore.stats.correlation`
 on the (system × segment) matrix of the systems that have text and human scores

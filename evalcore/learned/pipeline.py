@@ -1,4 +1,4 @@
-"""Train a learned metric, inspect it and compare it on held-out segments, in one call (issue 7).
+"""Train a learned metric, inspect it and compare it on held-out segments, in one call.
 
 This is what the dashboard page "Learned metrics" and the CLI ``learn`` command both run
 (the command adds its printing, ``--eval`` on another dataset and saving). Steps:

@@ -35,7 +35,7 @@ import pandas as pd
 
 from .. import __version__
 from ..problems import DataError, Report, score_problem
-from .base import Metric, MetricMeta, _REGISTRY, register, unregister
+from .base import Metric, MetricMeta, _REGISTRY, register, register_provider, unregister
 
 REQUIRED = ["metric", "system", "score"]
 OPTIONAL = ["seg_id", "ref_id", "lp"]
@@ -44,12 +44,18 @@ OPTIONAL = ["seg_id", "ref_id", "lp"]
 def read_scores(path_or_bytes, name: str = "scores.tsv") -> pd.DataFrame:
     """Read and validate a scores TSV -> ``DataFrame(metric, system, seg_id, score[, ref_id][, lp])``.
 
+    A path ending in ``.score`` is one mt-metrics-eval score file instead
+    (:func:`_read_score_file`).
+
     ``path_or_bytes`` is a path, bytes or a text string. Line numbers in problems are physical
     lines (header = line 1).
     """
     from ..io.text import decode
 
     report = Report()
+    if isinstance(path_or_bytes, (str, os.PathLike)) and str(path_or_bytes).endswith(".score") \
+            and os.path.exists(path_or_bytes):
+        return _read_score_file(str(path_or_bytes))
     if isinstance(path_or_bytes, (bytes, bytearray)):
         raw = decode(bytes(path_or_bytes), name, report)
     elif isinstance(path_or_bytes, (str, os.PathLike)) and os.path.exists(path_or_bytes):
@@ -118,6 +124,61 @@ def read_scores(path_or_bytes, name: str = "scores.tsv") -> pd.DataFrame:
     if (frame["lp"] != "").any():
         cols.append("lp")
     return frame[cols].reset_index(drop=True)
+
+
+def _read_score_file(path: str) -> pd.DataFrame:
+    """One mt-metrics-eval score file, ``<metric>-<refs>.sys.score`` (``<system> <score>`` per line)
+    or ``<metric>-<refs>.seg.score`` (a block of lines per system, one per segment in source
+    order, seg_ids "1".."N"), as :func:`read_scores` rows with metric ``<metric>-<refs>``; ``None``
+    = no score. Other names (``.doc.score``, human-score files) are refused with what to do."""
+    from ..io.text import decode
+
+    base = os.path.basename(path)
+    stem, _, level = base[:-len(".score")].rpartition(".")
+    report = Report()
+    if level not in ("seg", "sys") or not stem:
+        report.error(base, None, "an mt-metrics-eval score file must be named <metric>-<refs>.seg.score or "
+                                 "<metric>-<refs>.sys.score; for a whole mt-metrics-eval folder load the folder and "
+                                 "use --metrics stored:<metric>-<refs>")
+        raise DataError(report)
+    with open(path, "rb") as fh:
+        raw = decode(fh.read(), base, report)
+    if raw is None:
+        raise DataError(report)
+    rows, seen = [], {}
+    for i, line in enumerate(raw.splitlines(), 1):
+        if not line.strip():
+            continue
+        f = [x.strip() for x in line.split("\t")] if "\t" in line else line.split()
+        if len(f) != 2:
+            report.error(base, i, f"expected 2 fields (<system> <score>), found {len(f)}; a TSV with a header "
+                                  "(metric, system, seg_id, score) must not be named .score")
+            continue
+        system, value = f
+        seen[system] = seen.get(system, 0) + 1
+        if level == "sys" and seen[system] > 1:
+            report.error(base, i, f"system {system!r} appears twice; a .sys.score file has one line per system")
+            continue
+        if value == "None":
+            continue
+        try:
+            v = float(value)
+        except ValueError:
+            report.error(base, i, f"score {value!r} is not a number")
+            continue
+        why = score_problem(v)
+        if why:
+            report.error(base, i, f"score {value!r} {why}")
+            continue
+        rows.append((stem, system, str(seen[system]) if level == "seg" else "", v))
+    if level == "seg" and len(set(seen.values())) > 1:
+        report.error(base, None, "systems have different numbers of segment lines: "
+                                 + ", ".join(f"{s} {n}" for s, n in list(seen.items())[:6]))
+    if not rows and report.ok:
+        report.error(base, None, "no score lines")
+    if not report.ok:
+        raise DataError(report)
+    return pd.DataFrame(rows, columns=["metric", "system", "seg_id", "score"])
 
 
 class ExternalMetric(Metric):
@@ -194,3 +255,182 @@ def unregister_external(ids: Iterable[str] | None = None) -> None:
     for k in list(ids) if ids is not None else external_ids():
         if getattr(_REGISTRY.get(k.lower()), "_external", False):
             unregister(k)
+
+
+# ---- metric scores stored in the data (mt-metrics-eval ``metric-scores/``) ------------------
+STORED_PREFIX = "stored:"
+
+
+def stored_table(dataset) -> pd.DataFrame:
+    """The metric scores a dataset stores (``extras["metric_scores"]``: mt-metrics-eval
+    ``metric-scores/<lp>/<metric>-<refs>.{seg,sys}.score``) with their ids: columns id
+    (``stored:<metric>-<refs>``, the file's name without level and extension), level ("seg" or
+    "sys"), system, seg_id ("" at system level), score. Empty without stored scores."""
+    cols = ["id", "level", "system", "seg_id", "score", "metric", "refset"]
+    t = getattr(dataset, "extras", {}).get("metric_scores")
+    if t is None or not len(t):
+        return pd.DataFrame(columns=cols)
+    refset = t["refset"].astype(str) if "refset" in t else pd.Series([""] * len(t), index=t.index)
+    name = t["metric"].astype(str) + np.where(refset != "", "-" + refset, "")
+    return pd.DataFrame({"id": STORED_PREFIX + name, "level": t["level"].astype(str),
+                         "system": t["system"].astype(str), "seg_id": t["seg_id"].astype(str),
+                         "score": t["score"].astype(float), "metric": t["metric"].astype(str),
+                         "refset": refset})[cols].reset_index(drop=True)
+
+
+def stored_families(dataset) -> dict[str, pd.DataFrame]:
+    """``stored:<metric>`` -> rows (system, seg_id, ref_id, score): the stored **segment** scores of
+    a metric against each single reference set of the data (``<metric>-<ref>.seg.score`` with
+    ``<ref>`` one of the dataset's reference sets), i.e. the single-reference similarities
+    x(c, r) that QARLA (ORANGE, KING; methods §1.1) needs. Rows of a reference set scored as a
+    system give x(r_i, r_j). Only metrics with such files for at least two reference sets."""
+    t = stored_table(dataset)
+    refs = set(getattr(dataset, "ref_ids", []) or [])
+    t = t[(t["level"] == "seg") & t["refset"].isin(refs)]
+    out = {}
+    for metric, sub in t.groupby("metric", sort=False):
+        if sub["refset"].nunique() >= 2 and (STORED_PREFIX + metric).lower() not in \
+                {i.lower() for i in stored_ids(dataset)}:
+            out[STORED_PREFIX + metric] = pd.DataFrame({"system": sub["system"], "seg_id": sub["seg_id"],
+                                                        "ref_id": sub["refset"], "score": sub["score"]})
+    return out
+
+
+def stored_ids(dataset) -> list[str]:
+    """``stored:NAME`` of every metric whose scores the dataset stores, in file order."""
+    return list(dict.fromkeys(stored_table(dataset)["id"]))
+
+
+def _resolve_stored(dataset, metric_id: str) -> str:
+    known = {i.lower(): i for i in stored_ids(dataset)}
+    key = metric_id.strip().lower()
+    if key not in known:
+        raise ValueError(f"{metric_id!r}: the data stores no scores of that name "
+                         f"({getattr(dataset, 'lp', '') or '-'}); stored: {', '.join(known.values()) or 'none'}")
+    return known[key]
+
+
+def stored_scores(dataset, metric_ids: Sequence[str], level: str = "system") -> pd.DataFrame:
+    """Rows (metric, system, seg_id, score) of the stored metrics ``metric_ids`` (``stored:NAME``,
+    case-insensitive), as given: never recomputed. System level: the stored system scores
+    (``.sys.score``), else the mean of the system's stored segment scores (``attrs["notes"]``
+    says so); segment level: the stored segment scores (a metric stored at system level only
+    has none: noted). ValueError names the stored metrics when an id is not one of them."""
+    table = stored_table(dataset)
+    rows, notes = [], []
+    fams = {f.lower(): f for f in stored_families(dataset)}
+    for mid in metric_ids:
+        if mid.strip().lower() in fams:
+            raise ValueError(f"{mid!r} holds the single-reference segment scores of every reference set (for "
+                             "ORANGE/KING); to correlate, choose one reference set: "
+                             + ", ".join(i for i in stored_ids(dataset)
+                                         if i.lower().startswith(fams[mid.strip().lower()].lower() + "-")))
+        name = _resolve_stored(dataset, mid)
+        sub = table[table["id"] == name]
+        sys_rows, seg_rows = sub[sub["level"] == "sys"], sub[sub["level"] == "seg"]
+        if level == "system":
+            if len(sys_rows):
+                part = sys_rows.assign(seg_id="")
+            else:
+                part = seg_rows.groupby("system", sort=False)["score"].mean().reset_index().assign(seg_id="")
+                notes.append(f"{name}: no stored system scores; the mean of its stored segment scores")
+        else:
+            part = seg_rows
+            if not len(part):
+                notes.append(f"{name}: stored at system level only, no segment scores")
+        h = hashlib.sha256(sub[["level", "system", "seg_id", "score"]].to_csv(index=False).encode()).hexdigest()[:12]
+        rows.append(part.assign(metric=name, signature=f"{name}|stored|rows:{len(sub)}|sha:{h}")[
+            ["metric", "system", "seg_id", "score", "signature"]])
+    out = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(
+        columns=["metric", "system", "seg_id", "score", "signature"])
+    out.attrs["notes"] = notes
+    return out
+
+
+class StoredMetric(ExternalMetric):
+    """Scores stored in the data folder under ``stored:NAME``: served by :meth:`lookup`, never
+    recomputed. mt-metrics-eval stores every metric oriented so that higher is better (WMT20's
+    TER is negated), so stored metrics are higher-is-better."""
+
+    def __init__(self, metric_id: str, frame: pd.DataFrame, source: str = ""):
+        super().__init__(metric_id, frame, True, source)
+        self.meta = MetricMeta(id=metric_id.lower(), family="stored",
+                               description=f"scores stored in the data ({source or 'metric-scores/'}), "
+                                           f"{len(self._table)} rows; never recomputed",
+                               citation="the data's own metric scores (mt-metrics-eval metric-scores/)",
+                               higher_is_better=True, needs_text=False)
+
+    def signature(self, nrefs=None, level=None) -> str:
+        return f"{self.meta.id}|stored|rows:{len(self._table)}|sha:{self._digest}|version:evalcore-{__version__}"
+
+
+_STORED_ROWS: dict[str, dict[str, pd.DataFrame]] = {}  # id (lower case) -> lp -> rows
+
+
+def register_stored(datasets) -> list[str]:
+    """Register the stored metrics of a dataset or of ``{lp: Dataset}`` as ``stored:NAME`` ids
+    (what ``get_metric``, the metric lists and pickers see); returns the ids (as written). Rows of
+    each language pair replace that pair's rows of an earlier registration."""
+    items = datasets.values() if isinstance(datasets, dict) else [datasets]
+    ids = []
+    for ds in items:
+        table = stored_table(ds)
+        lp = str(getattr(ds, "lp", "") or "")
+        for name, sub in table.groupby("id", sort=False):
+            key = name.lower()
+            frame = pd.DataFrame({"metric": name, "system": sub["system"], "score": sub["score"], "lp": lp,
+                                  "seg_id": np.where(sub["level"] == "sys", "", sub["seg_id"])})
+            _STORED_ROWS.setdefault(key, {})[lp] = frame
+            both = pd.concat(list(_STORED_ROWS[key].values()), ignore_index=True)
+            both = both.drop_duplicates(["lp", "system", "seg_id"], keep="last")
+            metric = StoredMetric(name, both, f"metric-scores/ of {getattr(ds, 'name', '') or 'the data'}")
+
+            def factory(m=metric):
+                return m
+
+            factory._external = True
+            unregister(key)
+            register(key, factory)
+            ids.append(name)
+        for name, rows in stored_families(ds).items():  # stored:<metric>: x(c, r) for QARLA
+            key = name.lower()
+            _STORED_ROWS.setdefault(key, {})[lp] = rows.assign(metric=name, lp=lp)
+            both = pd.concat(list(_STORED_ROWS[key].values()), ignore_index=True)
+            both = both.drop_duplicates(["lp", "system", "seg_id", "ref_id"], keep="last")
+            metric = StoredMetric(name, both, f"metric-scores/ of {getattr(ds, 'name', '') or 'the data'}, "
+                                              "one reference set at a time")
+
+            def factory(m=metric):
+                return m
+
+            factory._external = True
+            unregister(key)
+            register(key, factory)
+            ids.append(name)
+    return list(dict.fromkeys(ids))
+
+
+def stored_name_notes(dataset, metric_ids: Sequence[str]) -> list[str]:
+    """Notes for evalcore metrics asked for by a name the data also stores scores under (``BLEU``
+    on a folder with ``metric-scores/<lp>/BLEU-refA.sys.score``): they are computed by evalcore
+    from the texts, not read; the stored ones are ``stored:NAME``."""
+    stored = stored_ids(dataset)
+    notes = []
+    for mid in metric_ids:
+        if mid.lower().startswith(STORED_PREFIX):
+            continue
+        same = [s for s in stored if s[len(STORED_PREFIX):].lower() == mid.lower()
+                or s[len(STORED_PREFIX):].lower().rsplit("-", 1)[0] == mid.lower()]
+        if same:
+            notes.append(f"{mid} is evalcore's {mid} computed from the texts, not the scores stored in the data "
+                         f"under that name; for those use --metrics {','.join(same)}")
+    return notes
+
+
+def _ensure_stored(metric_id: str) -> bool:
+    """``stored:NAME`` ids exist once a dataset storing them is loaded (:func:`register_stored`)."""
+    return metric_id.strip().lower() in _REGISTRY
+
+
+# the registry asks this module for ``stored:NAME`` ids it does not know (listed with a dataset only)
+register_provider(STORED_PREFIX, _ensure_stored, lambda: None)

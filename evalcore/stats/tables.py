@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .correlation import correlation, pivot_scores
+from .registry import get as get_statistic
 from .significance import bootstrap_ci, fisher_ci, kendall_se
 
 TABLE_COLUMNS = ["metric", "level", "method", "value", "ci_low", "ci_high", "n", "n_groups", "n_segments"]
@@ -72,7 +73,9 @@ def correlation_table(human: pd.DataFrame, metric_scores: pd.DataFrame, *, level
     ``resample`` defaults to "systems" at system level and "both" at segment level; at system
     level "items"/"both" need segment-level metric scores (corpus metrics are then approximated
     by the mean of their segment scores). ``fisher``: Fisher z CI (methods §4.2; Kendall SE for
-    Kendall τ) when not bootstrapping.
+    Kendall τ) when not bootstrapping. Statistics with tie calibration (acc23, tau_23) get an
+    ``epsilon`` column: the metric tie threshold used (the chosen one with ``tie_calibration``,
+    on the metric's scale; methods §3.3).
     """
     if level not in ("system", "segment"):
         raise ValueError("level must be system or segment")
@@ -136,9 +139,108 @@ def correlation_table(human: pd.DataFrame, metric_scores: pd.DataFrame, *, level
                 b = bootstrap_ci(G, M, method, grouping, level="segment", resample=resample or "both",
                                  k=bootstrap, alpha=alpha, seed=seed, **corr_kwargs)
                 lo, hi = b.ci_low, b.ci_high
-        if not bootstrap and fisher and method in ("pearson", "spearman", "kendall", "tau_b") and (
-                level == "system" or grouping == "none"):
-            se = kendall_se(n) if method in ("kendall", "tau_b") else None
+        kind = get_statistic(method).fisher
+        if not bootstrap and fisher and kind and (level == "system" or grouping == "none"):
+            se = kendall_se(n) if kind == "kendall" else None
             lo, hi = fisher_ci(value, n, alpha, se=se)
-        rows.append((name, level, method, value, lo, hi, n, n_groups, n_seg))
-    return pd.DataFrame(rows, columns=TABLE_COLUMNS).astype({"n_groups": "Int64", "n_segments": "Int64"})
+        rows.append((name, level, method, value, lo, hi, n, n_groups, n_seg, res.epsilon))
+    out = pd.DataFrame(rows, columns=TABLE_COLUMNS + ["epsilon"]).astype({"n_groups": "Int64", "n_segments": "Int64"})
+    if not get_statistic(method).tie_calibration:
+        out = out.drop(columns="epsilon")
+    return out
+
+
+SIGNIFICANCE_TESTS = ("perm", "williams")
+
+
+def metric_matrices(human: pd.DataFrame, metric_scores: pd.DataFrame, *, level: str = "system",
+                    systems: list[str] | None = None, exclude_systems=()) -> tuple[np.ndarray, dict, list[str]]:
+    """Gold and per-metric scores on the **same** cells for every metric, as significance tests
+    between metrics need (MTME ``CompareMetrics`` compares metrics on the systems/segments all of
+    them score). System level: vectors over the systems every metric scores (gold as in
+    :func:`system_vectors`); segment level: (systems × segments) matrices, cells without a human
+    score or without a score of some metric are NaN in gold. Returns (gold, {metric: scores}, notes)."""
+    hum = human[["system", "seg_id", "score"]].copy()
+    hum["seg_id"] = hum["seg_id"].astype(str)
+    if systems is None:
+        systems = list(dict.fromkeys(hum["system"]))
+    systems = [s for s in systems if s not in set(exclude_systems)]
+    ms_all = metric_scores.copy()
+    ms_all["seg_id"] = ms_all["seg_id"].astype(str)
+    if level == "segment":
+        ms_all = ms_all[ms_all["seg_id"] != ""]
+    names = list(dict.fromkeys(ms_all["metric"]))
+    common = [s for s in systems if all(s in set(ms_all.loc[ms_all["metric"] == n, "system"]) for n in names)]
+    notes = []
+    dropped = [s for s in systems if s not in common and s in set(hum["system"])]
+    if dropped:
+        notes.append(f"metric significance: over the {len(common)} system(s) every metric scores; left out: "
+                     f"{', '.join(dropped)}")
+    hum = hum[hum["system"].isin(common)]
+    if level == "system":
+        out = {}
+        gold = None
+        for n in names:
+            g, m = system_vectors(hum, ms_all[ms_all["metric"] == n], common)
+            gold, out[n] = g, m
+        gold = np.asarray(gold if gold is not None else [], dtype=float)
+        ok = ~np.isnan(gold)
+        return gold[ok], {n: v[ok] for n, v in out.items()}, notes
+    seg_ids = list(dict.fromkeys(hum["seg_id"]))
+    G, _, _ = pivot_scores(hum, common, seg_ids)
+    mats = {}
+    for n in names:
+        M, _, _ = pivot_scores(ms_all[(ms_all["metric"] == n) & ms_all["system"].isin(common)], common, seg_ids)
+        mats[n] = M
+    miss = np.zeros(G.shape, dtype=bool)
+    for M in mats.values():
+        miss |= np.isnan(M)
+    miss &= ~np.isnan(G)
+    if miss.any():
+        notes.append(f"metric significance: {int(miss.sum())} judged cell(s) without a score of every metric "
+                     "left out")
+    G = np.where(miss, np.nan, G)
+    return G, mats, notes
+
+
+def metric_significance(human: pd.DataFrame, metric_scores: pd.DataFrame, *, level: str = "system",
+                        method: str = "pearson", grouping: str = "none", test: str = "perm", k: int = 1000,
+                        alpha: float = 0.05, seed: int | None = 0, systems: list[str] | None = None,
+                        exclude_systems=(), **corr_kwargs):
+    """Metric-vs-metric significance and significance clusters (methods §3.4-3.6; MTME
+    ``CompareMetrics``): each pair of metrics compared on the same cells, with PERM-BOTH
+    (``test="perm"``, ``k`` draws, every statistic and grouping; the same seed, so the same
+    resamples, for every pair) or Williams' test (``"williams"``, one-sided); clusters of metrics
+    not significantly different (p > ``alpha``) by :func:`significance_clusters`.
+
+    Returns ``(clusters, pairs, notes)``: clusters = metric, value, rank (1 = best cluster);
+    pairs = better, worse, delta, p_value (H0: ``worse`` is at least as good), test.
+    Divergence from MTME, said in ``notes``: Williams at segment level uses the judged cells only
+    (n = cells with a human score), where MTME uses every cell (methods §3.5)."""
+    from .significance import compare_metrics
+
+    if test not in SIGNIFICANCE_TESTS:
+        raise ValueError(f"test must be one of {SIGNIFICANCE_TESTS}, not {test!r}")
+    gold, mats, notes = metric_matrices(human, metric_scores, level=level, systems=systems,
+                                        exclude_systems=exclude_systems)
+    if len(mats) < 2:
+        raise ValueError("metric significance needs at least two metrics")
+    grp = grouping if level == "segment" else "none"
+    if test == "williams":
+        if level == "segment":
+            notes.append("Williams test at segment level: over the judged cells only (n = cells with a human "
+                         "score), where mt-metrics-eval counts every cell; evalcore's deliberate choice, "
+                         "docs/methods.md §3.5")
+        if grp != "none":
+            notes.append(f"Williams test ignores the {grp} grouping: one correlation over the flattened cells")
+    table, sig = compare_metrics(gold, mats, method, grp, test=test, alpha=alpha, k=k, seed=seed, **corr_kwargs)
+    order = list(table["metric"])
+    vals = dict(zip(table["metric"], table["value"]))
+    pairs = [(order[i], order[j], vals[order[i]] - vals[order[j]], sig[i, j], test)
+             for i in range(len(order)) for j in range(i + 1, len(order))]
+    pairs = pd.DataFrame(pairs, columns=["better", "worse", "delta", "p_value", "test"])
+    n = len(gold) if level == "system" else int((~np.isnan(gold)).sum())
+    notes.append(f"metric significance: {test} ({'k=' + str(k) + ', ' if test == 'perm' else ''}"
+                 f"alpha {alpha:g}) on the same {n} {'systems' if level == 'system' else 'cells'} for every metric; "
+                 "rank = significance cluster (metrics in one cluster are not significantly different)")
+    return table, pairs, notes

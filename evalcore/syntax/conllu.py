@@ -168,8 +168,9 @@ def _parse_block(block: list[tuple[int, str]], number: int, fname: str, rep: Rep
     return s if not errors else None
 
 
-def _build_sentence(block, number, first_line, comments, err, errors) -> ConlluSentence | None:
-    """Check the token lines of one block (problems go to ``err``) and build its parse."""
+def _token_lines(block, err) -> tuple[list, dict[int, tuple[int, str]]]:
+    """The word lines of one block in order, (line, columns) each (None for an unreadable line
+    that still takes its place), and the multiword tokens; problems go to ``err``."""
     words: list[tuple[int, list[str]] | None] = []  # (line, columns); None = unreadable line
     mwt: dict[int, tuple[int, str]] = {}  # first word id -> (last word id, surface form)
     for lineno, raw in block:
@@ -204,6 +205,37 @@ def _build_sentence(block, number, first_line, comments, err, errors) -> ConlluS
             err(lineno, f"word ID {tid} out of order; expected {len(words) + 1}")
             continue
         words.append((lineno, cols))
+    return words, mwt
+
+
+def _checked_word(lineno, tid, form, up, head, deprel, n, err) -> int:
+    """Check one word's FORM, UPOS, HEAD and DEPREL (problems go to ``err``); its 0-based head,
+    -1 for the root or an unusable HEAD."""
+    if form == "":
+        err(lineno, f"word {tid} has an empty FORM")
+    if up not in _UPOS:
+        err(lineno, f"word {tid} has UPOS {up!r}; use one of the 17 universal tags "
+                    f"({', '.join(UPOS_TAGS)})")
+    if head == "_" or not re.match(r"^(0|[1-9][0-9]*)$", head):
+        err(lineno, f"word {tid} has HEAD {head!r}; the syntactic metrics need a dependency tree "
+                    f"(HEAD = 0 for the root, otherwise the ID of a word of this sentence)")
+        h = -1
+    else:
+        h = int(head) - 1
+        if h >= n:
+            err(lineno, f"word {tid} has HEAD {head}, but the sentence has only {n} words")
+            h = -1
+        elif h == int(tid) - 1:
+            err(lineno, f"word {tid} is its own head")
+            h = -1
+    if deprel in ("", "_"):
+        err(lineno, f"word {tid} has no DEPREL")
+    return h
+
+
+def _build_sentence(block, number, first_line, comments, err, errors) -> ConlluSentence | None:
+    """Check the token lines of one block (problems go to ``err``) and build its parse."""
+    words, mwt = _token_lines(block, err)
     if not words:
         if not errors:
             err(first_line, "sentence without any word line")
@@ -216,25 +248,7 @@ def _build_sentence(block, number, first_line, comments, err, errors) -> ConlluS
             continue
         lineno, cols = entry
         tid, form, lemma, up, xp, _feats, head, deprel = cols[:8]
-        if form == "":
-            err(lineno, f"word {tid} has an empty FORM")
-        if up not in _UPOS:
-            err(lineno, f"word {tid} has UPOS {up!r}; use one of the 17 universal tags "
-                        f"({', '.join(UPOS_TAGS)})")
-        if head == "_" or not re.match(r"^(0|[1-9][0-9]*)$", head):
-            err(lineno, f"word {tid} has HEAD {head!r}; the syntactic metrics need a dependency tree "
-                        f"(HEAD = 0 for the root, otherwise the ID of a word of this sentence)")
-            h = -1
-        else:
-            h = int(head) - 1
-            if h >= n:
-                err(lineno, f"word {tid} has HEAD {head}, but the sentence has only {n} words")
-                h = -1
-            elif h == int(tid) - 1:
-                err(lineno, f"word {tid} is its own head")
-                h = -1
-        if deprel in ("", "_"):
-            err(lineno, f"word {tid} has no DEPREL")
+        h = _checked_word(lineno, tid, form, up, head, deprel, n, err)
         forms.append(form)
         lemmas.append(lemma)
         upos.append(up)

@@ -40,12 +40,17 @@ def forget_syntax_status(dataset: Dataset) -> None:
     _SYNTAX_STATUS.pop(dataset.content_hash(), None)
 
 
-def available_metrics(dataset: Dataset | None = None) -> list[str]:
+def available_metrics(dataset: Dataset | None = None, collection: dict | None = None) -> list[str]:
     """Registered metric ids; with a dataset, the syntactic ones only when they can be
-    computed on it (see :func:`syntax_status` for the reason when not)."""
+    computed on it (see :func:`syntax_status` for the reason when not). The metric scores the
+    dataset (or every dataset of ``collection``) stores are registered first and listed as
+    ``stored:NAME`` (:func:`evalcore.metrics.byo.register_stored`)."""
     from ..metrics.base import metric_ids
+    from ..metrics.byo import register_stored
     from ..syntax import is_syntactic
 
+    for ds in ([dataset] if dataset is not None else []) + list((collection or {}).values()):
+        register_stored(ds)
     ids = metric_ids()
     if dataset is not None and not syntax_status(dataset)[0]:
         ids = [m for m in ids if not is_syntactic(m)]
@@ -104,7 +109,33 @@ def tokenizer_note(dataset: Dataset, chosen: str | None = None) -> str:
         why = f"sacreBLEU's default for target language {trg}" if trg else "sacreBLEU's default"
     else:
         why = f"chosen; sacreBLEU's default here would be {default}"
-    return f"Word-level metrics (BLEU, TER, WER, NIST, …) use the {tok} tokenizer ({why}); chrF is character-based."
+    note = f"Word-level metrics (BLEU, WER, NIST, …) use the {tok} tokenizer ({why}); chrF is character-based"
+    if tok in ("13a", "none"):
+        note += "; TER keeps Tercom's own word splitting"
+    caveat = tokenizer_caveat(dataset.lp, tok)
+    return note + "." + (f" {caveat}" if caveat else "")
+
+
+#: target languages written with the danda (।, U+0964) and double danda (॥, U+0965) as full stop
+DANDA_LANGUAGES = {"hi": "Hindi", "mr": "Marathi", "ne": "Nepali", "sa": "Sanskrit", "bn": "Bengali",
+                   "as": "Assamese", "pa": "Punjabi", "or": "Odia", "mai": "Maithili", "bho": "Bhojpuri",
+                   "awa": "Awadhi", "mag": "Magahi", "hne": "Chhattisgarhi", "doi": "Dogri", "kok": "Konkani"}
+
+
+def tokenizer_caveat(lp: str | None, tok: str) -> str:
+    """A warning where tokenizer ``tok`` is known to mis-split the target language of ``lp``
+    ('' otherwise). 13a (mteval-v13a; Post 2018) splits off ASCII punctuation only, so the
+    danda ``।`` of Hindi, Marathi, Nepali, Bengali... stays glued to the word before it
+    (``है।`` is one token, never matching ``है``); sacreBLEU's ``intl`` tokenizer splits off
+    every Unicode punctuation character, the danda included."""
+    from ..metrics.tokenize import target_language
+
+    lang = DANDA_LANGUAGES.get(target_language(lp))
+    if lang and tok in ("13a", "none"):
+        return (f"{lang}: the {tok} tokenizer keeps the danda (।) glued to the word before it (\"है।\" is one "
+                "token, so a sentence-final word never matches its reference), which lowers BLEU; consider the "
+                "intl tokenizer (--tokenize intl), which splits Unicode punctuation.")
+    return ""
 
 
 def dataset_nrefs(dataset: Dataset) -> int | str:

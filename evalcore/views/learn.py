@@ -76,3 +76,23 @@ def lessons(dataset: Dataset, criterion: str | None = None, progress: Progress =
     if progress:
         progress(1.0, "lessons ready")
     return out
+
+
+def span_lesson(dataset: Dataset) -> dict:
+    """The error-span stop of the tour, on a dataset with human error spans (ESA or MQM): two
+    outputs chosen from the data (:func:`evalcore.views.spans.teaching_examples`): the one with
+    the highest sentence BLEU among those a rater marked with a major error, and the one with
+    the lowest BLEU among those annotated with no error; each with its layers (the rater's spans
+    and BLEU's unmatched tokens, :func:`evalcore.views.spans.output_layers`)."""
+    from . import spans as spans_view
+
+    ex = spans_view.teaching_examples(dataset)
+    out = {}
+    for key, e in ex.items():
+        if e is None:
+            out[key] = None
+            continue
+        layers = spans_view.output_layers(dataset, e["system"], e["seg_id"], markers=("bleu",))
+        layers["raters"] = [r for r in layers["raters"] if r["item"] == e["item"]]
+        out[key] = {**e, "layers": layers}
+    return out

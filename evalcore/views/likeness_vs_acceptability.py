@@ -91,6 +91,17 @@ def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
     if level == "system" and not judged_only:
         allscores = (allscores.groupby(["metric", "system"], sort=False)["score"].agg(["mean", "size"])
                      .reset_index().rename(columns={"mean": "score", "size": "n_segments"}).assign(seg_id=""))
+    if level == "system":  # given system-level human scores win, as everywhere (human_system_scores)
+        from ..human.scores import human_system_scores
+
+        hsys = human_system_scores(dataset, criterion, normalisation, include_references=False)
+        if (hsys["source"] == "given").any():
+            if judged_only:  # each system's metric score over its judged segments, computed here
+                judged = allscores.merge(human[["system", "seg_id"]], on=["system", "seg_id"])
+                allscores = (judged.groupby(["metric", "system"], sort=False)["score"].agg(["mean", "size"])
+                             .reset_index().rename(columns={"mean": "score", "size": "n_segments"}).assign(seg_id=""))
+            hsys = hsys[~hsys["system"].isin(refs)]
+            human = pd.DataFrame({"system": hsys["system"], "seg_id": "", "score": hsys["score"]})
     if progress:
         progress(0.85, "correlations")
     corr = _corr_frame(human, allscores, method, level, bootstrap).set_index("metric")
@@ -150,7 +161,7 @@ def metric_set_search(dataset: Dataset, metric_ids: Sequence[str], method: str =
     ``excluded``: the metrics left out first because their :func:`~evalcore.qarla.search.coverage`
     (defined similarities among the pairs whose texts exist, from the dataset's texts) is below
     ``min_coverage`` (0 disables) or, with ``exclude_degenerate``, because their single-metric
-    KING is decided by ties (KING ≥ 0.99, tie rate ≥ 0.9; docs/findings.md, issue 8)."""
+    KING is decided by ties (KING ≥ 0.99, tie rate ≥ 0.9; docs/findings.md)."""
     from ..qarla import exhaustive_search, greedy_search
     from ..qarla.search import text_presence
 

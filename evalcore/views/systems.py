@@ -23,7 +23,7 @@ from .scores import cached, human_segment_scores, system_stats
 #: 15 systems) the Systems page starts with :data:`FIRST_METRICS` and offers the other default
 #: metrics one click away: METEOR, NIST, GTM, ROUGE-L, WER and PER together take a little over
 #: half of these three's time to score on a cold cache (2.5 vs 4.4 CPU s on WMT24 en-cs with
-#: main's kernels of 23 Nov 2026; benchmarks/RESULTS_pages.md): a first visit scores ~37 % less.
+#: main's kernels of 23 Nov 2026; benchmarks/history/RESULTS_pages.md): a first visit scores ~37 % less.
 FIRST_METRICS_ABOVE = 5000
 #: sacreBLEU's three metrics (Post 2018): what a first visit of a large dataset scores.
 FIRST_METRICS = ("bleu", "chrf", "ter")
@@ -74,6 +74,9 @@ def system_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence
     Paired test vs the baseline on the segments both have: ``bootstrap`` = paired bootstrap
     resampling (Koehn 2004; sacreBLEU semantics), ``ar`` = approximate randomisation
     (Riezler & Maxwell 2005). ``mark``: ▲ better / ▼ worse (p < alpha, orientation-aware), ≈ n.s.
+    When the data gives system-level scores of a criterion (an mt-metrics-eval ``.sys.score``, a WMT
+    system score table), those are its human scores, as in ``correlate`` and the Campaign; they
+    have no CI or test (mark ``given``).
 
     Columns: kind (metric|human), measure, system, is_reference, score, ci_lo, ci_hi, n_segments,
     p_value, mark, higher_is_better. Cached on disk by content hash, signatures and parameters.
@@ -84,6 +87,7 @@ def system_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence
            baseline, include_references, normalisation, n_boot, test, alpha, seed)
     if ref_ids or judged_only:
         key += (tuple(ref_ids or ()), judged_only)
+    key += ("human: given system scores",)  # (tables cached before given scores were used differ)
     return cached("systable", key, lambda: _system_table(
         dataset, metric_ids, criteria, baseline, include_references, normalisation, n_boot, test, alpha,
         seed, progress, ref_ids, judged_only))
@@ -139,7 +143,12 @@ def _system_table(dataset, metric_ids, criteria, baseline, include_references, n
     from ..stats.tables import human_systems
 
     human_names = human_systems(dataset)
+    from ..human.scores import given_system_scores
+
     for crit in criteria:
+        # system scores the data gives (e.g. an mt-metrics-eval .sys.score) are the human score, as
+        # in correlate and the Campaign (human.scores.human_system_scores); no CI or test then
+        given = dict(zip(*given_system_scores(dataset, crit)[["system", "score"]].to_numpy().T))
         hs = human_segment_scores(dataset, crit, normalisation, include_references=True)
         if not include_references:
             hs = hs[~hs["system"].isin(set(human_names))]
@@ -163,9 +172,13 @@ def _system_table(dataset, metric_ids, criteria, baseline, include_references, n
                                  None, n_samples=n_paired, seed=seed)
                     p = float(res.p_value)
                     mark = _mark(p, alpha, res.score_b - res.score_a)
+            score = float(vals.mean())
+            if given:
+                score, lo, hi, p, mark = float(given.get(name, np.nan)), np.nan, np.nan, np.nan, \
+                    ("baseline" if mark == "baseline" else "given")
             rows.append({"kind": "human", "measure": crit, "system": name,
                          "is_reference": name in refs or name in human_names,
-                         "score": float(vals.mean()), "ci_lo": lo, "ci_hi": hi, "n_segments": len(vals),
+                         "score": score, "ci_lo": lo, "ci_hi": hi, "n_segments": len(vals),
                          "p_value": p, "mark": mark, "higher_is_better": True})
         done += 1
         if progress:

@@ -1,0 +1,81 @@
+"""``python -m evalcore spans PATH --lp LP --metrics bleu,chrf,ter --out F.tsv``: span-level
+meta-evaluation (methods §5.13): precision, recall and F1 of the characters each metric marks
+(BLEU unmatched tokens, chrF unmatched characters, TER edits) against the human error spans
+(ESA or MQM) per severity, micro and macro, with bootstrap CIs; the inter-rater ceiling where
+several raters annotated one output. See :mod:`evalcore.spans`.
+"""
+from __future__ import annotations
+
+import sys
+
+NAME = "spans"
+LP_ALL = True
+OUTPUTS = ("out", "counts_out", "profile_out")
+HELP = ("Span-level meta-evaluation: precision/recall/F1 of the characters BLEU, chrF and TER mark "
+        "against human error spans (ESA, MQM), per severity, with the inter-rater ceiling.")
+
+
+def add_arguments(p) -> None:
+    p.add_argument("path", help="dataset folder or zip with error spans (esa_spans_json, mqm_annotations.tsv, "
+                                "Google MQM TSV)")
+    p.add_argument("--lp", help="language pair, when the data holds several ('all': each in turn)")
+    p.add_argument("--metrics", default="bleu,chrf,ter",
+                   help="comma-separated markers among bleu, chrf, ter (default: all three)")
+    p.add_argument("--severity", default="minor,major,all",
+                   help="comma-separated severities of the human spans (default minor,major,all)")
+    from . import _tok; _tok.add_argument(p)  # noqa: E702
+    p.add_argument("--bootstrap", type=int, default=1000,
+                   help="bootstrap resamples over annotations for the 95%% CIs (0 = none; default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--no-ceiling", action="store_true", help="leave out the inter-rater ceiling")
+    p.add_argument("--out", help="write the precision/recall/F1 table (TSV; .csv for spreadsheets) here")
+    p.add_argument("--counts-out", help="write the per-annotation character counts (tp, marked, errors) here")
+    p.add_argument("--profile-out", help="write the error profile (errors per segment by system and severity) here")
+
+
+def run(args) -> int:
+    import pandas as pd
+
+    from ..io.spans import dataset_spans
+    from ..progress import StderrProgress
+    from ..spans import MARKERS, error_profile, item_counts, rater_pairs, span_scores
+    from . import _tok
+    from ._lp import dataset, emit
+
+    markers = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    unknown = [m for m in markers if m not in MARKERS]
+    if unknown:
+        raise ValueError(f"no span marks for {', '.join(unknown)}; available: {', '.join(MARKERS)}")
+    sevs = [s.strip().lower() for s in args.severity.split(",") if s.strip()]
+    if args.bootstrap < 0:
+        raise ValueError("--bootstrap must be 0 or more")
+    _tok.check(args)
+    ds = dataset(args)
+    table = dataset_spans(ds)  # DataError (exit 2) lists every broken span
+    for p in table.problems:
+        print(str(p), file=sys.stderr)
+    if table.items.empty:
+        raise ValueError("the dataset has no error spans (no esa_spans_json column, no MQM error rows)")
+    tok = _tok.resolve(args, ds)
+    st = table.status_counts()
+    note = ", ".join(f"{int(n)} {s}" for s, n in st.groupby("status")["n"].sum().items())
+    bar = StderrProgress("marking outputs")
+    counts = item_counts(ds, markers, sevs, tokenize=tok, table=table,
+                         progress=lambda f, t: bar(int(round(f * 1000)), 1000))
+    if not args.no_ceiling:
+        pairs = rater_pairs(ds, sevs, table=table)
+        counts = pd.concat([counts, pairs], ignore_index=True) if len(pairs) else counts
+    scores = span_scores(counts, n_boot=args.bootstrap, seed=args.seed)
+    scores["signature"] = f"spans|tok:{tok}|boot:{args.bootstrap}|seed:{args.seed}|unit:annotation"
+    emit(scores, None, args, float_format="%.4f",
+         section="span precision / recall / F1 of each marker against the human error spans "
+                 "(marker 'rater': the inter-rater ceiling; 'rater-self': one rater twice)",
+         note=f"spans by status: {note}")
+    if args.out:
+        emit(scores, args.out, args, float_format="%.6f")
+    if args.counts_out:
+        emit(counts, args.counts_out, args)
+    if args.profile_out:
+        emit(error_profile(table, "severity", n_boot=args.bootstrap, seed=args.seed), args.profile_out, args,
+             float_format="%.6f")
+    return 0

@@ -1,0 +1,230 @@
+"""The registry of correlation statistics: one :class:`Statistic` per ``--method`` name.
+
+Everything that lists or dispatches on a statistic reads it from here: the maths
+(:func:`evalcore.stats.correlation.group_values`, p-values, pooling defaults, Fisher intervals,
+tie calibration), the CLI's ``--method`` choices, the dashboard's selectors, the glossary
+(:mod:`evalcore.glossary`) and the generated table of docs/methods.md §3.3
+(:func:`markdown_table`; a test checks the docs equal it).
+
+Adding a statistic
+------------------
+1. Write its row function in :mod:`evalcore.stats.correlation` (or in its own module):
+   ``rows(g, m, *, epsilon, thresh, thresh_inclusive) -> (values, weights)`` on the (G, L)
+   group matrices of :func:`~evalcore.stats.correlation.grouped` (NaN = missing gold); return
+   ``weights=None`` to weight groups by their cell counts (used when pooling, ``macro=False``).
+2. Add one :class:`Statistic` to :data:`REGISTRY` below (name, label, levels, groupings,
+   pooling default, ε / Fisher support, citation, glossary term and definition).
+3. Add its reference to ``tests/test_registry.py`` (scipy, mt-metrics-eval or a brute force):
+   the test iterates the registry and fails for an entry without one.
+4. Regenerate the docs table: ``python -m evalcore.stats.registry > /tmp/t`` and paste it
+   between the ``registry:start`` / ``registry:end`` markers of docs/methods.md §3.3.
+The CLI choices, selectors and glossary then pick it up by themselves. A statistic defined
+elsewhere (e.g. a metrics-task module) can call :func:`register` at import time instead of
+editing this file: name that module in :data:`PLUGINS` (imported before the registry is first
+listed, so the CLI parser and pages see it). Nothing else needs to change.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+LEVELS = ("system", "segment")
+GROUPINGS = ("none", "item", "sys")
+
+
+@dataclass(frozen=True)
+class Statistic:
+    """One correlation statistic.
+
+    ``rows``: per-group values (see the module docstring). ``p_value``: ``f(gold, metric) -> p``
+    for one complete pair of vectors (scipy), or None. ``levels``: "system" and/or "segment".
+    ``groupings``: the groupings it allows (``default_grouping`` when the user gives none).
+    ``pooled``: groups are pooled (weighted by pairs, ``macro=False``) by default.
+    ``fisher``: a Fisher z interval applies ("pearson" SE 1/√(n−3) or "kendall" SE
+    √(0.437/(n−4))), else None. ``epsilon``: accepts a metric tie threshold ε;
+    ``tie_calibration``: ε can be chosen to maximise it (methods §3.3). ``uses_threshold``:
+    takes the gold-difference threshold (``--threshold``). ``higher_is_better`` of the statistic
+    itself. ``term``/``definition``: its glossary entry (several names may share a term).
+    ``alias_of``: another name for that statistic (left out of selectors).
+    """
+
+    name: str
+    label: str
+    rows: Callable
+    levels: tuple = LEVELS
+    groupings: tuple = GROUPINGS
+    default_grouping: str = "none"
+    p_value: Callable | None = None
+    pooled: bool = False
+    fisher: str | None = None
+    epsilon: bool = False
+    tie_calibration: bool = False
+    uses_threshold: bool = False
+    higher_is_better: bool = True
+    citation: str = ""
+    section: str = "§3.3"
+    term: str = ""
+    definition: str = ""
+    alias_of: str | None = None
+
+    def value(self, gold, metric, grouping: str | None = None, **kw) -> float:
+        """The statistic of ``gold`` and ``metric`` (vectors or matrices) with MTME semantics."""
+        from .correlation import correlation
+
+        return correlation(gold, metric, self.name, grouping or self.default_grouping, **kw).value
+
+
+REGISTRY: dict[str, Statistic] = {}
+
+#: Modules that register further statistics with :func:`register` when imported (a statistic
+#: defined beside its task, e.g. a metrics-task module); imported by name, once, before the
+#: registry is first listed or searched, so the CLI choices, selectors and glossary include them.
+PLUGINS: tuple[str, ...] = ()
+_plugins_loaded = False
+
+
+def _load_plugins() -> None:
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    import importlib
+
+    for name in PLUGINS:
+        importlib.import_module(name)
+
+
+def register(stat: Statistic) -> Statistic:
+    """Add ``stat`` to the registry (a name may be registered once)."""
+    if stat.name in REGISTRY:
+        raise ValueError(f"statistic {stat.name!r} registered twice")
+    bad = [x for x in stat.levels if x not in LEVELS] + [x for x in stat.groupings if x not in GROUPINGS]
+    if bad or stat.default_grouping not in stat.groupings:
+        raise ValueError(f"statistic {stat.name!r}: bad level/grouping {bad or stat.default_grouping}")
+    REGISTRY[stat.name] = stat
+    return stat
+
+
+def get(name: str) -> Statistic:
+    """The statistic ``name``; ValueError lists the known names."""
+    _load_plugins()
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"unknown method {name!r}; choose from {names()}") from None
+
+
+def names(level: str | None = None, *, p_value: bool | None = None, aliases: bool = True) -> tuple[str, ...]:
+    """Names in registry order, optionally only those defined at ``level`` / with a p-value /
+    without aliases (what a selector offers)."""
+    _load_plugins()
+    out = []
+    for s in REGISTRY.values():
+        if not aliases and s.alias_of:
+            continue
+        if level is not None and level not in s.levels:
+            continue
+        if p_value is not None and (s.p_value is not None) != p_value:
+            continue
+        out.append(s.name)
+    return tuple(out)
+
+
+def label(name: str) -> str:
+    """Display label (for selectors): ``"Kendall τ_b"`` for ``kendall``."""
+    return get(name).label
+
+
+def _scipy(fn_name: str):
+    def p(gold, metric):
+        import warnings
+
+        import scipy.stats
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return float(getattr(scipy.stats, fn_name)(gold, metric)[1])
+
+    p.__name__ = f"scipy.stats.{fn_name}"
+    return p
+
+
+def _rows(name):
+    def rows(g, m, **kw):
+        import importlib
+
+        # the module, not the function evalcore.stats.correlation that the package re-exports
+        return getattr(importlib.import_module(".correlation", __package__), name)(g, m, **kw)
+
+    rows.__name__ = name
+    return rows
+
+
+_KENDALL_DEF = ("Rank correlation: concordant minus discordant pairs, with a tie correction (τ_b) "
+                "(Kendall 1945; methods §3.3).")
+
+register(Statistic(
+    "pearson", "Pearson r", _rows("rows_pearson"), p_value=_scipy("pearsonr"), fisher="pearson",
+    citation="Pearson 1895; MTME stats.Pearson", section="§3.3", term="Pearson",
+    definition="Linear correlation of two lists of scores (−1 to 1)."))
+register(Statistic(
+    "spearman", "Spearman ρ", _rows("rows_spearman"), p_value=_scipy("spearmanr"), fisher="pearson",
+    citation="Spearman 1904; MTME stats.Spearman", term="Spearman ρ",
+    definition="Pearson correlation of the ranks of the two lists (ties get mid-ranks) (methods §3.3)."))
+register(Statistic(
+    "kendall", "Kendall τ_b", _rows("rows_tau_b"), p_value=_scipy("kendalltau"), fisher="kendall", epsilon=True,
+    citation="Kendall 1945; MTME stats.Kendall", term="Kendall τ", definition=_KENDALL_DEF))
+register(Statistic(
+    "tau_b", "Kendall τ_b (same as kendall)", _rows("rows_tau_b"), p_value=_scipy("kendalltau"), fisher="kendall",
+    epsilon=True, citation="Kendall 1945; MTME KendallVariants(variant='b')", term="Kendall τ",
+    definition=_KENDALL_DEF, alias_of="kendall"))
+register(Statistic(
+    "tau_c", "Kendall τ_c", _rows("rows_tau_c"),
+    citation="Stuart 1953; MTME KendallVariants(variant='c')", term="Kendall τ_c",
+    definition="Stuart's Kendall variant for tables with unequal numbers of distinct values: "
+               "2(C − D)/(n²(m − 1)/m) (methods §3.3)."))
+register(Statistic(
+    "tau_23", "Kendall τ_23", _rows("rows_tau_23"), epsilon=True, tie_calibration=True,
+    citation="Deutsch, Foster & Freitag 2023; MTME KendallVariants(variant='23')", term="τ_23",
+    definition="Kendall variant that rewards a metric for predicting ties: (C + T_hm − D − T_h − T_m)/N; "
+               "used with tie calibration (Deutsch et al. 2023; methods §3.3)."))
+register(Statistic(
+    "acc23", "pairwise accuracy with ties (acc23)", _rows("rows_acc23"), epsilon=True, tie_calibration=True,
+    citation="Deutsch, Foster & Freitag 2023; MTME KendallVariants(variant='acc23')", term="acc23",
+    definition="Pairwise accuracy with ties: the share of pairs the metric orders as the humans do, counting "
+               "pairs tied on both sides as agreements (Deutsch et al. 2023; methods §3.3)."))
+register(Statistic(
+    "kendall_like", "WMT Kendall-like τ", _rows("rows_kendall_like"), pooled=True, uses_threshold=True,
+    citation="Ma et al. 2018; MTME stats.KendallLike", term="Kendall-like τ",
+    definition="WMT's τ = (C − D)/(C + D) over pairs whose human scores differ by at least a threshold; "
+               "metric ties count as discordant (methods §3.3)."))
+register(Statistic(
+    "darr", "DARR (WMT17-20 segment level)", _rows("rows_kendall_like"), levels=("segment",), groupings=("item",),
+    default_grouping="item", pooled=True, uses_threshold=True,
+    citation="Ma et al. 2018; Mathur et al. 2020; MTME stats.KendallLike(average_by='item')", term="DARR",
+    definition="WMT's Kendall-like statistic on pairs of outputs whose human scores differ by at least 25 points; "
+               "metric ties count as discordant (methods §3.3)."))
+register(Statistic(
+    "accuracy", "pairwise accuracy", _rows("rows_accuracy"), levels=("system",), groupings=("none",), pooled=True,
+    citation="Kocmi et al. 2021 (To Ship or Not to Ship); MTME stats.Agreement", term="pairwise accuracy",
+    definition="The share of pairs of systems the metric orders as the humans do (a tie on both sides agrees); "
+               "pooled over the pairs of every language pair under --lp all (Kocmi et al. 2021; methods §3.3)."))
+
+
+def markdown_table() -> str:
+    """The generated table of docs/methods.md §3.3 (between the registry markers)."""
+    lines = ["| method | statistic | levels | groupings (default) | pooled | ε / tie calibration | Fisher z | "
+             "p-value | reference |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    _load_plugins()
+    for s in REGISTRY.values():
+        grp = ", ".join(f"**{g}**" if g == s.default_grouping else g for g in s.groupings)
+        eps = ("ε, calibrated" if s.tie_calibration else "ε") if s.epsilon else "–"
+        p = s.p_value.__name__ if s.p_value is not None else "–"
+        lines.append(f"| `{s.name}` | {s.label} | {', '.join(s.levels)} | {grp} | {'yes' if s.pooled else 'no'} | "
+                     f"{eps} | {s.fisher or '–'} | {p} | {s.citation} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":  # python -m evalcore.stats.registry: the docs table
+    print(markdown_table(), end="")

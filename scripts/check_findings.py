@@ -1,0 +1,308 @@
+#!/usr/bin/env python
+"""Re-run the commands quoted in docs/findings.md and check the numbers printed there.
+
+    python scripts/check_findings.py            # the checks that take seconds
+    python scripts/check_findings.py --all      # every registered check (several minutes)
+    python scripts/check_findings.py --only compare,mathur-t7
+    python scripts/check_findings.py --list     # every quoted command: checked by which check, or why not
+
+Every command in a code block of findings.md (continuation lines joined, ``VAR=value`` lines of
+the block expanded) is either re-run by a check here, exactly as quoted (only an ``--out``
+folder is redirected to a temporary one), or listed in :data:`NOT_RERUN` with the reason. A
+check turns the command's output into the sentences and table cells of findings.md, with the
+numbers rounded as the document prints them, and each must appear in findings.md verbatim:
+a number that does not reproduce, or a document edited without its check, fails. Exit code 0
+when every check passes, 1 otherwise. Run from any folder: commands run in the repository
+root, whose ``../shared/data`` holds the data (a check whose data is absent is skipped).
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parent.parent
+FINDINGS = ROOT / "docs" / "findings.md"
+
+
+# ---- the commands quoted in findings.md ----------------------------------------------------------
+def quoted_commands(text: str | None = None) -> list[str]:
+    """Every ``python …`` command of the fenced code blocks of findings.md: continuation lines
+    joined, the block's ``NAME=value`` assignments expanded, trailing ``# comments`` removed."""
+    text = FINDINGS.read_text(encoding="utf-8") if text is None else text
+    out = []
+    for block in re.findall(r"^```[a-z]*\n(.*?)^```", text, flags=re.S | re.M):
+        env: dict[str, str] = {}
+        for line in re.sub(r"\\\n\s*", " ", block).splitlines():
+            line = line.split(" #", 1)[0].strip() if not line.lstrip().startswith("#") else ""
+            for stmt in (x.strip() for x in line.split("; ")):  # N=...; T=... on one line
+                m = re.fullmatch(r"([A-Z][A-Z0-9_]*)=(.*)", stmt)
+                if m:
+                    env[m.group(1)] = _expand(m.group(2).strip().strip('"'), env)
+                elif stmt.startswith("python "):
+                    out.append(" ".join(_expand(stmt, env).split()))
+    return out
+
+
+def _expand(s: str, env: dict[str, str]) -> str:
+    return re.sub(r"\$(\w+)|\$\{(\w+)\}", lambda m: env.get(m.group(1) or m.group(2), m.group(0)), s)
+
+
+# ---- running a command ----------------------------------------------------------------------------
+@dataclass
+class Run:
+    stdout: str
+    stderr: str
+    out: Path | None  # the redirected --out folder or file
+
+    def table(self, name: str | None = None) -> pd.DataFrame:
+        """A TSV the command wrote (``name`` in its --out folder) or printed."""
+        if name is None:
+            return pd.read_csv(io.StringIO(self.stdout), sep="\t", dtype={"seg_id": str})
+        return pd.read_csv(self.out / name, sep="\t", keep_default_na=False, na_values=[""])
+
+
+def run(command: str, tmp: Path) -> Run:
+    """``command`` (as quoted) in the repository root, its ``--out`` redirected into ``tmp``."""
+    argv = shlex.split(command)
+    out = None
+    if "--out" in argv:
+        i = argv.index("--out")
+        out = tmp / Path(argv[i + 1].rstrip("/")).name
+        argv[i + 1] = str(out) + ("/" if argv[i + 1].endswith("/") else "")
+    argv[0] = sys.executable
+    res = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    if res.returncode != 0:
+        raise RuntimeError(f"exit {res.returncode}: {command}\n{res.stderr[-2000:]}")
+    return Run(res.stdout, res.stderr, out)
+
+
+# ---- the checks -----------------------------------------------------------------------------------
+@dataclass
+class Check:
+    name: str
+    commands: tuple[str, ...]   # as quoted in findings.md (after expansion)
+    fragments: Callable          # (list of Run) -> the texts findings.md must contain
+    heavy: bool = False         # minutes rather than seconds
+    data: str = ""              # the ../shared/data folder it needs
+
+
+CHECKS: list[Check] = []
+
+
+def _num(x: float, digits: int, sign: bool = False) -> str:
+    """``x`` as findings.md prints it (a real minus sign, a + where ``sign``)."""
+    s = f"{x:+.{digits}f}" if sign else f"{x:.{digits}f}"
+    return s.replace("-", "−")
+
+
+def _plain(x: float, digits: int, sign: bool = False) -> str:
+    return f"{x:+.{digits}f}" if sign else f"{x:.{digits}f}"
+
+
+# Mathur et al. 2020, Tables 5-7 (seconds each)
+_W20 = "python -m evalcore correlate ../shared/data/wmt20_mqm_scores"
+_S = ("--scores ../shared/data/wmt20_mqm_scores/official_metric_sys_scores.tsv --metrics BLEU,sentBLEU "
+      "--human da_z --level system")
+_OUT_DE = "Online-G.1556,WMTBiomedBaseline.388,zlabs-nlp.179"
+
+
+def _pearson(r: Run) -> dict[str, tuple[float, int]]:
+    t = r.table()
+    return {m: (float(v), int(n)) for m, v, n in zip(t["metric"], t["value"], t["n"])}
+
+
+def _mathur(label: str, metrics: tuple[str, ...]):
+    def fragments(runs):
+        got = _pearson(runs[0])
+        vals = ", ".join(f"{m} {got[m][0]:.3f}" for m in metrics)
+        ns = {got[m][1] for m in metrics}
+        return [f"# {label}: {vals}, n={ns.pop() if len(ns) == 1 else sorted(ns)}"]
+    return fragments
+
+
+for _name, _cmd, _label, _metrics in (
+        ("mathur-t5-ende", f"{_W20} --lp en-de {_S} --refs newstest2020", "Table 5", ("sentBLEU",)),
+        ("mathur-t5-zhen", f"{_W20} --lp zh-en {_S} --refs newstest2020", "Table 5", ("sentBLEU",)),
+        ("mathur-t6-ende", f"{_W20} --lp en-de {_S} --refs newstest2020 --exclude {_OUT_DE}", "Table 6",
+         ("BLEU", "sentBLEU")),
+        ("mathur-t6-zhen", f"{_W20} --lp zh-en {_S} --refs newstest2020 --exclude WMTBiomedBaseline.183", "Table 6",
+         ("sentBLEU",)),
+        ("mathur-t7", f"{_W20} --lp en-de {_S} --refs newstestB2020 --include-human-systems --exclude "
+                      f"{_OUT_DE},Human-P.0", "Table 7", ("BLEU", "sentBLEU"))):
+    CHECKS.append(Check(_name, (_cmd,), _mathur(_label, _metrics), data="wmt20_mqm_scores"))
+
+
+def _mathur_without_human_p(runs):
+    """The claim that Table 7 needs ``--exclude … Human-P.0``: without it, 13 systems and 0.380."""
+    got = _pearson(runs[0])
+    return [f"the command correlates {got['BLEU'][1]} systems and prints {got['BLEU'][0]:.3f} (BLEU) instead of 0.672"]
+
+
+CHECKS.append(Check("mathur-t7-without-human-p", (
+    f"{_W20} --lp en-de {_S} --refs newstestB2020 --include-human-systems --exclude {_OUT_DE}",),
+    _mathur_without_human_p, data="wmt20_mqm_scores"))
+
+
+# Human translations as systems: the one-cell command (seconds to a minute)
+def _table_row(prefix: str) -> list[str]:
+    """The cells of the findings.md table row that starts with ``prefix`` ([] when none)."""
+    for line in FINDINGS.read_text(encoding="utf-8").splitlines():
+        if line.startswith(prefix):
+            return [c.strip() for c in line.strip().strip("|").split("|")]
+    return []
+
+
+def _human_cell(runs):
+    t = runs[0].table().iloc[0]
+    prefix = f"| ref-C | bleu | {int(t['n_segments'])} judged |"
+    cells = _table_row(prefix)
+    # the row's "with human translations" Pearson and n (the MT-only cells come from the benchmark script)
+    cells = cells[:6] + [_plain(t["value"], 3, True)] + cells[7:8] + [str(int(t["n"]))] + cells[9:]
+    return [f"# one cell: {t['value']:.6f}, n={int(t['n'])}", "| " + " | ".join(cells) + " |"]
+
+
+CHECKS.append(Check("human-systems-cell", (
+    "python -m evalcore correlate ../shared/data/wmt21_news_mqm --lp en-de --metrics bleu --human mqm "
+    "--level system --refs ref-C --include-human-systems --judged-only",), _human_cell, data="wmt21_news_mqm"))
+
+
+# Comparing two systems (about a minute)
+def _compare(runs):
+    r = runs[0]
+    head = r.table("headline.tsv").set_index("signal")
+    frags = [f"On the {int(head['n_segments'].iloc[0])} segments both systems are judged on"]
+    names = {"metric:bleu": "BLEU", "metric:chrf": "chrF", "metric:ter": "TER (lower is better)",
+             "human:mqm": "MQM (Google, higher is better)"}
+    for sig, label in names.items():
+        h = head.loc[sig]
+        fmt = (lambda v: _num(v, 2)) if sig.startswith("human") else (lambda v: f"{v:.2f}")
+        frags.append(f"| {label} | {fmt(h['score_a'])} | {fmt(h['score_b'])} | {h['p_bootstrap']:.3f} | "
+                     f"{h['p_ar']:.3f} | {h['winner']} |")
+    ng = r.table("characteristic_ngrams.tsv")
+    fb = ng[(ng["favours"] == "Facebook-AI") & (ng["matches_b"] == 0)].set_index("ngram")["matches_a"]
+    frags.append(f'the dash "–" {fb["–"]} times and opening quotes „Ich, „Wir,\n„Die {fb["„Ich"]}, {fb["„Wir"]} and '
+                 f'{fb["„Die"]} times — which Online-W never matches')
+    lr = r.table("length_ratios.tsv").set_index("system")["length_ratio"]
+    frags.append(f"Online-W is also {100 * (lr['Online-W'] - 1):.1f} % longer than the references "
+                 f"(Facebook-AI {100 * (lr['Facebook-AI'] - 1):.1f} %)")
+    lb = r.table("length_bias.tsv").set_index("metric")
+    assert lb.loc["ter", "p_value"] < 1e-20 and lb.loc["bleu", "p_value"] < 1e-4, lb["p_value"].to_dict()
+    frags.append(f"Over both systems' {int(lb['n_points'].iloc[0]):,} judged outputs")
+    frags.append(f"ratio {_num(lb.loc['ter', 'partial_r'], 2)}, p < 10⁻²⁰, and {_num(lb.loc['bleu', 'partial_r'], 2)}, "
+                 "p < 10⁻⁴); chrF shows no length preference "
+                 f"({_num(lb.loc['chrf', 'partial_r'], 2)}, p = {lb.loc['chrf', 'p_value']:.2f})")
+    return frags
+
+
+CHECKS.append(Check("compare", (
+    "python -m evalcore compare ../shared/data/wmt21_news_mqm --lp en-de --a Facebook-AI --b Online-W "
+    "--human mqm --judged-only --out cmp/",), _compare, heavy=True, data="wmt21_news_mqm"))
+
+
+# WMT24 ESA: one language pair per check (a minute each)
+def _wmt24(lp: str, tok: str, n: int):
+    def fragments(runs):
+        r, k = (run_.table().set_index("metric")["value"] for run_ in runs)
+        return [f"| {lp} | {tok} | {n} | {r['bleu']:.3f} | {r['chrf']:.3f} | {k['bleu']:.3f} | {k['chrf']:.3f} |"]
+    return fragments
+
+
+for _lp, _tok, _n in (("en-ja", "ja-mecab", 12), ("en-cs", "13a", 15), ("en-zh", "zh", 12)):
+    CHECKS.append(Check(f"wmt24-{_lp}", tuple(
+        f"python -m evalcore correlate ../shared/data/wmt24_esa --lp {_lp} --metrics bleu,chrf --human esa "
+        f"--method {m}" for m in ("pearson", "kendall")), _wmt24(_lp, _tok, _n), heavy=True, data="wmt24_esa"))
+
+#: commands quoted in findings.md that no check re-runs, and why
+NOT_RERUN = {
+    "python -m evalcore qarla": "QARLA with 1000 bootstrap resamples on WMT21 en-de: tens of minutes",
+    "python -m evalcore search": "metric-set searches (greedy and exhaustive): tens of minutes each",
+    "python -m evalcore learn": "trains learned metrics: minutes each, the numbers depend on the estimator's version",
+    "python -m evalcore references": "reference quality with 1000 bootstrap resamples: about 4 min per pair",
+    "python benchmarks/findings_syntax.py": "the syntactic-metrics search on three corpora (tens of minutes); "
+                                            "tests/test_findings_syntax.py checks the script on the sample",
+    "python -m pytest tests/test_findings_syntax.py": "a test, run with the test suite",
+    "python benchmarks/findings_human_systems.py": "the whole human-systems table (~40 s CPU); its one-cell "
+                                                   "command is checked (human-systems-cell)",
+    "python -m evalcore spans": "span P/R/F with 1000 bootstrap resamples on WMT24 en-cs: about 10 min on 2 "
+                                "shared cores (TER marks in sacreBLEU's Python code); tests/test_spans.py checks "
+                                "the command on a hand-worked example",
+    "python -m evalcore score ../shared/data/wmt21_news_mqm --lp zh-en --metrics bleu,chrf,cosine:minilm":
+        "neural metrics: needs the optional extra (torch) and ~23 min wall on 2 shared cores for the first run; "
+        "tests/test_neural.py checks the metrics on tiny models and MiniLM against sentence-transformers",
+    "python -m evalcore correlate ../shared/data/wmt21_news_mqm --lp zh-en --metrics bleu,chrf,cosine:minilm":
+        "reads the neural scores the score command above caches (without that cache it re-runs MiniLM: ~23 min)",
+    "python -c \"import pandas as pd":
+        "DA correlation from the score command's output above (not re-run for the same reason)",
+}
+
+
+def coverage(commands: list[str] | None = None) -> tuple[dict[str, str], list[str]]:
+    """Every quoted command -> the check re-running it or the reason it is not; and the commands
+    that are neither (a new command in findings.md needs a check or a reason)."""
+    commands = quoted_commands() if commands is None else commands
+    by_command = {c: ch.name for ch in CHECKS for c in ch.commands}
+    where, orphans = {}, []
+    for c in commands:
+        if c in by_command:
+            where[c] = f"checked: {by_command[c]}"
+        elif any(c.startswith(p) for p in NOT_RERUN):
+            where[c] = "not re-run: " + next(v for p, v in NOT_RERUN.items() if c.startswith(p))
+        else:
+            orphans.append(c)
+    return where, orphans
+
+
+def run_check(check: Check, text: str | None = None) -> list[str]:
+    """Run ``check``; the fragments missing from findings.md (empty: it reproduces)."""
+    text = FINDINGS.read_text(encoding="utf-8") if text is None else text
+    with tempfile.TemporaryDirectory(prefix="findings-") as tmp:
+        runs = [run(c, Path(tmp)) for c in check.commands]
+        frags = check.fragments(runs)
+    flat = " ".join(text.split())
+    return [f for f in frags if " ".join(f.split()) not in flat]
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--all", action="store_true", help="also the heavy checks (minutes)")
+    p.add_argument("--only", help="comma-separated check names")
+    p.add_argument("--list", action="store_true", help="list every quoted command and how it is checked")
+    args = p.parse_args(argv)
+    where, orphans = coverage()
+    if args.list:
+        for c, w in where.items():
+            print(f"{w}\n    {c}")
+        for c in orphans:
+            print(f"NOT COVERED\n    {c}")
+        return 1 if orphans else 0
+    if orphans:
+        print("commands in findings.md without a check or a reason:\n  " + "\n  ".join(orphans), flush=True)
+    names = set(args.only.split(",")) if args.only else None
+    failed = bool(orphans)
+    for check in CHECKS:
+        if names is not None and check.name not in names or names is None and check.heavy and not args.all:
+            continue
+        if check.data and not (ROOT.parent / "shared" / "data" / check.data).exists():
+            print(f"SKIP {check.name}: ../shared/data/{check.data} is absent")
+            continue
+        missing = run_check(check)
+        print(("FAIL " if missing else "ok   ") + check.name, flush=True)
+        for f in missing:
+            print(f"     not in findings.md: {f}")
+        failed |= bool(missing)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

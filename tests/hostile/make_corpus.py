@@ -1,0 +1,141 @@
+"""The hostile corpus: writes the small case folders of tests/hostile/ (committed) and, at test
+time, the big ones (:func:`make_big`) into a temporary folder.
+
+Run ``python tests/hostile/make_corpus.py`` to rewrite the small files after changing a case.
+Every case is a tidy TSV folder (or a file) derived from one clean base: 4 systems, 5 segments,
+one reference set, segment-level ``da`` judgements; :data:`tests.test_hostile_corpus.CASES`
+says what the CLI must do with each.
+"""
+from __future__ import annotations
+
+import shutil
+import zipfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SYSTEMS = ["sysA", "sysB", "sysC", "sysD"]
+SEGS = [1, 2, 3, 4, 5]
+WORDS = ["the cat sat on the mat", "a dog ran in the park", "rain falls on the hills",
+         "she reads a long book", "we walk to the old town"]
+# each system drops one more word than the previous: a clear quality order
+QUALITY = {s: k for k, s in enumerate(SYSTEMS)}
+
+
+def _out_text(system: str, i: int) -> str:
+    words = WORDS[i - 1].split()
+    return " ".join(words[: max(1, len(words) - QUALITY[system])])
+
+
+def base_files(systems=SYSTEMS) -> dict[str, str]:
+    seg = "lp\tseg_id\tsource\n" + "".join(f"es-en\t{i}\tfuente {i}\n" for i in SEGS)
+    ref = "lp\tseg_id\tref_id\ttext\n" + "".join(f"es-en\t{i}\trefA\t{WORDS[i - 1]}\n" for i in SEGS)
+    out = "lp\tsystem\tseg_id\ttext\n" + "".join(
+        f"es-en\t{s}\t{i}\t{_out_text(s, i)}\n" for s in systems for i in SEGS)
+    jud = "lp\tsystem\tseg_id\trater\tjudgement\tscore\n" + "".join(
+        f"es-en\t{s}\t{i}\tr1\tda\t{90 - 15 * QUALITY[s] + i}\n" for s in systems for i in SEGS)
+    return {"segments.tsv": seg, "references.tsv": ref, "outputs.tsv": out, "judgements.tsv": jud}
+
+
+def _write(folder: Path, files: dict[str, str | bytes]) -> None:
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    for name, content in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+
+
+def small_cases() -> dict[str, dict[str, str | bytes]]:
+    b = base_files()
+    cases = {"clean": b}
+    # the same data with a byte-order mark and CRLF line ends: the same numbers
+    cases["crlf_bom"] = {k: b"\xef\xbb\xbf" + v.replace("\n", "\r\n").encode() for k, v in b.items()}
+    # an unquoted text that begins with a quotation mark and never closes (outputs.tsv line 4)
+    cases["runaway_quote"] = {**b, "outputs.tsv": b["outputs.tsv"].replace("\tcat sat", "\t\"cat sat", 1)
+                              .replace("es-en\tsysA\t3\train falls on the hills", "es-en\tsysA\t3\t\"rain falls")}
+    # a system name with a line break (quoted, system column last): refused at input
+    bad_name = '"sys' + chr(10) + 'B"'
+    out = "lp\tseg_id\ttext\tsystem\n" + "".join(
+        f"es-en\t{i}\t{_out_text(s, i)}\t{bad_name if s == 'sysB' else s}\n" for s in SYSTEMS for i in SEGS)
+    cases["newline_in_system_name"] = {**b, "outputs.tsv": out,
+                                       "judgements.tsv": base_files(["sysA", "sysC", "sysD"])["judgements.tsv"]}
+    # look-alike names: Cyrillic A, a zero-width joiner
+    lookalike = {k: v.replace("sysB", "sys\u0410") for k, v in b.items()}
+    cases["cyrillic_lookalike"] = {**lookalike, "outputs.tsv": lookalike["outputs.tsv"] + "".join(
+        f"es-en\tsysA\u200d\t{i}\t{_out_text('sysA', i)}\n" for i in SEGS)}
+    # an MQM severity the weights do not define
+    cases["mqm_critical"] = {**b, "mqm_annotations.tsv": (
+        "lp\tsystem\tseg_id\trater\tcategory\tseverity\n"
+        "es-en\tsysA\t1\tr1\tAccuracy/Mistranslation\tMajor\n"
+        "es-en\tsysB\t2\tr1\tAccuracy/Omission\tCritical\n")}
+    # system-level scores: ragged, empty
+    cases["ragged_system_scores"] = {**b, "system_scores.tsv": "lp\tsystem\tjudgement\tscore\nes-en\tsysA\tda\n"}
+    cases["empty_system_scores"] = {**b, "system_scores.tsv": ""}
+    # an absurd score in a tidy file (line 7) and in an mt-metrics-eval sys.score (line 2)
+    cases["score_1e300"] = {**b, "judgements.tsv": b["judgements.tsv"].replace("\tda\t76\n", "\tda\t1e300\n", 1)}
+    mtme = {"sources/es-en.txt": "".join(f"fuente {i}\n" for i in SEGS),
+            "references/es-en.refA.txt": "".join(w + "\n" for w in WORDS),
+            "human-scores/es-en.da.sys.score": "sysA\t0.5\nsysB\t1e300\nsysC\t0.1\n"}
+    for s in SYSTEMS[:3]:
+        mtme[f"system-outputs/es-en/{s}.txt"] = "".join(_out_text(s, i) + "\n" for i in SEGS)
+    cases["mtme_sys_1e300"] = mtme
+    # a UTF-16 file
+    cases["utf16_outputs"] = {**b, "outputs.tsv": b["outputs.tsv"].encode("utf-16")}
+    return cases
+
+
+#: --scores files used with the clean case (correlate)
+SCORES = {
+    "scores_some_unknown.tsv": "metric\tsystem\tseg_id\tscore\n" + "".join(
+        f"ext\t{s}\t{i}\t{0.9 - 0.1 * QUALITY[s] + 0.01 * i}\n" for s in SYSTEMS for i in SEGS)
+        + "ext\tsysA\t99\t0.5\n",
+    "scores_all_unknown.tsv": "metric\tsystem\tseg_id\tscore\n" + "".join(
+        f"ext\t{s}\tseg-{i}\t{0.9 - 0.1 * QUALITY[s]}\n" for s in SYSTEMS for i in SEGS),
+}
+
+
+def write_small() -> None:
+    for name, files in small_cases().items():
+        _write(HERE / name, files)
+    _write(HERE / "scores", SCORES)
+
+
+def make_big(root: Path) -> dict[str, Path]:
+    """The cases too big to commit, written under ``root``; returns case -> path."""
+    b = base_files()
+    out = {}
+    # a header of 100,003 columns with one name twice (was quadratic: 331 s)
+    wide = root / "wide_header"
+    cols = "\t".join(f"c{k}" for k in range(99_999))  # + lp, seg_id, source and c17 again: 100,003
+    _write(wide, {**b, "segments.tsv": f"lp\tseg_id\tsource\t{cols}\tc17\n"
+                  + "".join(f"es-en\t{i}\tfuente {i}" + "\t" * 100_000 + "\n" for i in SEGS)})
+    out["wide_header"] = wide
+    # a text of 1,000,001 characters on line 2, and a ragged line 5 after it: both reported
+    long_ = root / "long_field"
+    lines = b["outputs.tsv"].split("\n")
+    lines[1] = "es-en\tsysA\t1\t" + "x" * 1_000_001
+    lines[4] = lines[4] + "\tstray"
+    _write(long_, {**b, "outputs.tsv": "\n".join(lines)})
+    out["long_field"] = long_
+    # a text of 200,000 characters (over Python's csv default of 131,072): accepted
+    ok = root / "field_200k"
+    lines = b["outputs.tsv"].split("\n")
+    lines[1] = "es-en\tsysA\t1\t" + "word " * 40_000
+    _write(ok, {**b, "outputs.tsv": "\n".join(lines)})
+    out["field_200k"] = ok
+    # zips with two members of one name
+    for case, second in (("zip_same_name", "outputs.tsv"), ("zip_case_clash", "OUTPUTS.TSV")):
+        path = root / f"{case}.zip"
+        import warnings
+
+        with warnings.catch_warnings(), zipfile.ZipFile(path, "w") as zf:
+            warnings.simplefilter("ignore")  # zipfile warns about the duplicate name: that is the case
+            for name, text in b.items():
+                zf.writestr(name, text)
+            zf.writestr(second, b["outputs.tsv"].replace("cat", "dog"))
+        out[case] = path
+    return out
+
+
+if __name__ == "__main__":
+    write_small()

@@ -1,0 +1,61 @@
+"""docs/findings.md reproduces: scripts/check_findings.py re-runs the commands quoted there
+and requires the numbers the document prints. Every quoted command is re-run by a check or
+listed with the reason it is not. The WMT20 checks (Mathur et al. 2020, Tables 5-7, seconds)
+run always; the compare section (about a minute) is marked slow and runs in CI too."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import pytest
+
+from conftest import ROOT, shared
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("check_findings", ROOT / "scripts" / "check_findings.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["check_findings"] = mod  # its dataclasses look their module up
+    spec.loader.exec_module(mod)
+    return mod
+
+
+F = _script()
+
+
+def test_quoted_commands_are_read_as_a_shell_would():
+    doc = ("text\n```bash\nD=../data/x\nS=\"--metrics a,b --level system\"\n"
+           "python -m evalcore correlate $D --lp en-de $S \\\n    --exclude A,B     # comment: 0.5\n"
+           "# a comment line\nN=n; T=t\npython -m evalcore learn $N --eval $T\n```\n")
+    assert F.quoted_commands(doc) == [
+        "python -m evalcore correlate ../data/x --lp en-de --metrics a,b --level system --exclude A,B",
+        "python -m evalcore learn n --eval t"]
+
+
+def test_every_quoted_command_is_checked_or_has_a_reason():
+    where, orphans = F.coverage()
+    assert not orphans, orphans
+    checked = {w for w in where.values() if w.startswith("checked")}
+    assert {"checked: compare", "checked: mathur-t7", "checked: human-systems-cell"} <= checked
+
+
+def test_a_changed_number_is_caught():
+    shared("wmt20_mqm_scores")
+    check = next(c for c in F.CHECKS if c.name == "mathur-t7")
+    text = F.FINDINGS.read_text(encoding="utf-8")  # (unchanged, it passes: test_wmt20_tables_reproduce)
+    assert F.run_check(check, text.replace("BLEU 0.672, sentBLEU 0.639", "BLEU 0.672, sentBLEU 0.640")) != []
+
+
+@pytest.mark.parametrize("name", [c.name for c in F.CHECKS if c.data == "wmt20_mqm_scores"])
+def test_wmt20_tables_reproduce(name):
+    shared("wmt20_mqm_scores")
+    check = next(c for c in F.CHECKS if c.name == name)
+    assert F.run_check(check) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["compare", "human-systems-cell"])
+def test_wmt21_sections_reproduce(name):
+    shared("wmt21_news_mqm")
+    check = next(c for c in F.CHECKS if c.name == name)
+    assert F.run_check(check) == []
