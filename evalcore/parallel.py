@@ -237,9 +237,10 @@ def lexical_metric_ids() -> list[str]:
     families, methods §7): not the syntactic metrics (they parse), not learned models, not
     bring-your-own scores."""
     from .metrics.base import get_metric, metric_ids
+    from .neural import PREFIXES as NEURAL
     from .syntax.metrics import is_syntactic
 
-    return [m for m in metric_ids() if not m.startswith("learned:") and not is_syntactic(m)
+    return [m for m in metric_ids() if not m.startswith(("learned:",) + NEURAL) and not is_syntactic(m)
             and get_metric(m).meta.needs_text]
 
 

@@ -45,3 +45,23 @@ def stage(progress: Progress, lo: float, hi: float) -> Progress:
     if progress is None:
         return None
     return lambda f, text: progress(lo + (hi - lo) * min(1.0, max(0.0, f)), text)
+
+
+class RateProgress(StderrProgress):
+    """:class:`StderrProgress` with the rate and the time left: 'label: done/total (12.3
+    segments/s, ETA 40 s)' (neural metrics, whose model runs dominate a command's time)."""
+
+    def __init__(self, label: str, unit: str = "segments"):
+        super().__init__(label)
+        self.unit = unit
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.time()
+        if now - self.t0 < 2 or (now - self.last < 0.5 and done < total):
+            return
+        self.last = now
+        rate = done / max(now - self.t0, 1e-9)
+        eta = (total - done) / rate if rate > 0 else float("inf")
+        end = "\n" if done >= total else ""
+        print(f"\r{self.label}: {done}/{total} ({rate:.1f} {self.unit}/s, ETA {eta:.0f} s)", end=end,
+              file=sys.stderr, flush=True)

@@ -237,6 +237,13 @@ NOT_RERUN = {
     "python -m evalcore spans": "span P/R/F with 1000 bootstrap resamples on WMT24 en-cs: about 10 min on 2 "
                                 "shared cores (TER marks in sacreBLEU's Python code); tests/test_spans.py checks "
                                 "the command on a hand-worked example",
+    "python -m evalcore score ../shared/data/wmt21_news_mqm --lp zh-en --metrics bleu,chrf,cosine:minilm":
+        "neural metrics: needs the optional extra (torch) and ~23 min wall on 2 shared cores for the first run; "
+        "tests/test_neural.py checks the metrics on tiny models and MiniLM against sentence-transformers",
+    "python -m evalcore correlate ../shared/data/wmt21_news_mqm --lp zh-en --metrics bleu,chrf,cosine:minilm":
+        "reads the neural scores the score command above caches (without that cache it re-runs MiniLM: ~23 min)",
+    "python -c \"import pandas as pd":
+        "DA correlation from the score command's output above (not re-run for the same reason)",
 }
 
 

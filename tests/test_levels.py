@@ -23,8 +23,11 @@ from evalcore.synth import make_synthetic
 def _lexical():
     from evalcore.syntax.metrics import is_syntactic
 
-    # learned models (learned:NAME) are not lexical metrics, and other tests may register some
-    return [m for m in metric_ids() if not m.startswith("learned:") and not is_syntactic(m)
+    from evalcore.neural import PREFIXES as NEURAL
+
+    # learned models (learned:NAME) are not lexical metrics, and other tests may register some;
+    # nor are the neural ids (bertscore:minilm, cosine:minilm are listed by their provider)
+    return [m for m in metric_ids() if not m.startswith(("learned:",) + NEURAL) and not is_syntactic(m)
             and get_metric(m).meta.needs_text]
 
 

@@ -48,6 +48,23 @@ def add_arguments(p):
     p.add_argument("--scores", action="append", default=[],
                    help="external scores TSV (metric, system, seg_id, score[, ref_id][, lp]); repeatable")
     p.add_argument("--list-metrics", action="store_true", help="list metric ids with their signatures and exit")
+    g = p.add_argument_group("neural metrics (comet:, cometkiwi:, xcomet:, metricx:, bleurt:, bertscore:, cosine: ids)")
+    g.add_argument("--device", help="cpu, cuda or cuda:N (default: auto, a GPU when torch sees one)")
+    g.add_argument("--batch-size", type=int, help="inputs per model batch (default 32; length-sorted batches)")
+    g.add_argument("--precision", choices=["fp32", "fp16", "bf16"], help="inference precision (default fp32)")
+    g.add_argument("--max-length", type=int, help="truncate inputs to this many tokens (default: the model's limit; "
+                                                  "the number of truncated texts is stated)")
+    g.add_argument("--ref-aggregation", choices=["mean", "max"],
+                   help="several references: each scored alone, then their mean (default) or max (min for MetricX)")
+    g.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice; on a busy machine 1 is "
+                                               "often fastest)")
+    g.add_argument("--import-scores", action="append", default=[], metavar="FORMAT:FILE",
+                   help="neural scores computed elsewhere, matched to the data by their texts: comet-json:FILE "
+                        "(comet-score --to_json), metricx-jsonl:FILE, pymarian-tsv:SCORES=INPUT.tsv; @NAME names "
+                        "the metric (default ext-FORMAT-FILESTEM); repeatable")
+    g.add_argument("--allow-download", action="store_true",
+                   help="let a hub name be downloaded when it is not in the local cache (never without it; "
+                        "HF_HUB_OFFLINE=1 forbids it anyway)")
     from ..parallel import add_scheduler_argument
 
     add_scheduler_argument(p)
@@ -80,6 +97,12 @@ def run(args) -> int:
     from ..metrics.base import get_metric, metric_ids
     from ..metrics.byo import read_scores, register_scores
 
+    from ..neural import configure
+
+    configure(reset=True, device=getattr(args, "device", None), batch_size=getattr(args, "batch_size", None),
+              precision=getattr(args, "precision", None), max_length=getattr(args, "max_length", None),
+              aggregation=getattr(args, "ref_aggregation", None), threads=getattr(args, "threads", None),
+              allow_download=True if getattr(args, "allow_download", False) else None, progress=True)
     given = []
     for f in args.scores:
         frame = read_scores(f)
@@ -91,6 +114,7 @@ def run(args) -> int:
 
         coll = load_collection(args.path)
         register_stored({lp: d for lp, d in coll.items() if not args.lp or args.lp in (lp, "all")})
+    ds = _import_neural(args) if getattr(args, "import_scores", None) and args.path and not args.list_metrics else None
     if args.list_metrics:
         for mid in metric_ids():
             try:
@@ -112,8 +136,13 @@ def run(args) -> int:
     if any(x.strip().lower() == "lexical" for x in args.metrics.split(",")):
         print(f"note: --metrics lexical: {len(ids)} metrics ({', '.join(ids)})", file=sys.stderr)
     metrics = [get_metric(m) for m in ids]  # unknown ids fail here, before loading
+    from ..neural import NeuralMetric
+
+    for m in metrics:  # a missing extra or model is said before any data is read
+        if isinstance(m, NeuralMetric):
+            m.check()
     from . import _tok; _tok.check(args)  # noqa: E702
-    ds = dataset(args)
+    ds = ds if ds is not None else dataset(args)
     for w in ds.warnings:  # the loader's warnings: data kept, but the user must know
         print(w, file=sys.stderr)
     from ._byo import unknown_segments
@@ -146,5 +175,41 @@ def run(args) -> int:
                                include_references=args.include_references, progress=StderrProgress("scoring"),
                                segments=judged, scheduler=sched)
     # metric by metric, written as computed (one metric's rows in memory at a time)
-    write_stream((out[lv] for _, out in stream for lv in levels), args.out, args, COLUMNS)
+    write_stream((out[lv] for _, out in _released(stream) for lv in levels), args.out, args, COLUMNS)
     return 0
+
+
+def _import_neural(args):
+    """Register each ``--import-scores`` file as an external metric matched to the dataset by
+    texts (:mod:`evalcore.neural.imports`); returns the dataset it loaded."""
+    from ..metrics.byo import register_scores
+    from ..neural.imports import match_to_dataset, parse_spec, read_external
+    from ._lp import dataset
+
+    ds = dataset(args)
+    for spec in args.import_scores:
+        name, rows = read_external(spec)
+        frame, notes = match_to_dataset(ds, name, rows)
+        for line in notes:
+            print(f"warning: {line}", file=sys.stderr)
+        if not len(frame):
+            raise ValueError(f"--import-scores {spec}: no imported row matches an output of {args.path} by its texts")
+        fmt = parse_spec(spec)[0]
+        register_scores(frame, higher_is_better={name: fmt != "metricx-jsonl"}, source=parse_spec(spec)[1])
+        print(f"note: --import-scores: {name} ({fmt}): {frame.seg_id.nunique()} segments of "
+              f"{frame.system.nunique()} systems", file=sys.stderr)
+    return ds
+
+
+def _released(stream):
+    """Each (metric, tables) in turn; a neural metric's model is freed once its tables are
+    written, and the inputs it truncated are stated."""
+    from ..neural import NeuralMetric, release_models
+
+    for metric, out in stream:
+        yield metric, out
+        if isinstance(metric, NeuralMetric):
+            if metric.truncated:
+                print(f"note: {metric.id}: {metric.truncated} input(s) longer than {metric.max_length()} tokens "
+                      "were truncated (signature trunc:)", file=sys.stderr)
+            release_models()

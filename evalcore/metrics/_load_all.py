@@ -14,6 +14,7 @@ PLUGINS = (
     "evalcore.syntax",  # TREE/GRAM/LEVEL/shallow syntax (no model load at import)
     "evalcore.learned.store",  # saved learned metrics, ``learned:NAME`` (lists a folder on demand)
     "evalcore.metrics.byo",  # scores stored in the data, ``stored:NAME`` (registered with a dataset)
+    "evalcore.neural",  # comet:/cometkiwi:/xcomet:/metricx:/bleurt:/bertscore:/cosine: ids (no torch at import)
 )
 
 for _name in PLUGINS:

@@ -1,0 +1,49 @@
+"""Neural metrics (COMET, CometKiwi, xCOMET, MetricX, BLEURT, BERTScore-style matching,
+sentence cosine): an optional extra. This package imports no torch: ids register cheaply and
+a missing extra or model is a clear message when a metric first scores (methods §7.10).
+
+``get_metric("comet:PATH")`` reaches :func:`ensure_registered` through the registry's provider
+hook (:func:`evalcore.metrics.base.register_provider`); ``bertscore:minilm`` and
+``cosine:minilm`` (the bundled all-MiniLM-L6-v2) are always listed.
+"""
+from __future__ import annotations
+
+from ..metrics.base import _REGISTRY, register, register_provider
+from .metric import KINDS, NeuralMetric, configure, settings  # noqa: F401
+from .models import MissingExtra, MissingModel  # noqa: F401
+
+PREFIXES = tuple(f"{k}:" for k in KINDS)
+BUILTIN = ("bertscore:minilm", "cosine:minilm")
+
+
+def ensure_registered(metric_id: str) -> bool:
+    """Register ``KIND:MODEL`` (any MODEL: a missing model is reported when it first scores,
+    with where it was looked for). The metric takes the settings current when it is made."""
+    raw = metric_id.strip()
+    kind, _, spec = raw.partition(":")
+    kind = kind.lower()
+    if kind not in KINDS or not spec.strip():
+        return False
+    key = raw.lower()
+    if key not in _REGISTRY:
+        register(key, lambda: NeuralMetric(kind, spec, key, settings()))
+    return True
+
+
+def register_all() -> list[str]:
+    for mid in BUILTIN:
+        ensure_registered(mid)
+    return list(BUILTIN)
+
+
+def release_models() -> None:
+    """Free every loaded neural model (after a command's neural metric is written)."""
+    import sys
+
+    backend = sys.modules.get(__name__ + ".backend")
+    if backend is not None:
+        backend.release()
+
+
+for _prefix in PREFIXES:
+    register_provider(_prefix, ensure_registered, register_all)

@@ -1,0 +1,334 @@
+"""The torch side of the neural metrics: model loading (once per process, cached by path,
+device and precision), length-sorted batches, mixed precision, truncation. Imported only when
+a neural metric actually scores, so ``import evalcore`` never needs torch.
+
+Every model is run through its own package: unbabel-comet's ``load_from_checkpoint`` and the
+model's ``prepare_for_inference`` / ``predict_step`` for COMET, CometKiwi and xCOMET;
+transformers' ``AutoModel`` / ``AutoTokenizer`` for BERTScore-style matching and sentence
+cosine; ``AutoModelForSequenceClassification`` for BERT-based BLEURT checkpoints; mT5's
+``MT5ForConditionalGeneration`` for MetricX (the regression head of MetricX is the logit of
+one vocabulary entry at the first decoder step, Juraska et al. 2023 §3).
+"""
+from __future__ import annotations
+
+import gc
+import logging
+import warnings
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .models import MissingExtra, MissingModel, extra_message
+
+Progress = Callable[[int, int], None] | None
+
+_MODELS: dict[tuple, object] = {}
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:
+        raise MissingExtra(extra_message("torch")) from None
+    return torch
+
+
+def resolve_device(device: str) -> str:
+    """``auto`` -> ``cuda`` when a GPU is visible, else ``cpu``; ``cuda:N`` checked."""
+    torch = _torch()
+    d = (device or "auto").strip().lower()
+    if d == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if d.startswith("cuda"):
+        if not torch.cuda.is_available():
+            raise ValueError(f"--device {device}: no CUDA GPU is visible to torch on this machine; use --device cpu")
+        if ":" in d and int(d.split(":", 1)[1]) >= torch.cuda.device_count():
+            raise ValueError(f"--device {device}: only {torch.cuda.device_count()} GPU(s) visible")
+    elif d != "cpu":
+        raise ValueError(f"--device {device!r}: use cpu, cuda, cuda:N or auto")
+    return d
+
+
+def autocast(device: str, precision: str):
+    """fp16 / bf16 through torch.autocast (fp32: no autocast). CPU autocast supports bf16 (and
+    fp16 on recent torch); the scores are then computed in float32 from the model's outputs."""
+    torch = _torch()
+    import contextlib
+
+    if precision == "fp32":
+        return contextlib.nullcontext()
+    dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}[precision]
+    return torch.autocast(device_type=device.split(":")[0], dtype=dtype)
+
+
+def release() -> None:
+    """Drop every loaded model and free its memory (CPU and GPU)."""
+    _MODELS.clear()
+    gc.collect()
+    try:
+        import sys
+
+        torch = sys.modules.get("torch")
+        if torch is not None and torch.cuda.is_available():
+            torch.cuda.empty_cache()
+    except Exception:
+        pass
+
+
+def loaded() -> int:
+    return len(_MODELS)
+
+
+def scorer(kind: str, path: Path, device: str, precision: str, allow_download: bool = False,
+           threads: int | None = None):
+    """The scorer of ``kind`` for the model at ``path``: loaded once per process.
+    ``threads``: torch's CPU threads (more threads than free cores slow it down a lot)."""
+    if threads:
+        torch = _torch()
+        if torch.get_num_threads() != int(threads):
+            torch.set_num_threads(int(threads))
+    key = (kind, str(path), device, precision)
+    if key not in _MODELS:
+        cls = {"bertscore": EncoderScorer, "cosine": EncoderScorer, "comet": CometScorer, "cometkiwi": CometScorer,
+               "xcomet": CometScorer, "bleurt": BleurtScorer, "metricx": MetricXScorer}[kind]
+        _MODELS[key] = cls(kind, path, device, precision, allow_download)
+    return _MODELS[key]
+
+
+def sorted_batches(lengths: Sequence[int], batch_size: int) -> list[np.ndarray]:
+    """Indices in batches of ``batch_size``, longest first: little padding, and the first
+    batch shows the peak memory at once."""
+    order = np.argsort(-np.asarray(lengths, dtype=np.int64), kind="stable")
+    return [order[i:i + batch_size] for i in range(0, len(order), max(1, int(batch_size)))]
+
+
+class EncoderScorer:
+    """BERTScore-style greedy matching F1 (Zhang et al. 2020 §3: each token matched to its most
+    similar token of the other side by cosine; P over candidate tokens, R over reference tokens,
+    F1 = 2PR/(P+R); no idf weighting, no baseline rescaling, special tokens excluded) or sentence
+    cosine (mean of the last layer's token vectors over the attention mask, normalised: the
+    pooling of sentence-transformers' all-MiniLM-L6-v2, Reimers & Gurevych 2019 §3)."""
+
+    def __init__(self, kind, path: Path, device, precision, allow_download=False):
+        torch = _torch()
+        try:
+            from transformers import AutoModel, AutoTokenizer
+        except ImportError:
+            raise MissingExtra(extra_message("transformers")) from None
+        self.kind, self.device, self.precision = kind, device, precision
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+            self.model = AutoModel.from_pretrained(str(path), local_files_only=True)
+        except OSError as exc:
+            raise MissingModel(f"{kind}:{path}: not a transformers model folder (config.json, weights and "
+                               f"tokenizer files expected): {exc}") from None
+        self.model.to(device).eval()
+        self.layers = int(self.model.config.num_hidden_layers)
+        self.torch = torch
+
+    def _encode(self, texts: list[str], batch_size: int, max_length: int, progress: Progress = None):
+        """Per text: its normalised token vectors (bertscore, special tokens dropped) or its
+        normalised mean-pooled vector (cosine); and how many texts were truncated."""
+        torch = self.torch
+        full = self.tokenizer(texts, add_special_tokens=True, truncation=False)["input_ids"]
+        lengths = [len(x) for x in full]
+        truncated = sum(n > max_length for n in lengths)
+        out: list = [None] * len(texts)
+        done = 0
+        for batch in sorted_batches(lengths, batch_size):
+            enc = self.tokenizer([texts[i] for i in batch], padding=True, truncation=True, max_length=max_length,
+                                 return_tensors="pt", return_special_tokens_mask=True)
+            special = enc.pop("special_tokens_mask")
+            enc = {k: v.to(self.device) for k, v in enc.items()}
+            with torch.inference_mode(), autocast(self.device, self.precision):
+                hidden = self.model(**enc).last_hidden_state
+            hidden = hidden.float()
+            mask = enc["attention_mask"].float()
+            if self.kind == "cosine":
+                pooled = (hidden * mask[..., None]).sum(1) / mask.sum(1, keepdim=True).clamp(min=1e-9)
+                vecs = torch.nn.functional.normalize(pooled, p=2, dim=1).cpu().numpy().astype(np.float64)
+                for k, i in enumerate(batch):
+                    out[i] = vecs[k]
+            else:
+                keep = (enc["attention_mask"].cpu() > 0) & (special == 0)
+                vecs = torch.nn.functional.normalize(hidden, p=2, dim=2).cpu().numpy().astype(np.float64)
+                for k, i in enumerate(batch):
+                    out[i] = vecs[k][keep[k].numpy()]
+            done += len(batch)
+            if progress:
+                progress(done, len(texts))
+        return out, truncated
+
+    def score(self, srcs, cands, refs, batch_size: int, max_length: int, progress: Progress = None):
+        uniq = list(dict.fromkeys(list(cands) + list(refs)))
+        pos = {t: i for i, t in enumerate(uniq)}
+        vecs, truncated = self._encode(uniq, batch_size, max_length, progress)
+        scores = np.empty(len(cands))
+        for k, (c, r) in enumerate(zip(cands, refs)):
+            a, b = vecs[pos[c]], vecs[pos[r]]
+            if self.kind == "cosine":
+                scores[k] = float(np.dot(a, b))
+            elif len(a) == 0 or len(b) == 0:
+                scores[k] = 0.0  # nothing to match: BERTScore's F1 of an empty side is 0
+            else:
+                sim = a @ b.T
+                p, r_ = sim.max(axis=1).mean(), sim.max(axis=0).mean()
+                scores[k] = 2 * p * r_ / (p + r_) if p + r_ > 0 else 0.0
+        return scores, truncated
+
+
+class CometScorer:
+    """COMET (Rei et al. 2020, 2022), CometKiwi (Rei et al. 2022) and xCOMET (Guerreiro et al.
+    2024) checkpoints through unbabel-comet: ``load_from_checkpoint`` then the model's own
+    ``prepare_for_inference`` and ``predict_step`` per length-sorted batch (no Lightning
+    trainer: no worker processes, no progress bars of its own)."""
+
+    def __init__(self, kind, path: Path, device, precision, allow_download=False):
+        torch = _torch()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                from comet import load_from_checkpoint
+        except ImportError:
+            raise MissingExtra(extra_message("unbabel-comet")) from None
+        logging.getLogger("comet").setLevel(logging.WARNING)
+        ckpt = path if path.is_file() else path / "checkpoints" / "model.ckpt"
+        if not ckpt.is_file():
+            raise MissingModel(f"{kind}:{path}: no COMET checkpoint (looked for {ckpt}; a COMET model folder holds "
+                               "checkpoints/model.ckpt and hparams.yaml)")
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                self.model = load_from_checkpoint(str(ckpt), local_files_only=not allow_download)
+        except OSError as exc:  # the encoder's tokenizer/config (hparams pretrained_model) is missing
+            raise MissingModel(f"{kind}:{path}: the checkpoint loads its encoder's tokenizer and configuration "
+                               f"by name, and they are not on this machine: {exc}") from None
+        self.model.eval().to(device)
+        self.device, self.precision, self.torch = device, precision, torch
+        self.needs_refs = bool(self.model.requires_references())
+        if kind == "cometkiwi" and self.needs_refs:
+            raise ValueError(f"cometkiwi:{path}: this checkpoint needs references; use comet:{path}")
+        if kind == "comet" and not self.needs_refs:
+            raise ValueError(f"comet:{path}: this checkpoint is reference-free (quality estimation); use cometkiwi:{path}")
+        self.max_positions = int(self.model.encoder.max_positions)
+
+    def score(self, srcs, cands, refs, batch_size: int, max_length: int, progress: Progress = None):
+        torch = self.torch
+        n = len(cands)
+        lengths = [len(s) + len(c) + len(r) for s, c, r in zip(srcs, cands, refs)]
+        out = np.empty(n)
+        done = 0
+        for batch in sorted_batches(lengths, batch_size):
+            samples = [{"src": srcs[i], "mt": cands[i], **({"ref": refs[i]} if self.needs_refs else {})} for i in batch]
+            with torch.inference_mode(), autocast(self.device, self.precision):
+                inputs = self.model.prepare_for_inference(samples)
+                inputs = {k: v.to(self.device) if hasattr(v, "to") else v for k, v in inputs.items()}
+                pred = self.model.predict_step(inputs)
+            out[batch] = pred.scores.float().cpu().numpy()
+            done += len(batch)
+            if progress:
+                progress(done, n)
+        return out, -1  # COMET truncates inside its encoder (max_positions); not counted here
+
+
+class BleurtScorer:
+    """BLEURT (Sellam et al. 2020 §3): a BERT regression head over ``[CLS] reference [SEP]
+    candidate [SEP]``; checkpoints converted to transformers' ``BertForSequenceClassification``
+    (one label) load here. BLEURT-20 (RemBERT, its own model class) needs the separate
+    ``bleurt_pytorch`` package, which is not on PyPI."""
+
+    def __init__(self, kind, path: Path, device, precision, allow_download=False):
+        import json
+
+        torch = _torch()
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        try:
+            cfg = json.loads((path / "config.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            raise MissingModel(f"bleurt:{path}: no transformers config.json in the folder (a BLEURT checkpoint "
+                               "converted to PyTorch is expected)") from None
+        if cfg.get("model_type") == "bleurt" or "Bleurt" in " ".join(cfg.get("architectures") or []):
+            raise MissingExtra(f"bleurt:{path}: this is a BLEURT-20 style checkpoint, which needs the package "
+                               "'bleurt_pytorch' (not on PyPI; install it from its source repository)")
+        labels = len(cfg["id2label"]) if isinstance(cfg.get("id2label"), dict) else 2  # transformers' default
+        if labels != 1 or not any(a.endswith("ForSequenceClassification") for a in cfg.get("architectures") or []):
+            raise ValueError(f"bleurt:{path}: not a sequence-regression checkpoint ({labels} labels, architectures "
+                             f"{cfg.get('architectures')}); BLEURT has one regression output")
+        self.tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+        self.model = AutoModelForSequenceClassification.from_pretrained(str(path), local_files_only=True)
+        self.model.to(device).eval()
+        self.device, self.precision, self.torch = device, precision, torch
+
+    def score(self, srcs, cands, refs, batch_size: int, max_length: int, progress: Progress = None):
+        torch = self.torch
+        full = self.tokenizer(list(refs), list(cands), truncation=False)["input_ids"]
+        lengths = [len(x) for x in full]
+        truncated = sum(n > max_length for n in lengths)
+        out = np.empty(len(cands))
+        done = 0
+        for batch in sorted_batches(lengths, batch_size):
+            enc = self.tokenizer([refs[i] for i in batch], [cands[i] for i in batch], padding=True,
+                                 truncation="longest_first", max_length=max_length, return_tensors="pt")
+            enc = {k: v.to(self.device) for k, v in enc.items()}
+            with torch.inference_mode(), autocast(self.device, self.precision):
+                logits = self.model(**enc).logits
+            out[batch] = logits[:, 0].float().cpu().numpy()
+            done += len(batch)
+            if progress:
+                progress(done, len(cands))
+        return out, truncated
+
+
+class MetricXScorer:
+    """MetricX-23 / MetricX-24 (Juraska et al. 2023, 2024): an mT5 encoder-decoder whose score
+    is the logit of vocabulary entry 250089 at the first decoder step, clipped to [0, 25] (lower
+    is better). Inputs: ``candidate: … reference: …`` (MetricX-23, reference-based) or
+    ``source: … candidate: … reference: …`` (MetricX-24), without the final end-of-sequence
+    token. The folder must hold the checkpoint and the mT5 tokenizer files."""
+
+    TOKEN = 250089
+
+    def __init__(self, kind, path: Path, device, precision, allow_download=False):
+        torch = _torch()
+        from transformers import AutoTokenizer, MT5ForConditionalGeneration
+
+        if not (path / "config.json").is_file():
+            raise MissingModel(f"metricx:{path}: no config.json in the folder (a MetricX checkpoint is expected)")
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+        except (OSError, ValueError, TypeError) as exc:
+            raise MissingModel(f"metricx:{path}: no mT5 tokenizer in the folder (MetricX checkpoints ship without "
+                               f"one: copy the files of google/mt5-xl's tokenizer next to config.json): {exc}") from None
+        self.model = MT5ForConditionalGeneration.from_pretrained(str(path), local_files_only=True)
+        if self.model.config.vocab_size <= self.TOKEN:
+            raise ValueError(f"metricx:{path}: vocabulary of {self.model.config.vocab_size} entries; MetricX reads "
+                             f"entry {self.TOKEN}")
+        self.model.to(device).eval()
+        self.version24 = "24" in path.name
+        self.device, self.precision, self.torch = device, precision, torch
+
+    def text(self, s, c, r) -> str:
+        return f"source: {s} candidate: {c} reference: {r}" if self.version24 else f"candidate: {c} reference: {r}"
+
+    def score(self, srcs, cands, refs, batch_size: int, max_length: int, progress: Progress = None):
+        torch = self.torch
+        texts = [self.text(s, c, r) for s, c, r in zip(srcs, cands, refs)]
+        full = self.tokenizer(texts, add_special_tokens=False, truncation=False)["input_ids"]
+        lengths = [len(x) for x in full]
+        truncated = sum(n > max_length for n in lengths)
+        out = np.empty(len(texts))
+        done = 0
+        for batch in sorted_batches(lengths, batch_size):
+            enc = self.tokenizer([texts[i] for i in batch], add_special_tokens=False, padding=True, truncation=True,
+                                 max_length=max_length, return_tensors="pt")
+            enc = {k: v.to(self.device) for k, v in enc.items()}
+            start = torch.zeros((len(batch), 1), dtype=torch.long, device=self.device)
+            with torch.inference_mode(), autocast(self.device, self.precision):
+                logits = self.model(**enc, decoder_input_ids=start).logits
+            out[batch] = torch.clamp(logits[:, 0, self.TOKEN].float(), 0.0, 25.0).cpu().numpy()
+            done += len(batch)
+            if progress:
+                progress(done, len(texts))
+        return out, truncated

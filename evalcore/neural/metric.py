@@ -1,0 +1,349 @@
+"""Neural metrics seen through the :class:`~evalcore.metrics.base.Metric` interface (methods §7.10).
+
+Ids: ``comet:MODEL``, ``cometkiwi:MODEL``, ``xcomet:MODEL``, ``metricx:MODEL``,
+``bleurt:MODEL``, ``bertscore:MODEL`` and ``cosine:MODEL``; MODEL is a local path, a hub name
+found in the local Hugging Face cache, or ``minilm`` (the bundled all-MiniLM-L6-v2, English
+targets only). The model is loaded on first score, once per process (:mod:`.backend`).
+
+Several references: each (candidate, reference) pair is scored on its own, and the segment's
+score is their mean or max (``aggregation``, stated in the signature); the per-reference scores
+are the single-reference similarities QARLA's KING and QUEEN use (:meth:`segment_block`).
+The source of a segment (COMET, CometKiwi, xCOMET, MetricX-24) is found from its references
+(:meth:`prepare` indexes the dataset's texts).
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, replace
+from importlib import metadata
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ..metrics.base import Metric, MetricMeta, MetricOption
+from . import models as _models
+
+KINDS = {
+    "comet": ("COMET", "Rei et al. 2020, 2022 (COMET; unbabel-comet)", True, True),
+    "cometkiwi": ("COMET", "Rei et al. 2022 (CometKiwi, reference-free)", True, True),
+    "xcomet": ("COMET", "Guerreiro et al. 2024 (xCOMET)", True, True),
+    "metricx": ("MetricX", "Juraska et al. 2023, 2024 (MetricX-23/24; lower is better)", False, True),
+    "bleurt": ("BLEURT", "Sellam et al. 2020 (BLEURT)", True, False),
+    "bertscore": ("BERTScore", "Zhang et al. 2020 (BERTScore F1, greedy matching, §3)", True, False),
+    "cosine": ("sentence-cosine", "Reimers & Gurevych 2019 (sentence embeddings, cosine)", True, False),
+}
+# kind -> (family, citation, higher_is_better, needs_source); metricx-23 ignores the source
+AGGREGATIONS = ("mean", "max")
+PRECISIONS = ("fp32", "fp16", "bf16")
+PACKAGES = ("torch", "transformers", "unbabel-comet", "sentence-transformers")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How neural metrics run (the ``score`` command's ``--device``, ``--batch-size``,
+    ``--precision``, ``--max-length``, ``--ref-aggregation``, ``--allow-download``)."""
+
+    device: str = "auto"
+    batch_size: int = 32
+    precision: str = "fp32"
+    max_length: int | None = None  # None: the model's own limit
+    aggregation: str = "mean"
+    allow_download: bool = False
+    progress: bool = False  # rate and ETA of each model run on stderr (the CLI)
+    threads: int | None = None  # torch CPU threads (None: torch's default)
+
+
+_SETTINGS = Settings()
+
+
+def configure(reset: bool = False, **changes) -> Settings:
+    """Set how metrics made from now on run (``reset``: from the defaults, else from the
+    current settings; None leaves a setting as it is); returns the new settings."""
+    global _SETTINGS
+    s = replace(Settings() if reset else _SETTINGS, **{k: v for k, v in changes.items() if v is not None})
+    if s.aggregation not in AGGREGATIONS:
+        raise ValueError(f"--ref-aggregation {s.aggregation!r}: use {' or '.join(AGGREGATIONS)}")
+    if s.precision not in PRECISIONS:
+        raise ValueError(f"--precision {s.precision!r}: use {', '.join(PRECISIONS)}")
+    if int(s.batch_size) < 1:
+        raise ValueError("--batch-size must be at least 1")
+    if s.threads is not None and int(s.threads) < 1:
+        raise ValueError("--threads must be at least 1")
+    if s.max_length is not None and int(s.max_length) < 8:
+        raise ValueError("--max-length must be at least 8 tokens")
+    _SETTINGS = s
+    return s
+
+
+def settings() -> Settings:
+    return _SETTINGS
+
+
+def versions() -> dict[str, str]:
+    out = {}
+    for p in PACKAGES:
+        try:
+            out[p] = metadata.version(p)
+        except metadata.PackageNotFoundError:
+            out[p] = "none"
+    return out
+
+
+class NeuralMetric(Metric):
+    """One neural model as a metric (see the module docstring)."""
+
+    def __init__(self, kind: str, spec: str, metric_id: str, config: Settings | None = None):
+        family, cite, hib, needs_source = KINDS[kind]
+        self.kind, self.spec = kind, spec.strip()
+        self.config = config or _SETTINGS
+        self.needs_source = needs_source
+        self.meta = MetricMeta(
+            id=metric_id, family=family, citation=cite, higher_is_better=hib,
+            description=f"{family} with model {self.spec} (neural; {self.config.aggregation} over references)",
+            options=(MetricOption("aggregation", "mean", "how several references combine", AGGREGATIONS),
+                     MetricOption("precision", "fp32", "inference precision", PRECISIONS)))
+        self._sources: list[str] = []
+        self._src_of: dict[str, frozenset] = {}
+        self._target = ""
+        self._path: Path | None = None
+        self._cache = None
+        self.truncated = 0
+        self._progress = None  # one stderr progress line per metric, across its chunks
+        self._expected = 0  # rows a dataset's full scoring plan holds (an upper bound)
+        self._done = 0
+
+    # ---- pickling (Dask): settings and the source index travel, models and caches do not --
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_cache"] = None
+        state["_progress"] = None
+        return state
+
+    # ---- model ----------------------------------------------------------------------------
+    def path(self) -> Path:
+        if self._path is None:
+            self._path = _models.resolve(self.kind, self.spec, self.config.allow_download)
+        return self._path
+
+    def check(self) -> None:
+        """Fail early, before any data is read: the packages this kind needs are installed and
+        the model is on this machine (nothing is loaded)."""
+        for module in ("torch", "transformers") + (("comet",) if self.kind in ("comet", "cometkiwi", "xcomet") else ()):
+            _models.require(module)
+        self.path()
+
+    def device(self) -> str:
+        from .backend import resolve_device
+
+        return resolve_device(self.config.device)
+
+    def max_length(self) -> int:
+        limit = _models.max_positions(self.path()) or 512
+        return min(limit, int(self.config.max_length)) if self.config.max_length else limit
+
+    def model_key(self) -> str:
+        v = versions()
+        return "|".join([self.kind, _models.content_hash(self.path()), self.device().split(":")[0],
+                         self.config.precision, f"trunc:{self.max_length()}",
+                         *(f"{k}:{v[k]}" for k in sorted(v))])
+
+    def prepare(self, dataset) -> None:
+        """Index the dataset's sources by reference text (COMET and MetricX-24 need a segment's
+        source and get only its references), and check the target language for MiniLM."""
+        from ..metrics.tokenize import target_language
+
+        self._target = target_language(getattr(dataset, "lp", ""))
+        n_refs = max(1, len(dataset.ref_ids))
+        self._expected = len(dataset.outputs) * (1 if self.kind == "cometkiwi" else n_refs)
+        if self.spec.lower() == _models.MINILM and self._target and self._target != "en":
+            raise ValueError(f"{self.id}: all-MiniLM-L6-v2 is an English model and the target language here is "
+                             f"{self._target!r} ({dataset.lp}); give a multilingual model instead, e.g. "
+                             f"{self.kind}:/path/to/xlm-roberta-base")
+        if not self.needs_source:
+            return
+        seg = dataset.segments
+        self._sources = seg["source"].tolist()
+        src_of: dict[str, set] = {}
+        pos = {s: i for i, s in enumerate(seg["seg_id"])}
+        for r in dataset.references.itertuples(index=False):
+            i = pos.get(str(r.seg_id))
+            if i is not None and isinstance(r.text, str):
+                src_of.setdefault(r.text, set()).add(i)
+        self._src_of = {t: frozenset(v) for t, v in src_of.items()}
+
+    def sources_for(self, refs: Sequence[Sequence[str]]) -> list[str | None]:
+        """The source of each item, found from its references (None when they match several
+        segments with different sources, or none)."""
+        if not self.needs_source:
+            return [""] * len(refs)
+        if not self._src_of:
+            raise ValueError(f"{self.id} needs the source sentences: score a dataset through `evalcore score` "
+                             "(the metric is prepared with the dataset's sources)")
+        out = []
+        for rs in refs:
+            cand = None
+            for r in rs:
+                s = self._src_of.get(r, frozenset())
+                cand = s if cand is None else cand & s
+            texts = {self._sources[i] for i in cand} if cand else set()
+            out.append(texts.pop() if len(texts) == 1 else None)
+        return out
+
+    # ---- scores ---------------------------------------------------------------------------
+    def pair_scores(self, srcs: Sequence[str | None], cands: Sequence[str], refs: Sequence[str],
+                    progress=None) -> np.ndarray:
+        """Score of each (source, candidate, reference) row: from the cache, else the model
+        (distinct rows only, length-sorted batches); NaN where the source is unknown."""
+        from . import cache as _cache
+
+        n = len(cands)
+        out = np.full(n, np.nan)
+        ok = [i for i in range(n) if srcs[i] is not None]
+        if not ok:
+            return out
+        kiwi = self.kind == "cometkiwi"
+        rows = [(srcs[i], cands[i], "" if kiwi else refs[i]) for i in ok]
+        uniq = list(dict.fromkeys(rows))
+        key = self.model_key()
+        use_cache = _cache.enabled()
+        if use_cache:
+            if self._cache is None or self._cache.model_key != key:
+                self._cache = _cache.ScoreCache(key)
+            keys = _cache.row_keys(key, *zip(*uniq))
+            got = self._cache.get(keys)
+        else:
+            got = np.full(len(uniq), np.nan)
+        todo = np.flatnonzero(np.isnan(got))
+        if len(todo):
+            from .backend import scorer
+
+            model = scorer(self.kind, self.path(), self.device(), self.config.precision, self.config.allow_download,
+                           self.config.threads)
+            s, c, r = (list(x) for x in zip(*(uniq[k] for k in todo)))
+            if progress is None and self.config.progress:
+                progress = self._stderr_progress(len(todo))
+            values, truncated = model.score(s, c, r, self.config.batch_size, self.max_length(), progress)
+            self._done += len(todo)
+            values = np.asarray(values, dtype=float)
+            got[todo] = values
+            self.truncated += max(0, truncated)
+            if use_cache:
+                self._cache.put([keys[k] for k in todo], values)
+        index = {row: k for k, row in enumerate(uniq)}
+        out[ok] = got[[index[row] for row in rows]]
+        return out
+
+    def _stderr_progress(self, n: int):
+        """The metric's progress line: rows scored by the model so far, over every chunk the
+        engine hands it, with the rate and the time left (the total is the dataset's full plan,
+        an upper bound when segments are left out or cached)."""
+        from ..progress import RateProgress
+
+        if self._progress is None:
+            self._progress = RateProgress(f"{self.id} ({self.device()}, batch {self.config.batch_size})", "rows")
+        base, total = self._done, max(self._expected, self._done + n)
+
+        def cb(done, of):
+            self._progress(base + int(round(n * done / max(of, 1))), total)
+        return cb
+
+    def _aggregate(self, values: np.ndarray) -> float:
+        values = values[~np.isnan(values)]
+        if not len(values):
+            return float("nan")
+        best = values.max() if self.meta.higher_is_better else values.min()
+        return float(values.mean() if self.config.aggregation == "mean" else best)
+
+    def per_reference(self, cands: Sequence[str], refs: Sequence[Sequence[str]], progress=None) -> list[np.ndarray]:
+        """Per item, the scores against each of its references."""
+        srcs = self.sources_for(refs)
+        flat_s, flat_c, flat_r, bounds = [], [], [], [0]
+        for s, c, rs in zip(srcs, cands, refs):
+            for r in (rs if self.kind != "cometkiwi" else rs[:1]):
+                flat_s.append(s)
+                flat_c.append(c)
+                flat_r.append(r)
+            bounds.append(len(flat_c))
+        flat = self.pair_scores(flat_s, flat_c, flat_r, progress) if flat_c else np.zeros(0)
+        return [flat[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+
+    def sentence_scores(self, cands, refs) -> np.ndarray:
+        return np.array([self._aggregate(v) for v in self.per_reference(cands, refs)], dtype=float)
+
+    def sentence_score(self, cand: str, refs: Sequence[str]) -> float:
+        return float(self.sentence_scores([cand], [refs])[0])
+
+    def similarity(self, cand: str, ref: str) -> float:
+        return float(self.per_reference([cand], [[ref]])[0][0])
+
+    def segment_stats(self, cands, refs) -> np.ndarray:
+        return self.sentence_scores(cands, refs).reshape(-1, 1)
+
+    def sentence_scores_of(self, stats, refs) -> np.ndarray:
+        return np.asarray(stats, dtype=float)[:, 0].copy()
+
+    def score_from_stats(self, stats: np.ndarray) -> float:
+        v = np.asarray(stats, dtype=float)[:, 0] if len(stats) else np.zeros(0)
+        v = v[~np.isnan(v)]
+        return float(v.mean()) if len(v) else float("nan")
+
+    def segment_block(self, cands, refs):
+        return self.segment_blocks([(cands, refs)])[0]
+
+    def segment_blocks(self, blocks):
+        """QARLA's similarities of many segments in one model pass: ``sim[c, j]`` the score of
+        candidate c against reference j alone, ``loo[c, j]`` the aggregate over the other
+        references (NaN with one reference)."""
+        all_c = [c for cands, refs in blocks for c in cands]
+        all_r = [list(refs) for cands, refs in blocks for _ in cands]
+        per = self.per_reference(all_c, all_r)
+        out, k = [], 0
+        for cands, refs in blocks:
+            m = len(refs)
+            sim = np.full((len(cands), m), np.nan)
+            loo = np.full((len(cands), m), np.nan)
+            for ci in range(len(cands)):
+                v = per[k]
+                k += 1
+                if len(v) == m:
+                    sim[ci] = v
+                    if m > 1:
+                        for j in range(m):
+                            loo[ci, j] = self._aggregate(np.delete(v, j))
+                elif len(v) == 1:  # reference-free: one score, whatever the reference
+                    sim[ci] = v[0]
+                    if m > 1:
+                        loo[ci] = v[0]
+            out.append((sim, loo))
+        return out
+
+    def release(self) -> None:
+        from .backend import release
+
+        release()
+        self._cache = None
+
+    # ---- signature (sacreCOMET's fields, Zouhar et al. 2024: model, versions, references,
+    # precision, truncation, aggregation); computed without loading the model -------------
+    def signature(self, nrefs=None, level=None) -> str:
+        from .. import __version__
+
+        v = versions()
+        try:
+            path = self.path()
+            model = f"{self.spec}@{_models.content_hash(path)[:12]}"
+            trunc = str(self.max_length())
+        except (_models.MissingModel, _models.MissingExtra):
+            model, trunc = f"{self.spec}@missing", "?"
+        parts = [f"model:{model}", f"kind:{self.kind}"]
+        if nrefs is not None:
+            parts.append(f"nrefs:{nrefs}")
+        parts += [f"agg:{self.config.aggregation}", f"precision:{self.config.precision}", f"trunc:{trunc}"]
+        if self.kind == "bertscore":
+            parts.append("layer:last|idf:no|rescale:no")
+        if self.kind in ("comet", "cometkiwi", "xcomet"):
+            parts.append(f"comet:{v['unbabel-comet']}")
+        parts += [f"torch:{v['torch']}", f"transformers:{v['transformers']}",
+                  f"python:{sys.version_info[0]}.{sys.version_info[1]}", f"version:evalcore-{__version__}"]
+        return "|".join(parts)
