@@ -3,8 +3,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
-# the package itself (editable), so `python -m evalcore` and `evalcore` work from any folder
-python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+# the package itself (editable) with the neural extra, so `python -m evalcore` works from any folder
+python -m pip install --quiet --disable-pip-version-check --no-build-isolation -e ".[neural]"
+# unbabel-comet declares numpy<2 (it runs on numpy 2): installed without its declared pins, its real
+# dependencies pinned in the file (the neural tests build tiny models; nothing is downloaded)
+python -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-neural.txt
 # Browser tests need a Chromium; install Debian's package when we can (root + apt), never a
 # browser download. Without one the browser tests skip locally and fail under CI=true.
 if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
