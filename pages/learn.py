@@ -15,6 +15,8 @@ st.title("Learn (guided tour)")
 from pages.common import terms  # noqa: E402
 
 terms('human-likeness', 'human acceptability', 'ORANGE', 'KING', 'QUEEN')
+st.page_link("pages/playground.py", label="Break a metric yourself: the metric playground and its challenges",
+             icon="🧪")
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
