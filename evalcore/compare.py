@@ -302,12 +302,10 @@ def with_metrics(cmp: Comparison, metrics: Sequence[str], progress: Progress = N
     n = _total or max(len(new), 1)
     for k, m in enumerate(new):
         metric = mobj[m]
-        prep = getattr(metric, "prepare", None)
-        if callable(prep):
-            prep(dataset)
+        metric.prepare(dataset)
         out = {}
-        of = getattr(metric, "sentence_scores_of", None)  # sentence scores from the same statistics
-        known = known_stats(m) if known_stats is not None and callable(of) else None
+        of = metric.serves_segments  # sentence scores from the same statistics
+        known = known_stats(m) if known_stats is not None and of else None
         for side, texts in (("a", ta), ("b", tb)):
             sub = [texts[i] if i in keep_set else None for i in range(dataset.n_segments)]
             segs, cands, refs = scorable(dataset, sub, rids)
@@ -319,8 +317,8 @@ def with_metrics(cmp: Comparison, metrics: Sequence[str], progress: Progress = N
                 st = np.asarray(metric.segment_stats(cands, refs), dtype=float) if cands else np.zeros((0, 1))
             if not cands:
                 sent = np.zeros(0)
-            elif callable(of):
-                sent = np.asarray(of(st, refs), dtype=float)
+            elif of:
+                sent = np.asarray(metric.sentence_scores_of(st, refs), dtype=float)
             else:
                 sent = np.asarray(metric.sentence_scores(cands, refs), dtype=float)
             col = pd.Series(sent, index=segs)

@@ -171,7 +171,7 @@ def scores_and_stats(metric, cands: Sequence[str], refs: Sequence[Sequence[str]]
     sentence scores off its statistics (``sentence_scores_of``; then ``corpus_score`` =
     ``score_from_stats`` of them, and the rows of a subset are the subset's statistics); else
     (``sentence_scores``, None)."""
-    if callable(getattr(metric, "sentence_scores_of", None)) and type(metric).corpus_score is Metric.corpus_score:
+    if metric.serves_segments and type(metric).corpus_score is Metric.corpus_score:
         st = np.asarray(metric.segment_stats(cands, refs), dtype=float)
         return np.asarray(metric.sentence_scores_of(st, refs), dtype=float), st
     return np.asarray(metric.sentence_scores(cands, refs), dtype=float), None

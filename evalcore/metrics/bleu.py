@@ -38,7 +38,7 @@ import numpy as np
 
 from .. import __version__
 from ._jit import lazy_njit
-from .base import Metric, MetricMeta, MetricOption, group_by_refs, register
+from .base import Metric, MetricMeta, MetricOption, Signature, group_by_refs, make_signature, register
 from .tokenize import TOKENIZERS
 from .tokenize import tokenize as _tokenize
 
@@ -465,6 +465,7 @@ class BLEU(Metric):
         return _tokenize(text, self.tokenize, self.lowercase)
 
     uses_tokenizer = True
+    serves_segments = True
 
     def with_tokenize(self, name: str) -> "BLEU":
         import copy
@@ -475,7 +476,7 @@ class BLEU(Metric):
         new.tokenize = check_tokenizer(name)
         return new
 
-    def signature(self, nrefs: int | str | None = None, level: str | None = None) -> str:
+    def signature(self, nrefs: int | str | None = None, level: str | None = None) -> Signature:
         """sacreBLEU's own signature string (``BLEU.get_signature().format()``) when the order is
         4 (sacreBLEU's signature does not record the order), e.g.
         ``nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0``; ``eff`` follows
@@ -490,13 +491,12 @@ class BLEU(Metric):
         if SMOOTH_DEFAULTS[smooth] is not None:
             val = self.smooth_value if self.smooth_value is not None else SMOOTH_DEFAULTS[smooth]
             smooth += f"[{val:.2f}]"
-        eff = self._eff(level != "system")
-        parts = [] if nrefs is None else [f"nrefs:{nrefs}"]
-        parts += [f"case:{'lc' if self.lowercase else 'mixed'}", f"eff:{'yes' if eff else 'no'}",
-                  f"tok:{tokenizer_signature(self.tokenize)}", f"smooth:{smooth}"]
+        fields = [("case", "lc" if self.lowercase else "mixed"), ("eff", self._eff(level != "system")),
+                  ("tok", tokenizer_signature(self.tokenize)), ("smooth", smooth)]
         if self.max_ngram_order == 4:
-            return "|".join(parts + [f"version:{sacrebleu.__version__}"])
-        return "|".join([self.meta.id] + parts + [f"ngram:{self.max_ngram_order}", f"version:evalcore-{__version__}"])
+            return make_signature(fields, nrefs=nrefs, version=sacrebleu.__version__)
+        return make_signature(fields + [("ngram", self.max_ngram_order)], nrefs=nrefs,
+                              version=f"evalcore-{__version__}", metric=self.meta.id)
 
     def _ngrams(self, toks: Sequence[str]) -> Counter:
         c: Counter = Counter()

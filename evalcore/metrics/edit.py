@@ -42,7 +42,7 @@ import numpy as np
 from .. import __version__
 from ._jit import HAVE_NUMBA
 from ._jit import lazy_njit as _njit
-from .base import Metric, MetricMeta, MetricOption, group_by_refs, register, too_long, valid_stats
+from .base import Metric, MetricMeta, MetricOption, Signature, group_by_refs, make_signature, register, too_long, valid_stats
 from .tokenize import TOKENIZERS, check_tokenizer, tokenize
 
 # numba is optional: without it the numpy block versions below are used (same values). It is
@@ -89,19 +89,21 @@ class WordMetric(Metric):
     def tok(self, text: str) -> tuple[str, ...]:
         return tokenize(text, self.tokenize, self.lowercase)
 
+    def tokens(self, text: str) -> tuple[str, ...]:
+        """:meth:`Metric.tokens`: the sacreBLEU tokens the metric matches."""
+        return self.tok(text)
+
     def _signature_extra(self) -> list[str]:
         return []
 
-    def signature(self, nrefs: int | str | None = None, level: str | None = None) -> str:
+    def signature(self, nrefs: int | str | None = None, level: str | None = None) -> Signature:
         """evalcore signature: metric id, ``nrefs`` (``var`` unless given), case, sacreBLEU's
         ``tok:`` value of the tokenizer, the metric's options, ``version:evalcore-X``."""
         from .tokenize import tokenizer_signature
 
-        parts = [self.meta.id, f"nrefs:{'var' if nrefs is None else nrefs}", f"case:{'lc' if self.lowercase else 'mixed'}",
-                 f"tok:{tokenizer_signature(self.tokenize)}"]
-        parts += self._signature_extra()
-        parts.append(f"version:{VERSION}")
-        return "|".join(parts)
+        fields = [("case", "lc" if self.lowercase else "mixed"), ("tok", tokenizer_signature(self.tokenize))]
+        fields += [tuple(x.split(":", 1)) for x in self._signature_extra()]
+        return make_signature(fields, nrefs="var" if nrefs is None else nrefs, version=VERSION, metric=self.meta.id)
 
 
 class PairwiseWordMetric(WordMetric):
@@ -118,6 +120,7 @@ class PairwiseWordMetric(WordMetric):
     best = "max"
     n_stats = 1
     stats_mode = "sum"
+    serves_segments = True
     #: quadratic alignment (WER, ROUGE-L/W/S): refuse segments over MAX_ALIGN_TOKENS tokens
     quadratic = False
 

@@ -558,6 +558,8 @@ _FIT_CACHE: dict = {}
 class NIST(WordMetric):
     """NIST-n (module docstring)."""
 
+    serves_segments = True
+
     def __init__(self, max_n: int = 5, tokenize: str = "13a", lowercase: bool = True, metric_id: str | None = None):
         super().__init__(tokenize, lowercase)
         if not 1 <= int(max_n) <= 9:
@@ -608,7 +610,7 @@ class NIST(WordMetric):
     def state_from_arrays(arrays) -> InfoTable:
         return InfoTable.from_arrays(arrays)
 
-    def prepare(self, dataset) -> None:
+    def prepare(self, dataset) -> "NIST":
         """Called by the engine before scoring a dataset: information weights from every
         reference of every reference set of the corpus (methods §7.4). The weights of the last
         datasets are memoised (nist-1..5 of one dataset share one fit)."""
@@ -616,12 +618,13 @@ class NIST(WordMetric):
         hit = _FIT_CACHE.get(key)
         if hit is not None:
             self._table, self._fit_hash = hit
-            return
+            return self
         texts = list(dataset.ref_texts().values())
         self.fit([[t[s] for t in texts] for s in range(dataset.n_segments)])
         if len(_FIT_CACHE) >= 4:
             _FIT_CACHE.pop(next(iter(_FIT_CACHE)))
         _FIT_CACHE[key] = (self._table, self._fit_hash)
+        return self
 
     def _retokenized(self) -> None:
         self.unfit()
