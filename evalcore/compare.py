@@ -90,10 +90,23 @@ class Comparison:
             return bool(self.metric_objects[signal[7:]].meta.higher_is_better)
         return True
 
+    def metric_signature(self, metric_id: str, level: str = "system") -> str:
+        """The signature of this comparison's ``metric_id`` scores at ``level`` (corpus scores
+        by default): :func:`evalcore.metrics.base.metric_signature` with ``nrefs`` = the
+        references of the compared segments (``var`` when it differs)."""
+        from .metrics.base import metric_signature, signature_nrefs
+
+        ds = self.dataset
+        pos = {s: i for i, s in enumerate(ds.seg_ids)}
+        texts = list(ds.ref_texts().values())
+        segs = self.segments.loc[self.segments["has_ref"].astype(bool), "seg_id"] if len(self.segments) else []
+        refs = [[t[pos[s]] for t in texts if t[pos[s]] is not None] for s in segs]
+        return metric_signature(self.metric_objects[metric_id], signature_nrefs(refs) if refs else None, level)
+
     def signature(self, extra: str = "") -> str:
         from . import __version__
 
-        parts = [f"{m}={self.metric_objects[m].signature()}" for m in self.metrics]
+        parts = [f"{m}={self.metric_signature(m)}" for m in self.metrics]
         text = ("metrics: " + "; ".join(parts)) if parts else "metrics: none"
         text += f" | compare: A={self.a}; B={self.b}; tokenize={self.tokenize}; normalisation={self.normalisation}"
         return f"{text} | evalcore-{__version__}" + (f" | {extra}" if extra else "")

@@ -290,17 +290,24 @@ def metric_signature(metric, nrefs: int | str | None = None, level: str | None =
 
 # ---- long segments (issue 16, item 9) -------------------------------------------------------
 MAX_ALIGN_TOKENS = 1000
-"""Alignment metrics whose cost grows with the square of the segment length (TER, WER,
-ROUGE-L/W/S/SU) refuse a segment when the candidate or one of its references has more than
-this many tokens (after the metric's own tokenisation): its score is NaN, it is left out of the
-corpus score, and :func:`evalcore.metrics.engine.long_segment_warnings` names it. One
-20,000-word segment otherwise costs minutes per pair. Below the cap every value is unchanged
-(sacreBLEU parity). Documented in docs/formats.md, "Limits"."""
+"""Metrics whose cost grows with the product of the lengths (``Metric.quadratic``: TER, WER,
+ROUGE-L/W/S/SU, GTM-2/3, METEOR) refuse a segment when the candidate or one of its references
+has more than this many tokens (after the metric's own tokenisation, :meth:`Metric.tokens`),
+before any alignment work: its score is NaN, it is left out of the corpus score, and
+:func:`evalcore.metrics.engine.long_segment_warnings` names it. One 20,000-word segment
+otherwise costs minutes and gigabytes per pair. Below the cap every value is unchanged
+(sacreBLEU parity). Documented in docs/formats.md, "Limits", and docs/methods.md §7.3."""
 
 
 def too_long(*token_seqs) -> bool:
-    """Whether any of the token sequences exceeds :data:`MAX_ALIGN_TOKENS`."""
+    """Whether any of the token sequences exceeds :data:`MAX_ALIGN_TOKENS`: the one test every
+    path of a ``quadratic`` metric applies before aligning (:meth:`Metric.refuses`)."""
     return any(len(t) > MAX_ALIGN_TOKENS for t in token_seqs)
+
+
+def over_cap(lengths) -> np.ndarray:
+    """:func:`too_long` elementwise on token counts (the vectorised and compiled chunk paths)."""
+    return np.asarray(lengths) > MAX_ALIGN_TOKENS
 
 
 def valid_stats(stats) -> np.ndarray:

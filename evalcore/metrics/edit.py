@@ -121,13 +121,6 @@ class PairwiseWordMetric(WordMetric):
     n_stats = 1
     stats_mode = "sum"
     serves_segments = True
-    #: quadratic alignment (WER, ROUGE-L/W/S): refuse segments over MAX_ALIGN_TOKENS tokens
-    quadratic = False
-
-    def refuses(self, c: tuple[str, ...], refs: Sequence[tuple[str, ...]]) -> bool:
-        """A quadratic metric refuses a candidate/references pair when one of them is longer
-        than :data:`evalcore.metrics.base.MAX_ALIGN_TOKENS` tokens (the score is NaN)."""
-        return self.quadratic and too_long(c, *refs)
 
     # -- to implement --------------------------------------------------------------------
     def _pair(self, c: tuple[str, ...], r: tuple[str, ...]) -> tuple[float, tuple]:

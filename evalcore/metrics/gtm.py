@@ -417,6 +417,12 @@ class GTM(PairwiseWordMetric):
             citation=CITATION, higher_is_better=True,
             options=(MetricOption("e", e, "run-length exponent (1 = bag overlap)"),) + token_options(True))
 
+    @property
+    def quadratic(self) -> bool:
+        """GTM-2/-3 search greedy runs over every equal (candidate, reference) token pair (|c|·|r|
+        of them at worst): capped like the alignments. GTM-1 is the bag overlap (linear)."""
+        return self.e != 1
+
     def _signature_extra(self):
         return [f"e:{self.e:g}"]
 

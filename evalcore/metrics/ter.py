@@ -145,10 +145,7 @@ class TER(Metric):
             self._cache[text] = toks
         return toks
 
-    quadratic = True  # refuses segments over MAX_ALIGN_TOKENS tokens
-
-    def refuses(self, h: tuple[str, ...], refs: Sequence[tuple[str, ...]]) -> bool:
-        return too_long(h, *refs)
+    quadratic = True  # refuses segments over MAX_ALIGN_TOKENS tokens (Metric.refuses)
 
     def _stats_one(self, cand: str, refs: Sequence[str]) -> list[float]:
         h = self.tokens(cand)

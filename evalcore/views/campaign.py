@@ -74,10 +74,13 @@ def lp_plan(collection: dict[str, Dataset], lps: Sequence[str], criterion: str |
 
 def signature_frame(collection: dict[str, Dataset], lps: Sequence[str], metric_ids: Sequence[str],
                     criterion: str | None = None) -> pd.DataFrame:
-    """lp, metric, signature: each metric's sacreBLEU-style signature with the tokenizer it
-    is scored with in that language pair (:func:`lp_plan`)."""
-    from ..metrics.base import get_metric
+    """lp, metric, signature: each metric's sacreBLEU-style signature of system scores with the
+    language pair's references per segment and the tokenizer it is scored with there
+    (:func:`lp_plan`)."""
+    from ..metrics.base import metric_signature
+    from .common import dataset_nrefs
 
-    return pd.DataFrame([{"lp": lp, "metric": m, "signature": get_metric(m, tok).output_signature()}
+    return pd.DataFrame([{"lp": lp, "metric": m,
+                          "signature": metric_signature(m, dataset_nrefs(collection[lp]), "system", tokenize=tok)}
                          for lp, _, tok in lp_plan(collection, lps, criterion) for m in metric_ids],
                         columns=["lp", "metric", "signature"])
