@@ -599,11 +599,11 @@ class NIST(WordMetric):
         """The fitted weight table (shared by nist-1..5 of one data set), or None."""
         return self._table
 
-    def with_shared_state(self, table: InfoTable | None) -> "NIST":
-        """A copy with ``table`` as its weights (None: without them, for transport; the
-        signature's fit hash is kept)."""
+    def with_shared_state(self, state: InfoTable | None) -> "NIST":
+        """A copy with ``state`` (a weight table) as its weights (None: without them, for
+        transport; the signature's fit hash is kept)."""
         new = copy.copy(self)
-        new._table = table
+        new._table = state
         return new
 
     @staticmethod
