@@ -9,8 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
-ORDER = ["metrics", "lexical", "syntax", "qarla", "stats", "pages", "browser", "synth", "campaign"]
+ORDER = ["long_segments", "metrics", "lexical", "syntax", "qarla", "stats", "pages", "browser", "synth", "campaign"]
 TITLES = {
+    "long_segments": "One over-long segment: the long-segment cap",
     "metrics": "Metric engine: BLEU, chrF, TER and all lexical families (issue 3)",
     "lexical": "Lexical families NIST, GTM, WER/PER, ROUGE, character n-grams, METEOR (issue 3)",
     "syntax": "Syntactic families and parsing (issue 8)",
