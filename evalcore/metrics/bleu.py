@@ -41,6 +41,7 @@ from ._jit import lazy_njit
 from .base import Metric, MetricMeta, MetricOption, Signature, group_by_refs, make_signature, register
 from .tokenize import TOKENIZERS
 from .tokenize import tokenize as _tokenize
+from ._caches import bounded_cache
 
 SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
 _LOG_FLOOR = -9999999999  # sacreBLEU's my_log(0)
@@ -51,8 +52,7 @@ CITATION_BLEUS = ("Lin & Och (2004), ORANGE: a method for evaluating automatic e
 
 
 # ---- 13a tokens word by word ------------------------------------------------------------------
-_WORD_13A: dict[str, tuple[str, ...]] = {}
-_WORD_13A_MAX = 1 << 20
+_WORD_13A = bounded_cache("bleu.words_13a", 1 << 20)  # word -> its 13a tokens
 
 
 def tokenize_13a_words(text: str, lowercase: bool = False) -> tuple[str, ...]:
@@ -79,8 +79,6 @@ def tokenize_13a_words(text: str, lowercase: bool = False) -> tuple[str, ...]:
     try:
         parts = [memo[w] for w in words]
     except KeyError:
-        if len(memo) >= _WORD_13A_MAX:
-            memo.clear()
         for w in words:
             if w not in memo:
                 # a word without any character 13a acts on is its own single token
@@ -644,8 +642,6 @@ class BLEU(Metric):
                 out[i] = (ci, ri, lay, lens)
                 if not memo:
                     continue
-                if len(_LAYER_CACHE) >= _LAYER_CACHE_MAX:
-                    _LAYER_CACHE.pop(next(iter(_LAYER_CACHE)))
                 _LAYER_CACHE[keys[i]] = out[i]
         return out
 
@@ -712,8 +708,7 @@ class BLEU(Metric):
         return out
 
 
-_LAYER_CACHE: dict = {}
-_LAYER_CACHE_MAX = 64
+_LAYER_CACHE = bounded_cache("bleu.layers", 64)  # the BLEU family's n-gram layers per block
 
 
 register("bleu", lambda: BLEU())

@@ -28,6 +28,7 @@ from ._overlap import block_overlaps
 from .base import Metric, MetricMeta, MetricOption, Signature, group_by_refs, make_signature, register
 from .bleu import _dense_ngram_ids, ngram_layers
 from .edit import best_of_others
+from ._caches import bounded_cache
 
 _PUNCTS = set('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~')
 CITATION = ("Popović (2015), chrF: character n-gram F-score for automatic MT evaluation, WMT; "
@@ -406,8 +407,6 @@ class CHRF(Metric):
                 char_stats = self._side_stats(texts, ci, ri, ngram_layers(char_seqs, self.char_order),
                                               self.char_order)
             if memo:
-                if len(_CHAR_CACHE) >= _CHAR_CACHE_MAX:
-                    _CHAR_CACHE.pop(next(iter(_CHAR_CACHE)))
                 _CHAR_CACHE[key] = char_stats
         if not self.word_order:
             return char_stats
@@ -438,8 +437,7 @@ class CHRF(Metric):
         return out
 
 
-_CHAR_CACHE: dict = {}
-_CHAR_CACHE_MAX = 64
+_CHAR_CACHE = bounded_cache("chrf.chars", 64)  # character statistics per block
 
 
 register("chrf", lambda: CHRF())

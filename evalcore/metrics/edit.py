@@ -44,6 +44,7 @@ from ._jit import HAVE_NUMBA
 from ._jit import lazy_njit as _njit
 from .base import Metric, MetricMeta, MetricOption, Signature, group_by_refs, make_signature, register, too_long, valid_stats
 from .tokenize import TOKENIZERS, check_tokenizer, tokenize
+from ._caches import bounded_cache
 
 # numba is optional: without it the numpy block versions below are used (same values). It is
 # imported when a kernel first runs, not here (_jit.py); ``_nb is not None`` = numba is installed.
@@ -289,8 +290,7 @@ class ChunkPairs:
         return self.po[:-1] + arg
 
 
-_CHUNK_MEMO: dict = {}
-_CHUNK_MEMO_MAX = 4
+_CHUNK_MEMO = bounded_cache("edit.chunk_pairs", 4)
 
 
 def chunk_pairs(metric: "PairwiseWordMetric", cands: Sequence[str], refs: Sequence[Sequence[str]]) -> ChunkPairs:
@@ -310,8 +310,6 @@ def chunk_pairs(metric: "PairwiseWordMetric", cands: Sequence[str], refs: Sequen
     if plan is None:
         plan = _chunk_pairs(metric.tok, cands, refs)
         if key is not None:
-            if len(_CHUNK_MEMO) >= _CHUNK_MEMO_MAX:
-                _CHUNK_MEMO.pop(next(iter(_CHUNK_MEMO)))
             _CHUNK_MEMO[key] = plan
     if metric.quadratic and plan.long_rows.any():
         sub = plan.memo.get("quadratic")
@@ -420,8 +418,7 @@ def best_of_others(values: np.ndarray, best: str = "max") -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 
 
-_ENCODE_CACHE: dict = {}
-_ENCODE_CACHE_MAX = 64
+_ENCODE_CACHE = bounded_cache("edit.encode", 64)
 
 
 def encode_block(seqs: Sequence[Sequence[str]]) -> tuple[list[np.ndarray], int]:
@@ -436,8 +433,6 @@ def encode_block(seqs: Sequence[Sequence[str]]) -> tuple[list[np.ndarray], int]:
         return list(hit[0]), hit[1]
     vocab = {t: i for i, t in enumerate(sorted({t for s in seqs for t in s}))}
     out = [np.fromiter((vocab[t] for t in s), dtype=np.int64, count=len(s)) for s in seqs], len(vocab)
-    if len(_ENCODE_CACHE) >= _ENCODE_CACHE_MAX:
-        _ENCODE_CACHE.pop(next(iter(_ENCODE_CACHE)))
     _ENCODE_CACHE[key] = out
     return list(out[0]), out[1]
 

@@ -262,13 +262,13 @@ def _compute_many(dataset: Dataset, ax: dict, todo: list, out: dict, progress: P
 
 
 def clear_block_caches() -> None:
-    """Forget the per-block memos the lexical metrics share (token ids, n-gram layers, GTM
-    runs, NIST and character n-gram overlaps): for benchmarks and memory-tight callers."""
-    from . import bleu, charngram, chrf, edit, gtm, nist
+    """Forget every in-memory memo of the metrics layer (token ids, n-gram layers, GTM runs,
+    NIST and character n-gram overlaps, chunk plans, fitted NIST weights, TER pair edits:
+    :func:`evalcore.metrics._caches.clear_caches`): for benchmarks and memory-tight callers."""
+    from . import _load_all  # noqa: F401  (every memo registered)
+    from ._caches import clear_caches
 
-    for cache in (bleu._LAYER_CACHE, chrf._CHAR_CACHE, edit._ENCODE_CACHE, gtm._BLOCK_CACHE, gtm._RUNS_CACHE,
-                  nist._BLOCK_CACHE, charngram._BLOCK_CACHE):
-        cache.clear()
+    clear_caches()
 
 
 def _external_tensors(metric, dataset, sys_ref, ref_ref, loo_sys, loo_ref, progress) -> None:

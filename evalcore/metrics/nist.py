@@ -49,6 +49,7 @@ import numpy as np
 from ._jit import lazy_njit
 from .base import MetricMeta, MetricOption, group_by_refs, register, valid_stats
 from .edit import WordMetric, encode_block, ngram_keys_all, token_options
+from ._caches import bounded_cache
 
 CITATION = ("Doddington (2002), Automatic evaluation of machine translation quality using n-gram "
             "co-occurrence statistics, HLT; NIST mteval-v13a.pl")
@@ -550,9 +551,8 @@ def chunk_stats(tok, cands: Sequence[str], refs: Sequence[Sequence[str]], table:
 # segment_block results of the kernel are shared by nist-1..nist-5: the kernel always runs
 # orders 1..SHARED_ORDERS and its output is cached per (text options, weights, block).
 SHARED_ORDERS = 5
-_BLOCK_CACHE: dict = {}
-_BLOCK_CACHE_MAX = 1024
-_FIT_CACHE: dict = {}
+_BLOCK_CACHE = bounded_cache("nist.blocks", 1024)
+_FIT_CACHE = bounded_cache("nist.fits", 4)  # fitted weight tables of the last datasets
 
 
 class NIST(WordMetric):
@@ -621,8 +621,6 @@ class NIST(WordMetric):
             return self
         texts = list(dataset.ref_texts().values())
         self.fit([[t[s] for t in texts] for s in range(dataset.n_segments)])
-        if len(_FIT_CACHE) >= 4:
-            _FIT_CACHE.pop(next(iter(_FIT_CACHE)))
         _FIT_CACHE[key] = (self._table, self._fit_hash)
         return self
 
@@ -672,8 +670,6 @@ class NIST(WordMetric):
         out = _BLOCK_CACHE.get(key)
         if out is None:
             out = _nist_kernel(ct, rt, member, orders, self._table)
-            if len(_BLOCK_CACHE) >= _BLOCK_CACHE_MAX:
-                _BLOCK_CACHE.pop(next(iter(_BLOCK_CACHE)))
             _BLOCK_CACHE[key] = out
         info, counts, l_ref = out
         s = _scores(info, counts, l_ref, [len(c) for c in ct], self.max_n)

@@ -29,12 +29,12 @@ from :mod:`evalcore.metrics.edit`.
 """
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
 
 from . import base as _base
+from ._caches import cached
 from .base import MetricMeta, MetricOption, group_by_refs, register
 from .edit import (PairwiseWordMetric, _njit, _wlcs_increments, bag_overlap, clipped_overlap, encode_block,
                    lcs_length, lcs_matrix, ngram_keys, token_options, wlcs, wlcs_matrix)
@@ -73,7 +73,7 @@ def skip_bigrams(tokens: Sequence, max_skip: int | None = None, unigrams: bool =
     return out
 
 
-@lru_cache(maxsize=256)
+@cached("rouge.pair_index", 256)
 def _pair_index(n: int, max_skip: int | None) -> tuple[np.ndarray, np.ndarray]:
     i, j = np.triu_indices(n, 1)
     if max_skip is not None:

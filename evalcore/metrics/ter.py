@@ -26,7 +26,6 @@ leave-one-out scores are derived from the single-pair results instead of re-alig
 """
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
@@ -37,12 +36,13 @@ from ._jit import HAVE_NUMBA, lazy_njit
 from .base import Metric, MetricMeta, MetricOption, Signature, group_by_refs, make_signature, register, too_long, valid_stats
 from .edit import best_of_others, encode_flat
 from .tokenize import tokenize as _pretokenize
+from ._caches import cached
 
 CITATION = ("Snover, Dorr, Schwartz, Micciulla & Makhoul (2006), A study of translation edit rate "
             "with targeted human annotation, AMTA; sacreBLEU's Tercom re-implementation")
 
 
-@lru_cache(maxsize=1 << 18)
+@cached("ter.pair_edits", 1 << 14)
 def pair_edits(hyp: tuple[str, ...], ref: tuple[str, ...]) -> int:
     """Tercom edits (shifts + beam edit distance) turning ``hyp`` into ``ref``, as sacreBLEU's
     ``translation_edit_rate`` counts them: the compiled port below when numba is installed,
