@@ -174,6 +174,12 @@ def test_every_path_gives_the_per_pair_values(metric_id, tables):
         cands, refs = [c for c, _ in items], [r for _, r in items]
         if type(m).corpus_score is Metric.corpus_score:
             _eq(system[name], m.score_from_stats(m.segment_stats(cands, refs)), f"{metric_id}: corpus {name}")
+        st = np.asarray(m.segment_stats(cands, refs), dtype=float)
+        valid = base.valid_stats(st)
+        assert m.stats_mode in ("sum", "mean"), metric_id
+        if len(valid):  # stats_mode says how the corpus score follows from the rows (resampling relies on it)
+            want = valid[:, 0].mean() if m.stats_mode == "mean" else m.scores_from_sums(valid.sum(axis=0)[None])[0]
+            _eq(m.score_from_stats(st), want, f"{metric_id}: stats_mode {m.stats_mode}")
         if m.serves_segments:
             _eq(m.sentence_scores_of(m.segment_stats(cands, refs), refs), m.sentence_scores(cands, refs),
                 f"{metric_id}: sentence_scores_of")

@@ -148,6 +148,13 @@ class Metric(ABC):
         batched implementations (BLEU, chrF) override it with identical values."""
         return [self.segment_block(c, r) for c, r in blocks]
 
+    #: how :meth:`score_from_stats` follows from the rows of :meth:`segment_stats`: ``"mean"``
+    #: (the mean of one value per segment, NaN rows left out: the default's sentence scores,
+    #: ROUGE, the syntactic and learned metrics) or ``"sum"`` (a function of the column sums:
+    #: BLEU, chrF, TER, NIST, WER…, :meth:`scores_from_sums`). Resampling uses it
+    #: (:mod:`evalcore.stats.bootstrap`: resample counts × statistics).
+    stats_mode: str = "mean"
+
     #: True when :meth:`sentence_scores_of` turns rows of :meth:`segment_stats` into the
     #: sentence scores (then one statistics table serves the segment and the system level)
     serves_segments: bool = False

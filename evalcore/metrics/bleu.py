@@ -464,6 +464,7 @@ class BLEU(Metric):
 
     uses_tokenizer = True
     serves_segments = True
+    stats_mode = "sum"  # corpus score from summed statistics
 
     def with_tokenize(self, name: str) -> "BLEU":
         import copy

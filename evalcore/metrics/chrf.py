@@ -171,6 +171,7 @@ class CHRF(Metric):
     """sacreBLEU-exact chrF / chrF++ (see module docstring)."""
 
     serves_segments = True
+    stats_mode = "sum"  # corpus score from summed statistics
 
     def __init__(self, char_order: int = 6, word_order: int = 0, beta: int = 2, lowercase: bool = False,
                  whitespace: bool = False, eps_smoothing: bool = False, metric_id: str = "chrf"):

@@ -559,6 +559,7 @@ class NIST(WordMetric):
     """NIST-n (module docstring)."""
 
     serves_segments = True
+    stats_mode = "sum"  # corpus score from summed statistics
 
     def __init__(self, max_n: int = 5, tokenize: str = "13a", lowercase: bool = True, metric_id: str | None = None):
         super().__init__(tokenize, lowercase)

@@ -98,6 +98,7 @@ class TER(Metric):
 
     uses_tokenizer = True
     serves_segments = True
+    stats_mode = "sum"  # corpus score from summed statistics
     #: tokenizer names that leave TER to Tercom's own word splitting (sacreBLEU's TER)
     TERCOM_ONLY = ("13a", "none")
 
