@@ -197,3 +197,23 @@ def test_systems_page_says_which_segments_were_refused(tmp_path, workspace_home,
     assert not at.exception, [e.message for e in at.exception]
     notes = [w.value for w in at.warning if "refused" in w.value]
     assert len(notes) == 1 and notes[0].startswith("ter") and "segment 2" in notes[0] and "sysA" in notes[0]
+
+
+def test_ter_on_characters_refuses_a_paragraph_before_aligning():
+    """``--tokenize char``: TER counts characters, so a paragraph over the cap is refused (NaN)
+    without any alignment of it; a short text is still scored like sacreBLEU's TER on the same
+    character tokens."""
+    from kernel_spy import spy_quadratic
+
+    ter = get_metric("ter", tokenize="char")
+    para = " ".join(_long(400).split())  # about 1,600 characters
+    ref = " ".join(_long(400).split())
+    assert len(ter.tokens(para)) > MAX_ALIGN_TOKENS
+    with spy_quadratic() as seen:
+        assert np.isnan(ter.sentence_score(para, [ref]))
+        assert np.isnan(ter.segment_stats([para], [[ref]])).all()
+        sim, _ = ter.segment_block([para, "w1 w2"], [ref])
+    assert seen.longest <= MAX_ALIGN_TOKENS and np.isnan(sim).all()
+    short_c, short_r = "the cat sat", "a cat sat down"
+    want = SacreTER().sentence_score(" ".join(ter.tokens(short_c)), [" ".join(ter.tokens(short_r))]).score
+    assert ter.sentence_score(short_c, [short_r]) == pytest.approx(want, abs=1e-9)
