@@ -132,6 +132,7 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
         raise ValueError(f"language pair(s) {unknown} not found; available: {', '.join(collection)}")
     notes: list[str] = []
     toks: dict[str, str | None] = {}  # the tokenizer of each scored language pair
+    sigs: dict[str, dict[str, str]] = {}  # per language pair: metric -> the signature of its scores
     sys_rows, stat_rows = [], []
     for i, lp in enumerate(want):
         ds = collection[lp]
@@ -171,6 +172,8 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
                 scores = scorer(ds, [m.id for m in text_m], tokenize=tok, include_references=include_human,
                                 criterion=crit if judged_only else None, **score_options)
             notes += [f"{label}: {n}" for n in scores.attrs.get("notes", []) + scores.attrs.get("warnings", [])]
+            if "signature" in scores:
+                sigs[lp] = dict(zip(scores["metric"], scores["signature"]))
         elif text_m:
             notes.append(f"{label}: no system outputs or references with text — no metric scores")
         from .metrics.byo import stored_name_notes
@@ -235,25 +238,29 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
                      "pairs of systems of every language pair (Kocmi et al. 2021); metric scores oriented "
                      "so that higher is better")
     ranks = metric_ranks(corr, rank_by)
-    sig = _signature([m.id for m in mobj], toks, f"campaign: tokenize {tokenize or 'per-language default'}|lps "
+    sig = _signature([m.id for m in mobj], toks, sigs, f"campaign: tokenize {tokenize or 'per-language default'}|lps "
                      f"{','.join(want)}|rank_by:{rank_by}|judged_only:{judged_only}|human_translations:{include_human}"
                      + (f"|exclude:{','.join(exclude)}" if exclude else ""))
     return Campaign(systems_t, corr, ranks, notes, sig, hib)
 
 
-def _signature(metric_ids: Sequence[str], toks: dict, extra: str) -> str:
-    """sacreBLEU-style signatures of the metrics with each language pair's tokenizer: one group
-    per tokenizer, named by its language pairs when they differ (e.g. en-cs with 13a, en-ja with
-    ja-mecab), then evalcore's version and ``extra``."""
+def _signature(metric_ids: Sequence[str], toks: dict, sigs: dict, extra: str) -> str:
+    """sacreBLEU-style signatures of the metrics' system scores in each language pair (the
+    signature column of its score table, else :func:`~evalcore.metrics.base.metric_signature`
+    with the pair's tokenizer): one group per distinct set of signatures, named by its language
+    pairs when they differ (e.g. en-cs with 13a, en-ja with ja-mecab), then evalcore's version
+    and ``extra``."""
     from . import __version__
-    from .metrics.base import get_metric
+    from .metrics.base import metric_signature
 
     groups: dict = {}
     for lp, tok in toks.items():
-        groups.setdefault(tok, []).append(lp or "-")
+        given = sigs.get(lp, {})
+        text = "; ".join(f"{m}={given.get(m) or metric_signature(m, level='system', tokenize=tok)}"
+                         for m in metric_ids)
+        groups.setdefault(text, []).append(lp or "-")
     parts = []
-    for tok, lps in groups.items():
-        text = "; ".join(f"{m}={get_metric(m, tok).output_signature()}" for m in metric_ids)
+    for text, lps in groups.items():
         parts.append(text if len(groups) == 1 else f"{','.join(lps)}: {text}")
     body = "metrics: " + " / ".join(parts) if metric_ids and parts else "metrics: none"
     return f"{body} | evalcore-{__version__} | {extra}"

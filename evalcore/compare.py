@@ -90,10 +90,23 @@ class Comparison:
             return bool(self.metric_objects[signal[7:]].meta.higher_is_better)
         return True
 
+    def metric_signature(self, metric_id: str, level: str = "system") -> str:
+        """The signature of this comparison's ``metric_id`` scores at ``level`` (corpus scores
+        by default): :func:`evalcore.metrics.base.metric_signature` with ``nrefs`` = the
+        references of the compared segments (``var`` when it differs)."""
+        from .metrics.base import metric_signature, signature_nrefs
+
+        ds = self.dataset
+        pos = {s: i for i, s in enumerate(ds.seg_ids)}
+        texts = list(ds.ref_texts().values())
+        segs = self.segments.loc[self.segments["has_ref"].astype(bool), "seg_id"] if len(self.segments) else []
+        refs = [[t[pos[s]] for t in texts if t[pos[s]] is not None] for s in segs]
+        return metric_signature(self.metric_objects[metric_id], signature_nrefs(refs) if refs else None, level)
+
     def signature(self, extra: str = "") -> str:
         from . import __version__
 
-        parts = [f"{m}={self.metric_objects[m].signature()}" for m in self.metrics]
+        parts = [f"{m}={self.metric_signature(m)}" for m in self.metrics]
         text = ("metrics: " + "; ".join(parts)) if parts else "metrics: none"
         text += f" | compare: A={self.a}; B={self.b}; tokenize={self.tokenize}; normalisation={self.normalisation}"
         return f"{text} | evalcore-{__version__}" + (f" | {extra}" if extra else "")
@@ -302,12 +315,10 @@ def with_metrics(cmp: Comparison, metrics: Sequence[str], progress: Progress = N
     n = _total or max(len(new), 1)
     for k, m in enumerate(new):
         metric = mobj[m]
-        prep = getattr(metric, "prepare", None)
-        if callable(prep):
-            prep(dataset)
+        metric.prepare(dataset)
         out = {}
-        of = getattr(metric, "sentence_scores_of", None)  # sentence scores from the same statistics
-        known = known_stats(m) if known_stats is not None and callable(of) else None
+        of = metric.serves_segments  # sentence scores from the same statistics
+        known = known_stats(m) if known_stats is not None and of else None
         for side, texts in (("a", ta), ("b", tb)):
             sub = [texts[i] if i in keep_set else None for i in range(dataset.n_segments)]
             segs, cands, refs = scorable(dataset, sub, rids)
@@ -319,8 +330,8 @@ def with_metrics(cmp: Comparison, metrics: Sequence[str], progress: Progress = N
                 st = np.asarray(metric.segment_stats(cands, refs), dtype=float) if cands else np.zeros((0, 1))
             if not cands:
                 sent = np.zeros(0)
-            elif callable(of):
-                sent = np.asarray(of(st, refs), dtype=float)
+            elif of:
+                sent = np.asarray(metric.sentence_scores_of(st, refs), dtype=float)
             else:
                 sent = np.asarray(metric.sentence_scores(cands, refs), dtype=float)
             col = pd.Series(sent, index=segs)

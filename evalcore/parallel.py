@@ -457,7 +457,7 @@ class Packed:
         self.metrics, self.state_of = [], []  # per metric: its state's number, or -1
         arrays, numbers = {}, {}
         for m in metrics:
-            state = getattr(m, "shared_state", None)
+            state = m.shared_state
             if state is None:
                 self.metrics.append(m)
                 self.state_of.append(-1)

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .dataset import Dataset
-from .metrics.base import Metric, get_metric, valid_stats
+from .metrics.base import Metric, get_metric, metric_signature, valid_stats
 
 Progress = Callable[[float, str], None] | None
 
@@ -37,8 +37,10 @@ def _text_metric(metric_id: str, ds, why: str = ""):
     return metric
 
 def loo_signature(metric_id: str, n_refs: int) -> str:
-    """The metric's signature plus the reference count of a leave-one-out score."""
-    return f"{get_metric(metric_id).signature()}|nrefs:{n_refs - 1}|leave-one-out:{n_refs}"
+    """The signature of a leave-one-out corpus score: the metric's own (sacreBLEU's for
+    BLEU/chrF/TER) with ``nrefs`` = the ``n_refs − 1`` references scored against, plus
+    ``leave-one-out:n_refs`` before ``version``."""
+    return metric_signature(metric_id, n_refs - 1, "system").with_fields(**{"leave-one-out": n_refs})
 
 
 def common_segments(ds: Dataset) -> tuple[list[int], str]:
@@ -171,7 +173,7 @@ def scores_and_stats(metric, cands: Sequence[str], refs: Sequence[Sequence[str]]
     sentence scores off its statistics (``sentence_scores_of``; then ``corpus_score`` =
     ``score_from_stats`` of them, and the rows of a subset are the subset's statistics); else
     (``sentence_scores``, None)."""
-    if callable(getattr(metric, "sentence_scores_of", None)) and type(metric).corpus_score is Metric.corpus_score:
+    if metric.serves_segments and type(metric).corpus_score is Metric.corpus_score:
         st = np.asarray(metric.segment_stats(cands, refs), dtype=float)
         return np.asarray(metric.sentence_scores_of(st, refs), dtype=float), st
     return np.asarray(metric.sentence_scores(cands, refs), dtype=float), None
@@ -264,7 +266,7 @@ def detect_mt(ds: Dataset, metric_id: str = "bleu", gap: float = 20.0, share: fl
     over = pd.DataFrame(overall)
     for f in (segs, over):
         f.attrs["note"] = note
-        f.attrs["settings"] = (f"metric {metric_id} ({metric.signature()}); segment flagged when the reference is "
+        f.attrs["settings"] = (f"metric {metric_id} ({metric_signature(metric, 1, 'segment')}); segment flagged when the reference is "
                                f"≥ {gap:g} points closer to one MT output than to the other references; reference set "
                                f"flagged when ≥ {share:.0%} of its segments are flagged or its corpus-level gap is ≥ {gap:g}")
     return segs, over

@@ -366,5 +366,5 @@ else:
     st.info("Length bias needs a human criterion and at least one metric.")
 
 with st.expander("Metric signatures"):
-    st.dataframe(pd.DataFrame([{"metric": m, "signature": cmp.metric_objects[m].signature()} for m in cmp.metrics]),
+    st.dataframe(pd.DataFrame([{"metric": m, "signature": cmp.metric_signature(m)} for m in cmp.metrics]),
                  hide_index=True, width="stretch")

@@ -5,7 +5,6 @@ TER and a literal Levenshtein computed here)."""
 from __future__ import annotations
 
 import random
-import time
 
 import numpy as np
 import pytest
@@ -59,20 +58,53 @@ def _levenshtein(a, b) -> int:
     return prev[-1]
 
 
-def test_20000_words_take_seconds_not_minutes(tmp_path):
-    """The real cap: a 20,000-word output (minutes per pair for TER and WER before the cap)."""
+def test_20000_words_are_refused_before_any_alignment(tmp_path):
+    """The real cap: a 20,000-word output (minutes and gigabytes per pair before the cap) is
+    refused without any quadratic kernel touching it: the work is counted (tests/kernel_spy.py),
+    the seconds and megabytes are measured by benchmarks/bench_long_segments.py."""
+    from kernel_spy import spy_quadratic
+
     from evalcore.io import load_dataset
-    from evalcore.metrics.engine import score_table
+    from evalcore.metrics.engine import score_table, similarity_tensors_many
 
     _write(tmp_path / "d", 20000)
     ds = load_dataset(str(tmp_path / "d"))
-    t0 = time.time()
-    seg = score_table(ds, ["ter", "wer", "rouge-l"], level="segment")
-    assert time.time() - t0 < 30, "a 20,000-word segment must not take minutes"
-    assert seg[(seg.system == "sysA") & (seg.seg_id == "2")]["score"].isna().all()
+    ids = ["ter", "wer", "rouge-l", "rouge-1", "rouge-s*", "meteor", "gtm-2"]
+    with spy_quadratic() as seen:
+        seg = score_table(ds, ids, level="segment")
+        similarity_tensors_many(ds, ids, cache_dir=False)
+    assert seen.n_calls > 0 and seen.longest <= MAX_ALIGN_TOKENS  # the short texts were aligned, not the long one
+    long = seg[(seg.system == "sysA") & (seg.seg_id == "2")].set_index("metric")["score"]
+    assert long.drop("rouge-1").isna().all() and np.isfinite(long["rouge-1"])  # ROUGE-1 is linear: scored
     (w,) = seg.attrs["warnings"]
-    assert w.startswith("ter, wer, rouge-l: 1 segment(s) refused") and "sysA: 20000 tokens" in w
+    assert w.startswith("ter, wer, rouge-l, rouge-s*, meteor, gtm-2: 1 segment(s) refused") and "sysA: 20000 tokens" in w
     assert f"longer than {MAX_ALIGN_TOKENS} tokens" in w
+
+
+def test_rouge_family_kernel_leaves_texts_over_the_cap_unaligned():
+    """The ROUGE family run computes the linear overlaps of every pair but no skip-bigram list
+    and no LCS/WLCS programme for a pair with a text over ``cap`` (those columns stay 0, where
+    the true LCS is not); under the cap every column equals the scalar definitions."""
+    from collections import Counter
+
+    from evalcore.metrics.edit import lcs_length
+    from evalcore.metrics.rouge import _family_kernel, skip_bigrams
+    from evalcore.metrics.edit import _wlcs_increments
+
+    c = [1, 2, 3, 1, 2, 4, 5, 1] * 5  # 40 tokens
+    r = [2, 3, 1, 2, 5, 4, 1, 1] * 5
+    flat = np.asarray(r + c, np.int64)
+    offs = np.asarray([0, len(r), len(r) + len(c)], np.int64)
+    args = (flat, offs, np.asarray([0], np.int64), np.asarray([1], np.int64), np.asarray([0, 1], np.int64),
+            np.asarray([1], np.int64), 10, _wlcs_increments(41, 1.2))
+    uni = sum((Counter(c) & Counter(r)).values())
+    bi = sum((Counter(zip(c, c[1:])) & Counter(zip(r, r[1:]))).values())
+    full = _family_kernel(*args, 1000)[0]
+    capped = _family_kernel(*args, 39)[0]
+    assert full[0] == capped[0] == uni and full[1] == capped[1] == bi
+    assert full[2] == sum((Counter(skip_bigrams(c)) & Counter(skip_bigrams(r))).values())
+    assert full[3] == lcs_length(c, r) > 0
+    assert capped[2] == capped[3] == capped[4] == 0  # refused before the quadratic work
 
 
 @pytest.mark.parametrize("metric_id", ["ter", "wer", "rouge-l", "rouge-w", "rouge-s*"])
@@ -165,3 +197,23 @@ def test_systems_page_says_which_segments_were_refused(tmp_path, workspace_home,
     assert not at.exception, [e.message for e in at.exception]
     notes = [w.value for w in at.warning if "refused" in w.value]
     assert len(notes) == 1 and notes[0].startswith("ter") and "segment 2" in notes[0] and "sysA" in notes[0]
+
+
+def test_ter_on_characters_refuses_a_paragraph_before_aligning():
+    """``--tokenize char``: TER counts characters, so a paragraph over the cap is refused (NaN)
+    without any alignment of it; a short text is still scored like sacreBLEU's TER on the same
+    character tokens."""
+    from kernel_spy import spy_quadratic
+
+    ter = get_metric("ter", tokenize="char")
+    para = " ".join(_long(400).split())  # about 1,600 characters
+    ref = " ".join(_long(400).split())
+    assert len(ter.tokens(para)) > MAX_ALIGN_TOKENS
+    with spy_quadratic() as seen:
+        assert np.isnan(ter.sentence_score(para, [ref]))
+        assert np.isnan(ter.segment_stats([para], [[ref]])).all()
+        sim, _ = ter.segment_block([para, "w1 w2"], [ref])
+    assert seen.longest <= MAX_ALIGN_TOKENS and np.isnan(sim).all()
+    short_c, short_r = "the cat sat", "a cat sat down"
+    want = SacreTER().sentence_score(" ".join(ter.tokens(short_c)), [" ".join(ter.tokens(short_r))]).score
+    assert ter.sentence_score(short_c, [short_r]) == pytest.approx(want, abs=1e-9)

@@ -58,7 +58,7 @@ def run(args) -> int:
         _, summary = leave_one_out(ds, ids, n_boot=args.bootstrap)
         summary["signature"] = summary["metric"].map(lambda m: loo_signature(m, len(ds.ref_ids)))
         segs, overall = (detect_mt(ds, det, args.gap, args.share) if ds.systems else (None, None))
-        det_sig = f"{metric_signature(det)}|nrefs:1"
+        det_sig = metric_signature(det, 1, "segment")  # single-reference sentence scores
     finally:
         set_session_tokenizer(before)
     emit(summary, None, args, float_format="%.4f", note=summary.attrs["note"],

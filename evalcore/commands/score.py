@@ -94,7 +94,7 @@ def _judged_segments(ds, criterion: str) -> dict:
 
 def run(args) -> int:
     from ..progress import StderrProgress
-    from ..metrics.base import get_metric, metric_ids
+    from ..metrics.base import get_metric, metric_ids, metric_signature
     from ..metrics.byo import read_scores, register_scores
 
     from ..neural import configure
@@ -119,7 +119,7 @@ def run(args) -> int:
         for mid in metric_ids():
             try:
                 m = get_metric(mid)
-                print(f"{mid}\t{m.meta.family}\t{m.signature()}")
+                print(f"{mid}\t{m.meta.family}\t{metric_signature(m)}")
             except Exception as exc:  # a broken metric module must not hide the others
                 print(f"{mid}\t?\t(unavailable: {exc})")
         return 0

@@ -29,7 +29,7 @@ from typing import Sequence
 import numpy as np
 
 from .. import __version__, paths
-from ..metrics.base import Metric, MetricMeta, register, register_provider, unregister
+from ..metrics.base import Metric, MetricMeta, Signature, make_signature, register, register_provider, unregister
 
 PREFIX = "learned:"
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.\-]{0,99}$")
@@ -207,9 +207,10 @@ class LearnedMetric(Metric):
     def segment_stats(self, cands, refs) -> np.ndarray:
         return self.model.score_many(cands, refs).reshape(-1, 1)
 
-    def signature(self) -> str:
-        return (f"learned:{self.model.name}|kind:{self.model.kind}|data:{self.model.data_hash[:12]}"
-                f"|train:{self.model.train_hash[:12]}|version:evalcore-{self.model.version}")
+    def signature(self, nrefs: int | str | None = None, level: str | None = None) -> Signature:
+        return make_signature([("kind", self.model.kind), ("data", self.model.data_hash[:12]),
+                               ("train", self.model.train_hash[:12])], nrefs=nrefs,
+                              version=f"evalcore-{self.model.version}", metric=f"learned:{self.model.name}")
 
 
 _CACHE: dict[tuple[str, str], tuple[float, LearnedModel]] = {}

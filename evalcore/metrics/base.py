@@ -16,6 +16,23 @@ provides
 ``oriented`` turns a score into a similarity where higher always means more similar:
 error rates (TER, WER, PER) are negated (methods §0). Rank-based measures (ORANGE, KING,
 QUEEN) consume oriented values only.
+
+The whole contract, every hook a caller may use, is declared on :class:`Metric` with a
+default, so the engine, the level and family passes (:mod:`evalcore.metrics.levels`) and the
+Dask path (:mod:`evalcore.parallel`) call the hooks directly instead of probing for them:
+
+* ``prepare(dataset)`` – corpus-wide state (NIST's information weights); default: nothing.
+* ``segment_blocks(blocks)`` – :meth:`Metric.segment_block` of many segments at once.
+* ``serves_segments`` / ``sentence_scores_of(stats, refs)`` – sentence scores from the rows of
+  ``segment_stats`` (one statistics pass serves both levels).
+* ``family_segment_stats(metrics, cands, refs)`` – a family's statistics of one chunk in one run.
+* ``quadratic`` / ``tokens(text)`` / ``refuses_lengths(lengths)`` – the long-segment cap
+  (:data:`MAX_ALIGN_TOKENS`), checked before any alignment work.
+* ``shared_state`` / ``with_shared_state(state)`` / ``state_from_arrays(arrays)`` – corpus
+  state sent once per worker as raw arrays (:class:`evalcore.parallel.Packed`).
+* ``signature(nrefs, level)`` – the :class:`Signature` written beside the scores.
+
+``tests/test_metric_contract.py`` checks every registered id against this contract.
 """
 from __future__ import annotations
 
@@ -54,8 +71,13 @@ class Metric(ABC):
         """Multi-reference score x(c, R) on the metric's own scale."""
 
     @abstractmethod
-    def signature(self) -> str:
-        """sacreBLEU-style signature, e.g. ``nrefs:3|case:mixed|tok:13a|...|version:evalcore-0.1``."""
+    def signature(self, nrefs: int | str | None = None, level: str | None = None) -> "Signature":
+        """The reproducibility signature (Post 2018, §3) of scores with ``nrefs`` references per
+        segment (a number, ``"var"`` when it differs, None when unknown) at ``level``
+        ("segment", "system", or None for similarities): a :class:`Signature` built with
+        :func:`make_signature`, e.g. ``nrefs:3|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0``.
+        Metrics reproducing a sacreBLEU metric return sacreBLEU's own string; the others start
+        with their id and end with ``version:evalcore-X``."""
 
     # ---- defaults (override with faster or corpus-aware versions) ------------------------
     def similarity(self, cand: str, ref: str) -> float:
@@ -109,14 +131,82 @@ class Metric(ABC):
         ``self``: a tokenizer choice does not apply to them."""
         return self
 
-    def output_signature(self, nrefs: int | str | None = None, level: str | None = None) -> str:
-        """The signature written beside this metric's scores: ``nrefs`` references per segment
-        (a number, or ``"var"``) at ``level`` ("segment" or "system"). Metrics reproducing a
-        sacreBLEU metric return sacreBLEU's own signature string (Post 2018)."""
-        try:
-            return self.signature(nrefs=nrefs, level=level)
-        except TypeError:  # metrics whose signature takes no context
-            return self.signature()
+    def output_signature(self, nrefs: int | str | None = None, level: str | None = None) -> "Signature":
+        """The signature written beside this metric's scores: :meth:`signature` (kept as the
+        name the callers use)."""
+        return self.signature(nrefs, level)
+
+    # ---- optional hooks: declared here with their defaults (the contract) ---------------
+    def prepare(self, dataset) -> "Metric":
+        """Fit corpus-wide state on ``dataset`` before scoring it (NIST's information weights
+        from the references). Called by every scoring path before the first segment; returns
+        ``self``. Default: nothing to fit."""
+        return self
+
+    def segment_blocks(self, blocks: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """:meth:`segment_block` of several segments, ``blocks`` = ``[(cands, refs), ...]``;
+        batched implementations (BLEU, chrF) override it with identical values."""
+        return [self.segment_block(c, r) for c, r in blocks]
+
+    #: how :meth:`score_from_stats` follows from the rows of :meth:`segment_stats`: ``"mean"``
+    #: (the mean of one value per segment, NaN rows left out: the default's sentence scores,
+    #: ROUGE, the syntactic and learned metrics) or ``"sum"`` (a function of the column sums:
+    #: BLEU, chrF, TER, NIST, WER…, :meth:`scores_from_sums`). Resampling uses it
+    #: (:mod:`evalcore.stats.bootstrap`: resample counts × statistics).
+    stats_mode: str = "mean"
+
+    #: True when :meth:`sentence_scores_of` turns rows of :meth:`segment_stats` into the
+    #: sentence scores (then one statistics table serves the segment and the system level)
+    serves_segments: bool = False
+
+    def sentence_scores_of(self, stats: np.ndarray, refs: Sequence[Sequence[str]]) -> np.ndarray:
+        """The sentence scores of rows of :meth:`segment_stats`, identical to
+        :meth:`sentence_scores` (NaN where a segment has no reference or is refused). Only
+        metrics with ``serves_segments`` provide it."""
+        raise NotImplementedError(f"{self.id}: sentence scores are not a function of its statistics")
+
+    @classmethod
+    def family_segment_stats(cls, metrics: Sequence["Metric"], cands: Sequence[str],
+                             refs: Sequence[Sequence[str]]) -> list[np.ndarray]:
+        """Each metric's :meth:`segment_stats` of one chunk of items (all of this class):
+        families override it to compute the blocks their members share once (identical rows)."""
+        return [m.segment_stats(cands, refs) for m in metrics]
+
+    #: True for alignment metrics whose cost grows with the product of the lengths (TER, WER,
+    #: ROUGE-L/W/S/SU, METEOR and GTM runs): they refuse a text over :data:`MAX_ALIGN_TOKENS`
+    #: tokens before any alignment work
+    quadratic: bool = False
+
+    def tokens(self, text: str) -> tuple[str, ...]:
+        """The metric's own tokens of ``text``: what :data:`MAX_ALIGN_TOKENS` counts. Default:
+        whitespace-separated words."""
+        return tuple(text.split())
+
+    def refuses(self, cand: Sequence, refs: Sequence[Sequence]) -> bool:
+        """Whether a candidate / references pair (token sequences) is refused: a ``quadratic``
+        metric refuses it when one of them is longer than :data:`MAX_ALIGN_TOKENS` tokens."""
+        return self.quadratic and too_long(cand, *refs)
+
+    #: the text options that decide which metrics share tokenised blocks (family passes)
+    tokenize: str | None = None
+    lowercase: bool | None = None
+
+    @property
+    def shared_state(self) -> Any:
+        """Corpus-wide state computed by :meth:`prepare` that several metrics share and that a
+        worker needs once (NIST's weight table): an object with ``to_arrays() -> {name: array}``;
+        None (the default) when there is none."""
+        return None
+
+    def with_shared_state(self, state: Any) -> "Metric":
+        """This metric with ``state`` (a :attr:`shared_state`, or None to strip it before the
+        metric travels). Default: ``self`` (nothing to set)."""
+        return self
+
+    @staticmethod
+    def state_from_arrays(arrays: dict) -> Any:
+        """Rebuild a :attr:`shared_state` from its ``to_arrays()`` (views of one buffer)."""
+        raise NotImplementedError("this metric has no shared state")
 
     def oriented(self, values):
         """Map scores to similarities (higher = more similar): error rates are negated."""
@@ -127,19 +217,104 @@ class Metric(ABC):
         return self.meta.id
 
 
+# ---- signatures -------------------------------------------------------------------------------
+class Signature(str):
+    """A reproducibility signature (Post 2018, "A call for clarity in reporting BLEU scores",
+    §3; sacreBLEU's ``Signature``): ordered ``key:value`` fields joined by ``|``, ``nrefs``
+    first and ``version`` last, optionally preceded by the metric id (evalcore's own metrics;
+    sacreBLEU's signatures carry no id). It *is* the formatted string (a ``str``), so it can be
+    written, compared and used in cache keys as before; :attr:`fields` and :meth:`get` give the
+    values, :meth:`parse` reads one back (``Signature.parse(s.format()) == s``)."""
+
+    metric: str | None
+    fields: tuple[tuple[str, str], ...]
+
+    def __new__(cls, fields: Sequence[tuple[str, Any]] = (), metric: str | None = None):
+        pairs = tuple((str(k), _sig_value(v)) for k, v in fields if v is not None)
+        for k, v in pairs:
+            if not k or any(ch in k + v for ch in "|\n") or ":" in k:
+                raise ValueError(f"signature field {k!r}:{v!r} cannot be written (no '|', newline, ':' in names)")
+        text = "|".join(([metric] if metric else []) + [f"{k}:{v}" for k, v in pairs])
+        obj = super().__new__(cls, text)
+        obj.metric, obj.fields = metric, pairs
+        return obj
+
+    def __getnewargs__(self):
+        return (self.fields, self.metric)
+
+    def format(self) -> str:  # noqa: A003  (sacreBLEU's name)
+        """The signature string (what sacreBLEU's ``Signature.format()`` gives)."""
+        return str.__str__(self)
+
+    def get(self, key: str, default=None):
+        return dict(self.fields).get(key, default)
+
+    def with_fields(self, **extra) -> "Signature":
+        """This signature with ``extra`` fields added (or replaced) before ``version``."""
+        pairs = [(k, v) for k, v in self.fields if k not in extra]
+        at = next((i for i, (k, _) in enumerate(pairs) if k == "version"), len(pairs))
+        return Signature(pairs[:at] + list(extra.items()) + pairs[at:], self.metric)
+
+    @classmethod
+    def parse(cls, text: str) -> "Signature":
+        """Read a formatted signature back: a leading part without ``:`` is the metric id."""
+        parts = str(text).split("|") if text else []
+        metric = parts.pop(0) if parts and ":" not in parts[0] else None
+        fields = []
+        for part in parts:
+            k, sep, v = part.partition(":")
+            if not sep:
+                raise ValueError(f"signature part {part!r} is not key:value")
+            fields.append((k, v))
+        return cls(fields, metric)
+
+
+def _sig_value(v) -> str:
+    if isinstance(v, bool):
+        return "yes" if v else "no"  # sacreBLEU writes booleans so
+    return str(v)
+
+
+def make_signature(fields: Sequence[tuple[str, Any]], *, nrefs: int | str | None = None, version: str,
+                   metric: str | None = None) -> Signature:
+    """The one way a metric builds its signature: ``nrefs`` first (left out when None: no
+    scores yet), then the metric's ``fields`` in order, ``version`` last (the order of
+    sacreBLEU 2.x's ``Signature.format``). ``metric``: the id written first (evalcore's own
+    metrics)."""
+    return Signature([("nrefs", nrefs)] + list(fields) + [("version", version)], metric)
+
+
+def metric_signature(metric, nrefs: int | str | None = None, level: str | None = None,
+                     tokenize: str | None = None) -> Signature:
+    """The signature of ``metric`` (an id or a :class:`Metric`) for scores with ``nrefs``
+    references at ``level``: every command, export and page writes signatures through here."""
+    if not isinstance(metric, Metric):
+        metric = get_metric(metric, tokenize=tokenize)
+    elif tokenize:
+        metric = metric.with_tokenize(tokenize)
+    return metric.signature(nrefs, level)
+
+
 # ---- long segments (issue 16, item 9) -------------------------------------------------------
 MAX_ALIGN_TOKENS = 1000
-"""Alignment metrics whose cost grows with the square of the segment length (TER, WER,
-ROUGE-L/W/S/SU) refuse a segment when the candidate or one of its references has more than
-this many tokens (after the metric's own tokenisation): its score is NaN, it is left out of the
-corpus score, and :func:`evalcore.metrics.engine.long_segment_warnings` names it. One
-20,000-word segment otherwise costs minutes per pair. Below the cap every value is unchanged
-(sacreBLEU parity). Documented in docs/formats.md, "Limits"."""
+"""Metrics whose cost grows with the product of the lengths (``Metric.quadratic``: TER, WER,
+ROUGE-L/W/S/SU, GTM-2/3, METEOR) refuse a segment when the candidate or one of its references
+has more than this many tokens (after the metric's own tokenisation, :meth:`Metric.tokens`),
+before any alignment work: its score is NaN, it is left out of the corpus score, and
+:func:`evalcore.metrics.engine.long_segment_warnings` names it. One 20,000-word segment
+otherwise costs minutes and gigabytes per pair. Below the cap every value is unchanged
+(sacreBLEU parity). Documented in docs/formats.md, "Limits", and docs/methods.md §7.3."""
 
 
 def too_long(*token_seqs) -> bool:
-    """Whether any of the token sequences exceeds :data:`MAX_ALIGN_TOKENS`."""
+    """Whether any of the token sequences exceeds :data:`MAX_ALIGN_TOKENS`: the one test every
+    path of a ``quadratic`` metric applies before aligning (:meth:`Metric.refuses`)."""
     return any(len(t) > MAX_ALIGN_TOKENS for t in token_seqs)
+
+
+def over_cap(lengths) -> np.ndarray:
+    """:func:`too_long` elementwise on token counts (the vectorised and compiled chunk paths)."""
+    return np.asarray(lengths) > MAX_ALIGN_TOKENS
 
 
 def valid_stats(stats) -> np.ndarray:

@@ -38,9 +38,10 @@ import numpy as np
 
 from .. import __version__
 from ._jit import lazy_njit
-from .base import Metric, MetricMeta, MetricOption, group_by_refs, register
+from .base import Metric, MetricMeta, MetricOption, Signature, group_by_refs, make_signature, register
 from .tokenize import TOKENIZERS
 from .tokenize import tokenize as _tokenize
+from ._caches import bounded_cache
 
 SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
 _LOG_FLOOR = -9999999999  # sacreBLEU's my_log(0)
@@ -51,8 +52,7 @@ CITATION_BLEUS = ("Lin & Och (2004), ORANGE: a method for evaluating automatic e
 
 
 # ---- 13a tokens word by word ------------------------------------------------------------------
-_WORD_13A: dict[str, tuple[str, ...]] = {}
-_WORD_13A_MAX = 1 << 20
+_WORD_13A = bounded_cache("bleu.words_13a", 1 << 20)  # word -> its 13a tokens
 
 
 def tokenize_13a_words(text: str, lowercase: bool = False) -> tuple[str, ...]:
@@ -79,8 +79,6 @@ def tokenize_13a_words(text: str, lowercase: bool = False) -> tuple[str, ...]:
     try:
         parts = [memo[w] for w in words]
     except KeyError:
-        if len(memo) >= _WORD_13A_MAX:
-            memo.clear()
         for w in words:
             if w not in memo:
                 # a word without any character 13a acts on is its own single token
@@ -465,6 +463,8 @@ class BLEU(Metric):
         return _tokenize(text, self.tokenize, self.lowercase)
 
     uses_tokenizer = True
+    serves_segments = True
+    stats_mode = "sum"  # corpus score from summed statistics
 
     def with_tokenize(self, name: str) -> "BLEU":
         import copy
@@ -475,7 +475,7 @@ class BLEU(Metric):
         new.tokenize = check_tokenizer(name)
         return new
 
-    def signature(self, nrefs: int | str | None = None, level: str | None = None) -> str:
+    def signature(self, nrefs: int | str | None = None, level: str | None = None) -> Signature:
         """sacreBLEU's own signature string (``BLEU.get_signature().format()``) when the order is
         4 (sacreBLEU's signature does not record the order), e.g.
         ``nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0``; ``eff`` follows
@@ -490,13 +490,12 @@ class BLEU(Metric):
         if SMOOTH_DEFAULTS[smooth] is not None:
             val = self.smooth_value if self.smooth_value is not None else SMOOTH_DEFAULTS[smooth]
             smooth += f"[{val:.2f}]"
-        eff = self._eff(level != "system")
-        parts = [] if nrefs is None else [f"nrefs:{nrefs}"]
-        parts += [f"case:{'lc' if self.lowercase else 'mixed'}", f"eff:{'yes' if eff else 'no'}",
-                  f"tok:{tokenizer_signature(self.tokenize)}", f"smooth:{smooth}"]
+        fields = [("case", "lc" if self.lowercase else "mixed"), ("eff", self._eff(level != "system")),
+                  ("tok", tokenizer_signature(self.tokenize)), ("smooth", smooth)]
         if self.max_ngram_order == 4:
-            return "|".join(parts + [f"version:{sacrebleu.__version__}"])
-        return "|".join([self.meta.id] + parts + [f"ngram:{self.max_ngram_order}", f"version:evalcore-{__version__}"])
+            return make_signature(fields, nrefs=nrefs, version=sacrebleu.__version__)
+        return make_signature(fields + [("ngram", self.max_ngram_order)], nrefs=nrefs,
+                              version=f"evalcore-{__version__}", metric=self.meta.id)
 
     def _ngrams(self, toks: Sequence[str]) -> Counter:
         c: Counter = Counter()
@@ -644,8 +643,6 @@ class BLEU(Metric):
                 out[i] = (ci, ri, lay, lens)
                 if not memo:
                     continue
-                if len(_LAYER_CACHE) >= _LAYER_CACHE_MAX:
-                    _LAYER_CACHE.pop(next(iter(_LAYER_CACHE)))
                 _LAYER_CACHE[keys[i]] = out[i]
         return out
 
@@ -712,8 +709,7 @@ class BLEU(Metric):
         return out
 
 
-_LAYER_CACHE: dict = {}
-_LAYER_CACHE_MAX = 64
+_LAYER_CACHE = bounded_cache("bleu.layers", 64)  # the BLEU family's n-gram layers per block
 
 
 register("bleu", lambda: BLEU())

@@ -35,7 +35,7 @@ import pandas as pd
 
 from .. import __version__
 from ..problems import DataError, Report, score_problem
-from .base import Metric, MetricMeta, _REGISTRY, register, register_provider, unregister
+from .base import Metric, MetricMeta, Signature, _REGISTRY, make_signature, register, register_provider, unregister
 
 REQUIRED = ["metric", "system", "score"]
 OPTIONAL = ["seg_id", "ref_id", "lp"]
@@ -211,8 +211,11 @@ class ExternalMetric(Metric):
             v = t.get(("", system, seg_id, ref_id))
         return float("nan") if v is None else v
 
-    def signature(self, nrefs=None) -> str:
-        return f"{self.meta.id}|external|rows:{len(self._table)}|sha:{self._digest}|version:evalcore-{__version__}"
+    def signature(self, nrefs: int | str | None = None, level: str | None = None) -> Signature:
+        """Given scores: the id, the rows and the digest of the table (no ``nrefs``: the scores
+        were computed elsewhere)."""
+        return make_signature([("scores", "external"), ("rows", len(self._table)), ("sha", self._digest)],
+                              version=f"evalcore-{__version__}", metric=self.meta.id)
 
     def sentence_score(self, cand: str, refs: Sequence[str]) -> float:
         raise NotImplementedError(f"external metric {self.name!r} cannot score new text; use lookup()")

@@ -29,6 +29,7 @@ from .base import MetricMeta, MetricOption, group_by_refs, register
 from ._overlap import block_overlaps
 from .bleu import ngram_layers
 from .edit import PairwiseWordMetric, token_options
+from ._caches import bounded_cache
 
 CITATION = ("Stanojević & Sima'an (2014), BEER: BEtter Evaluation as Ranking, WMT; "
             "Stanojević & Sima'an (2014), Fitting sentence level translation evaluation with many dense "
@@ -62,8 +63,7 @@ def char_ngram_prf(hyp_tokens: Sequence[str], ref_tokens: Sequence[str], n: int)
 
 # A (candidates × references) block is shared by the 18 ids (p/r/f × n): cache the hits of
 # all six orders per block, keyed on the token tuples.
-_BLOCK_CACHE: dict = {}
-_BLOCK_CACHE_MAX = 1024
+_BLOCK_CACHE = bounded_cache("charngram.blocks", 1024)
 
 
 def _block_hits(cands: list[tuple], refs: list[tuple]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -84,8 +84,6 @@ def _block_hits(cands: list[tuple], refs: list[tuple]) -> tuple[np.ndarray, np.n
                      for X, _ in ngram_layers(seqs, MAX_N)])
     lens = np.array([len(s) for s in strings], dtype=np.int64)
     out = (hits, lens[:nc], lens[nc:])
-    if len(_BLOCK_CACHE) >= _BLOCK_CACHE_MAX:
-        _BLOCK_CACHE.pop(next(iter(_BLOCK_CACHE)))
     _BLOCK_CACHE[key] = out
     return out
 

@@ -25,9 +25,10 @@ import numpy as np
 from .. import __version__
 from ._jit import lazy_njit
 from ._overlap import block_overlaps
-from .base import Metric, MetricMeta, MetricOption, group_by_refs, register
+from .base import Metric, MetricMeta, MetricOption, Signature, group_by_refs, make_signature, register
 from .bleu import _dense_ngram_ids, ngram_layers
 from .edit import best_of_others
+from ._caches import bounded_cache
 
 _PUNCTS = set('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~')
 CITATION = ("Popović (2015), chrF: character n-gram F-score for automatic MT evaluation, WMT; "
@@ -169,6 +170,9 @@ def _chunk_matches(ids, offs, r_lo, r_hi, g_cand, cand_text):
 class CHRF(Metric):
     """sacreBLEU-exact chrF / chrF++ (see module docstring)."""
 
+    serves_segments = True
+    stats_mode = "sum"  # corpus score from summed statistics
+
     def __init__(self, char_order: int = 6, word_order: int = 0, beta: int = 2, lowercase: bool = False,
                  whitespace: bool = False, eps_smoothing: bool = False, metric_id: str = "chrf"):
         self.char_order, self.word_order, self.beta = int(char_order), int(word_order), beta
@@ -188,19 +192,19 @@ class CHRF(Metric):
                 MetricOption("eps_smoothing", False, "chrF++.py-style epsilon smoothing instead of effective order"),
             ))
 
-    def signature(self, nrefs: int | str | None = None, level: str | None = None) -> str:
+    def signature(self, nrefs: int | str | None = None, level: str | None = None) -> Signature:
         """sacreBLEU's own signature string (``CHRF.get_signature().format()``), e.g.
         ``nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.6.0``, when β = 2 (sacreBLEU's
         signature does not record β); otherwise an evalcore signature with the id and ``beta:``.
         chrF works on characters: no tokenizer applies (``level`` changes nothing)."""
         import sacrebleu
 
-        parts = [] if nrefs is None else [f"nrefs:{nrefs}"]
-        parts += [f"case:{'lc' if self.lowercase else 'mixed'}", f"eff:{'no' if self.eps_smoothing else 'yes'}",
-                  f"nc:{self.char_order}", f"nw:{self.word_order}", f"space:{'yes' if self.whitespace else 'no'}"]
+        fields = [("case", "lc" if self.lowercase else "mixed"), ("eff", not self.eps_smoothing),
+                  ("nc", self.char_order), ("nw", self.word_order), ("space", self.whitespace)]
         if self.beta == 2:
-            return "|".join(parts + [f"version:{sacrebleu.__version__}"])
-        return "|".join([self.meta.id] + parts + [f"beta:{self.beta}", f"version:evalcore-{__version__}"])
+            return make_signature(fields, nrefs=nrefs, version=sacrebleu.__version__)
+        return make_signature(fields + [("beta", self.beta)], nrefs=nrefs, version=f"evalcore-{__version__}",
+                              metric=self.meta.id)
 
     # -- text preparation
     def _prep(self, text: str) -> str:
@@ -404,8 +408,6 @@ class CHRF(Metric):
                 char_stats = self._side_stats(texts, ci, ri, ngram_layers(char_seqs, self.char_order),
                                               self.char_order)
             if memo:
-                if len(_CHAR_CACHE) >= _CHAR_CACHE_MAX:
-                    _CHAR_CACHE.pop(next(iter(_CHAR_CACHE)))
                 _CHAR_CACHE[key] = char_stats
         if not self.word_order:
             return char_stats
@@ -436,8 +438,7 @@ class CHRF(Metric):
         return out
 
 
-_CHAR_CACHE: dict = {}
-_CHAR_CACHE_MAX = 64
+_CHAR_CACHE = bounded_cache("chrf.chars", 64)  # character statistics per block
 
 
 register("chrf", lambda: CHRF())

@@ -13,8 +13,9 @@
 * :func:`ngram_breakdown` – matched/total n-grams per order, matched token spans per
   reference, brevity penalty and the average precision P of Ananthakrishnan et al. 2007 §5.8.
 
-Metrics that need corpus-wide information (e.g. NIST information weights) may define
-``prepare(dataset)``; both :func:`similarity_tensors` and :func:`score_table` call it first.
+Metrics that need corpus-wide information (e.g. NIST information weights) override
+``prepare(dataset)`` (declared on :class:`~evalcore.metrics.base.Metric`, like every hook the
+engine calls); both :func:`similarity_tensors` and :func:`score_table` call it first.
 External ("bring your own") metrics (``meta.needs_text`` False) are served from their
 ``lookup(system, seg_id, ref_id, lp)`` method, see :mod:`evalcore.metrics.byo`.
 """
@@ -54,9 +55,7 @@ def _resolve_metric(metric, tokenize: str | None = None) -> Metric:
 
 
 def _prepare(metric: Metric, dataset: Dataset) -> None:
-    prep = getattr(metric, "prepare", None)
-    if callable(prep):
-        prep(dataset)
+    metric.prepare(dataset)
 
 
 def tensors_cache_key(dataset: Dataset, metric: Metric) -> str:
@@ -221,8 +220,7 @@ def _compute_many(dataset: Dataset, ax: dict, todo: list, out: dict, progress: P
         for (metric, _), (sys_ref, ref_ref, loo_sys, loo_ref) in zip(todo, arrays):
             if not blocks:
                 break
-            batch = getattr(metric, "segment_blocks", None)
-            res = batch(blocks) if callable(batch) else [metric.segment_block(c, r) for c, r in blocks]
+            res = metric.segment_blocks(blocks)
             orient = metric.oriented
             for s, (sim, loo) in zip(segs, res):
                 P, Q = layout[s][0], layout[s][1]
@@ -264,13 +262,13 @@ def _compute_many(dataset: Dataset, ax: dict, todo: list, out: dict, progress: P
 
 
 def clear_block_caches() -> None:
-    """Forget the per-block memos the lexical metrics share (token ids, n-gram layers, GTM
-    runs, NIST and character n-gram overlaps): for benchmarks and memory-tight callers."""
-    from . import bleu, charngram, chrf, edit, gtm, nist
+    """Forget every in-memory memo of the metrics layer (token ids, n-gram layers, GTM runs,
+    NIST and character n-gram overlaps, chunk plans, fitted NIST weights, TER pair edits:
+    :func:`evalcore.metrics._caches.clear_caches`): for benchmarks and memory-tight callers."""
+    from . import _load_all  # noqa: F401  (every memo registered)
+    from ._caches import clear_caches
 
-    for cache in (bleu._LAYER_CACHE, chrf._CHAR_CACHE, edit._ENCODE_CACHE, gtm._BLOCK_CACHE, gtm._RUNS_CACHE,
-                  nist._BLOCK_CACHE, charngram._BLOCK_CACHE):
-        cache.clear()
+    clear_caches()
 
 
 def _external_tensors(metric, dataset, sys_ref, ref_ref, loo_sys, loo_ref, progress) -> None:
@@ -448,7 +446,7 @@ def score_table(dataset: Dataset, metric_ids: Sequence, level: str = "segment",
             _prepare(metric, prep_ds)
         nrefs: set[int] = set()
         batched = None
-        if metric.meta.needs_text and (level == "system" or callable(getattr(metric, "sentence_scores_of", None))):
+        if metric.meta.needs_text and (level == "system" or metric.serves_segments):
             # every candidate's statistics in one pass, a segment's outputs together
             items = [scorable(ds, texts, use_refs) for _, texts, use_refs in cands_all]
             pos_of = {sg: i for i, sg in enumerate(ds.seg_ids)}
@@ -492,7 +490,8 @@ def score_table(dataset: Dataset, metric_ids: Sequence, level: str = "segment",
 
 
 def long_segment_report(dataset: Dataset, metric_ids: Sequence) -> dict[tuple[str, ...], dict[str, list[str]]]:
-    """The segments the quadratic alignment metrics (TER, WER, ROUGE-L/W/S/SU) refuse because
+    """The segments the quadratic metrics (``Metric.quadratic``: TER, WER, ROUGE-L/W/S/SU,
+    GTM-2/3, METEOR) refuse because
     a text has more than ``MAX_ALIGN_TOKENS`` tokens (issue 16, item 9): ``{metric ids:
     {seg_id: ["name: n tokens", ...]}}``, metrics with the same refusals grouped. A text of at
     most ``MAX_ALIGN_TOKENS`` characters cannot have more tokens, so only longer ones are
@@ -500,7 +499,7 @@ def long_segment_report(dataset: Dataset, metric_ids: Sequence) -> dict[tuple[st
     from .base import MAX_ALIGN_TOKENS
 
     metrics = [m for m in (_resolve_metric(x) for x in metric_ids)
-               if m.meta.needs_text and getattr(m, "quadratic", False)]
+               if m.meta.needs_text and m.quadratic]
     if not metrics:
         return {}
     columns = list(dataset.sys_texts().items()) + list(dataset.ref_texts().items())
@@ -508,7 +507,7 @@ def long_segment_report(dataset: Dataset, metric_ids: Sequence) -> dict[tuple[st
                   if t is not None and len(t) > MAX_ALIGN_TOKENS]
     grouped: dict[tuple, dict[str, list[str]]] = {}
     for metric in metrics:
-        tok = getattr(metric, "tokens", None) or metric.tok
+        tok = metric.tokens
         long: dict[str, list[str]] = {}
         for name, seg, t in candidates:
             n = len(tok(t))

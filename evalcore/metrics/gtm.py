@@ -23,11 +23,11 @@ Plain functions: :func:`gtm_runs`, :func:`gtm_mms`, :func:`gtm_f`.
 from __future__ import annotations
 
 import heapq
-from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
 
+from ._caches import bounded_cache, cached
 from .base import MetricMeta, MetricOption, register
 from .edit import (PairwiseWordMetric, _njit, _nb, _pad, bag_overlap, clipped_overlap, encode_block, flatten_ids,
                    overlap_pairs, token_options)
@@ -36,7 +36,7 @@ CITATION = ("Turian, Shen & Melamed (2003), Evaluation of machine translation an
             "MT Summit IX")
 
 
-@lru_cache(maxsize=1 << 18)
+@cached("gtm.pair_runs", 1 << 14)
 def _runs_cached(c: tuple, r: tuple) -> tuple[int, ...]:
     return _greedy_runs(c, r)
 
@@ -101,8 +101,7 @@ def _greedy_from_runs(runs: list, nc: int, nr: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-_BLOCK_CACHE: dict = {}
-_BLOCK_CACHE_MAX = 1024
+_BLOCK_CACHE = bounded_cache("gtm.blocks", 1024)
 
 
 def gtm_runs_block(cands: Sequence[tuple], refs: Sequence[tuple]) -> list[list[tuple[int, ...]]]:
@@ -148,8 +147,6 @@ def gtm_runs_block(cands: Sequence[tuple], refs: Sequence[tuple]) -> list[list[t
                 else:
                     runs = tuple(L[a:b])
                 out[c0 + c][k] = runs
-    if len(_BLOCK_CACHE) >= _BLOCK_CACHE_MAX:
-        _BLOCK_CACHE.pop(next(iter(_BLOCK_CACHE)))
     _BLOCK_CACHE[key] = out
     return out
 
@@ -329,8 +326,7 @@ def _roots(acc, inv_e):
     return out
 
 
-_RUNS_CACHE: dict = {}
-_RUNS_CACHE_MAX = 64
+_RUNS_CACHE = bounded_cache("gtm.runs_arrays", 64)
 
 
 def gtm_runs_arrays(cands: Sequence[tuple], refs: Sequence[tuple]) -> tuple[np.ndarray, np.ndarray]:
@@ -353,8 +349,6 @@ def gtm_runs_arrays(cands: Sequence[tuple], refs: Sequence[tuple]) -> tuple[np.n
         pos = np.zeros(nc * nk + 1, dtype=np.int64)
         np.cumsum([len(rr) for row in block for rr in row], out=pos[1:])
         out = (np.array(flat_runs, dtype=np.int64), pos)
-    if len(_RUNS_CACHE) >= _RUNS_CACHE_MAX:
-        _RUNS_CACHE.pop(next(iter(_RUNS_CACHE)))
     _RUNS_CACHE[key] = out
     return out
 
@@ -416,6 +410,12 @@ class GTM(PairwiseWordMetric):
                          "greedy longest-run matching") + "); best reference; corpus = bitext MMS"),
             citation=CITATION, higher_is_better=True,
             options=(MetricOption("e", e, "run-length exponent (1 = bag overlap)"),) + token_options(True))
+
+    @property
+    def quadratic(self) -> bool:
+        """GTM-2/-3 search greedy runs over every equal (candidate, reference) token pair (|c|·|r|
+        of them at worst): capped like the alignments. GTM-1 is the bag overlap (linear)."""
+        return self.e != 1
 
     def _signature_extra(self):
         return [f"e:{self.e:g}"]

@@ -12,7 +12,7 @@ statistics pass instead of two, and a caller can write each metric's rows and dr
 the next metric is computed (the CLI streams its output this way, so a 100k-segment campaign
 never holds one frame of every metric's rows).
 
-Metrics without ``sentence_scores_of`` and bring-your-own scores are served by
+Metrics without ``serves_segments`` and bring-your-own scores are served by
 :func:`~evalcore.metrics.engine.score_table`, level by level.
 """
 from __future__ import annotations
@@ -159,9 +159,9 @@ def _chunk_stats(metrics: Sequence, cands, refs) -> list:
     """Each metric's ``segment_stats`` of one chunk; a family whose class computes all its
     members at once (``family_segment_stats``, e.g. the 18 BEER character n-gram features)
     does so."""
-    hook = getattr(type(metrics[0]), "family_segment_stats", None)
-    if len(metrics) > 1 and callable(hook) and all(type(m) is type(metrics[0]) for m in metrics):
-        return hook(metrics, cands, refs)
+    cls = type(metrics[0])
+    if len(metrics) > 1 and all(type(m) is cls for m in metrics):
+        return cls.family_segment_stats(metrics, cands, refs)
     return [m.segment_stats(cands, refs) for m in metrics]
 
 
@@ -171,14 +171,14 @@ def families(metrics: Sequence) -> list[list[int]]:
     groups: dict[tuple, list[int]] = {}
     for i, m in enumerate(metrics):
         if streamable(m):
-            key = (m.meta.family, getattr(m, "tokenize", None), getattr(m, "lowercase", None))
+            key = (m.meta.family, m.tokenize, m.lowercase)
             groups.setdefault(key, []).append(i)
     return list(groups.values())
 
 
 def streamable(metric) -> bool:
     """Whether one statistics pass serves both levels (text metrics with ``sentence_scores_of``)."""
-    return metric.meta.needs_text and callable(getattr(metric, "sentence_scores_of", None))
+    return metric.meta.needs_text and metric.serves_segments
 
 
 def iter_score_levels(dataset, metric_ids: Sequence, level: str = "both", ref_ids: Sequence[str] | None = None,

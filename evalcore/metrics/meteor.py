@@ -69,6 +69,9 @@ class Meteor(PairwiseWordMetric):
     """METEOR-style exact matching (module docstring)."""
 
     n_stats = 4
+    #: the greedy run search visits every equal (candidate, reference) token pair, whose number
+    #: grows with |c|·|r| (memory 0.34 / 0.64 / 1.81 GB at 2.5k / 5k / 10k words): capped
+    quadratic = True
 
     def __init__(self, alpha: float = 0.9, beta: float = 3.0, gamma: float = 0.5, tokenize: str = "13a",
                  lowercase: bool = True, metric_id: str = "meteor"):

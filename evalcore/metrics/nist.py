@@ -49,6 +49,7 @@ import numpy as np
 from ._jit import lazy_njit
 from .base import MetricMeta, MetricOption, group_by_refs, register, valid_stats
 from .edit import WordMetric, encode_block, ngram_keys_all, token_options
+from ._caches import bounded_cache
 
 CITATION = ("Doddington (2002), Automatic evaluation of machine translation quality using n-gram "
             "co-occurrence statistics, HLT; NIST mteval-v13a.pl")
@@ -550,13 +551,15 @@ def chunk_stats(tok, cands: Sequence[str], refs: Sequence[Sequence[str]], table:
 # segment_block results of the kernel are shared by nist-1..nist-5: the kernel always runs
 # orders 1..SHARED_ORDERS and its output is cached per (text options, weights, block).
 SHARED_ORDERS = 5
-_BLOCK_CACHE: dict = {}
-_BLOCK_CACHE_MAX = 1024
-_FIT_CACHE: dict = {}
+_BLOCK_CACHE = bounded_cache("nist.blocks", 1024)
+_FIT_CACHE = bounded_cache("nist.fits", 4)  # fitted weight tables of the last datasets
 
 
 class NIST(WordMetric):
     """NIST-n (module docstring)."""
+
+    serves_segments = True
+    stats_mode = "sum"  # corpus score from summed statistics
 
     def __init__(self, max_n: int = 5, tokenize: str = "13a", lowercase: bool = True, metric_id: str | None = None):
         super().__init__(tokenize, lowercase)
@@ -597,18 +600,18 @@ class NIST(WordMetric):
         """The fitted weight table (shared by nist-1..5 of one data set), or None."""
         return self._table
 
-    def with_shared_state(self, table: InfoTable | None) -> "NIST":
-        """A copy with ``table`` as its weights (None: without them, for transport; the
-        signature's fit hash is kept)."""
+    def with_shared_state(self, state: InfoTable | None) -> "NIST":
+        """A copy with ``state`` (a weight table) as its weights (None: without them, for
+        transport; the signature's fit hash is kept)."""
         new = copy.copy(self)
-        new._table = table
+        new._table = state
         return new
 
     @staticmethod
     def state_from_arrays(arrays) -> InfoTable:
         return InfoTable.from_arrays(arrays)
 
-    def prepare(self, dataset) -> None:
+    def prepare(self, dataset) -> "NIST":
         """Called by the engine before scoring a dataset: information weights from every
         reference of every reference set of the corpus (methods §7.4). The weights of the last
         datasets are memoised (nist-1..5 of one dataset share one fit)."""
@@ -616,12 +619,11 @@ class NIST(WordMetric):
         hit = _FIT_CACHE.get(key)
         if hit is not None:
             self._table, self._fit_hash = hit
-            return
+            return self
         texts = list(dataset.ref_texts().values())
         self.fit([[t[s] for t in texts] for s in range(dataset.n_segments)])
-        if len(_FIT_CACHE) >= 4:
-            _FIT_CACHE.pop(next(iter(_FIT_CACHE)))
         _FIT_CACHE[key] = (self._table, self._fit_hash)
+        return self
 
     def _retokenized(self) -> None:
         self.unfit()
@@ -669,8 +671,6 @@ class NIST(WordMetric):
         out = _BLOCK_CACHE.get(key)
         if out is None:
             out = _nist_kernel(ct, rt, member, orders, self._table)
-            if len(_BLOCK_CACHE) >= _BLOCK_CACHE_MAX:
-                _BLOCK_CACHE.pop(next(iter(_BLOCK_CACHE)))
             _BLOCK_CACHE[key] = out
         info, counts, l_ref = out
         s = _scores(info, counts, l_ref, [len(c) for c in ct], self.max_n)

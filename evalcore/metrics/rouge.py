@@ -29,12 +29,12 @@ from :mod:`evalcore.metrics.edit`.
 """
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
 
 from . import base as _base
+from ._caches import cached
 from .base import MetricMeta, MetricOption, group_by_refs, register
 from .edit import (PairwiseWordMetric, _njit, _wlcs_increments, bag_overlap, clipped_overlap, encode_block,
                    lcs_length, lcs_matrix, ngram_keys, token_options, wlcs, wlcs_matrix)
@@ -73,7 +73,7 @@ def skip_bigrams(tokens: Sequence, max_skip: int | None = None, unigrams: bool =
     return out
 
 
-@lru_cache(maxsize=256)
+@cached("rouge.pair_index", 256)
 def _pair_index(n: int, max_skip: int | None) -> tuple[np.ndarray, np.ndarray]:
     i, j = np.triu_indices(n, 1)
     if max_skip is not None:
@@ -118,14 +118,16 @@ def _sorted_overlap(x, y):
 
 
 @_njit
-def _units_sorted(a, v):
-    """Sorted unit codes of one token-id sequence: unigrams, bigrams (a_i·v + a_i+1) and
-    skip-bigrams with any gap (a_i·v + a_j, i < j)."""
+def _units_sorted(a, v, skips):
+    """Sorted unit codes of one token-id sequence: unigrams, bigrams (a_i·v + a_i+1) and, when
+    ``skips``, skip-bigrams with any gap (a_i·v + a_j, i < j: n(n−1)/2 of them; none otherwise)."""
     n = len(a)
     uni = np.sort(a)
     bi = np.empty(max(0, n - 1), np.int64)
     for i in range(n - 1):
         bi[i] = a[i] * v + a[i + 1]
+    if not skips:
+        return uni, np.sort(bi), np.empty(0, np.int64)
     sk = np.empty(n * (n - 1) // 2, np.int64)
     k = 0
     for i in range(n):
@@ -136,12 +138,18 @@ def _units_sorted(a, v):
 
 
 @_njit
-def _family_kernel(flat, offs, r_lo, r_hi, g_cand, cand_text, v, inc):
+def _family_kernel(flat, offs, r_lo, r_hi, g_cand, cand_text, v, inc, cap):
     """Per (candidate, reference of its group) pair: the clipped unigram, bigram and skip-bigram
     overlaps, the LCS length and Lin's weighted LCS (increments ``inc``), shape (P, 5), pairs
     candidate by candidate with the group's references in order. The DPs are those of
     :func:`evalcore.metrics.edit.lcs_length` / :func:`~evalcore.metrics.edit.wlcs` (candidate
-    rows), the overlaps exact integers: identical to the per-segment matrices."""
+    rows), the overlaps exact integers: identical to the per-segment matrices.
+
+    The quadratic parts (skip-bigrams, whose number grows with n², and the two DPs, |c|·|r|)
+    are computed only for texts and pairs of at most ``cap`` tokens (the long-segment cap,
+    :data:`evalcore.metrics.base.MAX_ALIGN_TOKENS`; −1: for none, when no quadratic variant is
+    asked for): a longer pair gets 0 in columns 2-4 and is refused by the caller, while its
+    unigram and bigram overlaps (ROUGE-1/-2, linear) are still exact."""
     npairs = 0
     for q in range(len(r_lo)):
         npairs += (g_cand[q + 1] - g_cand[q]) * (r_hi[q] - r_lo[q])
@@ -160,20 +168,23 @@ def _family_kernel(flat, offs, r_lo, r_hi, g_cand, cand_text, v, inc):
         nr = r_hi[q] - r_lo[q]
         r_units = []
         for t in range(r_lo[q], r_hi[q]):
-            r_units.append(_units_sorted(flat[offs[t]:offs[t + 1]], v))
+            r_units.append(_units_sorted(flat[offs[t]:offs[t + 1]], v, offs[t + 1] - offs[t] <= cap))
         for c in range(g_cand[q], g_cand[q + 1]):
             ct = cand_text[c]
             a = flat[offs[ct]:offs[ct + 1]]
-            cu = _units_sorted(a, v)
             n = len(a)
+            cu = _units_sorted(a, v, n <= cap)
             for k in range(nr):
                 rt = r_lo[q] + k
                 b = flat[offs[rt]:offs[rt + 1]]
                 ru = r_units[k]
                 out[p, 0] = _sorted_overlap(cu[0], ru[0])
                 out[p, 1] = _sorted_overlap(cu[1], ru[1])
-                out[p, 2] = _sorted_overlap(cu[2], ru[2])
                 m = len(b)
+                if n > cap or m > cap:  # refused before any quadratic work
+                    p += 1
+                    continue
+                out[p, 2] = _sorted_overlap(cu[2], ru[2])
                 for j in range(m + 1):
                     prev[j] = 0.0
                     prev_w[j] = 0
@@ -361,7 +372,7 @@ class ROUGE(PairwiseWordMetric):
             r_lo.append(len(texts))
             texts.extend(rt)
             r_hi.append(len(texts))
-            refused_group.append(any(len(r) > _base.MAX_ALIGN_TOKENS for r in rt))
+            refused_group.append(_base.too_long(*rt))
             for i in idx:
                 cand_text.append(len(texts))
                 cand_item.append(i)
@@ -379,11 +390,13 @@ class ROUGE(PairwiseWordMetric):
         np.cumsum(lens, out=offs[1:])
         longest = int(lens.max()) if len(lens) else 0
         ws = sorted({metrics[k].w for k in mine if metrics[k].variant == "w"}) or [1.2]
+        # the cap of the quadratic parts: -1 (none computed) when only ROUGE-1/-2 are asked for
+        cap = _base.MAX_ALIGN_TOKENS if any(metrics[k].quadratic for k in mine) else -1
         counts = {}
         for w in ws:  # the WLCS column depends on w (one run per distinct w; the others repeat)
             counts[w] = _family_kernel(flat, offs, np.asarray(r_lo, np.int64), np.asarray(r_hi, np.int64),
                                        np.asarray(g_cand, np.int64), np.asarray(cand_text, np.int64),
-                                       max(len(vocab), 1), _wlcs_increments(longest + 1, w))
+                                       max(len(vocab), 1), _wlcs_increments(longest + 1, w), cap)
         # pair p -> (candidate item, its group's reference count); group sizes
         n_refs = np.asarray(r_hi, np.int64) - np.asarray(r_lo, np.int64)
         per_cand_refs = np.repeat(n_refs, np.diff(np.asarray(g_cand, np.int64)))
@@ -394,7 +407,7 @@ class ROUGE(PairwiseWordMetric):
         rlen = lens[ref_text].astype(float)
         # refused pairs (quadratic variants): a group with a long reference, a long candidate
         long_pair = (np.repeat(np.asarray(refused_group, bool), np.diff(np.asarray(g_cand, np.int64)))
-                     | (lens[np.asarray(cand_text, np.int64)] > _base.MAX_ALIGN_TOKENS))[pair_cand]
+                     | _base.over_cap(lens[np.asarray(cand_text, np.int64)]))[pair_cand]
         items = np.asarray(cand_item, np.int64)
         for k, st in zip(mine, stats):
             m = metrics[k]

@@ -26,7 +26,6 @@ leave-one-out scores are derived from the single-pair results instead of re-alig
 """
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
@@ -34,15 +33,16 @@ from sacrebleu.metrics.lib_ter import translation_edit_rate
 from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
 
 from ._jit import HAVE_NUMBA, lazy_njit
-from .base import Metric, MetricMeta, MetricOption, group_by_refs, register, too_long, valid_stats
+from .base import Metric, MetricMeta, MetricOption, Signature, group_by_refs, make_signature, register, too_long, valid_stats
 from .edit import best_of_others, encode_flat
 from .tokenize import tokenize as _pretokenize
+from ._caches import cached
 
 CITATION = ("Snover, Dorr, Schwartz, Micciulla & Makhoul (2006), A study of translation edit rate "
             "with targeted human annotation, AMTA; sacreBLEU's Tercom re-implementation")
 
 
-@lru_cache(maxsize=1 << 18)
+@cached("ter.pair_edits", 1 << 14)
 def pair_edits(hyp: tuple[str, ...], ref: tuple[str, ...]) -> int:
     """Tercom edits (shifts + beam edit distance) turning ``hyp`` into ``ref``, as sacreBLEU's
     ``translation_edit_rate`` counts them: the compiled port below when numba is installed,
@@ -97,6 +97,8 @@ class TER(Metric):
             ))
 
     uses_tokenizer = True
+    serves_segments = True
+    stats_mode = "sum"  # corpus score from summed statistics
     #: tokenizer names that leave TER to Tercom's own word splitting (sacreBLEU's TER)
     TERCOM_ONLY = ("13a", "none")
 
@@ -114,7 +116,7 @@ class TER(Metric):
         new._cache = {}
         return new
 
-    def signature(self, nrefs: int | str | None = None, level: str | None = None) -> str:
+    def signature(self, nrefs: int | str | None = None, level: str | None = None) -> Signature:
         """sacreBLEU's own signature string (``TER.get_signature().format()``), e.g.
         ``nrefs:1|case:lc|tok:tercom|norm:no|punct:yes|asian:no|version:2.6.0``. With a
         pre-tokenizer (see :meth:`with_tokenize`) the ``tok:`` value names both, e.g.
@@ -126,12 +128,9 @@ class TER(Metric):
         tok = self._tok.signature()
         if self.pretokenize:
             tok = f"{tokenizer_signature(self.pretokenize)}+{tok}"
-        yn = lambda b: "yes" if b else "no"  # noqa: E731
-        parts = [] if nrefs is None else [f"nrefs:{nrefs}"]
-        parts += [f"case:{'mixed' if self.case_sensitive else 'lc'}", f"tok:{tok}", f"norm:{yn(self.normalized)}",
-                  f"punct:{yn(not self.no_punct)}", f"asian:{yn(self.asian_support)}",
-                  f"version:{sacrebleu.__version__}"]
-        return "|".join(parts)
+        return make_signature([("case", "mixed" if self.case_sensitive else "lc"), ("tok", tok),
+                               ("norm", self.normalized), ("punct", not self.no_punct), ("asian", self.asian_support)],
+                              nrefs=nrefs, version=sacrebleu.__version__)
 
     #: texts whose tokens are kept (the cache is emptied when full: a 100k-segment campaign has
     #: 1.4 M texts, about 1 KB of tokens each)
@@ -147,10 +146,7 @@ class TER(Metric):
             self._cache[text] = toks
         return toks
 
-    quadratic = True  # refuses segments over MAX_ALIGN_TOKENS tokens
-
-    def refuses(self, h: tuple[str, ...], refs: Sequence[tuple[str, ...]]) -> bool:
-        return too_long(h, *refs)
+    quadratic = True  # refuses segments over MAX_ALIGN_TOKENS tokens (Metric.refuses)
 
     def _stats_one(self, cand: str, refs: Sequence[str]) -> list[float]:
         h = self.tokens(cand)

@@ -27,6 +27,8 @@ from contextvars import ContextVar
 from functools import lru_cache
 from importlib import import_module
 
+from ._caches import cached
+
 # name -> (sacreBLEU module, class, pip extra or None)
 _SPEC = {
     "13a": ("tokenizer_13a", "Tokenizer13a", None),
@@ -220,7 +222,7 @@ def _split_13a(line: str) -> tuple[str, ...]:
 TOKEN_CACHE_SIZE = 1 << 16
 
 
-@lru_cache(maxsize=TOKEN_CACHE_SIZE)
+@cached("tokenize.tokens", TOKEN_CACHE_SIZE)
 def _tokenize(text: str, name: str, lowercase: bool) -> tuple[str, ...]:
     if lowercase:
         text = text.lower()

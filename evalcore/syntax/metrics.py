@@ -54,7 +54,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..metrics.base import Metric, MetricMeta, MetricOption, register
+from ..metrics.base import Metric, MetricMeta, MetricOption, Signature, make_signature, register
 from .parsing import UPOS_TAGS, Parse, get_provider
 
 VERSION = "evalcore-0.1"
@@ -378,11 +378,12 @@ class SyntaxMetric(Metric):
             options=(MetricOption("item", "lower", "items compared: lowercased forms, forms or lemmas", ITEMS),),
         )
 
-    def signature(self) -> str:
-        return (f"{self.meta.id}|item:{self.item}|overlap:{self.kind}|empty:both-nan,one-zero|"
-                f"mean:macro|refs:max|parses:{get_provider().describe()}|version:{VERSION}")
+    def signature(self, nrefs: int | str | None = None, level: str | None = None) -> Signature:
+        return make_signature([("item", self.item), ("overlap", self.kind), ("empty", "both-nan,one-zero"),
+                               ("mean", "macro"), ("refs", "max"), ("parses", get_provider().describe())],
+                              nrefs=nrefs, version=VERSION, metric=self.meta.id)
 
-    def prepare(self, dataset, progress=None) -> None:
+    def prepare(self, dataset, progress=None) -> "SyntaxMetric":
         """Called by the engine before scoring: checks availability and parses every text of the
         dataset in large batches (``progress(done, total)``). Raises
         :class:`~evalcore.syntax.parsing.SyntaxUnavailable` with the reason when the dataset
@@ -394,6 +395,7 @@ class SyntaxMetric(Metric):
             prepare_dataset(dataset, progress=progress)
         else:
             get_provider().parse_many([t for t in dataset if t is not None], progress=progress)
+        return self
 
     def _values(self, cands: Sequence[str], refs: Sequence[str]) -> np.ndarray:
         """x(c, r) for every pair: shape (len(cands), len(refs))."""

@@ -21,33 +21,40 @@ from .scores import system_stats
 def cached_scores(dataset: Dataset, metric_ids: Sequence[str], *, tokenize: str, include_references: bool = False,
                   criterion: str | None = None, ref_ids: Sequence[str] | None = None,
                   progress: Progress = None) -> pd.DataFrame:
-    """System-level rows (metric, system, score, n_segments) with the same values, rows and
-    ``attrs`` notes/warnings as :func:`evalcore.parallel.score_table` at level ``system`` with
+    """System-level rows (metric, system, score, n_segments, signature) with the same values, rows,
+    signatures and ``attrs`` notes/warnings as :func:`evalcore.parallel.score_table` at level ``system`` with
     ``segments`` = the segments judged under ``criterion`` for each candidate (None: every
     segment), from the disk-cached statistics: the corpus score of a candidate is
     ``metric.score_from_stats`` of its summed per-segment statistics, as in the engine.
     ``tokenize`` (the language pair's tokenizer) is part of the cache key."""
-    from ..metrics.base import get_metric
-    from ..metrics.engine import long_segment_warnings, score_table, scoring_plan
+    from ..metrics.base import get_metric, signature_nrefs
+    from ..metrics.engine import long_segment_warnings, scorable, score_table, scoring_plan
     from .scores import judged_segments
 
     metrics = [get_metric(m, tokenize) for m in metric_ids]
     text = [m.id for m in metrics if m.meta.needs_text]
     stats = system_stats(dataset, text, include_references, progress, ref_ids, criterion, tokenize=tokenize)
     segments = judged_segments(dataset, criterion) if criterion else None
-    rows = []
+    cands_all, notes = scoring_plan(dataset, ref_ids, include_references, segments)
+    # the engine's nrefs: references per scored segment over every candidate ("var" when it differs)
+    ref_lists = [r for _, texts, use in cands_all for r in scorable(dataset, texts, use)[2]] if text else []
+    nrefs = signature_nrefs(ref_lists) if ref_lists else None
+    rows, sigs = [], {}
     for metric in metrics:
         if metric.id not in stats:  # given scores (no text to score): the engine's rows as they are
             given = score_table(dataset, [metric], level="system", ref_ids=ref_ids,
                                 include_references=include_references, segments=segments)
             rows += [(metric.id, r.system, float(r.score), r.n_segments) for r in given.itertuples(index=False)]
+            sigs[metric.id] = given["signature"].iloc[0] if len(given) else metric.signature(None, "system")
             continue
+        sigs[metric.id] = metric.signature(nrefs, "system")
         for name, (keep, st) in stats[metric.id].items():
             if len(keep):
                 rows.append((metric.id, name, float(metric.score_from_stats(st)), len(keep)))
     table = pd.DataFrame(rows, columns=["metric", "system", "score", "n_segments"]).astype(
         {"metric": str, "system": str, "score": float})
-    table.attrs["notes"] = scoring_plan(dataset, ref_ids, include_references, segments)[1]
+    table["signature"] = table["metric"].map(sigs).astype(str) if len(table) else pd.Series(dtype=str)
+    table.attrs["notes"] = notes
     table.attrs["warnings"] = long_segment_warnings(dataset, metrics)
     return table
 
@@ -74,11 +81,14 @@ def lp_plan(collection: dict[str, Dataset], lps: Sequence[str], criterion: str |
 
 def signature_frame(collection: dict[str, Dataset], lps: Sequence[str], metric_ids: Sequence[str],
                     criterion: str | None = None) -> pd.DataFrame:
-    """lp, metric, signature: each metric's sacreBLEU-style signature with the tokenizer it
-    is scored with in that language pair (:func:`lp_plan`)."""
-    from ..metrics.base import get_metric
+    """lp, metric, signature: each metric's sacreBLEU-style signature of system scores with the
+    language pair's references per segment and the tokenizer it is scored with there
+    (:func:`lp_plan`)."""
+    from ..metrics.base import metric_signature
+    from .common import dataset_nrefs
 
-    return pd.DataFrame([{"lp": lp, "metric": m, "signature": get_metric(m, tok).output_signature()}
+    return pd.DataFrame([{"lp": lp, "metric": m,
+                          "signature": metric_signature(m, dataset_nrefs(collection[lp]), "system", tokenize=tok)}
                          for lp, _, tok in lp_plan(collection, lps, criterion) for m in metric_ids],
                         columns=["lp", "metric", "signature"])
 

@@ -149,10 +149,10 @@ def dataset_nrefs(dataset: Dataset) -> int | str:
 def metric_signature(metric_id: str, nrefs: int | str | None = None, level: str | None = None) -> str:
     """The metric's signature (sacreBLEU's own string for BLEU/chrF/TER) with the page's
     tokenizer; ``nrefs`` and ``level`` ("segment"/"system") as in the CLI's tables."""
-    from ..metrics.base import get_metric
+    from ..metrics.base import metric_signature as signature_of
 
     try:
-        return get_metric(metric_id).output_signature(nrefs, level)
+        return signature_of(metric_id, nrefs, level)
     except Exception as exc:  # unknown or broken metric: still export something readable
         return f"unavailable ({exc})"
 

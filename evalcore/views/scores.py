@@ -128,7 +128,7 @@ def _from_stats(metric_id: str) -> bool:
         m = get_metric(metric_id)
     except KeyError:
         return False
-    return m.meta.needs_text and callable(getattr(m, "sentence_scores_of", None))
+    return m.meta.needs_text and m.serves_segments
 
 
 def _scores_from_stats(dataset: Dataset, metric_id: str, include_references: bool,
@@ -169,9 +169,7 @@ def _stats_for(dataset: Dataset, metric_id: str, include_references: bool, progr
     metric = get_metric(metric_id)
     if not metric.meta.needs_text:
         return {}
-    prep = getattr(metric, "prepare", None)
-    if callable(prep):
-        prep(dataset.with_references(list(ref_ids)) if ref_ids else dataset)
+    metric.prepare(dataset.with_references(list(ref_ids)) if ref_ids else dataset)
     cands_all = list(_candidates(dataset, include_references, ref_ids))
     if segments is not None:
         seg_ids = dataset.seg_ids

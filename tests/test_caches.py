@@ -1,0 +1,58 @@
+"""The metrics layer's in-memory memos: one registry, every memo bounded, one function clears them."""
+from __future__ import annotations
+
+import functools
+import importlib
+import pkgutil
+
+import pytest
+
+import evalcore.metrics as metrics_pkg
+from evalcore.metrics import _caches
+from evalcore.metrics._caches import BoundedCache, cache_sizes, clear_caches
+
+
+def test_bounded_cache_drops_the_oldest_entry_first():
+    c = BoundedCache("t", 3)
+    for k in "abcd":
+        c[k] = k.upper()
+    assert list(c) == ["b", "c", "d"] and len(c) == 3
+    c["b"] = "again"  # replacing a key keeps the others
+    assert list(c) == ["b", "c", "d"] and c["b"] == "again"
+    c.setdefault("e", "E")
+    c.update({"f": "F"})
+    assert list(c) == ["d", "e", "f"]
+    with pytest.raises(ValueError):
+        BoundedCache("t", 0)
+
+
+def test_every_module_memo_is_registered_and_bounded():
+    """A module-level dict memo or lru_cache in evalcore.metrics must come from the registry
+    (bounded_cache / cached) with a finite size: an unbounded one added later fails here."""
+    mods = [(info.name, importlib.import_module(f"evalcore.metrics.{info.name}"))
+            for info in pkgutil.iter_modules(metrics_pkg.__path__)]
+    registered = {id(c) for c in _caches._REGISTRY.values()}
+    for modname, mod in mods:
+        for name, value in vars(mod).items():
+            if isinstance(value, dict) and any(w in name.upper() for w in ("CACHE", "MEMO")) \
+                    or isinstance(value, dict) and name == "_WORD_13A":
+                assert isinstance(value, BoundedCache) and id(value) in registered, f"{modname}.{name}"
+            if isinstance(value, functools._lru_cache_wrapper) and value.cache_info().maxsize != 0:
+                if name == "_load":  # tokenizer objects by name (a handful), not data
+                    continue
+                assert id(value) in registered and value.cache_info().maxsize is not None, f"{modname}.{name}"
+    assert all(mx <= 1 << 20 for _, mx in cache_sizes().values())
+
+
+def test_clear_caches_empties_every_memo():
+    from evalcore.metrics.base import get_metric
+    from evalcore.metrics.engine import clear_block_caches
+
+    for mid in ("bleu", "chrf", "ter", "gtm-2", "nist-2", "rouge-s*", "charngram-f3"):
+        m = get_metric(mid)
+        m.segment_block(["a b c d e", "b c d"], ["a b c", "c d e f"])
+        m.sentence_score("a b c d", ["a c b d"])
+    assert sum(n for n, _ in cache_sizes().values()) > 0
+    clear_block_caches()
+    assert all(n == 0 for n, _ in cache_sizes().values()), cache_sizes()
+    clear_caches()
