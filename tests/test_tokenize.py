@@ -315,3 +315,18 @@ def test_13a_tokens_equal_sacrebleu_on_wmt24():
             assert tokenize(t, "13a", False) == tuple(sacre(t.rstrip()).split())
             n += 1
     assert n > 3000
+
+
+def test_spm_model_files_are_sacrebleus():
+    """The SentencePiece model paths evalcore checks without importing sacreBLEU are the ones
+    sacreBLEU itself loads (its SPM_MODELS table and model folder)."""
+    import os
+
+    from sacrebleu.tokenizers.tokenizer_spm import SPM_MODELS
+    from sacrebleu.utils import SACREBLEU_DIR
+
+    from evalcore.metrics.tokenize import SPM_MODEL_FILES, SPM_TOKENIZERS, _spm_model_path
+
+    assert set(SPM_TOKENIZERS) == set(SPM_MODELS) == set(SPM_MODEL_FILES)
+    for name, spec in SPM_MODELS.items():
+        assert _spm_model_path(name) == os.path.join(SACREBLEU_DIR, "models", os.path.basename(spec["url"]))

@@ -77,11 +77,18 @@ def session_tokenizer() -> str | None:
     return _SESSION.get()
 
 
-def _spm_model_path(name: str) -> str:
-    from sacrebleu.tokenizers.tokenizer_spm import SPM_MODELS
-    from sacrebleu.utils import SACREBLEU_DIR
+#: the file name of each SentencePiece model in sacreBLEU's model folder (the base names of
+#: sacreBLEU 2.6's ``SPM_MODELS`` URLs; tests/test_tokenize.py pins them to sacreBLEU's table),
+#: known here so that listing the tokenizers never imports sacreBLEU
+SPM_MODEL_FILES = {"spm": "sacrebleu_tokenizer_spm.model", "flores101": "sacrebleu_tokenizer_spm.model",
+                   "flores200": "flores200sacrebleuspm", "spBLEU-1K": "spbleu-1k_tokenizer_spm.model"}
 
-    return os.path.join(SACREBLEU_DIR, "models", os.path.basename(SPM_MODELS[name]["url"]))
+
+def _spm_model_path(name: str) -> str:
+    """Where sacreBLEU keeps (or would download) tokenizer ``name``'s SentencePiece model:
+    ``$SACREBLEU/models`` (default ``~/.sacrebleu/models``), as ``sacrebleu.utils.SACREBLEU_DIR``."""
+    home = os.environ.get("SACREBLEU", os.path.join(os.path.expanduser("~"), ".sacrebleu"))
+    return os.path.join(home, "models", SPM_MODEL_FILES[name])
 
 
 def check_tokenizer(name: str) -> str:
@@ -145,11 +152,8 @@ def installed_tokenizers() -> list[str]:
     for name in TOKENIZERS:
         if not all(importlib.util.find_spec(m) is not None for m in _NEEDS.get(name, ())):
             continue
-        if name in SPM_TOKENIZERS:
-            try:
-                _load(name)
-            except ValueError:
-                continue
+        if name in SPM_TOKENIZERS and not os.path.exists(_spm_model_path(name)):
+            continue  # its model is not on this machine (sacreBLEU would download it)
         out.append(name)
     return out
 
