@@ -117,7 +117,9 @@ def test_segment_detail_counts_match_brute_force(ds):
     assert len(d["references"]) == len(rtexts) == 6
     out = _raw("outputs.tsv")
     cand = out[(out["system"] == system) & (out["seg_id"] == seg)]["text"].iloc[0]
-    tok = sacrebleu.tokenizers.tokenizer_13a.Tokenizer13a()
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    tok = Tokenizer13a()
     ct = tok(cand).split()
     rts = [tok(r).split() for r in rtexts]
     for n, row in zip(range(1, 5), d["orders"].itertuples()):
