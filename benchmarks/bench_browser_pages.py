@@ -39,8 +39,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-PAGES = ["data", "systems", "human_likeness", "likeness_vs_acceptability", "queen_vs_human", "divergence", "judges",
-         "learned", "learn", "campaign", "compare", "references", "experts"]
+try:  # the one page list (pages/registry.py); an older checkout without it: its fixed list
+    from pages.registry import PAGES as _REGISTRY
+
+    PAGES = [p.slug for p in _REGISTRY]
+except ImportError:
+    PAGES = ["data", "systems", "human_likeness", "likeness_vs_acceptability", "queen_vs_human", "divergence",
+             "judges", "learned", "learn", "campaign", "compare", "references", "experts"]
 from browser import CHART, FIGURE as FIG  # noqa: E402  (a page's own figures, not the shell's prefetch chart)
 IDLE = """() => !!document.querySelector('[data-testid="stApp"]')
                 && (!!document.querySelector('h1') || !!document.querySelector('[data-testid="stException"]'))
