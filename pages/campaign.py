@@ -216,27 +216,7 @@ with st.expander("Metric signatures"):
     download_table(sigs, "campaign_signatures", key="camp_sigs")
 
 with st.expander("System ranking with significance clusters (WMT24 procedure)"):
-    st.caption("Per language pair: system scores macro-averaged over domains, pairwise significance (two-sided "
-               "Wilcoxon per domain combined over domains, as WMT24; or paired bootstrap / approximate "
-               "randomisation), rank ranges and clusters (methods §3.12).")
-    r1, r2, r3 = st.columns(3)
-    rk_lp = r1.selectbox("Language pair", lps, key="camp_rank_lp", format_func=lambda x: x or "-")
-    rk_test = r2.radio("Test", ["wilcoxon", "bootstrap", "ar"], horizontal=True, key="camp_rank_test")
-    if r3.toggle("Compute the ranking", value=False, key="camp_rank_on"):
-        from evalcore.views.metatask import system_ranking_figures  # noqa: E402
-        from pages.common import memo_object  # noqa: E402
+    from pages.common import ranking_section  # noqa: E402
 
-        rk_crit = crit_v or common_view.default_criterion(coll[rk_lp])
-        try:
-            rk_table, rk_bars, rk_heat = memo_object(
-                "camp_ranking", (coll[rk_lp].content_hash(), rk_crit, rk_test),
-                lambda: system_ranking_figures(coll[rk_lp], rk_crit, rk_test))
-        except Exception as exc:
-            show_exception(exc, "Could not rank the systems")
-        else:
-            st.plotly_chart(rk_bars, width="stretch", key="camp_rank_bars")
-            download_figure(rk_bars, "campaign_ranking", key="camp_rank_bars_dl")
-            st.plotly_chart(rk_heat, width="stretch", key="camp_rank_heat")
-            download_figure(rk_heat, "campaign_ranking_pvalues", key="camp_rank_heat_dl")
-            st.dataframe(rk_table, hide_index=True, width="stretch")
-            download_table(rk_table, "campaign_ranking", key="camp_rank_tab")
+    rk_lp = st.selectbox("Language pair", lps, key="camp_rank_lp", format_func=lambda x: x or "-")
+    ranking_section(coll[rk_lp], crit_v or common_view.default_criterion(coll[rk_lp]), "camp", "campaign")

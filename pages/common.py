@@ -519,3 +519,30 @@ def terms(*names: str) -> None:
     with st.expander("📖 Terms on this page"):
         for term, text in entries(names):
             st.markdown(f"**{md(term)}**: {md(text)}", help=text)
+
+
+def ranking_section(ds: Dataset, criterion: str, key: str, name: str) -> None:
+    """The human ranking of the systems with significance clusters (WMT24 procedure, methods
+    §3.12): the test choice, then, when switched on, the clustered bars, the p-value heatmap and
+    the table (Systems and Campaign pages; widget keys prefixed by ``key``)."""
+    from evalcore.views.metatask import system_ranking_figures
+
+    st.caption("System scores macro-averaged over domains, pairwise significance (two-sided Wilcoxon per "
+               "domain combined over domains, as WMT24; or paired bootstrap / approximate randomisation), "
+               f"rank ranges and clusters of **{md(criterion)}** (methods §3.12).")
+    r2, r3 = st.columns(2)
+    test = r2.radio("Test", ["wilcoxon", "bootstrap", "ar"], horizontal=True, key=f"{key}_rank_test")
+    if not r3.toggle("Compute the ranking", value=False, key=f"{key}_rank_on"):
+        return
+    try:
+        table, bars, heat = memo_object(f"{key}_ranking", (ds.content_hash(), criterion, test),
+                                        lambda: system_ranking_figures(ds, criterion, test))
+    except Exception as exc:
+        show_exception(exc, "Could not rank the systems")
+        return
+    st.plotly_chart(bars, width="stretch", key=f"{key}_rank_bars")
+    download_figure(bars, f"{name}_ranking", key=f"{key}_rank_bars_dl")
+    st.plotly_chart(heat, width="stretch", key=f"{key}_rank_heat")
+    download_figure(heat, f"{name}_ranking_pvalues", key=f"{key}_rank_heat_dl")
+    st.dataframe(table, hide_index=True, width="stretch")
+    download_table(table, f"{name}_ranking", key=f"{key}_rank_tab")

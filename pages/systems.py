@@ -294,5 +294,13 @@ with cc2:
     else:
         st.info("No human judgements in this dataset.")
 
+if ds_criteria:
+    with st.expander("System ranking with significance clusters (WMT24 procedure)"):
+        from pages.common import ranking_section  # noqa: E402
+
+        rk_crit = st.selectbox("Human criterion", ds_criteria, key="sysrk_crit",
+                               index=ds_criteria.index(common_view.default_criterion(ds)))
+        ranking_section(ds, rk_crit, "sysrk", ds.name)
+
 with st.expander("Metric signatures"):
     st.dataframe(common_view.signature_frame(metrics, ds, "system"), hide_index=True, width="stretch")

@@ -80,3 +80,23 @@ def test_campaign_ranking_expander_matches_rank_systems():
     heat = charts["camp_rank_heat"]["data"][0]
     assert heat["type"] == "heatmap" and len(heat["x"]) == len(r.systems)
     assert np.isfinite(r.pvalues[0, 1])
+
+
+def test_systems_page_ranking_matches_rank_systems():
+    """The Systems page's ranking expander (the same section as the Campaign page's) shows the
+    WMT24-procedure ranking of rank_systems, here with the paired bootstrap."""
+    from evalcore.human.scores import criterion_judgements
+    from evalcore.io import load_collection
+    from evalcore.stats.system_ranking import item_scores, rank_systems
+
+    at = _open("systems", {"sys_metrics": ["bleu"], "sys_boot": 0})
+    at.radio(key="sysrk_rank_test").set_value("bootstrap").run()
+    at.toggle(key="sysrk_rank_on").set_value(True).run()
+    assert not at.exception, [e.message for e in at.exception]
+    crit = at.selectbox(key="sysrk_crit").value
+    t = _table(at, "rank_range")
+    ds = next(iter(load_collection(SAMPLE).values()))
+    r = rank_systems(item_scores(criterion_judgements(ds, crit)), {}, test="bootstrap")
+    assert t["system"].tolist() == r.systems
+    assert t["cluster"].tolist() == list(r.clusters)
+    assert "sysrk_rank_heat" in [c.key for c in at.get("plotly_chart")]
