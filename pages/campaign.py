@@ -11,8 +11,7 @@ from evalcore.views import campaign as campaign_view
 from evalcore.campaign import ALL, STATISTICS, WILLIAMS_STATISTICS, campaign
 from evalcore.settings import DEFAULTS
 from evalcore.stats.registry import label as stat_label
-from pages.common import (computed_keys, current_dataset, download_figure, download_table, ensure_shell, load_choice,
-                          long_segment_note, md, progress_bar, show_exception)
+from pages.common import (computed_keys, download_figure, download_table, ensure_shell, long_segment_note, md, progress_bar, show_exception)
 
 ensure_shell(__file__)
 st.title("Campaign")
@@ -20,13 +19,9 @@ from pages.common import terms  # noqa: E402
 
 terms('system level', 'Pearson', 'Kendall τ', 'pairwise accuracy', 'human translations as systems',
       'judged segments only', 'tokenizer', 'stored metric scores', 'significance clusters')
-current_dataset()  # stops with a hint when nothing is loaded
-label, meta = st.session_state.get("dataset_label"), st.session_state.get("dataset_meta")
-try:
-    coll = load_choice(label, meta or {"name": None})
-except Exception as exc:
-    show_exception(exc, "Could not load the dataset")
-    st.stop()
+from pages.common import current_collection  # noqa: E402
+
+coll = current_collection()
 
 from evalcore.human.scores import human_criteria  # noqa: E402
 

@@ -546,3 +546,15 @@ def ranking_section(ds: Dataset, criterion: str, key: str, name: str) -> None:
     download_figure(heat, f"{name}_ranking_pvalues", key=f"{key}_rank_heat_dl")
     st.dataframe(table, hide_index=True, width="stretch")
     download_table(table, f"{name}_ranking", key=f"{key}_rank_tab")
+
+
+def current_collection() -> dict[str, Dataset]:
+    """Every language pair of the dataset chosen in the sidebar (the pages that compare pairs),
+    or stop the page with a hint or the loading error."""
+    current_dataset()  # stops with a hint when nothing is loaded
+    label, meta = st.session_state.get("dataset_label"), st.session_state.get("dataset_meta")
+    try:
+        return load_choice(label, meta or {"name": None})
+    except Exception as exc:
+        show_exception(exc, "Could not load the dataset")
+        st.stop()

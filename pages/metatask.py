@@ -7,7 +7,7 @@ import streamlit as st
 
 from evalcore.views import common as common_view
 from evalcore.views import metatask as view
-from pages.common import (current_dataset, download_figure, download_table, ensure_shell, load_choice, md, memo,
+from pages.common import (download_figure, download_table, ensure_shell, md, memo,
                           memo_object, show_exception)
 
 ensure_shell(__file__)
@@ -15,13 +15,9 @@ st.title("Metrics task")
 from pages.common import terms  # noqa: E402
 
 terms('metrics task', 'SPA', 'acc23', 'tie calibration', 'Pearson', 'significance cluster', 'bootstrap CI')
-current_dataset()  # stops with a hint when nothing is loaded
-label, meta = st.session_state.get("dataset_label"), st.session_state.get("dataset_meta")
-try:
-    coll = load_choice(label, meta or {"name": None})
-except Exception as exc:
-    show_exception(exc, "Could not load the dataset")
-    st.stop()
+from pages.common import current_collection  # noqa: E402
+
+coll = current_collection()
 judged = [lp for lp, d in coll.items() if d.criteria]
 if not judged:
     st.info("This page needs human judgements in at least one language pair.")

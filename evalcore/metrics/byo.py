@@ -221,6 +221,17 @@ class ExternalMetric(Metric):
         raise NotImplementedError(f"external metric {self.name!r} cannot score new text; use lookup()")
 
 
+def _register_external(key: str, metric: Metric) -> None:
+    """Register an object holding given scores under ``key`` (replacing an earlier one), marked
+    external: not a built-in metric, listed by :func:`external_ids`."""
+    def factory(m=metric):
+        return m
+
+    factory._external = True
+    unregister(key)
+    register(key, factory)
+
+
 def register_scores(frame: pd.DataFrame, higher_is_better: dict[str, bool] | None = None,
                     source: str = "") -> list[str]:
     """Register every metric of a :func:`read_scores` frame; returns the registered ids.
@@ -238,14 +249,7 @@ def register_scores(frame: pd.DataFrame, higher_is_better: dict[str, bool] | Non
         if existing is not None and not getattr(existing, "_external", False):
             raise ValueError(f"metric {name!r} in the scores file clashes with the built-in metric {key!r}; "
                              f"rename it (e.g. 'ext-{key}')")
-        metric = ExternalMetric(str(name), sub, higher_is_better.get(key, True), source)
-
-        def factory(m=metric):
-            return m
-
-        factory._external = True
-        unregister(key)
-        register(key, factory)
+        _register_external(key, ExternalMetric(str(name), sub, higher_is_better.get(key, True), source))
         ids.append(key)
     return ids
 
@@ -386,14 +390,7 @@ def register_stored(datasets) -> list[str]:
             _STORED_ROWS.setdefault(key, {})[lp] = frame
             both = pd.concat(list(_STORED_ROWS[key].values()), ignore_index=True)
             both = both.drop_duplicates(["lp", "system", "seg_id"], keep="last")
-            metric = StoredMetric(name, both, f"metric-scores/ of {getattr(ds, 'name', '') or 'the data'}")
-
-            def factory(m=metric):
-                return m
-
-            factory._external = True
-            unregister(key)
-            register(key, factory)
+            _register_external(key, StoredMetric(name, both, f"metric-scores/ of {getattr(ds, 'name', '') or 'the data'}"))
             ids.append(name)
         for name, rows in stored_families(ds).items():  # stored:<metric>: x(c, r) for QARLA
             key = name.lower()
