@@ -234,6 +234,8 @@ NOT_RERUN = {
     "python -m pytest tests/test_findings_syntax.py": "a test, run with the test suite",
     "python benchmarks/findings_human_systems.py": "the whole human-systems table (~40 s CPU); its one-cell "
                                                    "command is checked (human-systems-cell)",
+    "python -m evalcore metatask": "the WMT24 task table of 10 lexical metrics on three WMT24 pairs: about 7 min "
+                                   "(the scoring); tests/test_metatask.py checks the table against mt-metrics-eval",
     "python -m evalcore spans": "span P/R/F with 1000 bootstrap resamples on WMT24 en-cs: about 10 min on 2 "
                                 "shared cores (TER marks in sacreBLEU's Python code); tests/test_spans.py checks "
                                 "the command on a hand-worked example",

@@ -67,8 +67,8 @@ def test_divergence_shows_spans_escaped_and_profiles(tmp_path, monkeypatch):
     at = _open(tmp_path, monkeypatch, "divergence", {"div_metrics": ["bleu", "chrf"]})
     # pick sysA segment 1 (two raters, HTML in the text and in a category)
     labels = at.selectbox(key="div_pick").options
-    pick = next(i for i, lab in enumerate(labels) if lab.startswith("sysA · segment 1 "))
-    at.selectbox(key="div_pick").set_value(pick).run()
+    assert any(lab.startswith("sysA · segment 1 ") for lab in labels)
+    at.selectbox(key="div_pick").set_value(("sysA", "1")).run()  # options are (system, segment)
     assert not at.exception, [e.message for e in at.exception]
     boxes = [m.value for m in at.markdown if "r1 &#40;ESA&#41;" in m.value]
     assert len(boxes) == 1
