@@ -280,6 +280,8 @@ class NeuralMetric(Metric):
     def segment_stats(self, cands, refs) -> np.ndarray:
         return self.sentence_scores(cands, refs).reshape(-1, 1)
 
+    serves_segments = True  # sentence_scores_of below (the metric contract)
+
     def sentence_scores_of(self, stats, refs) -> np.ndarray:
         return np.asarray(stats, dtype=float)[:, 0].copy()
 
@@ -326,8 +328,9 @@ class NeuralMetric(Metric):
 
     # ---- signature (sacreCOMET's fields, Zouhar et al. 2024: model, versions, references,
     # precision, truncation, aggregation); computed without loading the model -------------
-    def signature(self, nrefs=None, level=None) -> str:
+    def signature(self, nrefs=None, level=None):
         from .. import __version__
+        from ..metrics.base import make_signature
 
         v = versions()
         try:
@@ -336,14 +339,13 @@ class NeuralMetric(Metric):
             trunc = str(self.max_length())
         except (_models.MissingModel, _models.MissingExtra):
             model, trunc = f"{self.spec}@missing", "?"
-        parts = [f"model:{model}", f"kind:{self.kind}"]
-        if nrefs is not None:
-            parts.append(f"nrefs:{nrefs}")
-        parts += [f"agg:{self.config.aggregation}", f"precision:{self.config.precision}", f"trunc:{trunc}"]
+        fields = [("model", model), ("kind", self.kind), ("agg", self.config.aggregation),
+                  ("precision", self.config.precision), ("trunc", trunc)]
         if self.kind == "bertscore":
-            parts.append("layer:last|idf:no|rescale:no")
+            fields += [("layer", "last"), ("idf", "no"), ("rescale", "no")]
         if self.kind in ("comet", "cometkiwi", "xcomet"):
-            parts.append(f"comet:{v['unbabel-comet']}")
-        parts += [f"torch:{v['torch']}", f"transformers:{v['transformers']}",
-                  f"python:{sys.version_info[0]}.{sys.version_info[1]}", f"version:evalcore-{__version__}"]
-        return "|".join(parts)
+            fields.append(("comet", v["unbabel-comet"]))
+        fields += [("torch", v["torch"]), ("transformers", v["transformers"]),
+                   ("python", f"{sys.version_info[0]}.{sys.version_info[1]}")]
+        # the metric contract's Signature: nrefs first, version last (sacreBLEU's order)
+        return make_signature(fields, nrefs=nrefs, version=f"evalcore-{__version__}")
