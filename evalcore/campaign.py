@@ -103,9 +103,9 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
     metric's rank across pairs (see the module docstring; Kocmi et al. 2021).
 
     ``scorer``: where the metric scores come from, ``scorer(dataset, metric_ids, tokenize=,
-    include_references=, criterion=, **score_options)`` returning the system-level rows
-    (metric, system, score; notes in ``attrs``) that :func:`evalcore.parallel.score_table`
-    would (``criterion`` is None unless ``judged_only``). None: that function, on ``scheduler``.
+    include_references=, criterion=, **score_options)`` returning the
+    :class:`~evalcore.results.Result` (system-level rows metric, system, score; notes, warnings)
+    that :func:`evalcore.parallel.score_result` would (``criterion`` is None unless ``judged_only``). None: that function, on ``scheduler``.
     The dashboard passes :func:`evalcore.views.campaign.cached_scores`, the statistics the
     Systems page caches on disk (the same values). Metrics ``stored:NAME`` are the scores the
     data stores (mt-metrics-eval ``metric-scores/``), used as stored, never recomputed
@@ -160,18 +160,20 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
         toks[lp] = tok
         # the same human system scores as ``correlate`` and mt-metrics-eval: the given ones if any
         human = human_system_scores(ds, crit, normalisation=normalisation)
-        notes.append(f"{label}: {tok_note + '; ' if tok_note else ''}{human.attrs['note']}")
+        notes.append(f"{label}: {tok_note + '; ' if tok_note else ''}{human.method}")
+        human = human.table
         humans = set(human_systems(ds, list(human["system"])))
         hscore = dict(zip(human["system"], human["score"]))
         scores = pd.DataFrame(columns=["metric", "system", "seg_id", "score"])
         if text_m and ds.systems and ds.ref_ids:
             if scorer is None:
-                scores = parallel.score_table(ds, text_m, level="system", include_references=include_human,
-                                              segments=segments, tokenize=tok, scheduler=scheduler, **score_options)
+                scored = parallel.score_result(ds, text_m, level="system", include_references=include_human,
+                                               segments=segments, tokenize=tok, scheduler=scheduler, **score_options)
             else:
-                scores = scorer(ds, [m.id for m in text_m], tokenize=tok, include_references=include_human,
+                scored = scorer(ds, [m.id for m in text_m], tokenize=tok, include_references=include_human,
                                 criterion=crit if judged_only else None, **score_options)
-            notes += [f"{label}: {n}" for n in scores.attrs.get("notes", []) + scores.attrs.get("warnings", [])]
+            notes += [f"{label}: {n}" for n in scored.notes + scored.warnings]
+            scores = scored.table
             if "signature" in scores:
                 sigs[lp] = dict(zip(scores["metric"], scores["signature"]))
         elif text_m:
@@ -185,9 +187,9 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
             if len(use) < len(stored_m):
                 notes.append(f"{label}: no stored scores of {', '.join(m.id for m in stored_m if m.id not in have)}")
             if use:
-                st = stored_scores(ds, use, "system")
-                st = st.assign(metric=st["metric"].str.lower())
-                notes += [f"{label}: {n}" for n in st.attrs.get("notes", [])]
+                stored = stored_scores(ds, use, "system")
+                st = stored.table.assign(metric=stored.table["metric"].str.lower())
+                notes += [f"{label}: {n}" for n in stored.notes]
                 if judged_only:
                     notes.append(f"{label}: judged segments only does not apply to stored metric scores "
                                  "(used as stored)")

@@ -26,6 +26,7 @@ from .human.agreement import agreement, agreement_curve, pairwise_labels, per_ra
 from .human.normalise import rater_weights
 from .human.ranking import relative_ranking_scores
 from .human.scores import criterion_judgements
+from .results import Curve, Result
 
 ITEM = ["judgement", "seg_id", "sys_a", "sys_b"]
 
@@ -64,15 +65,17 @@ def _weights_vs_gold(labels: pd.DataFrame) -> pd.Series:
 
 
 def combination_curves(labels: pd.DataFrame, max_judges: int = 5, n_resamples: int = 20,
-                       seed: int = 0) -> pd.DataFrame:
+                       seed: int = 0) -> Curve:
     """Figure 1: agreement with the gold raters as k = 1..K non-experts are combined.
 
     Methods: ``plain`` (equal votes), ``weighted by gold`` (a non-expert's weight = their
     agreement with the gold raters), ``weighted by non-experts`` (leave-one-out agreement with
     the other non-experts' majority, methods §5.5). K = min(max_judges, the number of non-experts,
     the largest number of non-expert judgements of an item the gold raters judged); for every k
-    the same items are used (those with at least K non-expert judgements). ``attrs["gold_agreement"]`` is the gold
-    raters' own inter-rater agreement (the top line; NaN with one gold rater).
+    the same items are used (those with at least K non-expert judgements). Returns a
+    :class:`~evalcore.results.Curve` (method, k, agreement, sd, n_items): its ``reference_agreement``
+    is the gold raters' own inter-rater agreement (the top line; NaN with one gold rater), its
+    ``k_max`` = K.
     """
     gold = list(dict.fromkeys(labels.loc[labels["gold"], "rater"]))
     ng = labels[~labels["gold"]]
@@ -85,13 +88,12 @@ def combination_curves(labels: pd.DataFrame, max_judges: int = 5, n_resamples: i
                           ("weighted by non-experts", rater_weights(ng))):
             c = agreement_curve(labels.drop(columns=["gold"]), gold, max_judges=k_max, n_resamples=n_resamples,
                                 seed=seed, weights=w)
-            frames.append(c.assign(method=method))
+            frames.append(c.table.assign(method=method))
     out = (pd.concat(frames, ignore_index=True)[["method", "k", "agreement", "sd", "n_items"]] if frames
            else pd.DataFrame(columns=["method", "k", "agreement", "sd", "n_items"]))
     g = labels[labels["gold"]].drop(columns=["gold"])
-    out.attrs["gold_agreement"] = agreement(g, "inter")["p_agree"] if len(gold) > 1 else float("nan")
-    out.attrs["k_max"] = k_max
-    return out
+    return Curve(out, reference_agreement=agreement(g, "inter")["p_agree"] if len(gold) > 1 else float("nan"),
+                 k_max=k_max)
 
 
 def _rank_scores(labels: pd.DataFrame) -> pd.Series:
@@ -137,13 +139,15 @@ def gold_cross_validation(labels: pd.DataFrame, n_folds: int = 5, seed: int = 0)
 
 
 def ranking_correlations(labels: pd.DataFrame, metric_scores: pd.Series | None = None, metric_name: str = "bleu",
-                         n_folds: int = 5, seed: int = 0) -> pd.DataFrame:
+                         n_folds: int = 5, seed: int = 0) -> Result:
     """Figure 3: Spearman's ρ of system rankings with the gold raters' ranking.
 
     Rows: ``gold vs gold (5-fold CV)`` (mean and sd over folds: the upper bound), the
     non-experts' ranking from all their comparisons, from one combined label per item
     (plain, weighted by gold, weighted by non-experts), and ``metric_scores`` (e.g. corpus
-    BLEU per system). Columns: ranking, rho, sd, n_systems."""
+    BLEU per system). A :class:`~evalcore.results.Result`: columns ranking, rho, sd, n_systems; its
+    ``method`` says how the rankings are compared, its ``notes`` which rankings have no value
+    (:func:`ranking_notes`)."""
     gold_rank = _rank_scores(labels[labels["gold"]])
     ng = labels[~labels["gold"]]
     rows = []
@@ -162,10 +166,9 @@ def ranking_correlations(labels: pd.DataFrame, metric_scores: pd.Series | None =
         rho, n = _rho(metric_scores.astype(float), gold_rank)
         rows.append({"ranking": metric_name, "rho": rho, "sd": np.nan, "n_systems": n})
     out = pd.DataFrame(rows, columns=["ranking", "rho", "sd", "n_systems"])
-    out.attrs["note"] = ("Spearman's ρ with the gold raters' ranking (system score = share of its comparisons judged "
-                         "better than or equal, Callison-Burch et al. 2008); systems ranked by both only")
-    out.attrs["notes"] = ranking_notes(out)
-    return out
+    return Result(out, notes=ranking_notes(out),
+                  method=("Spearman's ρ with the gold raters' ranking (system score = share of its comparisons "
+                          "judged better than or equal, Callison-Burch et al. 2008); systems ranked by both only"))
 
 
 #: Below this many systems no Spearman ρ is significant at 0.05 (two-sided exact test: with 4

@@ -315,14 +315,24 @@ def score_table(dataset, metric_ids: Sequence, level: str = "segment", ref_ids: 
                 include_references: bool = False, progress: Progress = None, segments=None,
                 tokenize: str | None = None, scheduler: Scheduler | None = None,
                 block_size: int | None = None) -> pd.DataFrame:
-    """:func:`evalcore.metrics.engine.score_table` on ``scheduler`` (in-process when None or
-    ``none``): same columns, rows, order, values, signatures and ``attrs`` notes/warnings."""
+    """The table of :func:`score_result` (its notes and warnings not wanted)."""
+    return score_result(dataset, metric_ids, level, ref_ids, include_references, progress, segments, tokenize,
+                        scheduler, block_size).table
+
+
+def score_result(dataset, metric_ids: Sequence, level: str = "segment", ref_ids: Sequence[str] | None = None,
+                 include_references: bool = False, progress: Progress = None, segments=None,
+                 tokenize: str | None = None, scheduler: Scheduler | None = None,
+                 block_size: int | None = None):
+    """:func:`evalcore.metrics.engine.score_result` on ``scheduler`` (in-process when None or
+    ``none``): same columns, rows, order, values, signatures, notes and warnings."""
     from .metrics import engine
+    from .results import Result
 
     if scheduler is None or not scheduler.distributed:
-        return engine.score_table(dataset, metric_ids, level=level, ref_ids=ref_ids,
-                                  include_references=include_references, progress=progress, segments=segments,
-                                  tokenize=tokenize)
+        return engine.score_result(dataset, metric_ids, level=level, ref_ids=ref_ids,
+                                   include_references=include_references, progress=progress, segments=segments,
+                                   tokenize=tokenize)
     if level not in ("segment", "system"):
         raise ValueError(f"level must be 'segment' or 'system', not {level!r}")
     ds = dataset
@@ -367,9 +377,7 @@ def score_table(dataset, metric_ids: Sequence, level: str = "segment", ref_ids: 
     table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=cols)
     table = table[cols].astype({"metric": str, "system": str, "seg_id": str, "score": float, "n_segments": "Int64",
                                 "signature": str})
-    table.attrs["notes"] = notes
-    table.attrs["warnings"] = engine.long_segment_warnings(ds, metrics)  # as in-process
-    return table
+    return Result(table, notes=notes, warnings=engine.long_segment_warnings(ds, metrics))  # as in-process
 
 
 # ---- both levels, one metric at a time (score --level both) ---------------------------------

@@ -224,6 +224,17 @@ def long_segment_note(ds: Dataset, metric_ids) -> None:
         st.warning(md(w))
 
 
+def show_notes(res, notes_as: str = "caption") -> None:
+    """What a :class:`evalcore.results.Result` says beside its table: each warning as
+    ``st.warning``, each note as ``st.caption`` (``notes_as="warning"``: as warnings too), escaped
+    (they quote system, rater and metric names). The table itself is ``res.table``."""
+    for w in res.warnings:
+        st.warning(md(w))
+    show = st.warning if notes_as == "warning" else st.caption
+    for n in res.notes:
+        show(md(n))
+
+
 def show_exception(exc: BaseException, what: str = "Something went wrong") -> None:
     """A readable error instead of a raw traceback (details folded away)."""
     st.error(f"{md(what)}: {md(str(exc))}")  # messages quote user text (file names, ids)

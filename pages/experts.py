@@ -7,7 +7,7 @@ import streamlit as st
 from evalcore.views import common as common_view
 from evalcore import plots_refs as PR
 from evalcore import experts as E
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, md, memo, memo_object, show_exception
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, md, memo, memo_object, show_exception, show_notes
 
 ensure_shell(__file__)
 st.title("Experts vs non-experts")
@@ -68,21 +68,17 @@ st.caption("Agreement: share of (non-expert comparison, gold comparison) pairs o
            "the best (Callison-Burch 2009, Figure 2).")
 
 st.subheader("Combining non-experts")
-curves = memo("ex_curves", (h, criterion, tuple(gold)), lambda: E.combination_curves(labels, 5, 20))
+cres = memo("ex_curves", (h, criterion, tuple(gold)), lambda: E.combination_curves(labels, 5, 20))
+curves, ga = cres.table, cres.reference_agreement
 if curves.empty:
     st.info("No item was judged by both the gold raters and a non-expert.")
 else:
     f1 = memo_object("ex_fig1_fig", (h, criterion, tuple(gold)),
-                     lambda: PR.combination_curves(curves, curves.attrs.get("gold_agreement")))
+                     lambda: PR.combination_curves(curves, ga))
     st.plotly_chart(f1, width="stretch", key="ex_fig1")
     download_figure(f1, f"{ds.name}_experts_fig1", key="ex_fig1_dl")
-    # shown without its attrs: Streamlit sends a frame's attrs to the browser as JSON, and a NaN
-    # there (gold_agreement with one gold rater) is not JSON: the table failed to draw
-    shown = curves.copy(deep=False)
-    shown.attrs = {}
-    st.dataframe(shown, hide_index=True, width="stretch")
+    st.dataframe(curves, hide_index=True, width="stretch")
     download_table(curves, f"{ds.name}_combination_curves", key="ex_fig1_tab", signature=sig)
-    ga = curves.attrs.get("gold_agreement")
     st.caption("k non-experts' labels of an item are drawn at random (20 draws per k) and combined by a vote: "
                "plain, weighted by each non-expert's agreement with the gold raters, or weighted by their "
                "leave-one-out agreement with the other non-experts. "
@@ -96,12 +92,12 @@ try:
             scores = memo("ex_metric", (h, m), lambda: E.metric_system_scores(ds, m))
     else:
         scores = None
-    ranks = memo("ex_ranks", (h, criterion, tuple(gold), m), lambda: E.ranking_correlations(labels, scores, m, 5))
+    rres = memo("ex_ranks", (h, criterion, tuple(gold), m), lambda: E.ranking_correlations(labels, scores, m, 5))
 except Exception as exc:
     show_exception(exc, "Could not rank the systems")
     st.stop()
-for note in ranks.attrs.get("notes", []):
-    st.warning(md(note))
+ranks = rres.table
+show_notes(rres, notes_as="warning")
 if ranks["rho"].notna().any():
     f3 = memo_object("ex_fig3_fig", (h, criterion, tuple(gold), m), lambda: PR.ranking_bars(ranks))
     st.plotly_chart(f3, width="stretch", key="ex_fig3")
@@ -110,5 +106,5 @@ else:
     st.warning("No figure: no ranking shares 3 systems with the gold raters' ranking.")
 st.dataframe(ranks, hide_index=True, width="stretch")
 download_table(ranks, f"{ds.name}_ranking_correlations", key="ex_fig3_tab", signature=sig)
-st.caption(md(ranks.attrs.get("note", "")) + ". Upper bound: five-fold cross-validation over the gold raters' "
+st.caption(md(rres.method) + ". Upper bound: five-fold cross-validation over the gold raters' "
            "judgements (each fifth ranks the systems, compared with the ranking from the other four fifths).")

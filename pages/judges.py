@@ -53,21 +53,22 @@ chance = c3.selectbox("Chance agreement P(E)", ["uniform", "empirical"], key="jd
 # ---------------------------------------------------------------- distributions
 st.subheader("Score distributions per rater")
 try:
-    dist = memo("dist", (h, criterion, norm), lambda: judges_view.rater_distributions(ds, criterion, norm))
+    dres = memo("dist", (h, criterion, norm), lambda: judges_view.rater_distributions(ds, criterion, norm))
+    dist = dres.table
 except Exception as exc:
     show_exception(exc, "Could not normalise the scores")
     st.stop()
 fig = memo_object("dist_fig", (h, criterion, norm), lambda: P.rater_distributions(dist, f"{criterion}: raw vs {norm}"))
 st.plotly_chart(fig, width="stretch", key="jd_dist")
 download_figure(fig, f"{ds.name}_rater_distributions", key="jd_dist_fig")
-summary = dist.attrs.get("summary")
+summary = dres.summary
 if summary is not None:
     st.dataframe(summary, hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(format="%.3f") for c in summary.columns
                                 if c not in ("judgement", "rater", "n")})
     download_table(summary, f"{ds.name}_rater_summary_{criterion}", key="jd_summary")
-if dist.attrs.get("excluded"):
-    st.warning(f"{len(dist.attrs['excluded'])} rater(s) with constant scores cannot be z-normalised and were left out.")
+if dres.excluded_raters:
+    st.warning(f"{len(dres.excluded_raters)} rater(s) with constant scores cannot be z-normalised and were left out.")
 st.caption("Raters use the scale differently (some are strict, some lenient, some use only part of it); "
            "normalising per rater removes that before scores are averaged.")
 
@@ -146,12 +147,8 @@ if len(raters) >= 2 and not skip_details:
 # ---------------------------------------------------------------- consensus + HTER
 st.subheader("Consensus ranking of the judges (Schulze)")
 try:
-    def _consensus():
-        table = judges_view.judges_consensus(ds, criterion)
-        sup = table.attrs.pop("support")  # Streamlit cannot serialise it with the table
-        return table, sup
-
-    cons, support = memo("schulze", (h, criterion), _consensus)
+    ranked = memo("schulze", (h, criterion), lambda: judges_view.judges_consensus(ds, criterion))
+    cons, support = ranked.table, ranked.support
     st.caption("Each (rater, segment) is a ballot ranking the outputs that rater scored on that segment "
                f"(Callison-Burch 2009; Schulze 2011, winning votes): {support.summary()}.")
     if support.few:

@@ -37,8 +37,8 @@ def point_table(_ds, h, metrics, criteria, include_refs, norm, ref_ids=None, jud
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def judges_consensus(_ds, h, criterion):
-    table = judges_view.judges_consensus(_ds, criterion)
-    return table, table.attrs.pop("support")  # what the ranking rests on (not serialisable with the table)
+    ranked = judges_view.judges_consensus(_ds, criterion)
+    return ranked.table, ranked.support  # what the ranking rests on
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

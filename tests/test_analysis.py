@@ -301,7 +301,7 @@ def test_judges_overview_on_sample(ds):
 
 
 def test_rater_distributions_z(ds):
-    d = judges_view.rater_distributions(ds, "adequacy", "z")
+    d = judges_view.rater_distributions(ds, "adequacy", "z").table
     z = d[d["stage"] == "z"]
     for rater, g in z.groupby("rater"):
         assert g["score"].mean() == pytest.approx(0, abs=1e-9)

@@ -73,7 +73,7 @@ def test_systems_page_statistics_are_reused_and_the_key_carries_the_tokenizer(wm
     other = cached_scores(ja, ["bleu"], tokenize="char", criterion="esa")
     assert cache[1:] == [("en-ja", "bleu", "char")]  # another tokenizer is another entry
     same = cached_scores(ja, ["bleu"], tokenize="ja-mecab", criterion="esa")
-    assert not other["score"].equals(same["score"])
+    assert not other.table["score"].equals(same.table["score"])
 
 
 def test_lp_plan_tokenizers(wmt24):

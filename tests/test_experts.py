@@ -63,12 +63,13 @@ def test_figure2_agreement_with_gold_brute_force():
 def test_figure1_curves_and_top_line():
     ds = _dataset()
     labels = gold_labels(ds, ["g1", "g2"], "q")
-    curves = combination_curves(labels, max_judges=5, n_resamples=10)
-    assert curves.attrs["k_max"] == 3  # three non-experts
+    res = combination_curves(labels, max_judges=5, n_resamples=10)
+    curves = res.table
+    assert res.k_max == 3  # three non-experts
     assert set(curves["method"]) == {"plain", "weighted by gold", "weighted by non-experts"}
     # top line: the two gold raters' agreement, by hand
     g1, g2 = _labels_by_hand(ds, "g1"), _labels_by_hand(ds, "g2")
-    assert curves.attrs["gold_agreement"] == pytest.approx(np.mean([g1[k] == g2[k] for k in g1]))
+    assert res.reference_agreement == pytest.approx(np.mean([g1[k] == g2[k] for k in g1]))
     # k = 3 uses every non-expert once: deterministic, equal to a literal weighted vote
     w = rater_vs_gold(labels).set_index("rater")["p_agree"]
     hands = {r: _labels_by_hand(ds, r) for r in ("good", "noisy", "random")}
@@ -99,7 +100,7 @@ def test_figure3_rankings_against_scipy_and_cross_validation():
 
     gold = rr(["g1", "g2"])
     bleu_like = pd.Series({"s1": 1.0, "s2": 3.0, "s3": 2.0, "s4": 0.5})
-    table = ranking_correlations(labels, bleu_like, "bleu").set_index("ranking")
+    table = ranking_correlations(labels, bleu_like, "bleu").table.set_index("ranking")
     ne = rr(["good", "noisy", "random"])
     assert table.loc["non-experts: all comparisons", "rho"] == pytest.approx(
         stats.spearmanr(ne[SYSTEMS], gold[SYSTEMS])[0])

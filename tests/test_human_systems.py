@@ -19,7 +19,7 @@ from scipy import stats
 
 from evalcore.cli import main
 from evalcore.dataset import Dataset
-from evalcore.metrics.engine import candidate_plan, score_table
+from evalcore.metrics.engine import candidate_plan, score_result
 
 
 def _read(folder, name):
@@ -117,12 +117,13 @@ def test_candidate_plan_every_candidate_against_the_chosen_set():
     plan, notes = candidate_plan(ds, ["R1"], include_references=True)
     assert {n: r for n, _, r in plan} == {"sys0": ["R1"], "sys1": ["R1"], "R0": ["R1"], "R2": ["R1"]}
     assert notes and "R1 left out" in notes[0]
-    tab = score_table(ds, ["bleu"], level="system", ref_ids=["R1"], include_references=True,
-                      segments={"sys0": ["1", "2", "3"], "R0": ["2", "4"]})
+    res = score_result(ds, ["bleu"], level="system", ref_ids=["R1"], include_references=True,
+                       segments={"sys0": ["1", "2", "3"], "R0": ["2", "4"]})
+    tab = res.table
     r = ds.ref_texts()
     want = BLEU().corpus_score([r["R0"][1], r["R0"][3]], [[r["R1"][1], r["R1"][3]]]).score
     assert tab.set_index("system").loc["R0", "score"] == pytest.approx(want, abs=1e-9)
-    assert set(tab.system) == {"sys0", "R0"} and "left out (no judged segments): sys1, R2" in tab.attrs["notes"][-1]
+    assert set(tab.system) == {"sys0", "R0"} and "left out (no judged segments): sys1, R2" in res.notes[-1]
 
 
 def test_only_reference_is_said_not_dropped_silently():

@@ -78,18 +78,19 @@ def test_z_normalisation_ddof1_and_zero_sd_exclusion():
     j = J([("s1", "1", "a", "da", 10), ("s2", "1", "a", "da", 20), ("s1", "2", "a", "da", 60),
            ("s1", "1", "b", "da", 5), ("s2", "1", "b", "da", 5)])
     with pytest.warns(UserWarning, match="excluded"):
-        z = normalise(j, "z")
+        zres = normalise(j, "z")
+    z = zres.table
     assert set(z["rater"]) == {"a"}
     x = np.array([10, 20, 60.0])
     assert z["score"].to_numpy() == pytest.approx((x - x.mean()) / x.std(ddof=1))
-    assert z.attrs["excluded_raters"] == [{"judgement": "da", "rater": "b"}]
+    assert list(zres.excluded_raters) == [{"judgement": "da", "rater": "b"}]
     assert z["raw"].tolist() == [10, 20, 60]
 
 
 def test_percentile_normalisation_per_rater():
     j = J([("s1", "1", "a", "q", 1), ("s2", "1", "a", "q", 2), ("s3", "1", "a", "q", 2), ("s4", "1", "a", "q", 3),
            ("s1", "1", "b", "q", 5), ("s2", "1", "b", "q", 4)])
-    p = normalise(j, "percentile")
+    p = normalise(j, "percentile").table
     assert p["score"].tolist() == [0.125, 0.5, 0.5, 0.875, 0.75, 0.25]
     summ = rater_summary(j, p)
     assert summ.set_index("rater").loc["a", "n"] == 4
@@ -249,15 +250,16 @@ def test_agreement_curve():
             noisy = {s: v + rng.normal(0, 2.0) for s, v in truth.items()}
             rows += [(s, str(seg), f"t{t}", "q", v) for s, v in noisy.items()]
     labels = pairwise_labels(J(rows))
-    curve = agreement_curve(labels, ["e1", "e2"], max_judges=5, n_resamples=10, seed=0)
+    res = agreement_curve(labels, ["e1", "e2"], max_judges=5, n_resamples=10, seed=0)
+    curve = res.table
     assert curve["k"].tolist() == [1, 2, 3, 4, 5]
     assert curve["agreement"].iloc[-1] > curve["agreement"].iloc[0]
     assert curve["sd"].iloc[-1] == 0  # with k = all 5 judges every resample is the same
-    assert curve.attrs["reference_agreement"] == 1.0
+    assert res.reference_agreement == 1.0
     # judges that copy the reference agree perfectly at every k
     copy = labels[labels["rater"].isin(["e1", "e2"])]
     clones = pd.concat([copy.assign(rater=f"c{i}", jid=copy["jid"] + 1000 * (i + 1)) for i in range(3)])
-    c2 = agreement_curve(pd.concat([copy, clones]), ["e1", "e2"], max_judges=3, n_resamples=3)
+    c2 = agreement_curve(pd.concat([copy, clones]), ["e1", "e2"], max_judges=3, n_resamples=3).table
     assert (c2["agreement"] == 1.0).all()
 
 

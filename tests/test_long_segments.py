@@ -65,18 +65,19 @@ def test_20000_words_are_refused_before_any_alignment(tmp_path):
     from kernel_spy import spy_quadratic
 
     from evalcore.io import load_dataset
-    from evalcore.metrics.engine import score_table, similarity_tensors_many
+    from evalcore.metrics.engine import score_result, similarity_tensors_many
 
     _write(tmp_path / "d", 20000)
     ds = load_dataset(str(tmp_path / "d"))
     ids = ["ter", "wer", "rouge-l", "rouge-1", "rouge-s*", "meteor", "gtm-2"]
     with spy_quadratic() as seen:
-        seg = score_table(ds, ids, level="segment")
+        res = score_result(ds, ids, level="segment")
+        seg = res.table
         similarity_tensors_many(ds, ids, cache_dir=False)
     assert seen.n_calls > 0 and seen.longest <= MAX_ALIGN_TOKENS  # the short texts were aligned, not the long one
     long = seg[(seg.system == "sysA") & (seg.seg_id == "2")].set_index("metric")["score"]
     assert long.drop("rouge-1").isna().all() and np.isfinite(long["rouge-1"])  # ROUGE-1 is linear: scored
-    (w,) = seg.attrs["warnings"]
+    (w,) = res.warnings
     assert w.startswith("ter, wer, rouge-l, rouge-s*, meteor, gtm-2: 1 segment(s) refused") and "sysA: 20000 tokens" in w
     assert f"longer than {MAX_ALIGN_TOKENS} tokens" in w
 
@@ -110,12 +111,12 @@ def test_rouge_family_kernel_leaves_texts_over_the_cap_unaligned():
 @pytest.mark.parametrize("metric_id", ["ter", "wer", "rouge-l", "rouge-w", "rouge-s*"])
 def test_long_segment_refused_and_reported(metric_id, tmp_path, small_cap):
     from evalcore.io import load_dataset
-    from evalcore.metrics.engine import score_table, similarity_tensors
+    from evalcore.metrics.engine import score_result, similarity_tensors
 
     _write(tmp_path / "d", CAP + 1)
     ds = load_dataset(str(tmp_path / "d"))
-    seg = score_table(ds, [metric_id], level="segment")
-    sys_ = score_table(ds, [metric_id], level="system")
+    seg_res, sys_res = score_result(ds, [metric_id], level="segment"), score_result(ds, [metric_id], level="system")
+    seg, sys_ = seg_res.table, sys_res.table
     tens = similarity_tensors(ds, metric_id, cache_dir=False)
     a2 = seg[(seg.system == "sysA") & (seg.seg_id == "2")]["score"]
     assert len(a2) == 1 and np.isnan(a2.iloc[0])
@@ -126,8 +127,8 @@ def test_long_segment_refused_and_reported(metric_id, tmp_path, small_cap):
     a, k = tens.systems.index("sysA"), tens.seg_ids.index("2")
     assert np.isnan(tens.sys_ref[a, k]).all() and np.isnan(tens.loo_sys[a, k]).all()
     assert np.isfinite(tens.sys_ref[tens.systems.index("sysB"), k]).all()
-    for table in (seg, sys_):
-        (w,) = table.attrs["warnings"]
+    for res in (seg_res, sys_res):
+        (w,) = res.warnings
         assert metric_id in w and "segment 2" in w and f"sysA: {CAP + 1} tokens" in w and f"{CAP} tokens" in w
 
 

@@ -117,7 +117,7 @@ def test_stored_metric_rows_are_the_files_and_builtin_name_is_flagged(folder, tm
 
     ds = load_dataset(folder, lp="en-de")
     assert "stored:TER-newstest2020" in stored_ids(ds)
-    st = stored_scores(ds, ["stored:ter-newstest2020"]).set_index("system")["score"]
+    st = stored_scores(ds, ["stored:ter-newstest2020"]).table.set_index("system")["score"]
     off = _read(shared("wmt20_mqm_scores"), "official_metric_sys_scores.tsv")
     want = off[(off.lp == "en-de") & (off.metric == "TER") & (off.refset == "newstest2020")]
     assert st.to_dict() == {s: float(v) for s, v in zip(want["system"], want["score"])}

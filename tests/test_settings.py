@@ -214,10 +214,10 @@ def test_experts_rho_from_four_systems_is_flagged(tmp_path, capsys):
 
     d = _four_systems(tmp_path)
     ds = load_dataset(d)
-    table = ranking_correlations(gold_labels(ds, ["ann"], "adequacy"), None, "", 5)
-    row = table.set_index("ranking").loc["non-experts: all comparisons"]
+    res = ranking_correlations(gold_labels(ds, ["ann"], "adequacy"), None, "", 5)
+    row = res.table.set_index("ranking").loc["non-experts: all comparisons"]
     assert row["n_systems"] == 4
-    notes = table.attrs["notes"]
+    notes = res.notes
     assert any("from only 4 systems" in n and "0.083" in n for n in notes)  # 2/4! two-sided exact p
     assert main(["experts", str(d), "--gold", "ann", "--criterion", "adequacy"]) == 0
     assert "from only 4 systems" in capsys.readouterr().err
@@ -256,7 +256,7 @@ def test_judges_consensus_labels_both_aggregations():
     from evalcore.views.systems import system_table
 
     ds = load_dataset(SAMPLE)
-    cons = judges_consensus(ds, "adequacy").set_index("system")
+    cons = judges_consensus(ds, "adequacy").table.set_index("system")
     raw = pd.read_csv(SAMPLE / "judgements.tsv", sep="\t", dtype={"seg_id": str})
     raw = raw[raw.judgement == "adequacy"]
     seg_mean = raw.groupby(["system", "seg_id"]).score.mean().groupby("system").mean()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import sys
+from typing import Sequence
 
 import pandas as pd
 
@@ -57,12 +58,12 @@ class Sink:
         # language pairs (correlate --method accuracy: the global pairwise accuracy row)
         self.pool: dict[tuple, object] = {}
 
-    def add(self, dest, section, df, float_format, note=None, lp=""):
+    def add(self, dest, section, df, float_format, note=None, lp="", notes=()):
         key = (dest, section)
         self.parts.setdefault(key, []).append(df)
         self.fmt[key] = float_format
-        if note:
-            self.notes.setdefault(key, []).append(f"{lp or '-'}: {note}")
+        for n in ([note] if note else []) + list(notes):
+            self.notes.setdefault(key, []).append(f"{lp or '-'}: {n}")
 
     def flush(self) -> None:
         first_stdout = True
@@ -96,17 +97,28 @@ def _write(df: pd.DataFrame, dest, section, float_format, first: bool = True, no
 
 
 def emit(df: pd.DataFrame, dest: str | None, args, section: str | None = None,
-         float_format: str | None = None, first: bool = True, note: str | None = None) -> None:
+         float_format: str | None = None, first: bool = True, note: str | None = None,
+         notes: Sequence[str] = ()) -> None:
     """Write ``df`` (with the ``lp`` column) to ``dest`` (None: stdout, under ``# section``
-    when given; ``note``: a comment line after it), or keep it for the end of an ``--lp all``
-    run (notes then name their language pair)."""
+    when given; ``note``, then ``notes``: comment lines after it), or keep it for the end of an
+    ``--lp all`` run (notes then name their language pair)."""
     lp = getattr(args, "_lp_value", None) or getattr(args, "lp", None) or ""
     df = with_lp(df, lp)
     sink = getattr(args, "_sink", None)
     if sink is not None:
-        sink.add(dest, section, df, float_format, note, lp)
+        sink.add(dest, section, df, float_format, note, lp, notes=notes)
     else:
-        _write(df, dest, section, float_format, first=first, notes=[note] if note else [])
+        _write(df, dest, section, float_format, first=first, notes=([note] if note else []) + list(notes))
+
+
+def emit_result(res, dest: str | None, args, section: str | None = None, float_format: str | None = None,
+                first: bool = True, note: str | None = None) -> None:
+    """Write a :class:`~evalcore.results.Result`: its warnings at once on stderr
+    (``warning: ...``), its table through :func:`emit` with ``note`` and then its notes as the
+    comment lines after it (on stderr when written to a file)."""
+    for w in res.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    emit(res.table, dest, args, section=section, float_format=float_format, first=first, note=note, notes=res.notes)
 
 
 def run_all(args) -> int:

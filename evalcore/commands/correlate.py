@@ -105,8 +105,9 @@ def _human(ds, args, note):
             if given is None or given.empty:
                 raise
     if given is not None and len(given):
-        given = human_system_scores(ds, args.human, args.normalisation, args.aggregate)  # (the campaign's too)
-        note(given.attrs["note"])
+        hres = human_system_scores(ds, args.human, args.normalisation, args.aggregate)  # (the campaign's too)
+        note(hres.method)
+        given = hres.table
         return pd.DataFrame({"system": given["system"], "seg_id": "", "score": given["score"]}), seg
     if seg is None:
         raise ValueError(f"no judgements for criterion {args.human!r}; available: {', '.join(ds.criteria) or 'none'}")
@@ -227,8 +228,9 @@ def _metric_frames(args, ds, refs, metrics, judged, notes):
 
     stored = [m for m in metrics if m.lower().startswith(STORED_PREFIX)]
     if stored:  # the data's own metric scores, as stored (never recomputed)
-        st = stored_scores(ds, stored, args.level)
-        notes += st.attrs.get("notes", [])
+        stored_res = stored_scores(ds, stored, args.level)
+        st = stored_res.table
+        notes += stored_res.notes
         if judged is not None:
             note("--judged-only does not apply to stored metric scores: they are used as stored")
         frames.append(st)
@@ -248,15 +250,16 @@ def _metric_frames(args, ds, refs, metrics, judged, notes):
     if builtin:
         from ..progress import StderrProgress
         from ..metrics.base import get_metric
-        from ..parallel import score_table
+        from ..parallel import score_result
 
         tok = _tok.resolve(args, ds, [get_metric(m) for m in builtin])
-        tab = score_table(ds, builtin, level=args.level, ref_ids=use_refs,
-                          include_references=args.include_human_systems, segments=judged, tokenize=tok,
-                          progress=StderrProgress("scoring"), scheduler=getattr(args, "_scheduler", None))
-        for w in tab.attrs.get("warnings", []):
+        res = score_result(ds, builtin, level=args.level, ref_ids=use_refs,
+                           include_references=args.include_human_systems, segments=judged, tokenize=tok,
+                           progress=StderrProgress("scoring"), scheduler=getattr(args, "_scheduler", None))
+        for w in res.warnings:
             print(f"warning: {w}", file=sys.stderr)
-        notes += tab.attrs.get("notes", [])
+        notes += res.notes
+        tab = res.table
         if args.include_human_systems and not refs and len(ds.ref_ids) > 1:
             note("choose the reference set with --refs to score the other human translations as systems")
         frames.append(tab)

@@ -29,7 +29,8 @@ def add_arguments(p) -> None:
 
 def tables(ds, gold, criterion=None, lower_is_better=False, chance="uniform", max_judges=5, resamples=20,
            folds=5, metric="bleu"):
-    """(raters, curves, rankings) frames; ``curves.attrs['gold_agreement']`` is the top line."""
+    """(raters frame, curves :class:`~evalcore.results.Curve`, rankings
+    :class:`~evalcore.results.Result`); ``curves.reference_agreement`` is the top line."""
     from ..experts import combination_curves, gold_labels, ranking_correlations, rater_vs_gold
 
     crit = criterion or (ds.criteria[0] if ds.criteria else None)
@@ -70,13 +71,13 @@ def run(args) -> int:
                              level="system")
     finally:
         set_session_tokenizer(before)
-    rankings = rankings.assign(signature=sig)
-    ga = curves.attrs.get("gold_agreement")
+    ranked = rankings.table.assign(signature=sig)
+    ga = curves.reference_agreement
     parts = [("raters", raters, f"gold raters: {', '.join(gold)}; every other rater is a non-expert; each "
                                 "non-expert's agreement with the gold raters (Figure 2)"),
-             ("curves", curves, "agreement with the gold raters as non-experts are combined (Figure 1); "
+             ("curves", curves.table, "agreement with the gold raters as non-experts are combined (Figure 1); "
                                 "gold-vs-gold agreement: " + ("n/a (one gold rater)" if ga != ga else f"{ga:.4f}")),
-             ("rankings", rankings, f"{rankings.attrs.get('note', '')} (Figure 3)")]
+             ("rankings", ranked, f"{rankings.method} (Figure 3)")]
     pre = args.out_prefix
     for i, (name, table, what) in enumerate(parts):
         if pre:
@@ -85,7 +86,7 @@ def run(args) -> int:
             emit(table, None, args, section=what, float_format="%.4f", first=i == 0)
     if pre:
         print(f"wrote tables with prefix {pre}", file=sys.stderr)
-    notes = list(rankings.attrs.get("notes", []))
+    notes = list(rankings.notes)
     if raters["p_agree"].isna().all():
         notes.insert(0, "no non-expert compared the same two outputs of a segment as a gold rater: no agreement "
                         "with the gold raters can be measured")

@@ -1,8 +1,6 @@
 """``python -m evalcore judges``: agreement and rater tables for human judgements (methods §5)."""
 from __future__ import annotations
 
-import sys
-
 NAME = "judges"
 LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
 OUTPUTS = (("out_prefix", "agreement.tsv", "raters.tsv", "systems.tsv"),)  # checked before any work
@@ -24,7 +22,12 @@ def add_arguments(p) -> None:
 
 
 def tables(ds, criterion=None, lower_is_better=False, normalisation="raw", chance="uniform", screen_col=None):
-    """(agreement, raters, systems) frames for one criterion of a dataset."""
+    """(agreement, raters, systems) for one criterion of a dataset: ``agreement`` a
+    :class:`~evalcore.results.Result` (its note: Krippendorff's alpha), ``raters`` a frame,
+    ``systems`` None (no pairwise labels) or a :class:`~evalcore.results.Ranked` whose ``support``
+    is what the Schulze ranking rests on (its note; a warning when it rests on few comparisons)."""
+    from ..results import Ranked, Result
+
     import numpy as np
     import pandas as pd
 
@@ -35,7 +38,7 @@ def tables(ds, criterion=None, lower_is_better=False, normalisation="raw", chanc
 
     crit = criterion or (ds.criteria[0] if ds.criteria else "mqm")
     j = criterion_judgements(ds, crit)
-    norm = normalise(j, normalisation)
+    norm = normalise(j, normalisation).table
     labels = pairwise_labels(norm, higher_is_better=not lower_is_better, screen_col=screen_col)
     rows = []
     for kind in ("inter", "intra"):
@@ -59,36 +62,27 @@ def tables(ds, criterion=None, lower_is_better=False, normalisation="raw", chanc
         sch = schulze_from_judgements(norm, higher_is_better=not lower_is_better, screen_col=screen_col)
         rank = {c: i + 1 for i, grp in enumerate(sch.ranking) for c in grp}
         systems["schulze_rank"] = systems["system"].map(rank)
-        systems.attrs["support"] = sch.support
-    agree.attrs["alpha"] = al
+        sup = sch.support
+        systems = Ranked(systems, notes=[f"schulze_rank: {sup.summary()}"],
+                         warnings=[sup.warning()] if sup.few else [], support=sup)
+    agree = Result(agree, notes=[f"Krippendorff's alpha (interval): {al.text(4)}"])
     return agree, raters, systems
 
 
-def _support_note(systems) -> str | None:
-    """What the Schulze ranking rests on (a comment line under the table); a warning on stderr
-    when it rests on few comparisons."""
-    support = systems.attrs.get("support")
-    if support is None:
-        return None
-    if support.few:
-        print(f"warning: {support.warning()}", file=sys.stderr)
-    return f"schulze_rank: {support.summary()}"
-
-
 def run(args) -> int:
-    from ._lp import dataset, emit
+    from ..results import Result
+    from ._lp import dataset, emit_result
 
     ds = dataset(args)
     agree, raters, systems = tables(ds, args.criterion, args.lower_is_better, args.normalisation, args.chance,
                                     args.screen_column)
     pre = args.out_prefix
-    alpha_note = f"Krippendorff's alpha (interval): {agree.attrs['alpha'].text(4)}"
-    parts = [("agreement", agree, alpha_note), ("raters", raters, None)]
+    parts = [("agreement", agree), ("raters", Result(raters))]
     if args.systems and systems is not None:
-        parts.append(("systems", systems, _support_note(systems)))
-    for i, (section, table, note) in enumerate(parts):
+        parts.append(("systems", systems))
+    for i, (section, res) in enumerate(parts):
         if pre:
-            emit(table, f"{pre}{section}.tsv", args, note=note)
+            emit_result(res, f"{pre}{section}.tsv", args)
         else:
-            emit(table, None, args, section=section, float_format="%.4f", first=i == 0, note=note)
+            emit_result(res, None, args, section=section, float_format="%.4f", first=i == 0)
     return 0

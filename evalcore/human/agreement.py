@@ -15,6 +15,8 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ..results import Curve
+
 
 def screen_ids(j: pd.DataFrame, screen_col: str | None) -> pd.Series:
     """The screen of each judgement row (methods §5.3): the column ``screen_col`` when given,
@@ -238,7 +240,7 @@ def alpha_of_judgements(judgements: pd.DataFrame) -> AlphaResult:
 
 def agreement_curve(labels: pd.DataFrame, reference_raters: Sequence[str], max_judges: int = 5,
                     n_resamples: int = 20, seed: int | None = 0, weights: Mapping[str, float] | None = None,
-                    require_all: bool = True) -> pd.DataFrame:
+                    require_all: bool = True) -> Curve:
     """Agreement with a reference panel as judges are added (Callison-Burch 2009 Fig. 1), by resampling.
 
     Items (criterion, segment, system pair) judged by the reference panel (``reference_raters``)
@@ -248,8 +250,8 @@ def agreement_curve(labels: pd.DataFrame, reference_raters: Sequence[str], max_j
     (optionally weighted by ``weights``); agreement = share of (item, reference judgement) pairs
     where the combined label equals the reference label. ``require_all``: use only items with at
     least ``max_judges`` non-reference judgements (so every k uses the same items).
-    Returns k, agreement (mean over resamples), sd, n_items; ``attrs["reference_agreement"]`` is
-    the panel's own inter-rater agreement (the "top line").
+    Returns a :class:`~evalcore.results.Curve`: k, agreement (mean over resamples), sd, n_items;
+    its ``reference_agreement`` is the panel's own inter-rater agreement (the "top line").
     """
     item = ["judgement", "seg_id", "sys_a", "sys_b"]
     ref = labels[labels["rater"].isin(reference_raters)]
@@ -261,8 +263,7 @@ def agreement_curve(labels: pd.DataFrame, reference_raters: Sequence[str], max_j
     if cand.empty:  # no item shared with the panel: nothing to resample
         out = pd.DataFrame([(k, np.nan, np.nan, 0) for k in range(1, max_judges + 1)],
                            columns=["k", "agreement", "sd", "n_items"])
-        out.attrs["reference_agreement"] = agreement(ref, "inter")["p_agree"] if len(ref) else float("nan")
-        return out
+        return Curve(out, reference_agreement=agreement(ref, "inter")["p_agree"] if len(ref) else float("nan"))
     wmap = dict(weights) if weights is not None else None
     for k in range(1, max_judges + 1):
         need = max_judges if require_all else k
@@ -291,5 +292,4 @@ def agreement_curve(labels: pd.DataFrame, reference_raters: Sequence[str], max_j
         rows.append((k, float(np.mean(vals)), float(np.std(vals, ddof=1)) if len(vals) > 1 else 0.0,
                      int(len(ok_items))))
     out = pd.DataFrame(rows, columns=["k", "agreement", "sd", "n_items"])
-    out.attrs["reference_agreement"] = agreement(ref, "inter")["p_agree"] if len(ref) else float("nan")
-    return out
+    return Curve(out, reference_agreement=agreement(ref, "inter")["p_agree"] if len(ref) else float("nan"))

@@ -16,6 +16,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ..results import Normalised
 from .agreement import judgement_pairs, pairwise_labels
 
 
@@ -36,22 +37,25 @@ def percentile_ranks(values) -> np.ndarray:
 
 
 def normalise(judgements: pd.DataFrame, method: str = "raw", *, ddof: int = 1,
-              by: Sequence[str] = ("judgement", "rater")) -> pd.DataFrame:
+              by: Sequence[str] = ("judgement", "rater")) -> Normalised:
     """Per-rater normalisation of scores (methods §0, §5.1-5.2).
 
     ``method``: ``raw`` (unchanged), ``z`` ((x − μ_r)/σ_r over all of the rater's scores of that
     criterion, σ with ``ddof`` = 1 by default), ``percentile`` (mid-rank, :func:`percentile_ranks`).
     Raters are the groups of ``by``. A rater with σ = 0 (or a single rating) cannot be z-scored:
-    their rows are **excluded** and a warning is issued; the excluded raters are listed in
-    ``result.attrs["excluded_raters"]``. The returned copy keeps the input score as ``raw``.
+    their rows are **excluded** and a warning is issued. Returns a
+    :class:`~evalcore.results.Normalised`: its ``table`` is a copy of the judgements that keeps the
+    input score as ``raw``; its ``excluded_raters`` lists the excluded raters (dicts of ``by``)
+    and its ``warnings`` say so.
     """
     if method not in ("raw", "z", "percentile"):
         raise ValueError("normalisation must be raw, z or percentile")
     out = judgements.copy()
     out["raw"] = out["score"].astype(float)
-    out.attrs["excluded_raters"] = []
+    excluded: list[dict] = []
+    said: list[str] = []
     if method == "raw" or out.empty:
-        return out
+        return Normalised(out)
     keys = [c for c in by if c in out.columns]
     grp = out.groupby(keys, sort=False)["raw"]
     if method == "z":
@@ -60,15 +64,15 @@ def normalise(judgements: pd.DataFrame, method: str = "raw", *, ddof: int = 1,
         bad = ~(sd > 0)
         if bad.any():
             excluded = out.loc[bad, keys].drop_duplicates().to_dict("records")
-            warnings.warn(f"z-normalisation: {len(excluded)} rater(s) with zero (or undefined) standard "
-                          f"deviation excluded: {excluded}", stacklevel=2)
+            said.append(f"z-normalisation: {len(excluded)} rater(s) with zero (or undefined) standard "
+                        f"deviation excluded: {excluded}")
+            warnings.warn(said[-1], stacklevel=2)
             out = out.loc[~bad].copy()
             mu, sd = mu[~bad], sd[~bad]
-            out.attrs["excluded_raters"] = excluded
         out["score"] = (out["raw"] - mu) / sd
     else:
         out["score"] = grp.transform(lambda s: pd.Series(percentile_ranks(s.to_numpy()), index=s.index))
-    return out
+    return Normalised(out, warnings=said, excluded_raters=excluded)
 
 
 def rater_summary(judgements: pd.DataFrame, normalised: pd.DataFrame | None = None) -> pd.DataFrame:

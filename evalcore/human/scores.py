@@ -15,6 +15,7 @@ import pandas as pd
 from .mqm import mqm_scores
 from .normalise import aggregate as _aggregate
 from .normalise import normalise
+from ..results import Result
 
 
 def criterion_judgements(dataset, criterion: str, mqm_weights: Mapping[str, float] | str | None = None) -> pd.DataFrame:
@@ -60,15 +61,13 @@ def human_scores(dataset, criterion: str, normalisation: str = "raw", aggregate:
     Rows of ``criterion`` are normalised per rater (:func:`normalise`), aggregated per
     (system, segment) (:func:`~evalcore.human.normalise.aggregate`: mean | median | weighted); reference sets judged like
     systems are dropped unless ``include_references``. Returns system, seg_id, score, n_ratings
-    (excluded raters in ``attrs["excluded_raters"]``).
+    (the raters :func:`normalise` excludes are left out, with a warning).
     """
     j = criterion_judgements(dataset, criterion, mqm_weights)
     if not include_references:
         refs = set(dataset.references["ref_id"])
         j = j[~j["system"].isin(refs)]
-    norm = normalise(j, normalisation, ddof=ddof)
-    out = _aggregate(norm, aggregate)
-    out.attrs["excluded_raters"] = norm.attrs.get("excluded_raters", [])
+    out = _aggregate(normalise(j, normalisation, ddof=ddof).table, aggregate)
     return out.reset_index(drop=True)
 
 
@@ -87,15 +86,16 @@ def system_scores(dataset, criterion: str, normalisation: str = "raw", aggregate
 
 
 def human_system_scores(dataset, criterion: str, normalisation: str = "raw", aggregate: str = "mean",
-                        include_references: bool = True) -> pd.DataFrame:
+                        include_references: bool = True) -> Result:
     """System-level human scores of ``criterion``, the same for every page and command (methods §3.2).
 
     When the dataset gives system-level scores for the criterion (:func:`given_system_scores`:
     mt-metrics-eval ``<lp>.<scorer>.sys.score``, WMT ``*_sys_scores.tsv``, tidy rows without a
     seg_id) those are used, as mt-metrics-eval and the published WMT correlations do (Mathur et
     al. 2020); ``normalisation`` then does not apply to them. Otherwise the mean over segments of
-    :func:`human_scores` (:func:`system_scores`). Returns system, score, n_segments (NaN for given
-    scores), source ("given" | "segment mean"); ``attrs["note"]`` says which was used.
+    :func:`human_scores` (:func:`system_scores`). Returns a :class:`~evalcore.results.Result`:
+    system, score, n_segments (NaN for given scores), source ("given" | "segment mean"); its
+    ``method`` says which was used.
     """
     given = given_system_scores(dataset, criterion)
     if len(given):
@@ -103,14 +103,13 @@ def human_system_scores(dataset, criterion: str, normalisation: str = "raw", agg
         if not include_references:
             out = out[~out["system"].isin(set(dataset.references["ref_id"]))]
         out = out.reset_index(drop=True)
-        out.attrs["note"] = (f"human scores: the given system-level {criterion} scores of {len(out)} system(s) "
-                             "(not the mean of segment scores" + (f"; {normalisation} normalisation does not apply "
-                                                                 "to them" if normalisation != "raw" else "") + ")")
-        return out
+        return Result(out, method=(f"human scores: the given system-level {criterion} scores of {len(out)} system(s) "
+                                   "(not the mean of segment scores" + (f"; {normalisation} normalisation does not "
+                                                                       "apply to them" if normalisation != "raw" else "")
+                                   + ")"))
     seg = system_scores(dataset, criterion, normalisation, aggregate, include_references)
     out = seg[["system", "score", "n_segments"]].assign(source="segment mean")
-    out.attrs["note"] = f"human scores: {criterion} ({normalisation}), mean over judged segments"
-    return out
+    return Result(out, method=f"human scores: {criterion} ({normalisation}), mean over judged segments")
 
 
 def human_criteria(dataset) -> list[str]:

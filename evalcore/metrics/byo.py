@@ -35,6 +35,7 @@ import pandas as pd
 
 from .. import __version__
 from ..problems import DataError, Report, score_problem
+from ..results import Result
 from .base import Metric, MetricMeta, Signature, _REGISTRY, make_signature, register, register_provider, unregister
 
 REQUIRED = ["metric", "system", "score"]
@@ -317,11 +318,11 @@ def _resolve_stored(dataset, metric_id: str) -> str:
     return known[key]
 
 
-def stored_scores(dataset, metric_ids: Sequence[str], level: str = "system") -> pd.DataFrame:
-    """Rows (metric, system, seg_id, score) of the stored metrics ``metric_ids`` (``stored:NAME``,
-    case-insensitive), as given: never recomputed. System level: the stored system scores
-    (``.sys.score``), else the mean of the system's stored segment scores (``attrs["notes"]``
-    says so); segment level: the stored segment scores (a metric stored at system level only
+def stored_scores(dataset, metric_ids: Sequence[str], level: str = "system") -> Result:
+    """A :class:`~evalcore.results.Result` of rows (metric, system, seg_id, score) of the stored
+    metrics ``metric_ids`` (``stored:NAME``, case-insensitive), as given: never recomputed. System
+    level: the stored system scores (``.sys.score``), else the mean of the system's stored segment
+    scores (its ``notes`` say so); segment level: the stored segment scores (a metric stored at system level only
     has none: noted). ValueError names the stored metrics when an id is not one of them."""
     table = stored_table(dataset)
     rows, notes = [], []
@@ -350,8 +351,7 @@ def stored_scores(dataset, metric_ids: Sequence[str], level: str = "system") -> 
             ["metric", "system", "seg_id", "score", "signature"]])
     out = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(
         columns=["metric", "system", "seg_id", "score", "signature"])
-    out.attrs["notes"] = notes
-    return out
+    return Result(out, notes=notes)
 
 
 class StoredMetric(ExternalMetric):

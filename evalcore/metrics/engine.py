@@ -33,6 +33,7 @@ import pandas as pd
 from .. import cache_version
 from ..dataset import Dataset
 from ..export import atomic_write
+from ..results import Result
 from .. import paths
 from .base import Metric, SimTensors, get_metric
 
@@ -413,7 +414,14 @@ def segment_stats_by_segment(metric: Metric, cands: Sequence[str], refs: Sequenc
 def score_table(dataset: Dataset, metric_ids: Sequence, level: str = "segment",
                 ref_ids: Sequence[str] | None = None, include_references: bool = False,
                 progress: Progress = None, segments=None, tokenize: str | None = None) -> pd.DataFrame:
-    """Tidy scores ``DataFrame(metric, system, seg_id, score, n_segments, signature)`` on each metric's own scale.
+    """The table of :func:`score_result` (its notes and warnings not wanted)."""
+    return score_result(dataset, metric_ids, level, ref_ids, include_references, progress, segments, tokenize).table
+
+
+def score_result(dataset: Dataset, metric_ids: Sequence, level: str = "segment",
+                 ref_ids: Sequence[str] | None = None, include_references: bool = False,
+                 progress: Progress = None, segments=None, tokenize: str | None = None) -> Result:
+    """A :class:`~evalcore.results.Result` whose table is the tidy scores ``DataFrame(metric, system, seg_id, score, n_segments, signature)`` on each metric's own scale.
 
     ``level="segment"``: the multi-reference sentence score x(c, R_s) of every present output
     (R_s = the segment's present references among the candidate's references; segments
@@ -422,8 +430,9 @@ def score_table(dataset: Dataset, metric_ids: Sequence, level: str = "segment",
     the segments where the system has an output and at least one reference (sacreBLEU's
     corpus_score when every segment has the same references); ``n_segments`` = the segments
     summed. Who is scored against which references: :func:`candidate_plan` (``ref_ids``,
-    ``include_references``); its notes, and those about ``segments``, are in
-    ``attrs["notes"]``. ``segments``: restrict the scored segments, either one collection of
+    ``include_references``); its notes, and those about ``segments``, are the result's
+    ``notes``; the segments the alignment metrics refuse are its ``warnings``
+    (:func:`long_segment_warnings`). ``segments``: restrict the scored segments, either one collection of
     seg_ids for every candidate or a mapping candidate -> seg_ids (e.g. the segments the humans
     judged for that candidate; a candidate absent from the mapping is left out and noted).
     External metrics return their given scores: the rows without ``ref_id``; at system level
@@ -484,9 +493,7 @@ def score_table(dataset: Dataset, metric_ids: Sequence, level: str = "segment",
     table = pd.DataFrame(rows, columns=["metric", "system", "seg_id", "score", "n_segments"]).astype(
         {"metric": str, "system": str, "seg_id": str, "score": float, "n_segments": "Int64"})
     table["signature"] = table["metric"].map(signatures).astype(str) if len(table) else pd.Series(dtype=str)
-    table.attrs["notes"] = notes
-    table.attrs["warnings"] = long_segment_warnings(ds, metrics)
-    return table
+    return Result(table, notes=notes, warnings=long_segment_warnings(ds, metrics))
 
 
 def long_segment_report(dataset: Dataset, metric_ids: Sequence) -> dict[tuple[str, ...], dict[str, list[str]]]:
@@ -524,8 +531,8 @@ def long_segment_report(dataset: Dataset, metric_ids: Sequence) -> dict[tuple[st
 
 def long_segment_warnings(dataset: Dataset, metric_ids: Sequence, max_listed: int = 10) -> list[str]:
     """One sentence per group of :func:`long_segment_report`: which metrics refused which
-    segments and why (printed by the CLI, shown on the pages, in ``score_table``'s
-    ``attrs["warnings"]``)."""
+    segments and why (printed by the CLI, shown on the pages, the ``warnings`` of
+    :func:`score_result`)."""
     from .base import MAX_ALIGN_TOKENS
 
     out = []

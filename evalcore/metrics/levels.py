@@ -219,7 +219,7 @@ def iter_score_levels(dataset, metric_ids: Sequence, level: str = "both", ref_id
 
 def plan_notes(dataset, metric_ids: Sequence, ref_ids=None, include_references: bool = False, segments=None,
                tokenize: str | None = None) -> tuple[list[str], list[str]]:
-    """(notes, warnings) that :func:`engine.score_table` puts in ``attrs``: who is scored against
+    """(notes, warnings) of :func:`engine.score_result`: who is scored against
     which references and which segments, and the long segments the alignment metrics refuse."""
     _, notes = engine.scoring_plan(dataset, ref_ids, include_references, segments)
     metrics = [engine._resolve_metric(m, tokenize) for m in metric_ids]

@@ -15,14 +15,16 @@ import pandas as pd
 
 from ..dataset import Dataset
 from ..progress import Progress
+from ..results import Result
 from .scores import system_stats
 
 
 def cached_scores(dataset: Dataset, metric_ids: Sequence[str], *, tokenize: str, include_references: bool = False,
                   criterion: str | None = None, ref_ids: Sequence[str] | None = None,
-                  progress: Progress = None) -> pd.DataFrame:
-    """System-level rows (metric, system, score, n_segments, signature) with the same values, rows,
-    signatures and ``attrs`` notes/warnings as :func:`evalcore.parallel.score_table` at level ``system`` with
+                  progress: Progress = None) -> Result:
+    """A :class:`~evalcore.results.Result` of system-level rows (metric, system, score, n_segments,
+    signature) with the same values, rows, signatures, notes and warnings as
+    :func:`evalcore.parallel.score_result` at level ``system`` with
     ``segments`` = the segments judged under ``criterion`` for each candidate (None: every
     segment), from the disk-cached statistics: the corpus score of a candidate is
     ``metric.score_from_stats`` of its summed per-segment statistics, as in the engine.
@@ -54,9 +56,7 @@ def cached_scores(dataset: Dataset, metric_ids: Sequence[str], *, tokenize: str,
     table = pd.DataFrame(rows, columns=["metric", "system", "score", "n_segments"]).astype(
         {"metric": str, "system": str, "score": float})
     table["signature"] = table["metric"].map(sigs).astype(str) if len(table) else pd.Series(dtype=str)
-    table.attrs["notes"] = notes
-    table.attrs["warnings"] = long_segment_warnings(dataset, metrics)
-    return table
+    return Result(table, notes=notes, warnings=long_segment_warnings(dataset, metrics))
 
 
 def lp_plan(collection: dict[str, Dataset], lps: Sequence[str], criterion: str | None = None,

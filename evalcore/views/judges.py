@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..dataset import Dataset
+from ..results import Normalised, Ranked
 
 
 def schulze_frame(res) -> pd.DataFrame:
@@ -22,13 +23,14 @@ def schulze_frame(res) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["rank", "system", "beats"])
 
 
-def judges_consensus(dataset: Dataset, criterion: str) -> pd.DataFrame:
+def judges_consensus(dataset: Dataset, criterion: str) -> Ranked:
     """Schulze consensus over the judges' ballots of ``criterion``: every (rater, segment) is a
     partial ballot ranking the systems it scored (methods §5.4; Callison-Burch 2009 §4; Schulze 2011).
 
-    Columns rank, system, beats, mean_score (the mean of the system's judgement rows: a segment
+    A :class:`~evalcore.results.Ranked` whose table has columns rank, system, beats, mean_score (the mean of the system's judgement rows: a segment
     weighs as often as it was judged) and human_score (the mean over segments of the per-segment
-    mean over raters: the human score of every other page and of ``correlate``). ``attrs["support"]``: the :class:`~evalcore.human.ranking.BallotSupport` — how many ballots
+    mean over raters: the human score of every other page and of ``correlate``); its ``support``:
+    the :class:`~evalcore.human.ranking.BallotSupport` — how many ballots
     compare ≥ 2 systems and how many comparisons each pair rests on (``support.few`` and
     ``support.warning()`` when the ranking rests on few comparisons)."""
     from ..human.ranking import schulze_from_judgements
@@ -42,27 +44,26 @@ def judges_consensus(dataset: Dataset, criterion: str) -> pd.DataFrame:
     # rater aggregation "segment-mean"), beside the mean of the raw rows: both labelled
     seg = j.groupby(["system", "seg_id"], sort=False)["score"].mean().groupby("system").mean()
     out["human_score"] = out["system"].map(seg)
-    out.attrs["support"] = res.support
-    return out
+    return Ranked(out, support=res.support)
 
 
-def rater_distributions(dataset: Dataset, criterion: str, normalisation: str = "z") -> pd.DataFrame:
-    """Long frame rater, stage (raw | <normalisation>), score for every rating of ``criterion``
-    (methods §5.1-5.2), and the summary table in ``attrs["summary"]`` (:func:`rater_summary`)."""
+def rater_distributions(dataset: Dataset, criterion: str, normalisation: str = "z") -> Normalised:
+    """A :class:`~evalcore.results.Normalised`: the long frame rater, stage (raw | <normalisation>),
+    score for every rating of ``criterion`` (methods §5.1-5.2), its ``summary`` the summary table
+    (:func:`rater_summary`) and its ``excluded_raters`` those normalisation left out."""
     from ..human.normalise import normalise, rater_summary
     from ..human.scores import criterion_judgements
 
     j = criterion_judgements(dataset, criterion)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        n = normalise(j, normalisation)
+        norm = normalise(j, normalisation)
+    n = norm.table
     out = pd.concat([pd.DataFrame({"rater": j["rater"].to_numpy(), "stage": "raw",
                                    "score": j["score"].to_numpy(float)}),
                      pd.DataFrame({"rater": n["rater"].to_numpy(), "stage": normalisation,
                                    "score": n["score"].to_numpy(float)})], ignore_index=True)
-    out.attrs["summary"] = rater_summary(j, n)
-    out.attrs["excluded"] = n.attrs.get("excluded_raters", [])
-    return out
+    return Normalised(out, summary=rater_summary(j, n), excluded_raters=norm.excluded_raters)
 
 
 def rater_agreement_matrix(labels: pd.DataFrame, chance: str = "uniform") -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -121,7 +122,7 @@ def judges_overview(dataset: Dataset, criterion: str, chance: str = "uniform") -
     if len(raters) >= 3 and res["inter"]["n_pairs"]:  # the curve needs items labelled by several raters
         for r in raters:
             c = agreement_curve(labels, [r], max_judges=len(raters) - 1, n_resamples=20, seed=0)
-            curves.append(c.assign(reference=r))
+            curves.append(c.table.assign(reference=r))
     res["curve"] = pd.concat(curves, ignore_index=True) if curves else pd.DataFrame(
         columns=["k", "agreement", "sd", "n_items", "reference"])
     return res

@@ -94,7 +94,7 @@ def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
     if level == "system":  # given system-level human scores win, as everywhere (human_system_scores)
         from ..human.scores import human_system_scores
 
-        hsys = human_system_scores(dataset, criterion, normalisation, include_references=False)
+        hsys = human_system_scores(dataset, criterion, normalisation, include_references=False).table
         if (hsys["source"] == "given").any():
             if judged_only:  # each system's metric score over its judged segments, computed here
                 judged = allscores.merge(human[["system", "seg_id"]], on=["system", "seg_id"])

@@ -364,8 +364,8 @@ def metrics_vs_humans(dataset: Dataset, metric_ids: Sequence[str], criterion: st
         sc = cached_scores(dataset, metric_ids, tokenize=tok, include_references=settings.include_human_systems,
                            criterion=criterion if settings.judged_only else None, ref_ids=use_refs,
                            progress=stage(progress, 0.0, 0.6))
-        notes += list(sc.attrs.get("notes", []))
-        frames.append(sc.assign(seg_id=""))
+        notes += list(sc.notes)
+        frames.append(sc.table.assign(seg_id=""))
     scores = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
         columns=["metric", "system", "score", "n_segments", "seg_id"])
     flip = [m for m in metric_ids if settings.orient(get_metric(m).meta.higher_is_better) < 0]
