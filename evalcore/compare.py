@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from .dataset import Dataset
+from .results import Subset
 
 Progress = Callable[[float, str], None] | None
 
@@ -428,7 +429,6 @@ def headline(cmp: Comparison, n_bootstrap: int = 1000, n_ar: int = 10000, seed: 
                      "p_bootstrap": p_bs, "p_ar": p_ar, "ahead": ahead, "winner": winner})
     out = pd.DataFrame(rows, columns=["signal", "kind", "higher_is_better", "score_a", "score_b",
                                       "difference_b_minus_a", "n_segments", "p_bootstrap", "p_ar", "ahead", "winner"])
-    out.attrs["test"], out.attrs["alpha"] = test, alpha
     return out
 
 
@@ -448,7 +448,7 @@ def table(cmp: Comparison, name: str, n_bootstrap: int = 1000, n_ar: int = 10000
         dis = []
         for m in cmp.metrics:
             for c in cmp.criteria:
-                d = disagreements(cmp, f"metric:{m}", f"human:{c}")
+                d = disagreements(cmp, f"metric:{m}", f"human:{c}").table
                 d = d.rename(columns={f"metric:{m} A": "metric_a", f"metric:{m} B": "metric_b",
                                       f"human:{c} A": "human_a", f"human:{c} B": "human_b"})
                 dis.append(d.assign(metric=m, criterion=c))
@@ -484,7 +484,7 @@ def segment_table(cmp: Comparison) -> pd.DataFrame:
     return out
 
 
-def disagreements(cmp: Comparison, metric_signal: str, human_signal: str) -> pd.DataFrame:
+def disagreements(cmp: Comparison, metric_signal: str, human_signal: str) -> Subset:
     """Segments where the metric prefers one system and the humans the other.
 
     Per segment with both signals: d_m = B − A under the metric (negated for error rates, so
@@ -510,8 +510,7 @@ def disagreements(cmp: Comparison, metric_signal: str, human_signal: str) -> pd.
         "metric_prefers": np.where(dm > 0, cmp.b, cmp.a), "humans_prefer": np.where(dh > 0, cmp.b, cmp.a),
         "disagreement": np.abs(zm) + np.abs(zh)})[dis]
     out = out.sort_values(["disagreement", "seg_id"], ascending=[False, True], kind="stable").reset_index(drop=True)
-    out.attrs["n_compared"] = int(ok.sum())
-    return out
+    return Subset(out, n_compared=int(ok.sum()))
 
 
 # =============================================================================================

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .io.comprehension import COLUMNS, FILE, OPTIONAL, REQUIRED, read_file  # noqa: F401  (the reader lives in io/)
+from .results import Result
 
 AGGREGATION = ("% correct = mean over questions of the mean grade of the question's answers "
                "(each question counts once); CI: percentile bootstrap over questions")
@@ -46,12 +47,12 @@ def question_matrix(answers: pd.DataFrame) -> pd.DataFrame:
     return m.reindex(columns=list(dict.fromkeys(answers["system"])))
 
 
-def results(dataset, n_boot: int = 1000, seed: int = 1, alpha: float = 0.05) -> pd.DataFrame:
+def results(dataset, n_boot: int = 1000, seed: int = 1, alpha: float = 0.05) -> Result:
     """The seed's Table 3: % correct per system (the human-reference control rows first), with
     a percentile bootstrap CI over questions, the number of questions and answers.
 
-    Columns: system, kind ("reference"/"system"), pct_correct, ci_lo, ci_hi, n_questions,
-    n_answers. ``attrs["note"]`` states the aggregation."""
+    A :class:`~evalcore.results.Result` with columns system, kind ("reference"/"system"),
+    pct_correct, ci_lo, ci_hi, n_questions, n_answers; its ``method`` states the aggregation."""
     answers = table_of(dataset)
     if not len(answers):
         raise ValueError("this dataset has no reading-comprehension answers (an optional comprehension.tsv "
@@ -77,16 +78,17 @@ def results(dataset, n_boot: int = 1000, seed: int = 1, alpha: float = 0.05) -> 
         "n_answers": answers.groupby("system", sort=False).size().reindex(mat.columns).to_numpy(),
     })
     out = out.sort_values(["kind", "pct_correct"], ascending=[True, False], kind="stable").reset_index(drop=True)
-    out.attrs["note"] = AGGREGATION + (f" ({n_boot} resamples, {100 * (1 - alpha):.0f} %)" if n_boot else "")
-    return out
+    return Result(out, method=AGGREGATION + (f" ({n_boot} resamples, {100 * (1 - alpha):.0f} %)" if n_boot else ""))
 
 
 def correlations(dataset, table: pd.DataFrame, metric_ids: Sequence[str] = ("bleu", "chrf"),
-                 criteria: Sequence[str] | None = None) -> pd.DataFrame:
+                 criteria: Sequence[str] | None = None) -> Result:
     """System-level correlation of % correct with every metric (corpus score) and every human
     criterion (mean score), over the MT systems that have both (the control rows are left out).
+    ``table``: the table of :func:`results`.
 
-    Columns: measure, kind (metric/human), n_systems, pearson, spearman, kendall."""
+    A :class:`~evalcore.results.Result` with columns measure, kind (metric/human), n_systems,
+    pearson, spearman, kendall; its ``method`` says what was correlated."""
     from scipy import stats
 
     from .human.scores import system_scores
@@ -114,6 +116,5 @@ def correlations(dataset, table: pd.DataFrame, metric_ids: Sequence[str] = ("ble
             rec.update(pearson=np.nan, spearman=np.nan, kendall=np.nan)
         rows.append(rec)
     out = pd.DataFrame(rows, columns=["measure", "kind", "n_systems", "pearson", "spearman", "kendall"])
-    out.attrs["note"] = ("system-level correlation of % correct with each measure over the MT systems that have "
-                         "both (human-reference control rows left out; fewer than 3 systems: no value)")
-    return out
+    return Result(out, method=("system-level correlation of % correct with each measure over the MT systems that "
+                               "have both (human-reference control rows left out; fewer than 3 systems: no value)"))

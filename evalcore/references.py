@@ -9,7 +9,7 @@ reference that is much closer to one MT output than to the other references.
 
 Every score uses only the segments where *every* reference set has a text, so that all
 candidates are scored against the same reference sets; how many segments were left out is
-reported in ``attrs["note"]``. Any text metric can be used (error rates on their own scale;
+reported in the result's ``notes``. Any text metric can be used (error rates on their own scale;
 the "Detect MT" gaps use the similarity orientation, higher = closer).
 """
 from __future__ import annotations
@@ -21,6 +21,7 @@ import pandas as pd
 
 from .dataset import Dataset
 from .metrics.base import Metric, get_metric, metric_signature, valid_stats
+from .results import Detailed
 
 Progress = Callable[[float, str], None] | None
 
@@ -90,16 +91,17 @@ def _stats(metric, ds: Dataset, keep: list[int]) -> dict:
 
 
 def leave_one_out(ds: Dataset, metric_ids: Sequence[str] = ("bleu",), n_boot: int = 0, seed: int = 1,
-                  progress: Progress = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+                  progress: Progress = None) -> Detailed:
     """Leave-one-out reference quality (Callison-Burch 2009, §5.1, Figure 4; methods §5.11).
 
     For every reference set r: r scored as a candidate against R − {r}, and every MT system
     scored against the same R − {r} (corpus level, on the segments every reference set covers).
 
-    Returns ``(scores, summary)``:
+    Returns a :class:`~evalcore.results.Detailed` (its ``notes``: how many segments are used, its
+    ``segments``: their ids):
 
-    * ``scores``: metric, held_out, candidate, kind ("human"/"mt"), score, n_segments;
-    * ``summary``: metric, candidate, kind, mean, sd, min, max (over the held-out sets: one
+    * ``detail`` (the scores): metric, held_out, candidate, kind ("human"/"mt"), score, n_segments;
+    * ``table`` (the summary): metric, candidate, kind, mean, sd, min, max (over the held-out sets: one
       value for a human translation, |R| values for an MT system), n_held_out, and with
       ``n_boot > 0`` for each human translation a percentile 95 % CI (ci_lo, ci_hi) from a
       bootstrap over segments (the same resampled segments for every translation); an MT
@@ -148,24 +150,23 @@ def leave_one_out(ds: Dataset, metric_ids: Sequence[str] = ("bleu",), n_boot: in
         if progress:
             progress((mi + 1) / len(metric_ids), f"reference quality: {mid}")
     scores = pd.DataFrame(rows, columns=["metric", "held_out", "candidate", "kind", "score", "n_segments"])
-    return combine_loo([(scores, pd.DataFrame(summ))], note, [ds.seg_ids[s] for s in keep])
+    return combine_loo([Detailed(pd.DataFrame(summ), detail=scores)], note, [ds.seg_ids[s] for s in keep])
 
 
-def combine_loo(parts: Sequence[tuple[pd.DataFrame, pd.DataFrame]], note: str | None = None,
-                segments: Sequence[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def combine_loo(parts: Sequence[Detailed], note: str | None = None,
+                segments: Sequence[str] | None = None) -> Detailed:
     """The :func:`leave_one_out` result of several metrics from the results of each (every metric's
     rows depend on it alone, the bootstrap draws on the seed: equal to one call with all of them);
-    the page draws the figure of one metric before scoring the others."""
-    scores = pd.concat([p[0] for p in parts], ignore_index=True)
-    summary = pd.concat([p[1] for p in parts], ignore_index=True)
+    the page draws the figure of one metric before scoring the others. ``note`` and ``segments``:
+    those of the first part when None."""
+    scores = pd.concat([p.detail for p in parts], ignore_index=True)
+    summary = pd.concat([p.table for p in parts], ignore_index=True)
     order = {"human": 0, "mt": 1}
     summary = summary.sort_values(["metric", "kind", "mean"], key=lambda c: c.map(order) if c.name == "kind" else c,
                                   ascending=[True, True, False], kind="stable").reset_index(drop=True)
-    first = parts[0][0].attrs if parts else {}
-    for f in (scores, summary):
-        f.attrs["note"] = note if note is not None else first.get("note", "")
-        f.attrs["segments"] = list(segments) if segments is not None else first.get("segments", [])
-    return scores, summary
+    notes = [note] if note is not None else (list(parts[0].notes) if parts else [])
+    segments = segments if segments is not None else (parts[0].segments if parts else ())
+    return Detailed(summary, detail=scores, notes=[n for n in notes if n], segments=segments)
 
 
 def scores_and_stats(metric, cands: Sequence[str], refs: Sequence[Sequence[str]]):
@@ -180,7 +181,7 @@ def scores_and_stats(metric, cands: Sequence[str], refs: Sequence[Sequence[str]]
 
 
 def detect_mt(ds: Dataset, metric_id: str = "bleu", gap: float = 20.0, share: float = 0.3,
-              progress: Progress = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+              progress: Progress = None) -> Detailed:
     """Flag references that look machine-translated (the "Detect MT" step of Callison-Burch
     2009, §5.1, done automatically).
 
@@ -198,8 +199,10 @@ def detect_mt(ds: Dataset, metric_id: str = "bleu", gap: float = 20.0, share: fl
     ``flagged`` when the share reaches ``share`` (the seed excluded translators flagged 30 %
     of the time or more) or the corpus-level gap reaches ``gap``.
 
-    Returns ``(segments, overall)``; ``segments`` has seg_id, ref_id, closest_system, to_mt,
-    to_refs, gap, flagged and the texts (reference, closest MT output) for side-by-side display.
+    Returns a :class:`~evalcore.results.Detailed`: ``table`` the overall rows per reference set,
+    ``detail`` the segments (seg_id, ref_id, closest_system, to_mt, to_refs, gap, flagged and the
+    texts: reference, closest MT output, for side-by-side display), ``notes`` how many segments
+    are used, ``method`` the settings (metric and its signature, thresholds).
     """
     _check(ds)
     if not ds.systems:
@@ -264,9 +267,7 @@ def detect_mt(ds: Dataset, metric_id: str = "bleu", gap: float = 20.0, share: fl
     segs = pd.DataFrame(seg_rows, columns=["seg_id", "ref_id", "closest_system", "to_mt", "to_refs", "gap", "flagged",
                                            "reference", "mt_output", "other_references"])
     over = pd.DataFrame(overall)
-    for f in (segs, over):
-        f.attrs["note"] = note
-        f.attrs["settings"] = (f"metric {metric_id} ({metric_signature(metric, 1, 'segment')}); segment flagged when the reference is "
-                               f"≥ {gap:g} points closer to one MT output than to the other references; reference set "
-                               f"flagged when ≥ {share:.0%} of its segments are flagged or its corpus-level gap is ≥ {gap:g}")
-    return segs, over
+    settings = (f"metric {metric_id} ({metric_signature(metric, 1, 'segment')}); segment flagged when the reference is "
+                f"≥ {gap:g} points closer to one MT output than to the other references; reference set "
+                f"flagged when ≥ {share:.0%} of its segments are flagged or its corpus-level gap is ≥ {gap:g}")
+    return Detailed(over, detail=segs, notes=[note], method=settings, segments=[ds.seg_ids[s] for s in keep])

@@ -209,8 +209,9 @@ if cmp.metrics and cmp.criteria:
     d1, d2 = st.columns(2)
     dm = d1.selectbox("Metric", cmp.metrics, key="cmp_dis_metric")
     dc = d2.selectbox("Human criterion", cmp.criteria, key="cmp_dis_crit")
-    dis = C.disagreements(cmp, f"metric:{dm}", f"human:{dc}")
-    st.caption(f"{len(dis):,} of {dis.attrs.get('n_compared', 0):,} segments with both signals: the metric prefers one "
+    dres = C.disagreements(cmp, f"metric:{dm}", f"human:{dc}")
+    dis = dres.table
+    st.caption(f"{len(dis):,} of {dres.n_compared:,} segments with both signals: the metric prefers one "
                "system and the humans the other, ranked by |z(metric difference)| + |z(human difference)|.")
     if len(dis):
         n_pages = max(1, -(-len(dis) // PAGE_SIZE))

@@ -17,6 +17,7 @@ from pages.common import (
     progress_bar,
     scope,
     show_exception,
+    show_notes,
 )
 
 ensure_shell(__file__)
@@ -52,8 +53,8 @@ else:
             loo[show] = memo("rf_loo", (h, show, int(n_boot)),
                              lambda: R.leave_one_out(sds, [show], n_boot=int(n_boot), progress=cb))
             bar.empty()
-            st.caption(md(loo[show][1].attrs.get("note", "")))
-            fig = PR.reference_quality(loo[show][1], show)
+            show_notes(loo[show])
+            fig = PR.reference_quality(loo[show].table, show)
             st.plotly_chart(fig, width="stretch", key="rf_fig")
             download_figure(fig, f"{ds.name}_reference_quality_{show}", key="rf_fig_dl")
             rest = [m for m in chosen if m != show]
@@ -64,7 +65,7 @@ else:
                                   lambda m=m, i=i: R.leave_one_out(sds, [m], n_boot=int(n_boot),
                                                                    progress=lambda f, t: cb((i + f) / len(rest), t)))
                 bar.empty()
-            scores, summary = R.combine_loo([loo[m] for m in chosen])
+            summary = R.combine_loo([loo[m] for m in chosen]).table
             table = summary.assign(signature=summary["metric"].map(lambda m: R.loo_signature(m, len(sds.ref_ids))))
             st.dataframe(table, hide_index=True, width="stretch")
             download_table(table, f"{ds.name}_reference_quality", key="rf_tab",
@@ -87,9 +88,10 @@ else:
         share = c3.slider("Flag a reference set when this share of its segments is flagged", 0.0, 1.0, 0.3, 0.05,
                           key="rf_share")
         try:
-            segs, overall = memo("rf_detect", (h, dmetric, float(gap), float(share)),
-                                 lambda: R.detect_mt(sds, dmetric, float(gap), float(share)))
-            st.caption(md(overall.attrs.get("settings", "")))
+            detected = memo("rf_detect", (h, dmetric, float(gap), float(share)),
+                            lambda: R.detect_mt(sds, dmetric, float(gap), float(share)))
+            segs, overall = detected.detail, detected.table
+            st.caption(md(detected.method))
             st.dataframe(overall, hide_index=True, width="stretch")
             download_table(overall, f"{ds.name}_detect_mt", key="rf_detect_tab",
                            signature=common_view.signature_text([dmetric], "nrefs:1 per comparison"))
@@ -131,17 +133,19 @@ else:
     cmetrics = c2.multiselect("Metrics to correlate with", common_view.available_metrics(ds),
                               default=[m for m in ("bleu", "chrf") if m in common_view.available_metrics(ds)], key="rc_metrics")
     try:
-        t3 = memo("rc_table", (hc, int(cboot)), lambda: C.results(ds, n_boot=int(cboot)))
-        st.caption(t3.attrs.get("note", ""))
+        t3res = memo("rc_table", (hc, int(cboot)), lambda: C.results(ds, n_boot=int(cboot)))
+        t3 = t3res.table
+        st.caption(md(t3res.method))
         fig = PR.comprehension_bars(t3)
         st.plotly_chart(fig, width="stretch", key="rc_fig")
         download_figure(fig, f"{ds.name}_comprehension", key="rc_fig_dl")
         st.dataframe(t3, hide_index=True, width="stretch",
                      column_config={c: st.column_config.NumberColumn(format="%.1f") for c in ("pct_correct", "ci_lo", "ci_hi")})
-        download_table(t3, f"{ds.name}_comprehension_table3", key="rc_tab", signature=t3.attrs.get("note"))
-        corr = memo("rc_corr", (hc, int(cboot), tuple(cmetrics)), lambda: C.correlations(ds, t3, cmetrics))
+        download_table(t3, f"{ds.name}_comprehension_table3", key="rc_tab", signature=t3res.method)
+        cres = memo("rc_corr", (hc, int(cboot), tuple(cmetrics)), lambda: C.correlations(ds, t3, cmetrics))
+        corr = cres.table
         st.markdown("**System-level correlation of % correct with metrics and human scores**")
-        st.caption(corr.attrs.get("note", ""))
+        st.caption(md(cres.method))
         st.dataframe(corr, hide_index=True, width="stretch")
         download_table(corr, f"{ds.name}_comprehension_correlations", key="rc_corr_tab",
                        signature=common_view.signature_text(cmetrics))

@@ -350,7 +350,10 @@ def test_sample_phenomena_show_up(sample):
     tag = C.bucket_table(cmp, C.tag_buckets(cmp), "tag").set_index(["bucket", "signal"])
     row = ("A: synonym-absent-from-refs", "human:adequacy")
     assert tag.loc[row, "a_win_rate"] > 0.5 > tag.loc[("A: synonym-absent-from-refs", "metric:bleu"), "a_win_rate"]
-    dis = C.disagreements(cmp, "metric:bleu", "human:adequacy")
+    dres = C.disagreements(cmp, "metric:bleu", "human:adequacy")
+    dis = dres.table
+    f = cmp.segments[[f"{s}|{x}" for s in "ab" for x in ("metric:bleu", "human:adequacy")]].to_numpy(float)
+    assert dres.n_compared == int(np.isfinite(f).all(axis=1).sum()) >= len(dis)  # segments with both signals
     assert len(dis) > 5 and set(dis["metric_prefers"]) == {"literal"}
     # pleonastic: inserted negations keep n-gram overlap but lose every human comparison
     cmp2 = C.build(sample, "pleonastic", "near-human", ["chrf"], ["adequacy"])

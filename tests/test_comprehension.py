@@ -42,7 +42,7 @@ def _folder(tmp_path, comp: str = COMP):
 
 def test_hand_worked_percentages(tmp_path):
     ds = load_dataset(_folder(tmp_path))
-    t = results(ds, n_boot=0).set_index("system")
+    t = results(ds, n_boot=0).table.set_index("system")
     assert t.loc["A", "pct_correct"] == pytest.approx(200 / 3)
     assert t.loc["B", "pct_correct"] == pytest.approx(50.0)
     assert t.loc["ref", "pct_correct"] == pytest.approx(100.0)
@@ -50,12 +50,12 @@ def test_hand_worked_percentages(tmp_path):
     assert (t.loc["A", "n_questions"], t.loc["A", "n_answers"]) == (3, 4)
     assert (t.loc["B", "n_questions"], t.loc["B", "n_answers"]) == (2, 3)
     # Table 3 layout: the control row first, then systems by % correct
-    assert list(results(ds, n_boot=0)["system"]) == ["ref", "A", "B"]
+    assert list(results(ds, n_boot=0).table["system"]) == ["ref", "A", "B"]
 
 
 def test_bootstrap_over_questions_matches_a_literal_resampling(tmp_path):
     ds = load_dataset(_folder(tmp_path))
-    t = results(ds, n_boot=400, seed=7).set_index("system")
+    t = results(ds, n_boot=400, seed=7).table.set_index("system")
     # literal: questions q1, q2, q3 with per-question grades; resample question indices
     grades = {"A": [0.5, 1.0, 0.5], "B": [0.0, 1.0, np.nan]}
     draws = np.random.default_rng(7).integers(0, 3, size=(400, 3))
@@ -90,15 +90,15 @@ def test_missing_columns_and_round_trip(tmp_path):
     ds = load_dataset(_folder(tmp_path))
     out = write_tidy(ds, tmp_path / "copy")
     back = load_dataset(out)
-    a = results(ds, n_boot=0)
-    b = results(back, n_boot=0)
+    a = results(ds, n_boot=0).table
+    b = results(back, n_boot=0).table
     pd.testing.assert_frame_equal(a, b)
 
 
 def test_correlations_against_scipy(tmp_path):
     ds = load_dataset(SAMPLE)
-    t = results(ds, n_boot=0)
-    corr = correlations(ds, t, ["bleu"]).set_index("measure")
+    t = results(ds, n_boot=0).table
+    corr = correlations(ds, t, ["bleu"]).table.set_index("measure")
     mt = t[t["kind"] == "system"].set_index("system")["pct_correct"]
     # adequacy: mean over segments of the mean over raters, computed here from the raw rows
     j = ds.judgements[ds.judgements["judgement"] == "adequacy"]
@@ -116,7 +116,7 @@ def test_correlations_against_scipy(tmp_path):
 
 def test_sample_high_bleu_wrong_meaning_scores_low():
     ds = load_dataset(SAMPLE)
-    t = results(ds, n_boot=0).set_index("system")
+    t = results(ds, n_boot=0).table.set_index("system")
     assert t.loc["ref-A", "kind"] == "reference" and t.loc["ref-A", "pct_correct"] == 100
     assert t["n_questions"].min() == 9  # three documents x three questions, every system answered
     import sacrebleu

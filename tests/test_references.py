@@ -47,7 +47,8 @@ def _sacre_loo(ds: Dataset):
 def test_leave_one_out_equals_sacrebleu_multi_reference(fixture, request):
     ds = request.getfixturevalue(fixture)
     assert len(ds.ref_ids) >= 2
-    scores, summary = leave_one_out(ds, ["bleu"])
+    res = leave_one_out(ds, ["bleu"])
+    scores, summary = res.detail, res.table
     want = _sacre_loo(ds)
     for held, cands in want.items():
         for cand, v in cands.items():
@@ -69,7 +70,7 @@ def test_leave_one_out_equals_sacrebleu_multi_reference(fixture, request):
 
 
 def test_bootstrap_ci_brackets_the_score(mlqe_eten):
-    _, summary = leave_one_out(mlqe_eten, ["bleu"], n_boot=50, seed=3)
+    summary = leave_one_out(mlqe_eten, ["bleu"], n_boot=50, seed=3).table
     hum = summary[summary["kind"] == "human"]
     assert len(hum) == 2
     assert (hum["ci_lo"] <= hum["mean"] + 1e-9).all() and (hum["mean"] <= hum["ci_hi"] + 1e-9).all()
@@ -104,7 +105,8 @@ def _tiny() -> Dataset:
 
 def test_detect_mt_flags_a_copied_reference_with_evidence():
     ds = _tiny()
-    segs, overall = detect_mt(ds, "bleu", gap=20, share=0.5)
+    res = detect_mt(ds, "bleu", gap=20, share=0.5)
+    segs, overall = res.detail, res.table
     c = segs[segs["ref_id"] == "C"].set_index("seg_id")
     for s, i in (("1", 0), ("2", 1)):
         assert c.loc[s, "closest_system"] == "mt1" and c.loc[s, "flagged"]
@@ -117,7 +119,8 @@ def test_detect_mt_flags_a_copied_reference_with_evidence():
     assert over.loc["C", "segments_flagged"] == 2 and over.loc["C", "flagged"]
     assert not over.loc["A", "flagged"] and not over.loc["B", "flagged"]
     # a higher threshold than any gap flags nothing
-    segs2, overall2 = detect_mt(ds, "bleu", gap=101, share=0.5)
+    res2 = detect_mt(ds, "bleu", gap=101, share=0.5)
+    segs2, overall2 = res2.detail, res2.table
     assert not segs2["flagged"].any() and not overall2["flagged"].any()
 
 
@@ -148,18 +151,19 @@ def test_leave_one_out_metric_by_metric_equals_all_at_once(news_ende):
     from evalcore.references import combine_loo
 
     ms = ["chrf", "bleu", "ter"]
-    scores, summary = leave_one_out(news_ende, ms, n_boot=30)
-    s2, m2 = combine_loo([leave_one_out(news_ende, [m], n_boot=30) for m in ms])
-    pd.testing.assert_frame_equal(s2, scores)
-    pd.testing.assert_frame_equal(m2, summary)
-    assert m2.attrs == summary.attrs and summary.attrs["segments"]
+    res = leave_one_out(news_ende, ms, n_boot=30)
+    res2 = combine_loo([leave_one_out(news_ende, [m], n_boot=30) for m in ms])
+    pd.testing.assert_frame_equal(res2.detail, res.detail)
+    pd.testing.assert_frame_equal(res2.table, res.table)
+    assert (res2.notes, res2.segments) == (res.notes, res.segments) and res.segments
 
 
 def test_detect_mt_sentence_and_corpus_values_equal_sacrebleu(news_ende):
     """Detect MT reads sentence and corpus scores off one statistics pass per (reference,
     system) pair: both equal sacreBLEU's single-reference sentence and corpus BLEU."""
     ds = news_ende
-    segs, overall = detect_mt(ds, "bleu", gap=20)
+    res = detect_mt(ds, "bleu", gap=20)
+    segs, overall = res.detail, res.table
     refs, syss = ds.ref_texts(), ds.sys_texts()
     pos = {s: i for i, s in enumerate(ds.seg_ids)}
     for row in segs.head(12).itertuples():

@@ -35,22 +35,24 @@ def run(args) -> int:
         raise ValueError("--bootstrap must be 0 or more")
     _tok.check(args)
     ds = dataset(args)
-    table = results(ds, n_boot=args.bootstrap)
+    res = results(ds, n_boot=args.bootstrap)
+    table = res.table
     before = session_tokenizer()
     # the tokenizer (--tokenize or the target language's default) of the metrics correlated
     set_session_tokenizer(_tok.resolve(args, ds, [get_metric(m) for m in ids]) if ids else before)
     try:
-        corr = correlations(ds, table, ids)
+        cres = correlations(ds, table, ids)
         nrefs = dataset_nrefs(ds)
         sig = {m: metric_signature(m, nrefs, "system") for m in ids}
     finally:
         set_session_tokenizer(before)
-    emit(table, None, args, section=f"reading comprehension (Callison-Burch 2009, Table 3): {table.attrs['note']}",
+    emit(table, None, args, section=f"reading comprehension (Callison-Burch 2009, Table 3): {res.method}",
          float_format="%.2f")
     if args.out:
         emit(table, args.out, args)
+    corr = cres.table
     if len(corr):  # each metric row with its signature; human rows: the criterion
         corr = corr.assign(signature=[sig.get(m, "human") for m in corr["measure"]])
-    emit(corr, None, args, section=corr.attrs["note"],
+    emit(corr, None, args, section=cres.method,
          float_format="%.4f", first=False)
     return 0

@@ -55,22 +55,24 @@ def run(args) -> int:
     # the tokenizer (--tokenize or the target language's default) of every metric of this run
     set_session_tokenizer(_tok.resolve(args, ds, [get_metric(m) for m in dict.fromkeys(ids + [det])]))
     try:
-        _, summary = leave_one_out(ds, ids, n_boot=args.bootstrap)
+        loo = leave_one_out(ds, ids, n_boot=args.bootstrap)
+        summary = loo.table
         summary["signature"] = summary["metric"].map(lambda m: loo_signature(m, len(ds.ref_ids)))
-        segs, overall = (detect_mt(ds, det, args.gap, args.share) if ds.systems else (None, None))
+        detected = detect_mt(ds, det, args.gap, args.share) if ds.systems else None
         det_sig = metric_signature(det, 1, "segment")  # single-reference sentence scores
     finally:
         set_session_tokenizer(before)
-    emit(summary, None, args, float_format="%.4f", note=summary.attrs["note"],
+    emit(summary, None, args, float_format="%.4f", notes=loo.notes,
          section="leave-one-out: each human translation against the other reference sets; MT against the same "
                  "sets (mean, sd, min, max over the held-out sets)")
     if args.out:
         emit(summary, args.out, args)
-    if overall is None:
+    if detected is None:
         print("note: Detect MT skipped: the dataset has no MT outputs", file=sys.stderr)
         return 0
+    segs, overall = detected.detail, detected.table
     flagged = segs[segs["flagged"]]
-    emit(overall.assign(signature=det_sig), None, args, section=f"Detect MT: {overall.attrs['settings']}",
+    emit(overall.assign(signature=det_sig), None, args, section=f"Detect MT: {detected.method}",
          float_format="%.4f", first=False, note=f"{len(flagged)} flagged (segment, reference) pairs")
     if len(flagged):
         emit(flagged.sort_values("gap", ascending=False).head(10)[

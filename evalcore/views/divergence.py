@@ -161,9 +161,7 @@ def divergence_table(signals: pd.DataFrame, a: str, b: str, systems: Sequence[st
     elif direction == "b_higher":
         out = out[out["divergence"] < 0]
     order = np.argsort(-np.abs(out["divergence"].to_numpy()), kind="stable")
-    out = out.iloc[order].reset_index(drop=True)
-    out.attrs["a"], out.attrs["b"] = a, b
-    return out
+    return out.iloc[order].reset_index(drop=True)
 
 
 def ref_side_spans(cand_tokens: Sequence[str], ref_tokens: Sequence[str], max_order: int = 4) -> list[tuple[int, int]]:
