@@ -105,7 +105,8 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
     ``scorer``: where the metric scores come from, ``scorer(dataset, metric_ids, tokenize=,
     include_references=, criterion=, **score_options)`` returning the
     :class:`~evalcore.results.Result` (system-level rows metric, system, score; notes, warnings)
-    that :func:`evalcore.parallel.score_result` would (``criterion`` is None unless ``judged_only``). None: that function, on ``scheduler``.
+    that :func:`evalcore.parallel.score_result` would (``criterion`` is None unless
+    ``judged_only``). None: that function, on ``scheduler``.
     The dashboard passes :func:`evalcore.views.campaign.cached_scores`, the statistics the
     Systems page caches on disk (the same values). Metrics ``stored:NAME`` are the scores the
     data stores (mt-metrics-eval ``metric-scores/``), used as stored, never recomputed

@@ -76,7 +76,7 @@ def run(args) -> int:
     parts = [("raters", raters, f"gold raters: {', '.join(gold)}; every other rater is a non-expert; each "
                                 "non-expert's agreement with the gold raters (Figure 2)"),
              ("curves", curves.table, "agreement with the gold raters as non-experts are combined (Figure 1); "
-                                "gold-vs-gold agreement: " + ("n/a (one gold rater)" if ga != ga else f"{ga:.4f}")),
+                                      "gold-vs-gold agreement: " + ("n/a (one gold rater)" if ga != ga else f"{ga:.4f}")),
              ("rankings", ranked, f"{rankings.method} (Figure 3)")]
     pre = args.out_prefix
     for i, (name, table, what) in enumerate(parts):
