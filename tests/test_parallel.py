@@ -21,6 +21,7 @@ from evalcore.parallel import (
     block_bounds,
     iter_score_levels,
     parse_scheduler,
+    score_result,
     score_table,
     similarity_tensors_many,
 )
@@ -64,6 +65,17 @@ def test_scores_identical_on_sample(cluster, sample, level):
     want = engine.score_table(sample, metrics, level=level, include_references=True)
     got = score_table(sample, metrics, level=level, include_references=True, scheduler=cluster, block_size=5)
     pd.testing.assert_frame_equal(got, want, check_exact=True)
+
+
+def test_notes_and_warnings_identical_on_the_cluster(cluster, sample):
+    """The distributed path returns the in-process result's notes (who was scored on which
+    segments) and warnings, not only its table."""
+    segs = {sample.systems[0]: sample.seg_ids[:5]}  # every other candidate is left out: noted
+    want = engine.score_result(sample, ["bleu", "ter"], level="system", segments=segs)
+    got = score_result(sample, ["bleu", "ter"], level="system", segments=segs, scheduler=cluster, block_size=3)
+    pd.testing.assert_frame_equal(got.table, want.table, check_exact=True)
+    assert got.notes == want.notes and got.warnings == want.warnings
+    assert any("left out" in n for n in want.notes)
 
 
 def test_tensors_identical_on_sample(cluster, sample, tmp_path):
