@@ -8,6 +8,7 @@ datasets or raises :class:`DataError` with the complete report: nothing is parti
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 
 import pandas as pd
 
@@ -19,7 +20,7 @@ from .text import describe_lines
 META = ["_file", "_line"]
 
 
-def frame(columns: list[str], rows: list[list], files: list[str], lines: list[int | None]) -> pd.DataFrame:
+def frame(columns: list[str], rows: list[list], files: list[str], lines: Sequence[int | None]) -> pd.DataFrame:
     df = pd.DataFrame(rows, columns=columns, dtype=object) if rows else pd.DataFrame(columns=columns, dtype=object)
     df["_file"] = files
     df["_line"] = lines
@@ -45,14 +46,14 @@ def _dups(df: pd.DataFrame, keys: list[str], what: str, report: Report) -> pd.Da
     return df.drop_duplicates(keys, keep="first")
 
 
-def _unknown_segments(df: pd.DataFrame, seg_keys: set, what: str, report: Report) -> pd.DataFrame:
+def _unknown_segments(df: pd.DataFrame, seg_keys: pd.MultiIndex, what: str, report: Report) -> pd.DataFrame:
     keys = pd.MultiIndex.from_arrays([df["lp"].astype(object), df["seg_id"].astype(object)])
     known = pd.Series(keys.isin(seg_keys), index=df.index, dtype=bool)
     bad = df.loc[~known]
     for (file, lp), sub in bad.groupby(["_file", "lp"], sort=False):
         ids = list(dict.fromkeys(sub["seg_id"]))
         lp_txt = f" of language pair {lp}" if lp else ""
-        report.error(file, int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
+        report.error(str(file), int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
                      f"{len(sub)} {what} name segment id(s) not in the segments file{lp_txt}: "
                      f"{', '.join(map(repr, ids[:8]))}{' ...' if len(ids) > 8 else ''} "
                      f"({describe_lines([int(x) for x in sub['_line'] if x is not None])}); "
@@ -194,13 +195,13 @@ def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, output
     nonnum = scores.isna() & ~text.isin(["nan", "+nan", "-nan"])
     for file, sub in judgements[nonnum].groupby("_file", sort=False):
         vals = list(dict.fromkeys(sub["score"]))[:5]
-        report.error(file, int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
+        report.error(str(file), int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
                      f"{len(sub)} non-numeric score(s) {', '.join(map(repr, vals))} at {describe_lines([int(x) for x in sub['_line'] if x is not None])}; "
                      "scores must be numbers (use . as the decimal point; leave unrated items out)")
     absurd = ~nonnum & scores.map(lambda v: score_problem(float(v)) is not None)
     for file, sub in judgements[absurd].groupby("_file", sort=False):
         vals = list(dict.fromkeys(sub["score"]))[:5]
-        report.error(file, int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
+        report.error(str(file), int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
                      f"{len(sub)} score(s) {', '.join(map(repr, vals))} at "
                      f"{describe_lines([int(x) for x in sub['_line'] if x is not None])} are not finite or beyond "
                      f"±{MAX_ABS_SCORE:.0e}; scores must be finite numbers within that range (leave unrated items out)")
@@ -243,7 +244,8 @@ def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, output
                                  f"{label} {nm!r}{lp_txt} covers {len(sub)} of {n_seg} segments")
         same = jud[jud.duplicated(JUDGEMENT_COLUMNS, keep=False)]
         for file, fsub in same.groupby("_file", sort=False):
-            groups, n_rows, first_line = [], 0, None
+            groups: list[str] = []
+            n_rows, first_line = 0, None
             for _, sub in fsub.groupby(JUDGEMENT_COLUMNS, sort=False):
                 lines = [int(x) for x in sub["_line"] if x is not None and x == x]
                 n_rows += len(sub)
