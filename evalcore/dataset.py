@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -34,6 +35,12 @@ REFERENCE_COLUMNS = ["seg_id", "ref_id", "text"]
 OUTPUT_COLUMNS = ["system", "seg_id", "text"]
 JUDGEMENT_COLUMNS = ["system", "seg_id", "rater", "judgement", "score"]
 TAG_COLUMNS = ["system", "seg_id", "tag"]
+
+
+def _token_counts(texts: pd.Series) -> pd.Series:
+    """Whitespace tokens per text (missing stays missing)."""
+    # .str.len() counts the items of each split list at run time; pandas-stubs types it for str only
+    return texts.str.split().str.len()  # type: ignore[misc]
 
 
 def _empty(columns: list[str]) -> pd.DataFrame:
@@ -110,7 +117,7 @@ class Dataset:
             col: list[str | None] = [None] * len(pos)
             for seg, text in zip(sub["seg_id"], sub["text"]):
                 col[pos[seg]] = text
-            out[name] = col
+            out[cast(str, name)] = col  # the id columns hold str
         return out
 
     def ref_texts(self) -> dict[str, list[str | None]]:
@@ -239,15 +246,15 @@ class Dataset:
     def length_table(self) -> pd.DataFrame:
         """Whitespace token lengths of every text: kind (source/reference/output), name, seg_id, length."""
         parts = [pd.DataFrame({"kind": "source", "name": "source", "seg_id": self.segments["seg_id"],
-                               "length": self.segments["source"].str.split().str.len()})]
+                               "length": _token_counts(self.segments["source"])})]
         if len(self.references):
             parts.append(pd.DataFrame({"kind": "reference", "name": self.references["ref_id"],
                                        "seg_id": self.references["seg_id"],
-                                       "length": self.references["text"].str.split().str.len()}))
+                                       "length": _token_counts(self.references["text"])}))
         if len(self.outputs):
             parts.append(pd.DataFrame({"kind": "output", "name": self.outputs["system"],
                                        "seg_id": self.outputs["seg_id"],
-                                       "length": self.outputs["text"].str.split().str.len()}))
+                                       "length": _token_counts(self.outputs["text"])}))
         return pd.concat(parts, ignore_index=True)
 
     # ---- identity by content -------------------------------------------------------------

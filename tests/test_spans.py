@@ -155,6 +155,20 @@ def test_hostile_spans_are_listed_with_file_and_line(tmp_path):
     assert st.items[["seg_id", "rater", "n_spans"]].values.tolist() == [["2", "r2", 2], ["1", "r4", 2]]
 
 
+def test_an_esa_integer_over_the_digit_limit_is_reported_not_a_crash(tmp_path):
+    # json.loads raises a plain ValueError (no position) for an integer over Python's 4,300-digit
+    # limit: it is listed with file, line and json's own reason, like any other broken JSON
+    huge = '[{"start_i": 1' + "0" * 5000 + ', "end_i": 2, "severity": "minor"}]'
+    folder = _tidy(tmp_path / "d", [["s", "1", "abc"], ["s", "2", "xyz"]],
+                   [["s", "1", "r1", "esa", "50", huge], ["s", "2", "r1", "esa", "50", _esa((0, 1, "minor"))]])
+    with pytest.raises(DataError) as exc:
+        dataset_spans(load_dataset(folder))
+    msg = str(exc.value)
+    assert "judgements.tsv, line 2" in msg and "not valid JSON" in msg and "4300 digits" in msg
+    st = dataset_spans(load_dataset(folder), strict=False)
+    assert st.items[["seg_id", "n_spans"]].values.tolist() == [["2", 1]]  # the rest still read
+
+
 def test_html_in_a_category_is_kept_as_text(tmp_path):
     folder = tmp_path / "m"
     folder.mkdir()

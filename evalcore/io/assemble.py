@@ -8,18 +8,19 @@ datasets or raises :class:`DataError` with the complete report: nothing is parti
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 
 import pandas as pd
 
 from ..dataset import (JUDGEMENT_COLUMNS, OUTPUT_COLUMNS, REFERENCE_COLUMNS, SEGMENT_COLUMNS,
                        TAG_COLUMNS, Dataset)
-from ..problems import MAX_ABS_SCORE, DataError, Report, score_problem
+from ..problems import MAX_ABS_SCORE, DataError, Problem, Report, score_problem
 from .text import describe_lines
 
 META = ["_file", "_line"]
 
 
-def frame(columns: list[str], rows: list[list], files: list[str], lines: list[int | None]) -> pd.DataFrame:
+def frame(columns: list[str], rows: list[list], files: list[str], lines: Sequence[int | None]) -> pd.DataFrame:
     df = pd.DataFrame(rows, columns=columns, dtype=object) if rows else pd.DataFrame(columns=columns, dtype=object)
     df["_file"] = files
     df["_line"] = lines
@@ -45,14 +46,14 @@ def _dups(df: pd.DataFrame, keys: list[str], what: str, report: Report) -> pd.Da
     return df.drop_duplicates(keys, keep="first")
 
 
-def _unknown_segments(df: pd.DataFrame, seg_keys: set, what: str, report: Report) -> pd.DataFrame:
+def _unknown_segments(df: pd.DataFrame, seg_keys: pd.MultiIndex, what: str, report: Report) -> pd.DataFrame:
     keys = pd.MultiIndex.from_arrays([df["lp"].astype(object), df["seg_id"].astype(object)])
     known = pd.Series(keys.isin(seg_keys), index=df.index, dtype=bool)
     bad = df.loc[~known]
     for (file, lp), sub in bad.groupby(["_file", "lp"], sort=False):
         ids = list(dict.fromkeys(sub["seg_id"]))
         lp_txt = f" of language pair {lp}" if lp else ""
-        report.error(file, int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
+        report.error(str(file), int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
                      f"{len(sub)} {what} name segment id(s) not in the segments file{lp_txt}: "
                      f"{', '.join(map(repr, ids[:8]))}{' ...' if len(ids) > 8 else ''} "
                      f"({describe_lines([int(x) for x in sub['_line'] if x is not None])}); "
@@ -129,32 +130,24 @@ def _name_problems(tables: dict[str, pd.DataFrame], report: Report) -> None:
                                "Unicode form; kept as written")
 
 
-def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, outputs: pd.DataFrame,
-             judgements: pd.DataFrame, tags: pd.DataFrame | None = None,
-             extras: dict[str, pd.DataFrame] | None = None, report: Report | None = None) -> dict[str, Dataset]:
-    """Validate long tables (each with lp + its columns + _file/_line) and build datasets by lp."""
-    report = report or Report()
-    given_warnings = list(report.warnings)  # the loader's own (kept with every dataset)
-    tags = tags if tags is not None else empty(TAG_COLUMNS)
-    extras = extras or {}
-    tables = {"segments": segments, "references": references, "outputs": outputs,
-              "judgements": judgements, "tags": tags}
+def _normalise(tables: dict[str, pd.DataFrame]) -> None:
+    """Fill a missing lp with "", strip lp and the id columns (in place: the loader's frames)."""
     for t in tables.values():
         for c in ("lp",):
             if c not in t:
                 t[c] = ""
             t[c] = t[c].fillna("").astype(str).str.strip()
-    for t, cols in ((segments, ["seg_id"]), (references, ["seg_id", "ref_id"]), (outputs, ["system", "seg_id"]),
-                    (judgements, ["system", "seg_id", "rater", "judgement"]), (tags, ["system", "seg_id", "tag"])):
+    for tname, cols in (("segments", ["seg_id"]), ("references", ["seg_id", "ref_id"]),
+                        ("outputs", ["system", "seg_id"]), ("judgements", ["system", "seg_id", "rater", "judgement"]),
+                        ("tags", ["system", "seg_id", "tag"])):
+        t = tables[tname]
         for c in cols:
             t[c] = t[c].astype(str).str.strip()
 
-    names_report = Report()
-    _name_problems(tables, names_report)
-    report.extend(names_report.problems)
-    given_warnings += names_report.warnings
 
-    # -- language pairs: a table without lp may only be used when there is one pair ----------
+def _language_pairs(tables: dict[str, pd.DataFrame], report: Report) -> list[str]:
+    """The language pairs named. A table without lp may only be used when there is one pair
+    (its blank lp is then that pair, filled in place)."""
     lps = sorted(set().union(*(set(t["lp"].unique()) for t in tables.values())) - {""})
     if len(lps) > 1:
         for tname, t in tables.items():
@@ -166,14 +159,162 @@ def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, output
     elif len(lps) == 1:
         for t in tables.values():
             t.loc[t["lp"] == "", "lp"] = lps[0]
+    return lps
 
-    # -- segments -------------------------------------------------------------------------
+
+def _segments(segments: pd.DataFrame, report: Report) -> tuple[pd.DataFrame, pd.MultiIndex]:
+    """Segments without empty or duplicate ids, and their (lp, seg_id) keys."""
     empty_ids = segments[segments["seg_id"] == ""]
     if len(empty_ids):
         report.error(empty_ids["_file"].iloc[0], None, f"empty seg_id at {_where(empty_ids)}")
     segments = _dups(segments[segments["seg_id"] != ""], ["lp", "seg_id"], "segment", report)
     seg_keys = pd.MultiIndex.from_arrays([segments["lp"].astype(object), segments["seg_id"].astype(object)])
+    return segments, seg_keys
 
+
+def _unusable_scores(judgements: pd.DataFrame, report: Report) -> tuple[pd.Series, pd.Series]:
+    """The scores as numbers, and the rows whose score is not a number, not finite or out of
+    range (reported per file)."""
+    scores = pd.to_numeric(judgements["score"], errors="coerce")
+    text = judgements["score"].astype(str).str.strip().str.lower()
+    nonnum = scores.isna() & ~text.isin(["nan", "+nan", "-nan"])
+    for file, sub in judgements[nonnum].groupby("_file", sort=False):
+        vals = list(dict.fromkeys(sub["score"]))[:5]
+        report.error(str(file), int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
+                     f"{len(sub)} non-numeric score(s) {', '.join(map(repr, vals))} at {describe_lines([int(x) for x in sub['_line'] if x is not None])}; "
+                     "scores must be numbers (use . as the decimal point; leave unrated items out)")
+    absurd = ~nonnum & scores.map(lambda v: score_problem(float(v)) is not None)
+    for file, sub in judgements[absurd].groupby("_file", sort=False):
+        vals = list(dict.fromkeys(sub["score"]))[:5]
+        report.error(str(file), int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
+                     f"{len(sub)} score(s) {', '.join(map(repr, vals))} at "
+                     f"{describe_lines([int(x) for x in sub['_line'] if x is not None])} are not finite or beyond "
+                     f"±{MAX_ABS_SCORE:.0e}; scores must be finite numbers within that range (leave unrated items out)")
+    return scores, nonnum | absurd
+
+
+def _judgements(judgements: pd.DataFrame, seg_keys: pd.MultiIndex, extras: dict[str, pd.DataFrame],
+                report: Report) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+    """The segment-level judgements with usable numeric scores, and ``extras`` with the
+    system-level ones: an empty seg_id is a human score given per system (``system_scores``)."""
+    sys_level = judgements["seg_id"] == ""
+    judgements = pd.concat([judgements[sys_level],
+                            _unknown_segments(judgements[~sys_level], seg_keys, "judgements", report)])
+    scores, unusable = _unusable_scores(judgements, report)
+    bad = judgements[unusable]
+    judgements = judgements.assign(score=scores)[~judgements.index.isin(bad.index)]
+    given = judgements[judgements["seg_id"] == ""]
+    judgements = judgements[judgements["seg_id"] != ""]
+    if len(given):
+        _dups(given, ["lp", "system", "rater", "judgement"], "system-level score (empty seg_id)", report)
+        rows = given.rename(columns={"judgement": "scorer"})[["lp", "scorer", "system", "score"]]
+        if "system_scores" in extras:
+            rows = pd.concat([extras["system_scores"], rows], ignore_index=True)
+        extras = {**extras, "system_scores": rows.reset_index(drop=True)}
+    return judgements, extras
+
+
+def _text_warnings(ref: pd.DataFrame, out: pd.DataFrame, n_seg: int, lp_txt: str, warn: Report) -> None:
+    """Empty texts, and reference sets or systems that miss segments (both kept)."""
+    for label, df, key in (("reference set", ref, "ref_id"), ("system", out, "system")):
+        blank = df[df["text"].astype(str).str.strip() == ""]
+        for nm, sub in blank.groupby(key, sort=False):
+            warn.warning(sub["_file"].iloc[0], int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
+                         f"{label} {nm!r}{lp_txt} has {len(sub)} empty or whitespace-only text(s) "
+                         f"({describe_lines([int(x) for x in sub['_line'] if x is not None])}); kept as empty strings")
+        for nm, sub in df.groupby(key, sort=False):
+            if len(sub) < n_seg:
+                warn.warning(sub["_file"].iloc[0], None,
+                             f"{label} {nm!r}{lp_txt} covers {len(sub)} of {n_seg} segments")
+
+
+def _identical_judgements(jud: pd.DataFrame, lp_txt: str, warn: Report) -> None:
+    """Identical judgement rows, per file with up to five examples (all kept and counted)."""
+    same = jud[jud.duplicated(JUDGEMENT_COLUMNS, keep=False)]
+    for file, fsub in same.groupby("_file", sort=False):
+        groups: list[str] = []
+        n_rows, first_line = 0, None
+        for _, sub in fsub.groupby(JUDGEMENT_COLUMNS, sort=False):
+            lines = [int(x) for x in sub["_line"] if x is not None and x == x]
+            n_rows += len(sub)
+            if first_line is None and len(lines) > 1:
+                first_line = lines[1]
+            if len(groups) < 5:
+                r = sub.iloc[0]
+                groups.append(f"{describe_lines(lines)} (system {r['system']!r}, seg_id {r['seg_id']!r}, "
+                              f"rater {r['rater']!r}, {r['judgement']} = {r['score']:g})")
+        n_groups = fsub.groupby(JUDGEMENT_COLUMNS, sort=False).ngroups
+        more = f"; and {n_groups - len(groups)} more" if n_groups > len(groups) else ""
+        warn.warning(str(file), first_line,
+                     f"{n_groups} set(s) of identical judgement rows{lp_txt} ({n_rows} rows): "
+                     f"{'; '.join(groups)}{more}. All are kept and counted separately (a rater may repeat "
+                     "a judgement); delete the copies if rows were pasted twice")
+
+
+def _dataset(name: str, lp: str, tables: dict[str, pd.DataFrame], extras: dict[str, pd.DataFrame],
+             given_warnings: list[Problem], report: Report) -> Dataset:
+    """The dataset of one language pair from the checked tables; its warnings (data kept) go to
+    ``report`` and to the dataset."""
+    seg = tables["segments"][tables["segments"]["lp"] == lp]
+    ref = tables["references"][tables["references"]["lp"] == lp]
+    out = tables["outputs"][tables["outputs"]["lp"] == lp]
+    jud = tables["judgements"][tables["judgements"]["lp"] == lp]
+    tag = tables["tags"][tables["tags"]["lp"] == lp]
+    lp_txt = f" ({lp})" if lp else ""
+    warn = Report()
+    _text_warnings(ref, out, len(seg), lp_txt, warn)
+    _identical_judgements(jud, lp_txt, warn)
+    texts = set(out["system"]) | set(ref["ref_id"])
+    no_text = [s for s in dict.fromkeys(jud["system"]) if s not in texts]
+    if no_text:
+        warn.warning(jud["_file"].iloc[0], None,
+                     f"judgements of {len(no_text)} system(s)/reference set(s){lp_txt} without text: "
+                     f"{', '.join(no_text)}; kept (usable wherever no text is needed)")
+    untagged = set(tag["system"]) - set(out["system"]) - set(ref["ref_id"])
+    if untagged:
+        warn.warning(tag["_file"].iloc[0], None, f"tags name unknown system(s) {', '.join(sorted(untagged))}; ignored")
+        tag = tag[~tag["system"].isin(untagged)]
+    report.extend(warn.problems)
+    segf = seg.rename(columns={"doc": "doc_id"})
+    lp_extras = {k: (v[v["lp"] == lp].drop(columns=[c for c in ("lp", *META) if c in v]).reset_index(drop=True)
+                     if "lp" in v else v) for k, v in extras.items()}
+    if "domain" in segf and (segf["domain"].astype(str) != "").any():
+        # a domain column of segments.tsv (e.g. WMT24) is kept as the segment_domains extra table
+        lp_extras["segment_domains"] = segf[["seg_id", "domain"]].astype(str).reset_index(drop=True)
+    # .copy(): the selected columns get arrays of their own. Without it the text column stays
+    # a view of the loader's block of every column (lp, system, seg_id, text as Python
+    # strings), which then outlives the load: at 100k segments × 10 systems, +3 M strings.
+    return Dataset(
+        name=name, lp=lp,
+        segments=segf.reindex(columns=SEGMENT_COLUMNS).fillna(""),
+        references=ref[REFERENCE_COLUMNS].reset_index(drop=True).copy(),
+        outputs=out[OUTPUT_COLUMNS].reset_index(drop=True).copy(),
+        judgements=jud[JUDGEMENT_COLUMNS].reset_index(drop=True),
+        tags=tag[TAG_COLUMNS].reset_index(drop=True),
+        extras=lp_extras,
+        warnings=given_warnings + list(warn.problems),
+    )
+
+
+def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, outputs: pd.DataFrame,
+             judgements: pd.DataFrame, tags: pd.DataFrame | None = None,
+             extras: dict[str, pd.DataFrame] | None = None, report: Report | None = None) -> dict[str, Dataset]:
+    """Validate long tables (each with lp + its columns + _file/_line) and build datasets by lp."""
+    report = report or Report()
+    given_warnings = list(report.warnings)  # the loader's own (kept with every dataset)
+    tags = tags if tags is not None else empty(TAG_COLUMNS)
+    extras = extras or {}
+    tables = {"segments": segments, "references": references, "outputs": outputs,
+              "judgements": judgements, "tags": tags}
+    _normalise(tables)
+
+    names_report = Report()
+    _name_problems(tables, names_report)
+    report.extend(names_report.problems)
+    given_warnings += names_report.warnings
+
+    lps = _language_pairs(tables, report)
+    segments, seg_keys = _segments(segments, report)
     # -- references -----------------------------------------------------------------------
     references = _unknown_segments(references, seg_keys, "references", report)
     references = _dups(references, ["lp", "seg_id", "ref_id"], "reference", report)
@@ -184,110 +325,12 @@ def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, output
     for lp, nm in sorted(clash):
         report.error(outputs["_file"].iloc[0], None, f"{nm!r} is both a system and a reference set"
                                                      f"{' in ' + lp if lp else ''}; rename one of them")
-    # -- judgements ------------------------------------------------------------------------
-    # an empty seg_id = a human score given per system (kept apart: extras["system_scores"])
-    sys_level = judgements["seg_id"] == ""
-    judgements = pd.concat([judgements[sys_level],
-                            _unknown_segments(judgements[~sys_level], seg_keys, "judgements", report)])
-    scores = pd.to_numeric(judgements["score"], errors="coerce")
-    text = judgements["score"].astype(str).str.strip().str.lower()
-    nonnum = scores.isna() & ~text.isin(["nan", "+nan", "-nan"])
-    for file, sub in judgements[nonnum].groupby("_file", sort=False):
-        vals = list(dict.fromkeys(sub["score"]))[:5]
-        report.error(file, int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
-                     f"{len(sub)} non-numeric score(s) {', '.join(map(repr, vals))} at {describe_lines([int(x) for x in sub['_line'] if x is not None])}; "
-                     "scores must be numbers (use . as the decimal point; leave unrated items out)")
-    absurd = ~nonnum & scores.map(lambda v: score_problem(float(v)) is not None)
-    for file, sub in judgements[absurd].groupby("_file", sort=False):
-        vals = list(dict.fromkeys(sub["score"]))[:5]
-        report.error(file, int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
-                     f"{len(sub)} score(s) {', '.join(map(repr, vals))} at "
-                     f"{describe_lines([int(x) for x in sub['_line'] if x is not None])} are not finite or beyond "
-                     f"±{MAX_ABS_SCORE:.0e}; scores must be finite numbers within that range (leave unrated items out)")
-    bad = judgements[nonnum | absurd]
-    judgements = judgements.assign(score=scores)[~judgements.index.isin(bad.index)]
-    given = judgements[judgements["seg_id"] == ""]
-    judgements = judgements[judgements["seg_id"] != ""]
-    if len(given):
-        _dups(given, ["lp", "system", "rater", "judgement"], "system-level score (empty seg_id)", report)
-        rows = given.rename(columns={"judgement": "scorer"})[["lp", "scorer", "system", "score"]]
-        if "system_scores" in extras:
-            rows = pd.concat([extras["system_scores"], rows], ignore_index=True)
-        extras = {**extras, "system_scores": rows.reset_index(drop=True)}
-    # -- tags ------------------------------------------------------------------------------
+    judgements, extras = _judgements(judgements, seg_keys, extras, report)
     tags = _unknown_segments(tags, seg_keys, "tags", report)
 
     if not report.ok:
         raise DataError(report)
 
-    # -- warnings (data kept) ----------------------------------------------------------------
-    datasets: dict[str, Dataset] = {}
-    for lp in (lps or [""]):
-        seg = segments[segments["lp"] == lp]
-        ref = references[references["lp"] == lp]
-        out = outputs[outputs["lp"] == lp]
-        jud = judgements[judgements["lp"] == lp]
-        tag = tags[tags["lp"] == lp]
-        lp_txt = f" ({lp})" if lp else ""
-        warn = Report()
-        for label, df, key in (("reference set", ref, "ref_id"), ("system", out, "system")):
-            blank = df[df["text"].astype(str).str.strip() == ""]
-            for nm, sub in blank.groupby(key, sort=False):
-                warn.warning(sub["_file"].iloc[0], int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
-                             f"{label} {nm!r}{lp_txt} has {len(sub)} empty or whitespace-only text(s) "
-                             f"({describe_lines([int(x) for x in sub['_line'] if x is not None])}); kept as empty strings")
-            n_seg = len(seg)
-            for nm, sub in df.groupby(key, sort=False):
-                if len(sub) < n_seg:
-                    warn.warning(sub["_file"].iloc[0], None,
-                                 f"{label} {nm!r}{lp_txt} covers {len(sub)} of {n_seg} segments")
-        same = jud[jud.duplicated(JUDGEMENT_COLUMNS, keep=False)]
-        for file, fsub in same.groupby("_file", sort=False):
-            groups, n_rows, first_line = [], 0, None
-            for _, sub in fsub.groupby(JUDGEMENT_COLUMNS, sort=False):
-                lines = [int(x) for x in sub["_line"] if x is not None and x == x]
-                n_rows += len(sub)
-                if first_line is None and len(lines) > 1:
-                    first_line = lines[1]
-                if len(groups) < 5:
-                    r = sub.iloc[0]
-                    groups.append(f"{describe_lines(lines)} (system {r['system']!r}, seg_id {r['seg_id']!r}, "
-                                  f"rater {r['rater']!r}, {r['judgement']} = {r['score']:g})")
-            n_groups = fsub.groupby(JUDGEMENT_COLUMNS, sort=False).ngroups
-            more = f"; and {n_groups - len(groups)} more" if n_groups > len(groups) else ""
-            warn.warning(file, first_line,
-                         f"{n_groups} set(s) of identical judgement rows{lp_txt} ({n_rows} rows): "
-                         f"{'; '.join(groups)}{more}. All are kept and counted separately (a rater may repeat "
-                         "a judgement); delete the copies if rows were pasted twice")
-        texts = set(out["system"]) | set(ref["ref_id"])
-        no_text = [s for s in dict.fromkeys(jud["system"]) if s not in texts]
-        if no_text:
-            warn.warning(jud["_file"].iloc[0], None,
-                         f"judgements of {len(no_text)} system(s)/reference set(s){lp_txt} without text: "
-                         f"{', '.join(no_text)}; kept (usable wherever no text is needed)")
-        untagged = set(tag["system"]) - set(out["system"]) - set(ref["ref_id"])
-        if untagged:
-            warn.warning(tag["_file"].iloc[0], None, f"tags name unknown system(s) {', '.join(sorted(untagged))}; ignored")
-            tag = tag[~tag["system"].isin(untagged)]
-        report.extend(warn.problems)
-        segf = seg.rename(columns={"doc": "doc_id"})
-        lp_extras = {k: (v[v["lp"] == lp].drop(columns=[c for c in ("lp", *META) if c in v]).reset_index(drop=True)
-                         if "lp" in v else v) for k, v in extras.items()}
-        if "domain" in segf and (segf["domain"].astype(str) != "").any():
-            # a domain column of segments.tsv (e.g. WMT24) is kept as the segment_domains extra table
-            lp_extras["segment_domains"] = segf[["seg_id", "domain"]].astype(str).reset_index(drop=True)
-        # .copy(): the selected columns get arrays of their own. Without it the text column stays
-        # a view of the loader's block of every column (lp, system, seg_id, text as Python
-        # strings), which then outlives the load: at 100k segments × 10 systems, +3 M strings.
-        ds = Dataset(
-            name=name, lp=lp,
-            segments=segf.reindex(columns=SEGMENT_COLUMNS).fillna(""),
-            references=ref[REFERENCE_COLUMNS].reset_index(drop=True).copy(),
-            outputs=out[OUTPUT_COLUMNS].reset_index(drop=True).copy(),
-            judgements=jud[JUDGEMENT_COLUMNS].reset_index(drop=True),
-            tags=tag[TAG_COLUMNS].reset_index(drop=True),
-            extras=lp_extras,
-            warnings=given_warnings + list(warn.problems),
-        )
-        datasets[lp] = ds
-    return datasets
+    checked = {"segments": segments, "references": references, "outputs": outputs,
+               "judgements": judgements, "tags": tags}
+    return {lp: _dataset(name, lp, checked, extras, given_warnings, report) for lp in (lps or [""])}

@@ -104,193 +104,251 @@ def _per_system_blocks(rows, fname: str, n: int, what: str, report: Report):
     return {s: b for s, b in blocks.items() if len(b) == n}
 
 
-def read_mtme(src: FileSource, name: str, report: Report | None = None) -> dict[str, Dataset]:
-    report = report or Report()
-    own = Report()
-    names = src.names()
-    lps = sorted(n[len("sources/"):-len(".txt")] for n in names
-                 if n.startswith("sources/") and n.endswith(".txt") and n.count("/") == 1)
-    if not lps:
-        report.error(src.label, None, "no sources/<lp>.txt file: an mt-metrics-eval folder needs the source "
-                                      "segments of each language pair in sources/<lp>.txt")
-        raise DataError(report)
+_FOLDERS = ("sources/", "references/", "system-outputs/", "human-scores/", "metric-scores/", "documents/")
 
-    tables: dict[str, list] = {k: [[], [], []] for k in ("seg", "ref", "out", "jud")}
-    extras_rows: dict[str, list] = {"system_scores": [], "metric_scores": [], "segment_domains": []}
+_EXTRA_COLUMNS = {"system_scores": ["lp", "scorer", "system", "score"],
+                  "metric_scores": ["lp", "metric", "refset", "level", "system", "seg_id", "score"],
+                  "segment_domains": ["lp", "seg_id", "domain"]}
 
-    def add(kind, row, fname, line):
-        tables[kind][0].append(row)
-        tables[kind][1].append(fname)
-        tables[kind][2].append(line)
 
-    used = set()
-    for lp in lps:
+class _Reader:
+    """One read of an mt-metrics-eval folder: the long-table rows found so far, the files used,
+    the problems (``report``) and the reader's own warnings (``own``, added after assembly)."""
+
+    def __init__(self, src: FileSource, report: Report) -> None:
+        self.src = src
+        self.report = report
+        self.own = Report()
+        self.names = src.names()
+        self.used: set[str] = set()
+        # per table: rows, files, lines (the arguments of :func:`frame`)
+        self.tables: dict[str, tuple[list[list], list[str], list[int | None]]] = {
+            k: ([], [], []) for k in ("seg", "ref", "out", "jud")}
+        self.extras_rows: dict[str, list[list]] = {k: [] for k in _EXTRA_COLUMNS}
+
+    def add(self, kind: str, row: list, fname: str, line: int) -> None:
+        rows, files, lines = self.tables[kind]
+        rows.append(row)
+        files.append(fname)
+        lines.append(line)
+
+    # -- one language pair -------------------------------------------------------------------
+    def language_pair(self, lp: str) -> None:
         sname = f"sources/{lp}.txt"
-        used.add(sname)
-        source = read_lines(src, sname, report)
+        self.used.add(sname)
+        source = read_lines(self.src, sname, self.report)
         if source is None:
-            continue
+            return
         n = len(source)
         if n == 0:
-            report.error(sname, None, "is empty; it needs one source segment per line")
+            self.report.error(sname, None, "is empty; it needs one source segment per line")
+        docs = self.documents(lp, sname, n)
+        for i, text in enumerate(source):
+            self.add("seg", [lp, str(i + 1), docs[i], text], sname, i + 1)
+        ref_names = self.references(lp, sname, n)
+        self.outputs(lp, sname, n, ref_names)
+        self.human_scores(lp, n)
+        self.metric_scores(lp, n)
+
+    def documents(self, lp: str, sname: str, n: int) -> list[str]:
+        """The document of every source line (``documents/<lp>.docs``; "" without it); the
+        domains go to the ``segment_domains`` extra table."""
         docs = [""] * n
         dname = f"documents/{lp}.docs"
-        if dname in src:
-            used.add(dname)
-            dlines = read_lines(src, dname, report)
-            if dlines is not None:
-                if len(dlines) != n:
-                    report.error(dname, None, f"has {len(dlines)} lines but {sname} has {n}; it needs one "
-                                              "'<domain> <document>' line per source segment")
-                else:
-                    for i, line in enumerate(dlines):
-                        f = _fields(line)
-                        if len(f) == 2:
-                            extras_rows["segment_domains"].append([lp, str(i + 1), f[0]])
-                            docs[i] = f[1]
-                        elif len(f) == 1:
-                            docs[i] = f[0]
-                        else:
-                            report.error(dname, i + 1, f"has {len(f)} fields; expected '<domain> <document>'")
-        for i, text in enumerate(source):
-            add("seg", [lp, str(i + 1), docs[i], text], sname, i + 1)
+        if dname not in self.src:
+            return docs
+        self.used.add(dname)
+        dlines = read_lines(self.src, dname, self.report)
+        if dlines is None:
+            return docs
+        if len(dlines) != n:
+            self.report.error(dname, None, f"has {len(dlines)} lines but {sname} has {n}; it needs one "
+                                           "'<domain> <document>' line per source segment")
+            return docs
+        for i, line in enumerate(dlines):
+            f = _fields(line)
+            if len(f) == 2:
+                self.extras_rows["segment_domains"].append([lp, str(i + 1), f[0]])
+                docs[i] = f[1]
+            elif len(f) == 1:
+                docs[i] = f[0]
+            else:
+                self.report.error(dname, i + 1, f"has {len(f)} fields; expected '<domain> <document>'")
+        return docs
 
-        def texts(fname):
-            lines = read_lines(src, fname, report)
-            if lines is not None and len(lines) != n:
-                report.error(fname, None, f"has {len(lines)} line{'s' if len(lines) != 1 else ''} but {sname} "
-                                          f"has {n}; every text file needs one line per source segment")
-                return None
-            return lines
+    def texts(self, fname: str, sname: str, n: int) -> list[str] | None:
+        """The lines of a text file, None (reported) when unreadable or not one per source line."""
+        lines = read_lines(self.src, fname, self.report)
+        if lines is not None and len(lines) != n:
+            self.report.error(fname, None, f"has {len(lines)} line{'s' if len(lines) != 1 else ''} but {sname} "
+                                           f"has {n}; every text file needs one line per source segment")
+            return None
+        return lines
 
+    def references(self, lp: str, sname: str, n: int) -> dict[str, list[str] | None]:
+        """Read ``references/<lp>.<ref>.txt``; the lines of every reference set by name."""
         ref_names: dict[str, list[str] | None] = {}
         prefix = f"references/{lp}."
-        for fname in names:
+        for fname in self.names:
             if fname.startswith(prefix) and fname.endswith(".txt") and fname.count("/") == 1:
-                used.add(fname)
+                self.used.add(fname)
                 ref = fname[len(prefix):-len(".txt")]
-                lines = texts(fname)
+                lines = self.texts(fname, sname, n)
                 ref_names[ref] = lines
                 for i, t in enumerate(lines or []):
-                    add("ref", [lp, str(i + 1), ref, t], fname, i + 1)
+                    self.add("ref", [lp, str(i + 1), ref, t], fname, i + 1)
+        return ref_names
+
+    def outputs(self, lp: str, sname: str, n: int, ref_names: dict[str, list[str] | None]) -> None:
+        """Read ``system-outputs/<lp>/<system>.txt``; a file named like a reference set is that set."""
         prefix = f"system-outputs/{lp}/"
-        for fname in names:
+        for fname in self.names:
             if fname.startswith(prefix) and fname.endswith(".txt") and "/" not in fname[len(prefix):]:
-                used.add(fname)
+                self.used.add(fname)
                 system = fname[len(prefix):-len(".txt")]
-                lines = texts(fname)
+                lines = self.texts(fname, sname, n)
                 if system in ref_names:
                     if lines is not None and ref_names[system] is not None and lines != ref_names[system]:
-                        own.warning(fname, None, f"differs from references/{lp}.{system}.txt; the reference file "
-                                                 f"is used for {system!r} (a system output named like a reference "
-                                                 "set is taken to be that reference)")
+                        self.own.warning(fname, None, f"differs from references/{lp}.{system}.txt; the reference "
+                                                      f"file is used for {system!r} (a system output named like a "
+                                                      "reference set is taken to be that reference)")
                     continue
                 for i, t in enumerate(lines or []):
-                    add("out", [lp, system, str(i + 1), t], fname, i + 1)
+                    self.add("out", [lp, system, str(i + 1), t], fname, i + 1)
 
-        # -- human scores ---------------------------------------------------------------
+    # -- human scores ------------------------------------------------------------------------
+    def human_scores(self, lp: str, n: int) -> None:
+        """``human-scores/<lp>.<scorer>.<level>.score``: seg -> judgements, sys -> system_scores."""
         prefix = f"human-scores/{lp}."
-        for fname in names:
+        for fname in self.names:
             if not (fname.startswith(prefix) and fname.endswith(".score") and fname.count("/") == 1):
                 continue
-            used.add(fname)
+            self.used.add(fname)
             parts = fname[len(prefix):-len(".score")].split(".")
             if len(parts) < 2:
-                report.error(fname, None, "name must be human-scores/<lp>.<scorer>.<level>.score "
-                                          "(level seg, sys, doc or domain)")
+                self.report.error(fname, None, "name must be human-scores/<lp>.<scorer>.<level>.score "
+                                               "(level seg, sys, doc or domain)")
                 continue
             scorer, level = ".".join(parts[:-1]), parts[-1]
             if level == "seg":
-                blocks = _per_system_blocks(_score_lines(src, fname, 2, report), fname, n, "scores", report)
-                for system, items in blocks.items():
-                    for k, (line, value) in enumerate(items):
-                        if value != "None":  # unrated
-                            add("jud", [lp, system, str(k + 1), RATER, scorer, value], fname, line)
+                self.human_seg(lp, n, fname, scorer)
             elif level == "sys":
-                seen: dict[str, int] = {}
-                for line, (system, value) in _score_lines(src, fname, 2, report):
-                    if system in seen:
-                        report.error(fname, line, f"system {system!r} appears twice (also line {seen[system]}); "
-                                                  "a sys-level file has one line per system")
-                        continue
-                    seen[system] = line
-                    try:
-                        x = _number(value)
-                    except ValueError as exc:
-                        report.error(fname, line, f"score {value!r} {exc}")
-                        continue
-                    if x is not None:
-                        extras_rows["system_scores"].append([lp, scorer, system, x])
+                self.human_sys(lp, fname, scorer)
             else:
-                own.warning(fname, None, f"{level!r}-level human scores are not loaded (only seg and sys)")
+                self.own.warning(fname, None, f"{level!r}-level human scores are not loaded (only seg and sys)")
 
-        # -- metric scores ----------------------------------------------------------------
+    def human_seg(self, lp: str, n: int, fname: str, scorer: str) -> None:
+        blocks = _per_system_blocks(_score_lines(self.src, fname, 2, self.report), fname, n, "scores", self.report)
+        for system, items in blocks.items():
+            for k, (line, value) in enumerate(items):
+                if value != "None":  # unrated
+                    self.add("jud", [lp, system, str(k + 1), RATER, scorer, value], fname, line)
+
+    def human_sys(self, lp: str, fname: str, scorer: str) -> None:
+        seen: dict[str, int] = {}
+        for line, (system, value) in _score_lines(self.src, fname, 2, self.report):
+            if system in seen:
+                self.report.error(fname, line, f"system {system!r} appears twice (also line {seen[system]}); "
+                                               "a sys-level file has one line per system")
+                continue
+            seen[system] = line
+            try:
+                x = _number(value)
+            except ValueError as exc:
+                self.report.error(fname, line, f"score {value!r} {exc}")
+                continue
+            if x is not None:
+                self.extras_rows["system_scores"].append([lp, scorer, system, x])
+
+    # -- metric scores -----------------------------------------------------------------------
+    def metric_scores(self, lp: str, n: int) -> None:
+        """``metric-scores/<lp>/<metric>-<refs>.<level>.score`` -> the metric_scores extra table."""
         prefix = f"metric-scores/{lp}/"
-        for fname in names:
+        for fname in self.names:
             if not (fname.startswith(prefix) and fname.endswith(".score") and "/" not in fname[len(prefix):]):
                 continue
-            used.add(fname)
+            self.used.add(fname)
             base = fname[len(prefix):-len(".score")]
             stem, _, level = base.rpartition(".")
             metric, dash, refset = stem.rpartition("-")
             if not dash or not metric:
                 metric, refset = stem, ""
             if level not in ("seg", "sys"):
-                own.warning(fname, None, f"{level!r}-level metric scores are not loaded (only seg and sys)")
+                self.own.warning(fname, None, f"{level!r}-level metric scores are not loaded (only seg and sys)")
                 continue
-            rows = _score_lines(src, fname, 2, report)
-            if level == "seg":
-                blocks = _per_system_blocks(rows, fname, n, "scores", report)
-                items = [(system, str(k + 1), line, v) for system, b in blocks.items() for k, (line, v) in enumerate(b)]
-            else:
-                items = [(f[0], "", line, f[1]) for line, f in rows]
-            bad, why = [], ""
-            for system, seg_id, line, value in items:
-                try:
-                    x = _number(value)
-                except ValueError as exc:
-                    bad.append(line)
-                    why = why or f"{value!r} {exc}"
-                    continue
-                if x is not None:
-                    extras_rows["metric_scores"].append([lp, metric, refset, level, system, seg_id, x])
-            if bad:
-                report.error(fname, bad[0], f"{len(bad)} unusable score(s) ({describe_lines(bad)}; the first: "
-                                            f"{why}); scores must be finite numbers within ±{MAX_ABS_SCORE:.0e}")
+            self.metric_file(lp, n, fname, metric, refset, level)
 
-    ignored = [n for n in names if n not in used and not n.lower().startswith("readme")
-               and not n.startswith(("sources/", "references/", "system-outputs/", "human-scores/",
-                                     "metric-scores/", "documents/"))]
-    stray = [n for n in names if n not in used and n.startswith(("sources/", "references/", "system-outputs/",
-                                                                  "human-scores/", "metric-scores/", "documents/"))]
-    if stray:
-        own.warning(src.label, None, f"file(s) that match no language pair in sources/ or no naming rule, ignored: "
-                                     f"{', '.join(stray[:10])}{' ...' if len(stray) > 10 else ''}")
-    if ignored:
-        own.warning(src.label, None, f"file(s) outside the mt-metrics-eval folders, ignored: "
-                                     f"{', '.join(ignored[:10])}{' ...' if len(ignored) > 10 else ''}")
+    def metric_file(self, lp: str, n: int, fname: str, metric: str, refset: str, level: str) -> None:
+        rows = _score_lines(self.src, fname, 2, self.report)
+        if level == "seg":
+            blocks = _per_system_blocks(rows, fname, n, "scores", self.report)
+            items = [(system, str(k + 1), line, v) for system, b in blocks.items() for k, (line, v) in enumerate(b)]
+        else:
+            items = [(f[0], "", line, f[1]) for line, f in rows]
+        bad: list[int] = []
+        why = ""
+        for system, seg_id, line, value in items:
+            try:
+                x = _number(value)
+            except ValueError as exc:
+                bad.append(line)
+                why = why or f"{value!r} {exc}"
+                continue
+            if x is not None:
+                self.extras_rows["metric_scores"].append([lp, metric, refset, level, system, seg_id, x])
+        if bad:
+            self.report.error(fname, bad[0], f"{len(bad)} unusable score(s) ({describe_lines(bad)}; the first: "
+                                             f"{why}); scores must be finite numbers within ±{MAX_ABS_SCORE:.0e}")
+
+    # -- the whole folder --------------------------------------------------------------------
+    def unused_files(self) -> None:
+        """Warn about files no rule read: in the layout's folders, and outside them."""
+        ignored = [n for n in self.names if n not in self.used and not n.lower().startswith("readme")
+                   and not n.startswith(_FOLDERS)]
+        stray = [n for n in self.names if n not in self.used and n.startswith(_FOLDERS)]
+        if stray:
+            self.own.warning(self.src.label, None, f"file(s) that match no language pair in sources/ or no naming "
+                                                   f"rule, ignored: {', '.join(stray[:10])}"
+                                                   f"{' ...' if len(stray) > 10 else ''}")
+        if ignored:
+            self.own.warning(self.src.label, None, f"file(s) outside the mt-metrics-eval folders, ignored: "
+                                                   f"{', '.join(ignored[:10])}{' ...' if len(ignored) > 10 else ''}")
+
+    def extras(self) -> dict[str, pd.DataFrame]:
+        extras = {}
+        for key, rows in self.extras_rows.items():
+            if rows:
+                df = pd.DataFrame(rows, columns=_EXTRA_COLUMNS[key])
+                if "score" in df:
+                    df["score"] = df["score"].astype("float64")
+                extras[key] = df
+        return extras
+
+
+def read_mtme(src: FileSource, name: str, report: Report | None = None) -> dict[str, Dataset]:
+    report = report or Report()
+    reader = _Reader(src, report)
+    lps = sorted(n[len("sources/"):-len(".txt")] for n in reader.names
+                 if n.startswith("sources/") and n.endswith(".txt") and n.count("/") == 1)
+    if not lps:
+        report.error(src.label, None, "no sources/<lp>.txt file: an mt-metrics-eval folder needs the source "
+                                      "segments of each language pair in sources/<lp>.txt")
+        raise DataError(report)
+    for lp in lps:
+        reader.language_pair(lp)
+    reader.unused_files()
     if not report.ok:
         raise DataError(report)
 
-    segments = frame(["lp"] + SEGMENT_COLUMNS, *tables["seg"])
-    references = frame(["lp"] + REFERENCE_COLUMNS, *tables["ref"])
-    outputs = frame(["lp"] + OUTPUT_COLUMNS, *tables["out"])
-    judgements = frame(["lp"] + JUDGEMENT_COLUMNS, *tables["jud"])
-    columns = {"system_scores": ["lp", "scorer", "system", "score"],
-               "metric_scores": ["lp", "metric", "refset", "level", "system", "seg_id", "score"],
-               "segment_domains": ["lp", "seg_id", "domain"]}
-    extras = {}
-    for key, rows in extras_rows.items():
-        if rows:
-            df = pd.DataFrame(rows, columns=columns[key])
-            if "score" in df:
-                df["score"] = df["score"].astype("float64")
-            extras[key] = df
-    datasets = assemble(name, segments, references, outputs, judgements, None, extras, report)
+    segments = frame(["lp"] + SEGMENT_COLUMNS, *reader.tables["seg"])
+    references = frame(["lp"] + REFERENCE_COLUMNS, *reader.tables["ref"])
+    outputs = frame(["lp"] + OUTPUT_COLUMNS, *reader.tables["out"])
+    judgements = frame(["lp"] + JUDGEMENT_COLUMNS, *reader.tables["jud"])
+    datasets = assemble(name, segments, references, outputs, judgements, None, reader.extras(), report)
     for lp, ds in datasets.items():
         ds.extras = {k: v for k, v in ds.extras.items() if len(v)}
-        ds.warnings = [p for p in own.warnings] + list(ds.warnings)
-    report.extend(own.warnings)
+        ds.warnings = [p for p in reader.own.warnings] + list(ds.warnings)
+    report.extend(reader.own.warnings)
     return datasets
 
 

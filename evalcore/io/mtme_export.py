@@ -49,7 +49,10 @@ def _documents_file(ds, seg_ids, notes: list[str], problems: list[str]) -> str:
     dom = ds.extras.get("segment_domains")
     dmap = dict(zip(dom["seg_id"].astype(str), dom["domain"].astype(str))) if dom is not None and len(dom) else {}
     docs = [str(d) or "-" for d in ds.segments["doc_id"]]
-    doc_lines, seen, prev, block = [], {}, None, {}
+    doc_lines: list[tuple[str, str]] = []
+    seen: dict[str, int] = {}
+    prev: str | None = None
+    block: dict[str, set[str]] = {}
     for s, d in zip(seg_ids, docs):
         d = re.sub(r"\s+", "_", d)
         if d != prev:
@@ -78,7 +81,7 @@ def _human_files(ds, lp, crits, sys_name, pos, n, notes: list[str]) -> dict[str,
         seg_lines, sys_lines = [], []
         for s in [x for x in sys_name if x in set(agg["system"])]:
             sub = agg[agg["system"] == s]
-            v = [None] * n
+            v: list[float | None] = [None] * n
             for k, sc in zip(sub["seg_id"], sub["score"]):
                 v[pos[k]] = float(sc)
             seg_lines += [f"{sys_name[s]}\t{_num(x)}\n" for x in v]

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -132,7 +133,10 @@ def _esa_rows(extra: pd.DataFrame, texts: dict, report: Report, items: list, spa
         try:
             value = json.loads(raw)
         except ValueError as exc:
-            report.error(f, ln, f"{ESA_COLUMN} is not valid JSON ({exc.msg} at character {exc.pos}); "
+            # json.loads also raises a plain ValueError (an integer over Python's digit limit), which has
+            # no position: reported with its own message instead of failing on the missing attributes
+            why = f"{exc.msg} at character {exc.pos}" if isinstance(exc, json.JSONDecodeError) else str(exc)
+            report.error(f, ln, f"{ESA_COLUMN} is not valid JSON ({why}); "
                                 f"the value starts {raw[:60]!r}")
             continue
         if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
@@ -196,10 +200,11 @@ def _overlaps(rows: list, f: str, ln, where: str, report: Report) -> None:
 def _mqm_rows(errors: pd.DataFrame, texts: dict, source: dict, report: Report, items: list, spans: list) -> None:
     fname = "mqm_annotations.tsv"
     first = len(spans)
-    seen: dict[tuple, int] = {}
+    seen: dict[tuple, list[int]] = {}
     cols = set(errors.columns)
     for i, row in enumerate(errors.itertuples(index=False)):
-        r = row._asdict()
+        # a namedtuple at run time; pandas-stubs types it as a tuple without _asdict
+        r = cast(Any, row)._asdict()
         system, seg, rater = str(r["system"]), str(r["seg_id"]), str(r["rater"])
         key = (system, seg, rater)
         if key not in seen:
@@ -292,7 +297,8 @@ would claim "no error here") and listed in ``problems``. Warnings
 
 def _capped(problems: list[Problem]) -> list[Problem]:
     """At most :data:`MAX_LISTED` problems of each level per file, then one line saying how many more."""
-    out, count = [], {}
+    out: list[Problem] = []
+    count: dict[tuple[str, str], int] = {}
     for p in problems:
         k = (p.severity, p.file)
         count[k] = count.get(k, 0) + 1
@@ -312,4 +318,4 @@ def _report(problems: list[Problem]) -> Report:
 
 def severity_counts(table: SpanTable) -> dict[str, int]:
     """Spans per severity (every status), for checks against the raw files."""
-    return {k: int(v) for k, v in table.spans["severity"].value_counts().items()}
+    return {str(k): int(v) for k, v in table.spans["severity"].value_counts().items()}

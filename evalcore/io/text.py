@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextvars
 import csv
 import io
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..problems import Report
@@ -105,7 +106,7 @@ RUNAWAY_FIX = ("quote the text properly (\"...\" with inner quotes doubled), or 
 
 
 def read_tsv(data: bytes, name: str, report: Report, required: list[str],
-             optional: list[str] = (), aliases: dict[str, str] | None = None,
+             optional: Sequence[str] = (), aliases: dict[str, str] | None = None,
              quoting: str | None = None) -> Table | None:
     """Parse a TSV with a header; report missing columns, bad field counts and runaway
     quotes (all of them). ``quoting``: "csv" (RFC 4180, the default) or "none" (literal)."""
@@ -162,9 +163,9 @@ def read_tsv(data: bytes, name: str, report: Report, required: list[str],
         if not row or (len(row) == 1 and not row[0].strip()):
             continue  # blank line
         if quoting == "csv" and prev_line > start:
-            why = _runaway(text_lines, start, prev_line, row)
-            if why:
-                report.error(name, start, f"{why}; {RUNAWAY_FIX}")
+            runaway = _runaway(text_lines, start, prev_line, row)
+            if runaway:
+                report.error(name, start, f"{runaway}; {RUNAWAY_FIX}")
                 bad += 1
                 continue
         if len(row) != len(header):

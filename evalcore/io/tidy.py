@@ -221,7 +221,7 @@ def write_tidy(datasets: Dataset | list[Dataset], folder: str | os.PathLike) -> 
     tags = cat("tags", ["system", "seg_id", "tag"])
     if len(tags):
         _atomic_write_tsv(tags, folder / "tags.tsv")
-    extras = {}
+    extras: dict[str, list[pd.DataFrame]] = {}
     for d in datasets:
         for k, v in d.extras.items():
             extras.setdefault(k, []).append(v.assign(lp=d.lp) if "lp" not in v else v)

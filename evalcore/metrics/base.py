@@ -242,7 +242,9 @@ class Signature(str):
     def __getnewargs__(self):
         return (self.fields, self.metric)
 
-    def format(self) -> str:  # noqa: A003  (sacreBLEU's name)
+    # sacreBLEU's name and arity (Signature.format() takes no template arguments), hence the narrower
+    # override of str.format: a signature is never used as a format template
+    def format(self) -> str:  # type: ignore[override]  # noqa: A003
         """The signature string (what sacreBLEU's ``Signature.format()`` gives)."""
         return str.__str__(self)
 

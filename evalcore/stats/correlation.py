@@ -342,6 +342,7 @@ def _p_values(method: str, g: np.ndarray, m: np.ndarray, keep: np.ndarray) -> np
 
     out = np.full(len(g), np.nan)
     fn = get(method).p_value
+    assert fn is not None, f"{method} has no p-value"  # the caller checks stat.p_value first
     for k in np.flatnonzero(keep):
         ok = ~np.isnan(g[k])
         if ok.sum() > 2:

@@ -236,9 +236,9 @@ def metric_significance(human: pd.DataFrame, metric_scores: pd.DataFrame, *, lev
     table, sig = compare_metrics(gold, mats, method, grp, test=test, alpha=alpha, k=k, seed=seed, **corr_kwargs)
     order = list(table["metric"])
     vals = dict(zip(table["metric"], table["value"]))
-    pairs = [(order[i], order[j], vals[order[i]] - vals[order[j]], sig[i, j], test)
-             for i in range(len(order)) for j in range(i + 1, len(order))]
-    pairs = pd.DataFrame(pairs, columns=["better", "worse", "delta", "p_value", "test"])
+    pair_rows = [(order[i], order[j], vals[order[i]] - vals[order[j]], sig[i, j], test)
+                 for i in range(len(order)) for j in range(i + 1, len(order))]
+    pairs = pd.DataFrame(pair_rows, columns=["better", "worse", "delta", "p_value", "test"])
     n = len(gold) if level == "system" else int((~np.isnan(gold)).sum())
     notes.append(f"metric significance: {test} ({'k=' + str(k) + ', ' if test == 'perm' else ''}"
                  f"alpha {alpha:g}) on the same {n} {'systems' if level == 'system' else 'cells'} for every metric; "
