@@ -128,12 +128,17 @@ def test_save_verified_before_it_replaces_anything(tmp_path, workspace_home, mon
 def test_extra_judgement_columns_survive_save_and_load(tmp_path, workspace_home):
     coll = tiny(tmp_path, **{"judgements.tsv": JUD})
     kept = coll["es-en"].extras["judgements_columns"]
-    assert list(kept.columns) == ["system", "seg_id", "rater", "judgement", "n_error_spans", "esa_spans_json"]
-    assert kept["esa_spans_json"].tolist()[:2] == ['[{"start": 1, "end": 3}]', '[{"start": 2, "end": 4}]']
+    # esa_spans_json is kept once, in the esa_spans extra table (with file and line), not here too
+    assert list(kept.columns) == ["system", "seg_id", "rater", "judgement", "n_error_spans"]
+    esa = coll["es-en"].extras["esa_spans"]
+    assert esa["esa_spans_json"].tolist()[:2] == ['[{"start": 1, "end": 3}]', '[{"start": 2, "end": 4}]']
     name = workspace.save(coll, "esa")
     back = workspace.load_saved(name)["es-en"]
     assert back.content_hash() == coll["es-en"].content_hash()
-    assert back.extras["judgements_columns"]["esa_spans_json"].tolist() == kept["esa_spans_json"].tolist()
+    assert back.extras["judgements_columns"]["n_error_spans"].tolist() == kept["n_error_spans"].tolist()
+    assert back.extras["esa_spans"]["esa_spans_json"].tolist() == esa["esa_spans_json"].tolist()
+    saved = (workspace_home / "datasets" / name)
+    assert "esa_spans_json" not in (saved / "extra_judgements_columns.tsv").read_text(encoding="utf-8")
 
 
 # -------------------------------------------------------- the page cache follows the content

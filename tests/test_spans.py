@@ -280,3 +280,30 @@ def test_cli_spans_writes_the_hand_worked_table_and_refuses_broken_spans(tmp_pat
     rc, _, err = _cli(str(bad), "--out", str(tmp_path / "b.tsv"))
     assert rc == 2 and "judgements.tsv, line 2" in err and "not valid JSON" in err
     assert not (tmp_path / "b.tsv").exists()
+
+
+def test_esa_spans_are_stored_once_and_old_saves_with_two_copies_still_load(tmp_path):
+    from evalcore.io.tidy import write_tidy
+
+    folder = _tidy(tmp_path / "d", [["sysA", "1", "the cat sat"]],
+                   [["sysA", "1", "r1", "esa", "60", _esa((4, 7, "major"), (0, 3, "minor"))]],
+                   refs=[["1", "refA", "the dog sat"]])
+    ds = load_dataset(folder)
+    want = dataset_spans(ds).spans[["system", "seg_id", "rater", "start", "end", "severity"]]
+    saved = write_tidy(ds, tmp_path / "saved")
+    names = sorted(p.name for p in saved.iterdir())
+    assert names == ["extra_esa_spans.tsv", "judgements.tsv", "outputs.tsv", "references.tsv", "segments.tsv"]
+    # a dataset saved the old way: the JSON both in extra_judgements_columns.tsv and extra_esa_spans.tsv
+    raw = _esa((4, 7, "major"), (0, 3, "minor")).replace('"', '""')
+    (saved / "extra_judgements_columns.tsv").write_text(
+        "system\tseg_id\trater\tjudgement\tn_error_spans\tesa_spans_json\tlp\n"
+        f"sysA\t1\tr1\tesa\t2\t\"{raw}\"\t\n", encoding="utf-8")
+    old = load_dataset(saved)
+    assert list(old.extras["judgements_columns"].columns) == ["system", "seg_id", "rater", "judgement",
+                                                              "n_error_spans"]
+    got = dataset_spans(old).spans[["system", "seg_id", "rater", "start", "end", "severity"]]
+    assert got.to_dict("records") == want.to_dict("records")
+    assert len(got) == 2
+    again = write_tidy(old, tmp_path / "again")
+    assert "esa_spans_json" not in (again / "extra_judgements_columns.tsv").read_text(encoding="utf-8")
+    assert (again / "extra_esa_spans.tsv").read_text(encoding="utf-8").count("start_i") == 2

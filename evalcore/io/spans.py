@@ -76,6 +76,26 @@ def esa_extra(src: FileSource, report: Report) -> pd.DataFrame | None:
     return out if "lp" in col else out.drop(columns=["lp"])
 
 
+def drop_esa_copy(extras: dict[str, pd.DataFrame]) -> None:
+    """Keep ESA spans once: when the ``esa_spans`` extra table holds them, drop the same JSON from
+    ``judgements_columns`` (in place).
+
+    The tidy reader keeps every unknown column of judgements.tsv in ``judgements_columns`` and
+    also builds ``esa_spans`` (the same JSON with its file and line, for the span reader's
+    messages), so datasets saved before this was fixed hold the spans twice
+    (``extra_judgements_columns.tsv`` and ``extra_esa_spans.tsv``); loading one goes through here
+    too and keeps the ``esa_spans`` copy. ``judgements_columns`` is dropped when nothing but its
+    key columns would be left."""
+    esa, cols = extras.get(ESA_EXTRA), extras.get("judgements_columns")
+    if esa is None or cols is None or ESA_COLUMN not in cols or ESA_COLUMN not in esa:
+        return
+    rest = cols.drop(columns=[ESA_COLUMN])
+    if set(rest.columns) <= {"lp", "system", "seg_id", "rater", "judgement"}:
+        del extras["judgements_columns"]
+    else:
+        extras["judgements_columns"] = rest
+
+
 @dataclass
 class SpanTable:
     """Every rated output (``items``) and every error span (``spans``) of one language pair,
