@@ -128,3 +128,39 @@ def test_not_a_jsonl_is_not_taken_for_one(tmp_path):
         load_collection(tmp_path)
     assert any("holds no JSON lines" in str(p) for p in exc.value.report.errors)
 
+
+
+def test_wmt24_en_cs_as_annotation_jsonl_gives_the_tidy_spans(tmp_path):
+    """WMT24 ESA en-cs (../shared/data/wmt24_esa) written, with the csv and json modules only, as
+    WMT24's annotation-per-line JSONL: the same judgements and the same span table as the tidy
+    folder (real size: 4,767 annotations)."""
+    import csv
+
+    from conftest import shared
+
+    folder = shared("wmt24_esa")
+
+    def rows(name):
+        with open(folder / name, encoding="utf-8", newline="") as f:
+            return [r for r in csv.DictReader(f, delimiter="\t") if r["lp"] == "en-cs"]
+    src = {r["seg_id"]: r["source"] for r in rows("segments.tsv")}
+    tgt = {(r["system"], r["seg_id"]): r["text"] for r in rows("outputs.tsv")}
+    tgt.update({(r["ref_id"], r["seg_id"]): r["text"] for r in rows("references.tsv")})
+    lines = [json.dumps({"langs": "en-cs", "line_id": int(r["seg_id"]), "src": src[r["seg_id"]],
+                         "tgt": tgt[(r["system"], r["seg_id"])], "doc_id": "d", "system": r["system"],
+                         "annotator": r["rater"], "esa_score": r["score"], "esa_spans": json.loads(r["esa_spans_json"])},
+                        ensure_ascii=False)
+             for r in rows("judgements.tsv")]
+    assert len(lines) == 4767
+    (tmp_path / "wmt24_esa.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    got = load_dataset(tmp_path, lp="en-cs")
+    want = load_dataset(folder, lp="en-cs")
+    key = ["system", "seg_id", "rater", "judgement", "score"]
+    assert got.judgements[key].sort_values(key).reset_index(drop=True).equals(
+        want.judgements[key].sort_values(key).reset_index(drop=True))
+    cols = ["system", "seg_id", "rater", "start", "end", "severity", "status", "line"]
+    a, b = dataset_spans(got).spans, dataset_spans(want).spans
+    # the JSONL line of an annotation is its judgements.tsv line minus the header
+    b = b.assign(line=b["line"].astype(int) - 1)
+    a = a.assign(line=a["line"].astype(int))
+    assert a[cols].sort_values(cols).reset_index(drop=True).equals(b[cols].sort_values(cols).reset_index(drop=True))
