@@ -164,3 +164,11 @@ def test_wmt24_en_cs_as_annotation_jsonl_gives_the_tidy_spans(tmp_path):
     b = b.assign(line=b["line"].astype(int) - 1)
     a = a.assign(line=a["line"].astype(int))
     assert a[cols].sort_values(cols).reset_index(drop=True).equals(b[cols].sort_values(cols).reset_index(drop=True))
+
+
+def test_json_nested_too_deeply_is_a_line_error_not_a_crash(tmp_path):
+    (tmp_path / "deep.jsonl").write_text('{"a": ' + "[" * 100_000 + "]" * 100_000 + "}\n", encoding="utf-8")
+    with pytest.raises(DataError) as exc:
+        load_collection(tmp_path)
+    assert [(p.file, p.line) for p in exc.value.report.errors] == [("deep.jsonl", 1)]
+    assert "nested too deeply" in exc.value.report.errors[0].message

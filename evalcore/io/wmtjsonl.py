@@ -193,6 +193,9 @@ def _parse(src: FileSource, fname: str, report: Report) -> list[_Line]:
         except ValueError as exc:
             report.error(fname, ln, f"not valid JSON ({exc.msg}, column {exc.colno}); the line starts {line[:60]!r}")
             continue
+        except RecursionError:
+            report.error(fname, ln, "JSON nested too deeply to read; the line starts " + repr(line[:60]))
+            continue
         if not isinstance(obj, dict):
             report.error(fname, ln, f"each line must be one JSON object, got {type(obj).__name__}")
             continue
