@@ -185,9 +185,11 @@ def _parse(src: FileSource, fname: str, report: Report) -> list[_Line]:
         return []
     out: list[_Line] = []
     layout = None
+    n_lines = 0
     for ln, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
+        n_lines += 1
         try:
             obj = json.loads(line)
         except ValueError as exc:
@@ -207,7 +209,7 @@ def _parse(src: FileSource, fname: str, report: Report) -> list[_Line]:
                                     "keep one layout per file")
             continue
         out += (_segment_line if kind == "segment" else _annotation_line)(obj, fname, ln, report)
-    if layout is None:
+    if not n_lines:
         report.error(fname, None, "holds no JSON lines")
     return out
 
