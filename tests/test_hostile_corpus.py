@@ -69,6 +69,9 @@ ERRORS = [
         "human-scores/es-en.da.seg.score, line 11: 5 system name(s) hold a control character: 'sys\\x1bC' at "
         "lines 11, 12, 13, 14, 15",
         "metric-scores/es-en/BLEU-refA.sys.score, line 1: 1 system name(s) hold a control character: 'sys\\x7fA'"]),
+    ("jsonl_bad_spans", "validate", ["esa.jsonl, line 2: not valid JSON",
+                                     "esa.jsonl, line 3: span 1 of sysA, segment 1, rater r1: inverted or negative "
+                                     "span [9, 2)"]),
     ("utf16_outputs", "validate", ["outputs.tsv:", "UTF-16"]),
     ("wide_header", "validate", ["segments.tsv, line 1:", "duplicate column name(s) c17"]),
     ("long_field", "validate", ["outputs.tsv, line 2:", "longer than 1,000,000 characters",

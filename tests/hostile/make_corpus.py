@@ -87,6 +87,11 @@ def small_cases() -> dict[str, dict[str, str | bytes]]:
         "human-scores/es-en.da.sys.score": "sysA\t0.5\nsys" + chr(1) + "B\t0.3\nsysC\t0.1\n",
         "human-scores/es-en.da.seg.score": seg,
         "metric-scores/es-en/BLEU-refA.sys.score": "sys" + chr(127) + "A\t30.0\nsysB\t20.0\nsysC\t10.0\n"}
+    # WMT's annotation-per-line ESA JSONL: a good line, a cut-off line (2), an inverted span (3)
+    good = ('{"langs": "es-en", "line_id": 1, "src": "fuente 1", "tgt": "the cat sat", "system": "sysA", '
+            '"annotator": "r1", "esa_score": "80", "esa_spans": [{"start_i": 4, "end_i": 7, "severity": "minor"}]}')
+    cases["jsonl_bad_spans"] = {"esa.jsonl": good + "\n" + good[:50] + "\n"
+                                + good.replace('"start_i": 4, "end_i": 7', '"start_i": 9, "end_i": 2') + "\n"}
     # a UTF-16 file
     cases["utf16_outputs"] = {**b, "outputs.tsv": b["outputs.tsv"].encode("utf-16")}
     return cases
