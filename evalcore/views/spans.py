@@ -23,7 +23,7 @@ def has_spans(dataset: Dataset) -> bool:
     """Whether the dataset carries error spans (ESA ``esa_spans_json`` or MQM error rows)."""
     esa = dataset.extras.get("esa_spans")
     mqm = dataset.extras.get("mqm_errors")
-    return (esa is not None and len(esa) > 0) or (mqm is not None and len(mqm) > 0) or has_metric_spans(dataset)
+    return (esa is not None and len(esa) > 0) or (mqm is not None and len(mqm) > 0)
 
 
 def has_metric_spans(dataset: Dataset) -> bool:
