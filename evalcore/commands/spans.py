@@ -18,7 +18,7 @@ HELP = ("Span-level meta-evaluation: precision/recall/F1 of the characters BLEU,
 
 def add_arguments(p) -> None:
     p.add_argument("path", help="dataset folder or zip with error spans (esa_spans_json, mqm_annotations.tsv, "
-                                "Google MQM TSV)")
+                                "Google MQM TSV, WMT ESA JSONL)")
     p.add_argument("--lp", help="language pair, when the data holds several ('all': each in turn)")
     p.add_argument("--metrics", default="bleu,chrf,ter",
                    help="comma-separated markers among bleu, chrf, ter (default: all three)")
