@@ -20,6 +20,8 @@ chosen severity, M_i = the non-whitespace positions the marker marks; tp_i = |H_
 Micro: P = Σtp/Σ|M|, R = Σtp/Σ|H|, F1 = 2Σtp/(Σ|M| + Σ|H|). Macro: the means over annotations of
 P_i (those with |M_i| > 0), R_i (|H_i| > 0) and F1_i = 2tp_i/(|M_i| + |H_i|) (those with either
 non-empty). CIs: the percentile bootstrap over annotations (:mod:`evalcore.stats.bootstrap`).
+A metric that returns error spans itself (xCOMET; :func:`metric_span_counts`) is a marker
+too: M_i = the characters inside its spans on the output (any severity).
 The human ceiling (:func:`rater_pairs`) is the same with another annotation's spans of the
 same severity as the marks, over every ordered pair of annotations of one output: different
 raters (inter-rater) or one rater twice (intra-rater).
@@ -301,6 +303,43 @@ def item_counts(dataset, markers: Sequence[str], severities: Sequence[str] = SEV
             for sev in severities:
                 h = truths[sev].get(int(item), set())
                 rows.append([int(item), system, seg, rater, mk, sev, len(m & h), len(m), len(h)])
+    return pd.DataFrame(rows, columns=["item", "system", "seg_id", "rater", "marker", "severity", "tp", "marked",
+                                       "errors"])
+
+
+def metric_span_counts(dataset, severities: Sequence[str] = SEVERITY_FILTERS, table: SpanTable | None = None,
+                       metric_table: SpanTable | None = None) -> pd.DataFrame:
+    """:func:`item_counts` rows for the spans metrics returned themselves (e.g. xCOMET's error
+    spans; :func:`evalcore.io.spans.metric_span_table`, by default the dataset's
+    ``metric_spans`` extra table): marker = the metric, M_i = the non-whitespace characters
+    inside the metric's usable spans on the output (any severity: the metric's spans are marks,
+    as BLEU's unmatched tokens are; the severity filter applies to the human spans). Only
+    annotations of outputs the metric scored count (an output with a metric row, a ``no-error``
+    row included); a metric's output with a span out of range or without text is left out
+    whole, as a human annotation is."""
+    from .io.spans import metric_span_table
+
+    table = table or dataset_spans(dataset)
+    mt = metric_table if metric_table is not None else metric_span_table(dataset)
+    texts = _texts(dataset)
+    items = _scorable_items(table, texts)
+    scored = _scorable_items(mt, texts)
+    marks: dict[tuple[str, str, str], set[int]] = {(m, s, g): set() for m, s, g in
+                                                   zip(scored["rater"], scored["system"], scored["seg_id"])}
+    use = mt.usable("target")
+    for m, s, g, a, b in zip(use["rater"], use["system"], use["seg_id"], use["start"], use["end"]):
+        if (m, s, g) in marks:
+            marks[(m, s, g)] |= _chars(texts[(s, g)], [(a, b)])
+    truths = {sev: human_chars(table, texts, sev) for sev in severities}
+    rows = []
+    for metric in dict.fromkeys(scored["rater"]):
+        for item, system, seg, rater in zip(items["item"], items["system"], items["seg_id"], items["rater"]):
+            m = marks.get((metric, system, seg))
+            if m is None:
+                continue
+            for sev in severities:
+                h = truths[sev].get(int(item), set())
+                rows.append([int(item), system, seg, rater, metric, sev, len(m & h), len(m), len(h)])
     return pd.DataFrame(rows, columns=["item", "system", "seg_id", "rater", "marker", "severity", "tp", "marked",
                                        "errors"])
 

@@ -230,7 +230,7 @@ def compare_spans(ds, h, a: str, b: str, seg_id: str) -> None:
     from evalcore.views import spans as spans_view
     from pages.common import memo_object
 
-    if not spans_view.has_spans(ds):
+    if not (spans_view.has_spans(ds) or spans_view.has_metric_spans(ds)):
         return
     cols = st.columns(2)
     for col, name, label in ((cols[0], a, "A"), (cols[1], b, "B")):

@@ -123,8 +123,9 @@ with tab_add:
     st.markdown(
         "Upload a **zip** of a dataset folder, or the files themselves. Formats: tidy TSV "
         "(`segments.tsv`, `references.tsv`, `outputs.tsv`, `judgements.tsv`, optional `tags.tsv`), "
-        "plain text (`src.txt`, `ref.<name>.txt`, `sys.<name>.txt`), a Google MQM TSV, or an "
-        "mt-metrics-eval folder. Everything is validated first; nothing is loaded if any problem is found.")
+        "plain text (`src.txt`, `ref.<name>.txt`, `sys.<name>.txt`), a Google MQM TSV, an "
+        "mt-metrics-eval folder, or a WMT human-evaluation JSONL file (ESA scores and error spans, "
+        "`*.jsonl`). Everything is validated first; nothing is loaded if any problem is found.")
     limit_mb = _upload_limit_mb()
     files = st.file_uploader(
         f"Files or a zip (up to {limit_mb} MB per file)", accept_multiple_files=True, key="uploader",

@@ -79,7 +79,7 @@ def spans_detail(ds, h, system: str, seg_id: str) -> None:
     same text (computed for this output only, evalcore.views.spans), and their P/R/F1."""
     from evalcore.views import spans as spans_view
 
-    if not spans_view.has_spans(ds):
+    if not (spans_view.has_spans(ds) or spans_view.has_metric_spans(ds)):
         return
     try:
         layers = memo_object("div_spans", (h, system, seg_id), lambda: spans_view.output_layers(ds, system, seg_id))

@@ -64,6 +64,14 @@ ERRORS = [
     ("empty_system_scores", "validate", ["system_scores.tsv:", "file is empty"]),
     ("score_1e300", "validate", ["judgements.tsv, line 7:", "'1e300'", "±1e+09"]),
     ("mtme_sys_1e300", "validate", ["human-scores/es-en.da.sys.score, line 2:", "'1e300'", "±1e+09"]),
+    ("mtme_control_names", "validate", [
+        "human-scores/es-en.da.sys.score, line 2: 1 system name(s) hold a control character: 'sys\\x01B'",
+        "human-scores/es-en.da.seg.score, line 11: 5 system name(s) hold a control character: 'sys\\x1bC' at "
+        "lines 11, 12, 13, 14, 15",
+        "metric-scores/es-en/BLEU-refA.sys.score, line 1: 1 system name(s) hold a control character: 'sys\\x7fA'"]),
+    ("jsonl_bad_spans", "validate", ["esa.jsonl, line 2: not valid JSON",
+                                     "esa.jsonl, line 3: span 1 of sysA, segment 1, rater r1: inverted or negative "
+                                     "span [9, 2)"]),
     ("utf16_outputs", "validate", ["outputs.tsv:", "UTF-16"]),
     ("wide_header", "validate", ["segments.tsv, line 1:", "duplicate column name(s) c17"]),
     ("long_field", "validate", ["outputs.tsv, line 2:", "longer than 1,000,000 characters",

@@ -128,12 +128,17 @@ def test_save_verified_before_it_replaces_anything(tmp_path, workspace_home, mon
 def test_extra_judgement_columns_survive_save_and_load(tmp_path, workspace_home):
     coll = tiny(tmp_path, **{"judgements.tsv": JUD})
     kept = coll["es-en"].extras["judgements_columns"]
-    assert list(kept.columns) == ["system", "seg_id", "rater", "judgement", "n_error_spans", "esa_spans_json"]
-    assert kept["esa_spans_json"].tolist()[:2] == ['[{"start": 1, "end": 3}]', '[{"start": 2, "end": 4}]']
+    # esa_spans_json is kept once, in the esa_spans extra table (with file and line), not here too
+    assert list(kept.columns) == ["system", "seg_id", "rater", "judgement", "n_error_spans"]
+    esa = coll["es-en"].extras["esa_spans"]
+    assert esa["esa_spans_json"].tolist()[:2] == ['[{"start": 1, "end": 3}]', '[{"start": 2, "end": 4}]']
     name = workspace.save(coll, "esa")
     back = workspace.load_saved(name)["es-en"]
     assert back.content_hash() == coll["es-en"].content_hash()
-    assert back.extras["judgements_columns"]["esa_spans_json"].tolist() == kept["esa_spans_json"].tolist()
+    assert back.extras["judgements_columns"]["n_error_spans"].tolist() == kept["n_error_spans"].tolist()
+    assert back.extras["esa_spans"]["esa_spans_json"].tolist() == esa["esa_spans_json"].tolist()
+    saved = (workspace_home / "datasets" / name)
+    assert "esa_spans_json" not in (saved / "extra_judgements_columns.tsv").read_text(encoding="utf-8")
 
 
 # -------------------------------------------------------- the page cache follows the content
@@ -340,3 +345,40 @@ def test_formats_lists_every_limit_with_its_number():
                   f"{workspace.MAX_NAME_BYTES} UTF-8 bytes", f"{workspace.LOCK_TIMEOUT:.0f} s",
                   f"{MAX_ALIGN_TOKENS:,} tokens"):
         assert value in table, value
+
+
+def test_a_workspace_save_made_before_esa_spans_were_stored_once_still_loads(tmp_path, workspace_home, monkeypatch):
+    # the old way: the tidy reader did not drop the JSON from judgements_columns, so the save
+    # wrote it twice (extra_judgements_columns.tsv and extra_esa_spans.tsv), with meta.json's
+    # file hashes over both
+    from evalcore.io import spans as io_spans
+    from evalcore.io.spans import dataset_spans
+
+    monkeypatch.setattr(io_spans, "drop_esa_copy", lambda extras: None)
+    old = tiny(tmp_path / "old", **{"judgements.tsv": JUD})
+    name = workspace.save(old, "esa-old")
+    saved = workspace_home / "datasets" / name
+    assert "esa_spans_json" in (saved / "extra_judgements_columns.tsv").read_text(encoding="utf-8")
+    assert (saved / "extra_esa_spans.tsv").exists()
+    # the old code's snapshot is keyed on the old loader source, so the new code never reuses it
+    import shutil
+
+    for snap in saved.glob(".snap-*"):
+        shutil.rmtree(snap)
+    monkeypatch.undo()
+    monkeypatch.setenv("EVALCORE_HOME", str(workspace_home))
+    monkeypatch.setenv("EVALCORE_CACHE", str(workspace_home / "cache"))
+    back = workspace.load_saved(name)["es-en"]  # the files match meta.json: no repair needed
+    assert list(back.extras["judgements_columns"].columns) == ["system", "seg_id", "rater", "judgement",
+                                                                "n_error_spans"]
+    assert back.extras["esa_spans"]["esa_spans_json"].tolist() == old["es-en"].extras["esa_spans"]["esa_spans_json"].tolist()
+    # the spans read from it are those of the dataset as first loaded (this JSON uses start/end,
+    # not ESA's start_i/end_i: the span reader refuses it the same way for both)
+    for ds in (old["es-en"], back):
+        with pytest.raises(DataError) as exc:
+            dataset_spans(ds)
+        assert len(exc.value.report.errors) == 6
+    # saved again, the JSON is written once
+    again = workspace.save({"es-en": back}, "esa-new")
+    assert "esa_spans_json" not in (workspace_home / "datasets" / again / "extra_judgements_columns.tsv").read_text(
+        encoding="utf-8")

@@ -294,3 +294,127 @@ def test_cli_spans_writes_the_hand_worked_table_and_refuses_broken_spans(tmp_pat
     rc, _, err = _cli(str(bad), "--out", str(tmp_path / "b.tsv"))
     assert rc == 2 and "judgements.tsv, line 2" in err and "not valid JSON" in err
     assert not (tmp_path / "b.tsv").exists()
+
+
+def test_esa_spans_are_stored_once_and_old_saves_with_two_copies_still_load(tmp_path):
+    from evalcore.io.tidy import write_tidy
+
+    folder = _tidy(tmp_path / "d", [["sysA", "1", "the cat sat"]],
+                   [["sysA", "1", "r1", "esa", "60", _esa((4, 7, "major"), (0, 3, "minor"))]],
+                   refs=[["1", "refA", "the dog sat"]])
+    ds = load_dataset(folder)
+    want = dataset_spans(ds).spans[["system", "seg_id", "rater", "start", "end", "severity"]]
+    saved = write_tidy(ds, tmp_path / "saved")
+    names = sorted(p.name for p in saved.iterdir())
+    assert names == ["extra_esa_spans.tsv", "judgements.tsv", "outputs.tsv", "references.tsv", "segments.tsv"]
+    # a dataset saved the old way: the JSON both in extra_judgements_columns.tsv and extra_esa_spans.tsv
+    raw = _esa((4, 7, "major"), (0, 3, "minor")).replace('"', '""')
+    (saved / "extra_judgements_columns.tsv").write_text(
+        "system\tseg_id\trater\tjudgement\tn_error_spans\tesa_spans_json\tlp\n"
+        f"sysA\t1\tr1\tesa\t2\t\"{raw}\"\t\n", encoding="utf-8")
+    old = load_dataset(saved)
+    assert list(old.extras["judgements_columns"].columns) == ["system", "seg_id", "rater", "judgement",
+                                                              "n_error_spans"]
+    got = dataset_spans(old).spans[["system", "seg_id", "rater", "start", "end", "severity"]]
+    assert got.to_dict("records") == want.to_dict("records")
+    assert len(got) == 2
+    again = write_tidy(old, tmp_path / "again")
+    assert "esa_spans_json" not in (again / "extra_judgements_columns.tsv").read_text(encoding="utf-8")
+    assert (again / "extra_esa_spans.tsv").read_text(encoding="utf-8").count("start_i") == 2
+
+
+# ---------------------------------------------------------------- spans a metric returned (xCOMET-style)
+def _metric_spans(folder: Path, rows) -> Path:
+    with open(folder / "metric_spans.tsv", "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f, delimiter="\t", lineterminator="\n")
+        w.writerow(["metric", "system", "seg_id", "start", "end", "severity"])
+        w.writerows(rows)
+    return folder / "metric_spans.tsv"
+
+
+def test_metric_spans_scored_like_marks_hand_worked(tmp_path):
+    folder = _tidy(tmp_path / "d", [["sysA", "1", "the cat sat"], ["sysA", "2", "a dog ran"], ["sysA", "3", "it rains"]],
+                   [["sysA", "1", "r1", "esa", "60", _esa((4, 7, "major"), (0, 3, "minor"))],
+                    ["sysA", "1", "r2", "esa", "50", _esa((0, 7, "major"))],
+                    ["sysA", "2", "r1", "esa", "100", "[]"],
+                    ["sysA", "3", "r1", "esa", "90", "[]"]],
+                   refs=[["1", "refA", "the dog sat"], ["2", "refA", "a dog ran"], ["3", "refA", "it rains"]])
+    # a hand-made metric-span table: "cat sat" (major) on segment 1, nothing on segment 2, and
+    # segment 3 not scored by the metric (no row): its annotation is left out of the metric's counts
+    _metric_spans(folder, [["xm", "sysA", "1", "4", "11", "major"], ["xm", "sysA", "2", "", "", "no-error"]])
+    ds = load_dataset(folder)
+    c = S.metric_span_counts(ds, ["major", "all"])
+    got = {(r.rater, r.seg_id, r.severity): (r.tp, r.marked, r.errors) for r in c.itertuples()}
+    # marks "cat sat" = 6 non-space characters (severity of the metric's span does not filter)
+    assert got == {("r1", "1", "major"): (3, 6, 3), ("r1", "1", "all"): (3, 6, 6),
+                   ("r2", "1", "major"): (3, 6, 6), ("r2", "1", "all"): (3, 6, 6),
+                   ("r1", "2", "major"): (0, 0, 0), ("r1", "2", "all"): (0, 0, 0)}
+    assert set(c["marker"]) == {"xm"}
+    sc = S.span_scores(c, n_boot=0)
+    row = sc[(sc.severity == "major") & (sc.average == "micro")].iloc[0]
+    assert row.precision == pytest.approx(6 / 12) and row.recall == pytest.approx(6 / 9)
+    assert row.f1 == pytest.approx(12 / 21)
+    # the same spans written as an xCOMET prediction's metadata.error_spans give the same table
+    from evalcore.io.spans import metric_span_table, xcomet_spans_frame
+
+    frame = xcomet_spans_frame("xm", [("sysA", "1"), ("sysA", "2")],
+                               [[{"text": "cat sat", "confidence": 0.7, "severity": "major", "start": 4, "end": 11}], []])
+    c2 = S.metric_span_counts(ds, ["major", "all"], metric_table=metric_span_table(ds, frame))
+    assert c2[["item", "rater", "severity", "tp", "marked", "errors"]].equals(
+        c[["item", "rater", "severity", "tp", "marked", "errors"]])
+
+
+def test_metric_spans_on_the_divergence_layers_and_escaped(tmp_path):
+    from evalcore import highlight as H
+    from evalcore.views import spans as V
+
+    folder = _tidy(tmp_path / "d", [["sysA", "1", "the cat sat"]], [["sysA", "1", "r1", "esa", "60", _esa((4, 7, "major"))]],
+                   refs=[["1", "refA", "the dog sat"]])
+    _metric_spans(folder, [["<b>xm</b>", "sysA", "1", "4", "7", "minor"]])
+    ds = load_dataset(folder)
+    layers = V.output_layers(ds, "sysA", "1", markers=["bleu"])
+    assert layers["metric_spans"]["<b>xm</b>"]["spans"] == [(4, 7, "minor", "<b>xm</b>: minor")]
+    row = layers["scores"][layers["scores"]["marker"] == "<b>xm</b>"].iloc[0]
+    assert (row.marked_chars, row.error_chars, row.precision, row.recall) == (3, 3, 1.0, 1.0)
+    html = H.span_layers_html(layers["text"], V.layers_for_html(layers))
+    assert "&lt;b&gt;xm&lt;/b&gt;" in html and "error spans the metric returned" in html and "<b>xm</b>" not in html
+
+
+def test_broken_metric_spans_listed_with_file_and_line(tmp_path):
+    from evalcore.io.spans import metric_span_table
+
+    folder = _tidy(tmp_path / "d", [["sysA", "1", "the cat sat"]], [["sysA", "1", "r1", "esa", "60", "[]"]])
+    _metric_spans(folder, [["xm", "sysA", "1", "4", "99", "major"],      # line 2: out of range (warning)
+                           ["xm", "sysA", "1", "x", "7", "major"],       # line 3: not an integer
+                           ["xm", "sysA", "1", "7", "4", "minor"],       # line 4: inverted
+                           ["xm", "sysA", "1", "0", "3", "fatal"],       # line 5: unknown severity
+                           ["", "sysA", "1", "0", "3", "minor"]])        # line 6: no metric name
+    ds = load_dataset(folder)
+    with pytest.raises(DataError) as exc:
+        metric_span_table(ds)
+    errs = [str(p) for p in exc.value.report.errors]
+    for line, text in ((3, "must be integers"), (4, "inverted"), (5, "unknown severity 'fatal'"), (6, "metric name")):
+        assert any(e.startswith(f"ERROR: metric_spans.tsv, line {line}:") and text in e for e in errs), (line, errs)
+    assert any("metric_spans.tsv, line 2:" in str(w) and "beyond the text" in str(w) for w in exc.value.report.warnings)
+    lenient = metric_span_table(ds, strict=False)
+    assert lenient.items.empty  # the annotation with broken rows is left out whole, not read in part
+
+
+def test_cli_spans_scores_a_metric_spans_file(tmp_path):
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    folder = _tidy(tmp_path / "d", [["sysA", "1", "the cat sat"]], [["sysA", "1", "r1", "esa", "60", _esa((4, 7, "major"))]],
+                   refs=[["1", "refA", "the dog sat"]])
+    ms = _metric_spans(tmp_path, [["xm", "sysA", "1", "0", "7", "major"]])
+    out = tmp_path / "s.tsv"
+    r = subprocess.run([sys.executable, "-m", "evalcore", "spans", str(folder), "--metrics", "bleu",
+                        "--severity", "major", "--bootstrap", "0", "--metric-spans", str(ms), "--out", str(out)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.DictReader(open(out, encoding="utf-8"), delimiter="\t"))
+    xm = next(x for x in rows if x["marker"] == "xm" and x["average"] == "micro")
+    # marks "the cat" (6 characters), the rater's major error "cat" (3): P = 1/2, R = 1
+    assert float(xm["precision"]) == pytest.approx(0.5) and float(xm["recall"]) == pytest.approx(1.0)

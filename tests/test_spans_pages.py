@@ -42,12 +42,15 @@ def _dataset(folder: Path) -> Path:
     return folder
 
 
-def _open(tmp_path, monkeypatch, page: str, state: dict) -> AppTest:
+def _open(tmp_path, monkeypatch, page: str, state: dict, metric_spans: list | None = None) -> AppTest:
     from evalcore import workspace
     from evalcore.io import load_collection
 
     monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
-    coll = load_collection(_dataset(tmp_path / "esa"))
+    folder = _dataset(tmp_path / "esa")
+    if metric_spans is not None:  # spans a metric returned (xCOMET-style), in the dataset folder
+        _write(folder, "metric_spans.tsv", ["metric", "system", "seg_id", "start", "end", "severity"], metric_spans)
+    coll = load_collection(folder)
     workspace.save(coll, "esa-spans")
     back = workspace.load_saved("esa-spans")
     ds = next(iter(back.values()))
@@ -94,6 +97,24 @@ def test_divergence_shows_spans_escaped_and_profiles(tmp_path, monkeypatch):
     assert set(pen["metric"]) <= {"bleu", "chrf"} and len(pen)
     at.radio(key="div_sp_value").set_value("weight").run()
     assert not at.exception, [e.message for e in at.exception]
+
+
+def test_divergence_draws_the_spans_a_metric_returned(tmp_path, monkeypatch):
+    # "<u>xm</u>" marks characters 0-11 of sysA segment 1 ("<b>bold</b>") as major: the text r1 marked
+    at = _open(tmp_path, monkeypatch, "divergence", {"div_metrics": ["bleu"]},
+               metric_spans=[["<u>xm</u>", "sysA", "1", "0", "11", "major"]])
+    at.selectbox(key="div_pick").set_value(("sysA", "1")).run()
+    assert not at.exception, [e.message for e in at.exception]
+    html = next(m.value for m in at.markdown if "r1 &#40;ESA&#41;" in m.value)
+    assert "&lt;u&gt;xm&lt;/u&gt;" in html and "<u>" not in html  # the metric's layer, its name escaped
+    # r1's major span and the metric's: two solid red underlines on the same 11 characters
+    assert html.count("border-bottom:2px solid #d62728") == 2
+    prf = next(df.value for df in at.dataframe if "marker" in df.value.columns and "recall" in df.value.columns)
+    xm = prf[prf["marker"] == "<u>xm</u>"].set_index("rater")
+    # against r1 (the same 11 characters "<b>bold</b>", none a space): P = R = 1;
+    # against r2 ("cat", characters 12-15): nothing in common
+    assert xm.loc["r1 (ESA)", ["precision", "recall"]].tolist() == [1.0, 1.0]
+    assert xm.loc["r2 (ESA)", "precision"] == 0.0 and xm.loc["r2 (ESA)", "marked_chars"] == 11
 
 
 def test_learn_tour_stop_picks_its_examples_from_the_data(tmp_path, monkeypatch):

@@ -11,13 +11,14 @@ import sys
 NAME = "spans"
 LP_ALL = True
 OUTPUTS = ("out", "counts_out", "profile_out")
-HELP = ("Span-level meta-evaluation: precision/recall/F1 of the characters BLEU, chrF and TER mark "
-        "against human error spans (ESA, MQM), per severity, with the inter-rater ceiling.")
+HELP = ("Span-level meta-evaluation: precision/recall/F1 of the characters BLEU, chrF and TER mark (and the "
+        "error spans a metric such as xCOMET returned) against human error spans (ESA, MQM), per severity, "
+        "with the inter-rater ceiling.")
 
 
 def add_arguments(p) -> None:
     p.add_argument("path", help="dataset folder or zip with error spans (esa_spans_json, mqm_annotations.tsv, "
-                                "Google MQM TSV)")
+                                "Google MQM TSV, WMT ESA JSONL)")
     p.add_argument("--lp", help="language pair, when the data holds several ('all': each in turn)")
     p.add_argument("--metrics", default="bleu,chrf,ter",
                    help="comma-separated markers among bleu, chrf, ter (default: all three)")
@@ -28,6 +29,10 @@ def add_arguments(p) -> None:
                    help="bootstrap resamples over annotations for the 95%% CIs (0 = none; default 1000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--no-ceiling", action="store_true", help="leave out the inter-rater ceiling")
+    p.add_argument("--metric-spans", metavar="TSV",
+                   help="error spans returned by metrics (e.g. xCOMET): TSV with metric, system, seg_id, start, end, "
+                        "severity [, lp, category, confidence]; each metric is scored as a marker. A dataset's own "
+                        "metric_spans.tsv is used without this option")
     p.add_argument("--out", help="write the precision/recall/F1 table (TSV; .csv for spreadsheets) here")
     p.add_argument("--counts-out", help="write the per-annotation character counts (tp, marked, errors) here")
     p.add_argument("--profile-out", help="write the error profile (errors per segment by system and severity) here")
@@ -38,7 +43,7 @@ def run(args) -> int:
 
     from ..io.spans import dataset_spans
     from ..progress import StderrProgress
-    from ..spans import MARKERS, error_profile, item_counts, rater_pairs, span_scores
+    from ..spans import MARKERS, error_profile, item_counts, metric_span_counts, rater_pairs, span_scores
     from . import _tok
     from ._lp import dataset, emit
 
@@ -62,6 +67,12 @@ def run(args) -> int:
     bar = StderrProgress("marking outputs")
     counts = item_counts(ds, markers, sevs, tokenize=tok, table=table,
                          progress=lambda f, t: bar(int(round(f * 1000)), 1000))
+    mtable = _metric_table(args, ds)
+    if mtable is not None:
+        for p in mtable.problems:
+            print(str(p), file=sys.stderr)
+        mc = metric_span_counts(ds, sevs, table=table, metric_table=mtable)
+        counts = pd.concat([counts, mc], ignore_index=True) if len(mc) else counts
     if not args.no_ceiling:
         pairs = rater_pairs(ds, sevs, table=table)
         counts = pd.concat([counts, pairs], ignore_index=True) if len(pairs) else counts
@@ -79,3 +90,23 @@ def run(args) -> int:
         emit(error_profile(table, "severity", n_boot=args.bootstrap, seed=args.seed), args.profile_out, args,
              float_format="%.6f")
     return 0
+
+
+def _metric_table(args, ds):
+    """The spans metrics returned: ``--metric-spans`` (read and checked with file and line), else
+    the dataset's own ``metric_spans`` table, else None. Broken rows raise DataError (exit 2)."""
+    from pathlib import Path
+
+    from ..io.spans import METRIC_EXTRA, metric_span_table, read_metric_spans
+    from ..problems import DataError, Report
+
+    if args.metric_spans:
+        path = Path(args.metric_spans)
+        report = Report()
+        frame = read_metric_spans(path.read_bytes(), path.name, report)
+        if frame is None or not report.ok:
+            raise DataError(report)
+        return metric_span_table(ds, frame)
+    if ds.extras.get(METRIC_EXTRA) is not None and len(ds.extras[METRIC_EXTRA]):
+        return metric_span_table(ds)
+    return None

@@ -1,4 +1,5 @@
-"""Loading datasets: tidy TSV folders, plain text, Google MQM TSV, mt-metrics-eval layout.
+"""Loading datasets: tidy TSV folders, plain text, Google MQM TSV, mt-metrics-eval layout, WMT
+human-evaluation JSONL.
 
 ``load_collection(path_or_source)`` -> {lp: Dataset}; ``load_dataset(path, lp=None)`` -> Dataset.
 Every format module defines ``NAME``, ``detect(src) -> bool`` and
@@ -19,7 +20,7 @@ from ..problems import DataError, Report
 from .source import FileSource
 from .tidy import write_tidy
 
-FORMATS = ["mtme", "mqm", "plaintext", "tidy"]
+FORMATS = ["mtme", "mqm", "plaintext", "wmtjsonl", "tidy"]
 
 MQMWeightsArg = Mapping[str, float] | str | None
 _MQM_WEIGHTS: contextvars.ContextVar = contextvars.ContextVar("evalcore_mqm_weights", default=None)
@@ -84,7 +85,8 @@ def load_collection(path: str | os.PathLike | FileSource, name: str | None = Non
         report = Report()
         report.error(src.label, None, "no known layout found: expected a tidy TSV folder (segments.tsv, ...), "
                                       "plain text files (src.txt, ref.<name>.txt, sys.<name>.txt), a Google MQM "
-                                      "TSV, or an mt-metrics-eval folder (sources/, references/, system-outputs/). "
+                                      "TSV, an mt-metrics-eval folder (sources/, references/, system-outputs/), or a WMT "
+                                      "human-evaluation JSONL file (*.jsonl). "
                                       f"Files seen: {', '.join(src.names()[:10]) or 'none'}")
         raise DataError(report)
     mod = _format_module(fmt)

@@ -30,15 +30,19 @@ BOM and CRLF accepted, a final newline adds no segment, line counts must match t
 """
 from __future__ import annotations
 
+import re
 
 import pandas as pd
 
 from ..dataset import JUDGEMENT_COLUMNS, OUTPUT_COLUMNS, REFERENCE_COLUMNS, SEGMENT_COLUMNS, Dataset
 from ..problems import MAX_ABS_SCORE, DataError, Report, score_problem
-from .assemble import assemble, frame
+from .assemble import _CONTROL, assemble, frame
 from .plaintext import read_lines
 from .source import FileSource
 from .text import describe_lines
+
+#: a control character in a name (the tidy readers' check, :mod:`evalcore.io.assemble`)
+CONTROL_RE = re.compile(_CONTROL)
 
 NAME = "mt-metrics-eval folder (sources/, references/, system-outputs/, human-scores/)"
 
@@ -72,7 +76,19 @@ def _score_lines(src: FileSource, fname: str, n_fields: int, report: Report):
     if bad:
         report.error(fname, bad[0], f"{len(bad)} line(s) do not have {n_fields} fields "
                                     f"({'<domain> ' if n_fields == 3 else ''}<system> <score>) ({describe_lines(bad)})")
-    return out
+    return _control_names(out, fname, report)
+
+
+def _control_names(rows: list, fname: str, report: Report) -> list:
+    """The rows whose system name (the field before the score) holds no control character; the
+    others are reported, with file and lines, as the tidy readers report them."""
+    bad = [(i, f[-2]) for i, f in rows if CONTROL_RE.search(f[-2])]
+    if bad:
+        names = list(dict.fromkeys(v for _, v in bad))[:5]
+        report.error(fname, bad[0][0], f"{len(bad)} system name(s) hold a control character: "
+                                       f"{', '.join(map(repr, names))} at {describe_lines([i for i, _ in bad])}; "
+                                       "names may not hold tabs, line breaks or other control characters")
+    return [(i, f) for i, f in rows if not CONTROL_RE.search(f[-2])] if bad else rows
 
 
 def _number(value: str) -> float | None:

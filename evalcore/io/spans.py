@@ -77,6 +77,26 @@ def esa_extra(src: FileSource, report: Report) -> pd.DataFrame | None:
     return out if "lp" in col else out.drop(columns=["lp"])
 
 
+def drop_esa_copy(extras: dict[str, pd.DataFrame]) -> None:
+    """Keep ESA spans once: when the ``esa_spans`` extra table holds them, drop the same JSON from
+    ``judgements_columns`` (in place).
+
+    The tidy reader keeps every unknown column of judgements.tsv in ``judgements_columns`` and
+    also builds ``esa_spans`` (the same JSON with its file and line, for the span reader's
+    messages), so datasets saved before this was fixed hold the spans twice
+    (``extra_judgements_columns.tsv`` and ``extra_esa_spans.tsv``); loading one goes through here
+    too and keeps the ``esa_spans`` copy. ``judgements_columns`` is dropped when nothing but its
+    key columns would be left."""
+    esa, cols = extras.get(ESA_EXTRA), extras.get("judgements_columns")
+    if esa is None or cols is None or ESA_COLUMN not in cols or ESA_COLUMN not in esa:
+        return
+    rest = cols.drop(columns=[ESA_COLUMN])
+    if set(rest.columns) <= {"lp", "system", "seg_id", "rater", "judgement"}:
+        del extras["judgements_columns"]
+    else:
+        extras["judgements_columns"] = rest
+
+
 @dataclass
 class SpanTable:
     """Every rated output (``items``) and every error span (``spans``) of one language pair,
@@ -319,3 +339,153 @@ def _report(problems: list[Problem]) -> Report:
 def severity_counts(table: SpanTable) -> dict[str, int]:
     """Spans per severity (every status), for checks against the raw files."""
     return {str(k): int(v) for k, v in table.spans["severity"].value_counts().items()}
+
+
+# ---------------------------------------------------------------- spans a metric returns
+#: the extra table (and tidy file ``metric_spans.tsv``) of error spans a metric returned, e.g.
+#: xCOMET (Guerreiro et al. 2024, §3: error span detection): one row per span, in the span
+#: table's terms. A row with severity ``no-error`` (start and end empty) says "scored, nothing
+#: marked"; an output without any row of a metric was not scored by it.
+METRIC_EXTRA = "metric_spans"
+METRIC_FILE = "metric_spans.tsv"
+METRIC_REQUIRED = ["metric", "system", "seg_id", "start", "end", "severity"]
+METRIC_OPTIONAL = ["lp", "category", "confidence"]
+NO_ERROR = "no-error"
+
+
+def read_metric_spans(data: bytes, fname: str, report: Report) -> pd.DataFrame | None:
+    """A metric-spans TSV (columns :data:`METRIC_REQUIRED`, optional lp, category, confidence)
+    as text with ``file`` and ``line`` of each row; None after reporting a broken file. A table
+    saved by evalcore keeps the file and line it was first read from."""
+    from .text import read_tsv
+
+    table = read_tsv(data, fname, report, METRIC_REQUIRED, METRIC_OPTIONAL + ["file", "line"])
+    if table is None:
+        return None
+    cols = [c for c in METRIC_OPTIONAL[:1] + METRIC_REQUIRED + METRIC_OPTIONAL[1:] if table.has(c)]
+    out = pd.DataFrame({c: table.col(c) for c in cols}, dtype=str)
+    if table.has("file") and table.has("line"):  # saved by evalcore: where the rows came from
+        out["file"], out["line"] = table.col("file"), table.col("line")
+    else:
+        out["file"], out["line"] = fname, [str(x) for x in table.lines]
+    return out
+
+
+def metric_spans_extra(src: FileSource, report: Report) -> pd.DataFrame | None:
+    """The ``metric_spans.tsv`` of a tidy folder (:func:`read_metric_spans`), or None."""
+    fname = src.find(METRIC_FILE)
+    return None if fname is None else read_metric_spans(src.read(fname), fname, report)
+
+
+def xcomet_spans_frame(metric: str, keys: list[tuple[str, str]], error_spans: list) -> pd.DataFrame:
+    """The metric-spans table of an xCOMET run: ``error_spans`` as unbabel-comet returns it
+    (``model.predict(...).metadata.error_spans``: per scored output, a list of dicts with
+    ``start``, ``end`` (character offsets into the output), ``severity``, ``confidence``,
+    ``text``), ``keys`` the (system, seg_id) of each scored output in the same order. An output
+    with no span gets a ``no-error`` row (scored, nothing marked)."""
+    if len(keys) != len(error_spans):
+        raise ValueError(f"{len(keys)} outputs but {len(error_spans)} span lists; they must pair up one to one")
+    rows = []
+    for (system, seg), found in zip(keys, error_spans):
+        if not found:
+            rows.append([metric, system, str(seg), "", "", NO_ERROR, ""])
+        for sp in found or []:
+            conf = sp.get("confidence")
+            rows.append([metric, system, str(seg), str(sp.get("start", "")), str(sp.get("end", "")),
+                         str(sp.get("severity", "")), "" if conf is None else repr(float(conf))])
+    return pd.DataFrame(rows, columns=METRIC_REQUIRED + ["confidence"], dtype=str)
+
+
+def metric_span_table(dataset, frame: pd.DataFrame | None = None, strict: bool = True) -> SpanTable:
+    """The :class:`SpanTable` of the spans metrics returned (``frame``, default the dataset's
+    ``metric_spans`` extra table), checked like the human spans against the dataset's texts: one
+    item per (metric, system, seg_id) with ``rater`` = the metric and scheme ``metric``. Errors
+    (unknown severity, non-integer, negative or inverted offsets, an empty metric name) raise
+    DataError, all at once, with ``strict``; otherwise those items are left out whole and listed.
+    Spans beyond the text and outputs not in the dataset are kept and warned about (status
+    ``out_of_range`` / ``no_text``: not used for span scores)."""
+    cache_key = "metric_spans_table"
+    own = frame is None
+    if own:
+        frame = dataset.extras.get(METRIC_EXTRA)
+        if cache_key in dataset._cache:
+            st = dataset._cache[cache_key]
+            if strict and any(p.severity == "error" for p in st.problems):
+                raise DataError(_report(st.problems))
+            return st
+    report = Report()
+    items: list = []
+    spans: list = []
+    if frame is not None and len(frame):
+        texts = _texts(dataset)
+        if "lp" in frame and dataset.lp:
+            frame = frame[frame["lp"].astype(str).isin([dataset.lp, ""])]
+        files = frame["file"] if "file" in frame else pd.Series([METRIC_FILE] * len(frame), index=frame.index)
+        lines = frame["line"] if "line" in frame else pd.Series([""] * len(frame), index=frame.index)
+        seen: dict[tuple, int] = {}
+        rows: dict[int, list] = {}
+        broken: set[int] = set()
+        for metric, system, seg, a_raw, b_raw, sev_raw, cat, f, ln in zip(
+                frame["metric"].astype(str).str.strip(), frame["system"].astype(str), frame["seg_id"].astype(str),
+                frame["start"].astype(str).str.strip(), frame["end"].astype(str).str.strip(),
+                frame["severity"].astype(str), frame.get("category", pd.Series([""] * len(frame), index=frame.index)),
+                files, lines):
+            f, ln = _where(str(f), ln)
+            if not metric:
+                report.error(f, ln, "the metric name is empty")
+                continue
+            key = (metric, system, seg)
+            item = seen.setdefault(key, len(seen))
+            rows.setdefault(item, [])
+            sev = sev_raw.strip().lower()
+            where = f"{metric} on {system}, segment {seg}"
+            if sev == NO_ERROR:
+                if a_raw not in ("", "nan") or b_raw not in ("", "nan"):
+                    report.error(f, ln, f"{where}: a no-error row must leave start and end empty")
+                    broken.add(item)
+                continue
+            if sev not in SEVERITIES:
+                report.error(f, ln, f"{where}: unknown severity {sev_raw!r} (known: {', '.join(SEVERITIES)}, {NO_ERROR})")
+                broken.add(item)
+                continue
+            cat = "" if cat is None or (isinstance(cat, float) and np.isnan(cat)) else str(cat)
+            if a_raw in ("", "nan") and b_raw in ("", "nan"):
+                rows[item].append([item, system, seg, metric, np.nan, np.nan, "target", sev, cat, np.nan, "omission", f, ln])
+                continue
+            try:
+                a, b = int(a_raw), int(b_raw)
+            except ValueError:
+                report.error(f, ln, f"{where}: start and end must be integers; got {a_raw!r}, {b_raw!r}")
+                broken.add(item)
+                continue
+            if a > b or a < 0:
+                report.error(f, ln, f"{where}: inverted or negative span [{a}, {b})")
+                broken.add(item)
+                continue
+            text = texts.get((system, seg))
+            if text is None:
+                status = "no_text"
+                report.warning(f, ln, f"{where}: this output is not in the dataset; kept, not used for span scores")
+            elif b > len(text):
+                status = "out_of_range"
+                report.warning(f, ln, f"{where}: span [{a}, {b}) ends beyond the text ({len(text)} characters); "
+                                      "kept, counted as out of range, not used for span scores")
+            else:
+                status = "empty" if a == b else "ok"
+            rows[item].append([item, system, seg, metric, a, b, "target", sev, cat, np.nan, status, f, ln])
+        for (metric, system, seg), item in seen.items():
+            if item in broken:  # left out whole: read in part it would claim "nothing else wrong"
+                continue
+            spans.extend(rows[item])
+            items.append([item, system, seg, metric, "metric", len(rows[item])])
+    it = pd.DataFrame(items, columns=ITEM_COLUMNS)
+    sp = pd.DataFrame(spans, columns=SPAN_COLUMNS)
+    for c in ("start", "end", "weight"):
+        sp[c] = pd.to_numeric(sp[c], errors="coerce")
+    problems = _capped(report.problems)
+    st = SpanTable(dataset.lp, it.reset_index(drop=True), sp, problems)
+    if own:
+        dataset._cache[cache_key] = st
+    if strict and any(p.severity == "error" for p in problems):
+        raise DataError(_report(problems))
+    return st

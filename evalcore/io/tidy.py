@@ -13,9 +13,11 @@ Files (header row, tab-separated, UTF-8; ``lp`` optional when there is one pair)
 
 Extra columns are kept: those of ``<kind>.tsv`` become the extra table ``<kind>_columns``
 (saved as ``extra_<kind>_columns.tsv``); ``esa_spans_json`` of judgements.tsv (ESA error spans) is
-also kept with its keys as the ``esa_spans`` extra table (:func:`evalcore.io.spans.esa_extra`).
+kept once, with its keys and source lines, as the ``esa_spans`` extra table
+(:func:`evalcore.io.spans.esa_extra`), not in ``judgements_columns``.
 Other files are left alone (``mqm_annotations.tsv`` is read as
-the ``mqm_errors`` extra table, ``postedits_tokenized.tsv`` as ``postedits``).
+the ``mqm_errors`` extra table, ``postedits_tokenized.tsv`` as ``postedits``, ``metric_spans.tsv``
+(error spans a metric returned, :func:`evalcore.io.spans.read_metric_spans`) as ``metric_spans``).
 """
 from __future__ import annotations
 
@@ -113,6 +115,10 @@ def read_tidy(src: FileSource, name: str, report: Report | None = None) -> dict[
     esa = _spans.esa_extra(src, report)
     if esa is not None:
         extras[_spans.ESA_EXTRA] = esa  # the ESA error spans of judgements.tsv (evalcore.io.spans)
+    _spans.drop_esa_copy(extras)
+    metric_spans = _spans.metric_spans_extra(src, report)
+    if metric_spans is not None:
+        extras[_spans.METRIC_EXTRA] = metric_spans  # error spans a metric returned (e.g. xCOMET)
     from . import comprehension as _comprehension
     comp = _comprehension.read_file(src, report, segments, outputs, references)
     if comp is not None:

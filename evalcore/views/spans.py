@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..dataset import Dataset
-from ..io.spans import SpanTable, dataset_spans
+from ..io.spans import METRIC_EXTRA, SpanTable, dataset_spans, metric_span_table
 from .. import spans as S
 
 
@@ -24,6 +24,12 @@ def has_spans(dataset: Dataset) -> bool:
     esa = dataset.extras.get("esa_spans")
     mqm = dataset.extras.get("mqm_errors")
     return (esa is not None and len(esa) > 0) or (mqm is not None and len(mqm) > 0)
+
+
+def has_metric_spans(dataset: Dataset) -> bool:
+    """Whether the dataset carries error spans returned by a metric (``metric_spans``, e.g. xCOMET)."""
+    ms = dataset.extras.get(METRIC_EXTRA)
+    return ms is not None and len(ms) > 0
 
 
 def span_table(dataset: Dataset) -> SpanTable:
@@ -46,8 +52,10 @@ def output_layers(dataset: Dataset, system: str, seg_id: str, markers: Sequence[
                   tokenize: str | None = None) -> dict:
     """The layers of one output: ``text``; ``raters``: per annotation, label (rater and scheme),
     spans (start, end, severity, tooltip: severity and category), note (omissions and spans
-    without characters, counted); ``marks``: per metric, its marked character runs; ``scores``:
-    per marker and rater, P/R/F1 of the marks against that rater's spans (all severities)."""
+    without characters, counted); ``marks``: per metric, its marked character runs;
+    ``metric_spans``: per metric that returned error spans on this output (the ``metric_spans``
+    table, e.g. xCOMET), its spans like a rater's; ``scores``: per marker (and metric with
+    spans) and rater, P/R/F1 of the marks against that rater's spans (all severities)."""
     from ..metrics.tokenize import default_tokenizer
 
     seg_id = str(seg_id)
@@ -78,6 +86,7 @@ def output_layers(dataset: Dataset, system: str, seg_id: str, markers: Sequence[
             note.append("no error marked")
         out["raters"].append({"item": int(item), "label": f"{rater} ({scheme.upper()})", "spans": spans,
                               "note": "; ".join(note)})
+    out["metric_spans"] = _metric_layers(dataset, system, seg_id)
     if text is not None:
         refs = S._refs_for(dataset, system, seg_id)
         tok = tokenize or default_tokenizer(dataset.lp)
@@ -91,7 +100,42 @@ def output_layers(dataset: Dataset, system: str, seg_id: str, markers: Sequence[
                 p = S.prf(c)
                 rows.append({"marker": mk, "rater": r["label"], "marked_chars": len(chars), "error_chars": len(h),
                              "precision": p["micro_precision"], "recall": p["micro_recall"], "f1": p["micro_f1"]})
+        for metric, layer in out["metric_spans"].items():
+            if layer["unusable"]:
+                continue
+            chars = S._chars(text, [(a, b) for a, b, _, _ in layer["spans"]])
+            for r in out["raters"]:
+                h = S._chars(text, [(a, b) for a, b, _, _ in r["spans"]])
+                p = S.prf(np.array([[len(chars & h), len(chars), len(h)]], dtype=float))
+                rows.append({"marker": metric, "rater": r["label"], "marked_chars": len(chars), "error_chars": len(h),
+                             "precision": p["micro_precision"], "recall": p["micro_recall"], "f1": p["micro_f1"]})
         out["scores"] = pd.DataFrame(rows)
+    return out
+
+
+def _metric_layers(dataset: Dataset, system: str, seg_id: str) -> dict:
+    """metric -> {spans: (start, end, severity, tooltip), note, unusable} for the spans each
+    metric returned on this output (:func:`evalcore.io.spans.metric_span_table`, lenient)."""
+    if not has_metric_spans(dataset):
+        return {}
+    mt = metric_span_table(dataset, strict=False)
+    its = mt.items[(mt.items["system"] == system) & (mt.items["seg_id"] == seg_id)]
+    out = {}
+    for item, metric in zip(its["item"], its["rater"]):
+        mine = mt.spans[mt.spans["item"] == item]
+        spans = [(int(a), int(b), sev, f"{metric}: {sev}" + (f": {cat}" if cat else ""))
+                 for a, b, sev, cat, status in zip(mine["start"], mine["end"], mine["severity"], mine["category"],
+                                                   mine["status"]) if status == "ok"]
+        n_om = int((mine["status"] == "omission").sum())
+        n_bad = int(mine["status"].isin(["out_of_range", "no_text"]).sum())
+        note = []
+        if n_om:
+            note.append(f"{n_om} span(s) without a place in the text")
+        if n_bad:
+            note.append(f"{n_bad} span(s) out of range: not drawn, not scored")
+        if not len(mine):
+            note.append("no error marked")
+        out[metric] = {"spans": spans, "note": "; ".join(note), "unusable": n_bad > 0}
     return out
 
 
@@ -104,6 +148,8 @@ def layers_for_html(layers: dict) -> list[tuple[str, list, str]]:
     for mk, runs in layers["marks"].items():
         rows.append((S.MARKERS.get(mk, mk), [(a, b, "mark", S.MARKERS.get(mk, mk)) for a, b in runs],
                      "" if runs else "nothing marked"))
+    for metric, layer in layers.get("metric_spans", {}).items():
+        rows.append((f"{metric}: error spans the metric returned", layer["spans"], layer["note"]))
     return rows
 
 

@@ -79,6 +79,19 @@ def small_cases() -> dict[str, dict[str, str | bytes]]:
     for s in SYSTEMS[:3]:
         mtme[f"system-outputs/es-en/{s}.txt"] = "".join(_out_text(s, i) + "\n" for i in SEGS)
     cases["mtme_sys_1e300"] = mtme
+    # control characters in system names of mt-metrics-eval score files: a sys.score (SOH, line 2),
+    # a seg.score (a terminal escape, lines 11-15) and a metric score file (DEL, line 1)
+    seg = "".join(f"{s if s != 'sysC' else 'sys' + chr(27) + 'C'}\t{0.1 * i}\n" for s in SYSTEMS[:3] for i in SEGS)
+    cases["mtme_control_names"] = {
+        **{k: v for k, v in mtme.items() if not k.startswith("human-scores/")},
+        "human-scores/es-en.da.sys.score": "sysA\t0.5\nsys" + chr(1) + "B\t0.3\nsysC\t0.1\n",
+        "human-scores/es-en.da.seg.score": seg,
+        "metric-scores/es-en/BLEU-refA.sys.score": "sys" + chr(127) + "A\t30.0\nsysB\t20.0\nsysC\t10.0\n"}
+    # WMT's annotation-per-line ESA JSONL: a good line, a cut-off line (2), an inverted span (3)
+    good = ('{"langs": "es-en", "line_id": 1, "src": "fuente 1", "tgt": "the cat sat", "system": "sysA", '
+            '"annotator": "r1", "esa_score": "80", "esa_spans": [{"start_i": 4, "end_i": 7, "severity": "minor"}]}')
+    cases["jsonl_bad_spans"] = {"esa.jsonl": good + "\n" + good[:50] + "\n"
+                                + good.replace('"start_i": 4, "end_i": 7', '"start_i": 9, "end_i": 2') + "\n"}
     # a UTF-16 file
     cases["utf16_outputs"] = {**b, "outputs.tsv": b["outputs.tsv"].encode("utf-16")}
     return cases
