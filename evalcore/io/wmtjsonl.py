@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
+from typing import Any, Callable
 
 import pandas as pd
 
@@ -67,13 +69,21 @@ def detect(src: FileSource) -> bool:
     return bool(_files(src))
 
 
+@dataclass(slots=True)
 class _Line:
     """One annotation read from a line: where, which output, score and span list."""
-    __slots__ = ("file", "line", "lp", "seg", "doc", "domain", "src", "system", "tgt", "rater", "score", "spans")
-
-    def __init__(self, **kw):
-        for k in self.__slots__:
-            setattr(self, k, kw.get(k))
+    file: str
+    line: int
+    lp: str = ""
+    seg: str = ""
+    doc: str | None = None
+    domain: str | None = None
+    src: str | None = None
+    system: str | None = None
+    tgt: str | None = None
+    rater: str | None = None
+    score: float | None = None
+    spans: Any = None  # the JSON span list as read (checked by the span reader)
 
 
 class _BadScore(ValueError):
@@ -192,8 +202,10 @@ def _parse(src: FileSource, fname: str, report: Report) -> list[_Line]:
         n_lines += 1
         try:
             obj = json.loads(line)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             report.error(fname, ln, f"not valid JSON ({exc.msg}, column {exc.colno}); the line starts {line[:60]!r}")
+        except ValueError as exc:  # e.g. an integer over Python's digit limit
+            report.error(fname, ln, f"not valid JSON ({exc}); the line starts {line[:60]!r}")
             continue
         except RecursionError:
             report.error(fname, ln, "JSON nested too deeply to read; the line starts " + repr(line[:60]))
@@ -214,7 +226,8 @@ def _parse(src: FileSource, fname: str, report: Report) -> list[_Line]:
     return out
 
 
-def _first(rows: list[_Line], key, value, what: str, report: Report) -> dict:
+def _first(rows: list[_Line], key: Callable[[_Line], Any], value: Callable[[_Line], Any],
+           what: Callable[[Any], str], report: Report) -> dict:
     """key -> (value, file, line) of the first row; a row with another value for the key is an error."""
     seen: dict = {}
     for r in rows:
@@ -242,7 +255,8 @@ def read_wmt_jsonl(src: FileSource, name: str, report: Report | None = None) -> 
     seg_rows = [[lp, seg, meta[(lp, seg)][0][0], src_, meta[(lp, seg)][0][1]] for (lp, seg), (src_, _, _) in segs.items()]
     segments = frame(["lp", "seg_id", "doc_id", "source", "domain"], seg_rows,
                      [f for _, (_, f, _) in segs.items()], [ln for _, (_, _, ln) in segs.items()])
-    ref, out = [], []
+    ref: list[tuple[list, str, int]] = []
+    out: list[tuple[list, str, int]] = []
     for (lp, system, seg), (text, f, ln) in texts.items():
         (ref if _REF.fullmatch(system) else out).append(([lp, seg, system, text] if _REF.fullmatch(system)
                                                          else [lp, system, seg, text], f, ln))
@@ -272,7 +286,8 @@ def read_wmt_jsonl(src: FileSource, name: str, report: Report | None = None) -> 
                            columns=["lp", "system", "seg_id", "rater", ESA_COLUMN, "file", "line"], dtype=str)
         # the span checks of the span reader (evalcore.io.spans), run here so that a broken span
         # is refused at load with its file and line
-        spans_report, spans = Report(), []
+        spans_report = Report()
+        spans: list = []
         for lp, part in esa.groupby("lp", sort=False):
             tx = {(s, g): t for (lp2, s, g), (t, _, _) in texts.items() if lp2 == lp}
             _esa_rows(part, tx, spans_report, [], spans)
