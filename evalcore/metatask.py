@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from .metatask_tasks import TASKS, SubTask, TaskDef
+from .stats.registry import Statistic, register
 
 
 @dataclass
@@ -87,7 +88,6 @@ def subtask_value(st: SubTask, pairs: dict[str, PairData], metric: str, num_perm
                   seed: int = 4) -> float:
     """The value of ``metric`` on sub-task ``st`` (module docstring)."""
     from .stats.correlation import correlation, pairwise_accuracy
-    from .stats.significance import one_minus_pce
 
     if st.statistic == "accuracy":
         agree = total = 0.0
@@ -103,11 +103,8 @@ def subtask_value(st: SubTask, pairs: dict[str, PairData], metric: str, num_perm
     if st.statistic == "spa":
         if metric not in p.seg:
             return float("nan")
-        cols = spa_columns(p.gold)
-        # C order as MTME's reshape gives: the float32 matrix product sums in a layout-dependent
-        # order, and the p-values count exact ties (null delta >= observed delta)
-        return one_minus_pce(np.ascontiguousarray(p.gold[:, cols]), np.ascontiguousarray(p.seg[metric][:, cols]),
-                             num_permutations, seed)
+        # the registry's statistic: the columns judged for every system (spa_columns), in C order
+        return correlation(p.gold, p.seg[metric], "spa", num_permutations=num_permutations, seed=seed).value
     if st.level == "sys":
         if metric not in p.sys:
             return float("nan")
@@ -118,6 +115,29 @@ def subtask_value(st: SubTask, pairs: dict[str, PairData], metric: str, num_perm
         return float("nan")
     return correlation(p.gold, p.seg[metric], st.statistic, st.grouping,
                        tie_calibration=st.tie_calibration).value
+
+
+def soft_pairwise_accuracy(gold, metric, num_permutations: int = 1000, seed: int = 4) -> float:
+    """SPA = 1 − PCE of complete (systems × segments) matrices (Thompson et al. 2024, §2; MTME
+    ``stats.PairwiseConfidenceError``): per pair of systems the one-sided paired permutation
+    p-value that the first beats the second, from the human and from the metric segment scores
+    (the same ``num_permutations`` sign flips of each segment, drawn with ``seed``), and
+    1 − mean |p_human − p_metric|. The registry's ``spa`` (``correlate --method spa``) hands it
+    the segments judged for every system, in C order as MTME's reshape gives: the float32 matrix
+    product sums in a layout-dependent order, and the p-values count exact ties
+    (null delta >= observed delta)."""
+    from .stats.significance import one_minus_pce
+
+    return one_minus_pce(gold, metric, num_permutations, seed)
+
+
+register(Statistic(
+    "spa", "soft pairwise accuracy (SPA)", levels=("system",), groupings=("none",), segment_matrices=True,
+    matrix=soft_pairwise_accuracy, options=("num_permutations", "seed"),
+    citation="Thompson et al. 2024, §2; MTME stats.PairwiseConfidenceError (1,000 permutations, seed 4)",
+    section="§3.13", term="SPA",
+    definition="Soft pairwise accuracy: 1 minus the mean gap between the human and the metric p-values that one "
+               "system beats another, over all pairs of systems (Thompson et al. 2024; methods §3.13)."))
 
 
 def run_task(task: TaskDef, pairs: dict[str, PairData], metrics: list[str] | None = None, *,
