@@ -395,9 +395,13 @@ def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(),
             lps = have
             notes.append(f"the task's language pairs ({', '.join(task.lps)}) are not in the data: "
                          f"using its pairs {', '.join(lps)}")
+    from .metrics.byo import STORED_PREFIX
+
     metrics = list(metrics)
     if not metrics and (scores is None or not len(scores)):
         raise ValueError("give metrics and/or scores")
+    stored = [m for m in metrics if m.lower().startswith(STORED_PREFIX)]
+    metrics = [m for m in metrics if m not in stored]
     if metrics:
         from .metrics.base import metric_ids
 
@@ -446,6 +450,8 @@ def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(),
                 sys_frames.append(oriented(st, metrics))
             if need_sys and task.by_domain:
                 dom_frames = _domain_scores(ds, metrics, scorer, refs, inc, tok, judged)
+        for frames, level in ((seg_frames, "segment"), (sys_frames, "system")) if stored else ():
+            frames.append(_stored_rows(ds, stored, level, ref, notes, signatures))
         if scores is not None and len(scores):
             b = scores[(scores["lp"] == lp) | (scores["lp"] == "")] if "lp" in scores.columns else scores
             seg_frames.append(b[b["seg_id"].astype(str) != ""])
@@ -468,6 +474,35 @@ def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(),
     res.pairs = pairs
     res.signatures = signatures
     return res, notes, signatures
+
+
+def _stored_rows(ds, stored: list[str], level: str, ref: str, notes: list[str], signatures: dict) -> pd.DataFrame:
+    """The data's stored scores (mt-metrics-eval ``metric-scores/``) of each ``stored:NAME``, under
+    that id in every pair: ``NAME`` itself when the pair stores it, else ``NAME-<ref>`` (the
+    task's primary reference: ``stored:BLEU`` is ``BLEU-refA`` in one pair, ``BLEU-refB`` in
+    another). Used as stored (never recomputed nor negated); a pair without it is noted."""
+    from .metrics.byo import stored_ids, stored_scores
+
+    have = {i.lower(): i for i in stored_ids(ds)}
+    out = []
+    for m in stored:
+        name = have.get(m.lower()) or have.get(f"{m}-{ref}".lower())
+        if name is None:
+            msg = (f"{ds.lp}: {m}: the data stores neither {m} nor {m}-{ref}; stored: "
+                   f"{', '.join(have.values()) or 'none'}")
+            if msg not in notes:
+                notes.append(msg)
+            continue
+        rows = stored_scores(ds, [name], level)
+        for n in rows.attrs.get("notes", []):
+            if f"{ds.lp}: {n}" not in notes:
+                notes.append(f"{ds.lp}: {n}")
+        out.append(rows.assign(metric=m))
+        for sig in dict.fromkeys(rows["signature"]):
+            if sig not in signatures.setdefault(m, []):
+                signatures[m].append(sig)
+    cols = ["metric", "system", "seg_id", "score", "signature"]
+    return pd.concat(out, ignore_index=True)[cols] if out else pd.DataFrame(columns=cols)
 
 
 def _domain_scores(ds, metrics, scorer, refs, inc, tok, judged) -> dict:
