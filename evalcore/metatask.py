@@ -428,17 +428,21 @@ def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(),
             inc = True  # the sub-tasks with human translations need them; those without drop them
         if include_human is not None:
             notes.append(f"{lp}: human translations as systems overridden: {inc}")
+        from .human.scores import criterion_judgements
+
+        j = criterion_judgements(ds, gold)
+        cells = {s: set(g["seg_id"].astype(str)) for s, g in j.groupby("system", sort=False)}
         judged = None
         if judged_only:
-            from .human.scores import criterion_judgements
-
-            j = criterion_judgements(ds, gold)
-            judged = {s: set(g["seg_id"].astype(str)) for s, g in j.groupby("system", sort=False)}
+            judged = cells
             notes.append(f"{lp}: judged only: corpus scores over the judged segments (the task: all segments)")
         seg_frames, sys_frames, dom_frames = [], [], {}
         if metrics:
             tok, _ = resolve_tokenizer(tokenize, ds.lp)
-            t = scorer(ds, metrics, level="segment", ref_ids=refs, include_references=inc, tokenize=tok, label=lp)
+            # segment scores of the judged cells only: every segment-level statistic (SPA included)
+            # uses only those, and a segment's score does not depend on the others
+            t = scorer(ds, metrics, level="segment", ref_ids=refs, include_references=inc, tokenize=tok,
+                       segments=cells, label=lp)
             for m, sig in dict(zip(t["metric"], t.get("signature", pd.Series(["?"] * len(t))))).items():
                 signatures.setdefault(m, [])
                 if sig not in signatures[m]:
