@@ -119,3 +119,6 @@ def test_metatask_page_opens_a_metric_in_the_divergence_browser():
     assert at.selectbox(key="div_b").value == f"human:{crit}"
     assert any("Opened from the Metrics task page" in i.value for i in at.info)
     assert "chrf" in at.multiselect(key="div_metrics").value
+    # the ranked table is that of those two signals
+    cols = set(_table(at, "divergence").columns)
+    assert {"a = metric:chrf", f"b = human:{crit}"} <= cols
