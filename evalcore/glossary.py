@@ -73,8 +73,6 @@ GLOSSARY: dict[str, str] = {
             "features (Stanojević & Sima'an 2014; methods §6.1).",
     "Detect MT": "A reference that is much closer to one machine output than to the other references may have been "
                  "post-edited from machine translation (Callison-Burch 2009; methods §5.11).",
-    "SPA": "Soft pairwise accuracy: 1 minus the mean gap between the human and the metric p-values that one system "
-           "beats another, over all pairs of systems (Thompson et al. 2024; methods §3.13).",
     "metrics task": "The WMT recipe that ranks metrics: several sub-tasks (pairs, levels, statistics), their values "
                     "averaged with weights after mapping each to [0, 1], and the average rank (methods §3.13).",
     "significance cluster": "Systems or metrics that cannot be told apart by a significance test share a cluster; "

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from .metatask_tasks import TASKS, SubTask, TaskDef
+from .stats.registry import Statistic, register
 
 
 @dataclass
@@ -44,6 +45,29 @@ class PairData:
     gold: np.ndarray
     seg: dict[str, np.ndarray] = field(default_factory=dict)
     sys: dict[str, np.ndarray] = field(default_factory=dict)
+    humans: list[str] = field(default_factory=list)   # rows that are human translations
+    n_refs: int = 1                                   # references in the data (human variants)
+    domains: dict = field(default_factory=dict)       # domain -> column indices of its segments
+    dom_sys: dict = field(default_factory=dict)       # domain -> {metric: corpus score per system}
+
+    def view(self, human: bool | None = None, domain: str = "") -> "PairData":
+        """The pair as a sub-task sees it: without the human-translation rows when ``human`` is
+        False; only ``domain``'s columns (its system scores: the corpus scores on that domain
+        when given, else the mean of the segment scores over its segments) when set."""
+        if human is not False and not domain:
+            return self
+        rows = np.array([s not in set(self.humans) for s in self.systems]) if human is False \
+            else np.ones(len(self.systems), dtype=bool)
+        cols = np.asarray(self.domains[domain]) if domain else np.arange(len(self.seg_ids))
+        seg = {m: M[rows][:, cols] for m, M in self.seg.items()}
+        if domain:
+            given = self.dom_sys.get(domain, {})
+            with np.errstate(invalid="ignore"):
+                sys = {m: (given[m][rows] if m in given else np.nanmean(M, axis=1)) for m, M in seg.items()}
+        else:
+            sys = {m: v[rows] for m, v in self.sys.items()}
+        return PairData(self.lp, [s for s, k in zip(self.systems, rows) if k], [self.seg_ids[c] for c in cols],
+                        self.gold[rows][:, cols], seg, sys)
 
     @property
     def gold_sys(self) -> np.ndarray:
@@ -87,11 +111,11 @@ def subtask_value(st: SubTask, pairs: dict[str, PairData], metric: str, num_perm
                   seed: int = 4) -> float:
     """The value of ``metric`` on sub-task ``st`` (module docstring)."""
     from .stats.correlation import correlation, pairwise_accuracy
-    from .stats.significance import one_minus_pce
 
     if st.statistic == "accuracy":
         agree = total = 0.0
         for p in pairs.values():
+            p = p.view(st.human)
             if metric not in p.sys:
                 return float("nan")
             acc, n = pairwise_accuracy(p.gold_sys, p.sys[metric])
@@ -99,15 +123,12 @@ def subtask_value(st: SubTask, pairs: dict[str, PairData], metric: str, num_perm
                 agree += acc * n
                 total += n
         return agree / total if total else float("nan")
-    p = pairs[st.lp]
+    p = pairs[st.lp].view(st.human, st.domain)
     if st.statistic == "spa":
         if metric not in p.seg:
             return float("nan")
-        cols = spa_columns(p.gold)
-        # C order as MTME's reshape gives: the float32 matrix product sums in a layout-dependent
-        # order, and the p-values count exact ties (null delta >= observed delta)
-        return one_minus_pce(np.ascontiguousarray(p.gold[:, cols]), np.ascontiguousarray(p.seg[metric][:, cols]),
-                             num_permutations, seed)
+        # the registry's statistic: the columns judged for every system (spa_columns), in C order
+        return correlation(p.gold, p.seg[metric], "spa", num_permutations=num_permutations, seed=seed).value
     if st.level == "sys":
         if metric not in p.sys:
             return float("nan")
@@ -120,11 +141,35 @@ def subtask_value(st: SubTask, pairs: dict[str, PairData], metric: str, num_perm
                        tie_calibration=st.tie_calibration).value
 
 
+def soft_pairwise_accuracy(gold, metric, num_permutations: int = 1000, seed: int = 4) -> float:
+    """SPA = 1 − PCE of complete (systems × segments) matrices (Thompson et al. 2024, §2; MTME
+    ``stats.PairwiseConfidenceError``): per pair of systems the one-sided paired permutation
+    p-value that the first beats the second, from the human and from the metric segment scores
+    (the same ``num_permutations`` sign flips of each segment, drawn with ``seed``), and
+    1 − mean |p_human − p_metric|. The registry's ``spa`` (``correlate --method spa``) hands it
+    the segments judged for every system, in C order as MTME's reshape gives: the float32 matrix
+    product sums in a layout-dependent order, and the p-values count exact ties
+    (null delta >= observed delta)."""
+    from .stats.significance import one_minus_pce
+
+    return one_minus_pce(gold, metric, num_permutations, seed)
+
+
+register(Statistic(
+    "spa", "soft pairwise accuracy (SPA)", levels=("system",), groupings=("none",), segment_matrices=True,
+    matrix=soft_pairwise_accuracy, options=("num_permutations", "seed"),
+    citation="Thompson et al. 2024, §2; MTME stats.PairwiseConfidenceError (1,000 permutations, seed 4)",
+    section="§3.13", term="SPA",
+    definition="Soft pairwise accuracy: 1 minus the mean gap between the human and the metric p-values that one "
+               "system beats another, over all pairs of systems (Thompson et al. 2024; methods §3.13)."))
+
+
 def run_task(task: TaskDef, pairs: dict[str, PairData], metrics: list[str] | None = None, *,
              num_permutations: int = 1000, seed: int = 4, k: int = 0, alpha: float = 0.05,
              perm_seed: int = 0, progress=None) -> MetataskResult:
     """Every sub-task of ``task`` on ``pairs`` for ``metrics`` (default: every metric of every pair)."""
-    subtasks = task.subtasks(list(pairs))
+    subtasks = task.subtasks(list(pairs), {lp: p.n_refs for lp, p in pairs.items()},
+                             {lp: list(p.domains) for lp, p in pairs.items()})
     if metrics is None:
         metrics = list(dict.fromkeys(m for p in pairs.values() for m in list(p.seg) + list(p.sys)))
     values = pd.DataFrame(index=metrics, columns=[s.name for s in subtasks], dtype=float)
@@ -199,6 +244,8 @@ def metric_clusters(task, pairs, subtasks, metrics, average, *, k=1000, alpha=0.
 
     zseg = {lp: {m: z(p.seg[m], ~np.isnan(p.gold)) for m in p.seg} for lp, p in pairs.items()}
     zsys = {lp: {m: z(p.sys[m], np.ones(len(p.sys[m]), dtype=bool)) for m in p.sys} for lp, p in pairs.items()}
+    zdom = {lp: {d: {m: z(v, np.ones(len(v), dtype=bool)) for m, v in ms.items()} for d, ms in p.dom_sys.items()}
+            for lp, p in pairs.items()}
     n = len(order)
     sig = np.full((n, n), np.nan)
     for i in range(n):
@@ -210,12 +257,16 @@ def metric_clusters(task, pairs, subtasks, metrics, average, *, k=1000, alpha=0.
                 pp = {}
                 for lp, p in pairs.items():
                     cell, sysm = draw[lp]
-                    q = PairData(lp, p.systems, p.seg_ids, p.gold)
+                    q = PairData(lp, p.systems, p.seg_ids, p.gold, humans=p.humans, n_refs=p.n_refs,
+                                 domains=p.domains)
                     zs, zy = zseg[lp], zsys[lp]
                     if a in zs and b in zs:
                         q.seg = {"A": np.where(cell, zs[b], zs[a]), "B": np.where(cell, zs[a], zs[b])}
                     if a in zy and b in zy:
                         q.sys = {"A": np.where(sysm, zy[b], zy[a]), "B": np.where(sysm, zy[a], zy[b])}
+                    for dom, zd in zdom[lp].items():
+                        if a in zd and b in zd:
+                            q.dom_sys[dom] = {"A": np.where(sysm, zd[b], zd[a]), "B": np.where(sysm, zd[a], zd[b])}
                     pp[lp] = q
                 if avg(pp, "A") - avg(pp, "B") >= obs:
                     count += 1
@@ -253,7 +304,8 @@ def pair_data(ds, task: TaskDef, seg_scores: pd.DataFrame, sys_scores: pd.DataFr
     seg_ids = list(ds.seg_ids)
     gold = (hum.pivot(index="system", columns="seg_id", values="score")
             .reindex(index=systems, columns=seg_ids).to_numpy(dtype=float))
-    p = PairData(ds.lp, systems, seg_ids, gold)
+    p = PairData(ds.lp, systems, seg_ids, gold, humans=[x for x in systems if x in set(humans)],
+                 n_refs=len(ds.ref_ids), domains=segment_domains(ds))
     s = seg_scores.copy()
     s["seg_id"] = s["seg_id"].astype(str)
     for mid, sub in s.groupby("metric", sort=False):
@@ -273,6 +325,21 @@ def pair_data(ds, task: TaskDef, seg_scores: pd.DataFrame, sys_scores: pd.DataFr
             with np.errstate(invalid="ignore"):
                 p.sys[mid] = np.nanmean(M, axis=1)
     return p, notes
+
+
+def segment_domains(ds) -> dict:
+    """domain -> column indices (in ``ds.seg_ids`` order) of its segments, from the data's
+    ``segment_domains`` table (a domain column of segments.tsv, mt-metrics-eval documents/);
+    empty when the data has none."""
+    dom = ds.extras.get("segment_domains")
+    if dom is None or not len(dom):
+        return {}
+    where = dict(zip(dom["seg_id"].astype(str), dom["domain"].astype(str)))
+    out: dict = {}
+    for i, sid in enumerate(ds.seg_ids):
+        if where.get(str(sid), ""):
+            out.setdefault(where[str(sid)], []).append(i)
+    return {d: np.array(ix) for d, ix in sorted(out.items())}
 
 
 def oriented(frame: pd.DataFrame, metrics, notes: list[str] | None = None) -> pd.DataFrame:
@@ -328,9 +395,13 @@ def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(),
             lps = have
             notes.append(f"the task's language pairs ({', '.join(task.lps)}) are not in the data: "
                          f"using its pairs {', '.join(lps)}")
+    from .metrics.byo import STORED_PREFIX
+
     metrics = list(metrics)
     if not metrics and (scores is None or not len(scores)):
         raise ValueError("give metrics and/or scores")
+    stored = [m for m in metrics if m.lower().startswith(STORED_PREFIX)]
+    metrics = [m for m in metrics if m not in stored]
     if metrics:
         from .metrics.base import metric_ids
 
@@ -353,19 +424,25 @@ def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(),
             notes.append(f"{lp}: the task's primary reference {ref!r} is not in the data: using "
                          f"{', '.join(ds.ref_ids) or 'none'}")
         inc = (lp in task.human_systems_lps) if include_human is None else include_human
+        if include_human is None and task.human_variants and len(ds.ref_ids) > 1:
+            inc = True  # the sub-tasks with human translations need them; those without drop them
         if include_human is not None:
             notes.append(f"{lp}: human translations as systems overridden: {inc}")
+        from .human.scores import criterion_judgements
+
+        j = criterion_judgements(ds, gold)
+        cells = {s: set(g["seg_id"].astype(str)) for s, g in j.groupby("system", sort=False)}
         judged = None
         if judged_only:
-            from .human.scores import criterion_judgements
-
-            j = criterion_judgements(ds, gold)
-            judged = {s: set(g["seg_id"].astype(str)) for s, g in j.groupby("system", sort=False)}
+            judged = cells
             notes.append(f"{lp}: judged only: corpus scores over the judged segments (the task: all segments)")
-        seg_frames, sys_frames = [], []
+        seg_frames, sys_frames, dom_frames = [], [], {}
         if metrics:
             tok, _ = resolve_tokenizer(tokenize, ds.lp)
-            t = scorer(ds, metrics, level="segment", ref_ids=refs, include_references=inc, tokenize=tok, label=lp)
+            # segment scores of the judged cells only: every segment-level statistic (SPA included)
+            # uses only those, and a segment's score does not depend on the others
+            t = scorer(ds, metrics, level="segment", ref_ids=refs, include_references=inc, tokenize=tok,
+                       segments=cells, label=lp)
             for m, sig in dict(zip(t["metric"], t.get("signature", pd.Series(["?"] * len(t))))).items():
                 signatures.setdefault(m, [])
                 if sig not in signatures[m]:
@@ -375,6 +452,10 @@ def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(),
                 st = scorer(ds, metrics, level="system", ref_ids=refs, include_references=inc, tokenize=tok,
                             segments=judged, label=lp)
                 sys_frames.append(oriented(st, metrics))
+            if need_sys and task.by_domain:
+                dom_frames = _domain_scores(ds, metrics, scorer, refs, inc, tok, judged)
+        for frames, level in ((seg_frames, "segment"), (sys_frames, "system")) if stored else ():
+            frames.append(_stored_rows(ds, stored, level, ref, notes, signatures))
         if scores is not None and len(scores):
             b = scores[(scores["lp"] == lp) | (scores["lp"] == "")] if "lp" in scores.columns else scores
             seg_frames.append(b[b["seg_id"].astype(str) != ""])
@@ -385,6 +466,8 @@ def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(),
         sysf = pd.concat(sys_frames, ignore_index=True) if sys_frames else None
         p, n = pair_data(ds, task, seg, sysf, human=gold, include_human=inc,
                          exclude=task.outliers_by_lp.get(lp, ()))
+        if task.by_domain:
+            notes += _attach_domain_scores(p, dom_frames, given=scores is not None and len(scores) > 0)
         pairs[lp] = p
         notes += n
     res = run_task(task, pairs, num_permutations=num_permutations, k=k, alpha=alpha, perm_seed=seed)
@@ -395,6 +478,62 @@ def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(),
     res.pairs = pairs
     res.signatures = signatures
     return res, notes, signatures
+
+
+def _stored_rows(ds, stored: list[str], level: str, ref: str, notes: list[str], signatures: dict) -> pd.DataFrame:
+    """The data's stored scores (mt-metrics-eval ``metric-scores/``) of each ``stored:NAME``, under
+    that id in every pair: ``NAME`` itself when the pair stores it, else ``NAME-<ref>`` (the
+    task's primary reference: ``stored:BLEU`` is ``BLEU-refA`` in one pair, ``BLEU-refB`` in
+    another). Used as stored (never recomputed nor negated); a pair without it is noted."""
+    from .metrics.byo import stored_ids, stored_scores
+
+    have = {i.lower(): i for i in stored_ids(ds)}
+    out = []
+    for m in stored:
+        name = have.get(m.lower()) or have.get(f"{m}-{ref}".lower())
+        if name is None:
+            msg = (f"{ds.lp}: {m}: the data stores neither {m} nor {m}-{ref}; stored: "
+                   f"{', '.join(have.values()) or 'none'}")
+            if msg not in notes:
+                notes.append(msg)
+            continue
+        rows = stored_scores(ds, [name], level)
+        for n in rows.attrs.get("notes", []):
+            if f"{ds.lp}: {n}" not in notes:
+                notes.append(f"{ds.lp}: {n}")
+        out.append(rows.assign(metric=m))
+        for sig in dict.fromkeys(rows["signature"]):
+            if sig not in signatures.setdefault(m, []):
+                signatures[m].append(sig)
+    cols = ["metric", "system", "seg_id", "score", "signature"]
+    return pd.concat(out, ignore_index=True)[cols] if out else pd.DataFrame(columns=cols)
+
+
+def _domain_scores(ds, metrics, scorer, refs, inc, tok, judged) -> dict:
+    """domain -> the metrics' corpus scores on that domain's segments (the judged ones under
+    judged-only), error rates negated (MTME's ``domain`` level scores)."""
+    out = {}
+    for dom, cols in segment_domains(ds).items():
+        ids = {ds.seg_ids[c] for c in cols}
+        segs = ids if judged is None else {sy: ids & v for sy, v in judged.items()}
+        out[dom] = oriented(scorer(ds, metrics, level="system", ref_ids=refs, include_references=inc, tokenize=tok,
+                                   segments=segs, label=f"{ds.lp} {dom}"), metrics)
+    return out
+
+
+def _attach_domain_scores(p: PairData, dom_frames: dict, given: bool) -> list[str]:
+    """Per-domain corpus scores onto ``p.dom_sys``; notes on what stands in for missing ones."""
+    for dom, frame in dom_frames.items():
+        for mid, sub in frame.groupby("metric", sort=False):
+            v = sub.groupby("system")["score"].mean().reindex(p.systems).to_numpy(dtype=float)
+            if not np.isnan(v).any():
+                p.dom_sys.setdefault(dom, {})[mid] = v
+    if not p.domains:
+        return [f"{p.lp}: no segment domains in the data: no per-domain sub-tasks"]
+    if given:
+        return [f"{p.lp}: given (--scores) metrics on a domain: system scores = the mean of their segment "
+                "scores there"]
+    return []
 
 
 def subtask_cis(result: MetataskResult, n_boot: int = 100, alpha: float = 0.05, seed: int = 0,

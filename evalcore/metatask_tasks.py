@@ -23,15 +23,34 @@ Sources (what the recipe is; the values below were written from them, not copied
 * ``wmt25``: mt-metrics-eval ``tasks.WMT25`` and ``meta_info`` for wmt25: the WMT24 statistics on
   the WMT25 pairs, equal weights, no human translations as systems.
 
-WMT22 is not listed: its recipe (Freitag et al. 2022, §3) is not in the oracle snapshot's
-``tasks.py``, so it could not be checked here.
+* ``wmt22``: Freitag et al. 2022, "Results of WMT22 Metrics Shared Task: Stop Using BLEU –
+  Neural Metrics Are Better and More Robust", §3-4, as mt-metrics-eval's notebook
+  ``wmt22_metrics.ipynb`` computes the main (MQM) results (``eval_metrics`` on en-de, en-ru,
+  zh-en, ``distribute_mass`` for the weights, ``rank_metrics`` for the average rank) and
+  ``meta_info.WMT22`` (refA, mqm, outlier M2M100_1.2B-B4 in en-de): system-level pairwise
+  accuracy pooled over the pairs without human translations (only with more than one pair);
+  per pair, on all segments and on
+  each domain's, system-level Pearson and Kendall τ (no grouping) and segment-level Pearson and
+  Kendall τ with no grouping, grouped by system and grouped by item, each once without and (when
+  the pair has more than one reference) once with the other human translations as systems.
+  Weights are nested: equal shares per language pair (the pooled accuracy counts as one), then
+  per domain, level, with/without human translations, grouping, statistic. The official
+  aggregate is the weighted average rank (the weighted average of the [0, 1]-mapped values is
+  shown too, but WMT22 did not publish it). The oracle snapshot's ``tasks.py`` has no WMT22 task
+  set: the recipe was written from that notebook (mt-metrics-eval commit 0b82d96) and is tested
+  sub-task by sub-task against the snapshot's ``CompareMetrics`` / ``CompareMetricsWithGlobalAccuracy``
+  semantics (tests/test_metatask_wmt22.py).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 # statistic -> (lo, hi): the range that maps a value to [0, 1] for the weighted average
-STAT_RANGE = {"accuracy": (0.0, 1.0), "spa": (0.0, 1.0), "acc23": (0.0, 1.0), "pearson": (-1.0, 1.0)}
+STAT_RANGE = {"accuracy": (0.0, 1.0), "spa": (0.0, 1.0), "acc23": (0.0, 1.0), "pearson": (-1.0, 1.0),
+              "kendall": (-1.0, 1.0)}
+
+#: the attributes a nested weighting splits the mass by, outermost first (WMT22's order)
+NESTED_ATTRIBUTES = ("lang", "domain", "level", "human", "grouping", "statistic")
 
 
 @dataclass(frozen=True)
@@ -42,16 +61,25 @@ class SubTask:
 
     lp: str
     level: str          # "sys" | "seg"
-    statistic: str      # "accuracy" | "spa" | "pearson" | "acc23"
+    statistic: str      # "accuracy" | "spa" | "pearson" | "kendall" | "acc23"
     grouping: str = "none"
     tie_calibration: bool = False
     weight: float = 1.0
+    domain: str = ""            # "" = every segment; else only that domain's segments
+    human: bool | None = None   # None: the pair's systems as built; False/True: without/with human translations
 
     @property
     def name(self) -> str:
         g = f"/{self.grouping}" if self.grouping != "none" else ""
         t = "+tie" if self.tie_calibration else ""
-        return f"{self.lp}:{self.level}:{self.statistic}{g}{t}"
+        d = f"@{self.domain}" if self.domain else ""
+        h = "" if self.human is None else ("+human" if self.human else "-human")
+        return f"{self.lp}{d}:{self.level}:{self.statistic}{g}{t}{h}"
+
+    def attribute(self, name: str) -> str:
+        """The value of one of :data:`NESTED_ATTRIBUTES` (what a nested weighting partitions by)."""
+        return {"lang": self.lp, "domain": self.domain, "level": self.level, "human": str(self.human),
+                "grouping": self.grouping, "statistic": self.statistic}[name]
 
     @property
     def range(self) -> tuple[float, float]:
@@ -72,6 +100,10 @@ class TaskDef:
     pooled: tuple[tuple, ...] = ()              # (level, statistic, weight per pair) over all pairs
     per_lp: tuple[tuple, ...] = ()              # (level, statistic, grouping, tie_calibration, weight)
     k: int = 0                                  # resamples of the official run (0: no significance)
+    human_variants: bool = False   # per-pair sub-tasks without and (>1 reference) with human translations
+    by_domain: bool = False        # per-pair sub-tasks also on each domain's segments
+    nested_weights: bool = False   # weights split by NESTED_ATTRIBUTES (else the listed weights)
+    pooled_min_lps: int = 1        # the pooled sub-tasks only with at least this many pairs
 
     def gold_for(self, lp: str) -> str:
         return self.gold_by_lp.get(lp, self.gold)
@@ -79,19 +111,61 @@ class TaskDef:
     def ref_for(self, lp: str) -> str:
         return self.std_ref_by_lp.get(lp, self.std_ref)
 
-    def subtasks(self, lps) -> list[SubTask]:
-        """The sub-tasks on ``lps`` (sorted, as the official recipes do), weights normalised."""
+    def subtasks(self, lps, n_refs: dict | None = None, domains: dict | None = None) -> list[SubTask]:
+        """The sub-tasks on ``lps`` (sorted, as the official recipes do), weights normalised.
+        ``n_refs`` (lp → references in the data) and ``domains`` (lp → domain names) matter only
+        to recipes with human variants / domain sub-tasks (absent: one reference, no domains)."""
         lps = sorted(lps)
-        out = [SubTask("*", lvl, stat, weight=w * len(lps)) for lvl, stat, w in self.pooled]
+        hv = False if self.human_variants else None
+        out = [SubTask("*", lvl, stat, weight=w * len(lps), human=hv) for lvl, stat, w in self.pooled
+               if len(lps) >= self.pooled_min_lps]
         for lp in lps:
-            out += [SubTask(lp, lvl, stat, grp, tie, w) for lvl, stat, grp, tie, w in self.per_lp]
+            humans = [None]
+            if self.human_variants:
+                humans = [True, False] if (n_refs or {}).get(lp, 1) > 1 else [False]
+            doms = [""] + (list((domains or {}).get(lp, ())) if self.by_domain else [])
+            for dom in doms:
+                for lvl, stat, grp, tie, w in self.per_lp:
+                    out += [SubTask(lp, lvl, stat, grp, tie, w, dom, h) for h in humans]
+        if self.nested_weights:
+            out = _nested(out, NESTED_ATTRIBUTES, 1.0)
         total = sum(s.weight for s in out)
-        return [SubTask(s.lp, s.level, s.statistic, s.grouping, s.tie_calibration, s.weight / total) for s in out]
+        return [replace(s, weight=s.weight / total) for s in out]
+
+
+def _nested(subtasks: list[SubTask], attributes, mass: float) -> list[SubTask]:
+    """``mass`` split equally over the values of the first attribute, each share over the next
+    attribute's values within it, and so on; the last share equally over the sub-tasks left
+    (the WMT22 weighting: mt-metrics-eval ``wmt22_metrics.ipynb``, ``distribute_mass``). Order kept."""
+    if not attributes:
+        return [replace(s, weight=mass / len(subtasks)) for s in subtasks]
+    values = list(dict.fromkeys(s.attribute(attributes[0]) for s in subtasks))
+    out = list(subtasks)
+    for v in values:
+        idx = [i for i, s in enumerate(subtasks) if s.attribute(attributes[0]) == v]
+        for i, s in zip(idx, _nested([subtasks[i] for i in idx], attributes[1:], mass / len(values))):
+            out[i] = s
+    return out
 
 
 _ESA_LPS = ("en-cs", "en-hi", "en-is", "en-ja", "en-ru", "en-uk", "en-zh")
 
 TASKS: dict[str, TaskDef] = {
+    "wmt22": TaskDef(
+        name="wmt22",
+        citation="Freitag et al. 2022, Results of WMT22 Metrics Shared Task, §3-4; mt-metrics-eval "
+                 "wmt22_metrics.ipynb (eval_metrics, distribute_mass, rank_metrics) and meta_info.WMT22",
+        lps=("en-de", "en-ru", "zh-en"),
+        gold="mqm",
+        outliers_by_lp={"en-de": ("M2M100_1.2B-B4",)},
+        pooled=(("sys", "accuracy", 1.0),),
+        per_lp=(("sys", "pearson", "none", False, 1.0), ("sys", "kendall", "none", False, 1.0))
+        + tuple(("seg", stat, grp, False, 1.0) for grp in ("none", "sys", "item") for stat in ("pearson", "kendall")),
+        human_variants=True,
+        by_domain=True,
+        nested_weights=True,
+        pooled_min_lps=2,  # "First task is global accuracy, iff more than one language is given."
+    ),
     "wmt23": TaskDef(
         name="wmt23",
         citation="Freitag et al. 2023, Results of WMT23 Metrics Shared Task, §3; mt-metrics-eval tasks.WMT23",

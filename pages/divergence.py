@@ -182,6 +182,9 @@ if human_cols:
 
 known = common_view.available_metrics(ds) if ds.ref_ids else []
 first, later = divergence_view.first_metrics(ds, [m for m in ("bleu", "chrf") if m in common_view.default_metrics(ds)])
+wanted = (focus or {}).get("signals") or ()  # another page asked for these two signals (Metrics task)
+if (focus or {}).get("metric") in known and focus["metric"] not in first:
+    first = first + [focus["metric"]]
 # BLEU and chrF first (what the table ranks by default; BLEU alone first on a large dataset); every other metric on request
 metrics = metrics_slot.multiselect("Metrics", known, default=first, key="div_metrics",
                                    help="BLEU and chrF by default (BLEU alone first above "
@@ -216,6 +219,8 @@ sk = (h, tuple(metrics), tuple(criteria), tuple(queen_set), norm)
 
 default_a = "metric:bleu" if "metric:bleu" in cols else cols[0]
 default_b = f"human:{crit0}" if f"human:{crit0}" in cols else next(c for c in cols if c != default_a)
+if len(wanted) == 2 and wanted[0] in cols and wanted[1] in cols:
+    default_a, default_b = wanted
 c1, c2, c3 = st.columns([2, 2, 2])
 a = c1.selectbox("Signal a", cols, index=cols.index(default_a), key="div_a")
 b = c2.selectbox("Signal b", cols, index=cols.index(default_b), key="div_b")
@@ -255,7 +260,14 @@ if a == b:
 fk = sk + (a, b, direction, tuple(systems), tuple(tags), tuple(length), tuple(ranges[0]), tuple(ranges[1]))
 div = memo_object("div", fk, lambda: divergence_view.divergence_table(sig, a, b, systems, tags, tuple(length), tuple(ranges[0]),
                                                  tuple(ranges[1]), direction))
-if focus:
+if focus and wanted and not focus.get("pairs"):
+    fc1, fc2 = st.columns([4, 1])
+    fc1.info(f"Opened from {md(focus.get('source', 'another page'))}.")
+    if fc2.button("Dismiss", key="div_clear_focus"):
+        st.session_state.pop("divergence_focus", None)
+        st.rerun()
+    view = div
+elif focus:
     pairs = set((str(s), str(g)) for s, g in focus["pairs"])
     keep = [(s, str(g)) in pairs for s, g in zip(div["system"], div["seg_id"])]
     view = div[keep].reset_index(drop=True)

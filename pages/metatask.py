@@ -65,21 +65,44 @@ except Exception as exc:
 
 st.subheader("Leaderboard")
 table = view.leaderboard(res)
-lead, values_fig = memo_object("mt_figs", key, lambda: view.figures(res, signature=sig))
+lead = memo_object("mt_lead_fig", key, lambda: view.leaderboard_figure(res, signature=sig))
 st.plotly_chart(lead, width="stretch", key="mt_lead")
 download_figure(lead, f"metatask_{task}_leaderboard", key="mt_lead_dl")
 st.dataframe(table, hide_index=True, width="stretch")
 download_table(table, f"metatask_{task}", key="mt_table", signature=sig)
+
+
+def _open_divergence(focus: dict, pairs: list) -> None:
+    """(Button callback, before the rerun: the sidebar's pair may still be changed here.)"""
+    st.session_state["divergence_focus"] = focus
+    for k in ("div_metrics", "div_a", "div_b"):  # the Divergence page's defaults then follow the focus
+        st.session_state.pop(k, None)
+    if len(pairs) > 1 and focus["lp"] in pairs:  # the sidebar's language pair (one pair: no box)
+        st.session_state["lp_select"] = focus["lp"]
+    st.session_state["_mt_switch"] = True
+
+
+d1, d2, d3 = st.columns([3, 2, 2])
+div_metric = d1.selectbox("Open a metric's segment-level disagreements with the humans", list(table["metric"]),
+                          key="mt_div_metric", help="In the Divergence browser: the outputs ranked by how far the "
+                                                    "metric's rank of each output is from the humans'.")
+div_lp = d2.selectbox("in language pair", lps, key="mt_div_lp", format_func=lambda x: x or "-")
+d3.button("Open in the Divergence browser", key="mt_div_open", on_click=_open_divergence,
+          args=(view.divergence_focus(res, div_metric, div_lp, coll[div_lp].criteria, human_v), list(coll)))
+if st.session_state.pop("_mt_switch", False):
+    st.switch_page("pages/divergence.py")
 with st.expander(f"What was computed ({len(notes)} note(s))", expanded=False):
     st.markdown("\n".join(f"- {md(n)}" for n in notes))
 
 st.subheader("Values per sub-task")
+ci = None
 if want_ci:
     from evalcore.metatask import subtask_cis  # noqa: E402
 
     with st.spinner("Bootstrapping the segments…"):
         ci = memo("mt_ci", key, lambda: subtask_cis(res, n_boot=100))
-    values_fig = memo_object("mt_ci_fig", key, lambda: view.figures(res, ci, signature=sig)[1])
+values_fig = memo_object("mt_ci_fig" if ci else "mt_values_fig", key,
+                         lambda: view.values_figure(res, ci, signature=sig))
 st.plotly_chart(values_fig, width="stretch", key="mt_values")
 download_figure(values_fig, f"metatask_{task}_values", key="mt_values_dl")
 st.caption("SPA: soft pairwise accuracy (Thompson et al. 2024); acc23/item+tie: segment-level pairwise accuracy "

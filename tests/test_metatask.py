@@ -249,3 +249,30 @@ def test_cluster_pvalue_agrees_with_mtme_permutation_within_monte_carlo_error(wm
     theirs = stats.PermutationSigDiff(c_lo, c_hi, pce, "none", k, stats.PermutationSigDiffParams(block_size=k + 1))[0]
     pbar = (ours + theirs) / 2
     assert abs(ours - theirs) <= 4 * np.sqrt(2 * max(pbar * (1 - pbar), 1 / k) / k), (ours, theirs)
+
+
+@pytest.mark.parametrize("task", ["wmt24", "wmt23"])
+def test_segment_scores_of_the_judged_cells_only_change_no_value(task):
+    """run_metatask scores segments only where the gold has a judgement (every segment-level
+    statistic, SPA included, uses only those cells); the table equals the one from scores of
+    every segment, and fewer segment scores were computed."""
+    from evalcore.io import load_collection
+    from evalcore.metatask import run_metatask
+    from evalcore.metrics.engine import score_table
+
+    coll = {"en-cs": load_collection(str(shared("wmt24_esa")))["en-cs"]}
+    rows = {}
+
+    def scorer(every):
+        def score(ds, metrics, *, level, segments=None, label="", **kw):
+            if level == "segment" and every:
+                segments = None
+            t = score_table(ds, metrics, level=level, segments=segments, **kw)
+            rows[(every, level)] = len(t)
+            return t
+        return score
+
+    judged, _, _ = run_metatask(coll, task, metrics=["chrf"], scorer=scorer(False))
+    full, _, _ = run_metatask(coll, task, metrics=["chrf"], scorer=scorer(True))
+    pd.testing.assert_frame_equal(judged.table(), full.table(), check_exact=True)
+    assert rows[(False, "segment")] < rows[(True, "segment")] / 3  # 297 of 997 segments judged

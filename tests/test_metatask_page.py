@@ -100,3 +100,25 @@ def test_systems_page_ranking_matches_rank_systems():
     assert t["system"].tolist() == r.systems
     assert t["cluster"].tolist() == list(r.clusters)
     assert "sysrk_rank_heat" in [c.key for c in at.get("plotly_chart")]
+
+
+def test_metatask_page_opens_a_metric_in_the_divergence_browser():
+    """The metric chosen under the leaderboard opens the Divergence browser with that metric as
+    signal a and the task's human scores as signal b (session state, then st.switch_page)."""
+    from evalcore.io import load_collection
+    from evalcore.views.common import default_criterion
+
+    at = _open("metatask", {"mt_metrics": ["bleu", "chrf"]})
+    assert set(at.selectbox(key="mt_div_metric").options) == {"bleu", "chrf"}  # the leaderboard's metrics
+    at.selectbox(key="mt_div_metric").set_value("chrf").run()
+    at.button(key="mt_div_open").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.title[0].value == "Divergence browser"
+    crit = default_criterion(next(iter(load_collection(SAMPLE).values())))
+    assert at.selectbox(key="div_a").value == "metric:chrf"
+    assert at.selectbox(key="div_b").value == f"human:{crit}"
+    assert any("Opened from the Metrics task page" in i.value for i in at.info)
+    assert "chrf" in at.multiselect(key="div_metrics").value
+    # the ranked table is that of those two signals
+    cols = set(_table(at, "divergence").columns)
+    assert {"a = metric:chrf", f"b = human:{crit}"} <= cols

@@ -25,7 +25,7 @@ def mtme():
     if not path.exists():
         pytest.skip("../shared/oracles/mt-metrics-eval is absent (the mt-metrics-eval oracle)")
     sys.path.insert(0, str(path))
-    from mt_metrics_eval import stats
+    from mt_metrics_eval import stats  # (stats imports pce: numpy and scipy only)
 
     return stats
 
@@ -61,6 +61,10 @@ def _refs(st):
         "kendall_like": ("none", st.KendallLike(g, m, thresh=25)[0]),
         "darr": ("item", _flat(lambda *a, **k: avg(*a, macro=False, **k), "item", st.KendallLike, thresh=25)),
         "accuracy": ("system", agree / pairs),
+        # soft pairwise accuracy on the segments judged for every system (MTME drops the unjudged
+        # cells and reshapes per system, which needs as many per system: column 5 left out here)
+        "spa": ("matrices", st.PairwiseConfidenceError(list(np.delete(G, 5, axis=1).ravel()),
+                                                       list(np.delete(M, 5, axis=1).ravel()), len(G))[0]),
     }
 
 
@@ -72,6 +76,9 @@ def test_every_entry_matches_its_reference(mtme):
         grouping, expected = refs[name]
         if grouping == "system":
             got = stat.value(G[:, 0], M[:, 0])
+        elif grouping == "matrices":
+            assert stat.segment_matrices, name
+            got = stat.value(G, M)
         else:
             got = stat.value(G, M, grouping)
         assert got == pytest.approx(expected, abs=1e-9), name

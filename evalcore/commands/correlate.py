@@ -9,6 +9,7 @@ correlation's: human criterion, normalisation, aggregation, grouping, bootstrap)
 """
 from __future__ import annotations
 
+import copy
 import sys
 
 NAME = "correlate"
@@ -56,7 +57,10 @@ def add_arguments(p) -> None:
     p.add_argument("--compare-out", help="write the pairwise p-value table here (default: stdout, after the "
                                          "correlation table)")
     p.add_argument("--alpha", type=float, default=0.05)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=None,
+                   help="random seed of the bootstrap / permutation draws (default 0; spa: 4, as mt-metrics-eval)")
+    p.add_argument("--perms", type=int, default=1000,
+                   help="spa: sign-flip permutations of each pairwise test (default 1000, as mt-metrics-eval)")
     p.add_argument("--out", help="write the table as TSV here instead of stdout (a .csv name writes CSV for spreadsheets)")
     from ..parallel import add_scheduler_argument
 
@@ -123,7 +127,16 @@ def run(args) -> int:
     from . import _tok
 
     _tok.check(args)
-    _check_method(args)
+    matrices = _check_method(args)
+    if args.seed is None:  # (a copy: under --lp all the same arguments serve every pair)
+        args = copy.copy(args)
+        args.seed = 4 if matrices else 0
+    # spa at system level: the human and metric scores per segment (the statistic compares
+    # systems by permutation tests over their segments)
+    sargs = args
+    if matrices:
+        sargs = copy.copy(args)
+        sargs.level = "segment"
     notes: list[str] = []
     note = notes.append
     ds = dataset(args)
@@ -131,10 +144,10 @@ def run(args) -> int:
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else []
     if not metrics and not args.scores:
         raise ValueError("give --metrics and/or --scores")
-    human, seg_human = _human(ds, args, note)
+    human, seg_human = _human(ds, sargs, note)
     humans = human_systems(ds, list(dict.fromkeys(human["system"])))
     settings, judged = _settings_and_judged(args, ds, refs, seg_human, note)
-    frames, builtin, use_refs = _metric_frames(args, ds, refs, metrics, judged, notes)
+    frames, builtin, use_refs = _metric_frames(sargs, ds, refs, metrics, judged, notes)
     scores = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["metric", "system", "seg_id", "score"])
     if scores.empty:
         raise ValueError("no metric scores to correlate")
@@ -146,6 +159,9 @@ def run(args) -> int:
         kw["thresh"] = args.threshold
     if args.tie_calibration:
         kw["tie_calibration"] = True
+    if matrices:
+        kw["num_permutations"] = args.perms
+        kw["segment_order"] = list(ds.seg_ids)
     table = correlation_table(human, scores, level=args.level, method=args.method, grouping=grouping,
                               exclude_systems=exclude, bootstrap=args.bootstrap, resample=args.bootstrap_over,
                               alpha=args.alpha, seed=args.seed, fisher=args.fisher, **kw)
@@ -158,7 +174,8 @@ def run(args) -> int:
     for line in notes:
         print(f"note: {line}", file=sys.stderr)
     table = _tok.metric_signatures(table, scores)
-    table["settings"] = _tok.correlation_settings(args, grouping) + "|" + settings.signature()
+    spa = f"|perms:{args.perms}|seed:{args.seed}" if matrices else ""
+    table["settings"] = _tok.correlation_settings(args, grouping) + spa + "|" + settings.signature()
     emit(table, args.out, args, float_format=None if args.out else "%.6f")
     if pairs is not None:
         emit(pairs, args.compare_out, args, section=None if args.compare_out else "metric significance",
@@ -166,8 +183,9 @@ def run(args) -> int:
     return 0
 
 
-def _check_method(args) -> None:
-    """The statistic exists at this level and takes tie calibration if asked (the registry)."""
+def _check_method(args) -> bool:
+    """The statistic exists at this level and takes tie calibration if asked (the registry);
+    returns whether it is computed from segment matrices."""
     from ..stats.registry import get as get_statistic
 
     stat = get_statistic(args.method)
@@ -177,6 +195,15 @@ def _check_method(args) -> None:
     if args.tie_calibration and not stat.tie_calibration:
         raise ValueError(f"--tie-calibration applies to {', '.join(n for n, s in _registry().items() if s.tie_calibration)}"
                          f", not to {args.method}")
+    if stat.segment_matrices:
+        bad = [o for o, on in (("--compare", args.compare), ("--bootstrap", args.bootstrap), ("--fisher", args.fisher))
+               if on]
+        if bad:
+            raise ValueError(f"--method {args.method} ({stat.label}) is itself a permutation test per pair of "
+                             f"systems: {', '.join(bad)} do(es) not apply to it")
+        if args.perms < 1:
+            raise ValueError(f"--perms must be at least 1, not {args.perms}")
+    return stat.segment_matrices and args.level == "system"
 
 
 def _settings_and_judged(args, ds, refs, seg_human, note):
@@ -297,7 +324,15 @@ def _table_notes(args, table, human, scores, exclude, grouping) -> list[str]:
                      "--threshold to the scale of the scores")
     if grouping != "none" and args.level == "segment" and len(table):
         notes.append(f"grouped by {grouping}: n = cells used, n_groups = {grouping} groups averaged")
-    if args.level == "system":
+    stat = _registry()[args.method]
+    if args.level == "system" and stat.segment_matrices:
+        notes.append(f"{args.method}: from the segment scores of the segments judged for every system "
+                     f"(n_segments), {args.perms} sign-flip permutations per pair of systems, seed {args.seed} "
+                     "(Thompson et al. 2024; mt-metrics-eval's default: 1000, seed 4)")
+        if len(table) and table["value"].isna().any():
+            notes += [f"{m} {args.method}: undefined (fewer than 2 systems, or no segment judged for every system "
+                      "and scored for every one)" for m in table.loc[table["value"].isna(), "metric"]]
+    elif args.level == "system":
         notes += _undefined_notes(table, human, scores, exclude, args.method)
     elif len(table) and table["value"].isna().any():
         notes += [f"{m} {args.method}: undefined at segment level (every cell has the same metric or human score, "

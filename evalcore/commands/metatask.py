@@ -13,16 +13,21 @@ import sys
 
 NAME = "metatask"
 OUTPUTS = ("out",)
-HELP = "The WMT metrics-task table (wmt23, wmt24, wmt25 recipes): per-task values, average, average rank."
+HELP = "The WMT metrics-task table (wmt22, wmt23, wmt24, wmt25 recipes): per-task values, average, average rank."
 
 
 def add_arguments(p) -> None:
     from ..metatask_tasks import TASKS
 
-    p.add_argument("path", help="dataset folder or zip with one or more language pairs")
+    p.add_argument("path", help="dataset folder or zip with one or more language pairs, or an "
+                                "mt-metrics-eval-v2 root (one folder per test set)")
     p.add_argument("--task", required=True, choices=sorted(TASKS))
+    p.add_argument("--test-set", help="with an mt-metrics-eval-v2 root: the test set (default: the task's, "
+                                      "e.g. wmt23, when the root has it, else its only one)")
     p.add_argument("--lp", help="comma-separated language pairs, or all (default: the task's, else every pair of the data)")
-    p.add_argument("--metrics", help="comma-separated built-in metric ids")
+    p.add_argument("--metrics", help="comma-separated built-in metric ids, and/or stored:NAME for scores the "
+                                     "data stores (mt-metrics-eval metric-scores/; stored:BLEU = each pair's "
+                                     "BLEU-<primary reference>)")
     p.add_argument("--scores", action="append", default=[],
                    help="bring-your-own scores TSV (metric, system, seg_id, score[, lp]); repeatable")
     p.add_argument("--human", help="human score type (default: the task's for each pair)")
@@ -75,7 +80,7 @@ def _latex(table, caption: str) -> str:
 def run(args) -> int:
     import pandas as pd
 
-    from ..io import load_collection
+    from ..io import load_test_set
     from ..metatask import run_metatask
     from ..metatask_tasks import TASKS
 
@@ -83,8 +88,11 @@ def run(args) -> int:
 
     _tok.check(args)
     task = TASKS[args.task]
-    coll = load_collection(args.path)
     lps = [x.strip() for x in args.lp.split(",") if x.strip()] if args.lp else None
+    test_set, coll = load_test_set(args.path, args.test_set, None if lps in (None, ["all"]) else lps,
+                                   prefer=task.name)
+    if test_set:
+        print(f"note: test set {test_set} of the mt-metrics-eval root {args.path}", file=sys.stderr)
     if lps == ["all"]:
         lps = list(coll)
     metrics = [m.strip() for m in (args.metrics or "").split(",") if m.strip()]
@@ -103,7 +111,7 @@ def run(args) -> int:
     lps_used = sorted(res.pairs)
     table = res.table()
     table["signature"] = table["metric"].map(lambda m: " / ".join(signatures.get(m, ["external"])))
-    table["settings"] = (f"task={task.name}|lps={','.join(lps_used)}|k={args.k}|spa_permutations={args.permutations}"
+    table["settings"] = (f"task={task.name}{'|test_set=' + test_set if test_set else ''}|lps={','.join(lps_used)}|k={args.k}|spa_permutations={args.permutations}"
                          f"|weights=" + ",".join(f"{s.weight:.4g}" for s in res.subtasks))
     for line in notes:
         print(f"note: {line}", file=sys.stderr)

@@ -82,6 +82,18 @@ def load_collection(path: str | os.PathLike | FileSource, name: str | None = Non
     name = name or Path(src.label).name.removesuffix(".zip")
     fmt = fmt or detect_format(src)
     if fmt is None:
+        from .mtme import read_root, test_sets
+
+        sets = test_sets(src)
+        if len(sets) == 1:  # an mt-metrics-eval-v2 root of one test set: that test set
+            return _compacted(next(iter(read_root(src).values())))
+        if sets:
+            report = Report()
+            report.error(src.label, None, "an mt-metrics-eval-v2 root with several test sets ("
+                                          + "; ".join(f"{t}: {', '.join(v)}" for t, v in sets.items())
+                                          + "): give one test set's folder (metatask takes the root with "
+                                            "--test-set)")
+            raise DataError(report)
         report = Report()
         report.error(src.label, None, "no known layout found: expected a tidy TSV folder (segments.tsv, ...), "
                                       "plain text files (src.txt, ref.<name>.txt, sys.<name>.txt), a Google MQM "
@@ -103,6 +115,37 @@ def load_collection(path: str | os.PathLike | FileSource, name: str | None = Non
                 ds.warnings.append(Problem("warning", src.label, None, "MQM weights were given, but this dataset "
                                            "has no MQM error rows: its scores are used as stored"))
     return coll
+
+
+def load_test_set(path: str | os.PathLike | FileSource, test_set: str | None = None, lps=None,
+                  prefer: str | None = None) -> tuple[str, dict[str, Dataset]]:
+    """One test set of an mt-metrics-eval-v2 root (``<test set>/sources/<lp>.txt``, several test
+    sets side by side), read by the one-test-set reader: ``test_set``, else ``prefer`` when the
+    root has it (a task's own test set), else the root's only one; ``lps``: only these pairs.
+    Any other data (one test set, tidy, ...) is loaded as :func:`load_collection` does, under
+    the name ``""``. Returns (test set, {lp: Dataset})."""
+    from .mtme import read_root, test_sets
+
+    src = path if isinstance(path, FileSource) else FileSource.from_path(path)
+    sets = test_sets(src)
+    if not sets or detect_format(src) is not None:
+        if test_set:
+            raise ValueError(f"--test-set {test_set}: {src.label} is not an mt-metrics-eval-v2 root "
+                             "(no <test set>/sources/<lp>.txt)")
+        return "", load_collection(src)
+    if test_set is None:
+        if prefer in sets:
+            test_set = prefer
+        elif len(sets) == 1:
+            test_set = next(iter(sets))
+        else:
+            held = "; ".join(f"{t}: {', '.join(v)}" for t, v in sets.items())
+            raise ValueError(f"{src.label} holds several test sets ({held}); choose one with --test-set")
+    if test_set not in sets:
+        raise ValueError(f"test set {test_set!r} not in {src.label}; it holds {', '.join(sets)}")
+    if lps is not None:
+        lps = [lp for lp in lps if lp in sets[test_set]] or None  # (unknown pairs: the caller's message)
+    return test_set, _compacted(read_root(src, [test_set], lps)[test_set])
 
 
 def _compacted(coll: dict[str, Dataset]) -> dict[str, Dataset]:
@@ -127,5 +170,5 @@ def load_dataset(path: str | os.PathLike | FileSource, lp: str | None = None, na
     return coll[lp]
 
 
-__all__ = ["FileSource", "load_collection", "load_dataset", "write_tidy", "detect_format", "FORMATS",
+__all__ = ["FileSource", "load_collection", "load_dataset", "load_test_set", "write_tidy", "detect_format", "FORMATS",
            "mqm_weights_in_force"]

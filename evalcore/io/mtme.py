@@ -369,3 +369,77 @@ def read_mtme(src: FileSource, name: str, report: Report | None = None) -> dict[
 
 
 read = read_mtme
+
+
+# ---- a whole mt-metrics-eval-v2 root: several test sets ------------------------------------
+def test_sets(src: FileSource) -> dict[str, list[str]]:
+    """Test set -> its language pairs, for an mt-metrics-eval-v2 root (``<test set>/sources/<lp>.txt``,
+    e.g. ``wmt22/``, ``wmt23/``, as mt-metrics-eval downloads them); empty for anything else
+    (a single test set has ``sources/`` at its top)."""
+    out: dict[str, list[str]] = {}
+    for n in src.names():
+        parts = n.split("/")
+        if len(parts) == 3 and parts[1] == "sources" and parts[2].endswith(".txt"):
+            out.setdefault(parts[0], []).append(parts[2][:-len(".txt")])
+    return {k: sorted(v) for k, v in sorted(out.items())}
+
+
+def _lp_files(lps):
+    """``keep`` for :meth:`FileSource.sub`: the files of one test set that belong to ``lps``."""
+    lps = set(lps)
+
+    def keep(name: str) -> bool:
+        folder, _, rest = name.partition("/")
+        if folder in ("system-outputs", "metric-scores"):
+            return rest.split("/")[0] in lps
+        if folder == "sources":
+            return rest[:-len(".txt")] in lps
+        if folder == "documents":
+            return rest[:-len(".docs")] in lps
+        if folder in ("references", "human-scores"):
+            return any(rest.startswith(lp + ".") for lp in lps)
+        return True  # README and the like (the test-set reader says what it ignores)
+
+    return keep
+
+
+def read_root(src: FileSource, sets=None, lps=None, report: Report | None = None) -> dict[str, dict[str, Dataset]]:
+    """Every test set of an mt-metrics-eval-v2 root (or ``sets``), each read by :func:`read_mtme`
+    from its own folder (optionally only the language pairs ``lps``): {test set: {lp: Dataset}}.
+    Problems of every test set are collected, their file names prefixed with the test set, and
+    raised together; unknown ``sets`` / ``lps`` are refused naming what the root holds."""
+    import dataclasses
+
+    report = report or Report()
+    have = test_sets(src)
+    if not have:
+        report.error(src.label, None, "no <test set>/sources/<lp>.txt file: an mt-metrics-eval-v2 root holds one "
+                                      "folder per test set (wmt22/, wmt23/, ...), each with sources/<lp>.txt")
+        raise DataError(report)
+    sets = list(have) if sets is None else list(sets)
+    unknown = [t for t in sets if t not in have]
+    if unknown:
+        report.error(src.label, None, f"test set(s) {', '.join(unknown)} not in the root; it holds "
+                                      + "; ".join(f"{t} ({', '.join(v)})" for t, v in have.items()))
+        raise DataError(report)
+    out = {}
+    for ts in sets:
+        want = have[ts] if lps is None else [lp for lp in have[ts] if lp in set(lps)]
+        if not want:
+            continue
+        sub = Report()
+        try:
+            out[ts] = read_mtme(src.sub(ts, _lp_files(want)), ts, sub)
+        except DataError:
+            pass  # its problems are in ``sub``
+        label = f"{src.label}/{ts}"
+        report.extend(dataclasses.replace(p, file=p.file if p.file.startswith(label) else f"{ts}/{p.file}" if p.file
+                                          else ts) for p in sub.problems)
+    if lps is not None:
+        missing = [lp for lp in lps if not any(lp in have[t] for t in sets)]
+        if missing:
+            report.error(src.label, None, f"language pair(s) {', '.join(missing)} in none of the test sets "
+                                          f"{', '.join(sets)}")
+    if not report.ok:
+        raise DataError(report)
+    return out

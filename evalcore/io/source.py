@@ -169,6 +169,15 @@ class FileSource:
                 return cls.from_zip(data, name)
         return cls({posixpath.basename(n): d for n, d in uploads.items()}, label)
 
+    def sub(self, prefix: str, keep=None) -> "FileSource":
+        """The files under folder ``prefix`` (names relative to it), optionally only those whose
+        relative name ``keep(name)`` accepts; labelled ``<label>/<prefix>`` (a test set of an
+        mt-metrics-eval root, read by the one-test-set reader)."""
+        pre = prefix.rstrip("/") + "/"
+        files = {n[len(pre):]: v for n, v in self._files.items()
+                 if n.startswith(pre) and (keep is None or keep(n[len(pre):]))}
+        return FileSource(files, f"{self.label}/{prefix.rstrip('/')}")
+
     # -- access ----------------------------------------------------------------------------
     def names(self) -> list[str]:
         return list(self._files)

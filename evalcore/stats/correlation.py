@@ -531,7 +531,7 @@ def correlation(gold, metric, method: str = "pearson", grouping: str = "none", *
                 epsilon: float = 0.0, tie_calibration: bool = False, sample_rate: float = 1.0,
                 thresh: float = 25.0, thresh_inclusive: bool = True, macro: bool | None = None,
                 replace_nans_with_zeros: bool = False, p_values: bool = False,
-                seed: int | None = None) -> CorrResult:
+                seed: int | None = None, num_permutations: int = 1000) -> CorrResult:
     """Correlation of metric with gold scores, MTME semantics (methods §3.1-3.4, §4.1).
 
     ``gold``, ``metric``: vectors or (n_sys, n_items) matrices; gold NaN = missing.
@@ -542,10 +542,15 @@ def correlation(gold, metric, method: str = "pearson", grouping: str = "none", *
     ``macro``: the statistic's pooling default (:mod:`evalcore.stats.registry`): True, except for
     kendall_like/darr/accuracy where groups are pooled (False).
     ``darr`` requires grouping "item" (same-segment pairs, methods §4.1); ``accuracy`` is one group.
+    A statistic computed from segment matrices (``spa``) takes the (n_sys, n_items) matrices,
+    ``num_permutations`` and ``seed`` (None: its own default); ``n`` = systems, ``groups`` = the
+    segments it used.
     """
     from .registry import get
 
     stat = get(method)
+    if stat.segment_matrices:
+        return _matrix_statistic(stat, gold, metric, grouping, num_permutations=num_permutations, seed=seed)
     if grouping not in stat.groupings:
         if method == "darr":
             raise ValueError("darr compares outputs of the same segment: use grouping='item' "
@@ -574,6 +579,24 @@ def correlation(gold, metric, method: str = "pearson", grouping: str = "none", *
             w = np.ones(ok.sum()) if macro else weights[ok]
             p = float(np.sum(pv[ok] * w) / np.sum(w))
     return CorrResult(value, n, groups, epsilon, p, vals)
+
+
+def _matrix_statistic(stat, gold, metric, grouping, **options) -> CorrResult:
+    """A statistic of the (systems × segments) matrices (registry ``segment_matrices``) on the
+    segments judged for every system and scored by the metric for every system."""
+    g, m = np.asarray(gold, dtype=float), np.asarray(metric, dtype=float)
+    if g.ndim != 2 or g.shape != m.shape:
+        raise ValueError(f"{stat.name} ({stat.label}) needs the (systems × segments) matrices of gold and metric "
+                         f"scores, not {'vectors' if g.ndim == 1 else f'shapes {g.shape} and {m.shape}'}")
+    if grouping not in stat.groupings:
+        raise ValueError(f"{stat.name} allows grouping {', '.join(stat.groupings)}, not {grouping!r}")
+    cols = ~(np.isnan(g).any(axis=0) | np.isnan(m).any(axis=0))
+    n_sys, n_seg = g.shape[0], int(cols.sum())
+    kw = {k: v for k, v in options.items() if k in stat.options and v is not None}
+    if n_sys < 2 or n_seg < 1:
+        return CorrResult(float("nan"), n_sys, n_seg)
+    value = stat.matrix(np.ascontiguousarray(g[:, cols]), np.ascontiguousarray(m[:, cols]), **kw)
+    return CorrResult(float(value), n_sys, n_seg)
 
 
 def system_level(gold, metric=None, *, metric_system=None) -> tuple[np.ndarray, np.ndarray]:

@@ -18,7 +18,16 @@ Adding a statistic
    the test iterates the registry and fails for an entry without one.
 4. Regenerate the docs table: ``python -m evalcore.stats.registry > /tmp/t`` and paste it
    between the ``registry:start`` / ``registry:end`` markers of docs/methods.md §3.3.
-The CLI choices, selectors and glossary then pick it up by themselves. A statistic defined
+The CLI choices, selectors and glossary then pick it up by themselves.
+
+A statistic that needs the segment-level matrices at system level (soft pairwise accuracy: a
+permutation test per pair of systems over their segment scores) sets ``segment_matrices=True``
+and gives ``matrix(G, M, **options) -> value`` on the (systems × segments) gold and metric
+matrices instead of ``rows``; ``options`` names the keyword options it takes (e.g.
+``num_permutations``, ``seed``). :func:`~evalcore.stats.correlation.correlation` and
+:func:`~evalcore.stats.tables.correlation_table` then hand it the matrices (``correlate`` scores
+the metrics per segment for it), and selectors of system-vector statistics leave it out
+(``names(..., vectors=True)``). A statistic defined
 elsewhere (e.g. a metrics-task module) can call :func:`register` at import time instead of
 editing this file: name that module in :data:`PLUGINS` (imported before the registry is first
 listed, so the CLI parser and pages see it). Nothing else needs to change.
@@ -46,11 +55,14 @@ class Statistic:
     takes the gold-difference threshold (``--threshold``). ``higher_is_better`` of the statistic
     itself. ``term``/``definition``: its glossary entry (several names may share a term).
     ``alias_of``: another name for that statistic (left out of selectors).
+    ``segment_matrices``: at system level the statistic is computed from the (systems ×
+    segments) gold and metric matrices by ``matrix(G, M, **options)`` (``options``: the names
+    of the keyword options it takes), not from system vectors; ``rows`` is then None.
     """
 
     name: str
     label: str
-    rows: Callable
+    rows: Callable | None = None
     levels: tuple = LEVELS
     groupings: tuple = GROUPINGS
     default_grouping: str = "none"
@@ -66,6 +78,9 @@ class Statistic:
     term: str = ""
     definition: str = ""
     alias_of: str | None = None
+    segment_matrices: bool = False
+    matrix: Callable | None = None
+    options: tuple = ()
 
     def value(self, gold, metric, grouping: str | None = None, **kw) -> float:
         """The statistic of ``gold`` and ``metric`` (vectors or matrices) with MTME semantics."""
@@ -79,7 +94,7 @@ REGISTRY: dict[str, Statistic] = {}
 #: Modules that register further statistics with :func:`register` when imported (a statistic
 #: defined beside its task, e.g. a metrics-task module); imported by name, once, before the
 #: registry is first listed or searched, so the CLI choices, selectors and glossary include them.
-PLUGINS: tuple[str, ...] = ()
+PLUGINS: tuple[str, ...] = ("evalcore.metatask",)  # spa (soft pairwise accuracy)
 _plugins_loaded = False
 
 
@@ -98,6 +113,8 @@ def register(stat: Statistic) -> Statistic:
     """Add ``stat`` to the registry (a name may be registered once)."""
     if stat.name in REGISTRY:
         raise ValueError(f"statistic {stat.name!r} registered twice")
+    if (stat.rows is None) == (stat.matrix is None) or stat.segment_matrices != (stat.matrix is not None):
+        raise ValueError(f"statistic {stat.name!r}: give rows, or matrix with segment_matrices=True")
     bad = [x for x in stat.levels if x not in LEVELS] + [x for x in stat.groupings if x not in GROUPINGS]
     if bad or stat.default_grouping not in stat.groupings:
         raise ValueError(f"statistic {stat.name!r}: bad level/grouping {bad or stat.default_grouping}")
@@ -114,13 +131,17 @@ def get(name: str) -> Statistic:
         raise ValueError(f"unknown method {name!r}; choose from {names()}") from None
 
 
-def names(level: str | None = None, *, p_value: bool | None = None, aliases: bool = True) -> tuple[str, ...]:
+def names(level: str | None = None, *, p_value: bool | None = None, aliases: bool = True,
+          vectors: bool = False) -> tuple[str, ...]:
     """Names in registry order, optionally only those defined at ``level`` / with a p-value /
-    without aliases (what a selector offers)."""
+    without aliases (what a selector offers) / computable from system vectors or cell lists
+    alone (``vectors=True`` leaves out the statistics that need segment matrices)."""
     _load_plugins()
     out = []
     for s in REGISTRY.values():
         if not aliases and s.alias_of:
+            continue
+        if vectors and s.segment_matrices:
             continue
         if level is not None and level not in s.levels:
             continue
@@ -221,10 +242,14 @@ def markdown_table() -> str:
         grp = ", ".join(f"**{g}**" if g == s.default_grouping else g for g in s.groupings)
         eps = ("ε, calibrated" if s.tie_calibration else "ε") if s.epsilon else "–"
         p = s.p_value.__name__ if s.p_value is not None else "–"
-        lines.append(f"| `{s.name}` | {s.label} | {', '.join(s.levels)} | {grp} | {'yes' if s.pooled else 'no'} | "
+        levels = ", ".join(s.levels) + (" (from segment scores)" if s.segment_matrices else "")
+        lines.append(f"| `{s.name}` | {s.label} | {levels} | {grp} | {'yes' if s.pooled else 'no'} | "
                      f"{eps} | {s.fisher or '–'} | {p} | {s.citation} |")
     return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":  # python -m evalcore.stats.registry: the docs table
-    print(markdown_table(), end="")
+    # the package's module (not this __main__ copy): the one plugin modules register into
+    from evalcore.stats.registry import markdown_table as _table
+
+    print(_table(), end="")

@@ -57,7 +57,7 @@ def correlation_table(human: pd.DataFrame, metric_scores: pd.DataFrame, *, level
                       method: str = "pearson", grouping: str = "none", systems: list[str] | None = None,
                       exclude_systems: list[str] | tuple = (), bootstrap: int = 0, resample: str | None = None,
                       alpha: float = 0.05, seed: int | None = 0, fisher: bool = False,
-                      **corr_kwargs) -> pd.DataFrame:
+                      segment_order: list | None = None, **corr_kwargs) -> pd.DataFrame:
     """One row per metric: metric, level, method, value, ci_low, ci_high, n, n_groups, n_segments
     (methods §3, §4).
 
@@ -75,7 +75,12 @@ def correlation_table(human: pd.DataFrame, metric_scores: pd.DataFrame, *, level
     by the mean of their segment scores). ``fisher``: Fisher z CI (methods §4.2; Kendall SE for
     Kendall τ) when not bootstrapping. Statistics with tie calibration (acc23, tau_23) get an
     ``epsilon`` column: the metric tie threshold used (the chosen one with ``tie_calibration``,
-    on the metric's scale; methods §3.3).
+    on the metric's scale; methods §3.3). A statistic computed from segment matrices (``spa``,
+    registry ``segment_matrices``) gets the (systems × segments) gold and metric matrices at
+    system level (``n`` = systems, ``n_segments`` = the segments judged for every system and
+    scored for every one, which it uses; ``num_permutations`` and ``seed`` pass through); its
+    columns follow ``segment_order`` (the dataset's segment order, which places the same random
+    sign flips on the same segments as the Metrics task page; default: as the human rows list them).
     """
     if level not in ("system", "segment"):
         raise ValueError("level must be system or segment")
@@ -93,7 +98,24 @@ def correlation_table(human: pd.DataFrame, metric_scores: pd.DataFrame, *, level
         have = set(ms["system"])
         use = [s for s in systems if s in have]
         lo = hi = float("nan")
-        if level == "system":
+        if level == "system" and get_statistic(method).segment_matrices:
+            if bootstrap:
+                raise ValueError(f"{method}: no bootstrap interval (the statistic is itself a permutation "
+                                 "test per pair of systems); leave out --bootstrap")
+            cols = seg_ids
+            if segment_order is not None:
+                have_seg = set(seg_ids)
+                cols = [str(x) for x in segment_order if str(x) in have_seg]
+                cols += [x for x in seg_ids if x not in set(cols)]
+            G, _, _ = pivot_scores(hum[hum["system"].isin(use)], use, cols)
+            segm = ms[ms["seg_id"] != ""]
+            if segm.empty:
+                raise ValueError(f"metric {name!r}: {method} needs segment-level metric scores (it compares "
+                                 "systems by permutation tests over their segments); none are given")
+            M, _, _ = pivot_scores(segm[segm["system"].isin(use)], use, cols)
+            res = correlation(G, M, method, "none", seed=seed, **corr_kwargs)
+            value, n, n_groups, n_seg = res.value, res.n, None, res.groups
+        elif level == "system":
             g, m = system_vectors(hum, ms, use)
             ok = ~np.isnan(g) & ~np.isnan(m)
             g, m = g[ok], m[ok]

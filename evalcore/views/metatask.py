@@ -64,11 +64,34 @@ def leaderboard(result) -> pd.DataFrame:
 
 def figures(result, ci: dict | None = None, signature: str | None = None):
     """(leaderboard figure, per-sub-task values figure)."""
-    from ..plots_ranking import metatask_leaderboard, metatask_values
+    return leaderboard_figure(result, signature), values_figure(result, ci, signature)
+
+
+def leaderboard_figure(result, signature: str | None = None):
+    """The leaderboard alone (the page draws it first, before building the values figure)."""
+    from ..plots_ranking import metatask_leaderboard
+
+    return metatask_leaderboard(result.table(), signature=signature)
+
+
+def values_figure(result, ci: dict | None = None, signature: str | None = None):
+    """The per-sub-task values, metrics in leaderboard order."""
+    from ..plots_ranking import metatask_values
 
     t = result.table()
-    vals = result.values.loc[[m for m in t["metric"]]]
-    return (metatask_leaderboard(t, signature=signature), metatask_values(vals, ci, signature=signature))
+    return metatask_values(result.values.loc[[m for m in t["metric"]]], ci, signature=signature)
+
+
+def divergence_focus(result, metric: str, lp: str, criteria: Sequence[str], human: str | None = None) -> dict:
+    """What the Divergence page needs to open ``metric``'s segment-level disagreements with the
+    gold of ``lp`` (``human``, else the task's, else — as :func:`~evalcore.metatask.run_metatask`
+    — the data's only criterion): the signals (``metric:<id>`` against ``human:<criterion>``)
+    and a line saying where they come from (the Divergence page's ``divergence_focus``)."""
+    gold = human or result.task.gold_for(lp)
+    if gold not in criteria and not human and len(criteria) == 1:
+        gold = criteria[0]
+    return {"signals": (f"metric:{metric}", f"human:{gold}"), "metric": metric, "lp": lp,
+            "source": f"the Metrics task page ({result.task.name}, {lp}): {metric} against {gold}"}
 
 
 def system_ranking_figures(dataset, criterion: str, test: str = "wilcoxon", alpha: float = 0.05):
