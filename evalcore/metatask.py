@@ -497,8 +497,9 @@ def _stored_rows(ds, stored: list[str], level: str, ref: str, notes: list[str], 
             if msg not in notes:
                 notes.append(msg)
             continue
-        rows = stored_scores(ds, [name], level)
-        for n in rows.attrs.get("notes", []):
+        res = stored_scores(ds, [name], level)
+        rows = res.table
+        for n in res.notes:
             if f"{ds.lp}: {n}" not in notes:
                 notes.append(f"{ds.lp}: {n}")
         out.append(rows.assign(metric=m))

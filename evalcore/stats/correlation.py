@@ -504,6 +504,8 @@ def group_values(g: np.ndarray, m: np.ndarray, method: str, *, epsilon: float = 
     from .registry import get
 
     stat = get(method)
+    if stat.rows is None:
+        raise ValueError(f"{method} needs the segment-level matrices, not per-group rows")
     counts = (~np.isnan(g)).sum(1)
     skip = counts < 2
     vals, weights = stat.rows(g, m, epsilon=epsilon, thresh=thresh, thresh_inclusive=thresh_inclusive)
