@@ -7,7 +7,7 @@ from evalcore import annotate as A
 from evalcore import workspace
 from evalcore.highlight import box, escape
 from evalcore.views import annotate as V
-from pages.common import current_collection, current_dataset, ensure_shell, md, show_exception
+from pages.common import current_collection, current_dataset, ensure_shell, latest_saved, md, show_exception
 
 ensure_shell(__file__)
 st.title("Annotate")
@@ -35,6 +35,11 @@ if name is None:
             st.error(md(str(exc)))
         except Exception as exc:
             show_exception(exc, "Could not save the copy")
+    st.stop()
+try:  # the newest version: classmates save into it all the time
+    ds = latest_saved(name, ds.lp)
+except Exception as exc:
+    show_exception(exc, "Could not load the saved dataset")
     st.stop()
 if not ds.systems:
     st.info("This dataset has no system outputs to judge.")

@@ -6,7 +6,7 @@ import streamlit as st
 from evalcore import annotate as A
 from evalcore.views import classroom as V
 from evalcore.views.common import default_metrics
-from pages.common import current_dataset, download_table, ensure_shell, md, show_exception
+from pages.common import current_dataset, download_table, ensure_shell, latest_saved, md, show_exception
 
 ensure_shell(__file__)
 st.title("Class")
@@ -34,10 +34,7 @@ metrics = st.multiselect("Metrics", metrics_all, default=[m for m in ("bleu", "c
 
 def _fresh():
     """The dataset as saved now (other sessions keep adding judgements)."""
-    from evalcore import workspace
-
-    name = st.session_state["dataset_meta"]["name"]
-    return workspace.load_saved(name).get(ds0.lp, ds0)
+    return latest_saved(st.session_state["dataset_meta"]["name"], ds0.lp)
 
 
 def _fmt(v) -> str:

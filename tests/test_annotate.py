@@ -161,6 +161,9 @@ def saved(workspace_home):
 
 def test_save_appends_rows_and_keeps_everything_else(saved):
     from evalcore import workspace
+
+    saved_at = workspace.list_saved()[0]["saved_at"]
+    time.sleep(1.1)  # saved_at has one-second resolution
     from evalcore.io.spans import dataset_spans
 
     name, lp, coll = saved
@@ -189,6 +192,11 @@ def test_save_appends_rows_and_keeps_everything_else(saved):
     assert len(sp) == 1 and sp.iloc[0]["rater"] == "ana" and (sp.iloc[0]["start"], sp.iloc[0]["end"]) == (
         span["start_i"], span["end_i"]) and sp.iloc[0]["status"] == "ok"
     assert A.class_raters(ds) == ["<script>x</script>", "ana"]
+    # the dataset keeps its identity (the sidebar lists it by name and saved_at); updated_at is new
+    meta = {m["name"]: m for m in workspace.list_saved()}[name]
+    assert meta["saved_at"] == saved_at
+    first = json.loads((workspace.datasets_dir() / name / "meta.json").read_text())
+    assert meta["saved_at"] == first["saved_at"] and "updated_at" in first and not meta.get("broken")
 
 
 def test_qc_items_stay_out_of_the_judgements(saved):

@@ -110,14 +110,17 @@ def metric_correlations(dataset: Dataset, metrics: Sequence[str], humans: dict[s
     translations judged like systems are left out. Columns: humans, level, metric, method, value, n."""
     from ..stats.tables import correlation_table
     from .campaign import cached_scores
-    from .scores import segment_scores
+    import contextlib
+
+    from .scores import _tokenizer, segment_scores
 
     cols = ["humans", "level", "metric", "method", "value", "n"]
     rows = []
     metrics = list(metrics)
     if not metrics:
         return pd.DataFrame(columns=cols)
-    seg = _oriented(segment_scores(dataset, metrics), tokenize)
+    with _tokenizer(tokenize) if tokenize else contextlib.nullcontext():  # the same tokenizer at both levels
+        seg = _oriented(segment_scores(dataset, metrics), tokenize)
     refs = set(dataset.ref_ids)
     for label, j in humans.items():
         if j.empty:
