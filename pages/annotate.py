@@ -11,6 +11,9 @@ from pages.common import current_collection, current_dataset, ensure_shell, late
 
 ensure_shell(__file__)
 st.title("Annotate")
+from pages.common import terms  # noqa: E402
+
+terms("DA", "ESA", "segment")
 st.caption("Judge machine translations as WMT's human raters do, one at a time. Direct assessment (DA): how good "
            "is the translation, 0-100. Error span annotation (ESA; Kocmi et al. 2024): mark each error's words "
            "with a severity, then give the score. Your judgements are saved into the chosen saved dataset as soon "

@@ -10,6 +10,9 @@ from pages.common import current_dataset, download_table, ensure_shell, latest_s
 
 ensure_shell(__file__)
 st.title("Class")
+from pages.common import terms  # noqa: E402
+
+terms("kappa", "Krippendorff's alpha", "Schulze ranking", "system level", "segment level")
 st.caption("The class's judgements from the Annotate page: who has done what, how much the students agree with "
            "each other and with the experts, whether they passed the quality checks, how the metrics correlate "
            "with them, and how they rank the systems. Refresh to see new judgements.")

@@ -2,7 +2,7 @@
 
 Every number comes from the project's own functions, called on the class's rows:
 agreement between students and with the experts (:mod:`evalcore.human.agreement`:
-Krippendorff's α, pairwise labels and κ; :func:`evalcore.experts.rater_vs_gold`), the metrics'
+Krippendorff's α, pairwise labels and κ, per-rater agreement with the experts), the metrics'
 correlation with the class and with the experts (:func:`evalcore.stats.tables.correlation_table`
 on :func:`evalcore.human.scores.human_scores`), and the Schulze ranking of systems
 (:func:`evalcore.human.ranking.schulze_from_judgements`). Nothing here imports streamlit.
@@ -17,8 +17,7 @@ import pandas as pd
 
 from .. import annotate as A
 from ..dataset import Dataset
-from ..experts import rater_vs_gold
-from ..human.agreement import agreement, alpha_of_judgements, pairwise_labels
+from ..human.agreement import agreement, alpha_of_judgements, pairwise_labels, per_rater_agreement
 from ..human.ranking import schulze_from_judgements
 from ..human.scores import criterion_judgements, human_scores
 from .judges import schulze_frame
@@ -65,7 +64,8 @@ def student_pairs(j: pd.DataFrame) -> pd.DataFrame:
 
 def vs_experts(class_j: pd.DataFrame, expert_j: pd.DataFrame) -> pd.DataFrame:
     """Each student against the experts, on the outputs both judged: agreement of pairwise
-    labels with the experts' (:func:`evalcore.experts.rater_vs_gold`: n_labels, n_pairs, P(A), κ)
+    labels with the experts' (:func:`~evalcore.human.agreement.per_rater_agreement` against them,
+    as :func:`evalcore.experts.rater_vs_gold`: n_labels, n_pairs, P(A), κ)
     and Krippendorff's α of the student's and the experts' scores together (``alpha``)."""
     cols = ["rater", "n_labels", "n_pairs", "p_agree", "kappa", "alpha", "alpha_note"]
     if class_j.empty or expert_j.empty:
@@ -77,7 +77,9 @@ def vs_experts(class_j: pd.DataFrame, expert_j: pd.DataFrame) -> pd.DataFrame:
     if labels.empty:
         t = pd.DataFrame({"rater": list(dict.fromkeys(class_j["rater"]))})
     else:
-        t = rater_vs_gold(labels.assign(gold=labels["rater"].isin(experts)))
+        # = evalcore.experts.rater_vs_gold (not imported: evalcore.experts imports evalcore.views)
+        gold = labels["rater"].isin(experts)
+        t = per_rater_agreement(labels[~gold], "uniform", reference=labels[gold])
         t = t.merge(pd.DataFrame({"rater": list(dict.fromkeys(class_j["rater"]))}), on="rater", how="right")
     al = {r: alpha_of_judgements(pd.concat([g.assign(judgement=crit), expert_j], ignore_index=True))
           for r, g in class_j.groupby("rater", sort=False)}
