@@ -61,6 +61,7 @@ def results():
         st.info(f"No {protocol.upper()} judgements from the class yet.")
         return
     st.subheader("Progress")
+    st.markdown(f"**{len(prog)} student(s)** so far: " + ", ".join(md(r) for r in prog["rater"]))
     st.dataframe(prog, hide_index=True, width="stretch",
                  column_config={"done": st.column_config.ProgressColumn("done", min_value=0.0, max_value=1.0)})
     st.subheader("Agreement between students")

@@ -21,20 +21,26 @@ def _score(rater: str, system: str, seg: str) -> float:
     return float((sum(map(ord, rater + system)) * 7 + int(seg) * 13) % 101)
 
 
-@pytest.fixture
-def classroom(workspace_home):
+@pytest.fixture(scope="module")
+def classroom(tmp_path_factory):
+    """Three students' DA judgements saved one by one into a saved copy of the sample (built
+    once for the module: 42 saves)."""
     from evalcore import workspace
     from evalcore.io import load_collection
 
-    coll = load_collection(SAMPLE, name="s")
-    lp = next(iter(coll))
-    name = workspace.save(coll, "class")
-    A.save_plan(name, lp, PLAN)
-    ds = workspace.load_saved(name)[lp]
-    for r in ("ana", "bo", "cy"):
-        for t in A.task_sequence(ds, PLAN, r):
-            A.save_judgement(name, lp, r, "da", t, _score(r, t.system, t.seg_id))
-    return name, lp, workspace.load_saved(name)[lp]
+    home = tmp_path_factory.mktemp("classroom") / "home"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("EVALCORE_HOME", str(home))
+        mp.setenv("EVALCORE_CACHE", str(home / "cache"))
+        coll = load_collection(SAMPLE, name="s")
+        lp = next(iter(coll))
+        name = workspace.save(coll, "class")
+        A.save_plan(name, lp, PLAN)
+        ds = workspace.load_saved(name)[lp]
+        for r in ("ana", "bo", "cy"):
+            for t in A.task_sequence(ds, PLAN, r):
+                A.save_judgement(name, lp, r, "da", t, _score(r, t.system, t.seg_id))
+        yield name, lp, workspace.load_saved(name)[lp]
 
 
 def _hand_kappa(ja: pd.DataFrame, jb: pd.DataFrame) -> tuple[float, int]:
