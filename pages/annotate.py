@@ -82,7 +82,7 @@ except ValueError as exc:
     st.stop()
 
 task, done, total = A.next_task(ds, plan, rater, protocol)
-st.progress(done / total if total else 1.0, text=f"{done} of {total} done")
+st.markdown(f"**{done} of {total} done**")  # text, not st.progress: a bar reads as "still running"
 if task is None:
     st.success(f"All {total} items done, {md(rater)}: thank you! Your judgements are on the Class page.")
     st.stop()

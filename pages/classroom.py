@@ -66,9 +66,10 @@ def results():
                  column_config={"done": st.column_config.ProgressColumn("done", min_value=0.0, max_value=1.0)})
     st.subheader("Agreement between students")
     al, ag = o["class_alpha"], o["class_agreement"]
-    st.markdown(f"All students together: Krippendorff's α = **{md(al.text())}** over {al.n_items} outputs judged "
-                f"by two or more; pairwise labels κ = **{_fmt(ag['kappa'])}** (P(A) {_fmt(ag['p_agree'])}, "
-                f"{ag['n_pairs']} label pairs).")
+    alpha = (f"Krippendorff's α = **{al.value:.3f}** over {al.n_items} outputs judged by two or more"
+             if al.defined else f"Krippendorff's α: {md(al.reason)}")
+    st.markdown(f"All students together: {alpha}; pairwise labels κ = **{_fmt(ag['kappa'])}** "
+                f"(P(A) {_fmt(ag['p_agree'])}, {ag['n_pairs']} label pairs).")
     st.dataframe(o["pairs"], hide_index=True, width="stretch")
     download_table(o["pairs"], f"{ds.name}_class_pairs", key="cls_pairs_dl")
     if o["experts"] is not None:
@@ -84,13 +85,17 @@ def results():
     st.subheader("Metrics against the class and against the experts")
     corr = o["correlations"]
     if len(corr):
-        wide = corr.pivot_table(index=["level", "method", "metric"], columns="humans", values="value",
-                                sort=False).reset_index()
+        keys = ["level", "method", "metric"]
+        wide = corr.pivot_table(index=keys, columns="humans", values="value", sort=False, dropna=False)
+        n = corr.pivot_table(index=keys, columns="humans", values="n", sort=False, dropna=False)
+        n.columns = [f"n: {c}" for c in n.columns]
+        wide = wide.join(n).reset_index()
         st.dataframe(wide, hide_index=True, width="stretch")
         download_table(corr, f"{ds.name}_class_correlations", key="cls_corr_dl")
         st.caption("System level: corpus scores over the segments each group judged; segment level: sentence "
-                   "scores, no grouping. With few judgements these numbers move a lot: compare the column "
-                   "of the experts on the class's outputs with the class's.")
+                   "scores, no grouping; n: systems or outputs correlated (empty: fewer than two, or no "
+                   "spread). With few judgements these numbers move a lot: compare the column of the experts "
+                   "on the class's outputs with the class's.")
     st.subheader("Ranking of the systems (Schulze)")
     cols = st.columns(len(o["schulze"]))
     for col, (who, table) in zip(cols, o["schulze"].items()):

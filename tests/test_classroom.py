@@ -222,7 +222,7 @@ def test_pages_save_a_judgement_and_the_class_page_shows_it(workspace_home):
     row = ds.judgements[ds.judgements["judgement"] == "class_da"]
     assert list(zip(row["rater"], row["system"], row["seg_id"], row["score"])) == [
         (hostile, first.system, first.seg_id, 83.0)]
-    assert "1 of 6 done" in " ".join(p.proto.text for p in at.get("progress"))
+    assert any("1 of 6 done" in m.value for m in at.markdown)
     # every piece of Markdown/HTML the page rendered holds the name escaped, never as a tag
     assert not any("<script>" in m.value for m in at.markdown)
     # ESA: two words marked major, saved with the score
@@ -261,3 +261,24 @@ def test_bad_rater_name_is_refused_on_the_page(workspace_home):
     at = _open("annotate", {"dataset_label": label, "dataset_select": label, "ann_rater": "ana\u202e"})
     assert any("202E" in e.value and "invisible" in e.value for e in at.error)
     assert not [b for b in at.button if b.key and b.key.startswith("ann_go::")]
+
+
+def test_the_teacher_saves_a_copy_of_the_sample_and_the_settings(workspace_home):
+    from evalcore import workspace
+
+    at = _open("annotate", {})
+    assert any("not one" in i.value for i in at.info)  # the bundled sample is not a saved dataset
+    at.text_input(key="ann_copy_name").set_value("my class").run()
+    at.button(key="ann_copy").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert [m["name"] for m in workspace.list_saved()] == ["my_class"]
+    assert at.session_state["dataset_label"] == _label("my_class")  # chosen in the sidebar
+    # (under AppTest a page switched to reruns without the app shell: open the app again on it)
+    at = _open("annotate", {"dataset_label": _label("my_class"), "dataset_select": _label("my_class")})
+    at.number_input(key="ann_n").set_value(9).run()
+    at.slider(key="ann_overlap").set_value(0.3).run()
+    at.checkbox(key="ann_ref").uncheck().run()
+    at.button(key="ann_save_plan").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    ds = next(iter(workspace.load_saved("my_class").values()))
+    assert A.plan_of(ds) == A.Plan(items_per_student=9, overlap=0.3, qc=True, show_reference=False, seed=0)
