@@ -320,6 +320,23 @@ def _with(ds: Dataset, judgements=None, extras=None) -> Dataset:
                    {**ds.extras, **(extras or {})}, list(ds.warnings))
 
 
+def _replace(coll: dict[str, Dataset], lp: str, new: Dataset) -> dict[str, Dataset]:
+    """``coll`` with ``new`` as language pair ``lp``. An extra table new to the collection is one
+    file for every pair (:func:`evalcore.io.tidy.write_tidy`), so it loads back as an empty table
+    for the other pairs: they get that empty table now, or the save's check that the files load
+    back the same data would refuse it."""
+    out = dict(coll)
+    for other, ds in coll.items():
+        if other == lp:
+            continue
+        missing = {k: pd.DataFrame(columns=list(v.columns), dtype=str) for k, v in new.extras.items()
+                   if k not in ds.extras}
+        if missing:
+            out[other] = _with(ds, extras=missing)
+    out[lp] = new
+    return out
+
+
 def save_plan(name: str, lp: str, plan: Plan) -> str:
     """Store the teacher's :class:`Plan` with language pair ``lp`` of the saved dataset ``name``."""
     from . import workspace
@@ -330,7 +347,7 @@ def save_plan(name: str, lp: str, plan: Plan) -> str:
     def change(coll):
         if lp not in coll:
             raise ValueError(f"the saved dataset {name!r} has no language pair {lp!r}")
-        return {**coll, lp: _with(coll[lp], extras={PLAN_EXTRA: plan.to_frame()})}
+        return _replace(coll, lp, _with(coll[lp], extras={PLAN_EXTRA: plan.to_frame()}))
 
     return workspace.update(name, change)
 
@@ -390,7 +407,7 @@ def save_judgement(name: str, lp: str, rater: str, protocol: str, task: Task, sc
                     "esa_spans_json": spans_json, "file": "annotation_log", "line": ""})
         new = _with(ds, jud, extras)
         _check_kept(ds, new)
-        return {**coll, lp: new}
+        return _replace(coll, lp, new)
 
     return workspace.update(name, change)
 

@@ -104,8 +104,12 @@ if protocol == "esa":
                 "something left out, or a hard-to-understand sentence.")
     if words:
         e1, e2 = st.columns([3, 1])
-        rng = e1.select_slider("Words of the error", options=list(range(len(words))), value=(0, 0),
-                               format_func=lambda i: V.word_label(words, i), key=f"ann_words::{task_key}")
+        if len(words) > 1:
+            rng = e1.select_slider("Words of the error", options=list(range(len(words))), value=(0, 0),
+                                   format_func=lambda i: V.word_label(words, i), key=f"ann_words::{task_key}")
+        else:  # a one-word output: nothing to choose
+            rng = (0, 0)
+            e1.caption(f"The output is one word: {md(words[0])}")
         sev = e2.radio("Severity", list(A.ESA_SEVERITIES), horizontal=True, key=f"ann_sev::{task_key}")
         if st.button("Add the error", key=f"ann_add::{task_key}"):
             spans.append(A.words_to_span(ctx["output"], int(rng[0]), int(rng[1]), sev))

@@ -316,3 +316,24 @@ def test_plan_round_trip_and_defaults():
     ds.extras[A.PLAN_EXTRA] = p.to_frame()
     assert A.plan_of(ds) == p
     assert json.dumps(p.to_frame().to_dict())  # plain strings only
+
+
+def test_saves_into_one_pair_of_a_multi_pair_dataset(workspace_home):
+    """A table new to the dataset (the log, the plan) is one file for every pair: the other
+    pairs get it empty, and their own rows stay as they were."""
+    from evalcore import workspace
+    from evalcore.dataset import Dataset
+    from evalcore.io import load_collection
+
+    ds = next(iter(load_collection(SAMPLE, name="s").values()))
+    other = Dataset(ds.name, "es-fr", ds.segments, ds.references, ds.outputs, ds.judgements, ds.tags,
+                    dict(ds.extras))
+    name = workspace.save({"es-en": ds, "es-fr": other}, "two")
+    A.save_plan(name, "es-fr", A.Plan(items_per_student=5, overlap=0.5, qc=False))
+    t = A.task_sequence(other, A.Plan(items_per_student=5, overlap=0.5, qc=False), "ana")[0]
+    A.save_judgement(name, "es-fr", "ana", "esa", t, 70, [A.words_to_span(t.text, 0, 0, "minor")])
+    back = workspace.load_saved(name)
+    assert list(A.log_of(back["es-fr"])["rater"]) == ["ana"] and A.log_of(back["es-en"]).empty
+    assert "class_esa" not in back["es-en"].criteria
+    assert back["es-en"].judgements.equals(ds.judgements)
+    assert A.plan_of(back["es-fr"]).items_per_student == 5 and A.plan_of(back["es-en"]) == A.Plan()

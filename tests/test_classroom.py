@@ -282,3 +282,14 @@ def test_the_teacher_saves_a_copy_of_the_sample_and_the_settings(workspace_home)
     assert not at.exception and not at.error, [e.value for e in at.error]
     ds = next(iter(workspace.load_saved("my_class").values()))
     assert A.plan_of(ds) == A.Plan(items_per_student=9, overlap=0.3, qc=True, show_reference=False, seed=0)
+
+
+def test_learn_tour_links_to_annotate_class_and_playground():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "pages" / "learn.py"), default_timeout=240)
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    links = {p.proto.page for p in at.get("page_link")}
+    for page in ("annotate", "classroom", "playground"):
+        assert any(f"pages/{page}.py" in link for link in links), (page, links)
