@@ -160,7 +160,8 @@ def assignment(all_items: Sequence[tuple[str, str]], n: int, overlap: float, see
     k = n_shared(n, overlap)
     common = _blocks(all_items, _rng("shared", seed))
     shared = common[:k]
-    rest = [it for it in all_items if it not in set(shared)]
+    taken = set(shared)
+    rest = [it for it in all_items if it not in taken]
     own = _blocks(rest, _rng("own", seed, student))[:n - k]
     return _blocks(shared + own, _rng("order", seed, student))
 
