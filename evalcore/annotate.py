@@ -8,7 +8,7 @@ go straight into it, beside the experts' (docs/formats.md, "Class annotations"; 
   one source, as on a WMT screen), so each student's scores also give pairwise labels
   (Callison-Burch 2009 §4) and Schulze ballots.
 * Quality control as in WMT's direct assessment (Graham et al. 2013, "Continuous measurement
-  scales in human evaluation of machine translation", §4; Kocmi et al. 2024, WMT24 findings §3):
+  scales in human evaluation of machine translation"; Kocmi et al. 2024, WMT24 findings; methods §5.14):
   a *degraded copy* of an output already in the student's list (:func:`degrade`: some words
   dropped, a stretch of words shuffled; the "bad reference") should score lower than the
   original; a *repeat* of an item should score about the same. :func:`task_sequence` places them
@@ -167,7 +167,7 @@ def assignment(all_items: Sequence[tuple[str, str]], n: int, overlap: float, see
 
 
 def degrade(text: str, seed=0) -> str:
-    """A degraded copy of ``text`` (WMT's "bad reference", Graham et al. 2013 §4): about a
+    """A degraded copy of ``text`` (WMT's "bad reference", Graham et al. 2013; methods §5.14): about a
     quarter of the words dropped (at least one), then a stretch of about a third of the rest
     shuffled. Deterministic for a (text, seed); always differs from ``text`` when it has two
     or more words (one word: returned unchanged — :func:`task_sequence` never picks those)."""
@@ -443,7 +443,7 @@ def progress_table(dataset: Dataset) -> pd.DataFrame:
 
 
 def qc_report(log: pd.DataFrame, tolerance: float = REPEAT_TOLERANCE) -> pd.DataFrame:
-    """Per (rater, protocol) quality control (Graham et al. 2013 §4; WMT DA):
+    """Per (rater, protocol) quality control (Graham et al. 2013; WMT DA; methods §5.14):
 
     * ``n_bad``: degraded copies whose original the rater also scored; ``bad_lower``: how many
       scored strictly lower than their original; ``p_bad``: one-sided sign test that degraded
