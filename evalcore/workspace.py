@@ -216,7 +216,7 @@ def meta_problems(meta) -> list[str]:
     if not isinstance(meta, dict):
         return [f"is not a JSON object but {type(meta).__name__}"]
     out = []
-    for key in ("name", "saved_at", "source", "repaired_at"):
+    for key in ("name", "saved_at", "source", "repaired_at", "updated_at"):
         if key in meta and not isinstance(meta[key], str):
             out.append(f"{key!r} must be a string, not {json.dumps(meta[key])[:40]}")
     lps = meta.get("language_pairs", [])
@@ -373,42 +373,52 @@ def save(datasets: dict[str, Dataset] | Dataset, name: str, source: str = "", *,
     Without ``replace`` a taken name is never overwritten: the dataset is stored as
     ``name-2``, ``name-3``, ... (the returned name says which). With ``replace`` an existing
     dataset of that name is replaced only once the new one is complete."""
-    from .io.tidy import write_tidy
-
     if isinstance(datasets, Dataset):
         datasets = {datasets.lp: datasets}
     name = safe_name(name)
-    root = datasets_dir()
     recover()
-    trash = None
     with _name_lock(name):  # writers of one name, one at a time
-        tmp = root / f".tmp.{os.getpid()}.{time.time_ns()}.{name}"
-        tmp.mkdir()
-        try:
-            write_tidy(list(datasets.values()), tmp)
-            reloaded = _verify_round_trip(datasets, tmp)  # before anything is replaced
-            meta = _meta_for(datasets, name, source, tmp)
-            _write_json_atomic(tmp / "meta.json", meta)
-            with _workspace_lock():  # the renames: invisible to readers, who hold it shared
-                target = name if replace else _unique(root, name)
-                if target != name:
-                    meta["name"] = target
-                    _write_json_atomic(tmp / "meta.json", meta)
-                final = root / target
-                if final.exists():
-                    trash = root / f".old.{os.getpid()}.{time.time_ns()}.{target}"
-                    os.replace(final, trash)
-                    try:
-                        os.replace(tmp, final)
-                    except BaseException:
-                        os.replace(trash, final)  # put the old one back
-                        trash = None
-                        raise
-                else:
+        return _write_locked(datasets, name, source, replace)
+
+
+def _write_locked(datasets: dict[str, Dataset], name: str, source: str, replace: bool,
+                  saved_at: str | None = None) -> str:
+    """The body of :func:`save` and :func:`update`, run while holding ``name``'s lock: write to a
+    hidden temporary folder, verify that it loads back the same tables, then rename it into place
+    (two renames under the workspace lock when it replaces a dataset). Returns the stored name."""
+    from .io.tidy import write_tidy
+
+    root = datasets_dir()
+    trash = None
+    tmp = root / f".tmp.{os.getpid()}.{time.time_ns()}.{name}"
+    tmp.mkdir()
+    try:
+        write_tidy(list(datasets.values()), tmp)
+        reloaded = _verify_round_trip(datasets, tmp)  # before anything is replaced
+        meta = _meta_for(datasets, name, source, tmp)
+        if saved_at:  # an update keeps the dataset's identity (the sidebar's label shows saved_at)
+            meta["saved_at"], meta["updated_at"] = saved_at, meta["saved_at"]
+        _write_json_atomic(tmp / "meta.json", meta)
+        with _workspace_lock():  # the renames: invisible to readers, who hold it shared
+            target = name if replace else _unique(root, name)
+            if target != name:
+                meta["name"] = target
+                _write_json_atomic(tmp / "meta.json", meta)
+            final = root / target
+            if final.exists():
+                trash = root / f".old.{os.getpid()}.{time.time_ns()}.{target}"
+                os.replace(final, trash)
+                try:
                     os.replace(tmp, final)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
+                except BaseException:
+                    os.replace(trash, final)  # put the old one back
+                    trash = None
+                    raise
+            else:
+                os.replace(tmp, final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     if trash is not None:
         shutil.rmtree(trash, ignore_errors=True)
     with contextlib.suppress(Exception):  # the snapshot of the saved TSVs: later loads skip parsing them
@@ -417,6 +427,27 @@ def save(datasets: dict[str, Dataset] | Dataset, name: str, source: str = "", *,
         snapshot.write_snapshot(root / target, snapshot.snapshot_key(meta["files"], reading="tidy;quoting=csv"),
                                 reloaded)
     return target
+
+
+def update(name: str, change) -> str:
+    """Read-modify-write a saved dataset: under its name lock (so two writers of one dataset
+    never both start from the same version and one of them lose its rows), load the current
+    version (every file checked against meta.json), call ``change(collection)`` -> the new
+    collection (language pair -> Dataset), and save that in place exactly as :func:`save` does
+    (temporary folder, verified load-back, atomic renames; the source text and ``saved_at`` are
+    kept, ``updated_at`` says when it last changed). A
+    ``change`` that raises leaves the dataset untouched. Returns the stored name; raises
+    :class:`FileNotFoundError` when no dataset has that name."""
+    stored = safe_name(name)
+    recover()
+    with _name_lock(stored):
+        path = datasets_dir() / stored
+        if not path.is_dir():
+            raise FileNotFoundError(f"no saved dataset named {name!r} in {datasets_dir()}")
+        old = _read_meta(path, Report()) or {}
+        current = load_saved(stored)
+        new = change(current)
+        return _write_locked(new, stored, old.get("source", ""), replace=True, saved_at=old.get("saved_at"))
 
 
 _TABLES = ("segments", "references", "outputs", "judgements", "tags")

@@ -559,6 +559,15 @@ def ranking_section(ds: Dataset, criterion: str, key: str, name: str) -> None:
     download_table(table, f"{name}_ranking", key=f"{key}_rank_tab")
 
 
+def latest_saved(name: str, lp: str) -> Dataset:
+    """Language pair ``lp`` of the saved dataset ``name`` as it is on disk now (other sessions may
+    have added to it since this run's sidebar loaded it), from the content-keyed cache."""
+    meta = next((m for m in workspace.list_saved() if m["name"] == name), None)
+    if meta is None:
+        raise FileNotFoundError(f"no saved dataset named {name!r}")
+    return _load_saved(name, meta.get("content_key") or workspace.content_key(meta))[lp]
+
+
 def current_collection() -> dict[str, Dataset]:
     """Every language pair of the dataset chosen in the sidebar (the pages that compare pairs),
     or stop the page with a hint or the loading error."""

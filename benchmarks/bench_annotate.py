@@ -1,0 +1,69 @@
+"""One student's "Save and next" on the Annotate page: ``annotate.save_judgement`` (load the newest
+version under the dataset's lock, append, write the whole dataset to a temporary folder, load it
+back to verify, swap), on the bundled sample and on the three WMT24 ESA pairs (3 × 997
+paragraphs, ~21,000 judgements) in a temporary workspace; and the Class page's numbers
+(``views.classroom.overview``) after those saves. Target: a save ≤ 2 s on the sample.
+
+    python benchmarks/bench_annotate.py [--saves 5] [--no-wmt24]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def run(folder: Path, label: str, saves: int, protocol: str) -> None:
+    from evalcore import annotate as A
+    from evalcore import workspace
+    from evalcore.io import load_collection
+    from evalcore.views import classroom as V
+
+    t0 = time.perf_counter()
+    coll = load_collection(folder, name=label)
+    name = workspace.save(coll, label)
+    lp = next(iter(coll))
+    print(f"{label}: loaded and saved in {time.perf_counter() - t0:.2f} s ({len(coll)} pair(s))")
+    ds = workspace.load_saved(name)[lp]
+    plan = A.Plan(items_per_student=saves, overlap=0.5, qc=False)
+    times = []
+    for k, t in enumerate(A.task_sequence(ds, plan, "bench")):
+        spans = [A.words_to_span(t.text, 0, 0, "minor")] if protocol == "esa" and t.text.split() else []
+        t1 = time.perf_counter()
+        A.save_judgement(name, lp, "bench", protocol, t, 50 + k, spans if protocol == "esa" else None)
+        times.append(time.perf_counter() - t1)
+    times.sort()
+    print(f"{label}: {len(times)} saves, median {times[len(times) // 2]:.2f} s, max {times[-1]:.2f} s")
+    ds = workspace.load_saved(name)[lp]
+    crit = next((c for c in ds.criteria if not c.startswith("class_")), None)
+    t2 = time.perf_counter()
+    V.overview(ds, protocol, crit, ["bleu", "chrf"], tokenize="13a")
+    t3 = time.perf_counter()
+    V.overview(ds, protocol, crit, ["bleu", "chrf"], tokenize="13a")
+    print(f"{label}: Class overview {t3 - t2:.2f} s cold (metric scores computed), "
+          f"{time.perf_counter() - t3:.2f} s warm")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--saves", type=int, default=5)
+    ap.add_argument("--no-wmt24", action="store_true")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as home:
+        os.environ["EVALCORE_HOME"] = home
+        os.environ["EVALCORE_CACHE"] = str(Path(home) / "cache")
+        run(ROOT / "sample_data" / "teaching_es_en", "sample", args.saves, "da")
+        wmt = ROOT.parent / "shared" / "data" / "wmt24_esa"
+        if not args.no_wmt24 and wmt.exists():
+            run(wmt, "wmt24", args.saves, "esa")
+    print(f"load average {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()

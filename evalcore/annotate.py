@@ -1,0 +1,475 @@
+"""Class annotation: students judge a saved dataset's outputs (DA or ESA) and their judgements
+go straight into it, beside the experts' (docs/formats.md, "Class annotations"; docs/teaching.md).
+
+* :func:`assignment` — which outputs a student judges: ``n`` items, of which a shared pool of
+  ``round(overlap · n)`` is the same for every student (so any two students share at least that
+  many items: inter-annotator agreement needs them), the rest drawn per student; deterministic
+  for a (seed, student name). Items come in blocks of one segment's outputs (several systems of
+  one source, as on a WMT screen), so each student's scores also give pairwise labels
+  (Callison-Burch 2009 §4) and Schulze ballots.
+* Quality control as in WMT's direct assessment (Graham et al. 2013, "Continuous measurement
+  scales in human evaluation of machine translation"; Kocmi et al. 2024, WMT24 findings; methods §5.14):
+  a *degraded copy* of an output already in the student's list (:func:`degrade`: some words
+  dropped, a stretch of words shuffled; the "bad reference") should score lower than the
+  original; a *repeat* of an item should score about the same. :func:`task_sequence` places them
+  after their original; :func:`qc_report` checks them per rater.
+* :func:`save_judgement` appends one judgement to the saved dataset through
+  :func:`evalcore.workspace.update` (read-modify-write under the dataset's lock, verified load-back,
+  atomic swap): another rater's rows are never touched. Ordinary items become ordinary judgement
+  rows (criterion ``class_da`` / ``class_esa``; ESA spans in the ``esa_spans`` extra table, the
+  JSON of ``esa_spans_json``: :mod:`evalcore.io.spans`); *every* save, quality-control ones
+  included, is also a row of the extra table ``annotation_log`` — the QC items live only there,
+  so they never reach an analysis of the judgements.
+* :func:`check_rater` refuses names that are empty, too long or hold control or invisible
+  formatting characters (line breaks, bidirectional marks); other text (``<script>``, ``=2+2``)
+  is kept as typed and escaped wherever it is shown.
+
+Nothing here imports streamlit.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+import time
+import unicodedata
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from .dataset import Dataset
+
+#: protocol -> the criterion name of its judgement rows (apart from the experts' criteria)
+CRITERIA = {"da": "class_da", "esa": "class_esa"}
+PROTOCOLS = tuple(CRITERIA)
+LOG_EXTRA = "annotation_log"
+PLAN_EXTRA = "annotation_plan"
+ESA_EXTRA = "esa_spans"
+LOG_COLUMNS = ["rater", "protocol", "kind", "system", "seg_id", "score", "esa_spans_json", "shown_text",
+               "saved_at"]
+KINDS = ("item", "bad_copy", "repeat")
+MAX_RATER_CHARS = 40
+ESA_SEVERITIES = ("minor", "major")
+#: a repeat counts as consistent when its score is within this many points of the first (0-100 scale)
+REPEAT_TOLERANCE = 10.0
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The teacher's settings, saved with the dataset (extra table ``annotation_plan``) so that
+    every student's page and the Class page use the same."""
+    items_per_student: int = 20
+    overlap: float = 0.5
+    qc: bool = True
+    show_reference: bool = True
+    seed: int = 0
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame({"key": ["items_per_student", "overlap", "qc", "show_reference", "seed"],
+                             "value": [str(self.items_per_student), repr(float(self.overlap)), str(int(self.qc)),
+                                       str(int(self.show_reference)), str(self.seed)]}, dtype=str)
+
+
+@dataclass(frozen=True)
+class Task:
+    """One thing a student is shown: ``kind`` (item, bad_copy, repeat), the output's system and
+    segment, and ``text``: what is shown (the output, or its degraded copy)."""
+    kind: str
+    system: str
+    seg_id: str
+    text: str
+
+
+# --------------------------------------------------------------------------- rater names
+def check_rater(name) -> str:
+    """The rater name as it will be stored (surrounding spaces removed, NFC), or ``ValueError``
+    saying what is wrong: empty, longer than :data:`MAX_RATER_CHARS` characters, or holding a
+    control character (line break, tab, ...) or an invisible formatting character
+    (right-to-left marks, zero-width spaces: they make two names look alike or reorder a table).
+    Markup and formula characters are allowed: they are escaped wherever the name is shown."""
+    if not isinstance(name, str):
+        raise ValueError("the rater name must be text")
+    text = unicodedata.normalize("NFC", name.strip())
+    if not text:
+        raise ValueError("type a rater name (your name or a nickname): it is empty")
+    if len(text) > MAX_RATER_CHARS:
+        raise ValueError(f"the rater name is {len(text)} characters long; use at most {MAX_RATER_CHARS}")
+    bad = sorted({c for c in text if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")})
+    if bad:
+        listed = ", ".join(f"U+{ord(c):04X} ({unicodedata.name(c, 'control character').lower()})" for c in bad)
+        raise ValueError(f"the rater name holds {len(bad)} control or invisible character(s): {listed}; "
+                         "use letters, digits, spaces and punctuation only")
+    return text
+
+
+# --------------------------------------------------------------------------- assignment
+def items(dataset: Dataset) -> list[tuple[str, str]]:
+    """Every (system, seg_id) with a non-empty output, in the dataset's segment and system order."""
+    texts = dataset.sys_texts()
+    out = []
+    for i, seg in enumerate(dataset.seg_ids):
+        for system in dataset.systems:
+            t = texts[system][i]
+            if isinstance(t, str) and t.strip():
+                out.append((system, str(seg)))
+    return out
+
+
+def _rng(*parts) -> random.Random:
+    """A generator seeded by the SHA-256 of ``parts`` (the same on every machine and Python)."""
+    digest = hashlib.sha256("\x00".join(str(p) for p in parts).encode("utf-8")).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def _blocks(pool: Sequence[tuple[str, str]], rng: random.Random) -> list[tuple[str, str]]:
+    """The items of ``pool`` in segment blocks: segments in a random order, systems shuffled
+    within each segment."""
+    by_seg: dict[str, list] = {}
+    for it in pool:
+        by_seg.setdefault(it[1], []).append(it)
+    segs = list(by_seg)
+    rng.shuffle(segs)
+    out = []
+    for s in segs:
+        block = list(by_seg[s])
+        rng.shuffle(block)
+        out += block
+    return out
+
+
+def n_shared(n: int, overlap: float) -> int:
+    """Items of the shared pool: ``round(overlap · n)`` (``overlap`` in [0, 1])."""
+    return int(round(min(max(float(overlap), 0.0), 1.0) * n))
+
+
+def assignment(all_items: Sequence[tuple[str, str]], n: int, overlap: float, seed: int,
+               student: str) -> list[tuple[str, str]]:
+    """The ``n`` items (system, seg_id) of ``student`` (fewer when the dataset has fewer).
+
+    The first :func:`n_shared` items of a permutation of ``all_items`` seeded by ``seed`` alone
+    (segment blocks) are every student's; the rest are drawn from the other items by a
+    permutation seeded by (``seed``, ``student``). So every pair of students shares at least
+    ``n_shared(n, overlap)`` items, and the same name always gets the same list. Returned in
+    the order shown: segment blocks, shuffled per student."""
+    if not 0 <= float(overlap) <= 1:
+        raise ValueError(f"overlap must be between 0 and 1, not {overlap}")
+    n = max(0, min(int(n), len(all_items)))
+    k = n_shared(n, overlap)
+    common = _blocks(all_items, _rng("shared", seed))
+    shared = common[:k]
+    taken = set(shared)
+    rest = [it for it in all_items if it not in taken]
+    own = _blocks(rest, _rng("own", seed, student))[:n - k]
+    return _blocks(shared + own, _rng("order", seed, student))
+
+
+def degrade(text: str, seed=0) -> str:
+    """A degraded copy of ``text`` (WMT's "bad reference", Graham et al. 2013; methods §5.14): about a
+    quarter of the words dropped (at least one), then a stretch of about a third of the rest
+    shuffled. Deterministic for a (text, seed); always differs from ``text`` when it has two
+    or more words (one word: returned unchanged — :func:`task_sequence` never picks those)."""
+    words = text.split()
+    if len(words) < 2:
+        return text
+    rng = _rng("degrade", seed, text)
+    k = max(1, len(words) // 4)
+    drop = set(rng.sample(range(len(words)), k))
+    kept = [w for i, w in enumerate(words) if i not in drop]
+    span = min(len(kept), max(2, len(kept) // 3))
+    if span >= 2:
+        a = rng.randrange(0, len(kept) - span + 1)
+        part = kept[a:a + span]
+        rng.shuffle(part)
+        kept[a:a + span] = part
+    return " ".join(kept)
+
+
+def qc_count(n: int) -> int:
+    """Quality-control items of each kind for a list of ``n`` items: one per ten, at least one
+    from five items on (none below: a short list has nothing to spare)."""
+    return 0 if n < 5 else max(1, n // 10)
+
+
+def task_sequence(dataset: Dataset, plan: Plan, student: str) -> list[Task]:
+    """What ``student`` is shown, in order: the :func:`assignment`, and with ``plan.qc`` per
+    :func:`qc_count` a degraded copy and a repeat of items of that list (outputs of four or
+    more words), each placed a few positions after its original (deterministic per student)."""
+    texts = dataset.sys_texts()
+    pos = {str(s): i for i, s in enumerate(dataset.seg_ids)}
+    chosen = assignment(items(dataset), plan.items_per_student, plan.overlap, plan.seed, student)
+    seq = [Task("item", s, g, texts[s][pos[g]]) for s, g in chosen]
+    if not plan.qc:
+        return seq
+    rng = _rng("qc", plan.seed, student)
+    k = qc_count(len(seq))
+    fit = [i for i, t in enumerate(seq) if len(t.text.split()) >= 4]
+    picks = rng.sample(fit, min(len(fit), 2 * k))
+    extra = []  # (position after which to insert, task)
+    for j, i in enumerate(picks):
+        t = seq[i]
+        if j % 2 == 0:
+            extra.append((i, Task("bad_copy", t.system, t.seg_id, degrade(t.text, (plan.seed, student)))))
+        else:
+            extra.append((i, Task("repeat", t.system, t.seg_id, t.text)))
+    out = list(seq)
+    for i, task in sorted(extra, key=lambda e: -e[0]):
+        at = min(len(out), i + 1 + rng.randrange(1, 4))
+        out.insert(at, task)
+    return out
+
+
+# --------------------------------------------------------------------------- reading
+def plan_of(dataset: Dataset) -> Plan:
+    """The plan saved with the dataset, or the defaults."""
+    t = dataset.extras.get(PLAN_EXTRA)
+    if t is None or not len(t):
+        return Plan()
+    kv = dict(zip(t["key"].astype(str), t["value"].astype(str)))
+    d = Plan()
+    try:
+        return Plan(items_per_student=int(kv.get("items_per_student", d.items_per_student)),
+                    overlap=float(kv.get("overlap", d.overlap)), qc=kv.get("qc", "1") == "1",
+                    show_reference=kv.get("show_reference", "1") == "1", seed=int(kv.get("seed", d.seed)))
+    except ValueError:
+        return d
+
+
+def log_of(dataset: Dataset) -> pd.DataFrame:
+    """Every class save of the dataset (the ``annotation_log`` table, score as float)."""
+    t = dataset.extras.get(LOG_EXTRA)
+    if t is None:
+        return pd.DataFrame({c: pd.Series(dtype="float64" if c == "score" else "object") for c in LOG_COLUMNS})
+    t = t[[c for c in LOG_COLUMNS if c in t]].copy()
+    t["score"] = pd.to_numeric(t["score"], errors="coerce")
+    return t.reset_index(drop=True)
+
+
+def done_keys(dataset: Dataset, rater: str, protocol: str) -> set[tuple[str, str, str]]:
+    """(kind, system, seg_id) already saved by ``rater`` under ``protocol``."""
+    log = log_of(dataset)
+    mine = log[(log["rater"] == rater) & (log["protocol"] == protocol)]
+    return set(zip(mine["kind"], mine["system"], mine["seg_id"]))
+
+
+def next_task(dataset: Dataset, plan: Plan, rater: str, protocol: str) -> tuple[Task | None, int, int]:
+    """(the first task of the student's sequence not saved yet or None when all are, tasks done,
+    tasks in all)."""
+    seq = task_sequence(dataset, plan, rater)
+    done = done_keys(dataset, rater, protocol)
+    left = [t for t in seq if (t.kind, t.system, t.seg_id) not in done]
+    return (left[0] if left else None), len(seq) - len(left), len(seq)
+
+
+# --------------------------------------------------------------------------- validation
+def check_spans(spans, text: str) -> list[dict]:
+    """ESA spans as stored (:mod:`evalcore.io.spans`: character offsets into ``text``, end
+    exclusive, severity minor/major, ``error_type`` null), or ``ValueError`` naming every bad span."""
+    out, bad = [], []
+    for k, sp in enumerate(spans or [], start=1):
+        a, b, sev = sp.get("start_i"), sp.get("end_i"), str(sp.get("severity", "")).lower()
+        if sev not in ESA_SEVERITIES:
+            bad.append(f"span {k}: severity must be minor or major, not {sp.get('severity')!r}")
+        elif a == "missing" and b == "missing":
+            out.append({"start_i": "missing", "end_i": "missing", "severity": sev, "error_type": None})
+        elif type(a) is not int or type(b) is not int or not 0 <= a < b <= len(text):
+            bad.append(f"span {k}: [{a}, {b}) is not a span of the {len(text)}-character output")
+        else:
+            out.append({"start_i": a, "end_i": b, "severity": sev, "error_type": None})
+    if bad:
+        raise ValueError("; ".join(bad))
+    return out
+
+
+def word_offsets(text: str) -> list[tuple[int, int]]:
+    """Character [start, end) of each whitespace-separated word of ``text``."""
+    out, i = [], 0
+    for w in text.split():
+        a = text.index(w, i)
+        out.append((a, a + len(w)))
+        i = a + len(w)
+    return out
+
+
+def words_to_span(text: str, first: int, last: int, severity: str) -> dict:
+    """The ESA span covering words ``first``..``last`` (0-based, inclusive) of ``text``."""
+    off = word_offsets(text)
+    if not 0 <= first <= last < len(off):
+        raise ValueError(f"words {first + 1}-{last + 1}: the output has {len(off)} words")
+    return {"start_i": off[first][0], "end_i": off[last][1], "severity": severity, "error_type": None}
+
+
+# --------------------------------------------------------------------------- writing
+def _append(frame: pd.DataFrame | None, row: dict) -> pd.DataFrame:
+    new = pd.DataFrame([row], dtype=object)
+    if frame is None or not len(frame.columns):
+        return new.astype(str)
+    for c in frame.columns:
+        if c not in new:
+            new[c] = ""
+    for c in new.columns:
+        if c not in frame:
+            frame = frame.assign(**{c: ""})
+    return pd.concat([frame, new[list(frame.columns)].astype(str)], ignore_index=True)
+
+
+def _with(ds: Dataset, judgements=None, extras=None) -> Dataset:
+    return Dataset(ds.name, ds.lp, ds.segments, ds.references, ds.outputs,
+                   ds.judgements if judgements is None else judgements, ds.tags,
+                   {**ds.extras, **(extras or {})}, list(ds.warnings))
+
+
+def _replace(coll: dict[str, Dataset], lp: str, new: Dataset) -> dict[str, Dataset]:
+    """``coll`` with ``new`` as language pair ``lp``. An extra table new to the collection is one
+    file for every pair (:func:`evalcore.io.tidy.write_tidy`), so it loads back as an empty table
+    for the other pairs: they get that empty table now, or the save's check that the files load
+    back the same data would refuse it."""
+    out = dict(coll)
+    for other, ds in coll.items():
+        if other == lp:
+            continue
+        missing = {k: pd.DataFrame(columns=list(v.columns), dtype=str) for k, v in new.extras.items()
+                   if k not in ds.extras}
+        if missing:
+            out[other] = _with(ds, extras=missing)
+    out[lp] = new
+    return out
+
+
+def save_plan(name: str, lp: str, plan: Plan) -> str:
+    """Store the teacher's :class:`Plan` with language pair ``lp`` of the saved dataset ``name``."""
+    from . import workspace
+
+    if not 0 <= plan.overlap <= 1 or plan.items_per_student < 1:
+        raise ValueError("items per student must be at least 1 and overlap between 0 and 1")
+
+    def change(coll):
+        if lp not in coll:
+            raise ValueError(f"the saved dataset {name!r} has no language pair {lp!r}")
+        return _replace(coll, lp, _with(coll[lp], extras={PLAN_EXTRA: plan.to_frame()}))
+
+    return workspace.update(name, change)
+
+
+def save_judgement(name: str, lp: str, rater: str, protocol: str, task: Task, score: float,
+                   spans: Sequence[dict] | None = None) -> str:
+    """Append one judgement of ``task`` by ``rater`` to the saved dataset ``name`` (language pair
+    ``lp``) and return the stored name; raises ``ValueError`` (bad rater name, protocol, score or
+    span, unknown output, a task this rater already saved) before anything is written.
+
+    Under the dataset's lock (:func:`evalcore.workspace.update`) the newest version is loaded,
+    the rows are appended — a log row always; for an ``item`` also the judgement row (criterion
+    :data:`CRITERIA` [protocol]) and, for ESA, the spans row — and the result replaces it only
+    once it loads back identical. Every other row is kept as it was (checked)."""
+    from . import workspace
+
+    rater = check_rater(rater)
+    if protocol not in CRITERIA:
+        raise ValueError(f"unknown protocol {protocol!r}; known: {', '.join(PROTOCOLS)}")
+    if task.kind not in KINDS:
+        raise ValueError(f"unknown task kind {task.kind!r}")
+    try:
+        score = float(score)
+    except (TypeError, ValueError):
+        raise ValueError(f"the score must be a number from 0 to 100, not {score!r}") from None
+    if not (math.isfinite(score) and 0 <= score <= 100):
+        raise ValueError(f"the score must be a number from 0 to 100, not {score!r}")
+    spans_json = ""
+    if protocol == "esa":
+        spans_json = json.dumps(check_spans(spans, task.text), ensure_ascii=False)
+    elif spans:
+        raise ValueError("error spans belong to ESA; DA has a score only")
+
+    def change(coll):
+        if lp not in coll:
+            raise ValueError(f"the saved dataset {name!r} has no language pair {lp!r}")
+        ds = coll[lp]
+        if (task.system, task.seg_id) not in set(zip(ds.outputs["system"], ds.outputs["seg_id"].astype(str))):
+            raise ValueError(f"no output of system {task.system!r} for segment {task.seg_id!r} in {name!r}")
+        if (task.kind, task.system, task.seg_id) in done_keys(ds, rater, protocol):
+            raise ValueError(f"{rater} has already saved this {task.kind.replace('_', ' ')} "
+                             f"({task.system}, segment {task.seg_id}) under {protocol.upper()}")
+        log = _append(ds.extras.get(LOG_EXTRA), {
+            "rater": rater, "protocol": protocol, "kind": task.kind, "system": task.system,
+            "seg_id": task.seg_id, "score": repr(score), "esa_spans_json": spans_json,
+            "shown_text": task.text if task.kind == "bad_copy" else "",
+            "saved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+        extras = {LOG_EXTRA: log}
+        jud = None
+        if task.kind == "item":
+            row = pd.DataFrame({"system": [task.system], "seg_id": [task.seg_id], "rater": [rater],
+                                "judgement": [CRITERIA[protocol]], "score": [score]})
+            jud = pd.concat([ds.judgements, row.astype(ds.judgements.dtypes.to_dict())], ignore_index=True)
+            if protocol == "esa":
+                extras[ESA_EXTRA] = _append(ds.extras.get(ESA_EXTRA), {
+                    "system": task.system, "seg_id": task.seg_id, "rater": rater,
+                    "esa_spans_json": spans_json, "file": "annotation_log", "line": ""})
+        new = _with(ds, jud, extras)
+        _check_kept(ds, new)
+        return _replace(coll, lp, new)
+
+    return workspace.update(name, change)
+
+
+def _check_kept(old: Dataset, new: Dataset) -> None:
+    """Every row of ``old``'s judgements and extras is the same, in the same place, in ``new``."""
+    for label, a, b in [("judgements", old.judgements, new.judgements)] + \
+            [(k, v, new.extras.get(k)) for k, v in old.extras.items()]:
+        if b is None or len(b) < len(a) or not b.iloc[:len(a)].reset_index(drop=True).equals(
+                a.reset_index(drop=True)):
+            raise RuntimeError(f"refusing to save: the rows of {label} would change")
+
+
+# --------------------------------------------------------------------------- reports
+def class_raters(dataset: Dataset) -> list[str]:
+    """The raters of the class (those with a row in the annotation log), in order of first save."""
+    return list(dict.fromkeys(log_of(dataset)["rater"]))
+
+
+def progress_table(dataset: Dataset) -> pd.DataFrame:
+    """Per (rater, protocol): tasks saved, tasks in their sequence under the saved plan, the
+    share done, and when they last saved."""
+    log = log_of(dataset)
+    plan = plan_of(dataset)
+    rows = []
+    for (rater, protocol), g in log.groupby(["rater", "protocol"], sort=False):
+        total = len(task_sequence(dataset, plan, rater))
+        done = len(set(zip(g["kind"], g["system"], g["seg_id"])))
+        rows.append({"rater": rater, "protocol": protocol, "saved": done, "assigned": total,
+                     "done": done / total if total else float("nan"), "last_save": g["saved_at"].max()})
+    return pd.DataFrame(rows, columns=["rater", "protocol", "saved", "assigned", "done", "last_save"])
+
+
+def qc_report(log: pd.DataFrame, tolerance: float = REPEAT_TOLERANCE) -> pd.DataFrame:
+    """Per (rater, protocol) quality control (Graham et al. 2013; WMT DA; methods §5.14):
+
+    * ``n_bad``: degraded copies whose original the rater also scored; ``bad_lower``: how many
+      scored strictly lower than their original; ``p_bad``: one-sided sign test that degraded
+      copies score lower (ties left out; a simple stand-in for the Wilcoxon test of Graham et
+      al.; NaN without a non-tied pair);
+    * ``n_repeat``: repeats with their first judgement; ``repeat_consistent``: within
+      ``tolerance`` points of it; ``repeat_mad``: their mean absolute difference;
+    * ``passed``: every degraded copy lower and every repeat consistent (None when nothing to check).
+    """
+    from scipy.stats import binomtest
+
+    cols = ["rater", "protocol", "n_bad", "bad_lower", "p_bad", "n_repeat", "repeat_consistent", "repeat_mad",
+            "passed"]
+    rows = []
+    for (rater, protocol), g in log.groupby(["rater", "protocol"], sort=False):
+        orig = g[g["kind"] == "item"].groupby(["system", "seg_id"])["score"].first()
+        bad = g[g["kind"] == "bad_copy"]
+        rep = g[g["kind"] == "repeat"]
+        pb = [(float(orig[k]), float(s)) for k, s in zip(zip(bad["system"], bad["seg_id"]), bad["score"]) if k in orig]
+        pr = [(float(orig[k]), float(s)) for k, s in zip(zip(rep["system"], rep["seg_id"]), rep["score"]) if k in orig]
+        lower = sum(b < o for o, b in pb)
+        higher = sum(b > o for o, b in pb)
+        p = binomtest(lower, lower + higher, 0.5, alternative="greater").pvalue if lower + higher else float("nan")
+        consistent = sum(abs(o - r) <= tolerance for o, r in pr)
+        mad = float(np.mean([abs(o - r) for o, r in pr])) if pr else float("nan")
+        passed = None if not pb and not pr else (lower == len(pb) and consistent == len(pr))
+        rows.append({"rater": rater, "protocol": protocol, "n_bad": len(pb), "bad_lower": lower, "p_bad": p,
+                     "n_repeat": len(pr), "repeat_consistent": consistent, "repeat_mad": mad, "passed": passed})
+    return pd.DataFrame(rows, columns=cols)

@@ -1,0 +1,56 @@
+"""Annotate page: what one task shows (source, references, the output with the student's error
+spans marked), built from escaped text only. The rules (assignment, QC, saving) are
+:mod:`evalcore.annotate`. Nothing here imports streamlit."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import pandas as pd
+
+from ..annotate import Task, word_offsets
+from ..dataset import Dataset
+from ..highlight import box, char_spans_html, escape
+
+
+def task_context(dataset: Dataset, task: Task, show_reference: bool) -> dict:
+    """``source`` (text), ``references`` [(ref_id, text)] (empty unless ``show_reference``),
+    ``output`` (the text to judge: the output, or its degraded copy) and ``words`` (its
+    whitespace-separated words, for choosing a span)."""
+    pos = {str(s): i for i, s in enumerate(dataset.seg_ids)}
+    i = pos[str(task.seg_id)]
+    refs = []
+    if show_reference:
+        texts = dataset.ref_texts()
+        refs = [(r, texts[r][i]) for r in dataset.ref_ids if isinstance(texts[r][i], str) and texts[r][i].strip()]
+    return {"source": str(dataset.segments["source"].iloc[i]), "references": refs, "output": task.text,
+            "words": task.text.split()}
+
+
+def output_html(text: str, spans: Sequence[dict], label: str = "Translation to judge") -> str:
+    """The output in a box with the ESA spans marked by severity (escaped text;
+    :func:`evalcore.highlight.char_spans_html`)."""
+    marks = [(sp["start_i"], sp["end_i"], sp["severity"], f"{sp['severity']} error")
+             for sp in spans if isinstance(sp.get("start_i"), int)]
+    return box(label, char_spans_html(text, marks))
+
+
+def spans_table(text: str, spans: Sequence[dict]) -> pd.DataFrame:
+    """One row per span: words (1-based, as chosen), the marked text, severity."""
+    off = word_offsets(text)
+    rows = []
+    for sp in spans:
+        a, b = sp["start_i"], sp["end_i"]
+        first = next((k for k, (x, _) in enumerate(off) if x == a), None)
+        last = next((k for k, (_, y) in enumerate(off) if y == b), None)
+        rows.append({"words": f"{first + 1}–{last + 1}" if first is not None and last is not None else f"{a}–{b}",
+                     "text": text[a:b], "severity": sp["severity"]})
+    return pd.DataFrame(rows, columns=["words", "text", "severity"])
+
+
+def word_label(words: Sequence[str], i: int) -> str:
+    """A slider label: the word's number and the word (plain text)."""
+    return f"{i + 1} · {words[i]}"
+
+
+def source_html(text: str) -> str:
+    return box("Source", escape(text))

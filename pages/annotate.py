@@ -1,0 +1,134 @@
+"""Annotate: a student judges outputs one at a time (DA or ESA); every save goes to the saved dataset."""
+from __future__ import annotations
+
+import streamlit as st
+
+from evalcore import annotate as A
+from evalcore import workspace
+from evalcore.highlight import box, escape
+from evalcore.views import annotate as V
+from pages.common import current_collection, current_dataset, ensure_shell, latest_saved, md, show_exception
+
+ensure_shell(__file__)
+st.title("Annotate")
+from pages.common import terms  # noqa: E402
+
+terms("DA", "ESA", "segment")
+st.caption("Judge machine translations as WMT's human raters do, one at a time. Direct assessment (DA): how good "
+           "is the translation, 0-100. Error span annotation (ESA; Kocmi et al. 2024): mark each error's words "
+           "with a severity, then give the score. Your judgements are saved into the chosen saved dataset as soon "
+           "as you press *Save and next*; the Class page compares them with your classmates' and the experts'.")
+st.page_link("pages/classroom.py", label="See the class's results on the Class page", icon="🧑‍🏫")
+
+ds = current_dataset()
+meta = st.session_state.get("dataset_meta") or {}
+name = meta.get("name")
+if name is None:
+    st.info("Judgements are saved into a saved dataset, and the bundled sample is not one. The teacher saves a "
+            "copy for the class once; everybody then chooses it in the sidebar.")
+    wanted = st.text_input("Name of the class's copy", "class-teaching-es-en", key="ann_copy_name")
+    if st.button("Save a copy for the class", key="ann_copy"):
+        try:
+            stored = workspace.save(current_collection(), wanted, source="copy for class annotation")
+            label = next(f"{m['name']} (saved {m.get('saved_at') or '?'})" for m in workspace.list_saved()
+                         if m["name"] == stored)
+            st.session_state["dataset_label"] = st.session_state["dataset_select"] = label
+            st.rerun()
+        except (OSError, ValueError, TimeoutError) as exc:
+            st.error(md(str(exc)))
+        except Exception as exc:
+            show_exception(exc, "Could not save the copy")
+    st.stop()
+try:  # the newest version: classmates save into it all the time
+    ds = latest_saved(name, ds.lp)
+except Exception as exc:
+    show_exception(exc, "Could not load the saved dataset")
+    st.stop()
+if not ds.systems:
+    st.info("This dataset has no system outputs to judge.")
+    st.stop()
+
+plan = A.plan_of(ds)
+with st.expander("Teacher settings (shared by the whole class, saved with the dataset)"):
+    c1, c2, c3 = st.columns(3)
+    n_items = c1.number_input("Items per student", 1, max(1, len(A.items(ds))), min(plan.items_per_student,
+                              len(A.items(ds))), key="ann_n")
+    overlap = c2.slider("Overlap (share of items every student judges)", 0.0, 1.0, float(plan.overlap), 0.05,
+                        key="ann_overlap")
+    seed = c3.number_input("Seed", 0, 10**6, int(plan.seed), key="ann_seed")
+    qc = st.checkbox("Quality control: a degraded copy and a repeat of about one item in ten", plan.qc, key="ann_qc")
+    show_ref = st.checkbox("Show the reference translation to the students", plan.show_reference, key="ann_ref")
+    st.caption(f"With these settings every two students share at least {A.n_shared(int(n_items), overlap)} items "
+               "(for agreement); the rest are drawn per student. Changing them changes what is still to do, "
+               "never what was saved.")
+    if st.button("Save the settings for the class", key="ann_save_plan"):
+        try:
+            A.save_plan(name, ds.lp, A.Plan(int(n_items), float(overlap), bool(qc), bool(show_ref), int(seed)))
+            st.rerun()
+        except Exception as exc:
+            show_exception(exc, "Could not save the settings")
+
+c1, c2 = st.columns([2, 1])
+typed = c1.text_input("Your name (as the class knows you)", key="ann_rater")
+protocol = c2.radio("Protocol", list(A.PROTOCOLS), format_func=lambda p: {"da": "DA (0-100 score)",
+                    "esa": "ESA (error spans + score)"}[p], horizontal=True, key="ann_protocol")
+if not typed.strip():
+    st.info("Type your name to start.")
+    st.stop()
+try:
+    rater = A.check_rater(typed)
+except ValueError as exc:
+    st.error(md(str(exc)))
+    st.stop()
+
+task, done, total = A.next_task(ds, plan, rater, protocol)
+st.markdown(f"**{done} of {total} done**")  # text, not st.progress: a bar reads as "still running"
+if task is None:
+    st.success(f"All {total} items done, {md(rater)}: thank you! Your judgements are on the Class page.")
+    st.stop()
+
+ctx = V.task_context(ds, task, plan.show_reference)
+task_key = f"{protocol}|{task.kind}|{task.system}|{task.seg_id}"
+st.markdown(V.source_html(ctx["source"]), unsafe_allow_html=True)  # escaped (evalcore.highlight)
+for ref_id, text in ctx["references"][:1]:
+    st.markdown(box(f"Reference ({ref_id})", escape(text)), unsafe_allow_html=True)
+
+spans_key = f"ann_spans::{task_key}"
+spans = st.session_state.setdefault(spans_key, [])
+st.markdown(V.output_html(ctx["output"], spans), unsafe_allow_html=True)
+
+if protocol == "esa":
+    words = ctx["words"]
+    st.markdown("**Mark the errors**: choose the words of one error, its severity, then *Add the error*. "
+                "Minor: a problem that does not change the meaning much; major: a wrong meaning, "
+                "something left out, or a hard-to-understand sentence.")
+    if words:
+        e1, e2 = st.columns([3, 1])
+        if len(words) > 1:
+            rng = e1.select_slider("Words of the error", options=list(range(len(words))), value=(0, 0),
+                                   format_func=lambda i: V.word_label(words, i), key=f"ann_words::{task_key}")
+        else:  # a one-word output: nothing to choose
+            rng = (0, 0)
+            e1.caption(f"The output is one word: {md(words[0])}")
+        sev = e2.radio("Severity", list(A.ESA_SEVERITIES), horizontal=True, key=f"ann_sev::{task_key}")
+        if st.button("Add the error", key=f"ann_add::{task_key}"):
+            spans.append(A.words_to_span(ctx["output"], int(rng[0]), int(rng[1]), sev))
+            st.rerun()
+    if spans:
+        st.dataframe(V.spans_table(ctx["output"], spans), hide_index=True)
+        if st.button("Remove the last error", key=f"ann_undo::{task_key}"):
+            spans.pop()
+            st.rerun()
+
+score = st.slider("Your score: 0 = nonsense or no meaning kept, 100 = perfect meaning and grammar",
+                  0, 100, 50, key=f"ann_score::{task_key}")
+if st.button("Save and next", type="primary", key=f"ann_go::{task_key}"):
+    try:
+        A.save_judgement(name, ds.lp, rater, protocol, task, score, spans if protocol == "esa" else None)
+        st.session_state.pop(spans_key, None)
+        st.toast("Saved.")
+        st.rerun()
+    except (ValueError, TimeoutError, OSError) as exc:
+        st.error(md(str(exc)))
+    except Exception as exc:
+        show_exception(exc, "Could not save the judgement")

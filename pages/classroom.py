@@ -1,0 +1,106 @@
+"""Class: the students' judgements as they arrive, beside the experts'."""
+from __future__ import annotations
+
+import streamlit as st
+
+from evalcore import annotate as A
+from evalcore.views import classroom as V
+from evalcore.views.common import default_metrics
+from pages.common import current_dataset, download_table, ensure_shell, latest_saved, md, show_exception
+
+ensure_shell(__file__)
+st.title("Class")
+from pages.common import terms  # noqa: E402
+
+terms("kappa", "Krippendorff's alpha", "Schulze ranking", "system level", "segment level")
+st.caption("The class's judgements from the Annotate page: who has done what, how much the students agree with "
+           "each other and with the experts, whether they passed the quality checks, how the metrics correlate "
+           "with them, and how they rank the systems. Refresh to see new judgements.")
+st.page_link("pages/annotate.py", label="Annotate", icon="✍️")
+
+ds0 = current_dataset()
+if (st.session_state.get("dataset_meta") or {}).get("name") is None:
+    st.info("The class annotates a saved dataset: open the Annotate page to save a copy of this one, then "
+            "choose it in the sidebar.")
+    st.stop()
+
+c1, c2, c3 = st.columns([1, 2, 1])
+protocol = c1.radio("Protocol", list(A.PROTOCOLS), format_func=str.upper, horizontal=True, key="cls_protocol")
+experts = V.expert_criteria(ds0)
+expert = c2.selectbox("Experts' criterion to compare with", experts or ["(none)"], key="cls_expert")
+expert = expert if experts else None
+auto = c3.toggle("Refresh every 30 s", False, key="cls_auto")
+metrics_all = default_metrics(ds0)
+metrics = st.multiselect("Metrics", metrics_all, default=[m for m in ("bleu", "chrf") if m in metrics_all],
+                         key="cls_metrics")
+
+
+def _fresh():
+    """The dataset as saved now (other sessions keep adding judgements)."""
+    return latest_saved(st.session_state["dataset_meta"]["name"], ds0.lp)
+
+
+def _fmt(v) -> str:
+    return "—" if v != v else f"{v:.3f}"
+
+
+@st.fragment(run_every=30 if auto else None)
+def results():
+    st.button("Refresh now", key="cls_refresh")
+    try:
+        ds = _fresh()
+        from pages.common import apply_tokenizer
+
+        tok = apply_tokenizer(ds)
+        o = V.overview(ds, protocol, expert, metrics, tokenize=tok)
+    except Exception as exc:
+        show_exception(exc, "Could not compute the class's results")
+        return
+    prog = o["progress"]
+    if prog.empty:
+        st.info(f"No {protocol.upper()} judgements from the class yet.")
+        return
+    st.subheader("Progress")
+    st.markdown(f"**{len(prog)} student(s)** so far: " + ", ".join(md(r) for r in prog["rater"]))
+    st.dataframe(prog, hide_index=True, width="stretch",
+                 column_config={"done": st.column_config.ProgressColumn("done", min_value=0.0, max_value=1.0)})
+    st.subheader("Agreement between students")
+    al, ag = o["class_alpha"], o["class_agreement"]
+    alpha = (f"Krippendorff's α = **{al.value:.3f}** over {al.n_items} outputs judged by two or more"
+             if al.defined else f"Krippendorff's α: {md(al.reason)}")
+    st.markdown(f"All students together: {alpha}; pairwise labels κ = **{_fmt(ag['kappa'])}** "
+                f"(P(A) {_fmt(ag['p_agree'])}, {ag['n_pairs']} label pairs).")
+    st.dataframe(o["pairs"], hide_index=True, width="stretch")
+    download_table(o["pairs"], f"{ds.name}_class_pairs", key="cls_pairs_dl")
+    if o["experts"] is not None:
+        st.subheader(f"Students against the experts ({md(expert)})")
+        st.caption("κ: agreement of the student's pairwise labels with the experts' labels of the same outputs "
+                   "(Callison-Burch 2009 Fig. 2); α: Krippendorff's α of the student's scores with the experts'.")
+        st.dataframe(o["experts"], hide_index=True, width="stretch")
+    st.subheader("Quality control")
+    st.caption("Degraded copies (some words dropped, some shuffled) should score lower than their original; "
+               f"repeats within {A.REPEAT_TOLERANCE:g} points of the first judgement (Graham et al. 2013). "
+               "These items are kept apart and never enter the other results.")
+    st.dataframe(o["qc"], hide_index=True, width="stretch")
+    st.subheader("Metrics against the class and against the experts")
+    corr = o["correlations"]
+    if len(corr):
+        keys = ["level", "method", "metric"]
+        wide = corr.pivot_table(index=keys, columns="humans", values="value", sort=False, dropna=False)
+        n = corr.pivot_table(index=keys, columns="humans", values="n", sort=False, dropna=False)
+        n.columns = [f"n: {c}" for c in n.columns]
+        wide = wide.join(n).reset_index()
+        st.dataframe(wide, hide_index=True, width="stretch")
+        download_table(corr, f"{ds.name}_class_correlations", key="cls_corr_dl")
+        st.caption("System level: corpus scores over the segments each group judged; segment level: sentence "
+                   "scores, no grouping; n: systems or outputs correlated (empty: fewer than two, or no "
+                   "spread). With few judgements these numbers move a lot: compare the column of the experts "
+                   "on the class's outputs with the class's.")
+    st.subheader("Ranking of the systems (Schulze)")
+    cols = st.columns(len(o["schulze"]))
+    for col, (who, table) in zip(cols, o["schulze"].items()):
+        col.markdown(f"**{md(who)}**")
+        col.dataframe(table, hide_index=True)
+
+
+results()
