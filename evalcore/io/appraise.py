@@ -102,11 +102,12 @@ class JudgementImport:
     and the platform's own fields as extra columns); ``set_aside``: the rows that are not
     segment scores of a system (quality-control items, document scores, ...), with
     ``item_type`` and the ``line`` they came from; ``warnings``: what the reader noticed
-    but kept (each with file and line)."""
+    but kept (each with file and line); ``lines``: the line of each judgements row."""
     judgements: pd.DataFrame
     set_aside: pd.DataFrame
     warnings: list[Problem] = field(default_factory=list)
     source: str = ""
+    lines: list[int] = field(default_factory=list)  # the file line of each judgements row
 
 
 def _is_number(text: str) -> bool:
@@ -275,7 +276,7 @@ def read_appraise(data: bytes, name: str = "appraise.csv", *, judgement: str | N
         warnings.warning(name, rep_lines[0], f"{groups} output(s) rated more than once by the same rater at "
                                              f"different times ({describe_lines(rep_lines)}); all rows are kept "
                                              "and counted separately")
-    return JudgementImport(judgements, set_aside.reset_index(drop=True), list(warnings.problems), name)
+    return JudgementImport(judgements, set_aside.reset_index(drop=True), list(warnings.problems), name, out_lines)
 
 
 def read_appraise_file(path: str | os.PathLike, **kw) -> JudgementImport:

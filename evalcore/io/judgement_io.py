@@ -1,0 +1,110 @@
+"""Human judgements from and to annotation platforms (Appraise, Pearmut): the parts shared by
+the CLI (``import-judgements``, ``export-judgements``) and the Data page.
+
+* :func:`read_export` reads a platform export into a
+  :class:`~evalcore.io.appraise.JudgementImport` (tidy judgements + rows set aside);
+* :func:`check_against` compares its ids with a loaded dataset (the checks the tidy loader
+  would make when the table is saved as that dataset's ``judgements.tsv``);
+* :func:`judgements_tsv` is the tidy ``judgements.tsv`` text of a judgements table;
+* :func:`dataset_judgements` is a dataset's judgements with the platform fields they were
+  imported with (kept by the tidy loader as the ``judgements_columns`` extra), for writing back.
+"""
+from __future__ import annotations
+
+import os
+
+import pandas as pd
+
+from ..problems import Report
+from .appraise import JudgementImport, read_appraise
+from .text import describe_lines
+
+FORMATS = ("appraise", "pearmut")
+
+
+def read_export(fmt: str, data: bytes, name: str, **kw) -> JudgementImport:
+    """The judgements of an export of platform ``fmt`` (``appraise`` or ``pearmut``)."""
+    if fmt == "appraise":
+        return read_appraise(data, name, **kw)
+    if fmt == "pearmut":
+        from .pearmut import read_pearmut
+
+        return read_pearmut(data, name, **kw)
+    raise ValueError(f"unknown judgement format {fmt!r}; known: {', '.join(FORMATS)}")
+
+
+def read_export_file(fmt: str, path: str | os.PathLike, **kw) -> JudgementImport:
+    with open(path, "rb") as fh:
+        data = fh.read()
+    return read_export(fmt, data, os.path.basename(str(path)), **kw)
+
+
+def check_against(imp: JudgementImport, coll: dict, dataset_label: str) -> Report:
+    """Errors for imported judgements that the dataset ``coll`` ({lp: Dataset}) could not hold:
+    a language pair it does not have, segment ids it does not have; a warning for systems with
+    no text in it (kept, as the tidy loader keeps them)."""
+    report = Report()
+    j = imp.judgements
+    for lp, sub in j.groupby("lp", sort=False):
+        if lp not in coll:
+            report.error(imp.source, None, f"language pair {lp!r} is not in {dataset_label} (it has "
+                                           f"{', '.join(k or '-' for k in coll)}); give the pair to use with --lp")
+            continue
+        ds = coll[lp]
+        known = set(ds.segments["seg_id"].astype(str))
+        bad = sub[~sub["seg_id"].astype(str).isin(known)]
+        if len(bad):
+            ids = list(dict.fromkeys(bad["seg_id"]))
+            lines = _lines(imp, bad)
+            report.error(imp.source, lines[0] if lines else None,
+                         f"{len(bad)} judgement(s) name segment id(s) not in {dataset_label} ({lp}): "
+                         f"{', '.join(map(repr, ids[:8]))}{' ...' if len(ids) > 8 else ''}"
+                         + (f" ({describe_lines(lines)})" if lines else ""))
+        texts = set(ds.outputs["system"]) | set(ds.references["ref_id"])
+        no_text = [s for s in dict.fromkeys(sub["system"]) if s not in texts]
+        if no_text:
+            report.warning(imp.source, None, f"judgements of {len(no_text)} system(s) without text in "
+                                             f"{dataset_label} ({lp}): {', '.join(no_text)}; kept")
+    return report
+
+
+def _lines(imp: JudgementImport, rows: pd.DataFrame) -> list[int]:
+    if len(imp.lines) == len(imp.judgements):
+        return [imp.lines[i] for i in rows.index]
+    return []
+
+
+def judgements_tsv(judgements: pd.DataFrame) -> str:
+    """The tidy ``judgements.tsv`` text of ``judgements`` (scores as exact floats, every column kept)."""
+    out = judgements.assign(score=judgements["score"].map(lambda v: repr(float(v)) if v == v else ""))
+    return out.to_csv(sep="\t", index=False, lineterminator="\n")
+
+
+def write_text(path: str | os.PathLike, text: str) -> None:
+    from ..export import atomic_write
+
+    atomic_write(path, lambda fh: fh.write(text))
+
+
+def dataset_judgements(ds, judgement: str | None = None) -> pd.DataFrame:
+    """The segment-level judgements of ``ds`` (one criterion: ``judgement``, or the only one)
+    with ``lp`` and, when the dataset was loaded from a judgements.tsv with platform fields
+    (doc_id, start_time, esa_spans_json, ...), those fields, matched row by row."""
+    j = ds.judgements
+    names = list(dict.fromkeys(j["judgement"]))
+    if judgement is None:
+        if len(names) > 1:
+            raise ValueError(f"the data holds several kinds of judgement ({', '.join(names)}); choose one "
+                             "with --judgement")
+        judgement = names[0] if names else None
+    elif judgement not in names:
+        raise ValueError(f"no judgement {judgement!r} in {ds.name} {ds.lp}; it has {', '.join(names) or 'none'}")
+    out = j.assign(lp=ds.lp)[["lp", "system", "seg_id", "rater", "judgement", "score"]]
+    extra = ds.extras.get("judgements_columns")
+    key = ["system", "seg_id", "rater", "judgement"]
+    if extra is not None and len(extra) == len(j) and all(c in extra for c in key) and \
+            (extra[key].astype(str).to_numpy() == j[key].astype(str).to_numpy()).all():
+        for c in extra.columns:
+            if c not in key and c != "lp" and c not in out:
+                out[c] = extra[c].to_numpy()
+    return out[out["judgement"] == judgement].reset_index(drop=True)
