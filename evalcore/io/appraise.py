@@ -108,6 +108,8 @@ class JudgementImport:
     warnings: list[Problem] = field(default_factory=list)
     source: str = ""
     lines: list[int] = field(default_factory=list)  # the file line of each judgements row
+    texts: pd.DataFrame | None = None  # lp, system, seg_id, text: the rated texts, where the export has them
+    sources: pd.DataFrame | None = None  # lp, seg_id, source
 
 
 def _is_number(text: str) -> bool:
