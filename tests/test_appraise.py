@@ -212,3 +212,46 @@ def test_imported_judgements_alpha_matches_the_krippendorff_package():
                       for s, g in items] for r in ("anna01", "ben02")])
     want = krippendorff.alpha(reliability_data=data, level_of_measurement="interval")
     assert alpha_of_judgements(j).value == pytest.approx(want, abs=1e-9)
+
+
+def _tidy_without_judgements(folder, lp="en-cs"):
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "segments.tsv").write_text(f"lp\tseg_id\tsource\n{lp}\t1\tHello\n{lp}\t2\tDay\n{lp}\t3\tBye\n")
+    (folder / "outputs.tsv").write_text("lp\tsystem\tseg_id\ttext\n" + "".join(
+        f"{lp}\t{s}\t{i}\t{s} {i}\n" for s in ("sysA", "sysB") for i in (1, 2, 3)))
+    return folder
+
+
+def test_an_uploaded_appraise_export_becomes_the_datasets_judgements(tmp_path):
+    from evalcore.io import FileSource, load_collection
+    from evalcore.io.judgement_io import with_platform_judgements
+
+    folder = _tidy_without_judgements(tmp_path / "up")
+    (folder / "campaign.csv").write_bytes(FIXTURE.read_bytes())
+    src, notes = with_platform_judgements(FileSource.from_path(folder))
+    coll = load_collection(src)
+    ds = coll["en-cs"]
+    assert len(ds.judgements) == 12 and ds.extras["judgements_set_aside"]["item_type"].tolist() == ["BAD", "CHK", "REF"]
+    assert any("read as language pair 'en-cs'" in str(n) for n in notes)
+    assert any("BAD" in str(n) and "line 13" in str(n) for n in notes)
+    (folder / "judgements.tsv").write_text("lp\tsystem\tseg_id\trater\tjudgement\tscore\n")
+    with pytest.raises(ValueError, match="both judgements.tsv and the export"):
+        with_platform_judgements(FileSource.from_path(folder))
+
+
+def test_data_page_saves_an_appraise_export_with_the_tidy_files(workspace_home, tmp_path):
+    from streamlit.testing.v1 import AppTest
+
+    from evalcore import workspace
+
+    folder = _tidy_without_judgements(tmp_path / "campaign")
+    (folder / "wave.csv").write_bytes(FIXTURE.read_bytes())
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    at.text_input(key="import_path").input(str(folder))
+    at.text_input(key="save_name").input("appraise-upload")
+    at.button(key="do_import").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert any("Saved as" in s.value for s in at.success), [e.value for e in at.error]
+    ds = workspace.load_saved("appraise-upload")["en-cs"]
+    assert len(ds.judgements) == 12 and len(ds.extras["judgements_set_aside"]) == 3

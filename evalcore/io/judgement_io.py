@@ -108,3 +108,52 @@ def dataset_judgements(ds, judgement: str | None = None) -> pd.DataFrame:
             if c not in key and c != "lp" and c not in out:
                 out[c] = extra[c].to_numpy()
     return out[out["judgement"] == judgement].reset_index(drop=True)
+
+
+def platform_export(src) -> tuple[str, str] | None:
+    """(file name, format) of the one annotation-platform export among the files of ``src``
+    (a :class:`~evalcore.io.source.FileSource`): a top-level ``.csv`` is read as Appraise's
+    CSV export, a ``.jsonl`` as Pearmut's annotation log; None when there is none. Several are
+    refused (which one holds the judgements would be a guess)."""
+    found = [(n, "appraise" if n.lower().endswith(".csv") else "pearmut") for n in src.names()
+             if "/" not in n and n.lower().endswith((".csv", ".jsonl"))]
+    if len(found) > 1:
+        raise ValueError(f"several annotation exports ({', '.join(n for n, _ in found)}); upload one "
+                         "Appraise .csv or Pearmut .jsonl with the dataset's files")
+    return found[0] if found else None
+
+
+def with_platform_judgements(src):
+    """``src`` with its Appraise/Pearmut export (:func:`platform_export`) turned into the tidy
+    ``judgements.tsv`` and the rows set aside into ``extra_judgements_set_aside.tsv`` (kept with
+    the dataset), and the warnings of the import. The rest of ``src`` (segments, outputs,
+    references) is loaded first: its language pair names the judgements when the dataset has
+    one pair (Appraise's ``eng-ces`` becomes the dataset's ``en-cs``; Pearmut records none),
+    and the ids are checked against it (:func:`check_against`). Without an export, ``src`` is
+    returned as it is. Raises :class:`~evalcore.problems.DataError` with every problem."""
+    from ..problems import DataError, Problem
+    from . import load_collection
+    from .source import FileSource
+
+    found = platform_export(src)
+    if found is None:
+        return src, []
+    name, fmt = found
+    rest = FileSource({n: src.read(n) for n in src.names() if n != name}, src.label)
+    if rest.find("judgements.tsv") is not None:
+        raise ValueError(f"both judgements.tsv and the export {name}: upload one of them")
+    coll = load_collection(rest)
+    lp = next(iter(coll)) if len(coll) == 1 else None
+    imp = read_export(fmt, src.read(name), name, lp=lp)
+    report = check_against(imp, coll, "the uploaded dataset")
+    if not report.ok:
+        raise DataError(report)
+    notes = list(imp.warnings) + report.warnings
+    if lp is not None:
+        notes.append(Problem("warning", name, None, f"its judgements are read as language pair {lp!r}, the pair of "
+                                                    "the uploaded dataset"))
+    files = {n: rest.read(n) for n in rest.names()}
+    files["judgements.tsv"] = judgements_tsv(imp.judgements).encode("utf-8")
+    if len(imp.set_aside):
+        files["extra_judgements_set_aside.tsv"] = judgements_tsv(imp.set_aside).encode("utf-8")
+    return FileSource(files, src.label), notes
