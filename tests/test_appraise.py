@@ -255,3 +255,19 @@ def test_data_page_saves_an_appraise_export_with_the_tidy_files(workspace_home, 
     assert any("Saved as" in s.value for s in at.success), [e.value for e in at.error]
     ds = workspace.load_saved("appraise-upload")["en-cs"]
     assert len(ds.judgements) == 12 and len(ds.extras["judgements_set_aside"]) == 3
+
+
+def test_other_csv_files_of_an_upload_are_left_alone(tmp_path):
+    from evalcore.io import FileSource
+    from evalcore.io.judgement_io import platform_export, with_platform_judgements
+
+    folder = _tidy_without_judgements(tmp_path / "up")
+    (folder / "notes.csv").write_text("system,comment\nsysA,fine\n")
+    (folder / "log.jsonl").write_text('{"event": "upload"}\n')
+    src = FileSource.from_path(folder)
+    assert platform_export(src) is None
+    assert with_platform_judgements(src) == (src, [])
+    (folder / "a.csv").write_bytes(FIXTURE.read_bytes())
+    (folder / "b.csv").write_bytes(FIXTURE.read_bytes())
+    with pytest.raises(ValueError, match="several annotation exports"):
+        platform_export(FileSource.from_path(folder))

@@ -110,13 +110,44 @@ def dataset_judgements(ds, judgement: str | None = None) -> pd.DataFrame:
     return out[out["judgement"] == judgement].reset_index(drop=True)
 
 
+def _looks_like(fmt: str, data: bytes) -> bool:
+    """Whether the start of ``data`` is an Appraise export (a CSV row of 11-14 fields whose 4th
+    is an item type, or the header naming itemType) or a Pearmut log (a JSON object with
+    ``user_id`` and ``annotation``)."""
+    import csv
+    import io
+    import json
+
+    from .appraise import ITEM_TYPES, LAYOUTS
+
+    head = data[:65536].decode("utf-8", errors="replace").lstrip("\ufeff")
+    first = next((ln for ln in head.splitlines() if ln.strip()), "")
+    if fmt == "pearmut":
+        try:
+            rec = json.loads(first)
+        except ValueError:
+            return False
+        return isinstance(rec, dict) and "user_id" in rec and "annotation" in rec
+    try:
+        row = next(csv.reader(io.StringIO(head)), [])
+    except csv.Error:
+        return False
+    return len(row) in LAYOUTS and row[3].strip() in (*ITEM_TYPES, "itemType")
+
+
 def platform_export(src) -> tuple[str, str] | None:
     """(file name, format) of the one annotation-platform export among the files of ``src``
-    (a :class:`~evalcore.io.source.FileSource`): a top-level ``.csv`` is read as Appraise's
-    CSV export, a ``.jsonl`` as Pearmut's annotation log; None when there is none. Several are
-    refused (which one holds the judgements would be a guess)."""
-    found = [(n, "appraise" if n.lower().endswith(".csv") else "pearmut") for n in src.names()
-             if "/" not in n and n.lower().endswith((".csv", ".jsonl"))]
+    (a :class:`~evalcore.io.source.FileSource`): a top-level ``.csv`` that reads as Appraise's
+    CSV export, or a ``.jsonl`` that reads as Pearmut's annotation log (other files are left
+    alone, as before); None when there is none. Several are refused (which one holds the
+    judgements would be a guess)."""
+    found = []
+    for n in src.names():
+        if "/" in n or not n.lower().endswith((".csv", ".jsonl")):
+            continue
+        fmt = "appraise" if n.lower().endswith(".csv") else "pearmut"
+        if _looks_like(fmt, src.read(n)):
+            found.append((n, fmt))
     if len(found) > 1:
         raise ValueError(f"several annotation exports ({', '.join(n for n, _ in found)}); upload one "
                          "Appraise .csv or Pearmut .jsonl with the dataset's files")
