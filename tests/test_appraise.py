@@ -271,3 +271,17 @@ def test_other_csv_files_of_an_upload_are_left_alone(tmp_path):
     (folder / "b.csv").write_bytes(FIXTURE.read_bytes())
     with pytest.raises(ValueError, match="several annotation exports"):
         platform_export(FileSource.from_path(folder))
+
+
+def test_export_says_when_platform_fields_cannot_be_matched(tmp_path):
+    ds = _tidy_without_judgements(tmp_path / "ds")
+    (ds / "judgements.tsv").write_text(
+        "lp\tsystem\tseg_id\trater\tjudgement\tscore\tdoc_id\n"
+        "en-cs\tsysA\t1\tr1\tda\t70\td1\n"
+        "en-cs\tsysA\t\tgiven\tda\t65\t\n")  # a system-level row: the judgements lose a row
+    out = tmp_path / "x.csv"
+    r = subprocess.run([sys.executable, "-m", "evalcore", "export-judgements", str(ds), "--out", str(out)],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert "could not be matched row by row" in r.stderr and "doc_id" in r.stderr
+    assert out.read_text() == "r1,sysA,1,TGT,en,cs,70,,False,,\n"

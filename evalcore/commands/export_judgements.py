@@ -38,6 +38,9 @@ def run(args) -> int:
     if missing:
         raise ValueError(f"language pair(s) {missing} not in {args.path}; it has {', '.join(coll)}")
     tables = [dataset_judgements(coll[lp], args.judgement) for lp in lps]
+    for t in tables:
+        if t.attrs.get("note"):
+            print(f"note: {t.attrs['note']}", file=sys.stderr)
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
     if table.empty:
         raise ValueError(f"{args.path} has no segment-level judgements to write")

@@ -48,7 +48,8 @@ def check_against(imp: JudgementImport, coll: dict, dataset_label: str) -> Repor
     for lp, sub in j.groupby("lp", sort=False):
         if lp not in coll:
             report.error(imp.source, None, f"language pair {lp!r} is not in {dataset_label} (it has "
-                                           f"{', '.join(k or '-' for k in coll)}); give the pair to use with --lp")
+                                           f"{', '.join(k or '-' for k in coll)}); give the pair to use (command line: --lp; on the Data "
+                                           "page the pair is taken when the dataset has only one)")
             continue
         ds = coll[lp]
         known = set(ds.segments["seg_id"].astype(str))
@@ -102,12 +103,19 @@ def dataset_judgements(ds, judgement: str | None = None) -> pd.DataFrame:
     out = j.assign(lp=ds.lp)[["lp", "system", "seg_id", "rater", "judgement", "score"]]
     extra = ds.extras.get("judgements_columns")
     key = ["system", "seg_id", "rater", "judgement"]
+    note = None
     if extra is not None and len(extra) == len(j) and all(c in extra for c in key) and \
             (extra[key].astype(str).to_numpy() == j[key].astype(str).to_numpy()).all():
         for c in extra.columns:
             if c not in key and c != "lp" and c not in out:
                 out[c] = extra[c].to_numpy()
-    return out[out["judgement"] == judgement].reset_index(drop=True)
+    elif extra is not None:
+        note = (f"{ds.lp}: the extra columns of judgements.tsv ({', '.join(c for c in extra.columns if c not in key)}) "
+                "could not be matched row by row to the judgements (rows without a segment, or a reordered "
+                "table): they are not written")
+    out = out[out["judgement"] == judgement].reset_index(drop=True)
+    out.attrs["note"] = note
+    return out
 
 
 def _looks_like(fmt: str, data: bytes) -> bool:
