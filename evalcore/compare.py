@@ -332,8 +332,7 @@ def with_metrics(cmp: Comparison, metrics: Sequence[str], progress: Progress = N
                 # a model that reports its rows (a neural metric) moves the caller's bar meanwhile
                 report = sub_range(progress, (_done + k + half / 2) / n, (_done + k + (half + 1) / 2) / n,
                                    f"scoring: {m} ({name})")
-                hook = getattr(metric, "reporting", None)
-                with hook(report) if hook is not None and report is not None else contextlib.nullcontext():
+                with metric.reporting(report) if report is not None else contextlib.nullcontext():
                     st = np.asarray(metric.segment_stats(cands, refs), dtype=float) if cands else np.zeros((0, 1))
             if not cands:
                 sent = np.zeros(0)

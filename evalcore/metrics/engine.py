@@ -228,10 +228,10 @@ def _compute_many(dataset: Dataset, ax: dict, todo: list, out: dict, progress: P
         for mi, ((metric, _), (sys_ref, ref_ref, loo_sys, loo_ref)) in enumerate(zip(todo, arrays)):
             if not blocks:
                 break
-            hook = getattr(metric, "reporting", None)  # a model that reports its rows (a neural metric)
-            if progress and hook is not None:
+            if progress:  # a metric that reports its rows (a neural model) moves the bar meanwhile
                 span = (min(S, b0 + BATCH_SEGMENTS) - b0) / len(todo)
-                with hook(lambda d, of, lo=b0 + mi * span, span=span: report(int(lo + span * d / max(of, 1)))):
+                with metric.reporting(lambda d, of, lo=b0 + mi * span, span=span:
+                                      report(int(lo + span * d / max(of, 1)))):
                     res = metric.segment_blocks(blocks)
             else:
                 res = metric.segment_blocks(blocks)
