@@ -29,6 +29,7 @@ Definitions: docs/methods.md §3.10. Nothing here imports streamlit. Colours: :d
 """
 from __future__ import annotations
 
+import contextlib
 import difflib
 import math
 from collections import Counter, defaultdict
@@ -40,6 +41,7 @@ import pandas as pd
 
 from .dataset import Dataset
 from .results import Subset
+from .progress import sub_range
 
 Progress = Callable[[float, str], None] | None
 
@@ -320,7 +322,7 @@ def with_metrics(cmp: Comparison, metrics: Sequence[str], progress: Progress = N
         out = {}
         of = metric.serves_segments  # sentence scores from the same statistics
         known = known_stats(m) if known_stats is not None and of else None
-        for side, texts in (("a", ta), ("b", tb)):
+        for half, (side, texts) in enumerate((("a", ta), ("b", tb))):
             sub = [texts[i] if i in keep_set else None for i in range(dataset.n_segments)]
             segs, cands, refs = scorable(dataset, sub, rids)
             name = cmp.a if side == "a" else cmp.b
@@ -328,7 +330,11 @@ def with_metrics(cmp: Comparison, metrics: Sequence[str], progress: Progress = N
             if rows is not None:
                 st = rows
             else:
-                st = np.asarray(metric.segment_stats(cands, refs), dtype=float) if cands else np.zeros((0, 1))
+                # a model that reports its rows (a neural metric) moves the caller's bar meanwhile
+                report = sub_range(progress, (_done + k + half / 2) / n, (_done + k + (half + 1) / 2) / n,
+                                   f"scoring: {m} ({name})")
+                with metric.reporting(report) if report is not None else contextlib.nullcontext():
+                    st = np.asarray(metric.segment_stats(cands, refs), dtype=float) if cands else np.zeros((0, 1))
             if not cands:
                 sent = np.zeros(0)
             elif of:

@@ -39,15 +39,17 @@ TOKENIZERS = installed_tokenizers()
 
 
 @st.cache_resource(show_spinner=False, max_entries=24)
-def build(_ds, h, a, b, metrics, criteria, tokenize, norm, judged_only):
+def build(_ds, h, a, b, metrics, criteria, tokenize, norm, judged_only, _progress=None):
     """The comparison with ``metrics``: the human comparison first, then one metric at a time
-    (each step cached, so the page shows the headline as the metrics arrive)."""
+    (each step cached, so the page shows the headline as the metrics arrive; ``_progress``
+    moves the bar while the last of ``metrics`` scores)."""
     if not metrics:  # the token counts (every text tokenised) wait for the tables that need them
         return C.build(_ds, a, b, [], list(criteria), tokenize=tokenize, normalisation=norm, judged_only=judged_only,
                        lengths=False)
     prev = build(_ds, h, a, b, metrics[:-1], criteria, tokenize, norm, judged_only)
     # A's and B's statistics from the Systems page's disk cache when it has them (same values)
-    return C.with_metrics(prev, [metrics[-1]], known_stats=lambda m: known_system_stats(_ds, m, tokenize))
+    return C.with_metrics(prev, [metrics[-1]], progress=_progress,
+                          known_stats=lambda m: known_system_stats(_ds, m, tokenize))
 
 
 @st.cache_resource(show_spinner=False, max_entries=24)
@@ -158,13 +160,17 @@ try:
     if ("compare",) + key + (n_boot, n_ar, test) not in done:
         # the human rows first (no metric to score), then one metric at a time, each cached
         bar, cb = progress_bar("Scoring both systems…")
-        for i in range(len(metrics)):
-            part = build(ds, h, a, b, tuple(metrics[:i]), tuple(criteria), tokenize, norm, judged_only)
-            if part.signals and i:  # (i = 0: the human rows, shown above)
+        for i in range(len(metrics) + 1):  # every metric, the last one included, is scored under the bar
+            prog = None
+            if i:
+                what = (f"Scoring both systems: {metrics[i - 1]} ({i} of {len(metrics)}); the table above grows "
+                        "as each metric is scored")
+                cb((i - 1) / len(metrics), what)
+                prog = (lambda f, t, i=i, what=what: cb((i - 1 + f) / len(metrics), f"{what}: {t}"))
+            part = build(ds, h, a, b, tuple(metrics[:i]), tuple(criteria), tokenize, norm, judged_only, _progress=prog)
+            if part.signals and 0 < i < len(metrics):  # (i = 0: the human rows, shown above; the last: below)
                 head_slot.dataframe(table(part, key_of(metrics[:i]), "headline", n_boot, n_ar, test),
                                     hide_index=True, width="stretch", column_config=HEAD_FORMAT)
-            cb(i / len(metrics), f"Scoring both systems: {metrics[i]} ({i + 1} of {len(metrics)}); the table "
-                                 "above grows as each metric is scored")
         bar.empty()
     cmp = with_lengths(build(ds, h, a, b, tuple(metrics), tuple(criteria), tokenize, norm, judged_only), key)
     head = table(cmp, key, "headline", n_boot, n_ar, test)

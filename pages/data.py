@@ -125,7 +125,10 @@ with tab_add:
         "(`segments.tsv`, `references.tsv`, `outputs.tsv`, `judgements.tsv`, optional `tags.tsv`), "
         "plain text (`src.txt`, `ref.<name>.txt`, `sys.<name>.txt`), a Google MQM TSV, an "
         "mt-metrics-eval folder, or a WMT human-evaluation JSONL file (ESA scores and error spans, "
-        "`*.jsonl`). Everything is validated first; nothing is loaded if any problem is found.")
+        "`*.jsonl`). Human judgements may also come as an **Appraise** CSV export (`.csv`) or a "
+        "**Pearmut** annotation log (`.jsonl`) uploaded with the tidy files instead of `judgements.tsv`; "
+        "quality-control rows are kept apart. Everything is validated first; nothing is loaded if any problem "
+        "is found.")
     limit_mb = _upload_limit_mb()
     files = st.file_uploader(
         f"Files or a zip (up to {limit_mb} MB per file)", accept_multiple_files=True, key="uploader",
@@ -159,7 +162,10 @@ with tab_add:
                 st.warning("Choose files to upload or type a path first.")
                 src = None
             if src is not None:
+                from evalcore.io.judgement_io import with_platform_judgements
+
                 with st.spinner("Validating…"):
+                    src, platform_notes = with_platform_judgements(src)  # an Appraise/Pearmut export, if any
                     coll = load_collection(src, name=name or None, quoting="none" if unquoted else "csv")
                 wanted = workspace.safe_name(name or next(iter(coll.values())).name)
                 existed = workspace.exists(wanted)
@@ -173,7 +179,7 @@ with tab_add:
                 st.success(f"{what} ({md(', '.join(k or '-' for k in coll))}), "
                            f"read {'unquoted' if unquoted else 'with RFC 4180 quoting'}.{note} "
                            "Choose it in the sidebar.")
-                warnings = [w for d in coll.values() for w in d.warnings]
+                warnings = platform_notes + [w for d in coll.values() for w in d.warnings]
                 if warnings:
                     from evalcore.problems import Report
                     show_report(Report(warnings), key="import_report")

@@ -21,10 +21,10 @@ QARLA_NREFS = common_view.qarla_nrefs(ds)  # nrefs of each comparison in the sig
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
-def figure1_row(_ds, h, metric, ties, average, bootstrap):
+def figure1_row(_ds, h, metric, ties, average, bootstrap, _progress=None):
     """ORANGE and KING of one metric (the rows of Figure 1 are independent, so the page draws
-    the figure as each metric's similarities arrive)."""
-    return human_likeness_view.figure1_table(_ds, [metric], ties, average, bootstrap)
+    the figure as each metric's similarities arrive; ``_progress`` moves the bar meanwhile)."""
+    return human_likeness_view.figure1_table(_ds, [metric], ties, average, bootstrap, progress=_progress)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -63,8 +63,10 @@ try:
     bar, cb = progress_bar("Scoring every reference and output against the other references…")
     parts = []
     for i, m in enumerate(metrics):
-        cb(i / len(metrics), f"ORANGE and KING: {m} ({i + 1} of {len(metrics)}; each reference held out in turn)")
-        parts.append(figure1_row(ds, h, m, ties, average, int(boot)))
+        what = f"ORANGE and KING: {m} ({i + 1} of {len(metrics)}; each reference held out in turn)"
+        cb(i / len(metrics), what)
+        parts.append(figure1_row(ds, h, m, ties, average, int(boot),
+                                 _progress=lambda f, t, i=i, what=what: cb((i + f) / len(metrics), f"{what}: {t}")))
         if ("hl",) + key not in done and i < len(metrics) - 1:  # the figure so far, while the next metric is scored
             fig_slot.plotly_chart(P.figure1(pd.concat(parts, ignore_index=True)), width="stretch")
     table = pd.concat(parts, ignore_index=True)

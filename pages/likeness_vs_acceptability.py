@@ -85,9 +85,11 @@ try:
     bar, cb = progress_bar("QUEEN values and correlations…")
     parts = []
     for i, m in enumerate(metrics):
-        cb(i / len(metrics), f"Figure 3: {m} ({i + 1} of {len(metrics)})")
+        what = f"Figure 3: {m} ({i + 1} of {len(metrics)})"
+        cb(i / len(metrics), what)
         parts.append(points(ds, h, (m,), criterion, None, method, level, mode, norm, ties, average, int(boot),
-                            judged_only, groups=likeness_vs_acceptability_view.GROUPS[:2]))
+                            judged_only, groups=likeness_vs_acceptability_view.GROUPS[:2],
+                            _progress=lambda f, t, i=i, what=what: cb((i + f) / len(metrics), f"{what}: {t}")))
         if ("lva",) + pk not in done and i < len(metrics) - 1:  # the figure so far, while the next metric is scored
             fig_slot.plotly_chart(P.figure3(pd.concat(parts, ignore_index=True),
                                             f"{method} with {criterion} ({level} level)"), width="stretch")

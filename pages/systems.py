@@ -29,10 +29,11 @@ def system_table(_ds, h, metrics, criteria, baseline, include_refs, norm, n_boot
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def point_table(_ds, h, metrics, criteria, include_refs, norm, ref_ids=None, judged_only=None):
-    """Scores without CIs or tests (what the page shows first, metric by metric)."""
+def point_table(_ds, h, metrics, criteria, include_refs, norm, ref_ids=None, judged_only=None, _progress=None):
+    """Scores without CIs or tests (what the page shows first, metric by metric; ``_progress``
+    moves the bar while a metric scores, e.g. a neural one)."""
     return systems_view.system_table(_ds, list(metrics), list(criteria), None, include_refs, norm, 0, "bootstrap",
-                          ref_ids=list(ref_ids) if ref_ids else None, judged_only=judged_only)
+                          progress=_progress, ref_ids=list(ref_ids) if ref_ids else None, judged_only=judged_only)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -167,8 +168,10 @@ try:
             parts = [point_table(ds, h, (), tuple(criteria), include_refs, norm, ref_ids, judged_only)]
             show_scores(parts[0], False)
         for i, m in enumerate(metrics):
-            cb(i / max(len(metrics), 1), f"Corpus scores: {m} ({i + 1} of {len(metrics)})")
-            parts.append(point_table(ds, h, (m,), (), include_refs, norm, ref_ids, judged_only))
+            what = f"Corpus scores: {m} ({i + 1} of {len(metrics)})"
+            cb(i / max(len(metrics), 1), what)
+            parts.append(point_table(ds, h, (m,), (), include_refs, norm, ref_ids, judged_only,
+                                     _progress=lambda f, t, i=i, what=what: cb((i + f) / len(metrics), f"{what}: {t}")))
             show_scores(pd.concat(parts, ignore_index=True), False)
         bar.empty()
     bar, cb = progress_bar(f"Bootstrap CIs ({int(n_boot)} resamples) and paired tests against the baseline…")

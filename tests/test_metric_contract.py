@@ -35,7 +35,7 @@ CAP = 30  # the lowered cap of the long-segment checks
 HOOKS = ["sentence_score", "signature", "similarity", "segment_stats", "score_from_stats", "corpus_score",
          "scores_from_sums", "sentence_scores", "segment_block", "segment_blocks", "sentence_scores_of",
          "family_segment_stats", "prepare", "tokens", "refuses", "with_shared_state", "state_from_arrays",
-         "with_tokenize", "oriented"]
+         "with_tokenize", "oriented", "reporting"]
 
 
 def _params(fn) -> list[str]:

@@ -36,6 +36,7 @@ Dask path (:mod:`evalcore.parallel`) call the hooks directly instead of probing 
 """
 from __future__ import annotations
 
+import contextlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
@@ -142,6 +143,12 @@ class Metric(ABC):
         from the references). Called by every scoring path before the first segment; returns
         ``self``. Default: nothing to fit."""
         return self
+
+    def reporting(self, progress) -> "contextlib.AbstractContextManager":
+        """A context within which the metric reports the rows it scores to ``progress(done,
+        total)``, for a caller's progress bar while one call scores many rows (neural models);
+        the scores do not change. Default: nothing to report (the caller reports between calls)."""
+        return contextlib.nullcontext()
 
     def segment_blocks(self, blocks: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[tuple[np.ndarray, np.ndarray]]:
         """:meth:`segment_block` of several segments, ``blocks`` = ``[(cands, refs), ...]``;

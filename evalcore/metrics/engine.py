@@ -215,13 +215,27 @@ def _compute_many(dataset: Dataset, ax: dict, todo: list, out: dict, progress: P
     all_q, all_p = list(range(A)), list(range(J))
     step = max(1, S // 100)
     next_report = step
+    reported = 0.0
+
+    def report(done: int) -> None:  # segments done; progress never moves backwards
+        nonlocal reported
+        if progress and done > reported:
+            reported = done
+            progress(done, S)
+
     for b0 in range(0, S, BATCH_SEGMENTS):
         segs = [s for s in range(b0, min(S, b0 + BATCH_SEGMENTS)) if layout[s][0]]
         blocks = [(layout[s][2], layout[s][3]) for s in segs]
-        for (metric, _), (sys_ref, ref_ref, loo_sys, loo_ref) in zip(todo, arrays):
+        for mi, ((metric, _), (sys_ref, ref_ref, loo_sys, loo_ref)) in enumerate(zip(todo, arrays)):
             if not blocks:
                 break
-            res = metric.segment_blocks(blocks)
+            if progress:  # a metric that reports its rows (a neural model) moves the bar meanwhile
+                span = (min(S, b0 + BATCH_SEGMENTS) - b0) / len(todo)
+                with metric.reporting(lambda d, of, lo=b0 + mi * span, span=span:
+                                      report(int(lo + span * d / max(of, 1)))):
+                    res = metric.segment_blocks(blocks)
+            else:
+                res = metric.segment_blocks(blocks)
             orient = metric.oriented
             for s, (sim, loo) in zip(segs, res):
                 P, Q = layout[s][0], layout[s][1]
@@ -246,10 +260,10 @@ def _compute_many(dataset: Dataset, ax: dict, todo: list, out: dict, progress: P
         done = min(S, b0 + BATCH_SEGMENTS)
         if progress:
             while next_report <= done:
-                progress(next_report, S)
+                report(next_report)
                 next_report += step
-            if done == S and (next_report - step) != S:
-                progress(S, S)
+            if done == S:
+                report(S)
     for (metric, path), (sys_ref, ref_ref, loo_sys, loo_ref) in zip(todo, arrays):
         t = SimTensors(metric_id=metric.id, seg_ids=seg_ids, systems=systems, ref_ids=ref_ids, sys_ref=sys_ref,
                        ref_ref=ref_ref, loo_sys=loo_sys, loo_ref=loo_ref, signature=metric.signature(),

@@ -13,6 +13,7 @@ The source of a segment (COMET, CometKiwi, xCOMET, MetricX-24) is found from its
 """
 from __future__ import annotations
 
+import contextlib
 import sys
 from dataclasses import dataclass, replace
 from importlib import metadata
@@ -112,13 +113,26 @@ class NeuralMetric(Metric):
         self._progress = None  # one stderr progress line per metric, across its chunks
         self._expected = 0  # rows a dataset's full scoring plan holds (an upper bound)
         self._done = 0
+        self._sink = None  # a caller's progress(done, total) for the model's rows (see reporting)
 
     # ---- pickling (Dask): settings and the source index travel, models and caches do not --
     def __getstate__(self):
         state = dict(self.__dict__)
         state["_cache"] = None
         state["_progress"] = None
+        state["_sink"] = None
         return state
+
+    @contextlib.contextmanager
+    def reporting(self, progress):
+        """Within the block, the model's progress on the rows it scores goes to
+        ``progress(done, total)`` (e.g. a page's bar while one call scores many rows) instead of
+        the stderr line. The scores do not change: the same rows, the same batches."""
+        old, self._sink = self._sink, progress
+        try:
+            yield
+        finally:
+            self._sink = old
 
     # ---- model ----------------------------------------------------------------------------
     def path(self) -> Path:
@@ -221,6 +235,8 @@ class NeuralMetric(Metric):
             model = scorer(self.kind, self.path(), self.device(), self.config.precision, self.config.allow_download,
                            self.config.threads)
             s, c, r = (list(x) for x in zip(*(uniq[k] for k in todo)))
+            if progress is None and self._sink is not None:
+                progress = self._sink
             if progress is None and self.config.progress:
                 progress = self._stderr_progress(len(todo))
             values, truncated = model.score(s, c, r, self.config.batch_size, self.max_length(), progress)
