@@ -37,10 +37,11 @@ def run(args) -> int:
     missing = [x for x in lps if x not in coll]
     if missing:
         raise ValueError(f"language pair(s) {missing} not in {args.path}; it has {', '.join(coll)}")
-    tables = [dataset_judgements(coll[lp], args.judgement) for lp in lps]
-    for t in tables:
-        if t.attrs.get("note"):
-            print(f"note: {t.attrs['note']}", file=sys.stderr)
+    results = [dataset_judgements(coll[lp], args.judgement) for lp in lps]
+    for res in results:
+        for n in res.notes:
+            print(f"note: {n}", file=sys.stderr)
+    tables = [res.table for res in results]
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
     if table.empty:
         raise ValueError(f"{args.path} has no segment-level judgements to write")

@@ -221,11 +221,11 @@ def read_appraise(data: bytes, name: str = "appraise.csv", *, judgement: str | N
                                  "a comma inside an unquoted field, or rows of two different exports?")
     if len(wrong_count) > MAX_LISTED:
         report.error(name, None, f"{len(wrong_count) - MAX_LISTED} more rows with the wrong number of fields not listed")
-    for kind, found in listed.items():
-        for line, message in found[:MAX_LISTED]:
+    for kind, entries in listed.items():
+        for line, message in entries[:MAX_LISTED]:
             report.error(name, line, message)
-        if len(found) > MAX_LISTED:
-            report.error(name, None, f"{len(found) - MAX_LISTED} more rows with {kind} not listed")
+        if len(entries) > MAX_LISTED:
+            report.error(name, None, f"{len(entries) - MAX_LISTED} more rows with {kind} not listed")
     # a row repeated verbatim (same timestamps too) is the same annotation exported twice
     seen: dict[tuple, int] = {}
     for v, line in zip(rows, lines):
@@ -265,16 +265,17 @@ def read_appraise(data: bytes, name: str = "appraise.csv", *, judgement: str | N
     set_aside["line"] = aside_lines
     warnings = Report()
     for kind in list(QC_TYPES) + ["document"]:
-        ls = [ln for ln, t in zip(aside_lines, aside_types) if t == kind]
-        if ls:
+        kind_lines = [ln for ln, t in zip(aside_lines, aside_types) if t == kind]
+        if kind_lines:
             what = ITEM_TYPES.get(kind, "score of a whole document (isCompleteDocument = True)")
-            warnings.warning(name, ls[0], f"{len(ls)} row(s) of type {kind} ({what}; {describe_lines(ls)}) are "
-                                          "set aside, not counted as segment scores")
-    key = ["lp", "system", "seg_id", "rater", "judgement"]
-    rep = judgements[judgements.duplicated(key, keep=False)]
+            warnings.warning(name, kind_lines[0], f"{len(kind_lines)} row(s) of type {kind} ({what}; "
+                                                  f"{describe_lines(kind_lines)}) are set aside, not counted "
+                                                  "as segment scores")
+    dup_key = ["lp", "system", "seg_id", "rater", "judgement"]
+    rep = judgements[judgements.duplicated(dup_key, keep=False)]
     if len(rep):
         rep_lines = [out_lines[i] for i in rep.index]
-        groups = rep.groupby(key, sort=False).ngroups
+        groups = rep.groupby(dup_key, sort=False).ngroups
         warnings.warning(name, rep_lines[0], f"{groups} output(s) rated more than once by the same rater at "
                                              f"different times ({describe_lines(rep_lines)}); all rows are kept "
                                              "and counted separately")

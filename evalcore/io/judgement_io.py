@@ -12,10 +12,12 @@ the CLI (``import-judgements``, ``export-judgements``) and the Data page.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pandas as pd
 
 from ..problems import Report
+from ..results import Result
 from .appraise import JudgementImport, read_appraise
 from .text import describe_lines
 
@@ -87,10 +89,14 @@ def write_text(path: str | os.PathLike, text: str) -> None:
     atomic_write(path, lambda fh: fh.write(text))
 
 
-def dataset_judgements(ds, judgement: str | None = None) -> pd.DataFrame:
+def dataset_judgements(ds, judgement: str | None = None) -> Result:
     """The segment-level judgements of ``ds`` (one criterion: ``judgement``, or the only one)
     with ``lp`` and, when the dataset was loaded from a judgements.tsv with platform fields
-    (doc_id, start_time, esa_spans_json, ...), those fields, matched row by row."""
+    (doc_id, start_time, ...), those fields, matched row by row; ESA spans (kept once, in the
+    ``esa_spans`` extra table) come back as the ``esa_spans_json`` column. The notes say what
+    could not be matched."""
+    from .spans import ESA_COLUMN, ESA_EXTRA
+
     j = ds.judgements
     names = list(dict.fromkeys(j["judgement"]))
     if judgement is None:
@@ -113,9 +119,19 @@ def dataset_judgements(ds, judgement: str | None = None) -> pd.DataFrame:
         note = (f"{ds.lp}: the extra columns of judgements.tsv ({', '.join(c for c in extra.columns if c not in key)}) "
                 "could not be matched row by row to the judgements (rows without a segment, or a reordered "
                 "table): they are not written")
+    esa = ds.extras.get(ESA_EXTRA)
+    notes = [note] if note else []
+    if esa is not None and ESA_COLUMN not in out and ESA_COLUMN in esa:
+        ekey = ["system", "seg_id", "rater"]
+        spans = esa[ekey + [ESA_COLUMN]].astype(str)
+        if spans.duplicated(ekey).any():
+            notes.append(f"{ds.lp}: a rater marked ESA spans on the same output more than once: the spans "
+                         "cannot be matched to one judgement each and are not written")
+        else:
+            merged = out[ekey].astype(str).merge(spans, on=ekey, how="left")
+            out[ESA_COLUMN] = merged[ESA_COLUMN].fillna("").to_numpy()
     out = out[out["judgement"] == judgement].reset_index(drop=True)
-    out.attrs["note"] = note
-    return out
+    return Result(out, notes=tuple(notes))
 
 
 def _looks_like(fmt: str, data: bytes) -> bool:
@@ -191,7 +207,7 @@ def with_platform_judgements(src):
     if lp is not None:
         notes.append(Problem("warning", name, None, f"its judgements are read as language pair {lp!r}, the pair of "
                                                     "the uploaded dataset"))
-    files = {n: rest.read(n) for n in rest.names()}
+    files: dict[str, bytes | Path] = {n: rest.read(n) for n in rest.names()}
     files["judgements.tsv"] = judgements_tsv(imp.judgements).encode("utf-8")
     if len(imp.set_aside):
         files["extra_judgements_set_aside.tsv"] = judgements_tsv(imp.set_aside).encode("utf-8")

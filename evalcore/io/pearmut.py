@@ -127,7 +127,8 @@ def _item(item, ann, user: str, item_i, special: str | None, line: int, problem,
                                     "(Pearmut's README: needed to match annotations to segments)")
         return False
     seg = str(seg).strip()
-    tgt = item.get("tgt") if isinstance(item.get("tgt"), dict) else {}
+    tgt_field = item.get("tgt")
+    tgt: dict = tgt_field if isinstance(tgt_field, dict) else {}
     if isinstance(item.get("src"), str):
         sources.setdefault(seg, item["src"])
     kind = special or ("attention" if item.get("validation") else None)
@@ -172,7 +173,10 @@ def read_pearmut(data: bytes, name: str = "annotations.jsonl", *, judgement: str
         raise DataError(report)
     lp = lp or ""
     found: dict[str, list[tuple[int, str]]] = {}
-    rows, aside, texts, sources = [], [], {}, {}
+    rows: list = []
+    aside: list = []
+    texts: dict = {}
+    sources: dict = {}
     last_submission: dict[tuple, int] = {}
 
     def problem(kind: str, line: int, message: str) -> None:
@@ -210,7 +214,8 @@ def read_pearmut(data: bytes, name: str = "annotations.jsonl", *, judgement: str
         raise DataError(report)
     single = judgement or ("esa" if any_spans else "da")
     # a document submitted again by the same user: Pearmut counts the last submission
-    kept, superseded = [], []
+    kept: list = []
+    superseded: list = []
     for line, r in rows:
         (kept if last_submission[(r["rater"], r["item_i"])] == line else superseded).append((line, r))
     aside += [(line, r, "superseded") for line, r in superseded]
@@ -260,7 +265,7 @@ def pearmut_jsonl(judgements: pd.DataFrame, texts: pd.DataFrame | None = None,
     tmap = {} if texts is None else {(str(s), str(g)): t for s, g, t in texts[["system", "seg_id", "text"]].itertuples(index=False)}
     smap = {} if sources is None else dict(zip(sources["seg_id"].astype(str), sources["source"]))
     group = "item_i" if "item_i" in judgements else "seg_id"
-    lines = []
+    lines: list[str] = []
     for (rater, gid), sub in judgements.groupby(["rater", group], sort=False):
         items, anns = [], []
         for seg, s2 in sub.groupby("seg_id", sort=False):
@@ -278,7 +283,7 @@ def pearmut_jsonl(judgements: pd.DataFrame, texts: pd.DataFrame | None = None,
                 item["src"] = smap[str(seg)]
             items.append(item)
             anns.append(ann)
-        item_i = int(gid) if group == "item_i" and str(gid).isdigit() else gid if group == "item_i" else len(lines)
+        item_i = int(str(gid)) if group == "item_i" and str(gid).isdigit() else gid if group == "item_i" else len(lines)
         lines.append(json.dumps({"user_id": rater, "item_i": item_i, "item": items, "annotation": anns},
                                 ensure_ascii=False))
     return "".join(ln + "\n" for ln in lines)
