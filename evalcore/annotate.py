@@ -14,7 +14,7 @@ go straight into it, beside the experts' (docs/formats.md, "Class annotations"; 
   original; a *repeat* of an item should score about the same. :func:`task_sequence` places them
   after their original; :func:`qc_report` checks them per rater.
 * :func:`save_judgement` appends one judgement to the saved dataset through
-  :func:`evalcore.workspace.update` (read-modify-write under the dataset's lock, verified load-back,
+  :func:`evalcore.io.workspace.update` (read-modify-write under the dataset's lock, verified load-back,
   atomic swap): another rater's rows are never touched. Ordinary items become ordinary judgement
   rows (criterion ``class_da`` / ``class_esa``; ESA spans in the ``esa_spans`` extra table, the
   JSON of ``esa_spans_json``: :mod:`evalcore.io.spans`); *every* save, quality-control ones
@@ -359,7 +359,7 @@ def save_judgement(name: str, lp: str, rater: str, protocol: str, task: Task, sc
     ``lp``) and return the stored name; raises ``ValueError`` (bad rater name, protocol, score or
     span, unknown output, a task this rater already saved) before anything is written.
 
-    Under the dataset's lock (:func:`evalcore.workspace.update`) the newest version is loaded,
+    Under the dataset's lock (:func:`evalcore.io.workspace.update`) the newest version is loaded,
     the rows are appended — a log row always; for an ``item`` also the judgement row (criterion
     :data:`CRITERIA` [protocol]) and, for ESA, the spans row — and the result replaces it only
     once it loads back identical. Every other row is kept as it was (checked)."""

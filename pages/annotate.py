@@ -4,8 +4,8 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore import annotate as A
-from evalcore import workspace
-from evalcore.highlight import box, escape
+from evalcore.io import workspace
+from evalcore.present.highlight import box, escape
 from evalcore.views import annotate as V
 from pages.common import current_collection, current_dataset, ensure_shell, latest_saved, md, show_exception
 
@@ -89,7 +89,7 @@ if task is None:
 
 ctx = V.task_context(ds, task, plan.show_reference)
 task_key = f"{protocol}|{task.kind}|{task.system}|{task.seg_id}"
-st.markdown(V.source_html(ctx["source"]), unsafe_allow_html=True)  # escaped (evalcore.highlight)
+st.markdown(V.source_html(ctx["source"]), unsafe_allow_html=True)  # escaped (evalcore.present.highlight)
 for ref_id, text in ctx["references"][:1]:
     st.markdown(box(f"Reference ({ref_id})", escape(text)), unsafe_allow_html=True)
 

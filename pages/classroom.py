@@ -5,7 +5,7 @@ import streamlit as st
 
 from evalcore import annotate as A
 from evalcore.views import classroom as V
-from evalcore.views.common import default_metrics
+from evalcore.scoring.defaults import default_metrics
 from pages.common import current_dataset, download_table, ensure_shell, latest_saved, md, show_exception
 
 ensure_shell(__file__)

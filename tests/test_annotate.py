@@ -151,7 +151,7 @@ def test_spans_are_checked_against_the_text():
 # ------------------------------------------------------------------------- saving
 @pytest.fixture
 def saved(workspace_home):
-    from evalcore import workspace
+    from evalcore.io import workspace
     from evalcore.io import load_collection
 
     coll = load_collection(SAMPLE, name="s")
@@ -160,7 +160,7 @@ def saved(workspace_home):
 
 
 def test_save_appends_rows_and_keeps_everything_else(saved):
-    from evalcore import workspace
+    from evalcore.io import workspace
 
     saved_at = workspace.list_saved()[0]["saved_at"]
     time.sleep(1.1)  # saved_at has one-second resolution
@@ -200,7 +200,7 @@ def test_save_appends_rows_and_keeps_everything_else(saved):
 
 
 def test_qc_items_stay_out_of_the_judgements(saved):
-    from evalcore import workspace
+    from evalcore.io import workspace
 
     name, lp, coll = saved
     plan = A.Plan(items_per_student=10, overlap=0.5, qc=True)
@@ -230,7 +230,7 @@ _CHILD = textwrap.dedent("""
 
 
 def test_two_concurrent_writers_both_keep_their_rows(saved, tmp_path):
-    from evalcore import workspace
+    from evalcore.io import workspace
 
     name, lp, coll = saved
     script = tmp_path / "child.py"
@@ -280,7 +280,7 @@ _KILLED = textwrap.dedent("""
 
 @pytest.mark.parametrize("point", ["written", "between_renames"])
 def test_a_writer_killed_mid_save_leaves_a_loadable_version(saved, tmp_path, point):
-    from evalcore import workspace
+    from evalcore.io import workspace
 
     name, lp, coll = saved
     ds = workspace.load_saved(name)[lp]
@@ -308,7 +308,7 @@ def test_a_writer_killed_mid_save_leaves_a_loadable_version(saved, tmp_path, poi
 
 
 def test_plan_round_trip_and_defaults():
-    from evalcore.dataset import Dataset
+    from evalcore.core.dataset import Dataset
 
     ds = Dataset("x", "", pd.DataFrame({"seg_id": ["1"]}))
     assert A.plan_of(ds) == A.Plan()
@@ -321,8 +321,8 @@ def test_plan_round_trip_and_defaults():
 def test_saves_into_one_pair_of_a_multi_pair_dataset(workspace_home):
     """A table new to the dataset (the log, the plan) is one file for every pair: the other
     pairs get it empty, and their own rows stay as they were."""
-    from evalcore import workspace
-    from evalcore.dataset import Dataset
+    from evalcore.io import workspace
+    from evalcore.core.dataset import Dataset
     from evalcore.io import load_collection
 
     ds = next(iter(load_collection(SAMPLE, name="s").values()))

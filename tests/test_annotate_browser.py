@@ -25,7 +25,7 @@ def test_two_students_annotate_concurrently_and_the_class_page_shows_both(tmp_pa
     from playwright.sync_api import sync_playwright
 
     from evalcore import annotate as A
-    from evalcore import workspace
+    from evalcore.io import workspace
     from evalcore.io import load_collection
 
     home = tmp_path / "home"

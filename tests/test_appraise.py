@@ -16,7 +16,7 @@ import pytest
 
 from conftest import ROOT
 from evalcore.io.appraise import appraise_csv, read_appraise, read_appraise_file
-from evalcore.problems import DataError
+from evalcore.core.problems import DataError
 
 FIXTURE = ROOT / "tests" / "fixtures" / "appraise" / "esa_small.csv"
 
@@ -242,7 +242,7 @@ def test_an_uploaded_appraise_export_becomes_the_datasets_judgements(tmp_path):
 def test_data_page_saves_an_appraise_export_with_the_tidy_files(workspace_home, tmp_path):
     from streamlit.testing.v1 import AppTest
 
-    from evalcore import workspace
+    from evalcore.io import workspace
 
     folder = _tidy_without_judgements(tmp_path / "campaign")
     (folder / "wave.csv").write_bytes(FIXTURE.read_bytes())

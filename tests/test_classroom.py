@@ -25,7 +25,7 @@ def _score(rater: str, system: str, seg: str) -> float:
 def classroom(tmp_path_factory):
     """Three students' DA judgements saved one by one into a saved copy of the sample (built
     once for the module: 42 saves)."""
-    from evalcore import workspace
+    from evalcore.io import workspace
     from evalcore.io import load_collection
 
     home = tmp_path_factory.mktemp("classroom") / "home"
@@ -181,7 +181,7 @@ def test_schulze_of_the_class_by_brute_force(classroom):
 
 # ------------------------------------------------------------------------- the pages
 def _label(name):
-    from evalcore import workspace
+    from evalcore.io import workspace
 
     return next(f"{m['name']} (saved {m.get('saved_at') or '?'})" for m in workspace.list_saved() if m["name"] == name)
 
@@ -201,7 +201,7 @@ def _open(page: str, state: dict):
 
 
 def test_pages_save_a_judgement_and_the_class_page_shows_it(workspace_home):
-    from evalcore import workspace
+    from evalcore.io import workspace
     from evalcore.io import load_collection
 
     coll = load_collection(SAMPLE, name="s")
@@ -253,7 +253,7 @@ def test_pages_save_a_judgement_and_the_class_page_shows_it(workspace_home):
 
 
 def test_bad_rater_name_is_refused_on_the_page(workspace_home):
-    from evalcore import workspace
+    from evalcore.io import workspace
     from evalcore.io import load_collection
 
     name = workspace.save(load_collection(SAMPLE, name="s"), "class")
@@ -264,7 +264,7 @@ def test_bad_rater_name_is_refused_on_the_page(workspace_home):
 
 
 def test_the_teacher_saves_a_copy_of_the_sample_and_the_settings(workspace_home):
-    from evalcore import workspace
+    from evalcore.io import workspace
 
     at = _open("annotate", {})
     assert any("not one" in i.value for i in at.info)  # the bundled sample is not a saved dataset

@@ -1,4 +1,4 @@
-"""The WMT22 metrics-task recipe (evalcore.metatask_tasks "wmt22") against mt-metrics-eval.
+"""The WMT22 metrics-task recipe (evalcore.analysis.metatask_tasks "wmt22") against mt-metrics-eval.
 
 The recipe comes from mt-metrics-eval's wmt22_metrics.ipynb (not in the oracle snapshot, whose
 tasks.py has no WMT22 task set): global system-level accuracy (more than one pair, no human
@@ -30,7 +30,7 @@ FN = {"pearson": scipy.stats.pearsonr, "kendall": scipy.stats.kendalltau}
 
 def _run(name, task, lps=None):
     from evalcore.io import load_collection
-    from evalcore.metatask import run_metatask
+    from evalcore.analysis.metatask import run_metatask
 
     coll = load_collection(str(shared(name)))
     res, notes, _ = run_metatask(coll, task, lps=lps, metrics=METRICS)
@@ -88,7 +88,7 @@ def _check(res, weights):
 
 
 def test_wmt22_recipe_on_wmt21_news_mqm_matches_mtme():
-    from evalcore.metatask_tasks import TASKS
+    from evalcore.analysis.metatask_tasks import TASKS
 
     # wmt21's reference is named ref-A (WMT22's refA); no outlier system of WMT22 in this data
     task = dataclasses.replace(TASKS["wmt22"], std_ref="ref-A")
@@ -115,7 +115,7 @@ def test_wmt22_recipe_on_wmt21_news_mqm_matches_mtme():
 
 @pytest.fixture(scope="module")
 def esa22():
-    from evalcore.metatask_tasks import TASKS
+    from evalcore.analysis.metatask_tasks import TASKS
 
     return _run("wmt24_esa", TASKS["wmt22"], lps=["en-cs"])
 

@@ -67,7 +67,7 @@ def test_root_lists_test_sets_and_reads_each_with_the_test_set_reader(root):
 def test_root_problems_of_every_test_set_come_together(root, tmp_path):
     from evalcore.io import FileSource
     from evalcore.io.mtme import read_root
-    from evalcore.problems import DataError
+    from evalcore.core.problems import DataError
 
     bad = tmp_path / "root"
     shutil.copytree(root, bad)
@@ -90,7 +90,7 @@ def test_metatask_on_the_root_equals_the_original_data(root, tmp_path):
     (a pair's p-value of i > j and of j > i differ by the probability of an exact tie, which
     the integer ESA scores have), and the export writes the systems sorted by name."""
     from evalcore.io import load_collection, load_test_set
-    from evalcore.metatask import run_metatask
+    from evalcore.analysis.metatask import run_metatask
 
     out = tmp_path / "t.tsv"
     rc, err = _quiet(["metatask", str(root), "--task", "wmt24", "--lp", "en-cs", "--metrics", "chrf,stored:chrf",

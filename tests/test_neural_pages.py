@@ -35,9 +35,9 @@ pytestmark = pytest.mark.skipif(_neural_ready() is not None, reason=str(_neural_
 def _tiny_label(n: int) -> str:
     """``n`` segments of the sample, saved and chosen in the sidebar (each page its own ``n``:
     another content hash, so no in-process cache of an earlier page answers for the model)."""
-    from evalcore import workspace
+    from evalcore.io import workspace
     from evalcore.io import load_collection
-    from evalcore.views.common import scoped
+    from evalcore.scoring.defaults import scoped
 
     tiny = {}
     for lp, ds in load_collection(SAMPLE).items():

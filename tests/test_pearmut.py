@@ -17,7 +17,7 @@ import pytest
 
 from conftest import ROOT
 from evalcore.io.pearmut import pearmut_jsonl, read_pearmut, read_pearmut_file
-from evalcore.problems import DataError
+from evalcore.core.problems import DataError
 
 FIXTURE = ROOT / "tests" / "fixtures" / "pearmut" / "annotations.jsonl"
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evalcore import spans as S
+from evalcore.analysis import spans as S
 from evalcore.io import load_collection, load_dataset
 from evalcore.io.spans import dataset_spans, severity_counts
-from evalcore.problems import DataError
+from evalcore.core.problems import DataError
 from evalcore.stats.bootstrap import percentile_ci, resample_indices
 
 from conftest import shared
@@ -181,7 +181,7 @@ def test_html_in_a_category_is_kept_as_text(tmp_path):
     assert any("markup" in p.message for p in st.problems)
     sp = st.spans.iloc[0]
     assert (sp.start, sp.end, sp.category) == (0, 1, "<script>alert(1)</script>")
-    from evalcore.highlight import char_spans_html
+    from evalcore.present.highlight import char_spans_html
 
     html = char_spans_html("x y", [(0, 1, "major", sp.category)])
     assert "<script>" not in html and "&lt;script&gt;" in html
@@ -365,7 +365,7 @@ def test_metric_spans_scored_like_marks_hand_worked(tmp_path):
 
 
 def test_metric_spans_on_the_divergence_layers_and_escaped(tmp_path):
-    from evalcore import highlight as H
+    from evalcore.present import highlight as H
     from evalcore.views import spans as V
 
     folder = _tidy(tmp_path / "d", [["sysA", "1", "the cat sat"]], [["sysA", "1", "r1", "esa", "60", _esa((4, 7, "major"))]],

@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 import pytest
 
-from evalcore import spans as S
+from evalcore.analysis import spans as S
 from evalcore.io import FileSource, load_collection, load_dataset
 from evalcore.io.spans import dataset_spans
 from evalcore.io.tidy import write_tidy
-from evalcore.problems import DataError
+from evalcore.core.problems import DataError
 
 from conftest import ROOT
 

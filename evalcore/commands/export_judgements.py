@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 
 NAME = "export-judgements"
-OUTPUTS = ("out",)  # checked before any work (evalcore.export.check_outputs)
+OUTPUTS = ("out",)  # checked before any work (evalcore.core.export.check_outputs)
 HANDLES_ALL_LPS = True  # every pair (or those of --lp) goes into the one file
 HELP = "Write a dataset's human judgements in Appraise's CSV export layout or as Pearmut annotation lines."
 

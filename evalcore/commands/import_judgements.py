@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 
 NAME = "import-judgements"
-OUTPUTS = ("out", "set_aside")  # checked before any work (evalcore.export.check_outputs)
+OUTPUTS = ("out", "set_aside")  # checked before any work (evalcore.core.export.check_outputs)
 HANDLES_ALL_LPS = True  # --lp renames the pair; it never runs per pair
 HELP = ("Read human judgements exported by Appraise (CSV) or Pearmut (JSONL) into a tidy judgements.tsv; "
         "quality-control rows are written apart.")
@@ -44,9 +44,9 @@ def _set_aside_path(args) -> str:
 
 
 def run(args) -> int:
-    from ..export import check_outputs
+    from ..core.export import check_outputs
     from ..io.judgement_io import check_against, judgements_tsv, read_export_file, write_text
-    from ..problems import DataError
+    from ..core.problems import DataError
 
     aside_path = _set_aside_path(args)
     check_outputs([aside_path])

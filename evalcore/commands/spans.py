@@ -2,7 +2,7 @@
 meta-evaluation (methods §5.13): precision, recall and F1 of the characters each metric marks
 (BLEU unmatched tokens, chrF unmatched characters, TER edits) against the human error spans
 (ESA or MQM) per severity, micro and macro, with bootstrap CIs; the inter-rater ceiling where
-several raters annotated one output. See :mod:`evalcore.spans`.
+several raters annotated one output. See :mod:`evalcore.analysis.spans`.
 """
 from __future__ import annotations
 
@@ -42,8 +42,8 @@ def run(args) -> int:
     import pandas as pd
 
     from ..io.spans import dataset_spans
-    from ..progress import StderrProgress
-    from ..spans import MARKERS, error_profile, item_counts, metric_span_counts, rater_pairs, span_scores
+    from ..core.progress import StderrProgress
+    from ..analysis.spans import MARKERS, error_profile, item_counts, metric_span_counts, rater_pairs, span_scores
     from . import _tok
     from ._lp import dataset, emit
 
@@ -98,7 +98,7 @@ def _metric_table(args, ds):
     from pathlib import Path
 
     from ..io.spans import METRIC_EXTRA, metric_span_table, read_metric_spans
-    from ..problems import DataError, Report
+    from ..core.problems import DataError, Report
 
     if args.metric_spans:
         path = Path(args.metric_spans)

@@ -47,7 +47,7 @@ What is kept where (nothing is dropped, docs/formats.md "Appraise and Pearmut"):
   of a system's segment, so they never enter the judgements; each kind is reported with its
   lines, and the CLI writes them to a file of their own.
 
-Problems, all at once, with file and line (:class:`~evalcore.problems.DataError`): a row
+Problems, all at once, with file and line (:class:`~evalcore.core.problems.DataError`): a row
 with another number of fields, an empty user/system/item id, an unknown item type, a score
 that is not a number or outside 0-100, an ``isCompleteDocument`` other than True/False, an
 ``mqm`` field that is not a JSON list, a time that is not a number, and a row repeated
@@ -64,7 +64,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ..problems import DataError, Problem, Report, score_problem
+from ..core.problems import DataError, Problem, Report, score_problem
 from .text import decode, describe_lines
 
 NAME = "Appraise CSV export"
@@ -179,7 +179,7 @@ def read_appraise(data: bytes, name: str = "appraise.csv", *, judgement: str | N
     ``judgement``: the name of the judgements (default ``esa`` with the ``mqm`` column, else
     ``da``); ``lp``: the language pair for every row instead of ``<sourceLanguage>-<targetLanguage>``
     (e.g. ``en-cs`` for ``eng``/``ces``; only when the file holds one pair). Raises
-    :class:`~evalcore.problems.DataError` with every problem at once."""
+    :class:`~evalcore.core.problems.DataError` with every problem at once."""
     report = Report()
     text = decode(data, name, report)
     if text is None:
@@ -351,7 +351,7 @@ def appraise_csv(judgements: pd.DataFrame, set_aside: pd.DataFrame | None = None
 def write_appraise(judgements: pd.DataFrame, path: str | os.PathLike,
                    set_aside: pd.DataFrame | None = None) -> None:
     """Write :func:`appraise_csv` to ``path`` atomically (a failed write leaves the old file)."""
-    from ..export import atomic_write
+    from ..core.export import atomic_write
 
     text = appraise_csv(judgements, set_aside)
     atomic_write(path, lambda fh: fh.write(text))

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from ..dataset import (JUDGEMENT_COLUMNS, OUTPUT_COLUMNS, REFERENCE_COLUMNS, SEGMENT_COLUMNS,
+from ..core.dataset import (JUDGEMENT_COLUMNS, OUTPUT_COLUMNS, REFERENCE_COLUMNS, SEGMENT_COLUMNS,
                        TAG_COLUMNS, Dataset)
-from ..problems import MAX_ABS_SCORE, DataError, Problem, Report, score_problem
+from ..core.problems import MAX_ABS_SCORE, DataError, Problem, Report, score_problem
 from .text import describe_lines
 
 META = ["_file", "_line"]

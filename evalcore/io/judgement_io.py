@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..problems import Report
+from ..core.problems import Report
 from ..results import Result
 from .appraise import JudgementImport, read_appraise
 from .text import describe_lines
@@ -84,7 +84,7 @@ def judgements_tsv(judgements: pd.DataFrame) -> str:
 
 
 def write_text(path: str | os.PathLike, text: str) -> None:
-    from ..export import atomic_write
+    from ..core.export import atomic_write
 
     atomic_write(path, lambda fh: fh.write(text))
 
@@ -185,8 +185,8 @@ def with_platform_judgements(src):
     references) is loaded first: its language pair names the judgements when the dataset has
     one pair (Appraise's ``eng-ces`` becomes the dataset's ``en-cs``; Pearmut records none),
     and the ids are checked against it (:func:`check_against`). Without an export, ``src`` is
-    returned as it is. Raises :class:`~evalcore.problems.DataError` with every problem."""
-    from ..problems import DataError, Problem
+    returned as it is. Raises :class:`~evalcore.core.problems.DataError` with every problem."""
+    from ..core.problems import DataError, Problem
     from . import load_collection
     from .source import FileSource
 

@@ -41,7 +41,7 @@ import os
 
 import pandas as pd
 
-from ..problems import DataError, Report, score_problem
+from ..core.problems import DataError, Report, score_problem
 from .appraise import JudgementImport
 from .text import decode, describe_lines
 
@@ -166,7 +166,7 @@ def read_pearmut(data: bytes, name: str = "annotations.jsonl", *, judgement: str
     """Read a Pearmut annotation log (the module docstring has the layout). ``lp``: the
     language pair of every row (Pearmut records none; default empty); ``judgement``: the name
     of the single-score judgements (default ``esa`` when any span was marked, else ``da``).
-    Raises :class:`~evalcore.problems.DataError` with every problem at once."""
+    Raises :class:`~evalcore.core.problems.DataError` with every problem at once."""
     report = Report()
     text = decode(data, name, report)
     if text is None:

@@ -44,8 +44,8 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from ..dataset import Dataset
-from ..problems import Report
+from ..core.dataset import Dataset
+from ..core.problems import Report
 from .assemble import assemble, empty, frame
 from .source import FileSource
 from .text import decode

@@ -3,7 +3,7 @@
 Everything that lists or dispatches on a statistic reads it from here: the maths
 (:func:`evalcore.stats.correlation.group_values`, p-values, pooling defaults, Fisher intervals,
 tie calibration), the CLI's ``--method`` choices, the dashboard's selectors, the glossary
-(:mod:`evalcore.glossary`) and the generated table of docs/methods.md §3.3
+(:mod:`evalcore.present.glossary`) and the generated table of docs/methods.md §3.3
 (:func:`markdown_table`; a test checks the docs equal it).
 
 Adding a statistic
@@ -94,7 +94,7 @@ REGISTRY: dict[str, Statistic] = {}
 #: Modules that register further statistics with :func:`register` when imported (a statistic
 #: defined beside its task, e.g. a metrics-task module); imported by name, once, before the
 #: registry is first listed or searched, so the CLI choices, selectors and glossary include them.
-PLUGINS: tuple[str, ...] = ("evalcore.metatask",)  # spa (soft pairwise accuracy)
+PLUGINS: tuple[str, ...] = ("evalcore.analysis.metatask",)  # spa (soft pairwise accuracy)
 _plugins_loaded = False
 
 

@@ -8,8 +8,8 @@ from typing import Sequence
 import pandas as pd
 
 from ..annotate import Task, word_offsets
-from ..dataset import Dataset
-from ..highlight import box, char_spans_html, escape
+from ..core.dataset import Dataset
+from ..present.highlight import box, char_spans_html, escape
 
 
 def task_context(dataset: Dataset, task: Task, show_reference: bool) -> dict:
@@ -28,7 +28,7 @@ def task_context(dataset: Dataset, task: Task, show_reference: bool) -> dict:
 
 def output_html(text: str, spans: Sequence[dict], label: str = "Translation to judge") -> str:
     """The output in a box with the ESA spans marked by severity (escaped text;
-    :func:`evalcore.highlight.char_spans_html`)."""
+    :func:`evalcore.present.highlight.char_spans_html`)."""
     marks = [(sp["start_i"], sp["end_i"], sp["severity"], f"{sp['severity']} error")
              for sp in spans if isinstance(sp.get("start_i"), int)]
     return box(label, char_spans_html(text, marks))

@@ -16,7 +16,7 @@ from typing import Sequence
 import pandas as pd
 
 from .. import annotate as A
-from ..dataset import Dataset
+from ..core.dataset import Dataset
 from ..human.agreement import agreement, alpha_of_judgements, pairwise_labels, per_rater_agreement
 from ..human.ranking import schulze_from_judgements
 from ..human.scores import criterion_judgements, human_scores
@@ -65,7 +65,7 @@ def student_pairs(j: pd.DataFrame) -> pd.DataFrame:
 def vs_experts(class_j: pd.DataFrame, expert_j: pd.DataFrame) -> pd.DataFrame:
     """Each student against the experts, on the outputs both judged: agreement of pairwise
     labels with the experts' (:func:`~evalcore.human.agreement.per_rater_agreement` against them,
-    as :func:`evalcore.experts.rater_vs_gold`: n_labels, n_pairs, P(A), κ)
+    as :func:`evalcore.analysis.experts.rater_vs_gold`: n_labels, n_pairs, P(A), κ)
     and Krippendorff's α of the student's and the experts' scores together (``alpha``)."""
     cols = ["rater", "n_labels", "n_pairs", "p_agree", "kappa", "alpha", "alpha_note"]
     if class_j.empty or expert_j.empty:
@@ -77,7 +77,7 @@ def vs_experts(class_j: pd.DataFrame, expert_j: pd.DataFrame) -> pd.DataFrame:
     if labels.empty:
         t = pd.DataFrame({"rater": list(dict.fromkeys(class_j["rater"]))})
     else:
-        # = evalcore.experts.rater_vs_gold (not imported: evalcore.experts imports evalcore.views)
+        # = evalcore.analysis.experts.rater_vs_gold (not imported: evalcore.analysis.experts imports evalcore.views)
         gold = labels["rater"].isin(experts)
         t = per_rater_agreement(labels[~gold], "uniform", reference=labels[gold])
         t = t.merge(pd.DataFrame({"rater": list(dict.fromkeys(class_j["rater"]))}), on="rater", how="right")
@@ -114,7 +114,7 @@ def metric_correlations(dataset: Dataset, metrics: Sequence[str], humans: dict[s
     from .campaign import cached_scores
     import contextlib
 
-    from .scores import _tokenizer, segment_scores
+    from ..scoring.scores import _tokenizer, segment_scores
 
     cols = ["humans", "level", "metric", "method", "value", "n"]
     rows = []
