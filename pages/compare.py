@@ -1,16 +1,16 @@
 """Compare two systems: headline with paired significance and who wins, per-segment scatter and
 disagreements, the side-by-side view, compare-mt-style buckets, characteristic n-grams and
-length bias. Thin: every number comes from evalcore.compare."""
+length bias. Thin: every number comes from evalcore.analysis.compare."""
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from evalcore.views import common as common_view
-from evalcore.views.scores import known_system_stats
-from evalcore import compare as C
-from evalcore import highlight as H
-from evalcore import plots_compare as PC
+from evalcore.scoring import defaults as common_view
+from evalcore.scoring.scores import known_system_stats
+from evalcore.analysis import compare as C
+from evalcore.present import highlight as H
+from evalcore.present import plots_compare as PC
 from pages.common import (
     current_dataset,
     download_figure,
@@ -66,7 +66,7 @@ def table(_cmp, key, name, n_boot=0, n_ar=0, test="bootstrap"):
 def figure(name, key, signature, *params, _build):
     """A figure of the comparison ``key`` with its signature, built once per inputs: a rerun that
     changes none of them (e.g. another segment in the side-by-side view) reuses it. Read-only."""
-    from evalcore.plots import with_signature
+    from evalcore.present.plots import with_signature
 
     return with_signature(_build(), signature)
 

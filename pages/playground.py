@@ -78,7 +78,7 @@ try:
                "(clipped counts, as BLEU counts them; Papineni et al. 2002 §2.1).")
     for ref, pr in zip(item.references, view["per_reference"]):
         st.markdown(f"**{md(ref[0])}**: {md(ref[1])}")
-        st.markdown(pr["html"], unsafe_allow_html=True)  # built from escaped tokens (evalcore.highlight)
+        st.markdown(pr["html"], unsafe_allow_html=True)  # built from escaped tokens (evalcore.present.highlight)
     if len(view["orders"]):
         st.dataframe(view["orders"], hide_index=True)
 except Exception as exc:  # a metric's own error: show it, keep the page usable

@@ -1,4 +1,4 @@
-"""evalcore.views (the pages' view-models), evalcore.highlight and the dashboard figures of evalcore.plots, checked
+"""evalcore.views (the pages' view-models), evalcore.present.highlight and the dashboard figures of evalcore.present.plots, checked
 against independent references: sacreBLEU, scipy, pandas group-bys and brute-force loops
 written out here."""
 from __future__ import annotations
@@ -16,20 +16,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from conftest import SAMPLE, shared
+from evalcore.scoring import defaults as common_view
+from evalcore.scoring import scores as scores_view
+from evalcore.analysis import detail as segment_detail_view
 from evalcore.views import (
-    common as common_view,
     divergence as divergence_view,
     human_likeness as human_likeness_view,
     judges as judges_view,
     learn as learn_view,
     likeness_vs_acceptability as likeness_vs_acceptability_view,
     queen_vs_human as queen_vs_human_view,
-    scores as scores_view,
     systems as systems_view,
 )
-from evalcore import highlight as H
-from evalcore import plots as P
-from evalcore.dataset import Dataset
+from evalcore.present import highlight as H
+from evalcore.present import plots as P
+from evalcore.core.dataset import Dataset
 from evalcore.io import load_dataset
 
 
@@ -103,15 +104,15 @@ def test_divergence_filters():
 
 
 def test_ref_side_spans_by_hand():
-    assert divergence_view.ref_side_spans("the cat sat".split(), "a cat sat on the mat".split()) == [(1, 3), (4, 5)]
+    assert segment_detail_view.ref_side_spans("the cat sat".split(), "a cat sat on the mat".split()) == [(1, 3), (4, 5)]
     # clipping: the candidate has "the" twice, so only two of the reference's three are matched
-    assert divergence_view.ref_side_spans(["the", "the"], ["the", "the", "the"]) == [(0, 2)]
-    assert divergence_view.ref_side_spans(["x"], ["y"]) == []
+    assert segment_detail_view.ref_side_spans(["the", "the"], ["the", "the", "the"]) == [(0, 2)]
+    assert segment_detail_view.ref_side_spans(["x"], ["y"]) == []
 
 
 def test_segment_detail_counts_match_brute_force(ds):
     system, seg = "synonyms", "31"
-    d = divergence_view.segment_detail(ds, system, seg)
+    d = segment_detail_view.segment_detail(ds, system, seg)
     refs = _raw("references.tsv")
     rtexts = refs[refs["seg_id"] == seg]["text"].tolist()
     assert len(d["references"]) == len(rtexts) == 6

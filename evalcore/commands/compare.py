@@ -51,10 +51,10 @@ TABLES = ("headline", "segments", "disagreements", "buckets", "word_f_by_frequen
 
 def _check_out(out: str | None) -> Path | None:
     """Before any computation: --out must be (or become) a folder where every table can be
-    written (:func:`evalcore.export.check_outputs` lists every problem; exit code 2)."""
+    written (:func:`evalcore.core.export.check_outputs` lists every problem; exit code 2)."""
     if not out:
         return None
-    from ..export import check_outputs
+    from ..core.export import check_outputs
 
     path = Path(out)
     if path.exists() and not path.is_dir():
@@ -69,13 +69,13 @@ def _check_out(out: str | None) -> Path | None:
 
 def tables(cmp, n_bootstrap: int, n_ar: int, test: str, alpha: float, top: int) -> dict:
     """Every table of a comparison by file stem (what the CLI writes and the page shows)."""
-    from .. import compare as C
+    from ..analysis import compare as C
 
     return {name: C.table(cmp, name, n_bootstrap, n_ar, test, alpha, top) for name in C.TABLES}
 
 
 def run(args) -> int:
-    from .. import compare as C
+    from ..analysis import compare as C
     from ..io import load_dataset
 
     out_dir = _check_out(args.out)
@@ -88,7 +88,7 @@ def run(args) -> int:
     if args.tokenize is None:
         args.tokenize, why = C.default_tokenizer(ds.lp)
         print(f"note: tokenizer {args.tokenize} ({why}); choose another with --tokenize", file=sys.stderr)
-    from ..views.common import tokenizer_caveat
+    from ..scoring.defaults import tokenizer_caveat
 
     caveat = tokenizer_caveat(ds.lp, args.tokenize)
     if caveat:
@@ -110,7 +110,7 @@ def run(args) -> int:
     head["signature"] = sig
     head.to_csv(sys.stdout, sep="\t", index=False, float_format="%.6f")
     if out_dir is not None:
-        from ..export import atomic_write, write_table
+        from ..core.export import atomic_write, write_table
 
         for name in TABLES:  # exact TSV for tools, each written atomically, with the signature column
             write_table(tabs[name].assign(signature=sig), out_dir / f"{name}.tsv", lineterminator="\n")

@@ -59,8 +59,8 @@ def run(args) -> int:
     metrics = [m.strip() for m in (args.metrics or "").split(",") if m.strip()]
     if metrics:
         from ..metrics.base import get_metric, metric_ids
-        from ..parallel import score_table
-        from ..progress import StderrProgress
+        from ..scoring.parallel import score_table
+        from ..core.progress import StderrProgress
         from . import _tok
 
         unknown = [m for m in metrics if m.lower() not in set(metric_ids())]

@@ -1,5 +1,5 @@
-"""Figures of the human error spans (:mod:`evalcore.spans`): the error profile of each system
-as stacked bars. Every name from the data goes through :func:`evalcore.plot_text.safe`."""
+"""Figures of the human error spans (:mod:`evalcore.analysis.spans`): the error profile of each system
+as stacked bars. Every name from the data goes through :func:`evalcore.present.plot_text.safe`."""
 from __future__ import annotations
 
 import pandas as pd
@@ -12,7 +12,7 @@ from .plot_text import safe as _safe
 def profile_bars(profile: pd.DataFrame, by: str = "severity", title: str | None = None) -> go.Figure:
     """Errors per annotated segment of each system, stacked by ``by`` (severity or category):
     one bar segment per level, the 95% bootstrap CI of each in its hover text (the table beside
-    the figure has them as columns). ``profile``: :func:`evalcore.spans.error_profile`."""
+    the figure has them as columns). ``profile``: :func:`evalcore.analysis.spans.error_profile`."""
     fig = go.Figure()
     systems = list(dict.fromkeys(profile["system"]))
     order = ["critical", "major", "minor", "neutral", "undecided"] if by == "severity" else None

@@ -38,7 +38,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .dataset import Dataset
+from ..core.dataset import Dataset
+from .detail import segment_detail
 
 Progress = Callable[[float, str], None] | None
 
@@ -94,7 +95,7 @@ class Comparison:
         """The signature of this comparison's ``metric_id`` scores at ``level`` (corpus scores
         by default): :func:`evalcore.metrics.base.metric_signature` with ``nrefs`` = the
         references of the compared segments (``var`` when it differs)."""
-        from .metrics.base import metric_signature, signature_nrefs
+        from ..metrics.base import metric_signature, signature_nrefs
 
         ds = self.dataset
         pos = {s: i for i, s in enumerate(ds.seg_ids)}
@@ -104,7 +105,7 @@ class Comparison:
         return metric_signature(self.metric_objects[metric_id], signature_nrefs(refs) if refs else None, level)
 
     def signature(self, extra: str = "") -> str:
-        from . import __version__
+        from .. import __version__
 
         parts = [f"{m}={self.metric_signature(m)}" for m in self.metrics]
         text = ("metrics: " + "; ".join(parts)) if parts else "metrics: none"
@@ -116,7 +117,7 @@ def configured_metric(metric_id: str, tokenize: str | None = None):
     """The registered metric ``metric_id``; with ``tokenize``, the word-level metrics use that
     sacreBLEU tokenizer (:func:`evalcore.metrics.base.get_metric`, the one way every command
     gets a metric with a tokenizer; chrF is unchanged, TER splits with it before Tercom)."""
-    from .metrics.base import get_metric
+    from ..metrics.base import get_metric
 
     return get_metric(metric_id, tokenize=tokenize)
 
@@ -125,14 +126,14 @@ def default_tokenizer(lp: str | None) -> tuple[str, str]:
     """(sacreBLEU tokenizer, reason) for the target language of ``lp``: sacreBLEU's
     recommendation (Post 2018), as everywhere in evalcore (zh → zh, ja → ja-mecab,
     ko → ko-mecab, else 13a; :func:`evalcore.metrics.tokenize.default_tokenizer`)."""
-    from .metrics.tokenize import default_tokenizer as default, target_language
+    from ..metrics.tokenize import default_tokenizer as default, target_language
 
     tok, tgt = default(lp), target_language(lp)
     return tok, (f"sacreBLEU's default for target language {tgt}" if tgt else "sacreBLEU's default")
 
 
 def _tokens(text: str | None, tokenize: str) -> list[str]:
-    from .metrics.tokenize import tokenize as tok
+    from ..metrics.tokenize import tokenize as tok
 
     return list(tok(text or "", tokenize, False))
 
@@ -222,7 +223,7 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
     n = max(len(metrics) + len(criteria), 1)
     import warnings
 
-    from .human.scores import human_scores
+    from ..human.scores import human_scores
 
     for k, c in enumerate(criteria):
         with warnings.catch_warnings():
@@ -291,10 +292,10 @@ def with_metrics(cmp: Comparison, metrics: Sequence[str], progress: Progress = N
     a page can show the human comparison first and the metrics as they are scored. The same
     values as :func:`build` with those metrics. ``known_stats(metric_id)``: per-segment
     statistics already computed for every system against every reference (``{system:
-    (seg_ids, array)}``, e.g. the dashboard's disk cache, :func:`evalcore.views.scores.known_system_stats`)
+    (seg_ids, array)}``, e.g. the dashboard's disk cache, :func:`evalcore.scoring.scores.known_system_stats`)
     or None; the rows of A and B are taken from there instead of scoring again (one segment's
     statistics do not depend on what else is scored)."""
-    from .metrics.engine import scorable
+    from ..metrics.engine import scorable
 
     dataset, tokenize = cmp.dataset, cmp.tokenize
     mobj = dict(_objects) if _objects is not None else {m: configured_metric(m, tokenize) for m in metrics}
@@ -402,7 +403,7 @@ def headline(cmp: Comparison, n_bootstrap: int = 1000, n_ar: int = 10000, seed: 
     (orientation-aware: TER, WER, PER lower is better) or "tie"; ``winner``: ``ahead`` when the
     p-value of ``test`` is below ``alpha``, else "no significant difference".
     """
-    from .stats.significance import paired_approximate_randomization, paired_bootstrap
+    from ..stats.significance import paired_approximate_randomization, paired_bootstrap
 
     if test not in ("bootstrap", "ar"):
         raise ValueError("test must be bootstrap or ar")
@@ -861,8 +862,7 @@ def word_diff(text_a: str | None, text_b: str | None, tokenize: str = "none") ->
 def side_by_side(cmp: Comparison, seg_id: str) -> dict:
     """One segment in full: source, both outputs with the word diff, per system the divergence
     browser's detail (every reference with the n-grams the output matches,
-    :func:`evalcore.views.divergence.segment_detail`), every signal of both, every judgement of both."""
-    from .views.divergence import segment_detail
+    :func:`evalcore.analysis.detail.segment_detail`), every signal of both, every judgement of both."""
 
     f = cmp.segments
     row = f[f["seg_id"] == str(seg_id)]
