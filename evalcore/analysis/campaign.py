@@ -37,6 +37,8 @@ import numpy as np
 import pandas as pd
 
 from ..core.dataset import Dataset
+from ..scoring import parallel
+from ..scoring.defaults import default_criterion
 
 ALL = "(all)"
 STATISTICS = ("pearson", "kendall", "accuracy")  # names of evalcore.stats.registry
@@ -111,9 +113,7 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
     data stores (mt-metrics-eval ``metric-scores/``), used as stored, never recomputed
     (:func:`evalcore.metrics.byo.stored_scores`). ``exclude``: systems left out of every
     language pair (e.g. outliers), said in the notes."""
-    from ..scoring import parallel
     from ..human.scores import given_system_scores, human_criteria, human_system_scores
-    from ..scoring.defaults import default_criterion
     from ..metrics.base import get_metric
     from ..stats.tables import human_systems
 

@@ -26,6 +26,7 @@ from ..human.agreement import agreement, agreement_curve, pairwise_labels, per_r
 from ..human.normalise import rater_weights
 from ..human.ranking import relative_ranking_scores
 from ..human.scores import criterion_judgements
+from ..scoring.scores import system_stats
 
 ITEM = ["judgement", "seg_id", "sys_a", "sys_b"]
 
@@ -204,7 +205,6 @@ def metric_system_scores(dataset, metric: str) -> pd.Series:
     (dataset, metric signature) that the Systems and Divergence pages share
     (:func:`evalcore.scoring.scores.system_stats`; = ``score_table`` at system level); other metrics
     their given scores (``score_table``)."""
-    from ..scoring.scores import system_stats
     from ..metrics.base import get_metric
 
     m = get_metric(metric)

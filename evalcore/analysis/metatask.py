@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..scoring.parallel import score_table
 from .metatask_tasks import TASKS, SubTask, TaskDef
 
 
@@ -293,7 +294,6 @@ def oriented(frame: pd.DataFrame, metrics, notes: list[str] | None = None) -> pd
 
 
 def _default_scorer(ds, metrics, *, level, ref_ids, include_references, tokenize, segments=None, label=""):
-    from ..scoring.parallel import score_table
     from ..core.progress import StderrProgress
 
     return score_table(ds, metrics, level=level, ref_ids=ref_ids, include_references=include_references,

@@ -44,6 +44,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .registry import get, names
+
 # scipy.stats is imported where it is used: importing it costs about a second, which the
 # pages that show a figure before any correlation should not pay first
 
@@ -51,10 +53,9 @@ GROUPINGS = ("none", "item", "sys")
 
 
 def __getattr__(name):
-    # METHODS: the statistics of evalcore.stats.registry (which imports this module)
+    # METHODS: the statistics of evalcore.stats.registry, listed when asked (registry plugins
+    # may add statistics until then)
     if name == "METHODS":
-        from .registry import names
-
         return names()
     raise AttributeError(name)
 
@@ -338,8 +339,6 @@ def _rank_rows(x: np.ndarray) -> np.ndarray:
 
 
 def _p_values(method: str, g: np.ndarray, m: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    from .registry import get
-
     out = np.full(len(g), np.nan)
     fn = get(method).p_value
     for k in np.flatnonzero(keep):
@@ -500,8 +499,6 @@ def group_values(g: np.ndarray, m: np.ndarray, method: str, *, epsilon: float = 
     Returns ``(values, weights)``: weights are the cell counts (pairs for kendall_like, darr and
     accuracy), used when averaging with ``macro=False``. Groups with < 2 cells get NaN and weight 0.
     """
-    from .registry import get
-
     stat = get(method)
     counts = (~np.isnan(g)).sum(1)
     skip = counts < 2
@@ -542,8 +539,6 @@ def correlation(gold, metric, method: str = "pearson", grouping: str = "none", *
     kendall_like/darr/accuracy where groups are pooled (False).
     ``darr`` requires grouping "item" (same-segment pairs, methods §4.1); ``accuracy`` is one group.
     """
-    from .registry import get
-
     stat = get(method)
     if grouping not in stat.groupings:
         if method == "darr":
