@@ -14,7 +14,7 @@ for each system;
 :mod:`evalcore.metrics.byo`), so their metric names can be listed in ``--metrics``;
 ``--list-metrics`` prints every registered id with its signature (with PATH, also the metric
 scores the data stores, as ``stored:NAME``); ``--metrics lexical`` selects every
-lexical metric (:func:`evalcore.scoring.parallel.lexical_metric_ids`). Progress goes to stderr.
+lexical metric (:func:`evalcore.scoring.defaults.lexical_metric_ids`). Progress goes to stderr.
 ``--lp all`` scores every language pair; ``--scheduler local:N|tcp://…`` scores segment blocks
 on Dask with identical results (:mod:`evalcore.scoring.parallel`).
 """
@@ -130,7 +130,7 @@ def run(args) -> int:
     from ._lp import dataset
     from ._stream import write_stream
 
-    from ..scoring.parallel import expand_metric_ids
+    from ..scoring.defaults import expand_metric_ids
 
     ids = expand_metric_ids(args.metrics)
     if any(x.strip().lower() == "lexical" for x in args.metrics.split(",")):

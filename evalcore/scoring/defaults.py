@@ -195,3 +195,34 @@ def orientation(metric_id: str) -> float:
 
 def format_ratio(x: float) -> str:
     return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.2f}"
+
+
+# ---- metric selections ---------------------------------------------------------------------
+# (here, above evalcore.metrics: the lexical filter reads evalcore.syntax and evalcore.neural,
+# which plug into the metrics layer from above)
+#: the ``--metrics`` keyword that stands for every lexical metric (:func:`lexical_metric_ids`)
+LEXICAL = "lexical"
+
+
+def lexical_metric_ids() -> list[str]:
+    """Every registered metric computed from the texts alone (string overlap and edit
+    distance: the BLEU, NIST, chrF, character n-gram, GTM, ROUGE, METEOR and TER/WER/PER
+    families, methods §7): not the syntactic metrics (they parse), not learned models, not
+    bring-your-own scores."""
+    from ..metrics.base import get_metric, metric_ids
+    from ..neural import PREFIXES as NEURAL
+    from ..syntax.metrics import is_syntactic
+
+    return [m for m in metric_ids() if not m.startswith(("learned:",) + NEURAL) and not is_syntactic(m)
+            and get_metric(m).meta.needs_text]
+
+
+def expand_metric_ids(spec: str) -> list[str]:
+    """A comma-separated ``--metrics`` value with the keyword ``lexical`` replaced by
+    :func:`lexical_metric_ids` (in place, duplicates dropped, order kept)."""
+    out: list[str] = []
+    for m in (x.strip() for x in spec.split(",")):
+        for mid in (lexical_metric_ids() if m.lower() == LEXICAL else [m] if m else []):
+            if mid.lower() not in (o.lower() for o in out):
+                out.append(mid)
+    return out
