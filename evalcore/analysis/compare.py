@@ -1,4 +1,4 @@
-"""Compare two systems side by side (issue 13): headline scores with paired significance, the
+"""Compare two systems side by side: headline scores with paired significance, the
 per-segment view, compare-mt-style buckets, characteristic n-grams and length/tuning bias.
 
 The peers are compare-mt (Neubig, Dou, Hu, Michel, Pruthi & Wang 2019) and MT-Telescope

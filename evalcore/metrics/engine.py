@@ -492,7 +492,7 @@ def score_table(dataset: Dataset, metric_ids: Sequence, level: str = "segment",
 def long_segment_report(dataset: Dataset, metric_ids: Sequence) -> dict[tuple[str, ...], dict[str, list[str]]]:
     """The segments the quadratic metrics (``Metric.quadratic``: TER, WER, ROUGE-L/W/S/SU,
     GTM-2/3, METEOR) refuse because
-    a text has more than ``MAX_ALIGN_TOKENS`` tokens (issue 16, item 9): ``{metric ids:
+    a text has more than ``MAX_ALIGN_TOKENS`` tokens (their alignment would take minutes): ``{metric ids:
     {seg_id: ["name: n tokens", ...]}}``, metrics with the same refusals grouped. A text of at
     most ``MAX_ALIGN_TOKENS`` characters cannot have more tokens, so only longer ones are
     tokenised."""

@@ -16,8 +16,9 @@ from ..core.dataset import Dataset
 
 DEFAULT_METRICS = ["bleu", "chrf", "ter", "meteor", "rouge-l", "nist-4", "gtm-1", "wer", "per"]
 
-# Every page uses every segment by default (issue 12). Above this many segments the pages also
-# offer an explicit, labelled subset of segments (:func:`scoped`); it is never applied unasked.
+# Every page uses every segment by default (a sample would change the numbers unasked). Above
+# this many segments the pages also offer an explicit, labelled subset of segments
+# (:func:`scoped`); it is never applied unasked.
 SAMPLING_OFFERED_ABOVE = 5000
 
 
@@ -25,8 +26,8 @@ _SYNTAX_STATUS: dict[str, tuple[bool, str]] = {}
 
 
 def syntax_status(dataset: Dataset) -> tuple[bool, str]:
-    """(available, reason) of the syntactic metrics on this dataset (issue 8: never silently
-    zero), memoised by content hash."""
+    """(available, reason) of the syntactic metrics on this dataset (an unavailable metric is
+    said so, never silently zero), memoised by content hash."""
     key = dataset.content_hash()
     if key not in _SYNTAX_STATUS:
         from ..syntax import availability

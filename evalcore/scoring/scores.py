@@ -32,8 +32,8 @@ def _cache_dir() -> Path:
 
 
 def cached(kind: str, key: Sequence, compute: Callable[[], object]):
-    """``compute()``, cached on disk in formats that cannot run code when read (issue 16,
-    item 14: an unpickled cache lets anyone who can write to the cache folder run code in the
+    """``compute()``, cached on disk in formats that cannot run code when read (an
+    unpickled cache lets anyone who can write to the cache folder run code in the
     app): a DataFrame as Parquet, a statistics dict ``{name: (seg_ids, array)}`` as ``.npz``
     read with ``allow_pickle=False``. Anything else, or a file that does not read back, is
     simply recomputed; pickle files are never opened."""
