@@ -1,5 +1,6 @@
-"""Scope, defaults and signatures shared by the pages' view-models: the default metrics and
-criterion, the tokenizer note, the sacreBLEU-style signatures, the syntactic metrics' status.
+"""Scope, defaults and signatures shared by the pages' view-models, the analyses and the
+commands: the default metrics and criterion, the tokenizer note, the sacreBLEU-style
+signatures, the syntactic metrics' status, the ``--metrics lexical`` selection.
 
 Nothing here imports streamlit. Progress callbacks: ``progress(fraction in [0, 1], text)``.
 """

@@ -1,4 +1,4 @@
-"""Scores the pages share, disk-cached by dataset content hash + metric signature + code
+"""Scores the pages, analyses and commands share, disk-cached by dataset content hash + metric signature + code
 fingerprint (Parquet/npz, never pickle): segment scores and corpus statistics (one statistics
 table per metric serves both levels), the QARLA tensors and QUEEN index, human segment scores.
 
