@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 
 def run(folder: Path, label: str, saves: int, protocol: str) -> None:
-    from evalcore import annotate as A
+    from evalcore.analysis import annotate as A
     from evalcore.io import workspace
     from evalcore.io import load_collection
     from evalcore.views import classroom as V

@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args) -> int:
     try:
-        check_outputs(output_paths(args))  # before any work (issue 16, item 6)
+        check_outputs(output_paths(args))  # before any work: a bad output path never costs a long run
         weights = getattr(args, "mqm_weights", None)
         if weights:
             from .human.mqm import format_mqm_weights

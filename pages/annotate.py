@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore import annotate as A
+from evalcore.analysis import annotate as A
 from evalcore.io import workspace
 from evalcore.present.highlight import box, escape
 from evalcore.views import annotate as V

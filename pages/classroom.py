@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore import annotate as A
+from evalcore.analysis import annotate as A
 from evalcore.views import classroom as V
 from evalcore.scoring.defaults import default_metrics
 from pages.common import current_dataset, download_table, ensure_shell, latest_saved, md, show_exception

@@ -225,7 +225,7 @@ def long_segment_note(ds: Dataset, metric_ids) -> None:
 
 
 def show_notes(res, notes_as: str = "caption") -> None:
-    """What a :class:`evalcore.results.Result` says beside its table: each warning as
+    """What a :class:`evalcore.core.results.Result` says beside its table: each warning as
     ``st.warning``, each note as ``st.caption`` (``notes_as="warning"``: as warnings too), escaped
     (they quote system, rater and metric names). The table itself is ``res.table``."""
     for w in res.warnings:

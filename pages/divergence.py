@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from evalcore.scoring import defaults as common_view
+from evalcore.analysis import detail as segment_detail_view
 from evalcore.views import divergence as divergence_view
 from evalcore.present import highlight as H
 from evalcore.present import plots as P
@@ -53,7 +54,7 @@ def assemble(needed_metrics, with_queen, text):
     what is not cached yet, under a progress bar."""
     todo = [m for m in needed_metrics] + (["queen"] if with_queen else [])
     bar, cb = progress_bar(text) if todo else (None, None)
-    base_sig = divergence_view.signal_columns(base)
+    base_sig = segment_detail_view.signal_columns(base)
     out = base[[c for c in base.columns if c not in base_sig]]
     for i, m in enumerate(needed_metrics):
         part = metric_signal(ds, h, m, _progress=(lambda f, t, i=i: cb((i + f) / len(todo), t)))
@@ -70,7 +71,7 @@ def assemble(needed_metrics, with_queen, text):
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def detail(_ds, h, system, seg_id, _signals, sig_key):
-    return divergence_view.segment_detail(_ds, system, seg_id, _signals)
+    return segment_detail_view.segment_detail(_ds, system, seg_id, _signals)
 
 
 # ---------------------------------------------------------------- human error spans (ESA / MQM)
@@ -172,7 +173,7 @@ except Exception as exc:
 
 # the first figure: the human scores of the outputs by system (no metric needed), the signal b
 # of the default comparison (or the human signal chosen as b)
-human_cols = [c for c in divergence_view.signal_columns(base) if c.startswith("human:")]
+human_cols = [c for c in segment_detail_view.signal_columns(base) if c.startswith("human:")]
 if human_cols:
     chosen_b = st.session_state.get("div_b")
     hcol = chosen_b if chosen_b in human_cols else (f"human:{crit0}" if f"human:{crit0}" in human_cols else human_cols[0])
@@ -212,7 +213,7 @@ long_segment_note(ds, metrics + [m for m in queen_set if m not in metrics])
 # every chosen signal is offered; only the two compared are computed before the table, the
 # others (for the detail view below) after it
 queen_col = ("queen:" + ",".join(queen_set)) if queen_set else None
-cols = [f"metric:{m}" for m in metrics] + divergence_view.signal_columns(base) + ([queen_col] if queen_col else [])
+cols = [f"metric:{m}" for m in metrics] + segment_detail_view.signal_columns(base) + ([queen_col] if queen_col else [])
 if len(cols) < 2:
     st.info("Two signals are needed (choose metrics and/or criteria under *Signals*).")
     st.stop()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.scoring import defaults as common_view
+from evalcore.analysis import detail as segment_detail_view
 from evalcore.views import divergence as divergence_view, learn as learn_view
 from evalcore.present import highlight as H
 from evalcore.present import plots as P
@@ -36,7 +37,7 @@ def paraphrase_example(_ds, h, system, criterion):
     if div.empty:
         return None
     row = div.iloc[0]
-    return divergence_view.segment_detail(_ds, row["system"], row["seg_id"], sig)
+    return segment_detail_view.segment_detail(_ds, row["system"], row["seg_id"], sig)
 
 
 @st.cache_data(show_spinner=False, max_entries=2)

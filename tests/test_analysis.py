@@ -18,6 +18,7 @@ from hypothesis import strategies as hs
 from conftest import SAMPLE, shared
 from evalcore.scoring import defaults as common_view
 from evalcore.scoring import scores as scores_view
+from evalcore.analysis import detail as segment_detail_view
 from evalcore.views import (
     divergence as divergence_view,
     human_likeness as human_likeness_view,
@@ -103,15 +104,15 @@ def test_divergence_filters():
 
 
 def test_ref_side_spans_by_hand():
-    assert divergence_view.ref_side_spans("the cat sat".split(), "a cat sat on the mat".split()) == [(1, 3), (4, 5)]
+    assert segment_detail_view.ref_side_spans("the cat sat".split(), "a cat sat on the mat".split()) == [(1, 3), (4, 5)]
     # clipping: the candidate has "the" twice, so only two of the reference's three are matched
-    assert divergence_view.ref_side_spans(["the", "the"], ["the", "the", "the"]) == [(0, 2)]
-    assert divergence_view.ref_side_spans(["x"], ["y"]) == []
+    assert segment_detail_view.ref_side_spans(["the", "the"], ["the", "the", "the"]) == [(0, 2)]
+    assert segment_detail_view.ref_side_spans(["x"], ["y"]) == []
 
 
 def test_segment_detail_counts_match_brute_force(ds):
     system, seg = "synonyms", "31"
-    d = divergence_view.segment_detail(ds, system, seg)
+    d = segment_detail_view.segment_detail(ds, system, seg)
     refs = _raw("references.tsv")
     rtexts = refs[refs["seg_id"] == seg]["text"].tolist()
     assert len(d["references"]) == len(rtexts) == 6

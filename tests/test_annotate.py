@@ -1,4 +1,4 @@
-"""Class annotation (evalcore.annotate): assignment overlap, degraded copies, the QC report,
+"""Class annotation (evalcore.analysis.annotate): assignment overlap, degraded copies, the QC report,
 rater names, and appends to a saved dataset by concurrent and killed writers."""
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 from scipy.stats import binomtest
 
-from evalcore import annotate as A
+from evalcore.analysis import annotate as A
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_data" / "teaching_es_en"
@@ -218,7 +218,8 @@ def test_qc_items_stay_out_of_the_judgements(saved):
 _CHILD = textwrap.dedent("""
     import sys, time, os
     sys.path.insert(0, {root!r})
-    from evalcore import annotate as A, workspace
+    from evalcore.analysis import annotate as A
+    from evalcore.io import workspace
     name, lp, rater, n, go = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
     while not os.path.exists(go):
         time.sleep(0.01)
@@ -252,7 +253,8 @@ def test_two_concurrent_writers_both_keep_their_rows(saved, tmp_path):
 _KILLED = textwrap.dedent("""
     import os, sys, time
     sys.path.insert(0, {root!r})
-    from evalcore import annotate as A, workspace
+    from evalcore.analysis import annotate as A
+    from evalcore.io import workspace
     name, lp, marker, point = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
     real_replace = os.replace
 

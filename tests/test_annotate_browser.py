@@ -24,7 +24,7 @@ def test_two_students_annotate_concurrently_and_the_class_page_shows_both(tmp_pa
     exe = require_browser()
     from playwright.sync_api import sync_playwright
 
-    from evalcore import annotate as A
+    from evalcore.analysis import annotate as A
     from evalcore.io import workspace
     from evalcore.io import load_collection
 

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore import annotate as A
+from evalcore.analysis import annotate as A
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_data" / "teaching_es_en"

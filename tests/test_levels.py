@@ -14,7 +14,7 @@ import pytest
 from sacrebleu.metrics import BLEU as SBLEU, CHRF as SCHRF, TER as STER
 
 from evalcore.io import write_tidy
-from evalcore.scoring import parallel
+from evalcore.scoring import defaults
 from evalcore.metrics import engine, levels
 from evalcore.metrics.base import get_metric, metric_ids
 from evalcore.io.synth import make_synthetic
@@ -225,8 +225,8 @@ def test_metrics_lexical_keyword(synth, tmp_path, capsys):
 
     ids = _lexical()
     assert len(ids) >= 44
-    assert parallel.expand_metric_ids("lexical") == ids
-    assert parallel.expand_metric_ids("ter, LEXICAL ,bleu") == ["ter"] + [m for m in ids if m != "ter"]
+    assert defaults.expand_metric_ids("lexical") == ids
+    assert defaults.expand_metric_ids("ter, LEXICAL ,bleu") == ["ter"] + [m for m in ids if m != "ter"]
     folder = write_tidy(synth.subset(seg_ids=synth.seg_ids[:3]), tmp_path / "d")
     out = tmp_path / "lex.tsv"
     assert main(["score", str(folder), "--metrics", "lexical", "--level", "system", "--out", str(out)]) == 0

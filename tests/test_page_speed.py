@@ -20,6 +20,7 @@ from streamlit.testing.v1 import AppTest
 from conftest import ROOT, SAMPLE, shared
 from evalcore.scoring import defaults as common_view
 from evalcore.scoring import scores as scores_view
+from evalcore.analysis import detail as segment_detail_view
 from evalcore.views import (
     divergence as divergence_view,
     human_likeness as human_likeness_view,
@@ -273,7 +274,7 @@ def test_divergence_ranks_the_two_signals_before_scoring_the_others(tmp_path, mo
     row = want[(want["system"] == system) & (want["seg_id"] == seg.replace("segment ", ""))].iloc[0]
     for sgn, val in zip(scores["signal"], scores["value"]):
         assert val == pytest.approx(row[sgn], nan_ok=True), sgn
-    assert list(scores["signal"]) == divergence_view.signal_columns(want)  # every signal, in the same order
+    assert list(scores["signal"]) == segment_detail_view.signal_columns(want)  # every signal, in the same order
 
 
 def test_learn_computes_only_the_stop_it_shows(monkeypatch, fresh_cache):

@@ -1,5 +1,5 @@
 """Result objects instead of ``DataFrame.attrs``: evalcore returns its notes, warnings and the
-values that go with a table in :mod:`evalcore.results` dataclasses (Streamlit sends a frame's
+values that go with a table in :mod:`evalcore.core.results` dataclasses (Streamlit sends a frame's
 attrs to the browser as JSON, where a NaN or an object breaks the page)."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from conftest import ROOT
-from evalcore.results import Curve, Detailed, Normalised, Ranked, Result, Subset
+from evalcore.core.results import Curve, Detailed, Normalised, Ranked, Result, Subset
 
 
 def attrs_uses(root: Path) -> list[str]:
@@ -46,14 +46,14 @@ def test_the_attrs_check_finds_a_planted_use(tmp_path):
 
 
 def test_results_module_is_the_bottom_layer():
-    """evalcore/results.py imports pandas and the standard library only (every layer may use it)."""
-    tree = ast.parse((ROOT / "evalcore" / "results.py").read_text(encoding="utf-8"))
+    """evalcore/core/results.py imports pandas and the standard library only (every layer may use it)."""
+    tree = ast.parse((ROOT / "evalcore" / "core" / "results.py").read_text(encoding="utf-8"))
     mods = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             mods |= {a.name.split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom):
-            assert node.level == 0, "no relative import in evalcore/results.py"
+            assert node.level == 0, "no relative import in evalcore/core/results.py"
             mods.add(node.module.split(".")[0])
     assert mods - set(sys.stdlib_module_names) - {"__future__"} == {"pandas"}
 

@@ -318,6 +318,7 @@ def test_compare_win_rate_labels_are_readable_when_b_wins():
 
 def test_divergence_detail_lists_only_the_raters_who_judged(tmp_path):
     """r1 judged system a only, r2 system b only: a's detail lists r1 and says one rater is left out."""
+    from evalcore.analysis.detail import segment_detail
     from evalcore.io import load_dataset
     from evalcore.views import divergence as dv
 
@@ -329,7 +330,7 @@ def test_divergence_detail_lists_only_the_raters_who_judged(tmp_path):
     raw.to_csv(d / "judgements.tsv", sep="\t", index=False)
     ds = load_dataset(d)
     sig = dv.signal_table(ds, ["bleu"], ds.criteria)
-    detail = dv.segment_detail(ds, "a", "1", sig)
+    detail = segment_detail(ds, "a", "1", sig)
     judges = [s for s in detail["scores"]["signal"] if s.startswith("judge:")]
     assert judges == ["judge:adequacy:r1"] and detail["not_judged"] == 2
     assert "metric:bleu" in set(detail["scores"]["signal"]) and "human:adequacy" in set(detail["scores"]["signal"])

@@ -113,7 +113,7 @@ def emit(df: pd.DataFrame, dest: str | None, args, section: str | None = None,
 
 def emit_result(res, dest: str | None, args, section: str | None = None, float_format: str | None = None,
                 first: bool = True, note: str | None = None) -> None:
-    """Write a :class:`~evalcore.results.Result`: its warnings at once on stderr
+    """Write a :class:`~evalcore.core.results.Result`: its warnings at once on stderr
     (``warning: ...``), its table through :func:`emit` with ``note`` and then its notes as the
     comment lines after it (on stderr when written to a file)."""
     for w in res.warnings:

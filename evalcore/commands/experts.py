@@ -29,8 +29,8 @@ def add_arguments(p) -> None:
 
 def tables(ds, gold, criterion=None, lower_is_better=False, chance="uniform", max_judges=5, resamples=20,
            folds=5, metric="bleu"):
-    """(raters frame, curves :class:`~evalcore.results.Curve`, rankings
-    :class:`~evalcore.results.Result`); ``curves.reference_agreement`` is the top line."""
+    """(raters frame, curves :class:`~evalcore.core.results.Curve`, rankings
+    :class:`~evalcore.core.results.Result`); ``curves.reference_agreement`` is the top line."""
     from ..analysis.experts import combination_curves, gold_labels, ranking_correlations, rater_vs_gold
 
     crit = criterion or (ds.criteria[0] if ds.criteria else None)

@@ -23,10 +23,10 @@ def add_arguments(p) -> None:
 
 def tables(ds, criterion=None, lower_is_better=False, normalisation="raw", chance="uniform", screen_col=None):
     """(agreement, raters, systems) for one criterion of a dataset: ``agreement`` a
-    :class:`~evalcore.results.Result` (its note: Krippendorff's alpha), ``raters`` a frame,
-    ``systems`` None (no pairwise labels) or a :class:`~evalcore.results.Ranked` whose ``support``
+    :class:`~evalcore.core.results.Result` (its note: Krippendorff's alpha), ``raters`` a frame,
+    ``systems`` None (no pairwise labels) or a :class:`~evalcore.core.results.Ranked` whose ``support``
     is what the Schulze ranking rests on (its note; a warning when it rests on few comparisons)."""
-    from ..results import Ranked, Result
+    from ..core.results import Ranked, Result
 
     import numpy as np
     import pandas as pd
@@ -70,7 +70,7 @@ def tables(ds, criterion=None, lower_is_better=False, normalisation="raw", chanc
 
 
 def run(args) -> int:
-    from ..results import Result
+    from ..core.results import Result
     from ._lp import dataset, emit_result
 
     ds = dataset(args)

@@ -15,7 +15,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..results import Curve
+from ..core.results import Curve
 
 
 def screen_ids(j: pd.DataFrame, screen_col: str | None) -> pd.Series:
@@ -250,7 +250,7 @@ def agreement_curve(labels: pd.DataFrame, reference_raters: Sequence[str], max_j
     (optionally weighted by ``weights``); agreement = share of (item, reference judgement) pairs
     where the combined label equals the reference label. ``require_all``: use only items with at
     least ``max_judges`` non-reference judgements (so every k uses the same items).
-    Returns a :class:`~evalcore.results.Curve`: k, agreement (mean over resamples), sd, n_items;
+    Returns a :class:`~evalcore.core.results.Curve`: k, agreement (mean over resamples), sd, n_items;
     its ``reference_agreement`` is the panel's own inter-rater agreement (the "top line").
     """
     item = ["judgement", "seg_id", "sys_a", "sys_b"]

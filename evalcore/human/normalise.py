@@ -16,7 +16,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..results import Normalised
+from ..core.results import Normalised
 from .agreement import judgement_pairs, pairwise_labels
 
 
@@ -44,7 +44,7 @@ def normalise(judgements: pd.DataFrame, method: str = "raw", *, ddof: int = 1,
     criterion, σ with ``ddof`` = 1 by default), ``percentile`` (mid-rank, :func:`percentile_ranks`).
     Raters are the groups of ``by``. A rater with σ = 0 (or a single rating) cannot be z-scored:
     their rows are **excluded** and a warning is issued. Returns a
-    :class:`~evalcore.results.Normalised`: its ``table`` is a copy of the judgements that keeps the
+    :class:`~evalcore.core.results.Normalised`: its ``table`` is a copy of the judgements that keeps the
     input score as ``raw``; its ``excluded_raters`` lists the excluded raters (dicts of ``by``)
     and its ``warnings`` say so.
     """

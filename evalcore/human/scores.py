@@ -15,7 +15,7 @@ import pandas as pd
 from .mqm import mqm_scores
 from .normalise import aggregate as _aggregate
 from .normalise import normalise
-from ..results import Result
+from ..core.results import Result
 
 
 def criterion_judgements(dataset, criterion: str, mqm_weights: Mapping[str, float] | str | None = None) -> pd.DataFrame:
@@ -93,7 +93,7 @@ def human_system_scores(dataset, criterion: str, normalisation: str = "raw", agg
     mt-metrics-eval ``<lp>.<scorer>.sys.score``, WMT ``*_sys_scores.tsv``, tidy rows without a
     seg_id) those are used, as mt-metrics-eval and the published WMT correlations do (Mathur et
     al. 2020); ``normalisation`` then does not apply to them. Otherwise the mean over segments of
-    :func:`human_scores` (:func:`system_scores`). Returns a :class:`~evalcore.results.Result`:
+    :func:`human_scores` (:func:`system_scores`). Returns a :class:`~evalcore.core.results.Result`:
     system, score, n_segments (NaN for given scores), source ("given" | "segment mean"); its
     ``method`` says which was used.
     """

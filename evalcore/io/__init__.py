@@ -8,34 +8,17 @@ All problems are collected and raised together as :class:`~evalcore.core.problem
 """
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import importlib
 import os
-from collections.abc import Mapping
 from pathlib import Path
 
 from ..core.dataset import Dataset
 from ..core.problems import DataError, Report
 from .source import FileSource
 from .tidy import write_tidy
+from .weights import MQMWeightsArg, current_mqm_weights, mqm_weights_in_force
 
 FORMATS = ["mtme", "mqm", "plaintext", "wmtjsonl", "tidy"]
-
-MQMWeightsArg = Mapping[str, float] | str | None
-_MQM_WEIGHTS: contextvars.ContextVar = contextvars.ContextVar("evalcore_mqm_weights", default=None)
-
-
-@contextlib.contextmanager
-def mqm_weights_in_force(weights: MQMWeightsArg):
-    """Within the block, loaders score MQM error rows with ``weights`` unless given their own
-    (the CLI's ``--mqm-weights`` for every command). None = the defaults of methods §0."""
-    token = _MQM_WEIGHTS.set(weights)
-    try:
-        yield
-    finally:
-        _MQM_WEIGHTS.reset(token)
-
 
 def _format_module(name: str):
     return importlib.import_module(f"{__name__}.{name}")
@@ -50,11 +33,6 @@ def detect_format(src: FileSource) -> str | None:
         if mod.detect(src):
             return fmt
     return None
-
-
-def current_mqm_weights() -> MQMWeightsArg:
-    """The weights set by :func:`mqm_weights_in_force` (None = the defaults)."""
-    return _MQM_WEIGHTS.get()
 
 
 def load_collection(path: str | os.PathLike | FileSource, name: str | None = None,
@@ -77,7 +55,7 @@ def load_collection(path: str | os.PathLike | FileSource, name: str | None = Non
         finally:
             QUOTING.reset(token)
     if mqm_weights is None:
-        mqm_weights = _MQM_WEIGHTS.get()
+        mqm_weights = current_mqm_weights()
     src = path if isinstance(path, FileSource) else FileSource.from_path(path)
     name = name or Path(src.label).name.removesuffix(".zip")
     fmt = fmt or detect_format(src)

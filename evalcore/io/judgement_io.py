@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..core.problems import Report
-from ..results import Result
+from ..core.results import Result
 from .appraise import JudgementImport, read_appraise
 from .text import describe_lines
 

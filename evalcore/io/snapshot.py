@@ -43,7 +43,8 @@ _STALE_TMP_SECONDS = 3600
 def _loader_fingerprint() -> str:
     here = Path(__file__).resolve().parent
     h = hashlib.sha256()
-    for p in sorted(here.glob("*.py")) + [here.parent / "dataset.py", here.parent / "problems.py"]:
+    loaders = [p for p in sorted(here.glob("*.py")) if p.name not in ("workspace.py", "synth.py")]
+    for p in loaders + [here.parent / "core" / "dataset.py", here.parent / "core" / "problems.py"]:
         h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
     return h.hexdigest()
 

@@ -30,9 +30,11 @@ import pandas as pd
 from ..core.dataset import Dataset
 from ..core.export import atomic_write
 from ..core.problems import Report
+from ..human.mqm import mqm_weigher
 from .assemble import assemble, empty, frame
 from .source import FileSource
 from .text import describe_lines, read_tsv
+from .weights import current_mqm_weights
 
 SPECS = {
     "segments": (["seg_id"], ["lp", "source", "doc_id", "domain"]),
@@ -133,9 +135,6 @@ def _unweighted_severities(table, report: Report) -> None:
     §0, or the CLI's ``--mqm-weights``) do not define, e.g. ``Critical``: never accepted silently."""
     if not (table.has("severity") and table.rows):
         return
-    from ..human.mqm import mqm_weigher
-    from . import current_mqm_weights
-
     weigh = mqm_weigher(current_mqm_weights())
     cats = table.col("category") if table.has("category") else [""] * len(table.rows)
     unknown: dict[str, list[int]] = {}

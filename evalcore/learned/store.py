@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import importlib
 import io
 import json
 import os
@@ -73,6 +74,12 @@ def hash_strings(items: Sequence[str]) -> str:
     return h.hexdigest()
 
 
+#: kind -> (module, function) scoring a saved model of that kind, named not imported: the
+#: trainers (beer.py, humanlike.py) import this module for LearnedModel
+SCORERS: dict[str, tuple[str, str]] = {"beer": (".beer", "beer_scores"),
+                                       "humanlike": (".humanlike", "humanlike_scores")}
+
+
 @dataclass
 class LearnedModel:
     """A trained metric. ``kind`` is ``beer`` or ``humanlike``; ``arrays`` hold the numbers."""
@@ -93,13 +100,10 @@ class LearnedModel:
         return float(self.score_many([cand], [refs])[0])
 
     def score_many(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
-        if self.kind == "beer":
-            from .beer import beer_scores
-            return beer_scores(self, cands, refs)
-        if self.kind == "humanlike":
-            from .humanlike import humanlike_scores
-            return humanlike_scores(self, cands, refs)
-        raise ValueError(f"unknown learned-model kind {self.kind!r}")
+        if self.kind not in SCORERS:
+            raise ValueError(f"unknown learned-model kind {self.kind!r}")
+        module, function = SCORERS[self.kind]
+        return getattr(importlib.import_module(module, __package__), function)(self, cands, refs)
 
     def metadata(self) -> dict:
         return {"name": self.name, "kind": self.kind, "features": list(self.features),

@@ -304,7 +304,7 @@ def metric_signature(metric, nrefs: int | str | None = None, level: str | None =
     return metric.signature(nrefs, level)
 
 
-# ---- long segments (issue 16, item 9) -------------------------------------------------------
+# ---- long segments (the quadratic metrics refuse them, never hang on them) -------------------
 MAX_ALIGN_TOKENS = 1000
 """Metrics whose cost grows with the product of the lengths (``Metric.quadratic``: TER, WER,
 ROUGE-L/W/S/SU, GTM-2/3, METEOR) refuse a segment when the candidate or one of its references

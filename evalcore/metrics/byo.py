@@ -35,7 +35,7 @@ import pandas as pd
 
 from .. import __version__
 from ..core.problems import DataError, Report, score_problem
-from ..results import Result
+from ..core.results import Result
 from .base import Metric, MetricMeta, Signature, _REGISTRY, make_signature, register, register_provider, unregister
 
 REQUIRED = ["metric", "system", "score"]
@@ -319,7 +319,7 @@ def _resolve_stored(dataset, metric_id: str) -> str:
 
 
 def stored_scores(dataset, metric_ids: Sequence[str], level: str = "system") -> Result:
-    """A :class:`~evalcore.results.Result` of rows (metric, system, seg_id, score) of the stored
+    """A :class:`~evalcore.core.results.Result` of rows (metric, system, seg_id, score) of the stored
     metrics ``metric_ids`` (``stored:NAME``, case-insensitive), as given: never recomputed. System
     level: the stored system scores (``.sys.score``), else the mean of the system's stored segment
     scores (its ``notes`` say so); segment level: the stored segment scores (a metric stored at system level only

@@ -27,7 +27,7 @@ import numpy as np
 
 from .base import MetricMeta, MetricOption, group_by_refs, register
 from ._overlap import block_overlaps
-from .bleu import ngram_layers
+from .bleu import ngram_layers, ngram_layers_groups
 from .edit import PairwiseWordMetric, token_options
 from ._caches import bounded_cache
 
@@ -97,8 +97,6 @@ def _block_hits_many(blocks: Sequence[tuple[list[tuple], list[tuple]]]) -> list:
     count layers of every block from one :func:`~evalcore.metrics.bleu.ngram_layers_groups`
     call (the same columns as per block), so the hits — integer sums of clipped counts — are
     those of :func:`_block_hits`."""
-    from .bleu import ngram_layers_groups
-
     strings, owner = [], []
     for b, (cands, refs) in enumerate(blocks):
         for t in list(cands) + list(refs):

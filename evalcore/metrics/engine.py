@@ -33,7 +33,7 @@ import pandas as pd
 from .. import cache_version
 from ..core.dataset import Dataset
 from ..core.export import atomic_write
-from ..results import Result
+from ..core.results import Result
 from ..core import paths
 from .base import Metric, SimTensors, get_metric
 
@@ -435,7 +435,7 @@ def score_table(dataset: Dataset, metric_ids: Sequence, level: str = "segment",
 def score_result(dataset: Dataset, metric_ids: Sequence, level: str = "segment",
                  ref_ids: Sequence[str] | None = None, include_references: bool = False,
                  progress: Progress = None, segments=None, tokenize: str | None = None) -> Result:
-    """A :class:`~evalcore.results.Result` whose table is the tidy scores ``DataFrame(metric, system, seg_id, score, n_segments, signature)`` on each metric's own scale.
+    """A :class:`~evalcore.core.results.Result` whose table is the tidy scores ``DataFrame(metric, system, seg_id, score, n_segments, signature)`` on each metric's own scale.
 
     ``level="segment"``: the multi-reference sentence score x(c, R_s) of every present output
     (R_s = the segment's present references among the candidate's references; segments
@@ -513,7 +513,7 @@ def score_result(dataset: Dataset, metric_ids: Sequence, level: str = "segment",
 def long_segment_report(dataset: Dataset, metric_ids: Sequence) -> dict[tuple[str, ...], dict[str, list[str]]]:
     """The segments the quadratic metrics (``Metric.quadratic``: TER, WER, ROUGE-L/W/S/SU,
     GTM-2/3, METEOR) refuse because
-    a text has more than ``MAX_ALIGN_TOKENS`` tokens (issue 16, item 9): ``{metric ids:
+    a text has more than ``MAX_ALIGN_TOKENS`` tokens (their alignment would take minutes): ``{metric ids:
     {seg_id: ["name: n tokens", ...]}}``, metrics with the same refusals grouped. A text of at
     most ``MAX_ALIGN_TOKENS`` characters cannot have more tokens, so only longer ones are
     tokenised."""

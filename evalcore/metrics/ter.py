@@ -22,7 +22,7 @@ leave-one-out scores are derived from the single-pair results instead of re-alig
 * empty reference(s) with a non-empty hypothesis: 100; both empty: 0. No reference: NaN.
 * long segments: a hypothesis or reference over ``MAX_ALIGN_TOKENS`` (1000) tokens is refused
   (NaN, left out of the corpus score and reported by the engine): the shift search costs
-  about half a minute per 20,000-token pair (issue 16, item 9). Below it, sacreBLEU's values.
+  about half a minute per 20,000-token pair. Below it, sacreBLEU's values.
 """
 from __future__ import annotations
 

@@ -44,6 +44,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .registry import get, names
+
 # scipy.stats is imported where it is used: importing it costs about a second, which the
 # pages that show a figure before any correlation should not pay first
 
@@ -51,10 +53,9 @@ GROUPINGS = ("none", "item", "sys")
 
 
 def __getattr__(name):
-    # METHODS: the statistics of evalcore.stats.registry (which imports this module)
+    # METHODS: the statistics of evalcore.stats.registry, listed when asked (registry plugins
+    # may add statistics until then)
     if name == "METHODS":
-        from .registry import names
-
         return names()
     raise AttributeError(name)
 
@@ -338,8 +339,6 @@ def _rank_rows(x: np.ndarray) -> np.ndarray:
 
 
 def _p_values(method: str, g: np.ndarray, m: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    from .registry import get
-
     out = np.full(len(g), np.nan)
     fn = get(method).p_value
     assert fn is not None, f"{method} has no p-value"  # the caller checks stat.p_value first
@@ -501,8 +500,6 @@ def group_values(g: np.ndarray, m: np.ndarray, method: str, *, epsilon: float = 
     Returns ``(values, weights)``: weights are the cell counts (pairs for kendall_like, darr and
     accuracy), used when averaging with ``macro=False``. Groups with < 2 cells get NaN and weight 0.
     """
-    from .registry import get
-
     stat = get(method)
     if stat.rows is None:
         raise ValueError(f"{method} needs the segment-level matrices, not per-group rows")
@@ -548,8 +545,6 @@ def correlation(gold, metric, method: str = "pearson", grouping: str = "none", *
     ``num_permutations`` and ``seed`` (None: its own default); ``n`` = systems, ``groups`` = the
     segments it used.
     """
-    from .registry import get
-
     stat = get(method)
     if stat.segment_matrices:
         return _matrix_statistic(stat, gold, metric, grouping, num_permutations=num_permutations, seed=seed)

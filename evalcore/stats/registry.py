@@ -83,9 +83,12 @@ class Statistic:
     options: tuple = ()
 
     def value(self, gold, metric, grouping: str | None = None, **kw) -> float:
-        """The statistic of ``gold`` and ``metric`` (vectors or matrices) with MTME semantics."""
-        from .correlation import correlation
+        """The statistic of ``gold`` and ``metric`` (vectors or matrices) with MTME semantics
+        (:func:`evalcore.stats.correlation.correlation`, named not imported: that module reads
+        this registry)."""
+        import importlib
 
+        correlation = importlib.import_module(".correlation", __package__).correlation
         return correlation(gold, metric, self.name, grouping or self.default_grouping, **kw).value
 
 

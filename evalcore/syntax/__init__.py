@@ -21,8 +21,8 @@ from .parsing import (Parse, ParseCache, ParseProvider, SpacyParser, SyntaxUnava
 from .conllu import (ConlluSentence, align_conllu, read_conllu, register_by_text,
                      register_conllu, write_conllu)
 from .metrics import (SYNTAX_METRIC_IDS, SyntaxMetric, clear_caches, family_items,
-                      is_syntactic, noun_chunks)
-from .service import availability, dataset_texts, prepare, present_metric_ids, target_language
+                      is_syntactic, noun_chunks, present_metric_ids)
+from .service import availability, dataset_texts, prepare, target_language
 
 __all__ = [
     "Parse", "ParseCache", "ParseProvider", "SpacyParser", "SyntaxUnavailable", "cache_root",

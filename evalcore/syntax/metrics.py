@@ -55,7 +55,8 @@ from typing import Sequence
 import numpy as np
 
 from ..metrics.base import Metric, MetricMeta, MetricOption, Signature, make_signature, register
-from .parsing import UPOS_TAGS, Parse, get_provider
+from .parsing import UPOS_TAGS, Parse, ParseProvider, Progress, get_provider, on_provider_change
+from .service import dataset_texts, prepare as prepare_dataset
 
 VERSION = "evalcore-0.1"
 ITEMS = ("lower", "form", "lemma")
@@ -216,6 +217,9 @@ def clear_caches() -> None:
         _BLOCKS.clear()
         _INTERN.clear()
         _BLOCK_BYTES[0] = 0
+
+
+on_provider_change(clear_caches)  # a new parse provider: the extracted items are stale
 
 
 def _type_id(family: str, t) -> int:
@@ -389,8 +393,6 @@ class SyntaxMetric(Metric):
         :class:`~evalcore.syntax.parsing.SyntaxUnavailable` with the reason when the dataset
         cannot be parsed, so the metric is never silently zero. A plain list of texts is also
         accepted (parsed without the language check)."""
-        from .service import prepare as prepare_dataset
-
         if hasattr(dataset, "ref_texts"):
             prepare_dataset(dataset, progress=progress)
         else:
@@ -487,3 +489,31 @@ def is_syntactic(metric_id: str) -> bool:
 
 
 _SYNTAX_SET = set(SYNTAX_METRIC_IDS)
+
+
+def present_metric_ids(dataset, progress: Progress | None = None, provider: ParseProvider | None = None) -> list[str]:
+    """Registered syntactic metric ids whose type occurs in at least one parse of the dataset
+    (family means and shallow-syntax metrics always included), in registry order."""
+    prov = provider or get_provider()
+    texts = dataset_texts(dataset)
+    parses = prov.parse_many(texts, progress=progress)
+    rels, upos, xpos, depth = set(), set(), set(), 0
+    for p in parses:
+        rels.update(base_rel(d) for d in p.deprels)
+        upos.update(u.lower() for u in p.upos)
+        xpos.update(x.lower() for x in p.xpos)
+        depth = max(depth, max(p.depths, default=0))
+    keep = []
+    for mid in SYNTAX_METRIC_IDS:
+        fam, _, t = mid.partition("-")
+        if not t or fam == "sp":
+            keep.append(mid)
+        elif fam == "tree" and t in rels:
+            keep.append(mid)
+        elif fam == "gram" and t in upos:
+            keep.append(mid)
+        elif fam == "gramf" and t in xpos:
+            keep.append(mid)
+        elif fam == "level" and int(t) <= depth:
+            keep.append(mid)
+    return keep

@@ -435,6 +435,16 @@ class ParseProvider:
 
 _PROVIDER: ParseProvider | None = None
 _PROVIDER_LOCK = threading.Lock()
+#: called after :func:`set_provider` replaces the provider: the syntactic metrics' feature
+#: caches (:func:`evalcore.syntax.metrics.clear_caches`, registered when that module is
+#: imported) depend on it; this module sits below them and does not import them
+_ON_PROVIDER_CHANGE: list[Callable[[], None]] = []
+
+
+def on_provider_change(callback: Callable[[], None]) -> None:
+    """Call ``callback()`` whenever :func:`set_provider` replaces the provider."""
+    if callback not in _ON_PROVIDER_CHANGE:
+        _ON_PROVIDER_CHANGE.append(callback)
 
 
 def get_provider() -> ParseProvider:
@@ -451,7 +461,6 @@ def set_provider(provider: ParseProvider | None) -> ParseProvider | None:
     global _PROVIDER
     with _PROVIDER_LOCK:
         old, _PROVIDER = _PROVIDER, provider
-    from . import metrics  # the feature caches depend on the provider
-
-    metrics.clear_caches()
+    for callback in list(_ON_PROVIDER_CHANGE):
+        callback()
     return old

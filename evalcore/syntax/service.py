@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import weakref
 
-from .metrics import DEPRELS, LEVELS, PTB_TAGS, SYNTAX_METRIC_IDS, base_rel
-from .parsing import PARSER_LANGUAGES, UPOS_TAGS, ParseProvider, Progress, get_provider
+from .parsing import PARSER_LANGUAGES, UPOS_TAGS, ParseProvider, Progress, SyntaxUnavailable, get_provider
 
 
 def target_language(lp: str | None) -> str | None:
@@ -63,8 +62,6 @@ def prepare(dataset, progress: Progress | None = None, provider: ParseProvider |
     Raises :class:`SyntaxUnavailable` (with the reason) when syntax is unavailable.
     Returns the number of distinct texts. Repeated calls for the same dataset object and
     provider state return at once (the engine calls this once per metric)."""
-    from .parsing import SyntaxUnavailable
-
     prov = provider or get_provider()
     hit = _PREPARED.get(id(dataset))
     if hit is not None and hit[0]() is dataset and hit[1:3] == (id(prov), prov.generation):
@@ -83,33 +80,4 @@ def prepare(dataset, progress: Progress | None = None, provider: ParseProvider |
     return len(texts)
 
 
-def present_metric_ids(dataset, progress: Progress | None = None, provider: ParseProvider | None = None) -> list[str]:
-    """Registered syntactic metric ids whose type occurs in at least one parse of the dataset
-    (family means and shallow-syntax metrics always included), in registry order."""
-    prov = provider or get_provider()
-    texts = dataset_texts(dataset)
-    parses = prov.parse_many(texts, progress=progress)
-    rels, upos, xpos, depth = set(), set(), set(), 0
-    for p in parses:
-        rels.update(base_rel(d) for d in p.deprels)
-        upos.update(u.lower() for u in p.upos)
-        xpos.update(x.lower() for x in p.xpos)
-        depth = max(depth, max(p.depths, default=0))
-    keep = []
-    for mid in SYNTAX_METRIC_IDS:
-        fam, _, t = mid.partition("-")
-        if not t or fam == "sp":
-            keep.append(mid)
-        elif fam == "tree" and t in rels:
-            keep.append(mid)
-        elif fam == "gram" and t in upos:
-            keep.append(mid)
-        elif fam == "gramf" and t in xpos:
-            keep.append(mid)
-        elif fam == "level" and int(t) <= depth:
-            keep.append(mid)
-    return keep
-
-
-__all__ = ["availability", "prepare", "present_metric_ids", "dataset_texts", "target_language",
-           "DEPRELS", "LEVELS", "PTB_TAGS", "UPOS_TAGS"]
+__all__ = ["availability", "prepare", "dataset_texts", "target_language", "UPOS_TAGS"]

@@ -1,13 +1,13 @@
 """Annotate page: what one task shows (source, references, the output with the student's error
 spans marked), built from escaped text only. The rules (assignment, QC, saving) are
-:mod:`evalcore.annotate`. Nothing here imports streamlit."""
+:mod:`evalcore.analysis.annotate`. Nothing here imports streamlit."""
 from __future__ import annotations
 
 from typing import Sequence
 
 import pandas as pd
 
-from ..annotate import Task, word_offsets
+from ..analysis.annotate import Task, word_offsets
 from ..core.dataset import Dataset
 from ..present.highlight import box, char_spans_html, escape
 

@@ -15,14 +15,14 @@ import pandas as pd
 
 from ..core.dataset import Dataset
 from ..core.progress import Progress
-from ..results import Result
+from ..core.results import Result
 from ..scoring.scores import system_stats
 
 
 def cached_scores(dataset: Dataset, metric_ids: Sequence[str], *, tokenize: str, include_references: bool = False,
                   criterion: str | None = None, ref_ids: Sequence[str] | None = None,
                   progress: Progress = None) -> Result:
-    """A :class:`~evalcore.results.Result` of system-level rows (metric, system, score, n_segments,
+    """A :class:`~evalcore.core.results.Result` of system-level rows (metric, system, score, n_segments,
     signature) with the same values, rows, signatures, notes and warnings as
     :func:`evalcore.scoring.parallel.score_result` at level ``system`` with
     ``segments`` = the segments judged under ``criterion`` for each candidate (None: every

@@ -1,4 +1,4 @@
-"""Class page: the class's judgements (:mod:`evalcore.annotate`) beside the experts'.
+"""Class page: the class's judgements (:mod:`evalcore.analysis.annotate`) beside the experts'.
 
 Every number comes from the project's own functions, called on the class's rows:
 agreement between students and with the experts (:mod:`evalcore.human.agreement`:
@@ -15,7 +15,7 @@ from typing import Sequence
 
 import pandas as pd
 
-from .. import annotate as A
+from ..analysis import annotate as A
 from ..core.dataset import Dataset
 from ..human.agreement import agreement, alpha_of_judgements, pairwise_labels, per_rater_agreement
 from ..human.ranking import schulze_from_judgements
@@ -170,7 +170,7 @@ def schulze_table(j: pd.DataFrame) -> pd.DataFrame:
 def overview(dataset: Dataset, protocol: str, expert_criterion: str | None = None,
              metrics: Sequence[str] = ("bleu", "chrf"), tokenize: str | None = None) -> dict:
     """Everything the Class page shows for ``protocol``: ``progress``, ``qc``
-    (:func:`evalcore.annotate.qc_report`), ``class_alpha`` and ``class_agreement`` (all students
+    (:func:`evalcore.analysis.annotate.qc_report`), ``class_alpha`` and ``class_agreement`` (all students
     together), ``pairs`` (:func:`student_pairs`), ``experts`` (:func:`vs_experts`, when an expert
     criterion is given), ``correlations`` (:func:`metric_correlations`: class, experts on every
     output they judged, experts on the outputs the class judged), ``schulze`` (class and experts),

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.dataset import Dataset
-from ..results import Normalised, Ranked
+from ..core.results import Normalised, Ranked
 
 
 def schulze_frame(res) -> pd.DataFrame:
@@ -27,7 +27,7 @@ def judges_consensus(dataset: Dataset, criterion: str) -> Ranked:
     """Schulze consensus over the judges' ballots of ``criterion``: every (rater, segment) is a
     partial ballot ranking the systems it scored (methods §5.4; Callison-Burch 2009 §4; Schulze 2011).
 
-    A :class:`~evalcore.results.Ranked` whose table has columns rank, system, beats, mean_score (the mean of the system's judgement rows: a segment
+    A :class:`~evalcore.core.results.Ranked` whose table has columns rank, system, beats, mean_score (the mean of the system's judgement rows: a segment
     weighs as often as it was judged) and human_score (the mean over segments of the per-segment
     mean over raters: the human score of every other page and of ``correlate``); its ``support``:
     the :class:`~evalcore.human.ranking.BallotSupport` — how many ballots
@@ -48,7 +48,7 @@ def judges_consensus(dataset: Dataset, criterion: str) -> Ranked:
 
 
 def rater_distributions(dataset: Dataset, criterion: str, normalisation: str = "z") -> Normalised:
-    """A :class:`~evalcore.results.Normalised`: the long frame rater, stage (raw | <normalisation>),
+    """A :class:`~evalcore.core.results.Normalised`: the long frame rater, stage (raw | <normalisation>),
     score for every rating of ``criterion`` (methods §5.1-5.2), its ``summary`` the summary table
     (:func:`rater_summary`) and its ``excluded_raters`` those normalisation left out."""
     from ..human.normalise import normalise, rater_summary

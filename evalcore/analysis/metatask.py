@@ -30,8 +30,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..analysis.metatask_tasks import TASKS, SubTask, TaskDef
+from ..scoring.parallel import score_table
 from ..stats.registry import Statistic, register
+from .metatask_tasks import TASKS, SubTask, TaskDef
 
 
 @dataclass
@@ -360,7 +361,6 @@ def oriented(frame: pd.DataFrame, metrics, notes: list[str] | None = None) -> pd
 
 
 def _default_scorer(ds, metrics, *, level, ref_ids, include_references, tokenize, segments=None, label=""):
-    from ..scoring.parallel import score_table
     from ..core.progress import StderrProgress
 
     return score_table(ds, metrics, level=level, ref_ids=ref_ids, include_references=include_references,

@@ -1,4 +1,4 @@
-"""Compare two systems side by side (issue 13): headline scores with paired significance, the
+"""Compare two systems side by side: headline scores with paired significance, the
 per-segment view, compare-mt-style buckets, characteristic n-grams and length/tuning bias.
 
 The peers are compare-mt (Neubig, Dou, Hu, Michel, Pruthi & Wang 2019) and MT-Telescope
@@ -40,8 +40,9 @@ import numpy as np
 import pandas as pd
 
 from ..core.dataset import Dataset
-from ..results import Subset
+from ..core.results import Subset
 from ..core.progress import sub_range
+from .detail import segment_detail
 
 Progress = Callable[[float, str], None] | None
 
@@ -867,7 +868,6 @@ def side_by_side(cmp: Comparison, seg_id: str) -> dict:
     """One segment in full: source, both outputs with the word diff, per system the divergence
     browser's detail (every reference with the n-grams the output matches,
     :func:`evalcore.analysis.detail.segment_detail`), every signal of both, every judgement of both."""
-    from ..analysis.detail import segment_detail
 
     f = cmp.segments
     row = f[f["seg_id"] == str(seg_id)]

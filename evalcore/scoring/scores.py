@@ -1,4 +1,4 @@
-"""Scores the pages share, disk-cached by dataset content hash + metric signature + code
+"""Scores the pages, analyses and commands share, disk-cached by dataset content hash + metric signature + code
 fingerprint (Parquet/npz, never pickle): segment scores and corpus statistics (one statistics
 table per metric serves both levels), the QARLA tensors and QUEEN index, human segment scores.
 
@@ -20,7 +20,7 @@ from .. import cache_version
 from ..core.dataset import Dataset
 from ..core.export import atomic_write
 from ..core.progress import Progress, stage, sub_range
-from ..scoring.defaults import metric_signature
+from .defaults import metric_signature
 
 
 def _cache_dir() -> Path:
@@ -32,8 +32,8 @@ def _cache_dir() -> Path:
 
 
 def cached(kind: str, key: Sequence, compute: Callable[[], object]):
-    """``compute()``, cached on disk in formats that cannot run code when read (issue 16,
-    item 14: an unpickled cache lets anyone who can write to the cache folder run code in the
+    """``compute()``, cached on disk in formats that cannot run code when read (an
+    unpickled cache lets anyone who can write to the cache folder run code in the
     app): a DataFrame as Parquet, a statistics dict ``{name: (seg_ids, array)}`` as ``.npz``
     read with ``allow_pickle=False``. Anything else, or a file that does not read back, is
     simply recomputed; pickle files are never opened."""

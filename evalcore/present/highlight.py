@@ -10,7 +10,7 @@ Autolinks: the GFM autolink-literal extension of the browser's Markdown renderer
 ``http://…``, ``www.…`` and ``name@host.tld`` found in the *decoded* text, so the character
 references alone do not stop them. :func:`escape` therefore puts an invisible U+2060 WORD JOINER
 inside every ``://``, after every ``@`` and between ``www`` and the following ``.``: the text
-looks the same, but no autolink pattern matches (issue 16, item 12). The same function serves plain
+looks the same, but no autolink pattern matches (user text never becomes a link). The same function serves plain
 Markdown (``st.markdown``, ``st.caption``, alerts, widget labels): pages use it as
 ``pages.common.md``.
 """

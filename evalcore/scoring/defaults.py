@@ -1,5 +1,6 @@
-"""Scope, defaults and signatures shared by the pages' view-models: the default metrics and
-criterion, the tokenizer note, the sacreBLEU-style signatures, the syntactic metrics' status.
+"""Scope, defaults and signatures shared by the pages' view-models, the analyses and the
+commands: the default metrics and criterion, the tokenizer note, the sacreBLEU-style
+signatures, the syntactic metrics' status, the ``--metrics lexical`` selection.
 
 Nothing here imports streamlit. Progress callbacks: ``progress(fraction in [0, 1], text)``.
 """
@@ -16,8 +17,9 @@ from ..core.dataset import Dataset
 
 DEFAULT_METRICS = ["bleu", "chrf", "ter", "meteor", "rouge-l", "nist-4", "gtm-1", "wer", "per"]
 
-# Every page uses every segment by default (issue 12). Above this many segments the pages also
-# offer an explicit, labelled subset of segments (:func:`scoped`); it is never applied unasked.
+# Every page uses every segment by default (a sample would change the numbers unasked). Above
+# this many segments the pages also offer an explicit, labelled subset of segments
+# (:func:`scoped`); it is never applied unasked.
 SAMPLING_OFFERED_ABOVE = 5000
 
 
@@ -25,8 +27,8 @@ _SYNTAX_STATUS: dict[str, tuple[bool, str]] = {}
 
 
 def syntax_status(dataset: Dataset) -> tuple[bool, str]:
-    """(available, reason) of the syntactic metrics on this dataset (issue 8: never silently
-    zero), memoised by content hash."""
+    """(available, reason) of the syntactic metrics on this dataset (an unavailable metric is
+    said so, never silently zero), memoised by content hash."""
     key = dataset.content_hash()
     if key not in _SYNTAX_STATUS:
         from ..syntax import availability
@@ -195,3 +197,34 @@ def orientation(metric_id: str) -> float:
 
 def format_ratio(x: float) -> str:
     return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.2f}"
+
+
+# ---- metric selections ---------------------------------------------------------------------
+# (here, above evalcore.metrics: the lexical filter reads evalcore.syntax and evalcore.neural,
+# which plug into the metrics layer from above)
+#: the ``--metrics`` keyword that stands for every lexical metric (:func:`lexical_metric_ids`)
+LEXICAL = "lexical"
+
+
+def lexical_metric_ids() -> list[str]:
+    """Every registered metric computed from the texts alone (string overlap and edit
+    distance: the BLEU, NIST, chrF, character n-gram, GTM, ROUGE, METEOR and TER/WER/PER
+    families, methods §7): not the syntactic metrics (they parse), not learned models, not
+    bring-your-own scores."""
+    from ..metrics.base import get_metric, metric_ids
+    from ..neural import PREFIXES as NEURAL
+    from ..syntax.metrics import is_syntactic
+
+    return [m for m in metric_ids() if not m.startswith(("learned:",) + NEURAL) and not is_syntactic(m)
+            and get_metric(m).meta.needs_text]
+
+
+def expand_metric_ids(spec: str) -> list[str]:
+    """A comma-separated ``--metrics`` value with the keyword ``lexical`` replaced by
+    :func:`lexical_metric_ids` (in place, duplicates dropped, order kept)."""
+    out: list[str] = []
+    for m in (x.strip() for x in spec.split(",")):
+        for mid in (lexical_metric_ids() if m.lower() == LEXICAL else [m] if m else []):
+            if mid.lower() not in (o.lower() for o in out):
+                out.append(mid)
+    return out

@@ -26,7 +26,8 @@ from ..human.agreement import agreement, agreement_curve, pairwise_labels, per_r
 from ..human.normalise import rater_weights
 from ..human.ranking import relative_ranking_scores
 from ..human.scores import criterion_judgements
-from ..results import Curve, Result
+from ..core.results import Curve, Result
+from ..scoring.scores import system_stats
 
 ITEM = ["judgement", "seg_id", "sys_a", "sys_b"]
 
@@ -73,7 +74,7 @@ def combination_curves(labels: pd.DataFrame, max_judges: int = 5, n_resamples: i
     the other non-experts' majority, methods §5.5). K = min(max_judges, the number of non-experts,
     the largest number of non-expert judgements of an item the gold raters judged); for every k
     the same items are used (those with at least K non-expert judgements). Returns a
-    :class:`~evalcore.results.Curve` (method, k, agreement, sd, n_items): its ``reference_agreement``
+    :class:`~evalcore.core.results.Curve` (method, k, agreement, sd, n_items): its ``reference_agreement``
     is the gold raters' own inter-rater agreement (the top line; NaN with one gold rater), its
     ``k_max`` = K.
     """
@@ -145,7 +146,7 @@ def ranking_correlations(labels: pd.DataFrame, metric_scores: pd.Series | None =
     Rows: ``gold vs gold (5-fold CV)`` (mean and sd over folds: the upper bound), the
     non-experts' ranking from all their comparisons, from one combined label per item
     (plain, weighted by gold, weighted by non-experts), and ``metric_scores`` (e.g. corpus
-    BLEU per system). A :class:`~evalcore.results.Result`: columns ranking, rho, sd, n_systems; its
+    BLEU per system). A :class:`~evalcore.core.results.Result`: columns ranking, rho, sd, n_systems; its
     ``method`` says how the rankings are compared, its ``notes`` which rankings have no value
     (:func:`ranking_notes`)."""
     gold_rank = _rank_scores(labels[labels["gold"]])
@@ -207,7 +208,6 @@ def metric_system_scores(dataset, metric: str) -> pd.Series:
     (dataset, metric signature) that the Systems and Divergence pages share
     (:func:`evalcore.scoring.scores.system_stats`; = ``score_table`` at system level); other metrics
     their given scores (``score_table``)."""
-    from ..scoring.scores import system_stats
     from ..metrics.base import get_metric
 
     m = get_metric(metric)

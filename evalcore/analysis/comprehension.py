@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..io.comprehension import COLUMNS, FILE, OPTIONAL, REQUIRED, read_file  # noqa: F401  (the reader lives in io/)
-from ..results import Result
+from ..core.results import Result
 
 AGGREGATION = ("% correct = mean over questions of the mean grade of the question's answers "
                "(each question counts once); CI: percentile bootstrap over questions")
@@ -51,7 +51,7 @@ def results(dataset, n_boot: int = 1000, seed: int = 1, alpha: float = 0.05) -> 
     """The seed's Table 3: % correct per system (the human-reference control rows first), with
     a percentile bootstrap CI over questions, the number of questions and answers.
 
-    A :class:`~evalcore.results.Result` with columns system, kind ("reference"/"system"),
+    A :class:`~evalcore.core.results.Result` with columns system, kind ("reference"/"system"),
     pct_correct, ci_lo, ci_hi, n_questions, n_answers; its ``method`` states the aggregation."""
     answers = table_of(dataset)
     if not len(answers):
@@ -87,7 +87,7 @@ def correlations(dataset, table: pd.DataFrame, metric_ids: Sequence[str] = ("ble
     criterion (mean score), over the MT systems that have both (the control rows are left out).
     ``table``: the table of :func:`results`.
 
-    A :class:`~evalcore.results.Result` with columns measure, kind (metric/human), n_systems,
+    A :class:`~evalcore.core.results.Result` with columns measure, kind (metric/human), n_systems,
     pearson, spearman, kendall; its ``method`` says what was correlated."""
     from scipy import stats
 

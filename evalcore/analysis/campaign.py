@@ -37,6 +37,8 @@ import numpy as np
 import pandas as pd
 
 from ..core.dataset import Dataset
+from ..scoring import parallel
+from ..scoring.defaults import default_criterion
 
 ALL = "(all)"
 STATISTICS = ("pearson", "kendall", "accuracy")  # names of evalcore.stats.registry
@@ -104,7 +106,7 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
 
     ``scorer``: where the metric scores come from, ``scorer(dataset, metric_ids, tokenize=,
     include_references=, criterion=, **score_options)`` returning the
-    :class:`~evalcore.results.Result` (system-level rows metric, system, score; notes, warnings)
+    :class:`~evalcore.core.results.Result` (system-level rows metric, system, score; notes, warnings)
     that :func:`evalcore.scoring.parallel.score_result` would (``criterion`` is None unless
     ``judged_only``). None: that function, on ``scheduler``.
     The dashboard passes :func:`evalcore.views.campaign.cached_scores`, the statistics the
@@ -112,9 +114,7 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
     data stores (mt-metrics-eval ``metric-scores/``), used as stored, never recomputed
     (:func:`evalcore.metrics.byo.stored_scores`). ``exclude``: systems left out of every
     language pair (e.g. outliers), said in the notes."""
-    from ..scoring import parallel
     from ..human.scores import given_system_scores, human_criteria, human_system_scores
-    from ..scoring.defaults import default_criterion
     from ..metrics.base import get_metric
     from ..stats.tables import human_systems
 

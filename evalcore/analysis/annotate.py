@@ -40,7 +40,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from .dataset import Dataset
+from ..core.dataset import Dataset
 
 #: protocol -> the criterion name of its judgement rows (apart from the experts' criteria)
 CRITERIA = {"da": "class_da", "esa": "class_esa"}
@@ -340,7 +340,7 @@ def _replace(coll: dict[str, Dataset], lp: str, new: Dataset) -> dict[str, Datas
 
 def save_plan(name: str, lp: str, plan: Plan) -> str:
     """Store the teacher's :class:`Plan` with language pair ``lp`` of the saved dataset ``name``."""
-    from . import workspace
+    from ..io import workspace
 
     if not 0 <= plan.overlap <= 1 or plan.items_per_student < 1:
         raise ValueError("items per student must be at least 1 and overlap between 0 and 1")
@@ -363,7 +363,7 @@ def save_judgement(name: str, lp: str, rater: str, protocol: str, task: Task, sc
     the rows are appended — a log row always; for an ``item`` also the judgement row (criterion
     :data:`CRITERIA` [protocol]) and, for ESA, the spans row — and the result replaces it only
     once it loads back identical. Every other row is kept as it was (checked)."""
-    from . import workspace
+    from ..io import workspace
 
     rater = check_rater(rater)
     if protocol not in CRITERIA:

@@ -192,8 +192,8 @@ def make_synthetic(n_segments: int, n_refs: int, n_systems: int, seed: int = 0, 
         ids[~correct] = r.integers(0, 3 * n_groups, n_wrong)
         kept = (r.random(t) >= SYS_DROP * (1.0 - q_tok)) | first
         swapped = _swap_adjacent(ids, seg_of, SYS_SWAP * (1.0 - q_tok), r)
-        texts = _join(tgt_vocab[ids[kept]], seg_of[kept])
-        out_frames.append(pd.DataFrame({"system": name, "seg_id": seg_ids, "text": texts}))
+        sys_texts = _join(tgt_vocab[ids[kept]], seg_of[kept])
+        out_frames.append(pd.DataFrame({"system": name, "seg_id": seg_ids, "text": sys_texts}))
         acc = np.bincount(seg_of, weights=(correct & kept), minlength=n_segments) / lengths
         flu = 1.0 - np.bincount(seg_of, weights=swapped, minlength=n_segments) / lengths
         human.append(100.0 * (0.75 * acc + 0.25 * flu))

@@ -224,37 +224,6 @@ def stderr_progress(label: str):
 
 # ---- splitting into segment blocks -----------------------------------------------------------
 #: smallest block (segments) handed to a worker; smaller data makes fewer blocks
-# ---- metric selections ---------------------------------------------------------------------
-# (here, not in evalcore.metrics: the lexical filter needs evalcore.syntax, which imports
-# evalcore.metrics)
-#: the ``--metrics`` keyword that stands for every lexical metric (:func:`lexical_metric_ids`)
-LEXICAL = "lexical"
-
-
-def lexical_metric_ids() -> list[str]:
-    """Every registered metric computed from the texts alone (string overlap and edit
-    distance: the BLEU, NIST, chrF, character n-gram, GTM, ROUGE, METEOR and TER/WER/PER
-    families, methods §7): not the syntactic metrics (they parse), not learned models, not
-    bring-your-own scores."""
-    from ..metrics.base import get_metric, metric_ids
-    from ..neural import PREFIXES as NEURAL
-    from ..syntax.metrics import is_syntactic
-
-    return [m for m in metric_ids() if not m.startswith(("learned:",) + NEURAL) and not is_syntactic(m)
-            and get_metric(m).meta.needs_text]
-
-
-def expand_metric_ids(spec: str) -> list[str]:
-    """A comma-separated ``--metrics`` value with the keyword ``lexical`` replaced by
-    :func:`lexical_metric_ids` (in place, duplicates dropped, order kept)."""
-    out: list[str] = []
-    for m in (x.strip() for x in spec.split(",")):
-        for mid in (lexical_metric_ids() if m.lower() == LEXICAL else [m] if m else []):
-            if mid.lower() not in (o.lower() for o in out):
-                out.append(mid)
-    return out
-
-
 MIN_BLOCK = 32
 #: largest block (segments) handed to a worker when the caller does not choose: a task's
 #: working memory (its texts' tokens, the family's statistics rows, their pickled copy on the
@@ -327,7 +296,7 @@ def score_result(dataset, metric_ids: Sequence, level: str = "segment", ref_ids:
     """:func:`evalcore.metrics.engine.score_result` on ``scheduler`` (in-process when None or
     ``none``): same columns, rows, order, values, signatures, notes and warnings."""
     from ..metrics import engine
-    from ..results import Result
+    from ..core.results import Result
 
     if scheduler is None or not scheduler.distributed:
         return engine.score_result(dataset, metric_ids, level=level, ref_ids=ref_ids,

@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..core.dataset import Dataset
 from ..metrics.base import Metric, get_metric, metric_signature, valid_stats
-from ..results import Detailed
+from ..core.results import Detailed
 
 Progress = Callable[[float, str], None] | None
 
@@ -97,7 +97,7 @@ def leave_one_out(ds: Dataset, metric_ids: Sequence[str] = ("bleu",), n_boot: in
     For every reference set r: r scored as a candidate against R − {r}, and every MT system
     scored against the same R − {r} (corpus level, on the segments every reference set covers).
 
-    Returns a :class:`~evalcore.results.Detailed` (its ``notes``: how many segments are used, its
+    Returns a :class:`~evalcore.core.results.Detailed` (its ``notes``: how many segments are used, its
     ``segments``: their ids):
 
     * ``detail`` (the scores): metric, held_out, candidate, kind ("human"/"mt"), score, n_segments;
@@ -199,7 +199,7 @@ def detect_mt(ds: Dataset, metric_id: str = "bleu", gap: float = 20.0, share: fl
     ``flagged`` when the share reaches ``share`` (the seed excluded translators flagged 30 %
     of the time or more) or the corpus-level gap reaches ``gap``.
 
-    Returns a :class:`~evalcore.results.Detailed`: ``table`` the overall rows per reference set,
+    Returns a :class:`~evalcore.core.results.Detailed`: ``table`` the overall rows per reference set,
     ``detail`` the segments (seg_id, ref_id, closest_system, to_mt, to_refs, gap, flagged and the
     texts: reference, closest MT output, for side-by-side display), ``notes`` how many segments
     are used, ``method`` the settings (metric and its signature, thresholds).

@@ -39,6 +39,7 @@ import shutil
 import time
 import unicodedata
 from pathlib import Path
+from typing import Mapping
 
 from ..core.dataset import Dataset
 from ..core.export import atomic_write
@@ -84,11 +85,11 @@ def safe_name(name: str) -> str:
 try:
     import fcntl  # POSIX
 except ImportError:  # pragma: no cover - Windows
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]  # no POSIX locks here: msvcrt's are used
 try:
     import msvcrt  # Windows
 except ImportError:
-    msvcrt = None
+    msvcrt = None  # type: ignore[assignment]  # not Windows: fcntl's locks are used
 
 
 @contextlib.contextmanager
@@ -386,7 +387,7 @@ def _write_locked(datasets: dict[str, Dataset], name: str, source: str, replace:
     """The body of :func:`save` and :func:`update`, run while holding ``name``'s lock: write to a
     hidden temporary folder, verify that it loads back the same tables, then rename it into place
     (two renames under the workspace lock when it replaces a dataset). Returns the stored name."""
-    from ..io.tidy import write_tidy
+    from .tidy import write_tidy
 
     root = datasets_dir()
     trash = None
@@ -422,7 +423,7 @@ def _write_locked(datasets: dict[str, Dataset], name: str, source: str, replace:
     if trash is not None:
         shutil.rmtree(trash, ignore_errors=True)
     with contextlib.suppress(Exception):  # the snapshot of the saved TSVs: later loads skip parsing them
-        from ..io import snapshot
+        from . import snapshot
 
         snapshot.write_snapshot(root / target, snapshot.snapshot_key(meta["files"], reading="tidy;quoting=csv"),
                                 reloaded)
@@ -463,7 +464,7 @@ def _verify_round_trip(datasets: dict[str, Dataset], folder: Path) -> dict[str, 
     covers every table and extra table). A save that would not load back, or would load back
     different data, raises :class:`DataError` naming the tables, and nothing is replaced.
     Returns the loaded collection (its snapshot is then built from it)."""
-    from ..io import load_collection, mqm_weights_in_force
+    from . import load_collection, mqm_weights_in_force
 
     try:
         with mqm_weights_in_force(None):
@@ -542,8 +543,8 @@ def load_saved(name: str) -> dict[str, Dataset]:
     The TSVs are parsed and validated only when the dataset has no up-to-date snapshot
     (:mod:`evalcore.io.snapshot`: Arrow tables of exactly what reading these TSV bytes with
     this version of the loaders assembles); the snapshot is then built for the next load."""
-    from ..io import FileSource, current_mqm_weights, load_collection
-    from ..io import snapshot
+    from . import FileSource, current_mqm_weights, load_collection
+    from . import snapshot
 
     recover()
     stored = safe_name(name)
@@ -560,13 +561,16 @@ def load_saved(name: str) -> dict[str, Dataset]:
         if report.ok and current_mqm_weights() is None:  # MQM weights of the CLI change what loads
             key = snapshot.snapshot_key(current, reading="tidy;quoting=csv")
             coll = snapshot.read_snapshot(path, key, stored)
-        files = None if coll is not None else {p.name: p.read_bytes() for p in _data_files(path)}
+        files: dict[str, bytes | Path] | None = (None if coll is not None else
+                                                  {p.name: p.read_bytes() for p in _data_files(path)})
     if not report.ok:
         raise DataError(report)
     if coll is None:
+        assert files is not None  # read above whenever there is no snapshot
         coll = load_collection(FileSource(files, str(path)), name=stored, fmt="tidy", quoting="csv")
     else:
         key = None  # nothing to build
+    meta = meta or {}
     for lp, expected in (meta.get("hashes") or {}).items():
         if lp not in coll:
             report.error("meta.json", None, f"language pair {lp or '-'} was saved but is no longer in the files")
@@ -583,7 +587,7 @@ def load_saved(name: str) -> dict[str, Dataset]:
 def repair(name: str) -> dict:
     """Accept a saved dataset's files as they are now: validate them (raises DataError with
     every problem if they do not load) and rewrite meta.json with their hashes."""
-    from ..io import load_collection
+    from . import load_collection
 
     stored = safe_name(name)
     path = datasets_dir() / stored
@@ -657,13 +661,13 @@ def is_loopback(address: str | None) -> bool:
         return False
 
 
-def path_import_allowed(address: str | None, environ: dict | None = None) -> tuple[bool, str]:
+def path_import_allowed(address: str | None, environ: Mapping[str, str] | None = None) -> tuple[bool, str]:
     """Whether the dashboard may read folders and files of the server's machine by path.
 
     Allowed when the server listens on a loopback address only, or when the environment
     variable ``EVALCORE_ALLOW_PATH_IMPORT=1`` says so deliberately. Returns (allowed, why)."""
-    environ = os.environ if environ is None else environ
-    if environ.get(ALLOW_PATH_IMPORT_ENV, "").strip() == "1":
+    env: Mapping[str, str] = os.environ if environ is None else environ
+    if env.get(ALLOW_PATH_IMPORT_ENV, "").strip() == "1":
         return True, f"allowed by {ALLOW_PATH_IMPORT_ENV}=1"
     if is_loopback(address):
         return True, f"the dashboard listens on {address} only (this machine)"
@@ -675,14 +679,14 @@ def path_import_allowed(address: str | None, environ: dict | None = None) -> tup
 LISTEN_ALL_ENV = "EVALCORE_LISTEN_ALL"
 
 
-def binding_refusal(address: str | None, environ: dict | None = None) -> str | None:
+def binding_refusal(address: str | None, environ: Mapping[str, str] | None = None) -> str | None:
     """Why the dashboard refuses to serve, or None. A server with no ``server.address`` listens
     on every network interface: that happens when Streamlit finds no configuration (started
     with another config file, or an edited one), so the app refuses to show anything unless an
     address was chosen (``--server.address ADDRESS``, config.toml) or ``EVALCORE_LISTEN_ALL=1``
     says that every interface is meant."""
-    environ = os.environ if environ is None else environ
-    if (address or "").strip() or environ.get(LISTEN_ALL_ENV, "").strip() == "1":
+    env: Mapping[str, str] = os.environ if environ is None else environ
+    if (address or "").strip() or env.get(LISTEN_ALL_ENV, "").strip() == "1":
         return None
     return ("The dashboard is listening on every network interface because no server address is set "
             "(the project's .streamlit/config.toml was not read), so anyone who can reach this port could "

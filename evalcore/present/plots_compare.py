@@ -13,7 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ..analysis.compare import COLOURS
-from ..present.plot_text import safe as _safe
+from .plot_text import safe as _safe
 
 _MARGIN = dict(t=60, b=50, l=60, r=20)
 #: Text on the white page beside a bar (contrast 15.9:1 with white, WCAG 2.1 §1.4.3).

@@ -1,0 +1,143 @@
+"""The layers of docs/architecture.md, checked on the source (ast, nothing imported): no import
+cycle between files, and every module imports only from its own layer or the layers below,
+module-level and function-level imports alike. A registry that names its plugins as strings
+(``metrics/_load_all.py``, ``stats/registry.py``, ``learned/store.py``) is not an import."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import ROOT
+from test_packaging import _imports
+
+#: bottom to top, as drawn in docs/architecture.md; a module belongs to the layer of its
+#: longest listed prefix
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("core", ("evalcore", "evalcore.core", "evalcore.human")),
+    ("io", ("evalcore.io",)),
+    ("metrics", ("evalcore.metrics",)),
+    ("engines", ("evalcore.stats", "evalcore.qarla", "evalcore.syntax", "evalcore.learned", "evalcore.neural")),
+    ("scoring", ("evalcore.scoring",)),
+    ("analysis", ("evalcore.analysis",)),
+    ("present", ("evalcore.present",)),
+    ("views", ("evalcore.views",)),
+    ("commands", ("evalcore.commands", "evalcore.cli", "evalcore.__main__")),
+]
+
+
+def layer_of(module: str) -> int | None:
+    best, level = -1, None
+    for i, (_, prefixes) in enumerate(LAYERS):
+        for p in prefixes:
+            if (module == p or module.startswith(p + ".")) and len(p) > best:
+                best, level = len(p), i
+    return level
+
+
+def file_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one file (Tarjan), each a cycle of
+    imports between files."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def layer_violations(graph: dict[str, set[str]]) -> list[str]:
+    """Every import of a higher layer, and every module no layer lists."""
+    bad = []
+    for mod in sorted(graph):
+        here = layer_of(mod)
+        if here is None:
+            bad.append(f"{mod} is in no layer (add its package to LAYERS and docs/architecture.md)")
+            continue
+        for target in sorted(graph[mod]):
+            there = layer_of(target)
+            if there is not None and there > here:
+                bad.append(f"{mod} ({LAYERS[here][0]}) imports {target} ({LAYERS[there][0]})")
+    return bad
+
+
+def test_no_import_cycle_between_files():
+    cycles = file_cycles(_imports(ROOT / "evalcore"))
+    assert cycles == [], "import cycles between files:\n" + "\n".join(" <-> ".join(c) for c in cycles)
+
+
+def test_every_module_imports_only_its_own_layer_or_below():
+    bad = layer_violations(_imports(ROOT / "evalcore"))
+    assert bad == [], "imports against the layer order of docs/architecture.md:\n" + "\n".join(bad)
+
+
+def test_the_layers_are_those_of_the_architecture_page():
+    """Every package of the table is drawn in docs/architecture.md, and every package of
+    evalcore/ is in the table."""
+    doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    listed = {p for _, prefixes in LAYERS for p in prefixes}
+    for p in listed - {"evalcore", "evalcore.cli", "evalcore.__main__"}:
+        assert p.replace(".", "/") + "/" in doc, f"{p} is not drawn in docs/architecture.md"
+    packages = {f"evalcore.{d.name}" for d in (ROOT / "evalcore").iterdir() if (d / "__init__.py").exists()}
+    top_modules = {f"evalcore.{f.stem}" for f in (ROOT / "evalcore").glob("*.py") if f.stem != "__init__"}
+    assert packages | top_modules <= listed, sorted((packages | top_modules) - listed)
+    assert top_modules == {"evalcore.cli", "evalcore.__main__"}, "a new module belongs in a layer's folder"
+
+
+def _package(root: Path, files: dict[str, str]) -> Path:
+    pkg = root / "evalcore"
+    for name, text in files.items():
+        path = pkg / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for folder in [path.parent, *path.parent.parents]:
+            if folder == root:
+                break
+            (folder / "__init__.py").touch()
+        path.write_text(text)
+    return pkg
+
+
+def test_the_checks_find_a_planted_cycle_and_upward_import(tmp_path):
+    """On a made-up package: a function-level upward import (metrics -> analysis) and a cycle
+    closed inside a function body are both reported; the same files without them are clean."""
+    clean = {
+        "core/dataset.py": "",
+        "metrics/base.py": "from ..core import dataset\n",
+        "metrics/bleu.py": "from .base import x\n",
+        "analysis/compare.py": "from ..metrics.bleu import y\nfrom ..core.dataset import z\n",
+        "metrics/_load_all.py": "import importlib\nimportlib.import_module('evalcore.metrics.bleu')\n",
+    }
+    pkg = _package(tmp_path / "clean", clean)
+    graph = _imports(pkg)
+    assert file_cycles(graph) == [] and layer_violations(graph) == []
+    assert graph["evalcore.analysis.compare"] == {"evalcore.metrics.bleu", "evalcore.core.dataset"}
+
+    planted = dict(clean)
+    planted["metrics/base.py"] = "from ..core import dataset\n\n\ndef f():\n    from . import bleu\n"
+    planted["metrics/bleu.py"] = "from .base import x\n\n\ndef g():\n    from ..analysis.compare import h\n"
+    graph = _imports(_package(tmp_path / "planted", planted))
+    assert file_cycles(graph) == [["evalcore.analysis.compare", "evalcore.metrics.base", "evalcore.metrics.bleu"]]
+    assert layer_violations(graph) == ["evalcore.metrics.bleu (metrics) imports evalcore.analysis.compare (analysis)"]
