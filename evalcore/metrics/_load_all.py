@@ -5,12 +5,29 @@ provider of run-time ids (``learned:NAME``, :func:`evalcore.metrics.base.registe
 Every module is named, not imported, here: the built-in families import
 :mod:`evalcore.metrics.base`, which imports this module on the first metric lookup, and the
 plugins sit above the metrics layer, which never imports upward (no import cycle between
-files; tests/test_layers.py checks it). A new metric family adds its module to
-:data:`BUILTIN`, a new metric package its module to :data:`PLUGINS`.
+files; tests/test_layers.py checks it). A new metric family is one new module in this folder:
+:func:`families` finds every module here that is not infrastructure (:data:`INFRASTRUCTURE`)
+and does not start with ``_``; a new metric package (above the metrics layer) adds its module
+to :data:`PLUGINS`.
 """
 import importlib
+import pkgutil
+from pathlib import Path
 
+#: the built-in families in the order their ids are registered (``metric_ids()`` keeps it);
+#: a family module not listed here is found by :func:`families` and loaded after them
 BUILTIN = ("bleu", "chrf", "ter", "nist", "gtm", "edit", "rouge", "charngram", "meteor")
+#: modules of this folder that are not metric families
+INFRASTRUCTURE = frozenset({"base", "engine", "levels", "tokenize", "byo", "kernels"})
+
+
+def families() -> list[str]:
+    """Every metric family module of evalcore/metrics/: :data:`BUILTIN` first, then any other
+    module that is neither infrastructure nor private (sorted by name)."""
+    here = [m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)])
+            if not m.ispkg and not m.name.startswith("_") and m.name not in INFRASTRUCTURE]
+    return list(BUILTIN) + sorted(m for m in here if m not in BUILTIN)
+
 
 PLUGINS = (
     "evalcore.syntax",  # TREE/GRAM/LEVEL/shallow syntax (no model load at import)
@@ -19,7 +36,7 @@ PLUGINS = (
     "evalcore.neural",  # comet:/cometkiwi:/xcomet:/metricx:/bleurt:/bertscore:/cosine: ids (no torch at import)
 )
 
-for _name in BUILTIN:
+for _name in families():
     importlib.import_module(f"{__package__}.{_name}")
 for _name in PLUGINS:
     importlib.import_module(_name)

@@ -28,9 +28,10 @@ matrices instead of ``rows``; ``options`` names the keyword options it takes (e.
 :func:`~evalcore.stats.tables.correlation_table` then hand it the matrices (``correlate`` scores
 the metrics per segment for it), and selectors of system-vector statistics leave it out
 (``names(..., vectors=True)``). A statistic defined
-elsewhere (e.g. a metrics-task module) can call :func:`register` at import time instead of
-editing this file: name that module in :data:`PLUGINS` (imported before the registry is first
-listed, so the CLI parser and pages see it). Nothing else needs to change.
+elsewhere can call :func:`register` at import time instead of editing this file: a module in
+``evalcore/stats/plugins/`` is found and imported by itself (a new statistic is that one file
+and its test), a module elsewhere (e.g. a metrics-task module) is named in :data:`PLUGINS`.
+Both are imported before the registry is first listed, so the CLI parser and pages see them.
 """
 from __future__ import annotations
 
@@ -107,8 +108,12 @@ def _load_plugins() -> None:
         return
     _plugins_loaded = True
     import importlib
+    import pkgutil
+    from pathlib import Path
 
-    for name in PLUGINS:
+    found = sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent / "plugins")])
+                   if not m.name.startswith("_"))
+    for name in [*PLUGINS, *(f"{__package__}.plugins.{n}" for n in found)]:
         importlib.import_module(name)
 
 
