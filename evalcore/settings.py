@@ -119,14 +119,26 @@ class Settings:
 DEFAULTS = Settings()
 
 
-def add_cli_arguments(p) -> None:
-    """``--judged-only``/``--all-segments`` and ``--orientation`` with the shared defaults."""
+def add_judged_arguments(p, judged_help: str | None = None) -> None:
+    """``--judged-only``/``--all-segments`` with the shared default: neither given leaves
+    ``args.judged_only`` None, which means :data:`DEFAULTS` (on wherever judgements exist)."""
     g = p.add_mutually_exclusive_group()
     g.add_argument("--judged-only", dest="judged_only", action="store_true", default=None,
-                   help="metric scores over only the segments the humans judged (per system): the default "
-                        "wherever human judgements exist")
+                   help=judged_help or "metric scores over only the segments the humans judged (per system): the "
+                                       "default wherever human judgements exist")
     g.add_argument("--all-segments", dest="judged_only", action="store_false",
                    help="metric scores over every segment, judged or not")
+
+
+def judged_only_of(args) -> bool:
+    """The judged-only choice of a command: its flag, else the shared default."""
+    judged = getattr(args, "judged_only", None)
+    return DEFAULTS.judged_only if judged is None else bool(judged)
+
+
+def add_cli_arguments(p) -> None:
+    """``--judged-only``/``--all-segments`` and ``--orientation`` with the shared defaults."""
+    add_judged_arguments(p)
     p.add_argument("--orientation", choices=ORIENTATIONS, default=DEFAULTS.orientation,
                    help="higher-is-better (default, the WMT convention): error rates (TER, WER, PER) negated "
                         "before correlating; raw: correlated as they are")

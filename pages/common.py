@@ -467,6 +467,19 @@ def settings_of_page(ds: Dataset, judged_only: bool | None = None, include_refs:
     return settings.resolve(ds)[0]
 
 
+def settings_caption(settings=None, ds: Dataset | None = None, criterion: str | None = None, container=None) -> str:
+    """The one settings line (:meth:`evalcore.settings.Settings.describe`, the text commands write
+    to stderr and exports carry) as a caption under a results section; returns the text.
+    ``settings`` None: the shared defaults resolved on ``ds`` (:func:`settings_of_page`)."""
+    from evalcore.settings import DEFAULTS
+
+    if settings is None:
+        settings = settings_of_page(ds) if ds is not None else DEFAULTS
+    text = settings.describe(ds, criterion)
+    (container if container is not None else st).caption(f"Settings: {md(text)}.")
+    return text
+
+
 def segments_caption(table: pd.DataFrame, n_total: int, judged_only: str | None = None) -> None:
     """Say how many segments the metric scores are over (``n_segments`` of a system table)."""
     if "n_segments" not in table or table.empty:

@@ -1,0 +1,146 @@
+"""One answer everywhere: every page and command with a "judged segments only" notion has the
+shared default of :data:`evalcore.settings.DEFAULTS` (or is a listed, explained exception), and
+every results section states its settings with the one line of
+:meth:`evalcore.settings.Settings.describe`, on the page, on stderr and in exports."""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from evalcore.cli import build_parser, main
+from evalcore.settings import DEFAULTS
+
+#: Commands whose ``--judged-only`` is not the shared default, and why (the reason is checked
+#: against the command's own help text, so the exception is said where the user reads it).
+CLI_EXCEPTIONS = {
+    # the task recipe fixes every setting of the official runs, all segments included
+    "metatask": "the task: all",
+    # scores only: nothing is compared with human scores, so the judged subset is opt-in
+    "score": "only the segments the humans judged for each system",
+    # QARLA's likeness compares no metric with human scores: keeping the judged segments is a data subset
+    "qarla": "keep only segments with at least one human judgement",
+    "queen": "keep only segments with at least one human judgement",
+    "search": "keep only segments with at least one human judgement",
+}
+
+
+def _subparsers():
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    return sub.choices
+
+
+def _option(p, flag):
+    return next((a for a in p._actions if flag in a.option_strings), None)
+
+
+def test_every_command_with_judged_only_has_the_shared_default():
+    """Every command with a --judged-only option: neither flag given means DEFAULTS (args value
+    None, resolved by evalcore.settings.judged_only_of), and --all-segments turns it off; or the
+    command is a listed exception whose help says what it does instead."""
+    from evalcore.settings import from_args
+
+    seen = []
+    for name, p in _subparsers().items():
+        judged = _option(p, "--judged-only")
+        if judged is None:
+            continue
+        seen.append(name)
+        if name in CLI_EXCEPTIONS:
+            assert CLI_EXCEPTIONS[name] in (judged.help or ""), (name, judged.help)
+            continue
+        assert judged.default is None, f"{name}: --judged-only defaults to {judged.default!r}, not the shared default"
+        assert _option(p, "--all-segments") is not None, f"{name}: no --all-segments to turn the default off"
+        ns = type("Args", (), {"judged_only": p.get_default("judged_only")})()
+        assert from_args(ns).judged_only is DEFAULTS.judged_only, name
+        off = _option(p, "--all-segments")
+        assert off.dest == "judged_only" and off.const is False, name
+    # the commands that compare metric scores with human scores are all here
+    assert {"compare", "correlate", "rank"} <= set(seen) - set(CLI_EXCEPTIONS), seen
+
+
+def _tiny(tmp_path, systems: dict[str, list[str]], human: dict[str, list[float]]) -> Path:
+    """A tidy dataset: segment i has reference 'the cat sat on the mat i'; ``human`` judges the
+    first len(list) segments of each system (the rest unjudged)."""
+    n = len(next(iter(systems.values())))
+    d = tmp_path / "d"
+    d.mkdir()
+    seg = pd.DataFrame({"seg_id": [str(i + 1) for i in range(n)], "source": [f"src {i}" for i in range(n)]})
+    ref = pd.DataFrame({"seg_id": seg.seg_id, "ref_id": "ref", "text": [f"the cat sat on the mat {i}" for i in range(n)]})
+    out = pd.DataFrame([(s, str(i + 1), t) for s, ts in systems.items() for i, t in enumerate(ts)],
+                       columns=["system", "seg_id", "text"])
+    jud = pd.DataFrame([(s, str(i + 1), "r1", "adequacy", v) for s, vs in human.items() for i, v in enumerate(vs)],
+                       columns=["system", "seg_id", "rater", "judgement", "score"])
+    for name, f in (("segments", seg), ("references", ref), ("outputs", out), ("judgements", jud)):
+        f.to_csv(d / f"{name}.tsv", sep="\t", index=False)
+    return d
+
+
+OUTS = {"a": ["the cat sat on the mat 0", "a dog 1", "x y z", "p q"],
+        "b": ["the cat sat 0", "the cat sat on the mat 1", "the cat sat on the mat 2", "the cat sat on the mat 3"]}
+REFS = [f"the cat sat on the mat {i}" for i in range(4)]
+
+
+def _compare(d, extra, capsys):
+    with tempfile.TemporaryDirectory() as tmp:
+        assert main(["compare", str(d), "--a", "a", "--b", "b", "--metrics", "bleu", "--bootstrap", "20",
+                     "--ar", "20", "--out", tmp] + extra) == 0
+        head = pd.read_csv(Path(tmp) / "headline.tsv", sep="\t")
+    return head.set_index("signal"), capsys.readouterr().err
+
+
+def test_compare_command_defaults_to_the_judged_segments(tmp_path, capsys):
+    """Segments 1-2 judged for both systems, 3-4 not: by default compare scores BLEU over the
+    judged ones (sacreBLEU on those two segments), as --judged-only, not as --all-segments,
+    and says so on stderr with the shared settings line."""
+    from sacrebleu.metrics import BLEU
+
+    d = _tiny(tmp_path, OUTS, {"a": [4, 2], "b": [3, 5]})
+    default, err = _compare(d, [], capsys)
+    assert "judged segments only (the default; --all-segments for every segment)" in err
+    assert f"settings: {DEFAULTS.with_(tokenizer='13a').describe()}" in err
+    judged, _ = _compare(d, ["--judged-only"], capsys)
+    every, err_every = _compare(d, ["--all-segments"], capsys)
+    want = {s: BLEU().corpus_score(t[:2], [REFS[:2]]).score for s, t in OUTS.items()}
+    assert default.loc["metric:bleu", "score_a"] == pytest.approx(want["a"], abs=1e-6)
+    assert default.loc["metric:bleu", "score_b"] == pytest.approx(want["b"], abs=1e-6)
+    pd.testing.assert_frame_equal(default, judged)
+    everything = BLEU().corpus_score(OUTS["a"], [REFS]).score
+    assert every.loc["metric:bleu", "score_a"] == pytest.approx(everything, abs=1e-6)
+    assert abs(everything - want["a"]) > 1  # the switch matters on this data
+    assert "metric scores over every segment" in err_every
+    assert "judged_only=yes" in default["signature"].iloc[0] and "judged_only=no" in every["signature"].iloc[0]
+
+
+def test_compare_default_falls_back_where_the_two_are_not_both_judged(tmp_path, capsys):
+    d = _tiny(tmp_path, OUTS, {"a": [4, 2]})  # b is never judged
+    head, err = _compare(d, [], capsys)
+    assert "every segment: 'a' and 'b' are not both judged on any segment" in err
+    assert "metric scores over every segment" in err
+    with tempfile.TemporaryDirectory() as tmp:  # insisting on it is an error, not a silent fallback
+        assert main(["compare", str(d), "--a", "a", "--b", "b", "--metrics", "bleu", "--judged-only",
+                     "--out", tmp]) == 2
+    assert "no segment in common" in capsys.readouterr().err
+
+
+def test_rank_metric_signals_default_to_the_judged_segments(tmp_path, capsys):
+    """rank --human H --metrics M: the metric's signal is over the segments judged for H."""
+    d = _tiny(tmp_path, {**OUTS, "c": ["cat 0", "the mat 1", "the cat sat on the mat 2", "p"]},
+              {"a": [4, 2], "b": [3, 5], "c": [1, 2]})
+
+    def rank(extra):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "r.tsv"
+            assert main(["rank", str(d), "--human", "adequacy", "--metrics", "chrf", "--test", "bootstrap",
+                         "--samples", "50", "--out", str(out)] + extra) == 0
+            t = pd.read_csv(out, sep="\t")
+        return t[t["signal"] == "chrf"].set_index("system")["n_segments"], capsys.readouterr().err
+
+    default, err = rank([])
+    assert "judged segments only (the default; --all-segments for every segment)" in err
+    assert "settings: metric scores over the segments judged for adequacy" in err
+    assert default.tolist() == [2, 2, 2] and default.equals(rank(["--judged-only"])[0])
+    assert rank(["--all-segments"])[0].tolist() == [4, 4, 4]
