@@ -265,8 +265,8 @@ else:
                                         for c in ("value_a", "value_b", "p_value")})
             download_table(vs["tests"], f"{ds.name}_metric_tests", key="sys_vs_tests", signature=vs_sig)
             st.dataframe(vs["ranks"], hide_index=True, width="stretch")
-        st.caption("The same numbers on the command line (`--method kendall` or `acc23` for the other statistics, "
-                   "`--compare " + vs_test + "` for the tests):")
+        st.caption("The same numbers and tests on the command line (`--method kendall` or `acc23` with "
+                   "`--compare perm` for the other statistics):")
         st.code(vs["commands"]["pearson"], language="bash")  # literal text: names from the data stay inert
 
 st.subheader("Consensus rankings (Schulze)")

@@ -144,3 +144,61 @@ def test_rank_metric_signals_default_to_the_judged_segments(tmp_path, capsys):
     assert "settings: metric scores over the segments judged for adequacy" in err
     assert default.tolist() == [2, 2, 2] and default.equals(rank(["--judged-only"])[0])
     assert rank(["--all-segments"])[0].tolist() == [4, 4, 4]
+
+
+# ---- one significance path: correlate --compare's table, its stderr lines, the Systems page -------------
+def _correlate_compare(args, capsys):
+    """correlate --compare: the correlation table, the pairwise table (full precision) and stderr."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out, pairs = Path(tmp) / "c.tsv", Path(tmp) / "p.tsv"
+        assert main(["correlate"] + [str(a) for a in args] + ["--out", str(out), "--compare-out", str(pairs)]) == 0
+        return pd.read_csv(out, sep="\t"), pd.read_csv(pairs, sep="\t"), capsys.readouterr().err
+
+
+def _stderr_tests(err: str) -> dict:
+    import re
+
+    return {(m.group(1), m.group(2)): float(m.group(3))
+            for m in re.finditer(r"^test: \w+ [\w-]+: (\S+) \(\S+\) > (\S+) \(\S+\): p = (\S+)$", err, re.M)}
+
+
+@pytest.mark.parametrize("method,test,draws", [("pearson", "williams", 1000), ("kendall", "perm", 300)])
+def test_correlate_compare_table_and_stderr_agree(method, test, draws, capsys):
+    """The pairwise table and the stderr lines are the same tests (the same draws too: the lines
+    were once a second computation with its own 1000 draws), and the clusters are the ranks."""
+    from conftest import SAMPLE
+
+    table, pairs, err = _correlate_compare([SAMPLE, "--metrics", "bleu,chrf,ter", "--human", "adequacy",
+                                            "--method", method, "--compare", test, "--draws", draws], capsys)
+    lines = _stderr_tests(err)
+    assert len(pairs) == 3 and set(lines) == set(zip(pairs["better"], pairs["worse"]))
+    for r in pairs.itertuples():
+        assert lines[(r.better, r.worse)] == pytest.approx(r.p_value, rel=1e-5, abs=1e-12)
+    import re
+
+    clusters = dict(re.findall(r"(\S+) (\d+)", err.split("test: clusters (p <= 0.05): ")[1].splitlines()[0]))
+    assert {m: int(c) for m, c in clusters.items()} == dict(zip(table["metric"], table["cluster"].astype(int)))
+
+
+def test_systems_page_metric_tests_equal_correlate_compare(capsys):
+    """The Systems page's "Metrics vs humans" tests (Williams on Pearson, PERM-BOTH on the other
+    statistics, as shown by the page under AppTest) = correlate --compare's table to 1e-9."""
+    from conftest import SAMPLE
+    from test_pages import _open
+
+    from evalcore.views.systems import VS_HUMANS_METHODS
+
+    at = _open("systems", {"sys_boot": 0, "sys_metrics": ["bleu", "chrf", "ter"]})
+    shown = next(df.value for df in at.dataframe if {"metric_a", "metric_b", "p_value"} <= set(df.value.columns))
+    label = dict((b, a) for a, b in VS_HUMANS_METHODS)
+    assert set(shown["statistic"].map(label)) == {m for m, _ in VS_HUMANS_METHODS}
+    for method, _ in VS_HUMANS_METHODS:
+        test = "williams" if method == "pearson" else "perm"
+        _, pairs, _ = _correlate_compare([SAMPLE, "--metrics", "bleu,chrf,ter", "--human", "adequacy",
+                                          "--method", method, "--compare", test], capsys)
+        page = shown[shown["statistic"].map(label) == method]
+        assert len(page) == len(pairs) == 3
+        got = {(a, b): p for a, b, p in zip(page["metric_a"], page["metric_b"], page["p_value"])}
+        for r in pairs.itertuples():
+            assert got[(r.better, r.worse)] == pytest.approx(r.p_value, abs=1e-9), (method, r)
+    assert any("--compare williams" in c.value for c in at.code)
