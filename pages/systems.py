@@ -10,6 +10,7 @@ from evalcore.stats.registry import label as stat_label, names as stat_names
 from evalcore.views import common as common_view, judges as judges_view, systems as systems_view
 from evalcore import plots as P
 from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo_object, progress_bar, scope, segments_caption, settings_of_page, show_exception, syntax_note
+from pages.common import settings_caption
 from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
@@ -82,7 +83,7 @@ if include_refs and ds.ref_ids:
 if ds_criteria and judged_only_control(ds, "sys"):
     judged_only = criteria[0] if criteria else common_view.default_criterion(ds)
 page_settings = settings_of_page(ds, judged_only=bool(judged_only), include_refs=include_refs, ref_ids=ref_ids)
-st.caption(f"Settings: {md(page_settings.describe(ds, judged_only or None))}.")
+settings_caption(page_settings, ds, judged_only or None)
 
 
 def key_of(metrics) -> tuple:

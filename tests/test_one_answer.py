@@ -202,3 +202,91 @@ def test_systems_page_metric_tests_equal_correlate_compare(capsys):
         for r in pairs.itertuples():
             assert got[(r.better, r.worse)] == pytest.approx(r.p_value, abs=1e-9), (method, r)
     assert any("--compare williams" in c.value for c in at.code)
+
+
+# ---- every page: the shared judged-only default and the settings line -------------------------------------
+#: Pages whose "judged segments only" box is not the shared default, and why (said on the page).
+PAGE_EXCEPTIONS = {"metatask": "The official tasks score every segment"}
+
+
+def _page_ids():
+    from pages.registry import PAGES
+
+    return [p.slug for p in PAGES]
+
+
+@pytest.mark.parametrize("slug", _page_ids())
+def test_every_page_states_its_settings_and_has_the_shared_default(slug):
+    """Every page of the registry, on the bundled sample under AppTest: each "judged segments
+    only" box starts at DEFAULTS.judged_only (or the page is a listed exception whose help says
+    why), and the page shows the one settings line (Settings.describe) as a caption."""
+    import html
+
+    from test_pages import FAST, _open
+
+    at = _open(slug, {**FAST, "lva_level": "system"})
+    boxes = [c for c in at.checkbox if "judged" in (c.label or "").lower() and "only" in (c.label or "").lower()]
+    for box in boxes:
+        if slug in PAGE_EXCEPTIONS:
+            assert PAGE_EXCEPTIONS[slug] in (box.help or ""), (slug, box.help)
+            assert box.value is False
+        else:
+            assert box.value is DEFAULTS.judged_only, (slug, box.label)
+    if slug in ("systems", "campaign", "compare", "likeness_vs_acceptability"):
+        assert boxes, f"{slug}: no judged-segments box"
+    lines = [html.unescape(c.value) for c in at.caption if c.value.startswith("Settings: ")]
+    assert lines, f"{slug}: no settings line"
+    assert all(" human score = mean over segments of the per-segment mean over raters" in t for t in lines), lines
+    assert any(t.startswith("Settings: metric scores over ") for t in lines), lines
+    if slug == "compare":  # the comparison's own settings, as the compare command writes them
+        assert f"Settings: {DEFAULTS.with_(tokenizer='13a').describe()}." in lines
+
+
+def _minimal_argv(p) -> list[str]:
+    """The required positionals and options of a sub-parser, with placeholder values."""
+    argv = []
+    for a in p._actions:
+        if a.option_strings and not a.required:
+            continue
+        if a.dest in ("help",) or (not a.option_strings and a.nargs == 0):
+            continue
+        value = str(list(a.choices)[0]) if a.choices else "x"
+        n = 1 if a.nargs in (None, "?", "+") else (a.nargs if isinstance(a.nargs, int) else 1)
+        argv += ([a.option_strings[0]] if a.option_strings else []) + [value] * n
+    return argv
+
+
+def test_every_command_writes_the_settings_line(monkeypatch, capsys):
+    """Every command states the one settings line on stderr: python -m evalcore writes it before
+    the command runs, or the command writes its own, resolved on the data (STATES_SETTINGS;
+    those are run for real in the tests above and in test_settings)."""
+    import importlib
+
+    from evalcore.settings import command_line
+
+    own = []
+    for name, p in _subparsers().items():
+        mod = importlib.import_module(f"evalcore.commands.{name.replace('-', '_')}")
+        if getattr(mod, "STATES_SETTINGS", False):
+            own.append(name)
+            continue
+        seen = {}
+        monkeypatch.setattr(mod, "run", lambda args, _seen=seen: _seen.setdefault("args", args) and 0)
+        assert main([name] + _minimal_argv(p)) == 0, name
+        err = capsys.readouterr().err
+        assert f"settings: {command_line(seen['args'])}\n" in err, (name, err)
+    assert sorted(own) == ["compare", "correlate", "metatask", "rank"]
+
+
+def test_score_states_its_settings_as_they_are(capsys, tmp_path):
+    """score: every segment unless --judged-only (opt-in: it compares nothing with humans), the
+    tokenizer and the reference sets as given."""
+    from conftest import SAMPLE
+
+    out = tmp_path / "s.tsv"
+    assert main(["score", str(SAMPLE), "--metrics", "chrf", "--out", str(out)]) == 0
+    assert "settings: metric scores over every segment; tokenizer: sacreBLEU's default" in capsys.readouterr().err
+    assert main(["score", str(SAMPLE), "--metrics", "chrf", "--judged-only", "adequacy", "--tokenize", "intl",
+                 "--refs", "ref-A", "--out", str(out)]) == 0
+    assert ("settings: metric scores over the segments judged for adequacy; tokenizer intl; references ref-A;"
+            in capsys.readouterr().err)

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 NAME = "compare"
+STATES_SETTINGS = True  # its settings line, resolved on the data, goes to stderr from run()
 HANDLES_ALL_LPS = True  # two systems of one language pair: --lp all is refused with a message
 HELP = "Compare two systems: headline with paired significance, buckets, characteristic n-grams, length bias."
 # no OUTPUTS: --out is a folder, created and checked (export.check_outputs on every table) in run() before any work

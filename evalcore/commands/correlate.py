@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 
 NAME = "correlate"
+STATES_SETTINGS = True  # its settings line, resolved on the data, goes to stderr from run()
 LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
 OUTPUTS = ("out", "compare_out")  # checked before any work (evalcore.export.check_outputs)
 HELP = "Correlate metric scores with human judgements (system or segment level, MTME semantics)."

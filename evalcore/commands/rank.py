@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 
 NAME = "rank"
+STATES_SETTINGS = True  # its settings line, resolved on the data, goes to stderr from run()
 LP_ALL = True
 OUTPUTS = ("out", "matrix_out")
 HELP = "Rank systems with pairwise significance, rank ranges and clusters (WMT24 human ranking)."
