@@ -64,6 +64,11 @@ class Run:
     stdout: str
     stderr: str
     out: Path | None  # the redirected --out folder or file
+    tmp: Path | None = None  # where every output option was redirected
+
+    def file(self, name: str) -> pd.DataFrame:
+        """A TSV written by an output option other than --out (``--cases cases.tsv``: "cases.tsv")."""
+        return pd.read_csv(self.tmp / name, sep="\t", keep_default_na=False, na_values=[""])
 
     def table(self, name: str | None = None) -> pd.DataFrame:
         """A TSV the command wrote (``name`` in its --out folder) or printed."""
@@ -72,19 +77,27 @@ class Run:
         return pd.read_csv(self.out / name, sep="\t", keep_default_na=False, na_values=[""])
 
 
+#: options naming a file or folder a command writes: redirected into the temporary folder
+OUTPUT_OPTIONS = ("--out", "--cases", "--flags-out", "--profile-out")
+
+
 def run(command: str, tmp: Path) -> Run:
-    """``command`` (as quoted) in the repository root, its ``--out`` redirected into ``tmp``."""
+    """``command`` (as quoted) in the repository root, its ``--out`` (and every other option of
+    :data:`OUTPUT_OPTIONS`, read back with :meth:`Run.file`) redirected into ``tmp``."""
     argv = shlex.split(command)
     out = None
-    if "--out" in argv:
-        i = argv.index("--out")
-        out = tmp / Path(argv[i + 1].rstrip("/")).name
-        argv[i + 1] = str(out) + ("/" if argv[i + 1].endswith("/") else "")
+    for opt in OUTPUT_OPTIONS:
+        if opt in argv:
+            i = argv.index(opt)
+            target = tmp / Path(argv[i + 1].rstrip("/")).name
+            argv[i + 1] = str(target) + ("/" if argv[i + 1].endswith("/") else "")
+            if opt == "--out":
+                out = target
     argv[0] = sys.executable
     res = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     if res.returncode != 0:
         raise RuntimeError(f"exit {res.returncode}: {command}\n{res.stderr[-2000:]}")
-    return Run(res.stdout, res.stderr, out)
+    return Run(res.stdout, res.stderr, out, tmp)
 
 
 # ---- the checks -----------------------------------------------------------------------------------
@@ -222,6 +235,43 @@ for _lp, _tok, _n in (("en-ja", "ja-mecab", 12), ("en-cs", "13a", 15), ("en-zh",
     CHECKS.append(Check(f"wmt24-{_lp}", tuple(
         f"python -m evalcore correlate ../shared/data/wmt24_esa --lp {_lp} --metrics bleu,chrf --human esa "
         f"--method {m}" for m in ("pearson", "kendall")), _wmt24(_lp, _tok, _n), heavy=True, data="wmt24_esa"))
+
+# QARLA on WMT21 en-de: the per-case explanations of ORANGE and KING (about 2 min)
+_QARLA_LABELS = {"bleu": "BLEU", "gtm-3": "GTM-3", "chrf": "chrF", "wer": "mWER"}
+
+
+def _qarla_cases(runs):
+    r = runs[0]
+    frags = []
+    for t in r.table().itertuples():  # the cells of the single-metric table this command gives
+        cells = _table_row(f"| {_QARLA_LABELS[t.metric]} |")
+        ci = cells[2].split(" ", 1)[1] if len(cells) > 2 and " " in cells[2] else "?"  # (the --bootstrap runs')
+        cells = [cells[0] if cells else "?", f"{t.orange:.3f}", f"{t.king:.3f} {ci}", f"{t.king_perm:.3f}",
+                 f"{t.tie_rate:.3f}"] + cells[5:]
+        frags.append("| " + " | ".join(cells) + " |")
+    cases = r.file("cases.tsv")
+    for m, label in (("chrf", "chrF"), ("bleu", "BLEU")):
+        c = cases[cases["metric"] == m]
+        ref, out = (c.groupby("held_out")[col].mean() for col in ("ref_score", "sys_score"))
+        frags.append(f"| {label} | {ref.min():.0f}-{ref.max():.0f} | {out.min():.0f}-{out.max():.0f} |")
+    beats = cases[cases["metric"].isin(["chrf", "bleu"])].groupby(["metric", "system"])["outcome"].apply(
+        lambda o: int((o == "beats").sum()))
+    n_cases = cases[cases["metric"] == "chrf"].groupby(["seg_id", "held_out"]).ngroups
+    about = 950 <= beats.min() and beats.max() <= 1250  # "about 1,000-1,200"
+    frags.append(f"Each of the {cases['system'].nunique()} systems beats the held-out reference in about "
+                 f"{'1,000-1,200' if about else f'{beats.min()}-{beats.max()} (not about 1,000-1,200)'} of "
+                 f"the {n_cases:,} cases.")
+    c = cases[cases["metric"] == "chrf"].assign(ok=lambda d: d["outcome"].isin(["below", "ties"]))
+    per_case = c.groupby(["held_out", "seg_id"])["ok"]
+    king, orange = per_case.all().groupby("held_out").mean(), per_case.mean().groupby("held_out").mean()
+    frags += [f"| {ref} | {king[ref]:.2f} | {orange[ref]:.2f} |" for ref in king.index]
+    return frags
+
+
+CHECKS.append(Check("qarla-cases", (
+    "python -m evalcore qarla ../shared/data/wmt21_news_mqm --lp en-de --judged-only --metrics chrf,wer,bleu,gtm-3 "
+    "--cases cases.tsv",), _qarla_cases, heavy=True, data="wmt21_news_mqm"))
+
 
 # The WMT24 metrics-task table (about 7 min on 2 shared cores: the scoring of 10 metrics on three pairs)
 def _metatask(runs):
