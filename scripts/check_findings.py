@@ -273,6 +273,61 @@ CHECKS.append(Check("qarla-cases", (
     "--cases cases.tsv",), _qarla_cases, heavy=True, data="wmt21_news_mqm"))
 
 
+# Reference quality and Detect MT on WMT21 en-de (about 1 min: 1000 bootstrap resamples)
+def _tables(stdout: str) -> list[pd.DataFrame]:
+    """The TSV tables a command prints one after another (``#`` comment lines, blank lines between)."""
+    out = []
+    for chunk in stdout.split("\n\n"):
+        body = "\n".join(line for line in chunk.splitlines() if line and not line.startswith("#"))
+        if body:
+            out.append(pd.read_csv(io.StringIO(body), sep="\t", keep_default_na=False, na_values=[""]))
+    return out
+
+
+def _references(runs):
+    r = runs[0]
+    loo, detect = _tables(r.stdout)[:2]
+    frags = []
+    bleu, chrf = (loo[loo["metric"] == m].set_index("candidate") for m in ("bleu", "chrf"))
+    hum, mt = bleu[bleu["kind"] == "human"], bleu[bleu["kind"] == "mt"]
+    best = hum["mean"].idxmax()
+    for ref, row in hum.iterrows():
+        b = f"{row['mean']:.1f}"
+        frags.append(f"| {ref} | {'**' + b + '**' if ref == best else b} | {row['ci_lo']:.1f}–{row['ci_hi']:.1f} | "
+                     f"{chrf.loc[ref, 'mean']:.1f} |")
+    for sys_, label in ((mt["mean"].idxmax(), "best MT"), (mt["mean"].idxmin(), "lowest MT")):
+        row = mt.loc[sys_]
+        frags.append(f"| {sys_} ({label}) | {row['mean']:.1f} ({row['min']:.1f}–{row['max']:.1f}) | | "
+                     f"{chrf.loc[sys_, 'mean']:.1f} |")
+    cm, ch = chrf[chrf["kind"] == "mt"]["mean"], chrf[chrf["kind"] == "human"]["mean"]
+    frags.append(f"({mt['mean'].min():.0f}-{mt['mean'].max():.0f} BLEU against {hum['mean'].min():.0f}-"
+                 f"{hum['mean'].max():.0f}, chrF {cm.min():.0f}-{cm.max():.0f} against {ch.min():.0f}-{ch.max():.0f})")
+    closest = set(detect["closest_system"])
+    frags.append(f"corpus BLEU vs closest MT ({closest.pop() if len(closest) == 1 else sorted(closest)})")
+    for t in detect.itertuples():
+        frags.append(f"| {t.ref_id} | {t.segments_flagged} ({100 * t.share_flagged:.0f} %) | {t.corpus_to_mt:.1f} | "
+                     f"{t.corpus_to_refs:.1f} | {'**yes**' if t.flagged in (True, 'True') else 'no'}")
+    f = r.file("flags.tsv")
+    near = f[(f["reference"].str.split().str.len() >= 15) & (f["to_mt"] >= 80) & (f["to_refs"] < 40)]
+    n = near.groupby("ref_id").size()
+    cd = near[near["ref_id"].isin(["ref-C", "ref-D"])]
+    frags.append(f"{n.get('ref-C', 0)} ref-C and {n.get('ref-D', 0)} ref-D segments are near copies of one MT output")
+    frags.append(f"against {n.get('ref-A', 0)} for ref-A; {int((cd['closest_system'] == 'Online-W').sum())} of those "
+                 f"{len(cd)} match `Online-W`")
+    pick = f.set_index(["seg_id", "ref_id"])
+    word_for_word = pick.loc[(719, "ref-C")]
+    if word_for_word["closest_system"] == "Online-W" and word_for_word["to_mt"] > 99.99:
+        frags.append("segment 719, ref-C is word for word Online-W's")
+    if pick.loc[(774, "ref-D"), "closest_system"] == "Online-W":
+        frags.append("segment 774, ref-D is Online-W's sentence")
+    return frags
+
+
+CHECKS.append(Check("references-ende", (
+    "python -m evalcore references ../shared/data/wmt21_news_mqm --lp en-de --metrics bleu,chrf --bootstrap 1000 "
+    "--flags-out flags.tsv",), _references, heavy=True, data="wmt21_news_mqm"))
+
+
 # The WMT24 metrics-task table (about 7 min on 2 shared cores: the scoring of 10 metrics on three pairs)
 def _metatask(runs):
     t = pd.read_csv(runs[0].out, sep="\t")  # the --out file, full precision
@@ -290,7 +345,6 @@ NOT_RERUN = {
     "python -m evalcore qarla": "QARLA with 1000 bootstrap resamples on WMT21 en-de: tens of minutes",
     "python -m evalcore search": "metric-set searches (greedy and exhaustive): tens of minutes each",
     "python -m evalcore learn": "trains learned metrics: minutes each, the numbers depend on the estimator's version",
-    "python -m evalcore references": "reference quality with 1000 bootstrap resamples: about 4 min per pair",
     "python benchmarks/findings_syntax.py": "the syntactic-metrics search on three corpora (tens of minutes); "
                                             "tests/test_findings_syntax.py checks the script on the sample",
     "python -m pytest tests/test_findings_syntax.py": "a test, run with the test suite",

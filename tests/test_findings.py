@@ -37,7 +37,7 @@ def test_every_quoted_command_is_checked_or_has_a_reason():
     assert not orphans, orphans
     checked = {w for w in where.values() if w.startswith("checked")}
     assert {"checked: compare", "checked: mathur-t7", "checked: human-systems-cell", "checked: qarla-cases",
-            "checked: metatask-wmt24"} <= checked
+            "checked: metatask-wmt24", "checked: references-ende"} <= checked
 
 
 def test_a_changed_number_is_caught():
@@ -55,7 +55,7 @@ def test_wmt20_tables_reproduce(name):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["compare", "human-systems-cell", "qarla-cases"])  # (qarla-cases: ~2 min)
+@pytest.mark.parametrize("name", ["compare", "human-systems-cell", "qarla-cases", "references-ende"])  # ~1-2 min each
 def test_wmt21_sections_reproduce(name):
     shared("wmt21_news_mqm")
     check = next(c for c in F.CHECKS if c.name == name)
