@@ -55,7 +55,8 @@ def test_wmt20_tables_reproduce(name):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["compare", "human-systems-cell", "qarla-cases", "references-ende"])  # ~1-2 min each
+@pytest.mark.parametrize("name", ["compare", "human-systems-cell", "qarla-cases", "references-ende",
+                                  "human-systems-table"])  # ~1-2 min each
 def test_wmt21_sections_reproduce(name):
     shared("wmt21_news_mqm")
     check = next(c for c in F.CHECKS if c.name == name)
