@@ -336,6 +336,34 @@ CHECKS.append(Check("references-ende", (
     "--flags-out flags.tsv",), _references, heavy=True, data="wmt21_news_mqm"))
 
 
+# Error spans on WMT24 en-cs (about 7 min on 2 shared cores: TER marks in sacreBLEU's Python code)
+def _spans(runs):
+    t = pd.read_csv(runs[0].out, sep="\t").set_index(["marker", "severity", "average"])  # full precision
+    frags = []
+    for m, label in (("bleu", "BLEU unmatched tokens"), ("chrf", "chrF unmatched characters"), ("ter", "TER edits")):
+        mi, ma = t.loc[(m, "major", "micro")], t.loc[(m, "major", "macro")]
+        frags.append(f"| {label} | ")
+        frags.append(f" % | {mi['precision']:.3f} [{mi['precision_lo']:.3f}, {mi['precision_hi']:.3f}] | "
+                     f"{mi['recall']:.3f} [{mi['recall_lo']:.3f}, {mi['recall_hi']:.3f}] | {mi['f1']:.3f} | "
+                     f"{ma['f1']:.3f} |")
+    self_mi, self_ma = t.loc[("rater-self", "major", "micro")], t.loc[("rater-self", "major", "macro")]
+    frags.append(f"| intra-rater (same rater twice) | — | {self_mi['precision']:.3f} | {self_mi['recall']:.3f} | "
+                 f"{self_mi['f1']:.3f} | {self_ma['f1']:.3f} |")
+    frags.append(f"(F1 {self_mi['f1']:.1f} on major, {int(self_mi['error_chars'])} characters; "
+                 f"{t.loc[('rater-self', 'minor', 'micro'), 'f1']:.2f} on minor)")
+    frags.append(f"Against the **major** spans ({int(t.loc[('bleu', 'major', 'micro'), 'error_chars']):,} error "
+                 "characters")
+    frags.append("micro F1 " + ", ".join(f"{label} {t.loc[(m, 'all', 'micro'), 'f1']:.3f}"
+                                         for m, label in (("bleu", "BLEU"), ("chrf", "chrF"), ("ter", "TER"))))
+    frags.append(f"F1 over the {int(t.loc[('bleu', 'major', 'micro'), 'items']):,} annotations")
+    return frags
+
+
+CHECKS.append(Check("spans-encs", (
+    "python -m evalcore spans ../shared/data/wmt24_esa --lp en-cs --metrics bleu,chrf,ter --out spans_en-cs.tsv "
+    "--profile-out profile_en-cs.tsv",), _spans, heavy=True, data="wmt24_esa"))
+
+
 # The WMT24 metrics-task table (about 7 min on 2 shared cores: the scoring of 10 metrics on three pairs)
 def _metatask(runs):
     t = pd.read_csv(runs[0].out, sep="\t")  # the --out file, full precision
@@ -356,9 +384,6 @@ NOT_RERUN = {
     "python benchmarks/findings_syntax.py": "the syntactic-metrics search on three corpora (tens of minutes); "
                                             "tests/test_findings_syntax.py checks the script on the sample",
     "python -m pytest tests/test_findings_syntax.py": "a test, run with the test suite",
-    "python -m evalcore spans": "span P/R/F with 1000 bootstrap resamples on WMT24 en-cs: about 10 min on 2 "
-                                "shared cores (TER marks in sacreBLEU's Python code); tests/test_spans.py checks "
-                                "the command on a hand-worked example",
     "python -m evalcore score ../shared/data/wmt21_news_mqm --lp zh-en --metrics bleu,chrf,cosine:minilm":
         "neural metrics: needs the optional extra (torch) and ~23 min wall on 2 shared cores for the first run; "
         "tests/test_neural.py checks the metrics on tiny models and MiniLM against sentence-transformers",
