@@ -60,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "'critical:25 minor/fluency/punctuation:1'; applied wherever MQM error rows are read")
         p.set_defaults(_run=mod.run, _outputs=tuple(getattr(mod, "OUTPUTS", ())),
                        _states_settings=getattr(mod, "STATES_SETTINGS", False),
+                       _judged_segments=getattr(mod, "JUDGED_SEGMENTS", False),
                        _text_output=getattr(mod, "TEXT_OUTPUT", False),
                        _handles_all_lps=getattr(mod, "HANDLES_ALL_LPS", False),
                        _lp_all=getattr(mod, "LP_ALL", False))

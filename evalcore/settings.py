@@ -162,10 +162,14 @@ def of_command(args) -> Settings:
     """The settings a command runs under, from its options alone (what ``python -m evalcore``
     states on stderr before a command that does not state its own, resolved on the data):
     ``--judged-only`` where the command has one (the shared flag: :func:`judged_only_of`; an
-    opt-in flag: given or not), else every segment; ``--tokenize``, ``--refs``, ``--orientation``
+    opt-in flag: given or not), else the command's rule (``JUDGED_SEGMENTS = True`` in its module:
+    its metric scores are compared with the humans on the judged segments only, e.g. ``learn``),
+    else every segment; ``--tokenize``, ``--refs``, ``--orientation``
     and ``--include-human-systems`` / ``--include-references`` where it has them."""
     judged = getattr(args, "judged_only", _MISSING)
-    if judged is _MISSING or judged is False:
+    if judged is _MISSING:  # no such option: the command's own rule (JUDGED_SEGMENTS of its module)
+        judged = bool(getattr(args, "_judged_segments", False))
+    elif judged is False:
         judged = False
     elif judged is None:  # the shared flag left out, or an opt-in flag not given
         judged = DEFAULTS.judged_only if getattr(args, "_shared_judged", False) else False
