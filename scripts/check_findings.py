@@ -108,6 +108,7 @@ class Check:
     fragments: Callable          # (list of Run) -> the texts findings.md must contain
     heavy: bool = False         # minutes rather than seconds
     data: str = ""              # the ../shared/data folder it needs
+    unbold: bool = False        # compare with findings.md's **bold** marks removed (they mark the best by hand)
 
 
 CHECKS: list[Check] = []
@@ -364,6 +365,35 @@ CHECKS.append(Check("spans-encs", (
     "--profile-out profile_en-cs.tsv",), _spans, heavy=True, data="wmt24_esa"))
 
 
+# The BEER-style ranker trained on one WMT21 en-de domain and tested on the other (about 2 min each)
+def _beer(train: str, other: str):
+    def fragments(runs):
+        import json
+
+        model = json.loads(runs[0].out.with_suffix(".json").read_text(encoding="utf-8"))["scores"]
+        frags = []
+        for label, table in ((f"{train} → {train} (held-out)", model["heldout"]),
+                             (f"{train} → {other} (all)", model["eval"]["table"])):
+            for i, r in enumerate(table):
+                name = "BEER-style" if r["metric"].startswith("learned:") else r["metric"]
+                size = f"{r['darr_pairs']} / {r['systems']} / {r['segments']}" if i == 0 else ""
+                frags.append(f"| {label if i == 0 else ''} | {name} | {_num(r['seg_darr'], 3)} | "
+                             f"{_num(r['seg_acc23'], 3)} | {_num(r['sys_pearson'], 3)} | {size} |")
+        n = model["identical_text_pairs_skipped"]
+        frags.append(f"({n:,} in news," if train == "news" else f"{n:,} in TED)")
+        if train == "news":
+            frags.append(f"The training pairwise accuracy is only {model['train_pairwise_accuracy']:.2f}.")
+        return frags
+    return fragments
+
+
+for _train, _other, _a, _b in (("news", "TED", "wmt21_news_mqm", "wmt21_ted_mqm"),
+                               ("TED", "news", "wmt21_ted_mqm", "wmt21_news_mqm")):
+    CHECKS.append(Check(f"beer-{_train.lower()}-ende", (
+        f"python -m evalcore learn ../shared/data/{_a} --lp en-de --kind beer --out beer-{_train.lower()}-ende "
+        f"--eval ../shared/data/{_b}",), _beer(_train, _other), heavy=True, data=_a, unbold=True))
+
+
 # The WMT24 metrics-task table (about 7 min on 2 shared cores: the scoring of 10 metrics on three pairs)
 def _metatask(runs):
     t = pd.read_csv(runs[0].out, sep="\t")  # the --out file, full precision
@@ -380,7 +410,8 @@ CHECKS.append(Check("metatask-wmt24", (
 NOT_RERUN = {
     "python -m evalcore qarla": "QARLA with 1000 bootstrap resamples on WMT21 en-de: tens of minutes",
     "python -m evalcore search": "metric-set searches (greedy and exhaustive): tens of minutes each",
-    "python -m evalcore learn": "trains learned metrics: minutes each, the numbers depend on the estimator's version",
+    "python -m evalcore learn": "the human-likeness classifiers (minutes each: an SVM grid search, whose numbers "
+                                "depend on scikit-learn's version); the BEER-style rankers are checked (beer-*-ende)",
     "python benchmarks/findings_syntax.py": "the syntactic-metrics search on three corpora (tens of minutes); "
                                             "tests/test_findings_syntax.py checks the script on the sample",
     "python -m pytest tests/test_findings_syntax.py": "a test, run with the test suite",
@@ -417,6 +448,8 @@ def run_check(check: Check, text: str | None = None) -> list[str]:
         runs = [run(c, Path(tmp)) for c in check.commands]
         frags = check.fragments(runs)
     flat = " ".join(text.split())
+    if check.unbold:
+        flat = flat.replace("**", "")
     return [f for f in frags if " ".join(f.split()) not in flat]
 
 
