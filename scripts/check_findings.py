@@ -245,6 +245,54 @@ for _lp, _tok, _n in (("en-ja", "ja-mecab", 12), ("en-cs", "13a", 15), ("en-zh",
         f"python -m evalcore correlate ../shared/data/wmt24_esa --lp {_lp} --metrics bleu,chrf --human esa "
         f"--method {m}" for m in ("pearson", "kendall")), _wmt24(_lp, _tok, _n), heavy=True, data="wmt24_esa"))
 
+# QARLA on WMT21 en-de: ORANGE and KING of the 26 lexical metrics, ≥ and fractional ties (about 2 min each)
+_M26 = ("bleu,bleu-1,bleu-2,bleu-3,bleu-4,bleus,nist-1,nist-2,nist-3,nist-4,nist-5,gtm-1,gtm-2,gtm-3,per,wer,ter,"
+        "rouge-1,rouge-2,rouge-l,rouge-w,rouge-s*,rouge-su*,meteor,chrf,chrf++")
+_QARLA_NAMES = {"bleu": "BLEU", "chrf": "chrF", "chrf++": "chrF++", "wer": "mWER", "per": "mPER", "meteor": "METEOR"}
+
+
+def _qarla_name(metric: str) -> str:
+    return _QARLA_NAMES.get(metric, metric.upper())
+
+
+def _qarla26(runs):
+    geq, frac = (pd.read_csv(r.out, sep="\t").set_index("metric") for r in runs)
+    frags = []
+    for m in ("bleu", "nist-1", "gtm-3", "rouge-l", "meteor", "chrf", "wer", "per", "ter"):  # the table's selection
+        g, f = geq.loc[m], frac.loc[m]
+        frags.append(f"| {_qarla_name(m)} | {g['orange']:.3f} | {g['king']:.3f} [{g['king_lo']:.3f}, "
+                     f"{g['king_hi']:.3f}] | {g['king_perm']:.3f} | {g['tie_rate']:.3f} | {f['orange']:.3f} | "
+                     f"{f['king']:.3f} [{f['king_lo']:.3f}, {f['king_hi']:.3f}] |")
+    for col, what in (("orange", "ORANGE (≥)"), ("king", "KING (≥)")):
+        lo, hi = geq[col].idxmin(), geq[col].idxmax()
+        frags.append(f"{what} ranges from {geq.loc[lo, col]:.3f} ({_qarla_name(lo)}) to {geq.loc[hi, col]:.3f} "
+                     f"({_qarla_name(hi)}).")
+    frags.append(f"KING (fractional) ranges from {frac['king'].min():.3f} to {frac['king'].max():.3f}.")
+    top = max(geq["orange_hi"].max(), frac["orange_hi"].max())
+    frags.append(f"all {len(geq)} bootstrap upper bounds are below 0.40." if top < 0.40 else
+                 f"(an ORANGE upper bound reaches {top:.3f})")
+    above = bool((geq["king_perm"] > geq["king"]).all())
+    frags.append(f"the baseline is higher than every metric's KING, at {geq['king_perm'].min():.2f}-"
+                 f"{geq['king_perm'].max():.2f}." if above else "(a metric's KING reaches its shuffle baseline)")
+    below = [_qarla_name(m) for m in frac.index[frac["king_hi"] < 1 / 9]]
+    above = [_qarla_name(m) for m in frac.index[frac["king_lo"] > 1 / 9]]
+    text = f"Here KING is {frac['king'].min():.2f}-{frac['king'].max():.2f}"
+    if not below and not above:
+        text += ", and every CI contains 0.111."
+    else:
+        text += (f"; the CIs of {', '.join(below)} lie below 0.111" if below else "") + \
+                (f"; the CIs of {', '.join(above)} lie above 0.111" if above else "") + \
+                ", every other CI contains it."
+    frags.append(text)
+    return frags
+
+
+CHECKS.append(Check("qarla-26", tuple(
+    f"python -m evalcore qarla ../shared/data/wmt21_news_mqm --lp en-de --judged-only --metrics \"{_M26}\"{ties} "
+    f"--bootstrap 1000 --out qarla_{name}.tsv" for ties, name in (("", "geq"), (" --ties fractional", "frac"))),
+    _qarla26, heavy=True, data="wmt21_news_mqm"))
+
+
 # QARLA on WMT21 en-de: the per-case explanations of ORANGE and KING (about 2 min)
 _QARLA_LABELS = {"bleu": "BLEU", "gtm-3": "GTM-3", "chrf": "chrF", "wer": "mWER"}
 
@@ -408,7 +456,6 @@ CHECKS.append(Check("metatask-wmt24", (
 
 #: commands quoted in findings.md that no check re-runs, and why
 NOT_RERUN = {
-    "python -m evalcore qarla": "QARLA with 1000 bootstrap resamples on WMT21 en-de: tens of minutes",
     "python -m evalcore search": "metric-set searches (greedy and exhaustive): tens of minutes each",
     "python -m evalcore learn": "the human-likeness classifiers (minutes each: an SVM grid search, whose numbers "
                                 "depend on scikit-learn's version); the BEER-style rankers are checked (beer-*-ende)",
