@@ -5,7 +5,7 @@ import streamlit as st
 
 st.set_page_config(page_title="evalcore — MT metric meta-evaluation", page_icon="📏", layout="wide")
 
-from evalcore.workspace import binding_refusal  # noqa: E402
+from evalcore.io.workspace import binding_refusal  # noqa: E402
 
 _unbound = binding_refusal(st.get_option("server.address"))
 if _unbound:  # no address: listening on every interface without anyone choosing it

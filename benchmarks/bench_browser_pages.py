@@ -7,7 +7,7 @@ For each page:
 
 * **cold**: a fresh Streamlit server on 127.0.0.1 (tests/browser.py's ``running_app``) with an
   empty cache (a new ``EVALCORE_CACHE``), the dataset already saved in the workspace
-  (``evalcore.workspace.save`` of ``evalcore.io.load_collection``), opened by a deep link
+  (``evalcore.io.workspace.save`` of ``evalcore.io.load_collection``), opened by a deep link
   ``/<page>?dataset=NAME&lp=LP`` in headless Debian Chromium (Playwright);
 * **warm rerun** (the issue's "warm rerun ≤ 1 s"): in the same tab, once the cold load is done,
   Streamlit's rerun key "r" is pressed; the time runs to the last websocket message of the
@@ -132,7 +132,7 @@ def main(argv=None) -> int:
 
     from browser import browser_page, require_browser, running_app
 
-    from evalcore import workspace
+    from evalcore.io import workspace
     from evalcore.io import load_collection
 
     exe = require_browser()

@@ -7,7 +7,7 @@ level, in-process vs a Dask ``local:N`` cluster, and projections from measured p
 * WMT24 (the three pairs of ../shared/data/wmt24_esa): the first ``--segments`` segments of each
   pair (all systems), every lexical metric (``--metrics`` to choose), ``score_table`` at system and
   segment level, once in-process and once on ``local:N``; the two tables are compared (identical).
-* Synthetic (``evalcore.synth.make_synthetic``, 10 systems × 4 references): ``--synth-segments``
+* Synthetic (``evalcore.io.synth.make_synthetic``, 10 systems × 4 references): ``--synth-segments``
   segments, same metrics and levels, in-process. With ``--synth-segments 100000`` this is the
   issue's full target; smaller values are measured and **projected linearly** (every metric is a
   sum over segments), and the output says so.
@@ -78,7 +78,7 @@ def worker_cpu(sch) -> float:
 
 def score_both(ds, metrics, scheduler=None, per_family=None, keep=True):
     """Both levels from one statistics pass per metric, metric by metric, as ``score --level
-    both`` does (:func:`evalcore.parallel.iter_score_levels`). Returns (system table or None,
+    both`` does (:func:`evalcore.scoring.parallel.iter_score_levels`). Returns (system table or None,
     segment table or None, rows, a digest of every table, wall seconds, CPU seconds of this
     process); ``per_family`` dict gets CPU seconds per metric family (a family's shared pass is
     charged to its first metric, so per family is the honest unit). ``keep=False`` keeps only
@@ -87,7 +87,7 @@ def score_both(ds, metrics, scheduler=None, per_family=None, keep=True):
 
     import pandas as pd
 
-    from evalcore.parallel import iter_score_levels
+    from evalcore.scoring.parallel import iter_score_levels
 
     t0, c0 = time.perf_counter(), _cpu()
     last = c0
@@ -130,8 +130,8 @@ def main() -> None:
     import pandas as pd
 
     from evalcore.io import load_collection
-    from evalcore.parallel import Scheduler
-    from evalcore.synth import make_synthetic
+    from evalcore.scoring.parallel import Scheduler
+    from evalcore.io.synth import make_synthetic
 
     metrics = [m.strip() for m in a.metrics.split(",")] if a.metrics else lexical_ids()
     out = {"metrics": metrics, "uptime_start": load_avg(), "segments": a.segments, "workers": a.workers}

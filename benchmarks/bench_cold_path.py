@@ -66,7 +66,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     home = Path(tempfile.mkdtemp(prefix="bench-cold-"))
     os.environ["EVALCORE_HOME"] = str(home)
-    from evalcore import workspace
+    from evalcore.io import workspace
     from evalcore.io import load_collection
 
     name = workspace.save(load_collection(args.data), Path(args.data).name)

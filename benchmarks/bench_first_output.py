@@ -67,7 +67,7 @@ def main(argv=None) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="bench-first-"))
     os.environ["EVALCORE_HOME"] = str(tmp / "home")
     sys.path.insert(0, str(ROOT))
-    from evalcore import workspace
+    from evalcore.io import workspace
     from evalcore.io import load_collection
 
     name = workspace.save(load_collection(args.data), Path(args.data).name)

@@ -4,9 +4,9 @@ systems × 4 references written to disk, then ``python -m evalcore score DATA --
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/bench_full.py --segments 100000 --scheduler local:2
 
-* The data set is written once by ``python -m evalcore.synth --segments N --refs 4 --systems 10
+* The data set is written once by ``python -m evalcore.io.synth --segments N --refs 4 --systems 10
   --no-judgements --out DIR`` (``--data-dir``, default ``/tmp/evalcore-synth-N``; reused when it is
-  already there) — the generator of :mod:`evalcore.synth`, seed 0.
+  already there) — the generator of :mod:`evalcore.io.synth`, seed 0.
 * The command runs in a child process; this script samples the process tree every
   ``--interval`` seconds (psutil): the driver (the command's process), the Dask nannies and the
   worker processes. Reported: wall time, CPU seconds (user + system) of the driver and of the
@@ -57,7 +57,7 @@ def ensure_data(n: int, folder: Path) -> float:
     if (folder / "outputs.tsv").exists():
         return 0.0
     t = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "evalcore.synth", "--segments", str(n), "--refs", "4", "--systems", "10",
+    subprocess.run([sys.executable, "-m", "evalcore.io.synth", "--segments", str(n), "--refs", "4", "--systems", "10",
                     "--no-judgements", "--out", str(folder)], check=True, cwd=ROOT)
     return time.perf_counter() - t
 

@@ -47,7 +47,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args()
     from evalcore.io.text import read_tsv
-    from evalcore.problems import Report
+    from evalcore.core.problems import Report
     import make_corpus
 
     header = ("\t".join(f"c{k}" for k in range(a.columns - 1)) + "\tc17\n").encode()

@@ -4,7 +4,7 @@
     OPENBLAS_NUM_THREADS=1 python benchmarks/bench_lexical.py --scaling       # + growth table (segments x refs)
     python benchmarks/bench_lexical.py --segments 50 --no-main --scaling      # quick
 
-Data: ``evalcore.synth.make_synthetic(segments, refs, systems, seed=0)``. Every registered
+Data: ``evalcore.io.synth.make_synthetic(segments, refs, systems, seed=0)``. Every registered
 lexical id (bleu*, chrf, chrf++, ter, nist-*, gtm-*, wer, per, rouge-*, charngram-*, meteor) is
 computed by ONE call of ``evalcore.metrics.engine.similarity_tensors_many`` (no disk cache):
 for every segment all 36 candidates (20 outputs + 16 references) against all 16 references,
@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evalcore.metrics.base import get_metric, metric_ids  # noqa: E402
 from evalcore.metrics.engine import clear_block_caches, similarity_tensors_many  # noqa: E402
-from evalcore.synth import make_synthetic  # noqa: E402
+from evalcore.io.synth import make_synthetic  # noqa: E402
 
 FAMILIES = {"BLEU", "chrF", "edit", "NIST", "GTM", "ROUGE", "char-ngram", "METEOR"}
 

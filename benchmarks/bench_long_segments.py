@@ -34,7 +34,7 @@ CHILD = r"""
 import json, random, resource, sys, time
 sys.path.insert(0, {root!r})
 import numpy as np
-from evalcore.dataset import Dataset
+from evalcore.core.dataset import Dataset
 from evalcore.metrics.engine import score_table, similarity_tensors
 
 metric, words, tokenize, long_ref = {metric!r}, {words}, {tokenize!r}, {long_ref!r}

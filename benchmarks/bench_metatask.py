@@ -4,7 +4,7 @@
 
 Metric segment scores are computed once with evalcore (not timed). Then the same arrays go to
 
-* evalcore: ``evalcore.metatask.run_task(TASKS["wmt24"], ...)`` (SPA with 1,000 permutations,
+* evalcore: ``evalcore.analysis.metatask.run_task(TASKS["wmt24"], ...)`` (SPA with 1,000 permutations,
   tie-calibrated item-wise acc23, weighted average, average rank), and
 * mt-metrics-eval (the oracle snapshot in ../shared/oracles, used here only to time it on the
   same arrays): ``CompareMetricsWithPairwiseConfidenceError`` and ``CompareMetrics(KendallWithTiesOpt,
@@ -36,8 +36,8 @@ def main() -> int:
     args = ap.parse_args()
     metrics = args.metrics.split(",")
     from evalcore.io import load_collection
-    from evalcore.metatask import pair_data, run_task
-    from evalcore.metatask_tasks import TASKS
+    from evalcore.analysis.metatask import pair_data, run_task
+    from evalcore.analysis.metatask_tasks import TASKS
     from evalcore.metrics.base import get_metric
     from evalcore.metrics.engine import score_table
 

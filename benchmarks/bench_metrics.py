@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sacrebleu.metrics import BLEU as SBLEU, CHRF as SCHRF, TER as STER  # noqa: E402
 
-from evalcore.dataset import Dataset  # noqa: E402
+from evalcore.core.dataset import Dataset  # noqa: E402
 from evalcore.metrics.base import get_metric  # noqa: E402
 from evalcore.metrics.engine import clear_block_caches, similarity_tensors, similarity_tensors_many  # noqa: E402
 
@@ -42,7 +42,7 @@ ORACLES = {"bleu": lambda: SBLEU(effective_order=True), "chrf": SCHRF, "ter": ST
 
 def make_data(n_seg: int, n_refs: int, n_sys: int) -> Dataset:
     try:
-        from evalcore.synth import make_synthetic
+        from evalcore.io.synth import make_synthetic
 
         return make_synthetic(n_seg, n_refs, n_sys, seed=0, judgements=False)
     except ImportError:  # fallback: random sentences

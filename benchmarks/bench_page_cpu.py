@@ -36,7 +36,7 @@ def main() -> None:
     os.environ["EVALCORE_HOME"] = str(tmp / "home")
     os.environ["EVALCORE_CACHE"] = str(tmp / "cache")
     os.chdir(ROOT)
-    from evalcore import workspace
+    from evalcore.io import workspace
     from evalcore.io import load_collection
 
     name = Path(args.data).name

@@ -4,7 +4,7 @@
 
 * cold start: a fresh Python process imports Streamlit and runs app.py once (the Data page on
   the bundled sample), as a user's first page load does;
-* per page on the sample and on a synthetic dataset (evalcore.synth.make_synthetic): the first
+* per page on the sample and on a synthetic dataset (evalcore.io.synth.make_synthetic): the first
   run with empty caches ("cold"; the synthetic set uses the default bounded scope of
   every segment by default) and the median of 3 reruns ("warm", cached scores);
 * the divergence browser on the synthetic set with every segment (scope 0 = all, i.e. every
@@ -84,8 +84,8 @@ def main(argv=None) -> int:
         print(rows[-1], flush=True)
 
     if not args.skip_synthetic:
-        from evalcore import workspace
-        from evalcore.synth import make_synthetic
+        from evalcore.io import workspace
+        from evalcore.io.synth import make_synthetic
 
         t = time.perf_counter()
         ds = make_synthetic(args.synthetic_segments, args.synthetic_refs, args.synthetic_systems, seed=0)

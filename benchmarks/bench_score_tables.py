@@ -41,8 +41,10 @@ def main(argv=None) -> int:
     tmp = tempfile.mkdtemp(prefix="bench-tables-")
     os.environ["EVALCORE_CACHE"] = str(Path(tmp) / "cache")
     os.environ["EVALCORE_HOME"] = str(Path(tmp) / "home")
-    from evalcore.views import common as common_view, scores as scores_view, systems as systems_view
-    from evalcore import workspace
+    from evalcore.scoring import defaults as common_view
+    from evalcore.scoring import scores as scores_view
+    from evalcore.views import systems as systems_view
+    from evalcore.io import workspace
     from evalcore.io import load_collection
 
     name = workspace.save(load_collection(args.data), "bench")

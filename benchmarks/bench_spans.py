@@ -26,7 +26,7 @@ def main() -> None:
     ap.add_argument("--lp", default="en-cs")
     ap.add_argument("--outputs", type=int, default=200)
     args = ap.parse_args()
-    from evalcore import spans as S
+    from evalcore.analysis import spans as S
     from evalcore.io import load_collection
     from evalcore.io.spans import dataset_spans
     from evalcore.views import spans as V

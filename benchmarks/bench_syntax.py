@@ -34,7 +34,7 @@ def main() -> int:
 
     import evalcore.syntax as syn
     from evalcore.metrics.engine import similarity_tensors
-    from evalcore.synth import make_synthetic
+    from evalcore.io.synth import make_synthetic
     from evalcore.syntax.parsing import ParseCache, ParseProvider, SpacyParser
 
     if syn.find_spacy_model() is None:

@@ -1,4 +1,4 @@
-"""Time and peak memory of evalcore.synth.make_synthetic for the two benchmark shapes.
+"""Time and peak memory of evalcore.io.synth.make_synthetic for the two benchmark shapes.
 
     python benchmarks/bench_synth.py            # both shapes
     python benchmarks/bench_synth.py --small    # 500 x 16 x 20 only
@@ -19,7 +19,7 @@ SHAPES = [(500, 16, 20), (100_000, 4, 10)]  # segments, references, systems
 
 CHILD = r"""
 import json, resource, sys, time
-from evalcore.synth import make_synthetic
+from evalcore.io.synth import make_synthetic
 n, r, s = map(int, sys.argv[1:4])
 t = time.perf_counter()
 d = make_synthetic(n, r, s, seed=0)

@@ -25,7 +25,7 @@ out of the correlations by default (methods §3.2; ``include_human=True`` keeps 
 be scored by a metric against itself, so it gets no metric score). ``judged_only`` scores only
 for each system the segments judged for it (as ``score --judged-only``); ``tokenize`` (None: sacreBLEU's
 default for each target language, Post 2018) is said in the notes. Extra keyword arguments (``**score_options``,
-e.g. ``ref_ids``) go to the scorer. ``scheduler`` (:class:`evalcore.parallel.Scheduler`)
+e.g. ``ref_ids``) go to the scorer. ``scheduler`` (:class:`evalcore.scoring.parallel.Scheduler`)
 computes the scores on a Dask cluster with identical results.
 """
 from __future__ import annotations
@@ -36,7 +36,7 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from .dataset import Dataset
+from ..core.dataset import Dataset
 
 ALL = "(all)"
 STATISTICS = ("pearson", "kendall", "accuracy")  # names of evalcore.stats.registry
@@ -80,7 +80,7 @@ def _ranks(values: pd.Series, higher_is_better: bool) -> pd.Series:
 
 def _lp_statistics(g: np.ndarray, m: np.ndarray) -> dict:
     """Pearson, Kendall τ_b and pairwise accuracy (with its agreeing / total pair counts)."""
-    from .stats.correlation import correlation
+    from ..stats.correlation import correlation
 
     ok = ~np.isnan(g) & ~np.isnan(m)
     g, m = g[ok], m[ok]
@@ -104,20 +104,20 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
 
     ``scorer``: where the metric scores come from, ``scorer(dataset, metric_ids, tokenize=,
     include_references=, criterion=, **score_options)`` returning the system-level rows
-    (metric, system, score; notes in ``attrs``) that :func:`evalcore.parallel.score_table`
+    (metric, system, score; notes in ``attrs``) that :func:`evalcore.scoring.parallel.score_table`
     would (``criterion`` is None unless ``judged_only``). None: that function, on ``scheduler``.
     The dashboard passes :func:`evalcore.views.campaign.cached_scores`, the statistics the
     Systems page caches on disk (the same values). Metrics ``stored:NAME`` are the scores the
     data stores (mt-metrics-eval ``metric-scores/``), used as stored, never recomputed
     (:func:`evalcore.metrics.byo.stored_scores`). ``exclude``: systems left out of every
     language pair (e.g. outliers), said in the notes."""
-    from . import parallel
-    from .human.scores import given_system_scores, human_criteria, human_system_scores
-    from .views.common import default_criterion
-    from .metrics.base import get_metric
-    from .stats.tables import human_systems
+    from ..scoring import parallel
+    from ..human.scores import given_system_scores, human_criteria, human_system_scores
+    from ..scoring.defaults import default_criterion
+    from ..metrics.base import get_metric
+    from ..stats.tables import human_systems
 
-    from .metrics.byo import register_stored, stored_ids, stored_scores
+    from ..metrics.byo import register_stored, stored_ids, stored_scores
 
     if rank_by not in STATISTICS:
         raise ValueError(f"rank_by must be one of {STATISTICS}, not {rank_by!r}")
@@ -154,7 +154,7 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
                          f"({counts[0]}{'-' + str(counts[-1]) if len(counts) > 1 else ''} of {ds.n_segments})")
         elif text_m:
             notes.append(f"{label}: metric scores over all {ds.n_segments} segments")
-        from .metrics.tokenize import resolve_tokenizer
+        from ..metrics.tokenize import resolve_tokenizer
 
         tok, tok_note = resolve_tokenizer(tokenize, lp) if text_m else (None, "")  # (no metric: nothing tokenised)
         toks[lp] = tok
@@ -176,7 +176,7 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
                 sigs[lp] = dict(zip(scores["metric"], scores["signature"]))
         elif text_m:
             notes.append(f"{label}: no system outputs or references with text — no metric scores")
-        from .metrics.byo import stored_name_notes
+        from ..metrics.byo import stored_name_notes
 
         notes += [f"{label}: {n}" for n in stored_name_notes(ds, [m.id for m in text_m])]
         if stored_m:  # the data's own scores, as stored
@@ -250,8 +250,8 @@ def _signature(metric_ids: Sequence[str], toks: dict, sigs: dict, extra: str) ->
     with the pair's tokenizer): one group per distinct set of signatures, named by its language
     pairs when they differ (e.g. en-cs with 13a, en-ja with ja-mecab), then evalcore's version
     and ``extra``."""
-    from . import __version__
-    from .metrics.base import metric_signature
+    from .. import __version__
+    from ..metrics.base import metric_signature
 
     groups: dict = {}
     for lp, tok in toks.items():
@@ -290,7 +290,7 @@ def metric_clusters(camp: Campaign, lp: str, *, statistic: str = "pearson", test
     oriented so that higher is better, PERM-BOTH (``test="perm"``, ``k`` draws, any system-level
     statistic of :mod:`evalcore.stats.registry`) or Williams' test (Pearson). Returns
     ``(clusters, pairs, notes)`` as :func:`evalcore.stats.tables.metric_significance`."""
-    from .stats.tables import metric_significance
+    from ..stats.tables import metric_significance
 
     if test == "williams" and statistic not in WILLIAMS_STATISTICS:
         raise ValueError("Williams' test compares Pearson correlations: use statistic 'pearson' or test 'perm'")

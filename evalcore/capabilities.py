@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .dataset import Dataset
+from ..core.dataset import Dataset
 
 
 def references_with_text(ds: Dataset) -> np.ndarray:

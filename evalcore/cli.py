@@ -4,7 +4,7 @@ Each module in :mod:`evalcore.commands` defines ``NAME``, ``HELP``, ``add_argume
 and ``run(args) -> int``; they are discovered here, so commands live beside their maths.
 Data problems exit with code 2 and every problem listed, never a traceback. ``--lp all`` runs a
 command once per language pair (:mod:`evalcore.commands._lp`); ``--scheduler`` runs its
-computations on Dask (:mod:`evalcore.parallel`); a failed distributed task exits with code 1.
+computations on Dask (:mod:`evalcore.scoring.parallel`); a failed distributed task exits with code 1.
 """
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ import pkgutil
 import sys
 
 from . import __version__
-from .parallel import Scheduler, SchedulerError
-from .problems import DataError
-from .export import OutputError, check_outputs  # noqa: F401  (re-exported; commands import them from export)
-from .progress import StderrProgress  # noqa: F401  (re-exported: commands used to import it from here)
+from .scoring.parallel import Scheduler, SchedulerError
+from .core.problems import DataError
+from .core.export import OutputError, check_outputs  # noqa: F401  (re-exported; commands import them from export)
+from .core.progress import StderrProgress  # noqa: F401  (re-exported: commands used to import it from here)
 
 
 def output_paths(args) -> list[str]:
@@ -74,8 +74,8 @@ def _dispatch(args) -> int:
         args._scheduler = sched
         if sched.distributed:
             print(f"scheduler: {sched.describe()}", file=sys.stderr)
-        if not args._states_settings:  # the one settings line (evalcore.settings), as on every page
-            from .settings import command_line
+        if not args._states_settings:  # the one settings line (evalcore.scoring.settings), as on every page
+            from .scoring.settings import command_line
 
             print(f"settings: {command_line(args)}", file=sys.stderr)
         if getattr(args, "lp", None) == "all" and not args._handles_all_lps:
@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     from .io.text import QUOTING
-    from .parallel import use_system_allocator
+    from .scoring.parallel import use_system_allocator
 
     use_system_allocator()
     token = QUOTING.set(getattr(args, "quoting", None) or "csv")

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .dataset import Dataset
+from ..core.dataset import Dataset
 
 Progress = Callable[[float, str], None] | None
 
@@ -83,9 +83,9 @@ class Comparison:
     judged_only: bool = False  #: metric and human scores over the segments both systems are judged on
 
     def settings(self):
-        """The shared :class:`evalcore.settings.Settings` this comparison was computed under
-        (:meth:`~evalcore.settings.Settings.describe` is the line shown beside its numbers)."""
-        from .settings import DEFAULTS
+        """The shared :class:`evalcore.scoring.settings.Settings` this comparison was computed under
+        (:meth:`~evalcore.scoring.settings.Settings.describe` is the line shown beside its numbers)."""
+        from ..scoring.settings import DEFAULTS
 
         return DEFAULTS.with_(judged_only=self.judged_only, tokenizer=self.tokenize)
 
@@ -102,7 +102,7 @@ class Comparison:
         """The signature of this comparison's ``metric_id`` scores at ``level`` (corpus scores
         by default): :func:`evalcore.metrics.base.metric_signature` with ``nrefs`` = the
         references of the compared segments (``var`` when it differs)."""
-        from .metrics.base import metric_signature, signature_nrefs
+        from ..metrics.base import metric_signature, signature_nrefs
 
         ds = self.dataset
         pos = {s: i for i, s in enumerate(ds.seg_ids)}
@@ -112,7 +112,7 @@ class Comparison:
         return metric_signature(self.metric_objects[metric_id], signature_nrefs(refs) if refs else None, level)
 
     def signature(self, extra: str = "") -> str:
-        from . import __version__
+        from .. import __version__
 
         parts = [f"{m}={self.metric_signature(m)}" for m in self.metrics]
         text = ("metrics: " + "; ".join(parts)) if parts else "metrics: none"
@@ -125,7 +125,7 @@ def configured_metric(metric_id: str, tokenize: str | None = None):
     """The registered metric ``metric_id``; with ``tokenize``, the word-level metrics use that
     sacreBLEU tokenizer (:func:`evalcore.metrics.base.get_metric`, the one way every command
     gets a metric with a tokenizer; chrF is unchanged, TER splits with it before Tercom)."""
-    from .metrics.base import get_metric
+    from ..metrics.base import get_metric
 
     return get_metric(metric_id, tokenize=tokenize)
 
@@ -134,14 +134,14 @@ def default_tokenizer(lp: str | None) -> tuple[str, str]:
     """(sacreBLEU tokenizer, reason) for the target language of ``lp``: sacreBLEU's
     recommendation (Post 2018), as everywhere in evalcore (zh → zh, ja → ja-mecab,
     ko → ko-mecab, else 13a; :func:`evalcore.metrics.tokenize.default_tokenizer`)."""
-    from .metrics.tokenize import default_tokenizer as default, target_language
+    from ..metrics.tokenize import default_tokenizer as default, target_language
 
     tok, tgt = default(lp), target_language(lp)
     return tok, (f"sacreBLEU's default for target language {tgt}" if tgt else "sacreBLEU's default")
 
 
 def _tokens(text: str | None, tokenize: str) -> list[str]:
-    from .metrics.tokenize import tokenize as tok
+    from ..metrics.tokenize import tokenize as tok
 
     return list(tok(text or "", tokenize, False))
 
@@ -160,7 +160,7 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
     metric with a tokenizer option and used for lengths, n-grams and the word F-measure.
     ``judged_only`` keeps only the segments where both systems have a judgement of one of the
     criteria, so metric and human scores are over the same segments (a note says how many).
-    ``judged_only=None`` is the shared default (:data:`evalcore.settings.DEFAULTS`: on wherever
+    ``judged_only=None`` is the shared default (:data:`evalcore.scoring.settings.DEFAULTS`: on wherever
     human judgements exist, as on every page and command): it applies when a criterion is chosen
     and both systems are judged on some segment, and otherwise falls back to every segment with
     a note saying why; ``True`` insists (an error when nothing is left), ``False`` turns it off.
@@ -198,7 +198,7 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
                      "at least one of the two systems has no output there")
     by_default = judged_only is None
     if by_default:
-        from .settings import DEFAULTS
+        from ..scoring.settings import DEFAULTS
 
         judged_only = DEFAULTS.judged_only
     both: set[str] = set()
@@ -247,7 +247,7 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
     n = max(len(metrics) + len(criteria), 1)
     import warnings
 
-    from .human.scores import human_scores
+    from ..human.scores import human_scores
 
     for k, c in enumerate(criteria):
         with warnings.catch_warnings():
@@ -316,10 +316,10 @@ def with_metrics(cmp: Comparison, metrics: Sequence[str], progress: Progress = N
     a page can show the human comparison first and the metrics as they are scored. The same
     values as :func:`build` with those metrics. ``known_stats(metric_id)``: per-segment
     statistics already computed for every system against every reference (``{system:
-    (seg_ids, array)}``, e.g. the dashboard's disk cache, :func:`evalcore.views.scores.known_system_stats`)
+    (seg_ids, array)}``, e.g. the dashboard's disk cache, :func:`evalcore.scoring.scores.known_system_stats`)
     or None; the rows of A and B are taken from there instead of scoring again (one segment's
     statistics do not depend on what else is scored)."""
-    from .metrics.engine import scorable
+    from ..metrics.engine import scorable
 
     dataset, tokenize = cmp.dataset, cmp.tokenize
     mobj = dict(_objects) if _objects is not None else {m: configured_metric(m, tokenize) for m in metrics}
@@ -427,7 +427,7 @@ def headline(cmp: Comparison, n_bootstrap: int = 1000, n_ar: int = 10000, seed: 
     (orientation-aware: TER, WER, PER lower is better) or "tie"; ``winner``: ``ahead`` when the
     p-value of ``test`` is below ``alpha``, else "no significant difference".
     """
-    from .stats.significance import paired_approximate_randomization, paired_bootstrap
+    from ..stats.significance import paired_approximate_randomization, paired_bootstrap
 
     if test not in ("bootstrap", "ar"):
         raise ValueError("test must be bootstrap or ar")
@@ -886,8 +886,8 @@ def word_diff(text_a: str | None, text_b: str | None, tokenize: str = "none") ->
 def side_by_side(cmp: Comparison, seg_id: str) -> dict:
     """One segment in full: source, both outputs with the word diff, per system the divergence
     browser's detail (every reference with the n-grams the output matches,
-    :func:`evalcore.views.divergence.segment_detail`), every signal of both, every judgement of both."""
-    from .views.divergence import segment_detail
+    :func:`evalcore.analysis.detail.segment_detail`), every signal of both, every judgement of both."""
+    from ..analysis.detail import segment_detail
 
     f = cmp.segments
     row = f[f["seg_id"] == str(seg_id)]

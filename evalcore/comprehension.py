@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .io.comprehension import COLUMNS, FILE, OPTIONAL, REQUIRED, read_file  # noqa: F401  (the reader lives in io/)
+from ..io.comprehension import COLUMNS, FILE, OPTIONAL, REQUIRED, read_file  # noqa: F401  (the reader lives in io/)
 
 AGGREGATION = ("% correct = mean over questions of the mean grade of the question's answers "
                "(each question counts once); CI: percentile bootstrap over questions")
@@ -61,7 +61,7 @@ def results(dataset, n_boot: int = 1000, seed: int = 1, alpha: float = 0.05) -> 
     point = np.nanmean(vals, axis=0)
     lo = hi = np.full(len(point), np.nan)
     if n_boot:
-        from .stats.bootstrap import percentile_ci, resample_indices
+        from ..stats.bootstrap import percentile_ci, resample_indices
 
         idx = resample_indices(len(mat), n_boot, seed)
         with warnings.catch_warnings():  # a draw without any of a system's questions: NaN, left out
@@ -89,8 +89,8 @@ def correlations(dataset, table: pd.DataFrame, metric_ids: Sequence[str] = ("ble
     Columns: measure, kind (metric/human), n_systems, pearson, spearman, kendall."""
     from scipy import stats
 
-    from .human.scores import system_scores
-    from .metrics.engine import score_table
+    from ..human.scores import system_scores
+    from ..metrics.engine import score_table
 
     mt = table[table["kind"] == "system"].set_index("system")["pct_correct"]
     rows = []

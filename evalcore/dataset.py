@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .problems import Problem
+from ..core.problems import Problem
 
 SEGMENT_COLUMNS = ["seg_id", "doc_id", "source"]
 REFERENCE_COLUMNS = ["seg_id", "ref_id", "text"]

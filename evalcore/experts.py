@@ -22,10 +22,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .human.agreement import agreement, agreement_curve, pairwise_labels, per_rater_agreement
-from .human.normalise import rater_weights
-from .human.ranking import relative_ranking_scores
-from .human.scores import criterion_judgements
+from ..human.agreement import agreement, agreement_curve, pairwise_labels, per_rater_agreement
+from ..human.normalise import rater_weights
+from ..human.ranking import relative_ranking_scores
+from ..human.scores import criterion_judgements
 
 ITEM = ["judgement", "seg_id", "sys_a", "sys_b"]
 
@@ -202,10 +202,10 @@ def metric_system_scores(dataset, metric: str) -> pd.Series:
     """system -> the metric's corpus score, oriented so that higher ranks higher (error rates
     negated), for Figure 3's metric row. Text metrics read the one cached statistics table per
     (dataset, metric signature) that the Systems and Divergence pages share
-    (:func:`evalcore.views.scores.system_stats`; = ``score_table`` at system level); other metrics
+    (:func:`evalcore.scoring.scores.system_stats`; = ``score_table`` at system level); other metrics
     their given scores (``score_table``)."""
-    from .views.scores import system_stats
-    from .metrics.base import get_metric
+    from ..scoring.scores import system_stats
+    from ..metrics.base import get_metric
 
     m = get_metric(metric)
     if m.meta.needs_text:
@@ -213,7 +213,7 @@ def metric_system_scores(dataset, metric: str) -> pd.Series:
         scores = pd.Series({name: float(m.score_from_stats(st)) for name, (keep, st) in per.items()
                             if name in dataset.systems and len(keep)}, dtype=float)
     else:
-        from .metrics.engine import score_table
+        from ..metrics.engine import score_table
 
         scores = score_table(dataset, [metric], level="system").set_index("system")["score"]
     return scores if m.meta.higher_is_better else -scores

@@ -28,7 +28,7 @@ from typing import Callable
 
 import pandas as pd
 
-from .problems import DataError, Report
+from ..core.problems import DataError, Report
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")

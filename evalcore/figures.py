@@ -2,7 +2,7 @@
 machine's own Chromium (kaleido never downloads a browser here).
 
 :func:`static_image` renders a copy of a figure with its metric signatures (kept by
-:func:`evalcore.plots.with_signature` in ``layout.meta``) as a caption under the plot, so a
+:func:`evalcore.present.plots.with_signature` in ``layout.meta``) as a caption under the plot, so a
 figure pasted into a paper still says how its numbers were computed. Rendering starts a
 headless browser, about a second or more per figure: pages build these files only when
 a download button is clicked.

@@ -87,7 +87,7 @@ GLOSSARY: dict[str, str] = {
 def _statistics() -> None:
     """One entry per statistic of :mod:`evalcore.stats.registry` (its term and definition), so a
     new statistic gets its hover help without editing this file."""
-    from .stats.registry import REGISTRY, names
+    from ..stats.registry import REGISTRY, names
 
     names()  # (statistics registered by plugin modules too)
     for stat in REGISTRY.values():

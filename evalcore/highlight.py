@@ -107,7 +107,7 @@ def plain_box(label: str, text: str | None) -> str:
 
 def diff_html(tokens: Sequence[tuple[str, bool]], colour: str, label: str) -> str:
     """Tokens of one side of a word diff (``(token, same)`` pairs from
-    :func:`evalcore.compare.word_diff`), each escaped (:func:`escape`); tokens only this side has
+    :func:`evalcore.analysis.compare.word_diff`), each escaped (:func:`escape`); tokens only this side has
     are underlined and tinted with ``colour`` (a colour-blind-safe hex) so the difference shows
     without relying on colour alone. ``label`` names the side (escaped)."""
     parts = []

@@ -1,6 +1,6 @@
 """The WMT metrics-task table: metrics ranked over a task's sub-tasks (methods §3.13).
 
-The recipes are data in :mod:`evalcore.metatask_tasks`. For each language pair the judged
+The recipes are data in :mod:`evalcore.analysis.metatask_tasks`. For each language pair the judged
 systems (minus the primary reference, the human translations unless the task scores them, and
 the outliers) give a gold matrix G (systems × segments, NaN = not judged) and, per metric, a
 segment matrix M and a system vector (the corpus score). Per sub-task:
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .metatask_tasks import TASKS, SubTask, TaskDef
+from ..analysis.metatask_tasks import TASKS, SubTask, TaskDef
 
 
 @dataclass
@@ -86,8 +86,8 @@ def spa_columns(gold: np.ndarray) -> np.ndarray:
 def subtask_value(st: SubTask, pairs: dict[str, PairData], metric: str, num_permutations: int = 1000,
                   seed: int = 4) -> float:
     """The value of ``metric`` on sub-task ``st`` (module docstring)."""
-    from .stats.correlation import correlation, pairwise_accuracy
-    from .stats.significance import one_minus_pce
+    from ..stats.correlation import correlation, pairwise_accuracy
+    from ..stats.significance import one_minus_pce
 
     if st.statistic == "accuracy":
         agree = total = 0.0
@@ -175,7 +175,7 @@ def metric_clusters(task, pairs, subtasks, metrics, average, *, k=1000, alpha=0.
     any metric from the current cluster's first to j − 1 is significantly better).
     Returns (clusters, p-value frame in descending-average order, upper triangle).
     """
-    from .stats.significance import significance_clusters
+    from ..stats.significance import significance_clusters
 
     order = sorted(metrics, key=lambda m: (-average[m], m))
     rng = np.random.default_rng(seed)
@@ -229,9 +229,9 @@ def pair_data(ds, task: TaskDef, seg_scores: pd.DataFrame, sys_scores: pd.DataFr
     """PairData of one dataset: systems = judged systems with metric scores, minus the primary
     reference, the human translations (unless ``include_human``) and ``exclude``. Gold = the mean
     per (system, segment) of ``human`` ratings (a rater's repeats averaged first)."""
-    from .human.scores import criterion_judgements
-    from .stats.system_ranking import item_scores
-    from .stats.tables import human_systems
+    from ..human.scores import criterion_judgements
+    from ..stats.system_ranking import item_scores
+    from ..stats.tables import human_systems
 
     notes = []
     hum = item_scores(criterion_judgements(ds, human))
@@ -278,7 +278,7 @@ def pair_data(ds, task: TaskDef, seg_scores: pd.DataFrame, sys_scores: pd.DataFr
 def oriented(frame: pd.DataFrame, metrics, notes: list[str] | None = None) -> pd.DataFrame:
     """Error rates (TER, WER, PER…) negated, as in the WMT metrics tasks: every statistic then
     reads "higher is better" (methods §3.11)."""
-    from .metrics.base import get_metric
+    from ..metrics.base import get_metric
 
     low = [m for m in metrics if not get_metric(m).meta.higher_is_better]
     if not low or frame is None or not len(frame):
@@ -293,8 +293,8 @@ def oriented(frame: pd.DataFrame, metrics, notes: list[str] | None = None) -> pd
 
 
 def _default_scorer(ds, metrics, *, level, ref_ids, include_references, tokenize, segments=None, label=""):
-    from .parallel import score_table
-    from .progress import StderrProgress
+    from ..scoring.parallel import score_table
+    from ..core.progress import StderrProgress
 
     return score_table(ds, metrics, level=level, ref_ids=ref_ids, include_references=include_references,
                        tokenize=tokenize, segments=segments, progress=StderrProgress(f"{label} {level} scores"))
@@ -310,7 +310,7 @@ def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(),
     ``metrics``: built-in metric ids (scored by ``scorer``, default the engine; error rates
     negated); ``scores``: tidy bring-your-own rows (metric, system, seg_id, score[, lp]).
     Returns ``(MetataskResult, notes, signatures)`` (signatures: metric → list of strings)."""
-    from .metrics.tokenize import resolve_tokenizer
+    from ..metrics.tokenize import resolve_tokenizer
 
     task = TASKS[task] if isinstance(task, str) else task
     scorer = scorer or _default_scorer
@@ -332,7 +332,7 @@ def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(),
     if not metrics and (scores is None or not len(scores)):
         raise ValueError("give metrics and/or scores")
     if metrics:
-        from .metrics.base import metric_ids
+        from ..metrics.base import metric_ids
 
         unknown = [m for m in metrics if m.lower() not in set(metric_ids())]
         if unknown:
@@ -357,7 +357,7 @@ def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(),
             notes.append(f"{lp}: human translations as systems overridden: {inc}")
         judged = None
         if judged_only:
-            from .human.scores import criterion_judgements
+            from ..human.scores import criterion_judgements
 
             j = criterion_judgements(ds, gold)
             judged = {s: set(g["seg_id"].astype(str)) for s, g in j.groupby("system", sort=False)}
@@ -404,7 +404,7 @@ def subtask_cis(result: MetataskResult, n_boot: int = 100, alpha: float = 0.05, 
     sub-task recomputed (SPA keeps its permutation seed). System-level sub-tasks other than SPA
     rest on corpus scores that cannot be resampled by segment: no CI (absent from the dict).
     Returns {(metric, sub-task name): (lo, hi)}."""
-    from .stats.bootstrap import percentile_ci
+    from ..stats.bootstrap import percentile_ci
 
     rng = np.random.default_rng(seed)
     out = {}

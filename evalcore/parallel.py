@@ -217,7 +217,7 @@ def in_process() -> Scheduler:
 
 
 def stderr_progress(label: str):
-    from .progress import StderrProgress
+    from ..core.progress import StderrProgress
 
     return StderrProgress(label)
 
@@ -236,9 +236,9 @@ def lexical_metric_ids() -> list[str]:
     distance: the BLEU, NIST, chrF, character n-gram, GTM, ROUGE, METEOR and TER/WER/PER
     families, methods §7): not the syntactic metrics (they parse), not learned models, not
     bring-your-own scores."""
-    from .metrics.base import get_metric, metric_ids
-    from .neural import PREFIXES as NEURAL
-    from .syntax.metrics import is_syntactic
+    from ..metrics.base import get_metric, metric_ids
+    from ..neural import PREFIXES as NEURAL
+    from ..syntax.metrics import is_syntactic
 
     return [m for m in metric_ids() if not m.startswith(("learned:",) + NEURAL) and not is_syntactic(m)
             and get_metric(m).meta.needs_text]
@@ -277,7 +277,7 @@ def block_bounds(n: int, n_workers: int, block_size: int | None = None) -> list[
 
 def _split_metrics(metrics) -> tuple[list, list]:
     """(metrics computed on workers, metrics computed in-process)."""
-    from .syntax.metrics import is_syntactic
+    from ..syntax.metrics import is_syntactic
 
     remote, local = [], []
     for m in metrics:
@@ -286,7 +286,7 @@ def _split_metrics(metrics) -> tuple[list, list]:
 
 
 def _prepared(metrics, dataset) -> list:
-    from .metrics.engine import _prepare
+    from ..metrics.engine import _prepare
 
     for m in metrics:
         _prepare(m, dataset)
@@ -317,7 +317,7 @@ def score_table(dataset, metric_ids: Sequence, level: str = "segment", ref_ids: 
                 block_size: int | None = None) -> pd.DataFrame:
     """:func:`evalcore.metrics.engine.score_table` on ``scheduler`` (in-process when None or
     ``none``): same columns, rows, order, values, signatures and ``attrs`` notes/warnings."""
-    from .metrics import engine
+    from ..metrics import engine
 
     if scheduler is None or not scheduler.distributed:
         return engine.score_table(dataset, metric_ids, level=level, ref_ids=ref_ids,
@@ -377,7 +377,7 @@ def _levels_block(task):
     """Worker side: the metrics of one family (already prepared) on one block of segments: each
     metric's statistics rows of the block's items (one family pass, a segment's outputs
     together) and, when asked, their sentence scores."""
-    from .metrics.levels import family_stats
+    from ..metrics.levels import family_stats
 
     packed, want_segment, block = task
     metrics = packed.unpack()
@@ -591,7 +591,7 @@ def iter_score_levels(dataset, metric_ids: Sequence, level: str = "both", ref_id
     every block's statistics (and sentence scores) are computed on the workers from one family
     pass and put back in the engine's item order; system scores come from the concatenated
     statistics here. Metrics the workers cannot compute run in-process, in their turn."""
-    from .metrics import engine, levels as lv
+    from ..metrics import engine, levels as lv
 
     if scheduler is None or not scheduler.distributed:
         yield from lv.iter_score_levels(dataset, metric_ids, level=level, ref_ids=ref_ids,
@@ -678,7 +678,7 @@ def _assemble(metric, items, sel, parts, k: int, n_items: int, want) -> tuple:
     scores of every item or None). The statistics rows are put in the engine's item order and
     the system scores computed from them here (the same arrays as in-process, so the same
     floats), then dropped; each block's rows are released as soon as they are copied."""
-    from .metrics import levels as lv
+    from ..metrics import levels as lv
 
     stats_all = seg_all = None
     if parts:
@@ -711,7 +711,7 @@ class _NotStreamable:
 # ---- similarity tensors -----------------------------------------------------------------------
 def _tensor_block(task):
     """Worker side: the similarity tensors of one block of segments (metrics already prepared)."""
-    from .metrics.engine import similarity_tensors_many
+    from ..metrics.engine import similarity_tensors_many
 
     block, packed = task
     res = similarity_tensors_many(block, packed.unpack(), cache_dir=False, prepare=False)
@@ -724,8 +724,8 @@ def similarity_tensors_many(dataset, metric_ids: Sequence, progress: Progress = 
     """:func:`evalcore.metrics.engine.similarity_tensors_many` on ``scheduler``: the tensors of
     segment blocks computed on the workers and placed on the dataset's full axes. Disk-cache
     hits are used and new tensors are stored, as in-process."""
-    from .metrics import engine
-    from .metrics.base import SimTensors
+    from ..metrics import engine
+    from ..metrics.base import SimTensors
 
     if scheduler is None or not scheduler.distributed:
         return engine.similarity_tensors_many(dataset, metric_ids, progress=progress, cache_dir=cache_dir,

@@ -2,7 +2,7 @@
 
 * **home** — ``$EVALCORE_HOME`` if set; else ``%APPDATA%\\evalcore`` on Windows; else
   ``$XDG_DATA_HOME/evalcore`` (default ``~/.local/share/evalcore``).
-* **datasets** — ``<home>/datasets``: the saved datasets (:mod:`evalcore.workspace`).
+* **datasets** — ``<home>/datasets``: the saved datasets (:mod:`evalcore.io.workspace`).
 * **models** — ``<home>/models``: trained learned metrics (:mod:`evalcore.learned.store`).
 * **cache** — ``$EVALCORE_CACHE`` if set, else ``<home>/cache``: similarity tensors
   (:mod:`evalcore.metrics.engine`) and analysis results, keyed by content and code fingerprint.

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from .plot_text import safe as _safe  # one label escaper (plot_text: importable without plotly.express)
+from ..present.plot_text import safe as _safe  # one label escaper (plot_text: importable without plotly.express)
 
 
 def length_histogram(lengths: pd.DataFrame, max_bins: int = 80) -> go.Figure:
@@ -329,7 +329,7 @@ def with_signature(fig: go.Figure, signature: str) -> go.Figure:
 
 def campaign_bars(corr: pd.DataFrame, statistic: str = "pearson",
                   title: str | None = None) -> go.Figure:
-    """Campaign correlations (:func:`evalcore.campaign.campaign`): one group of bars per language
+    """Campaign correlations (:func:`evalcore.analysis.campaign.campaign`): one group of bars per language
     pair (and the averaged / pooled ``(all)``), one bar per metric (Kocmi et al. 2021)."""
     import plotly.express as px  # (lazy: a page's first figure does not wait for it)
     df = corr.assign(lp_label=[_safe(s) for s in corr["lp"]], metric_label=[_safe(s) for s in corr["metric"]])

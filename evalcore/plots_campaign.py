@@ -1,14 +1,14 @@
 """Plotly figures of the Campaign page that need no metric: the human scores of every system in
-every language pair (:func:`evalcore.campaign.campaign` with no metric in, figure out), drawn
+every language pair (:func:`evalcore.analysis.campaign.campaign` with no metric in, figure out), drawn
 before any metric is scored. Names from user data go into labels through
-:func:`evalcore.plot_text.safe` (plotly.express is not imported: this figure comes first). The correlation bars are :func:`evalcore.plots.campaign_bars`.
+:func:`evalcore.present.plot_text.safe` (plotly.express is not imported: this figure comes first). The correlation bars are :func:`evalcore.present.plots.campaign_bars`.
 """
 from __future__ import annotations
 
 import pandas as pd
 import plotly.graph_objects as go
 
-from .plot_text import safe as _safe
+from ..present.plot_text import safe as _safe
 
 _MARGIN = dict(t=60, b=50, l=50, r=20)
 
@@ -18,7 +18,7 @@ def human_bars(systems: pd.DataFrame, title: str | None = None, signature: str |
     system: its human score (``systems`` rows of kind ``human``: the mean over its judged
     segments), best first within the pair; systems without a human score are left out of the
     figure (the table lists them). ``signature``: put into ``layout.meta`` as
-    :func:`evalcore.plots.with_signature` does (written into exported HTML)."""
+    :func:`evalcore.present.plots.with_signature` does (written into exported HTML)."""
     h = systems[(systems["kind"] == "human") & systems["score"].notna()]
     fig = go.Figure()
     for lp in dict.fromkeys(h["lp"]):

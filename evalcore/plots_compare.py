@@ -1,10 +1,10 @@
-"""Plotly figures of the Compare page (:mod:`evalcore.compare` tables in, figures out).
+"""Plotly figures of the Compare page (:mod:`evalcore.analysis.compare` tables in, figures out).
 
-Colours are Okabe & Ito's colour-blind-safe palette (:data:`evalcore.compare.COLOURS`); system
+Colours are Okabe & Ito's colour-blind-safe palette (:data:`evalcore.analysis.compare.COLOURS`); system
 A is always orange and B blue, and a second cue (marker symbol, pattern or text) carries the
-same information. Names from user data go into labels through :func:`evalcore.plot_text.safe`
+same information. Names from user data go into labels through :func:`evalcore.present.plot_text.safe`
 (this module does not import plotly.express, so the page's first figure does not wait for it).
-Scatters switch to WebGL (``scattergl``) above :data:`evalcore.plots.SCATTERGL_MIN` points.
+Scatters switch to WebGL (``scattergl``) above :data:`evalcore.present.plots.SCATTERGL_MIN` points.
 """
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .compare import COLOURS
-from .plot_text import safe as _safe
+from ..analysis.compare import COLOURS
+from ..present.plot_text import safe as _safe
 
 _MARGIN = dict(t=60, b=50, l=60, r=20)
 #: Text on the white page beside a bar (contrast 15.9:1 with white, WCAG 2.1 §1.4.3).
@@ -53,7 +53,7 @@ def win_rates(wins: pd.DataFrame, head: pd.DataFrame, a: str, b: str) -> go.Figu
 def scatter_ab(seg: pd.DataFrame, signal: str, a: str, b: str) -> go.Figure:
     """Per-segment score of A (x) against B (y) under ``signal``, with the diagonal; points
     above it favour B when higher is better."""
-    from .plots import SCATTERGL_MIN
+    from ..present.plots import SCATTERGL_MIN
 
     x, y = seg[f"{signal} A"].to_numpy(float), seg[f"{signal} B"].to_numpy(float)
     ok = np.isfinite(x) & np.isfinite(y)

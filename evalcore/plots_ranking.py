@@ -1,6 +1,6 @@
 """Figures of system rankings with significance clusters (methods §3.12) and of the metrics-task
 table (methods §3.13). Names from user data go into labels through
-:func:`evalcore.plot_text.safe`. Clusters and rank bands are told apart by colour *and* by text
+:func:`evalcore.present.plot_text.safe`. Clusters and rank bands are told apart by colour *and* by text
 (the cluster number or rank range is written on each bar).
 """
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .plot_text import safe as _safe
+from ..present.plot_text import safe as _safe
 
 _MARGIN = dict(t=60, b=50, l=50, r=20)
 # colour-blind-safe qualitative palette (Okabe & Ito 2008), cycled over clusters / rank bands

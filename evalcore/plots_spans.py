@@ -1,18 +1,18 @@
-"""Figures of the human error spans (:mod:`evalcore.spans`): the error profile of each system
-as stacked bars. Every name from the data goes through :func:`evalcore.plot_text.safe`."""
+"""Figures of the human error spans (:mod:`evalcore.analysis.spans`): the error profile of each system
+as stacked bars. Every name from the data goes through :func:`evalcore.present.plot_text.safe`."""
 from __future__ import annotations
 
 import pandas as pd
 import plotly.graph_objects as go
 
-from .highlight import SEVERITY_STYLE
-from .plot_text import safe as _safe
+from ..present.highlight import SEVERITY_STYLE
+from ..present.plot_text import safe as _safe
 
 
 def profile_bars(profile: pd.DataFrame, by: str = "severity", title: str | None = None) -> go.Figure:
     """Errors per annotated segment of each system, stacked by ``by`` (severity or category):
     one bar segment per level, the 95% bootstrap CI of each in its hover text (the table beside
-    the figure has them as columns). ``profile``: :func:`evalcore.spans.error_profile`."""
+    the figure has them as columns). ``profile``: :func:`evalcore.analysis.spans.error_profile`."""
     fig = go.Figure()
     systems = list(dict.fromkeys(profile["system"]))
     order = ["critical", "major", "minor", "neutral", "undecided"] if by == "severity" else None

@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from .dataset import Dataset
-from .metrics.base import Metric, get_metric, metric_signature, valid_stats
+from ..core.dataset import Dataset
+from ..metrics.base import Metric, get_metric, metric_signature, valid_stats
 
 Progress = Callable[[float, str], None] | None
 
@@ -28,7 +28,7 @@ Progress = Callable[[float, str], None] | None
 def _text_metric(metric_id: str, ds, why: str = ""):
     """The metric ``metric_id`` prepared on ``ds`` (corpus-wide weights such as NIST's); a metric
     without a text scorer is refused."""
-    from .metrics.engine import _prepare
+    from ..metrics.engine import _prepare
 
     metric = get_metric(metric_id)
     if not metric.meta.needs_text:
@@ -64,7 +64,7 @@ def _check(ds: Dataset) -> None:
 def _stats(metric, ds: Dataset, keep: list[int]) -> dict:
     """(candidate, held_out) -> (kept segment positions, per-segment statistics) for every
     human translation (held_out = itself) and every MT system (one entry per held-out set)."""
-    from .metrics.engine import segment_stats_by_segment
+    from ..metrics.engine import segment_stats_by_segment
 
     refs, syss = ds.ref_texts(), ds.sys_texts()
     out = {}
@@ -110,7 +110,7 @@ def leave_one_out(ds: Dataset, metric_ids: Sequence[str] = ("bleu",), n_boot: in
     if not keep:
         raise ValueError("no segment has a text in every reference set; " + note)
     rows, summ = [], []
-    from .stats.bootstrap import percentile_ci, resample_indices  # stats/ loads scipy: only when called
+    from ..stats.bootstrap import percentile_ci, resample_indices  # stats/ loads scipy: only when called
 
     boots = resample_indices(len(keep), n_boot, seed) if n_boot else None
     for mi, mid in enumerate(metric_ids):

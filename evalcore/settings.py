@@ -89,7 +89,7 @@ class Settings:
 
     def describe(self, dataset=None, criterion: str | None = None) -> str:
         """The one-line statement of these settings, beside every number and in every export."""
-        from .metrics.tokenize import default_tokenizer
+        from ..metrics.tokenize import default_tokenizer
 
         segs = (f"metric scores over the segments judged for {criterion}" if criterion else
                 "metric scores over the judged segments") if self.judged_only else "metric scores over every segment"

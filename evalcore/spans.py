@@ -32,7 +32,7 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from .io.spans import SpanTable, dataset_spans
+from ..io.spans import SpanTable, dataset_spans
 
 MARKERS = {"bleu": "BLEU: tokens without any n-gram match",
            "chrf": "chrF: characters without any character n-gram match",
@@ -62,7 +62,7 @@ def _chars(text: str, spans) -> set[int]:
 
 def bleu_marks(text: str, refs: Sequence[str], tokenize: str = "13a", max_order: int = 4) -> set[int]:
     """Character positions of the tokens of ``text`` that no matched n-gram of any reference covers."""
-    from .metrics.engine import ngram_breakdown
+    from ..metrics.engine import ngram_breakdown
 
     if not refs:
         return set()
@@ -111,7 +111,7 @@ def ter_marks(text: str, refs: Sequence[str]) -> set[int]:
     one with the fewest edits): shifted, substituted or inserted words (module docstring)."""
     from sacrebleu.metrics import lib_ter
 
-    from .metrics.ter import TER
+    from ..metrics.ter import TER
 
     if not refs:
         return set()
@@ -223,7 +223,7 @@ def prf(counts: np.ndarray) -> dict[str, float]:
 def prf_bootstrap(counts: np.ndarray, n_boot: int = 1000, alpha: float = 0.05, seed: int = 0) -> dict[str, tuple[float, float]]:
     """Percentile-bootstrap CIs (resampling items; :func:`evalcore.stats.bootstrap.resample_indices`)
     of every value of :func:`prf`: the same draws for all of them."""
-    from .stats.bootstrap import index_counts, percentile_ci, resample_indices
+    from ..stats.bootstrap import index_counts, percentile_ci, resample_indices
 
     c = np.asarray(counts, dtype=float).reshape(-1, 3)
     n = len(c)
@@ -248,7 +248,7 @@ def prf_bootstrap(counts: np.ndarray, n_boot: int = 1000, alpha: float = 0.05, s
 
 
 def _texts(dataset) -> dict[tuple[str, str], str]:
-    from .io.spans import _texts as t
+    from ..io.spans import _texts as t
 
     return t(dataset)
 
@@ -275,7 +275,7 @@ def item_counts(dataset, markers: Sequence[str], severities: Sequence[str] = SEV
     """One row per (annotation item, marker, severity): tp, marked, errors (character counts).
     Items are the annotations of outputs with text and at least one reference other than the
     rated text itself (a judged reference is scored against the other references)."""
-    from .metrics.tokenize import default_tokenizer
+    from ..metrics.tokenize import default_tokenizer
 
     tokenize = tokenize or default_tokenizer(dataset.lp)
     table = table or dataset_spans(dataset)
@@ -359,7 +359,7 @@ def error_profile(table: SpanTable, by: str = "severity", n_boot: int = 1000, al
     ``category``; every span counts, omissions included), with percentile-bootstrap CIs over
     the system's annotations. Filters keep only spans of those severities / categories and
     annotations of those raters. Columns: system, <by>, errors_per_segment, lo, hi, errors, items."""
-    from .stats.bootstrap import index_counts, percentile_ci, resample_indices
+    from ..stats.bootstrap import index_counts, percentile_ci, resample_indices
 
     items, sp = table.items, table.spans
     if raters:

@@ -40,7 +40,7 @@ under 1 GB (see benchmarks/bench_synth.py).
 
 Command line (writes tidy TSVs with pandas)::
 
-    python -m evalcore.synth --segments 500 --refs 16 --systems 20 --out FOLDER
+    python -m evalcore.io.synth --segments 500 --refs 16 --systems 20 --out FOLDER
 """
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .dataset import Dataset
+from ..core.dataset import Dataset
 
 __all__ = ["make_synthetic", "main"]
 
@@ -235,7 +235,7 @@ def _write(ds: Dataset, folder: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m evalcore.synth",
+    p = argparse.ArgumentParser(prog="python -m evalcore.io.synth",
                                 description="Write a deterministic synthetic dataset as tidy TSVs.")
     p.add_argument("--segments", type=int, required=True)
     p.add_argument("--refs", type=int, required=True)

@@ -2,7 +2,7 @@
 
 Location: ``$EVALCORE_HOME`` if set, else ``$XDG_DATA_HOME/evalcore`` (default
 ``~/.local/share/evalcore``; ``%APPDATA%\\evalcore`` on Windows), defined in
-:mod:`evalcore.paths`. Layout::
+:mod:`evalcore.core.paths`. Layout::
 
     datasets/<name>/            one tidy TSV folder per saved dataset (all language pairs)
     datasets/<name>/meta.json   name, saved_at, language pairs, content and file hashes, counts
@@ -40,10 +40,10 @@ import time
 import unicodedata
 from pathlib import Path
 
-from .dataset import Dataset
-from .export import atomic_write
-from .paths import cache_dir, datasets_dir, home, models_dir  # noqa: F401  (the folders: evalcore/paths.py)
-from .problems import DataError, Report
+from ..core.dataset import Dataset
+from ..core.export import atomic_write
+from ..core.paths import cache_dir, datasets_dir, home, models_dir  # noqa: F401  (the folders: evalcore/core/paths.py)
+from ..core.problems import DataError, Report
 
 MAX_NAME_BYTES = 100
 _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
@@ -373,7 +373,7 @@ def save(datasets: dict[str, Dataset] | Dataset, name: str, source: str = "", *,
     Without ``replace`` a taken name is never overwritten: the dataset is stored as
     ``name-2``, ``name-3``, ... (the returned name says which). With ``replace`` an existing
     dataset of that name is replaced only once the new one is complete."""
-    from .io.tidy import write_tidy
+    from ..io.tidy import write_tidy
 
     if isinstance(datasets, Dataset):
         datasets = {datasets.lp: datasets}
@@ -412,7 +412,7 @@ def save(datasets: dict[str, Dataset] | Dataset, name: str, source: str = "", *,
     if trash is not None:
         shutil.rmtree(trash, ignore_errors=True)
     with contextlib.suppress(Exception):  # the snapshot of the saved TSVs: later loads skip parsing them
-        from .io import snapshot
+        from ..io import snapshot
 
         snapshot.write_snapshot(root / target, snapshot.snapshot_key(meta["files"], reading="tidy;quoting=csv"),
                                 reloaded)
@@ -432,7 +432,7 @@ def _verify_round_trip(datasets: dict[str, Dataset], folder: Path) -> dict[str, 
     covers every table and extra table). A save that would not load back, or would load back
     different data, raises :class:`DataError` naming the tables, and nothing is replaced.
     Returns the loaded collection (its snapshot is then built from it)."""
-    from .io import load_collection, mqm_weights_in_force
+    from ..io import load_collection, mqm_weights_in_force
 
     try:
         with mqm_weights_in_force(None):
@@ -511,8 +511,8 @@ def load_saved(name: str) -> dict[str, Dataset]:
     The TSVs are parsed and validated only when the dataset has no up-to-date snapshot
     (:mod:`evalcore.io.snapshot`: Arrow tables of exactly what reading these TSV bytes with
     this version of the loaders assembles); the snapshot is then built for the next load."""
-    from .io import FileSource, current_mqm_weights, load_collection
-    from .io import snapshot
+    from ..io import FileSource, current_mqm_weights, load_collection
+    from ..io import snapshot
 
     recover()
     stored = safe_name(name)
@@ -552,7 +552,7 @@ def load_saved(name: str) -> dict[str, Dataset]:
 def repair(name: str) -> dict:
     """Accept a saved dataset's files as they are now: validate them (raises DataError with
     every problem if they do not load) and rewrite meta.json with their hashes."""
-    from .io import load_collection
+    from ..io import load_collection
 
     stored = safe_name(name)
     path = datasets_dir() / stored

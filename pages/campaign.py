@@ -1,15 +1,15 @@
 """Campaign: every language pair of the dataset side by side — systems × language pairs, the
 metrics' system-level correlations per pair and averaged (WMT metrics-task tables; Kocmi et al.
-2021), and each metric's rank across pairs. The maths is in evalcore.campaign."""
+2021), and each metric's rank across pairs. The maths is in evalcore.analysis.campaign."""
 from __future__ import annotations
 
 import streamlit as st
 
-from evalcore.views import common as common_view
-from evalcore import plots_campaign as PC
+from evalcore.scoring import defaults as common_view
+from evalcore.present import plots_campaign as PC
 from evalcore.views import campaign as campaign_view
-from evalcore.campaign import ALL, STATISTICS, WILLIAMS_STATISTICS, campaign
-from evalcore.settings import DEFAULTS
+from evalcore.analysis.campaign import ALL, STATISTICS, WILLIAMS_STATISTICS, campaign
+from evalcore.scoring.settings import DEFAULTS
 from evalcore.stats.registry import label as stat_label
 from pages.common import (computed_keys, download_figure, download_table, ensure_shell, long_segment_note, md, progress_bar, show_exception)
 
@@ -101,7 +101,7 @@ if ("campaign", hashes, tuple(guess)) + args not in done:
 hfig = figure("human", ("campaign", hashes) + args,
               _build=lambda: PC.human_bars(first.systems, signature=first.signature))
 human_fig_slot.plotly_chart(hfig, width="stretch", key="camp_human_bars")
-from evalcore.plots import campaign_bars, with_signature  # noqa: E402  (plotly.express: after the first figure)
+from evalcore.present.plots import campaign_bars, with_signature  # noqa: E402  (plotly.express: after the first figure)
 
 with human_fig_dl:
     download_figure(hfig, "campaign_human_scores", key="camp_human_fig")
@@ -178,7 +178,7 @@ sig_stat = s3.selectbox("Statistic", list(WILLIAMS_STATISTICS if sig_test == "wi
 
 @st.cache_data(show_spinner="Comparing metrics…", max_entries=16)
 def clusters(_res, key, lp, test, statistic):
-    from evalcore.campaign import metric_clusters
+    from evalcore.analysis.campaign import metric_clusters
 
     return metric_clusters(_res, lp, statistic=statistic, test=test)
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from evalcore import workspace
-from evalcore.dataset import Dataset
+from evalcore.io import workspace
+from evalcore.core.dataset import Dataset
 from evalcore.io import load_collection
-from evalcore.problems import DataError
+from evalcore.core.problems import DataError
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DIR = ROOT / "sample_data" / "teaching_es_en"
@@ -77,7 +77,7 @@ def _load_sample() -> dict[str, Dataset]:
 
 @st.cache_resource(show_spinner="Loading dataset…", max_entries=8)
 def _load_saved(name: str, content_key: str) -> dict[str, Dataset]:
-    """Cached by the dataset's content (:func:`evalcore.workspace.content_key`): a repaired
+    """Cached by the dataset's content (:func:`evalcore.io.workspace.content_key`): a repaired
     hand edit keeps its ``saved_at`` but changes the key, so no session sees the old numbers."""
     coll = workspace.load_saved(name)
     for lp, ds in coll.items():  # CoNLL-U parses kept with the dataset
@@ -118,7 +118,7 @@ def sidebar_dataset() -> Dataset | None:
         else:  # never open something else silently
             st.session_state["_unknown_dataset"] = st.query_params["dataset"]
     if st.session_state.get("_unknown_dataset") and st.session_state.get("dataset_label") in (None, SAMPLE_KEY):
-        from evalcore.highlight import escape
+        from evalcore.present.highlight import escape
 
         st.sidebar.warning(f"The link asks for the dataset {escape(st.session_state['_unknown_dataset'])!s}, "
                            "but no saved dataset has that name: showing the bundled sample instead.")
@@ -130,7 +130,7 @@ def sidebar_dataset() -> Dataset | None:
     try:
         coll = load_choice(label, choices[label])
     except DataError as exc:
-        from evalcore.highlight import escape
+        from evalcore.present.highlight import escape
 
         errs = exc.report.errors
         st.sidebar.error(f"This dataset no longer validates: {len(errs)} problem(s). Repair or delete it "
@@ -154,7 +154,7 @@ def sidebar_dataset() -> Dataset | None:
 def sidebar_tokenizer(ds: Dataset) -> str:
     """The tokenizer box (one choice per language pair, sacreBLEU's default for the target
     language preselected) and a caption stating the choice; applies it to this run."""
-    from evalcore.views.common import tokenizer_note
+    from evalcore.scoring.defaults import tokenizer_note
     from evalcore.metrics.tokenize import TOKENIZERS, SPM_TOKENIZERS, default_tokenizer, installed_tokenizers
 
     default = default_tokenizer(ds.lp)
@@ -190,7 +190,7 @@ def apply_tokenizer(ds: Dataset) -> str:
 
 def syntax_note(ds: Dataset) -> None:
     """Say why the syntactic metrics are missing from the metric lists, when they are."""
-    from evalcore.views.common import syntax_status
+    from evalcore.scoring.defaults import syntax_status
 
     ok, reason = syntax_status(ds)
     if not ok:
@@ -203,9 +203,9 @@ def md(text) -> str:
     rater, criterion and metric names, exception texts) in anything Streamlit renders as
     Markdown: ``st.markdown``/``st.write``/``st.caption``, alerts, titles, widget labels and help.
     Markdown, LaTeX and HTML characters become character references and autolinks
-    (``http://``, ``www.``, e-mail) are broken invisibly (:func:`evalcore.highlight.escape`);
+    (``http://``, ``www.``, e-mail) are broken invisibly (:func:`evalcore.present.highlight.escape`);
     line breaks become spaces. Plain-text places (selectbox options, tables, Plotly) need none."""
-    from evalcore.highlight import escape
+    from evalcore.present.highlight import escape
 
     if text is None:
         return ""
@@ -248,8 +248,8 @@ def show_report(report, key: str = "report") -> None:
 
 
 def latex_table(df: pd.DataFrame, comment: str | None = None) -> str:
-    """A booktabs LaTeX tabular of ``df`` (:func:`evalcore.export.latex_table`, the one writer)."""
-    from evalcore.export import latex_table as write
+    """A booktabs LaTeX tabular of ``df`` (:func:`evalcore.core.export.latex_table`, the one writer)."""
+    from evalcore.core.export import latex_table as write
 
     return write(download_frame(df), comment)
 
@@ -273,8 +273,8 @@ def table_csv(df: pd.DataFrame) -> bytes:
     ``pandas.read_csv`` and spreadsheets read it as it is; the signatures are a download of
     their own, :func:`signatures_file`). Text cells a spreadsheet would run as formulas (``=``,
     ``+``, ``-``, ``@``, tab, CR) are prefixed with ``'`` and every text cell is quoted
-    (OWASP; :mod:`evalcore.export`), column names included."""
-    from evalcore.export import to_safe_csv
+    (OWASP; :mod:`evalcore.core.export`), column names included."""
+    from evalcore.core.export import to_safe_csv
 
     return to_safe_csv(download_frame(df)).encode("utf-8")
 
@@ -314,10 +314,10 @@ def download_table(df: pd.DataFrame, name: str, key: str | None = None, signatur
 def download_figure(fig, name: str, key: str | None = None) -> None:
     """Downloads of a figure: interactive HTML (embeds plotly.js, works offline) and PNG, SVG and
     PDF for papers (rendered by kaleido with the machine's Chromium, the metric signatures as a
-    caption). Every file gets :func:`evalcore.figures.paper_figure`'s explicit colour-blind-safe
+    caption). Every file gets :func:`evalcore.present.figures.paper_figure`'s explicit colour-blind-safe
     colours and label margins (the page's Streamlit theme colours exist only in the browser).
     Every file is built only when its button is clicked."""
-    from evalcore import figures
+    from evalcore.present import figures
 
     def html() -> bytes:
         buf = io.StringIO()  # paper colours: Streamlit's theme colours exist only in its browser code
@@ -357,9 +357,9 @@ def current_dataset() -> Dataset:
 def require_judged_multi_reference(ds: Dataset, judgements: bool = True) -> None:
     """Stop a QARLA page (Human-likeness, Likeness vs acceptability, QUEEN vs human) when the
     dataset lacks system outputs, ≥ 2 reference sets with text on a segment or (``judgements``)
-    human judgements, saying exactly what it lacks (evalcore.capabilities)."""
-    from evalcore.capabilities import qarla_missing
-    from evalcore.highlight import escape
+    human judgements, saying exactly what it lacks (evalcore.core.capabilities)."""
+    from evalcore.core.capabilities import qarla_missing
+    from evalcore.present.highlight import escape
 
     missing = qarla_missing(ds, judgements, quote=escape)
     if missing:
@@ -385,7 +385,7 @@ def progress_bar(text: str):
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _scoped(_ds, h: str, n: int | None):
-    from evalcore.views import common as common_view
+    from evalcore.scoring import defaults as common_view
 
     return common_view.scoped(_ds, n)
 
@@ -395,7 +395,7 @@ def scope(ds: Dataset, key: str) -> Dataset:
     ``common_view.SAMPLING_OFFERED_ABOVE`` segments) an explicit subset can be chosen under
     *Sampling*; when it is used the page says so. Also states the tokenizer of the word-level
     metrics (every page with metrics calls this)."""
-    from evalcore.views import common as common_view
+    from evalcore.scoring import defaults as common_view
 
     st.caption(md(common_view.tokenizer_note(ds, apply_tokenizer(ds))) + " Change it in the sidebar.")
     if ds.n_segments <= common_view.SAMPLING_OFFERED_ABOVE:
@@ -427,8 +427,8 @@ def _memo(name: str, key: tuple, _thunk):
 
 def judged_only_control(ds: Dataset, key: str, container=None) -> bool:
     """The shared "judged segments only" switch of the pages that correlate with humans: on by
-    default wherever human judgements exist (:data:`evalcore.settings.DEFAULTS`), as in the CLI."""
-    from evalcore.settings import DEFAULTS
+    default wherever human judgements exist (:data:`evalcore.scoring.settings.DEFAULTS`), as in the CLI."""
+    from evalcore.scoring.settings import DEFAULTS
 
     box = container if container is not None else st
     return box.checkbox("Judged segments only", value=DEFAULTS.judged_only and bool(ds.criteria),
@@ -454,10 +454,10 @@ AGGREGATION_CAPTION = ("Two aggregations of the same judgements: *human score* =
 
 def settings_of_page(ds: Dataset, judged_only: bool | None = None, include_refs: bool = False,
                      ref_ids=None, **fields):
-    """The :class:`evalcore.settings.Settings` of this page run: the shared defaults, the
+    """The :class:`evalcore.scoring.settings.Settings` of this page run: the shared defaults, the
     sidebar's tokenizer, and the page's own choices."""
     from evalcore.metrics.tokenize import session_tokenizer
-    from evalcore.settings import DEFAULTS
+    from evalcore.scoring.settings import DEFAULTS
 
     from evalcore.metrics.tokenize import default_tokenizer
 
@@ -471,11 +471,11 @@ def settings_of_page(ds: Dataset, judged_only: bool | None = None, include_refs:
 
 
 def settings_caption(settings=None, ds: Dataset | None = None, criterion: str | None = None, container=None) -> str:
-    """The one settings line (:meth:`evalcore.settings.Settings.describe`, the text commands write
+    """The one settings line (:meth:`evalcore.scoring.settings.Settings.describe`, the text commands write
     to stderr and exports carry) as a caption under a results section; returns the text.
     ``settings`` None: the shared defaults resolved on ``ds`` (:func:`settings_of_page`); a str:
-    a line already stated (e.g. :func:`evalcore.settings.metatask_settings_line`)."""
-    from evalcore.settings import DEFAULTS
+    a line already stated (e.g. :func:`evalcore.scoring.settings.metatask_settings_line`)."""
+    from evalcore.scoring.settings import DEFAULTS
 
     if settings is None:
         settings = settings_of_page(ds) if ds is not None else DEFAULTS
@@ -540,8 +540,8 @@ def memo_object(name: str, key: tuple, _thunk):
 
 def terms(*names: str) -> None:
     """The "Terms on this page" box: each term with its plain-language definition (also as hover
-    help), from :mod:`evalcore.glossary`; docs/methods.md has the full definitions."""
-    from evalcore.glossary import entries
+    help), from :mod:`evalcore.present.glossary`; docs/methods.md has the full definitions."""
+    from evalcore.present.glossary import entries
 
     with st.expander("📖 Terms on this page"):
         for term, text in entries(names):

@@ -1,16 +1,16 @@
 """Compare two systems: headline with paired significance and who wins, per-segment scatter and
 disagreements, the side-by-side view, compare-mt-style buckets, characteristic n-grams and
-length bias. Thin: every number comes from evalcore.compare."""
+length bias. Thin: every number comes from evalcore.analysis.compare."""
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from evalcore.views import common as common_view
-from evalcore.views.scores import known_system_stats
-from evalcore import compare as C
-from evalcore import highlight as H
-from evalcore import plots_compare as PC
+from evalcore.scoring import defaults as common_view
+from evalcore.scoring.scores import known_system_stats
+from evalcore.analysis import compare as C
+from evalcore.present import highlight as H
+from evalcore.present import plots_compare as PC
 from pages.common import (
     current_dataset,
     download_figure,
@@ -23,7 +23,7 @@ from pages.common import (
     show_exception,
     syntax_note,
 )
-from evalcore.settings import DEFAULTS
+from evalcore.scoring.settings import DEFAULTS
 
 ensure_shell(__file__)
 st.title("Compare two systems")
@@ -68,7 +68,7 @@ def table(_cmp, key, name, n_boot=0, n_ar=0, test="bootstrap"):
 def figure(name, key, signature, *params, _build):
     """A figure of the comparison ``key`` with its signature, built once per inputs: a rerun that
     changes none of them (e.g. another segment in the side-by-side view) reuses it. Read-only."""
-    from evalcore.plots import with_signature
+    from evalcore.present.plots import with_signature
 
     return with_signature(_build(), signature)
 
@@ -115,7 +115,7 @@ with st.expander("Signals and tests", expanded=False):
                                   "over the same segments: the default on every page and command wherever human "
                                   "judgements exist (the CLI's --judged-only; off = --all-segments). Where the two "
                                   "systems are not both judged anywhere, every segment is used and a note says so.")
-    # the default is passed as None, as the CLI without a flag: evalcore.compare.build decides
+    # the default is passed as None, as the CLI without a flag: evalcore.analysis.compare.build decides
     # (and falls back to every segment, saying why, where nothing is judged for both)
     judged_only = None if judged_box == DEFAULTS.judged_only else bool(judged_box and criteria)
 st.caption(f"Tokenizer **{md(tokenize)}**" + (f" (chosen for you: {md(why)})" if tokenize == tok0 else "")

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore import workspace
-from evalcore.dataset import Dataset
+from evalcore.io import workspace
+from evalcore.core.dataset import Dataset
 from evalcore.io import FileSource, load_collection
-from evalcore.plots import length_histogram
-from evalcore.problems import DataError
+from evalcore.present.plots import length_histogram
+from evalcore.core.problems import DataError
 from pages.common import SAMPLE_KEY, download_figure, download_table, md, show_exception, show_report, syntax_note
 
 
@@ -35,14 +35,14 @@ def _lengths(ds_hash: str, _ds):
 
 
 def metric_signatures(metrics: tuple) -> str:
-    from evalcore.views.common import signature_text
+    from evalcore.scoring.defaults import signature_text
 
     return signature_text(metrics, level="segment")  # with this run's tokenizer
 
 
 def _capabilities(ds: Dataset) -> None:
-    """References per segment and the analyses they enable (evalcore.capabilities)."""
-    from evalcore.capabilities import capability_table, qarla_missing, references_per_segment_text
+    """References per segment and the analyses they enable (evalcore.core.capabilities)."""
+    from evalcore.core.capabilities import capability_table, qarla_missing, references_per_segment_text
 
     st.markdown(f"**References per segment** (reference sets with text): {references_per_segment_text(ds)}")
     missing = qarla_missing(ds, judgements=False, quote=md)
@@ -102,7 +102,7 @@ if ds is not None:
                      hide_index=True, width="stretch")
         _capabilities(ds)
         if ds.warnings:
-            from evalcore.problems import Report
+            from evalcore.core.problems import Report
 
             with st.expander(f"{len(ds.warnings)} validation warning(s)"):
                 show_report(Report(list(ds.warnings)), key="overview_report")
@@ -176,7 +176,7 @@ with tab_add:
                            "Choose it in the sidebar.")
                 warnings = [w for d in coll.values() for w in d.warnings]
                 if warnings:
-                    from evalcore.problems import Report
+                    from evalcore.core.problems import Report
                     show_report(Report(warnings), key="import_report")
         except DataError as exc:
             show_report(exc.report)
@@ -196,7 +196,7 @@ with tab_add:
         parse_files = st.file_uploader("CoNLL-U files", accept_multiple_files=True, key="conllu_upload")
         if st.button("Validate and use the parses", key="do_parses", disabled=not parse_files):
             try:
-                from evalcore.views.common import forget_syntax_status
+                from evalcore.scoring.defaults import forget_syntax_status
                 from evalcore.syntax import register_conllu
 
                 files = [(f.getvalue(), f.name) for f in parse_files]
@@ -290,7 +290,7 @@ with tab_segments:
         st.stop()
     c1, c2 = st.columns([1, 3])
     seg = c1.selectbox("Segment", ds.seg_ids, key="score_seg")
-    from evalcore.views.common import available_metrics
+    from evalcore.scoring.defaults import available_metrics
 
     available = available_metrics(ds)
     # TER's shift search costs seconds per paragraph-length segment: on request, not by default

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from evalcore.views import common as common_view, divergence as divergence_view
-from evalcore import highlight as H
-from evalcore import plots as P
+from evalcore.scoring import defaults as common_view
+from evalcore.views import divergence as divergence_view
+from evalcore.present import highlight as H
+from evalcore.present import plots as P
 from pages.common import current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo_object, progress_bar, scope, show_exception, syntax_note
 from pages.common import cache_key  # noqa: E402
 
@@ -101,7 +102,7 @@ def spans_detail(ds, h, system: str, seg_id: str) -> None:
 def spans_profiles(ds, h, metrics) -> None:
     """Errors per segment of each system by severity or category (stacked bars + table with
     CIs) and the categories each metric penalises; filters narrow both. Built on request."""
-    from evalcore import plots_spans
+    from evalcore.present import plots_spans
     from evalcore.views import spans as spans_view
 
     if not spans_view.has_spans(ds):

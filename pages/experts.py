@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore.views import common as common_view
-from evalcore import plots_refs as PR
-from evalcore import experts as E
+from evalcore.scoring import defaults as common_view
+from evalcore.present import plots_refs as PR
+from evalcore.analysis import experts as E
 from pages.common import current_dataset, download_figure, download_table, ensure_shell, md, memo, memo_object, show_exception
 
 ensure_shell(__file__)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from evalcore.views import common as common_view, human_likeness as human_likeness_view
-from evalcore import plots as P
+from evalcore.scoring import defaults as common_view
+from evalcore.views import human_likeness as human_likeness_view
+from evalcore.present import plots as P
 from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
 from pages.common import cache_key  # noqa: E402
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore.views import common as common_view, judges as judges_view
-from evalcore import plots as P
+from evalcore.scoring import defaults as common_view
+from evalcore.views import judges as judges_view
+from evalcore.present import plots as P
 from pages.common import current_dataset, download_figure, download_table, ensure_shell, md, memo, memo_object, show_exception
 
 ensure_shell(__file__)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore.views import common as common_view, divergence as divergence_view, learn as learn_view
-from evalcore import highlight as H
-from evalcore import plots as P
+from evalcore.scoring import defaults as common_view
+from evalcore.views import divergence as divergence_view, learn as learn_view
+from evalcore.present import highlight as H
+from evalcore.present import plots as P
 from pages.common import SAMPLE_KEY, download_figure, download_table, ensure_shell, load_choice, md, progress_bar, show_exception
 from pages.common import apply_tokenizer, cache_key  # noqa: E402,F401
 
@@ -38,7 +39,7 @@ def paraphrase_example(_ds, h, system, criterion):
 
 @st.cache_data(show_spinner=False, max_entries=2)
 def two_verdicts(_ds, h, a, b, criterion):
-    from evalcore import compare as C
+    from evalcore.analysis import compare as C
 
     cmp = C.build(_ds, a, b, ["bleu", "chrf"], [criterion])
     head = C.headline(cmp, n_bootstrap=1000, n_ar=1000)

@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from evalcore import plots_learned as PL
+from evalcore.present import plots_learned as PL
 from evalcore.learned import pipeline as LP
 from evalcore.learned import store
 from evalcore.learned.humanlike import segment_references
-from evalcore.problems import DataError
+from evalcore.core.problems import DataError
 from pages.common import current_dataset, download_figure, download_table, progress_bar, show_exception
 from pages.common import cache_key  # noqa: E402
 

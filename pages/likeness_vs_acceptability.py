@@ -7,9 +7,10 @@ import pandas as pd
 import streamlit as st
 
 from evalcore.stats.registry import label as stat_label, names as stat_names
-from evalcore.views import common as common_view, likeness_vs_acceptability as likeness_vs_acceptability_view
-from evalcore.views import scores as scores_view
-from evalcore import plots as P
+from evalcore.scoring import defaults as common_view
+from evalcore.views import likeness_vs_acceptability as likeness_vs_acceptability_view
+from evalcore.scoring import scores as scores_view
+from evalcore.present import plots as P
 from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
 from pages.common import cache_key  # noqa: E402
 

@@ -1,18 +1,18 @@
 """Metrics task: the WMT metrics-task table of a recipe (WMT23, WMT24, WMT25) on the loaded
 dataset — per-task values, weighted average, average rank, leaderboard with rank bands or
-clusters. The maths is in evalcore.metatask (methods §3.13)."""
+clusters. The maths is in evalcore.analysis.metatask (methods §3.13)."""
 from __future__ import annotations
 
 import streamlit as st
 
-from evalcore.views import common as common_view
+from evalcore.scoring import defaults as common_view
 from evalcore.views import metatask as view
 from pages.common import (download_figure, download_table, ensure_shell, md, memo,
                           memo_object, show_exception)
 
 ensure_shell(__file__)
 from pages.common import settings_caption  # noqa: E402  (the one settings line)
-from evalcore.settings import metatask_settings_line  # noqa: E402
+from evalcore.scoring.settings import metatask_settings_line  # noqa: E402
 st.title("Metrics task")
 from pages.common import terms  # noqa: E402
 
@@ -29,7 +29,7 @@ c1, c2, c3 = st.columns([2, 3, 3])
 task = c1.selectbox("Task recipe", view.task_names(), index=view.task_names().index("wmt24"), key="mt_task")
 st.caption(md(view.task_description(task)) + " — values per sub-task, their weighted average (each mapped to [0, 1] "
            "by its range) and the weighted average rank, as mt-metrics-eval's TaskSetResults.")
-from evalcore.metatask_tasks import TASKS  # noqa: E402
+from evalcore.analysis.metatask_tasks import TASKS  # noqa: E402
 
 in_task = [lp for lp in TASKS[task].lps if lp in judged]
 lps = c2.multiselect("Language pairs", judged, default=in_task or judged, key="mt_lps",
@@ -78,7 +78,7 @@ with st.expander(f"What was computed ({len(notes)} note(s))", expanded=False):
 
 st.subheader("Values per sub-task")
 if want_ci:
-    from evalcore.metatask import subtask_cis  # noqa: E402
+    from evalcore.analysis.metatask import subtask_cis  # noqa: E402
 
     with st.spinner("Bootstrapping the segments…"):
         ci = memo("mt_ci", key, lambda: subtask_cis(res, n_boot=100))

@@ -10,7 +10,7 @@ from pages.common import current_dataset, download_table, ensure_shell, md, show
 
 ensure_shell(__file__)
 from pages.common import settings_caption  # noqa: E402  (the one settings line)
-from evalcore.settings import DEFAULTS  # noqa: E402
+from evalcore.scoring.settings import DEFAULTS  # noqa: E402
 st.title("Metric playground")
 from pages.common import terms  # noqa: E402
 
@@ -81,7 +81,7 @@ try:
                "(clipped counts, as BLEU counts them; Papineni et al. 2002 §2.1).")
     for ref, pr in zip(item.references, view["per_reference"]):
         st.markdown(f"**{md(ref[0])}**: {md(ref[1])}")
-        st.markdown(pr["html"], unsafe_allow_html=True)  # built from escaped tokens (evalcore.highlight)
+        st.markdown(pr["html"], unsafe_allow_html=True)  # built from escaped tokens (evalcore.present.highlight)
     if len(view["orders"]):
         st.dataframe(view["orders"], hide_index=True)
 except Exception as exc:  # a metric's own error: show it, keep the page usable

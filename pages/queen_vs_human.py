@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from evalcore.scoring import defaults as common_view
 from evalcore.views import (
-    common as common_view,
     likeness_vs_acceptability as likeness_vs_acceptability_view,
     queen_vs_human as queen_vs_human_view,
 )
-from evalcore import plots as P
+from evalcore.present import plots as P
 from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
 from pages.common import cache_key  # noqa: E402
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore.views import common as common_view
-from evalcore import plots_refs as PR
-from evalcore import references as R
+from evalcore.scoring import defaults as common_view
+from evalcore.present import plots_refs as PR
+from evalcore.analysis import references as R
 from pages.common import (
     current_dataset,
     download_figure,
@@ -120,7 +120,7 @@ st.subheader("Reading comprehension")
 st.caption("Callison-Burch (2009): readers answer questions about a document from one system's translation; "
            "the share of questions answered correctly says how understandable the output is. The human "
            "translation read the same way is the control row.")
-from evalcore import comprehension as C  # noqa: E402
+from evalcore.analysis import comprehension as C  # noqa: E402
 
 if not len(C.table_of(ds)):
     st.info("This dataset has no reading-comprehension answers. Add a `comprehension.tsv` (lp, system, doc_id, "

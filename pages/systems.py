@@ -7,8 +7,9 @@ import pandas as pd
 import streamlit as st
 
 from evalcore.stats.registry import label as stat_label, names as stat_names
-from evalcore.views import common as common_view, judges as judges_view, systems as systems_view
-from evalcore import plots as P
+from evalcore.scoring import defaults as common_view
+from evalcore.views import judges as judges_view, systems as systems_view
+from evalcore.present import plots as P
 from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo_object, progress_bar, scope, segments_caption, settings_of_page, show_exception, syntax_note
 from pages.common import settings_caption
 from pages.common import cache_key  # noqa: E402

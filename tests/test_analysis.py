@@ -1,4 +1,4 @@
-"""evalcore.views (the pages' view-models), evalcore.highlight and the dashboard figures of evalcore.plots, checked
+"""evalcore.views (the pages' view-models), evalcore.present.highlight and the dashboard figures of evalcore.present.plots, checked
 against independent references: sacreBLEU, scipy, pandas group-bys and brute-force loops
 written out here."""
 from __future__ import annotations
@@ -16,20 +16,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from conftest import SAMPLE, shared
+from evalcore.scoring import defaults as common_view
+from evalcore.scoring import scores as scores_view
 from evalcore.views import (
-    common as common_view,
     divergence as divergence_view,
     human_likeness as human_likeness_view,
     judges as judges_view,
     learn as learn_view,
     likeness_vs_acceptability as likeness_vs_acceptability_view,
     queen_vs_human as queen_vs_human_view,
-    scores as scores_view,
     systems as systems_view,
 )
-from evalcore import highlight as H
-from evalcore import plots as P
-from evalcore.dataset import Dataset
+from evalcore.present import highlight as H
+from evalcore.present import plots as P
+from evalcore.core.dataset import Dataset
 from evalcore.io import load_dataset
 
 

@@ -65,11 +65,11 @@ def test_segment_scores_on_request_only(monkeypatch):
     """Opening the Data page loads no metric and scores nothing (the hidden Segments
     tab paid for every metric module and METEOR's kernels); the toggle scores the segment."""
     import evalcore.metrics.engine
-    import evalcore.views.common
+    import evalcore.scoring.defaults
 
     calls = []
-    real_list, real_score = evalcore.views.common.available_metrics, evalcore.metrics.engine.score_table
-    monkeypatch.setattr(evalcore.views.common, "available_metrics", lambda *a, **k: calls.append("list") or real_list(*a, **k))
+    real_list, real_score = evalcore.scoring.defaults.available_metrics, evalcore.metrics.engine.score_table
+    monkeypatch.setattr(evalcore.scoring.defaults, "available_metrics", lambda *a, **k: calls.append("list") or real_list(*a, **k))
     monkeypatch.setattr(evalcore.metrics.engine, "score_table", lambda *a, **k: calls.append("score") or real_score(*a, **k))
     at = _app()
     assert calls == []

@@ -1,6 +1,6 @@
 """One atomic writer: the similarity cache, saved datasets' metadata and
 parses, tidy TSVs, the pages' view cache and output tables all go through
-``evalcore.export.atomic_write``, so each file is complete or absent (or still the old
+``evalcore.core.export.atomic_write``, so each file is complete or absent (or still the old
 version) after a failure mid-write.
 
 Failures are simulated in-process (the writer raises after writing part of the data) and for
@@ -20,8 +20,9 @@ import pandas as pd
 import pytest
 
 from conftest import ROOT
-from evalcore import export, workspace
-from evalcore.dataset import Dataset
+from evalcore.core import export
+from evalcore.io import workspace
+from evalcore.core.dataset import Dataset
 from evalcore.io import load_collection
 from evalcore.metrics import engine
 
@@ -179,14 +180,14 @@ def test_fsync_before_the_rename_unless_told_not_to(tmp_path, monkeypatch):
     assert calls == ["replace"]
 
 
-# ---- the pages' view cache (evalcore/views/scores.py) ------------------------------------
+# ---- the pages' view cache (evalcore/scoring/scores.py) ------------------------------------
 def test_view_cache_two_sessions_write_one_entry_at_once(tmp_path, monkeypatch):
     """Two sessions of the app (threads of one process) write the same cache entry at the same
     moment: each writes its own temporary file, both renames succeed and the entry reads back
     whole (a temporary name fixed per process made the second rename fail)."""
     import threading
 
-    from evalcore.views import scores as scores_view
+    from evalcore.scoring import scores as scores_view
 
     monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "cache"))
     frame = pd.DataFrame({"system": ["s1", "s2"], "score": [0.25, 0.5]})
@@ -217,7 +218,7 @@ def test_view_cache_two_sessions_write_one_entry_at_once(tmp_path, monkeypatch):
 
 
 def test_view_cache_failed_write_leaves_no_entry(tmp_path, monkeypatch):
-    from evalcore.views import scores as scores_view
+    from evalcore.scoring import scores as scores_view
 
     monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "cache"))
     stats = {"bleu": (["1", "2"], np.array([[1.0, 2.0], [3.0, 4.0]]))}

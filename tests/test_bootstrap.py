@@ -99,7 +99,8 @@ def sample_stats(tmp_path_factory):
     import os
 
     from evalcore.io import load_dataset
-    from evalcore.views import common as common_view, scores
+    from evalcore.scoring import defaults as common_view
+    from evalcore.scoring import scores
 
     old = os.environ.get("EVALCORE_CACHE")
     os.environ["EVALCORE_CACHE"] = str(tmp_path_factory.mktemp("cache"))
@@ -176,7 +177,8 @@ def test_system_table_cis_and_paired_tests_equal_the_literal_loops(tmp_path, mon
     from evalcore.io import load_dataset
     from evalcore.metrics.base import get_metric
     from evalcore.stats.significance import paired_approximate_randomization, paired_bootstrap
-    from evalcore.views import scores, systems as systems_view
+    from evalcore.scoring import scores
+    from evalcore.views import systems as systems_view
 
     ds = load_dataset(str(SAMPLE))
     mets, base, n_boot, seed = ["bleu", "chrf", "ter", "meteor", "wer"], ds.systems[0], 40, 7

@@ -23,7 +23,7 @@ def app_url(tmp_path_factory):
     import os
 
     os.environ["EVALCORE_HOME"] = str(home)
-    from evalcore import workspace
+    from evalcore.io import workspace
     from evalcore.io import load_collection
 
     xss = ROOT / "sample_data" / "xss_es_en"
@@ -122,7 +122,7 @@ def test_zip_upload_in_the_browser(app_url, tmp_path):
         wait_for_app(page)
         page.get_by_text("Saved as").wait_for(timeout=60000)
         screenshot(page, "upload_zip_saved")
-    from evalcore import workspace
+    from evalcore.io import workspace
 
     import os
     assert "uploaded-teaching" in [m["name"] for m in workspace.list_saved()], os.environ.get("EVALCORE_HOME")
@@ -133,7 +133,7 @@ def test_pages_on_wmt21_news_en_de(app_url, slug):
     """Every page works on ../shared/data/wmt21_news_mqm en-de (3 references, MQM),
     and the seed's figures are drawn from that real data."""
     from conftest import shared
-    from evalcore import workspace
+    from evalcore.io import workspace
     from evalcore.io import load_collection
 
     if "wmt21-news" not in [m["name"] for m in workspace.list_saved()]:

@@ -29,7 +29,8 @@ def fresh_cache(tmp_path, monkeypatch):
 
 
 def _compute(ds):
-    from evalcore.views import scores as scores_view, systems as systems_view
+    from evalcore.scoring import scores as scores_view
+    from evalcore.views import systems as systems_view
 
     return (scores_view.segment_scores(ds, ["bleu", "per"]),
             scores_view.system_stats(ds, ["bleu"]),
@@ -50,7 +51,8 @@ def _same(a, b):
 
 
 def test_cache_read_back_and_tampered_cache_not_executed(fresh_cache, tmp_path, monkeypatch):
-    from evalcore.views import scores as scores_view, systems as systems_view
+    from evalcore.scoring import scores as scores_view
+    from evalcore.views import systems as systems_view
     from evalcore.io import load_dataset
     from evalcore.metrics import engine
 

@@ -16,7 +16,7 @@ from sacrebleu.metrics import CHRF as SCHRF
 from sacrebleu.metrics import TER as STER
 from scipy import stats
 
-from evalcore.campaign import ALL, campaign
+from evalcore.analysis.campaign import ALL, campaign
 from evalcore.io import load_collection, write_tidy
 
 # sacreBLEU's recommended tokenizers for the target languages (Post 2018), the campaign's defaults
@@ -233,7 +233,7 @@ def test_campaign_page_sample():
 
 def test_campaign_page_wmt24(wmt24, tmp_path, monkeypatch):
     monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
-    from evalcore import workspace
+    from evalcore.io import workspace
 
     workspace.save({lp: ds.subset(seg_ids=ds.seg_ids[:30]) for lp, ds in wmt24.items()}, "wmt24-slice")
     label = next(f"{m['name']} (saved {m.get('saved_at', '?')})" for m in workspace.list_saved())
@@ -252,7 +252,7 @@ def test_campaign_page_shows_the_human_scores_before_scoring(monkeypatch):
     import streamlit as st
     from streamlit.delta_generator import DeltaGenerator
 
-    import evalcore.campaign as camp
+    import evalcore.analysis.campaign as camp
 
     events = []
     real_campaign, real_df = camp.campaign, DeltaGenerator.dataframe

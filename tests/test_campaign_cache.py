@@ -2,9 +2,9 @@
 scores from the statistics the Systems page caches per (dataset, metric, tokenizer, reference
 set, segments), so nothing is scored twice.
 
-Oracles computed here: the campaign's own default path (:func:`evalcore.parallel.score_table`,
+Oracles computed here: the campaign's own default path (:func:`evalcore.scoring.parallel.score_table`,
 pinned against sacreBLEU in tests/test_campaign.py) for the values, and call counts of the one
-function that computes statistics (``evalcore.views.scores._stats_for``).
+function that computes statistics (``evalcore.scoring.scores._stats_for``).
 """
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 from conftest import ROOT, shared
 
-from evalcore.campaign import campaign
+from evalcore.analysis.campaign import campaign
 from evalcore.io import load_collection
-from evalcore.views import scores as scores_view
+from evalcore.scoring import scores as scores_view
 from evalcore.views.campaign import cached_scores, lp_plan
 
 N = 25  # segments per language pair
@@ -90,7 +90,7 @@ def test_campaign_page_draws_the_human_figure_before_scoring(wmt24, cache, tmp_p
     from streamlit.delta_generator import DeltaGenerator
     from streamlit.testing.v1 import AppTest
 
-    from evalcore import workspace
+    from evalcore.io import workspace
 
     monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
     workspace.save({lp: ds.subset(seg_ids=ds.seg_ids[:20]) for lp, ds in wmt24.items()}, "wmt24-slice")
@@ -120,7 +120,7 @@ def test_campaign_page_draws_the_human_figure_before_scoring(wmt24, cache, tmp_p
     assert ("camp_bars", 6) in charts  # BLEU and chrF on three pairs, then the correlations
     human = at.get("plotly_chart")[0].proto.spec
     assert "en-ja" in human and "refA" not in human  # human translations left out by default
-    from evalcore import plots, plots_campaign
+    from evalcore.present import plots, plots_campaign
 
     built = []
     for mod, name in ((plots_campaign, "human_bars"), (plots, "campaign_bars")):
@@ -145,7 +145,7 @@ def test_judged_statistics_from_the_every_segment_table(wmt24, cache, tmp_path, 
     gives (compared here with a second, empty cache), and nothing is scored again."""
     import numpy as np
 
-    from evalcore.views.scores import judged_segments
+    from evalcore.scoring.scores import judged_segments
 
     ds = wmt24["en-cs"]
     ids = ["bleu", "chrf", "ter", "nist-4", "wer"]
@@ -171,7 +171,7 @@ def test_campaign_after_the_systems_page_scores_nothing_again(wmt24, cache, tmp_
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 
-    from evalcore import workspace
+    from evalcore.io import workspace
 
     monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
     workspace.save({lp: ds.subset(seg_ids=ds.seg_ids[:20]) for lp, ds in wmt24.items()}, "wmt24-slice")

@@ -22,7 +22,7 @@ from sacrebleu.metrics.lib_ter import translation_edit_rate
 
 from evalcore.metrics import _overlap, edit, engine, levels
 from evalcore.metrics.base import MAX_ALIGN_TOKENS, get_metric
-from evalcore.synth import make_synthetic
+from evalcore.io.synth import make_synthetic
 
 pytestmark = pytest.mark.skipif(edit._nb is None, reason="numba is not installed (the chunk kernels need it)")
 

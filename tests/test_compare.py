@@ -14,8 +14,8 @@ import pytest
 import scipy.stats
 from conftest import ROOT, SAMPLE, shared
 
-from evalcore import compare as C
-from evalcore.dataset import Dataset
+from evalcore.analysis import compare as C
+from evalcore.core.dataset import Dataset
 
 
 @pytest.fixture(scope="module")
@@ -364,7 +364,7 @@ def test_sample_phenomena_show_up(sample):
 # side by side: word diff and escaping
 # ---------------------------------------------------------------------------------------------
 def test_word_diff_and_escaped_html():
-    from evalcore.highlight import diff_html
+    from evalcore.present.highlight import diff_html
 
     da, db = C.word_diff("the cat <script>alert(1)</script> sat", "the dog sat")
     assert [t for t, same in da if not same] == ["cat", "<script>alert(1)</script>"]
@@ -457,7 +457,7 @@ def test_cli_bad_input_exits_2(tmp_path):
 # real data (small slices)
 # ---------------------------------------------------------------------------------------------
 def _slice(ds, n):
-    from evalcore.views.common import scoped
+    from evalcore.scoring.defaults import scoped
 
     return scoped(ds, n)
 
@@ -571,7 +571,7 @@ def test_compare_page_escapes_user_text(tmp_path, monkeypatch):
     from test_pages import _open
 
     monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
-    from evalcore import workspace
+    from evalcore.io import workspace
     from evalcore.io import load_collection
 
     workspace.save(load_collection(ROOT / "sample_data" / "xss_es_en"), "xss-cmp")
@@ -615,7 +615,7 @@ def test_judged_only_restricts_every_signal_to_the_same_segments():
 
 
 def test_figures_use_webgl_for_big_scatters_and_escape_names():
-    from evalcore import plots_compare as PC
+    from evalcore.present import plots_compare as PC
 
     n = 1500
     seg = pd.DataFrame({"seg_id": [str(i) for i in range(n)], "metric:bleu A": np.linspace(0, 1, n),

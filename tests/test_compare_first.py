@@ -13,7 +13,7 @@ import pytest
 from conftest import ROOT, shared
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-from evalcore import compare as C
+from evalcore.analysis import compare as C
 from evalcore.io import load_collection
 
 
@@ -47,7 +47,7 @@ def test_compare_page_first_figure_before_scoring(encs, tmp_path, monkeypatch):
     from streamlit.delta_generator import DeltaGenerator
     from streamlit.testing.v1 import AppTest
 
-    from evalcore import workspace
+    from evalcore.io import workspace
 
     monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "cache"))
@@ -65,7 +65,7 @@ def test_compare_page_first_figure_before_scoring(encs, tmp_path, monkeypatch):
             events.append((_name,))
             return _real(*a, **k)
         monkeypatch.setattr(C, name, spy)
-    from evalcore import plots_compare as PC
+    from evalcore.present import plots_compare as PC
 
     for name in ("win_rates", "scatter_ab", "difference_histogram", "bucket_bars", "word_f_bars", "length_bias_bars"):
         def build(*a, _real=getattr(PC, name), _name=name, **k):
@@ -115,7 +115,7 @@ def test_compare_page_first_figure_before_scoring(encs, tmp_path, monkeypatch):
 def test_statistics_from_the_shared_cache_are_the_same(encs, tmp_path, monkeypatch, judged_only):
     """A's and B's rows of the Systems page's every-segment statistics give the same comparison
     as scoring the two systems (segments, sentence scores, statistics), and they are used."""
-    from evalcore.views import scores as scores_view
+    from evalcore.scoring import scores as scores_view
 
     monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "cache"))
     a, b = encs.systems[:2]

@@ -8,9 +8,9 @@ import pytest
 from scipy import stats
 
 from conftest import SAMPLE
-from evalcore.comprehension import correlations, results
+from evalcore.analysis.comprehension import correlations, results
 from evalcore.io import load_dataset, write_tidy
-from evalcore.problems import DataError
+from evalcore.core.problems import DataError
 
 SEGMENTS = "lp\tseg_id\tdoc_id\tsource\nxx-en\t1\td1\ta\nxx-en\t2\td1\tb\nxx-en\t3\td2\tc\n"
 REFS = "lp\tseg_id\tref_id\ttext\n" + "".join(f"xx-en\t{i}\tref\tr{i}\n" for i in (1, 2, 3))

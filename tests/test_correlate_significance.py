@@ -151,7 +151,7 @@ def test_compare_perm_same_resamples_and_segment_williams_note(folder, tmp_path,
 
 def test_campaign_clusters_equal_correlate_compare(folder, tmp_path, capsys):
     """The Campaign's metric significance clusters (Williams, Pearson) are correlate --compare's."""
-    from evalcore.campaign import campaign, metric_clusters
+    from evalcore.analysis.campaign import campaign, metric_clusters
     from evalcore.io import load_collection
 
     camp = campaign(load_collection(folder), METRICS, "wmt-z", lps=["en-de"], exclude=OUTLIERS["en-de"])
@@ -170,7 +170,7 @@ def test_campaign_clusters_equal_correlate_compare(folder, tmp_path, capsys):
 def test_campaign_page_shows_metric_clusters():
     from streamlit.testing.v1 import AppTest
 
-    from evalcore.campaign import campaign, metric_clusters
+    from evalcore.analysis.campaign import campaign, metric_clusters
     from evalcore.io import load_collection
 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=240)

@@ -8,7 +8,7 @@ import pandas as pd
 
 from conftest import SAMPLE, shared
 from evalcore.io import load_dataset
-from evalcore.plots import length_histogram
+from evalcore.present.plots import length_histogram
 
 
 def _check(lengths: pd.DataFrame, max_bins: int = 80):

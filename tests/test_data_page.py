@@ -12,7 +12,7 @@ from streamlit import config as st_config
 from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT, SAMPLE
-from evalcore import workspace
+from evalcore.io import workspace
 
 APP = str(ROOT / "app.py")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from evalcore.dataset import Dataset
+from evalcore.core.dataset import Dataset
 
 
 @pytest.fixture
@@ -65,7 +65,7 @@ def test_subset_names_unknown_ids(ds):
 
 
 def test_scoped_is_a_subset(ds):
-    from evalcore.views import common as common_view
+    from evalcore.scoring import defaults as common_view
 
     # judged segments first ("1", "2", "3" all judged here: the first two in dataset order)
     assert _rows(common_view.scoped(ds, 2).outputs) == _rows(ds.subset(seg_ids=["1", "2"]).outputs)

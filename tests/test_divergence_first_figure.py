@@ -12,7 +12,8 @@ from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT, SAMPLE
 from evalcore.io import load_dataset
-from evalcore.views import divergence as divergence_view, scores as scores_view
+from evalcore.views import divergence as divergence_view
+from evalcore.scoring import scores as scores_view
 
 APP = os.environ.get("EVALCORE_TEST_APP", str(ROOT / "app.py"))
 

@@ -49,7 +49,7 @@ def test_methods_sections_cited_in_code_exist():
 def test_glossary_cites_existing_methods_sections_and_knows_its_terms():
     import pytest
 
-    from evalcore.glossary import GLOSSARY, define, entries
+    from evalcore.present.glossary import GLOSSARY, define, entries
 
     headings = set(re.findall(r"^##+ (\d+(?:\.\d+)?)[ .]", METHODS, flags=re.M))
     for term, text in GLOSSARY.items():
@@ -85,7 +85,7 @@ def test_no_reference_to_files_outside_the_repository_in_what_users_read():
 def test_data_page_has_the_intro_and_every_page_a_terms_box():
     from streamlit.testing.v1 import AppTest
 
-    from evalcore.glossary import define
+    from evalcore.present.glossary import define
 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
@@ -107,7 +107,7 @@ def test_data_page_has_the_intro_and_every_page_a_terms_box():
 def test_data_page_intro_is_closed_on_the_users_own_data(tmp_path, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
-    from evalcore import workspace
+    from evalcore.io import workspace
     from evalcore.io import load_collection
 
     monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))

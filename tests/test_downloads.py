@@ -137,7 +137,7 @@ _PLACEHOLDER_SVG = re.compile(r"rgb\(0, 0, (?:[1-9]|[1-3][0-9]|40)\)|#0000(?:0[1
 
 @pytest.mark.slow
 def test_every_figure_download_has_paper_colours_and_room_for_its_labels(sweep):
-    from evalcore import figures
+    from evalcore.present import figures
 
     _, figs, files = sweep
     assert {p for p, *_ in figs} >= {"systems", "campaign", "compare"}

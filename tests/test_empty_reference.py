@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 from sacrebleu.metrics import BLEU, CHRF, TER
 
-from evalcore.capabilities import capabilities
+from evalcore.core.capabilities import capabilities
 from evalcore.cli import main
 from evalcore.io import load_collection
 

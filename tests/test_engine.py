@@ -12,11 +12,11 @@ import pandas as pd
 import pytest
 from sacrebleu.metrics import BLEU as SBLEU, CHRF as SCHRF, TER as STER
 
-from evalcore.dataset import Dataset
+from evalcore.core.dataset import Dataset
 from evalcore.metrics.base import get_metric, metric_ids
 from evalcore.metrics.byo import read_scores, register_scores, unregister_external
 from evalcore.metrics.engine import BATCH_SEGMENTS, score_table, similarity_tensors, similarity_tensors_many
-from evalcore.problems import DataError
+from evalcore.core.problems import DataError
 
 WORDS = "the a dog cat walked took he she for walk park in रोटी और मकान 北京 今天 . ,".split()
 
@@ -281,7 +281,7 @@ def test_engine_fits_nist_weights_on_every_reference_of_the_corpus():
     segment's NIST score depends on the other segments' references too."""
     import pandas as _pd
 
-    from evalcore.dataset import Dataset as _D
+    from evalcore.core.dataset import Dataset as _D
     from evalcore.metrics import get_metric as _g
     from evalcore.metrics.engine import score_table as _st
 

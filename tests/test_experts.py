@@ -9,8 +9,8 @@ import pytest
 from scipy import stats
 
 from conftest import SAMPLE
-from evalcore.dataset import Dataset
-from evalcore.experts import (combination_curves, gold_cross_validation, gold_labels, ranking_correlations,
+from evalcore.core.dataset import Dataset
+from evalcore.analysis.experts import (combination_curves, gold_cross_validation, gold_labels, ranking_correlations,
                               rater_vs_gold)
 from evalcore.io import load_dataset
 
@@ -142,7 +142,7 @@ def test_metric_scores_from_the_shared_statistics_equal_sacrebleu(tmp_path, monk
     per system equals sacreBLEU's; an error rate (TER) is negated, equal to sacreBLEU's TER."""
     import sacrebleu
 
-    from evalcore.experts import metric_system_scores
+    from evalcore.analysis.experts import metric_system_scores
 
     monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "cache"))
     ds = load_dataset(SAMPLE)

@@ -7,8 +7,8 @@ import os
 import plotly.graph_objects as go
 import pytest
 
-from evalcore import figures
-from evalcore.plots import with_signature
+from evalcore.present import figures
+from evalcore.present.plots import with_signature
 
 
 def _fig():
@@ -56,7 +56,7 @@ def test_exported_figures_do_not_carry_streamlit_placeholder_colours():
     import pandas as pd
     import streamlit.elements.plotly_chart  # noqa: F401  (installs the theme, as every page does)
 
-    from evalcore import plots
+    from evalcore.present import plots
 
     corr = pd.DataFrame({"lp": ["en-de", "en-de", "(all)", "(all)"], "metric": ["bleu", "chrf"] * 2,
                          "pearson": [0.8, 0.9, 0.7, 0.6], "n_systems": [5] * 4, "pairs": [10] * 4})

@@ -124,7 +124,7 @@ def test_scores_with_unknown_segments_reported():
 
 # ---------------------------------------------------------------------- workspace, real processes
 SAVE = """
-from evalcore import workspace
+from evalcore.io import workspace
 from evalcore.io import load_collection
 coll = load_collection({src!r})
 print(workspace.save(coll, {name!r}, replace=True))
@@ -135,17 +135,17 @@ def test_killed_save_leaves_the_old_dataset(tmp_path):
     home = tmp_path / "home"
     r = py(SAVE.format(src=str(HOSTILE / "clean"), name="kept"), home)
     assert r.returncode == 0, r.stderr
-    before = py("from evalcore import workspace; print(workspace.load_saved('kept')['es-en'].content_hash())", home)
+    before = py("from evalcore.io import workspace; print(workspace.load_saved('kept')['es-en'].content_hash())", home)
     # the process dies after writing the new files, before they replace the old ones
     kill = py(f"""
         import os
-        from evalcore import workspace
+        from evalcore.io import workspace
         from evalcore.io import load_collection
         workspace._verify_round_trip = lambda *a: os._exit(9)
         workspace.save(load_collection({str(HOSTILE / 'cyrillic_lookalike')!r}), 'kept', replace=True)
         """, home)
     assert kill.returncode == 9
-    after = py("from evalcore import workspace; print([m['name'] for m in workspace.list_saved()]); "
+    after = py("from evalcore.io import workspace; print([m['name'] for m in workspace.list_saved()]); "
                "print(workspace.load_saved('kept')['es-en'].content_hash())", home)
     assert after.returncode == 0, after.stderr
     assert after.stdout.splitlines() == ["['kept']", before.stdout.strip()]
@@ -158,8 +158,8 @@ def test_planted_file_refused_in_another_process(tmp_path):
     (home / "datasets" / "tamper" / "tags.tsv").write_text("lp\tsystem\tseg_id\ttag\nes-en\tsysA\t1\tidiom\n",
                                                            encoding="utf-8")
     r = py("""
-        from evalcore import workspace
-        from evalcore.problems import DataError
+        from evalcore.io import workspace
+        from evalcore.core.problems import DataError
         print([m.get('broken', False) for m in workspace.list_saved()])
         try:
             workspace.load_saved('tamper')
@@ -209,11 +209,11 @@ def test_disk_full_during_score_out(small_disk):
 def test_disk_full_during_save_keeps_the_old_dataset(small_disk):
     home = small_disk / "home"
     assert py(SAVE.format(src=str(HOSTILE / "clean"), name="full"), home).returncode == 0
-    before = py("from evalcore import workspace; print(workspace.load_saved('full')['es-en'].content_hash())", home)
+    before = py("from evalcore.io import workspace; print(workspace.load_saved('full')['es-en'].content_hash())", home)
     fill(small_disk)
     r = py(SAVE.format(src=str(HOSTILE / "cyrillic_lookalike"), name="full"), home)
     assert r.returncode != 0 and "No space left on device" in r.stderr
     (small_disk / "filler").unlink()
-    after = py("from evalcore import workspace; print(workspace.load_saved('full')['es-en'].content_hash())", home)
+    after = py("from evalcore.io import workspace; print(workspace.load_saved('full')['es-en'].content_hash())", home)
     assert after.stdout == before.stdout and after.returncode == 0
     assert not [p.name for p in (home / "datasets").iterdir() if p.name.startswith(".") and p.name != ".locks"]

@@ -17,7 +17,7 @@ import pytest
 from conftest import shared
 from evalcore.io import FileSource, load_collection
 from evalcore.io.text import read_tsv
-from evalcore.problems import DataError, Report
+from evalcore.core.problems import DataError, Report
 
 SEG = "lp\tseg_id\tsource\n" + "".join(f"es-en\t{i}\tfuente {i}\n" for i in range(1, 7))
 REF = "lp\tseg_id\tref_id\ttext\n" + "".join(f"es-en\t{i}\tA\tsource {i}\n" for i in range(1, 7))
@@ -292,7 +292,7 @@ def test_exact_duplicate_judgements_warned_repeats_kept(tmp_path):
 @pytest.mark.parametrize("bad", ["1e308", "-2e9", "inf", "nan"])
 def test_absurd_or_non_finite_score_reported(tmp_path, bad):
     from evalcore.metrics.byo import read_scores
-    from evalcore.problems import MAX_ABS_SCORE
+    from evalcore.core.problems import MAX_ABS_SCORE
 
     assert MAX_ABS_SCORE == 1e9
     jud = JUD_HEAD + f"es-en\tA\t1\tr1\tda\t70\nes-en\tA\t2\tr1\tda\t{bad}\n"

@@ -12,10 +12,10 @@ import zipfile
 
 import pytest
 
-from evalcore import workspace
+from evalcore.io import workspace
 from evalcore.io import FileSource, load_collection
 from evalcore.io.text import read_tsv
-from evalcore.problems import DataError, Report
+from evalcore.core.problems import DataError, Report
 
 SEG = "lp\tseg_id\tsource\n" + "".join(f"es-en\t{i}\tHola {i}\n" for i in (1, 2, 3))
 REF = "lp\tseg_id\tref_id\ttext\n" + "".join(f"es-en\t{i}\tA\tHello {i}\n" for i in (1, 2, 3))
@@ -286,7 +286,7 @@ def test_mtme_sys_score_out_of_range_refused(tmp_path):
 
 # ---------------------------------------------------------------------------- binding
 def test_binding_refused_without_address_unless_asked():
-    from evalcore.workspace import binding_refusal
+    from evalcore.io.workspace import binding_refusal
 
     assert binding_refusal("127.0.0.1", {}) is None
     assert binding_refusal("0.0.0.0", {}) is None  # chosen deliberately (--server.address)
@@ -331,7 +331,7 @@ def test_formats_lists_every_limit_with_its_number():
     from conftest import ROOT
     from evalcore.io import source, text
     from evalcore.metrics.base import MAX_ALIGN_TOKENS
-    from evalcore.problems import MAX_ABS_SCORE
+    from evalcore.core.problems import MAX_ABS_SCORE
 
     doc = (ROOT / "docs" / "formats.md").read_text(encoding="utf-8")
     table = doc[doc.index("Every limit, with its number"):]

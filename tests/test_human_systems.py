@@ -18,7 +18,7 @@ from sacrebleu.metrics import BLEU, CHRF
 from scipy import stats
 
 from evalcore.cli import main
-from evalcore.dataset import Dataset
+from evalcore.core.dataset import Dataset
 from evalcore.metrics.engine import candidate_plan, score_table
 
 
@@ -256,7 +256,7 @@ def test_systems_page_reproduces_the_flip_on_wmt21(wmt21, tmp_path, monkeypatch)
     from streamlit.testing.v1 import AppTest
 
     from conftest import ROOT
-    from evalcore import workspace
+    from evalcore.io import workspace
     from evalcore.io import load_collection
 
     monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))

@@ -19,7 +19,7 @@ import pytest
 from evalcore.io import FileSource, detect_format, load_collection, load_dataset, write_tidy
 from evalcore.io.mqm import (DEFAULT_WEIGHTS, error_weight, human_ref_id, lp_from_filename, mqm_scores,
                              parse_weights, strip_markers)
-from evalcore.problems import DataError
+from evalcore.core.problems import DataError
 
 from conftest import SHARED_DATA, shared  # noqa: E402
 
@@ -535,7 +535,7 @@ def test_content_hash_is_the_whole_tables_csv_hash_above_one_chunk():
     table's ``to_csv`` at once (so caches keyed on it stay valid)."""
     import hashlib
 
-    from evalcore.synth import make_synthetic
+    from evalcore.io.synth import make_synthetic
 
     ds = make_synthetic(6000, 2, 10, seed=1)  # 60,000 output rows: two chunks
     assert len(ds.outputs) > 50_000

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from conftest import ROOT, shared
-from evalcore import workspace
+from evalcore.io import workspace
 from evalcore.io import FileSource, load_collection, load_dataset, write_tidy
-from evalcore.problems import DataError
+from evalcore.core.problems import DataError
 
 GOOD = {
     "segments.tsv": "lp\tseg_id\tdoc_id\tsource\nes-en\t1\td1\tHola mundo\nes-en\t2\td1\tBuenos días\n",
@@ -147,7 +147,7 @@ def test_write_roundtrip_and_workspace_persistence(tmp_path, workspace_home):
     name = workspace.save(coll, "my data/../x", source="test")
     assert "/" not in name and ".." not in name
     # a "restart": a new Python process lists and reloads it
-    code = ("from evalcore import workspace; m = workspace.list_saved(); "
+    code = ("from evalcore.io import workspace; m = workspace.list_saved(); "
             "c = workspace.load_saved(m[0]['name']); print(m[0]['name'], c['es-en'].content_hash())")
     env = {"EVALCORE_HOME": str(workspace_home), "PATH": "/usr/bin:/bin"}
     res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
@@ -255,7 +255,7 @@ def test_loaded_texts_are_compacted_and_unchanged(tmp_path):
 
 
 def test_compact_texts_leaves_missing_texts_alone():
-    from evalcore.dataset import Dataset
+    from evalcore.core.dataset import Dataset
 
     segs = pd.DataFrame({"seg_id": ["1", "2"], "doc_id": ["", ""], "source": ["a", "b"]})
     outs = pd.DataFrame({"system": ["s", "s"], "seg_id": ["1", "2"], "text": pd.Series(["x", None], dtype=object)})

@@ -9,7 +9,7 @@ import pytest
 from conftest import shared
 from hypothesis import given, settings, strategies as st
 
-from evalcore.dataset import Dataset
+from evalcore.core.dataset import Dataset
 from evalcore.human.agreement import (agreement, agreement_curve, chance_agreement, kappa, krippendorff_alpha,
                                      pairwise_labels, per_rater_agreement)
 from evalcore.human.hter import hter

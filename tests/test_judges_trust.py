@@ -11,7 +11,7 @@ import pytest
 from conftest import SAMPLE, shared
 
 from evalcore.cli import main
-from evalcore.dataset import Dataset
+from evalcore.core.dataset import Dataset
 from evalcore.human.agreement import ALPHA_NO_SHARED_ITEM, alpha_of_judgements, krippendorff_alpha
 
 UNDEFINED = "undefined: no item was judged by two raters"
@@ -108,7 +108,7 @@ def _open_saved(tmp_path, monkeypatch, coll: dict, page: str, state: dict | None
     from test_pages import _open
 
     monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
-    from evalcore import workspace
+    from evalcore.io import workspace
 
     workspace.save(coll, "issue11")
     label = next(f"{m['name']} (saved {m.get('saved_at', '?')})" for m in workspace.list_saved())
@@ -300,7 +300,7 @@ def _with_refs(ds: Dataset, per_segment: dict[str, list[str]]) -> Dataset:
 
 
 def test_capabilities_follow_the_references_per_segment():
-    from evalcore.capabilities import (
+    from evalcore.core.capabilities import (
         capabilities,
         qarla_missing,
         references_per_segment_text,
@@ -353,7 +353,7 @@ def test_validate_says_what_one_reference_data_enables(capsys):
 
 @pytest.mark.parametrize("page", ["human_likeness", "likeness_vs_acceptability", "queen_vs_human"])
 def test_qarla_pages_say_what_one_reference_data_lacks(tmp_path, monkeypatch, page):
-    from evalcore.highlight import escape
+    from evalcore.present.highlight import escape
 
     at = _open_saved(tmp_path, monkeypatch, {"en-hi": _tiny_one_rater_per_output()}, page)
     info = " ".join(i.value for i in at.info)

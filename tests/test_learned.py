@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from evalcore.dataset import Dataset
+from evalcore.core.dataset import Dataset
 from evalcore.learned import pet
 from evalcore.learned.features import (BEER_FEATURES, HUMANLIKE_FEATURES, alignment_permutation, beer_features,
                                        char_ngram_prf, greedy_align, humanlike_features, levenshtein, word_prf)
@@ -400,7 +400,7 @@ def test_humanlike_separable_toy_data_no_leakage_and_decision_matches_sklearn():
 
 def test_humanlike_needs_two_references():
     from evalcore.learned.humanlike import train_humanlike
-    from evalcore.problems import DataError
+    from evalcore.core.problems import DataError
 
     with pytest.raises(DataError, match="at least two references"):
         train_humanlike(toy_ranking_dataset(n_seg=8), "x")

@@ -208,7 +208,7 @@ def test_humanlike_defaults_then_save_becomes_a_metric_and_delete_removes_it(pag
 
 
 def test_dataset_without_judgements_or_references_says_why(tmp_path, monkeypatch, sample):
-    from evalcore.dataset import Dataset
+    from evalcore.core.dataset import Dataset
 
     monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
     one_ref = sample.references[sample.references["ref_id"] == sample.ref_ids[0]]

@@ -14,10 +14,10 @@ import pytest
 from sacrebleu.metrics import BLEU as SBLEU, CHRF as SCHRF, TER as STER
 
 from evalcore.io import write_tidy
-from evalcore import parallel
+from evalcore.scoring import parallel
 from evalcore.metrics import engine, levels
 from evalcore.metrics.base import get_metric, metric_ids
-from evalcore.synth import make_synthetic
+from evalcore.io.synth import make_synthetic
 
 
 def _lexical():

@@ -182,7 +182,7 @@ def test_systems_page_says_which_segments_were_refused(tmp_path, workspace_home,
     from streamlit.testing.v1 import AppTest
 
     from conftest import ROOT
-    from evalcore import workspace
+    from evalcore.io import workspace
     from evalcore.io import load_collection
 
     _write(tmp_path / "d", CAP + 1)

@@ -59,7 +59,7 @@ def hostile_home(tmp_path_factory):
         d.to_csv(data / f.name, sep="\t", index=False, quoting=3)
     old = {k: os.environ.get(k) for k in ("EVALCORE_HOME", "EVALCORE_CACHE")}
     os.environ["EVALCORE_HOME"], os.environ["EVALCORE_CACHE"] = str(home / "ws"), str(home / "cache")
-    from evalcore import workspace
+    from evalcore.io import workspace
     from evalcore.io import load_collection
 
     workspace.save(load_collection(data), "hostile")

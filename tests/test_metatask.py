@@ -1,4 +1,4 @@
-"""The metrics-task table (evalcore.metatask, `evalcore metatask`) against mt-metrics-eval.
+"""The metrics-task table (evalcore.analysis.metatask, `evalcore metatask`) against mt-metrics-eval.
 
 The oracle (../shared/oracles/mt-metrics-eval) gets the same arrays evalcore uses (gold with None
 where not judged, system-major, as MTME's Correlation objects) and computes the sub-task values
@@ -39,7 +39,7 @@ def _oracle():
 
 def _pairs(name, task):
     from evalcore.io import load_collection
-    from evalcore.metatask import pair_data
+    from evalcore.analysis.metatask import pair_data
     from evalcore.metrics.engine import score_table
 
     coll = load_collection(str(shared(name)))
@@ -67,14 +67,14 @@ def _task_result(tasks, res, corr_fcn, args="{}"):
 
 @pytest.fixture(scope="module")
 def wmt24_pairs():
-    from evalcore.metatask_tasks import TASKS
+    from evalcore.analysis.metatask_tasks import TASKS
 
     return _pairs("wmt24_esa", TASKS["wmt24"])
 
 
 @pytest.fixture(scope="module")
 def wmt21_pairs():
-    from evalcore.metatask_tasks import TASKS
+    from evalcore.analysis.metatask_tasks import TASKS
 
     return _pairs("wmt21_news_mqm", TASKS["wmt23"])
 
@@ -97,8 +97,8 @@ def _check(res, results, weights, metrics):
 @pytest.mark.parametrize("which", ["wmt24_esa", "wmt21_news_mqm"])
 def test_wmt24_recipe_matches_mtme(which, request):
     data, stats, tasks = _oracle()
-    from evalcore.metatask import run_task
-    from evalcore.metatask_tasks import TASKS
+    from evalcore.analysis.metatask import run_task
+    from evalcore.analysis.metatask_tasks import TASKS
 
     pairs = request.getfixturevalue("wmt24_pairs" if which == "wmt24_esa" else "wmt21_pairs")
     task = TASKS["wmt24"]
@@ -117,8 +117,8 @@ def test_wmt24_recipe_matches_mtme(which, request):
 
 def test_wmt23_recipe_matches_mtme(wmt21_pairs):
     data, stats, tasks = _oracle()
-    from evalcore.metatask import run_task
-    from evalcore.metatask_tasks import TASKS
+    from evalcore.analysis.metatask import run_task
+    from evalcore.analysis.metatask_tasks import TASKS
 
     task = TASKS["wmt23"]
     pairs = wmt21_pairs
@@ -183,8 +183,8 @@ def test_metric_clusters_separate_a_good_metric_from_noise():
     # synthetic pair: a metric equal to gold plus small noise, a copy of it, and pure noise;
     # the copy shares the first metric's cluster (identical scores: every swap changes nothing,
     # p = 1), the noise metric is significantly worse (its own cluster)
-    from evalcore.metatask import PairData, run_task
-    from evalcore.metatask_tasks import TaskDef
+    from evalcore.analysis.metatask import PairData, run_task
+    from evalcore.analysis.metatask_tasks import TaskDef
 
     rng = np.random.default_rng(3)
     gold = rng.normal(size=(6, 40)) + np.arange(6)[:, None] * 0.5
@@ -207,7 +207,7 @@ def test_error_rates_are_negated_like_wmt(wmt24_pairs):
     the negated scores (without the negation the ordering is inverted: 0.35 on en-cs)."""
     _, stats, _ = _oracle()
     from evalcore.io import load_collection
-    from evalcore.metatask import run_metatask
+    from evalcore.analysis.metatask import run_metatask
     from evalcore.metrics.engine import score_table
 
     coll = load_collection(str(shared("wmt24_esa")))
@@ -232,8 +232,8 @@ def test_cluster_pvalue_agrees_with_mtme_permutation_within_monte_carlo_error(wm
     data, stats, tasks = _oracle()
     import functools
 
-    from evalcore.metatask import PairData, run_task
-    from evalcore.metatask_tasks import TaskDef
+    from evalcore.analysis.metatask import PairData, run_task
+    from evalcore.analysis.metatask_tasks import TaskDef
 
     p = wmt24_pairs["en-cs"]
     a, b = "chrf", "rouge-1"  # a mid-range p-value (about 0.14 on en-cs)

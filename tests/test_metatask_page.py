@@ -37,12 +37,12 @@ def _table(at, column):
 
 def test_metatask_page_matches_the_engine():
     from evalcore.io import load_collection
-    from evalcore.metatask import run_metatask
+    from evalcore.analysis.metatask import run_metatask
 
     at = _open("metatask", {"mt_metrics": ["bleu", "chrf"]})
     assert at.title[0].value == "Metrics task"
     t = _table(at, "average_rank")
-    from evalcore.views.common import default_criterion
+    from evalcore.scoring.defaults import default_criterion
 
     coll = load_collection(SAMPLE)
     crit = default_criterion(next(iter(coll.values())))  # the sample has no MQM/ESA: the page's default
@@ -65,7 +65,7 @@ def test_campaign_ranking_expander_matches_rank_systems():
     from evalcore.human.scores import criterion_judgements
     from evalcore.io import load_collection
     from evalcore.stats.system_ranking import item_scores, rank_systems
-    from evalcore.views.common import default_criterion
+    from evalcore.scoring.defaults import default_criterion
 
     at = _open("campaign", {"camp_metrics": ["chrf"]})
     at.toggle(key="camp_rank_on").set_value(True).run()

@@ -24,7 +24,7 @@ import pandas as pd
 import pytest
 
 import evalcore.metrics.base as base
-from evalcore.dataset import Dataset
+from evalcore.core.dataset import Dataset
 from evalcore.metrics.base import Metric, Signature, get_metric, metric_ids
 from kernel_spy import spy_quadratic
 
@@ -74,7 +74,7 @@ def _text_ids() -> list[str]:
 def tables():
     """Every text metric through each scoring path once: the engine's score tables (statistics
     path), its similarity tensors (``segment_blocks``), the family pass of ``levels`` and Dask."""
-    from evalcore import parallel
+    from evalcore.scoring import parallel
     from evalcore.metrics import engine, levels
 
     ids = _text_ids()

@@ -86,7 +86,7 @@ def test_evalcore_reads_its_export_back(tmp_path):
 def test_export_refuses_line_breaks(tmp_path):
     import pandas as pd
 
-    from evalcore.dataset import Dataset
+    from evalcore.core.dataset import Dataset
     from evalcore.io.mtme_export import export_mtme
 
     ds = Dataset("x", "en-de", pd.DataFrame({"seg_id": ["1", "2"], "source": ["a\nb", "c"]}))

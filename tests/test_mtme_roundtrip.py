@@ -87,7 +87,7 @@ def _correlate(argv, tmp_path, capsys):
 
 
 def test_validate_correlate_campaign_reproduce_mathur2020(folder, tmp_path, capsys):
-    from evalcore.campaign import campaign
+    from evalcore.analysis.campaign import campaign
     from evalcore.cli import main
     from evalcore.io import load_collection
 
@@ -149,7 +149,7 @@ def test_campaign_uses_the_given_human_system_scores(tmp_path, capsys):
     """A perturbed en-de.mqm.sys.score: correlate and the Campaign table both use it, as
     mt-metrics-eval does (it reads .sys.score), not the mean of the segment scores. Reference:
     scipy's Pearson of the given scores and the official chrF system scores."""
-    from evalcore.campaign import campaign
+    from evalcore.analysis.campaign import campaign
     from evalcore.io import load_collection
 
     given, seg_means = build_mtme(tmp_path / "f", with_mqm=True, perturb_mqm=True)
@@ -173,7 +173,7 @@ def test_campaign_uses_the_given_human_system_scores(tmp_path, capsys):
 
 def test_scores_option_reads_a_score_file_or_says_why_not(folder, tmp_path, capsys):
     from evalcore.metrics.byo import read_scores
-    from evalcore.problems import DataError
+    from evalcore.core.problems import DataError
 
     f = folder / "metric-scores" / "en-de" / "sentBLEU-newstest2020.sys.score"
     rows = read_scores(str(f))
@@ -274,7 +274,7 @@ def test_campaign_page_on_the_mtme_folder_with_stored_metrics(folder, tmp_path, 
     from streamlit.testing.v1 import AppTest
 
     from conftest import ROOT
-    from evalcore import workspace
+    from evalcore.io import workspace
     from evalcore.io import load_collection
 
     monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))

@@ -50,7 +50,7 @@ def test_comet_json_imported_and_matched_by_texts(tmp_path, capsys):
 
 def test_comet_json_problems_all_reported_with_lines(tmp_path):
     from evalcore.neural.imports import read_external
-    from evalcore.problems import DataError
+    from evalcore.core.problems import DataError
 
     f = tmp_path / "bad.json"
     f.write_text(json.dumps({"a.txt": [{"src": "x", "mt": "y", "ref": "z", "COMET": 0.1},
@@ -67,7 +67,7 @@ def test_comet_json_problems_all_reported_with_lines(tmp_path):
 
 def test_metricx_jsonl_problems_and_import(tmp_path, capsys):
     from evalcore.neural.imports import read_external
-    from evalcore.problems import DataError
+    from evalcore.core.problems import DataError
 
     src, ref, hyp = _lines("src.txt"), _lines("ref.B.txt"), _lines("sys.near_human.txt")
     good = [json.dumps({"source": s, "hypothesis": h, "reference": r, "prediction": float(i)})
@@ -92,7 +92,7 @@ def test_metricx_jsonl_problems_and_import(tmp_path, capsys):
 
 def test_pymarian_tsv_needs_its_input_and_aligns_lines(tmp_path):
     from evalcore.neural.imports import read_external
-    from evalcore.problems import DataError
+    from evalcore.core.problems import DataError
 
     inp = tmp_path / "in.tsv"
     inp.write_text("s1\tm1\tr1\ns2\tm2\n")

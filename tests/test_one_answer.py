@@ -1,7 +1,7 @@
 """One answer everywhere: every page and command with a "judged segments only" notion has the
-shared default of :data:`evalcore.settings.DEFAULTS` (or is a listed, explained exception), and
+shared default of :data:`evalcore.scoring.settings.DEFAULTS` (or is a listed, explained exception), and
 every results section states its settings with the one line of
-:meth:`evalcore.settings.Settings.describe`, on the page, on stderr and in exports."""
+:meth:`evalcore.scoring.settings.Settings.describe`, on the page, on stderr and in exports."""
 from __future__ import annotations
 
 import tempfile
@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from evalcore.cli import build_parser, main
-from evalcore.settings import DEFAULTS
+from evalcore.scoring.settings import DEFAULTS
 
 #: Commands whose ``--judged-only`` is not the shared default, and why (the reason is checked
 #: against the command's own help text, so the exception is said where the user reads it).
@@ -39,9 +39,9 @@ def _option(p, flag):
 
 def test_every_command_with_judged_only_has_the_shared_default():
     """Every command with a --judged-only option: neither flag given means DEFAULTS (args value
-    None, resolved by evalcore.settings.judged_only_of), and --all-segments turns it off; or the
+    None, resolved by evalcore.scoring.settings.judged_only_of), and --all-segments turns it off; or the
     command is a listed exception whose help says what it does instead."""
-    from evalcore.settings import from_args
+    from evalcore.scoring.settings import from_args
 
     seen = []
     for name, p in _subparsers().items():
@@ -262,7 +262,7 @@ def test_every_command_writes_the_settings_line(monkeypatch, capsys):
     those are run for real in the tests above and in test_settings)."""
     import importlib
 
-    from evalcore.settings import command_line
+    from evalcore.scoring.settings import command_line
 
     own = []
     for name, p in _subparsers().items():

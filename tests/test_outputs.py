@@ -94,7 +94,7 @@ def test_all_problems_listed_at_once(tmp_path, no_work, capsys):
 
 
 def test_failed_write_leaves_old_file_and_no_temporary(tmp_path):
-    from evalcore.export import atomic_write
+    from evalcore.core.export import atomic_write
 
     target = tmp_path / "out.tsv"
     target.write_text("old complete content\n")
@@ -134,7 +134,7 @@ HOSTILE = ['=HYPERLINK("http://evil.example","x")', "+cmd|' /C calc'!A0", "-2+3"
 
 
 def test_neutralise_cells_literal():
-    from evalcore.export import neutralise_cell
+    from evalcore.core.export import neutralise_cell
 
     for s in HOSTILE:  # the OWASP rule written out literally: a ' before the text
         assert neutralise_cell(s) == "'" + s
@@ -166,7 +166,7 @@ def test_csv_download_neutralises_text_but_keeps_numbers():
 
 
 def test_cli_csv_output_neutralised_tsv_exact(tmp_path):
-    from evalcore.export import write_table
+    from evalcore.core.export import write_table
 
     df = pd.DataFrame({"system": ["=1+1", "@x", "fine"], "score": [-1.5, 2.0, 0.25]})
     write_table(df, tmp_path / "t.csv")

@@ -18,11 +18,11 @@ import sacrebleu
 from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT, SAMPLE, shared
+from evalcore.scoring import defaults as common_view
+from evalcore.scoring import scores as scores_view
 from evalcore.views import (
-    common as common_view,
     divergence as divergence_view,
     human_likeness as human_likeness_view,
-    scores as scores_view,
     systems as systems_view,
 )
 from evalcore.io import load_collection, load_dataset
@@ -121,7 +121,7 @@ def test_one_statistics_table_serves_segment_and_corpus_scores(monkeypatch, fres
 
 def _saved_app(tmp_path, monkeypatch, ds, name):
     monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
-    from evalcore import workspace
+    from evalcore.io import workspace
 
     workspace.save({ds.lp: ds}, name)
     label = next(f"{m['name']} (saved {m.get('saved_at', '?')})" for m in workspace.list_saved() if m["name"] == name)
@@ -142,7 +142,7 @@ def _run(at, page=None):
 
 
 def test_every_segment_by_default_and_sampling_is_labelled(tmp_path, monkeypatch, fresh_cache):
-    from evalcore.synth import make_synthetic
+    from evalcore.io.synth import make_synthetic
 
     ds = make_synthetic(420, 2, 3, seed=1, mean_len=8)  # more than the old 300-segment default scope
     at = _saved_app(tmp_path, monkeypatch, ds, "synth420")
@@ -223,7 +223,7 @@ def test_systems_page_draws_the_human_scores_before_scoring_any_metric(fresh_cac
 
     from streamlit.delta_generator import DeltaGenerator
 
-    from evalcore.views import scores
+    from evalcore.scoring import scores
 
     events = []
     real_stats, real_chart = scores._stats_for, DeltaGenerator.plotly_chart
@@ -354,7 +354,7 @@ def test_queen_vs_human_draws_a_provisional_figure_before_the_search(monkeypatch
     the selected set's figure then replaces it (one figure on the page)."""
     from test_pages import _charts, _open
 
-    from evalcore import plots
+    from evalcore.present import plots
     from evalcore.views import likeness_vs_acceptability as lva
 
     order = []

@@ -166,10 +166,10 @@ def test_learn_page_links_every_lesson():
 def test_pages_on_wmt21_en_de(tmp_path, monkeypatch):
     data = shared("wmt21_news_mqm")
     monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
-    from evalcore import workspace
+    from evalcore.io import workspace
     from evalcore.io import load_collection
 
-    from evalcore.views import common as common_view
+    from evalcore.scoring import defaults as common_view
 
     workspace.save(load_collection(data), "wmt21-news")
     label = next(f"{m['name']} (saved {m.get('saved_at', '?')})" for m in workspace.list_saved())
@@ -200,7 +200,7 @@ def test_syntactic_metrics_listed_or_reason_given(tmp_path):
     """The syntactic families appear in the metric lists when they can be computed,
     and otherwise the page says why (never silently zero)."""
     from conftest import SAMPLE
-    from evalcore.views import common as common_view
+    from evalcore.scoring import defaults as common_view
     from evalcore.io import load_dataset
     from evalcore.syntax import availability
 
@@ -233,7 +233,7 @@ def test_systems_page_human_translations_against_one_chosen_reference():
     want = BLEU().corpus_score([text["ref-E"][s] for s in segs], [[text["ref-B"][s] for s in segs]]).score
     assert wide.loc["ref-E", "bleu"] == np.float64(want) or abs(wide.loc["ref-E", "bleu"] - want) < 1e-9
     assert "ref-B" not in wide.index and "ref-A" in wide.index
-    from evalcore.highlight import escape
+    from evalcore.present.highlight import escape
 
     assert any(f"left out (the reference): {escape('ref-B')}" in c.value for c in at.caption)
     at.checkbox(key="sys_judged_only").set_value(True).run()

@@ -15,7 +15,7 @@ from conftest import SAMPLE, shared
 
 from evalcore.io import load_collection, load_dataset, write_tidy
 from evalcore.metrics import engine
-from evalcore.parallel import (
+from evalcore.scoring.parallel import (
     Scheduler,
     SchedulerError,
     block_bounds,
@@ -110,7 +110,7 @@ def test_worker_failure_is_a_clear_error(cluster):
 
 
 def test_unreachable_cluster(monkeypatch):
-    monkeypatch.setattr("evalcore.parallel.CONNECT_TIMEOUT", "1s")
+    monkeypatch.setattr("evalcore.scoring.parallel.CONNECT_TIMEOUT", "1s")
     with pytest.raises(SchedulerError, match="could not reach the Dask scheduler tcp://127.0.0.1:9"):
         with Scheduler("tcp://127.0.0.1:9"):
             pass
@@ -128,7 +128,7 @@ def test_cli_scheduler_local(tmp_path, sample, capsys, monkeypatch):
     assert a.read_text() == b.read_text()
     assert "scheduler: dask local:1 (1 workers)" in capsys.readouterr().err
     assert main(["score", str(folder), "--scheduler", "local:zero"]) == 2
-    monkeypatch.setattr("evalcore.parallel.CONNECT_TIMEOUT", "1s")
+    monkeypatch.setattr("evalcore.scoring.parallel.CONNECT_TIMEOUT", "1s")
     assert main(["score", str(folder), "--scheduler", "tcp://127.0.0.1:9"]) == 1
     assert "could not reach" in capsys.readouterr().err
 
@@ -181,7 +181,7 @@ def test_both_levels_next_family_submitted_before_writing(cluster, sample, monke
 
 
 def test_both_levels_worker_failure_stops_the_stream(cluster, sample, monkeypatch):
-    import evalcore.parallel as par
+    import evalcore.scoring.parallel as par
 
     def broken(task):
         raise RuntimeError("kernel exploded")
@@ -192,11 +192,11 @@ def test_both_levels_worker_failure_stops_the_stream(cluster, sample, monkeypatc
 
 
 def test_packed_unpickles_once_per_process_and_keeps_only_the_last():
-    """A family's prepared metrics reach a worker as one byte string (evalcore.parallel.Packed):
+    """A family's prepared metrics reach a worker as one byte string (evalcore.scoring.parallel.Packed):
     unpickled on first use, the same objects for every later task of the family, dropped when
     the next family's arrive."""
     from evalcore.metrics.base import get_metric
-    from evalcore.parallel import Packed
+    from evalcore.scoring.parallel import Packed
 
     a = Packed([get_metric("bleu"), get_metric("chrf")])
     first = a.unpack()
@@ -212,7 +212,7 @@ def test_packed_unpickles_once_per_process_and_keeps_only_the_last():
 def test_packed_arrays_come_back_equal_as_views_of_one_buffer():
     """Packed.pack_arrays / unpack_arrays: every dtype and shape comes back equal, each array a
     view of the one buffer (no copy), at an aligned offset; object arrays are refused."""
-    from evalcore.parallel import Packed
+    from evalcore.scoring.parallel import Packed
 
     arrays = {"f": np.linspace(0, 1, 7), "i": np.arange(12, dtype=np.int32).reshape(3, 4),
               "u": np.frombuffer("naïve ✓".encode(), dtype=np.uint8), "empty": np.zeros(0, np.int64),
@@ -235,7 +235,7 @@ def test_packed_nist_state_travels_as_arrays_and_scores_the_same(sample):
     statistics."""
     from evalcore.metrics import engine
     from evalcore.metrics.base import get_metric
-    from evalcore.parallel import Packed
+    from evalcore.scoring.parallel import Packed
 
     ms = [get_metric(f"nist-{n}") for n in (1, 5)]
     for m in ms:
@@ -259,7 +259,7 @@ def test_text_block_gives_back_what_it_packed():
     its size as Dask counts it is the size of its buffers."""
     import sys
 
-    from evalcore.parallel import TextBlock
+    from evalcore.scoring.parallel import TextBlock
 
     r1, r2 = ["a ref", "ünï ref"], ["other"]
     cands = ["c1", "", "c3 ✓", "c4"]
@@ -280,7 +280,7 @@ def test_packed_pickles_its_buffer_out_of_band():
 
     from evalcore.metrics import engine
     from evalcore.metrics.base import get_metric
-    from evalcore.parallel import Packed
+    from evalcore.scoring.parallel import Packed
 
     import evalcore.io as eio
     from conftest import ROOT
@@ -302,7 +302,7 @@ def test_packed_pickles_its_buffer_out_of_band():
 def test_packed_buffer_at_an_odd_address_is_realigned():
     """A buffer that arrives as a view at an odd address (as Dask hands over large frames) is
     copied once to an aligned one, so the arrays on it are aligned; an aligned one is kept."""
-    from evalcore.parallel import Packed
+    from evalcore.scoring.parallel import Packed
 
     layout, buf = Packed.pack_arrays({"x": np.arange(1000, dtype=np.float64), "k": np.arange(7, dtype=np.int64)})
     base = np.frombuffer(buf, np.uint8)

@@ -1,4 +1,4 @@
-"""One module (evalcore/paths.py) defines the home, datasets, models, cache and
+"""One module (evalcore/core/paths.py) defines the home, datasets, models, cache and
 parse-cache folders, and every user of a folder asks it."""
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from evalcore import paths, workspace
+from evalcore.core import paths
+from evalcore.io import workspace
 from evalcore.learned import store
 from evalcore.metrics import engine
 from evalcore.syntax import parsing

@@ -652,7 +652,7 @@ def test_coverage_hand_count():
     assert coverage(t2, sys_ok, present) == pytest.approx(9 / 16)
     assert coverage(t2) == pytest.approx(9 / 13)  # inferred: a2 absent in s0 -> 13 cells
     # text_presence reads the same masks from a Dataset's texts
-    from evalcore.dataset import Dataset
+    from evalcore.core.dataset import Dataset
     segs = pd.DataFrame({"seg_id": ["s0", "s1"], "source": ["x", "y"]})
     refs = pd.DataFrame([{"seg_id": s, "ref_id": r, "text": "t"} for s in ("s0", "s1") for r in ("r1", "r2")]
                         + [{"seg_id": "s0", "ref_id": "r3", "text": "t"}])

@@ -8,9 +8,9 @@ import pytest
 import sacrebleu
 from conftest import shared
 
-from evalcore.dataset import Dataset
+from evalcore.core.dataset import Dataset
 from evalcore.io import load_dataset
-from evalcore.references import detect_mt, leave_one_out
+from evalcore.analysis.references import detect_mt, leave_one_out
 
 
 def _head(ds: Dataset, n: int) -> Dataset:
@@ -145,7 +145,7 @@ def test_cli_references(tmp_path, capsys):
 def test_leave_one_out_metric_by_metric_equals_all_at_once(news_ende):
     """The page draws the figure's metric first and scores the others after: the results of each
     metric alone, combined, equal one call with every metric (bootstrap CIs included)."""
-    from evalcore.references import combine_loo
+    from evalcore.analysis.references import combine_loo
 
     ms = ["chrf", "bleu", "ter"]
     scores, summary = leave_one_out(news_ende, ms, n_boot=30)

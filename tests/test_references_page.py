@@ -45,7 +45,7 @@ def test_detect_mt_evidence_is_escaped_on_hostile_text(tmp_path, monkeypatch):
     """sample_data/xss_es_en: the side-by-side evidence shows <script>, Markdown and LaTeX as
     escaped text (the browser test of this stays with the lead's test_xss.py)."""
     from conftest import ROOT
-    from evalcore import workspace
+    from evalcore.io import workspace
     from evalcore.io import load_collection
 
     monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
@@ -71,7 +71,7 @@ def test_experts_page_draws_agreement_before_scoring_the_metric(monkeypatch):
     and 1 are already drawn and the error names the step."""
     import streamlit as st
 
-    from evalcore import experts as E
+    from evalcore.analysis import experts as E
 
     st.cache_data.clear()  # a metric scored by an earlier test stays cached in this process
 

@@ -113,7 +113,7 @@ def test_cli_choices_are_the_registry():
 
 
 def test_glossary_has_every_statistic():
-    from evalcore.glossary import define
+    from evalcore.present.glossary import define
 
     for stat in REGISTRY.values():
         assert define(stat.term) == stat.definition, stat.name
@@ -165,7 +165,7 @@ def test_a_plugin_module_adds_a_statistic_everywhere(tmp_path, monkeypatch):
 
         sub = next(a for a in build_parser()._actions if a.__class__.__name__ == "_SubParsersAction")
         assert "x_plugin" in next(a for a in sub.choices["correlate"]._actions if a.dest == "method").choices
-        import evalcore.glossary as glossary
+        import evalcore.present.glossary as glossary
 
         importlib.reload(glossary)
         assert glossary.define("X plugin statistic").startswith("A statistic registered")
@@ -173,6 +173,6 @@ def test_a_plugin_module_adds_a_statistic_everywhere(tmp_path, monkeypatch):
     finally:
         REGISTRY.pop("x_plugin", None)
         sys.modules.pop("extra_stat_plugin", None)
-        import evalcore.glossary as glossary
+        import evalcore.present.glossary as glossary
 
         glossary.GLOSSARY.pop("X plugin statistic", None)

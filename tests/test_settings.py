@@ -1,4 +1,4 @@
-"""One answer everywhere: the shared settings and defaults (evalcore.settings), the Systems page's
+"""One answer everywhere: the shared settings and defaults (evalcore.scoring.settings), the Systems page's
 "Metrics vs humans" numbers against ``python -m evalcore correlate``, and undefined or degenerate
 results explained instead of shown bare."""
 from __future__ import annotations
@@ -26,7 +26,7 @@ def _correlate(args, capsys):
 
 # ---- the settings object ----------------------------------------------------------------------
 def test_settings_defaults_and_statement():
-    from evalcore.settings import DEFAULTS, Settings
+    from evalcore.scoring.settings import DEFAULTS, Settings
 
     assert DEFAULTS.judged_only and DEFAULTS.orientation == "higher-is-better"
     assert DEFAULTS.human_systems == "exclude" and DEFAULTS.rater_aggregation == "segment-mean"
@@ -180,7 +180,7 @@ def test_campaign_and_systems_share_the_judged_only_default():
     at = _open("campaign", {"camp_metrics": ["chrf"]})
     assert at.checkbox(key="camp_judged").value is True
     assert any("Settings:" in c.value for c in at.caption)
-    assert (ROOT / "evalcore" / "settings.py").exists()
+    assert (ROOT / "evalcore" / "scoring" / "settings.py").exists()
 
 
 # ---- Experts: no implicit expert, no figure from nothing, few systems said --------------------------
@@ -201,7 +201,7 @@ def _four_systems(tmp_path):
 
 
 def test_experts_without_a_gold_group_takes_no_rater_and_says_so():
-    from evalcore.experts import no_implicit_gold
+    from evalcore.analysis.experts import no_implicit_gold
 
     assert no_implicit_gold(["rater1", "expert-1", "gold_b"]) == (["expert-1", "gold_b"], None)
     chosen, note = no_implicit_gold(["ann", "bob"])
@@ -209,7 +209,7 @@ def test_experts_without_a_gold_group_takes_no_rater_and_says_so():
 
 
 def test_experts_rho_from_four_systems_is_flagged(tmp_path, capsys):
-    from evalcore.experts import gold_labels, ranking_correlations
+    from evalcore.analysis.experts import gold_labels, ranking_correlations
     from evalcore.io import load_dataset
 
     d = _four_systems(tmp_path)
@@ -226,7 +226,7 @@ def test_experts_rho_from_four_systems_is_flagged(tmp_path, capsys):
 def test_experts_page_asks_for_the_gold_group(tmp_path, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
-    from evalcore import workspace
+    from evalcore.io import workspace
     from evalcore.io import load_collection
 
     monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
@@ -273,7 +273,7 @@ def test_judges_consensus_labels_both_aggregations():
 def test_system_bars_leave_room_for_long_names_and_every_panel_title():
     """WMT24 en-hi-like names and 9 measures (3 rows): between two rows there is room for the
     longest rotated name (its extent at 7 px per character) plus the next panel's title."""
-    from evalcore import plots as P
+    from evalcore.present import plots as P
 
     names = ["Unbabel-Tower70B", "CommandR-plus", "IOL-Research", "Claude-3.5-Sonnet", "Aya23", "refA"]
     measures = ["bleu", "chrf", "ter", "meteor", "rouge-l", "nist-4", "gtm-1", "wer", "per"]
@@ -305,7 +305,7 @@ def _contrast(c1: str, c2: str) -> float:
 def test_compare_win_rate_labels_are_readable_when_b_wins():
     """The winner's name is drawn outside the bar in dark text on the white page (Plotly's
     automatic inside text is white, unreadable on B's white hatching)."""
-    from evalcore.plots_compare import win_rates
+    from evalcore.present.plots_compare import win_rates
 
     wins = pd.DataFrame({"signal": ["bleu", "chrf", "ter"], "a_win_rate": [0.2, 0.9, 0.5], "a_wins": [2, 9, 5],
                          "b_wins": [8, 1, 5], "ties": [0, 0, 0], "n_segments": [10, 10, 10]})
@@ -369,7 +369,7 @@ def _frame_with(at, column):
 
 
 def test_campaign_explains_degenerate_and_undefined_correlations(tmp_path):
-    from evalcore.campaign import campaign
+    from evalcore.analysis.campaign import campaign
     from evalcore.io import load_collection
     from evalcore.views.campaign import undefined_notes
 
@@ -391,7 +391,7 @@ def test_systems_page_explains_two_systems(tmp_path, monkeypatch):
     rank-agreement heatmap from nothing."""
     from streamlit.testing.v1 import AppTest
 
-    from evalcore import workspace
+    from evalcore.io import workspace
     from evalcore.io import load_collection
 
     monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))

@@ -86,7 +86,7 @@ def test_compare(data, capsys):
     (sig,) = set(t["signature"])
     assert _in_line(sig) == {m: sacre(m, n, "system") for m in METRICS}
     # the Compare page's table of signatures
-    from evalcore import compare as C
+    from evalcore.analysis import compare as C
 
     cmp = C.build(ds, "literal", "synonyms", METRICS, [])
     assert {m: cmp.metric_signature(m) for m in METRICS} == {m: sacre(m, n, "system") for m in METRICS}
@@ -116,7 +116,7 @@ def test_list_metrics(capsys):
 def test_page_side(data):
     n, _, ds = data
     from evalcore.views import campaign as campaign_view
-    from evalcore.views import common
+    from evalcore.scoring import defaults as common
 
     for level in ("system", "segment"):
         assert _in_line(common.signature_text(METRICS, dataset=ds, level=level)) == {
@@ -128,7 +128,7 @@ def test_page_side(data):
 
 def test_campaign_signature(data):
     n, _, ds = data
-    from evalcore.campaign import campaign
+    from evalcore.analysis.campaign import campaign
 
     res = campaign({ds.lp: ds}, METRICS, "adequacy")
     assert _in_line(res.signature) == {m: sacre(m, n, "system") for m in METRICS}

@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evalcore import spans as S
+from evalcore.analysis import spans as S
 from evalcore.io import load_collection, load_dataset
 from evalcore.io.spans import dataset_spans, severity_counts
-from evalcore.problems import DataError
+from evalcore.core.problems import DataError
 from evalcore.stats.bootstrap import percentile_ci, resample_indices
 
 from conftest import shared
@@ -167,7 +167,7 @@ def test_html_in_a_category_is_kept_as_text(tmp_path):
     assert any("markup" in p.message for p in st.problems)
     sp = st.spans.iloc[0]
     assert (sp.start, sp.end, sp.category) == (0, 1, "<script>alert(1)</script>")
-    from evalcore.highlight import char_spans_html
+    from evalcore.present.highlight import char_spans_html
 
     html = char_spans_html("x y", [(0, 1, "major", sp.category)])
     assert "<script>" not in html and "&lt;script&gt;" in html

@@ -17,7 +17,7 @@ def app_url(tmp_path_factory):
     old = os.environ.get("EVALCORE_HOME")
     os.environ["EVALCORE_HOME"] = str(home)
     try:
-        from evalcore import workspace
+        from evalcore.io import workspace
         from evalcore.io import load_collection
 
         workspace.save(load_collection(shared("wmt24_esa")), "wmt24-esa")

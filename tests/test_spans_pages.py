@@ -43,7 +43,7 @@ def _dataset(folder: Path) -> Path:
 
 
 def _open(tmp_path, monkeypatch, page: str, state: dict) -> AppTest:
-    from evalcore import workspace
+    from evalcore.io import workspace
     from evalcore.io import load_collection
 
     monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import evalcore.syntax as syn
-from evalcore.dataset import Dataset
+from evalcore.core.dataset import Dataset
 from evalcore.metrics.base import _REGISTRY
-from evalcore.problems import DataError
+from evalcore.core.problems import DataError
 from evalcore.syntax.parsing import Parse, ParseCache, ParseProvider, SyntaxUnavailable
 
 FIX = Path(__file__).parent / "fixtures" / "syntax"

@@ -1,4 +1,4 @@
-"""evalcore.synth: deterministic synthetic datasets (story in the module docstring)."""
+"""evalcore.io.synth: deterministic synthetic datasets (story in the module docstring)."""
 from __future__ import annotations
 
 import itertools
@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from evalcore.dataset import Dataset
-from evalcore.synth import main, make_synthetic
+from evalcore.core.dataset import Dataset
+from evalcore.io.synth import main, make_synthetic
 
 
 @pytest.fixture(scope="module")

@@ -10,9 +10,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT, SAMPLE
-from evalcore import plots as P
+from evalcore.present import plots as P
 from evalcore.io import load_dataset
-from evalcore.views import common as common_view, scores as scores_view, systems as systems_view
+from evalcore.scoring import defaults as common_view
+from evalcore.scoring import scores as scores_view
+from evalcore.views import systems as systems_view
 
 APP = os.environ.get("EVALCORE_TEST_APP", str(ROOT / "app.py"))
 

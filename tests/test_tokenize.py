@@ -67,7 +67,7 @@ def test_other_bleu_chrf_ter_signatures_are_sacrebleus():
 
 
 def test_tokenizer_choice_changes_signature_and_cache_key():
-    from evalcore.dataset import Dataset
+    from evalcore.core.dataset import Dataset
 
     seg = pd.DataFrame({"seg_id": ["1"], "doc_id": "", "source": "x"})
     ref = pd.DataFrame({"seg_id": ["1"], "ref_id": "r", "text": "我们今天去北京了。"})

@@ -38,9 +38,9 @@ def test_13a_glues_the_danda_and_intl_splits_it():
 
 
 def test_hindi_note_on_stderr_and_on_the_page(tmp_path, capsys):
-    from evalcore.dataset import Dataset  # noqa: F401  (the page note takes a dataset)
+    from evalcore.core.dataset import Dataset  # noqa: F401  (the page note takes a dataset)
     from evalcore.io import load_collection
-    from evalcore.views.common import tokenizer_note
+    from evalcore.scoring.defaults import tokenizer_note
 
     data = _hindi(tmp_path / "d")
     out = tmp_path / "s.tsv"

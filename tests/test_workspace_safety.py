@@ -15,9 +15,9 @@ import time
 import pytest
 
 from conftest import ROOT
-from evalcore import workspace
+from evalcore.io import workspace
 from evalcore.io import load_collection
-from evalcore.problems import DataError
+from evalcore.core.problems import DataError
 
 SEG = "lp\tseg_id\tsource\nes-en\t1\tHola\nes-en\t2\tAdiós\nes-en\t3\tGracias\n"
 REF = "lp\tseg_id\tref_id\ttext\nes-en\t1\tA\tHello\nes-en\t2\tA\tBye\nes-en\t3\tA\tThanks\n"
@@ -97,7 +97,7 @@ def test_unicode_names_saved_distinct(tmp_path, workspace_home):
 # =====================================================================================
 CRASH_BETWEEN = """
 import os, sys
-from evalcore import workspace
+from evalcore.io import workspace
 from evalcore.io import load_collection
 coll = load_collection(sys.argv[1] if len(sys.argv) > 1 else {folder!r})
 real = os.replace
@@ -254,7 +254,7 @@ def test_reader_waits_out_the_swap_window(tmp_path, workspace_home, monkeypatch)
 
 WRITER = """
 import sys
-from evalcore import workspace
+from evalcore.io import workspace
 from evalcore.io import load_collection
 coll = load_collection(sys.argv[1])
 """ + BARRIER + """
@@ -263,7 +263,7 @@ for i in range(int(sys.argv[2])):
 """
 READER = """
 import os, sys, time
-from evalcore import workspace
+from evalcore.io import workspace
 """ + BARRIER + """
 missing = loads = 0
 deadline = time.time() + 60  # bounded; normally stopped by the test once the writers are done

@@ -13,10 +13,10 @@ import pandas as pd
 import pytest
 
 from conftest import SAMPLE, shared
-from evalcore import workspace
+from evalcore.io import workspace
 from evalcore.io import load_collection, mqm_weights_in_force
 from evalcore.io import snapshot as snap
-from evalcore.problems import DataError
+from evalcore.core.problems import DataError
 
 TABLES = ("segments", "references", "outputs", "judgements", "tags")
 

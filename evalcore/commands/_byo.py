@@ -13,7 +13,7 @@ import os
 import pandas as pd
 
 from ..io.text import describe_lines
-from ..problems import DataError, Report
+from ..core.problems import DataError, Report
 
 
 def _physical_lines(path, n: int) -> list[int]:

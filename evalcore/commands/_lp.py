@@ -78,10 +78,10 @@ class Sink:
 
 
 def _write(df: pd.DataFrame, dest, section, float_format, first: bool = True, notes=()) -> None:
-    """A file (atomically; ``.csv``: for spreadsheets, see :func:`evalcore.export.write_table`)
+    """A file (atomically; ``.csv``: for spreadsheets, see :func:`evalcore.core.export.write_table`)
     or stdout; ``notes`` follow the table as ``#`` lines on stdout, on stderr for a file."""
     if dest:
-        from ..export import write_table
+        from ..core.export import write_table
 
         write_table(df, dest, float_format=float_format)
         print(f"wrote {len(df)} rows to {dest}", file=sys.stderr)

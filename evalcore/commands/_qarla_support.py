@@ -17,7 +17,7 @@ def add_data_arguments(p) -> None:
     from . import _tok; _tok.add_argument(p)  # noqa: E702
 
 
-from ..progress import StderrProgress as Progress  # noqa: E402  (re-exported for the commands)
+from ..core.progress import StderrProgress as Progress  # noqa: E402  (re-exported for the commands)
 
 
 def split(s: str | None) -> list[str]:
@@ -52,7 +52,7 @@ def load(args):
         if len(judged) == 0:
             raise ValueError("--judged-only: the dataset has no judgements")
         ds = ds.subset(seg_ids=judged)
-    from ..capabilities import qarla_missing
+    from ..core.capabilities import qarla_missing
 
     missing = qarla_missing(ds, judgements=False)
     if missing:  # each reference is held out in turn and scored against the others
@@ -63,7 +63,7 @@ def load(args):
 def tensors(ds, metric_ids: list[str], tokenize: str | None = None, scheduler=None) -> dict:
     """Similarity tensors in-process, or over segment blocks on ``scheduler`` (same values)."""
     from ..metrics.base import get_metric
-    from ..parallel import similarity_tensors_many
+    from ..scoring.parallel import similarity_tensors_many
 
     for m in metric_ids:
         get_metric(m)  # unknown ids fail before any computation

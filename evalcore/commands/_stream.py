@@ -3,9 +3,9 @@
 :func:`write_stream` writes an iterable of tables with the same columns to ``--out`` (or stdout)
 as they are computed, the ``lp`` column first: the header once, then each table's rows, so a
 100k-segment ``score --level both`` never holds every metric's rows at once. A file is written
-through :func:`evalcore.export.atomic_write` (a temporary file replaced at the end: an
+through :func:`evalcore.core.export.atomic_write` (a temporary file replaced at the end: an
 interrupted run leaves the old file or none, never half a file); a ``.csv`` name gets the
-spreadsheet-safe CSV of :func:`evalcore.export.to_safe_csv`, as :func:`evalcore.export.write_table`.
+spreadsheet-safe CSV of :func:`evalcore.core.export.to_safe_csv`, as :func:`evalcore.core.export.write_table`.
 Under ``--lp all`` the tables go to the collecting sink of :mod:`evalcore.commands._lp`.
 
 TSV rows are formatted by :func:`fast_tsv`: the bytes ``DataFrame.to_csv(sep="\t",
@@ -104,7 +104,7 @@ def fast_tsv(df: pd.DataFrame, fh, header: bool) -> bool:
 
 
 def _write_all(frames: Iterable[pd.DataFrame], fh, columns, csv: bool, lp: str, float_format) -> int:
-    from ..export import to_safe_csv
+    from ..core.export import to_safe_csv
 
     n, first = 0, True
     for df in frames:
@@ -134,7 +134,7 @@ def write_stream(frames: Iterable[pd.DataFrame], dest: str | None, args, columns
         return n
     if not dest:
         return _write_all(frames, sys.stdout, columns, False, lp, float_format)
-    from ..export import atomic_write
+    from ..core.export import atomic_write
 
     box = {}
     atomic_write(dest, lambda fh: box.update(n=_write_all(frames, fh, columns, str(dest).lower().endswith(".csv"),

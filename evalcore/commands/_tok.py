@@ -33,7 +33,7 @@ def resolve(args, dataset, metrics=None) -> str:
     stated on stderr when one of ``metrics`` (metric objects; None = assume some) splits words."""
     from ..metrics.tokenize import resolve_tokenizer
 
-    from ..views.common import tokenizer_caveat
+    from ..scoring.defaults import tokenizer_caveat
 
     tok, note = resolve_tokenizer(getattr(args, "tokenize", None), dataset.lp)
     split = [m for m in metrics if m.uses_tokenizer] if metrics is not None else None

@@ -34,7 +34,7 @@ def add_arguments(p) -> None:
                         "13a; the choice is reported)")
     p.add_argument("--normalisation", choices=["raw", "z", "percentile"], default="raw",
                    help="per-rater normalisation of the human scores (default raw)")
-    from ..settings import add_judged_arguments
+    from ..scoring.settings import add_judged_arguments
 
     add_judged_arguments(p, "only the segments both systems are judged on (metric and human scores over the same "
                             "segments): the default wherever human judgements exist")
@@ -54,10 +54,10 @@ TABLES = ("headline", "segments", "disagreements", "buckets", "word_f_by_frequen
 
 def _check_out(out: str | None) -> Path | None:
     """Before any computation: --out must be (or become) a folder where every table can be
-    written (:func:`evalcore.export.check_outputs` lists every problem; exit code 2)."""
+    written (:func:`evalcore.core.export.check_outputs` lists every problem; exit code 2)."""
     if not out:
         return None
-    from ..export import check_outputs
+    from ..core.export import check_outputs
 
     path = Path(out)
     if path.exists() and not path.is_dir():
@@ -72,13 +72,13 @@ def _check_out(out: str | None) -> Path | None:
 
 def tables(cmp, n_bootstrap: int, n_ar: int, test: str, alpha: float, top: int) -> dict:
     """Every table of a comparison by file stem (what the CLI writes and the page shows)."""
-    from .. import compare as C
+    from ..analysis import compare as C
 
     return {name: C.table(cmp, name, n_bootstrap, n_ar, test, alpha, top) for name in C.TABLES}
 
 
 def run(args) -> int:
-    from .. import compare as C
+    from ..analysis import compare as C
     from ..io import load_dataset
 
     out_dir = _check_out(args.out)
@@ -91,7 +91,7 @@ def run(args) -> int:
     if args.tokenize is None:
         args.tokenize, why = C.default_tokenizer(ds.lp)
         print(f"note: tokenizer {args.tokenize} ({why}); choose another with --tokenize", file=sys.stderr)
-    from ..views.common import tokenizer_caveat
+    from ..scoring.defaults import tokenizer_caveat
 
     caveat = tokenizer_caveat(ds.lp, args.tokenize)
     if caveat:
@@ -103,7 +103,7 @@ def run(args) -> int:
     else:
         criteria = [c.strip() for c in args.human.split(",") if c.strip()]
     cmp = C.build(ds, args.a, args.b, metrics, criteria, tokenize=args.tokenize, normalisation=args.normalisation,
-                  judged_only=args.judged_only)  # None: the shared default (evalcore.settings)
+                  judged_only=args.judged_only)  # None: the shared default (evalcore.scoring.settings)
     if args.judged_only is None and cmp.judged_only:
         print("note: judged segments only (the default; --all-segments for every segment)", file=sys.stderr)
     for note in cmp.notes:
@@ -116,7 +116,7 @@ def run(args) -> int:
     head["signature"] = sig
     head.to_csv(sys.stdout, sep="\t", index=False, float_format="%.6f")
     if out_dir is not None:
-        from ..export import atomic_write, write_table
+        from ..core.export import atomic_write, write_table
 
         for name in TABLES:  # exact TSV for tools, each written atomically, with the signature column
             write_table(tabs[name].assign(signature=sig), out_dir / f"{name}.tsv", lineterminator="\n")

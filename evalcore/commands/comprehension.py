@@ -4,7 +4,7 @@ from __future__ import annotations
 
 NAME = "comprehension"
 LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
-OUTPUTS = ("out",)  # checked before any work (evalcore.export.check_outputs)
+OUTPUTS = ("out",)  # checked before any work (evalcore.core.export.check_outputs)
 HELP = ("Reading comprehension: the share of questions answered correctly per system with bootstrap CIs, the "
         "human-reference control row, and its system-level correlation with metrics and human scores "
         "(Callison-Burch 2009, Table 3).")
@@ -21,10 +21,10 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from ..comprehension import correlations, results
+    from ..analysis.comprehension import correlations, results
     from ..metrics.base import get_metric
     from ..metrics.tokenize import session_tokenizer, set_session_tokenizer
-    from ..views.common import dataset_nrefs, metric_signature
+    from ..scoring.defaults import dataset_nrefs, metric_signature
     from . import _tok
     from ._lp import dataset, emit
 

@@ -5,7 +5,7 @@ Output columns: lp, metric, level, method, value, ci_low, ci_high, n, n_groups, 
 correlation's: human criterion, normalisation, aggregation, grouping, bootstrap). ``--tokenize`` as in
 ``score``. Notes about what was left out or chosen go to stderr.
 ``--lp all``: every language pair; ``--scheduler``: the metric scores computed on Dask
-(:mod:`evalcore.parallel`), identical to in-process.
+(:mod:`evalcore.scoring.parallel`), identical to in-process.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import sys
 NAME = "correlate"
 STATES_SETTINGS = True  # its settings line, resolved on the data, goes to stderr from run()
 LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
-OUTPUTS = ("out", "compare_out")  # checked before any work (evalcore.export.check_outputs)
+OUTPUTS = ("out", "compare_out")  # checked before any work (evalcore.core.export.check_outputs)
 HELP = "Correlate metric scores with human judgements (system or segment level, MTME semantics)."
 
 
@@ -37,7 +37,7 @@ def add_arguments(p) -> None:
     p.add_argument("--include-human-systems", "--include-references", action="store_true",
                    help="score human translations as systems (Freitag et al. 2021): every candidate is scored "
                         "against the --refs reference set; a human translation in that set is left out")
-    from ..settings import add_cli_arguments
+    from ..scoring.settings import add_cli_arguments
 
     add_cli_arguments(p)  # --judged-only (the default) / --all-segments, --orientation
     p.add_argument("--exclude", default="", help="comma-separated systems to leave out (e.g. outliers)")
@@ -59,7 +59,7 @@ def add_arguments(p) -> None:
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", help="write the table as TSV here instead of stdout (a .csv name writes CSV for spreadsheets)")
-    from ..parallel import add_scheduler_argument
+    from ..scoring.parallel import add_scheduler_argument
 
     add_scheduler_argument(p)
     from . import _tok; _tok.add_argument(p)  # noqa: E702
@@ -180,9 +180,9 @@ def _check_method(args) -> None:
 
 
 def _settings_and_judged(args, ds, refs, seg_human, note):
-    """The shared settings (:mod:`evalcore.settings`) and, under judged-only, the judged segments
+    """The shared settings (:mod:`evalcore.scoring.settings`) and, under judged-only, the judged segments
     of each system."""
-    from ..settings import from_args
+    from ..scoring.settings import from_args
 
     settings = from_args(args, references=tuple(refs) if refs else None,
                          human_systems="include" if args.include_human_systems else "exclude")
@@ -247,9 +247,9 @@ def _metric_frames(args, ds, refs, metrics, judged, notes):
             raise ValueError(f"unknown metric(s) {unknown}")
     use_refs = ds.ref_ids if builtin and args.include_human_systems and not refs else refs
     if builtin:
-        from ..progress import StderrProgress
+        from ..core.progress import StderrProgress
         from ..metrics.base import get_metric
-        from ..parallel import score_table
+        from ..scoring.parallel import score_table
 
         tok = _tok.resolve(args, ds, [get_metric(m) for m in builtin])
         tab = score_table(ds, builtin, level=args.level, ref_ids=use_refs,
@@ -388,7 +388,7 @@ def pooled_accuracy(table):
 
 def _orient(scores, builtin, settings, note):
     """The metric scores as correlated: error rates negated under the shared orientation
-    (:mod:`evalcore.settings`); bring-your-own scores are used as given (their direction is
+    (:mod:`evalcore.scoring.settings`); bring-your-own scores are used as given (their direction is
     not known)."""
     from ..metrics.base import get_metric
 
@@ -402,9 +402,9 @@ def _orient(scores, builtin, settings, note):
 
 
 def _undefined_notes(table, human, scores, exclude, method) -> list[str]:
-    """Why a system-level value is empty or degenerate (:mod:`evalcore.undefined`), per metric."""
+    """Why a system-level value is empty or degenerate (:mod:`evalcore.core.undefined`), per metric."""
     from ..stats.tables import system_vectors
-    from ..undefined import correlation_notes
+    from ..core.undefined import correlation_notes
 
     out = []
     systems = [s for s in dict.fromkeys(human["system"]) if s not in set(exclude)]

@@ -1,5 +1,5 @@
 """``python -m evalcore experts PATH --gold RATER[,RATER…]``: experts vs non-experts
-(Callison-Burch 2009, §4, Figures 1-3). See :mod:`evalcore.experts`."""
+(Callison-Burch 2009, §4, Figures 1-3). See :mod:`evalcore.analysis.experts`."""
 from __future__ import annotations
 
 import sys
@@ -30,7 +30,7 @@ def add_arguments(p) -> None:
 def tables(ds, gold, criterion=None, lower_is_better=False, chance="uniform", max_judges=5, resamples=20,
            folds=5, metric="bleu"):
     """(raters, curves, rankings) frames; ``curves.attrs['gold_agreement']`` is the top line."""
-    from ..experts import combination_curves, gold_labels, ranking_correlations, rater_vs_gold
+    from ..analysis.experts import combination_curves, gold_labels, ranking_correlations, rater_vs_gold
 
     crit = criterion or (ds.criteria[0] if ds.criteria else None)
     if crit is None:
@@ -40,7 +40,7 @@ def tables(ds, gold, criterion=None, lower_is_better=False, chance="uniform", ma
     curves = combination_curves(labels, max_judges, resamples)
     scores = None
     if metric and ds.systems:
-        from ..experts import metric_system_scores
+        from ..analysis.experts import metric_system_scores
 
         scores = metric_system_scores(ds, metric)  # error rates negated: rank by the negated value
     rankings = ranking_correlations(labels, scores, metric or "", folds)
@@ -49,7 +49,7 @@ def tables(ds, gold, criterion=None, lower_is_better=False, chance="uniform", ma
 
 def run(args) -> int:
     from ..metrics.tokenize import session_tokenizer, set_session_tokenizer
-    from ..views.common import signature_text
+    from ..scoring.defaults import signature_text
     from . import _tok
     from ._lp import dataset, emit
 

@@ -171,7 +171,7 @@ def run(args) -> int:
         print(f"\nsaved {path} (metric id learned:{name})")
         result["saved"] = str(path)
     if args.json:
-        from ..export import atomic_write
+        from ..core.export import atomic_write
 
         atomic_write(args.json, lambda fh: json.dump(_jsonable(result), fh, indent=1))
     return 0

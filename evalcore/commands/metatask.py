@@ -18,7 +18,7 @@ HELP = "The WMT metrics-task table (wmt23, wmt24, wmt25 recipes): per-task value
 
 
 def add_arguments(p) -> None:
-    from ..metatask_tasks import TASKS
+    from ..analysis.metatask_tasks import TASKS
 
     p.add_argument("path", help="dataset folder or zip with one or more language pairs")
     p.add_argument("--task", required=True, choices=sorted(TASKS))
@@ -77,8 +77,8 @@ def run(args) -> int:
     import pandas as pd
 
     from ..io import load_collection
-    from ..metatask import run_metatask
-    from ..metatask_tasks import TASKS
+    from ..analysis.metatask import run_metatask
+    from ..analysis.metatask_tasks import TASKS
 
     from . import _tok
 
@@ -108,7 +108,7 @@ def run(args) -> int:
                          f"|weights=" + ",".join(f"{s.weight:.4g}" for s in res.subtasks))
     for line in notes:
         print(f"note: {line}", file=sys.stderr)
-    from ..settings import metatask_settings_line
+    from ..scoring.settings import metatask_settings_line
 
     print(f"settings: {metatask_settings_line(args.judged_only, getattr(args, 'tokenize', None), args.include_human_systems)}",
           file=sys.stderr)
@@ -117,7 +117,7 @@ def run(args) -> int:
     if fmt == "latex":
         text = _latex(table, f"{task.name}: {task.citation}")
         if args.out:
-            from ..export import atomic_write
+            from ..core.export import atomic_write
 
             atomic_write(args.out, lambda fh: fh.write(text))
             print(f"wrote {len(table)} rows to {args.out}", file=sys.stderr)
@@ -125,12 +125,12 @@ def run(args) -> int:
             sys.stdout.write(text)
         return 0
     if args.out:
-        from ..export import write_table
+        from ..core.export import write_table
 
         write_table(table, args.out, float_format=None)
         print(f"wrote {len(table)} rows to {args.out}", file=sys.stderr)
     elif fmt == "csv":
-        from ..export import to_safe_csv  # formulas neutralised, as in .csv files
+        from ..core.export import to_safe_csv  # formulas neutralised, as in .csv files
 
         to_safe_csv(table, sys.stdout, float_format="%.6f")
     else:

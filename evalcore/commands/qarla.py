@@ -16,7 +16,7 @@ from __future__ import annotations
 
 NAME = "qarla"
 LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
-OUTPUTS = ("out", "cases")  # checked before any work (evalcore.export.check_outputs)
+OUTPUTS = ("out", "cases")  # checked before any work (evalcore.core.export.check_outputs)
 HELP = "ORANGE and KING of single metrics (QARLA human-likeness, methods §1.1), one row per metric."
 
 
@@ -33,7 +33,7 @@ def add_arguments(p):
     p.add_argument("--mc", type=int, default=0, metavar="N", help="also a sampled Monte-Carlo baseline, N shuffles per case")
     p.add_argument("--out", help="output TSV (default: stdout)")
     p.add_argument("--cases", metavar="FILE", help="also write the per-case explanation TSV here")
-    from ..parallel import add_scheduler_argument
+    from ..scoring.parallel import add_scheduler_argument
 
     add_scheduler_argument(p)
 
@@ -56,7 +56,7 @@ def run(args) -> int:
     ds, tens = load_with_tensors(args, args.metrics, "--metrics")
     from ..metrics.base import get_metric
     from ..metrics.tokenize import resolve_tokenizer
-    from ..views.common import qarla_nrefs
+    from ..scoring.defaults import qarla_nrefs
 
     rows, cases = [], []
     presence = text_presence(ds, next(iter(tens.values())))

@@ -12,7 +12,7 @@ import sys
 
 NAME = "queen"
 LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
-OUTPUTS = ("out", "loo")  # checked before any work (evalcore.export.check_outputs)
+OUTPUTS = ("out", "loo")  # checked before any work (evalcore.core.export.check_outputs)
 HELP = "QUEEN of a metric set per (system, segment) and the set's KING (QARLA, methods §1.2-1.3)."
 
 

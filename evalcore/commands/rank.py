@@ -4,7 +4,7 @@ One row per (signal, system): signal (``human:<criterion>`` or a metric id), sys
 rank_best, rank_worst, rank_range, cluster, n_segments, test, settings. Human scores: a rater's
 repeated ratings of an item averaged, then the raters; a metric signal uses the metric's segment
 scores (with ``--human``, over the segments judged for it: the shared default of
-:mod:`evalcore.settings`; ``--all-segments``: every segment). ``--matrix-out`` writes
+:mod:`evalcore.scoring.settings`; ``--all-segments``: every segment). ``--matrix-out`` writes
 the pairwise p-value matrices (signal, system, then one column per system).
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ def add_arguments(p) -> None:
     p.add_argument("--refs", help="comma-separated reference sets for the metrics (default: all)")
     p.add_argument("--test", choices=["wilcoxon", "bootstrap", "ar"], default="wilcoxon",
                    help="pairwise test (default wilcoxon: WMT24's per-domain Wilcoxon combined over domains)")
-    from ..settings import add_judged_arguments
+    from ..scoring.settings import add_judged_arguments
 
     add_judged_arguments(p, "metric signals over only the segments judged for --human (per system): the default "
                             "when --human is given (the shared settings)")
@@ -49,7 +49,7 @@ def run(args) -> int:
         raise ValueError("give --human and/or --metrics")
     if args.judged_only and not args.human:
         raise ValueError("--judged-only needs --human (the judged segments)")
-    from ..settings import DEFAULTS, judged_only_of
+    from ..scoring.settings import DEFAULTS, judged_only_of
 
     explicit = args.judged_only is not None
     args.judged_only = judged_only_of(args) and bool(args.human)  # no --human: nothing judged to restrict to
@@ -67,8 +67,8 @@ def run(args) -> int:
     metrics = [m.strip() for m in (args.metrics or "").split(",") if m.strip()]
     if metrics:
         from ..metrics.base import get_metric, metric_ids
-        from ..parallel import score_table
-        from ..progress import StderrProgress
+        from ..scoring.parallel import score_table
+        from ..core.progress import StderrProgress
         from . import _tok
 
         unknown = [m for m in metrics if m.lower() not in set(metric_ids())]

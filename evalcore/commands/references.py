@@ -2,7 +2,7 @@
 
 Each human translation scored against the other human translations (leave-one-out), MT
 systems against the same reference sets, and the "Detect MT" check (a reference much closer
-to one MT output than to the other references). See :mod:`evalcore.references`.
+to one MT output than to the other references). See :mod:`evalcore.analysis.references`.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import sys
 
 NAME = "references"
 LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
-OUTPUTS = ("out", "flags_out")  # checked before any work (evalcore.export.check_outputs)
+OUTPUTS = ("out", "flags_out")  # checked before any work (evalcore.core.export.check_outputs)
 HELP = ("Reference quality: each human translation against the others (leave-one-out), MT on the same "
         "scale, and references suspiciously close to an MT output (Callison-Burch 2009).")
 
@@ -37,8 +37,8 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     from ..metrics.base import get_metric
     from ..metrics.tokenize import session_tokenizer, set_session_tokenizer
-    from ..references import detect_mt, leave_one_out, loo_signature
-    from ..views.common import metric_signature
+    from ..analysis.references import detect_mt, leave_one_out, loo_signature
+    from ..scoring.defaults import metric_signature
     from . import _tok
     from ._lp import dataset, emit
 

@@ -14,9 +14,9 @@ for each system;
 :mod:`evalcore.metrics.byo`), so their metric names can be listed in ``--metrics``;
 ``--list-metrics`` prints every registered id with its signature (with PATH, also the metric
 scores the data stores, as ``stored:NAME``); ``--metrics lexical`` selects every
-lexical metric (:func:`evalcore.parallel.lexical_metric_ids`). Progress goes to stderr.
+lexical metric (:func:`evalcore.scoring.defaults.lexical_metric_ids`). Progress goes to stderr.
 ``--lp all`` scores every language pair; ``--scheduler local:N|tcp://…`` scores segment blocks
-on Dask with identical results (:mod:`evalcore.parallel`).
+on Dask with identical results (:mod:`evalcore.scoring.parallel`).
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ import sys
 
 NAME = "score"
 LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
-OUTPUTS = ("out",)  # checked before any work (evalcore.export.check_outputs)
+OUTPUTS = ("out",)  # checked before any work (evalcore.core.export.check_outputs)
 HELP = "Score a dataset with registered metrics; write a tidy TSV (metric, system, seg_id, score, signature)."
 
 
@@ -65,7 +65,7 @@ def add_arguments(p):
     g.add_argument("--allow-download", action="store_true",
                    help="let a hub name be downloaded when it is not in the local cache (never without it; "
                         "HF_HUB_OFFLINE=1 forbids it anyway)")
-    from ..parallel import add_scheduler_argument
+    from ..scoring.parallel import add_scheduler_argument
 
     add_scheduler_argument(p)
     from . import _tok; _tok.add_argument(p)  # noqa: E702
@@ -93,7 +93,7 @@ def _judged_segments(ds, criterion: str) -> dict:
 
 
 def run(args) -> int:
-    from ..progress import StderrProgress
+    from ..core.progress import StderrProgress
     from ..metrics.base import get_metric, metric_ids, metric_signature
     from ..metrics.byo import read_scores, register_scores
 
@@ -126,11 +126,11 @@ def run(args) -> int:
     if not args.path:
         raise ValueError("PATH is required (or use --list-metrics)")
     from ..metrics.levels import COLUMNS, levels_of, plan_notes
-    from ..parallel import iter_score_levels
+    from ..scoring.parallel import iter_score_levels
     from ._lp import dataset
     from ._stream import write_stream
 
-    from ..parallel import expand_metric_ids
+    from ..scoring.defaults import expand_metric_ids
 
     ids = expand_metric_ids(args.metrics)
     if any(x.strip().lower() == "lexical" for x in args.metrics.split(",")):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 NAME = "search"
 LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
-OUTPUTS = ("out",)  # checked before any work (evalcore.export.check_outputs)
+OUTPUTS = ("out",)  # checked before any work (evalcore.core.export.check_outputs)
 TEXT_OUTPUT = True  # prints a report: under --lp all each pair gets a header line
 HELP = "Greedy (or exhaustive) search for the metric set with the highest KING (QARLA, methods §1.4)."
 
@@ -38,7 +38,7 @@ def add_arguments(p):
     p.add_argument("--keep-degenerate", action="store_true",
                    help="keep metrics whose single-metric KING is >= 0.99 while their tie rate is >= 0.9")
     p.add_argument("--out", help="write the trace TSV here")
-    from ..parallel import add_scheduler_argument
+    from ..scoring.parallel import add_scheduler_argument
 
     add_scheduler_argument(p)
 

@@ -2,7 +2,7 @@
 meta-evaluation (methods §5.13): precision, recall and F1 of the characters each metric marks
 (BLEU unmatched tokens, chrF unmatched characters, TER edits) against the human error spans
 (ESA or MQM) per severity, micro and macro, with bootstrap CIs; the inter-rater ceiling where
-several raters annotated one output. See :mod:`evalcore.spans`.
+several raters annotated one output. See :mod:`evalcore.analysis.spans`.
 """
 from __future__ import annotations
 
@@ -37,8 +37,8 @@ def run(args) -> int:
     import pandas as pd
 
     from ..io.spans import dataset_spans
-    from ..progress import StderrProgress
-    from ..spans import MARKERS, error_profile, item_counts, rater_pairs, span_scores
+    from ..core.progress import StderrProgress
+    from ..analysis.spans import MARKERS, error_profile, item_counts, rater_pairs, span_scores
     from . import _tok
     from ._lp import dataset, emit
 

@@ -15,7 +15,7 @@ def add_arguments(p):
 
 def _capabilities(ds) -> None:
     """References per segment and, per analysis, whether this language pair supports it."""
-    from ..capabilities import capabilities, references_per_segment_text
+    from ..core.capabilities import capabilities, references_per_segment_text
 
     print(f"  references per segment (reference sets with text): {references_per_segment_text(ds)}")
     if ds.extras.get("mqm_errors") is not None:

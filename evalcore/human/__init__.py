@@ -1,6 +1,6 @@
 """Human judgements: normalisation, aggregation, MQM, agreement, rankings, HTER (methods §0, §5).
 
-Everything works on the long judgement frame of :class:`evalcore.dataset.Dataset` (columns
+Everything works on the long judgement frame of :class:`evalcore.core.dataset.Dataset` (columns
 ``system, seg_id, rater, judgement, score``; ``system`` may be a reference set) and returns
 pandas frames. Pure functions, no UI. Import from the modules:
 

@@ -5,7 +5,7 @@ mid-rank percentile, :func:`percentile_ranks`) and :func:`rater_summary` (what h
 rater's distribution). Aggregation per (system, segment): :func:`aggregate` (mean, median, or
 weighted by the leave-one-out reliability weights of :func:`rater_weights`, Callison-Burch 2009
 §4 "weighting votes"); :func:`combine_labels` combines votes on one system pair.
-Works on the long judgement frame of :class:`evalcore.dataset.Dataset` (columns ``system,
+Works on the long judgement frame of :class:`evalcore.core.dataset.Dataset` (columns ``system,
 seg_id, rater, judgement, score``). Pure functions, no UI.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Human scores of a :class:`~evalcore.dataset.Dataset` (methods §0, §5): the judgement rows of
+"""Human scores of a :class:`~evalcore.core.dataset.Dataset` (methods §0, §5): the judgement rows of
 one criterion (:func:`criterion_judgements`, MQM computed from error rows where needed),
 per-(system, segment) scores (:func:`human_scores`: normalised per rater, then aggregated),
 system-level scores (:func:`system_scores`) and the system scores a dataset gives directly
@@ -55,7 +55,7 @@ def given_system_scores(dataset, criterion: str) -> pd.DataFrame:
 def human_scores(dataset, criterion: str, normalisation: str = "raw", aggregate: str = "mean",
                  include_references: bool = True, mqm_weights: Mapping[str, float] | str | None = None,
                  ddof: int = 1) -> pd.DataFrame:
-    """Per-(system, segment) human scores of a :class:`~evalcore.dataset.Dataset` (methods §0, §5).
+    """Per-(system, segment) human scores of a :class:`~evalcore.core.dataset.Dataset` (methods §0, §5).
 
     Rows of ``criterion`` are normalised per rater (:func:`normalise`), aggregated per
     (system, segment) (:func:`~evalcore.human.normalise.aggregate`: mean | median | weighted); reference sets judged like

@@ -3,7 +3,7 @@
 ``load_collection(path_or_source)`` -> {lp: Dataset}; ``load_dataset(path, lp=None)`` -> Dataset.
 Every format module defines ``NAME``, ``detect(src) -> bool`` and
 ``read(src, name, report) -> {lp: Dataset}``; they are tried in the order of ``FORMATS``.
-All problems are collected and raised together as :class:`~evalcore.problems.DataError`.
+All problems are collected and raised together as :class:`~evalcore.core.problems.DataError`.
 """
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..dataset import Dataset
-from ..problems import DataError, Report
+from ..core.dataset import Dataset
+from ..core.problems import DataError, Report
 from .source import FileSource
 from .tidy import write_tidy
 
@@ -93,7 +93,7 @@ def load_collection(path: str | os.PathLike | FileSource, name: str | None = Non
     coll = _compacted(mod.read(src, name, Report()))
     if mqm_weights is not None:
         from ..human.mqm import rescore_mqm
-        from ..problems import Problem
+        from ..core.problems import Problem
 
         coll = {lp: rescore_mqm(ds, mqm_weights) for lp, ds in coll.items()}
         for ds in coll.values():

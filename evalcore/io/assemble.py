@@ -11,9 +11,9 @@ import unicodedata
 
 import pandas as pd
 
-from ..dataset import (JUDGEMENT_COLUMNS, OUTPUT_COLUMNS, REFERENCE_COLUMNS, SEGMENT_COLUMNS,
+from ..core.dataset import (JUDGEMENT_COLUMNS, OUTPUT_COLUMNS, REFERENCE_COLUMNS, SEGMENT_COLUMNS,
                        TAG_COLUMNS, Dataset)
-from ..problems import MAX_ABS_SCORE, DataError, Report, score_problem
+from ..core.problems import MAX_ABS_SCORE, DataError, Report, score_problem
 from .text import describe_lines
 
 META = ["_file", "_line"]

@@ -4,14 +4,14 @@ answers; Callison-Burch 2009): one row per answer,
     lp, system, doc_id, question_id, rater, correct[, question][, answer]
 
 checked against the segments, outputs and references of the same folder, every problem
-reported with its line. The scores are computed by :mod:`evalcore.comprehension`; the reader
+reported with its line. The scores are computed by :mod:`evalcore.analysis.comprehension`; the reader
 lives here, in the input layer, so that reading a dataset never imports the scoring code.
 """
 from __future__ import annotations
 
 import pandas as pd
 
-from ..problems import Report
+from ..core.problems import Report
 from .text import describe_lines, read_tsv
 
 FILE = "comprehension.tsv"

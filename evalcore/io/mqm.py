@@ -38,9 +38,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from ..dataset import JUDGEMENT_COLUMNS, OUTPUT_COLUMNS, REFERENCE_COLUMNS, Dataset
+from ..core.dataset import JUDGEMENT_COLUMNS, OUTPUT_COLUMNS, REFERENCE_COLUMNS, Dataset
 from ..human.mqm import MQM_WEIGHTS, format_mqm_weights, mqm_error_weight, mqm_scores, mqm_weigher, parse_mqm_weights
-from ..problems import DataError, Report
+from ..core.problems import DataError, Report
 from .assemble import assemble, frame
 from .source import FileSource
 from .text import decode, describe_lines, read_tsv

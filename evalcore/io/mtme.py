@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..dataset import JUDGEMENT_COLUMNS, OUTPUT_COLUMNS, REFERENCE_COLUMNS, SEGMENT_COLUMNS, Dataset
-from ..problems import MAX_ABS_SCORE, DataError, Report, score_problem
+from ..core.dataset import JUDGEMENT_COLUMNS, OUTPUT_COLUMNS, REFERENCE_COLUMNS, SEGMENT_COLUMNS, Dataset
+from ..core.problems import MAX_ABS_SCORE, DataError, Report, score_problem
 from .assemble import assemble, frame
 from .plaintext import read_lines
 from .source import FileSource
@@ -77,7 +77,7 @@ def _score_lines(src: FileSource, fname: str, n_fields: int, report: Report):
 
 def _number(value: str) -> float | None:
     """float of a score, None for ``None``; raises ValueError (its message says why) otherwise:
-    not a number, not finite, or beyond ±MAX_ABS_SCORE (:func:`evalcore.problems.score_problem`,
+    not a number, not finite, or beyond ±MAX_ABS_SCORE (:func:`evalcore.core.problems.score_problem`,
     the range check of every reader)."""
     if value == "None":
         return None

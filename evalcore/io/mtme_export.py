@@ -133,7 +133,7 @@ def export_mtme(dataset, root, test_set: str = "evalcore", metric_scores: pd.Dat
     write (default: all). ``metric_refs``: the REF part of metric file names (default: the
     dataset's references joined by ``.``). Returns the notes (renamings, systems left out).
     Files are written atomically; existing files of the same names are replaced."""
-    from ..export import atomic_write
+    from ..core.export import atomic_write
 
     ds = dataset
     lp = ds.lp or "xx-yy"

@@ -24,8 +24,8 @@ import re
 
 import pandas as pd
 
-from ..dataset import JUDGEMENT_COLUMNS, OUTPUT_COLUMNS, REFERENCE_COLUMNS, SEGMENT_COLUMNS, TAG_COLUMNS, Dataset
-from ..problems import DataError, Report
+from ..core.dataset import JUDGEMENT_COLUMNS, OUTPUT_COLUMNS, REFERENCE_COLUMNS, SEGMENT_COLUMNS, TAG_COLUMNS, Dataset
+from ..core.problems import DataError, Report
 from .assemble import assemble, empty, frame
 from .source import FileSource
 from .text import decode, describe_lines, read_tsv

@@ -4,9 +4,9 @@ times faster than Parquet here), so that a saved dataset loads without parsing a
 its TSVs again.
 
 A snapshot is a cache, never the data: the TSV files stay the saved dataset, are checked
-against meta.json on every load (:mod:`evalcore.workspace`), and a snapshot is used only when
+against meta.json on every load (:mod:`evalcore.io.workspace`), and a snapshot is used only when
 its *key* matches — the SHA-256 of every TSV file it was built from, the source code of the
-loaders (``evalcore/io/*.py``, ``evalcore/dataset.py`` and ``evalcore/problems.py``), the pandas and pyarrow versions and
+loaders (``evalcore/io/*.py``, ``evalcore/core/dataset.py`` and ``evalcore/core/problems.py``), the pandas and pyarrow versions and
 :data:`VERSION`. Anything else (a missing, stale, corrupt or unreadable snapshot) makes the
 caller read the TSVs as before and build a new one. No pickle: Arrow tables plus a JSON
 manifest that also holds each table's column dtypes, the validation warnings, the content
@@ -29,8 +29,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..dataset import Dataset
-from ..problems import Problem
+from ..core.dataset import Dataset
+from ..core.problems import Problem
 
 #: Bump when the snapshot layout changes.
 VERSION = 1

@@ -17,7 +17,7 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from .. problems import DataError, Report
+from ..core.problems import DataError, Report
 
 MAX_FILE_BYTES = int(os.environ.get("EVALCORE_MAX_FILE_MB", "200")) * 1024 * 1024
 MAX_TOTAL_BYTES = int(os.environ.get("EVALCORE_MAX_TOTAL_MB", "1000")) * 1024 * 1024

@@ -14,16 +14,16 @@ Two sources are read (docs/formats.md, "Error spans"):
   :mod:`evalcore.io.mqm`): one row per error with category, severity, weight and
   ``span_in``/``span_start``/``span_end``; ``No-error`` rows say "rated, nothing found".
 
-:func:`dataset_spans` turns a :class:`~evalcore.dataset.Dataset`'s tables into a
+:func:`dataset_spans` turns a :class:`~evalcore.core.dataset.Dataset`'s tables into a
 :class:`SpanTable`: ``items`` (every annotation: one rater's reading of one (system, seg_id), with or without
 spans; ``item`` numbers them, an ESA rater who rated the same output twice gives two items) and
 ``spans`` (one row per error: lp, system, seg_id, rater, start, end, side, severity, category,
 weight, status, file, line). ``status`` says why a span has no characters: ``ok``,
 ``omission`` (ESA "missing"; MQM error without a span), ``empty`` (start = end),
 ``out_of_range`` (beyond the rated text), ``no_text`` (the rated text is not in the data). No
-row is dropped: every problem is a :class:`~evalcore.problems.Problem` with file and line (ESA)
+row is dropped: every problem is a :class:`~evalcore.core.problems.Problem` with file and line (ESA)
 or file and key (MQM rows carry no line); with ``strict`` the errors raise
-:class:`~evalcore.problems.DataError`, all at once.
+:class:`~evalcore.core.problems.DataError`, all at once.
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..problems import DataError, Problem, Report
+from ..core.problems import DataError, Problem, Report
 from .source import FileSource
 
 ESA_COLUMN = "esa_spans_json"

@@ -21,7 +21,7 @@ import csv
 import io
 from dataclasses import dataclass
 
-from ..problems import Report
+from ..core.problems import Report
 
 QUOTING_MODES = ("csv", "none")
 #: The longest field (characters) a TSV may hold. Python's csv module stops at 131,072 by

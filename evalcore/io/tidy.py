@@ -25,9 +25,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..dataset import Dataset
-from ..export import atomic_write
-from ..problems import Report
+from ..core.dataset import Dataset
+from ..core.export import atomic_write
+from ..core.problems import Report
 from .assemble import assemble, empty, frame
 from .source import FileSource
 from .text import describe_lines, read_tsv

@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..dataset import Dataset
+from ..core.dataset import Dataset
 from .evaluate import data_error, human_table, scoring_frame
 from .features import BEER_FEATURES, beer_features
 from .funcwords import function_words, target_language

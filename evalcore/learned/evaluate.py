@@ -25,8 +25,8 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..dataset import Dataset
-from ..problems import DataError, Problem, Report
+from ..core.dataset import Dataset
+from ..core.problems import DataError, Problem, Report
 
 def data_error(file: str, line: int | None, message: str) -> DataError:
     """A :class:`DataError` carrying one error problem."""

@@ -39,8 +39,8 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..dataset import Dataset
-from ..problems import DataError
+from ..core.dataset import Dataset
+from ..core.problems import DataError
 from .evaluate import data_error, baseline_scorers, human_table, scoring_frame, split_segments
 from .features import HUMANLIKE_FEATURES, humanlike_features
 from .store import LearnedModel, hash_strings

@@ -24,9 +24,9 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..dataset import Dataset
-from ..problems import DataError
-from ..progress import stage
+from ..core.dataset import Dataset
+from ..core.problems import DataError
+from ..core.progress import stage
 from .beer import train_beer, weights_table
 from .evaluate import baseline_scorers, compare_metrics, data_error, split_segments
 from .humanlike import (HumanlikeReport, build_examples, permutation_importance, roc_curves,

@@ -1,6 +1,6 @@
 """Saved learned metrics: the model object, the workspace folder, and metric registration.
 
-A trained model is two files in the models folder (``<home>/models``, :mod:`evalcore.paths`:
+A trained model is two files in the models folder (``<home>/models``, :mod:`evalcore.core.paths`:
 ``$EVALCORE_HOME/models`` when the variable is set, ``%APPDATA%\\evalcore\\models`` on Windows,
 else ``~/.local/share/evalcore/models``):
 
@@ -28,7 +28,8 @@ from typing import Sequence
 
 import numpy as np
 
-from .. import __version__, paths
+from .. import __version__
+from ..core import paths
 from ..metrics.base import Metric, MetricMeta, Signature, make_signature, register, register_provider, unregister
 
 PREFIX = "learned:"
@@ -36,7 +37,7 @@ _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.\-]{0,99}$")
 
 
 def models_dir() -> Path:
-    """The models folder, :func:`evalcore.paths.models_dir` (created on demand by
+    """The models folder, :func:`evalcore.core.paths.models_dir` (created on demand by
     :func:`save_model`)."""
     return paths.models_dir(create=False)
 
@@ -109,7 +110,7 @@ class LearnedModel:
 
 def _atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically (temporary file in the same folder, then rename)."""
-    from ..export import atomic_write
+    from ..core.export import atomic_write
 
     atomic_write(path, lambda fh: fh.write(data), mode="wb")
 

@@ -11,7 +11,7 @@ provides
     scores, bootstrap resamples and subsets are array sums (``corpus_score`` uses them);
     optionally ``sentence_scores_of(stats, refs)``: the sentence scores of those rows, identical
     to ``sentence_scores`` (then one statistics table serves segment and corpus scores,
-    :func:`evalcore.views.scores.segment_scores`).
+    :func:`evalcore.scoring.scores.segment_scores`).
 
 ``oriented`` turns a score into a similarity where higher always means more similar:
 error rates (TER, WER, PER) are negated (methods §0). Rank-based measures (ORANGE, KING,
@@ -19,7 +19,7 @@ QUEEN) consume oriented values only.
 
 The whole contract, every hook a caller may use, is declared on :class:`Metric` with a
 default, so the engine, the level and family passes (:mod:`evalcore.metrics.levels`) and the
-Dask path (:mod:`evalcore.parallel`) call the hooks directly instead of probing for them:
+Dask path (:mod:`evalcore.scoring.parallel`) call the hooks directly instead of probing for them:
 
 * ``prepare(dataset)`` – corpus-wide state (NIST's information weights); default: nothing.
 * ``segment_blocks(blocks)`` – :meth:`Metric.segment_block` of many segments at once.
@@ -29,7 +29,7 @@ Dask path (:mod:`evalcore.parallel`) call the hooks directly instead of probing 
 * ``quadratic`` / ``tokens(text)`` / ``refuses_lengths(lengths)`` – the long-segment cap
   (:data:`MAX_ALIGN_TOKENS`), checked before any alignment work.
 * ``shared_state`` / ``with_shared_state(state)`` / ``state_from_arrays(arrays)`` – corpus
-  state sent once per worker as raw arrays (:class:`evalcore.parallel.Packed`).
+  state sent once per worker as raw arrays (:class:`evalcore.scoring.parallel.Packed`).
 * ``signature(nrefs, level)`` – the :class:`Signature` written beside the scores.
 
 ``tests/test_metric_contract.py`` checks every registered id against this contract.

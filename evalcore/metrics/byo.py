@@ -6,7 +6,7 @@ system-level score; an empty ``ref_id`` marks the multi-reference score x(c, R);
 ``ref_id`` marks the single-reference similarity x(c, r) against that reference set (what the
 pairwise engine needs). ``system`` may name an MT system or a reference set (then ``ref_id``
 must name another set). :func:`read_scores` validates everything and reports every problem
-with file and line at once (:class:`~evalcore.problems.DataError`).
+with file and line at once (:class:`~evalcore.core.problems.DataError`).
 
 :func:`register_scores` turns each metric name into a registered metric (lower-cased id,
 family ``external``, ``needs_text=False``, higher is better unless told otherwise) so that
@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from .. import __version__
-from ..problems import DataError, Report, score_problem
+from ..core.problems import DataError, Report, score_problem
 from .base import Metric, MetricMeta, Signature, _REGISTRY, make_signature, register, register_provider, unregister
 
 REQUIRED = ["metric", "system", "score"]

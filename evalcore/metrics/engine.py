@@ -31,9 +31,9 @@ import numpy as np
 import pandas as pd
 
 from .. import cache_version
-from ..dataset import Dataset
-from ..export import atomic_write
-from .. import paths
+from ..core.dataset import Dataset
+from ..core.export import atomic_write
+from ..core import paths
 from .base import Metric, SimTensors, get_metric
 
 Progress = Callable[[int, int], None] | None
@@ -41,7 +41,7 @@ Progress = Callable[[int, int], None] | None
 
 # ---- cache location ----------------------------------------------------------------------
 def default_cache_dir() -> Path:
-    """The cache folder, :func:`evalcore.paths.cache_dir` (``$EVALCORE_CACHE`` if set, else
+    """The cache folder, :func:`evalcore.core.paths.cache_dir` (``$EVALCORE_CACHE`` if set, else
     ``<home>/cache``), created."""
     return paths.cache_dir()
 
@@ -168,7 +168,7 @@ def similarity_tensors_many(dataset: Dataset, metric_ids: Sequence, progress: Pr
     ``progress(done, total)`` counts segments (cache hits count as done). ``tokenize``: a
     sacreBLEU tokenizer for the word-level metrics (part of the signature, so of the cache key).
     ``prepare=False`` skips the metrics' corpus-wide ``prepare`` (the caller prepared them on the
-    whole corpus, e.g. :mod:`evalcore.parallel` computing one block of segments on a worker).
+    whole corpus, e.g. :mod:`evalcore.scoring.parallel` computing one block of segments on a worker).
     """
     metrics = [_resolve_metric(m, tokenize) for m in metric_ids]
     ax = _axes(dataset)
@@ -371,7 +371,7 @@ def _candidates(dataset: Dataset, include_references: bool, ref_ids: Sequence[st
 def scoring_plan(ds: Dataset, ref_ids=None, include_references: bool = False, segments=None):
     """(candidates, notes) of :func:`score_table`: :func:`candidate_plan`, restricted to
     ``segments`` (one collection of seg_ids, or a mapping candidate -> seg_ids). Shared with
-    :mod:`evalcore.parallel`, so distributed runs score exactly the same cells."""
+    :mod:`evalcore.scoring.parallel`, so distributed runs score exactly the same cells."""
     cands_all, notes = candidate_plan(ds, ref_ids, include_references)
     if segments is not None:
         per = segments if hasattr(segments, "keys") else None

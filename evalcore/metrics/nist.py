@@ -87,7 +87,7 @@ class InfoTable:
     segments × 4 references, 17 M weights: most of NIST's time and a worker's peak memory).
     The keys of all orders likewise live in one array, ``flat_keys``, cut by the same offsets.
     Travels as plain arrays (:meth:`to_arrays` / :meth:`from_arrays`: to Dask workers in
-    :class:`evalcore.parallel.Packed`, and when pickled), so the views are rebuilt on arrival.
+    :class:`evalcore.scoring.parallel.Packed`, and when pickled), so the views are rebuilt on arrival.
     """
 
     __slots__ = ("vocab", "keys", "info", "max_n", "flat", "offsets", "flat_keys")
@@ -107,7 +107,7 @@ class InfoTable:
         self.info = [flat[offsets[n]:offsets[n + 1]] for n in range(len(offsets) - 1)]
 
     def to_arrays(self) -> dict[str, np.ndarray]:
-        """The table as plain arrays (no pickle; see :class:`evalcore.parallel.Packed`): the
+        """The table as plain arrays (no pickle; see :class:`evalcore.scoring.parallel.Packed`): the
         vocabulary as its UTF-8 bytes and each token's byte length, in id order; every order's
         keys and weights concatenated, cut by ``offsets``."""
         words = [w.encode("utf-8") for w in sorted(self.vocab, key=self.vocab.get)]
@@ -594,7 +594,7 @@ class NIST(WordMetric):
         self._fit_hash = h.hexdigest()[:10]
         return self
 
-    # -- corpus state shipped to Dask workers as arrays (evalcore.parallel.Packed) ---------
+    # -- corpus state shipped to Dask workers as arrays (evalcore.scoring.parallel.Packed) ---------
     @property
     def shared_state(self) -> InfoTable | None:
         """The fitted weight table (shared by nist-1..5 of one data set), or None."""

@@ -221,7 +221,7 @@ def _split_13a(line: str) -> tuple[str, ...]:
 
 #: texts whose tokens are remembered (per tokenizer and case): a page's whole test set (997
 #: segments × 15 systems + references) fits; a 100k-segment batch run goes block by block
-#: (:data:`evalcore.parallel.MAX_BLOCK`), so a bigger memo bought no speed there and held ~200 MB
+#: (:data:`evalcore.scoring.parallel.MAX_BLOCK`), so a bigger memo bought no speed there and held ~200 MB
 #: per worker at 2**18 entries
 TOKEN_CACHE_SIZE = 1 << 16
 

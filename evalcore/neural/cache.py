@@ -6,7 +6,7 @@ the versions of torch / transformers / unbabel-comet / sentence-transformers, th
 files (part of the model folder's hash), the device type, the precision and the maximum input
 length — and of the source, candidate and reference texts. Rows live as Parquet files (columns
 ``key`` binary(16), ``score`` float64; never pickle) under ``<cache>/neural/<model key>/``
-(:func:`evalcore.paths.cache_dir`). Every run that computed something adds one file, written
+(:func:`evalcore.core.paths.cache_dir`). Every run that computed something adds one file, written
 atomically with a unique name, so concurrent processes (Dask workers) never clash; when a
 folder holds more than :data:`COMPACT_AT` files they are merged into one.
 """
@@ -44,7 +44,7 @@ class ScoreCache:
     """The cached scores of one model key (read lazily, once per object; new rows added)."""
 
     def __init__(self, model_key: str, root: Path | None = None):
-        from .. import paths
+        from ..core import paths
 
         self.model_key = model_key
         self.folder = (root or paths.cache_dir(create=False) / "neural") / hashlib.sha256(model_key.encode()).hexdigest()[:32]
@@ -80,7 +80,7 @@ class ScoreCache:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        from ..export import atomic_write
+        from ..core.export import atomic_write
 
         self.folder.mkdir(parents=True, exist_ok=True)
         table = pa.table({"key": pa.array(list(keys), pa.binary(16)), "score": pa.array(np.asarray(scores, float))})
@@ -97,7 +97,7 @@ class ScoreCache:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        from ..export import atomic_write
+        from ..core.export import atomic_write
 
         rows = self._read()
         table = pa.table({"key": pa.array(list(rows), pa.binary(16)),

@@ -13,7 +13,7 @@ Formats (docs/formats.md, "Neural scores computed elsewhere"):
 Rows are matched to the dataset by their texts (source, output and reference), which is what
 the scores depend on: every (system, segment) whose texts match gets the score (with the
 reference set's id when the row had a reference). Every problem is reported at once with file,
-line and what is wrong (:class:`evalcore.problems.DataError`).
+line and what is wrong (:class:`evalcore.core.problems.DataError`).
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..problems import DataError, Report
+from ..core.problems import DataError, Report
 
 FORMATS = ("comet-json", "metricx-jsonl", "pymarian-tsv")
 COLUMNS = ["src", "mt", "ref", "score", "file", "line"]

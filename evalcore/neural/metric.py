@@ -238,7 +238,7 @@ class NeuralMetric(Metric):
         """The metric's progress line: rows scored by the model so far, over every chunk the
         engine hands it, with the rate and the time left (the total is the dataset's full plan,
         an upper bound when segments are left out or cached)."""
-        from ..progress import RateProgress
+        from ..core.progress import RateProgress
 
         if self._progress is None:
             self._progress = RateProgress(f"{self.id} ({self.device()}, batch {self.config.batch_size})", "rows")

@@ -125,7 +125,7 @@ def content_hash(path: Path) -> str:
     """SHA-256 over a model's files (relative names and contents): the score cache key and the
     signature name the model by content, not by where it lies. Memoised per process by (path,
     sizes, modification times), and on disk beside the score cache."""
-    from .. import paths
+    from ..core import paths
 
     files = files_of(path)
     stamp = tuple((str(f), f.stat().st_size, f.stat().st_mtime_ns) for f in files)
@@ -148,7 +148,7 @@ def content_hash(path: Path) -> str:
                     h.update(block)
         digest = h.hexdigest()
         memo[stamp_hash] = digest
-        from ..export import atomic_write
+        from ..core.export import atomic_write
 
         memo_file.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(memo_file, lambda fh: fh.write(json.dumps(memo)), fsync=False)

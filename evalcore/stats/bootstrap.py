@@ -12,8 +12,8 @@ the same draws as ``scipy.stats.bootstrap`` with that generator (tests/test_boot
 the interval against it). Used by the system table (:mod:`evalcore.views.systems`), the
 correlation CIs (:func:`evalcore.stats.significance.bootstrap_ci`), the ORANGE / KING CIs
 (:func:`evalcore.qarla.single.orange_king_arrays`, which resamples segments as counts), the
-reading-comprehension scores (:mod:`evalcore.comprehension`) and reference quality
-(:mod:`evalcore.references`).
+reading-comprehension scores (:mod:`evalcore.analysis.comprehension`) and reference quality
+(:mod:`evalcore.analysis.references`).
 
 Corpus scores recomputed from sufficient statistics (BLEU, chrF, TER…: Koehn 2004) go through
 :func:`corpus_score_bootstrap`: the same index draws, turned into multiplicities

@@ -3,7 +3,7 @@
 Everything that lists or dispatches on a statistic reads it from here: the maths
 (:func:`evalcore.stats.correlation.group_values`, p-values, pooling defaults, Fisher intervals,
 tie calibration), the CLI's ``--method`` choices, the dashboard's selectors, the glossary
-(:mod:`evalcore.glossary`) and the generated table of docs/methods.md §3.3
+(:mod:`evalcore.present.glossary`) and the generated table of docs/methods.md §3.3
 (:func:`markdown_table`; a test checks the docs equal it).
 
 Adding a statistic

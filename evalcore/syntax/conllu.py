@@ -20,8 +20,8 @@ Parses can also be registered purely by text (:func:`register_by_text`): each bl
 ``# text`` (or its forms joined by spaces) is the key the metrics look up.
 
 Validation reports every problem at once with the file, the sentence number (1-based; plus
-its sent_id) and the physical line (:class:`evalcore.problems.Report`), and raises
-:class:`evalcore.problems.DataError` when there is any error. Multiword-token lines (``3-4``)
+its sent_id) and the physical line (:class:`evalcore.core.problems.Report`), and raises
+:class:`evalcore.core.problems.DataError` when there is any error. Multiword-token lines (``3-4``)
 and empty nodes (``5.1``) are checked for form but not used in the trees.
 """
 from __future__ import annotations
@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence, Union
 
-from ..problems import DataError, Report
+from ..core.problems import DataError, Report
 from .parsing import UPOS_TAGS, Parse, ParseProvider, compute_depths, get_provider
 
 Source = Union[bytes, str, os.PathLike]

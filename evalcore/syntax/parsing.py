@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from .. import paths
-from ..problems import DataError, Report
+from ..core import paths
+from ..core.problems import DataError, Report
 
 Progress = Callable[[int, int], None]
 
@@ -52,7 +52,7 @@ UPOS_TAGS = (
 
 class SyntaxUnavailable(DataError):
     """Raised when a text needs a parse and neither uploaded parses nor a parser exist. A
-    :class:`~evalcore.problems.DataError` (so the CLI exits 2 with the message, no traceback);
+    :class:`~evalcore.core.problems.DataError` (so the CLI exits 2 with the message, no traceback);
     ``reason`` holds the plain explanation."""
 
     def __init__(self, reason: str):
@@ -239,9 +239,9 @@ class SpacyParser:
 
 # ---- on-disk cache ------------------------------------------------------------------------
 def cache_root() -> Path:
-    """The cache folder, :func:`evalcore.paths.cache_dir` (``$EVALCORE_CACHE`` if set, else
+    """The cache folder, :func:`evalcore.core.paths.cache_dir` (``$EVALCORE_CACHE`` if set, else
     ``<home>/cache``, the folder the similarity-tensor cache uses too). Parses live in its
-    ``parses`` folder (:func:`evalcore.paths.parses_dir`)."""
+    ``parses`` folder (:func:`evalcore.core.paths.parses_dir`)."""
     return paths.cache_dir(create=False)
 
 

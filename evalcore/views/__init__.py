@@ -6,7 +6,7 @@
 * :mod:`.systems`, :mod:`.judges`, :mod:`.human_likeness`, :mod:`.likeness_vs_acceptability`,
   :mod:`.queen_vs_human`, :mod:`.divergence`, :mod:`.learn`: one per page.
 
-The Compare, Campaign, References and Experts pages call :mod:`evalcore.compare`,
-:mod:`evalcore.campaign`, :mod:`evalcore.references` and :mod:`evalcore.experts`, which are also
+The Compare, Campaign, References and Experts pages call :mod:`evalcore.analysis.compare`,
+:mod:`evalcore.analysis.campaign`, :mod:`evalcore.analysis.references` and :mod:`evalcore.analysis.experts`, which are also
 the engines of the commands of the same names.
 """

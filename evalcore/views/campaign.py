@@ -1,9 +1,9 @@
 """The Campaign page's view-model: the metric scores of every language pair from the one
 statistics table per (dataset, metric, tokenizer, reference set, segments) that the Systems page
-also uses (:func:`evalcore.views.scores.system_stats`, cached on disk), so a Campaign visit after
+also uses (:func:`evalcore.scoring.scores.system_stats`, cached on disk), so a Campaign visit after
 a Systems visit (or a second Campaign visit) scores nothing again.
 
-The maths is :func:`evalcore.campaign.campaign` (WMT metrics-task tables, Kocmi et al. 2021;
+The maths is :func:`evalcore.analysis.campaign.campaign` (WMT metrics-task tables, Kocmi et al. 2021;
 methods §3.3, §3.11); this module only says where its metric scores come from. Nothing here
 imports streamlit. Progress callbacks: ``progress(fraction in [0, 1], text)``.
 """
@@ -13,23 +13,23 @@ from typing import Sequence
 
 import pandas as pd
 
-from ..dataset import Dataset
-from ..progress import Progress
-from .scores import system_stats
+from ..core.dataset import Dataset
+from ..core.progress import Progress
+from ..scoring.scores import system_stats
 
 
 def cached_scores(dataset: Dataset, metric_ids: Sequence[str], *, tokenize: str, include_references: bool = False,
                   criterion: str | None = None, ref_ids: Sequence[str] | None = None,
                   progress: Progress = None) -> pd.DataFrame:
     """System-level rows (metric, system, score, n_segments, signature) with the same values, rows,
-    signatures and ``attrs`` notes/warnings as :func:`evalcore.parallel.score_table` at level ``system`` with
+    signatures and ``attrs`` notes/warnings as :func:`evalcore.scoring.parallel.score_table` at level ``system`` with
     ``segments`` = the segments judged under ``criterion`` for each candidate (None: every
     segment), from the disk-cached statistics: the corpus score of a candidate is
     ``metric.score_from_stats`` of its summed per-segment statistics, as in the engine.
     ``tokenize`` (the language pair's tokenizer) is part of the cache key."""
     from ..metrics.base import get_metric, signature_nrefs
     from ..metrics.engine import long_segment_warnings, scorable, score_table, scoring_plan
-    from .scores import judged_segments
+    from ..scoring.scores import judged_segments
 
     metrics = [get_metric(m, tokenize) for m in metric_ids]
     text = [m.id for m in metrics if m.meta.needs_text]
@@ -61,12 +61,12 @@ def cached_scores(dataset: Dataset, metric_ids: Sequence[str], *, tokenize: str,
 
 def lp_plan(collection: dict[str, Dataset], lps: Sequence[str], criterion: str | None = None,
             tokenize: str | None = None) -> list[tuple[str, str, str]]:
-    """(lp, human criterion, tokenizer) of every language pair :func:`evalcore.campaign.campaign`
+    """(lp, human criterion, tokenizer) of every language pair :func:`evalcore.analysis.campaign.campaign`
     scores: the criterion given or the pair's default, the tokenizer given or sacreBLEU's default
     for the pair's target language (Post 2018); pairs without that criterion are left out (the
     campaign's notes say so)."""
     from ..metrics.tokenize import resolve_tokenizer
-    from .common import default_criterion
+    from ..scoring.defaults import default_criterion
 
     out = []
     for lp in lps:
@@ -85,7 +85,7 @@ def signature_frame(collection: dict[str, Dataset], lps: Sequence[str], metric_i
     language pair's references per segment and the tokenizer it is scored with there
     (:func:`lp_plan`)."""
     from ..metrics.base import metric_signature
-    from .common import dataset_nrefs
+    from ..scoring.defaults import dataset_nrefs
 
     return pd.DataFrame([{"lp": lp, "metric": m,
                           "signature": metric_signature(m, dataset_nrefs(collection[lp]), "system", tokenize=tok)}
@@ -94,11 +94,11 @@ def signature_frame(collection: dict[str, Dataset], lps: Sequence[str], metric_i
 
 
 def undefined_notes(result) -> list[str]:
-    """Why a language pair's correlation of a :func:`evalcore.campaign.campaign` result is empty
-    or degenerate (zero variance, fewer than three systems: :mod:`evalcore.undefined`), from the
+    """Why a language pair's correlation of a :func:`evalcore.analysis.campaign.campaign` result is empty
+    or degenerate (zero variance, fewer than three systems: :mod:`evalcore.core.undefined`), from the
     very scores it was computed from (error rates negated, as the campaign correlates them)."""
     from ..metrics.base import get_metric
-    from ..undefined import correlation_notes
+    from ..core.undefined import correlation_notes
 
     notes = []
     s = result.systems

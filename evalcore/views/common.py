@@ -11,7 +11,7 @@ from typing import Iterable
 import pandas as pd
 
 from .. import __version__
-from ..dataset import Dataset
+from ..core.dataset import Dataset
 
 
 DEFAULT_METRICS = ["bleu", "chrf", "ter", "meteor", "rouge-l", "nist-4", "gtm-1", "wer", "per"]

@@ -11,10 +11,10 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..dataset import Dataset
-from ..progress import Progress, stage
-from .common import orientation, page_tokenizer
-from .scores import human_segment_scores, queen_index, segment_scores
+from ..core.dataset import Dataset
+from ..core.progress import Progress, stage
+from ..scoring.defaults import orientation, page_tokenizer
+from ..scoring.scores import human_segment_scores, queen_index, segment_scores
 
 
 #: Above this many system outputs the browser starts with BLEU alone as its metric signal and

@@ -10,9 +10,9 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..dataset import Dataset
-from ..progress import Progress, stage
-from .scores import tensors
+from ..core.dataset import Dataset
+from ..core.progress import Progress, stage
+from ..scoring.scores import tensors
 
 
 def figure1_table(dataset: Dataset, metric_ids: Sequence[str], ties: str = "geq",

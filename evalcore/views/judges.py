@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ..dataset import Dataset
+from ..core.dataset import Dataset
 
 
 def schulze_frame(res) -> pd.DataFrame:
@@ -38,7 +38,7 @@ def judges_consensus(dataset: Dataset, criterion: str) -> pd.DataFrame:
     res = schulze_from_judgements(j)
     out = schulze_frame(res)
     out["mean_score"] = out["system"].map(j.groupby("system")["score"].mean())
-    # the human score of the Systems and Campaign pages and of correlate (evalcore.settings:
+    # the human score of the Systems and Campaign pages and of correlate (evalcore.scoring.settings:
     # rater aggregation "segment-mean"), beside the mean of the raw rows: both labelled
     seg = j.groupby(["system", "seg_id"], sort=False)["score"].mean().groupby("system").mean()
     out["human_score"] = out["system"].map(seg)

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..dataset import Dataset
-from ..progress import Progress, stage
-from .common import default_criterion, default_metrics
+from ..core.dataset import Dataset
+from ..core.progress import Progress, stage
+from ..scoring.defaults import default_criterion, default_metrics
 from .human_likeness import figure1_table
 from .queen_vs_human import quadrant_table, quadrant_thresholds, queen_human_points
-from .scores import human_segment_scores, segment_scores
+from ..scoring.scores import human_segment_scores, segment_scores
 
 
 PARTS = ("paraphrase", "orange", "quadrant", "raters")

@@ -12,9 +12,9 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..dataset import Dataset
-from ..progress import Progress, stage, sub_range
-from .scores import human_segment_scores, queen_index, segment_scores
+from ..core.dataset import Dataset
+from ..core.progress import Progress, stage, sub_range
+from ..scoring.scores import human_segment_scores, queen_index, segment_scores
 
 
 def _corr_frame(human: pd.DataFrame, scores: pd.DataFrame, method: str, level: str,

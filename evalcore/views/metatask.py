@@ -1,5 +1,5 @@
 """The Metrics task page's view-model (no streamlit): the task table of
-:func:`evalcore.metatask.run_metatask` with metric scores cached on disk per (dataset, metrics,
+:func:`evalcore.analysis.metatask.run_metatask` with metric scores cached on disk per (dataset, metrics,
 level, references, human systems, tokenizer, segments), its leaderboard and figures; and the
 system ranking figures (:mod:`evalcore.stats.system_ranking`) the Systems and Campaign pages call
 through :func:`system_ranking_figures`. The maths: methods §3.12-3.13.
@@ -11,7 +11,7 @@ from typing import Sequence
 
 import pandas as pd
 
-from ..metatask_tasks import TASKS
+from ..analysis.metatask_tasks import TASKS
 
 
 def task_names() -> list[str]:
@@ -31,10 +31,10 @@ def _segments_key(segments) -> str:
 
 
 def cached_scorer(progress=None):
-    """A ``scorer`` for :func:`~evalcore.metatask.run_metatask` whose tables are cached on disk
-    (:func:`evalcore.views.scores.cached`)."""
+    """A ``scorer`` for :func:`~evalcore.analysis.metatask.run_metatask` whose tables are cached on disk
+    (:func:`evalcore.scoring.scores.cached`)."""
     from ..metrics.engine import score_table
-    from .scores import cached
+    from ..scoring.scores import cached
 
     def scorer(ds, metrics, *, level, ref_ids, include_references, tokenize, segments=None, label=""):
         key = (ds.content_hash(), tuple(metrics), level, tuple(ref_ids or ()), include_references, tokenize,
@@ -48,8 +48,8 @@ def cached_scorer(progress=None):
 
 def compute(collection: dict, task: str, metrics: Sequence[str], lps: Sequence[str] | None = None,
             human: str | None = None, judged_only: bool = False, k: int = 0, progress=None):
-    """(result, notes, signature string) of the task table; see :func:`evalcore.metatask.run_metatask`."""
-    from ..metatask import run_metatask
+    """(result, notes, signature string) of the task table; see :func:`evalcore.analysis.metatask.run_metatask`."""
+    from ..analysis.metatask import run_metatask
 
     res, notes, sigs = run_metatask(collection, task, lps=list(lps) if lps else None, metrics=list(metrics),
                                     human=human, judged_only=judged_only, k=k, scorer=cached_scorer(progress))
@@ -64,7 +64,7 @@ def leaderboard(result) -> pd.DataFrame:
 
 def figures(result, ci: dict | None = None, signature: str | None = None):
     """(leaderboard figure, per-sub-task values figure)."""
-    from ..plots_ranking import metatask_leaderboard, metatask_values
+    from ..present.plots_ranking import metatask_leaderboard, metatask_values
 
     t = result.table()
     vals = result.values.loc[[m for m in t["metric"]]]
@@ -76,7 +76,7 @@ def system_ranking_figures(dataset, criterion: str, test: str = "wilcoxon", alph
     ``criterion`` (WMT24 procedure by default, methods §3.12). One call for the Systems and
     Campaign pages."""
     from ..human.scores import criterion_judgements
-    from ..plots_ranking import ranking_bars, ranking_heatmap
+    from ..present.plots_ranking import ranking_bars, ranking_heatmap
     from ..stats.system_ranking import item_scores, rank_systems
 
     dom = dataset.extras.get("segment_domains")

@@ -26,7 +26,7 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..highlight import escape, highlight_tokens
+from ..present.highlight import escape, highlight_tokens
 
 #: metrics offered by default: cheap at sentence level, each a different idea of similarity
 DEFAULT_METRICS = ("bleu", "chrf", "chrf++", "ter", "meteor", "rouge-l")
@@ -261,5 +261,5 @@ def check_challenge(ch: Challenge, item: Texts, start: str, candidate: str,
 
 
 def escaped(text: str) -> str:
-    """User text for the page's HTML boxes (:func:`evalcore.highlight.escape`)."""
+    """User text for the page's HTML boxes (:func:`evalcore.present.highlight.escape`)."""
     return escape(text)

@@ -10,9 +10,9 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..dataset import Dataset
-from ..progress import Progress
-from .scores import human_segment_scores, queen_index
+from ..core.dataset import Dataset
+from ..core.progress import Progress
+from ..scoring.scores import human_segment_scores, queen_index
 
 
 def queen_human_points(dataset: Dataset, metric_set: Sequence[str], criterion: str, mode: str = "auto",

@@ -17,10 +17,10 @@ import numpy as np
 import pandas as pd
 
 from .. import cache_version
-from ..dataset import Dataset
-from ..export import atomic_write
-from ..progress import Progress, stage, sub_range
-from .common import metric_signature
+from ..core.dataset import Dataset
+from ..core.export import atomic_write
+from ..core.progress import Progress, stage, sub_range
+from ..scoring.defaults import metric_signature
 
 
 def _cache_dir() -> Path:

@@ -14,9 +14,9 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..dataset import Dataset
+from ..core.dataset import Dataset
 from ..io.spans import SpanTable, dataset_spans
-from .. import spans as S
+from ..analysis import spans as S
 
 
 def has_spans(dataset: Dataset) -> bool:
@@ -98,7 +98,7 @@ def output_layers(dataset: Dataset, system: str, seg_id: str, markers: Sequence[
 
 
 def layers_for_html(layers: dict) -> list[tuple[str, list, str]]:
-    """(label, spans, note) rows for :func:`evalcore.highlight.span_layers_html`: each rater,
+    """(label, spans, note) rows for :func:`evalcore.present.highlight.span_layers_html`: each rater,
     then each metric's marks."""
     rows = [(r["label"], r["spans"], r["note"]) for r in layers["raters"]]
     for mk, runs in layers["marks"].items():
@@ -119,7 +119,7 @@ def filter_options(dataset: Dataset) -> dict[str, list[str]]:
 def profile(dataset: Dataset, by: str = "severity", severities=None, categories=None, raters=None,
             n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
     """Errors per annotated segment of each system by ``by`` (severity or category) with 95%
-    bootstrap CIs (:func:`evalcore.spans.error_profile`), after the filters."""
+    bootstrap CIs (:func:`evalcore.analysis.spans.error_profile`), after the filters."""
     t = span_table(dataset)
     if categories:
         categories = ["" if c == "(none)" else c for c in categories] + list(categories)
@@ -131,8 +131,8 @@ def penalties(dataset: Dataset, metric_ids: Sequence[str], value: str = "count",
               raters=None) -> pd.DataFrame:
     """Per metric and error category: the correlation of the metric's segment scores with the
     number (or MQM weight) of that category's errors on the annotated outputs
-    (:func:`evalcore.spans.category_penalties`; metric scores from the shared score tables)."""
-    from .scores import segment_scores
+    (:func:`evalcore.analysis.spans.category_penalties`; metric scores from the shared score tables)."""
+    from ..scoring.scores import segment_scores
 
     t = span_table(dataset)
     if severities or raters:
@@ -158,7 +158,7 @@ def teaching_examples(dataset: Dataset, bleu: pd.DataFrame | None = None) -> dic
     if t.items.empty:
         return {"high_bleu_major": None, "low_bleu_clean": None}
     if bleu is None:
-        from .scores import segment_scores
+        from ..scoring.scores import segment_scores
 
         bleu = segment_scores(dataset, ["bleu"])
     b = bleu.assign(seg_id=bleu["seg_id"].astype(str)).set_index(["system", "seg_id"])["score"]

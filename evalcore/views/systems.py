@@ -12,11 +12,11 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..dataset import Dataset
-from ..progress import Progress, stage
-from .common import metric_signature
+from ..core.dataset import Dataset
+from ..core.progress import Progress, stage
+from ..scoring.defaults import metric_signature
 from .judges import schulze_frame
-from .scores import cached, human_segment_scores, system_stats
+from ..scoring.scores import cached, human_segment_scores, system_stats
 
 
 #: Above this many system outputs (systems × segments, e.g. a WMT test set of ~1,000 segments ×
@@ -31,10 +31,10 @@ FIRST_METRICS = ("bleu", "chrf", "ter")
 
 def first_metrics(dataset: Dataset) -> tuple[list[str], list[str]]:
     """(the metrics a first visit of the Systems page scores, the other default metrics it
-    offers to add). Every default metric (:func:`evalcore.views.common.default_metrics`, Amigó
+    offers to add). Every default metric (:func:`evalcore.scoring.defaults.default_metrics`, Amigó
     et al. 2006's set) up to :data:`FIRST_METRICS_ABOVE` system outputs; above it, the
     default metrics among :data:`FIRST_METRICS` first and the rest second."""
-    from .common import default_metrics
+    from ..scoring.defaults import default_metrics
 
     every = default_metrics(dataset)
     if len(dataset.outputs) <= FIRST_METRICS_ABOVE:
@@ -314,7 +314,7 @@ def metrics_vs_humans(dataset: Dataset, metric_ids: Sequence[str], criterion: st
     """System-level agreement of every metric with the humans of ``criterion``, with bootstrap
     CIs and significance tests between metrics: the numbers of ``python -m evalcore correlate
     --level system --method {pearson,kendall,acc23} --bootstrap n_boot --seed seed`` under the
-    same :class:`evalcore.settings.Settings` (the same functions: human scores by
+    same :class:`evalcore.scoring.settings.Settings` (the same functions: human scores by
     :func:`evalcore.human.scores.human_scores`, or the given system-level scores; metric scores
     equal to ``score_table``'s system level; :func:`evalcore.stats.tables.correlation_table`).
 
@@ -327,15 +327,15 @@ def metrics_vs_humans(dataset: Dataset, metric_ids: Sequence[str], criterion: st
     Returns a dict: ``table`` (metric, method, statistic, value, ci_low, ci_high, n, n_segments),
     ``tests`` (statistic, test, metric_a, metric_b, value_a, value_b, p_value), ``ranks``
     (statistic, metric, value, rank), ``notes`` (what was chosen or left out, and why a value is
-    empty or says nothing: :mod:`evalcore.undefined`), ``settings`` (the one-line statement),
+    empty or says nothing: :mod:`evalcore.core.undefined`), ``settings`` (the one-line statement),
     ``systems`` (those correlated), ``commands`` (method -> the equivalent CLI line).
     """
     from ..human.scores import given_system_scores, human_scores
     from ..metrics.base import get_metric
     from ..metrics.tokenize import resolve_tokenizer
-    from ..settings import DEFAULTS
+    from ..scoring.settings import DEFAULTS
     from ..stats.tables import correlation_table, human_systems, system_vectors
-    from ..undefined import correlation_notes
+    from ..core.undefined import correlation_notes
     from .campaign import cached_scores
 
     settings = settings or DEFAULTS
@@ -462,7 +462,7 @@ def metric_tests(human: pd.DataFrame, scores: pd.DataFrame, systems: Sequence[st
     with ``detail`` also the notes of :func:`~evalcore.stats.tables.metric_significance`."""
     from ..stats.registry import significance_test
     from ..stats.tables import metric_significance, system_vectors
-    from ..undefined import test_notes
+    from ..core.undefined import test_notes
 
     kind = significance_test(test)
     kind.check(method)
