@@ -59,6 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "neutral:0 no-error:0 minor/fluency/punctuation:0.1 major/non-translation:25), e.g. "
                             "'critical:25 minor/fluency/punctuation:1'; applied wherever MQM error rows are read")
         p.set_defaults(_run=mod.run, _outputs=tuple(getattr(mod, "OUTPUTS", ())),
+                       _states_settings=getattr(mod, "STATES_SETTINGS", False),
+                       _judged_segments=getattr(mod, "JUDGED_SEGMENTS", False),
                        _text_output=getattr(mod, "TEXT_OUTPUT", False),
                        _handles_all_lps=getattr(mod, "HANDLES_ALL_LPS", False),
                        _lp_all=getattr(mod, "LP_ALL", False))
@@ -72,6 +74,10 @@ def _dispatch(args) -> int:
         args._scheduler = sched
         if sched.distributed:
             print(f"scheduler: {sched.describe()}", file=sys.stderr)
+        if not args._states_settings:  # the one settings line (evalcore.scoring.settings), as on every page
+            from .scoring.settings import command_line
+
+            print(f"settings: {command_line(args)}", file=sys.stderr)
         if getattr(args, "lp", None) == "all" and not args._handles_all_lps:
             if not args._lp_all:  # its tables have no lp column yet: one file per pair would overwrite
                 raise ValueError(f"{args.command} does not support --lp all yet; run it once per language pair (--lp LP)")

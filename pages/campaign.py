@@ -14,6 +14,7 @@ from evalcore.stats.registry import label as stat_label
 from pages.common import (computed_keys, download_figure, download_table, ensure_shell, long_segment_note, md, progress_bar, show_exception)
 
 ensure_shell(__file__)
+from pages.common import settings_caption  # noqa: E402  (the one settings line)
 st.title("Campaign")
 from pages.common import terms  # noqa: E402
 
@@ -55,8 +56,7 @@ if not lps:
     st.info("Choose at least one language pair.")
     st.stop()
 camp_settings = DEFAULTS.with_(judged_only=judged_only, human_systems="include" if include_human else "exclude")
-st.caption(f"Settings: {md(camp_settings.describe())}; tokenizer per language pair: sacreBLEU's default for its "
-           "target language.")
+settings_caption(camp_settings)  # tokenizer: sacreBLEU's default for each pair's target language
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

@@ -23,7 +23,9 @@ def ensure_shell(page_file: str) -> None:
     """Deep links on a fresh server: before app.py has declared ``st.navigation`` once,
     Streamlit runs a URL like ``/judges`` as a stand-alone ``pages/`` script, without the app
     shell (sidebar, dataset). Hand over to app.py, which then opens the requested page.
-    Every page calls this first."""
+    Every page calls this first (it also forgets the previous run's settings line: see
+    :func:`settings_caption`)."""
+    st.session_state["_settings_line"] = None
     if st.session_state.get("_shell_ran"):
         return
     try:  # the page run as the entry point itself (AppTest.from_file, streamlit run pages/x.py)
@@ -301,7 +303,8 @@ def download_table(df: pd.DataFrame, name: str, key: str | None = None, signatur
     The CSV holds only the table (``pandas.read_csv`` reads it as shown); the LaTeX file has the
     signatures as a ``%`` comment. The files are built only when a button is clicked (deferred
     ``data`` callables), so large tables cost nothing on reruns. The signatures are also shown
-    under the table."""
+    under the table. The page's settings line (:func:`settings_caption`) is added to them."""
+    signature = with_settings(signature)
     if signature:
         st.caption(f"Signatures: {md(signature)}")
     cols = st.columns(3 if signature else 2)
@@ -476,6 +479,30 @@ def settings_of_page(ds: Dataset, judged_only: bool | None = None, include_refs:
                               human_systems="include" if include_refs else "exclude",
                               references=tuple(ref_ids) if ref_ids else None, **fields)
     return settings.resolve(ds)[0]
+
+
+def settings_caption(settings=None, ds: Dataset | None = None, criterion: str | None = None, container=None) -> str:
+    """The one settings line (:meth:`evalcore.scoring.settings.Settings.describe`, the text commands write
+    to stderr and exports carry) as a caption under a results section; returns the text.
+    ``settings`` None: the shared defaults resolved on ``ds`` (:func:`settings_of_page`); a str:
+    a line already stated (e.g. :func:`evalcore.scoring.settings.metatask_settings_line`)."""
+    from evalcore.scoring.settings import DEFAULTS
+
+    if settings is None:
+        settings = settings_of_page(ds) if ds is not None else DEFAULTS
+    text = settings if isinstance(settings, str) else settings.describe(ds, criterion)
+    (container if container is not None else st).caption(f"Settings: {md(text)}.")
+    st.session_state["_settings_line"] = text  # the downloads below carry it (download_table)
+    return text
+
+
+def with_settings(signature: str | None) -> str | None:
+    """``signature`` with this page run's settings line (the last :func:`settings_caption`)
+    appended, unless it already states it: what every download's signature carries."""
+    line = st.session_state.get("_settings_line")
+    if not line or (signature and line in signature):
+        return signature
+    return f"{signature} | settings: {line}" if signature else f"settings: {line}"
 
 
 def segments_caption(table: pd.DataFrame, n_total: int, judged_only: str | None = None) -> None:

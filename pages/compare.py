@@ -19,9 +19,11 @@ from pages.common import (
     ensure_shell,
     md,
     progress_bar,
+    settings_caption,
     show_exception,
     syntax_note,
 )
+from evalcore.scoring.settings import DEFAULTS
 
 ensure_shell(__file__)
 st.title("Compare two systems")
@@ -109,9 +111,15 @@ with st.expander("Signals and tests", expanded=False):
     n_boot = int(s6.number_input("Bootstrap resamples", 0, 10000, 1000, step=100, key="cmp_boot"))
     n_ar = int(s7.number_input("Randomisation trials", 0, 20000, 1000, step=500, key="cmp_ar",
                                help="sacreBLEU's default is 10,000; 1,000 keeps the page fast."))
-    judged_only = st.checkbox("Judged segments only", value=False, key="cmp_judged", disabled=not criteria,
-                              help="Only the segments both systems are judged on, so metric and human scores are "
-                                   "over the same segments.") and bool(criteria)
+    judged_box = st.checkbox("Judged segments only", value=DEFAULTS.judged_only, key="cmp_judged",
+                             disabled=not criteria,
+                             help="Only the segments both systems are judged on, so metric and human scores are "
+                                  "over the same segments: the default on every page and command wherever human "
+                                  "judgements exist (the CLI's --judged-only; off = --all-segments). Where the two "
+                                  "systems are not both judged anywhere, every segment is used and a note says so.")
+    # the default is passed as None, as the CLI without a flag: evalcore.analysis.compare.build decides
+    # (and falls back to every segment, saying why, where nothing is judged for both)
+    judged_only = None if judged_box == DEFAULTS.judged_only else bool(judged_box and criteria)
 st.caption(f"Tokenizer **{md(tokenize)}**" + (f" (chosen for you: {md(why)})" if tokenize == tok0 else "")
            + f"; paired tests with seed 12345, {n_boot:,} bootstrap resamples and {n_ar:,} randomisation trials "
            "(sacreBLEU's semantics).")
@@ -180,8 +188,10 @@ except Exception as exc:
     st.stop()
 for note in cmp.notes:
     st.info(md(note))
+settings_caption(cmp.settings(), ds, container=head_dl)
 sig = cmp.signature(f"paired bootstrap {n_boot}, approximate randomisation {n_ar}, seed 12345; winner by {test}")
-head_caption.caption(f"**{len(cmp.segments):,} segments** both systems translated. Metric scores are corpus scores "
+head_caption.caption(f"**{len(cmp.segments):,} segments** both systems translated"
+                     + (" and are judged on" if cmp.judged_only else "") + ". Metric scores are corpus scores "
                      "over the segments with a reference (TER, WER, PER: lower is better); human scores are means "
                      "over the segments both systems are judged on. Winner: the better system when the paired "
                      "test's p < 0.05.")

@@ -59,6 +59,7 @@ def _capabilities(ds: Dataset) -> None:
 from pages.common import ensure_shell
 
 ensure_shell(__file__)
+from pages.common import settings_caption, settings_of_page  # noqa: E402  (the one settings line)
 st.title("Data")
 # open on the bundled sample (where a newcomer starts), closed on the user's own data
 with st.expander("What is this?", expanded=st.session_state.get("dataset_label") in (None, SAMPLE_KEY)):
@@ -87,6 +88,7 @@ if ds is not None:
     with tab_overview:
         st.subheader(f"{md(ds.name)} {md(ds.lp)}")
         ov = ds.overview()
+        settings_caption(settings_of_page(ds), ds)  # the settings every page starts from on this dataset
         cols = st.columns(4)
         for i, key in enumerate(["segments", "reference sets", "systems with text", "judgements"]):
             cols[i].metric(key, ov[key])

@@ -15,6 +15,7 @@ from pages.common import current_dataset, download_figure, download_table, ensur
 from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
+from pages.common import settings_caption, settings_of_page  # noqa: E402  (the one settings line)
 st.title("Divergence browser")
 from pages.common import terms  # noqa: E402
 
@@ -164,6 +165,7 @@ with st.expander("Signals", expanded=False):
     c3, c4 = st.columns([3, 2])
     queen_slot = c3.empty()
     norm = c4.selectbox("Human score normalisation", ["raw", "z", "percentile"], key="div_norm")
+settings_caption(settings_of_page(ds), ds)
 add_slot = st.empty()  # the note offering the metrics a first visit of a large dataset leaves out
 try:
     base = base_signals(ds, h, tuple(criteria), norm)

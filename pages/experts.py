@@ -10,6 +10,7 @@ from evalcore.analysis import experts as E
 from pages.common import current_dataset, download_figure, download_table, ensure_shell, md, memo, memo_object, show_exception, show_notes
 
 ensure_shell(__file__)
+from pages.common import settings_caption, settings_of_page  # noqa: E402  (the one settings line)
 st.title("Experts vs non-experts")
 from pages.common import terms  # noqa: E402
 
@@ -48,6 +49,7 @@ except Exception as exc:
     show_exception(exc, "Could not compare the raters with the gold raters")
     st.stop()
 
+settings_caption(settings_of_page(ds), ds, criterion)
 st.subheader("Each non-expert's agreement with the gold raters")
 if fig2t["p_agree"].notna().any():
     f2 = memo_object("ex_fig2_fig", (h, criterion, tuple(gold)), lambda: PR.rater_vs_gold(fig2t))

@@ -13,6 +13,7 @@ from pages.common import computed_keys, current_dataset, download_figure, downlo
 from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
+from pages.common import settings_caption, settings_of_page  # noqa: E402  (the one settings line)
 st.title("Human-likeness")
 from pages.common import terms  # noqa: E402
 
@@ -58,6 +59,7 @@ if not metrics:
     st.stop()
 
 key = (h, tuple(metrics), ties, average, int(boot))
+settings_caption(settings_of_page(ds, judged_only=False), ds)  # every segment: QARLA needs no judgement
 fig_slot = st.empty()
 done = computed_keys()
 try:

@@ -10,6 +10,7 @@ from evalcore.present import plots as P
 from pages.common import current_dataset, download_figure, download_table, ensure_shell, md, memo, memo_object, show_exception
 
 ensure_shell(__file__)
+from pages.common import settings_caption, settings_of_page  # noqa: E402  (the one settings line)
 st.title("Judges")
 from pages.common import terms  # noqa: E402
 from pages.common import AGGREGATION_CAPTION, AGGREGATION_COLUMNS  # noqa: E402
@@ -52,6 +53,7 @@ chance = c3.selectbox("Chance agreement P(E)", ["uniform", "empirical"], key="jd
                       help="uniform: 1/3 (WMT07-12); empirical: from the label proportions (WMT13+).")
 
 # ---------------------------------------------------------------- distributions
+settings_caption(settings_of_page(ds), ds, criterion)
 st.subheader("Score distributions per rater")
 try:
     dres = memo("dist", (h, criterion, norm), lambda: judges_view.rater_distributions(ds, criterion, norm))

@@ -13,6 +13,7 @@ from pages.common import SAMPLE_KEY, download_figure, download_table, ensure_she
 from pages.common import apply_tokenizer, cache_key  # noqa: E402,F401
 
 ensure_shell(__file__)
+from pages.common import settings_caption, settings_of_page  # noqa: E402  (the one settings line)
 st.title("Learn (guided tour)")
 from pages.common import terms  # noqa: E402
 
@@ -105,6 +106,7 @@ if not on_sample:
 ds = sample
 apply_tokenizer(ds)  # the sample's tokenizer (es-en: 13a), whatever the sidebar dataset
 h = cache_key(ds)  # content hash + tokenizer of this run
+settings_caption(settings_of_page(ds), ds)
 st.markdown(f"The sample: {ds.n_segments} Spanish sentences, **{len(ds.ref_ids)} independent human translations** "
             f"each, **{len(ds.systems)} hand-written 'systems'** that each show one behaviour, and judgements of "
             f"adequacy and fluency by {len(ds.raters)} raters. Every number below is computed now from that data.")

@@ -20,6 +20,7 @@ from pages.common import cache_key  # noqa: E402
 from pages.common import ensure_shell
 
 ensure_shell(__file__)
+from pages.common import settings_caption, settings_of_page  # noqa: E402  (the one settings line)
 st.title("Learned metrics")
 from pages.common import terms  # noqa: E402
 
@@ -76,6 +77,7 @@ else:
         can_train = False
     else:
         c1.info("No human judgements: the classifier can still be trained, but not compared with humans.")
+settings_caption(settings_of_page(ds), ds, criterion)
 if kind == "humanlike" and n_multi < 3:
     st.warning(f"The human-likeness classifier needs segments with at least two references (each reference is "
                f"scored against the others); {n_multi} of {ds.n_segments} segments have two or more, and at "

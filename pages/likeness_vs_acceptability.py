@@ -15,6 +15,7 @@ from pages.common import computed_keys, current_dataset, download_figure, downlo
 from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
+from pages.common import settings_caption, settings_of_page  # noqa: E402  (the one settings line)
 st.title("Likeness vs acceptability")
 from pages.common import terms  # noqa: E402
 
@@ -70,6 +71,7 @@ if level == "system":
 st.caption("Human translations are not scored as systems on this page: QUEEN and KING use every reference "
            "set as a reference. Use the *Systems* page or `correlate --include-human-systems`.")
 average = "micro"
+settings_caption(settings_of_page(ds, judged_only=judged_only), ds, criterion if judged_only else None)
 if not metrics:
     st.info("Choose at least one metric.")
     st.stop()

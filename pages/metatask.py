@@ -11,6 +11,8 @@ from pages.common import (download_figure, download_table, ensure_shell, md, mem
                           memo_object, show_exception)
 
 ensure_shell(__file__)
+from pages.common import settings_caption  # noqa: E402  (the one settings line)
+from evalcore.scoring.settings import metatask_settings_line  # noqa: E402
 st.title("Metrics task")
 from pages.common import terms  # noqa: E402
 
@@ -64,6 +66,7 @@ except Exception as exc:
     st.stop()
 
 st.subheader("Leaderboard")
+settings_caption(metatask_settings_line(judged_only))
 table = view.leaderboard(res)
 lead = memo_object("mt_lead_fig", key, lambda: view.leaderboard_figure(res, signature=sig))
 st.plotly_chart(lead, width="stretch", key="mt_lead")

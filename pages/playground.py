@@ -9,6 +9,8 @@ from evalcore.views import playground as P
 from pages.common import current_dataset, download_table, ensure_shell, md, show_exception
 
 ensure_shell(__file__)
+from pages.common import settings_caption  # noqa: E402  (the one settings line)
+from evalcore.scoring.settings import DEFAULTS  # noqa: E402
 st.title("Metric playground")
 from pages.common import terms  # noqa: E402
 
@@ -67,6 +69,7 @@ try:
     if metrics:
         table = P.score_candidate(candidate, item.references, metrics, start=start, tokenize=tok)
         st.subheader("Scores")
+        settings_caption(DEFAULTS.with_(judged_only=False, tokenizer=tok))
         st.caption("`score`: against every reference; `start`: the starting text's score; `change`: the "
                    "difference; `without REF`: the score with that reference left out. TER is an error rate "
                    "(lower is better); the other metrics are higher-is-better.")

@@ -17,6 +17,7 @@ from pages.common import computed_keys, current_dataset, download_figure, downlo
 from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
+from pages.common import settings_caption, settings_of_page  # noqa: E402  (the one settings line)
 st.title("QUEEN vs human")
 from pages.common import terms  # noqa: E402
 
@@ -96,6 +97,7 @@ if pts.empty:
 
 st.caption(f"{len(pts)} judged outputs on {pts['seg_id'].nunique()} of {ds.n_segments} segments: only judged "
            "segments have a human score, so this page always uses the judged segments only.")
+settings_caption(settings_of_page(ds, judged_only=True), ds, criterion)
 lo, hi = float(pts["human"].min()), float(pts["human"].max())
 t1, t2 = st.columns(2)
 h_thr = t1.slider(f"Acceptable: {md(criterion)} ≥", lo, hi if hi > lo else lo + 1, float(np.clip(h_thr, lo, hi)),

@@ -21,6 +21,7 @@ from pages.common import (
 )
 
 ensure_shell(__file__)
+from pages.common import settings_caption, settings_of_page  # noqa: E402  (the one settings line)
 st.title("References & comprehension")
 from pages.common import terms  # noqa: E402
 
@@ -29,6 +30,7 @@ ds = current_dataset()
 
 # ---------------------------------------------------------------- reference quality
 st.subheader("Reference quality: each human translation against the others")
+settings_caption(settings_of_page(ds, judged_only=False), ds)
 st.caption("Callison-Burch (2009) scored each professional translator against the other translators "
            "(leave-one-out) to see what score a human translation reaches, and scored MT against the same "
            "reference sets. A translator far below the others, or MT far above them, deserves a look.")

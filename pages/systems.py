@@ -11,6 +11,7 @@ from evalcore.scoring import defaults as common_view
 from evalcore.views import judges as judges_view, systems as systems_view
 from evalcore.present import plots as P
 from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo_object, progress_bar, scope, segments_caption, settings_of_page, show_exception, syntax_note
+from pages.common import settings_caption
 from pages.common import cache_key  # noqa: E402
 
 ensure_shell(__file__)
@@ -84,7 +85,7 @@ if include_refs and ds.ref_ids:
 if ds_criteria and judged_only_control(ds, "sys"):
     judged_only = criteria[0] if criteria else common_view.default_criterion(ds)
 page_settings = settings_of_page(ds, judged_only=bool(judged_only), include_refs=include_refs, ref_ids=ref_ids)
-st.caption(f"Settings: {md(page_settings.describe(ds, judged_only or None))}.")
+settings_caption(page_settings, ds, judged_only or None)
 
 
 def key_of(metrics) -> tuple:
@@ -269,8 +270,8 @@ else:
                                         for c in ("value_a", "value_b", "p_value")})
             download_table(vs["tests"], f"{ds.name}_metric_tests", key="sys_vs_tests", signature=vs_sig)
             st.dataframe(vs["ranks"], hide_index=True, width="stretch")
-        st.caption("The same numbers on the command line (`--method kendall` or `acc23` for the other statistics, "
-                   "`--compare " + vs_test + "` for the tests):")
+        st.caption("The same numbers and tests on the command line (`--method kendall` or `acc23` with "
+                   "`--compare perm` for the other statistics):")
         st.code(vs["commands"]["pearson"], language="bash")  # literal text: names from the data stay inert
 
 st.subheader("Consensus rankings (Schulze)")

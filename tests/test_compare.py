@@ -592,7 +592,7 @@ def test_left_out_segments_and_missing_references_are_reported(sample):
     o = sample.outputs
     part = Dataset("p", sample.lp, sample.segments, sample.references,
                    o[~((o["system"] == "literal") & (o["seg_id"].astype(int) < 10))], sample.judgements, sample.tags)
-    cmp = C.build(part, "synonyms", "literal", ["bleu"], ["adequacy"])
+    cmp = C.build(part, "synonyms", "literal", ["bleu"], ["adequacy"], judged_only=False)  # (the notes of every segment)
     assert cmp.notes == ["9 of 33 segments left out: at least one of the two systems has no output there"]
     assert C.headline(cmp, 50, 50)["n_segments"].tolist() == [24, 24]
     bare = Dataset("n", sample.lp, sample.segments, outputs=sample.outputs, judgements=sample.judgements)

@@ -179,7 +179,7 @@ def test_pages_on_wmt21_en_de(tmp_path, monkeypatch):
     sample = {f"{k}_{x}": v for k in ("systems", "hl", "lva", "qvh", "div") for x, v in (("sample", True), ("scope", 30))}
     small = {"dataset_label": label, "dataset_select": label, **sample, "sys_metrics": ["bleu", "chrf"], "hl_metrics": ["bleu", "chrf"],
              "lva_metrics": ["bleu", "chrf"], "div_metrics": ["bleu", "chrf"], "qvh_set": ["bleu", "chrf"],
-             "cmp_metrics": ["chrf"], **FAST}
+             "cmp_metrics": ["chrf"], "cmp_judged": False, **FAST}  # compare: every segment
     for page in ("systems", "human_likeness", "likeness_vs_acceptability", "queen_vs_human", "divergence", "judges",
                  "compare"):
         at = _open(page, small)

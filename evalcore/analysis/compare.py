@@ -84,6 +84,14 @@ class Comparison:
     stats: dict = field(default_factory=dict)
     metric_objects: dict = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    judged_only: bool = False  #: metric and human scores over the segments both systems are judged on
+
+    def settings(self):
+        """The shared :class:`evalcore.scoring.settings.Settings` this comparison was computed under
+        (:meth:`~evalcore.scoring.settings.Settings.describe` is the line shown beside its numbers)."""
+        from ..scoring.settings import DEFAULTS
+
+        return DEFAULTS.with_(judged_only=self.judged_only, tokenizer=self.tokenize)
 
     @property
     def signals(self) -> list[str]:
@@ -112,7 +120,8 @@ class Comparison:
 
         parts = [f"{m}={self.metric_signature(m)}" for m in self.metrics]
         text = ("metrics: " + "; ".join(parts)) if parts else "metrics: none"
-        text += f" | compare: A={self.a}; B={self.b}; tokenize={self.tokenize}; normalisation={self.normalisation}"
+        text += (f" | compare: A={self.a}; B={self.b}; tokenize={self.tokenize}; normalisation={self.normalisation}"
+                 f"; judged_only={'yes' if self.judged_only else 'no'}")
         return f"{text} | evalcore-{__version__}" + (f" | {extra}" if extra else "")
 
 
@@ -143,7 +152,7 @@ def _tokens(text: str | None, tokenize: str) -> list[str]:
 
 def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "chrf"),
           criteria: Sequence[str] | None = None, tokenize: str = "13a", normalisation: str = "raw",
-          judged_only: bool = False, progress: Progress = None, lengths: bool = True) -> Comparison:
+          judged_only: bool | None = None, progress: Progress = None, lengths: bool = True) -> Comparison:
     """Collect the per-segment material of systems ``a`` and ``b`` on ``dataset``.
 
     Segments: those where both systems have an output (others are counted in ``notes``).
@@ -155,6 +164,10 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
     metric with a tokenizer option and used for lengths, n-grams and the word F-measure.
     ``judged_only`` keeps only the segments where both systems have a judgement of one of the
     criteria, so metric and human scores are over the same segments (a note says how many).
+    ``judged_only=None`` is the shared default (:data:`evalcore.scoring.settings.DEFAULTS`: on wherever
+    human judgements exist, as on every page and command): it applies when a criterion is chosen
+    and both systems are judged on some segment, and otherwise falls back to every segment with
+    a note saying why; ``True`` insists (an error when nothing is left), ``False`` turns it off.
     ``lengths=False`` leaves the token counts (``ref_len``, ``len_a``, ``len_b``: every output
     and reference tokenised) out for now, so a page can show the human comparison first; the
     tables that need them add them (:func:`with_lengths`, the same values).
@@ -187,12 +200,24 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
     if len(keep) < dataset.n_segments:
         notes.append(f"{dataset.n_segments - len(keep)} of {dataset.n_segments} segments left out: "
                      "at least one of the two systems has no output there")
-    if judged_only:
-        if not criteria:
-            raise ValueError("judged segments only: choose at least one human criterion")
+    by_default = judged_only is None
+    if by_default:
+        from ..scoring.settings import DEFAULTS
+
+        judged_only = DEFAULTS.judged_only
+    both: set[str] = set()
+    if judged_only and criteria:
         j = dataset.judgements
         j = j[j["judgement"].isin(criteria)]
         both = set(j[j["system"] == a]["seg_id"].astype(str)) & set(j[j["system"] == b]["seg_id"].astype(str))
+    if judged_only and by_default and not both:  # the default falls back, saying why
+        judged_only = False
+        notes.append("every segment: no human criterion chosen" if not criteria else
+                     f"every segment: {a!r} and {b!r} are not both judged on any segment "
+                     f"({', '.join(criteria)})")
+    if judged_only:
+        if not criteria:
+            raise ValueError("judged segments only: choose at least one human criterion")
         before = len(keep)
         keep = [i for i in keep if str(seg_col[i]) in both]
         notes.append(f"judged segments only: {len(keep)} of the {before} segments both systems translated are "
@@ -222,7 +247,7 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
     elif no_ref:
         notes.append(f"{no_ref} compared segment(s) have no reference: metric scores use the other "
                      f"{int(frame['has_ref'].sum())}")
-    cmp = Comparison(dataset, a, b, [], criteria, tokenize, normalisation, frame, {}, {}, notes)
+    cmp = Comparison(dataset, a, b, [], criteria, tokenize, normalisation, frame, {}, {}, notes, bool(judged_only))
     n = max(len(metrics) + len(criteria), 1)
     import warnings
 
@@ -275,7 +300,7 @@ def with_lengths(cmp: Comparison) -> Comparison:
         return cmp
     return Comparison(cmp.dataset, cmp.a, cmp.b, list(cmp.metrics), list(cmp.criteria), cmp.tokenize,
                       cmp.normalisation, _add_lengths(cmp.dataset, cmp.segments, cmp.tokenize), dict(cmp.stats),
-                      dict(cmp.metric_objects), list(cmp.notes))
+                      dict(cmp.metric_objects), list(cmp.notes), cmp.judged_only)
 
 
 def _rows_of(known, segs: list[str]):
@@ -357,7 +382,7 @@ def with_metrics(cmp: Comparison, metrics: Sequence[str], progress: Progress = N
     metrics_all = list(cmp.metrics) + new
     objects = {**cmp.metric_objects, **{m: mobj[m] for m in new}}
     return Comparison(dataset, cmp.a, cmp.b, metrics_all, list(cmp.criteria), tokenize, cmp.normalisation, frame,
-                      stats, objects, notes)
+                      stats, objects, notes, cmp.judged_only)
 
 
 # =============================================================================================

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 NAME = "compare"
+STATES_SETTINGS = True  # its settings line, resolved on the data, goes to stderr from run()
 HANDLES_ALL_LPS = True  # two systems of one language pair: --lp all is refused with a message
 HELP = "Compare two systems: headline with paired significance, buckets, characteristic n-grams, length bias."
 # no OUTPUTS: --out is a folder, created and checked (export.check_outputs on every table) in run() before any work
@@ -33,8 +34,10 @@ def add_arguments(p) -> None:
                         "13a; the choice is reported)")
     p.add_argument("--normalisation", choices=["raw", "z", "percentile"], default="raw",
                    help="per-rater normalisation of the human scores (default raw)")
-    p.add_argument("--judged-only", action="store_true",
-                   help="only the segments both systems are judged on (metric and human scores over the same segments)")
+    from ..scoring.settings import add_judged_arguments
+
+    add_judged_arguments(p, "only the segments both systems are judged on (metric and human scores over the same "
+                            "segments): the default wherever human judgements exist")
     p.add_argument("--bootstrap", type=int, default=1000, help="paired bootstrap resamples (default 1000, as sacreBLEU)")
     p.add_argument("--ar", type=int, default=10000,
                    help="approximate randomisation trials (default 10000, as sacreBLEU)")
@@ -100,9 +103,12 @@ def run(args) -> int:
     else:
         criteria = [c.strip() for c in args.human.split(",") if c.strip()]
     cmp = C.build(ds, args.a, args.b, metrics, criteria, tokenize=args.tokenize, normalisation=args.normalisation,
-                  judged_only=args.judged_only)
+                  judged_only=args.judged_only)  # None: the shared default (evalcore.scoring.settings)
+    if args.judged_only is None and cmp.judged_only:
+        print("note: judged segments only (the default; --all-segments for every segment)", file=sys.stderr)
     for note in cmp.notes:
         print(f"note: {note}", file=sys.stderr)
+    print(f"settings: {cmp.settings().describe(ds)}", file=sys.stderr)
     tabs = tables(cmp, args.bootstrap, args.ar, args.test, args.alpha, args.top)
     sig = cmp.signature(f"paired bootstrap {args.bootstrap} resamples, approximate randomisation {args.ar} "
                         f"trials, seed 12345; winner by {args.test} at alpha {args.alpha}")

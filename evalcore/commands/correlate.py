@@ -13,6 +13,7 @@ import copy
 import sys
 
 NAME = "correlate"
+STATES_SETTINGS = True  # its settings line, resolved on the data, goes to stderr from run()
 LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
 OUTPUTS = ("out", "compare_out")  # checked before any work (evalcore.core.export.check_outputs)
 HELP = "Correlate metric scores with human judgements (system or segment level, MTME semantics)."
@@ -346,28 +347,44 @@ def _table_notes(args, table, human, scores, exclude, grouping) -> list[str]:
 
 def _significance(args, table, human, scores, exclude, grouping, kw, notes):
     """--compare: metric-vs-metric tests; a cluster column on ``table`` and the pairwise
-    p-value table; at system level also the Systems page's one-sided tests on stderr."""
+    p-value table; at system level the same tests also as lines on stderr. One computation: at
+    system level :func:`evalcore.views.systems.metric_tests` (the Systems page's, itself
+    :func:`evalcore.stats.tables.metric_significance`), whose rows give the table and the lines."""
+    import pandas as pd
+
     from ..stats.tables import metric_significance
 
-    clusters, pairs, sig_notes = metric_significance(
-        human, scores, level=args.level, method=args.method, grouping=grouping, test=args.compare,
-        k=args.draws, alpha=args.alpha, seed=args.seed, exclude_systems=exclude, **kw_sig(kw))
-    notes += sig_notes
-    table["cluster"] = table["metric"].map(dict(zip(clusters["metric"], clusters["rank"]))).astype("Int64")
-    if args.level == "system":
-        from ..views.systems import metric_tests
+    if args.level != "system":
+        clusters, pairs, sig_notes = metric_significance(
+            human, scores, level=args.level, method=args.method, grouping=grouping, test=args.compare,
+            k=args.draws, alpha=args.alpha, seed=args.seed, exclude_systems=exclude, **kw_sig(kw))
+        notes += sig_notes
+        table["cluster"] = table["metric"].map(dict(zip(clusters["metric"], clusters["rank"]))).astype("Int64")
+        return pairs
+    from ..views.systems import metric_tests
 
-        systems = [s for s in dict.fromkeys(human["system"]) if s not in set(exclude)]
-        rows, ranks, why = metric_tests(human, scores, systems, list(dict.fromkeys(scores["metric"])), args.method,
-                                        args.compare, args.alpha, seed=args.seed)
-        notes += why
-        for r in rows:
-            print(f"test: {args.method} {r['test']}: {r['metric_a']} ({r['value_a']:.6f}) > {r['metric_b']} "
-                  f"({r['value_b']:.6f}): p = {r['p_value']:.6g}", file=sys.stderr)
-        if ranks:
-            print("test: clusters (p <= {:g}): {}".format(args.alpha, ", ".join(
-                f"{r['metric']} {r['rank']}" for r in ranks)), file=sys.stderr)
+    systems = [s for s in dict.fromkeys(human["system"]) if s not in set(exclude)]
+    rows, ranks, why, sig_notes = metric_tests(human, scores, systems, list(dict.fromkeys(scores["metric"])),
+                                               args.method, args.compare, args.alpha, n_perm=args.draws,
+                                               seed=args.seed, detail=True, **kw_sig(kw))
+    notes += sig_notes + why
+    table["cluster"] = table["metric"].map({r["metric"]: r["rank"] for r in ranks}).astype("Int64")
+    pairs = pd.DataFrame([(r["metric_a"], r["metric_b"], r["value_a"] - r["value_b"], r["p_value"], args.compare)
+                          for r in rows], columns=["better", "worse", "delta", "p_value", "test"])
+    for line in significance_lines(args.method, rows, ranks, args.alpha):
+        print(line, file=sys.stderr)
     return pairs
+
+
+def significance_lines(method: str, rows: list[dict], ranks: list[dict], alpha: float) -> list[str]:
+    """The stderr lines of ``correlate --compare`` at system level, from the rows of
+    :func:`evalcore.views.systems.metric_tests` (the same rows as the pairwise table)."""
+    out = [f"test: {method} {r['test']}: {r['metric_a']} ({r['value_a']:.6f}) > {r['metric_b']} "
+           f"({r['value_b']:.6f}): p = {r['p_value']:.6g}" for r in rows]
+    if ranks:
+        out.append("test: clusters (p <= {:g}): {}".format(alpha, ", ".join(f"{r['metric']} {r['rank']}"
+                                                                            for r in ranks)))
+    return out
 
 
 def _registry():

@@ -16,6 +16,7 @@ import numpy as np
 
 HANDLES_ALL_LPS = True  # one model per language pair: --lp all is refused with a message
 NAME = "learn"
+JUDGED_SEGMENTS = True  # trained and evaluated on the judged segments (the settings line says so)
 OUTPUTS = ("json",)  # checked before any work (--out is a model name, not a file)
 HELP = "train a learned metric (human-likeness SVM, Kulesza 2004; BEER-style ranker, Stanojević & Sima'an 2015)"
 

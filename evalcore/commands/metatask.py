@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 
 NAME = "metatask"
+STATES_SETTINGS = True  # its settings line, resolved on the data, goes to stderr from run()
 OUTPUTS = ("out",)
 HELP = "The WMT metrics-task table (wmt22, wmt23, wmt24, wmt25 recipes): per-task values, average, average rank."
 
@@ -115,6 +116,10 @@ def run(args) -> int:
                          f"|weights=" + ",".join(f"{s.weight:.4g}" for s in res.subtasks))
     for line in notes:
         print(f"note: {line}", file=sys.stderr)
+    from ..scoring.settings import metatask_settings_line
+
+    print(f"settings: {metatask_settings_line(args.judged_only, getattr(args, 'tokenize', None), args.include_human_systems)}",
+          file=sys.stderr)
     fmt = args.format or ("csv" if (args.out or "").lower().endswith(".csv") else
                           "latex" if (args.out or "").lower().endswith(".tex") else "tsv")
     if fmt == "latex":

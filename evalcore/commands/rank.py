@@ -3,7 +3,8 @@
 One row per (signal, system): signal (``human:<criterion>`` or a metric id), system, score,
 rank_best, rank_worst, rank_range, cluster, n_segments, test, settings. Human scores: a rater's
 repeated ratings of an item averaged, then the raters; a metric signal uses the metric's segment
-scores (over every segment, or the judged ones with ``--judged-only``). ``--matrix-out`` writes
+scores (with ``--human``, over the segments judged for it: the shared default of
+:mod:`evalcore.scoring.settings`; ``--all-segments``: every segment). ``--matrix-out`` writes
 the pairwise p-value matrices (signal, system, then one column per system).
 """
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import sys
 
 NAME = "rank"
+STATES_SETTINGS = True  # its settings line, resolved on the data, goes to stderr from run()
 LP_ALL = True
 OUTPUTS = ("out", "matrix_out")
 HELP = "Rank systems with pairwise significance, rank ranges and clusters (WMT24 human ranking)."
@@ -24,8 +26,10 @@ def add_arguments(p) -> None:
     p.add_argument("--refs", help="comma-separated reference sets for the metrics (default: all)")
     p.add_argument("--test", choices=["wilcoxon", "bootstrap", "ar"], default="wilcoxon",
                    help="pairwise test (default wilcoxon: WMT24's per-domain Wilcoxon combined over domains)")
-    p.add_argument("--judged-only", action="store_true",
-                   help="metric signals over only the segments judged for --human (per system)")
+    from ..scoring.settings import add_judged_arguments
+
+    add_judged_arguments(p, "metric signals over only the segments judged for --human (per system): the default "
+                            "when --human is given (the shared settings)")
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--samples", type=int, default=None,
                    help="resamples for bootstrap (default 1000) and ar (default 10000)")
@@ -45,6 +49,10 @@ def run(args) -> int:
         raise ValueError("give --human and/or --metrics")
     if args.judged_only and not args.human:
         raise ValueError("--judged-only needs --human (the judged segments)")
+    from ..scoring.settings import DEFAULTS, judged_only_of
+
+    explicit = args.judged_only is not None
+    args.judged_only = judged_only_of(args) and bool(args.human)  # no --human: nothing judged to restrict to
     ds = dataset(args)
     dom = ds.extras.get("segment_domains")
     domains = dict(zip(dom["seg_id"].astype(str), dom["domain"].astype(str))) if dom is not None and len(dom) else {}
@@ -76,6 +84,10 @@ def run(args) -> int:
                 sub = sub.assign(score=-sub["score"].astype(float))
                 print(f"note: {mid} is an error rate: its scores are negated (higher is better)", file=sys.stderr)
             signals.append((mid, sub))
+    if metrics and args.human and args.judged_only and not explicit:
+        print("note: judged segments only (the default; --all-segments for every segment)", file=sys.stderr)
+    used = DEFAULTS.with_(judged_only=args.judged_only, tokenizer=getattr(args, "tokenize", None))
+    print(f"settings: {used.describe(ds, args.human if args.judged_only else None)}", file=sys.stderr)
     rows, mats = [], []
     settings = (f"test={args.test}|alpha={args.alpha:g}|domains={len(set(domains.values())) or 1}"
                 + (f"|samples={args.samples or (1000 if args.test == 'bootstrap' else 10000)}|seed={args.seed}"

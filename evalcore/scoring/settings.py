@@ -119,14 +119,27 @@ class Settings:
 DEFAULTS = Settings()
 
 
-def add_cli_arguments(p) -> None:
-    """``--judged-only``/``--all-segments`` and ``--orientation`` with the shared defaults."""
+def add_judged_arguments(p, judged_help: str | None = None) -> None:
+    """``--judged-only``/``--all-segments`` with the shared default: neither given leaves
+    ``args.judged_only`` None, which means :data:`DEFAULTS` (on wherever judgements exist)."""
     g = p.add_mutually_exclusive_group()
     g.add_argument("--judged-only", dest="judged_only", action="store_true", default=None,
-                   help="metric scores over only the segments the humans judged (per system): the default "
-                        "wherever human judgements exist")
+                   help=judged_help or "metric scores over only the segments the humans judged (per system): the "
+                                       "default wherever human judgements exist")
     g.add_argument("--all-segments", dest="judged_only", action="store_false",
                    help="metric scores over every segment, judged or not")
+    p.set_defaults(_shared_judged=True)
+
+
+def judged_only_of(args) -> bool:
+    """The judged-only choice of a command: its flag, else the shared default."""
+    judged = getattr(args, "judged_only", None)
+    return DEFAULTS.judged_only if judged is None else bool(judged)
+
+
+def add_cli_arguments(p) -> None:
+    """``--judged-only``/``--all-segments`` and ``--orientation`` with the shared defaults."""
+    add_judged_arguments(p)
     p.add_argument("--orientation", choices=ORIENTATIONS, default=DEFAULTS.orientation,
                    help="higher-is-better (default, the WMT convention): error rates (TER, WER, PER) negated "
                         "before correlating; raw: correlated as they are")
@@ -140,3 +153,54 @@ def from_args(args, **fields) -> Settings:
           "tokenizer": getattr(args, "tokenize", None)}
     kw.update(fields)
     return Settings(**kw)
+
+
+_MISSING = object()
+
+
+def of_command(args) -> Settings:
+    """The settings a command runs under, from its options alone (what ``python -m evalcore``
+    states on stderr before a command that does not state its own, resolved on the data):
+    ``--judged-only`` where the command has one (the shared flag: :func:`judged_only_of`; an
+    opt-in flag: given or not), else the command's rule (``JUDGED_SEGMENTS = True`` in its module:
+    its metric scores are compared with the humans on the judged segments only, e.g. ``learn``),
+    else every segment; ``--tokenize``, ``--refs``, ``--orientation``
+    and ``--include-human-systems`` / ``--include-references`` where it has them."""
+    judged = getattr(args, "judged_only", _MISSING)
+    if judged is _MISSING:  # no such option: the command's own rule (JUDGED_SEGMENTS of its module)
+        judged = bool(getattr(args, "_judged_segments", False))
+    elif judged is False:
+        judged = False
+    elif judged is None:  # the shared flag left out, or an opt-in flag not given
+        judged = DEFAULTS.judged_only if getattr(args, "_shared_judged", False) else False
+    else:  # True, or a criterion (score --judged-only [CRITERION], "" for the only one)
+        judged = True
+    refs = getattr(args, "refs", None)
+    include = getattr(args, "include_human_systems", None) or getattr(args, "include_references", None)
+    return Settings(judged_only=judged, tokenizer=getattr(args, "tokenize", None) or None,
+                    references=tuple(r.strip() for r in refs.split(",") if r.strip()) if refs else None,
+                    human_systems="include" if include else "exclude",
+                    orientation=getattr(args, "orientation", None) or DEFAULTS.orientation)
+
+
+def command_line(args) -> str:
+    """The settings line of a command (:func:`of_command`, with the criterion a
+    ``--judged-only CRITERION`` names)."""
+    judged = getattr(args, "judged_only", None)
+    return of_command(args).describe(criterion=judged if isinstance(judged, str) and judged else None)
+
+
+def metatask_settings_line(judged_only: bool, tokenizer: str | None = None, include_human: bool | None = None) -> str:
+    """The settings line of a WMT metrics-task table (``metatask``, the Metrics task page): the
+    task's recipe fixes every segment (the official corpus scores), the primary reference and
+    the human translations scored as systems per language pair, unless overridden."""
+    s = DEFAULTS.with_(judged_only=bool(judged_only), tokenizer=tokenizer or None,
+                       human_systems="include" if include_human else "exclude")
+    text = s.describe()
+    text = text.replace("every reference set", "the task's primary reference per language pair")
+    if include_human is None:
+        text = text.replace("human translations left out", "human translations as systems where the task scores them")
+    if not judged_only:
+        text = text.replace("metric scores over every segment",
+                            "metric scores over every segment (the task's recipe, as the official runs)")
+    return text

@@ -240,6 +240,42 @@ register(Statistic(
                "pooled over the pairs of every language pair under --lp all (Kocmi et al. 2021; methods §3.3)."))
 
 
+@dataclass(frozen=True)
+class SignificanceTest:
+    """A test between two metrics' correlations with the humans (``correlate --compare``, the
+    Systems page's "Metrics vs humans" tests): ``methods`` the statistics it applies to (None:
+    every one), ``levels``, and the label every table and line shows."""
+
+    name: str
+    label: str
+    methods: tuple | None = None
+    levels: tuple = LEVELS
+    citation: str = ""
+
+    def check(self, method: str) -> None:
+        """ValueError when the test does not apply to ``method``."""
+        if self.methods is not None and method not in self.methods:
+            raise ValueError(f"{self.label} compares {' or '.join(label(m) for m in self.methods)} correlations "
+                             f"only, not {label(method)}; use perm for the other statistics")
+
+
+#: The tests between metrics, by ``--compare`` name (one-sided: H1 "the first metric agrees better").
+SIGNIFICANCE: dict[str, SignificanceTest] = {
+    "perm": SignificanceTest("perm", "PERM-BOTH",
+                             citation="Deutsch, Tsvetkov & Roth 2021; MTME stats.PermutationSigDiff; methods §3.4"),
+    "williams": SignificanceTest("williams", "Williams", methods=("pearson",),
+                                 citation="Williams 1959; Graham & Baldwin 2014; methods §3.5"),
+}
+
+
+def significance_test(name: str) -> SignificanceTest:
+    """The metric-vs-metric test ``name``; ValueError lists the known ones."""
+    try:
+        return SIGNIFICANCE[name]
+    except KeyError:
+        raise ValueError(f"test must be one of {tuple(SIGNIFICANCE)}, not {name!r}") from None
+
+
 def markdown_table() -> str:
     """The generated table of docs/methods.md §3.3 (between the registry markers)."""
     lines = ["| method | statistic | levels | groupings (default) | pooled | ε / tie calibration | Fisher z | "

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .correlation import correlation, pivot_scores
-from .registry import get as get_statistic
+from .registry import SIGNIFICANCE, get as get_statistic
 from .significance import bootstrap_ci, fisher_ci, kendall_se
 
 TABLE_COLUMNS = ["metric", "level", "method", "value", "ci_low", "ci_high", "n", "n_groups", "n_segments"]
@@ -172,7 +172,7 @@ def correlation_table(human: pd.DataFrame, metric_scores: pd.DataFrame, *, level
     return out
 
 
-SIGNIFICANCE_TESTS = ("perm", "williams")
+SIGNIFICANCE_TESTS = tuple(SIGNIFICANCE)  # described once, in evalcore.stats.registry
 
 
 def metric_matrices(human: pd.DataFrame, metric_scores: pd.DataFrame, *, level: str = "system",
@@ -241,8 +241,9 @@ def metric_significance(human: pd.DataFrame, metric_scores: pd.DataFrame, *, lev
     (n = cells with a human score), where MTME uses every cell (methods §3.5)."""
     from .significance import compare_metrics
 
-    if test not in SIGNIFICANCE_TESTS:
-        raise ValueError(f"test must be one of {SIGNIFICANCE_TESTS}, not {test!r}")
+    from .registry import significance_test
+
+    significance_test(test).check(method)  # an unknown test, or Williams on another statistic than Pearson
     gold, mats, notes = metric_matrices(human, metric_scores, level=level, systems=systems,
                                         exclude_systems=exclude_systems)
     if len(mats) < 2:

@@ -271,9 +271,9 @@ VS_HUMANS_METHODS = (("pearson", "Pearson r"), ("kendall", "Kendall τ_b"), ("ac
 
 def correlate_command(dataset: Dataset, metric_ids: Sequence[str], criterion: str, settings, method: str,
                       n_boot: int, seed: int = 0, alpha: float = 0.05, normalisation: str = "raw",
-                      aggregate: str = "mean") -> str:
+                      aggregate: str = "mean", compare: str | None = None, draws: int = 1000) -> str:
     """The ``python -m evalcore correlate`` command line that prints the same numbers (every
-    value from the data shell-quoted)."""
+    value from the data shell-quoted); ``compare``: also the tests between metrics."""
     from shlex import quote
 
     parts = ["python -m evalcore correlate DATA"]
@@ -290,6 +290,10 @@ def correlate_command(dataset: Dataset, metric_ids: Sequence[str], criterion: st
         parts.append(f"--normalisation {normalisation}")
     if aggregate != "mean":
         parts.append(f"--aggregate {aggregate}")
+    if compare:
+        parts.append(f"--compare {compare}")
+        if compare == "perm" and draws != 1000:
+            parts.append(f"--draws {int(draws)}")
     if not settings.judged_only:
         parts.append("--all-segments")
     if settings.orientation != "higher-is-better":
@@ -387,8 +391,10 @@ def metrics_vs_humans(dataset: Dataset, metric_ids: Sequence[str], criterion: st
     for k, (method, label) in enumerate(VS_HUMANS_METHODS):
         if progress:
             progress(0.6 + 0.3 * k / len(VS_HUMANS_METHODS), f"bootstrap: {label}")
+        kind = test if method == "pearson" else "perm"
         commands[method] = correlate_command(dataset, metric_ids, criterion, settings, method, n_boot, seed, alpha,
-                                             normalisation, aggregate)
+                                             normalisation, aggregate, compare=kind if len(metric_ids) > 1 else None,
+                                             draws=n_perm)
         if scores.empty:
             continue
         with warnings.catch_warnings():
@@ -403,7 +409,6 @@ def metrics_vs_humans(dataset: Dataset, metric_ids: Sequence[str], criterion: st
             use = [s for s in systems if s in set(ms["system"])]
             g, m = system_vectors(hum, ms, use)
             notes += correlation_notes(r.metric, label, g, m, float(r.value), (float(r.ci_low), float(r.ci_high)))
-        kind = test if method == "pearson" else "perm"
         t, rk, why = metric_tests(hum, scores, systems, metric_ids, method, kind, alpha, n_perm, seed)
         notes += [f"{label}: {w}" for w in why]
         tests += [dict(r, statistic=label) for r in t]
@@ -441,44 +446,47 @@ def best_metrics(table: pd.DataFrame) -> list[str]:
 
 def metric_tests(human: pd.DataFrame, scores: pd.DataFrame, systems: Sequence[str], metric_ids: Sequence[str],
                  method: str = "pearson", test: str = "williams", alpha: float = 0.05, n_perm: int = 1000,
-                 seed: int = 0) -> tuple[list[dict], list[dict], list[str]]:
+                 seed: int = 0, detail: bool = False, **corr_kwargs):
     """Tests between every two metrics' system-level correlations with the humans (what the
     Systems page and ``correlate --compare`` show), on the systems every metric scores:
     Williams' test (Williams 1959; Graham & Baldwin 2014; methods §3.5; Pearson only) or
-    PERM-BOTH (methods §3.4), ranked into significance clusters (methods §3.6) by
-    :func:`evalcore.stats.significance.compare_metrics`. ``human``/``scores``: the frames
+    PERM-BOTH (methods §3.4), ranked into significance clusters (methods §3.6). The one
+    computation is :func:`evalcore.stats.tables.metric_significance` (the tests as
+    :data:`evalcore.stats.registry.SIGNIFICANCE` describes them); this adds what a page says
+    instead of a test: a metric with the same score for every system is left out, and too few
+    systems give no test. ``human``/``scores``: the frames
     :func:`evalcore.stats.tables.correlation_table` takes (scores already oriented).
 
     Returns (rows test, metric_a, metric_b, value_a, value_b, p_value — p for "metric_a agrees
-    better than metric_b", one-sided; rows metric, value, rank; notes on why no test was run)."""
-    from ..stats.significance import compare_metrics
-    from ..stats.tables import system_vectors
+    better than metric_b", one-sided; rows metric, value, rank; notes on why no test was run);
+    with ``detail`` also the notes of :func:`~evalcore.stats.tables.metric_significance`."""
+    from ..stats.registry import significance_test
+    from ..stats.tables import metric_significance, system_vectors
     from ..core.undefined import test_notes
 
-    if test == "williams" and method != "pearson":
-        raise ValueError("Williams' test compares Pearson correlations; use perm for the other statistics")
+    kind = significance_test(test)
+    kind.check(method)
     hum = human[human["system"].isin(systems)].assign(seg_id=lambda d: d["seg_id"].astype(str))
     sc = scores.assign(seg_id=scores["seg_id"].astype(str))
     have = {m: set(sc.loc[sc["metric"] == m, "system"]) for m in metric_ids}
     common = [s for s in dict.fromkeys(hum["system"]) if all(s in have[m] for m in metric_ids)]
-    vecs, gold = {}, None
-    for m in metric_ids:
-        gold, vecs[m] = system_vectors(hum, sc[sc["metric"] == m], common)
-    usable = {m: v for m, v in vecs.items() if len(v) and np.nanstd(v) > 0}
+    vecs = {m: system_vectors(hum, sc[sc["metric"] == m], common)[1] for m in metric_ids}
+    usable = [m for m, v in vecs.items() if len(v) and np.nanstd(v) > 0]
     dropped = [m for m in metric_ids if m not in usable]
     notes = [f"{m}: the same score for every system, left out of the tests" for m in dropped] if len(vecs) > 1 else []
+    done = ([], [], notes, []) if detail else ([], [], notes)
     if len(usable) < 2:
-        return [], [], notes
+        return done
     why = test_notes(len(common), test)
     if why:
-        return [], [], notes + why
+        return ([], [], notes + why, []) if detail else ([], [], notes + why)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        order, sig = compare_metrics(gold, usable, method, test=test, alpha=alpha, k=n_perm, seed=seed)
-    names = list(order["metric"])
-    vals = dict(zip(order["metric"], order["value"]))
-    rows = [{"test": "Williams" if test == "williams" else "PERM-BOTH", "metric_a": names[i], "metric_b": names[j],
-             "value_a": float(vals[names[i]]), "value_b": float(vals[names[j]]), "p_value": float(sig[i, j])}
-            for i in range(len(names)) for j in range(i + 1, len(names))]
-    ranks = [{"metric": r.metric, "value": float(r.value), "rank": int(r.rank)} for r in order.itertuples(index=False)]
-    return rows, ranks, notes
+        clusters, pairs, sig_notes = metric_significance(
+            hum, sc[sc["metric"].isin(usable)], level="system", method=method, test=test, k=n_perm, alpha=alpha,
+            seed=seed, systems=common, **corr_kwargs)
+    vals = dict(zip(clusters["metric"], clusters["value"]))
+    rows = [{"test": kind.label, "metric_a": r.better, "metric_b": r.worse, "value_a": float(vals[r.better]),
+             "value_b": float(vals[r.worse]), "p_value": float(r.p_value)} for r in pairs.itertuples(index=False)]
+    ranks = [{"metric": r.metric, "value": float(r.value), "rank": int(r.rank)} for r in clusters.itertuples(index=False)]
+    return (rows, ranks, notes, sig_notes) if detail else (rows, ranks, notes)
