@@ -11,6 +11,7 @@ from pages.common import current_dataset, download_table, ensure_shell, latest_s
 ensure_shell(__file__)
 st.title("Class")
 from pages.common import terms  # noqa: E402
+from pages.common import settings_caption, settings_of_page  # noqa: E402  (the one settings line)
 
 terms("kappa", "Krippendorff's alpha", "Schulze ranking", "system level", "segment level")
 st.caption("The class's judgements from the Annotate page: who has done what, how much the students agree with "
@@ -56,6 +57,7 @@ def results():
     except Exception as exc:
         show_exception(exc, "Could not compute the class's results")
         return
+    settings_caption(settings_of_page(ds), ds)  # what the numbers below follow: judged outputs, scores oriented
     prog = o["progress"]
     if prog.empty:
         st.info(f"No {protocol.upper()} judgements from the class yet.")

@@ -139,7 +139,7 @@ def test_class_correlations_equal_scipy_and_sacrebleu(classroom):
     # system level: the class's mean per system against the corpus BLEU of the segments it judged
     sysmean = cell.groupby(level="system").mean()
     sub = V._with_judgements(ds, cj)
-    corpus = cached_scores(sub, ["bleu"], tokenize="13a", criterion="class_da").set_index("system")["score"]
+    corpus = cached_scores(sub, ["bleu"], tokenize="13a", criterion="class_da").table.set_index("system")["score"]
     corpus = corpus.reindex(sysmean.index)
     assert corr[("class", "system", "pearson", "bleu")] == pytest.approx(pearsonr(sysmean, corpus)[0], abs=1e-9)
     assert corr[("class", "system", "kendall", "bleu")] == pytest.approx(kendalltau(sysmean, corpus)[0], abs=1e-9)
@@ -250,6 +250,8 @@ def test_pages_save_a_judgement_and_the_class_page_shows_it(workspace_home):
     prog = next(df.value for df in cls.dataframe if "assigned" in df.value.columns)
     assert list(prog["rater"]) == [hostile] and list(prog["saved"]) == [1]
     assert not any("<script>" in m.value for m in cls.markdown)
+    # the one settings line (Settings.describe) beside the class's numbers, as on every page
+    assert any(c.value.startswith("Settings: metric scores over ") for c in cls.caption)
 
 
 def test_bad_rater_name_is_refused_on_the_page(workspace_home):

@@ -133,7 +133,7 @@ def metric_correlations(dataset: Dataset, metrics: Sequence[str], humans: dict[s
         h = h[~h["system"].isin(refs)]
         if h.empty:
             continue
-        sysm = _oriented(cached_scores(sub, metrics, tokenize=tokenize, criterion=crit), tokenize)
+        sysm = _oriented(cached_scores(sub, metrics, tokenize=tokenize, criterion=crit).table, tokenize)
         for method in methods:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
