@@ -258,3 +258,26 @@ def test_cli_spans_with_an_xcomet_marker(tmp_path, tiny_xcomet, capsys):
     want = metric_span_counts(ds, ["major"], metric_table=_table(ds, tiny_xcomet))
     assert [(int(r["tp"]), int(r["marked"]), int(r["errors"])) for r in x] == \
            [(int(r.tp), int(r.marked), int(r.errors)) for r in want.itertuples()]
+
+
+@needs_comet
+def test_xcomet_rows_without_a_reference_use_the_source_only_mode(tiny_xcomet):
+    """A call mixing rows with and without a reference scores each in its own input layout:
+    the without-reference rows equal the package's [mt, src] prediction, the others [mt, src, ref]."""
+    from evalcore.neural.backend import scorer
+
+    sc = scorer("xcomet", tiny_xcomet, "cpu", "fp32")
+    srcs = [s for _, s, _ in SEGMENTS]
+    cands = OUTPUTS["sysA"]
+    refs = [r if k % 2 else "" for k, (_, _, r) in enumerate(SEGMENTS)]
+    scores, spans, _ = sc.score_spans(srcs, cands, refs, 2, 512)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        qe = sc.model.predict([{"src": s, "mt": t} for s, t, r in zip(srcs, cands, refs) if not r],
+                              batch_size=8, gpus=0, progress_bar=False)
+        full = sc.model.predict([{"src": s, "mt": t, "ref": r} for s, t, r in zip(srcs, cands, refs) if r],
+                                batch_size=8, gpus=0, progress_bar=False)
+    assert [scores[k] for k in (0, 2)] == pytest.approx(list(qe.scores), abs=1e-6)
+    assert [scores[k] for k in (1, 3)] == pytest.approx(list(full.scores), abs=1e-6)
+    _same_spans([spans[0], spans[2]], list(qe.metadata.error_spans))
+    _same_spans([spans[1], spans[3]], list(full.metadata.error_spans))

@@ -229,9 +229,13 @@ class CometScorer:
         lengths = [len(s) + len(c) + len(r) for s, c, r in zip(srcs, cands, refs)]
         out = np.empty(n)
         spans: list | None = [None] * n if self.kind == "xcomet" else None
-        with_ref = self.needs_refs or (self.kind == "xcomet" and all(refs))
+        # one input layout per batch: xCOMET rows with a reference and rows without go apart
+        has_ref = np.array([bool(self.needs_refs or (self.kind == "xcomet" and r)) for r in refs], dtype=bool)
+        batches = [group[b] for group in (np.flatnonzero(has_ref), np.flatnonzero(~has_ref)) if len(group)
+                   for b in sorted_batches([lengths[i] for i in group], batch_size)]
         done = 0
-        for batch in sorted_batches(lengths, batch_size):
+        for batch in batches:
+            with_ref = bool(has_ref[batch[0]])
             samples = [{"src": srcs[i], "mt": cands[i], **({"ref": refs[i]} if with_ref else {})} for i in batch]
             with torch.inference_mode(), autocast(self.device, self.precision):
                 inputs = self.model.prepare_for_inference(samples)
