@@ -216,17 +216,25 @@ def test_metric_span_counts_on_xcomet_spans_hand_counted(tmp_path, tiny_xcomet):
     from evalcore.analysis.spans import metric_span_counts
     from evalcore.io import load_dataset
 
-    cand = OUTPUTS["sysA"][0]
-    human = [{"start_i": 2, "end_i": 5, "severity": "major", "error_type": None}]
-    ds = load_dataset(_dataset(tmp_path / "d", [["sysA", "1", "r1", "esa", "50", json.dumps(human)]]))
     keys, want, _ = _oracle(tiny_xcomet, batch_size=8)
-    mine = want[keys.index(("sysA", "1"))]
+    system, seg = _tagged(keys, want)
+    cand = OUTPUTS[system][[g for g, _, _ in SEGMENTS].index(seg)]
+    human = [{"start_i": 2, "end_i": 5, "severity": "major", "error_type": None}]
+    ds = load_dataset(_dataset(tmp_path / "d", [[system, seg, "r1", "esa", "50", json.dumps(human)]]))
+    mine = want[keys.index((system, seg))]
     marked = {i for s in mine for i in range(s["start"], min(s["end"], len(cand))) if not cand[i].isspace()}
-    truth = {2, 3, 4}
+    truth = {i for i in range(2, 5) if not cand[i].isspace()}
     got = metric_span_counts(ds, ["major"], metric_table=_table(ds, tiny_xcomet))
-    row = got[(got.seg_id == "1") & (got.system == "sysA")].iloc[0]
-    assert (row.tp, row.marked, row.errors) == (len(marked & truth), len(marked), len(truth))
     assert len(got) == 1  # only the one annotated output counts
+    row = got.iloc[0]
+    assert (row.system, row.seg_id) == (system, seg)
+    assert (row.tp, row.marked, row.errors) == (len(marked & truth), len(marked), len(truth))
+    assert len(marked) > 0
+
+
+def _tagged(keys, spans):
+    """The first output the tiny model tags (a hand count over nothing would prove little)."""
+    return next(k for k, sp in zip(keys, spans) if sp and sp[0]["start"] < sp[0]["end"])
 
 
 def _table(ds, path):
@@ -239,8 +247,9 @@ def _table(ds, path):
 def test_cli_spans_with_an_xcomet_marker(tmp_path, tiny_xcomet, capsys):
     from evalcore.cli import main
 
+    keys, want, _ = _oracle(tiny_xcomet, batch_size=8)
     human = [{"start_i": 2, "end_i": 5, "severity": "major", "error_type": None}]
-    folder = _dataset(tmp_path / "d", [["sysA", "1", "r1", "esa", "50", json.dumps(human)]])
+    folder = _dataset(tmp_path / "d", [[*_tagged(keys, want), "r1", "esa", "50", json.dumps(human)]])
     out = tmp_path / "s.tsv"
     counts = tmp_path / "c.tsv"
     rc = main(["spans", str(folder), "--metrics", f"bleu,xcomet:{tiny_xcomet}", "--severity", "major",
@@ -256,6 +265,7 @@ def test_cli_spans_with_an_xcomet_marker(tmp_path, tiny_xcomet, capsys):
     from evalcore.analysis.spans import metric_span_counts
 
     want = metric_span_counts(ds, ["major"], metric_table=_table(ds, tiny_xcomet))
+    assert len(x) == 1 and int(x[0]["marked"]) > 0
     assert [(int(r["tp"]), int(r["marked"]), int(r["errors"])) for r in x] == \
            [(int(r.tp), int(r.marked), int(r.errors)) for r in want.itertuples()]
 
@@ -281,3 +291,33 @@ def test_xcomet_rows_without_a_reference_use_the_source_only_mode(tiny_xcomet):
     assert [scores[k] for k in (1, 3)] == pytest.approx(list(full.scores), abs=1e-6)
     _same_spans([spans[0], spans[2]], list(qe.metadata.error_spans))
     _same_spans([spans[1], spans[3]], list(full.metadata.error_spans))
+
+
+@needs_comet
+def test_divergence_layer_of_one_output_holds_the_predicted_spans(tmp_path, tiny_xcomet):
+    """The Divergence page's metric-span layer of the selected output (views.spans.output_layers
+    with span_metrics): exactly the spans the package predicts on that output, and its P/R/F1
+    row against the rater equals the hand count."""
+    from evalcore.io import load_dataset
+    from evalcore.neural import configure
+    from evalcore.views import spans as V
+
+    keys, want, _ = _oracle(tiny_xcomet, batch_size=8)
+    tagged = _tagged(keys, want)
+    human = [{"start_i": 2, "end_i": 5, "severity": "major", "error_type": None}]
+    ds = load_dataset(_dataset(tmp_path / "d", [[*tagged, "r1", "esa", "50", json.dumps(human)]]))
+    configure(device="cpu")
+    mid = f"xcomet:{tiny_xcomet}"
+    for system, seg in keys:
+        layers = V.output_layers(ds, system, seg, markers=(), span_metrics=[mid])
+        layer = layers["metric_spans"][mid.lower()]
+        mine = want[keys.index((system, seg))]
+        assert [(a, b, sev) for a, b, sev, _ in layer["spans"]] == [(s["start"], s["end"], s["severity"]) for s in mine]
+        if (system, seg) == tagged:
+            cand = OUTPUTS[system][[g for g, _, _ in SEGMENTS].index(seg)]
+            marked = {i for s in mine for i in range(s["start"], min(s["end"], len(cand))) if not cand[i].isspace()}
+            truth = {i for i in range(2, 5) if not cand[i].isspace()}
+            row = layers["scores"].iloc[0]
+            assert (row.marked_chars, row.error_chars) == (len(marked), len(truth))
+            assert row.precision == pytest.approx(len(marked & truth) / len(marked))
+            assert row.recall == pytest.approx(len(marked & truth) / len(truth))

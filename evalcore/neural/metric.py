@@ -366,22 +366,24 @@ class NeuralMetric(Metric):
             out.append((sim, loo))
         return out
 
-    def dataset_spans(self, dataset, progress=None):
+    def dataset_spans(self, dataset, progress=None, outputs=None):
         """xCOMET's error spans on every output of ``dataset`` in the metric-spans schema
         (:func:`evalcore.io.spans.xcomet_spans_frame`; the ``metric`` column is this metric's id):
         each (system, segment) is scored against the first reference set that has the segment
         (xCOMET marks spans per (candidate, reference) pair; one pair per output keeps one
-        reading per output); outputs whose source cannot be found are left out."""
+        reading per output); outputs whose source cannot be found are left out. ``outputs``: only
+        these (system, seg_id) pairs (a page's one selected output)."""
         from ..io.spans import xcomet_spans_frame
 
         self.prepare(dataset)
         seg_ids = [str(x) for x in dataset.seg_ids]
         ref_cols = [dataset.ref_texts()[r] for r in dataset.ref_ids]
         sources = dataset.segments["source"].tolist()
+        only = None if outputs is None else {(str(a), str(b)) for a, b in outputs}
         keys, srcs, cands, refs = [], [], [], []
         for system, texts in dataset.sys_texts().items():
             for i, cand in enumerate(texts):
-                if not isinstance(cand, str):
+                if not isinstance(cand, str) or (only is not None and (str(system), seg_ids[i]) not in only):
                     continue
                 ref = next((col[i] for col in ref_cols if isinstance(col[i], str)), None)
                 if ref is None:
