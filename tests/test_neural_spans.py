@@ -321,3 +321,13 @@ def test_divergence_layer_of_one_output_holds_the_predicted_spans(tmp_path, tiny
             assert (row.marked_chars, row.error_chars) == (len(marked), len(truth))
             assert row.precision == pytest.approx(len(marked & truth) / len(marked))
             assert row.recall == pytest.approx(len(marked & truth) / len(truth))
+
+
+@needs_comet
+def test_cli_spans_refuses_a_missing_xcomet_model_before_reading_data(tmp_path, capsys):
+    from evalcore.cli import main
+
+    rc = main(["spans", str(tmp_path / "no-such-dataset"), "--metrics", f"xcomet:{tmp_path / 'nowhere'}"])
+    _, err = capsys.readouterr()
+    assert rc == 2
+    assert f"xcomet:{tmp_path / 'nowhere'}: no such file or folder" in err

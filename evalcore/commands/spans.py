@@ -54,6 +54,11 @@ def run(args) -> int:
     unknown = [m for m in markers if m not in MARKERS]
     if unknown:
         raise ValueError(f"no span marks for {', '.join(unknown)}; available: {', '.join(MARKERS)}")
+    if neural:  # packages and model on this machine, checked before any data is read
+        from ..metrics.base import get_metric
+
+        for mid in neural:
+            get_metric(mid).check()
     sevs = [s.strip().lower() for s in args.severity.split(",") if s.strip()]
     if args.bootstrap < 0:
         raise ValueError("--bootstrap must be 0 or more")
