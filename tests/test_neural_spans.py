@@ -193,19 +193,52 @@ def test_xcomet_spans_deterministic_batch_invariant_and_cached(tmp_path, tiny_xc
     assert all(isinstance(json.loads(v), list) for v in t.column("spans").to_pylist())
 
 
-def test_cached_spans_round_trip_and_an_old_scores_only_file_is_rescored(tmp_path):
-    """The cache alone, no model: spans stored beside scores come back equal; a file without
-    the spans column (written before spans were kept) gives scores but no spans."""
+@pytest.mark.parametrize("compact", [False, True])
+def test_cached_spans_round_trip_and_a_scores_only_file_has_none(tmp_path, monkeypatch, compact):
+    """The cache alone, no model: spans stored beside scores come back equal (also after the
+    parts are merged into one); a file without the spans column (written before spans were
+    kept) gives scores but no spans."""
     pytest.importorskip("pyarrow")
-    from evalcore.neural.cache import ScoreCache
+    from evalcore.neural import cache
 
-    c = ScoreCache("k", root=tmp_path / "c")
+    if compact:
+        monkeypatch.setattr(cache, "COMPACT_AT", 1)
+    c = cache.ScoreCache("k", root=tmp_path / "c")
     sp = [[{"text": "cat", "confidence": 0.1234567890123, "severity": "major", "start": 4, "end": 7}], []]
     c.put([b"a" * 16, b"b" * 16], [0.5, 0.25], sp)
     c.put([b"c" * 16], [0.75])
-    fresh = ScoreCache("k", root=tmp_path / "c")
+    assert len(list((tmp_path / "c").rglob("*.parquet"))) == (1 if compact else 2)
+    fresh = cache.ScoreCache("k", root=tmp_path / "c")
     assert fresh.get([b"a" * 16, b"b" * 16, b"c" * 16]).tolist() == [0.5, 0.25, 0.75]
     assert fresh.get_spans([b"a" * 16, b"b" * 16, b"c" * 16, b"d" * 16]) == [sp[0], [], None, None]
+
+
+@needs_comet
+def test_rows_cached_without_spans_are_scored_again_for_spans(tmp_path, tiny_xcomet, monkeypatch):
+    """A cache file with scores only (as written before spans were kept) does not answer a
+    request for spans: those rows go through the model, and their spans equal predict's."""
+    from evalcore.io import load_dataset
+    from evalcore.metrics.base import get_metric
+    from evalcore.neural import backend, cache, configure
+
+    ds = load_dataset(_dataset(tmp_path / "d"))
+    configure(device="cpu")
+    m = get_metric(f"xcomet:{tiny_xcomet}")
+    keys, want, want_scores = _oracle(tiny_xcomet, batch_size=8)
+    srcs = [s for _ in OUTPUTS for _, s, _ in SEGMENTS]
+    refs = [r for _ in OUTPUTS for _, _, r in SEGMENTS]
+    cands = [t for texts in OUTPUTS.values() for t in texts]
+    mk = m.model_key()
+    cache.ScoreCache(mk).put(cache.row_keys(mk, srcs, cands, refs), want_scores)  # no spans column
+    model = backend.scorer("xcomet", tiny_xcomet, "cpu", "fp32").model
+    calls = []
+    real = model.predict_step
+    monkeypatch.setattr(model, "predict_step", lambda *a, **k: calls.append(1) or real(*a, **k))
+    m.prepare(ds)
+    assert list(m.pair_scores(srcs, cands, refs)) == list(want_scores) and not calls  # scores: from the cache
+    _, spans = m.pair_spans(srcs, cands, refs)
+    assert calls
+    _same_spans(spans, want)
 
 
 @needs_comet
