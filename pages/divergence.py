@@ -77,15 +77,18 @@ def detail(_ds, h, system, seg_id, _signals, sig_key):
 
 # ---------------------------------------------------------------- human error spans (ESA / MQM)
 # Kept in these two functions (called below) so that the rest of the page stays as it was.
-def spans_detail(ds, h, system: str, seg_id: str) -> None:
+def spans_detail(ds, h, system: str, seg_id: str, metrics=()) -> None:
     """The selected output with each rater's error spans and each metric's marks stacked on the
-    same text (computed for this output only, evalcore.views.spans), and their P/R/F1."""
+    same text (computed for this output only, evalcore.views.spans), and their P/R/F1; the
+    spans a selected xcomet:MODEL metric predicts join them."""
     from evalcore.views import spans as spans_view
 
-    if not (spans_view.has_spans(ds) or spans_view.has_metric_spans(ds)):
+    xc = tuple(m for m in metrics if m.lower().startswith("xcomet:"))
+    if not (spans_view.has_spans(ds) or spans_view.has_metric_spans(ds) or xc):
         return
     try:
-        layers = memo_object("div_spans", (h, system, seg_id), lambda: spans_view.output_layers(ds, system, seg_id))
+        layers = memo_object("div_spans", (h, system, seg_id, xc),
+                             lambda: spans_view.output_layers(ds, system, seg_id, span_metrics=xc))
     except Exception as exc:
         show_exception(exc, "Could not read the error spans of this output")
         return
@@ -338,7 +341,7 @@ except Exception as exc:
 st.markdown(H.plain_box(f"Source (segment {d['seg_id']})", d["source"]), unsafe_allow_html=True)
 st.markdown(H.plain_box(f"Output of {d['system']}" + (f" — tags: {', '.join(d['tags'])}" if d["tags"] else ""),
                         d["output"]), unsafe_allow_html=True)
-spans_detail(ds, h, d["system"], str(d["seg_id"]))
+spans_detail(ds, h, d["system"], str(d["seg_id"]), metrics)
 if d["references"]:
     st.markdown(f"**{len(d['references'])} reference(s)** — highlighted: the n-grams (n ≤ 4) each reference "
                 "shares with the output (13a tokens), on the reference and on the output.")

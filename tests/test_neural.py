@@ -151,8 +151,8 @@ def test_missing_model_says_which_where_and_how(tmp_path):
 
 @needs_torch
 def test_error_paths_of_loaders_without_a_tiny_checkpoint_format(tmp_path, tiny_bert):
-    """xCOMET, MetricX and BLEURT-20 checkpoints cannot be built tiny here: their loaders'
-    refusals are checked on folders that lack what they need."""
+    """MetricX and BLEURT-20 checkpoints cannot be built tiny here (a tiny xCOMET is, in
+    test_neural_spans.py): the loaders' refusals are checked on folders that lack what they need."""
     from evalcore.neural import MissingExtra, MissingModel, backend
 
     empty = tmp_path / "empty"

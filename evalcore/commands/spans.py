@@ -21,7 +21,8 @@ def add_arguments(p) -> None:
                                 "Google MQM TSV, WMT ESA JSONL)")
     p.add_argument("--lp", help="language pair, when the data holds several ('all': each in turn)")
     p.add_argument("--metrics", default="bleu,chrf,ter",
-                   help="comma-separated markers among bleu, chrf, ter (default: all three)")
+                   help="comma-separated markers among bleu, chrf, ter (default: all three), and xcomet:MODEL "
+                        "(the error spans the model predicts, scored or read from the neural cache)")
     p.add_argument("--severity", default="minor,major,all",
                    help="comma-separated severities of the human spans (default minor,major,all)")
     from . import _tok; _tok.add_argument(p)  # noqa: E702
@@ -48,9 +49,16 @@ def run(args) -> int:
     from ._lp import dataset, emit
 
     markers = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    neural = [m for m in markers if m.lower().startswith("xcomet:")]
+    markers = [m for m in markers if m not in neural]
     unknown = [m for m in markers if m not in MARKERS]
     if unknown:
         raise ValueError(f"no span marks for {', '.join(unknown)}; available: {', '.join(MARKERS)}")
+    if neural:  # packages and model on this machine, checked before any data is read
+        from ..metrics.base import get_metric
+
+        for mid in neural:
+            get_metric(mid).check()
     sevs = [s.strip().lower() for s in args.severity.split(",") if s.strip()]
     if args.bootstrap < 0:
         raise ValueError("--bootstrap must be 0 or more")
@@ -67,7 +75,7 @@ def run(args) -> int:
     bar = StderrProgress("marking outputs")
     counts = item_counts(ds, markers, sevs, tokenize=tok, table=table,
                          progress=lambda f, t: bar(int(round(f * 1000)), 1000))
-    mtable = _metric_table(args, ds)
+    mtable = _metric_table(args, ds, neural)
     if mtable is not None:
         for p in mtable.problems:
             print(str(p), file=sys.stderr)
@@ -92,21 +100,35 @@ def run(args) -> int:
     return 0
 
 
-def _metric_table(args, ds):
+def _metric_table(args, ds, neural=()):
     """The spans metrics returned: ``--metric-spans`` (read and checked with file and line), else
-    the dataset's own ``metric_spans`` table, else None. Broken rows raise DataError (exit 2)."""
+    the dataset's own ``metric_spans`` table, else None; plus the spans of each ``xcomet:MODEL``
+    in ``neural`` (predicted now or read from the neural cache). Broken rows raise DataError (exit 2)."""
     from pathlib import Path
+
+    import pandas as pd
 
     from ..io.spans import METRIC_EXTRA, metric_span_table, read_metric_spans
     from ..core.problems import DataError, Report
 
+    frames = []
     if args.metric_spans:
         path = Path(args.metric_spans)
         report = Report()
         frame = read_metric_spans(path.read_bytes(), path.name, report)
         if frame is None or not report.ok:
             raise DataError(report)
-        return metric_span_table(ds, frame)
-    if ds.extras.get(METRIC_EXTRA) is not None and len(ds.extras[METRIC_EXTRA]):
-        return metric_span_table(ds)
-    return None
+        frames.append(frame)
+    elif ds.extras.get(METRIC_EXTRA) is not None and len(ds.extras[METRIC_EXTRA]):
+        frames.append(ds.extras[METRIC_EXTRA])
+    if neural:
+        from .. import neural as _neural
+
+        try:
+            for mid in neural:
+                frames.append(_neural.metric_spans(ds, mid))
+        finally:
+            _neural.release_models()
+    if not frames:
+        return None
+    return metric_span_table(ds, frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True))

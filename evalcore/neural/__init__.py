@@ -36,6 +36,20 @@ def register_all() -> list[str]:
     return list(BUILTIN)
 
 
+def metric_spans(dataset, metric_id: str, progress=None, outputs=None):
+    """The error spans ``xcomet:MODEL`` predicts on every output of ``dataset``, as a
+    metric-spans table (``evalcore.io.spans.METRIC_REQUIRED`` + confidence; ``no-error`` rows
+    for outputs without a span); scored by the model like ``evalcore score`` scores it, or read
+    from the neural cache, where the spans are stored beside the scores. ``outputs``: only these
+    (system, seg_id) pairs."""
+    from ..metrics.base import get_metric
+
+    metric = get_metric(metric_id)
+    if not isinstance(metric, NeuralMetric) or metric.kind != "xcomet":
+        raise ValueError(f"{metric_id}: error spans come from xcomet:MODEL metrics only")
+    return metric.dataset_spans(dataset, progress, outputs)
+
+
 def release_models() -> None:
     """Free every loaded neural model (after a command's neural metric is written)."""
     import sys

@@ -205,7 +205,7 @@ class CometScorer:
             raise MissingModel(f"{kind}:{path}: the checkpoint loads its encoder's tokenizer and configuration "
                                f"by name, and they are not on this machine: {exc}") from None
         self.model.eval().to(device)
-        self.device, self.precision, self.torch = device, precision, torch
+        self.kind, self.device, self.precision, self.torch = kind, device, precision, torch
         self.needs_refs = bool(self.model.requires_references())
         if kind == "cometkiwi" and self.needs_refs:
             raise ValueError(f"cometkiwi:{path}: this checkpoint needs references; use comet:{path}")
@@ -214,22 +214,58 @@ class CometScorer:
         self.max_positions = int(self.model.encoder.max_positions)
 
     def score(self, srcs, cands, refs, batch_size: int, max_length: int, progress: Progress = None):
+        scores, _, truncated = self.score_spans(srcs, cands, refs, batch_size, max_length, progress)
+        return scores, truncated
+
+    def score_spans(self, srcs, cands, refs, batch_size: int, max_length: int, progress: Progress = None):
+        """Scores, and for xCOMET the error spans of each row (unbabel-comet's
+        ``metadata.error_spans``: per row a list of dicts text, confidence, severity, start, end,
+        character offsets into the candidate; None for the other kinds), and -1 (truncation is
+        not counted). xCOMET gets the reference whenever the row has one (its [mt, src, ref]
+        mode: the three inputs' scores averaged, the tags weighted, Guerreiro et al. 2024 §3),
+        else the source alone."""
         torch = self.torch
         n = len(cands)
         lengths = [len(s) + len(c) + len(r) for s, c, r in zip(srcs, cands, refs)]
         out = np.empty(n)
+        spans: list | None = [None] * n if self.kind == "xcomet" else None
+        # one input layout per batch: xCOMET rows with a reference and rows without go apart
+        has_ref = np.array([bool(self.needs_refs or (self.kind == "xcomet" and r)) for r in refs], dtype=bool)
+        batches = [group[b] for group in (np.flatnonzero(has_ref), np.flatnonzero(~has_ref)) if len(group)
+                   for b in sorted_batches([lengths[i] for i in group], batch_size)]
         done = 0
-        for batch in sorted_batches(lengths, batch_size):
-            samples = [{"src": srcs[i], "mt": cands[i], **({"ref": refs[i]} if self.needs_refs else {})} for i in batch]
+        for batch in batches:
+            with_ref = bool(has_ref[batch[0]])
+            samples = [{"src": srcs[i], "mt": cands[i], **({"ref": refs[i]} if with_ref else {})} for i in batch]
             with torch.inference_mode(), autocast(self.device, self.precision):
                 inputs = self.model.prepare_for_inference(samples)
-                inputs = {k: v.to(self.device) if hasattr(v, "to") else v for k, v in inputs.items()}
-                pred = self.model.predict_step(inputs)
+                pred = self.model.predict_step(_to_device(inputs, self.device))
             out[batch] = pred.scores.float().cpu().numpy()
+            if spans is not None:
+                found = pred.metadata["error_spans"] if "metadata" in pred else None
+                if found is None or len(found) != len(batch):
+                    raise ValueError(f"xcomet: the model returned no error spans for its {len(batch)} rows (a COMET "
+                                     "checkpoint without word-level tags? use comet:MODEL for it)")
+                for i, row in zip(batch, found):
+                    spans[i] = [_span(sp) for sp in row]
             done += len(batch)
             if progress:
                 progress(done, n)
-        return out, -1  # COMET truncates inside its encoder (max_positions); not counted here
+        return out, spans, -1  # COMET truncates inside its encoder (max_positions); not counted here
+
+
+def _to_device(inputs, device):
+    """unbabel-comet's model inputs on ``device``: a dict of tensors (COMET), or a tuple of such
+    dicts (UnifiedMetric / xCOMET: one per input combination)."""
+    if isinstance(inputs, dict):
+        return {k: v.to(device) if hasattr(v, "to") else v for k, v in inputs.items()}
+    return tuple(_to_device(x, device) for x in inputs)
+
+
+def _span(sp: dict) -> dict:
+    """One of unbabel-comet's error-span dicts with plain Python values (JSON-ready)."""
+    return {"text": str(sp["text"]), "confidence": float(sp["confidence"]), "severity": str(sp["severity"]),
+            "start": int(sp["start"]), "end": int(sp["end"])}
 
 
 class BleurtScorer:

@@ -5,7 +5,9 @@ Each row's key is the SHA-256 (first 16 bytes) of the model key — the model's 
 the versions of torch / transformers / unbabel-comet / sentence-transformers, the tokenizer
 files (part of the model folder's hash), the device type, the precision and the maximum input
 length — and of the source, candidate and reference texts. Rows live as Parquet files (columns
-``key`` binary(16), ``score`` float64; never pickle) under ``<cache>/neural/<model key>/``
+``key`` binary(16), ``score`` float64, and for xCOMET ``spans``: the row's error spans as a
+JSON list of unbabel-comet's dicts, null where not kept; never pickle) under
+``<cache>/neural/<model key>/``
 (:func:`evalcore.core.paths.cache_dir`). Every run that computed something adds one file, written
 atomically with a unique name, so concurrent processes (Dask workers) never clash; when a
 folder holds more than :data:`COMPACT_AT` files they are merged into one.
@@ -13,6 +15,7 @@ folder holds more than :data:`COMPACT_AT` files they are merged into one.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import uuid
 from pathlib import Path
@@ -49,6 +52,7 @@ class ScoreCache:
         self.model_key = model_key
         self.folder = (root or paths.cache_dir(create=False) / "neural") / hashlib.sha256(model_key.encode()).hexdigest()[:32]
         self._rows: dict[bytes, float] | None = None
+        self._spans: dict[bytes, str] = {}  # key -> JSON of the row's error spans (xCOMET)
         self._seen: set[str] = set()
 
     def _read(self) -> dict[bytes, float]:
@@ -62,11 +66,15 @@ class ScoreCache:
             if f.name in self._seen:
                 continue
             try:
-                t = pq.read_table(f, columns=["key", "score"])
+                t = pq.read_table(f)
+                keys = t.column("key").to_pylist()
+                scores = t.column("score").to_numpy(zero_copy_only=False)
             except Exception:  # torn or foreign file: ignored (its rows are recomputed)
                 continue
             self._seen.add(f.name)
-            self._rows.update(zip(t.column("key").to_pylist(), t.column("score").to_numpy(zero_copy_only=False)))
+            self._rows.update(zip(keys, scores))
+            if "spans" in t.column_names:
+                self._spans.update((k, v) for k, v in zip(keys, t.column("spans").to_pylist()) if v is not None)
         return self._rows
 
     def get(self, keys: Sequence[bytes]) -> np.ndarray:
@@ -74,7 +82,13 @@ class ScoreCache:
         rows = self._read()
         return np.array([rows.get(k, np.nan) for k in keys], dtype=float)
 
-    def put(self, keys: Sequence[bytes], scores: Sequence[float]) -> None:
+    def get_spans(self, keys: Sequence[bytes]) -> list[list | None]:
+        """Error spans of ``keys`` as stored (None where a row has none cached)."""
+        self._read()
+        return [None if (v := self._spans.get(k)) is None else json.loads(v) for k in keys]
+
+    def put(self, keys: Sequence[bytes], scores: Sequence[float], spans: Sequence[list] | None = None) -> None:
+        """Add rows; ``spans`` (one list of span dicts per row) are kept beside the scores."""
         if not len(keys):
             return
         import pyarrow as pa
@@ -83,11 +97,20 @@ class ScoreCache:
         from ..core.export import atomic_write
 
         self.folder.mkdir(parents=True, exist_ok=True)
-        table = pa.table({"key": pa.array(list(keys), pa.binary(16)), "score": pa.array(np.asarray(scores, float))})
+        cols = {"key": pa.array(list(keys), pa.binary(16)), "score": pa.array(np.asarray(scores, float))}
+        texts = None
+        if spans is not None:
+            if len(spans) != len(keys):
+                raise ValueError(f"{len(keys)} rows but {len(spans)} span lists")
+            texts = [json.dumps(list(sp), ensure_ascii=False, sort_keys=True) for sp in spans]
+            cols["spans"] = pa.array(texts, pa.string())
+        table = pa.table(cols)
         name = f"part-{uuid.uuid4().hex}.parquet"
         atomic_write(self.folder / name, lambda fh: pq.write_table(table, fh), mode="wb", fsync=False)
         rows = self._read()
         rows.update(zip(keys, map(float, scores)))
+        if texts is not None:
+            self._spans.update(zip(keys, texts))
         self._compact()
 
     def _compact(self) -> None:
@@ -100,8 +123,11 @@ class ScoreCache:
         from ..core.export import atomic_write
 
         rows = self._read()
-        table = pa.table({"key": pa.array(list(rows), pa.binary(16)),
-                          "score": pa.array(np.fromiter(rows.values(), float, len(rows)))})
+        cols = {"key": pa.array(list(rows), pa.binary(16)),
+                "score": pa.array(np.fromiter(rows.values(), float, len(rows)))}
+        if self._spans:
+            cols["spans"] = pa.array([self._spans.get(k) for k in rows], pa.string())
+        table = pa.table(cols)
         name = f"part-{uuid.uuid4().hex}.parquet"
         atomic_write(self.folder / name, lambda fh: pq.write_table(table, fh), mode="wb", fsync=False)
         self._seen.add(name)

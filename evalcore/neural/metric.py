@@ -160,7 +160,9 @@ class NeuralMetric(Metric):
         v = versions()
         return "|".join([self.kind, _models.content_hash(self.path()), self.device().split(":")[0],
                          self.config.precision, f"trunc:{self.max_length()}",
-                         *(f"{k}:{v[k]}" for k in sorted(v))])
+                         *(f"{k}:{v[k]}" for k in sorted(v)),
+                         # xCOMET rows are scored with their reference and keep their error spans
+                         *(["inputs:mt+src+ref", "spans:1"] if self.kind == "xcomet" else [])])
 
     def prepare(self, dataset) -> None:
         """Index the dataset's sources by reference text (COMET and MetricX-24 need a segment's
@@ -209,14 +211,28 @@ class NeuralMetric(Metric):
                     progress=None) -> np.ndarray:
         """Score of each (source, candidate, reference) row: from the cache, else the model
         (distinct rows only, length-sorted batches); NaN where the source is unknown."""
+        return self._pairs(srcs, cands, refs, progress, False)[0]
+
+    def pair_spans(self, srcs: Sequence[str | None], cands: Sequence[str], refs: Sequence[str],
+                   progress=None) -> tuple[np.ndarray, list[list | None]]:
+        """xCOMET only: the score and the error spans of each row (unbabel-comet's
+        ``metadata.error_spans`` dicts: text, confidence, severity, start, end; None where the
+        source is unknown), from the cache (scores and spans are stored together) or the model."""
+        if self.kind != "xcomet":
+            raise ValueError(f"{self.id}: only xcomet:MODEL returns error spans")
+        return self._pairs(srcs, cands, refs, progress, True)
+
+    def _pairs(self, srcs, cands, refs, progress, want_spans: bool):
         from . import cache as _cache
 
         n = len(cands)
         out = np.full(n, np.nan)
+        spans_out: list[list | None] = [None] * n
         ok = [i for i in range(n) if srcs[i] is not None]
         if not ok:
-            return out
+            return out, spans_out
         kiwi = self.kind == "cometkiwi"
+        keep_spans = self.kind == "xcomet"
         rows = [(srcs[i], cands[i], "" if kiwi else refs[i]) for i in ok]
         uniq = list(dict.fromkeys(rows))
         key = self.model_key()
@@ -226,9 +242,14 @@ class NeuralMetric(Metric):
                 self._cache = _cache.ScoreCache(key)
             keys = _cache.row_keys(key, *zip(*uniq))
             got = self._cache.get(keys)
+            got_spans = self._cache.get_spans(keys) if keep_spans else [None] * len(uniq)
         else:
             got = np.full(len(uniq), np.nan)
-        todo = np.flatnonzero(np.isnan(got))
+            got_spans = [None] * len(uniq)
+        missing = np.isnan(got)
+        if want_spans:  # a score cached without its spans (an older cache file) is scored again
+            missing |= np.array([sp is None for sp in got_spans], dtype=bool)
+        todo = np.flatnonzero(missing)
         if len(todo):
             from .backend import scorer
 
@@ -239,16 +260,25 @@ class NeuralMetric(Metric):
                 progress = self._sink
             if progress is None and self.config.progress:
                 progress = self._stderr_progress(len(todo))
-            values, truncated = model.score(s, c, r, self.config.batch_size, self.max_length(), progress)
+            if keep_spans:
+                values, new_spans, truncated = model.score_spans(s, c, r, self.config.batch_size, self.max_length(),
+                                                                 progress)
+                for k, sp in zip(todo, new_spans):
+                    got_spans[k] = sp
+            else:
+                values, truncated = model.score(s, c, r, self.config.batch_size, self.max_length(), progress)
+                new_spans = None
             self._done += len(todo)
             values = np.asarray(values, dtype=float)
             got[todo] = values
             self.truncated += max(0, truncated)
             if use_cache:
-                self._cache.put([keys[k] for k in todo], values)
+                self._cache.put([keys[k] for k in todo], values, new_spans)
         index = {row: k for k, row in enumerate(uniq)}
         out[ok] = got[[index[row] for row in rows]]
-        return out
+        for i, row in zip(ok, rows):
+            spans_out[i] = got_spans[index[row]]
+        return out, spans_out
 
     def _stderr_progress(self, n: int):
         """The metric's progress line: rows scored by the model so far, over every chunk the
@@ -335,6 +365,36 @@ class NeuralMetric(Metric):
                         loo[ci] = v[0]
             out.append((sim, loo))
         return out
+
+    def dataset_spans(self, dataset, progress=None, outputs=None):
+        """xCOMET's error spans on every output of ``dataset`` in the metric-spans schema
+        (:func:`evalcore.io.spans.xcomet_spans_frame`; the ``metric`` column is this metric's id):
+        each (system, segment) is scored against the first reference set that has the segment
+        (xCOMET marks spans per (candidate, reference) pair; one pair per output keeps one
+        reading per output); outputs whose source cannot be found are left out. ``outputs``: only
+        these (system, seg_id) pairs (a page's one selected output)."""
+        from ..io.spans import xcomet_spans_frame
+
+        self.prepare(dataset)
+        seg_ids = [str(x) for x in dataset.seg_ids]
+        ref_cols = [dataset.ref_texts()[r] for r in dataset.ref_ids]
+        sources = dataset.segments["source"].tolist()
+        only = None if outputs is None else {(str(a), str(b)) for a, b in outputs}
+        keys, srcs, cands, refs = [], [], [], []
+        for system, texts in dataset.sys_texts().items():
+            for i, cand in enumerate(texts):
+                if not isinstance(cand, str) or (only is not None and (str(system), seg_ids[i]) not in only):
+                    continue
+                ref = next((col[i] for col in ref_cols if isinstance(col[i], str)), None)
+                if ref is None:
+                    continue
+                keys.append((str(system), seg_ids[i]))
+                srcs.append(sources[i] if isinstance(sources[i], str) else None)
+                cands.append(cand)
+                refs.append(ref)
+        _, found = self.pair_spans(srcs, cands, refs, progress) if cands else (None, [])
+        kept = [(k, sp) for k, sp in zip(keys, found) if sp is not None]
+        return xcomet_spans_frame(self.id, [k for k, _ in kept], [sp for _, sp in kept])
 
     def release(self) -> None:
         from .backend import release

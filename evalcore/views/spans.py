@@ -49,13 +49,15 @@ def _runs(chars: set[int]) -> list[tuple[int, int]]:
 
 
 def output_layers(dataset: Dataset, system: str, seg_id: str, markers: Sequence[str] = ("bleu", "chrf", "ter"),
-                  tokenize: str | None = None) -> dict:
+                  tokenize: str | None = None, span_metrics: Sequence[str] = ()) -> dict:
     """The layers of one output: ``text``; ``raters``: per annotation, label (rater and scheme),
     spans (start, end, severity, tooltip: severity and category), note (omissions and spans
     without characters, counted); ``marks``: per metric, its marked character runs;
     ``metric_spans``: per metric that returned error spans on this output (the ``metric_spans``
     table, e.g. xCOMET), its spans like a rater's; ``scores``: per marker (and metric with
-    spans) and rater, P/R/F1 of the marks against that rater's spans (all severities)."""
+    spans) and rater, P/R/F1 of the marks against that rater's spans (all severities).
+    ``span_metrics``: ``xcomet:MODEL`` ids whose predicted spans on this output join
+    ``metric_spans`` (this output only is scored, or read from the neural cache)."""
     from ..metrics.tokenize import default_tokenizer
 
     seg_id = str(seg_id)
@@ -86,7 +88,7 @@ def output_layers(dataset: Dataset, system: str, seg_id: str, markers: Sequence[
             note.append("no error marked")
         out["raters"].append({"item": int(item), "label": f"{rater} ({scheme.upper()})", "spans": spans,
                               "note": "; ".join(note)})
-    out["metric_spans"] = _metric_layers(dataset, system, seg_id)
+    out["metric_spans"] = _metric_layers(dataset, system, seg_id, span_metrics)
     if text is not None:
         refs = S._refs_for(dataset, system, seg_id)
         tok = tokenize or default_tokenizer(dataset.lp)
@@ -113,12 +115,22 @@ def output_layers(dataset: Dataset, system: str, seg_id: str, markers: Sequence[
     return out
 
 
-def _metric_layers(dataset: Dataset, system: str, seg_id: str) -> dict:
+def _metric_layers(dataset: Dataset, system: str, seg_id: str, span_metrics: Sequence[str] = ()) -> dict:
     """metric -> {spans: (start, end, severity, tooltip), note, unusable} for the spans each
-    metric returned on this output (:func:`evalcore.io.spans.metric_span_table`, lenient)."""
-    if not has_metric_spans(dataset):
+    metric returned on this output (:func:`evalcore.io.spans.metric_span_table`, lenient), and
+    the spans each ``xcomet:MODEL`` of ``span_metrics`` predicts on it."""
+    if not (has_metric_spans(dataset) or span_metrics):
         return {}
-    mt = metric_span_table(dataset, strict=False)
+    if span_metrics:
+        from .. import neural
+
+        frames = [neural.metric_spans(dataset, m, outputs=[(system, seg_id)]) for m in span_metrics]
+        if has_metric_spans(dataset):
+            own = dataset.extras[METRIC_EXTRA]
+            frames.insert(0, own[(own["system"].astype(str) == system) & (own["seg_id"].astype(str) == seg_id)])
+        mt = metric_span_table(dataset, pd.concat(frames, ignore_index=True), strict=False)
+    else:
+        mt = metric_span_table(dataset, strict=False)
     its = mt.items[(mt.items["system"] == system) & (mt.items["seg_id"] == seg_id)]
     out = {}
     for item, metric in zip(its["item"], its["rater"]):
