@@ -18,4 +18,6 @@ python -m ruff check --quiet .
 # Types (seconds): mypy over the typed core (the data model, stats/, the metric contract, io/),
 # configured in pyproject.toml's [tool.mypy].
 python -m mypy
-exec python -m pytest -q --durations=15 "$@"
+# One pytest worker per CPU core (pytest-xdist), each test file on one worker so that its
+# module fixtures are built once; every worker has its own workspace and cache (tests/conftest.py).
+exec python -m pytest -q -n auto --dist loadfile --durations=15 "$@"
