@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -63,6 +64,28 @@ def tiny_bert(tmp_path_factory):
     return d
 
 
+def tiny_xlmr_encoder(enc: Path, max_positions: int) -> Path:
+    """A 2-layer XLM-R encoder config (random weights are made by the COMET model) and a Unigram
+    tokenizer over :data:`WORDS` and the letters, written to ``enc``: what the tiny COMET-family
+    checkpoints of the tests are built on."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors
+    from transformers import XLMRobertaConfig, XLMRobertaTokenizerFast
+
+    enc.mkdir(parents=True)
+    specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
+    pieces = list(dict.fromkeys(specials + ["\u2581" + w for w in WORDS] + [chr(c) for c in range(97, 123)]
+                                + ["\u2581"]))
+    tok = Tokenizer(models.Unigram([(p, 0.0 if i < 5 else -1.0 - (len(p) < 3)) for i, p in enumerate(pieces)], unk_id=3))
+    tok.pre_tokenizer = pre_tokenizers.Metaspace()
+    tok.post_processor = processors.RobertaProcessing(("</s>", 2), ("<s>", 0))
+    XLMRobertaTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", unk_token="<unk>",
+                            pad_token="<pad>", cls_token="<s>", sep_token="</s>", mask_token="<mask>").save_pretrained(enc)
+    XLMRobertaConfig(vocab_size=len(pieces), hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
+                     intermediate_size=32, max_position_embeddings=max_positions, pad_token_id=1, bos_token_id=0,
+                     eos_token_id=2).save_pretrained(enc)
+    return enc
+
+
 @pytest.fixture(scope="module")
 def tiny_comet(tmp_path_factory):
     """A tiny COMET regression checkpoint built by unbabel-comet itself over a 2-layer XLM-R
@@ -75,23 +98,9 @@ def tiny_comet(tmp_path_factory):
     import pytorch_lightning as pl
     import torch
     import yaml
-    from tokenizers import Tokenizer, models, pre_tokenizers, processors
-    from transformers import XLMRobertaConfig, XLMRobertaTokenizerFast
 
     root = tmp_path_factory.mktemp("tiny_comet")
-    enc = root / "encoder"
-    enc.mkdir()
-    specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
-    pieces = specials + ["\u2581" + w for w in WORDS] + [chr(c) for c in range(97, 123)] + ["\u2581"]
-    pieces = list(dict.fromkeys(pieces))
-    tok = Tokenizer(models.Unigram([(p, 0.0 if i < 5 else -1.0 - (len(p) < 3)) for i, p in enumerate(pieces)], unk_id=3))
-    tok.pre_tokenizer = pre_tokenizers.Metaspace()
-    tok.post_processor = processors.RobertaProcessing(("</s>", 2), ("<s>", 0))
-    XLMRobertaTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", unk_token="<unk>",
-                            pad_token="<pad>", cls_token="<s>", sep_token="</s>", mask_token="<mask>").save_pretrained(enc)
-    XLMRobertaConfig(vocab_size=len(pieces), hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
-                     intermediate_size=32, max_position_embeddings=66, pad_token_id=1, bos_token_id=0,
-                     eos_token_id=2).save_pretrained(enc)
+    enc = tiny_xlmr_encoder(root / "encoder", max_positions=66)
     torch.manual_seed(0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

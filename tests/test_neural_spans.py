@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from test_neural import HAS_COMET, WORDS, _cache_home  # noqa: F401  (autouse fixture: cache and registry)
+from test_neural import HAS_COMET, WORDS, _cache_home, tiny_xlmr_encoder  # noqa: F401  (autouse fixture: cache and registry)
 
 needs_comet = pytest.mark.skipif(not HAS_COMET, reason="torch/transformers/unbabel-comet not installed (the optional "
                                                        "'neural' extra)")
@@ -35,23 +35,10 @@ def tiny_xcomet(tmp_path_factory):
     import pytorch_lightning as pl
     import torch
     import yaml
-    from tokenizers import Tokenizer, models, pre_tokenizers, processors
-    from transformers import XLMRobertaConfig, XLMRobertaTokenizerFast
 
     root = tmp_path_factory.mktemp("tiny_xcomet")
-    enc = root / "encoder"
-    enc.mkdir()
-    specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
-    pieces = list(dict.fromkeys(specials + ["\u2581" + w for w in WORDS] + [chr(c) for c in range(97, 123)] + ["\u2581"]))
-    tok = Tokenizer(models.Unigram([(p, 0.0 if i < 5 else -1.0 - (len(p) < 3)) for i, p in enumerate(pieces)], unk_id=3))
-    tok.pre_tokenizer = pre_tokenizers.Metaspace()
-    tok.post_processor = processors.RobertaProcessing(("</s>", 2), ("<s>", 0))
-    XLMRobertaTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", unk_token="<unk>",
-                            pad_token="<pad>", cls_token="<s>", sep_token="</s>", mask_token="<mask>").save_pretrained(enc)
     # [mt, src, ref] in one sequence: longer positions than the regression fixture's
-    XLMRobertaConfig(vocab_size=len(pieces), hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
-                     intermediate_size=32, max_position_embeddings=130, pad_token_id=1, bos_token_id=0,
-                     eos_token_id=2).save_pretrained(enc)
+    enc = tiny_xlmr_encoder(root / "encoder", max_positions=130)
     torch.manual_seed(0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

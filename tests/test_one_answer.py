@@ -12,6 +12,7 @@ import pytest
 
 from evalcore.cli import build_parser, main
 from evalcore.scoring.settings import DEFAULTS
+from test_settings import _tiny  # the same tiny tidy dataset
 
 #: Commands whose ``--judged-only`` is not the shared default, and why (the reason is checked
 #: against the command's own help text, so the exception is said where the user reads it).
@@ -62,21 +63,6 @@ def test_every_command_with_judged_only_has_the_shared_default():
     assert {"compare", "correlate", "rank"} <= set(seen) - set(CLI_EXCEPTIONS), seen
 
 
-def _tiny(tmp_path, systems: dict[str, list[str]], human: dict[str, list[float]]) -> Path:
-    """A tidy dataset: segment i has reference 'the cat sat on the mat i'; ``human`` judges the
-    first len(list) segments of each system (the rest unjudged)."""
-    n = len(next(iter(systems.values())))
-    d = tmp_path / "d"
-    d.mkdir()
-    seg = pd.DataFrame({"seg_id": [str(i + 1) for i in range(n)], "source": [f"src {i}" for i in range(n)]})
-    ref = pd.DataFrame({"seg_id": seg.seg_id, "ref_id": "ref", "text": [f"the cat sat on the mat {i}" for i in range(n)]})
-    out = pd.DataFrame([(s, str(i + 1), t) for s, ts in systems.items() for i, t in enumerate(ts)],
-                       columns=["system", "seg_id", "text"])
-    jud = pd.DataFrame([(s, str(i + 1), "r1", "adequacy", v) for s, vs in human.items() for i, v in enumerate(vs)],
-                       columns=["system", "seg_id", "rater", "judgement", "score"])
-    for name, f in (("segments", seg), ("references", ref), ("outputs", out), ("judgements", jud)):
-        f.to_csv(d / f"{name}.tsv", sep="\t", index=False)
-    return d
 
 
 OUTS = {"a": ["the cat sat on the mat 0", "a dog 1", "x y z", "p q"],

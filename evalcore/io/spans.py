@@ -190,14 +190,7 @@ def _esa_rows(extra: pd.DataFrame, texts: dict, report: Report, items: list, spa
                 report.error(f, ln, f"{where}: inverted or negative span [{a}, {b})")
                 bad = True
                 continue
-            if text is None:
-                status = "no_text"
-            elif b > len(text):
-                status = "out_of_range"
-                report.warning(f, ln, f"{where}: span [{a}, {b}) ends beyond the text ({len(text)} characters); "
-                                      "kept, counted as out of range, not used for span scores")
-            else:
-                status = "empty" if a == b else "ok"
+            status = _span_status(text, a, b, report, f, ln, where)
             mine.append([item, system, seg, rater, a, b, "target", sev, cat, np.nan, status, f, ln])
             n += 1
         if bad:  # an annotation with a broken span is left out whole (listed above), not half-read
@@ -336,6 +329,18 @@ def _report(problems: list[Problem]) -> Report:
     return r
 
 
+def _span_status(text: str | None, a: int, b: int, report: Report, f: str, ln: int | None, where: str) -> str:
+    """The status of a checked span [a, b) on ``text``: no_text, out_of_range (warned: kept, not
+    used for span scores), empty or ok."""
+    if text is None:
+        return "no_text"
+    if b > len(text):
+        report.warning(f, ln, f"{where}: span [{a}, {b}) ends beyond the text ({len(text)} characters); "
+                              "kept, counted as out of range, not used for span scores")
+        return "out_of_range"
+    return "empty" if a == b else "ok"
+
+
 def severity_counts(table: SpanTable) -> dict[str, int]:
     """Spans per severity (every status), for checks against the raw files."""
     return {str(k): int(v) for k, v in table.spans["severity"].value_counts().items()}
@@ -464,14 +469,8 @@ def metric_span_table(dataset, frame: pd.DataFrame | None = None, strict: bool =
                 continue
             text = texts.get((system, seg))
             if text is None:
-                status = "no_text"
                 report.warning(f, ln, f"{where}: this output is not in the dataset; kept, not used for span scores")
-            elif b > len(text):
-                status = "out_of_range"
-                report.warning(f, ln, f"{where}: span [{a}, {b}) ends beyond the text ({len(text)} characters); "
-                                      "kept, counted as out of range, not used for span scores")
-            else:
-                status = "empty" if a == b else "ok"
+            status = _span_status(text, a, b, report, f, ln, where)
             rows[item].append([item, system, seg, metric, a, b, "target", sev, cat, np.nan, status, f, ln])
         for (metric, system, seg), item in seen.items():
             if item in broken:  # left out whole: read in part it would claim "nothing else wrong"
