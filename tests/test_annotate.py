@@ -292,10 +292,8 @@ def test_a_writer_killed_mid_save_leaves_a_loadable_version(saved, tmp_path, poi
     script.write_text(_KILLED.format(root=str(ROOT)))
     marker = tmp_path / "marker"
     p = subprocess.Popen([sys.executable, str(script), name, lp, str(marker), point], env=dict(os.environ))
-    deadline = time.time() + 240
-    while not marker.exists():
+    while not marker.exists():  # the writer either reaches the kill point or ends
         assert p.poll() is None, "the writer ended before reaching the kill point"
-        assert time.time() < deadline
         time.sleep(0.05)
     os.kill(p.pid, signal.SIGKILL)
     p.wait(timeout=30)
