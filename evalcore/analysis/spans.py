@@ -284,7 +284,6 @@ def item_counts(dataset, markers: Sequence[str], severities: Sequence[str] = SEV
     texts = _texts(dataset)
     items = _scorable_items(table, texts)
     truths = {sev: human_chars(table, texts, sev) for sev in severities}
-    rows = []
     outputs = list(dict.fromkeys(zip(items["system"], items["seg_id"])))
     marks: dict[tuple[str, str, str], set[int]] = {}
     for k, (system, seg) in enumerate(outputs):
@@ -295,16 +294,9 @@ def item_counts(dataset, markers: Sequence[str], severities: Sequence[str] = SEV
             marks[(mk, system, seg)] = metric_marks(mk, texts[(system, seg)], refs, tokenize)
         if progress and k % 50 == 0:
             progress(k / max(len(outputs), 1), f"marking outputs {k:,}/{len(outputs):,}")
-    for item, system, seg, rater in zip(items["item"], items["system"], items["seg_id"], items["rater"]):
-        for mk in markers:
-            m = marks.get((mk, system, seg))
-            if m is None:
-                continue
-            for sev in severities:
-                h = truths[sev].get(int(item), set())
-                rows.append([int(item), system, seg, rater, mk, sev, len(m & h), len(m), len(h)])
-    return pd.DataFrame(rows, columns=["item", "system", "seg_id", "rater", "marker", "severity", "tp", "marked",
-                                       "errors"])
+    pairs = ((item, system, seg, rater, mk) for item, system, seg, rater in
+             zip(items["item"], items["system"], items["seg_id"], items["rater"]) for mk in markers)
+    return _count_rows(pairs, marks, truths, severities)
 
 
 def metric_span_counts(dataset, severities: Sequence[str] = SEVERITY_FILTERS, table: SpanTable | None = None,
@@ -331,15 +323,23 @@ def metric_span_counts(dataset, severities: Sequence[str] = SEVERITY_FILTERS, ta
         if (m, s, g) in marks:
             marks[(m, s, g)] |= _chars(texts[(s, g)], [(a, b)])
     truths = {sev: human_chars(table, texts, sev) for sev in severities}
+    pairs = ((item, system, seg, rater, metric) for metric in dict.fromkeys(scored["rater"]) for item, system, seg, rater
+             in zip(items["item"], items["system"], items["seg_id"], items["rater"]))
+    return _count_rows(pairs, marks, truths, severities)
+
+
+def _count_rows(pairs, marks: dict, truths: dict, severities: Sequence[str]) -> pd.DataFrame:
+    """The :func:`item_counts` table: for each (item, system, seg_id, rater, marker) whose marker
+    marked that output (``marks``), one row per severity with tp = |M ∩ H|, marked = |M|,
+    errors = |H| (``truths``: severity -> item -> human error characters)."""
     rows = []
-    for metric in dict.fromkeys(scored["rater"]):
-        for item, system, seg, rater in zip(items["item"], items["system"], items["seg_id"], items["rater"]):
-            m = marks.get((metric, system, seg))
-            if m is None:
-                continue
-            for sev in severities:
-                h = truths[sev].get(int(item), set())
-                rows.append([int(item), system, seg, rater, metric, sev, len(m & h), len(m), len(h)])
+    for item, system, seg, rater, mk in pairs:
+        m = marks.get((mk, system, seg))
+        if m is None:
+            continue
+        for sev in severities:
+            h = truths[sev].get(int(item), set())
+            rows.append([int(item), system, seg, rater, mk, sev, len(m & h), len(m), len(h)])
     return pd.DataFrame(rows, columns=["item", "system", "seg_id", "rater", "marker", "severity", "tp", "marked",
                                        "errors"])
 
