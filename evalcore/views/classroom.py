@@ -92,10 +92,13 @@ def vs_experts(class_j: pd.DataFrame, expert_j: pd.DataFrame) -> pd.DataFrame:
 
 
 def _oriented(scores: pd.DataFrame, tokenize: str | None) -> pd.DataFrame:
-    """Metric scores negated where lower is better (TER), as the Systems page does."""
+    """Metric scores oriented by the shared settings (error rates such as TER negated), as the
+    Systems page does (:meth:`evalcore.scoring.settings.Settings.orient`)."""
     from ..metrics.base import get_metric
+    from ..scoring.settings import DEFAULTS
 
-    flip = [m for m in scores["metric"].unique() if not get_metric(m, tokenize=tokenize).meta.higher_is_better]
+    flip = [m for m in scores["metric"].unique()
+            if DEFAULTS.orient(get_metric(m, tokenize=tokenize).meta.higher_is_better) < 0]
     if flip:
         scores = scores.copy()
         scores.loc[scores["metric"].isin(flip), "score"] *= -1.0
