@@ -1,8 +1,9 @@
 """One student's "Save and next" on the Annotate page: ``annotate.save_judgement`` (load the newest
-version under the dataset's lock, append, write the whole dataset to a temporary folder, load it
-back to verify, swap), on the bundled sample and on the three WMT24 ESA pairs (3 × 997
-paragraphs, ~21,000 judgements) in a temporary workspace; and the Class page's numbers
-(``views.classroom.overview``) after those saves. Target: a save ≤ 2 s on the sample.
+version under the dataset's lock, check, append one line to the rater's journal file, swap in a
+folder of hard links with the new journal and meta.json), on the bundled sample and on the three
+WMT24 ESA pairs (3 × 997 paragraphs, ~21,000 judgements) in a temporary workspace; then the load
+of the dataset with its journals merged, a full save of it (which must load back identical), and
+the Class page's numbers (``views.classroom.overview``). Target: a save ≤ 2 s on the sample.
 
     python benchmarks/bench_annotate.py [--saves 5] [--no-wmt24]
 """
@@ -40,7 +41,13 @@ def run(folder: Path, label: str, saves: int, protocol: str) -> None:
         times.append(time.perf_counter() - t1)
     times.sort()
     print(f"{label}: {len(times)} saves, median {times[len(times) // 2]:.2f} s, max {times[-1]:.2f} s")
+    t1 = time.perf_counter()
     ds = workspace.load_saved(name)[lp]
+    t2 = time.perf_counter()
+    workspace.update(name, lambda c: c)  # the journals written into the TSVs; refused if they load back different
+    assert workspace.load_saved(name)[lp].content_hash() == ds.content_hash()
+    print(f"{label}: load with the journals merged {t2 - t1:.2f} s; a full save of it "
+          f"{time.perf_counter() - t2:.2f} s (loads back identical)")
     crit = next((c for c in ds.criteria if not c.startswith("class_")), None)
     t2 = time.perf_counter()
     V.overview(ds, protocol, crit, ["bleu", "chrf"], tokenize="13a")

@@ -14,8 +14,9 @@ go straight into it, beside the experts' (docs/formats.md, "Class annotations"; 
   original; a *repeat* of an item should score about the same. :func:`task_sequence` places them
   after their original; :func:`qc_report` checks them per rater.
 * :func:`save_judgement` appends one judgement to the saved dataset through
-  :func:`evalcore.io.workspace.update` (read-modify-write under the dataset's lock, verified load-back,
-  atomic swap): another rater's rows are never touched. Ordinary items become ordinary judgement
+  :func:`evalcore.io.workspace.append` (under the dataset's lock, a line of the rater's own journal
+  file, atomic swap; merged into the tables when the dataset loads): another rater's rows are never
+  touched, and a save costs the same on a small and a large dataset. Ordinary items become ordinary judgement
   rows (criterion ``class_da`` / ``class_esa``; ESA spans in the ``esa_spans`` extra table, the
   JSON of ``esa_spans_json``: :mod:`evalcore.io.spans`); *every* save, quality-control ones
   included, is also a row of the extra table ``annotation_log`` — the QC items live only there,
@@ -41,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.dataset import Dataset
+from ..io import journal
 
 #: protocol -> the criterion name of its judgement rows (apart from the experts' criteria)
 CRITERIA = {"da": "class_da", "esa": "class_esa"}
@@ -302,40 +304,8 @@ def words_to_span(text: str, first: int, last: int, severity: str) -> dict:
 
 
 # --------------------------------------------------------------------------- writing
-def _append(frame: pd.DataFrame | None, row: dict) -> pd.DataFrame:
-    new = pd.DataFrame([row], dtype=object)
-    if frame is None or not len(frame.columns):
-        return new.astype(str)
-    for c in frame.columns:
-        if c not in new:
-            new[c] = ""
-    for c in new.columns:
-        if c not in frame:
-            frame = frame.assign(**{c: ""})
-    return pd.concat([frame, new[list(frame.columns)].astype(str)], ignore_index=True)
-
-
-def _with(ds: Dataset, judgements=None, extras=None) -> Dataset:
-    return Dataset(ds.name, ds.lp, ds.segments, ds.references, ds.outputs,
-                   ds.judgements if judgements is None else judgements, ds.tags,
-                   {**ds.extras, **(extras or {})}, list(ds.warnings))
-
-
-def _replace(coll: dict[str, Dataset], lp: str, new: Dataset) -> dict[str, Dataset]:
-    """``coll`` with ``new`` as language pair ``lp``. An extra table new to the collection is one
-    file for every pair (:func:`evalcore.io.tidy.write_tidy`), so it loads back as an empty table
-    for the other pairs: they get that empty table now, or the save's check that the files load
-    back the same data would refuse it."""
-    out = dict(coll)
-    for other, ds in coll.items():
-        if other == lp:
-            continue
-        missing = {k: pd.DataFrame(columns=list(v.columns), dtype=str) for k, v in new.extras.items()
-                   if k not in ds.extras}
-        if missing:
-            out[other] = _with(ds, extras=missing)
-    out[lp] = new
-    return out
+_with = journal.with_tables
+_replace = journal.with_pair
 
 
 def save_plan(name: str, lp: str, plan: Plan) -> str:
@@ -359,10 +329,11 @@ def save_judgement(name: str, lp: str, rater: str, protocol: str, task: Task, sc
     ``lp``) and return the stored name; raises ``ValueError`` (bad rater name, protocol, score or
     span, unknown output, a task this rater already saved) before anything is written.
 
-    Under the dataset's lock (:func:`evalcore.io.workspace.update`) the newest version is loaded,
-    the rows are appended — a log row always; for an ``item`` also the judgement row (criterion
-    :data:`CRITERIA` [protocol]) and, for ESA, the spans row — and the result replaces it only
-    once it loads back identical. Every other row is kept as it was (checked)."""
+    Under the dataset's lock (:func:`evalcore.io.workspace.append`) the newest version is loaded and
+    checked, then the rows — a log row always; for an ``item`` also the judgement row (criterion
+    :data:`CRITERIA` [protocol]) and, for ESA, the spans row — are appended to the rater's own
+    journal file (:mod:`evalcore.io.journal`): the rest of the dataset is not rewritten, and
+    another rater's rows are never touched."""
     from ..io import workspace
 
     rater = check_rater(rater)
@@ -382,7 +353,7 @@ def save_judgement(name: str, lp: str, rater: str, protocol: str, task: Task, sc
     elif spans:
         raise ValueError("error spans belong to ESA; DA has a score only")
 
-    def change(coll):
+    def check(coll):
         if lp not in coll:
             raise ValueError(f"the saved dataset {name!r} has no language pair {lp!r}")
         ds = coll[lp]
@@ -391,35 +362,19 @@ def save_judgement(name: str, lp: str, rater: str, protocol: str, task: Task, sc
         if (task.kind, task.system, task.seg_id) in done_keys(ds, rater, protocol):
             raise ValueError(f"{rater} has already saved this {task.kind.replace('_', ' ')} "
                              f"({task.system}, segment {task.seg_id}) under {protocol.upper()}")
-        log = _append(ds.extras.get(LOG_EXTRA), {
-            "rater": rater, "protocol": protocol, "kind": task.kind, "system": task.system,
-            "seg_id": task.seg_id, "score": repr(score), "esa_spans_json": spans_json,
-            "shown_text": task.text if task.kind == "bad_copy" else "",
-            "saved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
-        extras = {LOG_EXTRA: log}
-        jud = None
-        if task.kind == "item":
-            row = pd.DataFrame({"system": [task.system], "seg_id": [task.seg_id], "rater": [rater],
-                                "judgement": [CRITERIA[protocol]], "score": [score]})
-            jud = pd.concat([ds.judgements, row.astype(ds.judgements.dtypes.to_dict())], ignore_index=True)
-            if protocol == "esa":
-                extras[ESA_EXTRA] = _append(ds.extras.get(ESA_EXTRA), {
-                    "system": task.system, "seg_id": task.seg_id, "rater": rater,
-                    "esa_spans_json": spans_json, "file": "annotation_log", "line": ""})
-        new = _with(ds, jud, extras)
-        _check_kept(ds, new)
-        return _replace(coll, lp, new)
 
-    return workspace.update(name, change)
-
-
-def _check_kept(old: Dataset, new: Dataset) -> None:
-    """Every row of ``old``'s judgements and extras is the same, in the same place, in ``new``."""
-    for label, a, b in [("judgements", old.judgements, new.judgements)] + \
-            [(k, v, new.extras.get(k)) for k, v in old.extras.items()]:
-        if b is None or len(b) < len(a) or not b.iloc[:len(a)].reset_index(drop=True).equals(
-                a.reset_index(drop=True)):
-            raise RuntimeError(f"refusing to save: the rows of {label} would change")
+    rows: dict[str, list[dict]] = {LOG_EXTRA: [{
+        "rater": rater, "protocol": protocol, "kind": task.kind, "system": task.system,
+        "seg_id": task.seg_id, "score": repr(score), "esa_spans_json": spans_json,
+        "shown_text": task.text if task.kind == "bad_copy" else "",
+        "saved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}]}
+    if task.kind == "item":
+        rows["judgements"] = [{"system": task.system, "seg_id": task.seg_id, "rater": rater,
+                               "judgement": CRITERIA[protocol], "score": score}]
+        if protocol == "esa":
+            rows[ESA_EXTRA] = [{"system": task.system, "seg_id": task.seg_id, "rater": rater,
+                                "esa_spans_json": spans_json, "file": "annotation_log", "line": ""}]
+    return workspace.append(name, rater, lp, rows, check)
 
 
 # --------------------------------------------------------------------------- reports

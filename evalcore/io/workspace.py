@@ -45,6 +45,7 @@ from ..core.dataset import Dataset
 from ..core.export import atomic_write
 from ..core.paths import cache_dir, datasets_dir, home, models_dir  # noqa: F401  (the folders: evalcore/core/paths.py)
 from ..core.problems import DataError, Report
+from . import journal
 
 MAX_NAME_BYTES = 100
 _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
@@ -451,6 +452,98 @@ def update(name: str, change) -> str:
         return _write_locked(new, stored, old.get("source", ""), replace=True, saved_at=old.get("saved_at"))
 
 
+def _link_tree(src: Path, dst: Path, skip: set[str]) -> None:
+    """Give ``dst`` (an empty folder) every entry of ``src`` but meta.json and ``skip``: files as
+    hard links (no data copied; a copy where the file system has none), folders (parses,
+    snapshots) recreated and filled the same way. Files of a saved dataset are never changed in
+    place (every write is a new file renamed over the old), so sharing them is safe."""
+    for entry in src.iterdir():
+        if entry.name in skip or entry.name == "meta.json" or entry.name.startswith((".tmp", ".snaptmp-")):
+            continue
+        target = dst / entry.name
+        if entry.is_dir() and not entry.is_symlink():
+            target.mkdir()
+            _link_tree(entry, target, set())
+        elif entry.is_file() and not entry.is_symlink():
+            try:
+                os.link(entry, target)
+            except OSError:
+                shutil.copy2(entry, target)
+
+
+def append(name: str, key: str, lp: str, rows: Mapping, check=None) -> str:
+    """Append ``rows`` (table -> list of rows: :mod:`evalcore.io.journal`) to language pair ``lp``
+    of the saved dataset ``name``, as writer ``key`` (a rater), at a cost that grows with the rows
+    and the writer's own journal, not with the dataset; returns the stored name.
+
+    Under the dataset's name lock, as :func:`update`: the newest version is loaded (every file
+    checked against meta.json) and ``check(collection)`` may refuse the rows by raising (nothing
+    is written then). The rows become one line of the writer's journal file; the new version is a
+    hidden temporary folder holding hard links to every other file of the dataset (no data
+    copied), the writer's journal with the line added (written, fsynced, read back) and a new
+    meta.json (that file's size and SHA-256, the record's ``seq``; every other file's entry kept),
+    swapped into place by the same two renames under the workspace lock as a full save, with the
+    same recovery after a crash. Another writer's journal is never written. A dataset saved
+    before meta.json had a file table is saved in full instead (:func:`update`)."""
+    stored = safe_name(name)
+    recover()
+    with _name_lock(stored):
+        root = datasets_dir()
+        path = root / stored
+        if not path.is_dir():
+            raise FileNotFoundError(f"no saved dataset named {name!r} in {datasets_dir()}")
+        current = load_saved(stored)  # checks every file against meta.json (and merges the journals)
+        if check is not None:
+            check(current)
+        meta = _read_meta(path, Report())
+        if meta is None or not isinstance(meta.get("files"), dict):  # an old save: no file table to extend
+            new = journal.merge(current, [{"seq": 1, "lp": lp, "key": key, "rows": rows}], repr(stored))
+            return _write_locked(new, stored, (meta or {}).get("source", ""), replace=True,
+                                 saved_at=(meta or {}).get("saved_at"))
+        if lp not in current:
+            raise ValueError(f"the saved dataset {name!r} has no language pair {lp!r}")
+        seqs = [r["seq"] for r in journal.parse({p.name: p.read_bytes() for p in _data_files(path)
+                                                 if journal.is_journal(p.name)})]
+        seq = max([int(meta.get("journal_seq") or 0)] + seqs) + 1  # meta.json's, unless a repair dropped it
+        line = journal.record_line(seq, lp, key, rows)
+        fname = journal.file_name(key)
+        old = path / fname
+        data = (old.read_bytes() if old.is_file() else b"") + line
+        if journal.parse({fname: data})[-1]["seq"] != seq:  # the line reads back as the last record
+            raise RuntimeError(f"refusing to save: the journal {fname} would not read back")
+        tmp = root / f".tmp.{os.getpid()}.{time.time_ns()}.{stored}"
+        tmp.mkdir()
+        trash = None
+        try:
+            _link_tree(path, tmp, {fname})
+            atomic_write(tmp / fname, lambda fh: fh.write(data), mode="wb")
+            if (tmp / fname).read_bytes() != data:
+                raise OSError(f"the journal {fname} did not read back as written")
+            files = dict(meta["files"])
+            files[fname] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+            counts = {k: dict(v) for k, v in (meta.get("counts") or {}).items()}
+            if lp in counts and isinstance(counts[lp].get("judgements"), int):
+                counts[lp]["judgements"] += len(rows.get("judgements", ()))
+            new_meta = {**meta, "files": files, "counts": counts, "journal_seq": seq,
+                        "updated_at": time.strftime("%Y-%m-%d %H:%M:%S")}
+            _write_json_atomic(tmp / "meta.json", new_meta)
+            with _workspace_lock():  # the renames: invisible to readers, who hold it shared
+                trash = root / f".old.{os.getpid()}.{time.time_ns()}.{stored}"
+                os.replace(path, trash)
+                try:
+                    os.replace(tmp, path)
+                except BaseException:
+                    os.replace(trash, path)  # put the old one back
+                    trash = None
+                    raise
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        if trash is not None:
+            shutil.rmtree(trash, ignore_errors=True)
+        return stored
+
+
 _TABLES = ("segments", "references", "outputs", "judgements", "tags")
 
 
@@ -558,13 +651,17 @@ def load_saved(name: str) -> dict[str, Dataset]:
         current = _file_table(path)
         if meta is not None:
             _file_problems(path, meta, report, deep=True, current=current)
+        base = {k: v for k, v in current.items() if not journal.is_journal(k)}  # the TSVs; journals merged below
         if report.ok and current_mqm_weights() is None:  # MQM weights of the CLI change what loads
-            key = snapshot.snapshot_key(current, reading="tidy;quoting=csv")
+            key = snapshot.snapshot_key(base, reading="tidy;quoting=csv")
             coll = snapshot.read_snapshot(path, key, stored)
         files: dict[str, bytes | Path] | None = (None if coll is not None else
-                                                  {p.name: p.read_bytes() for p in _data_files(path)})
+                                                  {p.name: p.read_bytes() for p in _data_files(path)
+                                                   if not journal.is_journal(p.name)})
+        journals = {p.name: p.read_bytes() for p in _data_files(path) if journal.is_journal(p.name)}
     if not report.ok:
         raise DataError(report)
+    records = journal.parse(journals)  # before any parsing of the TSVs: a bad journal names its line
     if coll is None:
         assert files is not None  # read above whenever there is no snapshot
         coll = load_collection(FileSource(files, str(path)), name=stored, fmt="tidy", quoting="csv")
@@ -581,7 +678,7 @@ def load_saved(name: str) -> dict[str, Dataset]:
         raise DataError(report)
     if key is not None:  # the key names the files' hashes: a folder swapped meanwhile never matches it
         snapshot.write_snapshot(path, key, coll)
-    return coll
+    return journal.merge(coll, records, repr(stored))  # the snapshot holds the TSVs only
 
 
 def repair(name: str) -> dict:
@@ -596,8 +693,12 @@ def repair(name: str) -> dict:
             raise FileNotFoundError(f"no saved dataset named {name!r} in {datasets_dir()}")
         old = _read_meta(path, Report()) or {}
         coll = load_collection(path, name=stored, fmt="tidy", quoting="csv")
+        records = journal.parse({p.name: p.read_bytes() for p in _data_files(path) if journal.is_journal(p.name)})
+        journal.merge(coll, records, repr(stored))  # the journals must load too
         meta = _meta_for(coll, stored, old.get("source", ""), path)
         meta["saved_at"] = old.get("saved_at") or meta["saved_at"]
+        if records:
+            meta["journal_seq"] = records[-1]["seq"]
         meta["repaired_at"] = time.strftime("%Y-%m-%d %H:%M:%S")
         with _workspace_lock():
             _write_json_atomic(path / "meta.json", meta)
