@@ -1,4 +1,4 @@
-"""Annotate: a student judges outputs one at a time (DA or ESA); every save goes to the saved dataset."""
+"""Annotate: a student judges outputs one at a time (DA, ESA or MQM-lite); every save goes to the saved dataset."""
 from __future__ import annotations
 
 import streamlit as st
@@ -13,10 +13,11 @@ ensure_shell(__file__)
 st.title("Annotate")
 from pages.common import terms  # noqa: E402
 
-terms("DA", "ESA", "segment")
+terms("DA", "ESA", "MQM", "segment")
 st.caption("Judge machine translations as WMT's human raters do, one at a time. Direct assessment (DA): how good "
            "is the translation, 0-100. Error span annotation (ESA; Kocmi et al. 2024): mark each error's words "
-           "with a severity, then give the score. Your judgements are saved into the chosen saved dataset as soon "
+           "with a severity, then give the score. MQM-lite (Freitag et al. 2021): mark each error with a severity "
+           "and a category; the score is computed from them. Your judgements are saved into the chosen saved dataset as soon "
            "as you press *Save and next*; the Class page compares them with your classmates' and the experts'.")
 st.page_link("pages/classroom.py", label="See the class's results on the Class page", icon="🧑‍🏫")
 
@@ -71,7 +72,8 @@ with st.expander("Teacher settings (shared by the whole class, saved with the da
 c1, c2 = st.columns([2, 1])
 typed = c1.text_input("Your name (as the class knows you)", key="ann_rater")
 protocol = c2.radio("Protocol", list(A.PROTOCOLS), format_func=lambda p: {"da": "DA (0-100 score)",
-                    "esa": "ESA (error spans + score)"}[p], horizontal=True, key="ann_protocol")
+                    "esa": "ESA (error spans + score)", "mqm": "MQM-lite (error spans + category)"}[p],
+                    horizontal=True, key="ann_protocol")
 if not typed.strip():
     st.info("Type your name to start.")
     st.stop()
@@ -97,11 +99,17 @@ spans_key = f"ann_spans::{task_key}"
 spans = st.session_state.setdefault(spans_key, [])
 st.markdown(V.output_html(ctx["output"], spans), unsafe_allow_html=True)
 
-if protocol == "esa":
+if protocol in ("esa", "mqm"):
     words = ctx["words"]
-    st.markdown("**Mark the errors**: choose the words of one error, its severity, then *Add the error*. "
+    st.markdown("**Mark the errors**: choose the words of one error, its severity"
+                + (", its category" if protocol == "mqm" else "") + ", then *Add the error*. "
                 "Minor: a problem that does not change the meaning much; major: a wrong meaning, "
                 "something left out, or a hard-to-understand sentence.")
+    if protocol == "mqm":
+        st.caption("Categories (MQM, Freitag et al. 2021): Accuracy (meaning: mistranslated, added, left out), "
+                   "Fluency (grammar, spelling, punctuation), Terminology, Style (awkward), Locale convention "
+                   "(dates, numbers, addresses), Non-translation (not translated at all: always major), Other. "
+                   "The score is computed from your errors: minor −1, major −5, non-translation −25.")
     if words:
         e1, e2 = st.columns([3, 1])
         if len(words) > 1:
@@ -111,20 +119,34 @@ if protocol == "esa":
             rng = (0, 0)
             e1.caption(f"The output is one word: {md(words[0])}")
         sev = e2.radio("Severity", list(A.ESA_SEVERITIES), horizontal=True, key=f"ann_sev::{task_key}")
+        cat = (st.selectbox("Category", list(A.MQM_CATEGORIES), key=f"ann_cat::{task_key}")
+               if protocol == "mqm" else None)
         if st.button("Add the error", key=f"ann_add::{task_key}"):
-            spans.append(A.words_to_span(ctx["output"], int(rng[0]), int(rng[1]), sev))
-            st.rerun()
+            span = A.words_to_span(ctx["output"], int(rng[0]), int(rng[1]), sev)
+            if cat is not None:
+                span = {k: v for k, v in span.items() if k != "error_type"} | {"category": cat}
+            try:
+                if cat is not None:
+                    A.check_mqm_spans([span], ctx["output"])
+                spans.append(span)
+                st.rerun()
+            except ValueError as exc:
+                st.error(md(str(exc)))
     if spans:
         st.dataframe(V.spans_table(ctx["output"], spans), hide_index=True)
         if st.button("Remove the last error", key=f"ann_undo::{task_key}"):
             spans.pop()
             st.rerun()
 
-score = st.slider("Your score: 0 = nonsense or no meaning kept, 100 = perfect meaning and grammar",
-                  0, 100, 50, key=f"ann_score::{task_key}")
+if protocol == "mqm":
+    score = None
+    st.markdown(f"**MQM score of your errors: {A.mqm_lite_score(spans):g}** (0 = no error found)")
+else:
+    score = st.slider("Your score: 0 = nonsense or no meaning kept, 100 = perfect meaning and grammar",
+                      0, 100, 50, key=f"ann_score::{task_key}")
 if st.button("Save and next", type="primary", key=f"ann_go::{task_key}"):
     try:
-        A.save_judgement(name, ds.lp, rater, protocol, task, score, spans if protocol == "esa" else None)
+        A.save_judgement(name, ds.lp, rater, protocol, task, score, spans if protocol != "da" else None)
         st.session_state.pop(spans_key, None)
         st.toast("Saved.")
         st.rerun()

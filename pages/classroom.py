@@ -81,7 +81,7 @@ def results():
         st.dataframe(o["experts"], hide_index=True, width="stretch")
     st.subheader("Quality control")
     st.caption("Degraded copies (some words dropped, some shuffled) should score lower than their original; "
-               f"repeats within {A.REPEAT_TOLERANCE:g} points of the first judgement (Graham et al. 2013). "
+               f"repeats within {A.repeat_tolerance(protocol):g} points of the first judgement (Graham et al. 2013). "
                "These items are kept apart and never enter the other results.")
     st.dataframe(o["qc"], hide_index=True, width="stretch")
     st.subheader("Metrics against the class and against the experts")

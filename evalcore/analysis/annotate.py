@@ -45,18 +45,33 @@ from ..core.dataset import Dataset
 from ..io import journal
 
 #: protocol -> the criterion name of its judgement rows (apart from the experts' criteria)
-CRITERIA = {"da": "class_da", "esa": "class_esa"}
+CRITERIA = {"da": "class_da", "esa": "class_esa", "mqm": "class_mqm"}
 PROTOCOLS = tuple(CRITERIA)
 LOG_EXTRA = "annotation_log"
 PLAN_EXTRA = "annotation_plan"
 ESA_EXTRA = "esa_spans"
+#: the class's MQM-lite error rows (the columns of the experts' ``mqm_errors``: evalcore.io.mqm)
+MQM_EXTRA = "class_mqm_errors"
 LOG_COLUMNS = ["rater", "protocol", "kind", "system", "seg_id", "score", "esa_spans_json", "shown_text",
-               "saved_at"]
+               "saved_at", "mqm_errors_json"]
 KINDS = ("item", "bad_copy", "repeat")
 MAX_RATER_CHARS = 40
 ESA_SEVERITIES = ("minor", "major")
-#: a repeat counts as consistent when its score is within this many points of the first (0-100 scale)
+#: MQM-lite: the top-level error categories of MQM (Lommel et al. 2014; Freitag et al. 2021, Table 10:
+#: Accuracy, Fluency, Terminology, Style, Locale convention, Other, and Non-translation, which
+#: is always major), each error minor or major. Critical is left out: the project's MQM weights
+#: (:data:`evalcore.human.mqm.MQM_WEIGHTS`, methods §5.7) give it no weight.
+MQM_CATEGORIES = ("Accuracy", "Fluency", "Terminology", "Style", "Locale convention", "Non-translation", "Other")
+MQM_SEVERITIES = ("minor", "major")
+#: a repeat counts as consistent when its score is within this many points of the first: 10 on the
+#: 0-100 scale of DA and ESA; for MQM-lite one major error (weight 5)
 REPEAT_TOLERANCE = 10.0
+MQM_REPEAT_TOLERANCE = 5.0
+
+
+def repeat_tolerance(protocol: str) -> float:
+    """The repeat tolerance of ``protocol`` (:data:`REPEAT_TOLERANCE`, :data:`MQM_REPEAT_TOLERANCE`)."""
+    return MQM_REPEAT_TOLERANCE if protocol == "mqm" else REPEAT_TOLERANCE
 
 
 @dataclass(frozen=True)
@@ -285,6 +300,58 @@ def check_spans(spans, text: str) -> list[dict]:
     return out
 
 
+def check_mqm_spans(spans, text: str) -> list[dict]:
+    """MQM-lite errors as stored: ``start_i``/``end_i`` (character offsets into ``text``, end
+    exclusive, as ESA's), ``severity`` (minor/major, lower case) and ``category`` (one of
+    :data:`MQM_CATEGORIES`; Non-translation only as major, as in Freitag et al. 2021), or
+    ``ValueError`` naming every bad error."""
+    out, bad = [], []
+    for k, sp in enumerate(spans or [], start=1):
+        a, b, sev = sp.get("start_i"), sp.get("end_i"), str(sp.get("severity", "")).lower()
+        cat = sp.get("category")
+        if sev not in MQM_SEVERITIES:
+            bad.append(f"error {k}: severity must be minor or major, not {sp.get('severity')!r}")
+        elif cat not in MQM_CATEGORIES:
+            bad.append(f"error {k}: category must be one of {', '.join(MQM_CATEGORIES)}, not {cat!r}")
+        elif cat == "Non-translation" and sev != "major":
+            bad.append(f"error {k}: a non-translation is always a major error")
+        elif type(a) is not int or type(b) is not int or not 0 <= a < b <= len(text):
+            bad.append(f"error {k}: [{a}, {b}) is not a span of the {len(text)}-character output")
+        else:
+            out.append({"start_i": a, "end_i": b, "severity": sev, "category": cat})
+    if bad:
+        raise ValueError("; ".join(bad))
+    return out
+
+
+def mqm_error_rows(system: str, seg_id: str, rater: str, text: str, errors: Sequence[dict]) -> list[dict]:
+    """The rows of :data:`MQM_EXTRA` for one judged output (checked errors of
+    :func:`check_mqm_spans`): one per error with the columns of the experts' MQM error table
+    (category, severity, weight, span_in ``target``, span_start, span_end, span_text; every
+    value text), or one ``No-error`` row when there is none (MQM's "rated, nothing found")."""
+    from ..human.mqm import mqm_error_weight
+
+    key = {"system": system, "seg_id": seg_id, "rater": rater}
+    if not errors:
+        return [{**key, "category": "No-error", "severity": "no-error", "weight": "0.0", "span_in": "",
+                 "span_start": "", "span_end": "", "span_text": ""}]
+    return [{**key, "category": e["category"], "severity": e["severity"],
+             "weight": repr(float(mqm_error_weight(e["category"], e["severity"]) or 0.0)), "span_in": "target",
+             "span_start": str(e["start_i"]), "span_end": str(e["end_i"]), "span_text": text[e["start_i"]:e["end_i"]]}
+            for e in errors]
+
+
+def mqm_lite_score(errors: Sequence[dict]) -> float:
+    """The MQM score of one output's errors: the project's one MQM scorer
+    (:func:`evalcore.human.mqm.mqm_scores`, Freitag et al. 2021 §3.3; methods §5.7) with its
+    default weights — minor 1, major 5, major Non-translation 25 — so 0 without errors and
+    −(Σ weights) otherwise (higher is better)."""
+    from ..human.mqm import mqm_scores
+
+    rows = pd.DataFrame(mqm_error_rows("s", "1", "r", "", [{**e, "start_i": 0, "end_i": 0} for e in errors]))
+    return float(mqm_scores(rows)["score"].iloc[0])
+
+
 def word_offsets(text: str) -> list[tuple[int, int]]:
     """Character [start, end) of each whitespace-separated word of ``text``."""
     out, i = [], 0
@@ -323,15 +390,18 @@ def save_plan(name: str, lp: str, plan: Plan) -> str:
     return workspace.update(name, change)
 
 
-def save_judgement(name: str, lp: str, rater: str, protocol: str, task: Task, score: float,
+def save_judgement(name: str, lp: str, rater: str, protocol: str, task: Task, score: float | None,
                    spans: Sequence[dict] | None = None) -> str:
     """Append one judgement of ``task`` by ``rater`` to the saved dataset ``name`` (language pair
     ``lp``) and return the stored name; raises ``ValueError`` (bad rater name, protocol, score or
-    span, unknown output, a task this rater already saved) before anything is written.
+    span, unknown output, a task this rater already saved) before anything is written. MQM-lite
+    (``protocol="mqm"``): ``spans`` are the errors (:func:`check_mqm_spans`) and the score is
+    computed from them (:func:`mqm_lite_score`); ``score`` is None or that same value.
 
     Under the dataset's lock (:func:`evalcore.io.workspace.append`) the newest version is loaded and
     checked, then the rows — a log row always; for an ``item`` also the judgement row (criterion
-    :data:`CRITERIA` [protocol]) and, for ESA, the spans row — are appended to the rater's own
+    :data:`CRITERIA` [protocol]) and, for ESA, the spans row, for MQM-lite the error rows
+    (:func:`mqm_error_rows`) — are appended to the rater's own
     journal file (:mod:`evalcore.io.journal`): the rest of the dataset is not rewritten, and
     another rater's rows are never touched."""
     from ..io import workspace
@@ -341,17 +411,27 @@ def save_judgement(name: str, lp: str, rater: str, protocol: str, task: Task, sc
         raise ValueError(f"unknown protocol {protocol!r}; known: {', '.join(PROTOCOLS)}")
     if task.kind not in KINDS:
         raise ValueError(f"unknown task kind {task.kind!r}")
-    try:
-        score = float(score)
-    except (TypeError, ValueError):
-        raise ValueError(f"the score must be a number from 0 to 100, not {score!r}") from None
-    if not (math.isfinite(score) and 0 <= score <= 100):
-        raise ValueError(f"the score must be a number from 0 to 100, not {score!r}")
-    spans_json = ""
+    if protocol != "mqm":
+        try:
+            score = float(score)
+        except (TypeError, ValueError):
+            raise ValueError(f"the score must be a number from 0 to 100, not {score!r}") from None
+        if not (math.isfinite(score) and 0 <= score <= 100):
+            raise ValueError(f"the score must be a number from 0 to 100, not {score!r}")
+    spans_json = mqm_json = ""
+    errors: list[dict] = []
     if protocol == "esa":
         spans_json = json.dumps(check_spans(spans, task.text), ensure_ascii=False)
+    elif protocol == "mqm":
+        errors = check_mqm_spans(spans, task.text)
+        mqm_json = json.dumps(errors, ensure_ascii=False)
+        computed = mqm_lite_score(errors)
+        if score is not None and float(score) != computed:
+            raise ValueError(f"an MQM-lite score is computed from the errors ({computed:g}), not chosen: "
+                             f"{score!r} differs")
+        score = computed
     elif spans:
-        raise ValueError("error spans belong to ESA; DA has a score only")
+        raise ValueError("error spans belong to ESA and MQM-lite; DA has a score only")
 
     def check(coll):
         if lp not in coll:
@@ -367,13 +447,16 @@ def save_judgement(name: str, lp: str, rater: str, protocol: str, task: Task, sc
         "rater": rater, "protocol": protocol, "kind": task.kind, "system": task.system,
         "seg_id": task.seg_id, "score": repr(score), "esa_spans_json": spans_json,
         "shown_text": task.text if task.kind == "bad_copy" else "",
-        "saved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}]}
+        "saved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        **({"mqm_errors_json": mqm_json} if protocol == "mqm" else {})}]}
     if task.kind == "item":
         rows["judgements"] = [{"system": task.system, "seg_id": task.seg_id, "rater": rater,
                                "judgement": CRITERIA[protocol], "score": score}]
         if protocol == "esa":
             rows[ESA_EXTRA] = [{"system": task.system, "seg_id": task.seg_id, "rater": rater,
                                 "esa_spans_json": spans_json, "file": "annotation_log", "line": ""}]
+        elif protocol == "mqm":
+            rows[MQM_EXTRA] = mqm_error_rows(task.system, task.seg_id, rater, task.text, errors)
     return workspace.append(name, rater, lp, rows, check)
 
 

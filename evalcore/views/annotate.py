@@ -29,7 +29,8 @@ def task_context(dataset: Dataset, task: Task, show_reference: bool) -> dict:
 def output_html(text: str, spans: Sequence[dict], label: str = "Translation to judge") -> str:
     """The output in a box with the ESA spans marked by severity (escaped text;
     :func:`evalcore.present.highlight.char_spans_html`)."""
-    marks = [(sp["start_i"], sp["end_i"], sp["severity"], f"{sp['severity']} error")
+    marks = [(sp["start_i"], sp["end_i"], sp["severity"],
+              f"{sp['severity']} error" + (f" ({sp['category']})" if sp.get("category") else ""))
              for sp in spans if isinstance(sp.get("start_i"), int)]
     return box(label, char_spans_html(text, marks))
 
@@ -43,8 +44,9 @@ def spans_table(text: str, spans: Sequence[dict]) -> pd.DataFrame:
         first = next((k for k, (x, _) in enumerate(off) if x == a), None)
         last = next((k for k, (_, y) in enumerate(off) if y == b), None)
         rows.append({"words": f"{first + 1}–{last + 1}" if first is not None and last is not None else f"{a}–{b}",
-                     "text": text[a:b], "severity": sp["severity"]})
-    return pd.DataFrame(rows, columns=["words", "text", "severity"])
+                     "text": text[a:b], "severity": sp["severity"], "category": sp.get("category")})
+    cols = ["words", "text", "severity"] + (["category"] if any(sp.get("category") for sp in spans) else [])
+    return pd.DataFrame(rows, columns=cols)
 
 
 def word_label(words: Sequence[str], i: int) -> str:

@@ -181,7 +181,7 @@ def overview(dataset: Dataset, protocol: str, expert_criterion: str | None = Non
     cj = class_judgements(dataset, protocol)
     log = A.log_of(dataset)
     out = {"progress": A.progress_table(dataset).query("protocol == @protocol").reset_index(drop=True),
-           "qc": A.qc_report(log[log["protocol"] == protocol]).reset_index(drop=True),
+           "qc": A.qc_report(log[log["protocol"] == protocol], A.repeat_tolerance(protocol)).reset_index(drop=True),
            "class_rows": cj, "class_alpha": alpha_of_judgements(cj),
            "class_agreement": agreement(pairwise_labels(cj), "inter"), "pairs": student_pairs(cj)}
     ej = expert_judgements(dataset, expert_criterion) if expert_criterion else cj.iloc[:0]
