@@ -1,4 +1,4 @@
-"""Annotate: a student judges outputs one at a time (DA, ESA or MQM-lite); every save goes to the saved dataset."""
+"""Annotate: a student judges outputs one at a time (DA, ESA, MQM-lite) or ranks several; every save goes to the saved dataset."""
 from __future__ import annotations
 
 import streamlit as st
@@ -17,7 +17,8 @@ terms("DA", "ESA", "MQM", "segment")
 st.caption("Judge machine translations as WMT's human raters do, one at a time. Direct assessment (DA): how good "
            "is the translation, 0-100. Error span annotation (ESA; Kocmi et al. 2024): mark each error's words "
            "with a severity, then give the score. MQM-lite (Freitag et al. 2021): mark each error with a severity "
-           "and a category; the score is computed from them. Your judgements are saved into the chosen saved dataset as soon "
+           "and a category; the score is computed from them. Ranking (WMT's relative ranking): put two to five "
+           "translations of one sentence in order. Your judgements are saved into the chosen saved dataset as soon "
            "as you press *Save and next*; the Class page compares them with your classmates' and the experts'.")
 st.page_link("pages/classroom.py", label="See the class's results on the Class page", icon="🧑‍🏫")
 
@@ -59,12 +60,15 @@ with st.expander("Teacher settings (shared by the whole class, saved with the da
     seed = c3.number_input("Seed", 0, 10**6, int(plan.seed), key="ann_seed")
     qc = st.checkbox("Quality control: a degraded copy and a repeat of about one item in ten", plan.qc, key="ann_qc")
     show_ref = st.checkbox("Show the reference translation to the students", plan.show_reference, key="ann_ref")
+    rank_k = st.number_input("Relative ranking: outputs of one segment per screen", A.MIN_RANK_OUTPUTS,
+                             A.MAX_RANK_OUTPUTS, int(plan.rank_outputs), key="ann_rank_k")
     st.caption(f"With these settings every two students share at least {A.n_shared(int(n_items), overlap)} items "
                "(for agreement); the rest are drawn per student. Changing them changes what is still to do, "
                "never what was saved.")
     if st.button("Save the settings for the class", key="ann_save_plan"):
         try:
-            A.save_plan(name, ds.lp, A.Plan(int(n_items), float(overlap), bool(qc), bool(show_ref), int(seed)))
+            A.save_plan(name, ds.lp, A.Plan(int(n_items), float(overlap), bool(qc), bool(show_ref), int(seed),
+                                              int(rank_k)))
             st.rerun()
         except Exception as exc:
             show_exception(exc, "Could not save the settings")
@@ -72,7 +76,8 @@ with st.expander("Teacher settings (shared by the whole class, saved with the da
 c1, c2 = st.columns([2, 1])
 typed = c1.text_input("Your name (as the class knows you)", key="ann_rater")
 protocol = c2.radio("Protocol", list(A.PROTOCOLS), format_func=lambda p: {"da": "DA (0-100 score)",
-                    "esa": "ESA (error spans + score)", "mqm": "MQM-lite (error spans + category)"}[p],
+                    "esa": "ESA (error spans + score)", "mqm": "MQM-lite (error spans + category)",
+                    "rank": "Ranking (2-5 outputs)"}[p],
                     horizontal=True, key="ann_protocol")
 if not typed.strip():
     st.info("Type your name to start.")
@@ -89,8 +94,34 @@ if task is None:
     st.success(f"All {total} items done, {md(rater)}: thank you! Your judgements are on the Class page.")
     st.stop()
 
-ctx = V.task_context(ds, task, plan.show_reference)
 task_key = f"{protocol}|{task.kind}|{task.system}|{task.seg_id}"
+if protocol == "rank":  # relative ranking: one segment's outputs side by side (Callison-Burch et al. 2009)
+    ctx = V.rank_context(ds, task, plan.show_reference)
+    st.markdown(V.source_html(ctx["source"]), unsafe_allow_html=True)  # escaped (evalcore.present.highlight)
+    for ref_id, text in ctx["references"][:1]:
+        st.markdown(box(f"Reference ({ref_id})", escape(text)), unsafe_allow_html=True)
+    k = len(task.systems)
+    st.markdown(f"**Rank the {k} translations** from 1 (best) to {k} (worst). Two translations that are "
+                "equally good get the same rank.")
+    ranks = []
+    for i, text in enumerate(task.texts):
+        r1, r2 = st.columns([5, 1])
+        r1.markdown(box(f"Translation {i + 1}", escape(text)), unsafe_allow_html=True)
+        ranks.append(r2.selectbox(f"Rank of translation {i + 1}", list(range(1, k + 1)), index=None,
+                                  placeholder="rank", key=f"ann_rank::{task_key}::{i}"))
+    if st.button("Save and next", type="primary", key=f"ann_go::{task_key}"):
+        try:
+            if any(r is None for r in ranks):
+                raise ValueError("give every translation a rank (1 = best; equal ones may share a rank)")
+            A.save_ranking(name, ds.lp, rater, task, ranks)
+            st.toast("Saved.")
+            st.rerun()
+        except (ValueError, TimeoutError, OSError) as exc:
+            st.error(md(str(exc)))
+        except Exception as exc:
+            show_exception(exc, "Could not save the ranking")
+    st.stop()
+ctx = V.task_context(ds, task, plan.show_reference)
 st.markdown(V.source_html(ctx["source"]), unsafe_allow_html=True)  # escaped (evalcore.present.highlight)
 for ref_id, text in ctx["references"][:1]:
     st.markdown(box(f"Reference ({ref_id})", escape(text)), unsafe_allow_html=True)

@@ -80,10 +80,15 @@ def results():
                    "(Callison-Burch 2009 Fig. 2); α: Krippendorff's α of the student's scores with the experts'.")
         st.dataframe(o["experts"], hide_index=True, width="stretch")
     st.subheader("Quality control")
-    st.caption("Degraded copies (some words dropped, some shuffled) should score lower than their original; "
-               f"repeats within {A.repeat_tolerance(protocol):g} points of the first judgement (Graham et al. 2013). "
-               "These items are kept apart and never enter the other results.")
-    st.dataframe(o["qc"], hide_index=True, width="stretch")
+    if protocol == "rank":
+        st.caption("Rankings have no quality-control screens. Ranks are read with 1 = best: κ compares the "
+                   "pairwise labels they imply (as the Judges page with *lower is better*), and the metrics are "
+                   "correlated with minus the mean rank.")
+    else:
+        st.caption("Degraded copies (some words dropped, some shuffled) should score lower than their original; "
+                   f"repeats within {A.repeat_tolerance(protocol):g} points of the first judgement "
+                   "(Graham et al. 2013). These items are kept apart and never enter the other results.")
+        st.dataframe(o["qc"], hide_index=True, width="stretch")
     st.subheader("Metrics against the class and against the experts")
     corr = o["correlations"]
     if len(corr):

@@ -45,7 +45,7 @@ from ..core.dataset import Dataset
 from ..io import journal
 
 #: protocol -> the criterion name of its judgement rows (apart from the experts' criteria)
-CRITERIA = {"da": "class_da", "esa": "class_esa", "mqm": "class_mqm"}
+CRITERIA = {"da": "class_da", "esa": "class_esa", "mqm": "class_mqm", "rank": "class_rank"}
 PROTOCOLS = tuple(CRITERIA)
 LOG_EXTRA = "annotation_log"
 PLAN_EXTRA = "annotation_plan"
@@ -53,7 +53,7 @@ ESA_EXTRA = "esa_spans"
 #: the class's MQM-lite error rows (the columns of the experts' ``mqm_errors``: evalcore.io.mqm)
 MQM_EXTRA = "class_mqm_errors"
 LOG_COLUMNS = ["rater", "protocol", "kind", "system", "seg_id", "score", "esa_spans_json", "shown_text",
-               "saved_at", "mqm_errors_json"]
+               "saved_at", "mqm_errors_json", "ranks_json"]
 KINDS = ("item", "bad_copy", "repeat")
 MAX_RATER_CHARS = 40
 ESA_SEVERITIES = ("minor", "major")
@@ -67,6 +67,8 @@ MQM_SEVERITIES = ("minor", "major")
 #: 0-100 scale of DA and ESA; for MQM-lite one major error (weight 5)
 REPEAT_TOLERANCE = 10.0
 MQM_REPEAT_TOLERANCE = 5.0
+#: relative ranking: how many outputs of one segment a screen shows (the teacher chooses)
+MIN_RANK_OUTPUTS, MAX_RANK_OUTPUTS = 2, 5
 
 
 def repeat_tolerance(protocol: str) -> float:
@@ -83,11 +85,14 @@ class Plan:
     qc: bool = True
     show_reference: bool = True
     seed: int = 0
+    #: relative ranking: outputs of one segment per screen (2-5)
+    rank_outputs: int = 3
 
     def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame({"key": ["items_per_student", "overlap", "qc", "show_reference", "seed"],
+        return pd.DataFrame({"key": ["items_per_student", "overlap", "qc", "show_reference", "seed", "rank_outputs"],
                              "value": [str(self.items_per_student), repr(float(self.overlap)), str(int(self.qc)),
-                                       str(int(self.show_reference)), str(self.seed)]}, dtype=str)
+                                       str(int(self.show_reference)), str(self.seed), str(self.rank_outputs)]},
+                            dtype=str)
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,21 @@ class Task:
     system: str
     seg_id: str
     text: str
+
+
+@dataclass(frozen=True)
+class RankTask:
+    """One relative-ranking screen (Callison-Burch et al. 2009 §3): the outputs of ``systems`` for
+    segment ``seg_id``, in the order shown (``texts``). ``system`` (the JSON list of the systems,
+    sorted) names the screen in the annotation log; ``kind`` is always ``item`` (no quality control)."""
+    seg_id: str
+    systems: tuple[str, ...]
+    texts: tuple[str, ...]
+    kind: str = "item"
+
+    @property
+    def system(self) -> str:
+        return json.dumps(sorted(self.systems), ensure_ascii=False)
 
 
 # --------------------------------------------------------------------------- rater names
@@ -249,7 +269,8 @@ def plan_of(dataset: Dataset) -> Plan:
     try:
         return Plan(items_per_student=int(kv.get("items_per_student", d.items_per_student)),
                     overlap=float(kv.get("overlap", d.overlap)), qc=kv.get("qc", "1") == "1",
-                    show_reference=kv.get("show_reference", "1") == "1", seed=int(kv.get("seed", d.seed)))
+                    show_reference=kv.get("show_reference", "1") == "1", seed=int(kv.get("seed", d.seed)),
+                    rank_outputs=int(kv.get("rank_outputs", d.rank_outputs)))
     except ValueError:
         return d
 
@@ -271,10 +292,48 @@ def done_keys(dataset: Dataset, rater: str, protocol: str) -> set[tuple[str, str
     return set(zip(mine["kind"], mine["system"], mine["seg_id"]))
 
 
-def next_task(dataset: Dataset, plan: Plan, rater: str, protocol: str) -> tuple[Task | None, int, int]:
+def rank_choice(dataset: Dataset, k: int, seed: int) -> dict[str, tuple[str, ...]]:
+    """Per segment with two or more non-empty outputs, the ``k`` systems (fewer when it has fewer)
+    that every student ranks on that segment's screen: drawn by a generator seeded by (``seed``,
+    segment), so every student who gets the segment ranks the same outputs (their rankings can be
+    compared); in the dataset's system order."""
+    if not MIN_RANK_OUTPUTS <= int(k) <= MAX_RANK_OUTPUTS:
+        raise ValueError(f"a ranking screen shows {MIN_RANK_OUTPUTS} to {MAX_RANK_OUTPUTS} outputs, not {k}")
+    texts = dataset.sys_texts()
+    out = {}
+    for i, seg in enumerate(dataset.seg_ids):
+        avail = [s for s in dataset.systems if isinstance(texts[s][i], str) and texts[s][i].strip()]
+        if len(avail) >= MIN_RANK_OUTPUTS:
+            pick = set(_rng("rank", seed, seg).sample(avail, min(int(k), len(avail))))
+            out[str(seg)] = tuple(s for s in avail if s in pick)
+    return out
+
+
+def rank_sequence(dataset: Dataset, plan: Plan, student: str) -> list[RankTask]:
+    """The ranking screens of ``student``: ``plan.items_per_student`` segments chosen by
+    :func:`assignment` with ``plan.overlap`` (a shared pool every student ranks, the rest per
+    student), each showing the outputs of :func:`rank_choice` in an order shuffled per student and
+    segment (no position bias shared by the class). No quality-control screens."""
+    choice = rank_choice(dataset, plan.rank_outputs, plan.seed)
+    texts = dataset.sys_texts()
+    pos = {str(s): i for i, s in enumerate(dataset.seg_ids)}
+    out = []
+    for _, seg in assignment([("", g) for g in choice], plan.items_per_student, plan.overlap, plan.seed, student):
+        systems = list(choice[seg])
+        _rng("rank-order", plan.seed, student, seg).shuffle(systems)
+        out.append(RankTask(seg, tuple(systems), tuple(texts[s][pos[seg]] for s in systems)))
+    return out
+
+
+def sequence(dataset: Dataset, plan: Plan, student: str, protocol: str) -> list:
+    """The student's tasks under ``protocol``: :func:`rank_sequence` for ``rank``, else :func:`task_sequence`."""
+    return rank_sequence(dataset, plan, student) if protocol == "rank" else task_sequence(dataset, plan, student)
+
+
+def next_task(dataset: Dataset, plan: Plan, rater: str, protocol: str) -> tuple:
     """(the first task of the student's sequence not saved yet or None when all are, tasks done,
-    tasks in all)."""
-    seq = task_sequence(dataset, plan, rater)
+    tasks in all): a :class:`Task`, or a :class:`RankTask` for ``protocol="rank"``."""
+    seq = sequence(dataset, plan, rater, protocol)
     done = done_keys(dataset, rater, protocol)
     left = [t for t in seq if (t.kind, t.system, t.seg_id) not in done]
     return (left[0] if left else None), len(seq) - len(left), len(seq)
@@ -381,6 +440,9 @@ def save_plan(name: str, lp: str, plan: Plan) -> str:
 
     if not 0 <= plan.overlap <= 1 or plan.items_per_student < 1:
         raise ValueError("items per student must be at least 1 and overlap between 0 and 1")
+    if not MIN_RANK_OUTPUTS <= plan.rank_outputs <= MAX_RANK_OUTPUTS:
+        raise ValueError(f"a ranking screen shows {MIN_RANK_OUTPUTS} to {MAX_RANK_OUTPUTS} outputs, "
+                         f"not {plan.rank_outputs}")
 
     def change(coll):
         if lp not in coll:
@@ -409,6 +471,8 @@ def save_judgement(name: str, lp: str, rater: str, protocol: str, task: Task, sc
     rater = check_rater(rater)
     if protocol not in CRITERIA:
         raise ValueError(f"unknown protocol {protocol!r}; known: {', '.join(PROTOCOLS)}")
+    if protocol == "rank":
+        raise ValueError("a ranking is saved with save_ranking")
     if task.kind not in KINDS:
         raise ValueError(f"unknown task kind {task.kind!r}")
     if protocol != "mqm":
@@ -460,6 +524,60 @@ def save_judgement(name: str, lp: str, rater: str, protocol: str, task: Task, sc
     return workspace.append(name, rater, lp, rows, check)
 
 
+def check_ranks(ranks, n: int) -> list[int]:
+    """The ranks of the ``n`` outputs of a screen as stored (1 = best; ties allowed, as in WMT's
+    relative ranking: two outputs may share a rank), or ``ValueError`` naming every bad one."""
+    ranks = list(ranks or [])
+    if len(ranks) != n:
+        raise ValueError(f"give a rank to each of the {n} outputs, not {len(ranks)}")
+    bad = [f"output {k}: {r!r}" for k, r in enumerate(ranks, start=1)
+           if isinstance(r, bool) or not isinstance(r, (int, np.integer)) or not 1 <= r <= n]
+    if bad:
+        raise ValueError(f"ranks are whole numbers from 1 (best) to {n}: {'; '.join(bad)}")
+    return [int(r) for r in ranks]
+
+
+def save_ranking(name: str, lp: str, rater: str, task: RankTask, ranks: Sequence[int]) -> str:
+    """Append one relative ranking (Callison-Burch et al. 2009 §3: the outputs of one segment
+    ranked against each other, ties allowed) by ``rater`` to the saved dataset ``name`` and return
+    the stored name; ``ranks[i]`` is the rank of ``task.systems[i]`` (1 = best). Raises
+    ``ValueError`` (bad rater name or ranks, unknown output, a screen this rater already saved)
+    before anything is written.
+
+    Saved as the project's ranking judgements: one judgement row per output, criterion
+    ``class_rank``, score = its rank (lower is better, as ranks are on the Judges page with
+    *lower is better*), one screen per (rater, segment); and one ``annotation_log`` row
+    (system: :attr:`RankTask.system`, ``ranks_json``: system -> rank). Appended to the rater's
+    journal as :func:`save_judgement` does."""
+    from ..io import workspace
+
+    rater = check_rater(rater)
+    ranks = check_ranks(ranks, len(task.systems))
+    if len(set(task.systems)) != len(task.systems) or len(task.systems) < MIN_RANK_OUTPUTS:
+        raise ValueError("a ranking screen shows two or more different outputs")
+
+    def check(coll):
+        if lp not in coll:
+            raise ValueError(f"the saved dataset {name!r} has no language pair {lp!r}")
+        ds = coll[lp]
+        have = set(zip(ds.outputs["system"], ds.outputs["seg_id"].astype(str)))
+        missing = [s for s in task.systems if (s, task.seg_id) not in have]
+        if missing:
+            raise ValueError(f"no output of system(s) {', '.join(map(repr, missing))} for segment "
+                             f"{task.seg_id!r} in {name!r}")
+        if (task.kind, task.system, task.seg_id) in done_keys(ds, rater, "rank"):
+            raise ValueError(f"{rater} has already ranked these outputs of segment {task.seg_id}")
+
+    rows: dict[str, list[dict]] = {
+        LOG_EXTRA: [{"rater": rater, "protocol": "rank", "kind": task.kind, "system": task.system,
+                     "seg_id": task.seg_id, "score": "", "esa_spans_json": "", "shown_text": "",
+                     "saved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                     "ranks_json": json.dumps(dict(zip(task.systems, ranks)), ensure_ascii=False)}],
+        "judgements": [{"system": s, "seg_id": task.seg_id, "rater": rater, "judgement": CRITERIA["rank"],
+                        "score": float(r)} for s, r in zip(task.systems, ranks)]}
+    return workspace.append(name, rater, lp, rows, check)
+
+
 # --------------------------------------------------------------------------- reports
 def class_raters(dataset: Dataset) -> list[str]:
     """The raters of the class (those with a row in the annotation log), in order of first save."""
@@ -473,7 +591,7 @@ def progress_table(dataset: Dataset) -> pd.DataFrame:
     plan = plan_of(dataset)
     rows = []
     for (rater, protocol), g in log.groupby(["rater", "protocol"], sort=False):
-        total = len(task_sequence(dataset, plan, rater))
+        total = len(sequence(dataset, plan, rater, protocol))
         done = len(set(zip(g["kind"], g["system"], g["seg_id"])))
         rows.append({"rater": rater, "protocol": protocol, "saved": done, "assigned": total,
                      "done": done / total if total else float("nan"), "last_save": g["saved_at"].max()})

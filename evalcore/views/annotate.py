@@ -7,7 +7,7 @@ from typing import Sequence
 
 import pandas as pd
 
-from ..analysis.annotate import Task, word_offsets
+from ..analysis.annotate import RankTask, Task, word_offsets
 from ..core.dataset import Dataset
 from ..present.highlight import box, char_spans_html, escape
 
@@ -24,6 +24,13 @@ def task_context(dataset: Dataset, task: Task, show_reference: bool) -> dict:
         refs = [(r, texts[r][i]) for r in dataset.ref_ids if isinstance(texts[r][i], str) and texts[r][i].strip()]
     return {"source": str(dataset.segments["source"].iloc[i]), "references": refs, "output": task.text,
             "words": task.text.split()}
+
+
+def rank_context(dataset: Dataset, task: RankTask, show_reference: bool) -> dict:
+    """As :func:`task_context` for a ranking screen: ``source``, ``references``; the outputs are
+    ``task.texts`` (shown without their systems' names)."""
+    return {k: v for k, v in task_context(dataset, Task("item", task.systems[0], task.seg_id, task.texts[0]),
+                                          show_reference).items() if k in ("source", "references")}
 
 
 def output_html(text: str, spans: Sequence[dict], label: str = "Translation to judge") -> str:

@@ -42,6 +42,14 @@ def expert_judgements(dataset: Dataset, criterion: str) -> pd.DataFrame:
     return j[~j["rater"].isin(set(A.class_raters(dataset)))]
 
 
+def oriented(j: pd.DataFrame, protocol: str) -> pd.DataFrame:
+    """The class's rows with higher = better: ranks (``rank``: 1 = best) negated, other protocols as
+    they are. Every number of the page is then computed as for scores: the pairwise labels are
+    those of the Judges page with *lower is better* (Callison-Burch 2009 §4), the Schulze ballots
+    rank by rank, α is unchanged by the sign, and the metrics' correlations are with −(mean rank)."""
+    return j.assign(score=-j["score"]) if protocol == "rank" and len(j) else j
+
+
 def student_pairs(j: pd.DataFrame) -> pd.DataFrame:
     """Every pair of students: items both judged, Krippendorff's α (interval) of the two
     (:func:`~evalcore.human.agreement.alpha_of_judgements`; the reason when undefined) and the
@@ -172,20 +180,26 @@ def schulze_table(j: pd.DataFrame) -> pd.DataFrame:
 
 def overview(dataset: Dataset, protocol: str, expert_criterion: str | None = None,
              metrics: Sequence[str] = ("bleu", "chrf"), tokenize: str | None = None) -> dict:
-    """Everything the Class page shows for ``protocol``: ``progress``, ``qc``
+    """Everything the Class page shows for ``protocol`` (rankings oriented by :func:`oriented`;
+    ``class_rows`` keeps the stored ranks): ``progress``, ``qc``
     (:func:`evalcore.analysis.annotate.qc_report`), ``class_alpha`` and ``class_agreement`` (all students
     together), ``pairs`` (:func:`student_pairs`), ``experts`` (:func:`vs_experts`, when an expert
     criterion is given), ``correlations`` (:func:`metric_correlations`: class, experts on every
     output they judged, experts on the outputs the class judged), ``schulze`` (class and experts),
     ``class_rows``."""
-    cj = class_judgements(dataset, protocol)
+    rows = class_judgements(dataset, protocol)
+    cj = oriented(rows, protocol)
     log = A.log_of(dataset)
+    log = log[log["protocol"] == protocol] if protocol != "rank" else log.iloc[:0]  # rankings: no QC screens
     out = {"progress": A.progress_table(dataset).query("protocol == @protocol").reset_index(drop=True),
-           "qc": A.qc_report(log[log["protocol"] == protocol], A.repeat_tolerance(protocol)).reset_index(drop=True),
-           "class_rows": cj, "class_alpha": alpha_of_judgements(cj),
+           "qc": A.qc_report(log, A.repeat_tolerance(protocol)).reset_index(drop=True),
+           "class_rows": rows, "class_alpha": alpha_of_judgements(cj),
            "class_agreement": agreement(pairwise_labels(cj), "inter"), "pairs": student_pairs(cj)}
     ej = expert_judgements(dataset, expert_criterion) if expert_criterion else cj.iloc[:0]
     out["experts"] = vs_experts(cj, ej) if expert_criterion else None
+    if out["experts"] is not None and protocol == "rank" and len(out["experts"]):
+        out["experts"]["alpha"] = float("nan")  # κ of the pairwise labels compares them; α would mix scales
+        out["experts"]["alpha_note"] = "ranks and the experts' scores are not on one scale (compare κ)"
     humans = {"class": cj}
     if expert_criterion and not ej.empty:
         humans["experts (all their outputs)"] = ej
