@@ -151,3 +151,22 @@ def test_parse_and_merge_on_hand_made_records():
                        b: journal.record_line(1, "x-y", "b", {"log": [{"u": "1"}]})})
     with pytest.raises(DataError, match="language pair q-r"):
         journal.merge({"x-y": ds}, journal.parse({a: journal.record_line(1, "q-r", "a", {"log": [{"u": "1"}]})}))
+
+
+def test_repair_keeps_the_journals_and_saving_goes_on(saved):
+    from evalcore.io import workspace
+
+    name, lp, coll = saved
+    seq = A.task_sequence(coll[lp], A.Plan(items_per_student=4, overlap=1.0, qc=False), "ana")
+    A.save_judgement(name, lp, "ana", "da", seq[0], 70)
+    A.save_judgement(name, lp, "bo", "da", seq[0], 30)
+    meta = workspace.repair(name)  # accepts the files as they are (the journals checked too)
+    assert meta["journal_seq"] == 2 and journal.file_name("ana") in meta["files"]
+    A.save_judgement(name, lp, "ana", "da", seq[1], 60)
+    ds = workspace.load_saved(name)[lp]
+    cls = ds.judgements[ds.judgements["judgement"] == "class_da"]
+    assert list(zip(cls["rater"], cls["score"])) == [("ana", 70.0), ("bo", 30.0), ("ana", 60.0)]
+    path = workspace.datasets_dir() / name / journal.file_name("bo")
+    path.write_bytes(path.read_bytes() + b"{broken\n")
+    with pytest.raises(DataError, match=journal.file_name("bo") + ", line 2"):
+        workspace.repair(name)  # a broken journal is not accepted

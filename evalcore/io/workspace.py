@@ -461,6 +461,13 @@ def _link_tree(src: Path, dst: Path, skip: set[str]) -> None:
         if entry.name in skip or entry.name == "meta.json" or entry.name.startswith((".tmp", ".snaptmp-")):
             continue
         target = dst / entry.name
+        if entry.name.startswith(".snap"):  # a cache a reader may be replacing now: never fail a save for it
+            try:
+                target.mkdir()
+                _link_tree(entry, target, set())
+            except OSError:
+                shutil.rmtree(target, ignore_errors=True)
+            continue
         if entry.is_dir() and not entry.is_symlink():
             target.mkdir()
             _link_tree(entry, target, set())
