@@ -170,3 +170,48 @@ def test_repair_keeps_the_journals_and_saving_goes_on(saved):
     path.write_bytes(path.read_bytes() + b"{broken\n")
     with pytest.raises(DataError, match=journal.file_name("bo") + ", line 2"):
         workspace.repair(name)  # a broken journal is not accepted
+
+
+def test_saves_read_the_tsvs_once_and_still_catch_changed_files(saved, monkeypatch):
+    """After one save the TSVs are kept in memory while meta.json names the same files: further
+    saves read neither the TSVs nor their snapshot. A TSV changed on disk is still caught: by the
+    next save when its size changed, by every load in any case; a changed journal by the next save."""
+    from evalcore import io as evio
+    from evalcore.io import snapshot, workspace
+
+    name, lp, coll = saved
+    seq = A.task_sequence(coll[lp], A.Plan(items_per_student=6, overlap=1.0, qc=False), "ana")
+    A.save_judgement(name, lp, "ana", "da", seq[0], 70)
+
+    def refuse(*a, **k):
+        raise AssertionError("the TSVs or their snapshot were read again")
+
+    with monkeypatch.context() as mp:
+        mp.setattr(evio, "load_collection", refuse)
+        mp.setattr(snapshot, "read_snapshot", refuse)
+        A.save_judgement(name, lp, "bo", "da", seq[0], 20)
+        A.save_judgement(name, lp, "ana", "da", seq[1], 60)
+    folder = workspace.datasets_dir() / name
+    tsv = folder / "outputs.tsv"
+    good = tsv.read_bytes()
+    tsv.write_bytes(good[:-2] + (b"X" if good[-2:-1] != b"X" else b"Y") + good[-1:])  # same size
+    with pytest.raises(DataError, match="outputs.tsv"):
+        workspace.load_saved(name)
+    A.save_judgement(name, lp, "ana", "da", seq[2], 50)  # the append itself does not read the TSVs ...
+    with pytest.raises(DataError, match="outputs.tsv"):
+        workspace.load_saved(name)  # ... and the change is still caught: its entry in meta.json is unchanged
+    tsv.write_bytes(good + b"x")  # another size: the next save checks every file again
+    with pytest.raises(DataError, match="outputs.tsv"):
+        A.save_judgement(name, lp, "ana", "da", seq[3], 40)
+    tsv.write_bytes(good)
+    bo = folder / journal.file_name("bo")
+    data = bo.read_bytes()
+    bo.write_bytes(data.replace(b'"score": 20.0', b'"score": 90.0'))
+    with pytest.raises(DataError, match=journal.file_name("bo")):
+        A.save_judgement(name, lp, "ana", "da", seq[3], 40)
+    bo.write_bytes(data)
+    A.save_judgement(name, lp, "ana", "da", seq[3], 40)
+    ds = workspace.load_saved(name)[lp]
+    cls = ds.judgements[ds.judgements["judgement"] == "class_da"]
+    assert list(zip(cls["rater"], cls["score"])) == [("ana", 70.0), ("bo", 20.0), ("ana", 60.0), ("ana", 50.0),
+                                                     ("ana", 40.0)]

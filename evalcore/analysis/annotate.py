@@ -434,6 +434,14 @@ _with = journal.with_tables
 _replace = journal.with_pair
 
 
+def _has_outputs(ds: Dataset, systems: Sequence[str], seg_id: str) -> bool:
+    """Whether ``ds`` has an output of every system of ``systems`` for segment ``seg_id``
+    (vectorised: a save checks this on every call)."""
+    out = ds.outputs
+    hit = out.loc[out["seg_id"].astype(str).to_numpy() == str(seg_id), "system"]
+    return set(systems) <= set(hit.astype(str))
+
+
 def save_plan(name: str, lp: str, plan: Plan) -> str:
     """Store the teacher's :class:`Plan` with language pair ``lp`` of the saved dataset ``name``."""
     from ..io import workspace
@@ -501,7 +509,7 @@ def save_judgement(name: str, lp: str, rater: str, protocol: str, task: Task, sc
         if lp not in coll:
             raise ValueError(f"the saved dataset {name!r} has no language pair {lp!r}")
         ds = coll[lp]
-        if (task.system, task.seg_id) not in set(zip(ds.outputs["system"], ds.outputs["seg_id"].astype(str))):
+        if not _has_outputs(ds, [task.system], task.seg_id):
             raise ValueError(f"no output of system {task.system!r} for segment {task.seg_id!r} in {name!r}")
         if (task.kind, task.system, task.seg_id) in done_keys(ds, rater, protocol):
             raise ValueError(f"{rater} has already saved this {task.kind.replace('_', ' ')} "
@@ -560,8 +568,7 @@ def save_ranking(name: str, lp: str, rater: str, task: RankTask, ranks: Sequence
         if lp not in coll:
             raise ValueError(f"the saved dataset {name!r} has no language pair {lp!r}")
         ds = coll[lp]
-        have = set(zip(ds.outputs["system"], ds.outputs["seg_id"].astype(str)))
-        missing = [s for s in task.systems if (s, task.seg_id) not in have]
+        missing = [s for s in task.systems if not _has_outputs(ds, [s], task.seg_id)]
         if missing:
             raise ValueError(f"no output of system(s) {', '.join(map(repr, missing))} for segment "
                              f"{task.seg_id!r} in {name!r}")

@@ -478,14 +478,64 @@ def _link_tree(src: Path, dst: Path, skip: set[str]) -> None:
                 shutil.copy2(entry, target)
 
 
+#: (dataset folder, snapshot key of its TSVs per meta.json) -> the collection of those TSVs, checked
+#: in full when it was loaded; the last few, for :func:`append` (never handed to a caller to keep)
+_BASE_CACHE: dict[tuple[str, str], dict[str, Dataset]] = {}
+_BASE_CACHE_SIZE = 2
+
+
+def _current_for_append(path: Path, stored: str, meta: dict | None) -> dict[str, Dataset]:
+    """The dataset as it is now, for :func:`append`'s check, at a cost that does not grow with the
+    TSVs once they were checked: the collection of the TSVs comes from :data:`_BASE_CACHE` when
+    meta.json names the same files (same SHA-256 table) and their sizes still match — else from
+    :func:`_load_parts`, which checks every file in full — and the journals are read, checked
+    against meta.json (size and SHA-256: the writer's own journal is rehashed into the new
+    meta.json, so a changed one must never pass) and merged. The TSVs are never rewritten by an
+    append and their entries in meta.json stay as they are, so every load still checks them."""
+    from . import current_mqm_weights, snapshot
+
+    files = meta.get("files") if meta else None
+    if not isinstance(files, dict) or current_mqm_weights() is not None:
+        return load_saved(stored)
+    base_table = {k: v for k, v in files.items() if not journal.is_journal(k)}
+    ck = (str(path), snapshot.snapshot_key(base_table, reading="tidy;quoting=csv"))
+    base = _BASE_CACHE.get(ck)
+    try:
+        if base is not None and any((path / f).stat().st_size != info.get("bytes") for f, info in base_table.items()):
+            base = None
+    except OSError:
+        base = None
+    if base is None:
+        base, _ = _load_parts(stored)
+        _BASE_CACHE.pop(ck, None)
+        _BASE_CACHE[ck] = base
+        while len(_BASE_CACHE) > _BASE_CACHE_SIZE:
+            _BASE_CACHE.pop(next(iter(_BASE_CACHE)))
+    report = Report()
+    jfiles = {p.name: p.read_bytes() for p in _data_files(path) if journal.is_journal(p.name)}
+    for fname in sorted(set(jfiles) | {f for f in files if journal.is_journal(f)}):
+        info, data = files.get(fname), jfiles.get(fname)
+        if info is None:
+            report.error(fname, None, f"is in the saved dataset {path.name!r} but not in its meta.json")
+        elif data is None:
+            report.error(fname, None, f"missing from the saved dataset {path.name!r}")
+        elif len(data) != info.get("bytes") or hashlib.sha256(data).hexdigest() != info.get("sha256"):
+            report.error(fname, None, "changed since it was saved (its size or SHA-256 differs from meta.json); "
+                                      "accept the change (repair) or delete the dataset")
+    if not report.ok:
+        raise DataError(report)
+    return journal.merge(base, journal.parse(jfiles), repr(stored))
+
+
 def append(name: str, key: str, lp: str, rows: Mapping, check=None) -> str:
     """Append ``rows`` (table -> list of rows: :mod:`evalcore.io.journal`) to language pair ``lp``
     of the saved dataset ``name``, as writer ``key`` (a rater), at a cost that grows with the rows
     and the writer's own journal, not with the dataset; returns the stored name.
 
-    Under the dataset's name lock, as :func:`update`: the newest version is loaded (every file
-    checked against meta.json) and ``check(collection)`` may refuse the rows by raising (nothing
-    is written then). The rows become one line of the writer's journal file; the new version is a
+    Under the dataset's name lock, as :func:`update`: the newest version is loaded
+    (:func:`_current_for_append`: the TSVs checked in full once, then kept in memory while
+    meta.json names the same files; the journals checked every time) and ``check(collection)``
+    may refuse the rows by raising (nothing is written then). The rows become one line of the writer's journal file; the new version is a
     hidden temporary folder holding hard links to every other file of the dataset (no data
     copied), the writer's journal with the line added (written, fsynced, read back) and a new
     meta.json (that file's size and SHA-256, the record's ``seq``; every other file's entry kept),
@@ -499,10 +549,10 @@ def append(name: str, key: str, lp: str, rows: Mapping, check=None) -> str:
         path = root / stored
         if not path.is_dir():
             raise FileNotFoundError(f"no saved dataset named {name!r} in {datasets_dir()}")
-        current = load_saved(stored)  # checks every file against meta.json (and merges the journals)
+        meta = _read_meta(path, Report())
+        current = _current_for_append(path, stored, meta)
         if check is not None:
             check(current)
-        meta = _read_meta(path, Report())
         if meta is None or not isinstance(meta.get("files"), dict):  # an old save: no file table to extend
             new = journal.merge(current, [{"seq": 1, "lp": lp, "key": key, "rows": rows}], repr(stored))
             return _write_locked(new, stored, (meta or {}).get("source", ""), replace=True,
@@ -642,7 +692,14 @@ def load_saved(name: str) -> dict[str, Dataset]:
 
     The TSVs are parsed and validated only when the dataset has no up-to-date snapshot
     (:mod:`evalcore.io.snapshot`: Arrow tables of exactly what reading these TSV bytes with
-    this version of the loaders assembles); the snapshot is then built for the next load."""
+    this version of the loaders assembles); the snapshot is then built for the next load.
+    The row journals (:mod:`evalcore.io.journal`) are merged on top."""
+    coll, records = _load_parts(name)
+    return journal.merge(coll, records, repr(safe_name(name)))
+
+
+def _load_parts(name: str) -> tuple[dict[str, Dataset], list[dict]]:
+    """The body of :func:`load_saved`: (the collection of the TSVs, the journals' records)."""
     from . import FileSource, current_mqm_weights, load_collection
     from . import snapshot
 
@@ -685,7 +742,7 @@ def load_saved(name: str) -> dict[str, Dataset]:
         raise DataError(report)
     if key is not None:  # the key names the files' hashes: a folder swapped meanwhile never matches it
         snapshot.write_snapshot(path, key, coll)
-    return journal.merge(coll, records, repr(stored))  # the snapshot holds the TSVs only
+    return coll, records  # the snapshot holds the TSVs only
 
 
 def repair(name: str) -> dict:
