@@ -215,3 +215,49 @@ def test_saves_read_the_tsvs_once_and_still_catch_changed_files(saved, monkeypat
     cls = ds.judgements[ds.judgements["judgement"] == "class_da"]
     assert list(zip(cls["rater"], cls["score"])) == [("ana", 70.0), ("bo", 20.0), ("ana", 60.0), ("ana", 50.0),
                                                      ("ana", 40.0)]
+
+
+_MIXED = """
+import os, sys, time
+sys.path.insert(0, {root!r})
+from evalcore.analysis import annotate as A
+from evalcore.io import workspace
+name, lp, rater, protocol, go = sys.argv[1:6]
+while not os.path.exists(go):
+    time.sleep(0.01)
+ds = workspace.load_saved(name)[lp]
+plan = A.Plan(items_per_student=4, overlap=0.5, qc=False, rank_outputs=3)
+if protocol == "rank":
+    for t in A.rank_sequence(ds, plan, rater):
+        A.save_ranking(name, lp, rater, t, [1, 2, 2])
+else:
+    for t in A.task_sequence(ds, plan, rater):
+        A.save_judgement(name, lp, rater, "mqm", t, None, [A.words_to_span(t.text, 0, 0, "minor") | {{"category": "Style"}}])
+"""
+
+
+def test_concurrent_mqm_and_ranking_writers_keep_every_row(saved, tmp_path):
+    import subprocess
+    import sys
+    import time
+
+    from evalcore.io import workspace
+
+    name, lp, coll = saved
+    script = tmp_path / "child.py"
+    script.write_text(_MIXED.format(root=str(ROOT)))
+    go = tmp_path / "go"
+    procs = [subprocess.Popen([sys.executable, str(script), name, lp, r, p, str(go)], env=dict(os.environ))
+             for r, p in (("ana", "mqm"), ("bo", "rank"), ("cy", "mqm"))]
+    time.sleep(0.5)
+    go.touch()
+    assert [p.wait(timeout=300) for p in procs] == [0, 0, 0]
+    ds = workspace.load_saved(name)[lp]
+    j = ds.judgements
+    assert sorted(j[j["judgement"] == "class_mqm"].groupby("rater").size().items()) == [("ana", 4), ("cy", 4)]
+    assert set(j.loc[j["judgement"] == "class_mqm", "score"]) == {-1.0}
+    ranks = j[j["judgement"] == "class_rank"]
+    assert len(ranks) == 12 and sorted(ranks.groupby("seg_id")["score"].apply(sorted).map(tuple)) == [(1.0, 2.0, 2.0)] * 4
+    assert len(ds.extras[A.MQM_EXTRA]) == 8 and len(A.log_of(ds)) == 12
+    meta = json.loads((workspace.datasets_dir() / name / "meta.json").read_text())
+    assert meta["journal_seq"] == 12
