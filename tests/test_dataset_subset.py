@@ -90,3 +90,19 @@ def test_judged_only_keeps_the_judged_segments(tmp_path):
     got = load(args)
     assert got.seg_ids == [s for s in full.seg_ids if s in judged and s not in drop]
     assert len(drop) == 3 and set(got.outputs["seg_id"].astype(str)) == set(got.seg_ids)
+
+
+def test_subset_cuts_tables_keyed_by_document(ds):
+    """An extra keyed by document (``doc_id``, no ``seg_id``: reading-comprehension answers) keeps
+    the documents that still have a segment; by systems it keeps those systems and the reference
+    sets, as the judgements do. Reference: the same filters written with pandas."""
+    comp = pd.DataFrame({"system": ["x", "y", "A", "x", "B"], "doc_id": ["d", "d", "d", "e", "e"],
+                         "question_id": ["q1", "q1", "q1", "q2", "q2"], "rater": ["r"] * 5,
+                         "correct": ["1", "0", "1", "1", "0"]})
+    full = Dataset(ds.name, ds.lp, ds.segments, ds.references, ds.outputs, ds.judgements, ds.tags,
+                   {**ds.extras, "comprehension": comp})
+    sub = full.subset(seg_ids=["1", "2"])  # document e has no segment left
+    assert _rows(sub.extras["comprehension"]) == _rows(comp[comp["doc_id"] == "d"])
+    assert _rows(full.subset(seg_ids=["2", "3"]).extras["comprehension"]) == _rows(comp)  # both documents left
+    by_sys = full.subset(systems=["y"])
+    assert _rows(by_sys.extras["comprehension"]) == _rows(comp[comp["system"].isin({"y", "A", "B"})])

@@ -24,7 +24,10 @@ Human translations judged like systems (WMT24's ``refA``, WMT21's ``ref-B``/``Hu
 out of the correlations by default (methods §3.2; ``include_human=True`` keeps them; a reference in use cannot
 be scored by a metric against itself, so it gets no metric score). ``judged_only`` scores only
 for each system the segments judged for it (as ``score --judged-only``); ``tokenize`` (None: sacreBLEU's
-default for each target language, Post 2018) is said in the notes. Extra keyword arguments (``**score_options``,
+default for each target language, Post 2018) is said in the notes. The defaults of ``judged_only``,
+``include_human`` and ``tokenize`` are the shared settings' (:data:`evalcore.scoring.settings.DEFAULTS`:
+judged segments only, human translations left out, each target language's tokenizer), as on the
+Campaign page and every command. Extra keyword arguments (``**score_options``,
 e.g. ``ref_ids``) go to the scorer. ``scheduler`` (:class:`evalcore.scoring.parallel.Scheduler`)
 computes the scores on a Dask cluster with identical results.
 """
@@ -39,6 +42,7 @@ import pandas as pd
 from ..core.dataset import Dataset
 from ..scoring import parallel
 from ..scoring.defaults import default_criterion
+from ..scoring.settings import DEFAULTS
 
 ALL = "(all)"
 STATISTICS = ("pearson", "kendall", "accuracy")  # names of evalcore.stats.registry
@@ -97,8 +101,9 @@ def _lp_statistics(g: np.ndarray, m: np.ndarray) -> dict:
 
 
 def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: str | None = None, *,
-             lps: Sequence[str] | None = None, include_human: bool = False, judged_only: bool = False,
-             normalisation: str = "raw", rank_by: str = "pearson", tokenize: str | None = None, scheduler=None,
+             lps: Sequence[str] | None = None, include_human: bool = DEFAULTS.include_human_systems,
+             judged_only: bool = DEFAULTS.judged_only, normalisation: str = "raw", rank_by: str = "pearson",
+             tokenize: str | None = DEFAULTS.tokenizer, scheduler=None,
              progress: Callable[[int, int], None] | None = None, scorer: Callable | None = None,
              exclude: Sequence[str] = (), **score_options) -> Campaign:
     """Systems × language pairs, per-pair and averaged system-level correlations and each

@@ -42,6 +42,7 @@ import pandas as pd
 from ..core.dataset import Dataset
 from ..core.results import Subset
 from ..core.progress import sub_range
+from ..scoring.settings import DEFAULTS
 from .detail import segment_detail
 
 Progress = Callable[[float, str], None] | None
@@ -151,7 +152,7 @@ def _tokens(text: str | None, tokenize: str) -> list[str]:
 
 
 def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "chrf"),
-          criteria: Sequence[str] | None = None, tokenize: str = "13a", normalisation: str = "raw",
+          criteria: Sequence[str] | None = None, tokenize: str | None = DEFAULTS.tokenizer, normalisation: str = "raw",
           judged_only: bool | None = None, progress: Progress = None, lengths: bool = True) -> Comparison:
     """Collect the per-segment material of systems ``a`` and ``b`` on ``dataset``.
 
@@ -173,6 +174,8 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
     tables that need them add them (:func:`with_lengths`, the same values).
     """
 
+    if tokenize is None:
+        tokenize = default_tokenizer(dataset.lp)[0]
     systems = dataset.systems
     for name, label in ((a, "A"), (b, "B")):
         if name not in systems:

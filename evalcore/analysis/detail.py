@@ -13,6 +13,7 @@ import pandas as pd
 from ..core.dataset import Dataset
 from ..metrics.engine import ngram_breakdown
 from ..scoring.defaults import page_tokenizer
+from ..scoring.settings import DEFAULTS
 
 
 def signal_columns(signals: pd.DataFrame) -> list[str]:
@@ -45,7 +46,7 @@ _ORDER_NAMES = {1: "unigrams", 2: "bigrams", 3: "trigrams", 4: "4-grams"}
 
 
 def segment_detail(dataset: Dataset, system: str, seg_id: str, signals: pd.DataFrame | None = None,
-                   tokenize: str | None = None, max_order: int = 4) -> dict:
+                   tokenize: str | None = DEFAULTS.tokenizer, max_order: int = 4) -> dict:
     """Everything about one (system, segment) for the divergence browser and the Compare
     side-by-side view:
 

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ..scoring.parallel import score_table
+from ..scoring.settings import DEFAULTS
 from ..stats.registry import Statistic, register
 from .metatask_tasks import TASKS, SubTask, TaskDef
 
@@ -369,7 +370,7 @@ def _default_scorer(ds, metrics, *, level, ref_ids, include_references, tokenize
 
 def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(), scores: pd.DataFrame | None = None,
                  human: str | None = None, include_human: bool | None = None, judged_only: bool = False,
-                 tokenize: str | None = None, k: int = 0, alpha: float = 0.05, seed: int = 0,
+                 tokenize: str | None = DEFAULTS.tokenizer, k: int = 0, alpha: float = 0.05, seed: int = 0,
                  num_permutations: int = 1000, scorer=None):
     """The task table of ``collection`` (lp → Dataset), as the ``metatask`` command and the Metrics
     task page compute it: the task's pairs (``lps`` overrides; the data's pairs when none of the

@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from ..io.spans import SpanTable, dataset_spans
+from ..scoring.settings import DEFAULTS
 
 MARKERS = {"bleu": "BLEU: tokens without any n-gram match",
            "chrf": "chrF: characters without any character n-gram match",
@@ -272,7 +273,7 @@ def _refs_for(dataset, system: str, seg: str) -> list[str]:
 
 
 def item_counts(dataset, markers: Sequence[str], severities: Sequence[str] = SEVERITY_FILTERS,
-                tokenize: str | None = None, table: SpanTable | None = None,
+                tokenize: str | None = DEFAULTS.tokenizer, table: SpanTable | None = None,
                 progress: Callable[[float, str], None] | None = None) -> pd.DataFrame:
     """One row per (annotation item, marker, severity): tp, marked, errors (character counts).
     Items are the annotations of outputs with text and at least one reference other than the

@@ -180,9 +180,12 @@ class Dataset:
         all), in the dataset's own order; the one place a dataset is cut down.
 
         Segments: every table with a ``seg_id`` column (segments, references, outputs,
-        judgements, tags and the extras) keeps only those segments. Systems: outputs, tags and
-        the extras with a ``system`` column keep only those systems; judgements keep those
-        systems and every judged reference set (human translations are judged like systems).
+        judgements, tags and the extras) keeps only those segments; an extra keyed by document
+        (a ``doc_id`` column and no ``seg_id``: the reading-comprehension answers) keeps only the
+        documents that still have a segment, so the subset saves and loads back. Systems:
+        outputs and tags keep only those systems; judgements and the extras with a ``system``
+        column (comprehension answers, MQM error rows, stored scores) keep those systems and
+        every reference set (human translations are judged like systems).
         Unknown segment ids or system names raise ``ValueError`` naming them."""
         seg_keep = sys_keep = None
         if seg_ids is not None:
@@ -196,6 +199,10 @@ class Dataset:
             if unknown:
                 raise ValueError(f"unknown system(s) {unknown}; available: {self.systems}")
         refs = set(self.references["ref_id"])
+        docs = None  # the documents left, for the tables keyed by document
+        if seg_keep is not None and "doc_id" in self.segments:
+            kept = self.segments["seg_id"].astype(str).isin(seg_keep)
+            docs = set(self.segments.loc[kept, "doc_id"].astype(str))
 
         def cut(frame, judgements: bool = False):
             if not isinstance(frame, pd.DataFrame):
@@ -203,6 +210,8 @@ class Dataset:
             mask = np.ones(len(frame), dtype=bool)
             if seg_keep is not None and "seg_id" in frame:
                 mask &= frame["seg_id"].astype(str).isin(seg_keep).to_numpy()
+            elif docs is not None and "doc_id" in frame:
+                mask &= frame["doc_id"].astype(str).isin(docs).to_numpy()
             if sys_keep is not None and "system" in frame:
                 keep = sys_keep | refs if judgements else sys_keep
                 mask &= frame["system"].astype(str).isin(keep).to_numpy()
@@ -210,7 +219,7 @@ class Dataset:
 
         return Dataset(self.name, self.lp, cut(self.segments), cut(self.references), cut(self.outputs),
                        cut(self.judgements, judgements=True), cut(self.tags),
-                       {k: cut(v) for k, v in self.extras.items()}, list(self.warnings))
+                       {k: cut(v, judgements=True) for k, v in self.extras.items()}, list(self.warnings))
 
     # ---- summaries ----------------------------------------------------------------------
     def overview(self) -> dict:
