@@ -29,8 +29,8 @@ def test_bounded_cache_drops_the_oldest_entry_first():
 def test_every_module_memo_is_registered_and_bounded():
     """A module-level dict memo or lru_cache in evalcore.metrics must come from the registry
     (bounded_cache / cached) with a finite size: an unbounded one added later fails here."""
-    mods = [(info.name, importlib.import_module(f"evalcore.metrics.{info.name}"))
-            for info in pkgutil.iter_modules(metrics_pkg.__path__)]
+    mods = [(info.name, importlib.import_module(info.name))
+            for info in pkgutil.walk_packages(metrics_pkg.__path__, "evalcore.metrics.")]  # kernels/ too
     registered = {id(c) for c in _caches._REGISTRY.values()}
     for modname, mod in mods:
         for name, value in vars(mod).items():

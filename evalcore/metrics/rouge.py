@@ -36,8 +36,10 @@ import numpy as np
 from . import base as _base
 from ._caches import cached
 from .base import MetricMeta, MetricOption, group_by_refs, register
-from .edit import (PairwiseWordMetric, _njit, _wlcs_increments, bag_overlap, clipped_overlap, encode_block,
-                   lcs_length, lcs_matrix, ngram_keys, token_options, wlcs, wlcs_matrix)
+from ._jit import lazy_njit as _njit
+from .edit import PairwiseWordMetric, _wlcs_increments, lcs_length, lcs_matrix, token_options, wlcs, wlcs_matrix
+from .kernels.ngram import encode_block, ngram_keys
+from .kernels.overlap import bag_overlap, clipped_overlap
 
 CITATION = ("Lin & Och (2004), Automatic evaluation of machine translation quality using longest common "
             "subsequence and skip-bigram statistics, ACL; Lin (2004), ROUGE: a package for automatic "
