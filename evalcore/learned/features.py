@@ -36,11 +36,11 @@ metric modules' own functions (:func:`evalcore.metrics.charngram.char_ngram_prf`
 from __future__ import annotations
 
 from collections import Counter
-from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
 
+from ..metrics._caches import cached
 from ..metrics.charngram import char_ngram_prf
 from ..metrics.edit import error_rate, levenshtein, per_errors
 from ..metrics.tokenize import tokenize
@@ -124,7 +124,7 @@ def beer_features(hyp: str, ref: str, lang: str = "en", tokenizer: str = "13a") 
     return _beer_features_cached(hyp, ref, lang, tokenizer).copy()
 
 
-@lru_cache(maxsize=1 << 15)
+@cached("learned.beer_features", 1 << 15)
 def _beer_features_cached(hyp: str, ref: str, lang: str, tokenizer: str) -> np.ndarray:
     ht, rt = tokenize(hyp, tokenizer), tokenize(ref, tokenizer)
     vals: dict[str, float] = {}
