@@ -42,7 +42,8 @@ import numpy as np
 
 from ..metrics._caches import cached
 from ..metrics.charngram import char_ngram_prf
-from ..metrics.edit import error_rate, levenshtein, per_errors
+from ..metrics.edit import error_rate, per_errors
+from ..metrics.kernels.dp import levenshtein
 from ..metrics.tokenize import tokenize
 from .funcwords import function_words, is_function_word
 from .pet import kendall, kendall_scaled, pet_features

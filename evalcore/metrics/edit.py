@@ -32,7 +32,7 @@ Shared pieces defined here and imported by the sibling modules:
 
 The kernels they run on are in :mod:`evalcore.metrics.kernels`: token and n-gram ids in
 :mod:`~evalcore.metrics.kernels.ngram`, clipped overlaps in :mod:`~evalcore.metrics.kernels.overlap`,
-and, re-exported here, the dynamic programmes of :mod:`~evalcore.metrics.kernels.dp`.
+the dynamic programmes (Levenshtein, LCS, WLCS) in :mod:`~evalcore.metrics.kernels.dp`.
 """
 from __future__ import annotations
 
@@ -46,9 +46,7 @@ from ._jit import HAVE_NUMBA
 from .base import Metric, MetricMeta, MetricOption, Signature, group_by_refs, make_signature, register, too_long, valid_stats
 from .tokenize import TOKENIZERS, check_tokenizer, tokenize
 from ._caches import bounded_cache
-from .kernels.dp import (  # noqa: F401  (re-exported: the sibling modules and tests import them from here)
-    _dp_block, _dp_many, _dp_pairs, _pad, _wlcs_increments, flatten_ids, lcs_length, lcs_matrix, lcs_matrix_np,
-    levenshtein, levenshtein_matrix, levenshtein_matrix_np, wlcs, wlcs_matrix, wlcs_matrix_np)
+from .kernels.dp import _dp_pairs, levenshtein, levenshtein_matrix
 from .kernels.ngram import encode_block
 from .kernels.overlap import bag_overlap, bag_overlap_pairs, clipped_overlap
 

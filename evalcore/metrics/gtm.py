@@ -30,7 +30,8 @@ import numpy as np
 from ._caches import bounded_cache, cached
 from .base import MetricMeta, MetricOption, register
 from ._jit import lazy_njit as _njit
-from .edit import PairwiseWordMetric, _nb, _pad, flatten_ids, overlap_pairs, token_options
+from .edit import PairwiseWordMetric, _nb, overlap_pairs, token_options
+from .kernels.dp import _pad, flatten_ids
 from .kernels.ngram import encode_block
 from .kernels.overlap import bag_overlap, clipped_overlap
 
