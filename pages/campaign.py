@@ -8,6 +8,7 @@ import streamlit as st
 from evalcore.scoring import defaults as common_view
 from evalcore.present import plots_campaign as PC
 from evalcore.views import campaign as campaign_view
+from evalcore.analysis import system_level
 from evalcore.analysis.campaign import ALL, STATISTICS, WILLIAMS_STATISTICS, campaign
 from evalcore.scoring.settings import DEFAULTS
 from evalcore.stats.registry import label as stat_label
@@ -64,7 +65,7 @@ def run_campaign(_coll, hashes, metrics, lps, crit, judged_only, include_human, 
     # metric scores from the statistics the Systems page caches on disk per (dataset, metric,
     # tokenizer, reference set, segments): computed once, whichever page asks first
     return campaign(_coll, list(metrics), crit, lps=list(lps), include_human=include_human, judged_only=judged_only,
-                    rank_by=rank_by, scorer=campaign_view.cached_scores)
+                    rank_by=rank_by, scorer=system_level.cached_scores)
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
@@ -124,9 +125,9 @@ try:
         for k, (i, m, lp, c, tok) in enumerate(todo):
             text = md(f"Scoring {m} on {lp or '-'} ({k + 1} of {len(todo)}; tokenizer {tok})")  # user text
             lo, hi = k / len(todo), (k + 1) / len(todo)
-            campaign_view.cached_scores(coll[lp], [m], tokenize=tok, include_references=include_human,
-                                        criterion=c if judged_only else None,
-                                        progress=lambda f, _t, lo=lo, hi=hi, text=text: cb(lo + (hi - lo) * f, text))
+            system_level.cached_scores(coll[lp], [m], tokenize=tok, include_references=include_human,
+                                       criterion=c if judged_only else None,
+                                       progress=lambda f, _t, lo=lo, hi=hi, text=text: cb(lo + (hi - lo) * f, text))
             if k + 1 == len(todo) or todo[k + 1][0] != i:  # metric m is scored on every pair: show its column
                 part = run_campaign(coll, hashes, tuple(metrics[:i + 1]), *args)
                 sys_slot.dataframe(part.wide(), hide_index=True, width="stretch")

@@ -9,6 +9,7 @@ import streamlit as st
 from evalcore.stats.registry import label as stat_label, names as stat_names
 from evalcore.scoring import defaults as common_view
 from evalcore.views import judges as judges_view, systems as systems_view
+from evalcore.analysis import system_level
 from evalcore.present import plots as P
 from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo_object, progress_bar, scope, segments_caption, settings_of_page, show_exception, syntax_note
 from pages.common import settings_caption
@@ -46,7 +47,7 @@ def judges_consensus(_ds, h, criterion):
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def metrics_vs_humans(_ds, h, metrics, criterion, settings, n_boot, test, norm):
-    return systems_view.metrics_vs_humans(_ds, list(metrics), criterion, settings, n_boot=n_boot, test=test,
+    return system_level.metrics_vs_humans(_ds, list(metrics), criterion, settings, n_boot=n_boot, test=test,
                                           normalisation=norm)
 
 
@@ -252,7 +253,7 @@ else:
         for n in vs["notes"]:
             (st.warning if ("undefined" in n or "degenerate" in n or "needs" in n) else st.caption)(md(n))
         vt = vs["table"]
-        best = systems_view.best_metrics(vt)
+        best = system_level.best_metrics(vt)
         if best:
             st.markdown("**Agrees best:** " + "; ".join(md(b) for b in best))
         st.dataframe(vt.drop(columns=["method"]), hide_index=True, width="stretch",

@@ -15,7 +15,8 @@ from conftest import ROOT, shared
 from evalcore.analysis.campaign import campaign
 from evalcore.io import load_collection
 from evalcore.scoring import scores as scores_view
-from evalcore.views.campaign import cached_scores, lp_plan
+from evalcore.analysis.system_level import cached_scores
+from evalcore.views.campaign import lp_plan
 
 N = 25  # segments per language pair
 

@@ -20,7 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sacrebleu.metrics.lib_ter import translation_edit_rate
 
-from evalcore.metrics import _overlap, edit, engine, levels
+from evalcore.metrics import edit, engine, levels
+from evalcore.metrics.kernels import overlap
 from evalcore.metrics.base import MAX_ALIGN_TOKENS, get_metric
 from evalcore.io.synth import make_synthetic
 
@@ -203,8 +204,8 @@ def test_ranked_overlaps_equal_literal_counts(spec):
         u = np.unique(allv)
         blocks.append([np.searchsorted(u, x).astype(np.int64) for x in blk])
         ncs.append(nc)
-    fast = _overlap.block_overlaps(blocks, ncs, 6, True)
-    sort = _overlap.block_overlaps(blocks, ncs, 6)
+    fast = overlap.block_overlaps(blocks, ncs, 6, True)
+    sort = overlap.block_overlaps(blocks, ncs, 6)
     for blk, nc, (hits, totals), (h2, t2) in zip(blocks, ncs, fast, sort):
         assert np.array_equal(hits, h2) and np.array_equal(totals, t2)
         for n in range(1, 7):
@@ -215,9 +216,9 @@ def test_ranked_overlaps_equal_literal_counts(spec):
 def test_ranked_overlaps_table_cap_falls_back(monkeypatch):
     """Over the rank-table cap the sorting kernel counts: the same numbers."""
     blocks = [[np.array([0, 1, 1, 2]), np.array([], dtype=np.int64), np.array([1, 1, 2, 0, 1])]]
-    want = _overlap.block_overlaps(blocks, [2], 6, True)
-    monkeypatch.setattr(_overlap, "RANK_TABLE_MAX", 0)
-    got = _overlap.block_overlaps(blocks, [2], 6, True)
+    want = overlap.block_overlaps(blocks, [2], 6, True)
+    monkeypatch.setattr(overlap, "RANK_TABLE_MAX", 0)
+    got = overlap.block_overlaps(blocks, [2], 6, True)
     assert all(np.array_equal(a, b) for a, b in zip(got[0], want[0]))
     assert got[0][0][:, 0, 0].tolist() == [4, 3, 1, 0, 0, 0]  # worked by hand: 0 1 1 2 vs 1 1 2 0 1
     assert got[0][0][:, 1, 0].tolist() == [0] * 6  # the empty candidate

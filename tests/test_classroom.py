@@ -123,7 +123,7 @@ def test_class_correlations_equal_scipy_and_sacrebleu(classroom):
     from scipy.stats import kendalltau, pearsonr
 
     from evalcore.views import classroom as V
-    from evalcore.views.campaign import cached_scores
+    from evalcore.analysis.system_level import cached_scores
 
     name, lp, ds = classroom
     o = V.overview(ds, "da", "adequacy", ["bleu"], tokenize="13a")

@@ -129,14 +129,14 @@ def test_chrf_family_run_real_cjk_and_latin():
 def test_dense_ngram_ids_identify_equal_ngrams(seqs, orders, big_alphabet):
     """Equal ids exactly for equal n-grams (brute force over all position pairs), −1 past the
     end of a text; with 2,000 symbols in play the ranked path runs (2000^6 > 2^62)."""
-    from evalcore.metrics.chrf import _dense_ngram_ids
+    from evalcore.metrics.kernels.ngram import dense_ngram_ids
 
     extra = [list(range(10, 2010))] if big_alphabet else []
     seqs = [[x * 7919 for x in s] for s in seqs] + extra
     lens = np.array([len(s) for s in seqs])
     offs = np.r_[0, np.cumsum(lens)]
     flat = np.array([x for s in seqs for x in s], dtype=np.int64)
-    ids = _dense_ngram_ids(flat, offs, orders)
+    ids = dense_ngram_ids(flat, offs, orders)
     grams = {}
     for t, s in enumerate(seqs):
         for i in range(len(s)):

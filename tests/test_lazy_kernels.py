@@ -17,13 +17,13 @@ import json, sys
 import numpy as np
 import evalcore.metrics._load_all
 before = "numba" in sys.modules
-from evalcore.metrics import edit
+from evalcore.metrics.kernels import dp
 a = [np.array([1, 2, 3, 4]), np.array([5, 6])]
 b = [np.array([1, 3, 4]), np.array([6, 5, 7]), np.array([], dtype=np.int64)]
-lev = edit.levenshtein_matrix(a, b).tolist()
-lcs = edit.lcs_matrix(a, b).tolist()
+lev = dp.levenshtein_matrix(a, b).tolist()
+lcs = dp.lcs_matrix(a, b).tolist()
 print(json.dumps({"before": before, "after": "numba" in sys.modules,
-                  "dispatcher": type(edit._dp_many).__module__, "lev": lev, "lcs": lcs}))
+                  "dispatcher": type(dp._dp_many).__module__, "lev": lev, "lcs": lcs}))
 """
 
 

@@ -155,12 +155,12 @@ def test_char_ngram_hits_batched_equal_per_block():
 
 
 def test_compiled_overlaps_equal_literal_counts():
-    """``_overlap.block_overlaps`` against a literal Counter of n-grams (Σ_g min of counts)."""
+    """``overlap.block_overlaps`` against a literal Counter of n-grams (Σ_g min of counts)."""
     from collections import Counter
 
-    from evalcore.metrics import _overlap
+    from evalcore.metrics.kernels import overlap
 
-    if not _overlap.AVAILABLE:
+    if not overlap.AVAILABLE:
         pytest.skip("numba is not installed")
     rng = np.random.default_rng(0)
     blocks, ncs = [], []
@@ -168,7 +168,7 @@ def test_compiled_overlaps_equal_literal_counts():
         blocks.append([rng.integers(0, 4, size=int(rng.integers(0, 9))) for _ in range(nc + nr)])
         ncs.append(nc)
     blocks[1] = [np.zeros(0, np.int64), np.array([1, 1, 1])]  # an empty candidate
-    out = _overlap.block_overlaps(blocks, ncs, 6)
+    out = overlap.block_overlaps(blocks, ncs, 6)
     for blk, nc, (hits, totals) in zip(blocks, ncs, out):
         for n in range(1, 7):
             grams = [Counter(tuple(s[i:i + n]) for i in range(len(s) - n + 1)) for s in blk]
@@ -177,7 +177,7 @@ def test_compiled_overlaps_equal_literal_counts():
                     want = sum(min(k, grams[nc + r][g]) for g, k in grams[c].items())
                     assert hits[n - 1, c, r] == want
             assert list(totals[:, n - 1]) == [max(0, len(s) - n + 1) for s in blk]
-    assert not _overlap.fits(1449, 6) and _overlap.fits(1400, 6)
+    assert not overlap.fits(1449, 6) and overlap.fits(1400, 6)
 
 
 def test_char_ngram_count_layer_fallback(synth, monkeypatch):

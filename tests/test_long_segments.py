@@ -88,9 +88,9 @@ def test_rouge_family_kernel_leaves_texts_over_the_cap_unaligned():
     the true LCS is not); under the cap every column equals the scalar definitions."""
     from collections import Counter
 
-    from evalcore.metrics.edit import lcs_length
+    from evalcore.metrics.kernels.dp import lcs_length
     from evalcore.metrics.rouge import _family_kernel, skip_bigrams
-    from evalcore.metrics.edit import _wlcs_increments
+    from evalcore.metrics.kernels.dp import _wlcs_increments
 
     c = [1, 2, 3, 1, 2, 4, 5, 1] * 5  # 40 tokens
     r = [2, 3, 1, 2, 5, 4, 1, 1] * 5

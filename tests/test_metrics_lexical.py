@@ -19,9 +19,11 @@ from hypothesis import strategies as st
 from evalcore.metrics import get_metric, metric_ids
 from evalcore.metrics.base import Metric
 from evalcore.metrics.charngram import char_ngram_prf
-from evalcore.metrics.edit import (bag_overlap, best_of_others, clipped_overlap, encode_block, lcs_length, lcs_matrix,
-                                   lcs_matrix_np, levenshtein, levenshtein_matrix, levenshtein_matrix_np, wlcs,
-                                   wlcs_matrix, wlcs_matrix_np)
+from evalcore.metrics.edit import best_of_others
+from evalcore.metrics.kernels.dp import (lcs_length, lcs_matrix, lcs_matrix_np, levenshtein, levenshtein_matrix,
+                                         levenshtein_matrix_np, wlcs, wlcs_matrix, wlcs_matrix_np)
+from evalcore.metrics.kernels.ngram import encode_block
+from evalcore.metrics.kernels.overlap import bag_overlap, clipped_overlap
 from evalcore.metrics.gtm import gtm_f, gtm_mms, gtm_runs
 from evalcore.metrics.meteor import meteor_exact
 from evalcore.metrics.nist import NIST, nist_bp

@@ -172,7 +172,7 @@ def test_systems_page_metric_tests_equal_correlate_compare(capsys):
     from conftest import SAMPLE
     from test_pages import _open
 
-    from evalcore.views.systems import VS_HUMANS_METHODS
+    from evalcore.analysis.system_level import VS_HUMANS_METHODS
 
     at = _open("systems", {"sys_boot": 0, "sys_metrics": ["bleu", "chrf", "ter"]})
     shown = next(df.value for df in at.dataframe if {"metric_a", "metric_b", "p_value"} <= set(df.value.columns))

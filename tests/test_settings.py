@@ -114,7 +114,7 @@ def test_correlate_two_systems_and_one_system_are_explained(tmp_path, capsys):
 
 # ---- Systems page: metrics vs humans = correlate ------------------------------------------------------
 def _vs_cli(path, lp, metrics, human, n_boot, capsys):
-    from evalcore.views.systems import VS_HUMANS_METHODS
+    from evalcore.analysis.system_level import VS_HUMANS_METHODS
 
     rows = []
     for method, _ in VS_HUMANS_METHODS:
@@ -134,7 +134,7 @@ def _assert_same(view, cli):
 
 def test_metrics_vs_humans_view_equals_correlate_on_the_sample(capsys):
     from evalcore.io import load_dataset
-    from evalcore.views.systems import metrics_vs_humans
+    from evalcore.analysis.system_level import metrics_vs_humans
 
     ds = load_dataset(SAMPLE)
     res = metrics_vs_humans(ds, ["bleu", "chrf", "ter"], "adequacy", n_boot=60)
@@ -146,7 +146,7 @@ def test_metrics_vs_humans_view_equals_correlate_on_the_sample(capsys):
 
 def test_metrics_vs_humans_view_equals_correlate_on_wmt24(capsys):
     from evalcore.io import load_dataset
-    from evalcore.views.systems import metrics_vs_humans
+    from evalcore.analysis.system_level import metrics_vs_humans
 
     folder = shared("wmt24_esa")
     ds = load_dataset(folder, lp="en-cs")
@@ -165,7 +165,7 @@ def test_systems_page_shows_metrics_vs_humans_with_the_cli_numbers(capsys):
     assert any(s.value == "Metrics vs humans" for s in at.subheader)
     table = next(df.value for df in at.dataframe if {"statistic", "ci_low", "ci_high"} <= set(df.value.columns))
     cli = _vs_cli(SAMPLE, None, ["bleu", "chrf"], "adequacy", 30, capsys)
-    from evalcore.views.systems import VS_HUMANS_METHODS
+    from evalcore.analysis.system_level import VS_HUMANS_METHODS
 
     label = dict((b, a) for a, b in VS_HUMANS_METHODS)
     _assert_same(table.assign(method=table["statistic"].map(label)), cli)
@@ -416,7 +416,7 @@ def test_systems_page_explains_two_systems(tmp_path, monkeypatch):
 
 
 def test_best_metrics_names_every_tied_metric():
-    from evalcore.views.systems import best_metrics
+    from evalcore.analysis.system_level import best_metrics
 
     t = pd.DataFrame({"metric": ["bleu", "chrf", "ter"], "statistic": ["Kendall τ_b"] * 3,
                       "value": [0.428571, 0.428571, 0.1], "ci_low": [-0.1, 0.0, -0.5], "ci_high": [0.7, 0.7, 0.6],
@@ -445,7 +445,7 @@ def test_williams_between_metrics_matches_mtme_and_correlate(capsys):
     from sacrebleu.metrics import BLEU, CHRF
 
     from evalcore.io import load_dataset
-    from evalcore.views.systems import metrics_vs_humans
+    from evalcore.analysis.system_level import metrics_vs_humans
 
     mtme = _mtme_stats()
     read = lambda n: pd.read_csv(SAMPLE / n, sep="\t", dtype=str, keep_default_na=False)  # noqa: E731

@@ -114,7 +114,7 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
     :class:`~evalcore.core.results.Result` (system-level rows metric, system, score; notes, warnings)
     that :func:`evalcore.scoring.parallel.score_result` would (``criterion`` is None unless
     ``judged_only``). None: that function, on ``scheduler``.
-    The dashboard passes :func:`evalcore.views.campaign.cached_scores`, the statistics the
+    The dashboard passes :func:`evalcore.analysis.system_level.cached_scores`, the statistics the
     Systems page caches on disk (the same values). Metrics ``stored:NAME`` are the scores the
     data stores (mt-metrics-eval ``metric-scores/``), used as stored, never recomputed
     (:func:`evalcore.metrics.byo.stored_scores`). ``exclude``: systems left out of every

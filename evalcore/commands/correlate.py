@@ -348,7 +348,7 @@ def _table_notes(args, table, human, scores, exclude, grouping) -> list[str]:
 def _significance(args, table, human, scores, exclude, grouping, kw, notes):
     """--compare: metric-vs-metric tests; a cluster column on ``table`` and the pairwise
     p-value table; at system level the same tests also as lines on stderr. One computation: at
-    system level :func:`evalcore.views.systems.metric_tests` (the Systems page's, itself
+    system level :func:`evalcore.analysis.system_level.metric_tests` (the Systems page's, itself
     :func:`evalcore.stats.tables.metric_significance`), whose rows give the table and the lines."""
     import pandas as pd
 
@@ -361,7 +361,7 @@ def _significance(args, table, human, scores, exclude, grouping, kw, notes):
         notes += sig_notes
         table["cluster"] = table["metric"].map(dict(zip(clusters["metric"], clusters["rank"]))).astype("Int64")
         return pairs
-    from ..views.systems import metric_tests
+    from ..analysis.system_level import metric_tests
 
     systems = [s for s in dict.fromkeys(human["system"]) if s not in set(exclude)]
     rows, ranks, why, sig_notes = metric_tests(human, scores, systems, list(dict.fromkeys(scores["metric"])),
@@ -378,7 +378,7 @@ def _significance(args, table, human, scores, exclude, grouping, kw, notes):
 
 def significance_lines(method: str, rows: list[dict], ranks: list[dict], alpha: float) -> list[str]:
     """The stderr lines of ``correlate --compare`` at system level, from the rows of
-    :func:`evalcore.views.systems.metric_tests` (the same rows as the pairwise table)."""
+    :func:`evalcore.analysis.system_level.metric_tests` (the same rows as the pairwise table)."""
     out = [f"test: {method} {r['test']}: {r['metric_a']} ({r['value_a']:.6f}) > {r['metric_b']} "
            f"({r['value_b']:.6f}): p = {r['p_value']:.6g}" for r in rows]
     if ranks:

@@ -36,13 +36,14 @@ metric modules' own functions (:func:`evalcore.metrics.charngram.char_ngram_prf`
 from __future__ import annotations
 
 from collections import Counter
-from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
 
+from ..metrics._caches import cached
 from ..metrics.charngram import char_ngram_prf
-from ..metrics.edit import error_rate, levenshtein, per_errors
+from ..metrics.edit import error_rate, per_errors
+from ..metrics.kernels.dp import levenshtein
 from ..metrics.tokenize import tokenize
 from .funcwords import function_words, is_function_word
 from .pet import kendall, kendall_scaled, pet_features
@@ -124,7 +125,7 @@ def beer_features(hyp: str, ref: str, lang: str = "en", tokenizer: str = "13a") 
     return _beer_features_cached(hyp, ref, lang, tokenizer).copy()
 
 
-@lru_cache(maxsize=1 << 15)
+@cached("learned.beer_features", 1 << 15)
 def _beer_features_cached(hyp: str, ref: str, lang: str, tokenizer: str) -> np.ndarray:
     ht, rt = tokenize(hyp, tokenizer), tokenize(ref, tokenizer)
     vals: dict[str, float] = {}

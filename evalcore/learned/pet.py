@@ -24,9 +24,10 @@ simple ("prime") pattern of arity ≥ 4 such as ⟨2,4,1,3⟩ (no pattern of ari
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 from math import comb
 from typing import Sequence
+
+from ..metrics._caches import cached
 
 MONO, INV, PRIME, LEAF = "mono", "inv", "prime", "leaf"
 
@@ -139,7 +140,7 @@ def collapse(node: PetNode) -> PetNode:
     return PetNode(node.kind, node.lo, node.hi, node.start, node.end, kids, pat)
 
 
-@lru_cache(maxsize=None)
+@cached("pet.catalan", 4096)
 def catalan(n: int) -> int:
     """Catalan(n) = C(2n, n)/(n + 1): the number of binary bracketings of n + 1 leaves."""
     if n < 0:

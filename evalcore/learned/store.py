@@ -31,6 +31,7 @@ import numpy as np
 
 from .. import __version__
 from ..core import paths
+from ..metrics._caches import bounded_cache
 from ..metrics.base import Metric, MetricMeta, Signature, make_signature, register, register_provider, unregister
 
 PREFIX = "learned:"
@@ -218,7 +219,7 @@ class LearnedMetric(Metric):
                               version=f"evalcore-{self.model.version}", metric=f"learned:{self.model.name}")
 
 
-_CACHE: dict[tuple[str, str], tuple[float, LearnedModel]] = {}
+_CACHE = bounded_cache("learned.models", 64)  # (folder, name) -> (modification time, model)
 _ROOTS: dict[str, str] = {}  # metric id -> models folder it was registered from
 
 

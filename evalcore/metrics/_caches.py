@@ -1,12 +1,20 @@
-"""The in-memory memos of the metrics layer, in one registry: every one bounded, all cleared by
+"""The in-memory memos of evalcore, in one registry: every one bounded, all cleared by
 :func:`clear_caches`.
 
 The lexical metrics memoise blocks they share (token ids, BLEU's n-gram layers, chrF's character
 statistics, GTM runs, NIST and character n-gram overlaps, chunk plans, NIST's fitted weights)
 and a few pure functions (TER's pair edits, GTM's greedy runs of a pair, ROUGE's skip-bigram
-index pairs). Each is created here with a name and a maximum number of entries
-(:func:`bounded_cache` for dict memos, :func:`cached` for functions), so none grows without
-limit and one call forgets them all (benchmarks, long-running servers, tests).
+index pairs). The layers above register theirs here too: the BEER features of a pair and the
+Catalan numbers (learned/), loaded learned models (learned/store.py), model content hashes
+(neural/models.py), syntax availability per dataset and the last QUEEN indexes (scoring/), the
+Playground's starting scores (views/). Each is created here with a name and a maximum number of
+entries (:func:`bounded_cache` for dict memos, :func:`cached` for functions), so none grows
+without limit and one call forgets them all (benchmarks, long-running servers, tests).
+
+Not here, on purpose: loaded neural models (``neural.backend.release`` frees them and the GPU
+memory), the syntax caches (bounded in bytes, invalidated by parse-provider generation:
+``syntax.metrics``), and a few process constants (tokenizer objects by name, glibc's
+``malloc_trim``).
 """
 from __future__ import annotations
 

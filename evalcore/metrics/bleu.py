@@ -22,11 +22,12 @@ subsets are sums of rows followed by :meth:`BLEU.score_from_stats`.
 Empty candidate: every count is 0, so the score is 0 (sacreBLEU's early stop). Empty
 reference: no n-gram can match, score 0. No reference at all: NaN.
 
-The pairwise engine uses :meth:`BLEU.segment_block`, a vectorised version built on
-:func:`ngram_layers`: a clipped count min(a, b) equals the number of thresholds t ≥ 1 with
-a ≥ t and b ≥ t, so with one binary column per (n-gram, t) the clipped matches of every
-candidate against every reference are one matrix product, and clipping against the maximum
-over "all references but r_j" is a product with the column-wise OR of the other references.
+The pairwise engine uses :meth:`BLEU.segment_block`, a vectorised version built on the count
+layers of :mod:`evalcore.metrics.kernels.ngram`: a clipped count min(a, b) equals the number of
+thresholds t ≥ 1 with a ≥ t and b ≥ t, so with one binary column per (n-gram, t) the clipped
+matches of every candidate against every reference are one matrix product, and clipping against
+the maximum over "all references but r_j" is a product with the column-wise OR of the other
+references.
 """
 from __future__ import annotations
 
@@ -37,11 +38,12 @@ from typing import Sequence
 import numpy as np
 
 from .. import __version__
-from ._jit import lazy_njit
-from .base import Metric, MetricMeta, MetricOption, Signature, group_by_refs, make_signature, register
+from .base import Metric, MetricMeta, MetricOption, Signature, make_signature, register
 from .tokenize import TOKENIZERS
 from .tokenize import tokenize as _tokenize
 from ._caches import bounded_cache
+from .kernels.ngram import dense_ngram_ids, ids_and_offsets, ngram_layers_groups
+from .kernels.overlap import chunk_texts, maxref_matches
 
 SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
 _LOG_FLOOR = -9999999999  # sacreBLEU's my_log(0)
@@ -98,264 +100,6 @@ def _special_13a() -> frozenset:
 
 
 _SPECIAL_13A = _special_13a()
-
-
-# ---- shared n-gram kernel (also used by chrF) ------------------------------------------------
-def _dense_ngram_ids(flat: np.ndarray, offs: np.ndarray, orders: int) -> np.ndarray:
-    """``ids[n−1, p]``: an id of the n-gram starting at flat position p (equal ids = equal
-    n-grams, −1 past the end of its text), for n = 1..orders, over the whole chunk at once. The
-    symbols are ranked (alphabet of size A); when A^orders fits in int64 the n-gram id is the
-    exact base-A number of its symbols, otherwise order by order the dense rank of (id of the
-    (n−1)-gram, next symbol)."""
-    total = len(flat)
-    lens = np.diff(offs)
-    ids = np.full((max(orders, 1), total), -1, dtype=np.int64)
-    if not total:
-        return ids
-    alphabet, sym = np.unique(flat, return_inverse=True)
-    sym = sym.reshape(-1).astype(np.int64)
-    a = len(alphabet)
-    packed = a ** orders < 2 ** 62
-    room = np.repeat(offs[1:], lens) - np.arange(total)
-    ids[0] = sym
-    cur = sym
-    for n in range(2, orders + 1):
-        pos = np.flatnonzero(room >= n)
-        code = cur[pos] * a + sym[pos + n - 1]
-        if not packed:
-            _, code = np.unique(code, return_inverse=True)
-            code = code.reshape(-1)
-        cur = np.full(total, -1, dtype=np.int64)
-        cur[pos] = code
-        ids[n - 1] = cur
-    return ids
-
-
-@lazy_njit
-def _maxref_matches(ids, offs, r_lo, r_hi, g_cand, cand_text):
-    """Clipped n-gram matches Σ_g min(count_c(g), max_r count_r(g)) of every candidate (rows in
-    ``cand_text`` order) and order (columns), the references of candidate c's group q being the
-    texts ``r_lo[q]:r_hi[q]`` (Papineni et al. 2002 §2.1, the clipping against the maximum
-    reference count); ``ids`` as :func:`_dense_ngram_ids`. Exact integers."""
-    orders = ids.shape[0]
-    out = np.zeros((len(cand_text), orders), np.int64)
-    for q in range(len(r_lo)):
-        for n in range(orders):
-            tot = 0
-            for t in range(r_lo[q], r_hi[q]):
-                tot += max(0, offs[t + 1] - offs[t] - n)
-            # the references' n-grams: sorted distinct ids (one pooled sort), then the maximum count
-            # over the references of each, walking every reference's sorted ids along them
-            pool = np.empty(tot, np.int64)
-            m = 0
-            for t in range(r_lo[q], r_hi[q]):
-                for i in range(offs[t], offs[t + 1] - n):
-                    pool[m] = ids[n, i]
-                    m += 1
-            pool.sort()
-            uid = np.empty(tot, np.int64)
-            u = 0
-            for i in range(tot):
-                if pool[i] >= 0 and (u == 0 or pool[i] != uid[u - 1]):
-                    uid[u] = pool[i]
-                    u += 1
-            umax = np.zeros(max(u, 1), np.int64)
-            for t in range(r_lo[q], r_hi[q]):
-                a, b = offs[t], offs[t + 1] - n
-                if b <= a:
-                    continue
-                s = np.sort(ids[n, a:b])
-                i = 0
-                j = 0
-                while i < len(s):
-                    e = i + 1
-                    while e < len(s) and s[e] == s[i]:
-                        e += 1
-                    if s[i] >= 0:
-                        while uid[j] < s[i]:
-                            j += 1
-                        if e - i > umax[j]:
-                            umax[j] = e - i
-                    i = e
-            for c in range(g_cand[q], g_cand[q + 1]):
-                t = cand_text[c]
-                a, b = offs[t], offs[t + 1] - n
-                if b <= a or u == 0:
-                    continue
-                s = np.sort(ids[n, a:b])
-                h = 0
-                i = 0
-                j = 0
-                while i < len(s):
-                    e = i + 1
-                    while e < len(s) and s[e] == s[i]:
-                        e += 1
-                    while j < u and uid[j] < s[i]:
-                        j += 1
-                    if j < u and uid[j] == s[i]:
-                        k = e - i
-                        h += k if k < umax[j] else umax[j]
-                    i = e
-                out[c, n] = h
-    return out
-
-
-def chunk_texts(cands: Sequence, refs: Sequence[Sequence], prep) -> tuple:
-    """Candidates grouped by their reference list (a segment's outputs) laid out for the
-    compiled chunk kernels: ``(texts, r_lo, r_hi, g_cand, cand_text, cand_item)`` where
-    ``texts`` are ``prep`` of every reference and candidate, group q's references are texts
-    ``r_lo[q]:r_hi[q]``, its candidates ``g_cand[q]:g_cand[q+1]`` (text ``cand_text[c]``, item
-    ``cand_item[c]``). Items without a reference are left out."""
-    texts: list = []
-    r_lo, r_hi, g_cand, cand_text, cand_item = [], [], [0], [], []
-    for key, idx in group_by_refs(refs):
-        if not key:
-            continue
-        r_lo.append(len(texts))
-        texts.extend(prep(r) for r in key)
-        r_hi.append(len(texts))
-        for i in idx:
-            cand_text.append(len(texts))
-            cand_item.append(i)
-            texts.append(prep(cands[i]))
-        g_cand.append(len(cand_item))
-    arr = [np.asarray(x, dtype=np.int64) for x in (r_lo, r_hi, g_cand, cand_text, cand_item)]
-    return (texts, *arr)
-
-
-def ids_and_offsets(seqs: Sequence[Sequence]) -> tuple[np.ndarray, np.ndarray]:
-    """Token sequences -> (flat integer ids, offsets): equal tokens, equal ids."""
-    vocab: dict = {}
-    flat = np.fromiter((vocab.setdefault(w, len(vocab)) for s in seqs for w in s), dtype=np.int64)
-    offs = np.zeros(len(seqs) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter((len(s) for s in seqs), dtype=np.int64, count=len(seqs)), out=offs[1:])
-    return flat, offs
-
-
-_DENSE_MAX = 4_000_000
-def ngram_layers(seqs: Sequence[np.ndarray], max_order: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Binary "count layer" matrices of the n-grams of several id sequences.
-
-    ``seqs`` are integer arrays (token or character ids ≥ 0). For each order n = 1..max_order
-    returns ``(X, totals)``: ``X`` has one row per sequence and one column per (n-gram g,
-    threshold t) with t = 1..max count of g over the sequences; ``X[i, (g, t)] = 1`` iff
-    sequence i contains g at least t times. Hence for sequences i, k
-    ``X[i] @ X[k] = Σ_g min(count_i(g), count_k(g))`` (the clipped matches of BLEU / chrF),
-    and ``totals[i]`` is the number of n-grams of sequence i (max(0, len − n + 1)).
-    """
-    m = len(seqs)
-    lens = np.array([len(s) for s in seqs], dtype=np.int64)
-    ids = np.concatenate([np.asarray(s, dtype=np.int64) for s in seqs]) if m else np.zeros(0, np.int64)
-    total = len(ids)
-    text_of = np.repeat(np.arange(m), lens)
-    starts = np.concatenate([[0], np.cumsum(lens)[:-1]]) if m else np.zeros(0, np.int64)
-    pos = np.arange(total) - np.repeat(starts, lens)
-    base = int(ids.max()) + 1 if total else 1
-    out = []
-    key = ids.copy()  # id of the (n-1)-gram starting at each position (dense ranks)
-    n_ids = base
-    for n in range(1, max_order + 1):
-        valid = pos <= np.repeat(lens, lens) - n
-        idx = np.nonzero(valid)[0]
-        if n > 1:
-            raw = key[idx] * base + ids[idx + n - 1]
-            uniq, inv = np.unique(raw, return_inverse=True)
-            key = np.full(total, -1, dtype=np.int64)
-            key[idx] = inv
-            n_ids = len(uniq)
-        else:
-            n_ids = base
-        gram = key[idx]
-        texts = text_of[idx]
-        totals = np.bincount(texts, minlength=m).astype(np.float64)
-        if len(idx) == 0:
-            out.append((np.zeros((m, 0)), totals))
-            continue
-        code = texts * n_ids + gram
-        if m * n_ids <= min(_DENSE_MAX, 64 * len(code)):  # counts per (text, n-gram) by bincount (same order as np.unique)
-            full = np.bincount(code, minlength=m * n_ids)
-            pair = np.flatnonzero(full)
-            cnt = full[pair]
-            p_text, p_gram = pair // n_ids, pair % n_ids
-            maxc = full.reshape(m, n_ids).max(axis=0)
-        else:
-            pair, cnt = np.unique(code, return_counts=True)
-            p_text, p_gram = pair // n_ids, pair % n_ids
-            maxc = np.zeros(n_ids, dtype=np.int64)
-            np.maximum.at(maxc, p_gram, cnt)
-        colbase = np.cumsum(maxc) - maxc
-        reps = np.repeat(np.arange(len(cnt)), cnt)
-        offs = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-        X = np.zeros((m, int(maxc.sum())), dtype=np.float64)
-        X[p_text[reps], colbase[p_gram[reps]] + offs] = 1.0
-        out.append((X, totals))
-    return out
-
-
-def ngram_layers_groups(groups: Sequence[Sequence[np.ndarray]], max_order: int) -> list[list]:
-    """:func:`ngram_layers` of several independent groups of sequences (e.g. the segments of a
-    batch) in one pass: ``out[g]`` equals ``ngram_layers(groups[g], max_order)`` (the same
-    columns in the same order). Token ids are offset per group, so no n-gram is shared
-    between groups and each group's columns form one contiguous range."""
-    seqs, sizes, off = [], [], 0
-    for g in groups:
-        top = 0
-        for x in g:
-            x = np.asarray(x, dtype=np.int64)
-            seqs.append(x + off)
-            if len(x):
-                top = max(top, int(x.max()) + 1)
-        sizes.append(len(g))
-        off += top
-    m = len(seqs)
-    out: list[list] = [[] for _ in groups]
-    row_bounds = np.cumsum([0] + sizes)
-    lens = np.array([len(x) for x in seqs], dtype=np.int64)
-    total = int(lens.sum()) if m else 0
-    if total == 0:
-        for gi, size in enumerate(sizes):
-            out[gi] = [(np.zeros((size, 0)), np.zeros(size)) for _ in range(max_order)]
-        return out
-    ids = np.concatenate(seqs)
-    text_of = np.repeat(np.arange(m), lens)
-    rem = np.repeat(lens, lens) - (np.arange(total) - np.repeat(np.cumsum(lens) - lens, lens))
-    base = int(ids.max()) + 1
-    key = ids.copy()
-    n_ids = base
-    for n in range(1, max_order + 1):
-        idx = np.flatnonzero(rem >= n)
-        if n > 1 and len(idx):
-            raw = key[idx] * base + ids[idx + n - 1]
-            uniq, inv = np.unique(raw, return_inverse=True)
-            key = np.full(total, -1, dtype=np.int64)
-            key[idx] = inv
-            n_ids = len(uniq)
-        totals = np.bincount(text_of[idx], minlength=m).astype(np.float64)
-        if len(idx) == 0:
-            for gi in range(len(groups)):
-                out[gi].append((np.zeros((sizes[gi], 0)), totals[row_bounds[gi]:row_bounds[gi + 1]]))
-            continue
-        pair, cnt = np.unique(text_of[idx] * n_ids + key[idx], return_counts=True)
-        p_text, p_gram = pair // n_ids, pair % n_ids
-        maxc = np.zeros(n_ids, dtype=np.int64)
-        np.maximum.at(maxc, p_gram, cnt)
-        colbase = np.cumsum(maxc) - maxc
-        reps = np.repeat(np.arange(len(cnt)), cnt)
-        offs = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-        rows = p_text[reps]
-        cols = colbase[p_gram[reps]] + offs
-        e_b = np.searchsorted(rows, row_bounds)
-        for gi in range(len(groups)):
-            r0, r1, e0, e1 = row_bounds[gi], row_bounds[gi + 1], e_b[gi], e_b[gi + 1]
-            if e1 > e0:
-                c = cols[e0:e1]
-                c0 = int(c.min())
-                X = np.zeros((r1 - r0, int(c.max()) - c0 + 1))
-                X[rows[e0:e1] - r0, c - c0] = 1.0
-            else:
-                X = np.zeros((r1 - r0, 0))
-            out[gi].append((X, totals[r0:r1]))
-    return out
 
 
 def closest_len(hyp_len: int, ref_lens: Sequence[int]) -> int:
@@ -537,7 +281,7 @@ class BLEU(Metric):
         (:func:`evalcore.metrics.levels.family_stats`). Candidates sharing their reference list
         (a segment's outputs) form a group; the clipped matches of orders 1..max N of every
         candidate against its group's maximum reference counts come from one compiled run over
-        flat token ids (:func:`_maxref_matches`), shared by the metrics with the same tokens
+        flat token ids (:func:`~evalcore.metrics.kernels.overlap.maxref_matches`), shared by the metrics with the same tokens
         (bleu, bleu-1..4, bleus); the closest reference length breaks ties to the shorter
         reference (sacreBLEU). Items without a reference get the loop's row."""
         out: list = [None] * len(metrics)
@@ -551,7 +295,7 @@ class BLEU(Metric):
             flat, offs = ids_and_offsets(texts)
             lens = np.diff(offs)
             hyp = lens[cand_text]
-            correct = _maxref_matches(_dense_ngram_ids(flat, offs, order), offs, r_lo, r_hi, g_cand, cand_text)
+            correct = maxref_matches(dense_ngram_ids(flat, offs, order), offs, r_lo, r_hi, g_cand, cand_text)
             total = np.maximum(hyp[:, None] - np.arange(order)[None, :], 0)
             closest = np.zeros(len(items), dtype=np.int64)
             for q, (lo, hi) in enumerate(zip(r_lo.tolist(), r_hi.tolist())):
@@ -616,7 +360,8 @@ class BLEU(Metric):
     def _layers_many(self, blocks, memo: bool = True):
         """Per block (candidate rows, reference rows, n-gram layers of orders 1..max(4, N),
         lengths), memoised for the last blocks (bleu, bleu-1..4 and bleus share them); the
-        blocks not in the memo get their layers from one :func:`ngram_layers_groups` call.
+        blocks not in the memo get their layers from one
+        :func:`~evalcore.metrics.kernels.ngram.ngram_layers_groups` call.
         ``memo=False`` neither reads nor fills the memo (a pass over a whole dataset)."""
         order = max(4, self.max_ngram_order)
         keys = [(self.tokenize, self.lowercase, order, tuple(c), tuple(r)) for c, r in blocks] if memo else []

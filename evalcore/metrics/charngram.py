@@ -26,10 +26,10 @@ from typing import Sequence
 import numpy as np
 
 from .base import MetricMeta, MetricOption, group_by_refs, register
-from ._overlap import block_overlaps
-from .bleu import ngram_layers, ngram_layers_groups
 from .edit import PairwiseWordMetric, token_options
 from ._caches import bounded_cache
+from .kernels.ngram import code_point_ids, ngram_layers, ngram_layers_groups
+from .kernels.overlap import block_overlaps
 
 CITATION = ("Stanojević & Sima'an (2014), BEER: BEtter Evaluation as Ranking, WMT; "
             "Stanojević & Sima'an (2014), Fitting sentence level translation evaluation with many dense "
@@ -73,11 +73,7 @@ def _block_hits(cands: list[tuple], refs: list[tuple]) -> tuple[np.ndarray, np.n
     if hit is not None:
         return hit
     strings = [char_string(t) for t in list(cands) + list(refs)]
-    cps = [np.frombuffer(s.encode("utf-32-le"), dtype=np.uint32).astype(np.int64) for s in strings]
-    allcp = np.concatenate(cps) if any(len(c) for c in cps) else np.zeros(0, np.int64)
-    _, inv = np.unique(allcp, return_inverse=True)
-    bounds = np.cumsum([0] + [len(c) for c in cps])
-    seqs = [inv[bounds[i]:bounds[i + 1]] for i in range(len(strings))]
+    seqs = code_point_ids(strings)
     nc = len(cands)
     # clipped overlaps of every order: count-layer matrices, one product per order (exact integers)
     hits = np.stack([np.rint(X[:nc] @ X[nc:].T).astype(np.int64).reshape(nc, len(refs))
@@ -94,7 +90,7 @@ _CP = 0x110000  # Unicode code points are below this
 def _block_hits_many(blocks: Sequence[tuple[list[tuple], list[tuple]]]) -> list:
     """:func:`_block_hits` of several blocks (the segments of a chunk) with one batched count:
     character ids ranked within each block from one ``np.unique`` over (block, code point), the
-    count layers of every block from one :func:`~evalcore.metrics.bleu.ngram_layers_groups`
+    count layers of every block from one :func:`~evalcore.metrics.kernels.ngram.ngram_layers_groups`
     call (the same columns as per block), so the hits — integer sums of clipped counts — are
     those of :func:`_block_hits`."""
     strings, owner = [], []

@@ -23,12 +23,11 @@ from typing import Sequence
 import numpy as np
 
 from .. import __version__
-from ._jit import lazy_njit
-from ._overlap import block_overlaps
-from .base import Metric, MetricMeta, MetricOption, Signature, group_by_refs, make_signature, register
-from .bleu import _dense_ngram_ids, ngram_layers
+from .base import Metric, MetricMeta, MetricOption, Signature, make_signature, register
 from .edit import best_of_others
 from ._caches import bounded_cache
+from .kernels.ngram import code_point_ids, dense_ngram_ids, ngram_layers
+from .kernels.overlap import block_overlaps, chunk_matches, chunk_texts
 
 _PUNCTS = set('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~')
 CITATION = ("Popović (2015), chrF: character n-gram F-score for automatic MT evaluation, WMT; "
@@ -95,76 +94,6 @@ def _chrfpp_words(text: str) -> list[str]:
 
         _HAS_PUNCT = re.compile("[" + re.escape("".join(sorted(_PUNCTS))) + "]")
     return split_punct_words(text) if _HAS_PUNCT.search(text) else text.split()
-
-
-@lazy_njit
-def _chunk_matches(ids, offs, r_lo, r_hi, g_cand, cand_text):
-    """Clipped n-gram matches Σ_g min(count_c(g), count_r(g)) of every (candidate, reference of
-    its group) pair and order, shape (pairs, orders), pairs candidate by candidate with the
-    group's references in order; ``ids`` as :func:`_dense_ngram_ids`. Per group and order the
-    references' n-grams are merged once into sorted distinct ids with a count per reference, and
-    each candidate's sorted n-grams are walked along them once. Exact integers."""
-    orders = ids.shape[0]
-    srt = ids.copy()
-    for n in range(orders):
-        for t in range(len(offs) - 1):
-            a, b = offs[t], offs[t + 1] - n
-            if b > a:
-                srt[n, a:b] = np.sort(ids[n, a:b])
-    npairs = 0
-    for q in range(len(r_lo)):
-        npairs += (g_cand[q + 1] - g_cand[q]) * (r_hi[q] - r_lo[q])
-    out = np.zeros((npairs, orders), np.int64)
-    p0 = 0
-    for q in range(len(r_lo)):
-        nr = r_hi[q] - r_lo[q]
-        for n in range(orders):
-            tot = 0
-            for t in range(r_lo[q], r_hi[q]):
-                tot += max(0, offs[t + 1] - offs[t] - n)
-            allr = np.empty(tot, np.int64)
-            m = 0
-            for t in range(r_lo[q], r_hi[q]):
-                for i in range(offs[t], offs[t + 1] - n):
-                    allr[m] = srt[n, i]
-                    m += 1
-            allr.sort()
-            uniq = np.empty(tot, np.int64)
-            u = 0
-            for i in range(tot):
-                if u == 0 or allr[i] != uniq[u - 1]:
-                    uniq[u] = allr[i]
-                    u += 1
-            rc = np.zeros((nr, max(u, 1)), np.int64)
-            for k in range(nr):
-                t = r_lo[q] + k
-                j = 0
-                for i in range(offs[t], offs[t + 1] - n):
-                    x = srt[n, i]
-                    while uniq[j] < x:
-                        j += 1
-                    rc[k, j] += 1
-            p = p0
-            for c in range(g_cand[q], g_cand[q + 1]):
-                ct = cand_text[c]
-                i, ie = offs[ct], offs[ct + 1] - n
-                j = 0
-                while i < ie and j < u:
-                    x = srt[n, i]
-                    e = i + 1
-                    while e < ie and srt[n, e] == x:
-                        e += 1
-                    while j < u and uniq[j] < x:
-                        j += 1
-                    if j < u and uniq[j] == x:
-                        kk = e - i
-                        for k in range(nr):
-                            v = rc[k, j]
-                            out[p + k, n] += kk if kk < v else v
-                    i = e
-                p += nr
-        p0 += (g_cand[q + 1] - g_cand[q]) * nr
-    return out
 
 
 class CHRF(Metric):
@@ -255,22 +184,10 @@ class CHRF(Metric):
         (:func:`evalcore.metrics.levels.family_stats`). Candidates sharing their reference list
         (a segment's outputs) form a group; the clipped character and word n-gram matches of
         every (candidate, reference) pair of the chunk come from one compiled run over flat
-        symbol ids (:func:`_chunk_matches`), the character part shared by chrf and chrf++
-        (same case and whitespace options), and one :func:`chrf_from_stats` call scores every
+        symbol ids (:func:`.kernels.overlap.chunk_matches`), the character part shared by chrf
+        and chrf++ (same case and whitespace options), and one :func:`chrf_from_stats` call scores every
         pair to pick each candidate's best reference (Popović 2015, 2017; sacreBLEU)."""
-        groups = [(key, idx) for key, idx in group_by_refs(refs) if key]
-        texts: list[str] = []
-        r_lo, r_hi, g_cand, cand_text, cand_item = [], [], [0], [], []
-        for key, idx in groups:
-            r_lo.append(len(texts))
-            texts.extend(key)
-            r_hi.append(len(texts))
-            for i in idx:
-                cand_text.append(len(texts))
-                cand_item.append(i)
-                texts.append(cands[i])
-            g_cand.append(len(cand_item))
-        arrays = [np.asarray(x, dtype=np.int64) for x in (r_lo, r_hi, g_cand, cand_text)]
+        texts, *arrays, cand_item = chunk_texts(cands, refs, lambda t: t)
         n_refs = arrays[1] - arrays[0]
         sizes = np.diff(arrays[2])
         per_cand = np.repeat(n_refs, sizes)  # references of each candidate
@@ -285,7 +202,7 @@ class CHRF(Metric):
             offs = np.zeros(len(seqs) + 1, dtype=np.int64)
             np.cumsum(lens, out=offs[1:])
             flat = np.concatenate(seqs) if len(seqs) and offs[-1] else np.zeros(0, np.int64)
-            hits = _chunk_matches(_dense_ngram_ids(flat, offs, orders), offs, *arrays)
+            hits = chunk_matches(dense_ngram_ids(flat, offs, orders), offs, *arrays)
             st = np.zeros((len(pair_cand), 3 * orders))
             for i in range(orders):
                 tot = np.maximum(lens - i, 0).astype(np.float64)
@@ -300,7 +217,7 @@ class CHRF(Metric):
         for m in metrics:
             k = 3 * m.order
             rows = np.full((len(cands), k), np.nan)
-            if not cand_item:
+            if not len(cand_item):
                 out.append(rows)
                 continue
             ckey = (m.lowercase, m.whitespace, m.char_order)
@@ -324,7 +241,7 @@ class CHRF(Metric):
             at = np.flatnonzero(f == top[pair_cand])
             cand_of, first_at = np.unique(pair_cand[at], return_index=True)
             best[cand_of] = at[first_at]
-            rows[np.asarray(cand_item, dtype=np.int64)] = st[best]
+            rows[cand_item] = st[best]
             out.append(rows)
         return out
 
@@ -360,7 +277,7 @@ class CHRF(Metric):
     @staticmethod
     def _side_stats_from(ci, ri, hits, totals, n_orders) -> np.ndarray:
         """:meth:`_side_stats` from clipped overlaps ``hits[n−1, u, v]`` between the unique
-        texts and their n-gram ``totals[u, n−1]`` (:func:`evalcore.metrics._overlap.block_overlaps`)."""
+        texts and their n-gram ``totals[u, n−1]`` (:func:`evalcore.metrics.kernels.overlap.block_overlaps`)."""
         nc, nr = len(ci), len(ri)
         stats = np.zeros((nc, nr, 3 * n_orders))
         for i in range(n_orders):
@@ -393,13 +310,7 @@ class CHRF(Metric):
         key = (self.lowercase, self.whitespace, self.char_order, tuple(cands), tuple(refs))
         char_stats = _CHAR_CACHE.get(key) if memo else None
         if char_stats is None:
-            # character ids: code points re-ranked within the segment
-            cps = [np.frombuffer(self._chars(t).encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
-                   for t in texts]
-            allcp = np.concatenate(cps) if cps else np.zeros(0, np.int64)
-            _, inv = np.unique(allcp, return_inverse=True)
-            bounds = np.cumsum([0] + [len(c) for c in cps])
-            char_seqs = [inv[bounds[i]:bounds[i + 1]] for i in range(len(texts))]
+            char_seqs = code_point_ids([self._chars(t) for t in texts])  # ranked within the segment
             fast = block_overlaps([char_seqs + char_seqs], [len(texts)], self.char_order)
             if fast is not None:  # compiled counts: the same integers as the count layers
                 hits, totals = fast[0]

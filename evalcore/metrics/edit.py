@@ -27,14 +27,15 @@ Shared pieces defined here and imported by the sibling modules:
   ``segment_stats`` (statistics of the best reference), ``score_from_stats`` and a
   ``segment_block`` built from one vectorised (candidates × references) matrix, with
   ``loo[c, j]`` = best of ``sim[c, k]`` over k ≠ j (identical to the default loop);
-* :func:`bag_overlap`, :func:`clipped_overlap`, :func:`encode_block` / :func:`ngram_keys`, and,
-  re-exported from :mod:`evalcore.metrics.kernels.dp` where they now live, the dynamic
-  programmes :func:`levenshtein`, :func:`lcs_length`, :func:`wlcs` and their block versions
-  :func:`levenshtein_matrix`, :func:`lcs_matrix`, :func:`wlcs_matrix`.
+* :class:`ChunkPairs` / :func:`chunk_pairs` – the (candidate, reference) pairs of a chunk as
+  token ids, with :func:`levenshtein_pairs` and :func:`overlap_pairs` over them.
+
+The kernels they run on are in :mod:`evalcore.metrics.kernels`: token and n-gram ids in
+:mod:`~evalcore.metrics.kernels.ngram`, clipped overlaps in :mod:`~evalcore.metrics.kernels.overlap`,
+the dynamic programmes (Levenshtein, LCS, WLCS) in :mod:`~evalcore.metrics.kernels.dp`.
 """
 from __future__ import annotations
 
-from collections import Counter
 from itertools import chain
 from typing import Sequence
 
@@ -42,13 +43,12 @@ import numpy as np
 
 from .. import __version__
 from ._jit import HAVE_NUMBA
-from ._jit import lazy_njit as _njit
 from .base import Metric, MetricMeta, MetricOption, Signature, group_by_refs, make_signature, register, too_long, valid_stats
 from .tokenize import TOKENIZERS, check_tokenizer, tokenize
 from ._caches import bounded_cache
-from .kernels.dp import (  # noqa: F401  (re-exported: the sibling modules and tests import them from here)
-    _dp_block, _dp_many, _dp_pairs, _pad, _wlcs_increments, flatten_ids, lcs_length, lcs_matrix, lcs_matrix_np,
-    levenshtein, levenshtein_matrix, levenshtein_matrix_np, wlcs, wlcs_matrix, wlcs_matrix_np)
+from .kernels.dp import _dp_pairs, levenshtein, levenshtein_matrix
+from .kernels.ngram import encode_block
+from .kernels.overlap import bag_overlap, bag_overlap_pairs, clipped_overlap
 
 # numba is optional: without it the numpy block versions below are used (same values). It is
 # imported when a kernel first runs, not here (_jit.py); ``_nb is not None`` = numba is installed.
@@ -418,128 +418,8 @@ def best_of_others(values: np.ndarray, best: str = "max") -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------
-# token ids and n-gram keys
+# pair kernels of a chunk plan
 # ---------------------------------------------------------------------------------------------
-
-
-_ENCODE_CACHE = bounded_cache("edit.encode", 64)
-
-
-def encode_block(seqs: Sequence[Sequence[str]]) -> tuple[list[np.ndarray], int]:
-    """Integer ids for the tokens of several sequences, ids in **sorted token order** (so that
-    id order, and the n-gram ids of :func:`ngram_keys`, follow the strings' lexicographic
-    order whatever the block). Returns (id arrays, vocabulary size). The last blocks are
-    memoised (the word-level metrics of one segment share them); treat the arrays as
-    read-only."""
-    key = tuple(tuple(s) for s in seqs)
-    hit = _ENCODE_CACHE.get(key)
-    if hit is not None:
-        return list(hit[0]), hit[1]
-    vocab = {t: i for i, t in enumerate(sorted({t for s in seqs for t in s}))}
-    out = [np.fromiter((vocab[t] for t in s), dtype=np.int64, count=len(s)) for s in seqs], len(vocab)
-    _ENCODE_CACHE[key] = out
-    return list(out[0]), out[1]
-
-
-def ngram_keys_all(seqs: Sequence[np.ndarray], max_n: int) -> list[list[np.ndarray]]:
-    """``out[n-1][s]`` = the ids of the n-grams of sequence s in position order (length
-    max(0, len−n+1)), for n = 1..max_n. Ids are dense ranks over the given sequences ordered
-    lexicographically by the token ids (order 1 keeps the token ids themselves)."""
-    m = len(seqs)
-    lens = np.array([len(s) for s in seqs], dtype=np.int64)
-    total = int(lens.sum()) if m else 0
-    ids = np.concatenate([np.asarray(s, dtype=np.int64) for s in seqs]) if total else np.zeros(0, np.int64)
-    starts = np.concatenate([[0], np.cumsum(lens)[:-1]]) if m else np.zeros(0, np.int64)
-    pos = np.arange(total) - np.repeat(starts, lens)
-    seq_len = np.repeat(lens, lens)
-    base = int(ids.max()) + 1 if total else 1
-    key = ids.copy()
-    out = []
-    for n in range(1, max_n + 1):
-        if n > 1 and total:
-            idx = np.nonzero(pos <= seq_len - n)[0]
-            raw = key[idx] * base + ids[idx + n - 1]
-            _, inv = np.unique(raw, return_inverse=True)
-            key = np.full(total, -1, dtype=np.int64)
-            key[idx] = inv
-        out.append([key[starts[s]:starts[s] + max(0, int(lens[s]) - n + 1)] for s in range(m)])
-    return out
-
-
-def ngram_keys(seqs: Sequence[np.ndarray], n: int) -> list[np.ndarray]:
-    """For every sequence the ids of its n-grams (see :func:`ngram_keys_all`)."""
-    return ngram_keys_all(seqs, n)[n - 1]
-
-
-def clipped_overlap(a_keys: Sequence[np.ndarray], b_keys: Sequence[np.ndarray]) -> np.ndarray:
-    """``out[i, k] = Σ_g min(count_{a_i}(g), count_{b_k}(g))`` for bags given as integer key
-    arrays (repetitions = counts). Exact integers via count layers: Σ_g min(a_g, b_g) =
-    Σ_{t≥1} Σ_g [a_g ≥ t][b_g ≥ t], one 0/1 matrix product per threshold t."""
-    na, nb = len(a_keys), len(b_keys)
-    out = np.zeros((na, nb), dtype=np.int64)
-    if na == 0 or nb == 0:
-        return out
-    seqs = list(a_keys) + list(b_keys)
-    lens = np.array([len(s) for s in seqs], dtype=np.int64)
-    if lens[:na].sum() == 0 or lens[na:].sum() == 0:
-        return out
-    keys = np.concatenate([np.asarray(s, dtype=np.int64) for s in seqs])
-    owner = np.repeat(np.arange(len(seqs)), lens)
-    _, g = np.unique(keys, return_inverse=True)
-    n_g = int(g.max()) + 1
-    in_a = np.zeros(n_g, dtype=bool)
-    in_a[g[owner < na]] = True
-    in_b = np.zeros(n_g, dtype=bool)
-    in_b[g[owner >= na]] = True
-    common = in_a & in_b
-    keep = common[g]
-    if not keep.any():
-        return out
-    n_c = int(common.sum())
-    g2 = (np.cumsum(common) - 1)[g[keep]]
-    n_s = len(seqs)
-    counts = np.bincount(owner[keep] * n_c + g2, minlength=n_s * n_c).reshape(n_s, n_c)
-    ca, cb = counts[:na], counts[na:]
-    top = np.minimum(ca.max(axis=0), cb.max(axis=0))
-    acc = np.zeros((na, nb))
-    t = 1
-    while ca.shape[1]:
-        acc += (ca >= t).astype(np.float64) @ (cb >= t).astype(np.float64).T
-        t += 1
-        sel = top >= t
-        if not sel.all():
-            ca, cb, top = ca[:, sel], cb[:, sel], top[sel]
-    return np.rint(acc).astype(np.int64)
-
-
-def bag_overlap(a: Sequence, b: Sequence) -> int:
-    """Σ_w min(n_a(w), n_b(w)): clipped overlap of two bags (sequences with repetitions)."""
-    ca, cb = Counter(a), Counter(b)
-    if len(ca) > len(cb):
-        ca, cb = cb, ca
-    return sum(min(k, cb[w]) for w, k in ca.items() if w in cb)
-
-
-@_njit
-def _overlap_pairs(flat, offs, ph, pr, n_vocab):
-    """Bag overlap Σ_w min(n_c(w), n_r(w)) of every pair (sequence ph[k], sequence pr[k]):
-    the reference's counts in a table over the ids, each candidate token consumes one."""
-    cnt = np.zeros(max(n_vocab, 1), np.int64)
-    out = np.zeros(len(ph), np.int64)
-    for k in range(len(ph)):
-        r0, r1 = offs[pr[k]], offs[pr[k] + 1]
-        for x in range(r0, r1):
-            cnt[flat[x]] += 1
-        m = 0
-        for x in range(offs[ph[k]], offs[ph[k] + 1]):
-            t = flat[x]
-            if cnt[t] > 0:
-                m += 1
-                cnt[t] -= 1
-        for x in range(r0, r1):
-            cnt[flat[x]] = 0
-        out[k] = m
-    return out
 
 
 def levenshtein_pairs(plan: ChunkPairs) -> np.ndarray:
@@ -552,7 +432,7 @@ def overlap_pairs(plan: ChunkPairs) -> np.ndarray:
     (PER and GTM-1 of one tokenizer and case share it)."""
     hit = plan.memo.get("overlap")
     if hit is None:
-        hit = plan.memo["overlap"] = _overlap_pairs(plan.flat, plan.offs, plan.ph, plan.pr, plan.n_vocab)
+        hit = plan.memo["overlap"] = bag_overlap_pairs(plan.flat, plan.offs, plan.ph, plan.pr, plan.n_vocab)
     return hit
 
 

@@ -29,8 +29,11 @@ import numpy as np
 
 from ._caches import bounded_cache, cached
 from .base import MetricMeta, MetricOption, register
-from .edit import (PairwiseWordMetric, _njit, _nb, _pad, bag_overlap, clipped_overlap, encode_block, flatten_ids,
-                   overlap_pairs, token_options)
+from ._jit import lazy_njit as _njit
+from .edit import PairwiseWordMetric, _nb, overlap_pairs, token_options
+from .kernels.dp import _pad, flatten_ids
+from .kernels.ngram import encode_block
+from .kernels.overlap import bag_overlap, clipped_overlap
 
 CITATION = ("Turian, Shen & Melamed (2003), Evaluation of machine translation and its evaluation, "
             "MT Summit IX")

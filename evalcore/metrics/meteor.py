@@ -28,7 +28,7 @@ import numpy as np
 
 from .base import MetricMeta, MetricOption, register
 from .edit import PairwiseWordMetric, token_options
-from .edit import _njit
+from ._jit import lazy_njit as _njit
 from .gtm import _run_power_sums, gtm_runs, gtm_runs_arrays, runs_pairs
 
 CITATION = ("Banerjee & Lavie (2005), METEOR: an automatic metric for MT evaluation with improved "

@@ -48,8 +48,9 @@ import numpy as np
 
 from ._jit import lazy_njit
 from .base import MetricMeta, MetricOption, group_by_refs, register, valid_stats
-from .edit import WordMetric, encode_block, ngram_keys_all, token_options
+from .edit import WordMetric, token_options
 from ._caches import bounded_cache
+from .kernels.ngram import encode_block, ngram_keys_all
 
 CITATION = ("Doddington (2002), Automatic evaluation of machine translation quality using n-gram "
             "co-occurrence statistics, HLT; NIST mteval-v13a.pl")

@@ -9,7 +9,7 @@ With m = |r|, n = |c| and "hits" the clipped overlap (Σ_g min counts):
 * ROUGE-N: R = hits / #ref n-grams, P = hits / #cand n-grams.
 * ROUGE-L: R = LCS/m, P = LCS/n.
 * ROUGE-W: R = f⁻¹(WLCS / f(m)), P = f⁻¹(WLCS / f(n)) with f(k) = k^w, f⁻¹(y) = y^(1/w) and
-  WLCS from Lin's DP (:func:`evalcore.metrics.edit.wlcs`).
+  WLCS from Lin's DP (:func:`evalcore.metrics.kernels.dp.wlcs`).
 * ROUGE-S(d): skip-bigrams = ordered pairs (i < j) with gap j − i − 1 ≤ d (S* = no limit):
   R = hits / C(m, 2), P = hits / C(n, 2) for S*.
 * ROUGE-SU: S plus every unigram (the paper's form: hits 6, R 6/28 in methods §8).
@@ -25,7 +25,7 @@ With m = |r|, n = |c| and "hits" the clipped overlap (Σ_g min counts):
 
 Default text: 13a tokens of lower-cased text (``tokenize``, ``lowercase``). Plain functions:
 :func:`rouge_n_hits`, :func:`skip_bigrams`, :func:`rouge_prf`, plus ``lcs_length`` and ``wlcs``
-from :mod:`evalcore.metrics.edit`.
+from :mod:`evalcore.metrics.kernels.dp`.
 """
 from __future__ import annotations
 
@@ -36,8 +36,11 @@ import numpy as np
 from . import base as _base
 from ._caches import cached
 from .base import MetricMeta, MetricOption, group_by_refs, register
-from .edit import (PairwiseWordMetric, _njit, _wlcs_increments, bag_overlap, clipped_overlap, encode_block,
-                   lcs_length, lcs_matrix, ngram_keys, token_options, wlcs, wlcs_matrix)
+from ._jit import lazy_njit as _njit
+from .edit import PairwiseWordMetric, token_options
+from .kernels.dp import _wlcs_increments, lcs_length, lcs_matrix, wlcs, wlcs_matrix
+from .kernels.ngram import encode_block, ngram_keys
+from .kernels.overlap import bag_overlap, clipped_overlap
 
 CITATION = ("Lin & Och (2004), Automatic evaluation of machine translation quality using longest common "
             "subsequence and skip-bigram statistics, ACL; Lin (2004), ROUGE: a package for automatic "
@@ -142,7 +145,7 @@ def _family_kernel(flat, offs, r_lo, r_hi, g_cand, cand_text, v, inc, cap):
     """Per (candidate, reference of its group) pair: the clipped unigram, bigram and skip-bigram
     overlaps, the LCS length and Lin's weighted LCS (increments ``inc``), shape (P, 5), pairs
     candidate by candidate with the group's references in order. The DPs are those of
-    :func:`evalcore.metrics.edit.lcs_length` / :func:`~evalcore.metrics.edit.wlcs` (candidate
+    :func:`evalcore.metrics.kernels.dp.lcs_length` / :func:`~evalcore.metrics.kernels.dp.wlcs` (candidate
     rows), the overlaps exact integers: identical to the per-segment matrices.
 
     The quadratic parts (skip-bigrams, whose number grows with n², and the two DPs, |c|·|r|)

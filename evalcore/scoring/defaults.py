@@ -13,6 +13,7 @@ import pandas as pd
 
 from .. import __version__
 from ..core.dataset import Dataset
+from ..metrics._caches import bounded_cache
 
 
 DEFAULT_METRICS = ["bleu", "chrf", "ter", "meteor", "rouge-l", "nist-4", "gtm-1", "wer", "per"]
@@ -23,7 +24,7 @@ DEFAULT_METRICS = ["bleu", "chrf", "ter", "meteor", "rouge-l", "nist-4", "gtm-1"
 SAMPLING_OFFERED_ABOVE = 5000
 
 
-_SYNTAX_STATUS: dict[str, tuple[bool, str]] = {}
+_SYNTAX_STATUS = bounded_cache("defaults.syntax_status", 256)  # content hash -> (available, reason)
 
 
 def syntax_status(dataset: Dataset) -> tuple[bool, str]:

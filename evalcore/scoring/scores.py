@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import warnings
-from collections import OrderedDict
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Sequence
@@ -20,6 +19,7 @@ from .. import cache_version
 from ..core.dataset import Dataset
 from ..core.export import atomic_write
 from ..core.progress import Progress, stage, sub_range
+from ..metrics._caches import bounded_cache
 from .defaults import metric_signature
 
 
@@ -290,7 +290,7 @@ def tensors(dataset: Dataset, metric_ids: Sequence[str], progress: Progress = No
     return out
 
 
-_INDEX_CACHE: "OrderedDict[tuple, object]" = OrderedDict()
+_INDEX_CACHE = bounded_cache("scores.queen_index", 4)  # the last QUEEN indexes, least recently used first
 
 
 def queen_index(dataset: Dataset, metric_ids: Sequence[str], mode: str = "auto", ties: str = "geq",
@@ -300,15 +300,14 @@ def queen_index(dataset: Dataset, metric_ids: Sequence[str], mode: str = "auto",
     from ..qarla import QueenIndex
 
     key = (dataset.content_hash(), tuple((m, metric_signature(m)) for m in metric_ids), mode, ties)
-    if key in _INDEX_CACHE:
-        _INDEX_CACHE.move_to_end(key)
-        return _INDEX_CACHE[key]
+    hit = _INDEX_CACHE.pop(key, None)
+    if hit is not None:
+        _INDEX_CACHE[key] = hit  # now the most recently used
+        return hit
     ts = tensors(dataset, metric_ids, stage(progress, 0.0, 0.8))
     idx = QueenIndex({m: ts[m] for m in metric_ids}, mode=mode, ties=ties,
                      progress=sub_range(progress, 0.8, 1.0, "QUEEN comparison bits"))
-    _INDEX_CACHE[key] = idx
-    while len(_INDEX_CACHE) > 4:
-        _INDEX_CACHE.popitem(last=False)
+    _INDEX_CACHE[key] = idx  # a full cache drops its least recently used index first
     return idx
 
 

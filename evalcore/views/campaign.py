@@ -1,11 +1,12 @@
-"""The Campaign page's view-model: the metric scores of every language pair from the one
-statistics table per (dataset, metric, tokenizer, reference set, segments) that the Systems page
-also uses (:func:`evalcore.scoring.scores.system_stats`, cached on disk), so a Campaign visit after
-a Systems visit (or a second Campaign visit) scores nothing again.
+"""The Campaign page's view-model: which language pairs are scored with which criterion and
+tokenizer, their signatures and notes. The metric scores of every pair come from
+:func:`evalcore.analysis.system_level.cached_scores`: the one statistics table per (dataset,
+metric, tokenizer, reference set, segments) that the Systems page also uses
+(:func:`evalcore.scoring.scores.system_stats`, cached on disk), so a Campaign visit after a
+Systems visit (or a second Campaign visit) scores nothing again.
 
 The maths is :func:`evalcore.analysis.campaign.campaign` (WMT metrics-task tables, Kocmi et al. 2021;
-methods §3.3, §3.11); this module only says where its metric scores come from. Nothing here
-imports streamlit. Progress callbacks: ``progress(fraction in [0, 1], text)``.
+methods §3.3, §3.11). Nothing here imports streamlit.
 """
 from __future__ import annotations
 
@@ -14,49 +15,6 @@ from typing import Sequence
 import pandas as pd
 
 from ..core.dataset import Dataset
-from ..core.progress import Progress
-from ..core.results import Result
-from ..scoring.scores import system_stats
-
-
-def cached_scores(dataset: Dataset, metric_ids: Sequence[str], *, tokenize: str, include_references: bool = False,
-                  criterion: str | None = None, ref_ids: Sequence[str] | None = None,
-                  progress: Progress = None) -> Result:
-    """A :class:`~evalcore.core.results.Result` of system-level rows (metric, system, score, n_segments,
-    signature) with the same values, rows, signatures, notes and warnings as
-    :func:`evalcore.scoring.parallel.score_result` at level ``system`` with
-    ``segments`` = the segments judged under ``criterion`` for each candidate (None: every
-    segment), from the disk-cached statistics: the corpus score of a candidate is
-    ``metric.score_from_stats`` of its summed per-segment statistics, as in the engine.
-    ``tokenize`` (the language pair's tokenizer) is part of the cache key."""
-    from ..metrics.base import get_metric, signature_nrefs
-    from ..metrics.engine import long_segment_warnings, scorable, score_table, scoring_plan
-    from ..scoring.scores import judged_segments
-
-    metrics = [get_metric(m, tokenize) for m in metric_ids]
-    text = [m.id for m in metrics if m.meta.needs_text]
-    stats = system_stats(dataset, text, include_references, progress, ref_ids, criterion, tokenize=tokenize)
-    segments = judged_segments(dataset, criterion) if criterion else None
-    cands_all, notes = scoring_plan(dataset, ref_ids, include_references, segments)
-    # the engine's nrefs: references per scored segment over every candidate ("var" when it differs)
-    ref_lists = [r for _, texts, use in cands_all for r in scorable(dataset, texts, use)[2]] if text else []
-    nrefs = signature_nrefs(ref_lists) if ref_lists else None
-    rows, sigs = [], {}
-    for metric in metrics:
-        if metric.id not in stats:  # given scores (no text to score): the engine's rows as they are
-            given = score_table(dataset, [metric], level="system", ref_ids=ref_ids,
-                                include_references=include_references, segments=segments)
-            rows += [(metric.id, r.system, float(r.score), r.n_segments) for r in given.itertuples(index=False)]
-            sigs[metric.id] = given["signature"].iloc[0] if len(given) else metric.signature(None, "system")
-            continue
-        sigs[metric.id] = metric.signature(nrefs, "system")
-        for name, (keep, st) in stats[metric.id].items():
-            if len(keep):
-                rows.append((metric.id, name, float(metric.score_from_stats(st)), len(keep)))
-    table = pd.DataFrame(rows, columns=["metric", "system", "score", "n_segments"]).astype(
-        {"metric": str, "system": str, "score": float})
-    table["signature"] = table["metric"].map(sigs).astype(str) if len(table) else pd.Series(dtype=str)
-    return Result(table, notes=notes, warnings=long_segment_warnings(dataset, metrics))
 
 
 def lp_plan(collection: dict[str, Dataset], lps: Sequence[str], criterion: str | None = None,

@@ -117,12 +117,12 @@ def metric_correlations(dataset: Dataset, metrics: Sequence[str], humans: dict[s
                         tokenize: str | None = None, methods: Sequence[str] = ("pearson", "kendall")) -> pd.DataFrame:
     """The metrics' correlation with each set of human scores (``humans``: label -> rows of one
     criterion, e.g. the class's and the experts'), at system level (corpus scores over the
-    segments that set judged, :func:`evalcore.views.campaign.cached_scores`) and segment level
+    segments that set judged, :func:`evalcore.analysis.system_level.cached_scores`) and segment level
     (sentence scores, no grouping), by :func:`evalcore.stats.tables.correlation_table`; human
     scores are the raw means per output (:func:`evalcore.human.scores.human_scores`); reference
     translations judged like systems are left out. Columns: humans, level, metric, method, value, n."""
     from ..stats.tables import correlation_table
-    from .campaign import cached_scores
+    from ..analysis.system_level import cached_scores
     import contextlib
 
     from ..scoring.scores import _tokenizer, segment_scores

@@ -18,7 +18,6 @@ TER where evalcore reproduces them), so a number here equals the same metric any
 """
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -26,6 +25,7 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from ..metrics._caches import cached
 from ..present.highlight import escape, highlight_tokens
 
 #: metrics offered by default: cheap at sentence level, each a different idea of similarity
@@ -98,7 +98,7 @@ def score_candidate(candidate: str, references: Sequence[tuple[str, str]], metri
     return pd.DataFrame(rows)
 
 
-@functools.lru_cache(maxsize=256)
+@cached("playground.start_score", 256)
 def _start_score(metric_id: str, tokenize: str | None, start: str, references: tuple[str, ...]) -> float:
     """The starting text's score: the same on every edit of one item, so computed once."""
     return float(_metric(metric_id, tokenize).sentence_score(start, list(references)))

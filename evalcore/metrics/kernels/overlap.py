@@ -1,0 +1,433 @@
+"""Clipped n-gram overlaps: Σ_g min(count_c(g), count_r(g)) of a candidate c and a reference r
+(or min(count_c(g), max_r count_r(g)) over several references), for one pair, a block of
+candidates × references, every pair of a chunk plan, or a whole chunk of segments in one compiled
+loop.
+
+This is the clipped count of Papineni et al. (2002, §2.1, modified n-gram precision: each
+candidate n-gram counts at most as often as it occurs in a reference; with several references
+at most its maximum count in any one of them, :func:`maxref_matches`). Over word unigrams it is
+PER's and GTM-1's bag overlap (:func:`bag_overlap`, :func:`bag_overlap_pairs`), over word n-grams
+ROUGE-N's hits (:func:`clipped_overlap`), over character n-grams the matches of chrF (Popović
+2015; :func:`chunk_matches`, :func:`block_overlaps`) and of the BEER character n-gram features
+(Stanojević & Sima'an 2014). The n-gram ids these work on come from
+:mod:`evalcore.metrics.kernels.ngram`.
+
+Every version gives the same exact integers (tests/test_levels.py, tests/test_chunk_kernels.py,
+tests/test_family_kernels.py and tests/test_metrics_lexical.py compare them with literal
+``Counter`` n-grams). The compiled kernels (numba, ``cache=True``) are compiled or loaded from
+numba's cache on first use (:mod:`evalcore.metrics._jit`); without numba :data:`AVAILABLE` is
+False and callers count with the layers of :func:`evalcore.metrics.kernels.ngram.ngram_layers`.
+
+:func:`block_overlaps` counts many small blocks (a segment: its candidates then its references,
+as id sequences) in one loop: for each order n = 1..N, ``hits[n−1, c, r]`` and every text's
+n-gram total max(0, len − n + 1). Each n-gram is coded exactly as a base-``B`` number of its ids
+(B = the block's largest id + 1; callers check B**N < 2**63, :func:`fits`), each text's codes are
+sorted, and a two-pointer walk over two sorted multisets counts Σ_g min(count_c, count_r).
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Sequence
+
+import numpy as np
+
+from .._jit import HAVE_NUMBA, lazy_njit
+from ..base import group_by_refs
+
+AVAILABLE = HAVE_NUMBA
+
+
+def clipped_overlap(a_keys: Sequence[np.ndarray], b_keys: Sequence[np.ndarray]) -> np.ndarray:
+    """``out[i, k] = Σ_g min(count_{a_i}(g), count_{b_k}(g))`` for bags given as integer key
+    arrays (repetitions = counts). Exact integers via count layers: Σ_g min(a_g, b_g) =
+    Σ_{t≥1} Σ_g [a_g ≥ t][b_g ≥ t], one 0/1 matrix product per threshold t."""
+    na, nb = len(a_keys), len(b_keys)
+    out = np.zeros((na, nb), dtype=np.int64)
+    if na == 0 or nb == 0:
+        return out
+    seqs = list(a_keys) + list(b_keys)
+    lens = np.array([len(s) for s in seqs], dtype=np.int64)
+    if lens[:na].sum() == 0 or lens[na:].sum() == 0:
+        return out
+    keys = np.concatenate([np.asarray(s, dtype=np.int64) for s in seqs])
+    owner = np.repeat(np.arange(len(seqs)), lens)
+    _, g = np.unique(keys, return_inverse=True)
+    n_g = int(g.max()) + 1
+    in_a = np.zeros(n_g, dtype=bool)
+    in_a[g[owner < na]] = True
+    in_b = np.zeros(n_g, dtype=bool)
+    in_b[g[owner >= na]] = True
+    common = in_a & in_b
+    keep = common[g]
+    if not keep.any():
+        return out
+    n_c = int(common.sum())
+    g2 = (np.cumsum(common) - 1)[g[keep]]
+    n_s = len(seqs)
+    counts = np.bincount(owner[keep] * n_c + g2, minlength=n_s * n_c).reshape(n_s, n_c)
+    ca, cb = counts[:na], counts[na:]
+    top = np.minimum(ca.max(axis=0), cb.max(axis=0))
+    acc = np.zeros((na, nb))
+    t = 1
+    while ca.shape[1]:
+        acc += (ca >= t).astype(np.float64) @ (cb >= t).astype(np.float64).T
+        t += 1
+        sel = top >= t
+        if not sel.all():
+            ca, cb, top = ca[:, sel], cb[:, sel], top[sel]
+    return np.rint(acc).astype(np.int64)
+
+
+def bag_overlap(a: Sequence, b: Sequence) -> int:
+    """Σ_w min(n_a(w), n_b(w)): clipped overlap of two bags (sequences with repetitions)."""
+    ca, cb = Counter(a), Counter(b)
+    if len(ca) > len(cb):
+        ca, cb = cb, ca
+    return sum(min(k, cb[w]) for w, k in ca.items() if w in cb)
+
+
+@lazy_njit
+def bag_overlap_pairs(flat, offs, ph, pr, n_vocab):
+    """Bag overlap Σ_w min(n_c(w), n_r(w)) of every pair (sequence ph[k], sequence pr[k]):
+    the reference's counts in a table over the ids, each candidate token consumes one."""
+    cnt = np.zeros(max(n_vocab, 1), np.int64)
+    out = np.zeros(len(ph), np.int64)
+    for k in range(len(ph)):
+        r0, r1 = offs[pr[k]], offs[pr[k] + 1]
+        for x in range(r0, r1):
+            cnt[flat[x]] += 1
+        m = 0
+        for x in range(offs[ph[k]], offs[ph[k] + 1]):
+            t = flat[x]
+            if cnt[t] > 0:
+                m += 1
+                cnt[t] -= 1
+        for x in range(r0, r1):
+            cnt[flat[x]] = 0
+        out[k] = m
+    return out
+
+
+def chunk_texts(cands: Sequence, refs: Sequence[Sequence], prep) -> tuple:
+    """Candidates grouped by their reference list (a segment's outputs) laid out for the
+    compiled chunk kernels: ``(texts, r_lo, r_hi, g_cand, cand_text, cand_item)`` where
+    ``texts`` are ``prep`` of every reference and candidate, group q's references are texts
+    ``r_lo[q]:r_hi[q]``, its candidates ``g_cand[q]:g_cand[q+1]`` (text ``cand_text[c]``, item
+    ``cand_item[c]``). Items without a reference are left out."""
+    texts: list = []
+    r_lo, r_hi, g_cand, cand_text, cand_item = [], [], [0], [], []
+    for key, idx in group_by_refs(refs):
+        if not key:
+            continue
+        r_lo.append(len(texts))
+        texts.extend(prep(r) for r in key)
+        r_hi.append(len(texts))
+        for i in idx:
+            cand_text.append(len(texts))
+            cand_item.append(i)
+            texts.append(prep(cands[i]))
+        g_cand.append(len(cand_item))
+    arr = [np.asarray(x, dtype=np.int64) for x in (r_lo, r_hi, g_cand, cand_text, cand_item)]
+    return (texts, *arr)
+
+
+@lazy_njit
+def maxref_matches(ids, offs, r_lo, r_hi, g_cand, cand_text):
+    """Clipped n-gram matches Σ_g min(count_c(g), max_r count_r(g)) of every candidate (rows in
+    ``cand_text`` order) and order (columns), the references of candidate c's group q being the
+    texts ``r_lo[q]:r_hi[q]`` (Papineni et al. 2002 §2.1, the clipping against the maximum
+    reference count); ``ids`` as :func:`.ngram.dense_ngram_ids`. Exact integers."""
+    orders = ids.shape[0]
+    out = np.zeros((len(cand_text), orders), np.int64)
+    for q in range(len(r_lo)):
+        for n in range(orders):
+            tot = 0
+            for t in range(r_lo[q], r_hi[q]):
+                tot += max(0, offs[t + 1] - offs[t] - n)
+            # the references' n-grams: sorted distinct ids (one pooled sort), then the maximum count
+            # over the references of each, walking every reference's sorted ids along them
+            pool = np.empty(tot, np.int64)
+            m = 0
+            for t in range(r_lo[q], r_hi[q]):
+                for i in range(offs[t], offs[t + 1] - n):
+                    pool[m] = ids[n, i]
+                    m += 1
+            pool.sort()
+            uid = np.empty(tot, np.int64)
+            u = 0
+            for i in range(tot):
+                if pool[i] >= 0 and (u == 0 or pool[i] != uid[u - 1]):
+                    uid[u] = pool[i]
+                    u += 1
+            umax = np.zeros(max(u, 1), np.int64)
+            for t in range(r_lo[q], r_hi[q]):
+                a, b = offs[t], offs[t + 1] - n
+                if b <= a:
+                    continue
+                s = np.sort(ids[n, a:b])
+                i = 0
+                j = 0
+                while i < len(s):
+                    e = i + 1
+                    while e < len(s) and s[e] == s[i]:
+                        e += 1
+                    if s[i] >= 0:
+                        while uid[j] < s[i]:
+                            j += 1
+                        if e - i > umax[j]:
+                            umax[j] = e - i
+                    i = e
+            for c in range(g_cand[q], g_cand[q + 1]):
+                t = cand_text[c]
+                a, b = offs[t], offs[t + 1] - n
+                if b <= a or u == 0:
+                    continue
+                s = np.sort(ids[n, a:b])
+                h = 0
+                i = 0
+                j = 0
+                while i < len(s):
+                    e = i + 1
+                    while e < len(s) and s[e] == s[i]:
+                        e += 1
+                    while j < u and uid[j] < s[i]:
+                        j += 1
+                    if j < u and uid[j] == s[i]:
+                        k = e - i
+                        h += k if k < umax[j] else umax[j]
+                    i = e
+                out[c, n] = h
+    return out
+
+
+@lazy_njit
+def chunk_matches(ids, offs, r_lo, r_hi, g_cand, cand_text):
+    """Clipped n-gram matches Σ_g min(count_c(g), count_r(g)) of every (candidate, reference of
+    its group) pair and order, shape (pairs, orders), pairs candidate by candidate with the
+    group's references in order; ``ids`` as :func:`.ngram.dense_ngram_ids`. Per group and order
+    the references' n-grams are merged once into sorted distinct ids with a count per reference,
+    and each candidate's sorted n-grams are walked along them once. Exact integers."""
+    orders = ids.shape[0]
+    srt = ids.copy()
+    for n in range(orders):
+        for t in range(len(offs) - 1):
+            a, b = offs[t], offs[t + 1] - n
+            if b > a:
+                srt[n, a:b] = np.sort(ids[n, a:b])
+    npairs = 0
+    for q in range(len(r_lo)):
+        npairs += (g_cand[q + 1] - g_cand[q]) * (r_hi[q] - r_lo[q])
+    out = np.zeros((npairs, orders), np.int64)
+    p0 = 0
+    for q in range(len(r_lo)):
+        nr = r_hi[q] - r_lo[q]
+        for n in range(orders):
+            tot = 0
+            for t in range(r_lo[q], r_hi[q]):
+                tot += max(0, offs[t + 1] - offs[t] - n)
+            allr = np.empty(tot, np.int64)
+            m = 0
+            for t in range(r_lo[q], r_hi[q]):
+                for i in range(offs[t], offs[t + 1] - n):
+                    allr[m] = srt[n, i]
+                    m += 1
+            allr.sort()
+            uniq = np.empty(tot, np.int64)
+            u = 0
+            for i in range(tot):
+                if u == 0 or allr[i] != uniq[u - 1]:
+                    uniq[u] = allr[i]
+                    u += 1
+            rc = np.zeros((nr, max(u, 1)), np.int64)
+            for k in range(nr):
+                t = r_lo[q] + k
+                j = 0
+                for i in range(offs[t], offs[t + 1] - n):
+                    x = srt[n, i]
+                    while uniq[j] < x:
+                        j += 1
+                    rc[k, j] += 1
+            p = p0
+            for c in range(g_cand[q], g_cand[q + 1]):
+                ct = cand_text[c]
+                i, ie = offs[ct], offs[ct + 1] - n
+                j = 0
+                while i < ie and j < u:
+                    x = srt[n, i]
+                    e = i + 1
+                    while e < ie and srt[n, e] == x:
+                        e += 1
+                    while j < u and uniq[j] < x:
+                        j += 1
+                    if j < u and uniq[j] == x:
+                        kk = e - i
+                        for k in range(nr):
+                            v = rc[k, j]
+                            out[p + k, n] += kk if kk < v else v
+                    i = e
+                p += nr
+        p0 += (g_cand[q + 1] - g_cand[q]) * nr
+    return out
+
+
+@lazy_njit
+def _overlaps(ids, tstart, bstart, bnc, bbase, max_n, hits, hoff, totals):  # pragma: no cover (compiled)
+    nb = len(bnc)
+    for b in range(nb):
+        t0, t1 = bstart[b], bstart[b + 1]
+        nc = bnc[b]
+        nr = t1 - t0 - nc
+        base = bbase[b]
+        size = 0
+        for t in range(t0, t1):
+            size += tstart[t + 1] - tstart[t]
+        scratch = np.empty(max(size, 1), dtype=np.int64)
+        offs = np.empty(t1 - t0 + 1, dtype=np.int64)
+        for n in range(1, max_n + 1):
+            o = 0
+            for t in range(t0, t1):
+                s, L = tstart[t], tstart[t + 1] - tstart[t]
+                m = L - n + 1
+                if m < 0:
+                    m = 0
+                offs[t - t0] = o
+                for i in range(m):
+                    code = 0
+                    for j in range(n):
+                        code = code * base + ids[s + i + j]
+                    scratch[o + i] = code
+                if m > 1:
+                    scratch[o:o + m] = np.sort(scratch[o:o + m])
+                totals[t, n - 1] = m
+                o += m
+            offs[t1 - t0] = o
+            for c in range(nc):
+                a0, a1 = offs[c], offs[c + 1]
+                for r in range(nr):
+                    k0, k1 = offs[nc + r], offs[nc + r + 1]
+                    i, j, cnt = a0, k0, 0
+                    while i < a1 and j < k1:
+                        x, y = scratch[i], scratch[j]
+                        if x == y:
+                            cnt += 1
+                            i += 1
+                            j += 1
+                        elif x < y:
+                            i += 1
+                        else:
+                            j += 1
+                    hits[hoff[b] + ((n - 1) * nc + c) * nr + r] = cnt
+
+
+@lazy_njit
+def _overlaps_ranked(ids, tstart, bstart, bnc, bbase, max_n, hits, hoff, totals, table, cnt):  # pragma: no cover
+    """The counts of :func:`_overlaps` without sorting: within a block the n-grams get dense
+    ranks order by order (rank of the n-gram at i = first-appearance rank of the pair
+    (rank of the (n−1)-gram at i, id at i+n−1), looked up in ``table``, a flat array of −1
+    of size ≥ ranks × base), and each pair's Σ_g min(count_c, count_r) is counted in ``cnt``
+    (the reference's ranks added, the candidate's consumed). ``table`` and ``cnt`` are left
+    as they were given (all −1, all 0)."""
+    nb = len(bnc)
+    for b in range(nb):
+        t0, t1 = bstart[b], bstart[b + 1]
+        nc = bnc[b]
+        nr = t1 - t0 - nc
+        base = bbase[b]
+        p0, p1 = tstart[t0], tstart[t1]
+        rk = ids[p0:p1].copy()  # 1-gram ranks: the ids (below base)
+        codes = np.empty(max(p1 - p0, 1), np.int64)
+        for n in range(1, max_n + 1):
+            if n > 1:
+                nxt = 0
+                for t in range(t0, t1):
+                    s, L = tstart[t], tstart[t + 1] - tstart[t]
+                    for i in range(L - n + 1):
+                        q = s - p0 + i
+                        code = rk[q] * base + ids[s + i + n - 1]
+                        codes[q] = code
+                        v = table[code]
+                        if v < 0:
+                            v = nxt
+                            table[code] = v
+                            nxt += 1
+                        rk[q] = v
+                for t in range(t0, t1):  # leave the table as given
+                    s, L = tstart[t], tstart[t + 1] - tstart[t]
+                    for i in range(L - n + 1):
+                        table[codes[s - p0 + i]] = -1
+            for t in range(t0, t1):
+                m = tstart[t + 1] - tstart[t] - n + 1
+                totals[t, n - 1] = m if m > 0 else 0
+            for c in range(nc):
+                cs = tstart[t0 + c] - p0
+                mc = tstart[t0 + c + 1] - tstart[t0 + c] - n + 1
+                for r in range(nr):
+                    rs = tstart[t0 + nc + r] - p0
+                    mr = tstart[t0 + nc + r + 1] - tstart[t0 + nc + r] - n + 1
+                    cntv = 0
+                    if mc > 0 and mr > 0:
+                        for i in range(mr):
+                            cnt[rk[rs + i]] += 1
+                        for i in range(mc):
+                            g = rk[cs + i]
+                            if cnt[g] > 0:
+                                cntv += 1
+                                cnt[g] -= 1
+                        for i in range(mr):
+                            cnt[rk[rs + i]] = 0
+                    hits[hoff[b] + ((n - 1) * nc + c) * nr + r] = cntv
+
+
+#: largest rank table (entries) :func:`block_overlaps` allocates for the sort-free counts
+RANK_TABLE_MAX = 1 << 23
+
+
+def fits(base: int, max_n: int) -> bool:
+    """Whether n-grams up to ``max_n`` of ids below ``base`` have exact int64 codes."""
+    return int(base) ** int(max_n) < 2 ** 63
+
+
+def block_overlaps(seqs_per_block, n_cands, max_n: int, ranked: bool = False):
+    """Per block ``(hits (max_n, nc, nr) int64, totals (texts, max_n) int64)``.
+
+    ``seqs_per_block[b]``: the block's id sequences (non-negative ints), candidates first
+    (``n_cands[b]`` of them) then references. Returns None when numba is absent or a block's
+    ids are too many for exact codes (the caller then counts with count layers).
+    ``ranked=True``: count with :func:`_overlaps_ranked` (no sorting; the same integers) when
+    every block's rank table stays under :data:`RANK_TABLE_MAX` entries (ids must then be
+    below each block's largest id + 1 = base, ranked within the block, as the BEER
+    features' are)."""
+    if not AVAILABLE:
+        return None
+    seqs = [np.asarray(x, dtype=np.int64) for blk in seqs_per_block for x in blk]
+    lens = np.array([len(x) for x in seqs], dtype=np.int64)
+    ids = np.concatenate(seqs) if seqs else np.zeros(0, np.int64)
+    tstart = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    sizes = np.array([len(b) for b in seqs_per_block], dtype=np.int64)
+    bstart = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    bnc = np.asarray(n_cands, dtype=np.int64)
+    bbase = np.ones(len(sizes), dtype=np.int64)
+    for b in range(len(sizes)):
+        lo, hi = tstart[bstart[b]], tstart[bstart[b + 1]]
+        if hi > lo:
+            bbase[b] = int(ids[lo:hi].max()) + 1
+        if not fits(bbase[b], max_n):
+            return None
+    nr = sizes - bnc
+    cells = max_n * bnc * nr
+    hoff = np.concatenate([[0], np.cumsum(cells)]).astype(np.int64)
+    hits = np.zeros(int(hoff[-1]), dtype=np.int64)
+    totals = np.zeros((len(seqs), max_n), dtype=np.int64)
+    chars = tstart[bstart[1:]] - tstart[bstart[:-1]]
+    need = int((chars * bbase).max()) + 1 if len(sizes) else 1
+    if ranked and need <= RANK_TABLE_MAX:
+        size = int(max(chars.max(), bbase.max())) + 1 if len(sizes) else 1
+        _overlaps_ranked(ids, tstart, bstart, bnc, bbase, int(max_n), hits, hoff[:-1].copy(), totals,
+                         np.full(need, -1, dtype=np.int64), np.zeros(size, dtype=np.int64))
+    else:
+        _overlaps(ids, tstart, bstart, bnc, bbase, int(max_n), hits, hoff[:-1].copy(), totals)
+    out = []
+    for b in range(len(sizes)):
+        h = hits[hoff[b]:hoff[b + 1]].reshape(max_n, int(bnc[b]), int(nr[b]))
+        out.append((h, totals[bstart[b]:bstart[b + 1]]))
+    return out
