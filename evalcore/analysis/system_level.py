@@ -20,10 +20,12 @@ from ..core.dataset import Dataset
 from ..core.progress import Progress, stage
 from ..core.results import Result
 from ..scoring.scores import system_stats
+from ..scoring.settings import DEFAULTS
 
 
-def cached_scores(dataset: Dataset, metric_ids: Sequence[str], *, tokenize: str, include_references: bool = False,
-                  criterion: str | None = None, ref_ids: Sequence[str] | None = None,
+def cached_scores(dataset: Dataset, metric_ids: Sequence[str], *, tokenize: str,
+                  include_references: bool = DEFAULTS.include_human_systems,
+                  criterion: str | None = None, ref_ids: Sequence[str] | None = DEFAULTS.references,
                   progress: Progress = None) -> Result:
     """A :class:`~evalcore.core.results.Result` of system-level rows (metric, system, score, n_segments,
     signature) with the same values, rows, signatures, notes and warnings as
@@ -135,7 +137,6 @@ def metrics_vs_humans(dataset: Dataset, metric_ids: Sequence[str], criterion: st
     from ..human.scores import given_system_scores, human_scores
     from ..metrics.base import get_metric
     from ..metrics.tokenize import resolve_tokenizer
-    from ..scoring.settings import DEFAULTS
     from ..stats.tables import correlation_table, human_systems, system_vectors
     from ..core.undefined import correlation_notes
 
