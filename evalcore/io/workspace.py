@@ -420,7 +420,7 @@ def _write_locked(datasets: dict[str, Dataset], name: str, source: str, replace:
         if saved_at:  # an update keeps the dataset's identity (the sidebar's label shows saved_at)
             meta["saved_at"], meta["updated_at"] = saved_at, meta["saved_at"]
         _write_json_atomic(tmp / "meta.json", meta)
-        if replace and (root / name).is_dir():  # its parses/ go with it
+        if replace and (root / name).is_dir():  # its parses; save_parses holds the name lock too
             _carry_folders(root / name, tmp)
         with _workspace_lock():  # the renames: invisible to readers, who hold it shared
             target = name if replace else _unique(root, name)
@@ -796,23 +796,57 @@ def _parses_dir(name: str, lp: str) -> Path:
 
 
 def save_parses(name: str, lp: str, filename: str, data: bytes) -> Path:
-    """Keep an uploaded CoNLL-U file with a saved dataset (atomic write), so the syntactic
-    metrics can use it again after a restart."""
-    folder = _parses_dir(name, lp)
-    if not (datasets_dir() / safe_name(name) / "meta.json").exists():
-        raise FileNotFoundError(f"no saved dataset named {name!r}")
-    folder.mkdir(parents=True, exist_ok=True)
-    target = folder / safe_name(Path(filename).name)
-    atomic_write(target, lambda fh: fh.write(data), mode="wb")
-    return target
+    """Keep an uploaded CoNLL-U file with a saved dataset, so the syntactic metrics can use it
+    again after a restart; returns its path.
+
+    Written as every other write of a saved dataset: under the dataset's name lock (so a save
+    running meanwhile, which carries the parses into its new version, never drops it: the
+    upload waits for the save, or the save for the upload), into a hidden temporary folder of
+    hard links to the current version (:func:`_link_tree`; meta.json unchanged: parses are not
+    among the dataset's checked files) with the new file written atomically, swapped into place
+    by the same two renames under the workspace lock, with the same recovery after a crash."""
+    stored = safe_name(name)
+    recover()
+    with _name_lock(stored):
+        root = datasets_dir()
+        path = root / stored
+        if not (path / "meta.json").is_file():
+            raise FileNotFoundError(f"no saved dataset named {name!r}")
+        rel = _parses_dir(stored, lp).relative_to(path) / safe_name(Path(filename).name)
+        tmp = root / f".tmp.{os.getpid()}.{time.time_ns()}.{stored}"
+        tmp.mkdir()
+        trash = None
+        try:
+            _link_tree(path, tmp, set())
+            shutil.copy2(path / "meta.json", tmp / "meta.json")
+            (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(tmp / rel, lambda fh: fh.write(data), mode="wb")  # replaces a link, not its file
+            with _workspace_lock():  # the renames: invisible to readers, who hold it shared
+                trash = root / f".old.{os.getpid()}.{time.time_ns()}.{stored}"
+                os.replace(path, trash)
+                try:
+                    os.replace(tmp, path)
+                except BaseException:
+                    os.replace(trash, path)  # put the old one back
+                    trash = None
+                    raise
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        if trash is not None:
+            shutil.rmtree(trash, ignore_errors=True)
+    return path / rel
 
 
 def saved_parses(name: str, lp: str) -> list[tuple[bytes, str]]:
-    """(content, file name) of every CoNLL-U file kept with a saved dataset's language pair."""
+    """(content, file name) of every CoNLL-U file kept with a saved dataset's language pair (read
+    under the shared workspace lock: never between the two renames of a save)."""
     folder = _parses_dir(name, lp)
-    if not folder.is_dir():
-        return []
-    return [(p.read_bytes(), p.name) for p in sorted(folder.iterdir()) if p.is_file() and not p.name.startswith(".")]
+    with _workspace_lock(shared=True):
+        if not folder.is_dir():
+            return []
+        return [(p.read_bytes(), p.name) for p in sorted(folder.iterdir())
+                if p.is_file() and not p.name.startswith(".")]
 
 
 def delete(name: str) -> None:
