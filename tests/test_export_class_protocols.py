@@ -89,3 +89,24 @@ def test_the_writers_refuse_them_too_and_appraise_refuses_scores_outside_0_100()
     mqm = rows.assign(judgement="mqm", score=[-5.0, 0.0])  # the experts' MQM scores: negative
     with pytest.raises(ValueError, match=r"1 score\(s\) of the judgements 'mqm' are not numbers from 0 to 100"):
         appraise_csv(mqm)
+
+
+def test_rows_still_in_the_raters_journals_are_exported(folder, tmp_path, capsys):
+    """Saves after the last full save are lines of the raters' journals in the dataset folder:
+    an export of that folder includes them (and says so)."""
+    from evalcore.io import journal, workspace
+
+    path, lp, ds = folder
+    plan = A.Plan(items_per_student=4, overlap=0.5, qc=False, rank_outputs=3)
+    t = A.task_sequence(ds, plan, "ana")[2]
+    A.save_judgement(path.name, lp, "cy", "da", t, 17)
+    assert [p.name for p in path.iterdir() if journal.is_journal(p.name)]
+    want = workspace.load_saved(path.name)[lp].judgements
+    want = want[want["judgement"] == "class_da"]
+    assert len(want) == 3
+    out = tmp_path / "out.csv"
+    assert main(["export-judgements", str(path), "--out", str(out), "--judgement", "class_da"]) == 0
+    assert "journal file(s) merged" in capsys.readouterr().err
+    back = read_appraise(out.read_bytes(), out.name, judgement="class_da", lp=lp).judgements
+    assert sorted(zip(back["system"], back["seg_id"], back["rater"], back["score"])) == \
+        sorted(zip(want["system"], want["seg_id"].astype(str), want["rater"], want["score"]))
