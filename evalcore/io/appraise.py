@@ -290,6 +290,34 @@ def read_appraise_file(path: str | os.PathLike, **kw) -> JudgementImport:
 
 
 # ---- writer ----------------------------------------------------------------------------
+#: judgements whose score is not one 0-100 assessment of one output (the Annotate page's protocols
+#: other than DA and ESA: evalcore.analysis.annotate.CRITERIA). Neither platform layout written here
+#: holds them: written as Appraise/Pearmut scores they would be read back as DA/ESA scores
+#: (higher = better, 0-100), so the writers refuse them (:func:`refuse_unsupported`).
+NOT_EXPORTABLE = {
+    "class_rank": "relative ranking (score = the output's rank among the 2-5 outputs of one screen, "
+                  "1 = best, lower is better)",
+    "class_mqm": "MQM-lite (score = minus the weighted errors, 0 = no error; the errors themselves are "
+                 "rows of the extra table class_mqm_errors)",
+}
+SUPPORTED = "direct assessment (da, class_da) and ESA (esa, class_esa: a 0-100 score and error spans)"
+
+
+def refuse_unsupported(judgements: pd.DataFrame, platform: str) -> None:
+    """``ValueError`` naming every judgement of ``judgements`` that ``platform``'s layout cannot
+    hold (:data:`NOT_EXPORTABLE`), what it is and what is supported; nothing is written then."""
+    kinds = list(dict.fromkeys(judgements["judgement"].astype(str))) if "judgement" in judgements else []
+    bad = [k for k in kinds if k in NOT_EXPORTABLE]
+    if bad:
+        raise ValueError(
+            f"{platform} cannot hold the judgements {', '.join(map(repr, bad))}: "
+            + "; ".join(f"{k} is {NOT_EXPORTABLE[k]}" for k in bad)
+            + f". Its layout holds one 0-100 score per output, read back as direct assessment or ESA, so "
+            f"they would come back as other judgements (ranks as scores, or without their errors); "
+            f"supported: {SUPPORTED}. Nothing was written: keep them in the tidy format (the dataset "
+            "folder's judgements.tsv and extra tables, which load back unchanged)")
+
+
 def _score_text(v) -> str:
     f = float(v)
     return str(int(f)) if f.is_integer() else repr(f)
@@ -302,7 +330,10 @@ def appraise_rows(judgements: pd.DataFrame, set_aside: pd.DataFrame | None = Non
 
     ``lp`` must be ``<sourceLanguage>-<targetLanguage>`` (split at the first ``-``). Fields
     Appraise always has but a table may lack are written empty (``documentID``, times) or as
-    ``False`` (``isCompleteDocument``) rather than invented."""
+    ``False`` (``isCompleteDocument``) rather than invented. ``ValueError`` (nothing written) for
+    relative ranking and MQM-lite judgements (:func:`refuse_unsupported`) and for scores outside
+    0-100 (the reader refuses them: the file would not import back)."""
+    refuse_unsupported(judgements, NAME)
     frames = [judgements.assign(item_type="TGT") if "item_type" not in judgements else judgements]
     if set_aside is not None and len(set_aside):
         frames.append(set_aside)
@@ -310,6 +341,14 @@ def appraise_rows(judgements: pd.DataFrame, set_aside: pd.DataFrame | None = Non
     missing = [c for c in ("lp", "system", "seg_id", "rater", "score") if c not in table]
     if missing:
         raise ValueError(f"the judgements table has no column(s) {', '.join(missing)}")
+    scores = pd.to_numeric(table["score"], errors="coerce")
+    out_of_range = table[~scores.between(*SCORE_RANGE)]
+    if len(out_of_range):  # the reader refuses them: the file would not import back
+        kinds = ", ".join(map(repr, dict.fromkeys(out_of_range.get("judgement", pd.Series(["?"])).astype(str))))
+        raise ValueError(f"{len(out_of_range)} score(s) of the judgements {kinds} are not numbers from 0 to 100 "
+                         f"(e.g. {out_of_range['score'].iloc[0]!r} of system {out_of_range['system'].iloc[0]!r}, "
+                         f"segment {out_of_range['seg_id'].iloc[0]!r}); Appraise scores are 0-100, so the file "
+                         "would not import back: nothing was written")
     has_mqm = "esa_spans_json" in table
     has_batch = "batch_no" in table or "item_pk" in table
     columns = LAYOUTS[11 + has_mqm + 2 * has_batch]

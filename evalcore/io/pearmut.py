@@ -42,7 +42,7 @@ import os
 import pandas as pd
 
 from ..core.problems import DataError, Report, score_problem
-from .appraise import JudgementImport
+from .appraise import JudgementImport, refuse_unsupported
 from .text import decode, describe_lines
 
 NAME = "Pearmut annotations (JSONL)"
@@ -257,7 +257,9 @@ def pearmut_jsonl(judgements: pd.DataFrame, texts: pd.DataFrame | None = None,
     (rater, seg_id) without an ``item_i`` column), each item with every system that rater scored
     on it. ``texts`` (system, seg_id, text) and ``sources`` (seg_id, source) fill ``tgt`` and
     ``src`` (empty without them; an omission span needs the text). Single-score judgements only:
-    the table must hold one kind of judgement."""
+    the table must hold one kind of judgement, and not relative ranking nor MQM-lite
+    (:func:`~evalcore.io.appraise.refuse_unsupported`)."""
+    refuse_unsupported(judgements, NAME)
     kinds = list(dict.fromkeys(judgements["judgement"]))
     if len(kinds) > 1:
         raise ValueError(f"Pearmut lines hold one score per output; the table has several judgements "

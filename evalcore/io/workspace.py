@@ -383,11 +383,30 @@ def save(datasets: dict[str, Dataset] | Dataset, name: str, source: str = "", *,
         return _write_locked(datasets, name, source, replace)
 
 
+def _carry_folders(old: Path, new: Path) -> None:
+    """Give the new version ``new`` of a dataset being replaced every sub-folder of its current
+    version ``old`` that a full save does not write itself (``parses/``: the CoNLL-U files kept
+    with the dataset, :func:`save_parses`), as hard links (:func:`_link_tree`). What a full save
+    does not carry, and why: the top-level files (the TSVs, extra tables and meta.json are
+    written anew from the collection; a table the collection no longer has is gone from the
+    data on purpose); the row journals (their rows are in the collection, loaded with them
+    merged, so the new TSVs hold them); the hidden snapshot ``.snap-*`` (a cache keyed by the TSVs'
+    hashes, rebuilt from the verified new files right after the swap)."""
+    for entry in old.iterdir():
+        target = new / entry.name
+        if entry.name.startswith(".") or not entry.is_dir() or entry.is_symlink() or target.exists():
+            continue
+        target.mkdir()
+        _link_tree(entry, target, set(), top=False)
+
+
 def _write_locked(datasets: dict[str, Dataset], name: str, source: str, replace: bool,
                   saved_at: str | None = None) -> str:
     """The body of :func:`save` and :func:`update`, run while holding ``name``'s lock: write to a
     hidden temporary folder, verify that it loads back the same tables, then rename it into place
-    (two renames under the workspace lock when it replaces a dataset). Returns the stored name."""
+    (two renames under the workspace lock when it replaces a dataset). A replaced dataset's
+    sub-folders (its parses) are carried into the new version (:func:`_carry_folders`).
+    Returns the stored name."""
     from .tidy import write_tidy
 
     root = datasets_dir()
@@ -401,6 +420,8 @@ def _write_locked(datasets: dict[str, Dataset], name: str, source: str, replace:
         if saved_at:  # an update keeps the dataset's identity (the sidebar's label shows saved_at)
             meta["saved_at"], meta["updated_at"] = saved_at, meta["saved_at"]
         _write_json_atomic(tmp / "meta.json", meta)
+        if replace and (root / name).is_dir():  # its parses; save_parses holds the name lock too
+            _carry_folders(root / name, tmp)
         with _workspace_lock():  # the renames: invisible to readers, who hold it shared
             target = name if replace else _unique(root, name)
             if target != name:
@@ -437,7 +458,8 @@ def update(name: str, change) -> str:
     version (every file checked against meta.json), call ``change(collection)`` -> the new
     collection (language pair -> Dataset), and save that in place exactly as :func:`save` does
     (temporary folder, verified load-back, atomic renames; the source text and ``saved_at`` are
-    kept, ``updated_at`` says when it last changed). A
+    kept, ``updated_at`` says when it last changed; the parses are carried over, the journals'
+    rows go into the new TSVs and the snapshot is rebuilt: :func:`_carry_folders`). A
     ``change`` that raises leaves the dataset untouched. Returns the stored name; raises
     :class:`FileNotFoundError` when no dataset has that name."""
     stored = safe_name(name)
@@ -452,13 +474,13 @@ def update(name: str, change) -> str:
         return _write_locked(new, stored, old.get("source", ""), replace=True, saved_at=old.get("saved_at"))
 
 
-def _link_tree(src: Path, dst: Path, skip: set[str]) -> None:
+def _link_tree(src: Path, dst: Path, skip: set[str], top: bool = True) -> None:
     """Give ``dst`` (an empty folder) every entry of ``src`` but meta.json and ``skip``: files as
     hard links (no data copied; a copy where the file system has none), folders (parses,
     snapshots) recreated and filled the same way. Files of a saved dataset are never changed in
     place (every write is a new file renamed over the old), so sharing them is safe."""
     for entry in src.iterdir():
-        if entry.name in skip or entry.name == "meta.json" or entry.name.startswith((".tmp", ".snaptmp-")):
+        if entry.name in skip or (top and entry.name == "meta.json") or entry.name.startswith((".tmp", ".snaptmp-")):
             continue
         target = dst / entry.name
         if entry.name.startswith(".snap"):  # a cache a reader may be replacing now: never fail a save for it
@@ -470,7 +492,7 @@ def _link_tree(src: Path, dst: Path, skip: set[str]) -> None:
             continue
         if entry.is_dir() and not entry.is_symlink():
             target.mkdir()
-            _link_tree(entry, target, set())
+            _link_tree(entry, target, set(), top=False)
         elif entry.is_file() and not entry.is_symlink():
             try:
                 os.link(entry, target)
@@ -774,23 +796,57 @@ def _parses_dir(name: str, lp: str) -> Path:
 
 
 def save_parses(name: str, lp: str, filename: str, data: bytes) -> Path:
-    """Keep an uploaded CoNLL-U file with a saved dataset (atomic write), so the syntactic
-    metrics can use it again after a restart."""
-    folder = _parses_dir(name, lp)
-    if not (datasets_dir() / safe_name(name) / "meta.json").exists():
-        raise FileNotFoundError(f"no saved dataset named {name!r}")
-    folder.mkdir(parents=True, exist_ok=True)
-    target = folder / safe_name(Path(filename).name)
-    atomic_write(target, lambda fh: fh.write(data), mode="wb")
-    return target
+    """Keep an uploaded CoNLL-U file with a saved dataset, so the syntactic metrics can use it
+    again after a restart; returns its path.
+
+    Written as every other write of a saved dataset: under the dataset's name lock (so a save
+    running meanwhile, which carries the parses into its new version, never drops it: the
+    upload waits for the save, or the save for the upload), into a hidden temporary folder of
+    hard links to the current version (:func:`_link_tree`; meta.json unchanged: parses are not
+    among the dataset's checked files) with the new file written atomically, swapped into place
+    by the same two renames under the workspace lock, with the same recovery after a crash."""
+    stored = safe_name(name)
+    recover()
+    with _name_lock(stored):
+        root = datasets_dir()
+        path = root / stored
+        if not (path / "meta.json").is_file():
+            raise FileNotFoundError(f"no saved dataset named {name!r}")
+        rel = _parses_dir(stored, lp).relative_to(path) / safe_name(Path(filename).name)
+        tmp = root / f".tmp.{os.getpid()}.{time.time_ns()}.{stored}"
+        tmp.mkdir()
+        trash = None
+        try:
+            _link_tree(path, tmp, set())
+            shutil.copy2(path / "meta.json", tmp / "meta.json")
+            (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(tmp / rel, lambda fh: fh.write(data), mode="wb")  # replaces a link, not its file
+            with _workspace_lock():  # the renames: invisible to readers, who hold it shared
+                trash = root / f".old.{os.getpid()}.{time.time_ns()}.{stored}"
+                os.replace(path, trash)
+                try:
+                    os.replace(tmp, path)
+                except BaseException:
+                    os.replace(trash, path)  # put the old one back
+                    trash = None
+                    raise
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        if trash is not None:
+            shutil.rmtree(trash, ignore_errors=True)
+    return path / rel
 
 
 def saved_parses(name: str, lp: str) -> list[tuple[bytes, str]]:
-    """(content, file name) of every CoNLL-U file kept with a saved dataset's language pair."""
+    """(content, file name) of every CoNLL-U file kept with a saved dataset's language pair (read
+    under the shared workspace lock: never between the two renames of a save)."""
     folder = _parses_dir(name, lp)
-    if not folder.is_dir():
-        return []
-    return [(p.read_bytes(), p.name) for p in sorted(folder.iterdir()) if p.is_file() and not p.name.startswith(".")]
+    with _workspace_lock(shared=True):
+        if not folder.is_dir():
+            return []
+        return [(p.read_bytes(), p.name) for p in sorted(folder.iterdir())
+                if p.is_file() and not p.name.startswith(".")]
 
 
 def delete(name: str) -> None:
