@@ -143,6 +143,7 @@ def test_dense_ngram_ids_identify_equal_ngrams(seqs, orders, big_alphabet):
             for n in range(1, orders + 1):
                 p = offs[t] + i
                 if i + n <= len(s):
+                    assert ids[n - 1, p] >= 0  # no int64 overflow into the "absent" range
                     grams.setdefault((n, tuple(s[i:i + n])), set()).add(int(ids[n - 1, p]))
                 else:
                     assert ids[n - 1, p] == -1
@@ -152,6 +153,21 @@ def test_dense_ngram_ids_identify_equal_ngrams(seqs, orders, big_alphabet):
         per_order.setdefault(n, []).append(next(iter(got)))
     for n, vals in per_order.items():
         assert len(set(vals)) == len(vals)  # distinct n-grams, distinct ids
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(st.one_of(st.integers(0, 40), st.integers(0, 0x10FFFF), st.integers(-5, 2 ** 40)), min_size=1,
+                max_size=60))
+def test_symbol_ranks_are_np_unique_inverse(values):
+    """The presence-table ranks equal ``np.unique``'s inverse and size (small ids, code points,
+    and the fallback for negative or huge values)."""
+    from evalcore.metrics.kernels.ngram import _symbol_ranks
+
+    flat = np.array(values, dtype=np.int64)
+    alphabet, inverse = np.unique(flat, return_inverse=True)
+    sym, a = _symbol_ranks(flat)
+    assert a == len(alphabet)
+    np.testing.assert_array_equal(sym, inverse.reshape(-1))
 
 
 # ---- BLEU family ---------------------------------------------------------------------------------

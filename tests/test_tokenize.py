@@ -330,3 +330,49 @@ def test_spm_model_files_are_sacrebleus():
     assert set(SPM_TOKENIZERS) == set(SPM_MODELS) == set(SPM_MODEL_FILES)
     for name, spec in SPM_MODELS.items():
         assert _spm_model_path(name) == os.path.join(SACREBLEU_DIR, "models", os.path.basename(spec["url"]))
+
+
+# ---- evalcore's zh split against sacreBLEU's TokenizerZh --------------------------------------------
+def test_zh_character_map_is_sacrebleus_chinese_test():
+    """Every BMP code point and every 7th above it: the map spaces out exactly the characters
+    sacreBLEU's ``_is_chinese_char`` accepts (including its two-character range bounds)."""
+    from evalcore.metrics.tokenize import _zh_table
+
+    table = _zh_table()
+    points = list(range(0x10000)) + list(range(0x10000, 0x110000, 7))
+    wrong = [hex(c) for c in points if (table.get(c) == f"   {chr(c)}   ") != TokenizerZh._is_chinese_char(chr(c))]
+    assert not wrong
+    assert sum(table.get(c) == f"   {chr(c)}   " for c in points) > 30000  # the ideographs are in it
+
+
+_TRICKY_ZH = _TRICKY + list("中文。，、“”‘’—…：；（）！？１２ｆ\u2000\u2001\u2a6d\u2a6e\u2f80\u2f81\u3400\u4db5\u4db6"
+                            "\u9fbb\u9fbc\ufa2d\ufa2e\uffef\U00020000\U0002a6d6　")
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from(_TRICKY_ZH), max_size=25).map("".join), st.booleans())
+def test_zh_split_equals_sacrebleu_on_random_text(text, lower):
+    from evalcore.metrics.tokenize import _split_zh
+
+    if lower:
+        text = text.lower()
+    text = text.rstrip()
+    assert _split_zh(text) == tuple(TokenizerZh()(text).split())
+
+
+def test_zh_tokens_equal_sacrebleu_on_wmt24():
+    """Every output and reference of WMT24 en-zh and en-ja (Chinese and Japanese text, full-width
+    punctuation, curly quotes, numbers): the zh tokens equal sacreBLEU's."""
+    from evalcore.metrics.tokenize import _split_zh, tokenize
+
+    sacre = TokenizerZh()
+    root = shared("wmt24_esa")
+    texts = []
+    for k in ("outputs", "references"):
+        f = pd.read_csv(root / f"{k}.tsv", sep="\t", dtype=str, keep_default_na=False)
+        texts += list(f["text"][f["lp"].isin(["en-zh", "en-ja"])])
+    texts = sorted(set(texts))
+    for t in texts:
+        assert _split_zh(t.rstrip()) == tuple(sacre(t.rstrip()).split()), t
+        assert tokenize(t, "zh", False) == tuple(sacre(t.rstrip()).split())
+    assert len(texts) > 20000

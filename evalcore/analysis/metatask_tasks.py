@@ -157,6 +157,7 @@ TASKS: dict[str, TaskDef] = {
                  "wmt22_metrics.ipynb (eval_metrics, distribute_mass, rank_metrics) and meta_info.WMT22",
         lps=("en-de", "en-ru", "zh-en"),
         gold="mqm",
+        std_ref_by_lp={"cs-en": "refB", "en-cs": "refB"},  # meta_info.DATA["wmt22"]
         outliers_by_lp={"en-de": ("M2M100_1.2B-B4",)},
         pooled=(("sys", "accuracy", 1.0),),
         per_lp=(("sys", "pearson", "none", False, 1.0), ("sys", "kendall", "none", False, 1.0))

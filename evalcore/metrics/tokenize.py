@@ -219,6 +219,50 @@ def _split_13a(line: str) -> tuple[str, ...]:
     return tuple(line.split())
 
 
+_ZH_SPACED = None
+
+
+def _zh_table() -> dict:
+    """The character map of :func:`_split_zh`: sacreBLEU's 13a first-rule map plus, for every
+    character ``TokenizerZh`` counts as Chinese, that character with three spaces on each side.
+    The ranges are read from sacreBLEU's own ``_UCODE_RANGES`` and compared as it compares them:
+    ``start <= c <= end`` on strings, where some of its bounds are two characters long (e.g.
+    ``'\\u20000'`` is U+2000 followed by '0'); for one character c that means
+    ord(start[0]) + (len(start) > 1) <= ord(c) <= ord(end[0]). tests/test_tokenize.py checks the
+    map against ``TokenizerZh._is_chinese_char`` on every code point."""
+    global _ZH_SPACED
+    if _ZH_SPACED is None:
+        from sacrebleu.tokenizers.tokenizer_zh import _UCODE_RANGES
+
+        table = dict(_13A_SPACED)
+        for start, end in _UCODE_RANGES:
+            for c in range(ord(start[0]) + (len(start) > 1), ord(end[0]) + 1):
+                table[c] = f"   {chr(c)}   "
+        _ZH_SPACED = table
+    return _ZH_SPACED
+
+
+def _split_zh(line: str) -> tuple[str, ...]:
+    """The tokens sacreBLEU's ``TokenizerZh`` gives ``line`` (Post 2018), without its per-match
+    regular-expression callbacks: it strips the line, puts a space on each side of every Chinese
+    character, then applies the 13a rules (``TokenizerRegexp``, without 13a's entity and
+    ``<skipped>`` steps or padding), whose first rule puts a space on each side of every space and
+    ASCII punctuation character — one character map gives exactly that string (a Chinese
+    character becomes three spaces, itself, three spaces); the period/comma and digit-dash rules
+    run only when the line holds a period, comma or dash, as in :func:`_split_13a`.
+    tests/test_tokenize.py pins it to sacreBLEU's tokenizer on random and real text."""
+    global _13A_RULES
+    if _13A_RULES is None:
+        _split_13a("")
+    line = line.strip().translate(_zh_table())
+    if "." in line or "," in line:
+        line = _13A_RULES[0].sub(r"\1 \2 ", line)
+        line = _13A_RULES[1].sub(r" \1 \2", line)
+    if "-" in line:
+        line = _13A_RULES[2].sub(r"\1 \2 ", line)
+    return tuple(line.split())
+
+
 #: texts whose tokens are remembered (per tokenizer and case): a page's whole test set (997
 #: segments × 15 systems + references) fits; a 100k-segment batch run goes block by block
 #: (:data:`evalcore.scoring.parallel.MAX_BLOCK`), so a bigger memo bought no speed there and held ~200 MB
@@ -232,6 +276,8 @@ def _tokenize(text: str, name: str, lowercase: bool) -> tuple[str, ...]:
         text = text.lower()
     if name == "13a":
         return _split_13a(text.rstrip())
+    if name == "zh":
+        return _split_zh(text.rstrip())
     return tuple(_load(check_tokenizer(name))(text.rstrip()).split())
 
 
