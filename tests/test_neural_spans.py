@@ -505,26 +505,23 @@ def test_cli_spans_batch_size_and_device(tmp_path, tiny_xcomet, capsys, monkeypa
         assert rc == 2 and "no CUDA GPU is visible to torch" in capsys.readouterr().err
 
 
-@needs_comet
-def test_compare_page_draws_the_spans_of_a_chosen_xcomet_metric(tmp_path, tiny_xcomet, monkeypatch):
-    """Compare two systems with ``xcomet:MODEL`` chosen (AppTest): the progress bar moves while
-    the model scores both systems; the side-by-side view then draws, for A and for B, the
-    metric's span layer (its spans read from the neural cache that scoring filled: the model
-    scores no further row) with the span signature, beside the human spans."""
+def _page_with_xcomet(tmp_path, tiny_xcomet, monkeypatch, page: str, state: dict):
+    """``page`` (AppTest) on the SEGMENTS dataset, every output annotated (a major span over
+    characters 2-5), with ``xcomet:MODEL`` registered; records every progress-bar call, when
+    the metric's rows are scored ("model start"/"model end") and the rows of each model batch."""
     from streamlit.delta_generator import DeltaGenerator
     from streamlit.testing.v1 import AppTest
 
     from conftest import ROOT
     from evalcore.io import load_collection, workspace
-    from evalcore.neural import ensure_registered
+    from evalcore.neural import backend, ensure_registered
     from evalcore.neural.metric import NeuralMetric
-    from evalcore.present.highlight import escape
 
     monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
     human = [{"start_i": 2, "end_i": 5, "severity": "major", "error_type": None}]
     js = [[s, g, "r1", "esa", str(40 + 10 * k), json.dumps(human)] for k, s in enumerate(OUTPUTS)
           for g, _, _ in SEGMENTS]
-    workspace.save(load_collection(_dataset(tmp_path / "d", js)), "xcomet-compare")
+    workspace.save(load_collection(_dataset(tmp_path / "d", js)), "xcomet-pages")
     label = next(f"{m['name']} (saved {m.get('saved_at', '?')})" for m in workspace.list_saved())
     mid = f"xcomet:{tiny_xcomet}".lower()
     assert ensure_registered(mid)
@@ -535,7 +532,6 @@ def test_compare_page_draws_the_spans_of_a_chosen_xcomet_metric(tmp_path, tiny_x
                         lambda self, value, text=None, **kw: calls.append((float(value), str(text)))
                         or original(self, value, text=text, **kw))
     pairs = NeuralMetric._pairs
-    rows = []
 
     def model_run(self, srcs, cands, refs, progress, want_spans):
         calls.append((-1.0, "model start"))
@@ -544,8 +540,7 @@ def test_compare_page_draws_the_spans_of_a_chosen_xcomet_metric(tmp_path, tiny_x
         finally:
             calls.append((-1.0, "model end"))
     monkeypatch.setattr(NeuralMetric, "_pairs", model_run)
-    from evalcore.neural import backend
-
+    rows: list[int] = []
     real_scorer = backend.scorer
 
     def scorer(*a, **k):
@@ -557,17 +552,34 @@ def test_compare_page_draws_the_spans_of_a_chosen_xcomet_metric(tmp_path, tiny_x
     monkeypatch.setattr(backend, "scorer", scorer)
 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
-    for k, v in {"dataset_label": label, "dataset_select": label, "cmp_a": "sysA", "cmp_b": "sysB",
-                 "cmp_metrics": ["bleu", mid], "cmp_boot": 100, "cmp_ar": 100}.items():
+    for k, v in {"dataset_label": label, "dataset_select": label, **state(mid)}.items():
         at.session_state[k] = v
     at.run()
-    at.switch_page("pages/compare.py")
+    at.switch_page(f"pages/{page}.py")
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     assert not at.error, [e.value for e in at.error]
-    assert mid in at.multiselect(key="cmp_metrics").options
+    return at, mid, calls, rows
+
+
+def _bar_moved_while_scoring(calls) -> bool:
     marks = [i for i, (f, t) in enumerate(calls) if t in ("model start", "model end")]
-    assert marks and any(0.0 < f < 1.0 for f, t in calls[marks[0]:marks[-1]]), calls  # the bar moved while scoring
+    return bool(marks) and any(0.0 < f < 1.0 for f, t in calls[marks[0]:marks[-1]])
+
+
+@needs_comet
+def test_compare_page_draws_the_spans_of_a_chosen_xcomet_metric(tmp_path, tiny_xcomet, monkeypatch):
+    """Compare two systems with ``xcomet:MODEL`` chosen (AppTest): the progress bar moves while
+    the model scores both systems; the side-by-side view then draws, for A and for B, the
+    metric's span layer (its spans read from the neural cache that scoring filled: the model
+    scores no further row) with the span signature, beside the human spans."""
+    from evalcore.present.highlight import escape
+
+    at, mid, calls, rows = _page_with_xcomet(
+        tmp_path, tiny_xcomet, monkeypatch, "compare",
+        lambda mid: {"cmp_a": "sysA", "cmp_b": "sysB", "cmp_metrics": ["bleu", mid], "cmp_boot": 100, "cmp_ar": 100})
+    assert mid in at.multiselect(key="cmp_metrics").options
+    assert _bar_moved_while_scoring(calls), calls
     assert sum(rows) == 8, rows  # both systems' 4 outputs scored once; the spans came from the cache
     boxes = [m.value for m in at.markdown if "error spans &#40;red solid major" in m.value]
     layer = escape(f"{mid}: error spans the metric returned")
@@ -575,3 +587,21 @@ def test_compare_page_draws_the_spans_of_a_chosen_xcomet_metric(tmp_path, tiny_x
     assert "A &#61; sysA" in boxes[0] and "B &#61; sysB" in boxes[1]
     caps = [c.value for c in at.caption if c.value.startswith("Spans of ")]
     assert len(caps) == 2 and all(escape("|ref:yes|agg:first|") in c for c in caps), caps
+
+
+@needs_comet
+def test_divergence_page_draws_the_spans_of_a_chosen_xcomet_metric(tmp_path, tiny_xcomet, monkeypatch):
+    """The same code path on the Divergence page: the metric scored under the bar, then the
+    selected output's layer from the cache (no further model row) and its span signature."""
+    from evalcore.present.highlight import escape
+
+    at, mid, calls, rows = _page_with_xcomet(tmp_path, tiny_xcomet, monkeypatch, "divergence",
+                                             lambda mid: {"div_metrics": [mid]})
+    assert _bar_moved_while_scoring(calls), calls
+    at.selectbox(key="div_pick").set_value(("sysB", "3")).run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert sum(rows) == 8, rows
+    boxes = [m.value for m in at.markdown if "r1 &#40;ESA&#41;" in m.value]
+    assert len(boxes) == 1 and escape(f"{mid}: error spans the metric returned") in boxes[0]
+    caps = [c.value for c in at.caption if c.value.startswith("Spans of ")]
+    assert len(caps) == 1 and escape("|ref:yes|agg:first|") in caps[0], caps
