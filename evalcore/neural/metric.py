@@ -412,6 +412,7 @@ class NeuralMetric(Metric):
 
         self.prepare(dataset)
         keys, srcs, cands, refs = self.span_rows(dataset, outputs)
+        self._expected = self._done + len(cands)  # one row per output (the progress line's total)
         _, found = self.pair_spans(srcs, cands, refs, progress) if cands else (None, [])
         kept = [(k, sp) for k, sp in zip(keys, found) if sp is not None]
         return xcomet_spans_frame(self.id, [k for k, _ in kept], [sp for _, sp in kept])
