@@ -303,6 +303,58 @@ def test_dask_workers_give_the_in_process_scores(tmp_path, tiny_bert, capsys, mo
     assert list((tmp_path / "cache3" / "neural").rglob("*.parquet"))  # the workers filled the cache
 
 
+def _adequacy() -> pd.DataFrame:
+    j = pd.read_csv(TINY / "judgements.tsv", sep="\t", dtype=str)
+    return j[j.judgement == "adequacy"]
+
+
+def _judged_pairs(refs=("A", "B")) -> set:
+    """The distinct (candidate, reference) texts of the outputs judged in the tiny fixture, read
+    from its files: the rows a model runs under --judged-only."""
+    j = _adequacy()
+    ref_lines = {r: (TINY / f"ref.{r}.txt").read_text().splitlines() for r in refs}
+    out = set()
+    for system, seg in set(zip(j.system, j.seg_id)):
+        cand = (TINY / f"sys.{system}.txt").read_text().splitlines()[int(seg) - 1]
+        out |= {(cand, lines[int(seg) - 1]) for lines in ref_lines.values()}
+    return out
+
+
+@needs_torch
+@pytest.mark.parametrize("refs", [("A", "B"), ("A",)])
+def test_judged_only_progress_total_is_the_rows_scored(tmp_path, tiny_bert, capsys, monkeypatch, refs):
+    """--judged-only: the neural progress line's total is the rows the model runs (the judged
+    outputs against the chosen references), not every output against every reference, so its
+    last event reads done == total and the rate and ETA are those of the work done."""
+    from evalcore.core import progress as prog
+
+    events = []
+
+    class Recorder:  # RateProgress without its 2-second delay: every event kept
+        def __init__(self, label, unit="segments"):
+            self.label = label
+
+        def __call__(self, done, total):
+            events.append((done, total))
+
+    monkeypatch.setattr(prog, "RateProgress", Recorder)
+    rows = len(_judged_pairs(refs))
+    n_outputs = sum(len((TINY / f"sys.{s}.txt").read_text().splitlines()) for s in ("literal", "near_human"))
+    assert rows < n_outputs * len(refs)  # only part of the data is judged
+    out = tmp_path / "j.tsv"
+    _score([TINY, "--metrics", f"bertscore:{tiny_bert}", "--judged-only", "adequacy", "--refs", ",".join(refs), "--level", "both",
+            "--device", "cpu", "--batch-size", "1", "--out", out], capsys)
+    assert events and events[-1] == (rows, rows), events
+    assert {t for _, t in events} == {rows}  # the total known from the first event
+    assert [d for d, _ in events] == sorted(d for d, _ in events)
+    t = _read(out)
+    assert len(t[t.seg_id != ""]) == len(set(zip(_adequacy().system, _adequacy().seg_id)))
+    events.clear()  # a second run reads every row from the cache: the model runs no row, no line
+    _score([TINY, "--metrics", f"bertscore:{tiny_bert}", "--judged-only", "adequacy", "--refs", ",".join(refs),
+            "--device", "cpu", "--out", out], capsys)
+    assert events == []
+
+
 @needs_torch
 def test_per_reference_similarities_feed_qarla(tiny_bert):
     """segment_block: x(c, r_j) per reference and the leave-one-out aggregate, identical to

@@ -111,7 +111,7 @@ class NeuralMetric(Metric):
         self._cache = None
         self.truncated = 0
         self._progress = None  # one stderr progress line per metric, across its chunks
-        self._expected = 0  # rows a dataset's full scoring plan holds (an upper bound)
+        self._expected = 0  # the progress line's total: rows :meth:`expect` counted (else the full plan)
         self._done = 0
         self._sink = None  # a caller's progress(done, total) for the model's rows (see reporting)
 
@@ -121,6 +121,9 @@ class NeuralMetric(Metric):
         state["_cache"] = None
         state["_progress"] = None
         state["_sink"] = None
+        # a Dask worker scores some blocks only: its own stderr line would count them against
+        # the whole plan; the driver's line (blocks done of all blocks) stands for the run
+        state["config"] = replace(self.config, progress=False)
         return state
 
     @contextlib.contextmanager
@@ -283,8 +286,8 @@ class NeuralMetric(Metric):
 
     def _stderr_progress(self, n: int):
         """The metric's progress line: rows scored by the model so far, over every chunk the
-        engine hands it, with the rate and the time left (the total is the dataset's full plan,
-        an upper bound when segments are left out or cached)."""
+        engine hands it, with the rate and the time left (the total: the rows :meth:`expect`
+        counted, else the dataset's full plan; it grows if the model runs more rows)."""
         from ..core.progress import RateProgress
 
         if self._progress is None:
@@ -302,8 +305,9 @@ class NeuralMetric(Metric):
         best = values.max() if self.meta.higher_is_better else values.min()
         return float(values.mean() if self.config.aggregation == "mean" else best)
 
-    def per_reference(self, cands: Sequence[str], refs: Sequence[Sequence[str]], progress=None) -> list[np.ndarray]:
-        """Per item, the scores against each of its references."""
+    def _flat(self, cands: Sequence[str], refs: Sequence[Sequence[str]]):
+        """The (source, candidate, reference) rows of the items, one per reference (CometKiwi:
+        one per item), and each item's [start, end) among them."""
         srcs = self.sources_for(refs)
         flat_s, flat_c, flat_r, bounds = [], [], [], [0]
         for s, c, rs in zip(srcs, cands, refs):
@@ -312,8 +316,38 @@ class NeuralMetric(Metric):
                 flat_c.append(c)
                 flat_r.append(r)
             bounds.append(len(flat_c))
+        return flat_s, flat_c, flat_r, bounds
+
+    def per_reference(self, cands: Sequence[str], refs: Sequence[Sequence[str]], progress=None) -> list[np.ndarray]:
+        """Per item, the scores against each of its references."""
+        flat_s, flat_c, flat_r, bounds = self._flat(cands, refs)
         flat = self.pair_scores(flat_s, flat_c, flat_r, progress) if flat_c else np.zeros(0)
         return [flat[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+
+    def expect(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> None:
+        """The total of the stderr progress line (:meth:`_stderr_progress`): the rows of these
+        items the model will run — distinct (source, candidate, reference) rows with a known
+        source, less those already in the score cache — so that the total and the time left are
+        those of the items actually scored (the judged segments only under ``--judged-only``,
+        the chosen reference sets only), not of the whole dataset."""
+        from . import cache as _cache
+
+        if not self.config.progress:
+            return
+        try:
+            flat_s, flat_c, flat_r, _ = self._flat(cands, refs)
+        except ValueError:  # no sources indexed: the scoring call says so
+            return
+        kiwi = self.kind == "cometkiwi"
+        uniq = list(dict.fromkeys((s, c, "" if kiwi else r) for s, c, r in zip(flat_s, flat_c, flat_r)
+                                  if s is not None))
+        n = len(uniq)
+        if uniq and _cache.enabled():
+            key = self.model_key()
+            if self._cache is None or self._cache.model_key != key:
+                self._cache = _cache.ScoreCache(key)
+            n = int(np.isnan(self._cache.get(_cache.row_keys(key, *zip(*uniq)))).sum())
+        self._expected = self._done + n
 
     def sentence_scores(self, cands, refs) -> np.ndarray:
         return np.array([self._aggregate(v) for v in self.per_reference(cands, refs)], dtype=float)
