@@ -152,9 +152,11 @@ class NeuralMetric(Metric):
         self.path()
 
     def device(self) -> str:
-        from .backend import resolve_device
+        """The device this process runs the model on: ``--device``, where ``auto``/``cuda`` on
+        a Dask worker is the GPU of its slot (:func:`.backend.resolve_device`)."""
+        from .backend import resolve_device, worker_slot
 
-        return resolve_device(self.config.device)
+        return resolve_device(self.config.device, worker_slot())
 
     def max_length(self) -> int:
         limit = _models.max_positions(self.path()) or 512
