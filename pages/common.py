@@ -605,3 +605,31 @@ def current_collection() -> dict[str, Dataset]:
     except Exception as exc:
         show_exception(exc, "Could not load the dataset")
         st.stop()
+
+
+def span_layers(name: str, ds: Dataset, h: str, system: str, seg_id: str, span_metrics=(), **kw) -> dict:
+    """The span layers of one output (:func:`evalcore.views.spans.output_layers`), memoised
+    under ``name``; the spans each ``xcomet:MODEL`` of ``span_metrics`` predicts are read from
+    the neural cache (left there beside the scores when the page scored the metric) or
+    predicted for this output under a progress bar. The Divergence and Compare pages."""
+    from evalcore.views import spans as spans_view
+
+    def build():
+        bar, cb = progress_bar("Predicting error spans: " + md(", ".join(span_metrics))) if span_metrics else (None, None)
+        what = md(", ".join(span_metrics))
+        try:
+            return spans_view.output_layers(
+                ds, system, seg_id, span_metrics=tuple(span_metrics), **kw,
+                progress=(lambda d, t: cb(d / max(t, 1), f"Predicting error spans: {what} ({d} of {t} rows)"))
+                if cb else None)
+        finally:
+            if bar is not None:
+                bar.empty()
+    return memo_object(name, (h, system, seg_id, tuple(span_metrics), tuple(sorted(kw.items()))), build)
+
+
+def span_signature_captions(layers: dict, container=None) -> None:
+    """One caption per metric whose predicted spans are drawn: its span signature."""
+    where = container if container is not None else st
+    for metric, sig in layers.get("span_signatures", {}).items():
+        where.caption(f"Spans of {md(metric)}: {md(sig)}")

@@ -240,19 +240,21 @@ if cmp.metrics and cmp.criteria:
                                 format_func=lambda s: f"segment {s}")
 
 # ---------------------------------------------------------------- human error spans (ESA / MQM)
-def compare_spans(ds, h, a: str, b: str, seg_id: str) -> None:
+def compare_spans(ds, h, a: str, b: str, seg_id: str, metrics=()) -> None:
     """Each output's human error spans (every rater stacked) above the tokens BLEU leaves
-    unmatched, side by side; computed for this segment only (evalcore.views.spans)."""
+    unmatched and the spans a chosen xcomet:MODEL metric predicts (as on the Divergence page:
+    from the neural cache its scoring filled, else predicted for this output under a bar), side
+    by side; computed for this segment only (evalcore.views.spans)."""
     from evalcore.views import spans as spans_view
-    from pages.common import memo_object
+    from pages.common import span_layers, span_signature_captions
 
-    if not (spans_view.has_spans(ds) or spans_view.has_metric_spans(ds)):
+    xc = spans_view.span_metric_ids(metrics)
+    if not spans_view.shows_spans(ds, xc):
         return
     cols = st.columns(2)
     for col, name, label in ((cols[0], a, "A"), (cols[1], b, "B")):
         try:
-            layers = memo_object("cmp_spans", (h, name, seg_id),
-                                 lambda name=name: spans_view.output_layers(ds, name, seg_id, markers=("bleu",)))
+            layers = span_layers("cmp_spans", ds, h, name, seg_id, xc, markers=("bleu",))
         except Exception as exc:
             show_exception(exc, "Could not read the error spans")
             return
@@ -263,6 +265,7 @@ def compare_spans(ds, h, a: str, b: str, seg_id: str) -> None:
                            "unmatched tokens (blue)",
                            H.span_layers_html(layers["text"], spans_view.layers_for_html(layers))),
                      unsafe_allow_html=True)
+        span_signature_captions(layers, col)
 
 
 # ---------------------------------------------------------------- side by side
@@ -281,7 +284,7 @@ o1.markdown(H.box(f"A = {a}", H.diff_html(d["diff_a"], C.COLOURS["a"], f"A = {a}
             unsafe_allow_html=True)
 o2.markdown(H.box(f"B = {b}", H.diff_html(d["diff_b"], C.COLOURS["b"], f"B = {b}"), "underlined: words A does not have"),
             unsafe_allow_html=True)
-compare_spans(ds, h, a, b, str(d["seg_id"]))
+compare_spans(ds, h, a, b, str(d["seg_id"]), cmp.metrics)
 refs_a, refs_b = d["detail_a"]["references"], d["detail_b"]["references"]
 if refs_a:
     st.markdown(f"**{len(refs_a)} reference(s)** — highlighted: the n-grams (n ≤ 4) each output shares with each "

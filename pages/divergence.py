@@ -82,13 +82,13 @@ def spans_detail(ds, h, system: str, seg_id: str, metrics=()) -> None:
     same text (computed for this output only, evalcore.views.spans), and their P/R/F1; the
     spans a selected xcomet:MODEL metric predicts join them."""
     from evalcore.views import spans as spans_view
+    from pages.common import span_layers, span_signature_captions
 
-    xc = tuple(m for m in metrics if m.lower().startswith("xcomet:"))
-    if not (spans_view.has_spans(ds) or spans_view.has_metric_spans(ds) or xc):
+    xc = spans_view.span_metric_ids(metrics)
+    if not spans_view.shows_spans(ds, xc):
         return
     try:
-        layers = memo_object("div_spans", (h, system, seg_id, xc),
-                             lambda: spans_view.output_layers(ds, system, seg_id, span_metrics=xc))
+        layers = span_layers("div_spans", ds, h, system, seg_id, xc)
     except Exception as exc:
         show_exception(exc, "Could not read the error spans of this output")
         return
@@ -98,6 +98,7 @@ def spans_detail(ds, h, system: str, seg_id: str, metrics=()) -> None:
     st.markdown(H.box(f"Output of {system} (segment {seg_id})",
                       H.span_layers_html(layers["text"], spans_view.layers_for_html(layers))),
                 unsafe_allow_html=True)
+    span_signature_captions(layers)
     if len(layers["scores"]):
         st.dataframe(layers["scores"], hide_index=True, width="stretch", key="div_spans_prf",
                      column_config={k: st.column_config.NumberColumn(format="%.3f") for k in ("precision", "recall", "f1")})

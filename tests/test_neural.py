@@ -303,6 +303,149 @@ def test_dask_workers_give_the_in_process_scores(tmp_path, tiny_bert, capsys, mo
     assert list((tmp_path / "cache3" / "neural").rglob("*.parquet"))  # the workers filled the cache
 
 
+def _adequacy() -> pd.DataFrame:
+    j = pd.read_csv(TINY / "judgements.tsv", sep="\t", dtype=str)
+    return j[j.judgement == "adequacy"]
+
+
+def _judged_pairs(refs=("A", "B")) -> set:
+    """The distinct (candidate, reference) texts of the outputs judged in the tiny fixture, read
+    from its files: the rows a model runs under --judged-only."""
+    j = _adequacy()
+    ref_lines = {r: (TINY / f"ref.{r}.txt").read_text().splitlines() for r in refs}
+    out = set()
+    for system, seg in set(zip(j.system, j.seg_id)):
+        cand = (TINY / f"sys.{system}.txt").read_text().splitlines()[int(seg) - 1]
+        out |= {(cand, lines[int(seg) - 1]) for lines in ref_lines.values()}
+    return out
+
+
+@needs_torch
+@pytest.mark.parametrize("refs", [("A", "B"), ("A",)])
+def test_judged_only_progress_total_is_the_rows_scored(tmp_path, tiny_bert, capsys, monkeypatch, refs):
+    """--judged-only: the neural progress line's total is the rows the model runs (the judged
+    outputs against the chosen references), not every output against every reference, so its
+    last event reads done == total and the rate and ETA are those of the work done."""
+    from evalcore.core import progress as prog
+
+    events = []
+
+    class Recorder:  # RateProgress without its 2-second delay: every event kept
+        def __init__(self, label, unit="segments"):
+            self.label = label
+
+        def __call__(self, done, total):
+            events.append((done, total))
+
+    monkeypatch.setattr(prog, "RateProgress", Recorder)
+    rows = len(_judged_pairs(refs))
+    n_outputs = sum(len((TINY / f"sys.{s}.txt").read_text().splitlines()) for s in ("literal", "near_human"))
+    assert rows < n_outputs * len(refs)  # only part of the data is judged
+    out = tmp_path / "j.tsv"
+    _score([TINY, "--metrics", f"bertscore:{tiny_bert}", "--judged-only", "adequacy", "--refs", ",".join(refs), "--level", "both",
+            "--device", "cpu", "--batch-size", "1", "--out", out], capsys)
+    assert events and events[-1] == (rows, rows), events
+    assert {t for _, t in events} == {rows}  # the total known from the first event
+    assert [d for d, _ in events] == sorted(d for d, _ in events)
+    t = _read(out)
+    assert len(t[t.seg_id != ""]) == len(set(zip(_adequacy().system, _adequacy().seg_id)))
+    events.clear()  # a second run reads every row from the cache: the model runs no row, no line
+    _score([TINY, "--metrics", f"bertscore:{tiny_bert}", "--judged-only", "adequacy", "--refs", ",".join(refs),
+            "--device", "cpu", "--out", out], capsys)
+    assert events == []
+
+
+@needs_torch
+def test_each_dask_worker_takes_its_own_gpu(tiny_bert, monkeypatch):
+    """--device auto|cuda under --scheduler local:2: worker i runs on cuda:(i mod k) of the k GPUs
+    its machine shows, cpu without one; cpu and cuda:N are taken as given. No GPU here: the
+    workers' GPU count is simulated by replacing backend.visible_gpus on each of them (Client.run),
+    and the device is the one each worker's own task chooses (NeuralMetric.device, which the
+    model load and the cache key call)."""
+    from evalcore.neural import backend
+    from evalcore.neural.metric import NeuralMetric, Settings
+    from evalcore.scoring.parallel import Scheduler
+
+    def simulate(n):
+        import evalcore.neural.backend as b
+
+        b.visible_gpus = lambda: n
+
+    def device_of(metric):
+        return metric.device()
+
+    with Scheduler("local:2") as sched:
+        workers = sorted(sched.client.scheduler_info()["workers"])
+        assert len(workers) == 2
+
+        def chosen(n_gpus, device):
+            sched.client.run(simulate, n_gpus)
+            m = NeuralMetric("bertscore", str(tiny_bert), f"bertscore:{tiny_bert}", Settings(device=device))
+            futures = [sched.client.submit(device_of, m, workers=[w], allow_other_workers=False, pure=False)
+                       for w in workers]
+            return sorted(f.result() for f in futures)
+
+        assert chosen(2, "auto") == ["cuda:0", "cuda:1"]
+        assert chosen(2, "cuda") == ["cuda:0", "cuda:1"]
+        assert chosen(3, "auto") == ["cuda:0", "cuda:1"]
+        assert chosen(1, "auto") == ["cuda:0", "cuda:0"]  # more workers than GPUs: they share
+        assert chosen(0, "auto") == ["cpu", "cpu"]
+        assert chosen(2, "cpu") == ["cpu", "cpu"]
+        assert chosen(2, "cuda:1") == ["cuda:1", "cuda:1"]  # pinned by the user
+        with pytest.raises(Exception, match="no CUDA GPU"):
+            chosen(0, "cuda")
+    # in this process (no worker): auto is torch's current GPU, as before
+    monkeypatch.setattr(backend, "visible_gpus", lambda: 2)
+    assert backend.worker_slot() is None
+    assert NeuralMetric("bertscore", str(tiny_bert), "b", Settings(device="auto")).device() == "cuda"
+    with pytest.raises(ValueError, match="only 2 GPU"):
+        backend.resolve_device("cuda:2")
+    monkeypatch.setattr(backend, "visible_gpus", lambda: 0)
+    assert NeuralMetric("bertscore", str(tiny_bert), "b", Settings(device="auto")).device() == "cpu"
+
+
+@needs_comet
+def test_comet_loads_once_per_dask_worker_and_is_freed_after(tmp_path, tiny_comet, monkeypatch):
+    """The tiny COMET under local:2, one segment per block (4 blocks, so a worker runs several):
+    each worker loads the model once, not per block, and holds no model once the metric is
+    done; the tables equal the in-process ones."""
+    from evalcore.io import load_dataset
+    from evalcore.metrics import levels
+    from evalcore.metrics.base import get_metric
+    from evalcore.neural import backend, configure
+    from evalcore.scoring import parallel
+
+    monkeypatch.setenv("EVALCORE_NEURAL_CACHE", "0")  # every run computes (workers inherit it)
+    root, _ = tiny_comet
+    configure(reset=True, device="cpu", batch_size=1)
+    ds = load_dataset(str(TINY))
+    mid = f"comet:{root}"
+
+    def tables(stream):
+        return {lv: t.reset_index(drop=True) for _, out in stream for lv, t in out.items()}
+
+    before = len(backend.loads())
+    here = tables(levels.iter_score_levels(ds, [get_metric(mid)], level="both"))
+    assert len(backend.loads()) == before + 1
+    backend.release()
+
+    def state():
+        from evalcore.neural import backend as b
+
+        return [k[0] for k in b.loads()], b.loaded()
+
+    with parallel.Scheduler("local:2") as sched:
+        there = tables(parallel.iter_score_levels(ds, [get_metric(mid)], level="both", scheduler=sched, block_size=1))
+        per_worker = sched.client.run(state)
+    for lv in ("system", "segment"):
+        pd.testing.assert_frame_equal(there[lv], here[lv])
+    assert len(here["segment"]) == 8
+    loads = [n for n, _ in per_worker.values()]
+    assert all(n in ([], ["comet"]) for n in loads), per_worker  # at most one load per worker
+    assert sum(len(n) for n in loads) >= 1  # 4 blocks on 2 workers: one of them ran at least 2
+    assert all(held == 0 for _, held in per_worker.values()), per_worker  # freed after the metric
+
+
 @needs_torch
 def test_per_reference_similarities_feed_qarla(tiny_bert):
     """segment_block: x(c, r_j) per reference and the leave-one-out aggregate, identical to

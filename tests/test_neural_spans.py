@@ -63,10 +63,14 @@ def _write(path: Path, header, rows):
         w.writerows(rows)
 
 
-def _dataset(folder: Path, judgements=()) -> Path:
+def _dataset(folder: Path, judgements=(), refs_of=None) -> Path:
+    """The SEGMENTS with OUTPUTS; ``refs_of``: the seg_ids that get their reference (default
+    all; an empty set: no references.tsv at all)."""
     folder.mkdir(parents=True, exist_ok=True)
     _write(folder / "segments.tsv", ["seg_id", "source"], [[g, s] for g, s, _ in SEGMENTS])
-    _write(folder / "references.tsv", ["seg_id", "ref_id", "text"], [[g, "refA", r] for g, _, r in SEGMENTS])
+    if refs_of is None or refs_of:
+        _write(folder / "references.tsv", ["seg_id", "ref_id", "text"],
+               [[g, "refA", r] for g, _, r in SEGMENTS if refs_of is None or g in refs_of])
     _write(folder / "outputs.tsv", ["system", "seg_id", "text"],
            [[s, g, t] for s, texts in OUTPUTS.items() for (g, _, _), t in zip(SEGMENTS, texts)])
     _write(folder / "judgements.tsv", ["system", "seg_id", "rater", "judgement", "score", "esa_spans_json"],
@@ -351,3 +355,253 @@ def test_cli_spans_refuses_a_missing_xcomet_model_before_reading_data(tmp_path, 
     _, err = capsys.readouterr()
     assert rc == 2
     assert f"xcomet:{tmp_path / 'nowhere'}: no such file or folder" in err
+
+
+@needs_comet
+def test_xcomet_signature_says_whether_references_were_used_and_round_trips(tmp_path, tiny_xcomet):
+    """Spans with the reference, without any reference (xCOMET's source-only input) and with
+    it on some segments only: three signatures (ref:yes/no/where-given, agg:first, nrefs), each
+    read back equal by Signature.parse; the score signature states the reference aggregation.
+    The reference-free spans are the package's own [src, mt] prediction."""
+    from evalcore.io import load_dataset
+    from evalcore.metrics.base import Signature, get_metric
+    from evalcore.neural import configure, metric_spans
+
+    configure(device="cpu")
+    mid = f"xcomet:{tiny_xcomet}"
+    m = get_metric(mid)
+    full = load_dataset(_dataset(tmp_path / "full"))
+    free = load_dataset(_dataset(tmp_path / "free", refs_of=set()))
+    some = load_dataset(_dataset(tmp_path / "some", refs_of={"1", "3"}))
+    sigs = {name: m.span_signature(ds) for name, ds in (("full", full), ("free", free), ("some", some))}
+    assert {k: (v.get("nrefs"), v.get("ref"), v.get("agg")) for k, v in sigs.items()} == {
+        "full": ("1", "yes", "first"), "free": ("0", "no", "first"), "some": ("var", "where-given", "first")}
+    assert len(set(map(str, sigs.values()))) == 3
+    for sig in sigs.values():
+        back = Signature.parse(sig.format())
+        assert back == sig and back.fields == sig.fields
+    # one output's own signature: the output of segment 2 has no reference in "some"
+    assert m.span_signature(some, [("sysA", "2")]).get("ref") == "no"
+    assert m.span_signature(some, [("sysA", "1")]).get("ref") == "yes"
+    # scores: reference-based, and the aggregation over several references is stated
+    assert (m.signature(2, "segment").get("ref"), m.signature(2, "segment").get("agg")) == ("yes", "mean")
+    configure(aggregation="max")
+    assert get_metric(mid).signature(2, "segment").get("agg") == "max"
+    configure(aggregation="mean")
+
+    # without references the spans come from the source alone: the package's [src, mt] prediction
+    got = metric_spans(free, mid)
+    from evalcore.neural.backend import scorer
+    from evalcore.io.spans import xcomet_spans_frame
+
+    samples = [{"src": s, "mt": t} for texts in OUTPUTS.values() for (_, s, _), t in zip(SEGMENTS, texts)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pred = scorer("xcomet", tiny_xcomet, "cpu", "fp32").model.predict(samples, batch_size=8, gpus=0,
+                                                                         progress_bar=False)
+    keys = [(name, g) for name, texts in OUTPUTS.items() for (g, _, _), _t in zip(SEGMENTS, texts)]
+    want = xcomet_spans_frame(mid.lower(), keys, [list(x) for x in pred.metadata.error_spans])
+    assert len(got) == len(want) and got.drop(columns=["confidence"]).equals(want.drop(columns=["confidence"]))
+
+
+@needs_comet
+def test_cli_spans_tsv_carries_the_xcomet_span_signature(tmp_path, tiny_xcomet, capsys):
+    """The spans TSV's xcomet rows carry the model's span signature after the analysis'
+    settings (ref:no on data without references, with a note on stderr); BLEU's rows do not."""
+    from evalcore.cli import main
+    from evalcore.metrics.base import Signature
+
+    human = [{"start_i": 2, "end_i": 5, "severity": "major", "error_type": None}]
+    js = [[s, g, "r1", "esa", "50", json.dumps(human)] for s in OUTPUTS for g, _, _ in SEGMENTS]
+    for name, refs_of, want in (("free", set(), "no"), ("full", None, "yes")):
+        folder = _dataset(tmp_path / name, js, refs_of=refs_of)
+        out = tmp_path / f"{name}.tsv"
+        markers = f"xcomet:{tiny_xcomet}" if not refs_of and refs_of is not None else f"bleu,xcomet:{tiny_xcomet}"
+        rc = main(["spans", str(folder), "--metrics", markers, "--severity", "major", "--bootstrap", "0",
+                   "--no-ceiling", "--device", "cpu", "--out", str(out)])
+        _, err = capsys.readouterr()
+        assert rc == 0, err
+        assert ("without a reference" in err) == (want == "no")
+        rows = list(csv.DictReader(open(out, encoding="utf-8"), delimiter="\t"))
+        mid = f"xcomet:{tiny_xcomet}".lower()
+        sig = Signature.parse(next(r["signature"] for r in rows if r["marker"] == mid))
+        assert sig.metric == "spans" and sig.get("boot") == "0"
+        assert (sig.get("ref"), sig.get("agg"), sig.get("kind")) == (want, "first", "xcomet")
+        assert all("ref:" not in r["signature"] for r in rows if r["marker"] == "bleu")
+
+
+def _spy_spans(monkeypatch):
+    """Records the frames evalcore.neural.metric_spans returns and the rows per model batch."""
+    from evalcore import neural
+    from evalcore.neural import backend
+
+    frames, batches = [], []
+    real = neural.metric_spans
+
+    def spans(*a, **k):
+        frames.append(real(*a, **k))
+        return frames[-1]
+
+    monkeypatch.setattr(neural, "metric_spans", spans)
+    real_scorer = backend.scorer
+
+    def scorer(*a, **k):
+        sc = real_scorer(*a, **k)
+        step = type(sc.model).predict_step
+        monkeypatch.setattr(sc.model, "predict_step",
+                            lambda batch, *x, **y: batches.append(_rows(batch)) or step(sc.model, batch, *x, **y))
+        return sc
+
+    monkeypatch.setattr(backend, "scorer", scorer)
+    return frames, batches
+
+
+def _rows(inputs) -> int:
+    first = inputs[0] if isinstance(inputs, tuple) else inputs
+    return int(first["input_ids"].shape[0])
+
+
+@needs_comet
+def test_cli_spans_batch_size_and_device(tmp_path, tiny_xcomet, capsys, monkeypatch):
+    """``spans --batch-size 1`` and ``--batch-size 4`` run the model in batches of that size
+    (no cache answers) and give identical spans and counts; a bad device or batch size is
+    refused with score's messages, before any data is read."""
+    from evalcore.cli import main
+    from evalcore.neural import backend
+
+    monkeypatch.setenv("EVALCORE_NEURAL_CACHE", "0")
+    human = [{"start_i": 2, "end_i": 5, "severity": "major", "error_type": None}]
+    js = [[s, g, "r1", "esa", "50", json.dumps(human)] for s in OUTPUTS for g, _, _ in SEGMENTS]
+    folder = _dataset(tmp_path / "d", js)
+    frames, batches = _spy_spans(monkeypatch)
+    got = {}
+    for bs in (1, 4):
+        backend.release()
+        batches.clear()
+        counts = tmp_path / f"c{bs}.tsv"
+        rc = main(["spans", str(folder), "--metrics", f"xcomet:{tiny_xcomet}", "--severity", "major",
+                   "--bootstrap", "0", "--device", "cpu", "--batch-size", str(bs), "--counts-out", str(counts)])
+        _, err = capsys.readouterr()
+        assert rc == 0, err
+        assert sum(batches) == 8 and max(batches) == bs, batches  # 8 outputs, in batches of bs rows
+        got[bs] = (frames[-1], counts.read_text(encoding="utf-8"))
+    one, four = got[1][0], got[4][0]
+    assert (one["start"] != "").any(), "the tiny model must tag something for this test to mean anything"
+    assert one.drop(columns=["confidence"]).equals(four.drop(columns=["confidence"]))
+    assert one["confidence"].replace("", "nan").astype(float).tolist() == pytest.approx(
+        four["confidence"].replace("", "nan").astype(float).tolist(), abs=1e-6, nan_ok=True)
+    assert got[1][1] == got[4][1]
+
+    for extra, message in ((["--device", "gpu"], "--device 'gpu': use cpu, cuda, cuda:N or auto"),
+                           (["--batch-size", "0"], "--batch-size must be at least 1")):
+        for command in ("spans", "score"):  # the same words from both commands
+            rc = main([command, str(tmp_path / "not-read"), "--metrics", f"xcomet:{tiny_xcomet}", *extra])
+            _, err = capsys.readouterr()
+            assert rc == 2 and message in err, (command, err)
+    import torch
+
+    if not torch.cuda.is_available():
+        rc = main(["spans", str(folder), "--metrics", f"xcomet:{tiny_xcomet}", "--device", "cuda:0"])
+        assert rc == 2 and "no CUDA GPU is visible to torch" in capsys.readouterr().err
+
+
+def _page_with_xcomet(tmp_path, tiny_xcomet, monkeypatch, page: str, state: dict):
+    """``page`` (AppTest) on the SEGMENTS dataset, every output annotated (a major span over
+    characters 2-5), with ``xcomet:MODEL`` registered; records every progress-bar call, when
+    the metric's rows are scored ("model start"/"model end") and the rows of each model batch."""
+    from streamlit.delta_generator import DeltaGenerator
+    from streamlit.testing.v1 import AppTest
+
+    from conftest import ROOT
+    from evalcore.io import load_collection, workspace
+    from evalcore.neural import backend, ensure_registered
+    from evalcore.neural.metric import NeuralMetric
+
+    monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
+    human = [{"start_i": 2, "end_i": 5, "severity": "major", "error_type": None}]
+    js = [[s, g, "r1", "esa", str(40 + 10 * k), json.dumps(human)] for k, s in enumerate(OUTPUTS)
+          for g, _, _ in SEGMENTS]
+    workspace.save(load_collection(_dataset(tmp_path / "d", js)), "xcomet-pages")
+    label = next(f"{m['name']} (saved {m.get('saved_at', '?')})" for m in workspace.list_saved())
+    mid = f"xcomet:{tiny_xcomet}".lower()
+    assert ensure_registered(mid)
+
+    calls: list[tuple[float, str]] = []
+    original = DeltaGenerator.progress
+    monkeypatch.setattr(DeltaGenerator, "progress",
+                        lambda self, value, text=None, **kw: calls.append((float(value), str(text)))
+                        or original(self, value, text=text, **kw))
+    pairs = NeuralMetric._pairs
+
+    def model_run(self, srcs, cands, refs, progress, want_spans):
+        calls.append((-1.0, "model start"))
+        try:
+            return pairs(self, srcs, cands, refs, progress, want_spans)
+        finally:
+            calls.append((-1.0, "model end"))
+    monkeypatch.setattr(NeuralMetric, "_pairs", model_run)
+    rows: list[int] = []
+    real_scorer = backend.scorer
+
+    def scorer(*a, **k):
+        sc = real_scorer(*a, **k)
+        step = type(sc.model).predict_step
+        monkeypatch.setattr(sc.model, "predict_step",
+                            lambda batch, *x, **y: rows.append(_rows(batch)) or step(sc.model, batch, *x, **y))
+        return sc
+    monkeypatch.setattr(backend, "scorer", scorer)
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
+    for k, v in {"dataset_label": label, "dataset_select": label, **state(mid)}.items():
+        at.session_state[k] = v
+    at.run()
+    at.switch_page(f"pages/{page}.py")
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    return at, mid, calls, rows
+
+
+def _bar_moved_while_scoring(calls) -> bool:
+    marks = [i for i, (f, t) in enumerate(calls) if t in ("model start", "model end")]
+    return bool(marks) and any(0.0 < f < 1.0 for f, t in calls[marks[0]:marks[-1]])
+
+
+@needs_comet
+def test_compare_page_draws_the_spans_of_a_chosen_xcomet_metric(tmp_path, tiny_xcomet, monkeypatch):
+    """Compare two systems with ``xcomet:MODEL`` chosen (AppTest): the progress bar moves while
+    the model scores both systems; the side-by-side view then draws, for A and for B, the
+    metric's span layer (its spans read from the neural cache that scoring filled: the model
+    scores no further row) with the span signature, beside the human spans."""
+    from evalcore.present.highlight import escape
+
+    at, mid, calls, rows = _page_with_xcomet(
+        tmp_path, tiny_xcomet, monkeypatch, "compare",
+        lambda mid: {"cmp_a": "sysA", "cmp_b": "sysB", "cmp_metrics": ["bleu", mid], "cmp_boot": 100, "cmp_ar": 100})
+    assert mid in at.multiselect(key="cmp_metrics").options
+    assert _bar_moved_while_scoring(calls), calls
+    assert sum(rows) == 8, rows  # both systems' 4 outputs scored once; the spans came from the cache
+    boxes = [m.value for m in at.markdown if "error spans &#40;red solid major" in m.value]
+    layer = escape(f"{mid}: error spans the metric returned")
+    assert len(boxes) == 2 and all(layer in b for b in boxes), boxes
+    assert "A &#61; sysA" in boxes[0] and "B &#61; sysB" in boxes[1]
+    caps = [c.value for c in at.caption if c.value.startswith("Spans of ")]
+    assert len(caps) == 2 and all(escape("|ref:yes|agg:first|") in c for c in caps), caps
+
+
+@needs_comet
+def test_divergence_page_draws_the_spans_of_a_chosen_xcomet_metric(tmp_path, tiny_xcomet, monkeypatch):
+    """The same code path on the Divergence page: the metric scored under the bar, then the
+    selected output's layer from the cache (no further model row) and its span signature."""
+    from evalcore.present.highlight import escape
+
+    at, mid, calls, rows = _page_with_xcomet(tmp_path, tiny_xcomet, monkeypatch, "divergence",
+                                             lambda mid: {"div_metrics": [mid]})
+    assert _bar_moved_while_scoring(calls), calls
+    at.selectbox(key="div_pick").set_value(("sysB", "3")).run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert sum(rows) == 8, rows
+    boxes = [m.value for m in at.markdown if "r1 &#40;ESA&#41;" in m.value]
+    assert len(boxes) == 1 and escape(f"{mid}: error spans the metric returned") in boxes[0]
+    caps = [c.value for c in at.caption if c.value.startswith("Spans of ")]
+    assert len(caps) == 1 and escape("|ref:yes|agg:first|") in caps[0], caps

@@ -49,8 +49,7 @@ def add_arguments(p):
                    help="external scores TSV (metric, system, seg_id, score[, ref_id][, lp]); repeatable")
     p.add_argument("--list-metrics", action="store_true", help="list metric ids with their signatures and exit")
     g = p.add_argument_group("neural metrics (comet:, cometkiwi:, xcomet:, metricx:, bleurt:, bertscore:, cosine: ids)")
-    g.add_argument("--device", help="cpu, cuda or cuda:N (default: auto, a GPU when torch sees one)")
-    g.add_argument("--batch-size", type=int, help="inputs per model batch (default 32; length-sorted batches)")
+    from . import _neural; _neural.add_run_arguments(g)  # noqa: E702  (--device, --batch-size: as spans)
     g.add_argument("--precision", choices=["fp32", "fp16", "bf16"], help="inference precision (default fp32)")
     g.add_argument("--max-length", type=int, help="truncate inputs to this many tokens (default: the model's limit; "
                                                   "the number of truncated texts is stated)")
@@ -99,7 +98,9 @@ def run(args) -> int:
 
     from ..neural import configure
 
-    configure(reset=True, device=getattr(args, "device", None), batch_size=getattr(args, "batch_size", None),
+    from . import _neural
+
+    configure(reset=True, **_neural.run_settings(args),
               precision=getattr(args, "precision", None), max_length=getattr(args, "max_length", None),
               aggregation=getattr(args, "ref_aggregation", None), threads=getattr(args, "threads", None),
               allow_download=True if getattr(args, "allow_download", False) else None, progress=True)

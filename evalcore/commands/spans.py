@@ -34,6 +34,8 @@ def add_arguments(p) -> None:
                    help="error spans returned by metrics (e.g. xCOMET): TSV with metric, system, seg_id, start, end, "
                         "severity [, lp, category, confidence]; each metric is scored as a marker. A dataset's own "
                         "metric_spans.tsv is used without this option")
+    g = p.add_argument_group("xcomet:MODEL markers (the model's run, as for score)")
+    from . import _neural; _neural.add_run_arguments(g)  # noqa: E702
     p.add_argument("--out", help="write the precision/recall/F1 table (TSV; .csv for spreadsheets) here")
     p.add_argument("--counts-out", help="write the per-annotation character counts (tp, marked, errors) here")
     p.add_argument("--profile-out", help="write the error profile (errors per segment by system and severity) here")
@@ -48,6 +50,10 @@ def run(args) -> int:
     from . import _tok
     from ._lp import dataset, emit
 
+    from ..neural import configure
+    from . import _neural
+
+    configure(reset=True, **_neural.run_settings(args), progress=True)
     markers = [m.strip() for m in args.metrics.split(",") if m.strip()]
     neural = [m for m in markers if m.lower().startswith("xcomet:")]
     markers = [m for m in markers if m not in neural]
@@ -85,7 +91,11 @@ def run(args) -> int:
         pairs = rater_pairs(ds, sevs, table=table)
         counts = pd.concat([counts, pairs], ignore_index=True) if len(pairs) else counts
     scores = span_scores(counts, n_boot=args.bootstrap, seed=args.seed)
-    scores["signature"] = f"spans|tok:{tok}|boot:{args.bootstrap}|seed:{args.seed}|unit:annotation"
+    base = f"spans|tok:{tok}|boot:{args.bootstrap}|seed:{args.seed}|unit:annotation"
+    # an xcomet:MODEL marker's rows also carry the model's span signature (model, versions,
+    # whether references were used, agg:first: the spans of one (candidate, reference) pair)
+    span_sigs = _span_signatures(ds, neural)
+    scores["signature"] = [f"{base}|{span_sigs[m]}" if m in span_sigs else base for m in scores["marker"]]
     emit(scores, None, args, float_format="%.4f",
          section="span precision / recall / F1 of each marker against the human error spans "
                  "(marker 'rater': the inter-rater ceiling; 'rater-self': one rater twice)",
@@ -124,11 +134,29 @@ def _metric_table(args, ds, neural=()):
     if neural:
         from .. import neural as _neural
 
+        from ..metrics.base import get_metric
+
         try:
             for mid in neural:
                 frames.append(_neural.metric_spans(ds, mid))
+                _, srcs, _, refs = get_metric(mid).span_rows(ds)
+                n_free = sum(1 for s, r in zip(srcs, refs) if s is not None and not r)
+                if n_free:
+                    print(f"note: {mid}: {n_free} output(s) without a reference: their spans come from the source "
+                          "alone (xCOMET's [mt, src] input; signature ref:)", file=sys.stderr)
         finally:
             _neural.release_models()
     if not frames:
         return None
     return metric_span_table(ds, frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True))
+
+
+def _span_signatures(ds, neural) -> dict:
+    """metric id (as the marker column writes it) -> the span signature of each xcomet:MODEL."""
+    from ..metrics.base import get_metric
+
+    out = {}
+    for mid in neural:
+        m = get_metric(mid)
+        out[m.id] = str(m.span_signature(ds))
+    return out

@@ -150,6 +150,14 @@ class Metric(ABC):
         the scores do not change. Default: nothing to report (the caller reports between calls)."""
         return contextlib.nullcontext()
 
+    def expect(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> None:
+        """The items the calls that follow will score, all of them, told before the first call
+        (the scoring passes hand a metric its items in chunks): a metric that reports its own
+        progress takes its total from them (a neural model: the rows it will actually run, e.g.
+        only the judged segments' under ``--judged-only``). The scores do not change. Default:
+        nothing to count."""
+        return None
+
     def segment_blocks(self, blocks: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[tuple[np.ndarray, np.ndarray]]:
         """:meth:`segment_block` of several segments, ``blocks`` = ``[(cands, refs), ...]``;
         batched implementations (BLEU, chrF) override it with identical values."""

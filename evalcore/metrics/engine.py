@@ -412,6 +412,8 @@ def segment_stats_by_segment(metric: Metric, cands: Sequence[str], refs: Sequenc
     ``progress(done, total)``. The rows do not depend on the grouping (identical values)."""
     order = np.argsort(np.asarray(seg_pos), kind="stable")
     stats = None
+    if len(order):
+        metric.expect(cands, refs)  # the ten chunks' items at once: a metric's own progress total
     bounds = np.linspace(0, len(order), 11).astype(int)
     for a, b in zip(bounds[:-1], bounds[1:]):
         if b > a:

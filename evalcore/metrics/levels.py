@@ -135,6 +135,8 @@ def family_stats(metrics: Sequence, cands: Sequence[str], refs: Sequence[Sequenc
     n = len(cands)
     if not n:
         return [None] * len(metrics)
+    for m in metrics:  # every chunk's items at once: a metric's own progress total
+        m.expect(cands, refs)
     pos = np.asarray(positions, dtype=np.int64)
     order = np.argsort(pos, kind="stable")
     sp = pos[order]

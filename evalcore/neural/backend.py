@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import sys
 import warnings
 from pathlib import Path
 from typing import Callable, Sequence
@@ -24,6 +25,8 @@ from .models import MissingExtra, MissingModel, extra_message
 Progress = Callable[[int, int], None] | None
 
 _MODELS: dict[tuple, object] = {}
+_LOADS: list[tuple] = []  # every model this process loaded, in order (kind, path, device, precision)
+_WORKER_SLOT: int | None = None  # this process's place among its machine's Dask workers (set_worker_slots)
 
 
 def _torch():
@@ -34,20 +37,59 @@ def _torch():
     return torch
 
 
-def resolve_device(device: str) -> str:
-    """``auto`` -> ``cuda`` when a GPU is visible, else ``cpu``; ``cuda:N`` checked."""
+def visible_gpus() -> int:
+    """How many CUDA GPUs torch sees in this process (0 without CUDA). The one place the device
+    choice asks (tests simulate several GPUs by replacing it)."""
     torch = _torch()
+    return int(torch.cuda.device_count()) if torch.cuda.is_available() else 0
+
+
+def set_worker_slots(slots: dict, dask_worker=None) -> None:
+    """Run on every Dask worker by the driver (``Client.run``, which passes ``dask_worker``):
+    ``slots`` maps each worker's address to its place among the workers of its machine (0, 1,
+    …), the GPU it takes (:func:`resolve_device`)."""
+    global _WORKER_SLOT
+    if dask_worker is not None and dask_worker.address in slots:
+        _WORKER_SLOT = int(slots[dask_worker.address])
+
+
+def worker_slot() -> int | None:
+    """This process's place among its machine's Dask workers (:func:`set_worker_slots`; else a
+    ``LocalCluster`` worker's number, its name), or None outside a Dask worker task."""
+    if _WORKER_SLOT is not None:
+        return _WORKER_SLOT
+    dist = sys.modules.get("distributed")  # not imported: not a Dask worker (and not imported here)
+    if dist is None:
+        return None
+    try:
+        name = dist.get_worker().name
+    except ValueError:
+        return None
+    return name if isinstance(name, int) else 0
+
+
+def resolve_device(device: str, slot: int | None = None) -> str:
+    """``auto`` -> a GPU when one is visible (:func:`visible_gpus`), else ``cpu``; ``cuda``
+    needs one; ``cuda:N`` checked. ``slot``: a Dask worker's place on its machine
+    (:func:`worker_slot`): with k visible GPUs, ``auto`` and ``cuda`` give worker i
+    ``cuda:(i mod k)``, so N workers spread over the GPUs, one model each; in-process (None)
+    they give ``cuda``, torch's current GPU. ``cpu`` and ``cuda:N`` are taken as given."""
     d = (device or "auto").strip().lower()
-    if d == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if d.startswith("cuda"):
-        if not torch.cuda.is_available():
-            raise ValueError(f"--device {device}: no CUDA GPU is visible to torch on this machine; use --device cpu")
-        if ":" in d and int(d.split(":", 1)[1]) >= torch.cuda.device_count():
-            raise ValueError(f"--device {device}: only {torch.cuda.device_count()} GPU(s) visible")
-    elif d != "cpu":
+    if d not in ("auto", "cpu", "cuda") and not (d.startswith("cuda:") and d[5:].isdigit()):
         raise ValueError(f"--device {device!r}: use cpu, cuda, cuda:N or auto")
-    return d
+    _torch()  # the extra is installed (a clear message if not)
+    if d == "cpu":
+        return d
+    k = visible_gpus()
+    if k == 0:
+        if d == "auto":
+            return "cpu"
+        raise ValueError(f"--device {device}: no CUDA GPU is visible to torch on this machine; use --device cpu")
+    if ":" in d:
+        if int(d.split(":", 1)[1]) >= k:
+            raise ValueError(f"--device {device}: only {k} GPU(s) visible")
+        return d
+    return "cuda" if slot is None else f"cuda:{int(slot) % k}"
 
 
 def autocast(device: str, precision: str):
@@ -62,9 +104,17 @@ def autocast(device: str, precision: str):
     return torch.autocast(device_type=device.split(":")[0], dtype=dtype)
 
 
-def release() -> None:
-    """Drop every loaded model and free its memory (CPU and GPU)."""
-    _MODELS.clear()
+def release(models=None) -> None:
+    """Drop the loaded models and free their memory (CPU and GPU): all of them, or those of
+    ``models``, ``(kind, path)`` pairs (a Dask worker frees a finished metric's model while the
+    next metric's may be running)."""
+    if models is None:
+        _MODELS.clear()
+    else:
+        drop = {(str(kind), str(path)) for kind, path in models}
+        for key in list(_MODELS):
+            if (key[0], key[1]) in drop:
+                _MODELS.pop(key, None)
     gc.collect()
     try:
         import sys
@@ -77,7 +127,13 @@ def release() -> None:
 
 
 def loaded() -> int:
+    """How many models this process holds now."""
     return len(_MODELS)
+
+
+def loads() -> list[tuple]:
+    """Every model this process has loaded, in order: (kind, path, device, precision)."""
+    return list(_LOADS)
 
 
 def scorer(kind: str, path: Path, device: str, precision: str, allow_download: bool = False,
@@ -93,6 +149,7 @@ def scorer(kind: str, path: Path, device: str, precision: str, allow_download: b
         cls = {"bertscore": EncoderScorer, "cosine": EncoderScorer, "comet": CometScorer, "cometkiwi": CometScorer,
                "xcomet": CometScorer, "bleurt": BleurtScorer, "metricx": MetricXScorer}[kind]
         _MODELS[key] = cls(kind, path, device, precision, allow_download)
+        _LOADS.append(key)
     return _MODELS[key]
 
 

@@ -111,7 +111,7 @@ class NeuralMetric(Metric):
         self._cache = None
         self.truncated = 0
         self._progress = None  # one stderr progress line per metric, across its chunks
-        self._expected = 0  # rows a dataset's full scoring plan holds (an upper bound)
+        self._expected = 0  # the progress line's total: rows :meth:`expect` counted (else the full plan)
         self._done = 0
         self._sink = None  # a caller's progress(done, total) for the model's rows (see reporting)
 
@@ -121,6 +121,9 @@ class NeuralMetric(Metric):
         state["_cache"] = None
         state["_progress"] = None
         state["_sink"] = None
+        # a Dask worker scores some blocks only: its own stderr line would count them against
+        # the whole plan; the driver's line (blocks done of all blocks) stands for the run
+        state["config"] = replace(self.config, progress=False)
         return state
 
     @contextlib.contextmanager
@@ -141,16 +144,19 @@ class NeuralMetric(Metric):
         return self._path
 
     def check(self) -> None:
-        """Fail early, before any data is read: the packages this kind needs are installed and
-        the model is on this machine (nothing is loaded)."""
+        """Fail early, before any data is read: the packages this kind needs are installed, the
+        device (``--device``) exists here and the model is on this machine (nothing is loaded)."""
         for module in ("torch", "transformers") + (("comet",) if self.kind in ("comet", "cometkiwi", "xcomet") else ()):
             _models.require(module)
+        self.device()
         self.path()
 
     def device(self) -> str:
-        from .backend import resolve_device
+        """The device this process runs the model on: ``--device``, where ``auto``/``cuda`` on
+        a Dask worker is the GPU of its slot (:func:`.backend.resolve_device`)."""
+        from .backend import resolve_device, worker_slot
 
-        return resolve_device(self.config.device)
+        return resolve_device(self.config.device, worker_slot())
 
     def max_length(self) -> int:
         limit = _models.max_positions(self.path()) or 512
@@ -161,7 +167,7 @@ class NeuralMetric(Metric):
         return "|".join([self.kind, _models.content_hash(self.path()), self.device().split(":")[0],
                          self.config.precision, f"trunc:{self.max_length()}",
                          *(f"{k}:{v[k]}" for k in sorted(v)),
-                         # xCOMET rows are scored with their reference and keep their error spans
+                         # xCOMET rows: [mt, src, ref], or [mt, src] where the reference is "", with error spans
                          *(["inputs:mt+src+ref", "spans:1"] if self.kind == "xcomet" else [])])
 
     def prepare(self, dataset) -> None:
@@ -282,8 +288,8 @@ class NeuralMetric(Metric):
 
     def _stderr_progress(self, n: int):
         """The metric's progress line: rows scored by the model so far, over every chunk the
-        engine hands it, with the rate and the time left (the total is the dataset's full plan,
-        an upper bound when segments are left out or cached)."""
+        engine hands it, with the rate and the time left (the total: the rows :meth:`expect`
+        counted, else the dataset's full plan; it grows if the model runs more rows)."""
         from ..core.progress import RateProgress
 
         if self._progress is None:
@@ -301,8 +307,9 @@ class NeuralMetric(Metric):
         best = values.max() if self.meta.higher_is_better else values.min()
         return float(values.mean() if self.config.aggregation == "mean" else best)
 
-    def per_reference(self, cands: Sequence[str], refs: Sequence[Sequence[str]], progress=None) -> list[np.ndarray]:
-        """Per item, the scores against each of its references."""
+    def _flat(self, cands: Sequence[str], refs: Sequence[Sequence[str]]):
+        """The (source, candidate, reference) rows of the items, one per reference (CometKiwi:
+        one per item), and each item's [start, end) among them."""
         srcs = self.sources_for(refs)
         flat_s, flat_c, flat_r, bounds = [], [], [], [0]
         for s, c, rs in zip(srcs, cands, refs):
@@ -311,8 +318,38 @@ class NeuralMetric(Metric):
                 flat_c.append(c)
                 flat_r.append(r)
             bounds.append(len(flat_c))
+        return flat_s, flat_c, flat_r, bounds
+
+    def per_reference(self, cands: Sequence[str], refs: Sequence[Sequence[str]], progress=None) -> list[np.ndarray]:
+        """Per item, the scores against each of its references."""
+        flat_s, flat_c, flat_r, bounds = self._flat(cands, refs)
         flat = self.pair_scores(flat_s, flat_c, flat_r, progress) if flat_c else np.zeros(0)
         return [flat[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+
+    def expect(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> None:
+        """The total of the stderr progress line (:meth:`_stderr_progress`): the rows of these
+        items the model will run — distinct (source, candidate, reference) rows with a known
+        source, less those already in the score cache — so that the total and the time left are
+        those of the items actually scored (the judged segments only under ``--judged-only``,
+        the chosen reference sets only), not of the whole dataset."""
+        from . import cache as _cache
+
+        if not self.config.progress:
+            return
+        try:
+            flat_s, flat_c, flat_r, _ = self._flat(cands, refs)
+        except ValueError:  # no sources indexed: the scoring call says so
+            return
+        kiwi = self.kind == "cometkiwi"
+        uniq = list(dict.fromkeys((s, c, "" if kiwi else r) for s, c, r in zip(flat_s, flat_c, flat_r)
+                                  if s is not None))
+        n = len(uniq)
+        if uniq and _cache.enabled():
+            key = self.model_key()
+            if self._cache is None or self._cache.model_key != key:
+                self._cache = _cache.ScoreCache(key)
+            n = int(np.isnan(self._cache.get(_cache.row_keys(key, *zip(*uniq)))).sum())
+        self._expected = self._done + n
 
     def sentence_scores(self, cands, refs) -> np.ndarray:
         return np.array([self._aggregate(v) for v in self.per_reference(cands, refs)], dtype=float)
@@ -366,16 +403,13 @@ class NeuralMetric(Metric):
             out.append((sim, loo))
         return out
 
-    def dataset_spans(self, dataset, progress=None, outputs=None):
-        """xCOMET's error spans on every output of ``dataset`` in the metric-spans schema
-        (:func:`evalcore.io.spans.xcomet_spans_frame`; the ``metric`` column is this metric's id):
-        each (system, segment) is scored against the first reference set that has the segment
-        (xCOMET marks spans per (candidate, reference) pair; one pair per output keeps one
-        reading per output); outputs whose source cannot be found are left out. ``outputs``: only
-        these (system, seg_id) pairs (a page's one selected output)."""
-        from ..io.spans import xcomet_spans_frame
-
-        self.prepare(dataset)
+    def span_rows(self, dataset, outputs=None):
+        """The (system, seg_id) keys, sources, candidates and references :meth:`dataset_spans`
+        scores: each output against the first reference set that has its segment (xCOMET marks
+        spans per (candidate, reference) pair; one pair per output keeps one reading per output),
+        or against no reference ("": xCOMET's source-only [mt, src] input) when its segment has
+        none. Sources are the dataset's own (None: unknown, the output is left out).
+        ``outputs``: only these (system, seg_id) pairs."""
         seg_ids = [str(x) for x in dataset.seg_ids]
         ref_cols = [dataset.ref_texts()[r] for r in dataset.ref_ids]
         sources = dataset.segments["source"].tolist()
@@ -385,13 +419,36 @@ class NeuralMetric(Metric):
             for i, cand in enumerate(texts):
                 if not isinstance(cand, str) or (only is not None and (str(system), seg_ids[i]) not in only):
                     continue
-                ref = next((col[i] for col in ref_cols if isinstance(col[i], str)), None)
-                if ref is None:
-                    continue
+                ref = next((col[i] for col in ref_cols if isinstance(col[i], str) and col[i]), "")
                 keys.append((str(system), seg_ids[i]))
                 srcs.append(sources[i] if isinstance(sources[i], str) else None)
                 cands.append(cand)
                 refs.append(ref)
+        return keys, srcs, cands, refs
+
+    def span_nrefs(self, dataset, outputs=None) -> int | str:
+        """References behind each output's spans (:meth:`span_rows`): 1 when every output had
+        one, 0 when none had, ``var`` when some had (the ``nrefs`` of the span signature)."""
+        _, srcs, _, refs = self.span_rows(dataset, outputs)
+        used = {bool(r) for s, r in zip(srcs, refs) if s is not None}
+        return "var" if len(used) > 1 else (1 if used == {True} else 0 if used else "var")
+
+    def span_signature(self, dataset, outputs=None):
+        """The signature of this metric's error spans on ``dataset`` (:meth:`signature` at level
+        ``span``, with :meth:`span_nrefs`): whether references were used, and ``agg:first``."""
+        return self.signature(self.span_nrefs(dataset, outputs), "span")
+
+    def dataset_spans(self, dataset, progress=None, outputs=None):
+        """xCOMET's error spans on every output of ``dataset`` in the metric-spans schema
+        (:func:`evalcore.io.spans.xcomet_spans_frame`; the ``metric`` column is this metric's id),
+        each output scored as :meth:`span_rows` says (with its first reference, else from the
+        source alone); outputs whose source cannot be found are left out. ``outputs``: only
+        these (system, seg_id) pairs (a page's one selected output)."""
+        from ..io.spans import xcomet_spans_frame
+
+        self.prepare(dataset)
+        keys, srcs, cands, refs = self.span_rows(dataset, outputs)
+        self._expected = self._done + len(cands)  # one row per output (the progress line's total)
         _, found = self.pair_spans(srcs, cands, refs, progress) if cands else (None, [])
         kept = [(k, sp) for k, sp in zip(keys, found) if sp is not None]
         return xcomet_spans_frame(self.id, [k for k, _ in kept], [sp for _, sp in kept])
@@ -415,8 +472,13 @@ class NeuralMetric(Metric):
             trunc = str(self.max_length())
         except (_models.MissingModel, _models.MissingExtra):
             model, trunc = f"{self.spec}@missing", "?"
-        fields = [("model", model), ("kind", self.kind), ("agg", self.config.aggregation),
-                  ("precision", self.config.precision), ("trunc", trunc)]
+        fields = [("model", model), ("kind", self.kind)]
+        if self.kind == "xcomet":  # xCOMET reads [mt, src, ref] or, without a reference, [mt, src]
+            fields.append(("ref", _reference_use(nrefs, level)))
+        # several references: the mean or max of the per-reference scores; the spans of an
+        # output come from one (candidate, reference) pair: the first reference set's
+        fields += [("agg", "first" if level == "span" else self.config.aggregation),
+                   ("precision", self.config.precision), ("trunc", trunc)]
         if self.kind == "bertscore":
             fields += [("layer", "last"), ("idf", "no"), ("rescale", "no")]
         if self.kind in ("comet", "cometkiwi", "xcomet"):
@@ -425,3 +487,16 @@ class NeuralMetric(Metric):
                    ("python", f"{sys.version_info[0]}.{sys.version_info[1]}")]
         # the metric contract's Signature: nrefs first, version last (sacreBLEU's order)
         return make_signature(fields, nrefs=nrefs, version=f"evalcore-{__version__}")
+
+
+def _reference_use(nrefs, level) -> str:
+    """The ``ref`` field of an xCOMET signature: ``yes`` (every row read a reference), ``no``
+    (none did: the source-only input) or ``where-given`` (each output with its segment's
+    reference where it has one). Scores are always reference-based here (the references are
+    how a segment's source is found; segments without one get no score); spans (level
+    ``span``) follow :meth:`NeuralMetric.span_nrefs`."""
+    if str(nrefs) == "0":
+        return "no"
+    if level == "span" and (nrefs is None or str(nrefs) == "var"):
+        return "where-given"
+    return "yes"

@@ -120,7 +120,36 @@ class Scheduler:
         except OSError as exc:
             self.close()
             raise SchedulerError(f"could not reach the Dask scheduler {self.spec}: {exc}") from exc
+        self.assign_slots()
         return self
+
+    def assign_slots(self) -> None:
+        """Tell every worker its place among the workers of its machine (0, 1, … by address):
+        a neural metric with ``--device auto`` or ``cuda`` then runs worker i on GPU
+        ``i mod k`` of the k its machine has (:func:`evalcore.neural.backend.resolve_device`).
+        Workers that join later fall back to their name (a ``LocalCluster`` numbers them)."""
+        from ..neural.backend import set_worker_slots
+
+        workers = self.client.scheduler_info().get("workers", {})
+        by_host: dict[str, list[str]] = {}
+        for addr in sorted(workers):
+            by_host.setdefault(str(workers[addr].get("host", "")), []).append(addr)
+        slots = {addr: i for addrs in by_host.values() for i, addr in enumerate(addrs)}
+        if slots:
+            self.client.run(set_worker_slots, slots)
+
+    def release_models(self, metrics) -> None:
+        """Free the models of these metrics (the neural ones) on every worker once their tasks
+        are done: each worker loaded its own copy, once, and keeps it until told (a ``tcp://``
+        cluster outlives the command). Other metrics' models, possibly in use by tasks
+        already running, stay."""
+        from ..neural import NeuralMetric
+
+        models = [(m.kind, str(m.path())) for m in metrics if isinstance(m, NeuralMetric)]
+        if models and self.client is not None:
+            from ..neural.backend import release
+
+            self.client.run(release, models)
 
     def __exit__(self, *exc) -> None:
         self.close()
@@ -326,6 +355,7 @@ def score_result(dataset, metric_ids: Sequence, level: str = "segment", ref_ids:
         bounds = block_bounds(n, scheduler.n_workers, block_size)
         tasks = [(remote, level, [(name, c[a:b], r[a:b]) for name, _, c, r in cands]) for a, b in bounds]
         parts = scheduler.map(_score_block, tasks, label="scoring (segment blocks)", progress=progress)
+        scheduler.release_models(remote)
         k = 0
         for metric in remote:
             rows = []
@@ -630,6 +660,7 @@ def iter_score_levels(dataset, metric_ids: Sequence, level: str = "both", ref_id
                         launch_next()
                     launch_next()  # one family ahead
                     parts = scheduler.collect(launched.pop(i), label=f"{metric.meta.family} (segment blocks)")
+                    scheduler.release_models([metrics[j] for j in group])  # the family's tasks are done
                     for k, j in enumerate(group):
                         pending[j] = _assemble(metrics[j], items, sel, parts, k, len(all_c), want)
                     del parts
@@ -729,6 +760,7 @@ def similarity_tensors_many(dataset, metric_ids: Sequence, progress: Progress = 
         ms_ref = scheduler.scatter([Packed(ms)], broadcast=True)[0]  # once per worker, not per task
         tasks = [(dataset.subset(seg_ids=seg_ids[a:b]), ms_ref) for a, b in bounds]
         parts = scheduler.map(_tensor_block, tasks, label="similarities (segment blocks)", progress=progress)
+        scheduler.release_models([m for m, _ in todo])
         sys_pos = {s: i for i, s in enumerate(systems)}
         ref_pos = {r: i for i, r in enumerate(ref_ids)}
         for m, path in todo:

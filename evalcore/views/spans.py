@@ -32,6 +32,18 @@ def has_metric_spans(dataset: Dataset) -> bool:
     return ms is not None and len(ms) > 0
 
 
+def span_metric_ids(metrics: Sequence[str]) -> tuple[str, ...]:
+    """The metrics among ``metrics`` that predict error spans (``xcomet:MODEL``): a page that
+    offers them draws their spans on the selected output beside the human ones."""
+    return tuple(m for m in metrics if str(m).lower().startswith("xcomet:"))
+
+
+def shows_spans(dataset: Dataset, span_metrics: Sequence[str] = ()) -> bool:
+    """Whether a page has span layers to draw: human error spans, spans the dataset stores
+    for a metric, or a span-predicting metric chosen (:func:`span_metric_ids`)."""
+    return has_spans(dataset) or has_metric_spans(dataset) or bool(span_metrics)
+
+
 def span_table(dataset: Dataset) -> SpanTable:
     """The dataset's spans, read leniently: a broken annotation is left out and listed in
     ``problems`` (the ``spans`` command is strict)."""
@@ -49,7 +61,7 @@ def _runs(chars: set[int]) -> list[tuple[int, int]]:
 
 
 def output_layers(dataset: Dataset, system: str, seg_id: str, markers: Sequence[str] = ("bleu", "chrf", "ter"),
-                  tokenize: str | None = None, span_metrics: Sequence[str] = ()) -> dict:
+                  tokenize: str | None = None, span_metrics: Sequence[str] = (), progress=None) -> dict:
     """The layers of one output: ``text``; ``raters``: per annotation, label (rater and scheme),
     spans (start, end, severity, tooltip: severity and category), note (omissions and spans
     without characters, counted); ``marks``: per metric, its marked character runs;
@@ -57,7 +69,10 @@ def output_layers(dataset: Dataset, system: str, seg_id: str, markers: Sequence[
     table, e.g. xCOMET), its spans like a rater's; ``scores``: per marker (and metric with
     spans) and rater, P/R/F1 of the marks against that rater's spans (all severities).
     ``span_metrics``: ``xcomet:MODEL`` ids whose predicted spans on this output join
-    ``metric_spans`` (this output only is scored, or read from the neural cache)."""
+    ``metric_spans`` (this output only is scored, or read from the neural cache, where the
+    pages' scoring of the metric left them beside its scores; ``progress(done, total)`` follows
+    the model's rows); ``span_signatures``: per such metric, its span signature (model,
+    versions, whether a reference was used, ``agg:first``)."""
     from ..metrics.tokenize import default_tokenizer
 
     seg_id = str(seg_id)
@@ -88,7 +103,8 @@ def output_layers(dataset: Dataset, system: str, seg_id: str, markers: Sequence[
             note.append("no error marked")
         out["raters"].append({"item": int(item), "label": f"{rater} ({scheme.upper()})", "spans": spans,
                               "note": "; ".join(note)})
-    out["metric_spans"] = _metric_layers(dataset, system, seg_id, span_metrics)
+    out["metric_spans"] = _metric_layers(dataset, system, seg_id, span_metrics, progress)
+    out["span_signatures"] = span_signatures(dataset, span_metrics, [(system, seg_id)])
     if text is not None:
         refs = S._refs_for(dataset, system, seg_id)
         tok = tokenize or default_tokenizer(dataset.lp)
@@ -115,7 +131,22 @@ def output_layers(dataset: Dataset, system: str, seg_id: str, markers: Sequence[
     return out
 
 
-def _metric_layers(dataset: Dataset, system: str, seg_id: str, span_metrics: Sequence[str] = ()) -> dict:
+def span_signatures(dataset: Dataset, span_metrics: Sequence[str], outputs=None) -> dict[str, str]:
+    """metric id (as its layer is labelled) -> the signature of its spans on ``outputs`` (all
+    when None): :meth:`evalcore.neural.NeuralMetric.span_signature`, computed without the model."""
+    if not span_metrics:
+        return {}
+    from ..metrics.base import get_metric
+
+    out = {}
+    for mid in span_metrics:
+        m = get_metric(mid)
+        out[m.id] = str(m.span_signature(dataset, outputs))
+    return out
+
+
+def _metric_layers(dataset: Dataset, system: str, seg_id: str, span_metrics: Sequence[str] = (),
+                   progress=None) -> dict:
     """metric -> {spans: (start, end, severity, tooltip), note, unusable} for the spans each
     metric returned on this output (:func:`evalcore.io.spans.metric_span_table`, lenient), and
     the spans each ``xcomet:MODEL`` of ``span_metrics`` predicts on it."""
@@ -124,7 +155,7 @@ def _metric_layers(dataset: Dataset, system: str, seg_id: str, span_metrics: Seq
     if span_metrics:
         from .. import neural
 
-        frames = [neural.metric_spans(dataset, m, outputs=[(system, seg_id)]) for m in span_metrics]
+        frames = [neural.metric_spans(dataset, m, progress, outputs=[(system, seg_id)]) for m in span_metrics]
         if has_metric_spans(dataset):
             own = dataset.extras[METRIC_EXTRA]
             frames.insert(0, own[(own["system"].astype(str) == system) & (own["seg_id"].astype(str) == seg_id)])
