@@ -778,7 +778,7 @@ def repair(name: str) -> dict:
         if not path.is_dir():
             raise FileNotFoundError(f"no saved dataset named {name!r} in {datasets_dir()}")
         old = _read_meta(path, Report()) or {}
-        coll = load_collection(path, name=stored, fmt="tidy", quoting="csv")
+        coll = load_collection(path, name=stored, fmt="tidy", quoting="csv", journals=False)  # merged below
         records = journal.parse({p.name: p.read_bytes() for p in _data_files(path) if journal.is_journal(p.name)})
         journal.merge(coll, records, repr(stored))  # the journals must load too
         meta = _meta_for(coll, stored, old.get("source", ""), path)
