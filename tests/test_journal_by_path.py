@@ -102,6 +102,7 @@ def test_repair_still_gives_every_journal_row_once(saved):
     ds = workspace.load_saved(name)[lp]
     cls = ds.judgements[ds.judgements["judgement"] == "class_da"]
     assert len(cls) == len(_journal_rows(path)) == 8
+    assert meta["counts"][lp]["judgements"] == len(ds.judgements)  # the journal rows counted once, as append does
     workspace.update(name, lambda c: c)  # a full save writes the journals' rows into the TSVs, once
     assert not [p for p in path.iterdir() if journal.is_journal(p.name)]
     back = load_collection(path)[lp].judgements
