@@ -25,27 +25,6 @@ def add_arguments(p) -> None:
     p.add_argument("--judgement", help="which judgements (default: the only kind the data holds)")
 
 
-def with_journals(coll: dict, path) -> dict:
-    """``coll`` loaded from the folder ``path`` with the rows of the folder's row journals merged
-    (:mod:`evalcore.io.journal`): a saved dataset's folder holds the Annotate page's saves since
-    its last full save there, not in its TSVs; without them the export would silently miss them.
-    Prints a note when there were some."""
-    from pathlib import Path
-
-    from ..io import journal
-
-    folder = Path(path)
-    if not folder.is_dir():
-        return coll
-    files = {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file() and journal.is_journal(p.name)}
-    if not files:
-        return coll
-    records = journal.parse(files)
-    print(f"note: {len(records)} saved row record(s) of {len(files)} rater journal file(s) merged (the Annotate "
-          "page's saves since the dataset's last full save)", file=sys.stderr)
-    return journal.merge(coll, records, repr(folder.name))
-
-
 def run(args) -> int:
     import pandas as pd
 
@@ -53,7 +32,7 @@ def run(args) -> int:
     from ..io.appraise import write_appraise
     from ..io.judgement_io import dataset_judgements
 
-    coll = with_journals(load_collection(args.path), args.path)
+    coll = load_collection(args.path)  # a saved dataset's folder: its row journals merged, with a note
     lps = list(coll) if args.lp in (None, "all") else [x.strip() for x in args.lp.split(",")]
     missing = [x for x in lps if x not in coll]
     if missing:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 from pathlib import Path
 
 from ..core.dataset import Dataset
@@ -37,13 +38,19 @@ def detect_format(src: FileSource) -> str | None:
 
 def load_collection(path: str | os.PathLike | FileSource, name: str | None = None,
                     fmt: str | None = None, mqm_weights: MQMWeightsArg = None,
-                    quoting: str | None = None) -> dict[str, Dataset]:
+                    quoting: str | None = None, journals: bool = True) -> dict[str, Dataset]:
     """Every language pair of a dataset. ``mqm_weights``: MQM error rows (a Google MQM TSV, or
     a tidy folder's ``mqm_annotations.tsv``) are scored with these weights (see
     :func:`evalcore.human.mqm.resolve_mqm_weights`; default methods §0, or those of
     :func:`mqm_weights_in_force`); with weights, stored ``mqm`` judgements of a dataset with error
     rows are recomputed from the rows. ``quoting`` ("csv" or "none") says how TSV fields are
-    read (see :mod:`evalcore.io.text`); default: :data:`~evalcore.io.text.QUOTING`."""
+    read (see :mod:`evalcore.io.text`); default: :data:`~evalcore.io.text.QUOTING`.
+
+    A tidy folder (or zip) that holds row journals — a saved dataset's folder given by path, with
+    the Annotate page's saves since its last full save (:mod:`evalcore.io.journal`) — loads with
+    their rows merged and a note on stderr saying how many (:func:`merge_journals`);
+    ``journals=False`` gives the TSVs alone (:func:`evalcore.io.workspace.repair`, which merges
+    them itself)."""
     if quoting is not None:
         from .text import QUOTING, QUOTING_MODES
 
@@ -51,7 +58,7 @@ def load_collection(path: str | os.PathLike | FileSource, name: str | None = Non
             raise ValueError(f"quoting must be one of {', '.join(QUOTING_MODES)}, not {quoting!r}")
         token = QUOTING.set(quoting)
         try:
-            return load_collection(path, name, fmt, mqm_weights)
+            return load_collection(path, name, fmt, mqm_weights, journals=journals)
         finally:
             QUOTING.reset(token)
     if mqm_weights is None:
@@ -92,7 +99,28 @@ def load_collection(path: str | os.PathLike | FileSource, name: str | None = Non
             if ds.extras.get("mqm_errors") is None:  # say that the weights changed nothing
                 ds.warnings.append(Problem("warning", src.label, None, "MQM weights were given, but this dataset "
                                            "has no MQM error rows: its scores are used as stored"))
+    if fmt == "tidy" and journals:
+        coll = merge_journals(coll, src, name)
     return coll
+
+
+def merge_journals(coll: dict[str, Dataset], src: FileSource, name: str = "") -> dict[str, Dataset]:
+    """``coll`` (the tidy tables of ``src``) with the rows of the row journals among ``src``'s
+    top-level files merged (:func:`evalcore.io.journal.merge`, in ``seq`` order, as
+    :func:`evalcore.io.workspace.load_saved` does): without them a saved dataset's folder read by
+    path would silently miss the Annotate page's saves since its last full save. Prints a note
+    on stderr when there were some; :class:`DataError` naming the file and line of a bad journal
+    line, or a record for a language pair the data lacks."""
+    from . import journal
+
+    files = {n: src.read(n) for n in sorted(src.names()) if "/" not in n and journal.is_journal(n)}
+    if not files:
+        return coll
+    records = journal.parse(files)
+    merged = journal.merge(coll, records, repr(name or src.label))
+    print(f"note: {len(records)} saved row record(s) of {len(files)} rater journal file(s) merged (the Annotate "
+          "page's saves since the dataset's last full save)", file=sys.stderr)
+    return merged
 
 
 def load_test_set(path: str | os.PathLike | FileSource, test_set: str | None = None, lps=None,
@@ -149,4 +177,4 @@ def load_dataset(path: str | os.PathLike | FileSource, lp: str | None = None, na
 
 
 __all__ = ["FileSource", "load_collection", "load_dataset", "load_test_set", "write_tidy", "detect_format", "FORMATS",
-           "mqm_weights_in_force"]
+           "merge_journals", "mqm_weights_in_force"]

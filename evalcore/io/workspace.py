@@ -174,10 +174,15 @@ def _meta_for(datasets: dict[str, Dataset], name: str, source: str, folder: Path
         "language_pairs": list(datasets),
         "hashes": {lp: d.content_hash() for lp, d in datasets.items()},
         "files": _file_table(folder),
-        "counts": {lp: {"segments": d.n_segments, "references": len(d.ref_ids),
-                        "systems": len(d.systems), "judgements": len(d.judgements)}
-                   for lp, d in datasets.items()},
+        "counts": _counts(datasets),
     }
+
+
+def _counts(datasets: dict[str, Dataset]) -> dict:
+    """meta.json's ``counts``: what the dataset loads as (journal rows included)."""
+    return {lp: {"segments": d.n_segments, "references": len(d.ref_ids),
+                 "systems": len(d.systems), "judgements": len(d.judgements)}
+            for lp, d in datasets.items()}
 
 
 def _file_problems(folder: Path, meta: dict, report: Report, deep: bool, current: dict | None = None) -> None:
@@ -778,10 +783,11 @@ def repair(name: str) -> dict:
         if not path.is_dir():
             raise FileNotFoundError(f"no saved dataset named {name!r} in {datasets_dir()}")
         old = _read_meta(path, Report()) or {}
-        coll = load_collection(path, name=stored, fmt="tidy", quoting="csv")
+        coll = load_collection(path, name=stored, fmt="tidy", quoting="csv", journals=False)  # merged below
         records = journal.parse({p.name: p.read_bytes() for p in _data_files(path) if journal.is_journal(p.name)})
-        journal.merge(coll, records, repr(stored))  # the journals must load too
-        meta = _meta_for(coll, stored, old.get("source", ""), path)
+        merged = journal.merge(coll, records, repr(stored))  # the journals must load too
+        meta = _meta_for(coll, stored, old.get("source", ""), path)  # hashes: of the TSVs
+        meta["counts"] = _counts(merged)  # what loads, as append keeps them
         meta["saved_at"] = old.get("saved_at") or meta["saved_at"]
         if records:
             meta["journal_seq"] = records[-1]["seq"]
