@@ -405,6 +405,31 @@ def _carry_folders(old: Path, new: Path) -> None:
         _link_tree(entry, target, set(), top=False)
 
 
+def _staging_folder(root: Path, name: str) -> Path:
+    """A new hidden temporary folder in ``root`` for the next version of dataset ``name``
+    (:func:`recover` removes one left by a crash)."""
+    tmp = root / f".tmp.{os.getpid()}.{time.time_ns()}.{name}"
+    tmp.mkdir()
+    return tmp
+
+
+def _swap_in(root: Path, tmp: Path, final: Path) -> Path | None:
+    """Put the folder ``tmp`` in place of ``final`` by two renames (the caller holds the
+    workspace lock, so readers never see the gap); the old version is moved aside and
+    returned for removal (None when there was none), and put back if the second rename fails."""
+    if not final.exists():
+        os.replace(tmp, final)
+        return None
+    trash = root / f".old.{os.getpid()}.{time.time_ns()}.{final.name}"
+    os.replace(final, trash)
+    try:
+        os.replace(tmp, final)
+    except BaseException:
+        os.replace(trash, final)  # put the old one back
+        raise
+    return trash
+
+
 def _write_locked(datasets: dict[str, Dataset], name: str, source: str, replace: bool,
                   saved_at: str | None = None) -> str:
     """The body of :func:`save` and :func:`update`, run while holding ``name``'s lock: write to a
@@ -416,8 +441,7 @@ def _write_locked(datasets: dict[str, Dataset], name: str, source: str, replace:
 
     root = datasets_dir()
     trash = None
-    tmp = root / f".tmp.{os.getpid()}.{time.time_ns()}.{name}"
-    tmp.mkdir()
+    tmp = _staging_folder(root, name)
     try:
         write_tidy(list(datasets.values()), tmp)
         reloaded = _verify_round_trip(datasets, tmp)  # before anything is replaced
@@ -432,18 +456,7 @@ def _write_locked(datasets: dict[str, Dataset], name: str, source: str, replace:
             if target != name:
                 meta["name"] = target
                 _write_json_atomic(tmp / "meta.json", meta)
-            final = root / target
-            if final.exists():
-                trash = root / f".old.{os.getpid()}.{time.time_ns()}.{target}"
-                os.replace(final, trash)
-                try:
-                    os.replace(tmp, final)
-                except BaseException:
-                    os.replace(trash, final)  # put the old one back
-                    trash = None
-                    raise
-            else:
-                os.replace(tmp, final)
+            trash = _swap_in(root, tmp, root / target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -595,8 +608,7 @@ def append(name: str, key: str, lp: str, rows: Mapping, check=None) -> str:
         data = (old.read_bytes() if old.is_file() else b"") + line
         if journal.parse({fname: data})[-1]["seq"] != seq:  # the line reads back as the last record
             raise RuntimeError(f"refusing to save: the journal {fname} would not read back")
-        tmp = root / f".tmp.{os.getpid()}.{time.time_ns()}.{stored}"
-        tmp.mkdir()
+        tmp = _staging_folder(root, stored)
         trash = None
         try:
             _link_tree(path, tmp, {fname})
@@ -612,14 +624,7 @@ def append(name: str, key: str, lp: str, rows: Mapping, check=None) -> str:
                         "updated_at": time.strftime("%Y-%m-%d %H:%M:%S")}
             _write_json_atomic(tmp / "meta.json", new_meta)
             with _workspace_lock():  # the renames: invisible to readers, who hold it shared
-                trash = root / f".old.{os.getpid()}.{time.time_ns()}.{stored}"
-                os.replace(path, trash)
-                try:
-                    os.replace(tmp, path)
-                except BaseException:
-                    os.replace(trash, path)  # put the old one back
-                    trash = None
-                    raise
+                trash = _swap_in(root, tmp, path)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
@@ -819,8 +824,7 @@ def save_parses(name: str, lp: str, filename: str, data: bytes) -> Path:
         if not (path / "meta.json").is_file():
             raise FileNotFoundError(f"no saved dataset named {name!r}")
         rel = _parses_dir(stored, lp).relative_to(path) / safe_name(Path(filename).name)
-        tmp = root / f".tmp.{os.getpid()}.{time.time_ns()}.{stored}"
-        tmp.mkdir()
+        tmp = _staging_folder(root, stored)
         trash = None
         try:
             _link_tree(path, tmp, set())
@@ -828,14 +832,7 @@ def save_parses(name: str, lp: str, filename: str, data: bytes) -> Path:
             (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
             atomic_write(tmp / rel, lambda fh: fh.write(data), mode="wb")  # replaces a link, not its file
             with _workspace_lock():  # the renames: invisible to readers, who hold it shared
-                trash = root / f".old.{os.getpid()}.{time.time_ns()}.{stored}"
-                os.replace(path, trash)
-                try:
-                    os.replace(tmp, path)
-                except BaseException:
-                    os.replace(trash, path)  # put the old one back
-                    trash = None
-                    raise
+                trash = _swap_in(root, tmp, path)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
