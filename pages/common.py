@@ -153,7 +153,8 @@ def sidebar_dataset() -> Dataset | None:
 
 def sidebar_tokenizer(ds: Dataset) -> str:
     """The tokenizer box (one choice per language pair, sacreBLEU's default for the target
-    language preselected) and a caption stating the choice; applies it to this run."""
+    language preselected) and a caption stating the choice; returns the checked choice
+    (:func:`tokenizer_of`), which each page passes on explicitly."""
     from evalcore.scoring.defaults import tokenizer_note
     from evalcore.metrics.tokenize import TOKENIZERS, SPM_TOKENIZERS, default_tokenizer, installed_tokenizers
 
@@ -170,22 +171,22 @@ def sidebar_tokenizer(ds: Dataset) -> str:
                                key=f"tokenize_{ds.lp}", format_func=lambda t: f"{t} (default)" if t == default else t,
                                help="sacreBLEU's tokenizers." + why)
     st.sidebar.caption(md(tokenizer_note(ds, tok)))  # the language pair is user text
-    return apply_tokenizer(ds)
+    return tokenizer_of(ds)
 
 
-def apply_tokenizer(ds: Dataset) -> str:
-    """Make the sidebar choice for this language pair (else sacreBLEU's default for its target
-    language) the tokenizer of every word-level metric in this run (this session only)."""
-    from evalcore.metrics.tokenize import default_tokenizer, set_session_tokenizer
+def tokenizer_of(ds: Dataset) -> str:
+    """The tokenizer of the word-level metrics on ``ds`` in this session: the sidebar choice for
+    its language pair, else sacreBLEU's default for its target language. Nothing is set
+    anywhere: the page passes it (``tokenize=``) to every view that scores, and it is part of
+    the page's query, so of its cache key."""
+    from evalcore.metrics.tokenize import check_installed, default_tokenizer
 
     tok = st.session_state.get(f"tokenize_{ds.lp}") or default_tokenizer(ds.lp)
     try:
-        set_session_tokenizer(tok)
+        return check_installed(tok)
     except ValueError as exc:  # e.g. a tokenizer whose package went away: say so, use the default
         st.warning(str(exc))
-        tok = default_tokenizer(ds.lp)
-        set_session_tokenizer(tok)
-    return tok
+        return default_tokenizer(ds.lp)
 
 
 def syntax_note(ds: Dataset) -> None:
@@ -214,12 +215,15 @@ def md(text) -> str:
 
 def long_segment_note(ds: Dataset, metric_ids) -> None:
     """Say which segments the alignment metrics (TER, WER, ROUGE-L/W/S) refuse because a text
-    is longer than their cap (their scores are NaN and left out of corpus scores)."""
+    is longer than their cap (their scores are NaN and left out of corpus scores), in the tokens
+    of the page's tokenizer (:func:`tokenizer_of`)."""
+    from evalcore.metrics.base import get_metric
     from evalcore.metrics.engine import long_segment_warnings
 
+    tok = tokenizer_of(ds)
     try:
-        notes = memo("long_segments", (ds.content_hash(), tuple(metric_ids)),
-                     lambda: long_segment_warnings(ds, list(metric_ids)))
+        notes = memo("long_segments", (ds.content_hash(), tuple(metric_ids), tok),
+                     lambda: long_segment_warnings(ds, [get_metric(m, tok) for m in metric_ids]))
     except Exception:  # an unknown metric id: the page reports it where it scores
         return
     for w in notes:
@@ -361,7 +365,6 @@ def current_dataset() -> Dataset:
     if ds is None:
         st.info("No dataset loaded. Choose one in the sidebar.")
         st.stop()
-    apply_tokenizer(ds)
     return ds
 
 
@@ -408,7 +411,7 @@ def scope(ds: Dataset, key: str) -> Dataset:
     metrics (every page with metrics calls this)."""
     from evalcore.scoring import defaults as common_view
 
-    st.caption(md(common_view.tokenizer_note(ds, apply_tokenizer(ds))) + " Change it in the sidebar.")
+    st.caption(md(common_view.tokenizer_note(ds, tokenizer_of(ds))) + " Change it in the sidebar.")
     if ds.n_segments <= common_view.SAMPLING_OFFERED_ABOVE:
         return ds
     with st.expander(f"Sampling (optional): {ds.n_segments} segments, all used"):
@@ -467,13 +470,11 @@ def settings_of_page(ds: Dataset, judged_only: bool | None = None, include_refs:
                      ref_ids=None, **fields):
     """The :class:`evalcore.scoring.settings.Settings` of this page run: the shared defaults, the
     sidebar's tokenizer, and the page's own choices."""
-    from evalcore.metrics.tokenize import session_tokenizer
+    from evalcore.metrics.tokenize import default_tokenizer
     from evalcore.scoring.settings import DEFAULTS
 
-    from evalcore.metrics.tokenize import default_tokenizer
-
     judged = DEFAULTS.judged_only if judged_only is None else judged_only
-    tok = session_tokenizer()
+    tok = tokenizer_of(ds)
     tok = None if tok == default_tokenizer(ds.lp) else tok  # the default, stated as the CLI states it
     settings = DEFAULTS.with_(judged_only=bool(judged), tokenizer=tok,
                               human_systems="include" if include_refs else "exclude",
@@ -519,18 +520,15 @@ def segments_caption(table: pd.DataFrame, n_total: int, judged_only: str | None 
 
 
 def cache_key(ds: Dataset) -> str:
-    """The key of a page's cached results on ``ds``: its content hash and this run's tokenizer."""
-    from evalcore.metrics.tokenize import session_tokenizer
-
-    return f"{ds.content_hash()}|tok:{session_tokenizer()}"
+    """The key of a page's cached results on ``ds``: its content hash and its tokenizer
+    (:func:`tokenizer_of`)."""
+    return f"{ds.content_hash()}|tok:{tokenizer_of(ds)}"
 
 
 def memo(name: str, key: tuple, _thunk):
     """Cache a derived object by name + key (content hash and every parameter) + the tokenizer
     of this run (the sidebar choice changes metric values)."""
-    from evalcore.metrics.tokenize import session_tokenizer
-
-    return _memo(name, tuple(key) + (("tokenize", session_tokenizer()),), _thunk)
+    return _memo(name, tuple(key) + (("tokenize", _sidebar_tokenizer()),), _thunk)
 
 
 @st.cache_resource(show_spinner=False, max_entries=128)
@@ -544,9 +542,13 @@ def memo_object(name: str, key: tuple, _thunk):
     read (a Plotly figure is validated again: ~0.1 s each), which a warm rerun pays per object.
     The caller must not modify the object: a figure gets its signature (``plots.with_signature``)
     in ``_thunk``, so every rerun sends the same figure (a changed one is drawn again)."""
-    from evalcore.metrics.tokenize import session_tokenizer
+    return _memo_object(name, tuple(key) + (("tokenize", _sidebar_tokenizer()),), _thunk)
 
-    return _memo_object(name, tuple(key) + (("tokenize", session_tokenizer()),), _thunk)
+
+def _sidebar_tokenizer() -> str | None:
+    """The tokenizer of the sidebar's dataset (:func:`tokenizer_of`), part of every memo key."""
+    ds = st.session_state.get("dataset")
+    return tokenizer_of(ds) if ds is not None else None
 
 
 def terms(*names: str) -> None:

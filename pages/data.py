@@ -8,17 +8,17 @@ from evalcore.core.dataset import Dataset
 from evalcore.io import FileSource, load_collection
 from evalcore.present.plots import length_histogram
 from evalcore.core.problems import DataError
-from pages.common import SAMPLE_KEY, download_figure, download_table, md, show_exception, show_report, syntax_note
+from pages.common import SAMPLE_KEY, download_figure, download_table, md, show_exception, show_report, syntax_note, tokenizer_of
 
 
 
 @st.cache_data(show_spinner="Scoring…", max_entries=32)
-def segment_scores(ds_hash: str, _ds, metrics: tuple, seg_id: str):
+def segment_scores(ds_hash: str, _ds, metrics: tuple, seg_id: str, tok: str):
     """Every system's (and every reference's, against the others) scores on one segment."""
     from evalcore.metrics.engine import score_table
 
     sub = _ds.subset(seg_ids=[seg_id])
-    table = score_table(sub, list(metrics), level="segment", include_references=True)
+    table = score_table(sub, list(metrics), level="segment", include_references=True, tokenize=tok)
     wide = table.pivot_table(index="system", columns="metric", values="score", sort=False).reset_index()
     wide.insert(1, "kind", ["reference (vs the others)" if sub.is_reference(s) else "system" for s in wide["system"]])
     return wide[["system", "kind"] + [m for m in metrics if m in wide]]
@@ -34,10 +34,10 @@ def _lengths(ds_hash: str, _ds):
     return _ds.length_table()
 
 
-def metric_signatures(metrics: tuple) -> str:
+def metric_signatures(metrics: tuple, tok: str) -> str:
     from evalcore.scoring.defaults import signature_text
 
-    return signature_text(metrics, level="segment")  # with this run's tokenizer
+    return signature_text(metrics, level="segment", tokenize=tok)  # with the page's tokenizer
 
 
 def _capabilities(ds: Dataset) -> None:
@@ -307,9 +307,11 @@ with tab_segments:
     syntax_note(ds)
     if chosen:
         try:
-            table = segment_scores(f"{ds.content_hash()}|{metric_signatures(tuple(chosen))}", ds, tuple(chosen), seg)
+            tok = tokenizer_of(ds)
+            table = segment_scores(f"{ds.content_hash()}|{metric_signatures(tuple(chosen), tok)}", ds, tuple(chosen), seg,
+                                   tok)
             st.dataframe(table, hide_index=True, width="stretch")
             download_table(table, f"{ds.name}_{ds.lp}_segment_{seg}_scores", key="segscores",
-                           signature=metric_signatures(tuple(chosen)))
+                           signature=metric_signatures(tuple(chosen), tok))
         except Exception as exc:  # keep running
             show_exception(exc, "Scoring failed")

@@ -12,7 +12,7 @@ from evalcore.views import divergence as divergence_view
 from evalcore.present import highlight as H
 from evalcore.present import plots as P
 from pages.common import current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo_object, progress_bar, scope, show_exception, syntax_note
-from pages.common import cache_key  # noqa: E402
+from pages.common import cache_key, tokenizer_of  # noqa: E402
 
 ensure_shell(__file__)
 from pages.common import settings_caption, settings_of_page  # noqa: E402  (the one settings line)
@@ -31,21 +31,21 @@ KEY = ["system", "seg_id"]
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def base_signals(_ds, h, criteria, norm):
+def base_signals(_ds, h, tok, criteria, norm):
     """The outputs with their lengths, tags and human/judge signals (no metric: cheap)."""
     return divergence_view.signal_table(_ds, [], list(criteria), [], norm)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def metric_signal(_ds, h, metric, _progress=None):
+def metric_signal(_ds, h, tok, metric, _progress=None):
     """One metric's segment scores as a signal column (the shared cached statistics)."""
-    t = divergence_view.signal_table(_ds, [metric], [], [], progress=_progress)
+    t = divergence_view.signal_table(_ds, [metric], [], [], progress=_progress, tokenize=tok)
     return t[KEY + [c for c in t.columns if c == f"metric:{metric}"]]
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def queen_signal(_ds, h, queen_set, _progress=None):
-    t = divergence_view.signal_table(_ds, [], [], list(queen_set), progress=_progress)
+def queen_signal(_ds, h, tok, queen_set, _progress=None):
+    t = divergence_view.signal_table(_ds, [], [], list(queen_set), progress=_progress, tokenize=tok)
     return t[KEY + [c for c in t.columns if c.startswith("queen:")]]
 
 
@@ -58,11 +58,11 @@ def assemble(needed_metrics, with_queen, text):
     base_sig = segment_detail_view.signal_columns(base)
     out = base[[c for c in base.columns if c not in base_sig]]
     for i, m in enumerate(needed_metrics):
-        part = metric_signal(ds, h, m, _progress=(lambda f, t, i=i: cb((i + f) / len(todo), t)))
+        part = metric_signal(ds, h, tok, m, _progress=(lambda f, t, i=i: cb((i + f) / len(todo), t)))
         out = out.merge(part, on=KEY, how="left")
     out = pd.concat([out, base[base_sig]], axis=1)
     if with_queen:
-        out = out.merge(queen_signal(ds, h, tuple(queen_set),
+        out = out.merge(queen_signal(ds, h, tok, tuple(queen_set),
                                      _progress=lambda f, t: cb((len(todo) - 1 + f) / len(todo), t)),
                         on=KEY, how="left")
     if bar is not None:
@@ -71,8 +71,8 @@ def assemble(needed_metrics, with_queen, text):
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def detail(_ds, h, system, seg_id, _signals, sig_key):
-    return segment_detail_view.segment_detail(_ds, system, seg_id, _signals)
+def detail(_ds, h, tok, system, seg_id, _signals, sig_key):
+    return segment_detail_view.segment_detail(_ds, system, seg_id, _signals, tokenize=tok)
 
 
 # ---------------------------------------------------------------- human error spans (ESA / MQM)
@@ -88,7 +88,7 @@ def spans_detail(ds, h, system: str, seg_id: str, metrics=()) -> None:
         return
     try:
         layers = memo_object("div_spans", (h, system, seg_id, xc),
-                             lambda: spans_view.output_layers(ds, system, seg_id, span_metrics=xc))
+                             lambda: spans_view.output_layers(ds, system, seg_id, tokenize=tokenizer_of(ds), span_metrics=xc))
     except Exception as exc:
         show_exception(exc, "Could not read the error spans of this output")
         return
@@ -142,16 +142,17 @@ def spans_profiles(ds, h, metrics) -> None:
                          key="div_sp_value")
         pen = memo_object("div_sp_pen", (h, tuple(metrics), tuple(sev), tuple(raters), value),
                           lambda: spans_view.penalties(ds, metrics, value=value, severities=sev or None,
-                                                       raters=raters or None))
+                                                       raters=raters or None, tokenize=tokenizer_of(ds)))
         if cats:
             pen = pen[pen["category"].isin(cats)]
         st.dataframe(pen, hide_index=True, width="stretch", key="div_sp_pen",
                      column_config={k: st.column_config.NumberColumn(format="%.3f") for k in ("pearson", "spearman")})
         download_table(pen, f"{ds.name}_category_penalties", key="div_sp_pen_dl",
-                       signature=common_view.signature_text(metrics, dataset=ds, level="segment"))
+                       signature=common_view.signature_text(metrics, dataset=ds, level="segment", tokenize=tokenizer_of(ds)))
 
 
 ds = scope(ds, "div")
+tok = tokenizer_of(ds)  # the word-level metrics' tokenizer, passed to every view that scores
 h = cache_key(ds)  # content hash + tokenizer of this run
 if not ds.systems:
     st.info("The divergence browser needs system outputs with text.")
@@ -171,7 +172,7 @@ with st.expander("Signals", expanded=False):
 settings_caption(settings_of_page(ds), ds)
 add_slot = st.empty()  # the note offering the metrics a first visit of a large dataset leaves out
 try:
-    base = base_signals(ds, h, tuple(criteria), norm)
+    base = base_signals(ds, h, tok, tuple(criteria), norm)
 except Exception as exc:
     show_exception(exc, "Could not collect the human signals")
     st.stop()
@@ -296,7 +297,7 @@ st.dataframe(page_rows.rename(columns={"a": f"a = {a}", "b": f"b = {b}"}), hide_
              column_config={"rank_a": st.column_config.NumberColumn(format="%.2f"),
                             "rank_b": st.column_config.NumberColumn(format="%.2f"),
                             "divergence": st.column_config.NumberColumn(format="%+.2f")})
-div_sig = common_view.signature_text(metrics, f"a={a}; b={b}; normalisation={norm}", dataset=ds, level="segment")
+div_sig = common_view.signature_text(metrics, f"a={a}; b={b}; normalisation={norm}", dataset=ds, level="segment", tokenize=tok)
 if len(view) <= EAGER_ROWS or st.checkbox(f"Prepare the whole ranked table ({len(view):,} rows) for download",
                                           key="div_prepare"):
     download_table(view.rename(columns={"a": a, "b": b}), f"{ds.name}_divergence", key="div_table",
@@ -308,7 +309,7 @@ if st.toggle("Show the scatter of the two ranks", value=False, key="div_show_sca
     if len(shown) < len(view):
         st.caption(f"Showing the {SCATTER_MAX // 5:,} most divergent outputs and a random sample of the rest "
                    f"({len(shown):,} of {len(view):,}).")
-    scatter_sig = common_view.signature_text(metrics, f"a={a}; b={b}", dataset=ds, level="segment")
+    scatter_sig = common_view.signature_text(metrics, f"a={a}; b={b}", dataset=ds, level="segment", tokenize=tok)
     sfig = memo_object("div_scatter", fk + (bool(focus),),
                        lambda: P.with_signature(P.divergence_scatter(shown, a, b), scatter_sig))
     st.plotly_chart(sfig, width="stretch", key="div_scatter")
@@ -333,7 +334,7 @@ try:
     full = sig if not rest and (queen_col is None or queen_col in (a, b)) else \
         assemble(metrics, bool(queen_col), "Collecting the other signals for the detail view ("
                  + ", ".join(rest + (["QUEEN"] if queen_col and queen_col not in (a, b) else [])) + ")…")
-    d = detail(ds, h, row["system"], str(row["seg_id"]), full, sk)
+    d = detail(ds, h, tok, row["system"], str(row["seg_id"]), full, sk)
 except Exception as exc:
     show_exception(exc, "Could not build the detail view")
     st.stop()
@@ -378,4 +379,4 @@ with right:
 pd_export = pd.concat([d["scores"].assign(kind="signal"),
                        d["judgements"].rename(columns={"judgement": "signal", "score": "value"}).assign(kind="judgement")],
                       ignore_index=True)
-download_table(pd_export, f"{ds.name}_detail", key="div_detail", signature=common_view.signature_text(metrics, dataset=ds, level="segment"))
+download_table(pd_export, f"{ds.name}_detail", key="div_detail", signature=common_view.signature_text(metrics, dataset=ds, level="segment", tokenize=tokenizer_of(ds)))

@@ -7,7 +7,7 @@ import streamlit as st
 from evalcore.scoring import defaults as common_view
 from evalcore.present import plots_refs as PR
 from evalcore.analysis import experts as E
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, md, memo, memo_object, show_exception, show_notes
+from pages.common import current_dataset, download_figure, download_table, ensure_shell, md, memo, memo_object, show_exception, show_notes, tokenizer_of
 
 ensure_shell(__file__)
 from pages.common import settings_caption, settings_of_page  # noqa: E402  (the one settings line)
@@ -37,6 +37,7 @@ if not gold:
 if len(gold) == 1:
     st.caption(f"One gold rater ({md(gold[0])}): there is no gold-vs-gold agreement to compare with.")
 h = ds.content_hash()
+tok = tokenizer_of(ds)  # the metric's tokenizer when it splits words
 # the three figures are computed in turn, each drawn before the next is computed: Figure 2 first
 # (the labels only), then the combination curves, then the rankings (the metric scored last)
 try:
@@ -62,7 +63,8 @@ metrics = common_view.available_metrics(ds)
 metric = metric_slot.selectbox("Metric beside them", ["(none)"] + metrics,
                                index=1 + metrics.index("bleu") if "bleu" in metrics else 0, key="ex_metric")
 m = "" if metric == "(none)" else metric
-sig = common_view.signature_text([m] if m else [], "gold: " + ", ".join(gold), dataset=ds, level="system")
+sig = common_view.signature_text([m] if m else [], "gold: " + ", ".join(gold), dataset=ds, level="system",
+                                 tokenize=tok)
 st.dataframe(fig2t, hide_index=True, width="stretch")
 download_table(fig2t, f"{ds.name}_agreement_with_gold", key="ex_fig2_tab", signature=sig)
 st.caption("Agreement: share of (non-expert comparison, gold comparison) pairs of the same two outputs of a segment "
@@ -91,7 +93,7 @@ st.subheader("Ranking the systems")
 try:
     if m:
         with st.spinner(f"Scoring the systems with {md(m)}…"):
-            scores = memo("ex_metric", (h, m), lambda: E.metric_system_scores(ds, m))
+            scores = memo("ex_metric", (h, m, tok), lambda: E.metric_system_scores(ds, m, tok))
     else:
         scores = None
     rres = memo("ex_ranks", (h, criterion, tuple(gold), m), lambda: E.ranking_correlations(labels, scores, m, 5))

@@ -12,7 +12,7 @@ from evalcore.views import likeness_vs_acceptability as likeness_vs_acceptabilit
 from evalcore.scoring import scores as scores_view
 from evalcore.present import plots as P
 from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
-from pages.common import cache_key  # noqa: E402
+from pages.common import cache_key, tokenizer_of  # noqa: E402
 
 ensure_shell(__file__)
 from pages.common import settings_caption, settings_of_page  # noqa: E402  (the one settings line)
@@ -25,22 +25,23 @@ QARLA_NREFS = common_view.qarla_nrefs(ds)  # nrefs of each comparison in the sig
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def search(_ds, h, metrics, method, mode, ties, average, min_coverage=0.95, _progress=None):
+def search(_ds, h, tok, metrics, method, mode, ties, average, min_coverage=0.95, _progress=None):
     r = likeness_vs_acceptability_view.metric_set_search(_ds, list(metrics), method, mode, ties, average, progress=_progress,
-                            min_coverage=min_coverage)
+                            min_coverage=min_coverage, tokenize=tok)
     return {"chosen": r.chosen, "king": r.king, "orange": r.orange, "ranking": r.ranking, "trace": r.trace,
             "excluded": r.excluded}
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def points(_ds, h, metrics, criterion, selected, method, level, mode, norm, ties, average, boot, judged_only=True,
+def points(_ds, h, tok, metrics, criterion, selected, method, level, mode, norm, ties, average, boot, judged_only=True,
            groups=None, _progress=None):
     return likeness_vs_acceptability_view.figure3_points(_ds, list(metrics), criterion, list(selected) if selected else None, method, level,
                               mode, norm, ties, average, boot, progress=_progress, judged_only=judged_only,
-                              groups=groups or likeness_vs_acceptability_view.GROUPS)
+                              groups=groups or likeness_vs_acceptability_view.GROUPS, tokenize=tok)
 
 
 ds = scope(ds, "lva")
+tok = tokenizer_of(ds)  # the word-level metrics' tokenizer, passed to every view that scores
 h = cache_key(ds)  # content hash + tokenizer of this run
 require_judged_multi_reference(ds)
 
@@ -90,7 +91,7 @@ try:
     for i, m in enumerate(metrics):
         what = f"Figure 3: {m} ({i + 1} of {len(metrics)})"
         cb(i / len(metrics), what)
-        parts.append(points(ds, h, (m,), criterion, None, method, level, mode, norm, ties, average, int(boot),
+        parts.append(points(ds, h, tok, (m,), criterion, None, method, level, mode, norm, ties, average, int(boot),
                             judged_only, groups=likeness_vs_acceptability_view.GROUPS[:2],
                             _progress=lambda f, t, i=i, what=what: cb((i + f) / len(metrics), f"{what}: {t}")))
         if ("lva",) + pk not in done and i < len(metrics) - 1:  # the figure so far, while the next metric is scored
@@ -99,7 +100,8 @@ try:
             if i == 0:  # the other metrics' similarities in one pass (shared per-segment work; cached on disk)
                 cb(1 / len(metrics), f"Similarities of the other {len(metrics) - 1} metric(s)…")
                 scores_view.tensors(ds, list(metrics[1:]),
-                                    progress=lambda f, t: cb((1 + 0.8 * f * (len(metrics) - 1)) / len(metrics), t))
+                                    progress=lambda f, t: cb((1 + 0.8 * f * (len(metrics) - 1)) / len(metrics), t),
+                                    tokenize=tok)
     bar.empty()
     done.add(("lva",) + pk)
 except Exception as exc:
@@ -132,7 +134,7 @@ if smethod == "exhaustive" and not run_exhaustive:
     s3.caption("Showing the greedy search until the exhaustive one is run.")
 try:
     bar, cb = progress_bar(f"{smethod} search…")
-    res = search(ds, h, tuple(metrics), smethod, mode, ties, average, min_cov, _progress=cb)
+    res = search(ds, h, tok, tuple(metrics), smethod, mode, ties, average, min_cov, _progress=cb)
     bar.empty()
     if smethod == "exhaustive":
         st.session_state["lva_exhaustive_ran"] = (h, tuple(metrics))
@@ -153,16 +155,16 @@ sk = (h, tuple(metrics), smethod, mode, ties, min_cov)
 if smethod == "greedy":
     tfig = memo("trace", sk, lambda: P.search_trace(tr))
     st.plotly_chart(tfig, width="stretch", key="lva_trace")
-    download_figure(P.with_signature(tfig, common_view.signature_text(metrics, nrefs=QARLA_NREFS)), f"{ds.name}_search_trace",
+    download_figure(P.with_signature(tfig, common_view.signature_text(metrics, nrefs=QARLA_NREFS, tokenize=tok)), f"{ds.name}_search_trace",
                     key="lva_trace_fig")
 with st.expander("Search trace", expanded=smethod == "exhaustive"):
     st.dataframe(tr, hide_index=True, width="stretch")
     download_table(tr, f"{ds.name}_search_{smethod}", key="lva_trace_tab",
-                   signature=common_view.signature_text(metrics, f"mode={mode}; ties={ties}", nrefs=QARLA_NREFS))
+                   signature=common_view.signature_text(metrics, f"mode={mode}; ties={ties}", nrefs=QARLA_NREFS, tokenize=tok))
 
 # ---------------------------------------------------------------- the selected set's point
 try:
-    set_row = points(ds, h, tuple(metrics), criterion, tuple(chosen), method, level, mode, norm, ties, average,
+    set_row = points(ds, h, tok, tuple(metrics), criterion, tuple(chosen), method, level, mode, norm, ties, average,
                      int(boot), judged_only, groups=("selected set",))
 except Exception as exc:
     show_exception(exc, "Could not compute the selected set's point")
@@ -175,7 +177,7 @@ with fig_notes:
         st.caption(f"Correlations over {ns[0]}{'-' + str(ns[-1]) if len(ns) > 1 else ''} of {ds.n_segments} segments.")
     fig = memo("fig3", pk, lambda: P.figure3(pts, f"{method} with {criterion} ({level} level)"))
     fig_slot.plotly_chart(fig, width="stretch", key="lva_fig3")
-    download_figure(P.with_signature(fig, common_view.signature_text(metrics, f"criterion={criterion}; {method}; level={level}", nrefs=QARLA_NREFS)),
+    download_figure(P.with_signature(fig, common_view.signature_text(metrics, f"criterion={criterion}; {method}; level={level}", nrefs=QARLA_NREFS, tokenize=tok)),
                     f"{ds.name}_figure3", key="lva_fig3_dl")
     best_corr = pts.loc[pts["corr"].idxmax()] if pts["corr"].notna().any() else None
     sel = pts[pts["group"] == "selected set"].iloc[0]
@@ -188,4 +190,4 @@ with fig_notes:
                                 if c not in ("group", "label", "metrics", "n", "n_segments")})
     download_table(pts, f"{ds.name}_figure3_points", key="lva_points",
                    signature=common_view.signature_text(metrics, f"criterion={criterion}; {method}; level={level}; "
-                                                       f"normalisation={norm}; QUEEN mode={mode}; ties={ties}", nrefs=QARLA_NREFS))
+                                                       f"normalisation={norm}; QUEEN mode={mode}; ties={ties}", nrefs=QARLA_NREFS, tokenize=tok))

@@ -14,7 +14,7 @@ from evalcore.views import (
 )
 from evalcore.present import plots as P
 from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
-from pages.common import cache_key  # noqa: E402
+from pages.common import cache_key, tokenizer_of  # noqa: E402
 
 ensure_shell(__file__)
 from pages.common import settings_caption, settings_of_page  # noqa: E402  (the one settings line)
@@ -27,17 +27,20 @@ QARLA_NREFS = common_view.qarla_nrefs(ds)  # nrefs of each comparison in the sig
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def greedy_set(_ds, h, metrics, _progress=None):
-    return likeness_vs_acceptability_view.metric_set_search(_ds, list(metrics), "greedy", progress=_progress).chosen
+def greedy_set(_ds, h, tok, metrics, _progress=None):
+    return likeness_vs_acceptability_view.metric_set_search(_ds, list(metrics), "greedy", progress=_progress,
+                                                            tokenize=tok).chosen
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def fig4_points(_ds, h, metric_set, criterion, mode, norm, _progress=None):
-    pts = queen_vs_human_view.queen_human_points(_ds, list(metric_set), criterion, mode, norm, progress=_progress)
+def fig4_points(_ds, h, tok, metric_set, criterion, mode, norm, _progress=None):
+    pts = queen_vs_human_view.queen_human_points(_ds, list(metric_set), criterion, mode, norm, progress=_progress,
+                                                 tokenize=tok)
     return pts, queen_vs_human_view.quadrant_thresholds(_ds, pts, criterion, norm)
 
 
 ds = scope(ds, "qvh")
+tok = tokenizer_of(ds)  # the word-level metrics' tokenizer, passed to every view that scores
 h = cache_key(ds)  # content hash + tokenizer of this run
 require_judged_multi_reference(ds)
 
@@ -57,7 +60,7 @@ try:
             # first metric alone (its similarities are the search's first anyway), replaced below
             crit0 = common_view.default_criterion(ds)
             try:
-                p_pts, (p_h, p_q) = fig4_points(ds, h, defaults[:1], crit0, "auto", "raw")
+                p_pts, (p_h, p_q) = fig4_points(ds, h, tok, defaults[:1], crit0, "auto", "raw")
                 with provisional.container():
                     st.caption(f"Provisional: Figure 4 for QUEEN{{{md(defaults[0])}}} while the greedy KING search "
                                f"selects the metric set over the {len(defaults)} default metrics (it scores every "
@@ -66,7 +69,7 @@ try:
             except Exception:  # provisional only: the search below reports any problem
                 pass
         bar, cb = progress_bar("Selecting the metric set (greedy KING search)…")
-        wanted = greedy_set(ds, h, defaults, _progress=cb)
+        wanted = greedy_set(ds, h, tok, defaults, _progress=cb)
         bar.empty()
         computed_keys().add(("qvh_greedy", h, defaults))
 except Exception as exc:
@@ -86,7 +89,7 @@ if not metric_set:
     st.stop()
 try:
     bar, cb = progress_bar("QUEEN of every output…")
-    pts, (h_thr, q_thr) = fig4_points(ds, h, tuple(metric_set), criterion, mode, norm, _progress=cb)
+    pts, (h_thr, q_thr) = fig4_points(ds, h, tok, tuple(metric_set), criterion, mode, norm, _progress=cb)
     bar.empty()
 except Exception as exc:
     show_exception(exc, "Could not compute QUEEN")
@@ -110,7 +113,7 @@ fk = (h, tuple(metric_set), criterion, mode, norm, round(h_thr, 6), round(q_thr,
 fig = memo("fig4", fk, lambda: P.figure4(pts, h_thr, q_thr, criterion, set_label))
 event = st.plotly_chart(fig, width="stretch", key="qvh_fig4", on_select="rerun",
                         selection_mode=("points", "box", "lasso"))
-download_figure(P.with_signature(fig, common_view.signature_text(metric_set, f"criterion={criterion}; mode={mode}", nrefs=QARLA_NREFS)),
+download_figure(P.with_signature(fig, common_view.signature_text(metric_set, f"criterion={criterion}; mode={mode}", nrefs=QARLA_NREFS, tokenize=tok)),
                 f"{ds.name}_figure4", key="qvh_fig4_dl")
 
 
@@ -151,7 +154,7 @@ if len(quad):
                                 "human": st.column_config.NumberColumn(format="%.2f")})
     download_table(show, f"{ds.name}_quadrant", key="qvh_quad",
                    signature=common_view.signature_text(metric_set, f"criterion={criterion}; human>={h_thr:.3f}; "
-                                                          f"QUEEN<={q_thr:.3f}; mode={mode}", nrefs=QARLA_NREFS))
+                                                          f"QUEEN<={q_thr:.3f}; mode={mode}", nrefs=QARLA_NREFS, tokenize=tok))
     if st.button("Open these outputs in the divergence browser", key="qvh_open_quad"):
         st.session_state["divergence_focus"] = {
             "pairs": list(zip(quad["system"], quad["seg_id"].astype(str))),
@@ -159,4 +162,4 @@ if len(quad):
         st.switch_page("pages/divergence.py")
 with st.expander("All points"):
     st.dataframe(pts, hide_index=True, width="stretch")
-    download_table(pts, f"{ds.name}_figure4_points", key="qvh_points", signature=common_view.signature_text(metric_set, nrefs=QARLA_NREFS))
+    download_table(pts, f"{ds.name}_figure4_points", key="qvh_points", signature=common_view.signature_text(metric_set, nrefs=QARLA_NREFS, tokenize=tok))

@@ -12,7 +12,7 @@ from evalcore.views import judges as judges_view, systems as systems_view
 from evalcore.present import plots as P
 from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo_object, progress_bar, scope, segments_caption, settings_of_page, show_exception, syntax_note
 from pages.common import settings_caption
-from pages.common import cache_key  # noqa: E402
+from pages.common import cache_key, tokenizer_of  # noqa: E402
 
 ensure_shell(__file__)
 st.title("Systems")
@@ -24,18 +24,20 @@ ds = current_dataset()
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def system_table(_ds, h, metrics, criteria, baseline, include_refs, norm, n_boot, test, ref_ids=None,
+def system_table(_ds, h, tok, metrics, criteria, baseline, include_refs, norm, n_boot, test, ref_ids=None,
                  judged_only=None, _progress=None):
     return systems_view.system_table(_ds, list(metrics), list(criteria), baseline, include_refs, norm, n_boot, test,
-                          progress=_progress, ref_ids=list(ref_ids) if ref_ids else None, judged_only=judged_only)
+                          progress=_progress, ref_ids=list(ref_ids) if ref_ids else None, judged_only=judged_only,
+                          tokenize=tok)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def point_table(_ds, h, metrics, criteria, include_refs, norm, ref_ids=None, judged_only=None, _progress=None):
+def point_table(_ds, h, tok, metrics, criteria, include_refs, norm, ref_ids=None, judged_only=None, _progress=None):
     """Scores without CIs or tests (what the page shows first, metric by metric; ``_progress``
     moves the bar while a metric scores, e.g. a neural one)."""
     return systems_view.system_table(_ds, list(metrics), list(criteria), None, include_refs, norm, 0, "bootstrap",
-                          progress=_progress, ref_ids=list(ref_ids) if ref_ids else None, judged_only=judged_only)
+                          progress=_progress, ref_ids=list(ref_ids) if ref_ids else None, judged_only=judged_only,
+                          tokenize=tok)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -51,6 +53,7 @@ def metrics_vs_humans(_ds, h, metrics, criterion, settings, n_boot, test, norm):
 
 
 ds = scope(ds, "systems")
+tok = tokenizer_of(ds)  # the word-level metrics' tokenizer, passed to every view that scores
 h = cache_key(ds)  # content hash + tokenizer of this run
 ds_criteria = ds.criteria  # a property that scans every judgement: read once per run
 notes_box = st.container()  # notes that need the metric modules: filled after the first figure
@@ -127,7 +130,7 @@ progressive = guess is None or ("systems",) + key_of(guess) not in done
 parts = []
 if progressive and criteria:
     try:
-        parts = [point_table(ds, h, (), tuple(criteria), include_refs, norm, ref_ids, judged_only)]
+        parts = [point_table(ds, h, tok, (), tuple(criteria), include_refs, norm, ref_ids, judged_only)]
         show_scores(parts[0], False)
     except Exception as exc:
         show_exception(exc, "Could not compute the human scores")
@@ -159,7 +162,7 @@ if not metrics and not criteria:
 key = key_of(metrics)
 sig = common_view.signature_text(metrics, f"CI: {n_boot} bootstrap resamples of segments; test: {test}; "
                                           f"settings: {page_settings.describe(ds, judged_only or None)}",
-                                 dataset=ds, level="system")
+                                 dataset=ds, level="system", tokenize=tok)
 base_name = None if baseline == "(none)" else baseline
 try:
     if ("systems",) + key not in done and (int(n_boot) or base_name):
@@ -167,17 +170,17 @@ try:
         # CIs and the paired tests under a progress bar
         bar, cb = progress_bar("Corpus scores…")
         if criteria and not parts:
-            parts = [point_table(ds, h, (), tuple(criteria), include_refs, norm, ref_ids, judged_only)]
+            parts = [point_table(ds, h, tok, (), tuple(criteria), include_refs, norm, ref_ids, judged_only)]
             show_scores(parts[0], False)
         for i, m in enumerate(metrics):
             what = f"Corpus scores: {m} ({i + 1} of {len(metrics)})"
             cb(i / max(len(metrics), 1), what)
-            parts.append(point_table(ds, h, (m,), (), include_refs, norm, ref_ids, judged_only,
+            parts.append(point_table(ds, h, tok, (m,), (), include_refs, norm, ref_ids, judged_only,
                                      _progress=lambda f, t, i=i, what=what: cb((i + f) / len(metrics), f"{what}: {t}")))
             show_scores(pd.concat(parts, ignore_index=True), False)
         bar.empty()
     bar, cb = progress_bar(f"Bootstrap CIs ({int(n_boot)} resamples) and paired tests against the baseline…")
-    table = system_table(ds, h, tuple(metrics), tuple(criteria), base_name, include_refs, norm, int(n_boot), test,
+    table = system_table(ds, h, tok, tuple(metrics), tuple(criteria), base_name, include_refs, norm, int(n_boot), test,
                          ref_ids, judged_only, _progress=cb)
     bar.empty()
     done.add(("systems",) + key)
@@ -259,7 +262,8 @@ else:
                      column_config={c: st.column_config.NumberColumn(format="%.4f")
                                     for c in ("value", "ci_low", "ci_high")})
         vs_sig = common_view.signature_text(metrics, f"CI: {int(n_boot)} bootstrap resamples of systems, seed 0; "
-                                            f"settings: {vs['settings']}", dataset=ds, level="system")
+                                            f"settings: {vs['settings']}", dataset=ds, level="system",
+                                            tokenize=tok)
         download_table(vt, f"{ds.name}_metrics_vs_humans", key="sys_vs_tab", signature=vs_sig)
         if len(vs["tests"]):
             st.markdown("**Is the difference between two metrics significant?** One-sided p-value that "
@@ -308,4 +312,4 @@ if ds_criteria:
         ranking_section(ds, rk_crit, "sysrk", ds.name)
 
 with st.expander("Metric signatures"):
-    st.dataframe(common_view.signature_frame(metrics, ds, "system"), hide_index=True, width="stretch")
+    st.dataframe(common_view.signature_frame(metrics, ds, "system", tok), hide_index=True, width="stretch")
