@@ -213,17 +213,15 @@ def md(text) -> str:
     return escape(str(text).replace("\r", " ").replace("\n", " "))
 
 
-def long_segment_note(ds: Dataset, metric_ids) -> None:
+def long_segment_note(ds: Dataset, metric_ids, tokenize: str | None = None) -> None:
     """Say which segments the alignment metrics (TER, WER, ROUGE-L/W/S) refuse because a text
     is longer than their cap (their scores are NaN and left out of corpus scores), in the tokens
-    of the page's tokenizer (:func:`tokenizer_of`)."""
-    from evalcore.metrics.base import get_metric
-    from evalcore.metrics.engine import long_segment_warnings
+    of ``tokenize`` (default: the page's tokenizer, :func:`tokenizer_of`)."""
+    from evalcore.views import queries as Q
 
-    tok = tokenizer_of(ds)
+    query = Q.MetricsQuery(ds.content_hash(), tokenize or tokenizer_of(ds), tuple(metric_ids))
     try:
-        notes = memo("long_segments", (ds.content_hash(), tuple(metric_ids), tok),
-                     lambda: long_segment_warnings(ds, [get_metric(m, tok) for m in metric_ids]))
+        notes = cached(Q.long_segment_notes, query, ds)
     except Exception:  # an unknown metric id: the page reports it where it scores
         return
     for w in notes:
@@ -434,11 +432,6 @@ def computed_keys() -> set:
     return set()
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def _memo(name: str, key: tuple, _thunk):
-    return _thunk()
-
-
 def judged_only_control(ds: Dataset, key: str, container=None) -> bool:
     """The shared "judged segments only" switch of the pages that correlate with humans: on by
     default wherever human judgements exist (:data:`evalcore.scoring.settings.DEFAULTS`), as in the CLI."""
@@ -519,36 +512,39 @@ def segments_caption(table: pd.DataFrame, n_total: int, judged_only: str | None 
     st.caption(f"Metric scores over {what}: {span} of {n_total} segments per system.")
 
 
-def cache_key(ds: Dataset) -> str:
-    """The key of a page's cached results on ``ds``: its content hash and its tokenizer
-    (:func:`tokenizer_of`)."""
-    return f"{ds.content_hash()}|tok:{tokenizer_of(ds)}"
+@st.cache_data(show_spinner=False, max_entries=256)
+def _cached_copy(name: str, key: str, _fn, _query, _data, _progress=None):
+    return _fn(_data, _query) if _progress is None else _fn(_data, _query, progress=_progress)
 
 
-def memo(name: str, key: tuple, _thunk):
-    """Cache a derived object by name + key (content hash and every parameter) + the tokenizer
-    of this run (the sidebar choice changes metric values)."""
-    return _memo(name, tuple(key) + (("tokenize", _sidebar_tokenizer()),), _thunk)
+@st.cache_resource(show_spinner=False, max_entries=256)
+def _cached_shared(name: str, key: str, _fn, _query, _data, _progress=None):
+    return _fn(_data, _query) if _progress is None else _fn(_data, _query, progress=_progress)
 
 
-@st.cache_resource(show_spinner=False, max_entries=128)
-def _memo_object(name: str, key: tuple, _thunk):
-    return _thunk()
+def cached(view_fn, query, data=None, *, progress=None, shared: bool = False):
+    """The one way a page caches what it computes: ``view_fn(data, query)`` (with ``progress=``
+    when given), cached under the view function's name and the query alone.
 
+    ``query`` is the page's frozen dataclass (:mod:`evalcore.views.queries`: dataset content hash,
+    tokenizer, every option), so it is the whole cache key; ``data`` is the unhashed input named
+    by it (the dataset, or a table computed for the same query). ``view_fn`` must be a named
+    function (a lambda has no name to key by). ``shared=False``: st.cache_data, each caller gets
+    its own copy (tables a page may change); ``shared=True``: st.cache_resource, the cached object
+    itself (figures and tables a page only displays: st.cache_data would unpickle and validate a
+    Plotly figure again on every rerun); the caller must not modify it.
 
-def memo_object(name: str, key: tuple, _thunk):
-    """:func:`memo` without the copy: the cached object itself (st.cache_resource), for figures
-    and tables a page only displays. st.cache_data pickles a result and rebuilds it on every
-    read (a Plotly figure is validated again: ~0.1 s each), which a warm rerun pays per object.
-    The caller must not modify the object: a figure gets its signature (``plots.with_signature``)
-    in ``_thunk``, so every rerun sends the same figure (a changed one is drawn again)."""
-    return _memo_object(name, tuple(key) + (("tokenize", _sidebar_tokenizer()),), _thunk)
+    Progress: ``progress`` is a callback of :func:`progress_bar`, which draws in the page's own
+    context, outside the cached function's replay context, so the bar is never recorded and
+    replayed by the cache."""
+    from evalcore.views.queries import check_data, query_key
 
-
-def _sidebar_tokenizer() -> str | None:
-    """The tokenizer of the sidebar's dataset (:func:`tokenizer_of`), part of every memo key."""
-    ds = st.session_state.get("dataset")
-    return tokenizer_of(ds) if ds is not None else None
+    name = getattr(view_fn, "__qualname__", "")
+    if not name or "<lambda>" in name:
+        raise TypeError("cached() needs a named view function (the cache is keyed by its name)")
+    check_data(data, query)
+    run = _cached_shared if shared else _cached_copy  # the key: the function's name and the query's repr
+    return run(f"{view_fn.__module__}.{name}", query_key(query), view_fn, query, data, progress)
 
 
 def terms(*names: str) -> None:
@@ -565,7 +561,7 @@ def ranking_section(ds: Dataset, criterion: str, key: str, name: str) -> None:
     """The human ranking of the systems with significance clusters (WMT24 procedure, methods
     §3.12): the test choice, then, when switched on, the clustered bars, the p-value heatmap and
     the table (Systems and Campaign pages; widget keys prefixed by ``key``)."""
-    from evalcore.views.metatask import system_ranking_figures
+    from evalcore.views import queries as Q
 
     st.caption("System scores macro-averaged over domains, pairwise significance (two-sided Wilcoxon per "
                "domain combined over domains, as WMT24; or paired bootstrap / approximate randomisation), "
@@ -575,8 +571,8 @@ def ranking_section(ds: Dataset, criterion: str, key: str, name: str) -> None:
     if not r3.toggle("Compute the ranking", value=False, key=f"{key}_rank_on"):
         return
     try:
-        table, bars, heat = memo_object(f"{key}_ranking", (ds.content_hash(), criterion, test),
-                                        lambda: system_ranking_figures(ds, criterion, test))
+        table, bars, heat = cached(Q.system_ranking, Q.CriterionQuery(ds.content_hash(), None, criterion, test), ds,
+                                   shared=True)
     except Exception as exc:
         show_exception(exc, "Could not rank the systems")
         return

@@ -5,12 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.scoring import defaults as common_view
-from evalcore.analysis import detail as segment_detail_view
-from evalcore.views import divergence as divergence_view, learn as learn_view
+from evalcore.views import queries as Q
 from evalcore.present import highlight as H
 from evalcore.present import plots as P
 from pages.common import SAMPLE_KEY, download_figure, download_table, ensure_shell, load_choice, md, progress_bar, show_exception
-from pages.common import cache_key, tokenizer_of  # noqa: E402
+from pages.common import cached, tokenizer_of  # noqa: E402
 
 ensure_shell(__file__)
 from pages.common import settings_caption, settings_of_page  # noqa: E402  (the one settings line)
@@ -25,32 +24,6 @@ st.page_link("pages/classroom.py", label="Compare the class's judgements with th
              icon="🧑‍🏫")
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def lessons(_ds, h, tok, parts, _progress=None):
-    return learn_view.lessons(_ds, progress=_progress, parts=parts, tokenize=tok)
-
-
-@st.cache_data(show_spinner=False, max_entries=4)
-def paraphrase_example(_ds, h, tok, system, criterion):
-    """The output of ``system`` BLEU dislikes most relative to the humans, in detail."""
-    sig = divergence_view.signal_table(_ds, ["bleu"], [criterion], per_rater=False, tokenize=tok)
-    div = divergence_view.divergence_table(sig, "metric:bleu", f"human:{criterion}", systems=[system], direction="b_higher")
-    if div.empty:
-        return None
-    row = div.iloc[0]
-    return segment_detail_view.segment_detail(_ds, row["system"], row["seg_id"], sig, tokenize=tok)
-
-
-@st.cache_data(show_spinner=False, max_entries=2)
-def two_verdicts(_ds, h, a, b, criterion):
-    from evalcore.analysis import compare as C
-
-    cmp = C.build(_ds, a, b, ["bleu", "chrf"], [criterion])
-    head = C.headline(cmp, n_bootstrap=1000, n_ar=1000)
-    tags = C.bucket_table(cmp, C.tag_buckets(cmp), "phenomenon tag")
-    return head, tags
-
-
 def span_stop() -> None:
     """Stop 6: BLEU against a rater's error spans, on the chosen dataset when it has spans
     (the bundled sample has none); the two examples are chosen by evalcore.views.learn.span_lesson."""
@@ -63,7 +36,7 @@ def span_stop() -> None:
                 "rows), e.g. WMT24 ESA or WMT21 TED MQM: choose one in the sidebar. The bundled sample has none.")
         return
     try:
-        L6 = span_lesson(cur, cache_key(cur), tokenizer_of(cur))
+        L6 = cached(Q.learn_span_lesson, Q.LearnQuery(cur.content_hash(), tokenizer_of(cur)), cur)
     except Exception as exc:
         show_exception(exc, "Could not choose the examples")
         return
@@ -87,11 +60,6 @@ def span_stop() -> None:
     st.page_link("pages/divergence.py", label="Browse outputs with their error spans", icon="🔎")
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
-def span_lesson(_ds, h, tok):
-    return learn_view.span_lesson(_ds, tokenize=tok)
-
-
 try:
     sample = next(iter(load_choice(SAMPLE_KEY, {"name": None}).values()))
 except Exception as exc:
@@ -104,7 +72,7 @@ if not on_sample:
                "linked pages show the same data.")
 ds = sample
 tok = tokenizer_of(ds)  # the sample's tokenizer (es-en: 13a), whatever the sidebar dataset
-h = cache_key(ds)  # content hash + tokenizer of this run
+h = ds.content_hash()
 settings_caption(settings_of_page(ds), ds)
 st.markdown(f"The sample: {ds.n_segments} Spanish sentences, **{len(ds.ref_ids)} independent human translations** "
             f"each, **{len(ds.systems)} hand-written 'systems'** that each show one behaviour, and judgements of "
@@ -117,7 +85,7 @@ stop = st.radio("Stop of the tour", list(STOPS), format_func=lambda i: f"{i} · 
 st.caption("Each stop computes its numbers when you open it (once; then they are kept).")
 try:
     bar, cb = progress_bar("Computing this stop's lesson…")
-    L = lessons(ds, h, tok, (PART_OF[stop],) if PART_OF[stop] else (), _progress=cb)
+    L = cached(Q.learn_lessons, Q.LearnQuery(h, tok, (PART_OF[stop],) if PART_OF[stop] else ()), ds, progress=cb)
     bar.empty()
 except Exception as exc:
     show_exception(exc, "Could not compute the lessons")
@@ -143,7 +111,7 @@ if stop == 1:
                                     "human": st.column_config.NumberColumn(f"mean {crit}", format="%.2f")})
         download_table(t, "learn_bleu_vs_humans", key="learn_t1", signature=common_view.signature_text(["bleu"], tokenize=tok))
         try:
-            ex = paraphrase_example(ds, h, tok, worst["system"], crit)
+            ex = cached(Q.learn_paraphrase_example, Q.LearnQuery(h, tok, system=worst["system"], criterion=crit), ds)
         except Exception as exc:
             ex = None
             show_exception(exc, "Could not build the example")
@@ -226,7 +194,8 @@ elif stop == 5:
     pair = ("synonyms", "literal")
     if crit and all(s in ds.systems for s in pair):
         try:
-            head, tags = two_verdicts(ds, h, pair[0], pair[1], crit)
+            head, tags = cached(Q.learn_two_verdicts, Q.LearnQuery(h, None, system=pair[0], other=pair[1],
+                                                                   criterion=crit), ds)
         except Exception as exc:
             head = None
             show_exception(exc, "Could not compare the two systems")

@@ -7,6 +7,7 @@ import streamlit as st
 from evalcore.scoring import defaults as common_view
 from evalcore.present import plots_refs as PR
 from evalcore.analysis import references as R
+from evalcore.views import queries as Q
 from pages.common import (
     tokenizer_of,
     current_dataset,
@@ -14,7 +15,7 @@ from pages.common import (
     download_table,
     ensure_shell,
     md,
-    memo,
+    cached,
     progress_bar,
     scope,
     show_exception,
@@ -54,8 +55,8 @@ else:
             # the figure's metric first (drawn at once), then the other metrics of the table
             loo = {}
             bar, cb = progress_bar(f"Scoring the references against each other ({show})…")
-            loo[show] = memo("rf_loo", (h, show, int(n_boot), tok),
-                             lambda: R.leave_one_out(sds, [show], n_boot=int(n_boot), progress=cb, tokenize=tok))
+            query = Q.ReferencesQuery(h, tok, (), int(n_boot))
+            loo[show] = cached(Q.reference_loo, Q.replace(query, metrics=(show,)), sds, progress=cb)
             bar.empty()
             show_notes(loo[show])
             fig = PR.reference_quality(loo[show].table, show)
@@ -65,9 +66,8 @@ else:
             if rest:
                 bar, cb = progress_bar(f"Scoring the references against each other ({', '.join(rest)})…")
                 for i, m in enumerate(rest):
-                    loo[m] = memo("rf_loo", (h, m, int(n_boot), tok),
-                                  lambda m=m, i=i: R.leave_one_out(sds, [m], n_boot=int(n_boot), tokenize=tok,
-                                                                   progress=lambda f, t: cb((i + f) / len(rest), t)))
+                    loo[m] = cached(Q.reference_loo, Q.replace(query, metrics=(m,)), sds,
+                                    progress=lambda f, t, i=i: cb((i + f) / len(rest), t))
                 bar.empty()
             summary = R.combine_loo([loo[m] for m in chosen]).table
             table = summary.assign(signature=summary["metric"].map(lambda m: R.loo_signature(m, len(sds.ref_ids), tok)))
@@ -93,8 +93,7 @@ else:
         share = c3.slider("Flag a reference set when this share of its segments is flagged", 0.0, 1.0, 0.3, 0.05,
                           key="rf_share")
         try:
-            detected = memo("rf_detect", (h, dmetric, float(gap), float(share), tok),
-                            lambda: R.detect_mt(sds, dmetric, float(gap), float(share), tokenize=tok))
+            detected = cached(Q.detect_mt, Q.ReferencesQuery(h, tok, (dmetric,), 0, float(gap), float(share)), sds)
             segs, overall = detected.detail, detected.table
             st.caption(md(detected.method))
             st.dataframe(overall, hide_index=True, width="stretch")
@@ -139,7 +138,8 @@ else:
     cmetrics = c2.multiselect("Metrics to correlate with", common_view.available_metrics(ds),
                               default=[m for m in ("bleu", "chrf") if m in common_view.available_metrics(ds)], key="rc_metrics")
     try:
-        t3res = memo("rc_table", (hc, int(cboot)), lambda: C.results(ds, n_boot=int(cboot)))
+        cquery = Q.ComprehensionQuery(hc, ctok, int(cboot), tuple(cmetrics))
+        t3res = cached(Q.comprehension_results, Q.replace(cquery, tokenize=None, metrics=()), ds)
         t3 = t3res.table
         st.caption(md(t3res.method))
         fig = PR.comprehension_bars(t3)
@@ -148,8 +148,7 @@ else:
         st.dataframe(t3, hide_index=True, width="stretch",
                      column_config={c: st.column_config.NumberColumn(format="%.1f") for c in ("pct_correct", "ci_lo", "ci_hi")})
         download_table(t3, f"{ds.name}_comprehension_table3", key="rc_tab", signature=t3res.method)
-        cres = memo("rc_corr", (hc, int(cboot), tuple(cmetrics), ctok),
-                    lambda: C.correlations(ds, t3, cmetrics, tokenize=ctok))
+        cres = cached(Q.comprehension_correlations, cquery, (ds, t3))
         corr = cres.table
         st.markdown("**System-level correlation of % correct with metrics and human scores**")
         st.caption(md(cres.method))
