@@ -116,7 +116,7 @@ done = computed_keys()
 
 def query_of(metrics) -> Q.CompareQuery:
     """This run's query (its cache key) with ``metrics``."""
-    return Q.CompareQuery(h, tokenize, a, b, tuple(metrics), tuple(criteria), norm, bool(judged_only))
+    return Q.CompareQuery(h, tokenize, a, b, tuple(metrics), tuple(criteria), norm, judged_only)
 
 
 # this session's metrics, or in a new session the default ones (the metric list is not built yet):

@@ -143,3 +143,31 @@ def test_view_model_values_equal_the_views():
         pd.testing.assert_frame_equal(got[tok], want)
     m13, mch = (got[t][got[t]["kind"] == "metric"]["score"].to_numpy() for t in ("13a", "char"))
     assert (abs(m13 - mch) > 1e-6).any()
+
+
+def test_sidebar_tokenizer_reaches_a_qarla_page_explicitly():
+    """The Human-likeness page with the sidebar's tokenizer set to char: its ORANGE/KING table and
+    signatures are those of the view called with ``tokenize="char"`` (the tokenizer travels in the
+    page's query, not in a hidden setting), and differ from 13a's."""
+    from streamlit.testing.v1 import AppTest
+
+    from evalcore.io import load_dataset
+    from evalcore.views.human_likeness import figure1_table
+
+    ds = load_dataset(ROOT / "sample_data" / "teaching_es_en")
+    got = {}
+    for tok in ("char", "13a"):
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+        for k, v in {"tokenize_es-en": tok, "hl_metrics": ["bleu"], "hl_boot": 0}.items():
+            at.session_state[k] = v
+        at.run()
+        at.switch_page("pages/human_likeness.py")
+        at.run()
+        assert not at.exception, [e.message for e in at.exception]
+        table = next(df.value for df in at.dataframe if "king" in df.value.columns).set_index("metric")
+        want = figure1_table(ds, ["bleu"], tokenize=tok).set_index("metric")
+        assert abs(float(table.loc["bleu", "king"]) - float(want.loc["bleu", "king"])) < 1e-12
+        assert abs(float(table.loc["bleu", "orange"]) - float(want.loc["bleu", "orange"])) < 1e-12
+        assert f"tok:{tok}" in table.loc["bleu", "signature"]
+        got[tok] = float(table.loc["bleu", "orange"])
+    assert got["char"] != got["13a"]

@@ -678,7 +678,7 @@ class CompareQuery(Query):
     metrics: tuple[str, ...] = ()
     criteria: tuple[str, ...] = ()
     normalisation: str = "raw"
-    judged_only: bool = False
+    judged_only: bool | None = None  # None: the shared default (Settings.judged_only)
     lengths: bool = False  # the comparison with its token counts
     table: str = "headline"
     n_boot: int = 0
