@@ -6,13 +6,12 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.scoring import defaults as common_view
-from evalcore.present import plots_campaign as PC
-from evalcore.views import campaign as campaign_view
+from evalcore.views import campaign as campaign_view, queries as Q
 from evalcore.analysis import system_level
-from evalcore.analysis.campaign import ALL, STATISTICS, WILLIAMS_STATISTICS, campaign
+from evalcore.analysis.campaign import ALL, STATISTICS, WILLIAMS_STATISTICS
 from evalcore.scoring.settings import DEFAULTS
 from evalcore.stats.registry import label as stat_label
-from pages.common import (computed_keys, download_figure, download_table, ensure_shell, long_segment_note, md, progress_bar, show_exception)
+from pages.common import (cached, computed_keys, download_figure, download_table, ensure_shell, long_segment_note, md, progress_bar, show_exception)
 
 ensure_shell(__file__)
 from pages.common import settings_caption  # noqa: E402  (the one settings line)
@@ -60,50 +59,28 @@ camp_settings = DEFAULTS.with_(judged_only=judged_only, human_systems="include" 
 settings_caption(camp_settings)  # tokenizer: sacreBLEU's default for each pair's target language
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def run_campaign(_coll, hashes, metrics, lps, crit, judged_only, include_human, rank_by):
-    # metric scores from the statistics the Systems page caches on disk per (dataset, metric,
-    # tokenizer, reference set, segments): computed once, whichever page asks first
-    return campaign(_coll, list(metrics), crit, lps=list(lps), include_human=include_human, judged_only=judged_only,
-                    rank_by=rank_by, scorer=system_level.cached_scores)
-
-
-@st.cache_resource(show_spinner=False, max_entries=32)
-def figure(name, key, *params, _build):
-    """A figure of the campaign ``key``, built once per inputs (a rerun reuses it). Read-only."""
-    return _build()
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def signatures(_coll, hashes, lps, metrics, crit):
-    return campaign_view.signature_frame(_coll, list(lps), list(metrics), crit)
-
-
 st.subheader("Systems × language pairs")
 sys_caption = st.empty()
 sys_slot = st.empty()
 sys_dl = st.container()
 human_fig_slot = st.empty()
 human_fig_dl = st.container()
-hashes = tuple(coll[lp].content_hash() for lp in lps)
 crit_v = None if crit.startswith("(") else crit
-args = (tuple(lps), crit_v, judged_only, include_human, rank_by)
+base = Q.CampaignQuery(Q.collection_key(coll, lps), None, (), tuple(lps), crit_v, bool(judged_only),
+                       bool(include_human), rank_by)
 done = computed_keys()
 guess = st.session_state.get("camp_metrics", ["bleu", "chrf"])  # a new session: the default metrics
 try:  # the human scores first: nothing to score, drawn before any metric module is imported
-    first = run_campaign(coll, hashes, (), *args)
+    first = cached(Q.campaign_result, base, coll)
 except Exception as exc:
     show_exception(exc, "Could not compute the human scores")
     st.stop()
-if ("campaign", hashes, tuple(guess)) + args not in done:
+if ("campaign", Q.replace(base, metrics=tuple(guess))) not in done:
     sys_caption.caption("Human scores of every system (mean over the judged segments) and their rank within the "
                         "language pair; the metric columns are being computed and fill in one metric at a time.")
     sys_slot.dataframe(first.wide(), hide_index=True, width="stretch")
-hfig = figure("human", ("campaign", hashes) + args,
-              _build=lambda: PC.human_bars(first.systems, signature=first.signature))
+hfig = cached(Q.campaign_human_figure, base, first, shared=True)
 human_fig_slot.plotly_chart(hfig, width="stretch", key="camp_human_bars")
-from evalcore.present.plots import campaign_bars, with_signature  # noqa: E402  (plotly.express: after the first figure)
-
 with human_fig_dl:
     download_figure(hfig, "campaign_human_scores", key="camp_human_fig")
 
@@ -114,7 +91,8 @@ metrics = metrics_box.multiselect("Metrics", common_view.available_metrics(colle
 if not metrics:
     st.info("Choose at least one metric.")
     st.stop()
-key = ("campaign", hashes, tuple(metrics)) + args
+query = Q.replace(base, metrics=tuple(metrics))
+key = ("campaign", query)
 try:
     if key not in done:
         # one (metric, language pair) at a time into the shared statistics cache; each metric's
@@ -129,10 +107,10 @@ try:
                                        criterion=c if judged_only else None,
                                        progress=lambda f, _t, lo=lo, hi=hi, text=text: cb(lo + (hi - lo) * f, text))
             if k + 1 == len(todo) or todo[k + 1][0] != i:  # metric m is scored on every pair: show its column
-                part = run_campaign(coll, hashes, tuple(metrics[:i + 1]), *args)
+                part = cached(Q.campaign_result, Q.replace(base, metrics=tuple(metrics[:i + 1])), coll)
                 sys_slot.dataframe(part.wide(), hide_index=True, width="stretch")
         bar.empty()
-    res = run_campaign(coll, hashes, tuple(metrics), *args)
+    res = cached(Q.campaign_result, query, coll)
     done.add(key)
 except Exception as exc:
     show_exception(exc, "Could not compute the campaign tables")
@@ -147,8 +125,10 @@ with sys_dl:
     download_table(wide, "campaign_systems", key="camp_sys", signature=sig)
 with st.expander(f"What was computed ({len(res.notes)} note(s))", expanded=False):
     st.markdown("\n".join(f"- {md(n)}" for n in res.notes))
-for lp in lps:  # alignment metrics refuse over-long segments: say which
-    long_segment_note(coll[lp], metrics)
+from evalcore.metrics.tokenize import default_tokenizer  # noqa: E402
+
+for lp in lps:  # alignment metrics refuse over-long segments (in the pair's own tokenizer): say which
+    long_segment_note(coll[lp], metrics, default_tokenizer(lp))
 
 st.subheader("Metric correlations per language pair")
 st.caption(f"Rows `{ALL}`: Pearson and Kendall averaged over the language pairs; accuracy over the pooled pairs of "
@@ -160,7 +140,7 @@ st.dataframe(corr, hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(format="%.3f") for c in STATISTICS})
 download_table(corr, "campaign_correlations", key="camp_corr", signature=sig)
 stat = st.radio("Figure", list(STATISTICS), horizontal=True, key="camp_stat", format_func=stat_label)
-fig = figure("correlations", key, stat, _build=lambda: with_signature(campaign_bars(corr, stat), sig))
+fig = cached(Q.campaign_correlation_figure, Q.replace(query, statistic=stat, signature=sig), res, shared=True)
 st.plotly_chart(fig, width="stretch", key="camp_bars")
 download_figure(fig, "campaign_correlations", key="camp_bars_fig")
 
@@ -177,18 +157,13 @@ sig_stat = s3.selectbox("Statistic", list(WILLIAMS_STATISTICS if sig_test == "wi
                         key="camp_sig_stat", format_func=stat_label)
 
 
-@st.cache_data(show_spinner="Comparing metrics…", max_entries=16)
-def clusters(_res, key, lp, test, statistic):
-    from evalcore.analysis.campaign import metric_clusters
-
-    return metric_clusters(_res, lp, statistic=statistic, test=test)
-
-
 if len(metrics) < 2 or sig_lp is None:
     st.info("Choose at least two metrics to compare them.")
 else:
     try:
-        cl, pairs, sig_notes = clusters(res, key, sig_lp, sig_test, sig_stat)
+        with st.spinner("Comparing metrics…"):
+            cl, pairs, sig_notes = cached(Q.campaign_clusters, Q.replace(query, cluster_lp=sig_lp, test=sig_test,
+                                                                         statistic=sig_stat), res)
         st.dataframe(cl, hide_index=True, width="stretch")
         download_table(cl, f"campaign_clusters_{sig_lp}", key="camp_clusters", signature=sig)
         with st.expander("Pairwise p-values"):
@@ -207,7 +182,7 @@ download_table(res.metric_ranks, "campaign_metric_ranks", key="camp_ranks", sign
 with st.expander("Metric signatures"):
     st.caption("Each language pair's word-level metrics use sacreBLEU's default tokenizer for its target language "
                "(Post 2018).")
-    sigs = signatures(coll, hashes, tuple(lps), tuple(metrics), crit_v)
+    sigs = cached(Q.campaign_signatures, query, coll)
     st.dataframe(sigs, hide_index=True, width="stretch")
     download_table(sigs, "campaign_signatures", key="camp_sigs")
 

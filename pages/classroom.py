@@ -50,9 +50,9 @@ def results():
     st.button("Refresh now", key="cls_refresh")
     try:
         ds = _fresh()
-        from pages.common import apply_tokenizer
+        from pages.common import tokenizer_of
 
-        tok = apply_tokenizer(ds)
+        tok = tokenizer_of(ds)
         o = V.overview(ds, protocol, expert, metrics, tokenize=tok)
     except Exception as exc:
         show_exception(exc, "Could not compute the class's results")

@@ -153,7 +153,8 @@ def sidebar_dataset() -> Dataset | None:
 
 def sidebar_tokenizer(ds: Dataset) -> str:
     """The tokenizer box (one choice per language pair, sacreBLEU's default for the target
-    language preselected) and a caption stating the choice; applies it to this run."""
+    language preselected) and a caption stating the choice; returns the checked choice
+    (:func:`tokenizer_of`), which each page passes on explicitly."""
     from evalcore.scoring.defaults import tokenizer_note
     from evalcore.metrics.tokenize import TOKENIZERS, SPM_TOKENIZERS, default_tokenizer, installed_tokenizers
 
@@ -170,22 +171,22 @@ def sidebar_tokenizer(ds: Dataset) -> str:
                                key=f"tokenize_{ds.lp}", format_func=lambda t: f"{t} (default)" if t == default else t,
                                help="sacreBLEU's tokenizers." + why)
     st.sidebar.caption(md(tokenizer_note(ds, tok)))  # the language pair is user text
-    return apply_tokenizer(ds)
+    return tokenizer_of(ds)
 
 
-def apply_tokenizer(ds: Dataset) -> str:
-    """Make the sidebar choice for this language pair (else sacreBLEU's default for its target
-    language) the tokenizer of every word-level metric in this run (this session only)."""
-    from evalcore.metrics.tokenize import default_tokenizer, set_session_tokenizer
+def tokenizer_of(ds: Dataset) -> str:
+    """The tokenizer of the word-level metrics on ``ds`` in this session: the sidebar choice for
+    its language pair, else sacreBLEU's default for its target language. Nothing is set
+    anywhere: the page passes it (``tokenize=``) to every view that scores, and it is part of
+    the page's query, so of its cache key."""
+    from evalcore.metrics.tokenize import check_installed, default_tokenizer
 
     tok = st.session_state.get(f"tokenize_{ds.lp}") or default_tokenizer(ds.lp)
     try:
-        set_session_tokenizer(tok)
+        return check_installed(tok)
     except ValueError as exc:  # e.g. a tokenizer whose package went away: say so, use the default
         st.warning(str(exc))
-        tok = default_tokenizer(ds.lp)
-        set_session_tokenizer(tok)
-    return tok
+        return default_tokenizer(ds.lp)
 
 
 def syntax_note(ds: Dataset) -> None:
@@ -212,14 +213,15 @@ def md(text) -> str:
     return escape(str(text).replace("\r", " ").replace("\n", " "))
 
 
-def long_segment_note(ds: Dataset, metric_ids) -> None:
+def long_segment_note(ds: Dataset, metric_ids, tokenize: str | None = None) -> None:
     """Say which segments the alignment metrics (TER, WER, ROUGE-L/W/S) refuse because a text
-    is longer than their cap (their scores are NaN and left out of corpus scores)."""
-    from evalcore.metrics.engine import long_segment_warnings
+    is longer than their cap (their scores are NaN and left out of corpus scores), in the tokens
+    of ``tokenize`` (default: the page's tokenizer, :func:`tokenizer_of`)."""
+    from evalcore.views import queries as Q
 
+    query = Q.MetricsQuery(ds.content_hash(), tokenize or tokenizer_of(ds), tuple(metric_ids))
     try:
-        notes = memo("long_segments", (ds.content_hash(), tuple(metric_ids)),
-                     lambda: long_segment_warnings(ds, list(metric_ids)))
+        notes = cached(Q.long_segment_notes, query, ds)
     except Exception:  # an unknown metric id: the page reports it where it scores
         return
     for w in notes:
@@ -361,7 +363,6 @@ def current_dataset() -> Dataset:
     if ds is None:
         st.info("No dataset loaded. Choose one in the sidebar.")
         st.stop()
-    apply_tokenizer(ds)
     return ds
 
 
@@ -408,7 +409,7 @@ def scope(ds: Dataset, key: str) -> Dataset:
     metrics (every page with metrics calls this)."""
     from evalcore.scoring import defaults as common_view
 
-    st.caption(md(common_view.tokenizer_note(ds, apply_tokenizer(ds))) + " Change it in the sidebar.")
+    st.caption(md(common_view.tokenizer_note(ds, tokenizer_of(ds))) + " Change it in the sidebar.")
     if ds.n_segments <= common_view.SAMPLING_OFFERED_ABOVE:
         return ds
     with st.expander(f"Sampling (optional): {ds.n_segments} segments, all used"):
@@ -429,11 +430,6 @@ def computed_keys() -> set:
     that draws its figure step by step while computing (Systems, Human-likeness) draws it once
     when the result is already cached, in any session."""
     return set()
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def _memo(name: str, key: tuple, _thunk):
-    return _thunk()
 
 
 def judged_only_control(ds: Dataset, key: str, container=None) -> bool:
@@ -467,13 +463,11 @@ def settings_of_page(ds: Dataset, judged_only: bool | None = None, include_refs:
                      ref_ids=None, **fields):
     """The :class:`evalcore.scoring.settings.Settings` of this page run: the shared defaults, the
     sidebar's tokenizer, and the page's own choices."""
-    from evalcore.metrics.tokenize import session_tokenizer
+    from evalcore.metrics.tokenize import default_tokenizer
     from evalcore.scoring.settings import DEFAULTS
 
-    from evalcore.metrics.tokenize import default_tokenizer
-
     judged = DEFAULTS.judged_only if judged_only is None else judged_only
-    tok = session_tokenizer()
+    tok = tokenizer_of(ds)
     tok = None if tok == default_tokenizer(ds.lp) else tok  # the default, stated as the CLI states it
     settings = DEFAULTS.with_(judged_only=bool(judged), tokenizer=tok,
                               human_systems="include" if include_refs else "exclude",
@@ -518,35 +512,39 @@ def segments_caption(table: pd.DataFrame, n_total: int, judged_only: str | None 
     st.caption(f"Metric scores over {what}: {span} of {n_total} segments per system.")
 
 
-def cache_key(ds: Dataset) -> str:
-    """The key of a page's cached results on ``ds``: its content hash and this run's tokenizer."""
-    from evalcore.metrics.tokenize import session_tokenizer
-
-    return f"{ds.content_hash()}|tok:{session_tokenizer()}"
+@st.cache_data(show_spinner=False, max_entries=256)
+def _cached_copy(name: str, key: str, _fn, _query, _data, _progress=None):
+    return _fn(_data, _query) if _progress is None else _fn(_data, _query, progress=_progress)
 
 
-def memo(name: str, key: tuple, _thunk):
-    """Cache a derived object by name + key (content hash and every parameter) + the tokenizer
-    of this run (the sidebar choice changes metric values)."""
-    from evalcore.metrics.tokenize import session_tokenizer
-
-    return _memo(name, tuple(key) + (("tokenize", session_tokenizer()),), _thunk)
+@st.cache_resource(show_spinner=False, max_entries=256)
+def _cached_shared(name: str, key: str, _fn, _query, _data, _progress=None):
+    return _fn(_data, _query) if _progress is None else _fn(_data, _query, progress=_progress)
 
 
-@st.cache_resource(show_spinner=False, max_entries=128)
-def _memo_object(name: str, key: tuple, _thunk):
-    return _thunk()
+def cached(view_fn, query, data=None, *, progress=None, shared: bool = False):
+    """The one way a page caches what it computes: ``view_fn(data, query)`` (with ``progress=``
+    when given), cached under the view function's name and the query alone.
 
+    ``query`` is the page's frozen dataclass (:mod:`evalcore.views.queries`: dataset content hash,
+    tokenizer, every option), so it is the whole cache key; ``data`` is the unhashed input named
+    by it (the dataset, or a table computed for the same query). ``view_fn`` must be a named
+    function (a lambda has no name to key by). ``shared=False``: st.cache_data, each caller gets
+    its own copy (tables a page may change); ``shared=True``: st.cache_resource, the cached object
+    itself (figures and tables a page only displays: st.cache_data would unpickle and validate a
+    Plotly figure again on every rerun); the caller must not modify it.
 
-def memo_object(name: str, key: tuple, _thunk):
-    """:func:`memo` without the copy: the cached object itself (st.cache_resource), for figures
-    and tables a page only displays. st.cache_data pickles a result and rebuilds it on every
-    read (a Plotly figure is validated again: ~0.1 s each), which a warm rerun pays per object.
-    The caller must not modify the object: a figure gets its signature (``plots.with_signature``)
-    in ``_thunk``, so every rerun sends the same figure (a changed one is drawn again)."""
-    from evalcore.metrics.tokenize import session_tokenizer
+    Progress: ``progress`` is a callback of :func:`progress_bar`, which draws in the page's own
+    context, outside the cached function's replay context, so the bar is never recorded and
+    replayed by the cache."""
+    from evalcore.views.queries import check_data, query_key
 
-    return _memo_object(name, tuple(key) + (("tokenize", session_tokenizer()),), _thunk)
+    name = getattr(view_fn, "__qualname__", "")
+    if not name or "<lambda>" in name:
+        raise TypeError("cached() needs a named view function (the cache is keyed by its name)")
+    check_data(data, query)
+    run = _cached_shared if shared else _cached_copy  # the key: the function's name and the query's repr
+    return run(f"{view_fn.__module__}.{name}", query_key(query), view_fn, query, data, progress)
 
 
 def terms(*names: str) -> None:
@@ -563,7 +561,7 @@ def ranking_section(ds: Dataset, criterion: str, key: str, name: str) -> None:
     """The human ranking of the systems with significance clusters (WMT24 procedure, methods
     §3.12): the test choice, then, when switched on, the clustered bars, the p-value heatmap and
     the table (Systems and Campaign pages; widget keys prefixed by ``key``)."""
-    from evalcore.views.metatask import system_ranking_figures
+    from evalcore.views import queries as Q
 
     st.caption("System scores macro-averaged over domains, pairwise significance (two-sided Wilcoxon per "
                "domain combined over domains, as WMT24; or paired bootstrap / approximate randomisation), "
@@ -573,8 +571,8 @@ def ranking_section(ds: Dataset, criterion: str, key: str, name: str) -> None:
     if not r3.toggle("Compute the ranking", value=False, key=f"{key}_rank_on"):
         return
     try:
-        table, bars, heat = memo_object(f"{key}_ranking", (ds.content_hash(), criterion, test),
-                                        lambda: system_ranking_figures(ds, criterion, test))
+        table, bars, heat = cached(Q.system_ranking, Q.CriterionQuery(ds.content_hash(), None, criterion, test), ds,
+                                   shared=True)
     except Exception as exc:
         show_exception(exc, "Could not rank the systems")
         return
@@ -607,25 +605,23 @@ def current_collection() -> dict[str, Dataset]:
         st.stop()
 
 
-def span_layers(name: str, ds: Dataset, h: str, system: str, seg_id: str, span_metrics=(), **kw) -> dict:
-    """The span layers of one output (:func:`evalcore.views.spans.output_layers`), memoised
-    under ``name``; the spans each ``xcomet:MODEL`` of ``span_metrics`` predicts are read from
-    the neural cache (left there beside the scores when the page scored the metric) or
-    predicted for this output under a progress bar. The Divergence and Compare pages."""
-    from evalcore.views import spans as spans_view
+def span_layers(ds: Dataset, query) -> dict:
+    """The span layers of one output (:func:`evalcore.views.queries.output_layers` of a
+    ``SpansQuery``) through the one page cache; the spans each ``xcomet:MODEL`` of
+    ``query.metrics`` predicts are read from the neural cache (left there beside the scores when
+    the page scored the metric) or predicted for this output under a progress bar. The
+    Divergence and Compare pages."""
+    from evalcore.views import queries as Q
 
-    def build():
-        bar, cb = progress_bar("Predicting error spans: " + md(", ".join(span_metrics))) if span_metrics else (None, None)
-        what = md(", ".join(span_metrics))
-        try:
-            return spans_view.output_layers(
-                ds, system, seg_id, span_metrics=tuple(span_metrics), **kw,
-                progress=(lambda d, t: cb(d / max(t, 1), f"Predicting error spans: {what} ({d} of {t} rows)"))
-                if cb else None)
-        finally:
-            if bar is not None:
-                bar.empty()
-    return memo_object(name, (h, system, seg_id, tuple(span_metrics), tuple(sorted(kw.items()))), build)
+    what = md(", ".join(query.metrics))
+    bar, cb = progress_bar("Predicting error spans: " + what) if query.metrics else (None, None)
+    try:
+        return cached(Q.output_layers, query, ds, shared=True,
+                      progress=(lambda d, t: cb(d / max(t, 1), f"Predicting error spans: {what} ({d} of {t} rows)"))
+                      if cb else None)
+    finally:
+        if bar is not None:
+            bar.empty()
 
 
 def span_signature_captions(layers: dict, container=None) -> None:

@@ -7,11 +7,12 @@ import pandas as pd
 import streamlit as st
 
 from evalcore.scoring import defaults as common_view
-from evalcore.scoring.scores import known_system_stats
 from evalcore.analysis import compare as C
 from evalcore.present import highlight as H
 from evalcore.present import plots_compare as PC
+from evalcore.views import queries as Q
 from pages.common import (
+    cached,
     current_dataset,
     download_figure,
     computed_keys,
@@ -40,44 +41,19 @@ from evalcore.metrics.tokenize import installed_tokenizers  # noqa: E402
 TOKENIZERS = installed_tokenizers()
 
 
-@st.cache_resource(show_spinner=False, max_entries=24)
-def build(_ds, h, a, b, metrics, criteria, tokenize, norm, judged_only, _progress=None):
+def build(metrics, progress=None):
     """The comparison with ``metrics``: the human comparison first, then one metric at a time
-    (each step cached, so the page shows the headline as the metrics arrive; ``_progress``
+    (each step cached, so the page shows the headline as the metrics arrive; ``progress``
     moves the bar while the last of ``metrics`` scores)."""
     if not metrics:  # the token counts (every text tokenised) wait for the tables that need them
-        return C.build(_ds, a, b, [], list(criteria), tokenize=tokenize, normalisation=norm, judged_only=judged_only,
-                       lengths=False)
-    prev = build(_ds, h, a, b, metrics[:-1], criteria, tokenize, norm, judged_only)
-    # A's and B's statistics from the Systems page's disk cache when it has them (same values)
-    return C.with_metrics(prev, [metrics[-1]], progress=_progress,
-                          known_stats=lambda m: known_system_stats(_ds, m, tokenize))
+        return cached(Q.compare_start, Q.replace(query_of(()), criteria=tuple(criteria)), ds, shared=True)
+    prev = build(metrics[:-1])
+    return cached(Q.compare_add_metric, query_of(metrics), (ds, prev), progress=progress, shared=True)
 
 
-@st.cache_resource(show_spinner=False, max_entries=24)
-def with_lengths(_cmp, key):
-    """The comparison with its token counts (lengths buckets, length ratios and bias)."""
-    return C.with_lengths(_cmp)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def table(_cmp, key, name, n_boot=0, n_ar=0, test="bootstrap"):
-    """One table of the comparison, computed where the page shows it (headline first)."""
-    return C.table(_cmp, name, n_boot, n_ar, test, 0.05, 50)
-
-
-@st.cache_resource(show_spinner=False, max_entries=64)
-def figure(name, key, signature, *params, _build):
-    """A figure of the comparison ``key`` with its signature, built once per inputs: a rerun that
-    changes none of them (e.g. another segment in the side-by-side view) reuses it. Read-only."""
-    from evalcore.present.plots import with_signature
-
-    return with_signature(_build(), signature)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def sbs(_cmp, key, seg_id):
-    return C.side_by_side(_cmp, seg_id)
+def table(cmp, q, name, n_boot=0, n_ar=0, test="bootstrap"):
+    """One table of the comparison ``q``, computed where the page shows it (headline first)."""
+    return cached(Q.compare_table, Q.replace(q, table=name, n_boot=n_boot, n_ar=n_ar, test=test), cmp)
 
 
 if len(ds.systems) < 2:
@@ -138,17 +114,18 @@ win_dl = st.container()
 done = computed_keys()
 
 
-def key_of(metrics) -> tuple:
-    return (h, a, b, tuple(metrics), tuple(criteria), tokenize, norm, judged_only)
+def query_of(metrics) -> Q.CompareQuery:
+    """This run's query (its cache key) with ``metrics``."""
+    return Q.CompareQuery(h, tokenize, a, b, tuple(metrics), tuple(criteria), norm, judged_only)
 
 
 # this session's metrics, or in a new session the default ones (the metric list is not built yet):
 # when that comparison is already computed (any session), the full headline is drawn straight away
 guess = st.session_state.get("cmp_metrics", ["bleu", "chrf", "ter"] if ds.ref_ids else [])
-if criteria and ("compare",) + key_of(guess) + (n_boot, n_ar, test) not in done:
+if criteria and ("compare", query_of(guess), n_boot, n_ar, test) not in done:
     try:  # the human rows first: nothing to score, the metric modules not even imported yet
-        part = build(ds, h, a, b, (), tuple(criteria), tokenize, norm, judged_only)
-        head0 = table(part, key_of(()), "headline", n_boot, n_ar, test)
+        part = build(())
+        head0 = table(part, query_of(()), "headline", n_boot, n_ar, test)
         head_slot.dataframe(head0, hide_index=True, width="stretch", column_config=HEAD_FORMAT)
         # a first figure before any metric is scored: the humans' win rates (replaced below)
         ones = pd.Series(True, index=part.segments.index).to_numpy()
@@ -163,9 +140,9 @@ metrics = metrics_box.multiselect("Metrics", known, default=[m for m in ("bleu",
 if not metrics and not criteria:
     st.info("Choose at least one metric or human criterion under *Signals and tests*.")
     st.stop()
-key = key_of(metrics)
+key = query_of(metrics)
 try:
-    if ("compare",) + key + (n_boot, n_ar, test) not in done:
+    if ("compare", key, n_boot, n_ar, test) not in done:
         # the human rows first (no metric to score), then one metric at a time, each cached
         bar, cb = progress_bar("Scoring both systems…")
         for i in range(len(metrics) + 1):  # every metric, the last one included, is scored under the bar
@@ -175,14 +152,15 @@ try:
                         "as each metric is scored")
                 cb((i - 1) / len(metrics), what)
                 prog = (lambda f, t, i=i, what=what: cb((i - 1 + f) / len(metrics), f"{what}: {t}"))
-            part = build(ds, h, a, b, tuple(metrics[:i]), tuple(criteria), tokenize, norm, judged_only, _progress=prog)
+            part = build(tuple(metrics[:i]), progress=prog)
             if part.signals and 0 < i < len(metrics):  # (i = 0: the human rows, shown above; the last: below)
-                head_slot.dataframe(table(part, key_of(metrics[:i]), "headline", n_boot, n_ar, test),
+                head_slot.dataframe(table(part, query_of(metrics[:i]), "headline", n_boot, n_ar, test),
                                     hide_index=True, width="stretch", column_config=HEAD_FORMAT)
         bar.empty()
-    cmp = with_lengths(build(ds, h, a, b, tuple(metrics), tuple(criteria), tokenize, norm, judged_only), key)
+    cmp = cached(Q.compare_lengths, key, build(tuple(metrics)), shared=True)
+    key = Q.replace(key, lengths=True)  # the tables below are of the comparison with its token counts
     head = table(cmp, key, "headline", n_boot, n_ar, test)
-    done.add(("compare",) + key + (n_boot, n_ar, test))
+    done.add(("compare", query_of(metrics), n_boot, n_ar, test))
 except Exception as exc:
     show_exception(exc, "Could not compare the systems")
     st.stop()
@@ -198,8 +176,8 @@ head_caption.caption(f"**{len(cmp.segments):,} segments** both systems translate
 head_slot.dataframe(head, hide_index=True, width="stretch", column_config=HEAD_FORMAT)
 with head_dl:
     download_table(head, f"{name}_headline", key="cmp_head", signature=sig)
-wfig = figure("win_rates", key, sig, n_boot, n_ar, test, _build=lambda: PC.win_rates(
-    C.bucket_table(cmp, [("all", pd.Series(True, index=cmp.segments.index).to_numpy())], "all"), head, a, b))
+fkey = Q.replace(key, signature=sig)  # the figures carry the signatures
+wfig = cached(Q.compare_win_figure, Q.replace(fkey, n_boot=n_boot, n_ar=n_ar, test=test), (cmp, head), shared=True)
 win_slot.plotly_chart(wfig, width="stretch", key="cmp_win_fig")
 with win_dl:
     download_figure(wfig, f"{name}_win_rates", key="cmp_win_dl")
@@ -210,11 +188,11 @@ seg = table(cmp, key, "segments")
 signal = st.selectbox("Signal", cmp.signals, key="cmp_signal")
 l, r = st.columns(2)
 with l:
-    sfig = figure("scatter", key, sig, signal, _build=lambda: PC.scatter_ab(seg, signal, a, b))
+    sfig = cached(Q.compare_scatter, Q.replace(fkey, signal=signal), seg, shared=True)
     st.plotly_chart(sfig, width="stretch", key="cmp_scatter")
     download_figure(sfig, f"{name}_scatter", key="cmp_scatter_dl")
 with r:
-    hfig = figure("differences", key, sig, signal, _build=lambda: PC.difference_histogram(seg, signal, a, b))
+    hfig = cached(Q.compare_differences, Q.replace(fkey, signal=signal), seg, shared=True)
     st.plotly_chart(hfig, width="stretch", key="cmp_hist")
     download_figure(hfig, f"{name}_differences", key="cmp_hist_dl")
 download_table(seg, f"{name}_segments", key="cmp_segs", signature=sig)
@@ -254,7 +232,7 @@ def compare_spans(ds, h, a: str, b: str, seg_id: str, metrics=()) -> None:
     cols = st.columns(2)
     for col, name, label in ((cols[0], a, "A"), (cols[1], b, "B")):
         try:
-            layers = span_layers("cmp_spans", ds, h, name, seg_id, xc, markers=("bleu",))
+            layers = span_layers(ds, Q.SpansQuery(h, None, name, seg_id, xc, markers=("bleu",)))
         except Exception as exc:
             show_exception(exc, "Could not read the error spans")
             return
@@ -274,7 +252,7 @@ segs = cmp.segments["seg_id"].tolist()
 if pick_seg is None:
     pick_seg = st.selectbox("Segment", segs, key="cmp_seg_pick", format_func=lambda s: f"segment {s}")
 try:
-    d = sbs(cmp, key, str(pick_seg))
+    d = cached(Q.compare_side_by_side, Q.replace(key, seg_id=str(pick_seg)), cmp)
 except Exception as exc:
     show_exception(exc, "Could not build the side-by-side view")
     st.stop()
@@ -334,7 +312,7 @@ st.dataframe(shown, hide_index=True, width="stretch",
                             "score_b": st.column_config.NumberColumn(format="%.3f"),
                             "a_win_rate": st.column_config.NumberColumn(format="%.2f")})
 download_table(bk, f"{name}_buckets", key="cmp_buckets", signature=sig)
-bfig = figure("buckets", key, sig, kind, bsig, _build=lambda: PC.bucket_bars(shown, bsig, a, b))
+bfig = cached(Q.compare_bucket_figure, Q.replace(fkey, bucket_kind=kind, signal=bsig), shown, shared=True)
 st.plotly_chart(bfig, width="stretch", key="cmp_bucket_fig")
 download_figure(bfig, f"{name}_buckets", key="cmp_bucket_dl")
 
@@ -342,7 +320,7 @@ st.subheader("Word F-measure by frequency")
 wf = table(cmp, key, "word_f_by_frequency")
 st.caption("Words pooled over every (segment, reference) pair; a word's frequency is its number of occurrences in "
            "all references of the test set.")
-ffig = figure("word_f", key, sig, _build=lambda: PC.word_f_bars(wf, a, b))
+ffig = cached(Q.compare_word_f_figure, fkey, wf, shared=True)
 st.plotly_chart(ffig, width="stretch", key="cmp_wordf_fig")
 download_figure(ffig, f"{name}_word_f", key="cmp_wordf_dl")
 st.dataframe(wf, hide_index=True, width="stretch")
@@ -379,7 +357,7 @@ if len(lb):
     st.dataframe(lbs, hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ("r_length", "partial_r")})
     download_table(lb, f"{name}_length_bias", key="cmp_lb", signature=sig)
-    lfig = figure("length_bias", key, sig, crit_lb, _build=lambda: PC.length_bias_bars(lbs))
+    lfig = cached(Q.compare_length_bias_figure, Q.replace(fkey, criterion=crit_lb), lbs, shared=True)
     st.plotly_chart(lfig, width="stretch", key="cmp_lb_fig")
     download_figure(lfig, f"{name}_length_bias", key="cmp_lb_dl")
 else:

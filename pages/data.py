@@ -8,36 +8,15 @@ from evalcore.core.dataset import Dataset
 from evalcore.io import FileSource, load_collection
 from evalcore.present.plots import length_histogram
 from evalcore.core.problems import DataError
-from pages.common import SAMPLE_KEY, download_figure, download_table, md, show_exception, show_report, syntax_note
+from evalcore.views import queries as Q
+from pages.common import SAMPLE_KEY, cached, download_figure, download_table, md, show_exception, show_report, syntax_note, tokenizer_of
 
 
 
-@st.cache_data(show_spinner="Scoring…", max_entries=32)
-def segment_scores(ds_hash: str, _ds, metrics: tuple, seg_id: str):
-    """Every system's (and every reference's, against the others) scores on one segment."""
-    from evalcore.metrics.engine import score_table
-
-    sub = _ds.subset(seg_ids=[seg_id])
-    table = score_table(sub, list(metrics), level="segment", include_references=True)
-    wide = table.pivot_table(index="system", columns="metric", values="score", sort=False).reset_index()
-    wide.insert(1, "kind", ["reference (vs the others)" if sub.is_reference(s) else "system" for s in wide["system"]])
-    return wide[["system", "kind"] + [m for m in metrics if m in wide]]
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
-def _wide(ds_hash: str, _ds):
-    return _ds.wide_table()
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
-def _lengths(ds_hash: str, _ds):
-    return _ds.length_table()
-
-
-def metric_signatures(metrics: tuple) -> str:
+def metric_signatures(metrics: tuple, tok: str) -> str:
     from evalcore.scoring.defaults import signature_text
 
-    return signature_text(metrics, level="segment")  # with this run's tokenizer
+    return signature_text(metrics, level="segment", tokenize=tok)  # with the page's tokenizer
 
 
 def _capabilities(ds: Dataset) -> None:
@@ -92,7 +71,7 @@ if ds is not None:
         cols = st.columns(4)
         for i, key in enumerate(["segments", "reference sets", "systems with text", "judgements"]):
             cols[i].metric(key, ov[key])
-        lengths = _lengths(ds.content_hash(), ds)
+        lengths = cached(Q.length_table, Q.Query(ds.content_hash()), ds)
         fig = length_histogram(lengths)
         st.plotly_chart(fig, width="stretch", key="length_hist")
         download_figure(fig, "lengths")
@@ -273,7 +252,7 @@ if ds is None:
 
 # ---------------------------------------------------------------- segments
 with tab_segments:
-    wide = _wide(ds.content_hash(), ds)
+    wide = cached(Q.wide_table, Q.Query(ds.content_hash()), ds)
     query = st.text_input("Search (any text column; case-insensitive)", key="seg_query")
     if query:
         mask = wide.astype(str).apply(lambda col: col.str.contains(query, case=False, regex=False)).any(axis=1)
@@ -307,9 +286,11 @@ with tab_segments:
     syntax_note(ds)
     if chosen:
         try:
-            table = segment_scores(f"{ds.content_hash()}|{metric_signatures(tuple(chosen))}", ds, tuple(chosen), seg)
+            tok = tokenizer_of(ds)
+            with st.spinner("Scoring…"):
+                table = cached(Q.segment_scores_of, Q.SegmentScoresQuery(ds.content_hash(), tok, tuple(chosen), str(seg)), ds)
             st.dataframe(table, hide_index=True, width="stretch")
             download_table(table, f"{ds.name}_{ds.lp}_segment_{seg}_scores", key="segscores",
-                           signature=metric_signatures(tuple(chosen)))
+                           signature=metric_signatures(tuple(chosen), tok))
         except Exception as exc:  # keep running
             show_exception(exc, "Scoring failed")

@@ -10,9 +10,9 @@ from evalcore.scoring import defaults as common_view
 from evalcore.analysis import detail as segment_detail_view
 from evalcore.views import divergence as divergence_view
 from evalcore.present import highlight as H
-from evalcore.present import plots as P
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo_object, progress_bar, scope, show_exception, syntax_note
-from pages.common import cache_key  # noqa: E402
+from pages.common import cached, current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, progress_bar, scope, show_exception, syntax_note
+from pages.common import tokenizer_of  # noqa: E402
+from evalcore.views import queries as Q  # noqa: E402
 
 ensure_shell(__file__)
 from pages.common import settings_caption, settings_of_page  # noqa: E402  (the one settings line)
@@ -30,25 +30,6 @@ SCATTER_MAX = 10000
 KEY = ["system", "seg_id"]
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def base_signals(_ds, h, criteria, norm):
-    """The outputs with their lengths, tags and human/judge signals (no metric: cheap)."""
-    return divergence_view.signal_table(_ds, [], list(criteria), [], norm)
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def metric_signal(_ds, h, metric, _progress=None):
-    """One metric's segment scores as a signal column (the shared cached statistics)."""
-    t = divergence_view.signal_table(_ds, [metric], [], [], progress=_progress)
-    return t[KEY + [c for c in t.columns if c == f"metric:{metric}"]]
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
-def queen_signal(_ds, h, queen_set, _progress=None):
-    t = divergence_view.signal_table(_ds, [], [], list(queen_set), progress=_progress)
-    return t[KEY + [c for c in t.columns if c.startswith("queen:")]]
-
-
 def assemble(needed_metrics, with_queen, text):
     """The signal table (= ``divergence_view.signal_table`` over every chosen signal) restricted to the metric
     columns in ``needed_metrics`` (and the QUEEN column when ``with_queen``), computing only
@@ -58,21 +39,17 @@ def assemble(needed_metrics, with_queen, text):
     base_sig = segment_detail_view.signal_columns(base)
     out = base[[c for c in base.columns if c not in base_sig]]
     for i, m in enumerate(needed_metrics):
-        part = metric_signal(ds, h, m, _progress=(lambda f, t, i=i: cb((i + f) / len(todo), t)))
+        part = cached(Q.divergence_metric, Q.DivergenceQuery(h, tok, (m,)), ds,
+                      progress=(lambda f, t, i=i: cb((i + f) / len(todo), t)))
         out = out.merge(part, on=KEY, how="left")
     out = pd.concat([out, base[base_sig]], axis=1)
     if with_queen:
-        out = out.merge(queen_signal(ds, h, tuple(queen_set),
-                                     _progress=lambda f, t: cb((len(todo) - 1 + f) / len(todo), t)),
+        out = out.merge(cached(Q.divergence_queen, Q.DivergenceQuery(h, tok, queen_set=tuple(queen_set)), ds,
+                               progress=lambda f, t: cb((len(todo) - 1 + f) / len(todo), t)),
                         on=KEY, how="left")
     if bar is not None:
         bar.empty()
     return out
-
-
-@st.cache_data(show_spinner=False, max_entries=256)
-def detail(_ds, h, system, seg_id, _signals, sig_key):
-    return segment_detail_view.segment_detail(_ds, system, seg_id, _signals)
 
 
 # ---------------------------------------------------------------- human error spans (ESA / MQM)
@@ -88,7 +65,7 @@ def spans_detail(ds, h, system: str, seg_id: str, metrics=()) -> None:
     if not spans_view.shows_spans(ds, xc):
         return
     try:
-        layers = span_layers("div_spans", ds, h, system, seg_id, xc)
+        layers = span_layers(ds, Q.SpansQuery(h, tokenizer_of(ds), system, seg_id, xc))
     except Exception as exc:
         show_exception(exc, "Could not read the error spans of this output")
         return
@@ -107,7 +84,6 @@ def spans_detail(ds, h, system: str, seg_id: str, metrics=()) -> None:
 def spans_profiles(ds, h, metrics) -> None:
     """Errors per segment of each system by severity or category (stacked bars + table with
     CIs) and the categories each metric penalises; filters narrow both. Built on request."""
-    from evalcore.present import plots_spans
     from evalcore.views import spans as spans_view
 
     if not spans_view.has_spans(ds):
@@ -121,13 +97,12 @@ def spans_profiles(ds, h, metrics) -> None:
     cats = f2.multiselect("Category (none = all)", opts["category"], key="div_sp_cat")
     raters = f3.multiselect("Rater (none = all)", opts["rater"], key="div_sp_rater")
     by = f4.radio("Split by", ["severity", "category"], horizontal=True, key="div_sp_by")
-    key = (h, tuple(sev), tuple(cats), tuple(raters), by)
-    prof = memo_object("div_sp_prof", key, lambda: spans_view.profile(ds, by, sev or None, cats or None,
-                                                                     raters or None, n_boot=1000))
+    query = Q.SpansQuery(h, None, severities=tuple(sev), categories=tuple(cats), raters=tuple(raters), by=by)
+    prof = cached(Q.span_profile, query, ds, shared=True)
     if prof.empty:
         st.info("No error spans match these filters.")
         return
-    fig = memo_object("div_sp_fig", key, lambda: plots_spans.profile_bars(prof, by))
+    fig = cached(Q.span_profile_figure, query, prof, shared=True)
     st.plotly_chart(fig, width="stretch", key="div_sp_chart")
     download_figure(fig, f"{ds.name}_error_profile", key="div_sp_fig")
     st.dataframe(prof, hide_index=True, width="stretch", key="div_sp_table",
@@ -141,19 +116,19 @@ def spans_profiles(ds, h, metrics) -> None:
                     "scores outputs with that error lower).")
         value = st.radio("Per output, count the errors or sum their MQM weights", ["count", "weight"], horizontal=True,
                          key="div_sp_value")
-        pen = memo_object("div_sp_pen", (h, tuple(metrics), tuple(sev), tuple(raters), value),
-                          lambda: spans_view.penalties(ds, metrics, value=value, severities=sev or None,
-                                                       raters=raters or None))
+        pen = cached(Q.span_penalties, Q.SpansQuery(h, tokenizer_of(ds), metrics=tuple(metrics), severities=tuple(sev),
+                                                    raters=tuple(raters), value=value), ds, shared=True)
         if cats:
             pen = pen[pen["category"].isin(cats)]
         st.dataframe(pen, hide_index=True, width="stretch", key="div_sp_pen",
                      column_config={k: st.column_config.NumberColumn(format="%.3f") for k in ("pearson", "spearman")})
         download_table(pen, f"{ds.name}_category_penalties", key="div_sp_pen_dl",
-                       signature=common_view.signature_text(metrics, dataset=ds, level="segment"))
+                       signature=common_view.signature_text(metrics, dataset=ds, level="segment", tokenize=tokenizer_of(ds)))
 
 
 ds = scope(ds, "div")
-h = cache_key(ds)  # content hash + tokenizer of this run
+tok = tokenizer_of(ds)  # the word-level metrics' tokenizer, passed to every view that scores
+h = ds.content_hash()
 if not ds.systems:
     st.info("The divergence browser needs system outputs with text.")
     st.stop()
@@ -172,7 +147,7 @@ with st.expander("Signals", expanded=False):
 settings_caption(settings_of_page(ds), ds)
 add_slot = st.empty()  # the note offering the metrics a first visit of a large dataset leaves out
 try:
-    base = base_signals(ds, h, tuple(criteria), norm)
+    base = cached(Q.divergence_base, Q.DivergenceQuery(h, None, criteria=tuple(criteria), normalisation=norm), ds)
 except Exception as exc:
     show_exception(exc, "Could not collect the human signals")
     st.stop()
@@ -183,8 +158,8 @@ human_cols = [c for c in segment_detail_view.signal_columns(base) if c.startswit
 if human_cols:
     chosen_b = st.session_state.get("div_b")
     hcol = chosen_b if chosen_b in human_cols else (f"human:{crit0}" if f"human:{crit0}" in human_cols else human_cols[0])
-    hfig = memo_object("div_human_fig", (h, tuple(criteria), norm, hcol), lambda: P.signal_by_system(
-        base, hcol, f"Human scores of each system's outputs ({hcol.split(':', 1)[1]}, {norm})"))
+    hfig = cached(Q.divergence_human_figure, Q.DivergenceQuery(h, None, criteria=tuple(criteria), normalisation=norm,
+                                                               b=hcol), base, shared=True)
     st.plotly_chart(hfig, width="stretch", key="div_human")
     download_figure(hfig, f"{ds.name}_divergence_human_scores", key="div_human_fig")
 
@@ -223,7 +198,7 @@ cols = [f"metric:{m}" for m in metrics] + segment_detail_view.signal_columns(bas
 if len(cols) < 2:
     st.info("Two signals are needed (choose metrics and/or criteria under *Signals*).")
     st.stop()
-sk = (h, tuple(metrics), tuple(criteria), tuple(queen_set), norm)
+sk = Q.DivergenceQuery(h, tok, tuple(metrics), tuple(criteria), tuple(queen_set), norm)
 
 default_a = "metric:bleu" if "metric:bleu" in cols else cols[0]
 default_b = f"human:{crit0}" if f"human:{crit0}" in cols else next(c for c in cols if c != default_a)
@@ -265,9 +240,9 @@ if a == b:
     st.warning("Choose two different signals.")
     st.stop()
 
-fk = sk + (a, b, direction, tuple(systems), tuple(tags), tuple(length), tuple(ranges[0]), tuple(ranges[1]))
-div = memo_object("div", fk, lambda: divergence_view.divergence_table(sig, a, b, systems, tags, tuple(length), tuple(ranges[0]),
-                                                 tuple(ranges[1]), direction))
+fk = Q.replace(sk, a=a, b=b, direction=direction, systems=tuple(systems), tags=tuple(tags), length=tuple(length),
+               range_a=tuple(ranges[0]), range_b=tuple(ranges[1]))
+div = cached(Q.divergence_ranked, fk, sig, shared=True)
 if focus and wanted and not focus.get("pairs"):
     fc1, fc2 = st.columns([4, 1])
     fc1.info(f"Opened from {md(focus.get('source', 'another page'))}.")
@@ -297,7 +272,7 @@ st.dataframe(page_rows.rename(columns={"a": f"a = {a}", "b": f"b = {b}"}), hide_
              column_config={"rank_a": st.column_config.NumberColumn(format="%.2f"),
                             "rank_b": st.column_config.NumberColumn(format="%.2f"),
                             "divergence": st.column_config.NumberColumn(format="%+.2f")})
-div_sig = common_view.signature_text(metrics, f"a={a}; b={b}; normalisation={norm}", dataset=ds, level="segment")
+div_sig = common_view.signature_text(metrics, f"a={a}; b={b}; normalisation={norm}", dataset=ds, level="segment", tokenize=tok)
 if len(view) <= EAGER_ROWS or st.checkbox(f"Prepare the whole ranked table ({len(view):,} rows) for download",
                                           key="div_prepare"):
     download_table(view.rename(columns={"a": a, "b": b}), f"{ds.name}_divergence", key="div_table",
@@ -309,9 +284,8 @@ if st.toggle("Show the scatter of the two ranks", value=False, key="div_show_sca
     if len(shown) < len(view):
         st.caption(f"Showing the {SCATTER_MAX // 5:,} most divergent outputs and a random sample of the rest "
                    f"({len(shown):,} of {len(view):,}).")
-    scatter_sig = common_view.signature_text(metrics, f"a={a}; b={b}", dataset=ds, level="segment")
-    sfig = memo_object("div_scatter", fk + (bool(focus),),
-                       lambda: P.with_signature(P.divergence_scatter(shown, a, b), scatter_sig))
+    scatter_sig = common_view.signature_text(metrics, f"a={a}; b={b}", dataset=ds, level="segment", tokenize=tok)
+    sfig = cached(Q.divergence_scatter, Q.replace(fk, focus=bool(focus), signature=scatter_sig), shown, shared=True)
     st.plotly_chart(sfig, width="stretch", key="div_scatter")
     download_figure(sfig,
                     f"{ds.name}_divergence_scatter", key="div_scatter_fig")
@@ -334,7 +308,7 @@ try:
     full = sig if not rest and (queen_col is None or queen_col in (a, b)) else \
         assemble(metrics, bool(queen_col), "Collecting the other signals for the detail view ("
                  + ", ".join(rest + (["QUEEN"] if queen_col and queen_col not in (a, b) else [])) + ")…")
-    d = detail(ds, h, row["system"], str(row["seg_id"]), full, sk)
+    d = cached(Q.divergence_detail, Q.replace(sk, system=row["system"], seg_id=str(row["seg_id"])), (ds, full))
 except Exception as exc:
     show_exception(exc, "Could not build the detail view")
     st.stop()
@@ -379,4 +353,4 @@ with right:
 pd_export = pd.concat([d["scores"].assign(kind="signal"),
                        d["judgements"].rename(columns={"judgement": "signal", "score": "value"}).assign(kind="judgement")],
                       ignore_index=True)
-download_table(pd_export, f"{ds.name}_detail", key="div_detail", signature=common_view.signature_text(metrics, dataset=ds, level="segment"))
+download_table(pd_export, f"{ds.name}_detail", key="div_detail", signature=common_view.signature_text(metrics, dataset=ds, level="segment", tokenize=tokenizer_of(ds)))

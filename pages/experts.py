@@ -5,9 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.scoring import defaults as common_view
-from evalcore.present import plots_refs as PR
 from evalcore.analysis import experts as E
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, md, memo, memo_object, show_exception, show_notes
+from evalcore.views import queries as Q
+from pages.common import cached, current_dataset, download_figure, download_table, ensure_shell, md, show_exception, show_notes, tokenizer_of
 
 ensure_shell(__file__)
 from pages.common import settings_caption, settings_of_page  # noqa: E402  (the one settings line)
@@ -37,11 +37,13 @@ if not gold:
 if len(gold) == 1:
     st.caption(f"One gold rater ({md(gold[0])}): there is no gold-vs-gold agreement to compare with.")
 h = ds.content_hash()
+tok = tokenizer_of(ds)  # the metric's tokenizer when it splits words
 # the three figures are computed in turn, each drawn before the next is computed: Figure 2 first
 # (the labels only), then the combination curves, then the rankings (the metric scored last)
 try:
-    labels = memo("ex_labels", (h, criterion, tuple(gold)), lambda: E.gold_labels(ds, gold, criterion))
-    fig2t = memo("ex_fig2", (h, criterion, tuple(gold)), lambda: E.rater_vs_gold(labels))
+    query = Q.ExpertsQuery(h, None, criterion, tuple(gold))  # the humans alone: no metric, no tokenizer
+    labels = cached(Q.expert_labels, query, ds)
+    fig2t = cached(Q.experts_vs_gold, query, labels)
 except ValueError as exc:
     st.info(md(str(exc)))
     st.stop()
@@ -52,7 +54,7 @@ except Exception as exc:
 settings_caption(settings_of_page(ds), ds, criterion)
 st.subheader("Each non-expert's agreement with the gold raters")
 if fig2t["p_agree"].notna().any():
-    f2 = memo_object("ex_fig2_fig", (h, criterion, tuple(gold)), lambda: PR.rater_vs_gold(fig2t))
+    f2 = cached(Q.experts_vs_gold_figure, query, fig2t, shared=True)
     st.plotly_chart(f2, width="stretch", key="ex_fig2")
     download_figure(f2, f"{ds.name}_experts_fig2", key="ex_fig2_dl")
 else:  # no figure drawn from nothing
@@ -62,7 +64,8 @@ metrics = common_view.available_metrics(ds)
 metric = metric_slot.selectbox("Metric beside them", ["(none)"] + metrics,
                                index=1 + metrics.index("bleu") if "bleu" in metrics else 0, key="ex_metric")
 m = "" if metric == "(none)" else metric
-sig = common_view.signature_text([m] if m else [], "gold: " + ", ".join(gold), dataset=ds, level="system")
+sig = common_view.signature_text([m] if m else [], "gold: " + ", ".join(gold), dataset=ds, level="system",
+                                 tokenize=tok)
 st.dataframe(fig2t, hide_index=True, width="stretch")
 download_table(fig2t, f"{ds.name}_agreement_with_gold", key="ex_fig2_tab", signature=sig)
 st.caption("Agreement: share of (non-expert comparison, gold comparison) pairs of the same two outputs of a segment "
@@ -70,13 +73,12 @@ st.caption("Agreement: share of (non-expert comparison, gold comparison) pairs o
            "the best (Callison-Burch 2009, Figure 2).")
 
 st.subheader("Combining non-experts")
-cres = memo("ex_curves", (h, criterion, tuple(gold)), lambda: E.combination_curves(labels, 5, 20))
+cres = cached(Q.experts_curves, query, labels)
 curves, ga = cres.table, cres.reference_agreement
 if curves.empty:
     st.info("No item was judged by both the gold raters and a non-expert.")
 else:
-    f1 = memo_object("ex_fig1_fig", (h, criterion, tuple(gold)),
-                     lambda: PR.combination_curves(curves, ga))
+    f1 = cached(Q.experts_curves_figure, query, cres, shared=True)
     st.plotly_chart(f1, width="stretch", key="ex_fig1")
     download_figure(f1, f"{ds.name}_experts_fig1", key="ex_fig1_dl")
     st.dataframe(curves, hide_index=True, width="stretch")
@@ -91,17 +93,18 @@ st.subheader("Ranking the systems")
 try:
     if m:
         with st.spinner(f"Scoring the systems with {md(m)}…"):
-            scores = memo("ex_metric", (h, m), lambda: E.metric_system_scores(ds, m))
+            scores = cached(Q.experts_metric_scores, Q.ExpertsQuery(h, tok, metric=m), ds)
     else:
         scores = None
-    rres = memo("ex_ranks", (h, criterion, tuple(gold), m), lambda: E.ranking_correlations(labels, scores, m, 5))
+    mquery = Q.replace(query, tokenize=tok if m else None, metric=m)
+    rres = cached(Q.experts_rankings, mquery, (labels, scores))
 except Exception as exc:
     show_exception(exc, "Could not rank the systems")
     st.stop()
 ranks = rres.table
 show_notes(rres, notes_as="warning")
 if ranks["rho"].notna().any():
-    f3 = memo_object("ex_fig3_fig", (h, criterion, tuple(gold), m), lambda: PR.ranking_bars(ranks))
+    f3 = cached(Q.experts_rankings_figure, mquery, ranks, shared=True)
     st.plotly_chart(f3, width="stretch", key="ex_fig3")
     download_figure(f3, f"{ds.name}_experts_fig3", key="ex_fig3_dl")
 else:

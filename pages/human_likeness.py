@@ -7,10 +7,10 @@ import pandas as pd
 import streamlit as st
 
 from evalcore.scoring import defaults as common_view
-from evalcore.views import human_likeness as human_likeness_view
+from evalcore.views import queries as Q
 from evalcore.present import plots as P
-from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
-from pages.common import cache_key  # noqa: E402
+from pages.common import cached, computed_keys, current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
+from pages.common import tokenizer_of  # noqa: E402
 
 ensure_shell(__file__)
 from pages.common import settings_caption, settings_of_page  # noqa: E402  (the one settings line)
@@ -22,20 +22,8 @@ ds = current_dataset()
 QARLA_NREFS = common_view.qarla_nrefs(ds)  # nrefs of each comparison in the signatures
 
 
-@st.cache_data(show_spinner=False, max_entries=128)
-def figure1_row(_ds, h, metric, ties, average, bootstrap, _progress=None):
-    """ORANGE and KING of one metric (the rows of Figure 1 are independent, so the page draws
-    the figure as each metric's similarities arrive; ``_progress`` moves the bar meanwhile)."""
-    return human_likeness_view.figure1_table(_ds, [metric], ties, average, bootstrap, progress=_progress)
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def case_tables(_ds, h, metric, ties):
-    return human_likeness_view.king_case_table(_ds, metric, ties)
-
-
 ds = scope(ds, "hl")
-h = cache_key(ds)  # content hash + tokenizer of this run
+tok = tokenizer_of(ds)  # the word-level metrics' tokenizer, passed to every view that scores
 require_judged_multi_reference(ds, judgements=False)
 
 st.markdown(
@@ -58,30 +46,30 @@ if not metrics:
     st.info("Choose at least one metric.")
     st.stop()
 
-key = (h, tuple(metrics), ties, average, int(boot))
+query = Q.HumanLikenessQuery(ds.content_hash(), tok, tuple(metrics), ties, average, int(boot))
 settings_caption(settings_of_page(ds, judged_only=False), ds)  # every segment: QARLA needs no judgement
 fig_slot = st.empty()
 done = computed_keys()
 try:
     bar, cb = progress_bar("Scoring every reference and output against the other references…")
     parts = []
-    for i, m in enumerate(metrics):
+    for i, m in enumerate(metrics):  # the rows of Figure 1 are independent: drawn as each metric arrives
         what = f"ORANGE and KING: {m} ({i + 1} of {len(metrics)}; each reference held out in turn)"
         cb(i / len(metrics), what)
-        parts.append(figure1_row(ds, h, m, ties, average, int(boot),
-                                 _progress=lambda f, t, i=i, what=what: cb((i + f) / len(metrics), f"{what}: {t}")))
-        if ("hl",) + key not in done and i < len(metrics) - 1:  # the figure so far, while the next metric is scored
+        parts.append(cached(Q.human_likeness_rows, Q.replace(query, metrics=(m,)), ds,
+                            progress=lambda f, t, i=i, what=what: cb((i + f) / len(metrics), f"{what}: {t}")))
+        if ("hl", query) not in done and i < len(metrics) - 1:  # the figure so far, while the next metric is scored
             fig_slot.plotly_chart(P.figure1(pd.concat(parts, ignore_index=True)), width="stretch")
     table = pd.concat(parts, ignore_index=True)
     bar.empty()
-    done.add(("hl",) + key)
+    done.add(("hl", query))
 except Exception as exc:
     show_exception(exc, "Could not compute ORANGE and KING")
     st.stop()
 
-fig = memo("fig1", key, lambda: P.figure1(table))
+fig = cached(Q.human_likeness_figure, query, table)
 fig_slot.plotly_chart(fig, width="stretch", key="hl_fig1")
-download_figure(P.with_signature(fig, common_view.signature_text(metrics, f"ties={ties}; average={average}", nrefs=QARLA_NREFS)),
+download_figure(P.with_signature(fig, common_view.signature_text(metrics, f"ties={ties}; average={average}", nrefs=QARLA_NREFS, tokenize=tok)),
                 f"{ds.name}_figure1", key="hl_fig1_dl")
 below = int((table["orange"] < 0.5).sum())
 st.caption(f"{below} of {len(table)} metrics have ORANGE below 0.5: the outputs look *more* like the references "
@@ -94,7 +82,7 @@ st.dataframe(shown, hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(format="%.3f") for c in shown.columns
                             if c not in ("metric", "signature", "n_cases")})
 download_table(shown, f"{ds.name}_orange_king", key="hl_table",
-               signature=common_view.signature_text(metrics, f"ties={ties}; average={average}; bootstrap={boot}", nrefs=QARLA_NREFS))
+               signature=common_view.signature_text(metrics, f"ties={ties}; average={average}; bootstrap={boot}", nrefs=QARLA_NREFS, tokenize=tok))
 
 # ---------------------------------------------------------------- case explorer
 st.subheader("Case explorer")
@@ -104,7 +92,7 @@ e1, e2 = st.columns([1, 2])
 metric = e1.selectbox("Metric", metrics, key="hl_case_metric")
 only_failed = e2.checkbox("Only the cases KING failed", value=True, key="hl_only_failed")
 try:
-    cases, outputs = case_tables(ds, h, metric, ties)
+    cases, outputs = cached(Q.human_likeness_cases, Q.replace(query, metrics=(metric,), bootstrap=0), ds)
 except Exception as exc:
     show_exception(exc, "Could not list the cases")
     st.stop()
@@ -115,7 +103,7 @@ st.dataframe(view, hide_index=True, width="stretch", height=260,
              column_config={"king": st.column_config.NumberColumn(format="%.2f"),
                             "orange": st.column_config.NumberColumn(format="%.2f"),
                             "best_margin": st.column_config.NumberColumn(format="%.3f")})
-download_table(view, f"{ds.name}_king_cases_{metric}", key="hl_cases", signature=common_view.signature_text([metric], nrefs=QARLA_NREFS))
+download_table(view, f"{ds.name}_king_cases_{metric}", key="hl_cases", signature=common_view.signature_text([metric], nrefs=QARLA_NREFS, tokenize=tok))
 if len(view):
     labels = [f"segment {s} · held out {r}" for s, r in zip(view["seg_id"], view["held_out"])]
     pick = st.selectbox("Inspect a case", range(len(view)), format_func=lambda i: labels[i], key="hl_case_pick")

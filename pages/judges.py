@@ -5,9 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.scoring import defaults as common_view
-from evalcore.views import judges as judges_view
-from evalcore.present import plots as P
-from pages.common import current_dataset, download_figure, download_table, ensure_shell, md, memo, memo_object, show_exception
+from evalcore.views import queries as Q
+from pages.common import cached, current_dataset, download_figure, download_table, ensure_shell, md, show_exception
 
 ensure_shell(__file__)
 from pages.common import settings_caption, settings_of_page  # noqa: E402  (the one settings line)
@@ -17,13 +16,6 @@ from pages.common import AGGREGATION_CAPTION, AGGREGATION_COLUMNS  # noqa: E402
 
 terms('z-normalisation', 'percentile normalisation', 'kappa', "Krippendorff's alpha", 'Schulze ranking', 'MQM', 'ESA', 'DA', 'HTER')
 ds = current_dataset()
-
-
-@st.cache_data(show_spinner="Comparing the judges…", max_entries=16)
-def overview(_ds, h, criterion, chance):
-    res = judges_view.judges_overview(_ds, criterion, chance)
-    res.pop("labels", None)
-    return res
 
 
 def _alpha_caption(alpha) -> str:
@@ -56,12 +48,12 @@ chance = c3.selectbox("Chance agreement P(E)", ["uniform", "empirical"], key="jd
 settings_caption(settings_of_page(ds), ds, criterion)
 st.subheader("Score distributions per rater")
 try:
-    dres = memo("dist", (h, criterion, norm), lambda: judges_view.rater_distributions(ds, criterion, norm))
+    dres = cached(Q.rater_distributions, Q.CriterionQuery(h, None, criterion, norm), ds)
     dist = dres.table
 except Exception as exc:
     show_exception(exc, "Could not normalise the scores")
     st.stop()
-fig = memo_object("dist_fig", (h, criterion, norm), lambda: P.rater_distributions(dist, f"{criterion}: raw vs {norm}"))
+fig = cached(Q.rater_distributions_figure, Q.CriterionQuery(h, None, criterion, norm), dist, shared=True)
 st.plotly_chart(fig, width="stretch", key="jd_dist")
 download_figure(fig, f"{ds.name}_rater_distributions", key="jd_dist_fig")
 summary = dres.summary
@@ -77,7 +69,8 @@ st.caption("Raters use the scale differently (some are strict, some lenient, som
 
 # ---------------------------------------------------------------- agreement
 try:
-    ov = overview(ds, h, criterion, chance)
+    with st.spinner("Comparing the judges…"):
+        ov = cached(Q.judges_overview, Q.CriterionQuery(h, None, criterion, chance), ds)
 except Exception as exc:
     show_exception(exc, "Could not compute agreement")
     st.stop()
@@ -125,11 +118,11 @@ else:
 if len(raters) >= 2 and not skip_details:
     left, right = st.columns(2)
     with left:
-        pf = memo_object("pa_fig", (h, criterion, chance), lambda: P.heatmap(ov["pa"], "P(A) between raters (diagonal: intra)", 0, 1, "Blues"))
+        pf = cached(Q.agreement_pa_figure, Q.CriterionQuery(h, None, criterion, chance), ov, shared=True)
         st.plotly_chart(pf, width="stretch", key="jd_pa")
         download_figure(pf, f"{ds.name}_agreement_matrix", key="jd_pa_fig")
     with right:
-        kf = memo_object("k_fig", (h, criterion, chance), lambda: P.heatmap(ov["kappa"], "κ between raters", -1, 1))
+        kf = cached(Q.agreement_kappa_figure, Q.CriterionQuery(h, None, criterion, chance), ov, shared=True)
         st.plotly_chart(kf, width="stretch", key="jd_kappa")
         download_figure(kf, f"{ds.name}_kappa_matrix", key="jd_kappa_fig")
     mat = ov["pa"].reset_index().rename(columns={"index": "rater"})
@@ -142,7 +135,7 @@ if len(raters) >= 2 and not skip_details:
     if len(ov["curve"]):
         st.markdown("**Agreement as judges are added** (Callison-Burch 2009 Fig. 1): each rater in turn is the reference; "
                     "k of the other raters' labels are combined by majority vote.")
-        cf = memo_object("curve_fig", (h, criterion, chance), lambda: P.agreement_curve(ov["curve"]))
+        cf = cached(Q.agreement_curve_figure, Q.CriterionQuery(h, None, criterion, chance), ov, shared=True)
         st.plotly_chart(cf, width="stretch", key="jd_curve")
         download_figure(cf, f"{ds.name}_agreement_curve", key="jd_curve_fig")
         download_table(ov["curve"], f"{ds.name}_agreement_curve_{criterion}", key="jd_curve_tab")
@@ -150,8 +143,7 @@ if len(raters) >= 2 and not skip_details:
 # ---------------------------------------------------------------- consensus + HTER
 st.subheader("Consensus ranking of the judges (Schulze)")
 try:
-    ranked = memo("schulze", (h, criterion), lambda: judges_view.judges_consensus(ds, criterion))
-    cons, support = ranked.table, ranked.support
+    cons, support = cached(Q.judges_consensus, Q.CriterionQuery(h, None, criterion), ds)
     st.caption("Each (rater, segment) is a ballot ranking the outputs that rater scored on that segment "
                f"(Callison-Burch 2009; Schulze 2011, winning votes): {support.summary()}.")
     if support.few:
@@ -163,7 +155,7 @@ except Exception as exc:
     show_exception(exc, "Could not rank the systems")
 
 st.subheader("HTER")
-ht = memo("hter", (h,), lambda: judges_view.hter_table(ds))
+ht = cached(Q.hter_table, Q.Query(h), ds)
 if ht.empty:
     st.caption("No post-edits in this dataset (a `postedits_tokenized.tsv` table enables HTER, methods §5.6).")
 else:

@@ -5,12 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.scoring import defaults as common_view
-from evalcore.analysis import detail as segment_detail_view
-from evalcore.views import divergence as divergence_view, learn as learn_view
+from evalcore.views import queries as Q
 from evalcore.present import highlight as H
 from evalcore.present import plots as P
 from pages.common import SAMPLE_KEY, download_figure, download_table, ensure_shell, load_choice, md, progress_bar, show_exception
-from pages.common import apply_tokenizer, cache_key  # noqa: E402,F401
+from pages.common import cached, tokenizer_of  # noqa: E402
 
 ensure_shell(__file__)
 from pages.common import settings_caption, settings_of_page  # noqa: E402  (the one settings line)
@@ -25,32 +24,6 @@ st.page_link("pages/classroom.py", label="Compare the class's judgements with th
              icon="🧑‍🏫")
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def lessons(_ds, h, parts, _progress=None):
-    return learn_view.lessons(_ds, progress=_progress, parts=parts)
-
-
-@st.cache_data(show_spinner=False, max_entries=4)
-def paraphrase_example(_ds, h, system, criterion):
-    """The output of ``system`` BLEU dislikes most relative to the humans, in detail."""
-    sig = divergence_view.signal_table(_ds, ["bleu"], [criterion], per_rater=False)
-    div = divergence_view.divergence_table(sig, "metric:bleu", f"human:{criterion}", systems=[system], direction="b_higher")
-    if div.empty:
-        return None
-    row = div.iloc[0]
-    return segment_detail_view.segment_detail(_ds, row["system"], row["seg_id"], sig)
-
-
-@st.cache_data(show_spinner=False, max_entries=2)
-def two_verdicts(_ds, h, a, b, criterion):
-    from evalcore.analysis import compare as C
-
-    cmp = C.build(_ds, a, b, ["bleu", "chrf"], [criterion])
-    head = C.headline(cmp, n_bootstrap=1000, n_ar=1000)
-    tags = C.bucket_table(cmp, C.tag_buckets(cmp), "phenomenon tag")
-    return head, tags
-
-
 def span_stop() -> None:
     """Stop 6: BLEU against a rater's error spans, on the chosen dataset when it has spans
     (the bundled sample has none); the two examples are chosen by evalcore.views.learn.span_lesson."""
@@ -62,9 +35,8 @@ def span_stop() -> None:
         st.info("This stop needs a dataset with human error spans (ESA's esa_spans_json column, or MQM error "
                 "rows), e.g. WMT24 ESA or WMT21 TED MQM: choose one in the sidebar. The bundled sample has none.")
         return
-    apply_tokenizer(cur)
     try:
-        L6 = span_lesson(cur, cache_key(cur))
+        L6 = cached(Q.learn_span_lesson, Q.LearnQuery(cur.content_hash(), tokenizer_of(cur)), cur)
     except Exception as exc:
         show_exception(exc, "Could not choose the examples")
         return
@@ -88,11 +60,6 @@ def span_stop() -> None:
     st.page_link("pages/divergence.py", label="Browse outputs with their error spans", icon="🔎")
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
-def span_lesson(_ds, h):
-    return learn_view.span_lesson(_ds)
-
-
 try:
     sample = next(iter(load_choice(SAMPLE_KEY, {"name": None}).values()))
 except Exception as exc:
@@ -104,8 +71,8 @@ if not on_sample:
     st.warning("The tour uses the bundled sample corpus. Choose “sample: teaching es-en” in the sidebar so the "
                "linked pages show the same data.")
 ds = sample
-apply_tokenizer(ds)  # the sample's tokenizer (es-en: 13a), whatever the sidebar dataset
-h = cache_key(ds)  # content hash + tokenizer of this run
+tok = tokenizer_of(ds)  # the sample's tokenizer (es-en: 13a), whatever the sidebar dataset
+h = ds.content_hash()
 settings_caption(settings_of_page(ds), ds)
 st.markdown(f"The sample: {ds.n_segments} Spanish sentences, **{len(ds.ref_ids)} independent human translations** "
             f"each, **{len(ds.systems)} hand-written 'systems'** that each show one behaviour, and judgements of "
@@ -118,7 +85,7 @@ stop = st.radio("Stop of the tour", list(STOPS), format_func=lambda i: f"{i} · 
 st.caption("Each stop computes its numbers when you open it (once; then they are kept).")
 try:
     bar, cb = progress_bar("Computing this stop's lesson…")
-    L = lessons(ds, h, (PART_OF[stop],) if PART_OF[stop] else (), _progress=cb)
+    L = cached(Q.learn_lessons, Q.LearnQuery(h, tok, (PART_OF[stop],) if PART_OF[stop] else ()), ds, progress=cb)
     bar.empty()
 except Exception as exc:
     show_exception(exc, "Could not compute the lessons")
@@ -142,9 +109,9 @@ if stop == 1:
         st.dataframe(t, hide_index=True, width="stretch",
                      column_config={"bleu": st.column_config.NumberColumn("mean sentence BLEU", format="%.1f"),
                                     "human": st.column_config.NumberColumn(f"mean {crit}", format="%.2f")})
-        download_table(t, "learn_bleu_vs_humans", key="learn_t1", signature=common_view.signature_text(["bleu"]))
+        download_table(t, "learn_bleu_vs_humans", key="learn_t1", signature=common_view.signature_text(["bleu"], tokenize=tok))
         try:
-            ex = paraphrase_example(ds, h, worst["system"], crit)
+            ex = cached(Q.learn_paraphrase_example, Q.LearnQuery(h, tok, system=worst["system"], criterion=crit), ds)
         except Exception as exc:
             ex = None
             show_exception(exc, "Could not build the example")
@@ -181,7 +148,7 @@ elif stop == 2:
             f"close to the random {f1['king_random'].mean():.2f} (Amigó et al. 2006 §2.3).")
         fig = P.figure1(f1)
         st.plotly_chart(fig, width="stretch", key="learn_fig1")
-        download_figure(P.with_signature(fig, common_view.signature_text(L["metrics"])), "learn_figure1", key="learn_fig1_dl")
+        download_figure(P.with_signature(fig, common_view.signature_text(L["metrics"], tokenize=tok)), "learn_figure1", key="learn_fig1_dl")
     st.page_link("pages/human_likeness.py", label="Explore ORANGE, KING and the failed cases", icon="👑")
 
 # ---------------------------------------------------------------- 3
@@ -200,7 +167,7 @@ elif stop == 3:
             + " High QUEEN goes with high human scores, but not the reverse (Amigó et al. 2006 Figure 4).")
         fig = P.figure4(pts, q["human_threshold"], q["queen_threshold"], crit, "QUEEN{" + ",".join(L["queen_set"]) + "}")
         st.plotly_chart(fig, width="stretch", key="learn_fig4")
-        download_figure(P.with_signature(fig, common_view.signature_text(L["queen_set"])), "learn_figure4", key="learn_fig4_dl")
+        download_figure(P.with_signature(fig, common_view.signature_text(L["queen_set"], tokenize=tok)), "learn_figure4", key="learn_fig4_dl")
     st.page_link("pages/queen_vs_human.py", label="Select points in Figure 4 and open them", icon="👸")
     st.page_link("pages/likeness_vs_acceptability.py", label="KING vs correlation for every metric (Figure 3)", icon="🎯")
 
@@ -227,7 +194,8 @@ elif stop == 5:
     pair = ("synonyms", "literal")
     if crit and all(s in ds.systems for s in pair):
         try:
-            head, tags = two_verdicts(ds, h, pair[0], pair[1], crit)
+            head, tags = cached(Q.learn_two_verdicts, Q.LearnQuery(h, None, system=pair[0], other=pair[1],
+                                                                   criterion=crit), ds)
         except Exception as exc:
             head = None
             show_exception(exc, "Could not compare the two systems")
@@ -242,7 +210,7 @@ elif stop == 5:
                 "2006; Ananthakrishnan et al. 2007). The Compare page shows where: the segments where BLEU and the humans "
                 "disagree, every reference with the matched n-grams, and the phenomenon buckets.")
             st.dataframe(head, hide_index=True, width="stretch")
-            download_table(head, "learn_compare_headline", key="learn_t5", signature=common_view.signature_text(["bleu", "chrf"]))
+            download_table(head, "learn_compare_headline", key="learn_t5", signature=common_view.signature_text(["bleu", "chrf"], tokenize=tok))
             if st.button(f"Open the Compare page with {pair[0]} vs {pair[1]}", key="learn_open_compare"):
                 st.session_state["cmp_a"], st.session_state["cmp_b"] = pair
                 st.switch_page("pages/compare.py")

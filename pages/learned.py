@@ -15,7 +15,6 @@ from evalcore.learned import store
 from evalcore.learned.humanlike import segment_references
 from evalcore.core.problems import DataError
 from pages.common import current_dataset, download_figure, download_table, progress_bar, show_exception
-from pages.common import cache_key  # noqa: E402
 
 from pages.common import ensure_shell
 
@@ -55,7 +54,7 @@ def default_name(kind: str) -> str:
     return re.sub(r"[^a-z0-9_.\-]+", "-", f"{kind}-{base}".lower()).strip("-.")[:80] or kind
 
 
-h = cache_key(ds)  # content hash + tokenizer of this run
+h = ds.content_hash()  # (training uses its own tokenizer option, not the sidebar's)
 n_multi = sum(1 for refs in segment_references(ds).values() if len(refs) >= 2)
 n_judged = len(LP.judged_segments(ds))
 

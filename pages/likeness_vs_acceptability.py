@@ -8,11 +8,11 @@ import streamlit as st
 
 from evalcore.stats.registry import label as stat_label, names as stat_names
 from evalcore.scoring import defaults as common_view
-from evalcore.views import likeness_vs_acceptability as likeness_vs_acceptability_view
+from evalcore.views import likeness_vs_acceptability as likeness_vs_acceptability_view, queries as Q
 from evalcore.scoring import scores as scores_view
 from evalcore.present import plots as P
-from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
-from pages.common import cache_key  # noqa: E402
+from pages.common import cached, computed_keys, current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
+from pages.common import tokenizer_of  # noqa: E402
 
 ensure_shell(__file__)
 from pages.common import settings_caption, settings_of_page  # noqa: E402  (the one settings line)
@@ -24,24 +24,8 @@ ds = current_dataset()
 QARLA_NREFS = common_view.qarla_nrefs(ds)  # nrefs of each comparison in the signatures
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def search(_ds, h, metrics, method, mode, ties, average, min_coverage=0.95, _progress=None):
-    r = likeness_vs_acceptability_view.metric_set_search(_ds, list(metrics), method, mode, ties, average, progress=_progress,
-                            min_coverage=min_coverage)
-    return {"chosen": r.chosen, "king": r.king, "orange": r.orange, "ranking": r.ranking, "trace": r.trace,
-            "excluded": r.excluded}
-
-
-@st.cache_data(show_spinner=False, max_entries=256)
-def points(_ds, h, metrics, criterion, selected, method, level, mode, norm, ties, average, boot, judged_only=True,
-           groups=None, _progress=None):
-    return likeness_vs_acceptability_view.figure3_points(_ds, list(metrics), criterion, list(selected) if selected else None, method, level,
-                              mode, norm, ties, average, boot, progress=_progress, judged_only=judged_only,
-                              groups=groups or likeness_vs_acceptability_view.GROUPS)
-
-
 ds = scope(ds, "lva")
-h = cache_key(ds)  # content hash + tokenizer of this run
+tok = tokenizer_of(ds)  # the word-level metrics' tokenizer, passed to every view that scores
 require_judged_multi_reference(ds)
 
 st.markdown("Amigó et al. 2006 Figure 3: how well a metric characterises human translations (**KING**, x) against how "
@@ -82,7 +66,8 @@ st.caption("Drawn metric by metric as each metric's similarities and scores arri
            "its own metric); the selected set's point is added after the metric-set search below.")
 fig_slot = st.empty()
 fig_notes = st.container()
-pk = (h, tuple(metrics), criterion, method, level, mode, norm, ties, int(boot), judged_only)
+pk = Q.LikenessQuery(ds.content_hash(), tok, tuple(metrics), criterion, method, level, mode, norm, ties, average,
+                     int(boot), bool(judged_only))
 done = computed_keys()
 try:
     bar, cb = progress_bar("QUEEN values and correlations…")
@@ -90,24 +75,23 @@ try:
     for i, m in enumerate(metrics):
         what = f"Figure 3: {m} ({i + 1} of {len(metrics)})"
         cb(i / len(metrics), what)
-        parts.append(points(ds, h, (m,), criterion, None, method, level, mode, norm, ties, average, int(boot),
-                            judged_only, groups=likeness_vs_acceptability_view.GROUPS[:2],
-                            _progress=lambda f, t, i=i, what=what: cb((i + f) / len(metrics), f"{what}: {t}")))
-        if ("lva",) + pk not in done and i < len(metrics) - 1:  # the figure so far, while the next metric is scored
+        parts.append(cached(Q.likeness_points, Q.replace(pk, metrics=(m,), groups=tuple(likeness_vs_acceptability_view.GROUPS[:2])),
+                            ds, progress=lambda f, t, i=i, what=what: cb((i + f) / len(metrics), f"{what}: {t}")))
+        if ("lva", pk) not in done and i < len(metrics) - 1:  # the figure so far, while the next metric is scored
             fig_slot.plotly_chart(P.figure3(pd.concat(parts, ignore_index=True),
                                             f"{method} with {criterion} ({level} level)"), width="stretch")
             if i == 0:  # the other metrics' similarities in one pass (shared per-segment work; cached on disk)
                 cb(1 / len(metrics), f"Similarities of the other {len(metrics) - 1} metric(s)…")
                 scores_view.tensors(ds, list(metrics[1:]),
-                                    progress=lambda f, t: cb((1 + 0.8 * f * (len(metrics) - 1)) / len(metrics), t))
+                                    progress=lambda f, t: cb((1 + 0.8 * f * (len(metrics) - 1)) / len(metrics), t),
+                                    tokenize=tok)
     bar.empty()
-    done.add(("lva",) + pk)
+    done.add(("lva", pk))
 except Exception as exc:
     show_exception(exc, "Could not compute Figure 3")
     st.stop()
 per_metric = pd.concat(parts, ignore_index=True)
-fig_slot.plotly_chart(memo("fig3_metrics", pk, lambda: P.figure3(per_metric, f"{method} with {criterion} ({level} level)")),
-                      width="stretch")
+fig_slot.plotly_chart(cached(Q.likeness_figure, pk, per_metric), width="stretch")
 
 # ---------------------------------------------------------------- search
 st.subheader("Metric-set search")
@@ -125,17 +109,19 @@ if smethod == "exhaustive" and len(metrics) > 12:
     st.warning("Exhaustive search is limited to 12 metrics; using greedy.")
     smethod = "greedy"
 run_exhaustive = smethod == "exhaustive" and (
-    st.session_state.get("lva_exhaustive_ran") == (h, tuple(metrics))
+    st.session_state.get("lva_exhaustive_ran") == (ds.content_hash(), tok, tuple(metrics))
     or s3.button(f"Run exhaustive search over up to {2 ** len(metrics) - 1} subsets", key="lva_run"))
 if smethod == "exhaustive" and not run_exhaustive:
     smethod = "greedy"
     s3.caption("Showing the greedy search until the exhaustive one is run.")
 try:
     bar, cb = progress_bar(f"{smethod} search…")
-    res = search(ds, h, tuple(metrics), smethod, mode, ties, average, min_cov, _progress=cb)
+    sk = Q.replace(pk, search=smethod, min_coverage=min_cov, criterion=None, method="pearson", level="segment",
+                   normalisation="raw", bootstrap=0, judged_only=True)  # the search needs no human score
+    res = cached(Q.likeness_search, sk, ds, progress=cb)
     bar.empty()
     if smethod == "exhaustive":
-        st.session_state["lva_exhaustive_ran"] = (h, tuple(metrics))
+        st.session_state["lva_exhaustive_ran"] = (ds.content_hash(), tok, tuple(metrics))
 except Exception as exc:
     show_exception(exc, "The search failed")
     st.stop()
@@ -149,33 +135,31 @@ if len(excl):
     st.caption(f"Left out of the search ({len(excl)}): " + "; ".join(
         f"**{md(r.metric)}** (coverage {r.coverage:.3f}): {md(r.reason)}" for r in excl.itertuples(index=False)))
 tr = res["trace"]
-sk = (h, tuple(metrics), smethod, mode, ties, min_cov)
 if smethod == "greedy":
-    tfig = memo("trace", sk, lambda: P.search_trace(tr))
+    tfig = cached(Q.search_trace_figure, sk, tr)
     st.plotly_chart(tfig, width="stretch", key="lva_trace")
-    download_figure(P.with_signature(tfig, common_view.signature_text(metrics, nrefs=QARLA_NREFS)), f"{ds.name}_search_trace",
+    download_figure(P.with_signature(tfig, common_view.signature_text(metrics, nrefs=QARLA_NREFS, tokenize=tok)), f"{ds.name}_search_trace",
                     key="lva_trace_fig")
 with st.expander("Search trace", expanded=smethod == "exhaustive"):
     st.dataframe(tr, hide_index=True, width="stretch")
     download_table(tr, f"{ds.name}_search_{smethod}", key="lva_trace_tab",
-                   signature=common_view.signature_text(metrics, f"mode={mode}; ties={ties}", nrefs=QARLA_NREFS))
+                   signature=common_view.signature_text(metrics, f"mode={mode}; ties={ties}", nrefs=QARLA_NREFS, tokenize=tok))
 
 # ---------------------------------------------------------------- the selected set's point
 try:
-    set_row = points(ds, h, tuple(metrics), criterion, tuple(chosen), method, level, mode, norm, ties, average,
-                     int(boot), judged_only, groups=("selected set",))
+    set_row = cached(Q.likeness_points, Q.replace(pk, selected=tuple(chosen), groups=("selected set",)), ds)
 except Exception as exc:
     show_exception(exc, "Could not compute the selected set's point")
     st.stop()
 pts = pd.concat([per_metric, set_row], ignore_index=True)
 with fig_notes:
-    pk = pk + (tuple(chosen),)
+    pk = Q.replace(pk, selected=tuple(chosen))
     if len(pts):
         ns = sorted({int(x) for x in pts["n_segments"]})
         st.caption(f"Correlations over {ns[0]}{'-' + str(ns[-1]) if len(ns) > 1 else ''} of {ds.n_segments} segments.")
-    fig = memo("fig3", pk, lambda: P.figure3(pts, f"{method} with {criterion} ({level} level)"))
+    fig = cached(Q.likeness_figure, pk, pts)
     fig_slot.plotly_chart(fig, width="stretch", key="lva_fig3")
-    download_figure(P.with_signature(fig, common_view.signature_text(metrics, f"criterion={criterion}; {method}; level={level}", nrefs=QARLA_NREFS)),
+    download_figure(P.with_signature(fig, common_view.signature_text(metrics, f"criterion={criterion}; {method}; level={level}", nrefs=QARLA_NREFS, tokenize=tok)),
                     f"{ds.name}_figure3", key="lva_fig3_dl")
     best_corr = pts.loc[pts["corr"].idxmax()] if pts["corr"].notna().any() else None
     sel = pts[pts["group"] == "selected set"].iloc[0]
@@ -188,4 +172,4 @@ with fig_notes:
                                 if c not in ("group", "label", "metrics", "n", "n_segments")})
     download_table(pts, f"{ds.name}_figure3_points", key="lva_points",
                    signature=common_view.signature_text(metrics, f"criterion={criterion}; {method}; level={level}; "
-                                                       f"normalisation={norm}; QUEEN mode={mode}; ties={ties}", nrefs=QARLA_NREFS))
+                                                       f"normalisation={norm}; QUEEN mode={mode}; ties={ties}", nrefs=QARLA_NREFS, tokenize=tok))

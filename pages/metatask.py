@@ -6,9 +6,8 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.scoring import defaults as common_view
-from evalcore.views import metatask as view
-from pages.common import (download_figure, download_table, ensure_shell, md, memo,
-                          memo_object, show_exception)
+from evalcore.views import metatask as view, queries as Q
+from pages.common import cached, download_figure, download_table, ensure_shell, md, show_exception
 
 ensure_shell(__file__)
 from pages.common import settings_caption  # noqa: E402  (the one settings line)
@@ -55,12 +54,13 @@ if not lps or not metrics:
     st.info("Choose at least one language pair and one metric.")
     st.stop()
 
-hashes = tuple(coll[lp].content_hash() for lp in lps)
-key = (hashes, task, tuple(lps), tuple(metrics), human_v, judged_only, k)
+# each pair's tokenizer is sacreBLEU's default for its target language (the task's own rule)
+query = Q.MetataskQuery(Q.collection_key(coll, lps), None, task, tuple(lps), tuple(metrics), human_v,
+                        bool(judged_only), k)
 try:
     with st.spinner("Scoring and computing the task table…"):
-        res, notes, sig = memo("mt_result", key, lambda: view.compute(coll, task, metrics, lps=lps, human=human_v,
-                                                                      judged_only=judged_only, k=k))
+        result = cached(Q.metatask_result, query, coll)
+        res, notes, sig = result
 except Exception as exc:
     show_exception(exc, "Could not compute the task table")
     st.stop()
@@ -68,7 +68,7 @@ except Exception as exc:
 st.subheader("Leaderboard")
 settings_caption(metatask_settings_line(judged_only))
 table = view.leaderboard(res)
-lead = memo_object("mt_lead_fig", key, lambda: view.leaderboard_figure(res, signature=sig))
+lead = cached(Q.metatask_leaderboard_figure, query, result, shared=True)
 st.plotly_chart(lead, width="stretch", key="mt_lead")
 download_figure(lead, f"metatask_{task}_leaderboard", key="mt_lead_dl")
 st.dataframe(table, hide_index=True, width="stretch")
@@ -100,12 +100,9 @@ with st.expander(f"What was computed ({len(notes)} note(s))", expanded=False):
 st.subheader("Values per sub-task")
 ci = None
 if want_ci:
-    from evalcore.analysis.metatask import subtask_cis  # noqa: E402
-
     with st.spinner("Bootstrapping the segments…"):
-        ci = memo("mt_ci", key, lambda: subtask_cis(res, n_boot=100))
-values_fig = memo_object("mt_ci_fig" if ci else "mt_values_fig", key,
-                         lambda: view.values_figure(res, ci, signature=sig))
+        ci = cached(Q.metatask_cis, query, result)
+values_fig = cached(Q.metatask_values_figure, Q.replace(query, with_ci=bool(ci)), result + (ci,), shared=True)
 st.plotly_chart(values_fig, width="stretch", key="mt_values")
 download_figure(values_fig, f"metatask_{task}_values", key="mt_values_dl")
 st.caption("SPA: soft pairwise accuracy (Thompson et al. 2024); acc23/item+tie: segment-level pairwise accuracy "

@@ -16,9 +16,9 @@ from pages.common import terms  # noqa: E402
 
 terms("segment", "reference set", "tokenizer", "signature")
 ds = current_dataset()
-from pages.common import apply_tokenizer  # noqa: E402
+from pages.common import tokenizer_of  # noqa: E402
 
-tok = apply_tokenizer(ds)
+tok = tokenizer_of(ds)
 st.caption("Edit the candidate translation and see each metric's sentence score against the references, "
            "what each reference contributes (the score with that reference left out) and which n-grams "
            "match. Scores update when the box loses focus or on Ctrl+Enter. The tokenizer of the word-level "

@@ -8,13 +8,10 @@ import numpy as np
 import streamlit as st
 
 from evalcore.scoring import defaults as common_view
-from evalcore.views import (
-    likeness_vs_acceptability as likeness_vs_acceptability_view,
-    queen_vs_human as queen_vs_human_view,
-)
+from evalcore.views import queen_vs_human as queen_vs_human_view, queries as Q
 from evalcore.present import plots as P
-from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, memo, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
-from pages.common import cache_key  # noqa: E402
+from pages.common import cached, computed_keys, current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
+from pages.common import tokenizer_of  # noqa: E402
 
 ensure_shell(__file__)
 from pages.common import settings_caption, settings_of_page  # noqa: E402  (the one settings line)
@@ -26,19 +23,9 @@ ds = current_dataset()
 QARLA_NREFS = common_view.qarla_nrefs(ds)  # nrefs of each comparison in the signatures
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def greedy_set(_ds, h, metrics, _progress=None):
-    return likeness_vs_acceptability_view.metric_set_search(_ds, list(metrics), "greedy", progress=_progress).chosen
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def fig4_points(_ds, h, metric_set, criterion, mode, norm, _progress=None):
-    pts = queen_vs_human_view.queen_human_points(_ds, list(metric_set), criterion, mode, norm, progress=_progress)
-    return pts, queen_vs_human_view.quadrant_thresholds(_ds, pts, criterion, norm)
-
-
 ds = scope(ds, "qvh")
-h = cache_key(ds)  # content hash + tokenizer of this run
+tok = tokenizer_of(ds)  # the word-level metrics' tokenizer, passed to every view that scores
+base = Q.QueenVsHumanQuery(ds.content_hash(), tok)
 require_judged_multi_reference(ds)
 
 st.markdown("Amigó et al. 2006 Figure 4: **QUEEN** (how human-like an output is: the probability that, for every metric of "
@@ -52,12 +39,13 @@ provisional = st.empty()
 try:
     if not wanted:
         defaults = tuple(common_view.default_metrics(ds))
-        if defaults and ("qvh_greedy", h, defaults) not in computed_keys():
+        greedy_q = Q.replace(base, metrics=defaults)
+        if defaults and ("qvh_greedy", greedy_q) not in computed_keys():
             # the search needs every default metric's similarities: first a provisional Figure 4 for the
             # first metric alone (its similarities are the search's first anyway), replaced below
             crit0 = common_view.default_criterion(ds)
             try:
-                p_pts, (p_h, p_q) = fig4_points(ds, h, defaults[:1], crit0, "auto", "raw")
+                p_pts, (p_h, p_q) = cached(Q.queen_points, Q.replace(base, metrics=defaults[:1], criterion=crit0), ds)
                 with provisional.container():
                     st.caption(f"Provisional: Figure 4 for QUEEN{{{md(defaults[0])}}} while the greedy KING search "
                                f"selects the metric set over the {len(defaults)} default metrics (it scores every "
@@ -66,9 +54,9 @@ try:
             except Exception:  # provisional only: the search below reports any problem
                 pass
         bar, cb = progress_bar("Selecting the metric set (greedy KING search)…")
-        wanted = greedy_set(ds, h, defaults, _progress=cb)
+        wanted = cached(Q.greedy_metric_set, greedy_q, ds, progress=cb)
         bar.empty()
-        computed_keys().add(("qvh_greedy", h, defaults))
+        computed_keys().add(("qvh_greedy", greedy_q))
 except Exception as exc:
     show_exception(exc, "Could not select a metric set")
     wanted = common_view.default_metrics(ds)[:1]
@@ -86,7 +74,8 @@ if not metric_set:
     st.stop()
 try:
     bar, cb = progress_bar("QUEEN of every output…")
-    pts, (h_thr, q_thr) = fig4_points(ds, h, tuple(metric_set), criterion, mode, norm, _progress=cb)
+    query = Q.replace(base, metrics=tuple(metric_set), criterion=criterion, mode=mode, normalisation=norm)
+    pts, (h_thr, q_thr) = cached(Q.queen_points, query, ds, progress=cb)
     bar.empty()
 except Exception as exc:
     show_exception(exc, "Could not compute QUEEN")
@@ -105,12 +94,10 @@ h_thr = t1.slider(f"Acceptable: {md(criterion)} ≥", lo, hi if hi > lo else lo 
                                        "acceptable as three in four human translations), else the 75th percentile.")
 q_thr = t2.slider("Not human-like: QUEEN ≤", 0.0, 1.0, float(np.clip(q_thr, 0, 1)), 0.01, key="qvh_qthr",
                   help="Default: the median QUEEN of the points.")
-set_label = "QUEEN{" + ",".join(metric_set) + "}"
-fk = (h, tuple(metric_set), criterion, mode, norm, round(h_thr, 6), round(q_thr, 6))
-fig = memo("fig4", fk, lambda: P.figure4(pts, h_thr, q_thr, criterion, set_label))
+fig = cached(Q.queen_figure, Q.replace(query, human_threshold=float(h_thr), queen_threshold=float(q_thr)), pts)
 event = st.plotly_chart(fig, width="stretch", key="qvh_fig4", on_select="rerun",
                         selection_mode=("points", "box", "lasso"))
-download_figure(P.with_signature(fig, common_view.signature_text(metric_set, f"criterion={criterion}; mode={mode}", nrefs=QARLA_NREFS)),
+download_figure(P.with_signature(fig, common_view.signature_text(metric_set, f"criterion={criterion}; mode={mode}", nrefs=QARLA_NREFS, tokenize=tok)),
                 f"{ds.name}_figure4", key="qvh_fig4_dl")
 
 
@@ -151,7 +138,7 @@ if len(quad):
                                 "human": st.column_config.NumberColumn(format="%.2f")})
     download_table(show, f"{ds.name}_quadrant", key="qvh_quad",
                    signature=common_view.signature_text(metric_set, f"criterion={criterion}; human>={h_thr:.3f}; "
-                                                          f"QUEEN<={q_thr:.3f}; mode={mode}", nrefs=QARLA_NREFS))
+                                                          f"QUEEN<={q_thr:.3f}; mode={mode}", nrefs=QARLA_NREFS, tokenize=tok))
     if st.button("Open these outputs in the divergence browser", key="qvh_open_quad"):
         st.session_state["divergence_focus"] = {
             "pairs": list(zip(quad["system"], quad["seg_id"].astype(str))),
@@ -159,4 +146,4 @@ if len(quad):
         st.switch_page("pages/divergence.py")
 with st.expander("All points"):
     st.dataframe(pts, hide_index=True, width="stretch")
-    download_table(pts, f"{ds.name}_figure4_points", key="qvh_points", signature=common_view.signature_text(metric_set, nrefs=QARLA_NREFS))
+    download_table(pts, f"{ds.name}_figure4_points", key="qvh_points", signature=common_view.signature_text(metric_set, nrefs=QARLA_NREFS, tokenize=tok))

@@ -7,13 +7,15 @@ import streamlit as st
 from evalcore.scoring import defaults as common_view
 from evalcore.present import plots_refs as PR
 from evalcore.analysis import references as R
+from evalcore.views import queries as Q
 from pages.common import (
+    tokenizer_of,
     current_dataset,
     download_figure,
     download_table,
     ensure_shell,
     md,
-    memo,
+    cached,
     progress_bar,
     scope,
     show_exception,
@@ -40,6 +42,7 @@ if len(ds.ref_ids) < 2:
 else:
     sds = scope(ds, "rf")
     h = sds.content_hash()
+    tok = tokenizer_of(sds)  # the word-level metrics' tokenizer, passed to every view that scores
     metrics = common_view.available_metrics(sds)
     text_metrics = [m for m in metrics if m in ("bleu", "chrf", "chrf++", "ter")] or metrics[:1]
     c1, c2 = st.columns(2)
@@ -52,8 +55,8 @@ else:
             # the figure's metric first (drawn at once), then the other metrics of the table
             loo = {}
             bar, cb = progress_bar(f"Scoring the references against each other ({show})…")
-            loo[show] = memo("rf_loo", (h, show, int(n_boot)),
-                             lambda: R.leave_one_out(sds, [show], n_boot=int(n_boot), progress=cb))
+            query = Q.ReferencesQuery(h, tok, (), int(n_boot))
+            loo[show] = cached(Q.reference_loo, Q.replace(query, metrics=(show,)), sds, progress=cb)
             bar.empty()
             show_notes(loo[show])
             fig = PR.reference_quality(loo[show].table, show)
@@ -63,15 +66,15 @@ else:
             if rest:
                 bar, cb = progress_bar(f"Scoring the references against each other ({', '.join(rest)})…")
                 for i, m in enumerate(rest):
-                    loo[m] = memo("rf_loo", (h, m, int(n_boot)),
-                                  lambda m=m, i=i: R.leave_one_out(sds, [m], n_boot=int(n_boot),
-                                                                   progress=lambda f, t: cb((i + f) / len(rest), t)))
+                    loo[m] = cached(Q.reference_loo, Q.replace(query, metrics=(m,)), sds,
+                                    progress=lambda f, t, i=i: cb((i + f) / len(rest), t))
                 bar.empty()
             summary = R.combine_loo([loo[m] for m in chosen]).table
-            table = summary.assign(signature=summary["metric"].map(lambda m: R.loo_signature(m, len(sds.ref_ids))))
+            table = summary.assign(signature=summary["metric"].map(lambda m: R.loo_signature(m, len(sds.ref_ids), tok)))
             st.dataframe(table, hide_index=True, width="stretch")
             download_table(table, f"{ds.name}_reference_quality", key="rf_tab",
-                           signature=common_view.signature_text(chosen, f"leave-one-out over {len(sds.ref_ids)} reference sets"))
+                           signature=common_view.signature_text(chosen, f"leave-one-out over {len(sds.ref_ids)} reference sets",
+                                                                tokenize=tok))
             st.caption("Human rows: the translation scored against all other reference sets (one value; the "
                        "error bar is the 95 % bootstrap CI over segments). MT rows: mean, sd, min and max over the held-out reference sets "
                        "(the MT output is scored against the same sets as each held-out translation).")
@@ -90,19 +93,18 @@ else:
         share = c3.slider("Flag a reference set when this share of its segments is flagged", 0.0, 1.0, 0.3, 0.05,
                           key="rf_share")
         try:
-            detected = memo("rf_detect", (h, dmetric, float(gap), float(share)),
-                            lambda: R.detect_mt(sds, dmetric, float(gap), float(share)))
+            detected = cached(Q.detect_mt, Q.ReferencesQuery(h, tok, (dmetric,), 0, float(gap), float(share)), sds)
             segs, overall = detected.detail, detected.table
             st.caption(md(detected.method))
             st.dataframe(overall, hide_index=True, width="stretch")
             download_table(overall, f"{ds.name}_detect_mt", key="rf_detect_tab",
-                           signature=common_view.signature_text([dmetric], "nrefs:1 per comparison"))
+                           signature=common_view.signature_text([dmetric], "nrefs:1 per comparison", tokenize=tok))
             flagged = segs[segs["flagged"]].sort_values("gap", ascending=False)
             st.markdown(f"**{len(flagged)} flagged (segment, reference) pairs** of {len(segs)}")
             if len(flagged):
                 st.dataframe(flagged, hide_index=True, width="stretch", height=260)
                 download_table(flagged, f"{ds.name}_detect_mt_segments", key="rf_detect_segs",
-                               signature=common_view.signature_text([dmetric], "nrefs:1 per comparison"))
+                               signature=common_view.signature_text([dmetric], "nrefs:1 per comparison", tokenize=tok))
                 pick = st.selectbox("Evidence for", list(range(min(len(flagged), 200))), key="rf_pick",
                                     format_func=lambda i: f"segment {flagged.iloc[i]['seg_id']} · {flagged.iloc[i]['ref_id']} "
                                                           f"(gap {flagged.iloc[i]['gap']:.1f})")
@@ -130,12 +132,14 @@ if not len(C.table_of(ds)):
             "folder; see docs/formats.md.")
 else:
     hc = ds.content_hash()
+    ctok = tokenizer_of(ds)
     c1, c2 = st.columns(2)
     cboot = c1.number_input("Bootstrap resamples over questions", 0, 5000, 1000, step=100, key="rc_boot")
     cmetrics = c2.multiselect("Metrics to correlate with", common_view.available_metrics(ds),
                               default=[m for m in ("bleu", "chrf") if m in common_view.available_metrics(ds)], key="rc_metrics")
     try:
-        t3res = memo("rc_table", (hc, int(cboot)), lambda: C.results(ds, n_boot=int(cboot)))
+        cquery = Q.ComprehensionQuery(hc, ctok, int(cboot), tuple(cmetrics))
+        t3res = cached(Q.comprehension_results, Q.replace(cquery, tokenize=None, metrics=()), ds)
         t3 = t3res.table
         st.caption(md(t3res.method))
         fig = PR.comprehension_bars(t3)
@@ -144,13 +148,13 @@ else:
         st.dataframe(t3, hide_index=True, width="stretch",
                      column_config={c: st.column_config.NumberColumn(format="%.1f") for c in ("pct_correct", "ci_lo", "ci_hi")})
         download_table(t3, f"{ds.name}_comprehension_table3", key="rc_tab", signature=t3res.method)
-        cres = memo("rc_corr", (hc, int(cboot), tuple(cmetrics)), lambda: C.correlations(ds, t3, cmetrics))
+        cres = cached(Q.comprehension_correlations, cquery, (ds, t3))
         corr = cres.table
         st.markdown("**System-level correlation of % correct with metrics and human scores**")
         st.caption(md(cres.method))
         st.dataframe(corr, hide_index=True, width="stretch")
         download_table(corr, f"{ds.name}_comprehension_correlations", key="rc_corr_tab",
-                       signature=common_view.signature_text(cmetrics))
+                       signature=common_view.signature_text(cmetrics, tokenize=ctok))
         with st.expander("Questions and answers"):
             ans = C.table_of(ds)
             st.dataframe(ans, hide_index=True, width="stretch", height=260)

@@ -8,12 +8,12 @@ import streamlit as st
 
 from evalcore.stats.registry import label as stat_label, names as stat_names
 from evalcore.scoring import defaults as common_view
-from evalcore.views import judges as judges_view, systems as systems_view
+from evalcore.views import queries as Q, systems as systems_view
 from evalcore.analysis import system_level
 from evalcore.present import plots as P
-from pages.common import computed_keys, current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, memo_object, progress_bar, scope, segments_caption, settings_of_page, show_exception, syntax_note
+from pages.common import cached, computed_keys, current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, progress_bar, scope, segments_caption, settings_of_page, show_exception, syntax_note
 from pages.common import settings_caption
-from pages.common import cache_key  # noqa: E402
+from pages.common import tokenizer_of  # noqa: E402
 
 ensure_shell(__file__)
 st.title("Systems")
@@ -24,35 +24,16 @@ terms('system level', 'signature', 'bootstrap CI', 'paired bootstrap / approxima
 ds = current_dataset()
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def system_table(_ds, h, metrics, criteria, baseline, include_refs, norm, n_boot, test, ref_ids=None,
-                 judged_only=None, _progress=None):
-    return systems_view.system_table(_ds, list(metrics), list(criteria), baseline, include_refs, norm, n_boot, test,
-                          progress=_progress, ref_ids=list(ref_ids) if ref_ids else None, judged_only=judged_only)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def point_table(_ds, h, metrics, criteria, include_refs, norm, ref_ids=None, judged_only=None, _progress=None):
-    """Scores without CIs or tests (what the page shows first, metric by metric; ``_progress``
+def point_table(metrics, criteria, progress=None):
+    """Scores without CIs or tests (what the page shows first, metric by metric; ``progress``
     moves the bar while a metric scores, e.g. a neural one)."""
-    return systems_view.system_table(_ds, list(metrics), list(criteria), None, include_refs, norm, 0, "bootstrap",
-                          progress=_progress, ref_ids=list(ref_ids) if ref_ids else None, judged_only=judged_only)
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def judges_consensus(_ds, h, criterion):
-    ranked = judges_view.judges_consensus(_ds, criterion)
-    return ranked.table, ranked.support  # what the ranking rests on
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def metrics_vs_humans(_ds, h, metrics, criterion, settings, n_boot, test, norm):
-    return system_level.metrics_vs_humans(_ds, list(metrics), criterion, settings, n_boot=n_boot, test=test,
-                                          normalisation=norm)
+    return cached(Q.systems_table, Q.replace(query_of(metrics), criteria=tuple(criteria), baseline=None, n_boot=0,
+                                             test="bootstrap"), ds, progress=progress)
 
 
 ds = scope(ds, "systems")
-h = cache_key(ds)  # content hash + tokenizer of this run
+tok = tokenizer_of(ds)  # the word-level metrics' tokenizer, passed to every view that scores
+h = ds.content_hash()
 ds_criteria = ds.criteria  # a property that scans every judgement: read once per run
 notes_box = st.container()  # notes that need the metric modules: filled after the first figure
 c1, c2, c3 = st.columns([3, 2, 2])
@@ -89,18 +70,20 @@ page_settings = settings_of_page(ds, judged_only=bool(judged_only), include_refs
 settings_caption(page_settings, ds, judged_only or None)
 
 
-def key_of(metrics) -> tuple:
-    return (h, tuple(metrics), tuple(criteria), baseline, include_refs, norm, int(n_boot), test, ref_ids, judged_only)
+def query_of(metrics) -> Q.SystemsQuery:
+    """This run's query (its cache key) for ``metrics``."""
+    return Q.SystemsQuery(h, tok, tuple(metrics), tuple(criteria), baseline, include_refs, norm, int(n_boot), test,
+                          ref_ids, judged_only)
 
 
 def show_scores(table, final: bool) -> None:
     """The scores table and the bar chart (into their slots: redrawn as metrics arrive)."""
-    wide = memo_object("wide", key, lambda: systems_view.system_wide(table)) if final else systems_view.system_wide(table)
+    wide = cached(Q.systems_wide, query, table, shared=True) if final else systems_view.system_wide(table)
     table_slot.dataframe(wide, hide_index=True, width="stretch",
                          column_config={c: st.column_config.NumberColumn(format="%.3f") for c in wide.columns
                                         if c not in ("system",) and not c.endswith("vs baseline")})
     # the memoised figure carries its signature from the start: the same figure on every rerun
-    fig = memo_object("bars", key, lambda: P.with_signature(P.system_bars(table), sig)) if final else P.system_bars(table)
+    fig = cached(Q.systems_bars, query, table, shared=True) if final else P.system_bars(table)
     if final:
         fig_slot.plotly_chart(fig, width="stretch", key="sys_bars")
     else:
@@ -122,13 +105,13 @@ done = computed_keys()
 # a result some session of this server has finished is drawn once; otherwise the human scores are
 # drawn first (nothing to score), before the metric modules are even imported
 guess = st.session_state.get("sys_metrics")
-if guess is None and any(k[:2] == ("systems", h) for k in done):
+if guess is None and any(k[0] == "systems" and (k[1].dataset, k[1].tokenize) == (h, tok) for k in done):
     guess = systems_view.first_metrics(ds)[0]  # the metric modules are imported already on this server
-progressive = guess is None or ("systems",) + key_of(guess) not in done
+progressive = guess is None or ("systems", query_of(guess)) not in done
 parts = []
 if progressive and criteria:
     try:
-        parts = [point_table(ds, h, (), tuple(criteria), include_refs, norm, ref_ids, judged_only)]
+        parts = [point_table((), criteria)]
         show_scores(parts[0], False)
     except Exception as exc:
         show_exception(exc, "Could not compute the human scores")
@@ -157,31 +140,30 @@ with notes_box:
 if not metrics and not criteria:
     st.info("Choose at least one metric or criterion.")
     st.stop()
-key = key_of(metrics)
 sig = common_view.signature_text(metrics, f"CI: {n_boot} bootstrap resamples of segments; test: {test}; "
                                           f"settings: {page_settings.describe(ds, judged_only or None)}",
-                                 dataset=ds, level="system")
+                                 dataset=ds, level="system", tokenize=tok)
 base_name = None if baseline == "(none)" else baseline
+query = Q.replace(query_of(metrics), signature=sig)
 try:
-    if ("systems",) + key not in done and (int(n_boot) or base_name):
+    if ("systems", query_of(metrics)) not in done and (int(n_boot) or base_name):
         # first the scores alone, metric by metric (each one cached), then the bootstrap
         # CIs and the paired tests under a progress bar
         bar, cb = progress_bar("Corpus scores…")
         if criteria and not parts:
-            parts = [point_table(ds, h, (), tuple(criteria), include_refs, norm, ref_ids, judged_only)]
+            parts = [point_table((), criteria)]
             show_scores(parts[0], False)
         for i, m in enumerate(metrics):
             what = f"Corpus scores: {m} ({i + 1} of {len(metrics)})"
             cb(i / max(len(metrics), 1), what)
-            parts.append(point_table(ds, h, (m,), (), include_refs, norm, ref_ids, judged_only,
-                                     _progress=lambda f, t, i=i, what=what: cb((i + f) / len(metrics), f"{what}: {t}")))
+            parts.append(point_table((m,), (), progress=lambda f, t, i=i, what=what: cb((i + f) / len(metrics),
+                                                                                        f"{what}: {t}")))
             show_scores(pd.concat(parts, ignore_index=True), False)
         bar.empty()
     bar, cb = progress_bar(f"Bootstrap CIs ({int(n_boot)} resamples) and paired tests against the baseline…")
-    table = system_table(ds, h, tuple(metrics), tuple(criteria), base_name, include_refs, norm, int(n_boot), test,
-                         ref_ids, judged_only, _progress=cb)
+    table = cached(Q.systems_table, Q.replace(query_of(metrics), baseline=base_name), ds, progress=cb)
     bar.empty()
-    done.add(("systems",) + key)
+    done.add(("systems", query_of(metrics)))
 except Exception as exc:
     show_exception(exc, "Could not score the systems")
     st.stop()
@@ -202,17 +184,16 @@ with fig_dl:
     download_figure(fig, f"{ds.name}_system_bars", key="sys_bars_fig")
 
 st.subheader("Rank agreement")
-ranks = memo_object("ranks", key, lambda: systems_view.rank_table(table))
+ranks = cached(Q.systems_ranks, query, table, shared=True)
 left, right = st.columns([3, 2])
 with left:
     RANK_STATS = list(stat_names("system", p_value=True, aliases=False))  # the classic correlations
     method = st.selectbox("Agreement between rankings", RANK_STATS, index=RANK_STATS.index("kendall"),
                           key="sys_rank_method", format_func=stat_label)
-    agree = memo_object("agree", key + (method,), lambda: systems_view.rank_agreement(table, method))
+    agree = cached(Q.systems_agreement, Q.replace(query, rank_method=method), table, shared=True)
     off_diag = agree.to_numpy(float)[~np.eye(len(agree), dtype=bool)] if len(agree) > 1 else np.array([])
     if off_diag.size and np.isfinite(off_diag).any():
-        hfig = memo_object("agree_fig", key + (method,), lambda: P.with_signature(P.heatmap(
-            agree, f"{method} between the system rankings (orientation-aware)", -1, 1), sig))
+        hfig = cached(Q.systems_agreement_figure, Q.replace(query, rank_method=method), agree, shared=True)
         st.plotly_chart(hfig, width="stretch", key="sys_rank_heat")
         download_figure(hfig, f"{ds.name}_rank_agreement", key="sys_rank_fig")
         if np.isnan(off_diag).any():
@@ -242,7 +223,8 @@ else:
     vs_settings = page_settings.with_(judged_only=bool(judged_only))
     try:
         with st.spinner("Correlations with the humans and their bootstrap CIs…"):
-            vs = metrics_vs_humans(ds, h, tuple(metrics), vs_crit, vs_settings, int(n_boot), vs_test, norm)
+            vs = cached(Q.metrics_vs_humans, Q.MetricsVsHumansQuery(h, tok, tuple(metrics), vs_crit, vs_settings,
+                                                                     int(n_boot), vs_test, norm), ds)
     except Exception as exc:
         show_exception(exc, "Could not correlate the metrics with the humans")
         vs = None
@@ -260,7 +242,8 @@ else:
                      column_config={c: st.column_config.NumberColumn(format="%.4f")
                                     for c in ("value", "ci_low", "ci_high")})
         vs_sig = common_view.signature_text(metrics, f"CI: {int(n_boot)} bootstrap resamples of systems, seed 0; "
-                                            f"settings: {vs['settings']}", dataset=ds, level="system")
+                                            f"settings: {vs['settings']}", dataset=ds, level="system",
+                                            tokenize=tok)
         download_table(vt, f"{ds.name}_metrics_vs_humans", key="sys_vs_tab", signature=vs_sig)
         if len(vs["tests"]):
             st.markdown("**Is the difference between two metrics significant?** One-sided p-value that "
@@ -279,7 +262,7 @@ st.subheader("Consensus rankings (Schulze)")
 cc1, cc2 = st.columns(2)
 with cc1:
     st.markdown("**Of all chosen metrics** (each metric's ranking is one ballot)")
-    cons = memo_object("schulze", key, lambda: systems_view.schulze_consensus(table, metrics))
+    cons = cached(Q.systems_schulze, query, table, shared=True)
     st.dataframe(cons, hide_index=True, width="stretch")
     download_table(cons, f"{ds.name}_schulze_metrics", key="sys_sch_m", signature=sig)
 with cc2:
@@ -287,7 +270,7 @@ with cc2:
         crit = st.selectbox("Of all judges of", ds_criteria, key="sys_sch_crit",
                             index=ds_criteria.index(common_view.default_criterion(ds)))
         try:
-            jc, support = judges_consensus(ds, h, crit)
+            jc, support = cached(Q.judges_consensus, Q.CriterionQuery(h, None, crit), ds)
             st.caption("Every (rater, segment) is a partial ballot ranking the systems it scored "
                        f"(Callison-Burch 2009; Schulze 2011): {support.summary()}.")
             if support.few:
@@ -309,4 +292,4 @@ if ds_criteria:
         ranking_section(ds, rk_crit, "sysrk", ds.name)
 
 with st.expander("Metric signatures"):
-    st.dataframe(common_view.signature_frame(metrics, ds, "system"), hide_index=True, width="stretch")
+    st.dataframe(common_view.signature_frame(metrics, ds, "system", tok), hide_index=True, width="stretch")

@@ -34,9 +34,7 @@ def cache(tmp_path, monkeypatch):
     real = scores_view._stats_for
 
     def spy(dataset, metric_id, *a, **k):
-        from evalcore.metrics.tokenize import session_tokenizer
-
-        calls.append((dataset.lp, metric_id, session_tokenizer()))
+        calls.append((dataset.lp, metric_id, k.get("tokenize")))
         return real(dataset, metric_id, *a, **k)
 
     monkeypatch.setattr(scores_view, "_stats_for", spy)
@@ -60,14 +58,9 @@ def test_cached_scores_equal_the_engine(wmt24, cache, judged_only, include_human
 
 
 def test_systems_page_statistics_are_reused_and_the_key_carries_the_tokenizer(wmt24, cache):
-    from evalcore.metrics.tokenize import set_session_tokenizer
-
     ja = wmt24["en-ja"]
-    set_session_tokenizer("ja-mecab")  # what the Systems page does on en-ja (its sidebar default)
-    try:
-        scores_view.system_stats(ja, ["bleu"], False, None, None, "esa")
-    finally:
-        set_session_tokenizer(None)
+    # what the Systems page passes on en-ja (its sidebar default)
+    scores_view.system_stats(ja, ["bleu"], False, None, None, "esa", tokenize="ja-mecab")
     assert cache == [("en-ja", "bleu", "ja-mecab")]
     cached_scores(ja, ["bleu"], tokenize="ja-mecab", criterion="esa")
     assert len(cache) == 1  # the Campaign's (en-ja, BLEU, ja-mecab, judged esa) is the Systems page's entry

@@ -75,7 +75,7 @@ def test_experts_page_draws_agreement_before_scoring_the_metric(monkeypatch):
 
     st.cache_data.clear()  # a metric scored by an earlier test stays cached in this process
 
-    def boom(ds, metric):
+    def boom(ds, metric, tokenize=None):  # (the page passes its tokenizer explicitly)
         raise RuntimeError(f"scoring {metric} failed")
 
     monkeypatch.setattr(E, "metric_system_scores", boom)

@@ -263,18 +263,72 @@ def test_sidebar_listing_and_choice_import_no_sacrebleu():
 
     from conftest import ROOT
 
-    code = ("import sys\nfrom evalcore.metrics.tokenize import installed_tokenizers, set_session_tokenizer, "
-            "session_tokenizer\nnames = installed_tokenizers()\nset_session_tokenizer('ja-mecab')\n"
-            "print(names, session_tokenizer(), 'sacrebleu' in sys.modules)")
+    code = ("import sys\nfrom evalcore.metrics.tokenize import installed_tokenizers, check_installed\n"
+            "names = installed_tokenizers()\n"
+            "print(names, check_installed('ja-mecab'), 'sacrebleu' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert out.strip().endswith("ja-mecab False")
 
 
-def test_session_tokenizer_unknown_name_still_refused():
-    from evalcore.metrics.tokenize import set_session_tokenizer
+def test_page_tokenizer_check_unknown_name_still_refused():
+    from evalcore.metrics.tokenize import check_installed
 
     with pytest.raises(ValueError, match="unknown tokenizer"):
-        set_session_tokenizer("no-such")
+        check_installed("no-such")
+
+
+# ---- the tokenizer is an argument, never a hidden per-session setting ----------------------------
+def test_no_hidden_session_tokenizer():
+    """No ContextVar (or set/get pair) carries a tokenizer to get_metric behind the caller's back:
+    pages and commands pass ``tokenize=`` explicitly. Scans the package and the pages."""
+    import re
+
+    from conftest import ROOT
+
+    banned = re.compile(r"set_session_tokenizer|session_tokenizer|apply_tokenizer|_SESSION\b")
+    offenders = []
+    for path in sorted([*(ROOT / "evalcore").rglob("*.py"), *(ROOT / "pages").rglob("*.py"), ROOT / "app.py"]):
+        text = path.read_text(encoding="utf-8")
+        for i, line in enumerate(text.splitlines(), 1):
+            if banned.search(line):
+                offenders.append(f"{path.relative_to(ROOT)}:{i}: {line.strip()}")
+            # a ContextVar may hold other per-run settings (CSV quoting, MQM weights), never a tokenizer
+            if "ContextVar(" in line and "tok" in line.lower():
+                offenders.append(f"{path.relative_to(ROOT)}:{i}: {line.strip()}")
+    tok_src = (ROOT / "evalcore" / "metrics" / "tokenize.py").read_text(encoding="utf-8")
+    base_src = (ROOT / "evalcore" / "metrics" / "base.py").read_text(encoding="utf-8")
+    assert "ContextVar" not in tok_src and "contextvars" not in tok_src
+    assert "contextvars" not in base_src
+    assert not offenders, "\n".join(offenders)
+    import evalcore.metrics.tokenize as T
+
+    assert not hasattr(T, "set_session_tokenizer") and not hasattr(T, "session_tokenizer")
+
+
+def test_two_tokenizers_in_one_thread_give_sacrebleu_values():
+    """Two tokenizers passed explicitly in one thread, interleaved: each call gets sacreBLEU's
+    BLEU for its own tokenizer (13a vs char), at corpus and sentence level, whatever was
+    asked just before."""
+    import sacrebleu
+
+    from evalcore.metrics.base import get_metric
+
+    hyps = ["The cat sat on the mat.", "Ein Hund, der bellt!", "it's 3-4 o'clock"]
+    refs = ["The cat is sitting on the mat.", "Ein Hund bellt.", "it is 3 - 4 o'clock"]
+    got = {}
+    for tok in ("13a", "char", "13a", "char"):  # interleaved: nothing carries over between calls
+        m = get_metric("bleu", tokenize=tok)
+        got.setdefault(tok, []).append((m.corpus_score(hyps, [[r] for r in refs]),
+                                        [m.sentence_score(h, [r]) for h, r in zip(hyps, refs)]))
+    for tok in ("13a", "char"):
+        want_corpus = sacrebleu.BLEU(tokenize=tok).corpus_score(hyps, [refs]).score
+        want_sent = [sacrebleu.BLEU(tokenize=tok, effective_order=True).sentence_score(h, [r]).score
+                     for h, r in zip(hyps, refs)]
+        for corpus, sent in got[tok]:
+            assert corpus == pytest.approx(want_corpus, abs=1e-9)
+            assert sent == pytest.approx(want_sent, abs=1e-9)
+    assert got["13a"][0][0] != pytest.approx(got["char"][0][0], abs=1e-6)  # the two really differ
+    assert get_metric("bleu").signature().get("tok") == "13a"  # no argument: the metric's own default
 
 
 # ---- evalcore's 13a split against sacreBLEU's Tokenizer13a ------------------------------------------

@@ -82,13 +82,14 @@ def results(dataset, n_boot: int = 1000, seed: int = 1, alpha: float = 0.05) -> 
 
 
 def correlations(dataset, table: pd.DataFrame, metric_ids: Sequence[str] = ("bleu", "chrf"),
-                 criteria: Sequence[str] | None = None) -> Result:
+                 criteria: Sequence[str] | None = None, tokenize: str | None = None) -> Result:
     """System-level correlation of % correct with every metric (corpus score) and every human
     criterion (mean score), over the MT systems that have both (the control rows are left out).
     ``table``: the table of :func:`results`.
 
     A :class:`~evalcore.core.results.Result` with columns measure, kind (metric/human), n_systems,
-    pearson, spearman, kendall; its ``method`` says what was correlated."""
+    pearson, spearman, kendall; its ``method`` says what was correlated. ``tokenize``: the
+    word-level metrics' tokenizer (None: the metric's default)."""
     from scipy import stats
 
     from ..human.scores import system_scores
@@ -98,7 +99,7 @@ def correlations(dataset, table: pd.DataFrame, metric_ids: Sequence[str] = ("ble
     rows = []
     measures: list[tuple[str, str, pd.Series]] = []
     if metric_ids:
-        sc = score_table(dataset, list(metric_ids), level="system")
+        sc = score_table(dataset, list(metric_ids), level="system", tokenize=tokenize)
         for m, sub in sc.groupby("metric", sort=False):
             measures.append((m, "metric", sub.set_index("system")["score"]))
     for crit in (dataset.criteria if criteria is None else criteria):

@@ -56,7 +56,7 @@ def segment_detail(dataset: Dataset, system: str, seg_id: str, signals: pd.DataF
     candidate n-grams, clipped over all references, e.g. "unigrams 3/4"), with brevity penalty
     and the average precision P of Ananthakrishnan et al. 2007 §5.8; ``scores``: every signal of the row;
     ``judgements``: every rating of the output; ``tags``. ``tokenize``: the BLEU tokenizer
-    (default: the page's choice, else sacreBLEU's default for the target language).
+    (default: sacreBLEU's default for the target language; pages pass their choice).
     """
     tokenize = tokenize or page_tokenizer(dataset)
 

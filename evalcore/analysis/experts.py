@@ -202,21 +202,22 @@ def no_implicit_gold(raters: Sequence[str]) -> tuple[list[str], str | None]:
                 "evalcore does not take any rater as the expert by default")
 
 
-def metric_system_scores(dataset, metric: str) -> pd.Series:
+def metric_system_scores(dataset, metric: str, tokenize: str | None = None) -> pd.Series:
     """system -> the metric's corpus score, oriented so that higher ranks higher (error rates
     negated), for Figure 3's metric row. Text metrics read the one cached statistics table per
     (dataset, metric signature) that the Systems and Divergence pages share
     (:func:`evalcore.scoring.scores.system_stats`; = ``score_table`` at system level); other metrics
-    their given scores (``score_table``)."""
+    their given scores (``score_table``). ``tokenize``: the word-level metrics' tokenizer (None:
+    the metric's default)."""
     from ..metrics.base import get_metric
 
-    m = get_metric(metric)
+    m = get_metric(metric, tokenize)
     if m.meta.needs_text:
-        per = system_stats(dataset, [metric])[metric]
+        per = system_stats(dataset, [metric], tokenize=tokenize)[metric]
         scores = pd.Series({name: float(m.score_from_stats(st)) for name, (keep, st) in per.items()
                             if name in dataset.systems and len(keep)}, dtype=float)
     else:
         from ..metrics.engine import score_table
 
-        scores = score_table(dataset, [metric], level="system").set_index("system")["score"]
+        scores = score_table(dataset, [metric], level="system", tokenize=tokenize).set_index("system")["score"]
     return scores if m.meta.higher_is_better else -scores

@@ -26,22 +26,23 @@ from ..core.results import Detailed
 Progress = Callable[[float, str], None] | None
 
 
-def _text_metric(metric_id: str, ds, why: str = ""):
-    """The metric ``metric_id`` prepared on ``ds`` (corpus-wide weights such as NIST's); a metric
-    without a text scorer is refused."""
+def _text_metric(metric_id: str, ds, why: str = "", tokenize: str | None = None):
+    """The metric ``metric_id`` (word-level metrics with tokenizer ``tokenize``, None: their
+    default) prepared on ``ds`` (corpus-wide weights such as NIST's); a metric without a text
+    scorer is refused."""
     from ..metrics.engine import _prepare
 
-    metric = get_metric(metric_id)
+    metric = get_metric(metric_id, tokenize)
     if not metric.meta.needs_text:
         raise ValueError(f"metric {metric_id!r} has no text scorer{why}")
     _prepare(metric, ds)
     return metric
 
-def loo_signature(metric_id: str, n_refs: int) -> str:
+def loo_signature(metric_id: str, n_refs: int, tokenize: str | None = None) -> str:
     """The signature of a leave-one-out corpus score: the metric's own (sacreBLEU's for
     BLEU/chrF/TER) with ``nrefs`` = the ``n_refs − 1`` references scored against, plus
     ``leave-one-out:n_refs`` before ``version``."""
-    return metric_signature(metric_id, n_refs - 1, "system").with_fields(**{"leave-one-out": n_refs})
+    return metric_signature(metric_id, n_refs - 1, "system", tokenize).with_fields(**{"leave-one-out": n_refs})
 
 
 def common_segments(ds: Dataset) -> tuple[list[int], str]:
@@ -91,7 +92,7 @@ def _stats(metric, ds: Dataset, keep: list[int]) -> dict:
 
 
 def leave_one_out(ds: Dataset, metric_ids: Sequence[str] = ("bleu",), n_boot: int = 0, seed: int = 1,
-                  progress: Progress = None) -> Detailed:
+                  progress: Progress = None, tokenize: str | None = None) -> Detailed:
     """Leave-one-out reference quality (Callison-Burch 2009, §5.1, Figure 4; methods §5.11).
 
     For every reference set r: r scored as a candidate against R − {r}, and every MT system
@@ -116,7 +117,7 @@ def leave_one_out(ds: Dataset, metric_ids: Sequence[str] = ("bleu",), n_boot: in
 
     boots = resample_indices(len(keep), n_boot, seed) if n_boot else None
     for mi, mid in enumerate(metric_ids):
-        metric = _text_metric(mid, ds, " (bring-your-own scores cannot score references)")
+        metric = _text_metric(mid, ds, " (bring-your-own scores cannot score references)", tokenize)
         st = _stats(metric, ds, keep)
         for (cand, held), (pos, stats) in st.items():
             rows.append({"metric": mid, "held_out": held, "candidate": cand,
@@ -181,7 +182,7 @@ def scores_and_stats(metric, cands: Sequence[str], refs: Sequence[Sequence[str]]
 
 
 def detect_mt(ds: Dataset, metric_id: str = "bleu", gap: float = 20.0, share: float = 0.3,
-              progress: Progress = None) -> Detailed:
+              progress: Progress = None, tokenize: str | None = None) -> Detailed:
     """Flag references that look machine-translated (the "Detect MT" step of Callison-Burch
     2009, §5.1, done automatically).
 
@@ -207,7 +208,7 @@ def detect_mt(ds: Dataset, metric_id: str = "bleu", gap: float = 20.0, share: fl
     _check(ds)
     if not ds.systems:
         raise ValueError("Detect MT needs MT outputs to compare the references with; this dataset has none")
-    metric = _text_metric(metric_id, ds)
+    metric = _text_metric(metric_id, ds, tokenize=tokenize)
     keep, note = common_segments(ds)
     refs, syss = ds.ref_texts(), ds.sys_texts()
     seg_rows, overall = [], []

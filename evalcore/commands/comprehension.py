@@ -23,7 +23,6 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     from ..analysis.comprehension import correlations, results
     from ..metrics.base import get_metric
-    from ..metrics.tokenize import session_tokenizer, set_session_tokenizer
     from ..scoring.defaults import dataset_nrefs, metric_signature
     from . import _tok
     from ._lp import dataset, emit
@@ -37,15 +36,11 @@ def run(args) -> int:
     ds = dataset(args)
     res = results(ds, n_boot=args.bootstrap)
     table = res.table
-    before = session_tokenizer()
     # the tokenizer (--tokenize or the target language's default) of the metrics correlated
-    set_session_tokenizer(_tok.resolve(args, ds, [get_metric(m) for m in ids]) if ids else before)
-    try:
-        cres = correlations(ds, table, ids)
-        nrefs = dataset_nrefs(ds)
-        sig = {m: metric_signature(m, nrefs, "system") for m in ids}
-    finally:
-        set_session_tokenizer(before)
+    tok = _tok.resolve(args, ds, [get_metric(m) for m in ids]) if ids else None
+    cres = correlations(ds, table, ids, tokenize=tok)
+    nrefs = dataset_nrefs(ds)
+    sig = {m: metric_signature(m, nrefs, "system", tok) for m in ids}
     emit(table, None, args, section=f"reading comprehension (Callison-Burch 2009, Table 3): {res.method}",
          float_format="%.2f")
     if args.out:

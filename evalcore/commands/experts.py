@@ -28,9 +28,10 @@ def add_arguments(p) -> None:
 
 
 def tables(ds, gold, criterion=None, lower_is_better=False, chance="uniform", max_judges=5, resamples=20,
-           folds=5, metric="bleu"):
+           folds=5, metric="bleu", tokenize=None):
     """(raters frame, curves :class:`~evalcore.core.results.Curve`, rankings
-    :class:`~evalcore.core.results.Result`); ``curves.reference_agreement`` is the top line."""
+    :class:`~evalcore.core.results.Result`); ``curves.reference_agreement`` is the top line;
+    ``tokenize``: the tokenizer of ``metric`` when it splits words (None: its default)."""
     from ..analysis.experts import combination_curves, gold_labels, ranking_correlations, rater_vs_gold
 
     crit = criterion or (ds.criteria[0] if ds.criteria else None)
@@ -43,13 +44,12 @@ def tables(ds, gold, criterion=None, lower_is_better=False, chance="uniform", ma
     if metric and ds.systems:
         from ..analysis.experts import metric_system_scores
 
-        scores = metric_system_scores(ds, metric)  # error rates negated: rank by the negated value
+        scores = metric_system_scores(ds, metric, tokenize)  # error rates negated: rank by the negated value
     rankings = ranking_correlations(labels, scores, metric or "", folds)
     return raters, curves, rankings
 
 
 def run(args) -> int:
-    from ..metrics.tokenize import session_tokenizer, set_session_tokenizer
     from ..scoring.defaults import signature_text
     from . import _tok
     from ._lp import dataset, emit
@@ -61,16 +61,13 @@ def run(args) -> int:
     _tok.check(args)
     ds = dataset(args)
     gold = [g.strip() for g in args.gold.split(",") if g.strip()]
-    before = session_tokenizer()
+    tok = None
     if args.metric and ds.systems:  # the metric's tokenizer: --tokenize or the target language's default
-        set_session_tokenizer(_tok.resolve(args, ds, [get_metric(args.metric)]))
-    try:
-        raters, curves, rankings = tables(ds, gold, args.criterion, args.lower_is_better, args.chance,
-                                          args.max_judges, args.resamples, args.folds, args.metric)
-        sig = signature_text([args.metric] if args.metric else [], f"gold: {', '.join(gold)}", dataset=ds,
-                             level="system")
-    finally:
-        set_session_tokenizer(before)
+        tok = _tok.resolve(args, ds, [get_metric(args.metric)])
+    raters, curves, rankings = tables(ds, gold, args.criterion, args.lower_is_better, args.chance,
+                                      args.max_judges, args.resamples, args.folds, args.metric, tok)
+    sig = signature_text([args.metric] if args.metric else [], f"gold: {', '.join(gold)}", dataset=ds,
+                         level="system", tokenize=tok)
     ranked = rankings.table.assign(signature=sig)
     ga = curves.reference_agreement
     parts = [("raters", raters, f"gold raters: {', '.join(gold)}; every other rater is a non-expert; each "

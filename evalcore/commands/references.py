@@ -36,7 +36,6 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     from ..metrics.base import get_metric
-    from ..metrics.tokenize import session_tokenizer, set_session_tokenizer
     from ..analysis.references import detect_mt, leave_one_out, loo_signature
     from ..scoring.defaults import metric_signature
     from . import _tok
@@ -51,17 +50,13 @@ def run(args) -> int:
         raise ValueError("--bootstrap must be 0 or more")
     _tok.check(args)
     ds = dataset(args)
-    before = session_tokenizer()
     # the tokenizer (--tokenize or the target language's default) of every metric of this run
-    set_session_tokenizer(_tok.resolve(args, ds, [get_metric(m) for m in dict.fromkeys(ids + [det])]))
-    try:
-        loo = leave_one_out(ds, ids, n_boot=args.bootstrap)
-        summary = loo.table
-        summary["signature"] = summary["metric"].map(lambda m: loo_signature(m, len(ds.ref_ids)))
-        detected = detect_mt(ds, det, args.gap, args.share) if ds.systems else None
-        det_sig = metric_signature(det, 1, "segment")  # single-reference sentence scores
-    finally:
-        set_session_tokenizer(before)
+    tok = _tok.resolve(args, ds, [get_metric(m) for m in dict.fromkeys(ids + [det])])
+    loo = leave_one_out(ds, ids, n_boot=args.bootstrap, tokenize=tok)
+    summary = loo.table
+    summary["signature"] = summary["metric"].map(lambda m: loo_signature(m, len(ds.ref_ids), tok))
+    detected = detect_mt(ds, det, args.gap, args.share, tokenize=tok) if ds.systems else None
+    det_sig = metric_signature(det, 1, "segment", tok)  # single-reference sentence scores
     emit(summary, None, args, float_format="%.4f", notes=loo.notes,
          section="leave-one-out: each human translation against the other reference sets; MT against the same "
                  "sets (mean, sd, min, max over the held-out sets)")

@@ -61,21 +61,21 @@ class HumanlikeExamples:
     feature_names: list[str]
 
 
-def _metric_values(metric_ids: Sequence[str], hyp: str, refs: Sequence[str]) -> list[float]:
+def _metric_values(metric_ids: Sequence[str], hyp: str, refs: Sequence[str], tokenize: str | None = None) -> list[float]:
     if not metric_ids:
         return []
     from ..metrics.base import get_metric
 
     vals = []
     for mid in metric_ids:
-        m = get_metric(mid)
+        m = get_metric(mid, tokenize)
         vals.append(float(np.asarray(m.oriented(np.array([m.sentence_score(hyp, list(refs))])))[0]))
     return vals
 
 
 def feature_vector(hyp: str, refs: Sequence[str], extra_metrics: Sequence[str] = (), tokenizer: str = "13a") -> np.ndarray:
     base = humanlike_features(hyp, refs, tokenizer)
-    extra = _metric_values(extra_metrics, hyp, refs)
+    extra = _metric_values(extra_metrics, hyp, refs, tokenizer)  # the model's one tokenizer
     return np.r_[base, extra] if extra else base
 
 

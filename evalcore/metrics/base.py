@@ -399,12 +399,9 @@ def register_provider(prefix: str, ensure: Callable[[str], bool], register_all: 
 def get_metric(metric_id: str, tokenize: str | None = None) -> Metric:
     """The registered metric ``metric_id``; with ``tokenize`` (a sacreBLEU tokenizer name) the
     word-level metrics use that tokenizer (:meth:`Metric.with_tokenize`; others are unchanged).
-    Without it, the dashboard's choice for the current run applies when a page has set one
-    (:func:`evalcore.metrics.tokenize.set_session_tokenizer`), else the metric's own default."""
+    Without it, the metric's own default (sacreBLEU's 13a for the word-level metrics): there is
+    no hidden per-session choice, callers (pages, commands) pass the tokenizer they mean."""
     from . import _load_all  # noqa: F401  (imports every metric module and plugin once)
-    from .tokenize import session_tokenizer
-
-    tokenize = tokenize or session_tokenizer()
 
     key = metric_id.strip().lower()
     if key not in _REGISTRY:

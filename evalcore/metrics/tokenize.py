@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from contextvars import ContextVar
 from functools import lru_cache
 from importlib import import_module
 
@@ -51,30 +50,15 @@ TOKENIZERS = tuple(_SPEC)
 LANGUAGE_DEFAULTS = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
 
 
-# The dashboard's choice for the current script run (a ContextVar: each Streamlit session runs
-# in its own thread, so one user's choice never reaches another's). The CLI never sets it.
-_SESSION: ContextVar[str | None] = ContextVar("evalcore_tokenize", default=None)
-
-
-def set_session_tokenizer(name: str | None) -> None:
-    """Make ``name`` the tokenizer that :func:`evalcore.metrics.base.get_metric` gives the
-    word-level metrics when no ``tokenize`` is passed, in this thread / context only (the
-    pages call it on every run with the sidebar choice or the target-language default)."""
-    _SESSION.set(_check_installed(name) if name else None)
-
-
-def _check_installed(name: str) -> str:
+def check_installed(name: str) -> str:
     """:func:`check_tokenizer` without loading sacreBLEU when the tokenizer's packages are
-    installed (it loads on first use); loads it (and raises why not) otherwise."""
+    installed (it loads on first use); loads it (and raises why not) otherwise. The dashboard
+    checks its sidebar choice with it on every run (most pages never tokenise)."""
     if name not in _SPEC:
         raise ValueError(f"unknown tokenizer {name!r}; choose one of {', '.join(TOKENIZERS)}")
     if name in SPM_TOKENIZERS or any(importlib.util.find_spec(m) is None for m in _NEEDS.get(name, ())):
         _load(name)
     return name
-
-
-def session_tokenizer() -> str | None:
-    return _SESSION.get()
 
 
 #: the file name of each SentencePiece model in sacreBLEU's model folder (the base names of

@@ -92,13 +92,13 @@ def scoped(dataset: Dataset, max_segments: int | None) -> Dataset:
     return dataset.subset(seg_ids=(first + rest)[:max_segments])
 
 
-def page_tokenizer(dataset: Dataset | None = None) -> str:
-    """The tokenizer of the word-level metrics here: the page's choice for this run
-    (:func:`evalcore.metrics.tokenize.set_session_tokenizer`), else sacreBLEU's default for the
-    dataset's target language (Post 2018: zh → zh, ja → ja-mecab, ko → ko-mecab, else 13a)."""
-    from ..metrics.tokenize import default_tokenizer, session_tokenizer
+def page_tokenizer(dataset: Dataset | None = None, tokenize: str | None = None) -> str:
+    """The tokenizer of the word-level metrics here: ``tokenize`` (the page's or command's
+    choice) when given, else sacreBLEU's default for the dataset's target language (Post 2018:
+    zh → zh, ja → ja-mecab, ko → ko-mecab, else 13a)."""
+    from ..metrics.tokenize import default_tokenizer
 
-    return session_tokenizer() or default_tokenizer(dataset.lp if dataset is not None else None)
+    return tokenize or default_tokenizer(dataset.lp if dataset is not None else None)
 
 
 def tokenizer_note(dataset: Dataset, chosen: str | None = None) -> str:
@@ -149,13 +149,15 @@ def dataset_nrefs(dataset: Dataset) -> int | str:
     return counts.pop() if len(counts) == 1 else "var"
 
 
-def metric_signature(metric_id: str, nrefs: int | str | None = None, level: str | None = None) -> str:
-    """The metric's signature (sacreBLEU's own string for BLEU/chrF/TER) with the page's
-    tokenizer; ``nrefs`` and ``level`` ("segment"/"system") as in the CLI's tables."""
+def metric_signature(metric_id: str, nrefs: int | str | None = None, level: str | None = None,
+                     tokenize: str | None = None) -> str:
+    """The metric's signature (sacreBLEU's own string for BLEU/chrF/TER) with tokenizer
+    ``tokenize`` (None: the metric's default); ``nrefs`` and ``level`` ("segment"/"system") as
+    in the CLI's tables."""
     from ..metrics.base import metric_signature as signature_of
 
     try:
-        return signature_of(metric_id, nrefs, level)
+        return signature_of(metric_id, nrefs, level, tokenize)
     except Exception as exc:  # unknown or broken metric: still export something readable
         return f"unavailable ({exc})"
 
@@ -170,20 +172,21 @@ def qarla_nrefs(dataset: Dataset) -> int | str:
 
 
 def signature_text(metric_ids: Iterable[str], extra: str = "", dataset: Dataset | None = None,
-                   level: str | None = None, nrefs: int | str | None = None) -> str:
+                   level: str | None = None, nrefs: int | str | None = None, tokenize: str | None = None) -> str:
     """One line naming every metric with its signature (put into every export); with
     ``dataset`` the signatures carry its ``nrefs`` (references per segment), or ``nrefs`` as
-    given (the QARLA pages: :func:`qarla_nrefs`)."""
+    given (the QARLA pages: :func:`qarla_nrefs`); ``tokenize``: the word-level metrics' tokenizer."""
     if nrefs is None and dataset is not None:
         nrefs = dataset_nrefs(dataset)
-    parts = [f"{m}={metric_signature(m, nrefs, level)}" for m in metric_ids]
+    parts = [f"{m}={metric_signature(m, nrefs, level, tokenize)}" for m in metric_ids]
     text = "metrics: " + "; ".join(parts) if parts else "metrics: none"
     return f"{text} | evalcore-{__version__}" + (f" | {extra}" if extra else "")
 
 
-def signature_frame(metric_ids: Iterable[str], dataset: Dataset | None = None, level: str | None = None) -> pd.DataFrame:
+def signature_frame(metric_ids: Iterable[str], dataset: Dataset | None = None, level: str | None = None,
+                    tokenize: str | None = None) -> pd.DataFrame:
     nrefs = dataset_nrefs(dataset) if dataset is not None else None
-    return pd.DataFrame([{"metric": m, "signature": metric_signature(m, nrefs, level)} for m in metric_ids])
+    return pd.DataFrame([{"metric": m, "signature": metric_signature(m, nrefs, level, tokenize)} for m in metric_ids])
 
 
 def orientation(metric_id: str) -> float:

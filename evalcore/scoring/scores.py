@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import warnings
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -91,9 +90,10 @@ def _write_cache(base: Path, value) -> None:
 
 
 def segment_scores(dataset: Dataset, metric_ids: Sequence[str], include_references: bool = False,
-                   progress: Progress = None) -> pd.DataFrame:
+                   progress: Progress = None, tokenize: str | None = None) -> pd.DataFrame:
     """Multi-reference segment scores x(c, R_s) on each metric's own scale
-    (:func:`evalcore.metrics.engine.score_table`, level "segment"), cached on disk per metric."""
+    (:func:`evalcore.metrics.engine.score_table`, level "segment"), cached on disk per metric.
+    ``tokenize``: the word-level metrics' tokenizer (None: the metric's default)."""
     from ..metrics.engine import score_table
 
     frames = []
@@ -101,15 +101,14 @@ def segment_scores(dataset: Dataset, metric_ids: Sequence[str], include_referenc
     n = max(len(metric_ids), 1)
     for i, m in enumerate(metric_ids):
         cb = sub_range(progress, i / n, (i + 1) / n, f"segment scores: {m}")
+        key = (h, m, metric_signature(m, tokenize=tokenize), include_references)
         if _from_stats(m):  # derived from the one statistics table the Systems page also uses
             sp = stage(progress, i / n, (i + 1) / n)
-            frames.append(cached("segscores", (h, m, metric_signature(m), include_references),
-                                  lambda m=m, sp=sp: _scores_from_stats(dataset, m, include_references, sp)))
+            frames.append(cached("segscores", key, lambda m=m, sp=sp: _scores_from_stats(
+                dataset, m, include_references, sp, tokenize)))
             continue
-        frames.append(cached("segscores", (h, m, metric_signature(m), include_references),
-                              lambda m=m, cb=cb: score_table(dataset, [m], "segment",
-                                                             include_references=include_references,
-                                                             progress=cb)))
+        frames.append(cached("segscores", key, lambda m=m, cb=cb: score_table(
+            dataset, [m], "segment", include_references=include_references, progress=cb, tokenize=tokenize)))
     if progress:
         progress(1.0, "segment scores ready")
     if not frames:
@@ -132,14 +131,14 @@ def _from_stats(metric_id: str) -> bool:
 
 
 def _scores_from_stats(dataset: Dataset, metric_id: str, include_references: bool,
-                       progress: Progress = None) -> pd.DataFrame:
+                       progress: Progress = None, tokenize: str | None = None) -> pd.DataFrame:
     """Segment scores (metric, system, seg_id, score) from the cached statistics table: the same
     values as :func:`~evalcore.metrics.engine.score_table` at segment level."""
     from ..metrics.base import get_metric
     from ..metrics.engine import _candidates, scorable
 
-    metric = get_metric(metric_id)
-    stats = system_stats(dataset, [metric_id], include_references, progress)
+    metric = get_metric(metric_id, tokenize)
+    stats = system_stats(dataset, [metric_id], include_references, progress, tokenize=tokenize)
     ref_lists = {}
     for name, texts, use_refs in _candidates(dataset, include_references):
         keep, _, refs = scorable(dataset, texts, use_refs)
@@ -156,7 +155,8 @@ def _scores_from_stats(dataset: Dataset, metric_id: str, include_references: boo
 
 
 def _stats_for(dataset: Dataset, metric_id: str, include_references: bool, progress=None,
-               ref_ids: Sequence[str] | None = None, segments: dict | None = None) -> dict:
+               ref_ids: Sequence[str] | None = None, segments: dict | None = None,
+               tokenize: str | None = None) -> dict:
     """name -> (seg_ids, per-segment sufficient statistics) for every candidate, exactly the
     segments :func:`score_table` uses at system level (output present, ≥ 1 reference; who is
     scored against which references: :func:`evalcore.metrics.engine.candidate_plan`).
@@ -166,7 +166,7 @@ def _stats_for(dataset: Dataset, metric_id: str, include_references: bool, progr
     from ..metrics.base import get_metric
     from ..metrics.engine import _candidates, scorable, segment_stats_by_segment
 
-    metric = get_metric(metric_id)
+    metric = get_metric(metric_id, tokenize)
     if not metric.meta.needs_text:
         return {}
     metric.prepare(dataset.with_references(list(ref_ids)) if ref_ids else dataset)
@@ -200,13 +200,10 @@ def system_stats(dataset: Dataset, metric_ids: Sequence[str], include_references
     ``metric.score_from_stats(statistics)`` (= score_table's system level). ``ref_ids``: the
     reference set every candidate is scored against; ``judged_only``: a criterion, keep only
     the segments judged for each candidate under it. ``tokenize``: the tokenizer of the
-    word-level metrics (None: the page's choice for this run, else the metric's default); it is
+    word-level metrics (None: the metric's default); it is
     part of the metric signature in the cache key, so a page that scores several language pairs
     with their own tokenizers (the Campaign page) and the Systems page share one entry per
     (dataset, metric, tokenizer, reference set, segments). Cached on disk."""
-    if tokenize:
-        with _tokenizer(tokenize):
-            return system_stats(dataset, metric_ids, include_references, progress, ref_ids, judged_only)
     h = dataset.content_hash()
     segments = judged_segments(dataset, judged_only) if judged_only else None
     refs_key = tuple(ref_ids) if ref_ids else None
@@ -214,7 +211,7 @@ def system_stats(dataset: Dataset, metric_ids: Sequence[str], include_references
     n = max(len(metric_ids), 1)
     for i, m in enumerate(metric_ids):
         cb = sub_range(progress, i / n, (i + 1) / n, f"corpus statistics: {m}")
-        key = (h, m, metric_signature(m), include_references)
+        key = (h, m, metric_signature(m, tokenize=tokenize), include_references)
         if refs_key:
             key += (refs_key, None)
         if judged_only:
@@ -226,7 +223,7 @@ def system_stats(dataset: Dataset, metric_ids: Sequence[str], include_references
                 continue
             key = key[:4] + (refs_key, judged_only)
         out[m] = cached("sysstats", key, lambda m=m, cb=cb: _stats_for(dataset, m, include_references, cb,
-                                                                         ref_ids, segments))
+                                                                         ref_ids, segments, tokenize=tokenize))
     return out
 
 
@@ -234,10 +231,8 @@ def known_system_stats(dataset: Dataset, metric_id: str, tokenize: str | None = 
     """The every-segment statistics table of :func:`system_stats` (every system against every
     reference, no human translation) when it is already on disk, else None: nothing is
     computed (the Compare page takes its two systems' rows from it)."""
-    if tokenize:
-        with _tokenizer(tokenize):
-            return known_system_stats(dataset, metric_id)
-    value = _read_cache(_cache_base("sysstats", (dataset.content_hash(), metric_id, metric_signature(metric_id),
+    value = _read_cache(_cache_base("sysstats", (dataset.content_hash(), metric_id,
+                                                 metric_signature(metric_id, tokenize=tokenize),
                                                  False)))
     return value if _stats_dict(value) else None
 
@@ -256,19 +251,6 @@ def _restrict(stats: dict, segments: dict[str, set[str]]) -> dict:
     return out
 
 
-@contextmanager
-def _tokenizer(name: str):
-    """The word-level metrics' tokenizer for this block only (this thread / context), restored after."""
-    from ..metrics.tokenize import session_tokenizer, set_session_tokenizer
-
-    before = session_tokenizer()
-    set_session_tokenizer(name)
-    try:
-        yield
-    finally:
-        set_session_tokenizer(before)
-
-
 def judged_segments(dataset: Dataset, criterion: str) -> dict[str, set[str]]:
     """system (or judged reference set) -> the seg_ids judged under ``criterion``."""
     j = dataset.judgements
@@ -276,15 +258,17 @@ def judged_segments(dataset: Dataset, criterion: str) -> dict[str, set[str]]:
     return {s: set(g["seg_id"].astype(str)) for s, g in j.groupby("system", sort=False)}
 
 
-def tensors(dataset: Dataset, metric_ids: Sequence[str], progress: Progress = None) -> dict:
-    """metric -> :class:`SimTensors` (the engine caches them on disk)."""
+def tensors(dataset: Dataset, metric_ids: Sequence[str], progress: Progress = None,
+            tokenize: str | None = None) -> dict:
+    """metric -> :class:`SimTensors` (the engine caches them on disk); ``tokenize``: the
+    word-level metrics' tokenizer (None: the metric's default)."""
     from ..metrics.engine import similarity_tensors_many
 
     def seg_progress(done: int, total: int) -> None:
         if progress:
             progress(done / max(total, 1), f"similarities: segment {done} of {total}")
 
-    out = similarity_tensors_many(dataset, list(metric_ids), progress=seg_progress)
+    out = similarity_tensors_many(dataset, list(metric_ids), progress=seg_progress, tokenize=tokenize)
     if progress:
         progress(1.0, "similarities ready")
     return out
@@ -294,17 +278,17 @@ _INDEX_CACHE = bounded_cache("scores.queen_index", 4)  # the last QUEEN indexes,
 
 
 def queen_index(dataset: Dataset, metric_ids: Sequence[str], mode: str = "auto", ties: str = "geq",
-                progress: Progress = None):
+                progress: Progress = None, tokenize: str | None = None):
     """A :class:`~evalcore.qarla.queen.QueenIndex` over ``metric_ids`` (kept in a small
-    in-process LRU keyed by content hash, metrics and options)."""
+    in-process LRU keyed by content hash, metrics with their signatures and options)."""
     from ..qarla import QueenIndex
 
-    key = (dataset.content_hash(), tuple((m, metric_signature(m)) for m in metric_ids), mode, ties)
+    key = (dataset.content_hash(), tuple((m, metric_signature(m, tokenize=tokenize)) for m in metric_ids), mode, ties)
     hit = _INDEX_CACHE.pop(key, None)
     if hit is not None:
         _INDEX_CACHE[key] = hit  # now the most recently used
         return hit
-    ts = tensors(dataset, metric_ids, stage(progress, 0.0, 0.8))
+    ts = tensors(dataset, metric_ids, stage(progress, 0.0, 0.8), tokenize)
     idx = QueenIndex({m: ts[m] for m in metric_ids}, mode=mode, ties=ties,
                      progress=sub_range(progress, 0.8, 1.0, "QUEEN comparison bits"))
     _INDEX_CACHE[key] = idx  # a full cache drops its least recently used index first

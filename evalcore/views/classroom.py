@@ -123,17 +123,14 @@ def metric_correlations(dataset: Dataset, metrics: Sequence[str], humans: dict[s
     translations judged like systems are left out. Columns: humans, level, metric, method, value, n."""
     from ..stats.tables import correlation_table
     from ..analysis.system_level import cached_scores
-    import contextlib
-
-    from ..scoring.scores import _tokenizer, segment_scores
+    from ..scoring.scores import segment_scores
 
     cols = ["humans", "level", "metric", "method", "value", "n"]
     rows = []
     metrics = list(metrics)
     if not metrics:
         return pd.DataFrame(columns=cols)
-    with _tokenizer(tokenize) if tokenize else contextlib.nullcontext():  # the same tokenizer at both levels
-        seg = _oriented(segment_scores(dataset, metrics), tokenize)
+    seg = _oriented(segment_scores(dataset, metrics, tokenize=tokenize), tokenize)  # the same tokenizer at both levels
     refs = set(dataset.ref_ids)
     for label, j in humans.items():
         if j.empty:

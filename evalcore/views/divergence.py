@@ -34,7 +34,8 @@ def first_metrics(dataset: Dataset, defaults: Sequence[str]) -> tuple[list[str],
 
 def signal_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence[str] = (),
                  queen_set: Sequence[str] | None = None, normalisation: str = "raw",
-                 per_rater: bool = True, mode: str = "auto", progress: Progress = None) -> pd.DataFrame:
+                 per_rater: bool = True, mode: str = "auto", progress: Progress = None,
+                 tokenize: str | None = None) -> pd.DataFrame:
     """One row per (system, seg_id) output, one column per signal:
 
     * ``metric:<id>`` multi-reference segment score (own scale);
@@ -43,6 +44,7 @@ def signal_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence
     * ``queen:<a,b,...>`` QUEEN of the set (methods §1.2);
 
     plus ``tags`` (phenomenon tags joined by ", "), ``src_len`` / ``out_len`` (whitespace tokens).
+    ``tokenize``: the word-level metrics' tokenizer (None: the metric's default).
     """
     sys_t = dataset.sys_texts()
     seg_ids = dataset.seg_ids
@@ -65,7 +67,7 @@ def signal_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence
         base["tags"] = ""
     key = ["system", "seg_id"]
     if metric_ids:
-        sc = segment_scores(dataset, metric_ids, progress=stage(progress, 0.0, 0.6))
+        sc = segment_scores(dataset, metric_ids, progress=stage(progress, 0.0, 0.6), tokenize=tokenize)
         wide = sc.pivot_table(index=key, columns="metric", values="score", sort=False)
         wide.columns = [f"metric:{c}" for c in wide.columns]
         base = base.merge(wide.reset_index(), on=key, how="left")
@@ -83,7 +85,7 @@ def signal_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence
                 jw.columns = [f"judge:{crit}:{r}" for r in jw.columns]
                 base = base.merge(jw.reset_index(), on=key, how="left")
     if queen_set:
-        idx = queen_index(dataset, list(queen_set), mode=mode, progress=stage(progress, 0.6, 0.95))
+        idx = queen_index(dataset, list(queen_set), mode=mode, progress=stage(progress, 0.6, 0.95), tokenize=tokenize)
         q = idx.values(list(queen_set)).to_frame()[["system", "seg_id", "queen"]]
         q["seg_id"] = q["seg_id"].astype(str)
         base = base.merge(q.rename(columns={"queen": "queen:" + ",".join(queen_set)}), on=key, how="left")

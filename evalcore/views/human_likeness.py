@@ -16,13 +16,14 @@ from ..scoring.scores import tensors
 
 
 def figure1_table(dataset: Dataset, metric_ids: Sequence[str], ties: str = "geq",
-                  average: str = "micro", bootstrap: int = 0, progress: Progress = None) -> pd.DataFrame:
+                  average: str = "micro", bootstrap: int = 0, progress: Progress = None,
+                  tokenize: str | None = None) -> pd.DataFrame:
     """ORANGE and KING of every metric (methods §0, §1.1; Amigó et al. 2006 §2.2, Figure 1) with the
     random baselines (KING 1/(|A_s|+1) averaged, ORANGE 1/2), the exact shuffle baseline,
     tie rates, optional bootstrap CIs and each metric's signature."""
     from ..qarla import orange_king
 
-    ts = tensors(dataset, metric_ids, stage(progress, 0.0, 0.9))
+    ts = tensors(dataset, metric_ids, stage(progress, 0.0, 0.9), tokenize)
     rows = []
     for m in metric_ids:
         r = orange_king(ts[m], ties=ties, average=average, bootstrap=bootstrap).as_row()
@@ -37,13 +38,14 @@ def figure1_table(dataset: Dataset, metric_ids: Sequence[str], ties: str = "geq"
     return out
 
 
-def king_case_table(dataset: Dataset, metric_id: str, ties: str = "geq") -> tuple[pd.DataFrame, pd.DataFrame]:
+def king_case_table(dataset: Dataset, metric_id: str, ties: str = "geq",
+                    tokenize: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(cases, outputs) for the case explorer: one row per (segment, held-out reference) case
     with its KING credit, the best output and its margin (failed cases first), and one row per
     output of every case (which outputs beat the held-out human translation)."""
     from ..qarla import king_case_summary, king_cases
 
-    t = tensors(dataset, [metric_id])[metric_id]
+    t = tensors(dataset, [metric_id], tokenize=tokenize)[metric_id]
     summ = king_case_summary(t, ties=ties)
     summ = summ.assign(failed=summ["n_beat"] > 0)
     summ = summ.sort_values(["failed", "best_margin"], ascending=[False, False], kind="stable")

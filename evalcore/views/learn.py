@@ -18,7 +18,7 @@ PARTS = ("paraphrase", "orange", "quadrant", "raters")
 
 
 def lessons(dataset: Dataset, criterion: str | None = None, progress: Progress = None,
-            parts: Sequence[str] = PARTS) -> dict:
+            parts: Sequence[str] = PARTS, tokenize: str | None = None) -> dict:
     """Live numbers for the guided tour (every value computed from ``dataset``); ``parts``: the
     lessons to compute (the page computes only the stop it shows), any of:
 
@@ -32,7 +32,8 @@ def lessons(dataset: Dataset, criterion: str | None = None, progress: Progress =
     * ``raters``: per-rater mean/sd before normalisation and inter-rater agreement (``agreement``;
       Callison-Burch 2009).
 
-    ``criterion``, ``metrics`` and ``queen_set`` are always given.
+    ``criterion``, ``metrics`` and ``queen_set`` are always given. ``tokenize``: the word-level
+    metrics' tokenizer (None: the metric's default).
     """
     from ..human.scores import criterion_judgements
 
@@ -46,7 +47,7 @@ def lessons(dataset: Dataset, criterion: str | None = None, progress: Progress =
     if mets:
         out["queen_set"] = [m for m in ("bleu", "chrf", "meteor") if m in mets] or mets[:1]
     if "paraphrase" in parts and "bleu" in mets and criterion:
-        seg = segment_scores(dataset, ["bleu"], progress=stage(progress, 0.0, 0.2))
+        seg = segment_scores(dataset, ["bleu"], progress=stage(progress, 0.0, 0.2), tokenize=tokenize)
         h = human_segment_scores(dataset, criterion, include_references=False)
         h = h[~h["system"].isin(refs)]
         both = seg.merge(h.rename(columns={"score": "human"}), on=["system", "seg_id"])
@@ -56,11 +57,11 @@ def lessons(dataset: Dataset, criterion: str | None = None, progress: Progress =
         t["rank_gap"] = t["bleu_rank"] - t["human_rank"]
         out["paraphrase"] = t.sort_values("human", ascending=False).reset_index(drop=True)
     if mets and "orange" in parts:
-        out["orange"] = figure1_table(dataset, mets, progress=stage(progress, 0.2, 0.7))
+        out["orange"] = figure1_table(dataset, mets, progress=stage(progress, 0.2, 0.7), tokenize=tokenize)
     if mets and "quadrant" in parts:
         qset = out["queen_set"]
         if criterion:
-            pts = queen_human_points(dataset, qset, criterion, progress=stage(progress, 0.7, 0.9))
+            pts = queen_human_points(dataset, qset, criterion, progress=stage(progress, 0.7, 0.9), tokenize=tokenize)
             hthr, qthr = quadrant_thresholds(dataset, pts, criterion)
             quad = quadrant_table(pts, hthr, qthr)
             out["quadrant"] = {"points": pts, "human_threshold": hthr, "queen_threshold": qthr,
@@ -78,7 +79,7 @@ def lessons(dataset: Dataset, criterion: str | None = None, progress: Progress =
     return out
 
 
-def span_lesson(dataset: Dataset) -> dict:
+def span_lesson(dataset: Dataset, tokenize: str | None = None) -> dict:
     """The error-span stop of the tour, on a dataset with human error spans (ESA or MQM): two
     outputs chosen from the data (:func:`evalcore.views.spans.teaching_examples`): the one with
     the highest sentence BLEU among those a rater marked with a major error, and the one with
@@ -86,13 +87,13 @@ def span_lesson(dataset: Dataset) -> dict:
     and BLEU's unmatched tokens, :func:`evalcore.views.spans.output_layers`)."""
     from . import spans as spans_view
 
-    ex = spans_view.teaching_examples(dataset)
+    ex = spans_view.teaching_examples(dataset, tokenize=tokenize)
     out = {}
     for key, e in ex.items():
         if e is None:
             out[key] = None
             continue
-        layers = spans_view.output_layers(dataset, e["system"], e["seg_id"], markers=("bleu",))
+        layers = spans_view.output_layers(dataset, e["system"], e["seg_id"], markers=("bleu",), tokenize=tokenize)
         layers["raters"] = [r for r in layers["raters"] if r["item"] == e["item"]]
         out[key] = {**e, "layers": layers}
     return out

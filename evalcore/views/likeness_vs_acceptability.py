@@ -44,7 +44,7 @@ def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
                    selected: Sequence[str] | None = None, method: str = "pearson", level: str = "segment",
                    mode: str = "auto", normalisation: str = "raw", ties: str = "geq", average: str = "micro",
                    bootstrap: int = 0, progress: Progress = None, judged_only: bool = True,
-                   groups: Sequence[str] = GROUPS) -> pd.DataFrame:
+                   groups: Sequence[str] = GROUPS, tokenize: str | None = None) -> pd.DataFrame:
     """The points of Amigó et al. 2006 Figure 3 (methods §0): x = KING, y = correlation with the human
     criterion, in three groups:
 
@@ -68,7 +68,7 @@ def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
     from ..qarla import greedy_search, orange_king
 
     refs = set(dataset.ref_ids)
-    idx = queen_index(dataset, metric_ids, mode=mode, progress=stage(progress, 0.0, 0.5))
+    idx = queen_index(dataset, metric_ids, mode=mode, progress=stage(progress, 0.0, 0.5), tokenize=tokenize)
     human = human_segment_scores(dataset, criterion, normalisation, include_references=False)
     human = human[~human["system"].isin(refs)]
     unknown = set(groups) - set(GROUPS)
@@ -77,7 +77,7 @@ def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
     per_metric = [m for m in metric_ids if {"standard metric", "QUEEN of one metric"} & set(groups)]
     frames = []
     if "standard metric" in groups:
-        frames.append(segment_scores(dataset, metric_ids, progress=stage(progress, 0.5, 0.8)))
+        frames.append(segment_scores(dataset, metric_ids, progress=stage(progress, 0.5, 0.8), tokenize=tokenize))
     if "QUEEN of one metric" in groups:
         for m in metric_ids:
             frames.append(_queen_frame(idx.values([m]), f"queen:{m}"))
@@ -155,7 +155,7 @@ def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
 def metric_set_search(dataset: Dataset, metric_ids: Sequence[str], method: str = "greedy",
                       mode: str = "auto", ties: str = "geq", average: str = "micro",
                       progress: Progress = None, min_coverage: float = 0.95,
-                      exclude_degenerate: bool = True):
+                      exclude_degenerate: bool = True, tokenize: str | None = None):
     """Greedy (methods §0) or exhaustive (≤ 12 metrics) KING-driven metric-set search; returns the
     :class:`~evalcore.qarla.search.SearchResult` (chosen set, KING, ORANGE, ranking, trace, and
     ``excluded``: the metrics left out first because their :func:`~evalcore.qarla.search.coverage`
@@ -165,7 +165,7 @@ def metric_set_search(dataset: Dataset, metric_ids: Sequence[str], method: str =
     from ..qarla import exhaustive_search, greedy_search
     from ..qarla.search import text_presence
 
-    idx = queen_index(dataset, metric_ids, mode=mode, progress=stage(progress, 0.0, 0.4))
+    idx = queen_index(dataset, metric_ids, mode=mode, progress=stage(progress, 0.0, 0.4), tokenize=tokenize)
     cb = sub_range(progress, 0.4, 1.0, f"{method} search")
     kw = dict(mode=mode, ties=ties, average=average, index=idx, progress=cb, min_coverage=min_coverage,
               exclude_degenerate=exclude_degenerate,

@@ -16,10 +16,11 @@ from ..scoring.scores import human_segment_scores, queen_index
 
 
 def queen_human_points(dataset: Dataset, metric_set: Sequence[str], criterion: str, mode: str = "auto",
-                       normalisation: str = "raw", progress: Progress = None) -> pd.DataFrame:
+                       normalisation: str = "raw", progress: Progress = None,
+                       tokenize: str | None = None) -> pd.DataFrame:
     """QUEEN_X (methods §1.2) of every judged (system, segment) against its human score (Amigó et al. 2006
     Figure 4). Columns: system, seg_id, queen, human, n_ratings, mode."""
-    idx = queen_index(dataset, metric_set, mode=mode, progress=progress)
+    idx = queen_index(dataset, metric_set, mode=mode, progress=progress, tokenize=tokenize)
     q = idx.values(list(metric_set)).to_frame()
     q["seg_id"] = q["seg_id"].astype(str)
     h = human_segment_scores(dataset, criterion, normalisation, include_references=False)

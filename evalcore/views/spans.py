@@ -217,7 +217,7 @@ def profile(dataset: Dataset, by: str = "severity", severities=None, categories=
 
 
 def penalties(dataset: Dataset, metric_ids: Sequence[str], value: str = "count", severities=None,
-              raters=None) -> pd.DataFrame:
+              raters=None, tokenize: str | None = None) -> pd.DataFrame:
     """Per metric and error category: the correlation of the metric's segment scores with the
     number (or MQM weight) of that category's errors on the annotated outputs
     (:func:`evalcore.analysis.spans.category_penalties`; metric scores from the shared score tables)."""
@@ -232,12 +232,12 @@ def penalties(dataset: Dataset, metric_ids: Sequence[str], value: str = "count",
             it = it[it["rater"].isin(list(raters))]
             sp = sp[sp["item"].isin(set(it["item"]))]
         t = SpanTable(t.lp, it, sp, t.problems)
-    sc = segment_scores(dataset, list(metric_ids))
+    sc = segment_scores(dataset, list(metric_ids), tokenize=tokenize)
     return S.category_penalties(dataset, sc[["system", "seg_id", "metric", "score"]], table=t, value=value)
 
 
 # ---------------------------------------------------------------- teaching examples
-def teaching_examples(dataset: Dataset, bleu: pd.DataFrame | None = None) -> dict:
+def teaching_examples(dataset: Dataset, bleu: pd.DataFrame | None = None, tokenize: str | None = None) -> dict:
     """Two outputs chosen from the data for the Learn tour: ``high_bleu_major`` — the output
     with the highest sentence BLEU among those a rater marked with a major (or critical) error
     span; ``low_bleu_clean`` — the output with the lowest BLEU among those annotated with no
@@ -249,7 +249,7 @@ def teaching_examples(dataset: Dataset, bleu: pd.DataFrame | None = None) -> dic
     if bleu is None:
         from ..scoring.scores import segment_scores
 
-        bleu = segment_scores(dataset, ["bleu"])
+        bleu = segment_scores(dataset, ["bleu"], tokenize=tokenize)
     b = bleu.assign(seg_id=bleu["seg_id"].astype(str)).set_index(["system", "seg_id"])["score"]
     b = b[~b.index.duplicated()]
     texts = S._texts(dataset)

@@ -56,7 +56,8 @@ def system_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence
                  baseline: str | None = None, include_references: bool = False,
                  normalisation: str = "raw", n_boot: int = 200, test: str = "bootstrap",
                  alpha: float = 0.05, seed: int = 12345, progress: Progress = None,
-                 ref_ids: Sequence[str] | None = None, judged_only: str | None = None) -> pd.DataFrame:
+                 ref_ids: Sequence[str] | None = None, judged_only: str | None = None,
+                 tokenize: str | None = None) -> pd.DataFrame:
     """Corpus scores of every system (and, with ``include_references``, of every human
     translation scored as a system: Freitag et al. 2021) under every metric, and system-level
     human scores of every criterion, with percentile bootstrap CIs over segments and a paired
@@ -84,31 +85,32 @@ def system_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence
     """
     if test not in ("bootstrap", "ar"):
         raise ValueError("test must be bootstrap or ar")
-    key = (dataset.content_hash(), tuple((m, metric_signature(m)) for m in metric_ids), tuple(criteria),
+    key = (dataset.content_hash(), tuple((m, metric_signature(m, tokenize=tokenize)) for m in metric_ids), tuple(criteria),
            baseline, include_references, normalisation, n_boot, test, alpha, seed)
     if ref_ids or judged_only:
         key += (tuple(ref_ids or ()), judged_only)
     key += ("human: given system scores",)  # (tables cached before given scores were used differ)
     return cached("systable", key, lambda: _system_table(
         dataset, metric_ids, criteria, baseline, include_references, normalisation, n_boot, test, alpha,
-        seed, progress, ref_ids, judged_only))
+        seed, progress, ref_ids, judged_only, tokenize))
 
 
 def _system_table(dataset, metric_ids, criteria, baseline, include_references, normalisation, n_boot, test,
-                  alpha, seed, progress, ref_ids=None, judged_only=None) -> pd.DataFrame:
+                  alpha, seed, progress, ref_ids=None, judged_only=None, tokenize=None) -> pd.DataFrame:
     from ..metrics.base import get_metric
     from ..stats.bootstrap import corpus_score_bootstrap, percentile_bootstrap
     from ..stats.significance import paired_approximate_randomization, paired_bootstrap
 
     refs = set(dataset.ref_ids)
     rows = []
-    stats = system_stats(dataset, metric_ids, include_references, stage(progress, 0.0, 0.7), ref_ids, judged_only)
+    stats = system_stats(dataset, metric_ids, include_references, stage(progress, 0.0, 0.7), ref_ids, judged_only,
+                         tokenize=tokenize)
     n_items = max(sum(len(v) for v in stats.values()) + len(criteria), 1)
     done = 0
     paired = paired_bootstrap if test == "bootstrap" else paired_approximate_randomization
     n_paired = n_boot  # resamples (bootstrap) or random swaps (approximate randomisation)
     for m in metric_ids:
-        metric = get_metric(m)
+        metric = get_metric(m, tokenize)
         hib = metric.meta.higher_is_better
         per = stats.get(m, {})
 
