@@ -24,6 +24,7 @@ import pandas as pd
 
 from ..io.comprehension import COLUMNS, FILE, OPTIONAL, REQUIRED, read_file  # noqa: F401  (the reader lives in io/)
 from ..core.results import Result
+from ..scoring.settings import DEFAULTS
 
 AGGREGATION = ("% correct = mean over questions of the mean grade of the question's answers "
                "(each question counts once); CI: percentile bootstrap over questions")
@@ -82,7 +83,7 @@ def results(dataset, n_boot: int = 1000, seed: int = 1, alpha: float = 0.05) -> 
 
 
 def correlations(dataset, table: pd.DataFrame, metric_ids: Sequence[str] = ("bleu", "chrf"),
-                 criteria: Sequence[str] | None = None, tokenize: str | None = None) -> Result:
+                 criteria: Sequence[str] | None = None, tokenize: str | None = DEFAULTS.tokenizer) -> Result:
     """System-level correlation of % correct with every metric (corpus score) and every human
     criterion (mean score), over the MT systems that have both (the control rows are left out).
     ``table``: the table of :func:`results`.

@@ -28,6 +28,7 @@ from ..human.ranking import relative_ranking_scores
 from ..human.scores import criterion_judgements
 from ..core.results import Curve, Result
 from ..scoring.scores import system_stats
+from ..scoring.settings import DEFAULTS
 
 ITEM = ["judgement", "seg_id", "sys_a", "sys_b"]
 
@@ -202,7 +203,7 @@ def no_implicit_gold(raters: Sequence[str]) -> tuple[list[str], str | None]:
                 "evalcore does not take any rater as the expert by default")
 
 
-def metric_system_scores(dataset, metric: str, tokenize: str | None = None) -> pd.Series:
+def metric_system_scores(dataset, metric: str, tokenize: str | None = DEFAULTS.tokenizer) -> pd.Series:
     """system -> the metric's corpus score, oriented so that higher ranks higher (error rates
     negated), for Figure 3's metric row. Text metrics read the one cached statistics table per
     (dataset, metric signature) that the Systems and Divergence pages share

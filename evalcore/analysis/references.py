@@ -22,6 +22,7 @@ import pandas as pd
 from ..core.dataset import Dataset
 from ..metrics.base import Metric, get_metric, metric_signature, valid_stats
 from ..core.results import Detailed
+from ..scoring.settings import DEFAULTS
 
 Progress = Callable[[float, str], None] | None
 
@@ -38,7 +39,7 @@ def _text_metric(metric_id: str, ds, why: str = "", tokenize: str | None = None)
     _prepare(metric, ds)
     return metric
 
-def loo_signature(metric_id: str, n_refs: int, tokenize: str | None = None) -> str:
+def loo_signature(metric_id: str, n_refs: int, tokenize: str | None = DEFAULTS.tokenizer) -> str:
     """The signature of a leave-one-out corpus score: the metric's own (sacreBLEU's for
     BLEU/chrF/TER) with ``nrefs`` = the ``n_refs − 1`` references scored against, plus
     ``leave-one-out:n_refs`` before ``version``."""
@@ -92,7 +93,7 @@ def _stats(metric, ds: Dataset, keep: list[int]) -> dict:
 
 
 def leave_one_out(ds: Dataset, metric_ids: Sequence[str] = ("bleu",), n_boot: int = 0, seed: int = 1,
-                  progress: Progress = None, tokenize: str | None = None) -> Detailed:
+                  progress: Progress = None, tokenize: str | None = DEFAULTS.tokenizer) -> Detailed:
     """Leave-one-out reference quality (Callison-Burch 2009, §5.1, Figure 4; methods §5.11).
 
     For every reference set r: r scored as a candidate against R − {r}, and every MT system
@@ -182,7 +183,7 @@ def scores_and_stats(metric, cands: Sequence[str], refs: Sequence[Sequence[str]]
 
 
 def detect_mt(ds: Dataset, metric_id: str = "bleu", gap: float = 20.0, share: float = 0.3,
-              progress: Progress = None, tokenize: str | None = None) -> Detailed:
+              progress: Progress = None, tokenize: str | None = DEFAULTS.tokenizer) -> Detailed:
     """Flag references that look machine-translated (the "Detect MT" step of Callison-Burch
     2009, §5.1, done automatically).
 
