@@ -20,7 +20,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-MODULES = ["evalcore.metrics.kernels.dp", "evalcore.metrics.edit", "evalcore.metrics.rouge", "evalcore.metrics.gtm", "evalcore.metrics.meteor",
+MODULES = ["evalcore.metrics.kernels.dp", "evalcore.metrics.kernels.plans", "evalcore.metrics.edit", "evalcore.metrics.rouge", "evalcore.metrics.gtm", "evalcore.metrics.meteor",
            "evalcore.metrics.ter", "evalcore.metrics.charngram", "evalcore.metrics.nist", "evalcore.metrics.bleu",
            "evalcore.metrics.chrf"]
 

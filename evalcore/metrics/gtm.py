@@ -30,7 +30,8 @@ import numpy as np
 from ._caches import bounded_cache, cached
 from .base import MetricMeta, MetricOption, register
 from ._jit import lazy_njit as _njit
-from .edit import PairwiseWordMetric, _nb, overlap_pairs, token_options
+from .edit import PairwiseWordMetric, _nb, token_options
+from .kernels.plans import overlap_pairs
 from .kernels.dp import _pad, flatten_ids
 from .kernels.ngram import encode_block
 from .kernels.overlap import bag_overlap, clipped_overlap
@@ -289,7 +290,7 @@ def _greedy_runs_pairs(flat, offs, ph, pr):
 
 
 def runs_pairs(plan) -> tuple[np.ndarray, np.ndarray]:
-    """The greedy runs of every pair of a :class:`~evalcore.metrics.edit.ChunkPairs` as flat
+    """The greedy runs of every pair of a :class:`~evalcore.metrics.kernels.plans.ChunkPairs` as flat
     arrays ``(runs, pos)`` (pair p took ``runs[pos[p]:pos[p+1]]``, identical to
     :func:`gtm_runs`): one compiled call per chunk, memoised in ``plan.memo`` (gtm-2 and gtm-3
     share it)."""

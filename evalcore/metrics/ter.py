@@ -34,7 +34,8 @@ from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
 
 from ._jit import HAVE_NUMBA, lazy_njit
 from .base import Metric, MetricMeta, MetricOption, Signature, group_by_refs, make_signature, register, too_long, valid_stats
-from .edit import best_of_others, encode_flat
+from .edit import best_of_others
+from .kernels.plans import encode_flat
 from .tokenize import tokenize as _pretokenize
 from ._caches import cached
 
