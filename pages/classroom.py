@@ -81,9 +81,14 @@ def results():
         st.dataframe(o["experts"], hide_index=True, width="stretch")
     st.subheader("Quality control")
     if protocol == "rank":
-        st.caption("Rankings have no quality-control screens. Ranks are read with 1 = best: κ compares the "
-                   "pairwise labels they imply (as the Judges page with *lower is better*), and the metrics are "
-                   "correlated with minus the mean rank.")
+        st.caption("A degraded copy of an output, put on a screen beside its original, should be ranked worse "
+                   "(a larger number; a tie fails). A repeated screen should order the outputs the same way: it "
+                   f"is consistent when at least {A.RANK_REPEAT_AGREEMENT:.0%} of its pairs of outputs agree "
+                   "(better, worse, or tied with tied); intra κ = (P(A) − 1/3)/(2/3) over all repeated pairs "
+                   "(Callison-Burch 2009). These screens are kept apart and never enter the other results. "
+                   "Ranks are read with 1 = best: κ compares the pairwise labels they imply (as the Judges page "
+                   "with *lower is better*), and the metrics are correlated with minus the mean rank.")
+        st.dataframe(o["qc"], hide_index=True, width="stretch")
     else:
         st.caption("Degraded copies (some words dropped, some shuffled) should score lower than their original; "
                    f"repeats within {A.repeat_tolerance(protocol):g} points of the first judgement "

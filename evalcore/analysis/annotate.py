@@ -12,7 +12,9 @@ go straight into it, beside the experts' (docs/formats.md, "Class annotations"; 
   a *degraded copy* of an output already in the student's list (:func:`degrade`: some words
   dropped, a stretch of words shuffled; the "bad reference") should score lower than the
   original; a *repeat* of an item should score about the same. :func:`task_sequence` places them
-  after their original; :func:`qc_report` checks them per rater.
+  after their original; :func:`qc_report` checks them per rater. Ranking screens get the same two
+  kinds (:func:`rank_sequence`: a degraded copy on the screen beside its original, which should be
+  ranked worse; a repeated screen, which should order the pairs the same way); :func:`rank_qc_report`.
 * :func:`save_judgement` appends one judgement to the saved dataset through
   :func:`evalcore.io.workspace.append` (under the dataset's lock, a line of the rater's own journal
   file, atomic swap; merged into the tables when the dataset loads): another rater's rows are never
@@ -30,6 +32,7 @@ Nothing here imports streamlit.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 import random
@@ -69,6 +72,10 @@ REPEAT_TOLERANCE = 10.0
 MQM_REPEAT_TOLERANCE = 5.0
 #: relative ranking: how many outputs of one segment a screen shows (the teacher chooses)
 MIN_RANK_OUTPUTS, MAX_RANK_OUTPUTS = 2, 5
+#: a ranking repeat counts as consistent when at least this share of its pairs of outputs is ordered
+#: the same way (better, worse or tied) as on the first screen: P(A) ≥ 2/3, i.e. κ ≥ 0.5 with the
+#: chance agreement 1/3 of pairwise labels (Callison-Burch 2009 §4; methods §5.3, §5.14)
+RANK_REPEAT_AGREEMENT = 2.0 / 3.0
 
 
 def repeat_tolerance(protocol: str) -> float:
@@ -108,16 +115,27 @@ class Task:
 @dataclass(frozen=True)
 class RankTask:
     """One relative-ranking screen (Callison-Burch et al. 2009 §3): the outputs of ``systems`` for
-    segment ``seg_id``, in the order shown (``texts``). ``system`` (the JSON list of the systems,
-    sorted) names the screen in the annotation log; ``kind`` is always ``item`` (no quality control)."""
+    segment ``seg_id``, in the order shown (``texts``). ``kind``: ``item``, or a quality-control
+    screen (methods §5.14): ``repeat`` (an item screen again, reshuffled) or ``bad_copy``, where
+    position ``degraded`` shows a degraded copy of the output of ``systems[degraded]`` (that
+    system's own output is on the screen too). ``system`` names the screen in the annotation log:
+    the JSON list of the systems, sorted; for a ``bad_copy`` the degraded output's system, as
+    the log rows of a DA degraded copy."""
     seg_id: str
     systems: tuple[str, ...]
     texts: tuple[str, ...]
     kind: str = "item"
+    degraded: int = -1
 
     @property
     def system(self) -> str:
+        if self.kind == "bad_copy" and 0 <= self.degraded < len(self.systems):
+            return self.systems[self.degraded]
         return json.dumps(sorted(self.systems), ensure_ascii=False)
+
+    def real(self) -> list[int]:
+        """Positions showing a system's own output (all but :attr:`degraded`)."""
+        return [i for i in range(len(self.systems)) if i != self.degraded]
 
 
 # --------------------------------------------------------------------------- rater names
@@ -313,7 +331,13 @@ def rank_sequence(dataset: Dataset, plan: Plan, student: str) -> list[RankTask]:
     """The ranking screens of ``student``: ``plan.items_per_student`` segments chosen by
     :func:`assignment` with ``plan.overlap`` (a shared pool every student ranks, the rest per
     student), each showing the outputs of :func:`rank_choice` in an order shuffled per student and
-    segment (no position bias shared by the class). No quality-control screens."""
+    segment (no position bias shared by the class).
+
+    With ``plan.qc``, as :func:`task_sequence` does for scores (:func:`qc_count` of each kind, each
+    placed one to three screens after its original; methods §5.14): a ``bad_copy`` screen — an
+    item screen with a degraded copy (:func:`degrade`) of one of its outputs of four or more
+    words added, or, on a screen of :data:`MAX_RANK_OUTPUTS`, put in place of another output —
+    and a ``repeat`` screen — an item screen again, its outputs shuffled again."""
     choice = rank_choice(dataset, plan.rank_outputs, plan.seed)
     texts = dataset.sys_texts()
     pos = {str(s): i for i, s in enumerate(dataset.seg_ids)}
@@ -322,6 +346,30 @@ def rank_sequence(dataset: Dataset, plan: Plan, student: str) -> list[RankTask]:
         systems = list(choice[seg])
         _rng("rank-order", plan.seed, student, seg).shuffle(systems)
         out.append(RankTask(seg, tuple(systems), tuple(texts[s][pos[seg]] for s in systems)))
+    if not plan.qc:
+        return out
+    rng = _rng("rank-qc", plan.seed, student)
+    k = qc_count(len(out))
+    fit = [i for i, t in enumerate(out) if any(len(x.split()) >= 4 for x in t.texts)]
+    picks = rng.sample(fit, min(len(fit), 2 * k))
+    extra = []  # (position after which to insert, screen)
+    for j, i in enumerate(picks):
+        t = out[i]
+        shown = list(zip(t.systems, t.texts, [False] * len(t.systems)))
+        if j % 2 == 0:
+            x = rng.choice([n for n, txt in enumerate(t.texts) if len(txt.split()) >= 4])
+            bad = (t.systems[x], degrade(t.texts[x], (plan.seed, student)), True)
+            if len(shown) < MAX_RANK_OUTPUTS:
+                shown.append(bad)
+            else:  # a full screen: the copy takes another output's place
+                shown[rng.choice([n for n in range(len(shown)) if n != x])] = bad
+        rng.shuffle(shown)
+        deg = next((n for n, e in enumerate(shown) if e[2]), -1)
+        extra.append((i, RankTask(t.seg_id, tuple(e[0] for e in shown), tuple(e[1] for e in shown),
+                                  "bad_copy" if j % 2 == 0 else "repeat", deg)))
+    for i, task in sorted(extra, key=lambda e: -e[0]):
+        at = min(len(out), i + 1 + rng.randrange(1, 4))
+        out.insert(at, task)
     return out
 
 
@@ -555,33 +603,45 @@ def save_ranking(name: str, lp: str, rater: str, task: RankTask, ranks: Sequence
     Saved as the project's ranking judgements: one judgement row per output, criterion
     ``class_rank``, score = its rank (lower is better, as ranks are on the Judges page with
     *lower is better*), one screen per (rater, segment); and one ``annotation_log`` row
-    (system: :attr:`RankTask.system`, ``ranks_json``: system -> rank). Appended to the rater's
-    journal as :func:`save_judgement` does."""
+    (system: :attr:`RankTask.system`, ``ranks_json``: system -> rank of its own output). A
+    quality-control screen (``bad_copy``, ``repeat``) is that log row only, as a DA one: for a
+    ``bad_copy`` the row's score is the rank given to the degraded copy and ``shown_text`` its
+    text. Appended to the rater's journal as :func:`save_judgement` does."""
     from ..io import workspace
 
     rater = check_rater(rater)
     ranks = check_ranks(ranks, len(task.systems))
-    if len(set(task.systems)) != len(task.systems) or len(task.systems) < MIN_RANK_OUTPUTS:
+    if task.kind not in KINDS:
+        raise ValueError(f"unknown task kind {task.kind!r}")
+    if (task.kind == "bad_copy") != (0 <= task.degraded < len(task.systems)):
+        raise ValueError("a degraded-copy screen (and only it) shows one degraded copy of an output on it")
+    real = [task.systems[i] for i in task.real()]
+    if len(set(real)) != len(real) or len(task.systems) < MIN_RANK_OUTPUTS or (
+            task.kind == "bad_copy" and task.systems[task.degraded] not in real):
         raise ValueError("a ranking screen shows two or more different outputs")
 
     def check(coll):
         if lp not in coll:
             raise ValueError(f"the saved dataset {name!r} has no language pair {lp!r}")
         ds = coll[lp]
-        missing = [s for s in task.systems if not _has_outputs(ds, [s], task.seg_id)]
+        missing = [s for s in dict.fromkeys(task.systems) if not _has_outputs(ds, [s], task.seg_id)]
         if missing:
             raise ValueError(f"no output of system(s) {', '.join(map(repr, missing))} for segment "
                              f"{task.seg_id!r} in {name!r}")
         if (task.kind, task.system, task.seg_id) in done_keys(ds, rater, "rank"):
-            raise ValueError(f"{rater} has already ranked these outputs of segment {task.seg_id}")
+            what = "these outputs" if task.kind == "item" else f"this {task.kind.replace('_', ' ')} screen"
+            raise ValueError(f"{rater} has already ranked {what} of segment {task.seg_id}")
 
+    bad = task.kind == "bad_copy"
     rows: dict[str, list[dict]] = {
         LOG_EXTRA: [{"rater": rater, "protocol": "rank", "kind": task.kind, "system": task.system,
-                     "seg_id": task.seg_id, "score": "", "esa_spans_json": "", "shown_text": "",
+                     "seg_id": task.seg_id, "score": repr(float(ranks[task.degraded])) if bad else "",
+                     "esa_spans_json": "", "shown_text": task.texts[task.degraded] if bad else "",
                      "saved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                     "ranks_json": json.dumps(dict(zip(task.systems, ranks)), ensure_ascii=False)}],
-        "judgements": [{"system": s, "seg_id": task.seg_id, "rater": rater, "judgement": CRITERIA["rank"],
-                        "score": float(r)} for s, r in zip(task.systems, ranks)]}
+                     "ranks_json": json.dumps({task.systems[i]: ranks[i] for i in task.real()}, ensure_ascii=False)}]}
+    if task.kind == "item":  # quality-control screens live only in the log
+        rows["judgements"] = [{"system": s, "seg_id": task.seg_id, "rater": rater, "judgement": CRITERIA["rank"],
+                               "score": float(r)} for s, r in zip(task.systems, ranks)]
     return workspace.append(name, rater, lp, rows, check)
 
 
@@ -635,4 +695,78 @@ def qc_report(log: pd.DataFrame, tolerance: float = REPEAT_TOLERANCE) -> pd.Data
         passed = None if not pb and not pr else (lower == len(pb) and consistent == len(pr))
         rows.append({"rater": rater, "protocol": protocol, "n_bad": len(pb), "bad_lower": lower, "p_bad": p,
                      "n_repeat": len(pr), "repeat_consistent": consistent, "repeat_mad": mad, "passed": passed})
+    return pd.DataFrame(rows, columns=cols)
+
+
+def rank_pair_labels(ranks: dict) -> dict[tuple[str, str], str]:
+    """The pairwise labels of one ranking (``ranks``: system -> rank, 1 = best): for every pair of
+    systems (a, b) with a < b by name, ``>`` when a is ranked better (a lower rank number), ``<``
+    when worse, ``=`` when tied (Callison-Burch 2009 §4: A > B, A < B, A = B; methods §5.3)."""
+    out = {}
+    for a, b in itertools.combinations(sorted(ranks), 2):
+        ra, rb = float(ranks[a]), float(ranks[b])
+        out[(a, b)] = ">" if ra < rb else "<" if ra > rb else "="
+    return out
+
+
+def rank_qc_report(log: pd.DataFrame) -> pd.DataFrame:
+    """Per (rater, protocol) quality control of ranking screens (methods §5.14), from the
+    ``rank`` rows of the annotation log:
+
+    * ``n_bad``: degraded-copy screens; ``bad_worse``: how many have the degraded copy ranked
+      strictly worse (a larger rank number) than its original on the same screen — a tie is a
+      fail; ``p_bad``: one-sided sign test that copies are ranked worse (ties left out; NaN
+      without an untied screen), as :func:`qc_report`;
+    * ``n_repeat``: repeat screens whose first screen the rater also ranked; ``repeat_pairs``:
+      the pairs of outputs on them; ``repeat_p_agree``: the share of those pairs ordered the same
+      way on both screens (``>``, ``<`` or ``=``: a tie agrees only with a tie; :func:`rank_pair_labels`);
+      ``repeat_consistent``: repeats with at least :data:`RANK_REPEAT_AGREEMENT` of their pairs
+      agreeing; ``intra_kappa``: the intra-annotator κ = (P(A) − 1/3)/(1 − 1/3) over those pairs
+      (:func:`evalcore.human.agreement.agreement`, ``intra``, P(E) = 1/3: the κ of Callison-Burch
+      2009 §4, computed on one rater's two rankings of a screen as WMT's intra-annotator agreement);
+    * ``passed``: every degraded copy ranked worse and every repeat consistent (None when nothing
+      to check)."""
+    from scipy.stats import binomtest
+
+    from ..human.agreement import agreement, pairwise_labels
+
+    cols = ["rater", "protocol", "n_bad", "bad_worse", "p_bad", "n_repeat", "repeat_consistent", "repeat_pairs",
+            "repeat_p_agree", "intra_kappa", "passed"]
+    rows = []
+    for (rater, protocol), g in log.groupby(["rater", "protocol"], sort=False):
+        ranks = [json.loads(x) if isinstance(x, str) and x else {} for x in g["ranks_json"]]
+        first: dict = {}
+        for kind, system, seg, rk in zip(g["kind"], g["system"], g["seg_id"], ranks):
+            if kind == "item":
+                first.setdefault((system, seg), rk)
+        worse = better = n_bad = 0
+        for kind, system, score, rk in zip(g["kind"], g["system"], g["score"], ranks):
+            if kind == "bad_copy" and system in rk and score == score:
+                n_bad += 1
+                worse += float(score) > float(rk[system])
+                better += float(score) < float(rk[system])
+        p = binomtest(worse, worse + better, 0.5, alternative="greater").pvalue if worse + better else float("nan")
+        n_rep = consistent = agree = pairs = 0
+        screens = []
+        for kind, system, seg, rk in zip(g["kind"], g["system"], g["seg_id"], ranks):
+            if kind != "repeat" or (system, seg) not in first:
+                continue
+            a, b = rank_pair_labels(first[(system, seg)]), rank_pair_labels(rk)
+            same = sum(a[k] == b.get(k) for k in a)
+            n_rep += 1
+            pairs += len(a)
+            agree += same
+            consistent += bool(a) and same / len(a) >= RANK_REPEAT_AGREEMENT - 1e-12
+            for screen, r in (("first", first[(system, seg)]), ("repeat", rk)):
+                screens += [{"judgement": "class_rank", "rater": rater, "seg_id": seg, "system": s,
+                             "score": float(v), "screen": f"{screen}:{system}"} for s, v in r.items()]
+        kappa = float("nan")
+        if screens:
+            kappa = agreement(pairwise_labels(pd.DataFrame(screens), higher_is_better=False, screen_col="screen"),
+                              "intra")["kappa"]
+        passed = None if not n_bad and not n_rep else (worse == n_bad and consistent == n_rep)
+        rows.append({"rater": rater, "protocol": protocol, "n_bad": n_bad, "bad_worse": worse, "p_bad": p,
+                     "n_repeat": n_rep, "repeat_consistent": consistent, "repeat_pairs": pairs,
+                     "repeat_p_agree": agree / pairs if pairs else float("nan"), "intra_kappa": kappa,
+                     "passed": passed})
     return pd.DataFrame(rows, columns=cols)

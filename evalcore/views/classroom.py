@@ -179,7 +179,8 @@ def overview(dataset: Dataset, protocol: str, expert_criterion: str | None = Non
              metrics: Sequence[str] = ("bleu", "chrf"), tokenize: str | None = None) -> dict:
     """Everything the Class page shows for ``protocol`` (rankings oriented by :func:`oriented`;
     ``class_rows`` keeps the stored ranks): ``progress``, ``qc``
-    (:func:`evalcore.analysis.annotate.qc_report`), ``class_alpha`` and ``class_agreement`` (all students
+    (:func:`evalcore.analysis.annotate.qc_report`; for rankings
+    :func:`~evalcore.analysis.annotate.rank_qc_report`), ``class_alpha`` and ``class_agreement`` (all students
     together), ``pairs`` (:func:`student_pairs`), ``experts`` (:func:`vs_experts`, when an expert
     criterion is given), ``correlations`` (:func:`metric_correlations`: class, experts on every
     output they judged, experts on the outputs the class judged), ``schulze`` (class and experts),
@@ -187,9 +188,10 @@ def overview(dataset: Dataset, protocol: str, expert_criterion: str | None = Non
     rows = class_judgements(dataset, protocol)
     cj = oriented(rows, protocol)
     log = A.log_of(dataset)
-    log = log[log["protocol"] == protocol] if protocol != "rank" else log.iloc[:0]  # rankings: no QC screens
+    log = log[log["protocol"] == protocol]
+    qc = A.rank_qc_report(log) if protocol == "rank" else A.qc_report(log, A.repeat_tolerance(protocol))
     out = {"progress": A.progress_table(dataset).query("protocol == @protocol").reset_index(drop=True),
-           "qc": A.qc_report(log, A.repeat_tolerance(protocol)).reset_index(drop=True),
+           "qc": qc.reset_index(drop=True),
            "class_rows": rows, "class_alpha": alpha_of_judgements(cj),
            "class_agreement": agreement(pairwise_labels(cj), "inter"), "pairs": student_pairs(cj)}
     ej = expert_judgements(dataset, expert_criterion) if expert_criterion else cj.iloc[:0]
