@@ -69,7 +69,7 @@ except Exception as exc:
 
 fig = cached(Q.human_likeness_figure, query, table)
 fig_slot.plotly_chart(fig, width="stretch", key="hl_fig1")
-download_figure(P.with_signature(fig, common_view.signature_text(metrics, f"ties={ties}; average={average}", nrefs=QARLA_NREFS, tokenize=tok)),
+download_figure(P.with_signature(fig, common_view.signature_text(metrics, f"ties={ties}; average={average}", tokenize=tok, nrefs=QARLA_NREFS)),
                 f"{ds.name}_figure1", key="hl_fig1_dl")
 below = int((table["orange"] < 0.5).sum())
 st.caption(f"{below} of {len(table)} metrics have ORANGE below 0.5: the outputs look *more* like the references "
@@ -82,7 +82,7 @@ st.dataframe(shown, hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(format="%.3f") for c in shown.columns
                             if c not in ("metric", "signature", "n_cases")})
 download_table(shown, f"{ds.name}_orange_king", key="hl_table",
-               signature=common_view.signature_text(metrics, f"ties={ties}; average={average}; bootstrap={boot}", nrefs=QARLA_NREFS, tokenize=tok))
+               signature=common_view.signature_text(metrics, f"ties={ties}; average={average}; bootstrap={boot}", tokenize=tok, nrefs=QARLA_NREFS))
 
 # ---------------------------------------------------------------- case explorer
 st.subheader("Case explorer")
@@ -103,7 +103,7 @@ st.dataframe(view, hide_index=True, width="stretch", height=260,
              column_config={"king": st.column_config.NumberColumn(format="%.2f"),
                             "orange": st.column_config.NumberColumn(format="%.2f"),
                             "best_margin": st.column_config.NumberColumn(format="%.3f")})
-download_table(view, f"{ds.name}_king_cases_{metric}", key="hl_cases", signature=common_view.signature_text([metric], nrefs=QARLA_NREFS, tokenize=tok))
+download_table(view, f"{ds.name}_king_cases_{metric}", key="hl_cases", signature=common_view.signature_text([metric], tokenize=tok, nrefs=QARLA_NREFS))
 if len(view):
     labels = [f"segment {s} · held out {r}" for s, r in zip(view["seg_id"], view["held_out"])]
     pick = st.selectbox("Inspect a case", range(len(view)), format_func=lambda i: labels[i], key="hl_case_pick")

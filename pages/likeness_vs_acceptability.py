@@ -138,12 +138,12 @@ tr = res["trace"]
 if smethod == "greedy":
     tfig = cached(Q.search_trace_figure, sk, tr)
     st.plotly_chart(tfig, width="stretch", key="lva_trace")
-    download_figure(P.with_signature(tfig, common_view.signature_text(metrics, nrefs=QARLA_NREFS, tokenize=tok)), f"{ds.name}_search_trace",
+    download_figure(P.with_signature(tfig, common_view.signature_text(metrics, tokenize=tok, nrefs=QARLA_NREFS)), f"{ds.name}_search_trace",
                     key="lva_trace_fig")
 with st.expander("Search trace", expanded=smethod == "exhaustive"):
     st.dataframe(tr, hide_index=True, width="stretch")
     download_table(tr, f"{ds.name}_search_{smethod}", key="lva_trace_tab",
-                   signature=common_view.signature_text(metrics, f"mode={mode}; ties={ties}", nrefs=QARLA_NREFS, tokenize=tok))
+                   signature=common_view.signature_text(metrics, f"mode={mode}; ties={ties}", tokenize=tok, nrefs=QARLA_NREFS))
 
 # ---------------------------------------------------------------- the selected set's point
 try:
@@ -159,7 +159,7 @@ with fig_notes:
         st.caption(f"Correlations over {ns[0]}{'-' + str(ns[-1]) if len(ns) > 1 else ''} of {ds.n_segments} segments.")
     fig = cached(Q.likeness_figure, pk, pts)
     fig_slot.plotly_chart(fig, width="stretch", key="lva_fig3")
-    download_figure(P.with_signature(fig, common_view.signature_text(metrics, f"criterion={criterion}; {method}; level={level}", nrefs=QARLA_NREFS, tokenize=tok)),
+    download_figure(P.with_signature(fig, common_view.signature_text(metrics, f"criterion={criterion}; {method}; level={level}", tokenize=tok, nrefs=QARLA_NREFS)),
                     f"{ds.name}_figure3", key="lva_fig3_dl")
     best_corr = pts.loc[pts["corr"].idxmax()] if pts["corr"].notna().any() else None
     sel = pts[pts["group"] == "selected set"].iloc[0]
@@ -172,4 +172,4 @@ with fig_notes:
                                 if c not in ("group", "label", "metrics", "n", "n_segments")})
     download_table(pts, f"{ds.name}_figure3_points", key="lva_points",
                    signature=common_view.signature_text(metrics, f"criterion={criterion}; {method}; level={level}; "
-                                                       f"normalisation={norm}; QUEEN mode={mode}; ties={ties}", nrefs=QARLA_NREFS, tokenize=tok))
+                                                       f"normalisation={norm}; QUEEN mode={mode}; ties={ties}", tokenize=tok, nrefs=QARLA_NREFS))

@@ -97,7 +97,7 @@ q_thr = t2.slider("Not human-like: QUEEN ≤", 0.0, 1.0, float(np.clip(q_thr, 0,
 fig = cached(Q.queen_figure, Q.replace(query, human_threshold=float(h_thr), queen_threshold=float(q_thr)), pts)
 event = st.plotly_chart(fig, width="stretch", key="qvh_fig4", on_select="rerun",
                         selection_mode=("points", "box", "lasso"))
-download_figure(P.with_signature(fig, common_view.signature_text(metric_set, f"criterion={criterion}; mode={mode}", nrefs=QARLA_NREFS, tokenize=tok)),
+download_figure(P.with_signature(fig, common_view.signature_text(metric_set, f"criterion={criterion}; mode={mode}", tokenize=tok, nrefs=QARLA_NREFS)),
                 f"{ds.name}_figure4", key="qvh_fig4_dl")
 
 
@@ -138,7 +138,7 @@ if len(quad):
                                 "human": st.column_config.NumberColumn(format="%.2f")})
     download_table(show, f"{ds.name}_quadrant", key="qvh_quad",
                    signature=common_view.signature_text(metric_set, f"criterion={criterion}; human>={h_thr:.3f}; "
-                                                          f"QUEEN<={q_thr:.3f}; mode={mode}", nrefs=QARLA_NREFS, tokenize=tok))
+                                                          f"QUEEN<={q_thr:.3f}; mode={mode}", tokenize=tok, nrefs=QARLA_NREFS))
     if st.button("Open these outputs in the divergence browser", key="qvh_open_quad"):
         st.session_state["divergence_focus"] = {
             "pairs": list(zip(quad["system"], quad["seg_id"].astype(str))),
@@ -146,4 +146,4 @@ if len(quad):
         st.switch_page("pages/divergence.py")
 with st.expander("All points"):
     st.dataframe(pts, hide_index=True, width="stretch")
-    download_table(pts, f"{ds.name}_figure4_points", key="qvh_points", signature=common_view.signature_text(metric_set, nrefs=QARLA_NREFS, tokenize=tok))
+    download_table(pts, f"{ds.name}_figure4_points", key="qvh_points", signature=common_view.signature_text(metric_set, tokenize=tok, nrefs=QARLA_NREFS))

@@ -51,8 +51,8 @@ PAGES: tuple[PageInfo, ...] = (
              "classifier and compare it with BLEU and chrF", False),
     PageInfo("playground", "Metric playground", "🧪", "edit a candidate and watch every metric react; "
              "challenges that break metrics", False),
-    PageInfo("annotate", "Annotate", "✍️", "students judge outputs (DA, or ESA error spans) into a saved "
-             "dataset, with quality-control items", False),
+    PageInfo("annotate", "Annotate", "✍️", "students judge outputs (DA, ESA, MQM-lite, ranking of 2-5 outputs) "
+             "into a saved dataset, with QC items", False),
     PageInfo("classroom", "Class", "🧑‍🏫", "the class's judgements as they arrive: progress, agreement, QC, "
              "metric correlations, Schulze ranking", False),
     PageInfo("learn", "Learn (guided tour)", "🎓", "the seeds' lessons on the sample corpus, stop "
