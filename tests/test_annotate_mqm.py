@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from class_pages import open_page as _open, saved_label as _label
 from evalcore.analysis import annotate as A
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -102,24 +103,6 @@ def test_class_agreement_on_mqm_equals_krippendorff(mqm_class):
     assert list(o["progress"]["rater"]) == ["ana", "bo", "cy"] and list(o["progress"]["saved"]) == [8, 8, 8]
 
 
-def _label(name):
-    from evalcore.io import workspace
-
-    return next(f"{m['name']} (saved {m.get('saved_at') or '?'})" for m in workspace.list_saved() if m["name"] == name)
-
-
-def _open(page: str, state: dict):
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=240)
-    for k, v in state.items():
-        at.session_state[k] = v
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    at.switch_page(f"pages/{page}.py")
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
 
 
 def test_the_page_saves_two_mqm_judgements_and_the_class_page_shows_agreement(workspace_home):

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from scipy.stats import binomtest
 
+from class_pages import open_page as _open, saved_label as _label
 from evalcore.analysis import annotate as A
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -184,24 +185,6 @@ def test_rank_qc_screens_are_saved_apart_from_the_judgements(tiny):
 
 
 # ------------------------------------------------------------------------- both pages
-def _label(name):
-    from evalcore.io import workspace
-
-    return next(f"{m['name']} (saved {m.get('saved_at') or '?'})" for m in workspace.list_saved() if m["name"] == name)
-
-
-def _open(page: str, state: dict):
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=240)
-    for k, v in state.items():
-        at.session_state[k] = v
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    at.switch_page(f"pages/{page}.py")
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
 
 
 def test_a_student_ranks_qc_screens_and_the_class_page_reports_them(workspace_home):
