@@ -430,6 +430,24 @@ def _swap_in(root: Path, tmp: Path, final: Path) -> Path | None:
     return trash
 
 
+@contextlib.contextmanager
+def _next_version(root: Path, path: Path):
+    """A staging folder for the next version of the saved dataset at ``path``: yielded to be
+    filled, then swapped into place under the workspace lock (:func:`_swap_in`) and the old
+    version removed; removed itself if the block fails. The caller holds the name's lock."""
+    tmp = _staging_folder(root, path.name)
+    trash = None
+    try:
+        yield tmp
+        with _workspace_lock():  # the renames: invisible to readers, who hold it shared
+            trash = _swap_in(root, tmp, path)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    if trash is not None:
+        shutil.rmtree(trash, ignore_errors=True)
+
+
 def _write_locked(datasets: dict[str, Dataset], name: str, source: str, replace: bool,
                   saved_at: str | None = None) -> str:
     """The body of :func:`save` and :func:`update`, run while holding ``name``'s lock: write to a
@@ -608,9 +626,7 @@ def append(name: str, key: str, lp: str, rows: Mapping, check=None) -> str:
         data = (old.read_bytes() if old.is_file() else b"") + line
         if journal.parse({fname: data})[-1]["seq"] != seq:  # the line reads back as the last record
             raise RuntimeError(f"refusing to save: the journal {fname} would not read back")
-        tmp = _staging_folder(root, stored)
-        trash = None
-        try:
+        with _next_version(root, path) as tmp:
             _link_tree(path, tmp, {fname})
             atomic_write(tmp / fname, lambda fh: fh.write(data), mode="wb")
             if (tmp / fname).read_bytes() != data:
@@ -623,13 +639,6 @@ def append(name: str, key: str, lp: str, rows: Mapping, check=None) -> str:
             new_meta = {**meta, "files": files, "counts": counts, "journal_seq": seq,
                         "updated_at": time.strftime("%Y-%m-%d %H:%M:%S")}
             _write_json_atomic(tmp / "meta.json", new_meta)
-            with _workspace_lock():  # the renames: invisible to readers, who hold it shared
-                trash = _swap_in(root, tmp, path)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-        if trash is not None:
-            shutil.rmtree(trash, ignore_errors=True)
         return stored
 
 
@@ -824,20 +833,11 @@ def save_parses(name: str, lp: str, filename: str, data: bytes) -> Path:
         if not (path / "meta.json").is_file():
             raise FileNotFoundError(f"no saved dataset named {name!r}")
         rel = _parses_dir(stored, lp).relative_to(path) / safe_name(Path(filename).name)
-        tmp = _staging_folder(root, stored)
-        trash = None
-        try:
+        with _next_version(root, path) as tmp:
             _link_tree(path, tmp, set())
             shutil.copy2(path / "meta.json", tmp / "meta.json")
             (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
             atomic_write(tmp / rel, lambda fh: fh.write(data), mode="wb")  # replaces a link, not its file
-            with _workspace_lock():  # the renames: invisible to readers, who hold it shared
-                trash = _swap_in(root, tmp, path)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-        if trash is not None:
-            shutil.rmtree(trash, ignore_errors=True)
     return path / rel
 
 

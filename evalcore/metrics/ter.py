@@ -35,7 +35,7 @@ from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
 from ._jit import HAVE_NUMBA, lazy_njit
 from .base import Metric, MetricMeta, MetricOption, Signature, group_by_refs, make_signature, register, too_long, valid_stats
 from .edit import best_of_others
-from .kernels.plans import encode_flat
+from .kernels.plans import encode_flat, sequence_index
 from .tokenize import tokenize as _pretokenize
 from ._caches import cached
 
@@ -176,20 +176,7 @@ class TER(Metric):
                 if len(r):
                     out[i] = self._stats_one(c, r)
             return out
-        seq_of: dict[tuple, int] = {}
-        seqs: list[tuple] = []
-        text_of: dict[str, int] = {}
-
-        def ix(text: str) -> int:
-            t = text_of.get(text)
-            if t is None:
-                tt = self.tokens(text)
-                t = seq_of.get(tt)
-                if t is None:
-                    t = seq_of[tt] = len(seqs)
-                    seqs.append(tt)
-                text_of[text] = t
-            return t
+        ix, seqs = sequence_index(self.tokens)
 
         rows, counts, ph, pr = [], [], [], []
         for key, idx in group_by_refs(refs):

@@ -73,7 +73,9 @@ def chunk_pairs(metric: Metric, cands: Sequence[str], refs: Sequence[Sequence[st
     return plan
 
 
-def _chunk_pairs(tok, cands, refs) -> ChunkPairs:
+def sequence_index(tok) -> tuple:
+    """``(ix, seqs)``: ``ix(text)`` is the index in ``seqs`` of ``tok(text)``, each distinct text
+    tokenised once and equal token sequences stored once (the chunk plans and TER's batch)."""
     seq_of: dict[tuple, int] = {}
     seqs: list[tuple] = []
     text_of: dict[str, int] = {}
@@ -88,6 +90,11 @@ def _chunk_pairs(tok, cands, refs) -> ChunkPairs:
                 seqs.append(tt)
             text_of[text] = t
         return t
+    return ix, seqs
+
+
+def _chunk_pairs(tok, cands, refs) -> ChunkPairs:
+    ix, seqs = sequence_index(tok)
 
     rows: list[int] = []
     counts: list[int] = []
