@@ -63,8 +63,9 @@ with st.expander("Teacher settings (shared by the whole class, saved with the da
     rank_k = st.number_input("Relative ranking: outputs of one segment per screen", A.MIN_RANK_OUTPUTS,
                              A.MAX_RANK_OUTPUTS, int(plan.rank_outputs), key="ann_rank_k")
     st.caption(f"With these settings every two students share at least {A.n_shared(int(n_items), overlap)} items "
-               "(for agreement); the rest are drawn per student. Changing them changes what is still to do, "
-               "never what was saved.")
+               "(for agreement); they come first, in one order for the class, and the rest are drawn per student. "
+               "Changing the settings changes what is still to do, never what was saved: a student's saved items "
+               "stay done.")
     if st.button("Save the settings for the class", key="ann_save_plan"):
         try:
             A.save_plan(name, ds.lp, A.Plan(int(n_items), float(overlap), bool(qc), bool(show_ref), int(seed),
@@ -90,6 +91,11 @@ except ValueError as exc:
 
 task, done, total = A.next_task(ds, plan, rater, protocol)
 st.markdown(f"**{done} of {total} done**")  # text, not st.progress: a bar reads as "still running"
+first = A.agreement_after(ds, plan, protocol)
+unit = "screens" if protocol == "rank" else "items"
+st.caption(f"Your first items are shared with the whole class, in the same order: your agreement with any "
+           f"classmate can be measured on the Class page after your first {first} {unit} (and theirs)."
+           if first else "This plan shares too few items for agreement between students to be measured.")
 if task is None:
     st.success(f"All {total} items done, {md(rater)}: thank you! Your judgements are on the Class page.")
     st.stop()
