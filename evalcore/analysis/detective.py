@@ -581,3 +581,83 @@ def fooled_board(submissions: pd.DataFrame, deltas: Mapping[str, float] | None =
         rows.append({"metric": mid, "fooled": fooled, "n": len(g), "fooled_share": fooled / len(g)})
     t = pd.DataFrame(rows, columns=cols)
     return t.sort_values(["fooled_share", "metric"], ascending=[False, True], kind="stable").reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- class mode
+SUBMISSIONS_EXTRA = "detective_submissions"
+SUBMISSION_COLUMNS = ["student", "system", "seg_id", "rewrite", "meaning_changed", "saved_at"]
+MAX_REWRITE_CHARS = 5000
+
+
+def submissions_of(dataset: Dataset) -> pd.DataFrame:
+    """The class's rewrites saved with the dataset (extra table :data:`SUBMISSIONS_EXTRA`),
+    ``meaning_changed`` as bool."""
+    t = dataset.extras.get(SUBMISSIONS_EXTRA)
+    if t is None or not len(t):
+        return pd.DataFrame({c: pd.Series(dtype="bool" if c == "meaning_changed" else "object")
+                             for c in SUBMISSION_COLUMNS})
+    t = t.reindex(columns=SUBMISSION_COLUMNS).copy()
+    t["meaning_changed"] = t["meaning_changed"].astype(str).isin(["1", "True", "true"])
+    return t
+
+
+def check_rewrite(dataset: Dataset, system: str, seg_id: str, text) -> str:
+    """The rewrite as stored, or ``ValueError`` saying what is wrong (empty, too long, the
+    output unchanged, no such output)."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError("the rewrite is empty: type your version of the translation")
+    if len(text) > MAX_REWRITE_CHARS:
+        raise ValueError(f"the rewrite is {len(text)} characters long; use at most {MAX_REWRITE_CHARS}")
+    pos = {str(s): i for i, s in enumerate(dataset.seg_ids)}
+    if system not in dataset.systems or str(seg_id) not in pos:
+        raise ValueError(f"no output of system {system!r} for segment {seg_id!r}")
+    original = dataset.sys_texts()[system][pos[str(seg_id)]]
+    if not isinstance(original, str) or not original.strip():
+        raise ValueError(f"system {system!r} has no output for segment {seg_id!r}")
+    if text.strip() == original.strip():
+        raise ValueError("the rewrite is the output itself: change something")
+    return text
+
+
+def save_submission(name: str, lp: str, student: str, system: str, seg_id: str, text: str,
+                    meaning_changed: bool) -> str:
+    """Append one student's rewrite to the saved dataset ``name`` (language pair ``lp``) through
+    :func:`evalcore.io.workspace.append` (the student's own journal, under the dataset's lock;
+    the rest of the dataset untouched); the name is checked as an annotator's
+    (:func:`evalcore.analysis.annotate.check_rater`). Returns the stored name."""
+    import time
+
+    from ..io import workspace
+    from .annotate import check_rater
+
+    student = check_rater(student)
+
+    def check(coll):
+        if lp not in coll:
+            raise ValueError(f"the saved dataset {name!r} has no language pair {lp!r}")
+        check_rewrite(coll[lp], system, seg_id, text)
+
+    row = {"student": student, "system": system, "seg_id": str(seg_id), "rewrite": text,
+           "meaning_changed": "1" if meaning_changed else "0",
+           "saved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    return workspace.append(name, student, lp, {SUBMISSIONS_EXTRA: [row]}, check)
+
+
+def score_rewrites(dataset: Dataset, rewrites: pd.DataFrame, metrics: Sequence[str], settings: Settings,
+                   deltas: Mapping[str, float] | None = None) -> pd.DataFrame:
+    """Each rewrite (rows with system, seg_id, rewrite, and optionally student and
+    meaning_changed) scored by every metric as :func:`score_perturbations` scores a perturbation:
+    columns of ``rewrites`` plus metric, original_score, rewrite_score, drop, caught (drop > Δ)."""
+    cols = list(rewrites.columns) + ["metric", "original_score", "rewrite_score", "drop", "caught"]
+    if rewrites.empty:
+        return pd.DataFrame(columns=cols)
+    pert = pd.DataFrame({"system": rewrites["system"].astype(str), "seg_id": rewrites["seg_id"].astype(str),
+                         "perturbation": [f"rewrite:{k}" for k in range(len(rewrites))],
+                         "original": "", "perturbed": rewrites["rewrite"].astype(str).to_numpy(), "skipped": ""})
+    scored = score_perturbations(dataset, pert, metrics, settings)
+    scored["k"] = scored["perturbation"].str.slice(len("rewrite:")).astype(int)
+    base = rewrites.reset_index(drop=True).assign(k=range(len(rewrites)))
+    out = base.merge(scored[["k", "metric", "original_score", "perturbed_score", "drop"]], on="k")
+    out = out.rename(columns={"perturbed_score": "rewrite_score"}).drop(columns="k")
+    out["caught"] = [d > delta_for(m, deltas)[0] for m, d in zip(out["metric"], out["drop"])]
+    return out[cols]
