@@ -134,7 +134,8 @@ for ref_id, text in ctx["references"][:1]:
 
 spans_key = f"ann_spans::{task_key}"
 spans = st.session_state.setdefault(spans_key, [])
-st.markdown(V.output_html(ctx["output"], spans), unsafe_allow_html=True)
+output_slot = st.empty()  # drawn below, once the words being chosen are known (they are highlighted)
+pending = None
 
 if protocol in ("esa", "mqm"):
     words = ctx["words"]
@@ -148,13 +149,21 @@ if protocol in ("esa", "mqm"):
                    "(dates, numbers, addresses), Non-translation (not translated at all: always major), Other. "
                    "The score is computed from your errors: minor −1, major −5, non-translation −25.")
     if words:
+        st.caption("Click the first and the last word of the error (one word: click it once); click a word "
+                   "again to unselect it. The words are buttons: Tab moves between them, Enter or Space selects.")
+        picked = st.pills("Words of the error", options=list(range(len(words))), selection_mode="multi",
+                          format_func=lambda i: words[i], key=f"ann_pick::{task_key}", label_visibility="collapsed")
         e1, e2 = st.columns([3, 1])
-        if len(words) > 1:
-            rng = e1.select_slider("Words of the error", options=list(range(len(words))), value=(0, 0),
-                                   format_func=lambda i: V.word_label(words, i), key=f"ann_words::{task_key}")
-        else:  # a one-word output: nothing to choose
-            rng = (0, 0)
-            e1.caption(f"The output is one word: {md(words[0])}")
+        with e1.expander("…or choose the words with a slider"):
+            if len(words) > 1:
+                rng = st.select_slider("Words of the error", options=list(range(len(words))), value=(0, 0),
+                                       format_func=lambda i: V.word_label(words, i), key=f"ann_words::{task_key}")
+            else:  # a one-word output: nothing to choose
+                rng = (0, 0)
+                st.caption(f"The output is one word: {md(words[0])}")
+        if picked:  # two clicks (or one) on words: the span from the first to the last chosen
+            rng = (min(picked), max(picked))
+            pending = A.words_to_span(ctx["output"], int(rng[0]), int(rng[1]), "selected")
         sev = e2.radio("Severity", list(A.ESA_SEVERITIES), horizontal=True, key=f"ann_sev::{task_key}")
         cat = (st.selectbox("Category", list(A.MQM_CATEGORIES), key=f"ann_cat::{task_key}")
                if protocol == "mqm" else None)
@@ -166,6 +175,7 @@ if protocol in ("esa", "mqm"):
                 if cat is not None:
                     A.check_mqm_spans([span], ctx["output"])
                 spans.append(span)
+                st.session_state.pop(f"ann_pick::{task_key}", None)  # the next error starts from no words
                 st.rerun()
             except ValueError as exc:
                 st.error(md(str(exc)))
@@ -174,6 +184,8 @@ if protocol in ("esa", "mqm"):
         if st.button("Remove the last error", key=f"ann_undo::{task_key}"):
             spans.pop()
             st.rerun()
+
+output_slot.markdown(V.output_html(ctx["output"], spans, pending=pending), unsafe_allow_html=True)  # escaped text
 
 if protocol == "mqm":
     score = None

@@ -477,7 +477,7 @@ def progress(dataset: Dataset, plan: Plan, rater: str, protocol: str) -> Progres
             todo.append(t)
     keep = {id(t) for t in todo}
     for t, u in zip(seq, units):
-        if t.kind != "item" and u not in done and origin(("item",) + origin(u)) in have and budget[t.kind] > 0:
+        if t.kind != "item" and u not in done and origin(u) in have and budget[t.kind] > 0:
             budget[t.kind] -= 1
             keep.add(id(t))
     left = tuple(t for t in seq if id(t) in keep)
@@ -573,9 +573,20 @@ def word_offsets(text: str) -> list[tuple[int, int]]:
     return out
 
 
+def unit_offsets(text: str) -> list[tuple[int, int]]:
+    """Character [start, end) of each unit a student can mark: whitespace-separated words, and in
+    scripts written without spaces each character (grapheme) of that script
+    (:func:`evalcore.analysis.text_units.mark_units`): a span built from them never cuts a
+    character, in any script."""
+    from .text_units import mark_units
+
+    return mark_units(text)
+
+
 def words_to_span(text: str, first: int, last: int, severity: str) -> dict:
-    """The ESA span covering words ``first``..``last`` (0-based, inclusive) of ``text``."""
-    off = word_offsets(text)
+    """The ESA span covering units ``first``..``last`` (0-based, inclusive; :func:`unit_offsets`:
+    words, or characters of scripts written without spaces) of ``text``."""
+    off = unit_offsets(text)
     if not 0 <= first <= last < len(off):
         raise ValueError(f"words {first + 1}-{last + 1}: the output has {len(off)} words")
     return {"start_i": off[first][0], "end_i": off[last][1], "severity": severity, "error_type": None}

@@ -86,17 +86,11 @@ def _rng(*parts) -> random.Random:
 
 
 def graphemes(text: str) -> list[str]:
-    """``text`` cut into user-perceived characters, simply: a character with the combining marks
-    and joiners that follow it (never splits an accent, a Devanagari vowel sign or a ZWJ emoji)."""
-    out: list[str] = []
-    join = False
-    for ch in text:
-        if out and (join or unicodedata.category(ch) in ("Mn", "Mc", "Me") or ch in "\u200d\ufe0f"):
-            out[-1] += ch
-        else:
-            out.append(ch)
-        join = ch == "\u200d"
-    return out
+    """``text`` as user-perceived characters (:func:`evalcore.analysis.text_units.graphemes`:
+    extended grapheme clusters), so no family ever cuts an accent, a conjunct or an emoji."""
+    from .text_units import graphemes as clusters
+
+    return clusters(text)
 
 
 def _no_space(lang: str) -> bool:
