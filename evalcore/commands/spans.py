@@ -30,6 +30,11 @@ def add_arguments(p) -> None:
                    help="bootstrap resamples over annotations for the 95%% CIs (0 = none; default 1000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--no-ceiling", action="store_true", help="leave out the inter-rater ceiling")
+    p.add_argument("--protocol", choices=["evalcore", "wmt25"], default="evalcore",
+                   help="evalcore (default: non-space characters per severity, micro and macro, CIs) or wmt25 (the "
+                        "WMT25 task's scorer: every character, overlapping spans counted each time, major+critical "
+                        "one class, 0.5 credit for a mismatched severity, micro P/R/F1 per language pair; the "
+                        "task's figure is the mean of the pairs' rows; metric spans and the human ceiling only)")
     p.add_argument("--metric-spans", metavar="TSV",
                    help="error spans returned by metrics (e.g. xCOMET): TSV with metric, system, seg_id, start, end, "
                         "severity [, lp, category, confidence]; each metric is scored as a marker. A dataset's own "
@@ -75,6 +80,8 @@ def run(args) -> int:
         print(str(p), file=sys.stderr)
     if table.items.empty:
         raise ValueError("the dataset has no error spans (no esa_spans_json column, no MQM error rows)")
+    if args.protocol == "wmt25":
+        return _wmt25(args, ds, table, markers, neural)
     tok = _tok.resolve(args, ds)
     st = table.status_counts()
     note = ", ".join(f"{int(n)} {s}" for s, n in st.groupby("status")["n"].sum().items())
@@ -107,6 +114,35 @@ def run(args) -> int:
     if args.profile_out:
         emit(error_profile(table, "severity", n_boot=args.bootstrap, seed=args.seed), args.profile_out, args,
              float_format="%.6f")
+    return 0
+
+
+def _wmt25(args, ds, table, markers, neural) -> int:
+    """``--protocol wmt25``: :func:`evalcore.analysis.spans_wmt25.wmt25_span_scores` of the metric
+    spans (``--metric-spans``, the dataset's own, ``xcomet:MODEL``) and the human ceiling."""
+    from ..analysis.spans_wmt25 import wmt25_span_scores
+    from ._lp import emit
+
+    if markers:
+        print(f"note: --protocol wmt25 scores spans with a severity; {', '.join(markers)} mark characters "
+              "without one and are left out", file=sys.stderr)
+    mtable = _metric_table(args, ds, neural)
+    if mtable is not None:
+        for p in mtable.problems:
+            print(str(p), file=sys.stderr)
+    scores = wmt25_span_scores(ds, mtable, table, ceiling=not args.no_ceiling)
+    if scores.empty:
+        raise ValueError("--protocol wmt25: nothing to score (no metric spans: give --metric-spans or xcomet:MODEL, "
+                         "and no output annotated twice for the ceiling)")
+    base = "spans|protocol:wmt25|unit:character|partial:0.5|average:micro-per-pair"
+    span_sigs = _span_signatures(ds, neural)
+    scores["signature"] = [f"{base}|{span_sigs[m]}" if m in span_sigs else base for m in scores["marker"]]
+    note = ("WMT25's figure over language pairs is the mean of the pairs' precision, recall and F1 (--lp all "
+            "lists every pair)")
+    emit(scores, None, args, float_format="%.4f", section="WMT25 span scores (character level, micro per pair)",
+         note=note)
+    if args.out:
+        emit(scores, args.out, args, float_format="%.6f")
     return 0
 
 
