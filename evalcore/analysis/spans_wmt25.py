@@ -3,7 +3,8 @@
 The WMT25 shared task on automated MT evaluation, subtask 2 (error span detection), scored a
 system's predicted error spans against the human ESA spans character by character (Lavie et
 al. 2025, *Findings of the WMT25 Shared Task on Automated Translation Evaluation Systems*; the
-task's released scorer):
+task's released scorer, ``scripts/scoring/task2/scoring_esa.py`` of
+wmt-conference/wmt25-mteval on GitHub):
 
 * per output of length L (characters of the text, whitespace included), four count vectors
   over its positions: for the gold (human) spans and for the predicted spans, how many
