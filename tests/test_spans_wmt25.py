@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -166,3 +167,115 @@ def test_spans_command_protocol_wmt25(tmp_path, capsys):
     assert (row.precision, row.recall, row.f1) == pytest.approx(ref["xm"], abs=1e-6)
     assert set(t["marker"]) == {"xm", "ym", "rater"} and set(t["lp"]) == {"en-cs"}
     assert "protocol:wmt25" in t["signature"].iloc[0]
+
+
+# ---- Perrella et al. 2026: em, mp, mpp ------------------------------------------------------------
+def _reference_matchings(pred, gold, protocol, penalty):
+    """Every one-to-one matching by brute force (itertools), the best total of objective x
+    severity factor, and the set of (tp_P, tp_R) the best ones give."""
+    import itertools
+
+    def obj(a, h):
+        ov = max(0, min(a[1], h[1]) - max(a[0], h[0]))
+        if protocol == "em":
+            return float(a[:2] == h[:2])
+        if protocol == "mp":
+            return float(ov > 0)
+        return 2 * ov / (a[1] - a[0] + h[1] - h[0])
+
+    def factor(a, h):
+        return 1.0 if a[2] == h[2] else 1.0 - penalty
+
+    n = max(len(pred), len(gold))
+    best, found = -1.0, set()
+    for perm in itertools.permutations(range(n), len(pred)) if len(pred) <= n else []:
+        pairs = [(pred[i], gold[j]) for i, j in enumerate(perm) if j < len(gold)]
+        pairs = [(a, h) for a, h in pairs if obj(a, h) * factor(a, h) > 0]
+        total = sum(obj(a, h) * factor(a, h) for a, h in pairs)
+        if protocol == "mpp":
+            def ov(a, h):
+                return min(a[1], h[1]) - max(a[0], h[0])
+            tp = (sum(factor(a, h) * ov(a, h) / (a[1] - a[0]) for a, h in pairs),
+                  sum(factor(a, h) * ov(a, h) / (h[1] - h[0]) for a, h in pairs))
+        else:
+            tp = (sum(factor(a, h) for a, h in pairs if obj(a, h) > 0),) * 2
+        tp = tuple(round(x, 9) for x in tp)
+        if total > best + 1e-12:
+            best, found = total, {tp}
+        elif abs(total - best) <= 1e-12:
+            found.add(tp)
+    return found
+
+
+def test_perrella_hand_worked():
+    gold = [(0, 4, "major"), (6, 10, "minor")]
+    pred = [(0, 4, "major"), (7, 12, "major")]
+    # em: only the identical span [0, 4) counts: tp 1 of 2 and 2
+    assert W.matched_counts(pred, gold, "em", 0.5) == (1.0, 1.0, 2, 2)
+    # mp: both overlap; [7, 12) against [6, 10) has another severity: 1 + 0.5
+    assert W.matched_counts(pred, gold, "mp", 0.5) == (1.5, 1.5, 2, 2)
+    # mpp: the second pair overlaps 3 characters: 0.5 * 3/5 towards precision, 0.5 * 3/4 towards recall
+    tp_p, tp_r, _, _ = W.matched_counts(pred, gold, "mpp", 0.5)
+    assert (tp_p, tp_r) == pytest.approx((1 + 0.5 * 3 / 5, 1 + 0.5 * 3 / 4), abs=1e-12)
+    # with penalty 1 a pair of different severities is no match
+    assert W.matched_counts(pred, gold, "mp", 1.0)[:2] == (1.0, 1.0)
+
+
+@pytest.mark.parametrize("protocol", ["em", "mp", "mpp"])
+def test_perrella_optimal_matching_against_brute_force(protocol):
+    rng = np.random.default_rng(11)
+    sevs = ["minor", "major", "critical"]
+    for _ in range(150):
+        def spans():
+            out = []
+            for _ in range(int(rng.integers(0, 4))):
+                a = int(rng.integers(0, 12))
+                out.append((a, a + int(rng.integers(1, 6)), sevs[int(rng.integers(0, 3))]))
+            return out
+        pred, gold = spans(), spans()
+        if rng.random() < 0.3 and gold:
+            pred.append(gold[0])  # an exact match now and then
+        penalty = float(rng.choice([0.0, 0.5, 1.0]))
+        tp_p, tp_r, n_p, n_g = W.matched_counts(pred, gold, protocol, penalty)
+        assert (n_p, n_g) == (len(pred), len(gold))
+        if pred and gold:
+            assert (round(tp_p, 9), round(tp_r, 9)) in _reference_matchings(pred, gold, protocol, penalty)
+
+
+def _kendall_tau_b(x, y):
+    n0 = c = d = tx = ty = 0
+    for i in range(len(x)):
+        for j in range(i + 1, len(x)):
+            n0 += 1
+            s = (x[i] - x[j]) * (y[i] - y[j])
+            c += s > 0
+            d += s < 0
+            tx += x[i] == x[j]
+            ty += y[i] == y[j]
+    return (c - d) / math.sqrt((n0 - tx) * (n0 - ty))
+
+
+def test_perrella_protocols_through_the_command_and_their_agreement(tmp_path):
+    folder = _tidy(tmp_path / "cs", "en-cs", *PAIRS["en-cs"])
+    extra = [["zm", "sysA", "1", "0", "7", "major"], ["zm", "sysA", "2", "", "", "no-error"],
+             ["zm", "sysB", "1", "8", "16", "minor"]]
+    with open(folder / "metric_spans.tsv", "a", encoding="utf-8") as f:
+        f.writelines("\t".join(r) + "\n" for r in extra)
+    out, agree = tmp_path / "p.tsv", tmp_path / "a.tsv"
+    assert main(["spans", str(folder), "--protocol", "perrella", "--out", str(out), "--agreement-out", str(agree)]) == 0
+    t = pd.read_csv(out, sep="\t")
+    assert set(t["protocol"]) == {"em", "mp", "mpp", "w25"} and set(t["marker"]) == {"xm", "ym", "zm", "rater"}
+    # xm on en-cs, mp by hand: sysA/1 [4,11) major vs r1 {[4,7) major, [0,3) minor} -> 1 of 1 and 1 of 2;
+    # vs r2 {[0,7) critical} -> 0.5 (critical is not major here); sysA/2: nothing either side; sysB/1
+    # {[0,3) minor, [8,12) major} vs {[8,16) minor} ([12,16) undecided is left out) -> 0.5 of 2 and of 1
+    row = t[(t["marker"] == "xm") & (t["protocol"] == "mp")].iloc[0]
+    assert (row.precision, row.recall) == pytest.approx(((1 + 0.5 + 0.5) / 4, (1 + 0.5 + 0.5) / 4), abs=1e-9)
+    a = pd.read_csv(agree, sep="\t")
+    wide = t[t["marker"] != "rater"].pivot(index="marker", columns="protocol", values="f1")
+    for r in a.itertuples():
+        x, y = wide[r.protocol_a].tolist(), wide[r.protocol_b].tolist()
+        if len(set(x)) > 1 and len(set(y)) > 1:
+            assert r.kendall_tau == pytest.approx(_kendall_tau_b(x, y), abs=1e-6)
+        assert r.metrics == 3
+    assert len(a) == 6
+    assert main(["spans", str(folder), "--protocol", "wmt25", "--agreement-out", str(tmp_path / "b.tsv")]) == 2

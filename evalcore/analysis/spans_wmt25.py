@@ -134,3 +134,130 @@ def mean_over_pairs(per_pair: pd.DataFrame) -> pd.DataFrame:
     out = g[["precision", "recall", "f1"]].mean().reset_index()
     out["pairs"] = g.size().to_numpy()
     return out
+
+
+# ---- Perrella et al. 2026: matching whole spans one to one (em, mp, mpp) -------------------
+PROTOCOLS = ("em", "mp", "mpp")
+SEVERITY_PENALTY = 0.5
+
+
+def _kept(spans) -> list[tuple[int, int, str]]:
+    """The spans of one side that carry characters and a known severity (minor, major,
+    critical; kept apart, not merged), as (start, end, severity) with start < end."""
+    out = []
+    for a, b, sev in spans:
+        if str(a) == "missing" or a != a:
+            continue
+        sev = str(sev).lower()
+        if sev in ("minor", "major", "critical") and int(b) > int(a):
+            out.append((int(a), int(b), sev))
+    return out
+
+
+def _objective(protocol: str, a: tuple, h: tuple) -> float:
+    ov = max(0, min(a[1], h[1]) - max(a[0], h[0]))
+    if protocol == "em":
+        return 1.0 if (a[0], a[1]) == (h[0], h[1]) else 0.0
+    if protocol == "mp":
+        return 1.0 if ov > 0 else 0.0
+    return 2 * ov / ((a[1] - a[0]) + (h[1] - h[0])) if ov > 0 else 0.0
+
+
+def matched_counts(pred, gold, protocol: str, severity_penalty: float = SEVERITY_PENALTY) -> tuple[float, float, int, int]:
+    """(tp for precision, tp for recall, predicted spans, gold spans) of one output under
+    ``protocol`` (Perrella et al. 2026 §3; docs/methods.md §16): the one-to-one matching of
+    predicted and gold spans that maximises Σ objective × severity factor (Hungarian
+    algorithm; objective em: the spans are identical, mp: they overlap, mpp: the F-score of
+    their overlap, 2·o/(|a| + |h|); factor 1 for equal severities, 1 − ``severity_penalty``
+    else; pairs of value 0 are no match). A matched pair earns r = the severity factor (em,
+    mp) or r · o/|a| towards precision and r · o/|h| towards recall (mpp)."""
+    from scipy.optimize import linear_sum_assignment
+
+    a_sp, h_sp = _kept(pred), _kept(gold)
+    if not a_sp or not h_sp:
+        return 0.0, 0.0, len(a_sp), len(h_sp)
+    w = np.zeros((len(a_sp), len(h_sp)))
+    for i, a in enumerate(a_sp):
+        for j, h in enumerate(h_sp):
+            o = _objective(protocol, a, h)
+            if o > 0:
+                w[i, j] = o * (1.0 if a[2] == h[2] else 1.0 - severity_penalty)
+    rows, cols = linear_sum_assignment(w, maximize=True)
+    tp_p = tp_r = 0.0
+    for i, j in zip(rows, cols):
+        if w[i, j] <= 0:
+            continue
+        a, h = a_sp[i], h_sp[j]
+        r = 1.0 if a[2] == h[2] else 1.0 - severity_penalty
+        if protocol == "mpp":
+            ov = min(a[1], h[1]) - max(a[0], h[0])
+            tp_p += r * ov / (a[1] - a[0])
+            tp_r += r * ov / (h[1] - h[0])
+        else:
+            tp_p += r
+            tp_r += r
+    return tp_p, tp_r, len(a_sp), len(h_sp)
+
+
+def protocol_scores(dataset, metric_table: SpanTable | None = None, table: SpanTable | None = None,
+                    ceiling: bool = True, severity_penalty: float = SEVERITY_PENALTY) -> pd.DataFrame:
+    """One row per (marker, protocol) of one language pair: em, mp, mpp (micro over the
+    (annotation, prediction) pairs: P = Σ tp_P / predicted spans, R = Σ tp_R / gold spans, 1 for
+    an empty denominator) and w25 (:func:`wmt25_span_scores`); columns marker, protocol,
+    precision, recall, f1, pairs."""
+    from .spans import _scorable_items, _texts
+
+    table = table or dataset_spans(dataset)
+    texts = _texts(dataset)
+    items = table.items[[(s, g) in texts for s, g in zip(table.items["system"], table.items["seg_id"])]]
+    gold = _spans_by(table, "item")
+    jobs: list[tuple[str, list]] = []  # marker -> [(pred spans, gold spans)]
+    if metric_table is not None:
+        pred = _spans_by(metric_table, "metric")
+        scored = _scorable_items(metric_table, texts)
+        for metric in dict.fromkeys(scored["rater"]):
+            mine = scored["rater"] == metric
+            outs = set(zip(scored.loc[mine, "system"], scored.loc[mine, "seg_id"]))
+            jobs.append((metric, [(pred.get((metric, s, g), []), gold.get(item, []))
+                                  for item, s, g in zip(items["item"], items["system"], items["seg_id"])
+                                  if (s, g) in outs]))
+    if ceiling:
+        pairs: dict[str, list] = {}
+        for _, grp in items.groupby(["system", "seg_id"], sort=False):
+            for ia, ra in zip(grp["item"], grp["rater"]):
+                for ib, rb in zip(grp["item"], grp["rater"]):
+                    if ia != ib:
+                        pairs.setdefault("rater" if ra != rb else "rater-self", []).append(
+                            (gold.get(ia, []), gold.get(ib, [])))
+        jobs += list(pairs.items())
+    rows = []
+    for marker, work in jobs:
+        for protocol in PROTOCOLS:
+            tot = np.zeros(4)
+            for p_sp, g_sp in work:
+                tot += matched_counts(p_sp, g_sp, protocol, severity_penalty)
+            p = tot[0] / tot[2] if tot[2] else 1.0
+            r = tot[1] / tot[3] if tot[3] else 1.0
+            rows.append([marker, protocol, p, r, 2 * p * r / (p + r) if p + r else 0.0, len(work)])
+    w25 = wmt25_span_scores(dataset, metric_table, table, ceiling)
+    rows += [[m, "w25", p, r, f, n] for m, p, r, f, n in zip(w25["marker"], w25["precision"], w25["recall"],
+                                                              w25["f1"], w25["pairs"])]
+    return pd.DataFrame(rows, columns=["marker", "protocol", "precision", "recall", "f1", "pairs"])
+
+
+def ranking_agreement(scores: pd.DataFrame, leave_out=("rater", "rater-self")) -> pd.DataFrame:
+    """How far the protocols rank the metrics alike: for every two protocols, Kendall's τ_b
+    between the metrics' F1 under each (scipy.stats.kendalltau; the human ceiling rows left
+    out), with the number of metrics; NaN with fewer than two."""
+    from scipy.stats import kendalltau
+
+    s = scores[~scores["marker"].isin(leave_out)]
+    wide = s.pivot_table(index="marker", columns="protocol", values="f1", aggfunc="first")
+    protos = [p for p in (*PROTOCOLS, "w25") if p in wide]
+    rows = []
+    for i, a in enumerate(protos):
+        for b in protos[i + 1:]:
+            both = wide[[a, b]].dropna()
+            tau = float(kendalltau(both[a], both[b]).statistic) if len(both) > 1 else float("nan")
+            rows.append([a, b, tau, len(both)])
+    return pd.DataFrame(rows, columns=["protocol_a", "protocol_b", "kendall_tau", "metrics"])
