@@ -240,3 +240,28 @@ def test_raw_en_cs_rows_give_the_official_judgements_and_ranking(tmp_path, capsy
     for r in t.itertuples():
         assert r.score == pytest.approx(ref[r.system][0], abs=1e-9)
         assert (r.rank_best, r.rank_worst) == ref[r.system][1:]
+
+
+def test_wmt_jsonl_release_takes_the_same_options(tmp_path, capsys):
+    def line(system, seg, rater, score, doc="doc1"):
+        return json.dumps({"langs": "en-cs", "line_id": seg, "src": f"src {seg}", "tgt": f"{system} {seg}",
+                           "doc_id": doc, "domain": "news", "esa_spans": [], "esa_score": score, "system": system,
+                           "annotator": rater}) + "\n"
+    data = (line("sysA", 1, "r1", 40) + line("sysA", 1, "r1", 70)  # a re-rating: the later line counts
+            + line("sysB", 1, "r1", 50) + line("ende-tutorial1", 1, "r1", 0)
+            + line("sysB", 2, "r1", 10, doc="doc2#dup") + line("sysB", 1, "r2", 60))
+    f = tmp_path / "humeval.jsonl"
+    f.write_text(data)
+    out = tmp_path / "j.tsv"
+    assert main(["import-judgements", str(f), "--format", "wmtjsonl", "--out", str(out)]) == 2
+    assert "rated system 'sysA', segment '1' 2 times (lines 1, 2)" in capsys.readouterr().err
+    assert main(["import-judgements", str(f), "--format", "wmtjsonl", "--out", str(out), "--wmt-filters",
+                 "--repeats", "latest"]) == 0
+    t = pd.read_csv(out, sep="\t", dtype={"seg_id": str})
+    assert sorted(zip(t["system"], t["seg_id"], t["rater"], t["score"])) == [
+        ("sysA", "1", "r1", 70.0), ("sysB", "1", "r1", 50.0), ("sysB", "1", "r2", 60.0)]
+    aside = pd.read_csv(tmp_path / "j.set_aside.tsv", sep="\t")
+    assert sorted(aside["item_type"]) == ["filler#dup", "re-rated", "tutorial"]
+    assert main(["import-judgements", str(f), "--format", "wmtjsonl", "--out", str(out), "--repeats", "mean"]) == 0
+    t = pd.read_csv(out, sep="\t", dtype={"seg_id": str})
+    assert t[(t["system"] == "sysA") & (t["rater"] == "r1")]["score"].tolist() == [55.0]

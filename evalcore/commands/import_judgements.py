@@ -16,15 +16,15 @@ import sys
 NAME = "import-judgements"
 OUTPUTS = ("out", "set_aside")  # checked before any work (evalcore.core.export.check_outputs)
 HANDLES_ALL_LPS = True  # --lp renames the pair; it never runs per pair
-HELP = ("Read human judgements exported by Appraise (CSV) or Pearmut (JSONL) into a tidy judgements.tsv; "
-        "quality-control rows are written apart.")
+HELP = ("Read human judgements exported by Appraise (CSV), Pearmut (JSONL) or a WMT human-evaluation JSONL release "
+        "into a tidy judgements.tsv; quality-control rows are written apart.")
 
 
 def add_arguments(p) -> None:
     from ..io.judgement_io import FORMATS
 
     p.add_argument("file", help="the platform's export (Appraise: ExportSystemScoresToCSV output; "
-                                "Pearmut: annotations .jsonl)")
+                                "Pearmut: annotations .jsonl; wmtjsonl: WMT's human-evaluation .jsonl, either layout)")
     p.add_argument("--format", dest="fmt", required=True, choices=FORMATS, help="which platform wrote the file")
     p.add_argument("--out", required=True, help="the tidy judgements TSV to write (lp, system, seg_id, rater, "
                                                 "judgement, score and the platform's fields)")
