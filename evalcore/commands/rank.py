@@ -9,6 +9,7 @@ the pairwise p-value matrices (signal, system, then one column per system).
 """
 from __future__ import annotations
 
+import copy
 import sys
 
 NAME = "rank"
@@ -21,7 +22,7 @@ HELP = "Rank systems with pairwise significance, rank ranges and clusters (WMT24
 def add_arguments(p) -> None:
     p.add_argument("path", help="dataset folder or zip")
     p.add_argument("--lp", help="language pair (needed when the data holds several; all: every pair in turn)")
-    p.add_argument("--human", help="human criterion to rank by (e.g. esa, mqm)")
+    p.add_argument("--human", help="human criterion to rank by (e.g. esa, mqm; default without --metrics: the data's only kind of human judgement)")
     p.add_argument("--metrics", help="comma-separated metric ids to rank by as well (segment scores)")
     p.add_argument("--refs", help="comma-separated reference sets for the metrics (default: all)")
     p.add_argument("--test", choices=["wilcoxon", "bootstrap", "ar"], default="wilcoxon",
@@ -45,15 +46,20 @@ def run(args) -> int:
     from ..stats.system_ranking import item_scores, rank_systems
     from ._lp import dataset, emit
 
-    if not args.human and not args.metrics:
-        raise ValueError("give --human and/or --metrics")
-    if args.judged_only and not args.human:
-        raise ValueError("--judged-only needs --human (the judged segments)")
     from ..scoring.settings import DEFAULTS, judged_only_of
 
+    ds = dataset(args)
+    if not args.human and not args.metrics:  # the pages' default: the data's human judgements
+        from ._defaults import criterion
+
+        args = copy.copy(args)  # (--lp all: the same arguments serve every pair)
+        args.human = criterion(ds.criteria, None)
+        if not args.human:
+            raise ValueError("the data has no human judgements: give --metrics to rank by")
+    if args.judged_only and not args.human:
+        raise ValueError("--judged-only needs --human (the judged segments)")
     explicit = args.judged_only is not None
     args.judged_only = judged_only_of(args) and bool(args.human)  # no --human: nothing judged to restrict to
-    ds = dataset(args)
     dom = ds.extras.get("segment_domains")
     domains = dict(zip(dom["seg_id"].astype(str), dom["domain"].astype(str))) if dom is not None and len(dom) else {}
     signals: list[tuple[str, pd.DataFrame]] = []
@@ -109,4 +115,8 @@ def run(args) -> int:
         emit(pd.concat(mats, ignore_index=True), args.matrix_out, args)
     print(f"note: {settings}; rank_range = 1 + #significantly better .. N - #significantly worse",
           file=sys.stderr)
+    if args.human:  # the primary answer (methods §12): the recipe's ranking (Wilcoxon), whatever --test
+        from ..analysis.verdict import best_system
+
+        print(best_system(ds, args.human, used, alpha=args.alpha).line(), file=sys.stderr)
     return 0
