@@ -64,8 +64,8 @@ class Alternative:
 class Verdict:
     """The primary answer to one question (module docstring)."""
 
-    question: str                # "best system" | "best metric" | "B beats A" | "metric to trust"
-    answer: str                  # a system, a metric, or for "B beats A": the winner or "undecided"
+    question: str                # "best system" | "best metric" | "does B beat A" | "metric to trust"
+    answer: str                  # a system, a metric, or for "does B beat A": the winner or "undecided"
     sentence: str                # the one-sentence verdict
     recipe: str                  # the declared recipe that computed it
     evidence: dict = field(default_factory=dict)   # plain numbers: difference, ci_low, ci_high, p_value, …
@@ -172,7 +172,7 @@ def _paired(items: pd.DataFrame, domains: dict, a: str, b: str):
     """(xa, xb, domain per common segment) of two systems' item scores."""
     wa = items[items["system"] == a].set_index("seg_id")["score"]
     wb = items[items["system"] == b].set_index("seg_id")["score"]
-    common = [s for s in wa.index if s in wb.index and pd.notna(wa[s]) and pd.notna(wb[s])]
+    common = sorted(s for s in wa.index if s in wb.index and pd.notna(wa[s]) and pd.notna(wb[s]))  # one order
     dom = np.array([domains.get(str(s), "") for s in common])
     return wa.loc[common].to_numpy(float), wb.loc[common].to_numpy(float), dom
 
@@ -271,10 +271,10 @@ def a_beats_b(dataset: Dataset, a: str, b: str, criterion: str, alpha: float = 0
           "ci_low": lo, "ci_high": hi, "p_value": p, "n_segments": int(len(xa)), "alpha": alpha,
           "cluster_a": int(r.clusters[ia]), "cluster_b": int(r.clusters[ib])}
     if sig:
-        sentence = (f"{winner} beats {a if winner == b else b} by {criterion}: B − A = {_fmt(diff)} "
+        sentence = (f"{winner} beats {a if winner == b else b} by {criterion}: {b} − {a} = {_fmt(diff)} "
                     f"({_evidence(lo, hi, p)}, {len(xa)} segments).")
     else:
-        sentence = (f"Neither {b} nor {a} is significantly better by {criterion}: B − A = {_fmt(diff)} "
+        sentence = (f"Neither {b} nor {a} is significantly better by {criterion}: {b} − {a} = {_fmt(diff)} "
                     f"({_evidence(lo, hi, p)}, {len(xa)} segments).")
     alts = []
     xa2, xb2, _ = _paired(items, {}, b, a)
@@ -283,7 +283,7 @@ def a_beats_b(dataset: Dataset, a: str, b: str, criterion: str, alpha: float = 0
     primary_ahead = b if diff > 0 else a
     alts.append(Alternative("mean over segments", ahead, ahead == primary_ahead,
                             "every segment weighs the same, so domains of unequal size weigh differently "
-                            f"(B − A = {_fmt(d2)})"))
+                            f"({b} − {a} = {_fmt(d2)})"))
     if headline is not None and len(headline):
         for row in headline.itertuples(index=False):
             w = str(getattr(row, "winner", "") or "")
@@ -293,7 +293,7 @@ def a_beats_b(dataset: Dataset, a: str, b: str, criterion: str, alpha: float = 0
             why = ("a metric is a proxy for the humans; its paired test" if row.kind == "metric"
                    else "another human criterion")
             alts.append(Alternative(str(row.signal), w, ok, f"{why} decides differently"))
-    return Verdict("B beats A", winner, sentence, HUMAN_RECIPE + f"; human:{criterion}; alpha {alpha:g}", ev,
+    return Verdict("does B beat A", winner, sentence, HUMAN_RECIPE + f"; human:{criterion}; alpha {alpha:g}", ev,
                    tuple(alts))
 
 
