@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.dataset import Dataset
+from ..metrics._caches import bounded_cache
 from ..scoring.settings import DEFAULTS, Settings
 
 #: the declared recipe of the primary human answer (its name and citation)
@@ -124,15 +125,21 @@ def domains_of(dataset: Dataset) -> dict:
     return dict(zip(dom["seg_id"].astype(str), dom["domain"].astype(str))) if dom is not None and len(dom) else {}
 
 
+_RANKINGS = bounded_cache("verdict.recipe_ranking", 16)  # (content hash, criterion, alpha) -> (ranking, items)
+
+
 def recipe_ranking(dataset: Dataset, criterion: str, alpha: float = 0.05):
     """(the :class:`~evalcore.stats.system_ranking.SystemRanking` of ``rank --human criterion``,
     the (system, seg_id, score) item scores it ranks): every judged system, human translations
-    included, as the command ranks them."""
+    included, as the command ranks them. Memoised by content hash (read-only results)."""
     from ..human.scores import criterion_judgements
     from ..stats.system_ranking import item_scores, rank_systems
 
-    items = item_scores(criterion_judgements(dataset, criterion))
-    return rank_systems(items, domains_of(dataset), test="wilcoxon", alpha=alpha), items
+    key = (dataset.content_hash(), criterion, float(alpha))
+    if key not in _RANKINGS:
+        items = item_scores(criterion_judgements(dataset, criterion))
+        _RANKINGS[key] = (rank_systems(items, domains_of(dataset), test="wilcoxon", alpha=alpha), items)
+    return _RANKINGS[key]
 
 
 def _human_names(dataset: Dataset, systems: Sequence[str]) -> list[str]:
