@@ -252,3 +252,23 @@ def test_verdict_objects_are_frozen_and_plain():
     d = v.to_dict()
     assert d["evidence"] == {"value": 0.5, "x": None} and d["alternatives"][0]["answer"] == "bleu"
     assert V.verdict_line(v) == "verdict: chrf is best. Alternatives: k: why; here it puts bleu first."
+
+
+def test_systems_table_leaves_out_what_cannot_run_or_fails(tmp_path, monkeypatch):
+    import evalcore.views.systems as S
+
+    ds, _ = _hindi(tmp_path)
+    t = S.system_table(ds, ["bleu", "tree-nsubj"], ["da"], n_boot=0)
+    assert set(t["measure"]) == {"bleu", "da"}
+    assert [m for m, _ in S.left_out(ds, ["bleu", "tree-nsubj"])] == ["tree-nsubj"]
+    real = S.system_stats
+
+    def broken(dataset, ids, *a, **k):  # chrf's statistics fail on this data
+        if "chrf" in ids:
+            raise RuntimeError("chrf broke")
+        return real(dataset, ids, *a, **k)
+
+    monkeypatch.setattr(S, "system_stats", broken)
+    t = S.system_table(ds, ["bleu", "chrf"], [], n_boot=0, seed=1)
+    assert set(t["measure"]) == {"bleu"} and len(t) == 4
+    assert S.left_out(ds, ["bleu", "chrf"]) == [("chrf", "failed: RuntimeError: chrf broke")]

@@ -58,9 +58,9 @@ def left_out_note(left: Sequence[tuple[str, str]], where: str = "") -> str:
 
 
 def score_isolated(score, metric_ids: Sequence[str]):
-    """``score(ids) -> table`` for every id at once; when that fails, once per id, so that one
-    metric that fails never fails the whole table. Returns (table of the ids that scored or
-    None, [(id, reason)] of those that failed)."""
+    """``score(ids) -> table`` (a DataFrame, or a dict keyed by metric) for every id at once;
+    when that fails, once per id, so that one metric that fails never fails the whole table.
+    Returns (the table of the ids that scored or None, [(id, reason)] of those that failed)."""
     import pandas as pd
 
     ids = list(metric_ids)
@@ -75,4 +75,6 @@ def score_isolated(score, metric_ids: Sequence[str]):
             parts.append(score([m]))
         except Exception as exc:
             failed.append((m, f"failed: {type(exc).__name__}: {exc}"))
+    if parts and isinstance(parts[0], dict):  # metric -> ... mappings (system statistics)
+        return {k: v for part in parts for k, v in part.items()}, failed
     return (pd.concat(parts, ignore_index=True) if parts else None), failed
