@@ -18,6 +18,7 @@ import html
 import json
 import math
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
@@ -27,6 +28,7 @@ import pandas as pd
 from .. import __version__
 from ..core.dataset import Dataset
 from ..scoring.settings import DEFAULTS, Settings
+from .queries import Query
 
 CARD_FORMAT = "evalcore-card/1"
 JSON_ID = "evalcore-card"
@@ -204,6 +206,24 @@ def build_card(dataset: Dataset, settings: Settings = DEFAULTS, *, criterion: st
     return card
 
 
+@dataclass(frozen=True)
+class CardQuery(Query):
+    """What "Share this analysis" asks: the page's criterion, metrics, bootstrap resamples and
+    shared settings (a cache key: plain values only)."""
+
+    criterion: str | None = None
+    metrics: tuple[str, ...] | None = None
+    n_boot: int = N_BOOT
+    settings: Settings = DEFAULTS
+
+
+def card_html(dataset: Dataset, q: CardQuery) -> str:
+    """The card of a page's dataset and settings as HTML (no input files: a dataset loaded in the
+    dashboard is named by its content hash, which ``verify-card`` compares)."""
+    card = build_card(dataset, q.settings, criterion=q.criterion, metrics=q.metrics, n_boot=q.n_boot)
+    return render_card(card)
+
+
 def settings_of(card: dict) -> Settings:
     s = dict(card["parameters"]["settings"])
     s["references"] = tuple(s["references"]) if s.get("references") else None
@@ -312,7 +332,9 @@ def render_card(card: dict) -> str:
         f"<tr><td>{e(m)}</td><td><code>{e(s)}</code></td></tr>" for m, s in card["signatures"].items()) + "</table>")
     parts.append("<h2>Input files (SHA-256)</h2><table><tr><th>file</th><th>bytes</th><th>sha256</th></tr>" + "".join(
         f"<tr><td>{e(f['file'])}</td><td class=\"n\">{f['bytes']}</td><td><code>{e(f['sha256'])}</code></td></tr>"
-        for f in card["inputs"]) + "</table>")
+        for f in card["inputs"]) + "</table>" if card["inputs"] else
+        "<h2>Input files</h2><p>Made from a dataset loaded in the dashboard: it is named by its content hash "
+        f"<code>{e(ds['content_hash'])}</code> (SHA-256 over its tables), which verify-card compares.</p>")
     parts.append(f"<h2>Re-create and verify</h2><pre>{e(card['command'])}</pre>"
                  f"<pre>python -m evalcore verify-card card.html DATA</pre>"
                  "<p class=\"small\">Every number of this card is in the JSON below; <code>verify-card</code> "
@@ -399,8 +421,10 @@ def compare_cards(card: dict, recomputed: dict) -> pd.DataFrame:
 
 def compare_inputs(card: dict, data_path) -> pd.DataFrame:
     """One row per input file: file, status (equal | changed | missing | new), the two hashes."""
-    now = {f["file"]: f["sha256"] for f in input_files(data_path)}
     was = {f["file"]: f["sha256"] for f in card.get("inputs", [])}
+    if not was:  # a card made in the dashboard: the data is named by its content hash (compared as a value)
+        return pd.DataFrame(columns=["file", "sha256_card", "sha256_now", "status"])
+    now = {f["file"]: f["sha256"] for f in input_files(data_path)}
     rows = [(f, h, now.get(f), "equal" if now.get(f) == h else ("missing" if f not in now else "changed"))
             for f, h in was.items()]
     rows += [(f, None, h, "new") for f, h in now.items() if f not in was]
