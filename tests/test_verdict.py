@@ -47,6 +47,7 @@ def test_best_system_is_ranks_first_and_alternatives_say_why(en_cs, tmp_path, ca
     v = V.best_system(en_cs, "esa")
     assert v.answer == first_mt
     assert f"verdict: {v.sentence}" in err and "note: --human esa" in err
+    assert "human translations ranked with the systems (refA" in err  # the settings line is true of the table
     # the recipe's score against the scipy/loops reference of the WMT24 ranking
     score, p = _reference(root, "en-cs")
     assert v.evidence["score"] == pytest.approx(score[first_mt], abs=1e-9)
@@ -272,3 +273,16 @@ def test_systems_table_leaves_out_what_cannot_run_or_fails(tmp_path, monkeypatch
     t = S.system_table(ds, ["bleu", "chrf"], [], n_boot=0, seed=1)
     assert set(t["measure"]) == {"bleu"} and len(t) == 4
     assert S.left_out(ds, ["bleu", "chrf"]) == [("chrf", "failed: RuntimeError: chrf broke")]
+
+
+def test_pages_offer_only_metrics_that_run_on_every_pair(tmp_path):
+    from evalcore.scoring.availability import offered
+    from evalcore.scoring.defaults import available_metrics
+    from evalcore.syntax import is_syntactic
+
+    hi, _ = _hindi(tmp_path)
+    en = make_synthetic(20, 1, 4, seed=5)  # xx-en: English target
+    both = offered([en, hi])
+    assert "bleu" in both and "chrf" in both
+    assert not [m for m in both if is_syntactic(m)]  # none can run on the Hindi pair
+    assert set(both) == set(available_metrics(en)) & set(available_metrics(hi))

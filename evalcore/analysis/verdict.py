@@ -97,6 +97,8 @@ def _plain(v):
 def verdict_line(verdict: Verdict, alternatives: bool = True) -> str:
     """``verdict: <sentence>`` and, on the same line, each alternative that differs and why."""
     text = f"verdict: {verdict.sentence}"
+    if verdict.notes:
+        text += " (" + "; ".join(verdict.notes) + ")"
     differ = [a.text() for a in verdict.alternatives if not a.agrees]
     if alternatives and differ:
         text += " Alternatives: " + "; ".join(differ) + "."
@@ -206,7 +208,7 @@ def best_system(dataset: Dataset, criterion: str, settings: Settings = DEFAULTS,
     notes = []
     left = [s for s in r.systems[:keep[0]]]
     if left:
-        notes.append("human translation(s) left out by the settings score higher: "
+        notes.append("human translation(s) left out of the answer by the settings score higher: "
                      + ", ".join(f"{s} ({_fmt(r.scores[r.systems.index(s)])})" for s in left))
     i = keep[0]
     top = r.systems[i]

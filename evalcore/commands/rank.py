@@ -93,7 +93,18 @@ def run(args) -> int:
     if metrics and args.human and args.judged_only and not explicit:
         print("note: judged segments only (the default; --all-segments for every segment)", file=sys.stderr)
     used = DEFAULTS.with_(judged_only=args.judged_only, tokenizer=getattr(args, "tokenize", None))
-    print(f"settings: {used.describe(ds, args.human if args.judged_only else None)}", file=sys.stderr)
+    ranked_humans = []
+    if args.human:  # the WMT ranking ranks the human translations it judged: the line says so (true)
+        from ..stats.tables import human_systems
+
+        ranked_humans = human_systems(ds, list(dict.fromkeys(signals[0][1]["system"])))
+    line = used.with_(human_systems="include" if ranked_humans else used.human_systems).describe(
+        ds, args.human if args.judged_only else None)
+    if ranked_humans:
+        line = line.replace("human translations scored as systems",
+                            f"human translations ranked with the systems ({', '.join(ranked_humans)}; the verdict's "
+                            "best system leaves them out)")
+    print(f"settings: {line}", file=sys.stderr)
     rows, mats = [], []
     settings = (f"test={args.test}|alpha={args.alpha:g}|domains={len(set(domains.values())) or 1}"
                 + (f"|samples={args.samples or (1000 if args.test == 'bootstrap' else 10000)}|seed={args.seed}"

@@ -78,3 +78,16 @@ def score_isolated(score, metric_ids: Sequence[str]):
     if parts and isinstance(parts[0], dict):  # metric -> ... mappings (system statistics)
         return {k: v for part in parts for k, v in part.items()}, failed
     return (pd.concat(parts, ignore_index=True) if parts else None), failed
+
+
+def offered(datasets: Iterable[Dataset]) -> list[str]:
+    """The registered metric ids a page offers for ``datasets`` (the language pairs it will
+    score): those that can run on every one (:func:`evalcore.scoring.defaults.available_metrics`
+    per dataset; e.g. no ``tree-*`` when one pair's target language has no parser)."""
+    from .defaults import available_metrics
+
+    sets = [available_metrics(d) for d in datasets]
+    if not sets:
+        return available_metrics()
+    common = set(sets[0]).intersection(*map(set, sets[1:]))
+    return [m for m in sets[0] if m in common]
