@@ -45,6 +45,8 @@ def test_real_card_is_small_offline_and_verifies(real_card, capsys):
     rank = pd.DataFrame(card["tables"]["ranking"]["rows"], columns=card["tables"]["ranking"]["columns"])
     best = card["verdicts"][0]  # the best system is the ranking's first MT system
     assert best["question"] == "best system"
+    assert [v["question"] for v in card["verdicts"]] == ["best system", "does B beat A", "metric to trust",
+                                                         "best metric"]
     assert best["answer"] == rank.loc[~rank["human_translation"], "system"].iloc[0]
     capsys.readouterr()
     assert main(["verify-card", str(out), str(root)]) == 0

@@ -374,7 +374,8 @@ def metric_to_trust(segments: pd.DataFrame, a: str, b: str, metrics: Sequence[st
                     f"{human_signal} on one pair of systems (Kocmi et al. 2021's pairwise accuracy, over segments)")
     n = int(t.loc[t["metric"] == v.answer, "n"].iloc[0])
     ev = dict(v.evidence, n_segments=n)
-    rest = (f", ahead of {ev['runner_up']} ({_fmt(ev['value'] - ev['difference'], 3)})" if "runner_up" in ev else "")
+    rest = (f", ahead of {ev['runner_up']} ({_fmt(100 * (ev['value'] - ev['difference']), 1)}%)"
+            if "runner_up" in ev else "")
     sentence = (f"{v.answer} is the metric to trust for {a} vs {b}: it prefers the system the humans prefer "
                 f"({human_signal}) on {_fmt(100 * ev['value'], 1)}% of {n} segments{rest}.")
     return Verdict("metric to trust", v.answer, sentence, v.recipe, ev, v.alternatives)

@@ -147,6 +147,8 @@ def build_card(dataset: Dataset, settings: Settings = DEFAULTS, *, criterion: st
             a, b = best.answer, best.evidence.get("runner_up")
         if a and b:
             verdicts.append(V.a_beats_b(dataset, a, b, crit))
+            if metrics:
+                verdicts += _metric_to_trust(dataset, a, b, metrics, crit, tok, settings, notes)
         r, _ = V.recipe_ranking(dataset, crit)
         rt = r.table()
         humans = set(V._human_names(dataset, r.systems))
@@ -222,6 +224,22 @@ def card_html(dataset: Dataset, q: CardQuery) -> str:
     dashboard is named by its content hash, which ``verify-card`` compares)."""
     card = build_card(dataset, q.settings, criterion=q.criterion, metrics=q.metrics, n_boot=q.n_boot)
     return render_card(card)
+
+
+def _metric_to_trust(dataset, a, b, metrics, crit, tok, settings, notes) -> list:
+    """[the "metric to trust for A vs B" verdict] from the Compare page's segment table (none,
+    with a note, when no segment has both a metric and a human preference)."""
+    from ..analysis import compare as C
+    from ..analysis.verdict import metric_to_trust
+
+    cmp = C.build(dataset, a, b, list(metrics), [crit], tokenize=tok, judged_only=settings.judged_only,
+                  lengths=False)
+    hib = {m: cmp.higher_is_better(f"metric:{m}") for m in cmp.metrics}
+    try:
+        return [metric_to_trust(cmp.segments, a, b, cmp.metrics, f"human:{crit}", hib)]
+    except ValueError as exc:
+        notes.append(f"no metric to trust for {a} vs {b}: {exc}")
+        return []
 
 
 def settings_of(card: dict) -> Settings:
