@@ -210,13 +210,13 @@ def build_card(dataset: Dataset, settings: Settings = DEFAULTS, *, criterion: st
 
 @dataclass(frozen=True)
 class CardQuery(Query):
-    """What "Share this analysis" asks: the page's criterion, metrics, bootstrap resamples and
-    shared settings (a cache key: plain values only)."""
+    """What "Share this analysis" asks: the dataset and the page's shared settings (the base
+    :class:`~evalcore.views.queries.Query`), its criterion, metrics and bootstrap resamples (a
+    cache key: plain values only)."""
 
     criterion: str | None = None
     metrics: tuple[str, ...] | None = None
     n_boot: int = N_BOOT
-    settings: Settings = DEFAULTS
 
 
 def card_html(dataset: Dataset, q: CardQuery) -> str:

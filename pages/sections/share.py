@@ -16,8 +16,8 @@ def render(ds, settings, criterion: str | None = None, metrics=None, key: str = 
                "tables with CIs, figures, these settings, the metric signatures and every number as embedded "
                "JSON; `python -m evalcore verify-card card.html DATA` recomputes each number from the data.")
     crit = criterion if criterion in ds.criteria else (ds.criteria[0] if len(ds.criteria) == 1 else criterion)
-    query = view.CardQuery(ds.content_hash(), settings.tokenizer, crit, tuple(metrics) if metrics else None,
-                           view.N_BOOT, settings)
+    query = view.CardQuery(dataset=ds.content_hash(), settings=settings, criterion=crit,
+                           metrics=tuple(metrics) if metrics else None, n_boot=view.N_BOOT)
     if not st.session_state.get(f"{key}_ready") and not st.button("Make the evaluation card", key=f"{key}_make"):
         return
     st.session_state[f"{key}_ready"] = True
