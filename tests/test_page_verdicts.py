@@ -33,7 +33,6 @@ def _boxes(at, title: str) -> list[str]:
 def test_systems_page_states_the_best_system_first():
     from evalcore.analysis.verdict import best_system
     from evalcore.io import load_dataset
-    from evalcore.scoring.defaults import default_criterion
 
     at = _open("systems", {"sys_boot": 0})
     ds = load_dataset(SAMPLE)
