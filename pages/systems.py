@@ -286,6 +286,13 @@ with cc2:
                 st.warning(support.warning())
             st.dataframe(jc, hide_index=True, width="stretch", column_config=AGGREGATION_COLUMNS)
             st.caption(AGGREGATION_CAPTION)
+            from evalcore.stats.tables import human_systems
+
+            ballot_humans = human_systems(ds, [str(x) for x in jc["system"]]) if "system" in jc else []
+            if ballot_humans:  # true beside the settings line, which leaves them out of the correlations
+                st.caption(f"The judges' ballots rank the human translations they judged too: "
+                           f"{md(', '.join(ballot_humans))} (an alternative to the verdict above, which leaves "
+                           "them out and weighs score differences, not wins).")
             download_table(jc, f"{ds.name}_schulze_judges_{crit}", key="sys_sch_j", signature=support.summary())
         except Exception as exc:
             show_exception(exc, "Could not rank by the judges")
