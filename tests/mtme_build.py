@@ -73,6 +73,11 @@ def write_testset(root: Path, test_set: str, lp: str, *, n_seg: int, systems: li
     _seg_scores(d / "human-scores" / f"{lp}.{gold}.seg.score", human)
     _sys_scores(d / "human-scores" / f"{lp}.{gold}.sys.score",
                 {s: np.mean([v for v in vals if v is not None]) for s, vals in human.items()})
+    # domain-level human scores (mt-metrics-eval's WMT25 meta-info names a gold for level "domain")
+    dom = [x.split()[0] for x in docs]
+    _w(d / "human-scores" / f"{lp}.{gold}.domain.score",
+       "".join(f"{name}\t{s}\t{float(np.mean([v for v, x in zip(vals, dom) if x == name and v is not None]))!r}\n"
+               for name in sorted(set(dom)) for s, vals in human.items()))
     metric_scores = {}
     for j, (m, kind) in enumerate(metrics.items()):
         noise = 0.3 + 0.4 * j / max(1, len(metrics))
