@@ -81,3 +81,128 @@ def test_pdp_hand_worked():
     assert correlation(gold, metric, "pdp", "item").value == pytest.approx(105 / np.sqrt(650 * 20), abs=1e-12)
     # a constant human difference list (all zero) has no Pearson
     assert np.isnan(correlation(np.ones((3, 2)), metric, "pdp", "item").value)
+
+
+@pytest.fixture(scope="module")
+def block_root(tmp_path_factory):
+    """Two WMT25 pairs; one segment unjudged for every system (SPA's complete block design)."""
+    root = tmp_path_factory.mktemp("wmt25b")
+    systems = ["sysA", "sysB", "sysC", "sysD"]
+    for k, lp in enumerate(LPS):
+        write_testset(root, "wmt25", lp, n_seg=7, systems=systems, gold=GOLD[lp], metrics=METRICS, seed=20 + k,
+                      missing=[(s, 3) for s in systems])
+    return root
+
+
+def _oracle_wmt25(root, primary):
+    _, _, tasks = _oracle()
+    task_set, weights = tasks.WMT25(list(LPS), primary=primary, k=0)
+    evs = {("wmt25", lp): _evs(root, lp) for lp in LPS}
+    res = task_set.Run(eval_set_dict=evs)
+    return task_set, weights, res
+
+
+@pytest.mark.parametrize("metric_set,primary", [("all", False), ("primary", True)])
+def test_wmt25_table_equals_mtme_tasks_wmt25(block_root, tmp_path, metric_set, primary):
+    task_set, weights, res = _oracle_wmt25(block_root, primary)
+    out = tmp_path / "t.tsv"
+    rc, err = _run(["metatask", str(block_root), "--task", "wmt25", "--metrics", "stored:all",
+                    "--metric-set", metric_set, "--out", str(out)])
+    assert rc == 0, err
+    t = pd.read_csv(out, sep="\t").set_index("metric")
+    expected = {m.lstrip("*"): v for m, v in res.AverageCorrs(weights).items()}  # "*": not primary
+    ranks = {m.lstrip("*"): v for m, v in res.AverageRanks(weights).items()}
+    got = t["average"].dropna()
+    assert sorted(got.index) == sorted(expected)
+    for m, v in expected.items():
+        assert got[m] == pytest.approx(v, abs=1e-9), m
+        assert t.loc[m, "average_rank"] == pytest.approx(ranks[m], abs=1e-9), m
+    # each sub-task column against the oracle's task result (same order: lp, then sys/seg)
+    cols = [c for c in t.columns if ":" in c]
+    assert len(cols) == len(res.results)
+    for col, tr in zip(cols, res.results):
+        for m in tr.metrics:
+            assert t.loc[m.lstrip("*"), col] == pytest.approx(tr.Corr(m), abs=1e-9), (col, m)
+    if primary:  # only the recipe's primary submissions, reference-based and reference-free
+        assert set(got.index) == {"MetricX-25", "GEMBA-v2[noref]"}
+    else:
+        assert {"chrF", "COMETKiwi22[noref]", "MyMetric"} <= set(got.index)
+
+
+def test_baseline_set_keeps_only_baselines(block_root, tmp_path):
+    out = tmp_path / "b.tsv"
+    rc, err = _run(["metatask", str(block_root), "--task", "wmt25", "--metrics", "stored:all",
+                    "--metric-set", "baseline", "--out", str(out)])
+    assert rc == 0, err
+    assert set(pd.read_csv(out, sep="\t")["metric"]) == {"chrF", "BLEU", "COMETKiwi22[noref]"}
+    assert "metric set baseline of wmt25: 3 metric(s) kept, 3 left out" in err
+
+
+def test_pair_without_reference_keeps_reference_free_metrics_side_by_side(block_root, tmp_path):
+    """The coverage rule: on a pair without the primary reference only the reference-free
+    metrics have values; the reference-based ones keep their values on the other pair but get
+    no average (mt-metrics-eval averages a metric only over tasks it appears in all of)."""
+    import shutil
+
+    root = tmp_path / "noref"
+    shutil.copytree(block_root, root)
+    lp = "en-ko_KR"
+    (root / "wmt25" / "references" / f"{lp}.refA.jsonl").unlink()
+    for f in (root / "wmt25" / "metric-scores" / lp).glob("*-refA.*"):
+        f.unlink()
+    out = tmp_path / "c.tsv"
+    rc, err = _run(["metatask", str(root), "--task", "wmt25", "--metrics", "stored:all", "--out", str(out)])
+    assert rc == 0, err
+    t = pd.read_csv(out, sep="\t").set_index("metric")
+    noref = [m for m in t.index if m.endswith("[noref]")]
+    ref_based = [m for m in t.index if not m.endswith("[noref]")]
+    assert sorted(noref) == ["COMETKiwi22[noref]", "GEMBA-v2[noref]"]
+    assert t.loc[noref, "average"].notna().all() and t.loc[ref_based, "average"].isna().all()
+    ko = [c for c in t.columns if c.startswith(lp)]
+    assert t.loc[ref_based, ko].isna().all().all() and t.loc[noref, ko].notna().all().all()
+    cs = [c for c in t.columns if c.startswith("en-cs_CZ")]
+    assert t.loc[ref_based, cs].notna().all().all()
+    assert "without a value in every sub-task" in err
+
+
+def test_pairs_permutation_equals_mtme_pairwise_permutation():
+    """acc23 grouped by item, each metric at its calibrated ε, compared by swapping pairwise
+    comparisons: the p-value equals MTME's PairwisePermutationSigDiff on the same random stream,
+    its draws compared with δ as evalcore decides a tie with δ (on the mathematical values: a
+    draw equal to δ counts, where MTME's float comparison depends on the rounding)."""
+    _, stats, _ = _oracle()
+    from evalcore.stats.significance import at_least, perm_pairs
+
+    rng = np.random.default_rng(5)
+    G = rng.integers(0, 8, size=(5, 9)).astype(float)        # systems × items, ties in gold
+    M1 = G + rng.normal(0, 2.0, G.shape)
+    M2 = np.round(G + rng.normal(0, 1.5, G.shape), 1)
+    G[1, 2] = G[3, 7] = np.nan
+    gold = [None if np.isnan(x) else float(x) for x in G.ravel()]
+    c1 = stats.Correlation(len(G), gold, list(M1.ravel()))
+    c2 = stats.Correlation(len(G), gold, list(M2.ravel()))
+    for seed in (3, 11):
+        np.random.seed(seed)
+        p, delta, k_used, draws = stats.PairwisePermutationSigDiff(c1, c2, "acc23", "item", k=200,
+                                                                    sample_rate=1.0)
+        got = perm_pairs(G, M1, M2, "acc23", "item", k=200, seed=seed)
+        assert got.draws == k_used == 200
+        assert got.delta == pytest.approx(delta, abs=1e-12)
+        assert got.p_value == sum(at_least(c2_ - c1_, delta) for c2_, c1_ in draws) / k_used
+        assert abs(got.p_value - p) <= 0.05  # the rounding of a few draws equal to δ, no more
+
+
+def test_correlate_compare_pairs(root, tmp_path):
+    lp = "en-cs_CZ"
+    out, pairs = tmp_path / "c.tsv", tmp_path / "p.tsv"
+    rc, err = _run(["correlate", str(root / "wmt25"), "--lp", lp, "--human", GOLD[lp], "--level", "segment",
+                    "--metrics", "stored:MetricX-25-refA,stored:BLEU-refA,stored:COMETKiwi22-src",
+                    "--method", "acc23", "--group", "item", "--tie-calibration", "--compare", "pairs",
+                    "--draws", "50", "--out", str(out), "--compare-out", str(pairs)])
+    assert rc == 0, err
+    p = pd.read_csv(pairs, sep="\t")
+    assert len(p) == 3 and set(p["test"]) == {"pairs"} and p["p_value"].between(0, 1).all()
+    rc, err = _run(["correlate", str(root / "wmt25"), "--lp", lp, "--human", GOLD[lp], "--level", "system",
+                    "--metrics", "stored:MetricX-25-refA,stored:BLEU-refA", "--method", "pearson",
+                    "--compare", "pairs"])
+    assert rc == 2 and "acc23" in err

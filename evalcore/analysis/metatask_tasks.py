@@ -21,7 +21,9 @@ Sources (what the recipe is; the values below were written from them, not copied
   mt-metrics-eval ``tasks.WMT24`` and ``meta_info.WMT24``/``WMT24_ESA`` (en-de: refB, MQM;
   the ESA pairs: esa; outlier MSLC for the MQM pairs).
 * ``wmt25``: mt-metrics-eval ``tasks.WMT25`` and ``meta_info`` for wmt25: the WMT24 statistics on
-  the WMT25 pairs, equal weights, no human translations as systems.
+  the WMT25 pairs, equal weights, no human translations as systems; its primary submissions and
+  baselines (``--metric-set``) are meta_info's WMT25_PRIMARIES / WMT25_BASELINES (Freitag et al.
+  2025, "Findings of the WMT25 Metrics Shared Task", §2).
 
 * ``wmt22``: Freitag et al. 2022, "Results of WMT22 Metrics Shared Task: Stop Using BLEU –
   Neural Metrics Are Better and More Robust", §3-4, as mt-metrics-eval's notebook
@@ -104,6 +106,22 @@ class TaskDef:
     by_domain: bool = False        # per-pair sub-tasks also on each domain's segments
     nested_weights: bool = False   # weights split by NESTED_ATTRIBUTES (else the listed weights)
     pooled_min_lps: int = 1        # the pooled sub-tasks only with at least this many pairs
+    # the recipe's metric sets (``metatask --metric-set``): base names of the primary submissions
+    # and of the baselines (mt-metrics-eval ``MetaInfo.primary_metrics`` / ``baseline_metrics``)
+    primary_metrics: frozenset = frozenset()
+    baseline_metrics: frozenset = frozenset()
+
+    def metric_set(self, which: str) -> frozenset | None:
+        """Base names of ``which`` ("primary", "baseline"); None for "all" (every metric).
+        ValueError when the recipe names no such set."""
+        if which == "all":
+            return None
+        if which not in METRIC_SETS:
+            raise ValueError(f"metric set must be one of {', '.join(METRIC_SETS)}, not {which!r}")
+        names = self.primary_metrics if which == "primary" else self.baseline_metrics
+        if not names:
+            raise ValueError(f"the {self.name} recipe names no {which} metrics; use --metric-set all")
+        return names
 
     def gold_for(self, lp: str) -> str:
         return self.gold_by_lp.get(lp, self.gold)
@@ -147,6 +165,16 @@ def _nested(subtasks: list[SubTask], attributes, mass: float) -> list[SubTask]:
             out[i] = s
     return out
 
+
+#: the values of ``metatask --metric-set``
+METRIC_SETS = ("primary", "baseline", "all")
+
+# WMT25's primary submissions and baselines, as mt-metrics-eval's meta_info lists them for wmt25
+# (WMT25_PRIMARIES, WMT25_BASELINES); Freitag et al. 2025 (WMT25 metrics findings), §2
+WMT25_PRIMARY = frozenset({"EnsembleSlick", "GEMBA-v2", "MetricX-25", "Polycand-2", "Q_Relative-MQM", "SEGALE-QE",
+                           "TASER-No-Ref", "UvA-MT", "comet-multi", "hw-tsc", "mr7_2_1", "rankedCOMET"})
+WMT25_BASELINE = frozenset({"BERTScore", "BLEU", "COMET22", "COMETKiwi22", "YiSi-1", "chrF", "sentinel-cand",
+                            "spBLEU"})
 
 _ESA_LPS = ("en-cs", "en-hi", "en-is", "en-ja", "en-ru", "en-uk", "en-zh")
 
@@ -200,5 +228,7 @@ TASKS: dict[str, TaskDef] = {
         gold="esa-human1",
         gold_by_lp={"ja-zh_CN": "mqm", "en-ko_KR": "mqm"},
         per_lp=(("sys", "spa", "none", False, 1.0), ("seg", "acc23", "item", True, 1.0)),
+        primary_metrics=WMT25_PRIMARY,
+        baseline_metrics=WMT25_BASELINE,
     ),
 }
