@@ -23,7 +23,7 @@ Sources (what the recipe is; the values below were written from them, not copied
 * ``wmt25``: mt-metrics-eval ``tasks.WMT25`` and ``meta_info`` for wmt25: the WMT24 statistics on
   the WMT25 pairs, equal weights, no human translations as systems; its primary submissions and
   baselines (``--metric-set``) are meta_info's WMT25_PRIMARIES / WMT25_BASELINES (Freitag et al.
-  2025, "Findings of the WMT25 Metrics Shared Task", §2).
+  2025, findings of the WMT25 metrics task).
 
 * ``wmt22``: Freitag et al. 2022, "Results of WMT22 Metrics Shared Task: Stop Using BLEU –
   Neural Metrics Are Better and More Robust", §3-4, as mt-metrics-eval's notebook
@@ -170,7 +170,7 @@ def _nested(subtasks: list[SubTask], attributes, mass: float) -> list[SubTask]:
 METRIC_SETS = ("primary", "baseline", "all")
 
 # WMT25's primary submissions and baselines, as mt-metrics-eval's meta_info lists them for wmt25
-# (WMT25_PRIMARIES, WMT25_BASELINES); Freitag et al. 2025 (WMT25 metrics findings), §2
+# (WMT25_PRIMARIES, WMT25_BASELINES); Freitag et al. 2025 (WMT25 metrics findings)
 WMT25_PRIMARY = frozenset({"EnsembleSlick", "GEMBA-v2", "MetricX-25", "Polycand-2", "Q_Relative-MQM", "SEGALE-QE",
                            "TASER-No-Ref", "UvA-MT", "comet-multi", "hw-tsc", "mr7_2_1", "rankedCOMET"})
 WMT25_BASELINE = frozenset({"BERTScore", "BLEU", "COMET22", "COMETKiwi22", "YiSi-1", "chrF", "sentinel-cand",

@@ -4,7 +4,7 @@ Within each group of the grouping (``item``: the outputs of one segment; ``sys``
 segments; ``none``: every cell together, as mt-metrics-eval's ``Pearson(pdp=True)`` on its flat
 vectors), every ordered pair of scored cells (i, j) gives the human difference h_i − h_j and the
 metric difference m_i − m_j; PDP is Pearson's r over the differences of every group pooled into
-one list (Freitag et al. 2025, "Findings of the WMT25 Metrics Shared Task", §3; mt-metrics-eval
+one list (Freitag et al. 2025, findings of the WMT25 metrics task; mt-metrics-eval
 ``stats.AverageCorrelation._enumerate_pairwise_diffs``). It asks whether the metric separates
 the translations the humans separate, by as much, rather than whether it tracks the absolute
 scores across segments of different difficulty.
@@ -50,7 +50,7 @@ def rows_pdp(g, m, **_):
 
 register(Statistic(
     "pdp", "pairwise difference Pearson (PDP)", rows_pdp,
-    citation="Freitag et al. 2025 (WMT25 metrics findings) §3; MTME stats.Pearson(pdp=True)", section="§12.1",
+    citation="Freitag et al. 2025 (WMT25 metrics findings); MTME stats.Pearson(pdp=True)", section="§12.1",
     term="PDP",
     definition="Pearson correlation of the pairwise differences between translations' human scores and "
                "their metric scores, pooled over the groups (with --grouping item: the outputs of one "
