@@ -37,7 +37,7 @@ def _sys_scores(path: Path, table: dict) -> None:
 
 def write_testset(root: Path, test_set: str, lp: str, *, n_seg: int, systems: list[str], gold: str,
                   metrics: dict[str, str], seed: int, jsonl: bool = True, paragraphs: bool = True,
-                  missing=(), ratings: bool = False, refs=("refA",)) -> dict:
+                  missing=(), ratings: bool = False, refs=("refA",), human_mean: float = 60.0) -> dict:
     """One language pair of ``test_set`` under ``root``. ``metrics``: base name -> "ref" (scored
     against refA: ``<name>-refA``) or "src" (reference-free: ``<name>-src``). ``missing``:
     (system, segment index) cells without a human score. Returns what was written."""
@@ -68,7 +68,7 @@ def write_testset(root: Path, test_set: str, lp: str, *, n_seg: int, systems: li
         _w(d / "metadata" / lp / f"{s}.jsonl",
            "".join(json.dumps({"segment": k, "system": s, "model": f"m{i}"}) + "\n" for k in range(n_seg)))
     quality = rng.normal(0, 1, len(systems))
-    human = {s: [None if (s, k) in set(missing) else float(np.round(60 + 10 * quality[i] + rng.normal(0, 8), 1))
+    human = {s: [None if (s, k) in set(missing) else float(np.round(human_mean + 10 * quality[i] + rng.normal(0, 8), 1))
                  for k in range(n_seg)] for i, s in enumerate(systems)}
     _seg_scores(d / "human-scores" / f"{lp}.{gold}.seg.score", human)
     _sys_scores(d / "human-scores" / f"{lp}.{gold}.sys.score",
@@ -103,4 +103,7 @@ def write_testset(root: Path, test_set: str, lp: str, *, n_seg: int, systems: li
                 else:
                     lines.append(f"{s}\tNone\n")
         _w(d / "human-scores" / f"{lp}.{gold}.seg.rating", "".join(lines))
-    return {"src": src, "refs": ref_texts, "outs": outs, "human": human, "metrics": metric_scores, "spans": spans}
+    rated = set(spans) | {(s, k) for s in systems for k in range(n_seg)
+                          if ratings and "\n" not in outs[s][k] and k % 3 == 1}
+    return {"src": src, "refs": ref_texts, "outs": outs, "human": human, "metrics": metric_scores, "spans": spans,
+            "rated": rated}

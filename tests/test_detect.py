@@ -161,3 +161,25 @@ def test_error_free_needs_spans(tmp_path):
                                                                                  index=False)
     rc, err = _run(["detect", str(root), "--task", "error-free", "--metrics", "chrf"])
     assert rc == 2 and "needs error spans" in err
+
+
+def test_error_free_from_mtme_ratings(tmp_path):
+    """mt-metrics-eval .seg.rating error spans give the error-free labels (2025 layout): an output
+    is labelled when its rating is not None, error-free when it has no error and scores >= 85."""
+    from mtme_build import write_testset
+
+    lp = "en-cs_CZ"
+    w = write_testset(tmp_path, "wmt25", lp, n_seg=12, systems=["A", "B", "C"], gold="esa-human1",
+                      metrics={"chrF": "ref"}, seed=5, ratings=True, human_mean=85.0)
+    out = tmp_path / "d.tsv"
+    rc, err = _run(["detect", str(tmp_path / "wmt25"), "--task", "error-free", "--human", "esa-human1",
+                    "--metrics", "stored:chrF-refA", "--out", str(out)])
+    assert rc == 0, err
+    row = pd.read_csv(out, sep="\t").iloc[0]
+    cells = sorted(w["rated"])
+    y = np.array([w["human"][s][k] >= 85 and (s, k) not in w["spans"] for s, k in cells])
+    x = np.array([w["metrics"]["chrF-refA"][s][k] for s, k in cells])
+    assert row["n"] == len(cells) and row["positives"] == y.sum() > 0
+    assert row["auroc"] == pytest.approx(sk.roc_auc_score(y, x), abs=1e-12)
+    assert row["f1"] == pytest.approx(_brute(y, x)[1], abs=1e-12)
+    assert "without span annotation left out" in err

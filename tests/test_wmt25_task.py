@@ -206,3 +206,22 @@ def test_correlate_compare_pairs(root, tmp_path):
                     "--metrics", "stored:MetricX-25-refA,stored:BLEU-refA", "--method", "pearson",
                     "--compare", "pairs"])
     assert rc == 2 and "acc23" in err
+
+
+def test_reference_rows_follow_the_metrics_unranked():
+    """The place for the human ceiling: rows after the metrics, without average or rank."""
+    from evalcore.analysis.metatask import run_task, PairData
+    from evalcore.analysis.metatask_tasks import TASKS
+
+    rng = np.random.default_rng(1)
+    gold = rng.normal(size=(4, 6))
+    p = PairData("en-cs_CZ", list("abcd"), [str(i) for i in range(6)], gold,
+                 seg={"m1": gold + rng.normal(size=gold.shape), "m2": rng.normal(size=gold.shape)},
+                 sys={"m1": gold.mean(1), "m2": rng.normal(size=4)})
+    res = run_task(TASKS["wmt25"], {"en-cs_CZ": p}, num_permutations=10)
+    col = res.subtasks[1].name
+    res.reference_rows = pd.DataFrame({"metric": ["human:esa-human2"], col: [0.9]})
+    t = res.table()
+    assert list(t["metric"][:2]) == sorted(["m1", "m2"], key=lambda m: -res.average[m])
+    last = t.iloc[-1]
+    assert last["metric"] == "human:esa-human2" and last[col] == 0.9 and pd.isna(last["average"])

@@ -90,6 +90,10 @@ class MetataskResult:
     pairs: dict = field(default_factory=dict)
     sig: pd.DataFrame | None = None  # p-values of the clusters' tests (row above column), k > 0
     signatures: dict = field(default_factory=dict)
+    # rows shown beside the metrics but never ranked or averaged with them: the human ceiling
+    # (one annotation wave against the other, where two exist). Columns: metric (e.g.
+    # "human:esa-human2") and any sub-task names; :meth:`table` appends them after the metrics.
+    reference_rows: pd.DataFrame | None = None
 
     def table(self) -> pd.DataFrame:
         """One row per metric (descending average): metric, average, average_rank, cluster, then
@@ -105,6 +109,10 @@ class MetataskResult:
                           else pd.array([pd.NA] * len(order), dtype="Int64"))
         for st in self.subtasks:
             out[st.name] = self.values[st.name].reindex(order).to_numpy()
+        if self.reference_rows is not None and len(self.reference_rows):
+            extra = self.reference_rows.reindex(columns=out.columns)
+            extra["cluster"] = extra["cluster"].astype("Int64")
+            out = pd.concat([out, extra], ignore_index=True)
         return out
 
     def incomplete(self) -> list[str]:
