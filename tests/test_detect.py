@@ -183,3 +183,32 @@ def test_error_free_from_mtme_ratings(tmp_path):
     assert row["auroc"] == pytest.approx(sk.roc_auc_score(y, x), abs=1e-12)
     assert row["f1"] == pytest.approx(_brute(y, x)[1], abs=1e-12)
     assert "without span annotation left out" in err
+
+
+def test_error_free_on_wmt24_esa_en_cs(tmp_path):
+    """Real ESA data (several raters on some outputs, repeats, omission spans): the labels are
+    the mean score over the rows >= 85 with no error span in any row (n_error_spans), refA
+    (the reference judged as a system) left out; the statistics equal scikit-learn on them."""
+    from conftest import shared
+    from evalcore.io import load_collection
+    from evalcore.scoring.scores import segment_scores
+
+    path = shared("wmt24_esa")
+    out = tmp_path / "d.tsv"
+    rc, err = _run(["detect", str(path), "--task", "error-free", "--lp", "en-cs", "--human", "esa",
+                    "--metrics", "chrf", "--out", str(out)])
+    assert rc == 0, err
+    row = pd.read_csv(out, sep="\t").iloc[0]
+    j = pd.read_csv(path / "judgements.tsv", sep="\t", dtype={"seg_id": str})
+    j = j[(j["lp"] == "en-cs") & (j["judgement"] == "esa") & (j["system"] != "refA")]
+    cell = j.groupby(["system", "seg_id"]).agg(score=("score", "mean"), spans=("n_error_spans", "sum"))
+    cell["label"] = (cell["score"] >= 85) & (cell["spans"] == 0)
+    ds = load_collection(path)["en-cs"]
+    sc = segment_scores(ds, ["chrf"]).assign(seg_id=lambda d: d["seg_id"].astype(str))
+    m = cell.reset_index().merge(sc[["system", "seg_id", "score"]].rename(columns={"score": "x"}),
+                                 on=["system", "seg_id"])
+    y, x = m["label"].to_numpy(), m["x"].to_numpy()
+    assert row["n"] == len(m) and row["positives"] == y.sum()
+    assert row["auroc"] == pytest.approx(sk.roc_auc_score(y, x), abs=1e-12)
+    assert row["auprc"] == pytest.approx(sk.average_precision_score(y, x), abs=1e-12)
+    assert row["mcc"] == pytest.approx(sk.matthews_corrcoef(y, x >= row["threshold"]), abs=1e-12)

@@ -88,7 +88,6 @@ def run(args) -> int:
         seg[key] = pd.concat(frames, ignore_index=True)
     res = detect(coll, args.task, crit, seg, settings, criterion2=args.human2, threshold_from=args.threshold_from)
     args._lp_value = ""
-    print(f"settings: {res.method}", file=sys.stderr)
     emit(res.table, args.out, args, float_format=None if args.out else "%.6g", notes=res.notes)
     if args.out:
         print(f"wrote {len(res.table)} rows to {args.out}", file=sys.stderr)
