@@ -225,3 +225,12 @@ def test_reference_rows_follow_the_metrics_unranked():
     assert list(t["metric"][:2]) == sorted(["m1", "m2"], key=lambda m: -res.average[m])
     last = t.iloc[-1]
     assert last["metric"] == "human:esa-human2" and last[col] == 0.9 and pd.isna(last["average"])
+
+
+def test_metric_set_without_any_member_is_refused(block_root):
+    rc, err = _run(["metatask", str(block_root), "--task", "wmt25", "--metrics", "stored:MyMetric",
+                    "--metric-set", "primary"])
+    assert rc == 2 and "none of the metrics (stored:MyMetric) is among the primary metrics of wmt25" in err
+    rc, err = _run(["metatask", str(block_root), "--task", "wmt24", "--metrics", "stored:all",
+                    "--metric-set", "baseline", "--lp", "en-cs_CZ"])
+    assert rc == 2 and "names no baseline metrics" in err

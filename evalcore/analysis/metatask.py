@@ -563,6 +563,9 @@ def _restrict_to_set(pairs: dict, keep: frozenset, which: str, task: str) -> lis
                 else:
                     dropped.add(m)
                     del table[m]
+    if not kept:
+        raise ValueError(f"none of the metrics ({', '.join(sorted(dropped)) or 'none'}) is among the {which} metrics "
+                         f"of {task}: {', '.join(sorted(keep, key=str.lower))} (stored:all takes every stored metric)")
     note = f"metric set {which} of {task}: {len(kept)} metric(s) kept"
     if dropped:
         note += f", {len(dropped)} left out ({', '.join(sorted(dropped))})"
