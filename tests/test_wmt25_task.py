@@ -231,6 +231,19 @@ def test_metric_set_without_any_member_is_refused(block_root):
     rc, err = _run(["metatask", str(block_root), "--task", "wmt25", "--metrics", "stored:MyMetric",
                     "--metric-set", "primary"])
     assert rc == 2 and "none of the metrics (stored:MyMetric) is among the primary metrics of wmt25" in err
-    rc, err = _run(["metatask", str(block_root), "--task", "wmt24", "--metrics", "stored:all",
+    rc, err = _run(["metatask", str(block_root), "--task", "wmt22", "--metrics", "stored:all",
                     "--metric-set", "baseline", "--lp", "en-cs_CZ"])
     assert rc == 2 and "names no baseline metrics" in err
+
+
+@pytest.mark.parametrize("task,info", [("wmt23", "WMT23"), ("wmt24", "WMT24"), ("wmt24", "WMT24_ESA"),
+                                       ("wmt25", "WMT25"), ("wmt25", "WMT25_ESA")])
+def test_metric_sets_are_mtme_meta_info(task, info):
+    _oracle()
+    from mt_metrics_eval import meta_info
+
+    from evalcore.analysis.metatask_tasks import TASKS
+
+    mi = getattr(meta_info, info)
+    assert TASKS[task].metric_set("primary") == mi.primary_metrics
+    assert TASKS[task].metric_set("baseline") == mi.baseline_metrics

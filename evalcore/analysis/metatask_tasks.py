@@ -176,6 +176,24 @@ WMT25_PRIMARY = frozenset({"EnsembleSlick", "GEMBA-v2", "MetricX-25", "Polycand-
 WMT25_BASELINE = frozenset({"BERTScore", "BLEU", "COMET22", "COMETKiwi22", "YiSi-1", "chrF", "sentinel-cand",
                             "spBLEU"})
 
+# WMT23's and WMT24's (meta_info WMT23_/WMT24_PRIMARIES and _BASELINES): there the baselines are
+# also in the primary set ("for backward compatibility"); in WMT25's they are not, so
+# --metric-set primary keeps the baselines for wmt23/wmt24 and not for wmt25, as primary=True does
+WMT23_BASELINE = frozenset({"BERTscore", "BLEU", "BLEURT-20", "chrF", "COMET", "CometKiwi", "docWMT22CometDA",
+                            "docWMT22CometKiwiDA", "f200spBLEU", "MS-COMET-QE-22", "prismRef", "prismSrc",
+                            "Random-sysname", "YiSi-1"})
+WMT23_PRIMARY = WMT23_BASELINE | frozenset({
+    "Calibri-COMET22", "Calibri-COMET22-QE", "cometoid22-wmt22", "eBLEU", "embed_llama", "GEMBA-MQM", "KG-BERTScore",
+    "MaTESe", "MEE4", "MetricX-23", "MetricX-23-QE", "mre-score-labse-regular", "mbr-metricx-qe", "sescoreX",
+    "tokengram_F", "XCOMET-Ensemble", "XCOMET-QE-Ensemble", "XLsim"})
+WMT24_BASELINE = frozenset({"BERTScore", "BLEU", "BLEURT-20", "chrF", "COMET-22", "CometKiwi", "PrismRefMedium",
+                            "PrismRefSmall", "spBLEU", "YiSi-1", "sentinel-cand-mqm", "sentinel-ref-mqm",
+                            "sentinel-src-mqm"})
+WMT24_PRIMARY = WMT24_BASELINE | frozenset({
+    "BLCOM_1", "bright-qe", "chrfS", "damonmonli", "gemba_esa", "MEE4", "metametrics_mt_mqm_hybrid_kendall",
+    "metametrics_mt_mqm_qe_kendall.seg.s", "MetricX-24-Hybrid", "MetricX-24-Hybrid-QE", "XCOMET", "XCOMET-QE",
+    "XLsimMqm"})
+
 _ESA_LPS = ("en-cs", "en-hi", "en-is", "en-ja", "en-ru", "en-uk", "en-zh")
 
 TASKS: dict[str, TaskDef] = {
@@ -207,6 +225,8 @@ TASKS: dict[str, TaskDef] = {
         pooled=(("sys", "accuracy", 1.0),),
         per_lp=(("sys", "pearson", "none", False, 1.0), ("seg", "pearson", "none", False, 1.0),
                 ("seg", "acc23", "item", True, 1.0)),
+        primary_metrics=WMT23_PRIMARY,
+        baseline_metrics=WMT23_BASELINE,
     ),
     "wmt24": TaskDef(
         name="wmt24",
@@ -219,6 +239,8 @@ TASKS: dict[str, TaskDef] = {
         human_systems_lps=("en-de",),
         outliers_by_lp={lp: ("MSLC",) for lp in ("en-de", "en-es", "ja-zh")},
         per_lp=(("sys", "spa", "none", False, 1.0), ("seg", "acc23", "item", True, 1.0)),
+        primary_metrics=WMT24_PRIMARY,
+        baseline_metrics=WMT24_BASELINE,
     ),
     "wmt25": TaskDef(
         name="wmt25",
