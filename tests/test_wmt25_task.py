@@ -247,3 +247,17 @@ def test_metric_sets_are_mtme_meta_info(task, info):
     mi = getattr(meta_info, info)
     assert TASKS[task].metric_set("primary") == mi.primary_metrics
     assert TASKS[task].metric_set("baseline") == mi.baseline_metrics
+
+
+def test_pairs_permutation_refuses_a_group_too_large_to_hold():
+    from evalcore.stats import significance
+
+    g = np.arange(2 * 40, dtype=float).reshape(2, 40)
+    old = significance.MAX_PAIR_GROUP
+    significance.MAX_PAIR_GROUP = 50
+    try:
+        with pytest.raises(ValueError, match="a group here has 80 cells"):
+            significance.perm_pairs(g, g, g[::-1], "acc23", "none", k=2)
+        assert significance.perm_pairs(g, g, g[::-1], "acc23", "item", k=2).draws == 2
+    finally:
+        significance.MAX_PAIR_GROUP = old

@@ -237,6 +237,10 @@ def perm_both(gold, metric1, metric2, method: str = "pearson", grouping: str = "
     return PermResult(count / i if i else float("nan"), float(delta), i)
 
 
+#: :func:`perm_pairs` keeps an n × n matrix per group and metric: the largest group it accepts
+MAX_PAIR_GROUP = 3000
+
+
 def _pair_signs(x: np.ndarray, epsilon: float) -> np.ndarray:
     """(n, n) signs of x[j] − x[i], 0 where |x[j] − x[i]| ≤ ``epsilon`` (a tie)."""
     d = x[None, :] - x[:, None]
@@ -285,6 +289,10 @@ def perm_pairs(gold, metric1, metric2, method: str = "acc23", grouping: str = "i
         epsilon1 = calibrate_ties(g, a, variant, sample_rate=sample_rate).best_epsilon
     if epsilon2 is None:
         epsilon2 = calibrate_ties(g, b, variant, sample_rate=sample_rate).best_epsilon
+    biggest = int((~np.isnan(g)).sum(1).max()) if g.size else 0
+    if biggest > MAX_PAIR_GROUP:
+        raise ValueError(f"the pairs permutation test holds every pair of a group in memory; a group here has "
+                         f"{biggest} cells (more than {MAX_PAIR_GROUP}): use --group item (the WMT recipes' grouping)")
     groups = []
     for row in range(len(g)):
         ok = ~np.isnan(g[row])
