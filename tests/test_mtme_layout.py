@@ -30,6 +30,10 @@ def root(tmp_path_factory):
         "wmt24": write_testset(root, "wmt24", "en-de", n_seg=4, systems=["s1", "s2"], gold="mqm",
                                metrics={"BLEU": "ref"}, seed=2, jsonl=False),
     }
+    # a missing translation, as mt-metrics-eval marks it in a .txt file
+    f = root / "wmt24" / "system-outputs" / "en-de" / "s2.txt"
+    lines = f.read_text(encoding="utf-8").splitlines()
+    f.write_text("\n".join(["[No translation supplied]"] + lines[1:]) + "\n", encoding="utf-8")
     return root, written
 
 
@@ -51,8 +55,8 @@ def test_layout_equals_mtme_evalset(root, test_set, lp, gold):
     ds = coll[f"{test_set}/{lp}"]
     assert ds.lp == lp and ds.name == test_set
 
-    def unescaped(x):  # mt-metrics-eval leaves a .txt file's "\n" as two characters
-        return x.replace("\\n", "\n")
+    def unescaped(x):  # mt-metrics-eval leaves a .txt file's "\n" as two characters; None: no translation
+        return "" if x is None else x.replace("\\n", "\n")
 
     assert list(ds.segments["source"]) == [unescaped(t) for t in evs.src]
     assert list(ds.segments["doc_id"]) == evs.DocsPerSeg()
@@ -64,6 +68,8 @@ def test_layout_equals_mtme_evalset(root, test_set, lp, gold):
     assert set(outs) == set(evs.sys_outputs)
     for s, texts in evs.sys_outputs.items():
         assert outs[s] == [unescaped(t) for t in texts]
+    if test_set == "wmt24":  # mt-metrics-eval's "no translation" marker: None there, an empty text here
+        assert evs.sys_outputs["s2"][0] is None and outs["s2"][0] == ""
     # human scores: the segment block of every system, None = not rated
     gold_seg = evs.Scores("seg", gold)
     j = ds.judgements[ds.judgements["judgement"] == gold]

@@ -68,6 +68,9 @@ RATER = "mtme"
 TEXT_SUFFIXES = (".txt", ".jsonl")
 #: the JSON field holding the text in a ``.jsonl`` file, by folder (mt-metrics-eval ``data.py``)
 JSONL_FIELDS = {"sources": "source", "references": "target", "system-outputs": "hypothesis"}
+#: the line of a ``.txt`` text file that stands for a missing translation (mt-metrics-eval
+#: ``data.NO_TRANSLATION``, which its reader turns into None); read as an empty text
+NO_TRANSLATION = "[No translation supplied]"
 #: a ``.txt`` file's escaped line break (two characters: backslash, n)
 ESCAPED_NEWLINE = "\\n"
 #: columns of the ``ratings`` extra table: one row per error span; a rated segment without
@@ -252,6 +255,11 @@ class _Reader:
         lines = read_lines(self.src, fname, self.report)
         if lines is None:
             return None
+        empty = [i for i, t in enumerate(lines, start=1) if t.rstrip() == NO_TRANSLATION]
+        if empty:
+            self.own.warning(fname, empty[0], f"{len(empty)} line(s) hold mt-metrics-eval's {NO_TRANSLATION!r} "
+                                              f"marker, read as empty texts ({describe_lines(empty)})")
+            lines = ["" if t.rstrip() == NO_TRANSLATION else t for t in lines]
         escaped = [i for i, t in enumerate(lines, start=1) if ESCAPED_NEWLINE in t]
         if escaped:
             self.own.warning(fname, escaped[0], f"{len(escaped)} segment(s) hold escaped line breaks (\\n), read as "
