@@ -295,3 +295,7 @@ if ds_criteria:
 
 with st.expander("Metric signatures"):
     st.dataframe(common_view.signature_frame(metrics, ds, "system", tok), hide_index=True, width="stretch")
+
+from pages.sections import share  # noqa: E402
+
+share.render(ds, page_settings, criteria[0] if criteria else common_view.default_criterion(ds), metrics, "sys_share")

@@ -1,5 +1,5 @@
 """Detection tasks: can a metric find the translations humans call error-free, or critical?
-(methods §22; the ``detect`` command).
+(methods §23; the ``detect`` command).
 
 Two tasks, each a binary gold label per judged output (system, segment) and, per metric, its
 segment score as the detector:

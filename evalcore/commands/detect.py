@@ -2,7 +2,7 @@
 metric find the outputs humans call error-free (WMT26) or critical (WMT25)? AUROC, AUPRC and the
 best-threshold F1 and MCC per metric and language pair, the thresholds of one pair applied to the
 others (``--threshold-from``), and the human row where a second wave exists (``--human2``).
-See :mod:`evalcore.analysis.detect` (methods §22)."""
+See :mod:`evalcore.analysis.detect` (methods §23)."""
 from __future__ import annotations
 
 import sys

@@ -267,7 +267,7 @@ SIGNIFICANCE: dict[str, SignificanceTest] = {
                                  citation="Williams 1959; Graham & Baldwin 2014; methods §3.5"),
     "pairs": SignificanceTest("pairs", "PERM-BOTH over pairs", methods=("acc23", "tau_23"), levels=("segment",),
                               citation="Deutsch, Foster & Freitag 2023; MTME stats.PairwisePermutationSigDiff "
-                                       "(perm_test='pairs'); methods §21.2"),
+                                       "(perm_test='pairs'); methods §22.2"),
 }
 
 

@@ -4,7 +4,7 @@
 * :func:`fisher_ci`, :func:`fisher_compare`   Fisher z CIs and independent-correlation tests (§4.2).
 * :func:`williams_test`       Williams' t for two dependent correlations sharing the gold (§3.6).
 * :func:`perm_both`           PERM-BOTH permutation test of corr(m2) > corr(m1) (§3.5).
-* :func:`perm_pairs`          the same test for acc23 / τ_23 swapping pairwise comparisons (§21.2).
+* :func:`perm_pairs`          the same test for acc23 / τ_23 swapping pairwise comparisons (§22.2).
 * :func:`significance_clusters`, :func:`compare_metrics`   greedy significance clusters (§3.7).
 * :func:`paired_bootstrap`, :func:`paired_approximate_randomization`   paired tests between two
   systems with sacreBLEU 2.x semantics (``sacrebleu/significance.py``).
@@ -263,7 +263,7 @@ def perm_pairs(gold, metric1, metric2, method: str = "acc23", grouping: str = "i
                block_size: int = 1000, early_min: float = 0.02, early_max: float = 0.5,
                seed: int | None = 0, sample_rate: float = 1.0, replace_nans_with_zeros: bool = False) -> PermResult:
     """Permutation test that acc23 (or τ_23) of metric2 > that of metric1, swapping pairwise
-    comparisons instead of scores (methods §21.2; Deutsch, Foster & Freitag 2023, §5; MTME
+    comparisons instead of scores (methods §22.2; Deutsch, Foster & Freitag 2023, §5; MTME
     ``PairwisePermutationSigDiff``, the ``perm_test='pairs'`` of the WMT24/WMT25 recipes).
 
     Each metric keeps its own tie threshold ε (``None``: its calibrated one, as

@@ -1,6 +1,6 @@
 """The detection section of the Metrics task page (no streamlit): error-free detection (WMT26)
 and criticality (WMT25) of :mod:`evalcore.analysis.detect` on the page's language pairs and
-metrics (methods §22). Its query is a frozen dataclass of plain values and the shared
+metrics (methods §23). Its query is a frozen dataclass of plain values and the shared
 :class:`~evalcore.scoring.settings.Settings`, the whole cache key."""
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The Metrics task page's detection section: error-free detection (WMT26) and criticality
 (WMT25) of the page's metrics on its language pairs (layout only; the view is
-evalcore.views.detect, the maths evalcore.analysis.detect, methods §22)."""
+evalcore.views.detect, the maths evalcore.analysis.detect, methods §23)."""
 from __future__ import annotations
 
 import streamlit as st

@@ -1,4 +1,4 @@
-"""Pairwise difference Pearson (PDP), the WMT25 metrics task's Pearson variant (methods §21.1).
+"""Pairwise difference Pearson (PDP), the WMT25 metrics task's Pearson variant (methods §22.1).
 
 Within each group of the grouping (``item``: the outputs of one segment; ``sys``: one system's
 segments; ``none``: every cell together, as mt-metrics-eval's ``Pearson(pdp=True)`` on its flat
@@ -50,8 +50,8 @@ def rows_pdp(g, m, **_):
 
 register(Statistic(
     "pdp", "pairwise difference Pearson (PDP)", rows_pdp,
-    citation="Freitag et al. 2025 (WMT25 metrics findings); MTME stats.Pearson(pdp=True)", section="§21.1",
+    citation="Freitag et al. 2025 (WMT25 metrics findings); MTME stats.Pearson(pdp=True)", section="§22.1",
     term="PDP",
     definition="Pearson correlation of the pairwise differences between translations' human scores and "
                "their metric scores, pooled over the groups (with --grouping item: the outputs of one "
-               "segment) (Freitag et al. 2025; methods §21.1)."))
+               "segment) (Freitag et al. 2025; methods §22.1)."))
