@@ -46,6 +46,18 @@ def add_arguments(p) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the cluster resamples")
     p.add_argument("--format", choices=["tsv", "csv", "latex"], default=None,
                    help="output format (default: from the --out suffix; stdout: tsv)")
+    p.add_argument("--sentinels", action="store_true",
+                   help="add the model-free sentinel baselines as rows (sentinel:cand-length, src-length, "
+                        "length-ratio, src-overlap, system-prior) and per metric its margin over the best sentinel "
+                        "(average), a paired permutation p (--sentinel-draws) and a beats_sentinel flag "
+                        "(Perrella et al. 2024; docs/methods.md §15.3)")
+    p.add_argument("--sentinel-draws", type=int, default=100,
+                   help="--sentinels: permutation draws of each metric-vs-best-sentinel test (default 100)")
+    p.add_argument("--human-ceiling", metavar="SECOND",
+                   help="add the inter-annotator row human-ceiling: a second rating of the same outputs (another "
+                        "human score type, e.g. a second wave, or 'raters': each item's first rater against its "
+                        "second) scored with every sub-task against the gold and the reverse, averaged; and a "
+                        "ceiling_share column (docs/methods.md §15.2)")
     p.add_argument("--out", help="write the table here")
     from . import _tok; _tok.add_argument(p)  # noqa: E702
 
@@ -104,6 +116,14 @@ def run(args) -> int:
         byo = pd.concat([read_scores(f) for f in args.scores], ignore_index=True)
     if not metrics and byo is None:
         raise ValueError("give --metrics and/or --scores")
+    snotes: list[str] = []
+    if args.sentinels:
+        from ..analysis.sentinels import task_sentinel_rows
+
+        sent, snotes = task_sentinel_rows(coll, task, args.human)
+        if byo is not None and "lp" not in byo.columns:
+            byo = byo.assign(lp="")  # rows for every pair, as read_scores gives them
+        byo = sent if byo is None else pd.concat([byo, sent], ignore_index=True)
     res, notes, signatures = run_metatask(
         coll, task, lps=lps, metrics=metrics, scores=byo, human=args.human,
         include_human=args.include_human_systems, judged_only=args.judged_only,
@@ -111,6 +131,21 @@ def run(args) -> int:
         num_permutations=args.permutations)
     lps_used = sorted(res.pairs)
     table = res.table()
+    notes = list(notes) + snotes
+    if args.sentinels:
+        from ..analysis.sentinels import SIGNATURE, task_margins
+
+        m, mnotes = task_margins(res, k=args.sentinel_draws, alpha=args.alpha, seed=args.seed,
+                                 num_permutations=args.permutations)
+        table = table.merge(m, on="metric", how="left")
+        notes += mnotes
+        signatures = {**signatures, **{x: [SIGNATURE] for x in table["metric"] if x.startswith("sentinel:")}}
+    if args.human_ceiling:
+        from ..analysis.ceiling import task_table_with_ceiling
+
+        table, cnotes = task_table_with_ceiling(res, table, coll, args.human_ceiling, args.human, args.permutations)
+        notes = list(notes) + cnotes
+        signatures = {**signatures, "human-ceiling": [f"human:{args.human or 'gold'}~{args.human_ceiling}"]}
     table["signature"] = table["metric"].map(lambda m: " / ".join(signatures.get(m, ["external"])))
     table["settings"] = (f"task={task.name}{'|test_set=' + test_set if test_set else ''}|lps={','.join(lps_used)}|k={args.k}|spa_permutations={args.permutations}"
                          f"|weights=" + ",".join(f"{s.weight:.4g}" for s in res.subtasks))
