@@ -1,0 +1,1 @@
+"""Page sections: a section's layout, called from its host page (computations in evalcore/views)."""
