@@ -157,3 +157,23 @@ def test_metatask_sentinel_values_match_mtme(tmp_path):
     assert "sentinel:system-prior" not in t.index
     assert t.loc["m1", "sentinel_margin"] == pytest.approx(t.loc["m1", "average"] - t.loc[best, "average"], abs=1e-12)
     assert t.loc["m1", "best_sentinel"] == best and 0 <= t.loc["m1", "sentinel_p"] <= 1
+
+
+def test_pooled_accuracy_row_has_no_per_pair_margins(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a, sa = _data(tmp_path / "a")
+    b, _ = _data(tmp_path / "b", seed=5)
+    both = tmp_path / "both"
+    both.mkdir()
+    for name in ("segments", "outputs", "judgements"):
+        t = pd.concat([_table(a / f"{name}.tsv"), _table(b / f"{name}.tsv").assign(lp="cc-dd")])
+        t.to_csv(both / f"{name}.tsv", sep="\t", index=False)
+    out = tmp_path / "acc.tsv"
+    assert main(["correlate", str(both), "--lp", "all", "--human", "esa", "--scores", str(sa), "--method", "accuracy",
+                 "--sentinels", "--draws", "50", "--out", str(out)]) == 0
+    t = _table(out)
+    pooled = t[t["lp"] == "(all)"].set_index("metric")
+    assert len(pooled) and pooled["sentinel_margin"].isna().all() and pooled["best_sentinel"].isna().all()
+    per = t[t["lp"] == "aa-bb"].set_index("metric")
+    assert per.loc["m1", "best_sentinel"].startswith("sentinel:")

@@ -490,9 +490,11 @@ def pooled_accuracy(table):
         row = sub.iloc[0].copy()
         row["lp"], row["n"] = POOLED, int(n.sum())
         row["value"] = agree.sum() / pairs.sum() if pairs.sum() else float("nan")
-        for c in ("ci_low", "ci_high", "n_groups", "n_segments", "cluster"):
+        for c in ("ci_low", "ci_high", "n_groups", "n_segments", "cluster", "sentinel_margin", "sentinel_p",
+                  "beats_sentinel", "best_sentinel", "ceiling_share"):  # per-pair values: none for the pool
             if c in row.index:
-                row[c] = pd.NA if c in ("n_groups", "n_segments", "cluster") else float("nan")
+                row[c] = (pd.NA if c in ("n_groups", "n_segments", "cluster", "beats_sentinel") else
+                          "" if c == "best_sentinel" else float("nan"))
         rows.append(row)
     return pd.concat([table, pd.DataFrame(rows)], ignore_index=True) if rows else table
 
