@@ -63,8 +63,10 @@ def _hand(tmp_path, second_as="esa2"):
             judg.append((s, str(i + 1), "r1", "esa", ESA[s][i]))
             if second_as == "esa2":
                 judg.append((s, str(i + 1), "r2", "esa2", ESA2[s][i]))
-            else:  # a second rater of the same criterion
+            elif second_as == "rater":  # a second rater of the same criterion
                 judg.append((s, str(i + 1), "r2", "esa", ESA2[s][i]))
+            else:  # the same rater again (a re-rating)
+                judg.append((s, str(i + 1), "r1", "esa", ESA2[s][i]))
     rows = [("m", s, str(i + 1), M[s][i]) for s in M for i in range(3)]
     return _write(tmp_path / f"hand-{second_as}", judg, metric_rows=rows)
 
@@ -95,9 +97,9 @@ def _table(path):
     return pd.read_csv(path, sep="\t", keep_default_na=False)
 
 
-@pytest.mark.parametrize("second", ["esa2", "raters"])
+@pytest.mark.parametrize("second", ["esa2", "raters", "repeats"])
 def test_correlate_ceiling_hand_worked(tmp_path, second):
-    data, scores = _hand(tmp_path, "esa2" if second == "esa2" else "rater")
+    data, scores = _hand(tmp_path, {"esa2": "esa2", "raters": "rater", "repeats": "repeat"}[second])
     out = tmp_path / f"sys-{second}.tsv"
     assert main(["correlate", str(data), "--human", "esa", "--scores", str(scores), "--human-ceiling", second,
                  "--out", str(out)]) == 0

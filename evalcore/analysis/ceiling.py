@@ -22,6 +22,8 @@ import pandas as pd
 CEILING = "human-ceiling"
 #: ``second`` value that splits one criterion's raters: each item's first rater against its second
 RATERS = "raters"
+#: ``second`` value for re-ratings: each rater's first rating of an item against the same rater's second
+REPEATS = "repeats"
 MIN_SYSTEMS = 3     # a system-level statistic over fewer is undefined (Pearson) or trivial
 MIN_CELLS = 3
 
@@ -31,7 +33,9 @@ def rating_waves(ds, criterion: str, second: str) -> tuple[pd.DataFrame, pd.Data
     score), aligned row by row. ``second``: another human score type of the data (a second wave;
     each one's item scores: a rater's repeats averaged, then the raters), or :data:`RATERS`: within
     ``criterion``, each item's first rater (in the order of the data; repeats averaged) against its
-    second rater; items with one rater are not used, third and later raters are left out (noted)."""
+    second rater; items with one rater are not used, third and later raters are left out (noted); or
+    :data:`REPEATS`: each rater's first rating of an item (in the order of the data) against the same
+    rater's second (an intra-annotator ceiling), averaged over the raters who re-rated the item."""
     from ..human.scores import criterion_judgements
     from ..stats.system_ranking import item_scores
 
@@ -49,11 +53,22 @@ def rating_waves(ds, criterion: str, second: str) -> tuple[pd.DataFrame, pd.Data
             notes.append(f"human ceiling: {extra} ratings by a third or later rater of an item left out")
         notes.append("human ceiling: single ratings against single ratings; the metrics' gold stays the mean over "
                      "each item's raters")
+    elif second == REPEATS:
+        j = j.assign(k=j.groupby(["system", "seg_id", "rater"], sort=False).cumcount())
+        extra = int((j["k"] >= 2).sum())
+        pair = j[j["k"] == 0].merge(j[j["k"] == 1], on=["system", "seg_id", "rater"], suffixes=("_1", "_2"))
+        per = pair.groupby(["system", "seg_id"], sort=False)[["score_1", "score_2"]].mean().reset_index()
+        a = per[["system", "seg_id"]].assign(score=per["score_1"])
+        b = per[["system", "seg_id"]].assign(score=per["score_2"])
+        what = f"{criterion}: each rater's first rating of an item against the same rater's second"
+        if extra:
+            notes.append(f"human ceiling: {extra} third or later ratings of an item by the same rater left out")
+        notes.append("human ceiling: re-ratings by the same rater (intra-annotator); the metrics' gold averages them")
     else:
         if second not in ds.criteria:
             raise ValueError(f"human ceiling: {ds.lp} has no {second!r} judgements to compare with {criterion!r}; "
                              f"its human score types: {', '.join(ds.criteria) or 'none'} (or {RATERS!r}: two "
-                             "raters of one item)")
+                             f"raters of one item; {REPEATS!r}: one rater's two ratings of one item)")
         if second == criterion:
             raise ValueError(f"human ceiling: the second rating must differ from the gold {criterion!r}")
         a = item_scores(j)
@@ -180,5 +195,5 @@ def task_table_with_ceiling(result, table: pd.DataFrame, collection: dict, secon
     return with_shares(out, avg, "average"), notes
 
 
-__all__ = ["CEILING", "RATERS", "rating_waves", "correlation_ceiling", "task_ceiling", "task_pairs",
+__all__ = ["CEILING", "RATERS", "REPEATS", "rating_waves", "correlation_ceiling", "task_ceiling", "task_pairs",
            "task_table_with_ceiling", "with_shares", "check_enough"]

@@ -69,8 +69,8 @@ def add_arguments(p) -> None:
                         "(Perrella et al. 2024; docs/methods.md §15.3)")
     p.add_argument("--human-ceiling", metavar="SECOND",
                    help="add the inter-annotator row human-ceiling: a second rating of the same outputs (another "
-                        "human score type, e.g. a second wave, or 'raters': each item's first rater against its "
-                        "second) scored against --human and the reverse, averaged; and a ceiling_share column "
+                        "human score type, e.g. a second wave; 'raters': each item's first rater against its "
+                        "second; 'repeats': each rater's first rating of an item against their re-rating) scored against --human and the reverse, averaged; and a ceiling_share column "
                         "(docs/methods.md §15.2)")
     p.add_argument("--out", help="write the table as TSV here instead of stdout (a .csv name writes CSV for spreadsheets)")
     from ..scoring.parallel import add_scheduler_argument

@@ -55,8 +55,8 @@ def add_arguments(p) -> None:
                    help="--sentinels: permutation draws of each metric-vs-best-sentinel test (default 100)")
     p.add_argument("--human-ceiling", metavar="SECOND",
                    help="add the inter-annotator row human-ceiling: a second rating of the same outputs (another "
-                        "human score type, e.g. a second wave, or 'raters': each item's first rater against its "
-                        "second) scored with every sub-task against the gold and the reverse, averaged; and a "
+                        "human score type, e.g. a second wave; 'raters': each item's first rater against its "
+                        "second; 'repeats': each rater's first rating of an item against their re-rating) scored with every sub-task against the gold and the reverse, averaged; and a "
                         "ceiling_share column (docs/methods.md §15.2)")
     p.add_argument("--out", help="write the table here")
     from . import _tok; _tok.add_argument(p)  # noqa: E702
