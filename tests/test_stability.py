@@ -195,3 +195,27 @@ def test_too_few_systems_or_metrics_is_a_clear_error(tmp_path, capsys):
     _read(scores2).query("metric == 'm1'").to_csv(one, sep="\t", index=False)
     assert main(["stability", str(d2), "--task", "wmt24", "--scores", str(one), "--gold", "esa"]) == 2
     assert "at least 2 metrics" in capsys.readouterr().err
+
+
+def test_segment_resamples_keep_the_corpus_statistic(tmp_path):
+    """An identity resample leaves the task table unchanged (wmt23: system-level Pearson and pooled
+    accuracy on the corpus scores); a resample shifts each corpus score by the change of the mean
+    segment score over the judged cells."""
+    from evalcore.analysis.metatask import run_metatask, run_task
+    from evalcore.analysis.stability import _cols
+    from evalcore.io import load_collection
+    from evalcore.metrics.byo import read_scores
+
+    data, scores = _data(tmp_path, n_seg=12)
+    coll = load_collection(str(data))
+    byo = read_scores(str(scores))
+    sysrows = byo.groupby(["metric", "system", "lp"], as_index=False)["score"].median().assign(seg_id="")
+    res, _, _ = run_metatask(coll, "wmt23", scores=pd.concat([byo, sysrows]), human="esa")
+    p = res.pairs[LPS[0]]
+    assert not np.allclose(p.sys["m1"], np.nanmean(p.seg["m1"], axis=1))   # corpus score != mean of segments
+    same = run_task(res.task, {lp: _cols(q, np.arange(len(q.seg_ids))) for lp, q in res.pairs.items()})
+    pd.testing.assert_frame_equal(same.table(), res.table())
+    draw = np.random.default_rng(0).integers(0, len(p.seg_ids), len(p.seg_ids))
+    q = _cols(p, draw)
+    want = p.sys["m1"] + p.seg["m1"][:, draw].mean(axis=1) - p.seg["m1"].mean(axis=1)
+    assert q.sys["m1"] == pytest.approx(want, abs=1e-12)

@@ -232,23 +232,38 @@ def _rows(p, keep: np.ndarray):
                     p.domains, {d: {m: v[keep] for m, v in ms.items()} for d, ms in p.dom_sys.items()})
 
 
+def _nanmean_rows(M: np.ndarray) -> np.ndarray:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmean(M, axis=1)
+
+
 def _cols(p, cols: np.ndarray):
-    """The pair on the columns ``cols`` (repeats allowed): system scores become the mean of the segment
-    scores kept (corpus scores are not recomputed), domains follow their columns."""
+    """The pair on the columns ``cols`` (repeats allowed); domains follow their columns. A metric's
+    system score (also per domain) is its unperturbed one shifted by the change of the mean of its
+    segment scores over the judged cells (corpus scores cannot be recomputed on a resample; the shift
+    is zero when nothing changes, so the statistic stays the one of the unperturbed table)."""
     from .metatask import PairData
 
     cols = np.asarray(cols)
     seg = {m: M[:, cols] for m, M in p.seg.items()}
-    with np.errstate(invalid="ignore"):
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            sys = {m: np.nanmean(M, axis=1) for m, M in seg.items()}
+    sys = {}
+    for m, M in seg.items():
+        if m in p.sys:
+            sys[m] = p.sys[m] + (_nanmean_rows(M) - _nanmean_rows(p.seg[m]))
+        else:
+            sys[m] = _nanmean_rows(M)
     doms = {d: np.flatnonzero(np.isin(cols, ix)) for d, ix in p.domains.items()}
     doms = {d: ix for d, ix in doms.items() if len(ix)}
+    dom_sys = {}
+    for d, ms in p.dom_sys.items():
+        if d in doms:
+            dom_sys[d] = {m: v + (_nanmean_rows(seg[m][:, doms[d]]) - _nanmean_rows(p.seg[m][:, p.domains[d]]))
+                          for m, v in ms.items() if m in seg}
     return PairData(p.lp, p.systems, [p.seg_ids[c] for c in cols], p.gold[:, cols], seg, sys, p.humans, p.n_refs,
-                    doms, {d: v for d, v in p.dom_sys.items() if d in doms})
+                    doms, dom_sys)
 
 
 def _with_gold(p, gold: np.ndarray):
@@ -390,8 +405,9 @@ def task_stability(collection: dict, task, settings: Settings, *, lps=None, metr
                          lambda draw=draw: run({lp: _cols(p, draw[lp]) for lp, p in pairs.items()})))
     if any(k in ("domain", "bootstrap") for _, k, _ in jobs) and any(
             s.level == "sys" and s.statistic != "spa" for s in res.subtasks):
-        notes.append("segment perturbations (domain, bootstrap): a metric's system score is the mean of its segment "
-                     "scores over the judged cells kept (corpus scores are not recomputed)")
+        notes.append("segment perturbations (domain, bootstrap): a metric's system score is its corpus score shifted "
+                     "by the change of the mean of its segment scores over the judged cells kept (corpus scores "
+                     "cannot be recomputed on a resample)")
     runs = []
     for i, (name, kind, make) in enumerate(jobs):
         order = make()
