@@ -68,3 +68,25 @@ def test_systems_page_stability_equals_the_engine():
     assert t["p_rank1"].to_numpy() == pytest.approx(want["p_rank1"].to_numpy(), abs=1e-12)
     assert t["rank_hi"].tolist() == want["rank_hi"].tolist()
     assert "sysrk_stab_fig" in [c.key for c in at.get("plotly_chart")]
+
+
+def test_metatask_page_baselines_equal_the_command(tmp_path):
+    import pandas as pd
+
+    from evalcore.cli import main
+    from evalcore.io import load_collection
+    from evalcore.scoring.defaults import default_criterion
+
+    at = _open("metatask", {"mt_metrics": ["bleu", "chrf"], "mt_base_second": "raters"})
+    at.toggle(key="mt_base_on").set_value(True).run()
+    assert not at.exception, [e.message for e in at.exception]
+    t = _table(at, "ceiling_share")
+    crit = default_criterion(next(iter(load_collection(SAMPLE).values())))
+    out = tmp_path / "mt.tsv"
+    assert main(["metatask", str(SAMPLE), "--task", "wmt24", "--metrics", "bleu,chrf", "--human", crit,
+                 "--sentinels", "--human-ceiling", "raters", "--out", str(out)]) == 0
+    want = pd.read_csv(out, sep="\t", keep_default_na=False, na_values=[""])
+    assert t["metric"].tolist() == want["metric"].tolist()
+    assert "human-ceiling" in t["metric"].tolist() and any(m.startswith("sentinel:") for m in t["metric"])
+    for c in ("average", "ceiling_share", "sentinel_margin", "sentinel_p"):
+        assert t[c].to_numpy(dtype=float) == pytest.approx(want[c].to_numpy(dtype=float), abs=1e-12, nan_ok=True), c

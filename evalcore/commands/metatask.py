@@ -118,12 +118,9 @@ def run(args) -> int:
         raise ValueError("give --metrics and/or --scores")
     snotes: list[str] = []
     if args.sentinels:
-        from ..analysis.sentinels import task_sentinel_rows
+        from ..analysis.baselines import with_sentinel_rows
 
-        sent, snotes = task_sentinel_rows(coll, task, args.human)
-        if byo is not None and "lp" not in byo.columns:
-            byo = byo.assign(lp="")  # rows for every pair, as read_scores gives them
-        byo = sent if byo is None else pd.concat([byo, sent], ignore_index=True)
+        byo, snotes = with_sentinel_rows(coll, byo)
     res, notes, signatures = run_metatask(
         coll, task, lps=lps, metrics=metrics, scores=byo, human=args.human,
         include_human=args.include_human_systems, judged_only=args.judged_only,
@@ -132,20 +129,12 @@ def run(args) -> int:
     lps_used = sorted(res.pairs)
     table = res.table()
     notes = list(notes) + snotes
-    if args.sentinels:
-        from ..analysis.sentinels import SIGNATURE, task_margins
+    from ..analysis.baselines import augment
 
-        m, mnotes = task_margins(res, k=args.sentinel_draws, alpha=args.alpha, seed=args.seed,
-                                 num_permutations=args.permutations)
-        table = table.merge(m, on="metric", how="left")
-        notes += mnotes
-        signatures = {**signatures, **{x: [SIGNATURE] for x in table["metric"] if x.startswith("sentinel:")}}
-    if args.human_ceiling:
-        from ..analysis.ceiling import task_table_with_ceiling
-
-        table, cnotes = task_table_with_ceiling(res, table, coll, args.human_ceiling, args.human, args.permutations)
-        notes = list(notes) + cnotes
-        signatures = {**signatures, "human-ceiling": [f"human:{args.human or 'gold'}~{args.human_ceiling}"]}
+    table, signatures, bnotes = augment(res, table, coll, signatures, sentinels=args.sentinels,
+                                        second=args.human_ceiling, human=args.human, draws=args.sentinel_draws,
+                                        alpha=args.alpha, seed=args.seed, num_permutations=args.permutations)
+    notes += bnotes
     table["signature"] = table["metric"].map(lambda m: " / ".join(signatures.get(m, ["external"])))
     table["settings"] = (f"task={task.name}{'|test_set=' + test_set if test_set else ''}|lps={','.join(lps_used)}|k={args.k}|spa_permutations={args.permutations}"
                          f"|weights=" + ",".join(f"{s.weight:.4g}" for s in res.subtasks))
