@@ -177,3 +177,15 @@ def test_pooled_accuracy_row_has_no_per_pair_margins(tmp_path):
     assert len(pooled) and pooled["sentinel_margin"].isna().all() and pooled["best_sentinel"].isna().all()
     per = t[t["lp"] == "aa-bb"].set_index("metric")
     assert per.loc["m1", "best_sentinel"].startswith("sentinel:")
+
+
+def test_spa_sentinels_without_prior_or_perm_test(tmp_path):
+    data, scores = _data(tmp_path, n_seg=12)
+    out = tmp_path / "spa.tsv"
+    assert main(["correlate", str(data), "--human", "esa", "--scores", str(scores), "--method", "spa", "--perms", "50",
+                 "--sentinels", "--out", str(out)]) == 0
+    t = _table(out).set_index("metric")
+    assert "sentinel:system-prior" not in t.index     # SPA reads segment scores: the prior would be circular
+    best = max((m for m in t.index if m.startswith("sentinel:")), key=lambda m: t.loc[m, "value"])
+    assert t.loc["m1", "sentinel_margin"] == pytest.approx(t.loc["m1", "value"] - t.loc[best, "value"], abs=1e-12)
+    assert np.isnan(t.loc["m1", "sentinel_p"])        # SPA is itself a permutation test: no PERM-BOTH of two values

@@ -162,7 +162,7 @@ def run(args) -> int:
     if args.sentinels:
         from ..analysis.sentinels import sentinel_scores
 
-        sent, snotes = sentinel_scores(ds, seg_human, level=sargs.level, segments=judged)
+        sent, snotes = sentinel_scores(ds, seg_human, level=args.level, segments=judged)  # the prior: segment level only
         frames.append(sent)
         notes += snotes
     scores = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["metric", "system", "seg_id", "score"])
@@ -218,8 +218,13 @@ def _with_margins(args, table, human, scores, exclude, grouping, kw, notes):
     from ..stats.tables import metric_significance
 
     why = []
+    if _registry()[args.method].segment_matrices:
+        why.append(f"--method {args.method} is itself a permutation test per pair of systems: no PERM-BOTH test of "
+                   "two of its values")
 
     def pvalue(metric, best):
+        if why:
+            return float("nan")
         try:
             _, pairs, _ = metric_significance(human, scores[scores["metric"].isin([metric, best])], level=args.level,
                                               method=args.method, grouping=grouping, test="perm", k=args.draws,
