@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..scoring.settings import DEFAULTS, Settings
+from .queries import Query
 
 
 @dataclass(frozen=True)
-class BaselinesQuery:
-    """The cache key: ``dataset`` the pairs' content hashes; ``task``, ``lps``, ``metrics``, ``human``
+class BaselinesQuery(Query):
+    """The cache key: ``dataset`` the pairs' content hashes; ``settings`` the shared settings;
+    ``task``, ``lps``, ``metrics``, ``human``
     as the page's task query; ``second`` the second rating ("" none; a human score type,
     ``raters`` or ``repeats``); ``sentinels``; ``draws`` the permutation draws of each margin test."""
 
-    dataset: str
     task: str = "wmt24"
     lps: tuple[str, ...] = ()
     metrics: tuple[str, ...] = ()
@@ -22,7 +22,6 @@ class BaselinesQuery:
     sentinels: bool = True
     draws: int = 100
     seed: int = 0
-    settings: Settings = DEFAULTS
 
 
 def second_ratings(collection: dict, lps) -> list[str]:

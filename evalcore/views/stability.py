@@ -6,16 +6,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..analysis.stability import MAX_RATERS, N_BOOT
-from ..scoring.settings import DEFAULTS, Settings
+from .queries import Query
 
 
 @dataclass(frozen=True)
-class StabilityQuery:
+class StabilityQuery(Query):
     """Everything the numbers depend on (the cache key): ``dataset`` the content hash (several
-    pairs: their hashes joined), ``mode`` ``task`` or ``human``; ``task``, ``lps``, ``metrics`` and
-    ``human`` (the gold override) as the Metrics task page's query; ``criterion`` the human ranking's."""
+    pairs: their hashes joined), ``settings`` the shared settings (judged-only corpus scores,
+    tokenizer), ``mode`` ``task`` or ``human``; ``task``, ``lps``, ``metrics`` and ``human`` (the
+    gold override) as the Metrics task page's query; ``criterion`` the human ranking's."""
 
-    dataset: str
     mode: str = "human"
     task: str = "wmt24"
     lps: tuple[str, ...] = ()
@@ -25,7 +25,6 @@ class StabilityQuery:
     n_boot: int = N_BOOT
     max_raters: int = MAX_RATERS
     seed: int = 0
-    settings: Settings = DEFAULTS
 
 
 def stability(data, q: StabilityQuery, progress=None):

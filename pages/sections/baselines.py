@@ -9,8 +9,8 @@ from pages.common import cached, download_table, md, progress_bar, show_exceptio
 
 
 def render(coll, *, key: str, name: str, task: str, lps, metrics, human=None, judged_only: bool = False) -> None:
-    from evalcore.scoring.settings import DEFAULTS
     from evalcore.views.queries import collection_key
+    from pages.common import query_settings
 
     st.subheader("Human ceiling and sentinel baselines")
     st.caption("A second rating of the same outputs scored like a metric (the ceiling; each metric's share of it), "
@@ -23,9 +23,9 @@ def render(coll, *, key: str, name: str, task: str, lps, metrics, human=None, ju
     sentinels = c2.checkbox("Sentinel baselines", value=True, key=f"{key}_base_sent")
     if not c3.toggle("Compute", value=False, key=f"{key}_base_on"):
         return
-    query = view.BaselinesQuery(collection_key(coll, lps), task, tuple(lps), tuple(metrics), human,
-                                "" if second.startswith("(") else second, bool(sentinels),
-                                settings=DEFAULTS.with_(judged_only=bool(judged_only)))
+    query = view.BaselinesQuery(collection_key(coll, lps), query_settings(judged_only=bool(judged_only)), task=task,
+                                lps=tuple(lps), metrics=tuple(metrics), human=human,
+                                second="" if second.startswith("(") else second, sentinels=bool(sentinels))
     bar, cb = progress_bar("Computing…")
     try:
         res = cached(view.baselines, query, coll, progress=cb)

@@ -13,8 +13,8 @@ def render(ds, *, mode: str, key: str, name: str, criterion: str = "", task: str
            human=None, judged_only: bool = False) -> None:
     """``ds``: the collection (task mode) or the Dataset (human mode); ``judged_only``: the task's
     corpus scores over the judged segments only (the Metrics task page's checkbox)."""
-    from evalcore.scoring.settings import DEFAULTS
     from evalcore.views.queries import collection_key
+    from pages.common import query_settings
 
     st.subheader("How firm is this ranking?")
     st.caption("The ranking re-run without one language pair, system, domain or rater, with another gold, with tie "
@@ -28,8 +28,9 @@ def render(ds, *, mode: str, key: str, name: str, criterion: str = "", task: str
     if not c2.toggle("Compute the stability", value=False, key=f"{key}_stab_on"):
         return
     dataset = collection_key(ds, lps) if mode == "task" else ds.content_hash()
-    query = view.StabilityQuery(dataset, mode, task, tuple(lps), tuple(metrics), human, criterion, n_boot,
-                                settings=DEFAULTS.with_(judged_only=bool(judged_only)))
+    settings = query_settings(judged_only=bool(judged_only)) if mode == "task" else query_settings()
+    query = view.StabilityQuery(dataset, settings, mode=mode, task=task, lps=tuple(lps), metrics=tuple(metrics),
+                                human=human, criterion=criterion, n_boot=n_boot)
     bar, cb = progress_bar("Perturbing…")
     try:
         res = cached(view.stability, query, ds, progress=cb)
