@@ -70,6 +70,7 @@ if ds_criteria and judged_only_control(ds, "sys"):
     judged_only = criteria[0] if criteria else common_view.default_criterion(ds)
 page_settings = settings_of_page(ds, judged_only=bool(judged_only), include_refs=include_refs, ref_ids=ref_ids)
 settings_caption(page_settings, ds, judged_only or None)
+verdict_slot = st.container()  # the primary answer, shown first (filled once the scores are drawn)
 
 
 def query_of(metrics) -> systems_view.SystemsQuery:
@@ -95,7 +96,8 @@ def show_scores(table, final: bool) -> None:
 
 st.subheader("Scores")
 st.caption("Metric scores are corpus scores (summed sufficient statistics, sacreBLEU scale for BLEU/chrF/TER; "
-           "TER, WER and PER: lower is better). Human scores: mean over segments. "
+           "TER, WER and PER: lower is better). Human scores: mean over segments (an alternative view: the verdict "
+           "above uses the recipe's macro-average over domains). "
            f"Marks: paired {test} test against **{md(baseline)}** at p < 0.05 (▲ better, ▼ worse, ≈ not significant).")
 caption_slot = st.empty()
 table_slot = st.empty()
@@ -184,6 +186,11 @@ with table_dl:
     download_table(table, f"{ds.name}_systems", key="sys_table", signature=sig)
 with fig_dl:
     download_figure(fig, f"{ds.name}_system_bars", key="sys_bars_fig")
+if ds_criteria:  # which system is best: the recipe's answer, above everything (methods §21)
+    from pages.sections import verdict as verdict_section
+
+    verdict_section.best_system(ds, page_settings, criteria[0] if criteria else common_view.default_criterion(ds),
+                                verdict_slot)
 
 st.subheader("Rank agreement")
 ranks = cached(systems_view.systems_ranks, query, table, shared=True)
@@ -297,3 +304,7 @@ if ds_criteria:
 
 with st.expander("Metric signatures"):
     st.dataframe(common_view.signature_frame(metrics, ds, "system", tok), hide_index=True, width="stretch")
+
+from pages.sections import share  # noqa: E402
+
+share.render(ds, page_settings, criteria[0] if criteria else common_view.default_criterion(ds), metrics, "sys_share")

@@ -1,5 +1,5 @@
-"""The metrics-task table with its honest reference rows: the human ceiling (methods §15.2) and the
-sentinel baselines (methods §15.3). One place for what ``metatask --human-ceiling / --sentinels``
+"""The metrics-task table with its honest reference rows: the human ceiling (methods §22.2) and the
+sentinel baselines (methods §22.3). One place for what ``metatask --human-ceiling / --sentinels``
 and the Metrics task page's section add to the table."""
 from __future__ import annotations
 

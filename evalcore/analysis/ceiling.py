@@ -1,4 +1,4 @@
-"""The human ceiling: one human rating scored as a "metric" against another (methods §15.2).
+"""The human ceiling: one human rating scored as a "metric" against another (methods §22.2).
 
 Where the data holds two ratings of the same outputs (a second annotation wave as its own human
 score type, e.g. WMT25's ``esa-human1`` / ``esa-human2``, or several raters of one item), the

@@ -1,4 +1,4 @@
-"""Sentinel baselines: model-free scores a metric must beat (methods §15.3).
+"""Sentinel baselines: model-free scores a metric must beat (methods §22.3).
 
 Perrella et al. 2024 ("Guardians of the Machine Translation Meta-Evaluation: Sentinel Metrics Fall
 In!", ACL) show that a "metric" that sees only the candidate, only the source or only the reference
@@ -36,7 +36,7 @@ PREFIX = "sentinel:"
 TEXT_SENTINELS = ("sentinel:cand-length", "sentinel:src-length", "sentinel:length-ratio", "sentinel:src-overlap")
 PRIOR = "sentinel:system-prior"
 SENTINELS = TEXT_SENTINELS + (PRIOR,)
-SIGNATURE = "sentinel (model-free; methods §15.3)"
+SIGNATURE = "sentinel (model-free; methods §22.3)"
 
 
 def is_sentinel(metric: str) -> bool:

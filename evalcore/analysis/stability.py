@@ -1,5 +1,5 @@
 """How firm a ranking is: the metrics-task table or the human ranking re-run under perturbations
-(methods §15.1).
+(methods §22.1).
 
 Two rankings are perturbed:
 

@@ -1,4 +1,4 @@
-"""``python -m evalcore stability``: how firm a ranking is under perturbations (methods §15.1).
+"""``python -m evalcore stability``: how firm a ranking is under perturbations (methods §22.1).
 
 ``--task TASK``: the metrics ranked by the ``metatask`` table of that recipe (same options as
 ``metatask``); ``--human CRITERION``: the systems of one language pair ranked as ``rank --human``

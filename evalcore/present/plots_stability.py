@@ -1,4 +1,4 @@
-"""Figures of ranking stability (methods §15.1): each item's P(rank 1) and the range of ranks it
+"""Figures of ranking stability (methods §22.1): each item's P(rank 1) and the range of ranks it
 took under the perturbations. Names from user data go into labels through
 :func:`evalcore.present.plot_text.safe`."""
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """View-model of the Metrics task page's "Human ceiling and sentinel baselines" section: the task
-table with the human-ceiling row and the sentinel margins (methods §15.2, §15.3). No streamlit here."""
+table with the human-ceiling row and the sentinel margins (methods §22.2, §22.3). No streamlit here."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,5 +1,5 @@
 """View-model of the stability sections (Metrics task page: the metric ranking; Systems page:
-the human ranking of the systems): the query, the computation and its figure (methods §15.1).
+the human ranking of the systems): the query, the computation and its figure (methods §22.1).
 No streamlit here."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Human ceiling and sentinel baselines section of the Metrics task page (methods §15.2, §15.3).
+"""Human ceiling and sentinel baselines section of the Metrics task page (methods §22.2, §22.3).
 Layout only: the numbers come from evalcore.views.baselines through pages.common.cached."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ def render(coll, *, key: str, name: str, task: str, lps, metrics, human=None, ju
 
     st.subheader("Human ceiling and sentinel baselines")
     st.caption("A second rating of the same outputs scored like a metric (the ceiling; each metric's share of it), "
-               "and model-free sentinels a metric must beat (Perrella et al. 2024; methods §15.2-15.3).")
+               "and model-free sentinels a metric must beat (Perrella et al. 2024; methods §22.2-22.3).")
     c1, c2, c3 = st.columns(3)
     options = ["(none)"] + view.second_ratings(coll, lps)
     second = c1.selectbox("Second rating (human ceiling)", options, key=f"{key}_base_second",

@@ -1,4 +1,4 @@
-"""Ranking stability section (methods §15.1): on the Metrics task page for the metric ranking, on
+"""Ranking stability section (methods §22.1): on the Metrics task page for the metric ranking, on
 the Systems page for the human ranking. Layout only: the numbers come from
 evalcore.views.stability through pages.common.cached."""
 from __future__ import annotations
@@ -19,7 +19,7 @@ def render(ds, *, mode: str, key: str, name: str, criterion: str = "", task: str
     st.subheader("How firm is this ranking?")
     st.caption("The ranking re-run without one language pair, system, domain or rater, with another gold, with tie "
                "calibration and item grouping switched, and on bootstrap resamples of the judged segments "
-               "(methods §15.1).")
+               "(methods §22.1).")
     if mode == "human" and not criterion:
         st.info("The ranking stability needs human judgements.")
         return
