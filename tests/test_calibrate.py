@@ -222,3 +222,24 @@ def test_wmt24_esa_leave_one_pair_out_is_reported():
     assert res.lopo["ece"].between(0, 1).all() and res.lopo["log_loss"].gt(0).all()
     assert ("all", "chrf") in res.fits and res.fits[("all", "chrf")].n_pairs == 105 + 66 + 66
     assert (res.summary["delta_80"] < res.summary["delta_90"]).all()
+
+
+def test_significant_only_uses_ranks_pairwise_test(tmp_path):
+    from evalcore.cli import main
+    from evalcore.io import load_dataset
+
+    mat = tmp_path / "m.tsv"
+    assert main(["rank", str(SAMPLE), "--human", "adequacy", "--matrix-out", str(mat)]) == 0
+    m = pd.read_csv(mat, sep="\t").set_index("system").drop(columns=["lp", "signal"])
+    pairs, _, _ = C.system_pairs(load_dataset(SAMPLE), ["chrf"], "adequacy", significant_only=True)
+    assert len(pairs) == 21
+    for r in pairs.itertuples(index=False):
+        assert r.significant == bool(m.loc[r.system_a, r.system_b] < 0.05)
+
+
+def test_domains_are_read_per_segment():
+    from evalcore.io import load_dataset
+
+    ds = load_dataset(shared("wmt24_esa"), lp="en-cs")
+    dom = C.domains_of(ds)
+    assert len(dom) == ds.n_segments and set(dom.values()) == {"literary", "news", "social", "speech"}

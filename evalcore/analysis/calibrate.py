@@ -221,6 +221,15 @@ def agreement_sentence(fit: LogisticFit, delta: float, metric_label: str | None 
     return text
 
 
+def domains_of(dataset) -> dict[str, str]:
+    """seg_id -> domain from the data's ``segment_domains`` table, as ``rank`` reads it (empty
+    when the data has none)."""
+    dom = dataset.extras.get("segment_domains")
+    if dom is None or not len(dom):
+        return {}
+    return dict(zip(dom["seg_id"].astype(str), dom["domain"].astype(str)))
+
+
 # ---------------------------------------------------------------------------------------------
 # pairs of systems from a dataset
 # ---------------------------------------------------------------------------------------------
@@ -259,14 +268,13 @@ def system_pairs(dataset, metric_ids: Sequence[str], criterion: str, settings: S
     sig = None
     if significant_only:
         from ..stats.system_ranking import item_scores, rank_systems
-        from .metatask import segment_domains
 
         if progress:
             progress(0.85, "human significance (Wilcoxon + Stouffer)")
         items = item_scores(criterion_judgements(dataset, criterion))
         items = items[items["system"].isin(systems)]
         if items["system"].nunique() >= 2:
-            rk = rank_systems(items, segment_domains(dataset), test="wilcoxon", alpha=alpha)
+            rk = rank_systems(items, domains_of(dataset), test="wilcoxon", alpha=alpha)
             sig = {(a, b): bool(rk.significant[i, j]) for i, a in enumerate(rk.systems) for j, b in enumerate(rk.systems)}
         else:
             sig = {}
