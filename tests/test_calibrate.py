@@ -130,6 +130,9 @@ def test_delta_for_levels_and_the_sentence():
                            f"[{100 * lo:.0f}, {100 * hi:.0f}] of the time")
     assert "45 system pairs on l0" in text
     assert "extrapolation" in C.agreement_sentence(fit, 100.0)
+    pooled = res.fits[("all", "m")]
+    assert res.deltas(0.8) == {"m": pytest.approx(np.log(4) / pooled.slope, rel=1e-12)}
+    assert res.deltas(0.9, lp="l0") == {"m": pytest.approx(np.log(9) / fit.slope, rel=1e-12)}
 
 
 def test_too_few_systems_is_a_clear_error_never_a_curve():

@@ -200,6 +200,19 @@ class Calibration:
     notes: tuple[str, ...] = ()
     settings: str = ""
 
+    def deltas(self, level: float = 0.8, lp: str | None = None) -> dict[str, float]:
+        """metric -> the |Δ| at which humans agree with ``level`` probability (σ⁻¹(level)/b), from
+        the pooled curve when there is one, else the only language pair's (``lp``: that pair's);
+        metrics without a finite value are left out. What the metric detective's ``calibrated``
+        hook takes (Δ80)."""
+        out = {}
+        for (l, m), fit in self.fits.items():
+            want = lp or (POOLED if any(k[0] == POOLED for k in self.fits) else l)
+            d = fit.delta_for(level)
+            if l == want and math.isfinite(d):
+                out[m] = d
+        return out
+
 
 def _fmt_delta(d: float) -> str:
     return f"{d:.3g}" if abs(d) < 100 else f"{d:.0f}"
