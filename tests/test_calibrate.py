@@ -1,4 +1,4 @@
-"""`evalcore calibrate` (methods §22.1): P(humans agree | metric Δ) against independent references:
+"""`evalcore calibrate` (methods §24.1): P(humans agree | metric Δ) against independent references:
 sklearn's logistic regression and isotonic regression, brute-force resampling of systems, the
 pairwise accuracy of `correlate`, and data simulated with a known logistic link."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`evalcore plan` (methods §22.2): power of the ranking test at N segments from a pilot, against
+"""`evalcore plan` (methods §24.2): power of the ranking test at N segments from a pilot, against
 rank's own test functions, scipy (t-test, noncentral t power), a hand-worked two-way ANOVA and a
 resampling validation on real data (wmt24_esa en-cs)."""
 from __future__ import annotations

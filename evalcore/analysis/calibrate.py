@@ -1,4 +1,4 @@
-"""What a metric difference means here: P(humans agree | Δ) from the user's own data (methods §22.1).
+"""What a metric difference means here: P(humans agree | Δ) from the user's own data (methods §24.1).
 
 For every pair of systems within a language pair, the metric difference Δ and whether the human
 system scores order the two systems the same way (Kocmi, Zouhar, Federmann & Post 2024,

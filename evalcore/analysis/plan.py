@@ -1,5 +1,5 @@
 """How many judgements to buy: power of a ranking test at N judged segments per system, from a
-pilot (methods §22.2).
+pilot (methods §24.2).
 
 * :func:`pilot_of` reads the pilot: one score per (system, segment) as ``rank`` computes it
   (:func:`evalcore.stats.system_ranking.item_scores`: a rater's repeats averaged, then the raters),

@@ -1,4 +1,4 @@
-"""``python -m evalcore calibrate``: what a metric difference means here (methods §22.1).
+"""``python -m evalcore calibrate``: what a metric difference means here (methods §24.1).
 
 For every pair of systems within a language pair, the metric difference Δ and whether the human
 system scores agree in direction; P(agree | |Δ|) as a logistic curve through 0.5 at Δ = 0 and an

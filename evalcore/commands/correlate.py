@@ -51,9 +51,10 @@ def add_arguments(p) -> None:
     p.add_argument("--bootstrap-over", choices=["items", "systems", "both"], default=None,
                    help="what to resample (default: systems at system level, both at segment level)")
     p.add_argument("--fisher", action="store_true", help="Fisher z CI when not bootstrapping")
-    p.add_argument("--compare", choices=["perm", "williams"], default=None,
-                   help="metric-vs-metric significance on the same systems/cells: PERM-BOTH (perm) or Williams' "
-                        "test; adds a cluster column (metrics in one cluster are not significantly different, "
+    p.add_argument("--compare", choices=["perm", "williams", "pairs"], default=None,
+                   help="metric-vs-metric significance on the same systems/cells: PERM-BOTH (perm), Williams' "
+                        "test, or (acc23/tau_23 at segment level) PERM-BOTH swapping pairwise comparisons, each "
+                        "metric at its own calibrated tie threshold (pairs, mt-metrics-eval's perm_test='pairs'); adds a cluster column (metrics in one cluster are not significantly different, "
                         "as mt-metrics-eval's CompareMetrics) and a table of pairwise p-values; at system level "
                         "also the Systems page's one-sided tests on stderr")
     p.add_argument("--draws", type=int, default=1000, help="--compare perm: permutation draws (default 1000)")
@@ -389,10 +390,14 @@ def _significance(args, table, human, scores, exclude, grouping, kw, notes):
 
     from ..stats.tables import metric_significance
 
+    if args.compare == "pairs" and args.level == "system":
+        raise ValueError("--compare pairs compares segment-level acc23/tau_23 (pairwise comparisons within "
+                         "groups); use --level segment, or perm at system level")
     if args.level != "system":
         clusters, pairs, sig_notes = metric_significance(
             human, scores, level=args.level, method=args.method, grouping=grouping, test=args.compare,
-            k=args.draws, alpha=args.alpha, seed=args.seed, exclude_systems=exclude, **kw_sig(kw))
+            k=args.draws, alpha=args.alpha, seed=args.seed, exclude_systems=exclude,
+            **(kw if args.compare == "pairs" else kw_sig(kw)))
         notes += sig_notes
         table["cluster"] = table["metric"].map(dict(zip(clusters["metric"], clusters["rank"]))).astype("Int64")
         return pairs

@@ -29,7 +29,13 @@ def add_arguments(p) -> None:
     p.add_argument("--lp", help="comma-separated language pairs, or all (default: the task's, else every pair of the data)")
     p.add_argument("--metrics", help="comma-separated built-in metric ids, and/or stored:NAME for scores the "
                                      "data stores (mt-metrics-eval metric-scores/; stored:BLEU = each pair's "
-                                     "BLEU-<primary reference>)")
+                                     "BLEU-<primary reference>; stored:all = every stored metric scored against the "
+                                     "primary reference, and every reference-free one as NAME[noref])")
+    from ..analysis.metatask_tasks import METRIC_SETS
+
+    p.add_argument("--metric-set", choices=METRIC_SETS, default="all",
+                   help="only the recipe's primary submissions or its baselines (matched on base names; "
+                        "default all)")
     p.add_argument("--scores", action="append", default=[],
                    help="bring-your-own scores TSV (metric, system, seg_id, score[, lp]); repeatable")
     p.add_argument("--human", help="human score type (default: the task's for each pair)")
@@ -112,11 +118,12 @@ def run(args) -> int:
         coll, task, lps=lps, metrics=metrics, scores=byo, human=args.human,
         include_human=args.include_human_systems, judged_only=args.judged_only,
         tokenize=getattr(args, "tokenize", None), k=args.k, alpha=args.alpha, seed=args.seed,
-        num_permutations=args.permutations)
+        num_permutations=args.permutations, metric_set=args.metric_set)
     lps_used = sorted(res.pairs)
     table = res.table()
     table["signature"] = table["metric"].map(lambda m: " / ".join(signatures.get(m, ["external"])))
-    table["settings"] = (f"task={task.name}{'|test_set=' + test_set if test_set else ''}|lps={','.join(lps_used)}|k={args.k}|spa_permutations={args.permutations}"
+    table["settings"] = (f"task={task.name}{'|test_set=' + test_set if test_set else ''}"
+                         f"{'|metric_set=' + args.metric_set if args.metric_set != 'all' else ''}|lps={','.join(lps_used)}|k={args.k}|spa_permutations={args.permutations}"
                          f"|weights=" + ",".join(f"{s.weight:.4g}" for s in res.subtasks))
     for line in notes:
         print(f"note: {line}", file=sys.stderr)

@@ -1,4 +1,4 @@
-"""``python -m evalcore plan``: how many judgements to buy (methods §22.2).
+"""``python -m evalcore plan``: how many judgements to buy (methods §24.2).
 
 From pilot judgements: the variance components (segment, rater, system × segment), then the power
 of the chosen ranking test at N judged segments per system, by simulated campaigns drawn from

@@ -1,4 +1,4 @@
-"""Plotly figure of the calibration section (Systems and Compare pages; methods §22.1): P(humans
+"""Plotly figure of the calibration section (Systems and Compare pages; methods §24.1): P(humans
 agree | |Δ|) of one metric, the logistic and the isotonic curve with their bootstrap CI bands,
 and the observed pairs (agree = 1, disagree = 0) as a rug. Okabe & Ito colours; the two curves
 also differ by dash. Names from user data go through :func:`evalcore.present.plot_text.safe`."""

@@ -1,4 +1,4 @@
-"""The calibration section of the Systems and Compare pages (methods §22.1): its query and
+"""The calibration section of the Systems and Compare pages (methods §24.1): its query and
 view-model. "A chrF difference of 1.3 here means humans agree 78 % [70, 85] of the time", read
 from :func:`evalcore.analysis.calibrate.calibrate_datasets` on the page's language pair under the
 page's settings, with the curve figure and the tables the page offers for download."""

@@ -1,4 +1,4 @@
-"""What a metric difference means here (methods §22.1), on the Systems and Compare pages: on
+"""What a metric difference means here (methods §24.1), on the Systems and Compare pages: on
 request, P(humans agree | Δ) of the page's metrics on its language pair, the sentence at a chosen
 difference, the curves and the tables (evalcore.views.calibrate). Layout only."""
 from __future__ import annotations
@@ -17,7 +17,7 @@ def render(ds, settings, criterion: str | None, metrics, key: str) -> None:
     with st.expander("What a metric difference means here (calibration against the humans)"):
         st.caption("For every pair of systems: the metric difference and whether the human scores order the two "
                    "the same way; a logistic curve through 50 % at no difference and an isotonic curve beside it, "
-                   "with bootstrap CIs over systems (methods §22.1; `evalcore calibrate`).")
+                   "with bootstrap CIs over systems (methods §24.1; `evalcore calibrate`).")
         sig = st.checkbox("Only pairs the humans separate significantly (Kocmi et al. 2024)", key=f"{key}_sig")
         q = cal_view.CalibrationQuery(ds.content_hash(), settings, criterion, tuple(metrics), 200, 0, bool(sig))
         if not st.session_state.get(f"{key}_on") and not st.button("Calibrate", key=f"{key}_go"):
