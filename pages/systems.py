@@ -315,3 +315,7 @@ with st.expander("Metric signatures"):
 from pages.sections import share  # noqa: E402
 
 share.render(ds, page_settings, criteria[0] if criteria else common_view.default_criterion(ds), metrics, "sys_share")
+
+from pages.sections import calibration  # noqa: E402
+
+calibration.render(ds, page_settings, criteria[0] if criteria else common_view.default_criterion(ds), metrics, "sys_cal")
