@@ -71,6 +71,11 @@ except Exception as exc:
 
 st.subheader("Leaderboard")
 settings_caption(metatask_settings_line(judged_only))
+verdict = cached(metatask_view.leaderboard_verdict, query, result)
+if verdict is not None:  # which metric is best: the recipe's answer first (methods §21)
+    from pages.sections import verdict as verdict_section
+
+    verdict_section.show(verdict, "Best metric:")
 table = view.leaderboard(res)
 lead = cached(metatask_view.metatask_leaderboard_figure, query, result, shared=True)
 st.plotly_chart(lead, width="stretch", key="mt_lead")

@@ -1,4 +1,4 @@
-"""One primary answer per question, declared, with the other views labelled (methods §12).
+"""One primary answer per question, declared, with the other views labelled (methods §21).
 
 A page, a command and the evaluation card answer four questions about one language pair:
 *which system is best*, *which metric is best*, *does system B beat system A*, and *which

@@ -1,4 +1,4 @@
-"""``python -m evalcore card DATA --out card.html``: the evaluation card (methods §12).
+"""``python -m evalcore card DATA --out card.html``: the evaluation card (methods §21).
 
 One self-contained HTML file that opens offline: the verdicts with their evidence and
 alternatives, the tables with CIs, static figures, the settings, the metric signatures, the

@@ -129,7 +129,7 @@ def run(args) -> int:
 
 
 def verdict_lines(ds, cmp, headline, alpha: float = 0.05) -> list[str]:
-    """The ``verdict:`` lines of a comparison (methods §12): does B beat A by the first human
+    """The ``verdict:`` lines of a comparison (methods §21): does B beat A by the first human
     criterion under the recipe, and which metric to trust for this pair."""
     from ..analysis.verdict import a_beats_b, metric_to_trust
 

@@ -1,5 +1,5 @@
 """The evaluation card: one self-contained HTML file that carries an analysis of one language
-pair — the verdicts (methods §12), the tables with their CIs, static figures, the settings, the
+pair — the verdicts (methods §21), the tables with their CIs, static figures, the settings, the
 metric signatures, the SHA-256 of every input file, the command that re-creates it, the tool
 version and every number as embedded JSON (``<script type="application/json"
 id="evalcore-card">``) — and its check, :func:`verify_card`, which recomputes every number from
