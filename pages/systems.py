@@ -306,6 +306,8 @@ if ds_criteria:
         rk_crit = st.selectbox("Human criterion", ds_criteria, key="sysrk_crit",
                                index=ds_criteria.index(common_view.default_criterion(ds)))
         ranking_section(ds, rk_crit, "sysrk", ds.name)
+        from pages.sections.stability import render as stability_section  # noqa: E402
+        stability_section(ds, mode="human", key="sysrk", name=ds.name, criterion=rk_crit)
 
 with st.expander("Metric signatures"):
     st.dataframe(common_view.signature_frame(metrics, ds, "system", tok), hide_index=True, width="stretch")
