@@ -16,6 +16,9 @@ sys.path.insert(0, str(ROOT))
 _TMP_HOME = tempfile.mkdtemp(prefix="evalcore-test-home-")
 os.environ.setdefault("EVALCORE_HOME", _TMP_HOME)
 os.environ.setdefault("EVALCORE_CACHE", os.path.join(_TMP_HOME, "cache"))
+# The statistics store (evalcore/metrics/_stats_store.py) is off unless a test turns it on: a
+# test that compares two code paths (numba and numpy, chunked and whole) must compute both.
+os.environ.setdefault("EVALCORE_STATS_CACHE", "0")
 
 # Property tests are derandomised under CI (a fixed seed per test: no flake under load) and
 # never time out on a loaded machine; locally `HYPOTHESIS_PROFILE=explore` searches afresh.

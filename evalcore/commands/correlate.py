@@ -63,6 +63,9 @@ def add_arguments(p) -> None:
     p.add_argument("--perms", type=int, default=1000,
                    help="spa: sign-flip permutations of each pairwise test (default 1000, as mt-metrics-eval)")
     p.add_argument("--out", help="write the table as TSV here instead of stdout (a .csv name writes CSV for spreadsheets)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="compute every metric statistic afresh: neither read nor write the statistics store "
+                        "(the stats folder of the cache, docs/formats.md); the values are the same")
     from ..scoring.parallel import add_scheduler_argument
 
     add_scheduler_argument(p)
@@ -120,6 +123,13 @@ def _human(ds, args, note):
 
 
 def run(args) -> int:
+    from ..metrics._stats_store import bypassed
+
+    with bypassed(bool(getattr(args, "no_cache", False)), workers=True):
+        return _run(args)
+
+
+def _run(args) -> int:
     import pandas as pd
 
     from ..stats.tables import correlation_table, human_systems
