@@ -146,6 +146,31 @@ def test_size_bound_evicts_the_least_recently_used(on, monkeypatch):
     assert {d for d in digests if (on / f"{store.key(m, d)}.npy").exists()} == kept
 
 
+def test_byte_count_stays_exact_without_listing_the_folder(on, monkeypatch):
+    """The bound is checked against the count in .size (the folder is listed only every
+    SCAN_EVERY writes): rewriting a key does not inflate it, and a count left wrong by files
+    removed by hand is corrected at the next listing."""
+    m = get_metric("chrf")
+    monkeypatch.setattr(store, "SCAN_EVERY", 4)
+    listed = []
+    real = store.entries
+    monkeypatch.setattr(store, "entries", lambda d=None: listed.append(1) or real(d))
+
+    def on_disk():
+        return sum(p.stat().st_size for p in on.glob("*.npy"))
+
+    for i in range(12):
+        assert store.put(m, bytes([i % 5]) * 32, np.full((20, 3), float(i)))  # five keys, rewritten
+        assert int((on / ".size").read_text()) == on_disk()
+    assert len(listed) < 12  # not after every write
+    np.testing.assert_array_equal(store.get(m, bytes([1]) * 32, 20), np.full((20, 3), 11.0))
+    for p in list(on.glob("*.npy"))[:2]:
+        p.unlink()  # removed by hand: the count is now too high
+    for i in range(4):
+        store.put(m, bytes([7]) * 32, np.zeros((20, 3)))
+    assert int((on / ".size").read_text()) == on_disk()
+
+
 WRITER = textwrap.dedent("""
     import sys
     import numpy as np

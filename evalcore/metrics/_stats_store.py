@@ -27,11 +27,14 @@ readers never see half a file). A file that does not read back as a float array 
 number of rows is ignored and rewritten.
 
 **Size bound and eviction**: at most :func:`limit_bytes` bytes (``$EVALCORE_STATS_CACHE_MB``,
-default 1024). A read touches the file's modification time; after each write, while the folder
-is over the bound, the entries used least recently (oldest modification time) are deleted —
-least recently used first; an entry larger than the bound alone is not stored. Eviction runs
-under an exclusive lock on ``<cache>/stats/.lock`` (the workspace's lock helper), so two
-processes never evict at once; a reader whose file was just evicted recomputes.
+default 1024). A read touches the file's modification time. Writes hold an exclusive lock on
+``<cache>/stats/.lock`` (the workspace's lock helper) and keep the store's byte count in
+``<cache>/stats/.size`` (re-counted from the folder every :data:`SCAN_EVERY` writes of a
+process, or when it is missing); when a write takes the count past the bound, the entries used
+least recently (oldest modification time) are deleted until the store is within it — so
+the folder is not listed after every write, which made many small writes quadratic. An entry
+larger than the bound alone is not stored. Writers and eviction run
+one at a time under the lock; a reader whose file was just evicted recomputes.
 
 **Off switch**: ``$EVALCORE_STATS_CACHE=0`` (or ``off``) disables the store for the process;
 :func:`bypassed` disables it for a block of code (the ``--no-cache`` option of ``score`` and
@@ -43,6 +46,7 @@ import contextlib
 import contextvars
 import hashlib
 import os
+import threading
 from pathlib import Path
 from typing import Iterator, Sequence
 
@@ -52,6 +56,10 @@ import numpy as np
 DEFAULT_LIMIT_MB = 1024
 _OFF = {"0", "off", "no", "false"}
 _BYPASS: contextvars.ContextVar[bool] = contextvars.ContextVar("evalcore_stats_store_bypass", default=False)
+#: a process lists the whole folder (re-counting the bytes in ``.size``) at least every this many writes
+SCAN_EVERY = 64
+_WRITES = [0]  # writes by this process since it last listed the folder
+_WRITES_LOCK = threading.Lock()
 
 
 def enabled() -> bool:
@@ -189,14 +197,47 @@ def put(metric, digest: bytes, stats: np.ndarray) -> bool:
     arr = np.ascontiguousarray(stats, dtype=float)
     if arr.nbytes + 128 > limit_bytes():
         return False
+    from ..io.workspace import _lock
+
     try:
         d = folder()
-        atomic_write(d / f"{key(metric, digest)}.npy", lambda fh: np.save(fh, arr, allow_pickle=False),
-                     mode="wb", fsync=False)
-        evict(d)
+        path = d / f"{key(metric, digest)}.npy"
+        with _lock(d / ".lock"):  # one writer at a time: the byte count stays exact
+            try:
+                old = path.stat().st_size
+            except FileNotFoundError:
+                old = 0
+            atomic_write(path, lambda fh: np.save(fh, arr, allow_pickle=False), mode="wb", fsync=False)
+            total = _read_total(d)
+            with _WRITES_LOCK:
+                _WRITES[0] += 1
+                rescan = total is None or _WRITES[0] >= SCAN_EVERY
+                if rescan:
+                    _WRITES[0] = 0
+            if rescan:  # (also corrects a count left wrong by files removed by hand)
+                total = sum(size for _, size, _ in entries(d))
+            else:
+                total += path.stat().st_size - old
+            if total > limit_bytes():
+                total = _evict_locked(d, limit_bytes())
+            _write_total(d, total)
     except OSError:
         return False
     return True
+
+
+def _read_total(d: Path) -> int | None:
+    """The store's bytes as counted in ``<stats>/.size`` (None: absent or unreadable)."""
+    try:
+        return int((d / ".size").read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def _write_total(d: Path, total: int) -> None:
+    from ..core.export import atomic_write
+
+    atomic_write(d / ".size", lambda fh: fh.write(f"{int(total)}\n"), fsync=False)
 
 
 def entries(d: Path | None = None) -> list[tuple[float, int, Path]]:
@@ -214,25 +255,29 @@ def entries(d: Path | None = None) -> list[tuple[float, int, Path]]:
 
 def evict(d: Path | None = None, limit: int | None = None) -> int:
     """Delete the least recently used entries until the store holds at most ``limit`` bytes
-    (default :func:`limit_bytes`), under the store's lock; returns the bytes freed."""
+    (default :func:`limit_bytes`), under the store's lock; returns the bytes left."""
     from ..io.workspace import _lock
 
     d = folder() if d is None else d
-    limit = limit_bytes() if limit is None else limit
-    freed = 0
     with _lock(d / ".lock"):
-        found = entries(d)
-        total = sum(size for _, size, _ in found)
-        for _, size, p in found:
-            if total <= limit:
-                break
-            try:
-                p.unlink()
-            except FileNotFoundError:
-                pass
-            total -= size
-            freed += size
-    return freed
+        total = _evict_locked(d, limit_bytes() if limit is None else limit)
+        _write_total(d, total)
+    return total
+
+
+def _evict_locked(d: Path, limit: int) -> int:
+    """:func:`evict` for a caller holding the lock: lists the folder; returns the bytes left."""
+    found = entries(d)
+    total = sum(size for _, size, _ in found)
+    for _, size, p in found:
+        if total <= limit:
+            break
+        try:
+            p.unlink()
+        except FileNotFoundError:
+            pass
+        total -= size
+    return total
 
 
 def cached_stats(metric, cands: Sequence[str], refs: Sequence[Sequence[str]], compute,
