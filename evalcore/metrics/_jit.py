@@ -88,3 +88,16 @@ def cache_folder() -> str | None:
     except OSError:
         return None
     return str(d)
+
+
+def pin_cache_folder() -> str | None:
+    """Fix ``$NUMBA_CACHE_DIR`` (unless set) to the current ``<cache>/numba``, for a process that
+    is about to point ``$EVALCORE_CACHE`` at an empty folder (a benchmark of a cold server, the
+    findings checker's ``--fresh-cache``) but should load the kernels compiled before, as a
+    restarted server does, rather than compile them again; child processes inherit it.
+    Returns the folder (None when numba's own choice stands)."""
+    if not os.environ.get("NUMBA_CACHE_DIR"):
+        folder = cache_folder()
+        if folder is not None:
+            os.environ["NUMBA_CACHE_DIR"] = folder
+    return os.environ.get("NUMBA_CACHE_DIR")
