@@ -76,6 +76,9 @@ def add_arguments(p) -> None:
                         "second; 'repeats': each rater's first rating of an item against their re-rating) scored against --human and the reverse, averaged; and a ceiling_share column "
                         "(docs/methods.md §24.2)")
     p.add_argument("--out", help="write the table as TSV here instead of stdout (a .csv name writes CSV for spreadsheets)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="compute every metric statistic afresh: neither read nor write the statistics store "
+                        "(the stats folder of the cache, docs/formats.md); the values are the same")
     from ..scoring.parallel import add_scheduler_argument
 
     add_scheduler_argument(p)
@@ -133,6 +136,13 @@ def _human(ds, args, note):
 
 
 def run(args) -> int:
+    from ..metrics._stats_store import bypassed
+
+    with bypassed(bool(getattr(args, "no_cache", False)), workers=True):
+        return _run(args)
+
+
+def _run(args) -> int:
     import pandas as pd
 
     from ..stats.tables import correlation_table, human_systems
