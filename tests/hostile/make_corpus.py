@@ -94,7 +94,54 @@ def small_cases() -> dict[str, dict[str, str | bytes]]:
                                 + good.replace('"start_i": 4, "end_i": 7', '"start_i": 9, "end_i": 2') + "\n"}
     # a UTF-16 file
     cases["utf16_outputs"] = {**b, "outputs.tsv": b["outputs.tsv"].encode("utf-16")}
+    # stored metric scores (mt-metrics-eval metric-scores/): a system listed twice (line 3, was
+    # averaged), a system the data does not have (sysZ, line 4, was dropped)
+    mtme_ok = {k: v for k, v in mtme.items() if not k.startswith("human-scores/")}
+    mtme_ok["human-scores/es-en.da.sys.score"] = "sysA\t0.5\nsysB\t0.3\nsysC\t0.1\n"
+    cases["mtme_metric_twice"] = {**mtme_ok, "metric-scores/es-en/BLEU-refA.sys.score":
+                                  "sysA\t30.0\nsysB\t20.0\nsysA\t10.0\nsysC\t15.0\n"}
+    cases["mtme_metric_unknown"] = {**mtme_ok, "metric-scores/es-en/BLEU-refA.sys.score":
+                                    "sysA\t30.0\nsysB\t20.0\nsysC\t15.0\nsysZ\t99.0\n"}
+    # a zip whose member is a symbolic link (written by :func:`make_big`, it is binary)
     return cases
+
+
+def _comet_entries(systems=SYSTEMS, score=lambda s, i: 0.9 - 0.1 * QUALITY[s] + 0.01 * i):
+    return {f"{s}.txt": [{"src": f"fuente {i}", "mt": _out_text(s, i), "ref": WORDS[i - 1], "COMET": score(s, i)}
+                         for i in SEGS] for s in systems}
+
+
+def import_files() -> dict[str, str]:
+    """Score files computed elsewhere for the clean case (``score --import-scores``), each with
+    one hostile detail; :data:`tests.test_hostile_sources.IMPORTS` says what must happen."""
+    import json
+
+    files: dict[str, str] = {}
+    good = _comet_entries()
+    files["comet_ok.json"] = json.dumps(good, indent=2)
+    huge = _comet_entries()
+    huge["sysB.txt"][2]["COMET"] = 1e308  # entry 3 of sysB: line 42 pretty-printed
+    files["comet_1e308.json"] = json.dumps(huge, indent=2)
+    # one line, one row whose texts match nothing (was IndexError)
+    one = _comet_entries()
+    one["sysA.txt"].append({"src": "fuente 9", "mt": "nothing like it", "ref": "", "COMET": 0.5})
+    files["comet_one_line_unmatched.json"] = json.dumps(one)
+    # a key given twice: a file key at the top, and "COMET" inside an entry (last wins, silently)
+    text = json.dumps(good, indent=2)
+    files["comet_file_key_twice.json"] = text[:-2] + ",\n" + text[2:]
+    files["comet_score_key_twice.json"] = text.replace('"COMET": 0.9', '"COMET": 0.1, "COMET": 0.9', 1)
+    # a 400-digit integer score (was OverflowError); nesting 100,000 deep: make_big
+    files["comet_400_digits.json"] = text.replace('"COMET": 0.9', '"COMET": 1' + "0" * 399, 1)
+    lines = [json.dumps({"source": f"fuente {i}", "hypothesis": _out_text(s, i), "reference": WORDS[i - 1],
+                         "prediction": 5.0 + QUALITY[s] + 0.1 * i}) for s in SYSTEMS for i in SEGS]
+    lines[6] = lines[6].replace('"prediction": 6.2', '"prediction": 1e308')  # line 7
+    files["metricx_1e308.jsonl"] = "\n".join(lines) + "\n"
+    pm_in = [f"fuente {i}\t{_out_text(s, i)}\t{WORDS[i - 1]}" for s in SYSTEMS for i in SEGS]
+    pm = [f"{0.9 - 0.1 * QUALITY[s] + 0.01 * i:.2f}" for s in SYSTEMS for i in SEGS]
+    pm[3] = "5e9"  # line 4
+    files["pymarian_input.tsv"] = "\n".join(pm_in) + "\n"
+    files["pymarian_5e9.txt"] = "\n".join(pm) + "\n"
+    return files
 
 
 #: --scores files used with the clean case (correlate)
@@ -111,6 +158,7 @@ def write_small() -> None:
     for name, files in small_cases().items():
         _write(HERE / name, files)
     _write(HERE / "scores", SCORES)
+    _write(HERE / "imports", import_files())
 
 
 def make_big(root: Path) -> dict[str, Path]:
@@ -147,6 +195,10 @@ def make_big(root: Path) -> dict[str, Path]:
                 zf.writestr(name, text)
             zf.writestr(second, b["outputs.tsv"].replace("cat", "dog"))
         out[case] = path
+    # JSON nested 100,000 levels deep (was RecursionError)
+    deep = root / "deeply_nested.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    out["deeply_nested.json"] = deep
     return out
 
 
