@@ -131,3 +131,140 @@ def test_stored_metric_score_of_an_unknown_system_refused():
     assert r.returncode == 2, r.text
     assert ("metric-scores/es-en/BLEU-refA.sys.score, line 4: 1 score line(s) name system(s) that the data does "
             "not have (no output in system-outputs/es-en/, no reference set): 'sysZ' (line 4)") in r.stderr
+
+
+# ----------------------------------------------------------------- 3. platform exports
+from hypothesis import example, given, settings  # noqa: E402
+from hypothesis import strategies as hs  # noqa: E402
+
+#: names as careless or hostile exports hold them: letters, digits, spaces, quotes, commas, tabs,
+#: line breaks, NUL and other control characters, the Unicode line separator, non-Latin letters
+NAME_CHARS = hs.sampled_from(list("ab Z09_-.,'\"") + ["\t", "\n", "\r", "\x00", "\x01", "\x1b", "\x7f", "\x85",
+                                                      "\u2028", "é", "ж", "\u200d"])
+CLEAN_NAMES = hs.sampled_from(["a", "sys B", "ж", "x,y", 'q"', "1"])
+NAMES = hs.one_of(*[CLEAN_NAMES] * 6, hs.text(NAME_CHARS, min_size=0, max_size=5))
+HOSTILE_NUMBERS = hs.one_of(hs.floats(allow_nan=True, allow_infinity=True), hs.integers(-10 ** 400, 10 ** 400),
+                            hs.sampled_from(["nan", "1e308", "-0", " 50 ", "abc", ""]))
+SCORES = hs.one_of(*[hs.integers(0, 100)] * 3, hs.floats(0, 100), HOSTILE_NUMBERS)
+TIMES = hs.one_of(*[hs.integers(0, 2_000_000_000)] * 4, HOSTILE_NUMBERS)
+
+
+def _loads_back(imp, tmp):
+    """The tidy loader's view of what import-judgements writes for ``imp``: judgements.tsv as the
+    command writes it, beside a segments.tsv of the ids written with the csv module."""
+    import csv
+
+    from evalcore.io import load_collection
+    from evalcore.io.judgement_io import judgements_tsv
+
+    tmp.mkdir(parents=True, exist_ok=True)
+    with open(tmp / "segments.tsv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, delimiter="\t", lineterminator="\n")
+        w.writerow(["lp", "seg_id"])
+        w.writerows(dict.fromkeys(zip(imp.judgements["lp"], imp.judgements["seg_id"])))
+    (tmp / "judgements.tsv").write_text(judgements_tsv(imp.judgements), encoding="utf-8")
+    coll = load_collection(tmp)
+    import pandas as pd
+
+    got = pd.concat([d.judgements.assign(lp=d.lp) for d in coll.values()], ignore_index=True)
+    key = ["lp", "system", "seg_id", "rater", "judgement"]
+    return sorted(zip(*(got[k] for k in key), got["score"])), sorted(zip(*(imp.judgements[k] for k in key),
+                                                                           imp.judgements["score"]))
+
+
+def _csv_row(fields):
+    import csv
+
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerow(fields)
+    return buf.getvalue()
+
+
+@settings(max_examples=150, deadline=None)
+@given(hs.lists(hs.tuples(NAMES, NAMES, NAMES, NAMES, SCORES, TIMES), min_size=0, max_size=3))
+@example([("a, \"b\"", "ж\u200d", " 7 ", "ces", 99.5, 1_700_000_000), ("a, \"b\"", "ж", "7", "ces", 0, 0)])
+def test_appraise_round_trip_whatever_the_reader_accepts_the_loader_loads(tmp_path_factory, rows):
+    from evalcore.core.problems import DataError
+    from evalcore.io.appraise import read_appraise
+    from evalcore.io.judgement_io import loadable_tsv
+
+    data = "".join(_csv_row([u, s, i, "TGT", "eng", t, str(score), d, "False", str(time), ""])
+                   for u, s, i, t, score, time in [(r[0], r[1], r[2], r[3] or "ces", r[4], r[5]) for r in rows]
+                   for d in ["doc1"])
+    try:
+        imp = read_appraise(data.encode("utf-8"), "export.csv")
+    except DataError:
+        return  # refused by the reader, with its lines: nothing is written
+    loadable_tsv(imp.judgements, "export.csv")  # the command's guard never has to refuse
+    got, want = _loads_back(imp, tmp_path_factory.mktemp("rt"))
+    assert got == want
+
+
+@settings(max_examples=150, deadline=None)
+@given(hs.lists(hs.tuples(NAMES, NAMES, NAMES, NAMES, SCORES), min_size=0, max_size=3))
+@example([("a, \"b\"", "ж\u200d", " 7 ", "Fluency", 99.5), ("u", " sys B ", "7", "x", 10 ** 3)])
+def test_pearmut_round_trip_whatever_the_reader_accepts_the_loader_loads(tmp_path_factory, rows):
+    import json
+
+    from evalcore.core.problems import DataError
+    from evalcore.io.judgement_io import loadable_tsv
+    from evalcore.io.pearmut import read_pearmut
+
+    lines = []
+    for k, (user, model, item, slider, score) in enumerate(rows):
+        value = score if not isinstance(score, float) or score == score and abs(score) != float("inf") else str(score)
+        ann = {"sliders": {slider: value}} if k % 2 else {"score": value, "error_spans": []}
+        lines.append(json.dumps({"user_id": user, "item_i": k, "item": [{"item_id": item, "tgt": {model: "x"}}],
+                                 "annotation": [{model: ann}]}))
+    try:
+        imp = read_pearmut("".join(ln + "\n" for ln in lines).encode("utf-8"), "log.jsonl")
+    except DataError:
+        return
+    loadable_tsv(imp.judgements, "log.jsonl")
+    got, want = _loads_back(imp, tmp_path_factory.mktemp("rt"))
+    assert got == want
+
+
+def test_import_judgements_refuses_names_and_times_it_could_not_write_back(tmp_path):
+    rows = [["alice", "sysA", "1", "TGT", "eng", "ces", "70", "d1", "False", "1700000000", "1700000009"],
+            ["bob\x1b[2J", "sysA", "1", "TGT", "eng", "ces", "70", "d1", "False", "1700000000", "1700000009"],
+            ["carol", "sys\x01B", "1", "TGT", "eng", "ces", "70", "d1", "False", "1700000000", "1700000009"],
+            ["dave", "sysA", "2", "TGT", "eng", "ces", "70", "d1", "False", "nan", "1700000009"],
+            ["erin", "sysA", "2", "TGT", "eng", "ces", "70", "d1", "False", "1700000000", "1e308"]]
+    f = tmp_path / "export.csv"
+    f.write_text("".join(_csv_row(r) for r in rows), encoding="utf-8")
+    out = tmp_path / "j.tsv"
+    r = run_cli("import-judgements", f, "--format", "appraise", "--out", out)
+    assert r.returncode == 2 and not out.exists(), r.text
+    assert "export.csv, line 2: userID 'bob\\x1b[2J' holds a control character" in r.stderr
+    assert "export.csv, line 3: systemID 'sys\\x01B' holds a control character" in r.stderr
+    assert "export.csv, line 4: startTime 'nan' is not a number of seconds since the epoch" in r.stderr
+    assert "export.csv, line 5: endTime '1e308' is not a number of seconds since the epoch" in r.stderr
+
+
+def test_pearmut_tab_in_a_system_name_and_an_empty_file_refused(tmp_path):
+    import json
+
+    f = tmp_path / "log.jsonl"
+    f.write_text(json.dumps({"user_id": "u1", "item_i": 0, "item": [{"item_id": "s1", "tgt": {"sys\tA": "x"}}],
+                             "annotation": [{"sys\tA": {"score": 50}}]}) + "\n", encoding="utf-8")
+    r = run_cli("import-judgements", f, "--format", "pearmut", "--out", tmp_path / "j.tsv")
+    assert r.returncode == 2 and "log.jsonl, line 1: model name 'sys\\tA' holds a control character" in r.stderr
+    # NUL reaches a JSON file escaped (a raw NUL byte is refused as binary before any parsing)
+    f.write_text('{"user_id": "u\\u0000", "item_i": 0, "item": [{"item_id": "s1", "tgt": {"A": "x"}}], '
+                 '"annotation": [{"A": {"score": 50}}]}\n', encoding="utf-8")
+    r = run_cli("import-judgements", f, "--format", "pearmut", "--out", tmp_path / "j.tsv")
+    assert r.returncode == 2 and "log.jsonl, line 1: user_id 'u\\x00' holds a control character" in r.stderr, r.text
+    f.write_text("\n\n", encoding="utf-8")
+    r = run_cli("import-judgements", f, "--format", "pearmut", "--out", tmp_path / "j.tsv")
+    assert r.returncode == 2 and "log.jsonl: holds no annotation lines" in r.stderr, r.text
+    assert not (tmp_path / "j.tsv").exists()
+
+
+def test_appraise_field_over_a_megabyte_is_a_clean_error(tmp_path):
+    f = tmp_path / "export.csv"
+    good = _csv_row(["alice", "sysA", "1", "TGT", "eng", "ces", "70", "d1", "False", "1700000000", "1700000009"])
+    f.write_text(good + _csv_row(["bob", "sysA", "1", "TGT", "eng", "ces", "70", "x" * 1_100_000, "False", "1", "2"]),
+                 encoding="utf-8")
+    r = run_cli("import-judgements", f, "--format", "appraise", "--out", tmp_path / "j.tsv")
+    assert r.returncode == 2 and "export.csv, line 2: a field is longer than 1,000,000 characters" in r.stderr, r.text
