@@ -268,3 +268,50 @@ def test_appraise_field_over_a_megabyte_is_a_clean_error(tmp_path):
                  encoding="utf-8")
     r = run_cli("import-judgements", f, "--format", "appraise", "--out", tmp_path / "j.tsv")
     assert r.returncode == 2 and "export.csv, line 2: a field is longer than 1,000,000 characters" in r.stderr, r.text
+
+
+# ----------------------------------------------------------------- 4. no raw tracebacks
+def test_zip_symlink_member_refused_as_a_symlink(big):
+    r = run_cli("validate", big["zip_symlink"])
+    assert r.returncode == 2, r.text
+    assert ("zip_symlink.zip: member 'outputs.tsv' is a symbolic link; symlinks are refused" in r.stderr)
+    assert "header" not in r.stderr
+
+
+@pytest.fixture(scope="module")
+def bad_models(tmp_path_factory):
+    """Model folders whose files are not what they claim: a COMET checkpoint that is a pickle of a
+    function (torch.load with weights_only refuses it), an hparams.yaml with a Python tag (yaml's
+    safe loader refuses it), a BERTScore folder whose weights are not safetensors."""
+    import pickle
+
+    root = tmp_path_factory.mktemp("bad_models")
+    pk = root / "pickle" / "checkpoints"
+    pk.mkdir(parents=True)
+    (pk / "model.ckpt").write_bytes(pickle.dumps({"f": print}))
+    (root / "pickle" / "hparams.yaml").write_text("class_identifier: regression_metric\n")
+    tag = root / "pytag" / "checkpoints"
+    tag.mkdir(parents=True)
+    (tag / "model.ckpt").write_bytes(pickle.dumps({}))
+    (root / "pytag" / "hparams.yaml").write_text("class_identifier: !!python/object/apply:os.getcwd []\n")
+    bs = root / "bert"
+    bs.mkdir()
+    (bs / "config.json").write_text('{"model_type": "bert", "hidden_size": 8, "num_hidden_layers": 1, '
+                                    '"num_attention_heads": 1, "intermediate_size": 8, "vocab_size": 10}')
+    (bs / "vocab.txt").write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\na\n")
+    (bs / "model.safetensors").write_bytes(b"not a safetensors file")
+    return root
+
+
+@pytest.mark.parametrize("spec, kind", [("comet:{r}/pickle", "UnpicklingError"), ("comet:{r}/pytag", "ConstructorError"),
+                                        ("bertscore:{r}/bert", "SafetensorError")])
+def test_model_files_that_do_not_load_are_a_clean_error(bad_models, spec, kind):
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    if spec.startswith("comet"):
+        pytest.importorskip("comet")
+    metric = spec.format(r=bad_models)
+    r = run_cli("score", CLEAN, "--metrics", metric, "--device", "cpu")
+    assert r.returncode == 2, r.text[-2000:]
+    assert f"error: {metric}: the model files cannot be loaded ({kind}" in r.stderr
+    assert f"is this a complete {metric.split(':')[0]} checkpoint from a source you trust?" in r.stderr

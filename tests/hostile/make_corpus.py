@@ -195,6 +195,16 @@ def make_big(root: Path) -> dict[str, Path]:
                 zf.writestr(name, text)
             zf.writestr(second, b["outputs.tsv"].replace("cat", "dog"))
         out[case] = path
+    # a zip whose outputs.tsv is a symbolic link to a file of the machine (was a header problem)
+    link = root / "zip_symlink.zip"
+    with zipfile.ZipFile(link, "w") as zf:
+        for name, text in b.items():
+            if name != "outputs.tsv":
+                zf.writestr(name, text)
+        info = zipfile.ZipInfo("outputs.tsv")
+        info.external_attr = 0o120777 << 16  # S_IFLNK | rwxrwxrwx
+        zf.writestr(info, "/etc/passwd")
+    out["zip_symlink"] = link
     # JSON nested 100,000 levels deep (was RecursionError)
     deep = root / "deeply_nested.json"
     deep.write_text("[" * 100_000 + "]" * 100_000)
