@@ -315,3 +315,96 @@ def test_model_files_that_do_not_load_are_a_clean_error(bad_models, spec, kind):
     assert r.returncode == 2, r.text[-2000:]
     assert f"error: {metric}: the model files cannot be loaded ({kind}" in r.stderr
     assert f"is this a complete {metric.split(':')[0]} checkpoint from a source you trust?" in r.stderr
+
+
+# ----------------------------------------------------------------- 6. stored metrics are scoped
+def _mtme_with_stored(tmp_path):
+    files = dict(make_corpus.small_cases()["mtme_metric_twice"])
+    files["metric-scores/es-en/BLEU-refA.sys.score"] = "sysA\t30.0\nsysB\t20.0\nsysC\t15.0\n"
+    make_corpus._write(tmp_path / "mtme", files)
+    return tmp_path / "mtme"
+
+
+def test_score_accepts_stored_ids_as_correlate_does(tmp_path):
+    out = tmp_path / "s.tsv"
+    r = run_cli("score", _mtme_with_stored(tmp_path), "--metrics", "stored:BLEU-refA", "--level", "system",
+                "--out", out)
+    assert r.returncode == 0, r.text[-2000:]
+    import pandas as pd
+
+    t = pd.read_csv(out, sep="\t")
+    assert dict(zip(t.system, t.score)) == {"sysA": 30.0, "sysB": 20.0, "sysC": 15.0}  # the file's lines
+    r = run_cli("score", _mtme_with_stored(tmp_path), "--metrics", "stored:BLEU-refB", "--out", out)
+    assert r.returncode == 2 and "'stored:BLEU-refB': the data stores no scores of that name; it stores " \
+                                  "stored:BLEU-refA" in r.stderr, r.text
+
+
+def test_stored_ids_never_leak_into_another_session(tmp_path):
+    """Session 1 opens data with stored scores; session 2 (another thread, as Streamlit runs each
+    session) opens data without: its metric list has no stored: id and asking for one fails."""
+    import threading
+
+    from evalcore.io import load_dataset
+    from evalcore.metrics.base import get_metric
+    from evalcore.scoring.defaults import available_metrics
+
+    stored = load_dataset(_mtme_with_stored(tmp_path))
+    clean = load_dataset(CLEAN)
+    seen = {}
+
+    def session(name, ds):
+        ids = available_metrics(ds)
+        seen[name] = [m for m in ids if m.startswith("stored:")]
+        try:
+            seen[name + " lookup"] = get_metric("stored:bleu-refa").lookup("sysA", "", "", ds.lp)
+        except KeyError as exc:
+            seen[name + " lookup"] = str(exc)
+
+    for name, ds in (("one", stored), ("two", clean)):
+        t = threading.Thread(target=session, args=(name, ds))
+        t.start()
+        t.join()
+    assert seen["one"] == ["stored:bleu-refa"] and seen["one lookup"] == 30.0
+    assert seen["two"] == [] and "the data stores no scores of that name; it stores none" in seen["two lookup"]
+
+
+# ----------------------------------------------------------------- 5. shared servers
+LOCAL = {"Host": "localhost:8501", "Origin": "http://localhost:8501", "User-Agent": "Mozilla/5.0"}
+
+
+@pytest.mark.parametrize("address, headers, env, allowed", [
+    ("127.0.0.1", LOCAL, {}, True),                                                 # this machine
+    ("127.0.0.1", {"host": "127.0.0.1:8501"}, {}, True),
+    ("::1", {"Host": "[::1]:8501"}, {}, True),
+    ("127.0.0.1", {**LOCAL, "X-Forwarded-For": "203.0.113.7"}, {}, False),          # nginx / Caddy
+    ("127.0.0.1", {**LOCAL, "Forwarded": "for=203.0.113.7;proto=https"}, {}, False),  # RFC 7239
+    ("127.0.0.1", {**LOCAL, "x-real-ip": "10.0.0.9"}, {}, False),
+    ("127.0.0.1", {**LOCAL, "Via": "1.1 proxy"}, {}, False),
+    ("127.0.0.1", {"Host": "dash.example.org", "Origin": "https://dash.example.org"}, {}, False),
+    ("127.0.0.1", {"Host": "localhost:8501", "Origin": "https://evil.example"}, {}, False),
+    ("127.0.0.1", LOCAL, {"EVALCORE_SHARED": "1"}, False),                           # an SSH tunnel, declared
+    ("127.0.0.1", {**LOCAL, "X-Forwarded-For": "203.0.113.7"}, {"EVALCORE_ALLOW_PATH_IMPORT": "1"}, True),
+    ("0.0.0.0", LOCAL, {}, False),
+])
+def test_path_import_decided_by_what_the_request_shows(address, headers, env, allowed):
+    from evalcore.io import workspace
+
+    ok, why = workspace.path_import_allowed(address, env, headers=headers)
+    assert ok is allowed, why
+    if not ok and "EVALCORE_SHARED" not in env:
+        assert "EVALCORE_ALLOW_PATH_IMPORT=1" in why
+
+
+def test_errors_never_echo_a_file_beyond_the_offending_field(tmp_path):
+    secret = "root:$6$S3CRETHASH:19000:0:99999:7:::"
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "segments.tsv").write_text("seg_id\n1\n")
+    (d / "outputs.tsv").write_text(secret + "\nsecond line\n")
+    r = run_cli("validate", d)
+    assert r.returncode == 2 and "outputs.tsv, line 1: missing column(s) system, seg_id, text" in r.stderr
+    assert "S3CRET" not in r.text and "one field of 37 characters and no tab" in r.stderr
+    (d / "outputs.tsv").write_text("seg_id\tsystem\tPASSWORD=hunter2 and the rest of a long secret line\n1\tA\n")
+    r = run_cli("validate", d)
+    assert r.returncode == 2 and "the header has seg_id, system, PASSWORD=hunter2 and the..."  # 24 characters in r.stderr
+    assert "rest of a long secret" not in r.text
