@@ -58,13 +58,14 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import os
 from dataclasses import dataclass, field
 
 import pandas as pd
 
 from ..core.problems import DataError, Problem, Report, name_problem, parse_score, shown
+from .safejson import JSONProblem
+from .safejson import loads as safe_loads
 from .text import decode, describe_lines
 
 NAME = "Appraise CSV export"
@@ -185,9 +186,9 @@ def _row_problems(v: dict[str, str], has_mqm: bool) -> list[tuple[str, str]]:
                                                 "True or False (is a column missing or shifted?)"))
     if has_mqm and v[MQM_COLUMN].strip():
         try:
-            spans = json.loads(v[MQM_COLUMN])
+            spans = safe_loads(v[MQM_COLUMN])
             why = None if isinstance(spans, list) else f"a JSON {type(spans).__name__}"
-        except ValueError as exc:
+        except JSONProblem as exc:
             why = str(exc)
         if why:
             found.append(("bad error-span fields", f"the error-span field (mqm) is not a JSON list ({why}); it "

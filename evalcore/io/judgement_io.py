@@ -191,7 +191,7 @@ def _looks_like(fmt: str, data: bytes) -> bool:
     if fmt == "pearmut":
         try:
             rec = json.loads(first)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deeply: not a Pearmut log
             return False
         return isinstance(rec, dict) and "user_id" in rec and "annotation" in rec
     try:

@@ -27,23 +27,6 @@ class JSONProblem(ValueError):
         super().__init__(f"{path}: {message}" if path else message)
 
 
-class _Pairs(dict):
-    """A JSON object that remembers the keys it was given more than once."""
-
-    duplicates: list[str]
-
-
-def _object(pairs: list[tuple[str, object]]) -> dict:
-    out = _Pairs()
-    dups = []
-    for k, v in pairs:
-        if k in out:
-            dups.append(k)
-        out[k] = v
-    out.duplicates = dups
-    return out
-
-
 def path_of(parts) -> str:
     return "$" + "".join(f"[{json.dumps(p, ensure_ascii=False)}]" if isinstance(p, str) else f"[{p}]" for p in parts)
 
@@ -89,6 +72,16 @@ def loads(text: str):
     """The value of the JSON ``text``; :class:`JSONProblem` for invalid JSON, a key given twice
     in one object, ``NaN``/``Infinity``, a number Python cannot hold, or nesting deeper than
     :data:`MAX_DEPTH`."""
+    dups: dict[int, list[str]] = {}  # id of an object (alive while this runs) -> its repeated keys
+
+    def _object(pairs: list[tuple[str, object]]) -> dict:
+        out: dict = {}
+        for k, v in pairs:
+            if k in out:
+                dups.setdefault(id(out), []).append(k)
+            out[k] = v
+        return out
+
     try:
         value = json.loads(text, object_pairs_hook=_object, parse_constant=_constant)
     except json.JSONDecodeError as exc:
@@ -104,11 +97,11 @@ def loads(text: str):
             raise JSONProblem(f"nested more than {MAX_DEPTH} levels deep (at most {MAX_DEPTH} are accepted)", None,
                               path_of(parts[:3]) + "...")
         if isinstance(node, dict):
-            for k in getattr(node, "duplicates", []):
+            for k in dups.get(id(node), []):
                 raise JSONProblem(f"key {shown(k)} is given more than once in one object (JSON readers differ "
                                   "on which value counts); keep one", _key_line(text, k), path_of(parts))
             stack.extend((v, parts + (k,)) for k, v in node.items())
         elif isinstance(node, list):
             stack.extend((v, parts + (i,)) for i, v in enumerate(node))
-    return value  # objects are dicts (a subclass that also lists its duplicated keys: none here)
+    return value
 
