@@ -408,3 +408,34 @@ def test_errors_never_echo_a_file_beyond_the_offending_field(tmp_path):
     r = run_cli("validate", d)
     assert r.returncode == 2 and "the header has seg_id, system, PASSWORD=hunter2 and the..."  # 24 characters in r.stderr
     assert "rest of a long secret" not in r.text
+
+
+# ----------------------------------------------------------------- 8. a memory budget
+def test_memory_budget_refuses_with_the_number_and_the_setting():
+    """The clean case by hand: 5 sources ('fuente i': 8 characters each), 5 references (WORDS: 22 +
+    21 + 23 + 21 + 23 = 110 characters), 20 outputs (each system drops one more word: sysA 110,
+    sysB 18 + 16 + 17 + 16 + 18 = 85, sysC 14 + 12 + 13 + 11 + 14 = 64, sysD 11 + 9 + 10 + 9 + 10
+    = 49) -> 30 texts of 40 + 110 + 308 = 458 characters."""
+    from evalcore.core.budget import OverBudget, check_memory_budget, estimate
+    from evalcore.io import load_collection
+
+    coll = load_collection(CLEAN)
+    want = 30 * 1_500 + 458 * 8
+    est = estimate(coll, {})
+    assert (est.texts, est.characters, est.bytes) == (30, 458, want)
+    assert check_memory_budget(coll, {"EVALCORE_MEMORY_BUDGET_MB": "1"}).within  # 48,664 bytes < 1 MB
+    assert check_memory_budget(coll, {"EVALCORE_MEMORY_BUDGET_MB": "0"}).budget_bytes is None  # off
+    import evalcore.core.budget as budget
+
+    old = budget.PER_TEXT_BYTES
+    try:
+        budget.PER_TEXT_BYTES = 100_000  # 30 texts -> about 3 MB: over a 2 MB budget
+        with pytest.raises(OverBudget) as exc:
+            check_memory_budget(coll, {"EVALCORE_MEMORY_BUDGET_MB": "2"})
+    finally:
+        budget.PER_TEXT_BYTES = old
+    msg = str(exc.value)
+    assert "about 3 MB of working memory (30 texts of 458 characters in all), over the budget of 2 MB " \
+           "(EVALCORE_MEMORY_BUDGET_MB=2)" in msg
+    with pytest.raises(ValueError, match="EVALCORE_MEMORY_BUDGET_MB='lots' is not a whole number"):
+        check_memory_budget(coll, {"EVALCORE_MEMORY_BUDGET_MB": "lots"})
