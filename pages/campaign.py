@@ -6,7 +6,8 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.scoring import defaults as common_view
-from evalcore.views import campaign as campaign_view, queries as Q
+import dataclasses
+from evalcore.views import campaign as campaign_view, queries as queries_view
 from evalcore.analysis import system_level
 from evalcore.analysis.campaign import ALL, STATISTICS, WILLIAMS_STATISTICS
 from evalcore.scoring.settings import DEFAULTS
@@ -66,20 +67,19 @@ sys_dl = st.container()
 human_fig_slot = st.empty()
 human_fig_dl = st.container()
 crit_v = None if crit.startswith("(") else crit
-base = Q.CampaignQuery(Q.collection_key(coll, lps), None, (), tuple(lps), crit_v, bool(judged_only),
-                       bool(include_human), rank_by)
+base = campaign_view.CampaignQuery(queries_view.collection_key(coll, lps), camp_settings, (), tuple(lps), crit_v, rank_by)
 done = computed_keys()
 guess = st.session_state.get("camp_metrics", ["bleu", "chrf"])  # a new session: the default metrics
 try:  # the human scores first: nothing to score, drawn before any metric module is imported
-    first = cached(Q.campaign_result, base, coll)
+    first = cached(campaign_view.campaign_result, base, coll)
 except Exception as exc:
     show_exception(exc, "Could not compute the human scores")
     st.stop()
-if ("campaign", Q.replace(base, metrics=tuple(guess))) not in done:
+if ("campaign", dataclasses.replace(base, metrics=tuple(guess))) not in done:
     sys_caption.caption("Human scores of every system (mean over the judged segments) and their rank within the "
                         "language pair; the metric columns are being computed and fill in one metric at a time.")
     sys_slot.dataframe(first.wide(), hide_index=True, width="stretch")
-hfig = cached(Q.campaign_human_figure, base, first, shared=True)
+hfig = cached(campaign_view.campaign_human_figure, base, first, shared=True)
 human_fig_slot.plotly_chart(hfig, width="stretch", key="camp_human_bars")
 with human_fig_dl:
     download_figure(hfig, "campaign_human_scores", key="camp_human_fig")
@@ -91,7 +91,7 @@ metrics = metrics_box.multiselect("Metrics", common_view.available_metrics(colle
 if not metrics:
     st.info("Choose at least one metric.")
     st.stop()
-query = Q.replace(base, metrics=tuple(metrics))
+query = dataclasses.replace(base, metrics=tuple(metrics))
 key = ("campaign", query)
 try:
     if key not in done:
@@ -107,10 +107,10 @@ try:
                                        criterion=c if judged_only else None,
                                        progress=lambda f, _t, lo=lo, hi=hi, text=text: cb(lo + (hi - lo) * f, text))
             if k + 1 == len(todo) or todo[k + 1][0] != i:  # metric m is scored on every pair: show its column
-                part = cached(Q.campaign_result, Q.replace(base, metrics=tuple(metrics[:i + 1])), coll)
+                part = cached(campaign_view.campaign_result, dataclasses.replace(base, metrics=tuple(metrics[:i + 1])), coll)
                 sys_slot.dataframe(part.wide(), hide_index=True, width="stretch")
         bar.empty()
-    res = cached(Q.campaign_result, query, coll)
+    res = cached(campaign_view.campaign_result, query, coll)
     done.add(key)
 except Exception as exc:
     show_exception(exc, "Could not compute the campaign tables")
@@ -140,7 +140,7 @@ st.dataframe(corr, hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(format="%.3f") for c in STATISTICS})
 download_table(corr, "campaign_correlations", key="camp_corr", signature=sig)
 stat = st.radio("Figure", list(STATISTICS), horizontal=True, key="camp_stat", format_func=stat_label)
-fig = cached(Q.campaign_correlation_figure, Q.replace(query, statistic=stat, signature=sig), res, shared=True)
+fig = cached(campaign_view.campaign_correlation_figure, dataclasses.replace(query, statistic=stat, signature=sig), res, shared=True)
 st.plotly_chart(fig, width="stretch", key="camp_bars")
 download_figure(fig, "campaign_correlations", key="camp_bars_fig")
 
@@ -162,7 +162,7 @@ if len(metrics) < 2 or sig_lp is None:
 else:
     try:
         with st.spinner("Comparing metrics…"):
-            cl, pairs, sig_notes = cached(Q.campaign_clusters, Q.replace(query, cluster_lp=sig_lp, test=sig_test,
+            cl, pairs, sig_notes = cached(campaign_view.campaign_clusters, dataclasses.replace(query, cluster_lp=sig_lp, test=sig_test,
                                                                          statistic=sig_stat), res)
         st.dataframe(cl, hide_index=True, width="stretch")
         download_table(cl, f"campaign_clusters_{sig_lp}", key="camp_clusters", signature=sig)
@@ -182,7 +182,7 @@ download_table(res.metric_ranks, "campaign_metric_ranks", key="camp_ranks", sign
 with st.expander("Metric signatures"):
     st.caption("Each language pair's word-level metrics use sacreBLEU's default tokenizer for its target language "
                "(Post 2018).")
-    sigs = cached(Q.campaign_signatures, query, coll)
+    sigs = cached(campaign_view.campaign_signatures, query, coll)
     st.dataframe(sigs, hide_index=True, width="stretch")
     download_table(sigs, "campaign_signatures", key="camp_sigs")
 

@@ -217,11 +217,11 @@ def long_segment_note(ds: Dataset, metric_ids, tokenize: str | None = None) -> N
     """Say which segments the alignment metrics (TER, WER, ROUGE-L/W/S) refuse because a text
     is longer than their cap (their scores are NaN and left out of corpus scores), in the tokens
     of ``tokenize`` (default: the page's tokenizer, :func:`tokenizer_of`)."""
-    from evalcore.views import queries as Q
+    from evalcore.views import data as data_view
 
-    query = Q.MetricsQuery(ds.content_hash(), tokenize or tokenizer_of(ds), tuple(metric_ids))
+    query = data_view.MetricsQuery(ds.content_hash(), query_settings(tokenize or tokenizer_of(ds)), tuple(metric_ids))
     try:
-        notes = cached(Q.long_segment_notes, query, ds)
+        notes = cached(data_view.long_segment_notes, query, ds)
     except Exception:  # an unknown metric id: the page reports it where it scores
         return
     for w in notes:
@@ -246,6 +246,10 @@ def show_exception(exc: BaseException, what: str = "Something went wrong") -> No
         st.code("".join(traceback.format_exception(exc)), language="text")
 
 
+#: How many problems a validation report lists in full text above its table.
+REPORT_LINES = 30
+
+
 def show_report(report, key: str = "report") -> None:
     """A validation report: errors first, then warnings, as a table with a download
     (``key`` tells several reports on one page apart)."""
@@ -256,6 +260,12 @@ def show_report(report, key: str = "report") -> None:
         st.warning(f"{len(warnings)} warning(s) — the data was kept.")
     if errors or warnings:
         df = report.to_frame()
+        # each message in full (a table cell cuts a long message to the column's width), errors first
+        shown = [p for p in list(errors) + list(warnings)][:REPORT_LINES]
+        st.markdown("\n".join(f"- {md(str(p))}" for p in shown))
+        if len(errors) + len(warnings) > len(shown):
+            st.caption(f"The first {len(shown)} of {len(errors) + len(warnings)} shown in full; every one is in "
+                       "the table and its download below.")
         st.dataframe(df, hide_index=True, width="stretch")
         download_table(df, "validation_report", key=key)
 
@@ -459,6 +469,15 @@ AGGREGATION_CAPTION = ("Two aggregations of the same judgements: *human score* =
                        "rows* = mean over every judgement row (segments judged by more raters weigh more).")
 
 
+def query_settings(tokenize: str | None = None, **fields):
+    """The :class:`evalcore.scoring.settings.Settings` a page query carries: the shared defaults
+    with the page's explicit tokenizer (:func:`tokenizer_of`; None for a query that scores no
+    metric) and the page's own choices (``fields``)."""
+    from evalcore.scoring.settings import DEFAULTS
+
+    return DEFAULTS.with_(tokenizer=tokenize, **fields)
+
+
 def settings_of_page(ds: Dataset, judged_only: bool | None = None, include_refs: bool = False,
                      ref_ids=None, **fields):
     """The :class:`evalcore.scoring.settings.Settings` of this page run: the shared defaults, the
@@ -561,7 +580,7 @@ def ranking_section(ds: Dataset, criterion: str, key: str, name: str) -> None:
     """The human ranking of the systems with significance clusters (WMT24 procedure, methods
     §3.12): the test choice, then, when switched on, the clustered bars, the p-value heatmap and
     the table (Systems and Campaign pages; widget keys prefixed by ``key``)."""
-    from evalcore.views import queries as Q
+    from evalcore.views import judges as judges_view
 
     st.caption("System scores macro-averaged over domains, pairwise significance (two-sided Wilcoxon per "
                "domain combined over domains, as WMT24; or paired bootstrap / approximate randomisation), "
@@ -571,7 +590,7 @@ def ranking_section(ds: Dataset, criterion: str, key: str, name: str) -> None:
     if not r3.toggle("Compute the ranking", value=False, key=f"{key}_rank_on"):
         return
     try:
-        table, bars, heat = cached(Q.system_ranking, Q.CriterionQuery(ds.content_hash(), None, criterion, test), ds,
+        table, bars, heat = cached(judges_view.system_ranking, judges_view.CriterionQuery(ds.content_hash(), query_settings(), criterion, test), ds,
                                    shared=True)
     except Exception as exc:
         show_exception(exc, "Could not rank the systems")
@@ -611,12 +630,12 @@ def span_layers(ds: Dataset, query) -> dict:
     ``query.metrics`` predicts are read from the neural cache (left there beside the scores when
     the page scored the metric) or predicted for this output under a progress bar. The
     Divergence and Compare pages."""
-    from evalcore.views import queries as Q
+    from evalcore.views import spans as spans_view
 
     what = md(", ".join(query.metrics))
     bar, cb = progress_bar("Predicting error spans: " + what) if query.metrics else (None, None)
     try:
-        return cached(Q.output_layers, query, ds, shared=True,
+        return cached(spans_view.layers, query, ds, shared=True,
                       progress=(lambda d, t: cb(d / max(t, 1), f"Predicting error spans: {what} ({d} of {t} rows)"))
                       if cb else None)
     finally:

@@ -10,7 +10,9 @@ from evalcore.scoring import defaults as common_view
 from evalcore.analysis import compare as C
 from evalcore.present import highlight as H
 from evalcore.present import plots_compare as PC
-from evalcore.views import queries as Q
+import dataclasses
+from evalcore.views import compare as compare_view, spans as spans_view
+from pages.common import query_settings  # noqa: E402
 from pages.common import (
     cached,
     current_dataset,
@@ -46,14 +48,14 @@ def build(metrics, progress=None):
     (each step cached, so the page shows the headline as the metrics arrive; ``progress``
     moves the bar while the last of ``metrics`` scores)."""
     if not metrics:  # the token counts (every text tokenised) wait for the tables that need them
-        return cached(Q.compare_start, Q.replace(query_of(()), criteria=tuple(criteria)), ds, shared=True)
+        return cached(compare_view.compare_start, dataclasses.replace(query_of(()), criteria=tuple(criteria)), ds, shared=True)
     prev = build(metrics[:-1])
-    return cached(Q.compare_add_metric, query_of(metrics), (ds, prev), progress=progress, shared=True)
+    return cached(compare_view.compare_add_metric, query_of(metrics), (ds, prev), progress=progress, shared=True)
 
 
 def table(cmp, q, name, n_boot=0, n_ar=0, test="bootstrap"):
     """One table of the comparison ``q``, computed where the page shows it (headline first)."""
-    return cached(Q.compare_table, Q.replace(q, table=name, n_boot=n_boot, n_ar=n_ar, test=test), cmp)
+    return cached(compare_view.compare_table, dataclasses.replace(q, table=name, n_boot=n_boot, n_ar=n_ar, test=test), cmp)
 
 
 if len(ds.systems) < 2:
@@ -93,9 +95,6 @@ with st.expander("Signals and tests", expanded=False):
                                   "over the same segments: the default on every page and command wherever human "
                                   "judgements exist (the CLI's --judged-only; off = --all-segments). Where the two "
                                   "systems are not both judged anywhere, every segment is used and a note says so.")
-    # the default is passed as None, as the CLI without a flag: evalcore.analysis.compare.build decides
-    # (and falls back to every segment, saying why, where nothing is judged for both)
-    judged_only = None if judged_box == DEFAULTS.judged_only else bool(judged_box and criteria)
 st.caption(f"Tokenizer **{md(tokenize)}**" + (f" (chosen for you: {md(why)})" if tokenize == tok0 else "")
            + f"; paired tests with seed 12345, {n_boot:,} bootstrap resamples and {n_ar:,} randomisation trials "
            "(sacreBLEU's semantics).")
@@ -114,9 +113,10 @@ win_dl = st.container()
 done = computed_keys()
 
 
-def query_of(metrics) -> Q.CompareQuery:
+def query_of(metrics) -> compare_view.CompareQuery:
     """This run's query (its cache key) with ``metrics``."""
-    return Q.CompareQuery(h, tokenize, a, b, tuple(metrics), tuple(criteria), norm, judged_only)
+    return compare_view.CompareQuery(h, query_settings(tokenize, judged_only=bool(judged_box)), a, b, tuple(metrics),
+                                     tuple(criteria), norm)
 
 
 # this session's metrics, or in a new session the default ones (the metric list is not built yet):
@@ -157,8 +157,8 @@ try:
                 head_slot.dataframe(table(part, query_of(metrics[:i]), "headline", n_boot, n_ar, test),
                                     hide_index=True, width="stretch", column_config=HEAD_FORMAT)
         bar.empty()
-    cmp = cached(Q.compare_lengths, key, build(tuple(metrics)), shared=True)
-    key = Q.replace(key, lengths=True)  # the tables below are of the comparison with its token counts
+    cmp = cached(compare_view.compare_lengths, key, build(tuple(metrics)), shared=True)
+    key = dataclasses.replace(key, lengths=True)  # the tables below are of the comparison with its token counts
     head = table(cmp, key, "headline", n_boot, n_ar, test)
     done.add(("compare", query_of(metrics), n_boot, n_ar, test))
 except Exception as exc:
@@ -176,8 +176,8 @@ head_caption.caption(f"**{len(cmp.segments):,} segments** both systems translate
 head_slot.dataframe(head, hide_index=True, width="stretch", column_config=HEAD_FORMAT)
 with head_dl:
     download_table(head, f"{name}_headline", key="cmp_head", signature=sig)
-fkey = Q.replace(key, signature=sig)  # the figures carry the signatures
-wfig = cached(Q.compare_win_figure, Q.replace(fkey, n_boot=n_boot, n_ar=n_ar, test=test), (cmp, head), shared=True)
+fkey = dataclasses.replace(key, signature=sig)  # the figures carry the signatures
+wfig = cached(compare_view.compare_win_figure, dataclasses.replace(fkey, n_boot=n_boot, n_ar=n_ar, test=test), (cmp, head), shared=True)
 win_slot.plotly_chart(wfig, width="stretch", key="cmp_win_fig")
 with win_dl:
     download_figure(wfig, f"{name}_win_rates", key="cmp_win_dl")
@@ -188,11 +188,11 @@ seg = table(cmp, key, "segments")
 signal = st.selectbox("Signal", cmp.signals, key="cmp_signal")
 l, r = st.columns(2)
 with l:
-    sfig = cached(Q.compare_scatter, Q.replace(fkey, signal=signal), seg, shared=True)
+    sfig = cached(compare_view.compare_scatter, dataclasses.replace(fkey, signal=signal), seg, shared=True)
     st.plotly_chart(sfig, width="stretch", key="cmp_scatter")
     download_figure(sfig, f"{name}_scatter", key="cmp_scatter_dl")
 with r:
-    hfig = cached(Q.compare_differences, Q.replace(fkey, signal=signal), seg, shared=True)
+    hfig = cached(compare_view.compare_differences, dataclasses.replace(fkey, signal=signal), seg, shared=True)
     st.plotly_chart(hfig, width="stretch", key="cmp_hist")
     download_figure(hfig, f"{name}_differences", key="cmp_hist_dl")
 download_table(seg, f"{name}_segments", key="cmp_segs", signature=sig)
@@ -223,7 +223,6 @@ def compare_spans(ds, h, a: str, b: str, seg_id: str, metrics=()) -> None:
     unmatched and the spans a chosen xcomet:MODEL metric predicts (as on the Divergence page:
     from the neural cache its scoring filled, else predicted for this output under a bar), side
     by side; computed for this segment only (evalcore.views.spans)."""
-    from evalcore.views import spans as spans_view
     from pages.common import span_layers, span_signature_captions
 
     xc = spans_view.span_metric_ids(metrics)
@@ -232,7 +231,7 @@ def compare_spans(ds, h, a: str, b: str, seg_id: str, metrics=()) -> None:
     cols = st.columns(2)
     for col, name, label in ((cols[0], a, "A"), (cols[1], b, "B")):
         try:
-            layers = span_layers(ds, Q.SpansQuery(h, None, name, seg_id, xc, markers=("bleu",)))
+            layers = span_layers(ds, spans_view.SpansQuery(h, query_settings(), name, seg_id, xc, markers=("bleu",)))
         except Exception as exc:
             show_exception(exc, "Could not read the error spans")
             return
@@ -252,7 +251,7 @@ segs = cmp.segments["seg_id"].tolist()
 if pick_seg is None:
     pick_seg = st.selectbox("Segment", segs, key="cmp_seg_pick", format_func=lambda s: f"segment {s}")
 try:
-    d = cached(Q.compare_side_by_side, Q.replace(key, seg_id=str(pick_seg)), cmp)
+    d = cached(compare_view.compare_side_by_side, dataclasses.replace(key, seg_id=str(pick_seg)), cmp)
 except Exception as exc:
     show_exception(exc, "Could not build the side-by-side view")
     st.stop()
@@ -312,7 +311,7 @@ st.dataframe(shown, hide_index=True, width="stretch",
                             "score_b": st.column_config.NumberColumn(format="%.3f"),
                             "a_win_rate": st.column_config.NumberColumn(format="%.2f")})
 download_table(bk, f"{name}_buckets", key="cmp_buckets", signature=sig)
-bfig = cached(Q.compare_bucket_figure, Q.replace(fkey, bucket_kind=kind, signal=bsig), shown, shared=True)
+bfig = cached(compare_view.compare_bucket_figure, dataclasses.replace(fkey, bucket_kind=kind, signal=bsig), shown, shared=True)
 st.plotly_chart(bfig, width="stretch", key="cmp_bucket_fig")
 download_figure(bfig, f"{name}_buckets", key="cmp_bucket_dl")
 
@@ -320,7 +319,7 @@ st.subheader("Word F-measure by frequency")
 wf = table(cmp, key, "word_f_by_frequency")
 st.caption("Words pooled over every (segment, reference) pair; a word's frequency is its number of occurrences in "
            "all references of the test set.")
-ffig = cached(Q.compare_word_f_figure, fkey, wf, shared=True)
+ffig = cached(compare_view.compare_word_f_figure, fkey, wf, shared=True)
 st.plotly_chart(ffig, width="stretch", key="cmp_wordf_fig")
 download_figure(ffig, f"{name}_word_f", key="cmp_wordf_dl")
 st.dataframe(wf, hide_index=True, width="stretch")
@@ -357,7 +356,7 @@ if len(lb):
     st.dataframe(lbs, hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ("r_length", "partial_r")})
     download_table(lb, f"{name}_length_bias", key="cmp_lb", signature=sig)
-    lfig = cached(Q.compare_length_bias_figure, Q.replace(fkey, criterion=crit_lb), lbs, shared=True)
+    lfig = cached(compare_view.compare_length_bias_figure, dataclasses.replace(fkey, criterion=crit_lb), lbs, shared=True)
     st.plotly_chart(lfig, width="stretch", key="cmp_lb_fig")
     download_figure(lfig, f"{name}_length_bias", key="cmp_lb_dl")
 else:

@@ -8,7 +8,8 @@ from evalcore.core.dataset import Dataset
 from evalcore.io import FileSource, load_collection
 from evalcore.present.plots import length_histogram
 from evalcore.core.problems import DataError
-from evalcore.views import queries as Q
+from evalcore.views import data as data_view, queries as queries_view
+from pages.common import query_settings  # noqa: E402
 from pages.common import SAMPLE_KEY, cached, download_figure, download_table, md, show_exception, show_report, syntax_note, tokenizer_of
 
 
@@ -71,7 +72,7 @@ if ds is not None:
         cols = st.columns(4)
         for i, key in enumerate(["segments", "reference sets", "systems with text", "judgements"]):
             cols[i].metric(key, ov[key])
-        lengths = cached(Q.length_table, Q.Query(ds.content_hash()), ds)
+        lengths = cached(data_view.length_table, queries_view.Query(ds.content_hash()), ds)
         fig = length_histogram(lengths)
         st.plotly_chart(fig, width="stretch", key="length_hist")
         download_figure(fig, "lengths")
@@ -256,7 +257,7 @@ if ds is None:
 
 # ---------------------------------------------------------------- segments
 with tab_segments:
-    wide = cached(Q.wide_table, Q.Query(ds.content_hash()), ds)
+    wide = cached(data_view.wide_table, queries_view.Query(ds.content_hash()), ds)
     query = st.text_input("Search (any text column; case-insensitive)", key="seg_query")
     if query:
         mask = wide.astype(str).apply(lambda col: col.str.contains(query, case=False, regex=False)).any(axis=1)
@@ -292,7 +293,7 @@ with tab_segments:
         try:
             tok = tokenizer_of(ds)
             with st.spinner("Scoring…"):
-                table = cached(Q.segment_scores_of, Q.SegmentScoresQuery(ds.content_hash(), tok, tuple(chosen), str(seg)), ds)
+                table = cached(data_view.segment_scores_of, data_view.SegmentScoresQuery(ds.content_hash(), query_settings(tok), tuple(chosen), str(seg)), ds)
             st.dataframe(table, hide_index=True, width="stretch")
             download_table(table, f"{ds.name}_{ds.lp}_segment_{seg}_scores", key="segscores",
                            signature=metric_signatures(tuple(chosen), tok))

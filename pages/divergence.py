@@ -10,9 +10,11 @@ from evalcore.scoring import defaults as common_view
 from evalcore.analysis import detail as segment_detail_view
 from evalcore.views import divergence as divergence_view
 from evalcore.present import highlight as H
+from pages.common import query_settings  # noqa: E402
 from pages.common import cached, current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, progress_bar, scope, show_exception, syntax_note
 from pages.common import tokenizer_of  # noqa: E402
-from evalcore.views import queries as Q  # noqa: E402
+import dataclasses
+from evalcore.views import spans as spans_view  # noqa: E402
 
 ensure_shell(__file__)
 from pages.common import settings_caption, settings_of_page  # noqa: E402  (the one settings line)
@@ -39,12 +41,12 @@ def assemble(needed_metrics, with_queen, text):
     base_sig = segment_detail_view.signal_columns(base)
     out = base[[c for c in base.columns if c not in base_sig]]
     for i, m in enumerate(needed_metrics):
-        part = cached(Q.divergence_metric, Q.DivergenceQuery(h, tok, (m,)), ds,
+        part = cached(divergence_view.divergence_metric, divergence_view.DivergenceQuery(h, query_settings(tok), (m,)), ds,
                       progress=(lambda f, t, i=i: cb((i + f) / len(todo), t)))
         out = out.merge(part, on=KEY, how="left")
     out = pd.concat([out, base[base_sig]], axis=1)
     if with_queen:
-        out = out.merge(cached(Q.divergence_queen, Q.DivergenceQuery(h, tok, queen_set=tuple(queen_set)), ds,
+        out = out.merge(cached(divergence_view.divergence_queen, divergence_view.DivergenceQuery(h, query_settings(tok), queen_set=tuple(queen_set)), ds,
                                progress=lambda f, t: cb((len(todo) - 1 + f) / len(todo), t)),
                         on=KEY, how="left")
     if bar is not None:
@@ -58,14 +60,13 @@ def spans_detail(ds, h, system: str, seg_id: str, metrics=()) -> None:
     """The selected output with each rater's error spans and each metric's marks stacked on the
     same text (computed for this output only, evalcore.views.spans), and their P/R/F1; the
     spans a selected xcomet:MODEL metric predicts join them."""
-    from evalcore.views import spans as spans_view
     from pages.common import span_layers, span_signature_captions
 
     xc = spans_view.span_metric_ids(metrics)
     if not spans_view.shows_spans(ds, xc):
         return
     try:
-        layers = span_layers(ds, Q.SpansQuery(h, tokenizer_of(ds), system, seg_id, xc))
+        layers = span_layers(ds, spans_view.SpansQuery(h, query_settings(tokenizer_of(ds)), system, seg_id, xc))
     except Exception as exc:
         show_exception(exc, "Could not read the error spans of this output")
         return
@@ -84,7 +85,6 @@ def spans_detail(ds, h, system: str, seg_id: str, metrics=()) -> None:
 def spans_profiles(ds, h, metrics) -> None:
     """Errors per segment of each system by severity or category (stacked bars + table with
     CIs) and the categories each metric penalises; filters narrow both. Built on request."""
-    from evalcore.views import spans as spans_view
 
     if not spans_view.has_spans(ds):
         return
@@ -97,12 +97,12 @@ def spans_profiles(ds, h, metrics) -> None:
     cats = f2.multiselect("Category (none = all)", opts["category"], key="div_sp_cat")
     raters = f3.multiselect("Rater (none = all)", opts["rater"], key="div_sp_rater")
     by = f4.radio("Split by", ["severity", "category"], horizontal=True, key="div_sp_by")
-    query = Q.SpansQuery(h, None, severities=tuple(sev), categories=tuple(cats), raters=tuple(raters), by=by)
-    prof = cached(Q.span_profile, query, ds, shared=True)
+    query = spans_view.SpansQuery(h, query_settings(), severities=tuple(sev), categories=tuple(cats), raters=tuple(raters), by=by)
+    prof = cached(spans_view.span_profile, query, ds, shared=True)
     if prof.empty:
         st.info("No error spans match these filters.")
         return
-    fig = cached(Q.span_profile_figure, query, prof, shared=True)
+    fig = cached(spans_view.span_profile_figure, query, prof, shared=True)
     st.plotly_chart(fig, width="stretch", key="div_sp_chart")
     download_figure(fig, f"{ds.name}_error_profile", key="div_sp_fig")
     st.dataframe(prof, hide_index=True, width="stretch", key="div_sp_table",
@@ -116,7 +116,7 @@ def spans_profiles(ds, h, metrics) -> None:
                     "scores outputs with that error lower).")
         value = st.radio("Per output, count the errors or sum their MQM weights", ["count", "weight"], horizontal=True,
                          key="div_sp_value")
-        pen = cached(Q.span_penalties, Q.SpansQuery(h, tokenizer_of(ds), metrics=tuple(metrics), severities=tuple(sev),
+        pen = cached(spans_view.span_penalties, spans_view.SpansQuery(h, query_settings(tokenizer_of(ds)), metrics=tuple(metrics), severities=tuple(sev),
                                                     raters=tuple(raters), value=value), ds, shared=True)
         if cats:
             pen = pen[pen["category"].isin(cats)]
@@ -147,7 +147,7 @@ with st.expander("Signals", expanded=False):
 settings_caption(settings_of_page(ds), ds)
 add_slot = st.empty()  # the note offering the metrics a first visit of a large dataset leaves out
 try:
-    base = cached(Q.divergence_base, Q.DivergenceQuery(h, None, criteria=tuple(criteria), normalisation=norm), ds)
+    base = cached(divergence_view.divergence_base, divergence_view.DivergenceQuery(h, query_settings(), criteria=tuple(criteria), normalisation=norm), ds)
 except Exception as exc:
     show_exception(exc, "Could not collect the human signals")
     st.stop()
@@ -158,7 +158,7 @@ human_cols = [c for c in segment_detail_view.signal_columns(base) if c.startswit
 if human_cols:
     chosen_b = st.session_state.get("div_b")
     hcol = chosen_b if chosen_b in human_cols else (f"human:{crit0}" if f"human:{crit0}" in human_cols else human_cols[0])
-    hfig = cached(Q.divergence_human_figure, Q.DivergenceQuery(h, None, criteria=tuple(criteria), normalisation=norm,
+    hfig = cached(divergence_view.divergence_human_figure, divergence_view.DivergenceQuery(h, query_settings(), criteria=tuple(criteria), normalisation=norm,
                                                                b=hcol), base, shared=True)
     st.plotly_chart(hfig, width="stretch", key="div_human")
     download_figure(hfig, f"{ds.name}_divergence_human_scores", key="div_human_fig")
@@ -198,7 +198,7 @@ cols = [f"metric:{m}" for m in metrics] + segment_detail_view.signal_columns(bas
 if len(cols) < 2:
     st.info("Two signals are needed (choose metrics and/or criteria under *Signals*).")
     st.stop()
-sk = Q.DivergenceQuery(h, tok, tuple(metrics), tuple(criteria), tuple(queen_set), norm)
+sk = divergence_view.DivergenceQuery(h, query_settings(tok), tuple(metrics), tuple(criteria), tuple(queen_set), norm)
 
 default_a = "metric:bleu" if "metric:bleu" in cols else cols[0]
 default_b = f"human:{crit0}" if f"human:{crit0}" in cols else next(c for c in cols if c != default_a)
@@ -240,9 +240,9 @@ if a == b:
     st.warning("Choose two different signals.")
     st.stop()
 
-fk = Q.replace(sk, a=a, b=b, direction=direction, systems=tuple(systems), tags=tuple(tags), length=tuple(length),
+fk = dataclasses.replace(sk, a=a, b=b, direction=direction, systems=tuple(systems), tags=tuple(tags), length=tuple(length),
                range_a=tuple(ranges[0]), range_b=tuple(ranges[1]))
-div = cached(Q.divergence_ranked, fk, sig, shared=True)
+div = cached(divergence_view.divergence_ranked, fk, sig, shared=True)
 if focus and wanted and not focus.get("pairs"):
     fc1, fc2 = st.columns([4, 1])
     fc1.info(f"Opened from {md(focus.get('source', 'another page'))}.")
@@ -285,7 +285,7 @@ if st.toggle("Show the scatter of the two ranks", value=False, key="div_show_sca
         st.caption(f"Showing the {SCATTER_MAX // 5:,} most divergent outputs and a random sample of the rest "
                    f"({len(shown):,} of {len(view):,}).")
     scatter_sig = common_view.signature_text(metrics, f"a={a}; b={b}", dataset=ds, level="segment", tokenize=tok)
-    sfig = cached(Q.divergence_scatter, Q.replace(fk, focus=bool(focus), signature=scatter_sig), shown, shared=True)
+    sfig = cached(divergence_view.divergence_scatter, dataclasses.replace(fk, focus=bool(focus), signature=scatter_sig), shown, shared=True)
     st.plotly_chart(sfig, width="stretch", key="div_scatter")
     download_figure(sfig,
                     f"{ds.name}_divergence_scatter", key="div_scatter_fig")
@@ -308,7 +308,7 @@ try:
     full = sig if not rest and (queen_col is None or queen_col in (a, b)) else \
         assemble(metrics, bool(queen_col), "Collecting the other signals for the detail view ("
                  + ", ".join(rest + (["QUEEN"] if queen_col and queen_col not in (a, b) else [])) + ")…")
-    d = cached(Q.divergence_detail, Q.replace(sk, system=row["system"], seg_id=str(row["seg_id"])), (ds, full))
+    d = cached(divergence_view.divergence_detail, dataclasses.replace(sk, system=row["system"], seg_id=str(row["seg_id"])), (ds, full))
 except Exception as exc:
     show_exception(exc, "Could not build the detail view")
     st.stop()

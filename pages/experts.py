@@ -6,7 +6,9 @@ import streamlit as st
 
 from evalcore.scoring import defaults as common_view
 from evalcore.analysis import experts as E
-from evalcore.views import queries as Q
+import dataclasses
+from evalcore.views import experts as experts_view
+from pages.common import query_settings  # noqa: E402
 from pages.common import cached, current_dataset, download_figure, download_table, ensure_shell, md, show_exception, show_notes, tokenizer_of
 
 ensure_shell(__file__)
@@ -41,9 +43,9 @@ tok = tokenizer_of(ds)  # the metric's tokenizer when it splits words
 # the three figures are computed in turn, each drawn before the next is computed: Figure 2 first
 # (the labels only), then the combination curves, then the rankings (the metric scored last)
 try:
-    query = Q.ExpertsQuery(h, None, criterion, tuple(gold))  # the humans alone: no metric, no tokenizer
-    labels = cached(Q.expert_labels, query, ds)
-    fig2t = cached(Q.experts_vs_gold, query, labels)
+    query = experts_view.ExpertsQuery(h, query_settings(), criterion, tuple(gold))  # the humans alone: no metric, no tokenizer
+    labels = cached(experts_view.expert_labels, query, ds)
+    fig2t = cached(experts_view.experts_vs_gold, query, labels)
 except ValueError as exc:
     st.info(md(str(exc)))
     st.stop()
@@ -54,7 +56,7 @@ except Exception as exc:
 settings_caption(settings_of_page(ds), ds, criterion)
 st.subheader("Each non-expert's agreement with the gold raters")
 if fig2t["p_agree"].notna().any():
-    f2 = cached(Q.experts_vs_gold_figure, query, fig2t, shared=True)
+    f2 = cached(experts_view.experts_vs_gold_figure, query, fig2t, shared=True)
     st.plotly_chart(f2, width="stretch", key="ex_fig2")
     download_figure(f2, f"{ds.name}_experts_fig2", key="ex_fig2_dl")
 else:  # no figure drawn from nothing
@@ -73,12 +75,12 @@ st.caption("Agreement: share of (non-expert comparison, gold comparison) pairs o
            "the best (Callison-Burch 2009, Figure 2).")
 
 st.subheader("Combining non-experts")
-cres = cached(Q.experts_curves, query, labels)
+cres = cached(experts_view.experts_curves, query, labels)
 curves, ga = cres.table, cres.reference_agreement
 if curves.empty:
     st.info("No item was judged by both the gold raters and a non-expert.")
 else:
-    f1 = cached(Q.experts_curves_figure, query, cres, shared=True)
+    f1 = cached(experts_view.experts_curves_figure, query, cres, shared=True)
     st.plotly_chart(f1, width="stretch", key="ex_fig1")
     download_figure(f1, f"{ds.name}_experts_fig1", key="ex_fig1_dl")
     st.dataframe(curves, hide_index=True, width="stretch")
@@ -93,18 +95,18 @@ st.subheader("Ranking the systems")
 try:
     if m:
         with st.spinner(f"Scoring the systems with {md(m)}…"):
-            scores = cached(Q.experts_metric_scores, Q.ExpertsQuery(h, tok, metric=m), ds)
+            scores = cached(experts_view.experts_metric_scores, experts_view.ExpertsQuery(h, query_settings(tok), metric=m), ds)
     else:
         scores = None
-    mquery = Q.replace(query, tokenize=tok if m else None, metric=m)
-    rres = cached(Q.experts_rankings, mquery, (labels, scores))
+    mquery = dataclasses.replace(query, settings=query_settings(tok if m else None), metric=m)
+    rres = cached(experts_view.experts_rankings, mquery, (labels, scores))
 except Exception as exc:
     show_exception(exc, "Could not rank the systems")
     st.stop()
 ranks = rres.table
 show_notes(rres, notes_as="warning")
 if ranks["rho"].notna().any():
-    f3 = cached(Q.experts_rankings_figure, mquery, ranks, shared=True)
+    f3 = cached(experts_view.experts_rankings_figure, mquery, ranks, shared=True)
     st.plotly_chart(f3, width="stretch", key="ex_fig3")
     download_figure(f3, f"{ds.name}_experts_fig3", key="ex_fig3_dl")
 else:

@@ -7,8 +7,10 @@ import pandas as pd
 import streamlit as st
 
 from evalcore.scoring import defaults as common_view
-from evalcore.views import queries as Q
+import dataclasses
+from evalcore.views import human_likeness as human_likeness_view
 from evalcore.present import plots as P
+from pages.common import query_settings  # noqa: E402
 from pages.common import cached, computed_keys, current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
 from pages.common import tokenizer_of  # noqa: E402
 
@@ -46,7 +48,7 @@ if not metrics:
     st.info("Choose at least one metric.")
     st.stop()
 
-query = Q.HumanLikenessQuery(ds.content_hash(), tok, tuple(metrics), ties, average, int(boot))
+query = human_likeness_view.HumanLikenessQuery(ds.content_hash(), query_settings(tok), tuple(metrics), ties, average, int(boot))
 settings_caption(settings_of_page(ds, judged_only=False), ds)  # every segment: QARLA needs no judgement
 fig_slot = st.empty()
 done = computed_keys()
@@ -56,7 +58,7 @@ try:
     for i, m in enumerate(metrics):  # the rows of Figure 1 are independent: drawn as each metric arrives
         what = f"ORANGE and KING: {m} ({i + 1} of {len(metrics)}; each reference held out in turn)"
         cb(i / len(metrics), what)
-        parts.append(cached(Q.human_likeness_rows, Q.replace(query, metrics=(m,)), ds,
+        parts.append(cached(human_likeness_view.human_likeness_rows, dataclasses.replace(query, metrics=(m,)), ds,
                             progress=lambda f, t, i=i, what=what: cb((i + f) / len(metrics), f"{what}: {t}")))
         if ("hl", query) not in done and i < len(metrics) - 1:  # the figure so far, while the next metric is scored
             fig_slot.plotly_chart(P.figure1(pd.concat(parts, ignore_index=True)), width="stretch")
@@ -67,7 +69,7 @@ except Exception as exc:
     show_exception(exc, "Could not compute ORANGE and KING")
     st.stop()
 
-fig = cached(Q.human_likeness_figure, query, table)
+fig = cached(human_likeness_view.human_likeness_figure, query, table)
 fig_slot.plotly_chart(fig, width="stretch", key="hl_fig1")
 download_figure(P.with_signature(fig, common_view.signature_text(metrics, f"ties={ties}; average={average}", tokenize=tok, nrefs=QARLA_NREFS)),
                 f"{ds.name}_figure1", key="hl_fig1_dl")
@@ -92,7 +94,7 @@ e1, e2 = st.columns([1, 2])
 metric = e1.selectbox("Metric", metrics, key="hl_case_metric")
 only_failed = e2.checkbox("Only the cases KING failed", value=True, key="hl_only_failed")
 try:
-    cases, outputs = cached(Q.human_likeness_cases, Q.replace(query, metrics=(metric,), bootstrap=0), ds)
+    cases, outputs = cached(human_likeness_view.human_likeness_cases, dataclasses.replace(query, metrics=(metric,), bootstrap=0), ds)
 except Exception as exc:
     show_exception(exc, "Could not list the cases")
     st.stop()

@@ -5,7 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.scoring import defaults as common_view
-from evalcore.views import queries as Q
+from evalcore.views import judges as judges_view, queries as queries_view
+from pages.common import query_settings  # noqa: E402
 from pages.common import cached, current_dataset, download_figure, download_table, ensure_shell, md, show_exception
 
 ensure_shell(__file__)
@@ -48,12 +49,12 @@ chance = c3.selectbox("Chance agreement P(E)", ["uniform", "empirical"], key="jd
 settings_caption(settings_of_page(ds), ds, criterion)
 st.subheader("Score distributions per rater")
 try:
-    dres = cached(Q.rater_distributions, Q.CriterionQuery(h, None, criterion, norm), ds)
+    dres = cached(judges_view.distributions, judges_view.CriterionQuery(h, query_settings(), criterion, norm), ds)
     dist = dres.table
 except Exception as exc:
     show_exception(exc, "Could not normalise the scores")
     st.stop()
-fig = cached(Q.rater_distributions_figure, Q.CriterionQuery(h, None, criterion, norm), dist, shared=True)
+fig = cached(judges_view.rater_distributions_figure, judges_view.CriterionQuery(h, query_settings(), criterion, norm), dist, shared=True)
 st.plotly_chart(fig, width="stretch", key="jd_dist")
 download_figure(fig, f"{ds.name}_rater_distributions", key="jd_dist_fig")
 summary = dres.summary
@@ -70,7 +71,7 @@ st.caption("Raters use the scale differently (some are strict, some lenient, som
 # ---------------------------------------------------------------- agreement
 try:
     with st.spinner("Comparing the judges…"):
-        ov = cached(Q.judges_overview, Q.CriterionQuery(h, None, criterion, chance), ds)
+        ov = cached(judges_view.overview, judges_view.CriterionQuery(h, query_settings(), criterion, chance), ds)
 except Exception as exc:
     show_exception(exc, "Could not compute agreement")
     st.stop()
@@ -118,11 +119,11 @@ else:
 if len(raters) >= 2 and not skip_details:
     left, right = st.columns(2)
     with left:
-        pf = cached(Q.agreement_pa_figure, Q.CriterionQuery(h, None, criterion, chance), ov, shared=True)
+        pf = cached(judges_view.agreement_pa_figure, judges_view.CriterionQuery(h, query_settings(), criterion, chance), ov, shared=True)
         st.plotly_chart(pf, width="stretch", key="jd_pa")
         download_figure(pf, f"{ds.name}_agreement_matrix", key="jd_pa_fig")
     with right:
-        kf = cached(Q.agreement_kappa_figure, Q.CriterionQuery(h, None, criterion, chance), ov, shared=True)
+        kf = cached(judges_view.agreement_kappa_figure, judges_view.CriterionQuery(h, query_settings(), criterion, chance), ov, shared=True)
         st.plotly_chart(kf, width="stretch", key="jd_kappa")
         download_figure(kf, f"{ds.name}_kappa_matrix", key="jd_kappa_fig")
     mat = ov["pa"].reset_index().rename(columns={"index": "rater"})
@@ -135,7 +136,7 @@ if len(raters) >= 2 and not skip_details:
     if len(ov["curve"]):
         st.markdown("**Agreement as judges are added** (Callison-Burch 2009 Fig. 1): each rater in turn is the reference; "
                     "k of the other raters' labels are combined by majority vote.")
-        cf = cached(Q.agreement_curve_figure, Q.CriterionQuery(h, None, criterion, chance), ov, shared=True)
+        cf = cached(judges_view.agreement_curve_figure, judges_view.CriterionQuery(h, query_settings(), criterion, chance), ov, shared=True)
         st.plotly_chart(cf, width="stretch", key="jd_curve")
         download_figure(cf, f"{ds.name}_agreement_curve", key="jd_curve_fig")
         download_table(ov["curve"], f"{ds.name}_agreement_curve_{criterion}", key="jd_curve_tab")
@@ -143,7 +144,7 @@ if len(raters) >= 2 and not skip_details:
 # ---------------------------------------------------------------- consensus + HTER
 st.subheader("Consensus ranking of the judges (Schulze)")
 try:
-    cons, support = cached(Q.judges_consensus, Q.CriterionQuery(h, None, criterion), ds)
+    cons, support = cached(judges_view.consensus, judges_view.CriterionQuery(h, query_settings(), criterion), ds)
     st.caption("Each (rater, segment) is a ballot ranking the outputs that rater scored on that segment "
                f"(Callison-Burch 2009; Schulze 2011, winning votes): {support.summary()}.")
     if support.few:
@@ -155,7 +156,7 @@ except Exception as exc:
     show_exception(exc, "Could not rank the systems")
 
 st.subheader("HTER")
-ht = cached(Q.hter_table, Q.Query(h), ds)
+ht = cached(judges_view.hter, queries_view.Query(h), ds)
 if ht.empty:
     st.caption("No post-edits in this dataset (a `postedits_tokenized.tsv` table enables HTER, methods §5.6).")
 else:

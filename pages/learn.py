@@ -5,9 +5,10 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.scoring import defaults as common_view
-from evalcore.views import queries as Q
+from evalcore.views import learn as learn_view
 from evalcore.present import highlight as H
 from evalcore.present import plots as P
+from pages.common import query_settings  # noqa: E402
 from pages.common import SAMPLE_KEY, download_figure, download_table, ensure_shell, load_choice, md, progress_bar, show_exception
 from pages.common import cached, tokenizer_of  # noqa: E402
 
@@ -36,7 +37,7 @@ def span_stop() -> None:
                 "rows), e.g. WMT24 ESA or WMT21 TED MQM: choose one in the sidebar. The bundled sample has none.")
         return
     try:
-        L6 = cached(Q.learn_span_lesson, Q.LearnQuery(cur.content_hash(), tokenizer_of(cur)), cur)
+        L6 = cached(learn_view.learn_span_lesson, learn_view.LearnQuery(cur.content_hash(), query_settings(tokenizer_of(cur))), cur)
     except Exception as exc:
         show_exception(exc, "Could not choose the examples")
         return
@@ -85,7 +86,7 @@ stop = st.radio("Stop of the tour", list(STOPS), format_func=lambda i: f"{i} · 
 st.caption("Each stop computes its numbers when you open it (once; then they are kept).")
 try:
     bar, cb = progress_bar("Computing this stop's lesson…")
-    L = cached(Q.learn_lessons, Q.LearnQuery(h, tok, (PART_OF[stop],) if PART_OF[stop] else ()), ds, progress=cb)
+    L = cached(learn_view.learn_lessons, learn_view.LearnQuery(h, query_settings(tok), (PART_OF[stop],) if PART_OF[stop] else ()), ds, progress=cb)
     bar.empty()
 except Exception as exc:
     show_exception(exc, "Could not compute the lessons")
@@ -111,7 +112,7 @@ if stop == 1:
                                     "human": st.column_config.NumberColumn(f"mean {crit}", format="%.2f")})
         download_table(t, "learn_bleu_vs_humans", key="learn_t1", signature=common_view.signature_text(["bleu"], tokenize=tok))
         try:
-            ex = cached(Q.learn_paraphrase_example, Q.LearnQuery(h, tok, system=worst["system"], criterion=crit), ds)
+            ex = cached(learn_view.learn_paraphrase_example, learn_view.LearnQuery(h, query_settings(tok), system=worst["system"], criterion=crit), ds)
         except Exception as exc:
             ex = None
             show_exception(exc, "Could not build the example")
@@ -194,7 +195,7 @@ elif stop == 5:
     pair = ("synonyms", "literal")
     if crit and all(s in ds.systems for s in pair):
         try:
-            head, tags = cached(Q.learn_two_verdicts, Q.LearnQuery(h, None, system=pair[0], other=pair[1],
+            head, tags = cached(learn_view.learn_two_verdicts, learn_view.LearnQuery(h, query_settings(), system=pair[0], other=pair[1],
                                                                    criterion=crit), ds)
         except Exception as exc:
             head = None

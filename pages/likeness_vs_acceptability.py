@@ -8,9 +8,11 @@ import streamlit as st
 
 from evalcore.stats.registry import label as stat_label, names as stat_names
 from evalcore.scoring import defaults as common_view
-from evalcore.views import likeness_vs_acceptability as likeness_vs_acceptability_view, queries as Q
+import dataclasses
+from evalcore.views import likeness_vs_acceptability as likeness_vs_acceptability_view
 from evalcore.scoring import scores as scores_view
 from evalcore.present import plots as P
+from pages.common import query_settings  # noqa: E402
 from pages.common import cached, computed_keys, current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
 from pages.common import tokenizer_of  # noqa: E402
 
@@ -66,8 +68,9 @@ st.caption("Drawn metric by metric as each metric's similarities and scores arri
            "its own metric); the selected set's point is added after the metric-set search below.")
 fig_slot = st.empty()
 fig_notes = st.container()
-pk = Q.LikenessQuery(ds.content_hash(), tok, tuple(metrics), criterion, method, level, mode, norm, ties, average,
-                     int(boot), bool(judged_only))
+pk = likeness_vs_acceptability_view.LikenessQuery(ds.content_hash(), query_settings(tok, judged_only=bool(judged_only)),
+                                                  tuple(metrics), criterion, method, level, mode, norm, ties, average,
+                                                  int(boot))
 done = computed_keys()
 try:
     bar, cb = progress_bar("QUEEN values and correlations…")
@@ -75,7 +78,7 @@ try:
     for i, m in enumerate(metrics):
         what = f"Figure 3: {m} ({i + 1} of {len(metrics)})"
         cb(i / len(metrics), what)
-        parts.append(cached(Q.likeness_points, Q.replace(pk, metrics=(m,), groups=tuple(likeness_vs_acceptability_view.GROUPS[:2])),
+        parts.append(cached(likeness_vs_acceptability_view.likeness_points, dataclasses.replace(pk, metrics=(m,), groups=tuple(likeness_vs_acceptability_view.GROUPS[:2])),
                             ds, progress=lambda f, t, i=i, what=what: cb((i + f) / len(metrics), f"{what}: {t}")))
         if ("lva", pk) not in done and i < len(metrics) - 1:  # the figure so far, while the next metric is scored
             fig_slot.plotly_chart(P.figure3(pd.concat(parts, ignore_index=True),
@@ -91,7 +94,7 @@ except Exception as exc:
     show_exception(exc, "Could not compute Figure 3")
     st.stop()
 per_metric = pd.concat(parts, ignore_index=True)
-fig_slot.plotly_chart(cached(Q.likeness_figure, pk, per_metric), width="stretch")
+fig_slot.plotly_chart(cached(likeness_vs_acceptability_view.likeness_figure, pk, per_metric), width="stretch")
 
 # ---------------------------------------------------------------- search
 st.subheader("Metric-set search")
@@ -116,9 +119,10 @@ if smethod == "exhaustive" and not run_exhaustive:
     s3.caption("Showing the greedy search until the exhaustive one is run.")
 try:
     bar, cb = progress_bar(f"{smethod} search…")
-    sk = Q.replace(pk, search=smethod, min_coverage=min_cov, criterion=None, method="pearson", level="segment",
-                   normalisation="raw", bootstrap=0, judged_only=True)  # the search needs no human score
-    res = cached(Q.likeness_search, sk, ds, progress=cb)
+    sk = dataclasses.replace(pk, search=smethod, min_coverage=min_cov, criterion=None, method="pearson", level="segment",
+                   normalisation="raw", bootstrap=0,
+                   settings=pk.settings.with_(judged_only=True))  # the search needs no human score
+    res = cached(likeness_vs_acceptability_view.likeness_search, sk, ds, progress=cb)
     bar.empty()
     if smethod == "exhaustive":
         st.session_state["lva_exhaustive_ran"] = (ds.content_hash(), tok, tuple(metrics))
@@ -136,7 +140,7 @@ if len(excl):
         f"**{md(r.metric)}** (coverage {r.coverage:.3f}): {md(r.reason)}" for r in excl.itertuples(index=False)))
 tr = res["trace"]
 if smethod == "greedy":
-    tfig = cached(Q.search_trace_figure, sk, tr)
+    tfig = cached(likeness_vs_acceptability_view.search_trace_figure, sk, tr)
     st.plotly_chart(tfig, width="stretch", key="lva_trace")
     download_figure(P.with_signature(tfig, common_view.signature_text(metrics, tokenize=tok, nrefs=QARLA_NREFS)), f"{ds.name}_search_trace",
                     key="lva_trace_fig")
@@ -147,17 +151,17 @@ with st.expander("Search trace", expanded=smethod == "exhaustive"):
 
 # ---------------------------------------------------------------- the selected set's point
 try:
-    set_row = cached(Q.likeness_points, Q.replace(pk, selected=tuple(chosen), groups=("selected set",)), ds)
+    set_row = cached(likeness_vs_acceptability_view.likeness_points, dataclasses.replace(pk, selected=tuple(chosen), groups=("selected set",)), ds)
 except Exception as exc:
     show_exception(exc, "Could not compute the selected set's point")
     st.stop()
 pts = pd.concat([per_metric, set_row], ignore_index=True)
 with fig_notes:
-    pk = Q.replace(pk, selected=tuple(chosen))
+    pk = dataclasses.replace(pk, selected=tuple(chosen))
     if len(pts):
         ns = sorted({int(x) for x in pts["n_segments"]})
         st.caption(f"Correlations over {ns[0]}{'-' + str(ns[-1]) if len(ns) > 1 else ''} of {ds.n_segments} segments.")
-    fig = cached(Q.likeness_figure, pk, pts)
+    fig = cached(likeness_vs_acceptability_view.likeness_figure, pk, pts)
     fig_slot.plotly_chart(fig, width="stretch", key="lva_fig3")
     download_figure(P.with_signature(fig, common_view.signature_text(metrics, f"criterion={criterion}; {method}; level={level}", tokenize=tok, nrefs=QARLA_NREFS)),
                     f"{ds.name}_figure3", key="lva_fig3_dl")

@@ -6,7 +6,9 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.scoring import defaults as common_view
-from evalcore.views import metatask as view, queries as Q
+import dataclasses
+from evalcore.views import metatask as metatask_view, metatask as view, queries as queries_view
+from pages.common import query_settings  # noqa: E402
 from pages.common import cached, download_figure, download_table, ensure_shell, md, show_exception
 
 ensure_shell(__file__)
@@ -55,11 +57,11 @@ if not lps or not metrics:
     st.stop()
 
 # each pair's tokenizer is sacreBLEU's default for its target language (the task's own rule)
-query = Q.MetataskQuery(Q.collection_key(coll, lps), None, task, tuple(lps), tuple(metrics), human_v,
-                        bool(judged_only), k)
+query = metatask_view.MetataskQuery(queries_view.collection_key(coll, lps), query_settings(judged_only=bool(judged_only)), task,
+                                    tuple(lps), tuple(metrics), human_v, k)
 try:
     with st.spinner("Scoring and computing the task table…"):
-        result = cached(Q.metatask_result, query, coll)
+        result = cached(metatask_view.metatask_result, query, coll)
         res, notes, sig = result
 except Exception as exc:
     show_exception(exc, "Could not compute the task table")
@@ -68,10 +70,13 @@ except Exception as exc:
 st.subheader("Leaderboard")
 settings_caption(metatask_settings_line(judged_only))
 table = view.leaderboard(res)
-lead = cached(Q.metatask_leaderboard_figure, query, result, shared=True)
+lead = cached(metatask_view.metatask_leaderboard_figure, query, result, shared=True)
 st.plotly_chart(lead, width="stretch", key="mt_lead")
 download_figure(lead, f"metatask_{task}_leaderboard", key="mt_lead_dl")
-st.dataframe(table, hide_index=True, width="stretch")
+shown, no_clusters = view.leaderboard_display(res)
+st.dataframe(shown, hide_index=True, width="stretch")
+if no_clusters:
+    st.caption(no_clusters)
 download_table(table, f"metatask_{task}", key="mt_table", signature=sig)
 
 
@@ -101,8 +106,8 @@ st.subheader("Values per sub-task")
 ci = None
 if want_ci:
     with st.spinner("Bootstrapping the segments…"):
-        ci = cached(Q.metatask_cis, query, result)
-values_fig = cached(Q.metatask_values_figure, Q.replace(query, with_ci=bool(ci)), result + (ci,), shared=True)
+        ci = cached(metatask_view.metatask_cis, query, result)
+values_fig = cached(metatask_view.metatask_values_figure, dataclasses.replace(query, with_ci=bool(ci)), result + (ci,), shared=True)
 st.plotly_chart(values_fig, width="stretch", key="mt_values")
 download_figure(values_fig, f"metatask_{task}_values", key="mt_values_dl")
 st.caption("SPA: soft pairwise accuracy (Thompson et al. 2024); acc23/item+tie: segment-level pairwise accuracy "

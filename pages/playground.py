@@ -71,8 +71,9 @@ try:
         st.subheader("Scores")
         settings_caption(DEFAULTS.with_(judged_only=False, tokenizer=tok))
         st.caption("`score`: against every reference; `start`: the starting text's score; `change`: the "
-                   "difference; `without REF`: the score with that reference left out. TER is an error rate "
-                   "(lower is better); the other metrics are higher-is-better.")
+                   "difference; `without REF`: the score with that reference left out. Each metric is on its own "
+                   "scale, named in the `scale` column (BLEU and chrF 0–100, METEOR and ROUGE 0–1; TER is an "
+                   "error rate, lower is better): compare changes within a row, not scores across rows.")
         st.dataframe(table.round(3), hide_index=True, width="stretch")
         download_table(table, f"{ds.name}_playground_scores", key="pg_scores")
     view = P.match_view(candidate, item.references, tokenize=tok)

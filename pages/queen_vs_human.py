@@ -8,8 +8,10 @@ import numpy as np
 import streamlit as st
 
 from evalcore.scoring import defaults as common_view
-from evalcore.views import queen_vs_human as queen_vs_human_view, queries as Q
+import dataclasses
+from evalcore.views import queen_vs_human as queen_vs_human_view
 from evalcore.present import plots as P
+from pages.common import query_settings  # noqa: E402
 from pages.common import cached, computed_keys, current_dataset, download_figure, download_table, ensure_shell, long_segment_note, md, progress_bar, require_judged_multi_reference, scope, show_exception, syntax_note
 from pages.common import tokenizer_of  # noqa: E402
 
@@ -25,7 +27,7 @@ QARLA_NREFS = common_view.qarla_nrefs(ds)  # nrefs of each comparison in the sig
 
 ds = scope(ds, "qvh")
 tok = tokenizer_of(ds)  # the word-level metrics' tokenizer, passed to every view that scores
-base = Q.QueenVsHumanQuery(ds.content_hash(), tok)
+base = queen_vs_human_view.QueenVsHumanQuery(ds.content_hash(), query_settings(tok))
 require_judged_multi_reference(ds)
 
 st.markdown("Amigó et al. 2006 Figure 4: **QUEEN** (how human-like an output is: the probability that, for every metric of "
@@ -39,13 +41,13 @@ provisional = st.empty()
 try:
     if not wanted:
         defaults = tuple(common_view.default_metrics(ds))
-        greedy_q = Q.replace(base, metrics=defaults)
+        greedy_q = dataclasses.replace(base, metrics=defaults)
         if defaults and ("qvh_greedy", greedy_q) not in computed_keys():
             # the search needs every default metric's similarities: first a provisional Figure 4 for the
             # first metric alone (its similarities are the search's first anyway), replaced below
             crit0 = common_view.default_criterion(ds)
             try:
-                p_pts, (p_h, p_q) = cached(Q.queen_points, Q.replace(base, metrics=defaults[:1], criterion=crit0), ds)
+                p_pts, (p_h, p_q) = cached(queen_vs_human_view.queen_points, dataclasses.replace(base, metrics=defaults[:1], criterion=crit0), ds)
                 with provisional.container():
                     st.caption(f"Provisional: Figure 4 for QUEEN{{{md(defaults[0])}}} while the greedy KING search "
                                f"selects the metric set over the {len(defaults)} default metrics (it scores every "
@@ -54,7 +56,7 @@ try:
             except Exception:  # provisional only: the search below reports any problem
                 pass
         bar, cb = progress_bar("Selecting the metric set (greedy KING search)…")
-        wanted = cached(Q.greedy_metric_set, greedy_q, ds, progress=cb)
+        wanted = cached(queen_vs_human_view.greedy_metric_set, greedy_q, ds, progress=cb)
         bar.empty()
         computed_keys().add(("qvh_greedy", greedy_q))
 except Exception as exc:
@@ -74,8 +76,8 @@ if not metric_set:
     st.stop()
 try:
     bar, cb = progress_bar("QUEEN of every output…")
-    query = Q.replace(base, metrics=tuple(metric_set), criterion=criterion, mode=mode, normalisation=norm)
-    pts, (h_thr, q_thr) = cached(Q.queen_points, query, ds, progress=cb)
+    query = dataclasses.replace(base, metrics=tuple(metric_set), criterion=criterion, mode=mode, normalisation=norm)
+    pts, (h_thr, q_thr) = cached(queen_vs_human_view.queen_points, query, ds, progress=cb)
     bar.empty()
 except Exception as exc:
     show_exception(exc, "Could not compute QUEEN")
@@ -94,7 +96,7 @@ h_thr = t1.slider(f"Acceptable: {md(criterion)} ≥", lo, hi if hi > lo else lo 
                                        "acceptable as three in four human translations), else the 75th percentile.")
 q_thr = t2.slider("Not human-like: QUEEN ≤", 0.0, 1.0, float(np.clip(q_thr, 0, 1)), 0.01, key="qvh_qthr",
                   help="Default: the median QUEEN of the points.")
-fig = cached(Q.queen_figure, Q.replace(query, human_threshold=float(h_thr), queen_threshold=float(q_thr)), pts)
+fig = cached(queen_vs_human_view.queen_figure, dataclasses.replace(query, human_threshold=float(h_thr), queen_threshold=float(q_thr)), pts)
 event = st.plotly_chart(fig, width="stretch", key="qvh_fig4", on_select="rerun",
                         selection_mode=("points", "box", "lasso"))
 download_figure(P.with_signature(fig, common_view.signature_text(metric_set, f"criterion={criterion}; mode={mode}", tokenize=tok, nrefs=QARLA_NREFS)),

@@ -7,7 +7,9 @@ import streamlit as st
 from evalcore.scoring import defaults as common_view
 from evalcore.present import plots_refs as PR
 from evalcore.analysis import references as R
-from evalcore.views import queries as Q
+import dataclasses
+from evalcore.views import references as references_view
+from pages.common import query_settings  # noqa: E402
 from pages.common import (
     tokenizer_of,
     current_dataset,
@@ -55,8 +57,8 @@ else:
             # the figure's metric first (drawn at once), then the other metrics of the table
             loo = {}
             bar, cb = progress_bar(f"Scoring the references against each other ({show})…")
-            query = Q.ReferencesQuery(h, tok, (), int(n_boot))
-            loo[show] = cached(Q.reference_loo, Q.replace(query, metrics=(show,)), sds, progress=cb)
+            query = references_view.ReferencesQuery(h, query_settings(tok), (), int(n_boot))
+            loo[show] = cached(references_view.reference_loo, dataclasses.replace(query, metrics=(show,)), sds, progress=cb)
             bar.empty()
             show_notes(loo[show])
             fig = PR.reference_quality(loo[show].table, show)
@@ -66,7 +68,7 @@ else:
             if rest:
                 bar, cb = progress_bar(f"Scoring the references against each other ({', '.join(rest)})…")
                 for i, m in enumerate(rest):
-                    loo[m] = cached(Q.reference_loo, Q.replace(query, metrics=(m,)), sds,
+                    loo[m] = cached(references_view.reference_loo, dataclasses.replace(query, metrics=(m,)), sds,
                                     progress=lambda f, t, i=i: cb((i + f) / len(rest), t))
                 bar.empty()
             summary = R.combine_loo([loo[m] for m in chosen]).table
@@ -93,7 +95,7 @@ else:
         share = c3.slider("Flag a reference set when this share of its segments is flagged", 0.0, 1.0, 0.3, 0.05,
                           key="rf_share")
         try:
-            detected = cached(Q.detect_mt, Q.ReferencesQuery(h, tok, (dmetric,), 0, float(gap), float(share)), sds)
+            detected = cached(references_view.detect_mt, references_view.ReferencesQuery(h, query_settings(tok), (dmetric,), 0, float(gap), float(share)), sds)
             segs, overall = detected.detail, detected.table
             st.caption(md(detected.method))
             st.dataframe(overall, hide_index=True, width="stretch")
@@ -138,8 +140,8 @@ else:
     cmetrics = c2.multiselect("Metrics to correlate with", common_view.available_metrics(ds),
                               default=[m for m in ("bleu", "chrf") if m in common_view.available_metrics(ds)], key="rc_metrics")
     try:
-        cquery = Q.ComprehensionQuery(hc, ctok, int(cboot), tuple(cmetrics))
-        t3res = cached(Q.comprehension_results, Q.replace(cquery, tokenize=None, metrics=()), ds)
+        cquery = references_view.ComprehensionQuery(hc, query_settings(ctok), int(cboot), tuple(cmetrics))
+        t3res = cached(references_view.comprehension_results, dataclasses.replace(cquery, settings=query_settings(), metrics=()), ds)
         t3 = t3res.table
         st.caption(md(t3res.method))
         fig = PR.comprehension_bars(t3)
@@ -148,7 +150,7 @@ else:
         st.dataframe(t3, hide_index=True, width="stretch",
                      column_config={c: st.column_config.NumberColumn(format="%.1f") for c in ("pct_correct", "ci_lo", "ci_hi")})
         download_table(t3, f"{ds.name}_comprehension_table3", key="rc_tab", signature=t3res.method)
-        cres = cached(Q.comprehension_correlations, cquery, (ds, t3))
+        cres = cached(references_view.comprehension_correlations, cquery, (ds, t3))
         corr = cres.table
         st.markdown("**System-level correlation of % correct with metrics and human scores**")
         st.caption(md(cres.method))

@@ -8,9 +8,11 @@ import streamlit as st
 
 from evalcore.stats.registry import label as stat_label, names as stat_names
 from evalcore.scoring import defaults as common_view
-from evalcore.views import queries as Q, systems as systems_view
+import dataclasses
+from evalcore.views import judges as judges_view, systems as systems_view
 from evalcore.analysis import system_level
 from evalcore.present import plots as P
+from pages.common import query_settings  # noqa: E402
 from pages.common import cached, computed_keys, current_dataset, download_figure, download_table, ensure_shell, judged_only_control, long_segment_note, md, progress_bar, scope, segments_caption, settings_of_page, show_exception, syntax_note
 from pages.common import settings_caption
 from pages.common import tokenizer_of  # noqa: E402
@@ -27,7 +29,7 @@ ds = current_dataset()
 def point_table(metrics, criteria, progress=None):
     """Scores without CIs or tests (what the page shows first, metric by metric; ``progress``
     moves the bar while a metric scores, e.g. a neural one)."""
-    return cached(Q.systems_table, Q.replace(query_of(metrics), criteria=tuple(criteria), baseline=None, n_boot=0,
+    return cached(systems_view.systems_table, dataclasses.replace(query_of(metrics), criteria=tuple(criteria), baseline=None, n_boot=0,
                                              test="bootstrap"), ds, progress=progress)
 
 
@@ -70,20 +72,20 @@ page_settings = settings_of_page(ds, judged_only=bool(judged_only), include_refs
 settings_caption(page_settings, ds, judged_only or None)
 
 
-def query_of(metrics) -> Q.SystemsQuery:
+def query_of(metrics) -> systems_view.SystemsQuery:
     """This run's query (its cache key) for ``metrics``."""
-    return Q.SystemsQuery(h, tok, tuple(metrics), tuple(criteria), baseline, include_refs, norm, int(n_boot), test,
-                          ref_ids, judged_only)
+    return systems_view.SystemsQuery(h, page_settings.with_(tokenizer=tok), tuple(metrics), tuple(criteria), baseline,
+                                     norm, int(n_boot), test)
 
 
 def show_scores(table, final: bool) -> None:
     """The scores table and the bar chart (into their slots: redrawn as metrics arrive)."""
-    wide = cached(Q.systems_wide, query, table, shared=True) if final else systems_view.system_wide(table)
+    wide = cached(systems_view.systems_wide, query, table, shared=True) if final else systems_view.system_wide(table)
     table_slot.dataframe(wide, hide_index=True, width="stretch",
                          column_config={c: st.column_config.NumberColumn(format="%.3f") for c in wide.columns
                                         if c not in ("system",) and not c.endswith("vs baseline")})
     # the memoised figure carries its signature from the start: the same figure on every rerun
-    fig = cached(Q.systems_bars, query, table, shared=True) if final else P.system_bars(table)
+    fig = cached(systems_view.systems_bars, query, table, shared=True) if final else P.system_bars(table)
     if final:
         fig_slot.plotly_chart(fig, width="stretch", key="sys_bars")
     else:
@@ -144,7 +146,7 @@ sig = common_view.signature_text(metrics, f"CI: {n_boot} bootstrap resamples of 
                                           f"settings: {page_settings.describe(ds, judged_only or None)}",
                                  dataset=ds, level="system", tokenize=tok)
 base_name = None if baseline == "(none)" else baseline
-query = Q.replace(query_of(metrics), signature=sig)
+query = dataclasses.replace(query_of(metrics), signature=sig)
 try:
     if ("systems", query_of(metrics)) not in done and (int(n_boot) or base_name):
         # first the scores alone, metric by metric (each one cached), then the bootstrap
@@ -161,7 +163,7 @@ try:
             show_scores(pd.concat(parts, ignore_index=True), False)
         bar.empty()
     bar, cb = progress_bar(f"Bootstrap CIs ({int(n_boot)} resamples) and paired tests against the baseline…")
-    table = cached(Q.systems_table, Q.replace(query_of(metrics), baseline=base_name), ds, progress=cb)
+    table = cached(systems_view.systems_table, dataclasses.replace(query_of(metrics), baseline=base_name), ds, progress=cb)
     bar.empty()
     done.add(("systems", query_of(metrics)))
 except Exception as exc:
@@ -184,16 +186,16 @@ with fig_dl:
     download_figure(fig, f"{ds.name}_system_bars", key="sys_bars_fig")
 
 st.subheader("Rank agreement")
-ranks = cached(Q.systems_ranks, query, table, shared=True)
+ranks = cached(systems_view.systems_ranks, query, table, shared=True)
 left, right = st.columns([3, 2])
 with left:
     RANK_STATS = list(stat_names("system", p_value=True, aliases=False))  # the classic correlations
     method = st.selectbox("Agreement between rankings", RANK_STATS, index=RANK_STATS.index("kendall"),
                           key="sys_rank_method", format_func=stat_label)
-    agree = cached(Q.systems_agreement, Q.replace(query, rank_method=method), table, shared=True)
+    agree = cached(systems_view.systems_agreement, dataclasses.replace(query, rank_method=method), table, shared=True)
     off_diag = agree.to_numpy(float)[~np.eye(len(agree), dtype=bool)] if len(agree) > 1 else np.array([])
     if off_diag.size and np.isfinite(off_diag).any():
-        hfig = cached(Q.systems_agreement_figure, Q.replace(query, rank_method=method), agree, shared=True)
+        hfig = cached(systems_view.systems_agreement_figure, dataclasses.replace(query, rank_method=method), agree, shared=True)
         st.plotly_chart(hfig, width="stretch", key="sys_rank_heat")
         download_figure(hfig, f"{ds.name}_rank_agreement", key="sys_rank_fig")
         if np.isnan(off_diag).any():
@@ -223,7 +225,7 @@ else:
     vs_settings = page_settings.with_(judged_only=bool(judged_only))
     try:
         with st.spinner("Correlations with the humans and their bootstrap CIs…"):
-            vs = cached(Q.metrics_vs_humans, Q.MetricsVsHumansQuery(h, tok, tuple(metrics), vs_crit, vs_settings,
+            vs = cached(systems_view.metrics_vs_humans, systems_view.MetricsVsHumansQuery(h, vs_settings, tuple(metrics), vs_crit,
                                                                      int(n_boot), vs_test, norm), ds)
     except Exception as exc:
         show_exception(exc, "Could not correlate the metrics with the humans")
@@ -262,7 +264,7 @@ st.subheader("Consensus rankings (Schulze)")
 cc1, cc2 = st.columns(2)
 with cc1:
     st.markdown("**Of all chosen metrics** (each metric's ranking is one ballot)")
-    cons = cached(Q.systems_schulze, query, table, shared=True)
+    cons = cached(systems_view.systems_schulze, query, table, shared=True)
     st.dataframe(cons, hide_index=True, width="stretch")
     download_table(cons, f"{ds.name}_schulze_metrics", key="sys_sch_m", signature=sig)
 with cc2:
@@ -270,7 +272,7 @@ with cc2:
         crit = st.selectbox("Of all judges of", ds_criteria, key="sys_sch_crit",
                             index=ds_criteria.index(common_view.default_criterion(ds)))
         try:
-            jc, support = cached(Q.judges_consensus, Q.CriterionQuery(h, None, crit), ds)
+            jc, support = cached(judges_view.consensus, judges_view.CriterionQuery(h, query_settings(), crit), ds)
             st.caption("Every (rater, segment) is a partial ballot ranking the systems it scored "
                        f"(Callison-Burch 2009; Schulze 2011): {support.summary()}.")
             if support.few:

@@ -748,12 +748,12 @@ def main(argv=None) -> int:
         if names is not None and check.name not in names or \
                 names is None and check.heavy and not args.all and not (check.neural and args.neural):
             continue
-        if check.data and not (ROOT.parent / "shared" / "data" / check.data).exists():
-            print(f"SKIP {check.name}: ../shared/data/{check.data} is absent")
-            continue
-        if check.neural and not args.neural:
+        if check.neural and not args.neural:  # the opt-in is said first: it holds with or without the data
             if names is not None:
                 print(f"SKIP {check.name}: a neural check, run only with --neural")
+            continue
+        if check.data and not (ROOT.parent / "shared" / "data" / check.data).exists():
+            print(f"SKIP {check.name}: ../shared/data/{check.data} is absent")
             continue
         if check.neural and (why := _neural_missing()):
             print(f"SKIP {check.name}: {why}")

@@ -631,7 +631,10 @@ def test_figures_use_webgl_for_big_scatters_and_escape_names():
     wins = pd.DataFrame({"signal": ["metric:bleu"], "a_win_rate": [0.2], "a_wins": [1], "b_wins": [4], "ties": [0],
                          "n_segments": [5]})
     fig = PC.win_rates(wins, head, "x", "y")
-    assert fig.data[0].marker.color[0] == C.COLOURS["b"]  # B won: B's colour
+    # each bar is in the colour of the system whose rate it shows, whoever won (B here)
+    assert fig.data[0].marker.color == C.COLOURS["a"] and list(fig.data[0].x) == [0.2]
+    assert fig.data[1].marker.color == C.COLOURS["b"] and abs(fig.data[1].x[0] - 0.8) < 1e-12
+    assert list(fig.data[1].text) == ["y"] and fig.layout.barmode == "stack"
 
 
 def test_segments_a_metric_refuses_are_left_out_for_both_systems():

@@ -55,6 +55,9 @@ def test_metatask_page_matches_the_engine():
     assert spa and t[spa[0]].to_numpy() == pytest.approx(want[spa[0]].to_numpy(), abs=1e-12)
     keys = [c.key for c in at.get("plotly_chart")]
     assert keys == ["mt_lead", "mt_values"]
+    # no clusters computed (0 resamples, the default): a dash and a note, never "None"
+    assert set(t["cluster"].astype(str)) == {"–"} and want["cluster"].isna().all()
+    assert any("Clusters were not computed" in c.value for c in at.caption)
     # the task choice changes the table: wmt23 has the pooled accuracy column
     at.selectbox(key="mt_task").set_value("wmt23").run()
     assert not at.exception

@@ -286,3 +286,24 @@ def test_metric_providers_register_ids_on_demand():
     finally:
         base._PROVIDERS.pop("fake:", None)
         base.unregister("fake:yes")
+
+
+def test_python_m_evalcore_works_beside_a_folder_named_evalcore(tmp_path):
+    """``python -m evalcore`` from a folder holding a checkout named ``evalcore`` (a folder without
+    ``__init__.py``, which Python would take for a namespace package) runs the real package and
+    says which folder it passed over."""
+    import subprocess
+    import sys
+
+    import evalcore
+
+    env = {k: v for k, v in __import__("os").environ.items() if k != "PYTHONPATH"}
+    probe = subprocess.run([sys.executable, "-c", "import evalcore.cli"], cwd=tmp_path, env=env, capture_output=True)
+    if probe.returncode:
+        pytest.skip("evalcore is not installed (the README's commands install it, editable)")
+    (tmp_path / "evalcore" / "docs").mkdir(parents=True)
+    r = subprocess.run([sys.executable, "-m", "evalcore", "--version"], cwd=tmp_path, capture_output=True,
+                       text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == f"evalcore {evalcore.__version__}"
+    assert "shadows the evalcore package" in r.stderr and str(tmp_path / "evalcore") in r.stderr

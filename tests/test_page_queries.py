@@ -1,5 +1,7 @@
-"""Every page caches the one way: a frozen query dataclass (evalcore.views.queries) is its cache
-key, and ``pages.common.cached(view_fn, query, data)`` is the only cache a page calls."""
+"""Every page caches the one way: a frozen query dataclass (a subclass of
+evalcore.views.queries.Query, owned by the page's view module) is its cache key, and
+``pages.common.cached(view_fn, query, data)`` is the only cache a page calls. Every query carries
+the one shared :class:`evalcore.scoring.settings.Settings`."""
 from __future__ import annotations
 
 import dataclasses
@@ -46,19 +48,41 @@ def test_computing_pages_use_cached_with_named_view_functions(page):
     calls = re.findall(r"\bcached\(\s*([^,\s]+)", code)
     assert calls, f"{page}.py computes without the cached helper"
     assert not [c for c in calls if c.startswith("lambda")], calls
-    # every view function a page caches is a view-model function of evalcore.views.queries
-    assert all(c.startswith("Q.") for c in calls), calls
+    # every view function a page caches is a view-model function of a view module
+    # (``<module>_view.<function>``, imported as ``from evalcore.views import <module> as <module>_view``)
+    import importlib
+
+    assert all(re.fullmatch(r"\w+_view\.\w+", c) for c in calls), calls
+    for c in calls:
+        alias, fn = c.split(".")
+        module = importlib.import_module(f"evalcore.views.{alias[:-len('_view')]}")
+        assert callable(getattr(module, fn)), c
+
+
+def _view_modules():
+    import importlib
+    import pkgutil
+
+    from evalcore import views
+
+    return [importlib.import_module(f"evalcore.views.{m.name}") for m in pkgutil.iter_modules(views.__path__)]
+
+
+def test_no_central_query_hub():
+    """A page is a slice: the query base holds only what every query shares (no page's query
+    class and no view-model function), and each view module owns its page's query."""
     from evalcore.views import queries as Q
 
-    for c in calls:
-        assert callable(getattr(Q, c[2:])), c
+    own = [n for n, obj in vars(Q).items() if inspect.isclass(obj) and obj.__module__ == Q.__name__]
+    assert own == ["Query"], own
+    assert len((ROOT / "evalcore" / "views" / "queries.py").read_text(encoding="utf-8").splitlines()) <= 300
 
 
 def _queries():
     from evalcore.views import queries as Q
 
-    return [obj for _, obj in inspect.getmembers(Q, inspect.isclass)
-            if dataclasses.is_dataclass(obj) and obj.__module__ == Q.__name__]
+    return [obj for mod in _view_modules() for _, obj in inspect.getmembers(mod, inspect.isclass)
+            if dataclasses.is_dataclass(obj) and obj.__module__ == mod.__name__ and issubclass(obj, Q.Query)]
 
 
 def test_every_query_is_frozen_hashable_and_a_stable_key():
@@ -66,15 +90,24 @@ def test_every_query_is_frozen_hashable_and_a_stable_key():
 
     qs = _queries()
     assert len(qs) >= 14  # one per computing page (some share CriterionQuery / SpansQuery / Query)
+    from evalcore.scoring.settings import DEFAULTS, Settings
+
+    s13 = DEFAULTS.with_(tokenizer="13a")
     for cls in qs:
-        q = cls("abc123", "13a")
+        q = cls("abc123", s13)
         assert Q.check_query(q) is q
-        assert hash(q) == hash(cls("abc123", "13a")) and q == cls("abc123", "13a")
+        assert hash(q) == hash(cls("abc123", s13)) and q == cls("abc123", s13)
         with pytest.raises(dataclasses.FrozenInstanceError):
             q.dataset = "other"  # type: ignore[misc]
-        other = Q.replace(q, tokenize="char")
+        other = dataclasses.replace(q, settings=s13.with_(tokenizer="char"))
         assert Q.query_key(other) != Q.query_key(q)  # the tokenizer is part of every key
-        assert Q.query_key(q) == repr(cls("abc123", "13a")) and cls.__name__ in Q.query_key(q)
+        assert q.tokenize == "13a" and other.tokenize == "char"
+        assert Q.query_key(q) == repr(cls("abc123", s13)) and cls.__name__ in Q.query_key(q)
+        # the one carrier: every shared choice is in the query's Settings, none beside it
+        fields = {f.name: f.type for f in dataclasses.fields(cls)}
+        assert fields.get("settings") in (Settings, "Settings"), cls
+        assert "tokenize" not in fields and "tokenizer" not in fields, cls
+        assert Q.query_key(dataclasses.replace(q, settings=s13.with_(judged_only=False))) != Q.query_key(q)
 
 
 def test_check_query_refuses_what_cannot_be_a_key():
@@ -91,26 +124,27 @@ def test_check_query_refuses_what_cannot_be_a_key():
     with pytest.raises(TypeError, match="frozen"):
         Q.check_query(Loose("h"))
     with pytest.raises(TypeError, match="WithList.metrics"):
-        Q.check_query(WithList("h", None, ["bleu"]))
+        Q.check_query(WithList("h", Q.DEFAULTS, ["bleu"]))
     with pytest.raises(TypeError, match="dataclass"):
         Q.check_query(("h", "13a"))
 
 
 def test_view_model_functions_take_data_and_query():
-    """Every public function of evalcore.views.queries that takes a query has the shape
-    ``f(data, query)`` or ``f(data, query, progress=None)``: what ``cached`` calls."""
-    from evalcore.views import queries as Q
-
-    skip = {"check_query", "query_key", "dataset_query", "check_data", "collection_key", "replace"}
+    """Every function of a view module whose second parameter is annotated with a query class
+    has the shape ``f(data, query)`` or ``f(data, query, progress=None)``: what ``cached`` calls."""
+    names = {cls.__name__ for cls in _queries()} | {"Query"}
     checked = 0
-    for name, fn in inspect.getmembers(Q, inspect.isfunction):
-        if name.startswith("_") or name in skip or fn.__module__ != Q.__name__:
-            continue
-        params = list(inspect.signature(fn).parameters)
-        assert params[:2] and len(params) in (2, 3), (name, params)
-        if len(params) == 3:
-            assert params[2] == "progress", (name, params)
-        checked += 1
+    for mod in _view_modules():
+        for name, fn in inspect.getmembers(mod, inspect.isfunction):
+            if fn.__module__ != mod.__name__ or name.startswith("_"):
+                continue
+            params = list(inspect.signature(fn).parameters.values())
+            if len(params) < 2 or str(params[1].annotation).strip("'") not in names:
+                continue
+            assert len(params) in (2, 3), (mod.__name__, name, [p.name for p in params])
+            if len(params) == 3:
+                assert params[2].name == "progress", (mod.__name__, name)
+            checked += 1
     assert checked >= 40
 
 
@@ -130,15 +164,16 @@ def test_view_model_values_equal_the_views():
     import pandas as pd
 
     from evalcore.io import load_dataset
-    from evalcore.views import queries as Q
+    from evalcore.scoring.settings import DEFAULTS
+    from evalcore.views import systems as V
     from evalcore.views.systems import system_table
 
     ds = load_dataset(ROOT / "sample_data" / "teaching_es_en")
     crit = ds.criteria[0]
     got = {}
     for tok in ("13a", "char"):
-        q = Q.SystemsQuery(ds.content_hash(), tok, ("bleu",), (crit,), None, False, "raw", 0, "bootstrap")
-        got[tok] = Q.systems_table(ds, q)
+        q = V.SystemsQuery(ds.content_hash(), DEFAULTS.with_(tokenizer=tok), ("bleu",), (crit,), None, "raw", 0, "bootstrap")
+        got[tok] = V.systems_table(ds, q)
         want = system_table(ds, ["bleu"], [crit], None, False, "raw", 0, "bootstrap", tokenize=tok)
         pd.testing.assert_frame_equal(got[tok], want)
     m13, mch = (got[t][got[t]["kind"] == "metric"]["score"].to_numpy() for t in ("13a", "char"))

@@ -150,3 +150,19 @@ def test_playground_page_scores_the_edit_and_checks_a_challenge():
     at.run()
     assert at.success and "chrF rose" in at.success[0].value
     assert not at.exception
+
+
+def test_every_metric_states_its_scale():
+    """The Playground labels each metric's scale (read off the metric: the score of a perfect
+    match), so 0–100 and 0–1 scores are never read as one scale; sacreBLEU gives the BLEU, chrF
+    and TER of a perfect match independently."""
+    import sacrebleu
+
+    t = P.score_candidate("the cat sat", [("r1", "the cat sat on the mat")], ["bleu", "chrf", "ter", "meteor"])
+    scale = dict(zip(t["metric"], t["scale"]))
+    same = "one two three four five"
+    assert scale["bleu"] == f"0–{sacrebleu.sentence_bleu(same, [same]).score:g}, higher is better" == \
+        "0–100, higher is better"
+    assert scale["chrf"] == f"0–{sacrebleu.sentence_chrf(same, [same]).score:g}, higher is better"
+    assert scale["ter"] == f"{sacrebleu.sentence_ter(same, [same]).score:g} and up, an error rate: lower is better"
+    assert scale["meteor"] == "0–1, higher is better"

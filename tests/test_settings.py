@@ -310,7 +310,7 @@ def test_compare_win_rate_labels_are_readable_when_b_wins():
     wins = pd.DataFrame({"signal": ["bleu", "chrf", "ter"], "a_win_rate": [0.2, 0.9, 0.5], "a_wins": [2, 9, 5],
                          "b_wins": [8, 1, 5], "ties": [0, 0, 0], "n_segments": [10, 10, 10]})
     head = pd.DataFrame({"signal": ["bleu", "chrf", "ter"], "winner": ["Unbabel-Tower70B", "A", ""]})
-    bar = win_rates(wins, head, "A", "Unbabel-Tower70B").data[0]
+    bar = win_rates(wins, head, "A", "Unbabel-Tower70B").data[1]  # the stack's last bar carries the names
     assert list(bar.text) == ["Unbabel-Tower70B", "A", "n.s."]
     assert bar.textposition == "outside" and bar.cliponaxis is False
     assert _contrast(bar.textfont.color, "#ffffff") >= 4.5

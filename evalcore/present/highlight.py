@@ -130,11 +130,40 @@ METRIC_MARK = ("#4e79a7", "double")
 _RANK = {"critical": 0, "major": 1, "minor": 2, "neutral": 3, "undecided": 3}
 
 
+def grapheme_bounds(text: str) -> list[int]:
+    """The start offsets of ``text``'s extended grapheme clusters (Unicode UAX #29, the
+    ``regex`` module's ``\\X``), and ``len(text)``: a Devanagari consonant with its vowel sign and
+    virama, a Thai consonant with its tone mark, an emoji ZWJ sequence are one cluster each."""
+    import regex
+
+    return [m.start() for m in regex.finditer(r"\X", text)] + [len(text)]
+
+
+def _whole_clusters(text: str, owner: list, spans) -> None:
+    """Give every code point of a grapheme cluster the cluster's most severe owner (in place),
+    so that no mark starts or ends inside a cluster (a vowel sign is never cut from its consonant,
+    nor a skin tone or ZWJ from its emoji)."""
+    if text.isascii():
+        return
+    bounds = grapheme_bounds(text)
+    for a, b in zip(bounds, bounds[1:]):
+        if b - a < 2:
+            continue
+        ks = {owner[i] for i in range(a, b)} - {None}
+        if not ks:
+            continue
+        best = min(ks, key=lambda k: _RANK.get(spans[k][2], 4))
+        for i in range(a, b):
+            owner[i] = best
+
+
 def char_spans_html(text: str | None, spans) -> str:
     """``text`` with character spans marked: ``spans`` = (start, end, kind, tip) with end
     exclusive, ``kind`` a severity of :data:`SEVERITY_STYLE` or ``"mark"`` (a metric's mark),
-    ``tip`` shown on hover (escaped). Where spans overlap the most severe one is drawn. Every
-    piece of the text is escaped with :func:`escape` before a tag is put around it."""
+    ``tip`` shown on hover (escaped). Where spans overlap the most severe one is drawn. A mark
+    never splits a grapheme cluster: a cluster partly inside a span is drawn whole
+    (:func:`grapheme_bounds`). Every piece of the text is escaped with :func:`escape` before a tag
+    is put around it."""
     if text is None:
         return "<em>(no text)</em>"
     n = len(text)
@@ -145,6 +174,7 @@ def char_spans_html(text: str | None, spans) -> str:
             o = owner[i]
             if o is None or r < _RANK.get(spans[o][2], 4):
                 owner[i] = k
+    _whole_clusters(text, owner, spans)
     parts = []
     i = 0
     while i < n:

@@ -296,24 +296,33 @@ def signal_by_system(signals: pd.DataFrame, column: str, title: str | None = Non
     system over the outputs that have it: the Divergence browser's first figure (the human
     scores need no metric). The boxes are drawn from quartiles computed here (linear
     interpolation; whiskers at the most extreme values within 1.5 IQR of the box, Tukey), so the
-    figure carries five numbers per system instead of every output's score.
+    figure carries five numbers per system and the outliers beyond the whiskers as points
+    (trace ``outliers``) instead of every output's score.
     ``title`` is plain text (escaped here)."""
     import numpy as np
 
     g = signals.loc[signals[column].notna(), ["system", column]]
     names, q1, med, q3, lo, hi, n = [], [], [], [], [], [], []
+    out_x, out_y = [], []
     for system, vals in g.groupby("system", sort=False)[column]:
         v = np.sort(vals.to_numpy(float))
         a, m, b = np.percentile(v, [25, 50, 75])
         iqr = b - a
         names.append(_safe(system))
         q1.append(a), med.append(m), q3.append(b), n.append(len(v))
-        lo.append(float(v[v >= a - 1.5 * iqr].min()))
-        hi.append(float(v[v <= b + 1.5 * iqr].max()))
+        inside = (v >= a - 1.5 * iqr) & (v <= b + 1.5 * iqr)
+        lo.append(float(v[inside].min()))
+        hi.append(float(v[inside].max()))
+        out_x += [names[-1]] * int((~inside).sum())
+        out_y += v[~inside].tolist()
     fig = go.Figure(go.Box(x=names, q1=q1, median=med, q3=q3, lowerfence=lo, upperfence=hi,
                            marker_color="#4e79a7", name=_safe(column), customdata=n,
                            hovertemplate="%{x}: median %{median:.2f}, quartiles %{q1:.2f}–%{q3:.2f} "
                                          "(%{customdata} outputs)<extra></extra>"))
+    # the outliers (beyond the whiskers) as points: the five numbers alone would hide them
+    fig.add_trace(go.Scatter(x=out_x, y=out_y, mode="markers", name="outliers",
+                             marker=dict(color="#4e79a7", size=5, symbol="circle-open"),
+                             hovertemplate="%{x}: %{y:.2f} (beyond 1.5 IQR)<extra></extra>"))
     fig.update_layout(title=_safe(title) if title else f"{_safe(column)} of each system's outputs", height=360,
                       margin=_MARGIN, xaxis_title="", yaxis_title=_safe(column), showlegend=False)
     fig.update_xaxes(tickangle=-35)

@@ -25,27 +25,34 @@ def _winner_colour(winner: str, a: str, b: str) -> str:
 
 
 def win_rates(wins: pd.DataFrame, head: pd.DataFrame, a: str, b: str) -> go.Figure:
-    """Per signal, the share of segments A wins (ties count half; 0.5 = no preference), coloured
-    by the significant winner of the headline (grey: no significant difference), with the
-    winner's name as text on the bar."""
+    """Per signal, the share of segments A wins and the share B wins (ties count half to each; 0.5
+    = no preference), as one stacked bar: A's share in A's colour (orange) from the left, B's in
+    B's colour (blue, hatched) to the right, so each colour shows the rate of its own system; the
+    headline's significant winner (or "n.s.") is written beside the bar."""
     winner = head.set_index("signal")["winner"]
     sig = wins["signal"].tolist()
     w = [winner.get(s, "") for s in sig]
-    fig = go.Figure(go.Bar(
-        y=[_safe(s) for s in sig], x=wins["a_win_rate"], orientation="h",
-        marker_color=[_winner_colour(x, a, b) for x in w],
-        marker_pattern_shape=["/" if x == b else ("" if x == a else ".") for x in w],
+    y = [_safe(s) for s in sig]
+    rate_a = wins["a_win_rate"].to_numpy(float)
+    counts = np.c_[wins["a_wins"], wins["b_wins"], wins["ties"], wins["n_segments"]]
+    hover = ("%{y}<br>A wins %{customdata[0]}, B wins %{customdata[1]}, ties %{customdata[2]} of "
+             "%{customdata[3]} segments<br>")
+    fig = go.Figure()
+    fig.add_trace(go.Bar(y=y, x=rate_a, orientation="h", name=f"A = {_safe(a)}", marker_color=COLOURS["a"],
+                         customdata=counts, hovertemplate=hover + "A win rate %{x:.2f}<extra></extra>"))
+    fig.add_trace(go.Bar(
+        y=y, x=1 - rate_a, orientation="h", name=f"B = {_safe(b)}", marker_color=COLOURS["b"],
+        marker_pattern_shape="/", customdata=counts, hovertemplate=hover + "B win rate %{x:.2f}<extra></extra>",
         # the winner's name outside the bar in dark text on the page's white: inside, Plotly's
         # automatic white text was unreadable on B's blue-and-white hatching
         text=[_safe(x if x in (a, b) else "n.s.") for x in w], textposition="outside", cliponaxis=False,
-        textfont={"color": LABEL_COLOUR},
-        customdata=np.c_[wins["a_wins"], wins["b_wins"], wins["ties"], wins["n_segments"]],
-        hovertemplate="%{y}<br>A wins %{customdata[0]}, B wins %{customdata[1]}, ties %{customdata[2]} "
-                      "of %{customdata[3]} segments<br>A win rate %{x:.2f}<extra></extra>"))
+        textfont={"color": LABEL_COLOUR}))
     fig.add_vline(x=0.5, line_dash="dash", line_color="#444")
     longest = max((len(str(x)) for x in (a, b, "n.s.")), default=4)
-    fig.update_layout(title=f"Share of segments won by A = {_safe(a)} (orange) vs B = {_safe(b)} (blue, hatched)",
-                      xaxis_title="A win rate (ties count ½)", xaxis_range=[0, 1], height=120 + 34 * len(sig),
+    fig.update_layout(barmode="stack",
+                      title=f"Share of segments won by A = {_safe(a)} (orange) and by B = {_safe(b)} (blue, hatched)",
+                      xaxis_title="win rate (ties count ½ to each); the name beside a bar: the significant winner",
+                      xaxis_range=[0, 1], height=140 + 34 * len(sig), legend_orientation="h",
                       margin=dict(_MARGIN, r=_MARGIN["r"] + 7 * longest))
     return fig
 

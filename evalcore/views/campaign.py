@@ -15,6 +15,8 @@ from typing import Sequence
 import pandas as pd
 
 from ..core.dataset import Dataset
+from dataclasses import dataclass
+from .queries import Query
 
 
 def lp_plan(collection: dict[str, Dataset], lps: Sequence[str], criterion: str | None = None,
@@ -73,3 +75,52 @@ def undefined_notes(result) -> list[str]:
         for n in correlation_notes(r.metric, "correlation", g, m, float(r.pearson)):
             notes.append(f"{r.lp or '-'}: {n}")
     return list(dict.fromkeys(notes))
+
+
+# ---------------------------------------------------------------- the page's query and view-model
+# (a frozen query: the page's cache key; each function takes (data, query); docs/architecture.md)
+@dataclass(frozen=True)
+class CampaignQuery(Query):
+    """Each pair's tokenizer is sacreBLEU's default for its target language (``settings.tokenizer``
+    None); judged segments only and human translations in or out: ``settings``."""
+    metrics: tuple[str, ...] = ()
+    lps: tuple[str, ...] = ()
+    criterion: str | None = None
+    rank_by: str = "pearson"
+    statistic: str = "pearson"
+    test: str = "perm"
+    cluster_lp: str | None = None
+    signature: str = ""  # what the exported figure carries
+
+
+def campaign_result(collection: dict, q: CampaignQuery):
+    """:func:`evalcore.analysis.campaign.campaign` with the metric scores from the statistics the
+    Systems page caches on disk per (dataset, metric, tokenizer, reference set, segments)."""
+    from ..analysis.campaign import campaign
+    from ..analysis.system_level import cached_scores
+
+    return campaign(collection, list(q.metrics), q.criterion, lps=list(q.lps),
+                    include_human=q.settings.include_human_systems, judged_only=q.settings.judged_only,
+                    rank_by=q.rank_by, scorer=cached_scores)
+
+
+def campaign_human_figure(result, q: CampaignQuery):
+    from ..present import plots_campaign as PC
+
+    return PC.human_bars(result.systems, signature=result.signature)
+
+
+def campaign_correlation_figure(result, q: CampaignQuery):
+    from ..present.plots import campaign_bars, with_signature
+
+    return with_signature(campaign_bars(result.correlations, q.statistic), q.signature)
+
+
+def campaign_clusters(result, q: CampaignQuery):
+    from ..analysis.campaign import metric_clusters
+
+    return metric_clusters(result, q.cluster_lp, statistic=q.statistic, test=q.test)
+
+
+def campaign_signatures(collection: dict, q: CampaignQuery) -> pd.DataFrame:
+    return signature_frame(collection, list(q.lps), list(q.metrics), q.criterion)

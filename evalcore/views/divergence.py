@@ -15,6 +15,8 @@ from ..core.dataset import Dataset
 from ..core.progress import Progress, stage
 from ..scoring.defaults import orientation
 from ..scoring.scores import human_segment_scores, queen_index, segment_scores
+from dataclasses import dataclass
+from .queries import Query
 
 
 #: Above this many system outputs the browser starts with BLEU alone as its metric signal and
@@ -167,3 +169,74 @@ def pick_options(rows: pd.DataFrame) -> dict[tuple[str, str], str]:
     order: the options are the rows themselves, not their positions."""
     return {(str(s), str(g)): f"{s} · segment {g} · divergence {d:+.2f}"
             for s, g, d in zip(rows["system"], rows["seg_id"], rows["divergence"])}
+
+
+# ---------------------------------------------------------------- the page's query and view-model
+# (a frozen query: the page's cache key; each function takes (data, query); docs/architecture.md)
+_KEY = ["system", "seg_id"]
+
+
+@dataclass(frozen=True)
+class DivergenceQuery(Query):
+    metrics: tuple[str, ...] = ()
+    criteria: tuple[str, ...] = ()
+    queen_set: tuple[str, ...] = ()
+    normalisation: str = "raw"
+    a: str = ""
+    b: str = ""
+    direction: str = "both"
+    systems: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    length: tuple[int, ...] = ()
+    range_a: tuple[float, ...] = ()
+    range_b: tuple[float, ...] = ()
+    focus: bool = False
+    system: str | None = None
+    seg_id: str | None = None
+    signature: str = ""
+
+
+def divergence_base(dataset: Dataset, q: DivergenceQuery) -> pd.DataFrame:
+    """The outputs with their lengths, tags and human/judge signals (no metric: cheap)."""
+    return signal_table(dataset, [], list(q.criteria), [], q.normalisation)
+
+
+def divergence_metric(dataset: Dataset, q: DivergenceQuery, progress: Progress = None) -> pd.DataFrame:
+    """The one metric of ``q`` as a signal column (its segment scores: the shared cached statistics)."""
+    metric = q.metrics[0]
+    t = signal_table(dataset, [metric], [], [], progress=progress, tokenize=q.tokenize)
+    return t[_KEY + [c for c in t.columns if c == f"metric:{metric}"]]
+
+
+def divergence_queen(dataset: Dataset, q: DivergenceQuery, progress: Progress = None) -> pd.DataFrame:
+    """QUEEN of ``q.queen_set`` as a signal column."""
+    t = signal_table(dataset, [], [], list(q.queen_set), progress=progress, tokenize=q.tokenize)
+    return t[_KEY + [c for c in t.columns if c.startswith("queen:")]]
+
+
+def divergence_human_figure(base: pd.DataFrame, q: DivergenceQuery):
+    """The human scores of signal ``q.b`` by system (the page's first figure)."""
+    from ..present import plots as P
+
+    return P.signal_by_system(base, q.b, f"Human scores of each system's outputs ({q.b.split(':', 1)[1]}, "
+                                         f"{q.normalisation})")
+
+
+def divergence_ranked(signals: pd.DataFrame, q: DivergenceQuery) -> pd.DataFrame:
+    """:func:`evalcore.views.divergence.divergence_table` of ``signals`` with the filters of ``q``."""
+    return divergence_table(signals, q.a, q.b, list(q.systems), list(q.tags), tuple(q.length), tuple(q.range_a),
+                            tuple(q.range_b), q.direction)
+
+
+def divergence_scatter(shown: pd.DataFrame, q: DivergenceQuery):
+    from ..present import plots as P
+
+    return P.with_signature(P.divergence_scatter(shown, q.a, q.b), q.signature)
+
+
+def divergence_detail(dataset_and_signals: tuple, q: DivergenceQuery) -> dict:
+    """Everything about output (``q.system``, ``q.seg_id``) (:func:`evalcore.analysis.detail.segment_detail`)."""
+    from ..analysis.detail import segment_detail
+
+    dataset, signals = dataset_and_signals
+    return segment_detail(dataset, q.system, q.seg_id, signals, tokenize=q.tokenize)

@@ -13,6 +13,8 @@ import pandas as pd
 from ..core.dataset import Dataset
 from ..core.progress import Progress, stage
 from ..scoring.scores import tensors
+from dataclasses import dataclass
+from .queries import Query
 
 
 def figure1_table(dataset: Dataset, metric_ids: Sequence[str], ties: str = "geq",
@@ -50,3 +52,31 @@ def king_case_table(dataset: Dataset, metric_id: str, ties: str = "geq",
     summ = summ.assign(failed=summ["n_beat"] > 0)
     summ = summ.sort_values(["failed", "best_margin"], ascending=[False, False], kind="stable")
     return summ.reset_index(drop=True), king_cases(t)
+
+
+# ---------------------------------------------------------------- the page's query and view-model
+# (a frozen query: the page's cache key; each function takes (data, query); docs/architecture.md)
+@dataclass(frozen=True)
+class HumanLikenessQuery(Query):
+    metrics: tuple[str, ...] = ()
+    ties: str = "geq"
+    average: str = "micro"
+    bootstrap: int = 0
+
+
+def human_likeness_rows(dataset: Dataset, q: HumanLikenessQuery, progress: Progress = None) -> pd.DataFrame:
+    """ORANGE and KING of ``q.metrics`` (:func:`evalcore.views.human_likeness.figure1_table`)."""
+    return figure1_table(dataset, list(q.metrics), q.ties, q.average, q.bootstrap, progress=progress,
+                         tokenize=q.tokenize)
+
+
+def human_likeness_cases(dataset: Dataset, q: HumanLikenessQuery):
+    """(cases, outputs) of the one metric of ``q`` (:func:`evalcore.views.human_likeness.king_case_table`)."""
+    return king_case_table(dataset, q.metrics[0], q.ties, tokenize=q.tokenize)
+
+
+def human_likeness_figure(table: pd.DataFrame, q: HumanLikenessQuery):
+    """Figure 1 of the rows computed for ``q`` (display only: the same object on every rerun)."""
+    from ..present import plots as P
+
+    return P.figure1(table)

@@ -13,6 +13,8 @@ import pandas as pd
 
 from ..core.dataset import Dataset
 from ..core.results import Normalised, Ranked
+from dataclasses import dataclass
+from .queries import Query
 
 
 def schulze_frame(res) -> pd.DataFrame:
@@ -175,3 +177,67 @@ def hter_table(dataset: Dataset) -> pd.DataFrame:
         pub = pub.groupby(["system", "seg_id"], sort=False)["score"].mean().rename("published").reset_index()
         out = out.merge(pub, on=["system", "seg_id"], how="left")
     return out
+
+
+# ---------------------------------------------------------------- the page's query and view-model
+# (a frozen query: the page's cache key; each function takes (data, query); docs/architecture.md)
+@dataclass(frozen=True)
+class CriterionQuery(Query):
+    """A dataset and one human criterion (and an option): the judges' views."""
+    criterion: str | None = None
+    option: str | None = None
+
+
+def consensus(dataset: Dataset, q: CriterionQuery):
+    """(table, support) of the judges' Schulze consensus (:func:`evalcore.views.judges.judges_consensus`)."""
+    ranked = judges_consensus(dataset, q.criterion)
+    return ranked.table, ranked.support  # what the ranking rests on
+
+
+def overview(dataset: Dataset, q: CriterionQuery) -> dict:
+    """:func:`evalcore.views.judges.judges_overview` with chance ``q.option`` (without its labels)."""
+    res = judges_overview(dataset, q.criterion, q.option or "uniform")
+    res.pop("labels", None)
+    return res
+
+
+def distributions(dataset: Dataset, q: CriterionQuery):
+    """:func:`evalcore.views.judges.rater_distributions` with normalisation ``q.option``."""
+    return rater_distributions(dataset, q.criterion, q.option or "z")
+
+
+def rater_distributions_figure(dist: pd.DataFrame, q: CriterionQuery):
+    from ..present import plots as P
+
+    return P.rater_distributions(dist, f"{q.criterion}: raw vs {q.option}")
+
+
+def agreement_pa_figure(overview: dict, q: CriterionQuery):
+    from ..present import plots as P
+
+    return P.heatmap(overview["pa"], "P(A) between raters (diagonal: intra)", 0, 1, "Blues")
+
+
+def agreement_kappa_figure(overview: dict, q: CriterionQuery):
+    from ..present import plots as P
+
+    return P.heatmap(overview["kappa"], "κ between raters", -1, 1)
+
+
+def agreement_curve_figure(overview: dict, q: CriterionQuery):
+    from ..present import plots as P
+
+    return P.agreement_curve(overview["curve"])
+
+
+def hter(dataset: Dataset, q: Query) -> pd.DataFrame:
+    """:func:`evalcore.views.judges.hter_table`."""
+    return hter_table(dataset)
+
+
+def system_ranking(dataset: Dataset, q: CriterionQuery):
+    """(table, bars, p-value heatmap) of the WMT24 system ranking of ``q.criterion`` with test
+    ``q.option`` (:func:`evalcore.views.metatask.system_ranking_figures`)."""
+    from .metatask import system_ranking_figures
+
+    return system_ranking_figures(dataset, q.criterion, q.option or "wilcoxon")

@@ -12,6 +12,8 @@ from ..scoring.defaults import default_criterion, default_metrics
 from .human_likeness import figure1_table
 from .queen_vs_human import quadrant_table, quadrant_thresholds, queen_human_points
 from ..scoring.scores import human_segment_scores, segment_scores
+from dataclasses import dataclass
+from .queries import Query
 
 
 PARTS = ("paraphrase", "orange", "quadrant", "raters")
@@ -97,3 +99,45 @@ def span_lesson(dataset: Dataset, tokenize: str | None = None) -> dict:
         layers["raters"] = [r for r in layers["raters"] if r["item"] == e["item"]]
         out[key] = {**e, "layers": layers}
     return out
+
+
+# ---------------------------------------------------------------- the page's query and view-model
+# (a frozen query: the page's cache key; each function takes (data, query); docs/architecture.md)
+@dataclass(frozen=True)
+class LearnQuery(Query):
+    parts: tuple[str, ...] = ()
+    system: str | None = None
+    other: str | None = None
+    criterion: str | None = None
+
+
+def learn_lessons(dataset: Dataset, q: LearnQuery, progress: Progress = None) -> dict:
+    return lessons(dataset, progress=progress, parts=q.parts, tokenize=q.tokenize)
+
+
+def learn_paraphrase_example(dataset: Dataset, q: LearnQuery):
+    """The output of ``q.system`` BLEU dislikes most relative to the humans, in detail."""
+    from ..analysis.detail import segment_detail
+    from .divergence import divergence_table, signal_table
+
+    sig = signal_table(dataset, ["bleu"], [q.criterion], per_rater=False, tokenize=q.tokenize)
+    div = divergence_table(sig, "metric:bleu", f"human:{q.criterion}", systems=[q.system], direction="b_higher")
+    if div.empty:
+        return None
+    row = div.iloc[0]
+    return segment_detail(dataset, row["system"], row["seg_id"], sig, tokenize=q.tokenize)
+
+
+def learn_two_verdicts(dataset: Dataset, q: LearnQuery):
+    """(headline, tag buckets) of systems ``q.system`` and ``q.other`` under BLEU and chrF (the
+    comparison's own 13a tokenizer, as the Compare page's default on this es-en sample)."""
+    from ..analysis import compare as C
+
+    cmp = C.build(dataset, q.system, q.other, ["bleu", "chrf"], [q.criterion])
+    head = C.headline(cmp, n_bootstrap=1000, n_ar=1000)
+    tags = C.bucket_table(cmp, C.tag_buckets(cmp), "phenomenon tag")
+    return head, tags
+
+
+def learn_span_lesson(dataset: Dataset, q: LearnQuery) -> dict:
+    return span_lesson(dataset, tokenize=q.tokenize)

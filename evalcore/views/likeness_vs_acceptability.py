@@ -15,6 +15,8 @@ import pandas as pd
 from ..core.dataset import Dataset
 from ..core.progress import Progress, stage, sub_range
 from ..scoring.scores import human_segment_scores, queen_index, segment_scores
+from dataclasses import dataclass
+from .queries import Query
 
 
 def _corr_frame(human: pd.DataFrame, scores: pd.DataFrame, method: str, level: str,
@@ -175,3 +177,54 @@ def metric_set_search(dataset: Dataset, metric_ids: Sequence[str], method: str =
     if method == "exhaustive":
         return exhaustive_search(None, **kw)
     raise ValueError("method must be greedy or exhaustive")
+
+
+# ---------------------------------------------------------------- the page's query and view-model
+# (a frozen query: the page's cache key; each function takes (data, query); docs/architecture.md)
+@dataclass(frozen=True)
+class LikenessQuery(Query):
+    metrics: tuple[str, ...] = ()
+    criterion: str | None = None
+    method: str = "pearson"
+    level: str = "segment"
+    mode: str = "auto"
+    normalisation: str = "raw"
+    ties: str = "geq"
+    average: str = "micro"
+    bootstrap: int = 0
+    selected: tuple[str, ...] | None = None
+    groups: tuple[str, ...] | None = None
+    search: str = "greedy"
+    min_coverage: float = 0.95
+
+
+def likeness_points(dataset: Dataset, q: LikenessQuery, progress: Progress = None) -> pd.DataFrame:
+    """Figure 3's points (:func:`evalcore.views.likeness_vs_acceptability.figure3_points`)."""
+    from . import likeness_vs_acceptability as V
+
+    return V.figure3_points(dataset, list(q.metrics), q.criterion, list(q.selected) if q.selected else None, q.method,
+                            q.level, q.mode, q.normalisation, q.ties, q.average, q.bootstrap, progress=progress,
+                            judged_only=q.settings.judged_only, groups=q.groups or V.GROUPS, tokenize=q.tokenize)
+
+
+def likeness_search(dataset: Dataset, q: LikenessQuery, progress: Progress = None) -> dict:
+    """The metric-set search of ``q.search`` over ``q.metrics`` as a dict (chosen, king, orange,
+    ranking, trace, excluded; :func:`evalcore.views.likeness_vs_acceptability.metric_set_search`)."""
+    r = metric_set_search(dataset, list(q.metrics), q.search, q.mode, q.ties, q.average, progress=progress,
+                          min_coverage=q.min_coverage, tokenize=q.tokenize)
+    return {"chosen": r.chosen, "king": r.king, "orange": r.orange, "ranking": r.ranking, "trace": r.trace,
+            "excluded": r.excluded}
+
+
+def likeness_figure(points: pd.DataFrame, q: LikenessQuery):
+    """Figure 3 of ``points``."""
+    from ..present import plots as P
+
+    return P.figure3(points, f"{q.method} with {q.criterion} ({q.level} level)")
+
+
+def search_trace_figure(trace: pd.DataFrame, q: LikenessQuery):
+    """The greedy search's trace."""
+    from ..present import plots as P
+
+    return P.search_trace(trace)

@@ -12,6 +12,8 @@ from typing import Sequence
 import pandas as pd
 
 from ..analysis.metatask_tasks import TASKS
+from dataclasses import dataclass
+from .queries import Query
 
 
 def task_names() -> list[str]:
@@ -62,6 +64,22 @@ def leaderboard(result) -> pd.DataFrame:
     return result.table()
 
 
+#: What the page says in place of significance clusters it did not compute.
+NO_CLUSTERS = ("Clusters were not computed (cluster resamples = 0, as in the official runs): the cluster "
+               "column shows a dash. Set the cluster resamples above 0 to group the metrics whose averages "
+               "do not differ significantly.")
+
+
+def leaderboard_display(result) -> tuple[pd.DataFrame, str | None]:
+    """(the task table as shown on the page, a note or None): where clusters were not computed
+    the cluster column holds a dash (never "None") and the note says why."""
+    t = result.table()
+    if t["cluster"].isna().all():
+        t["cluster"] = "–"
+        return t, NO_CLUSTERS
+    return t, None
+
+
 def figures(result, ci: dict | None = None, signature: str | None = None):
     """(leaderboard figure, per-sub-task values figure)."""
     return leaderboard_figure(result, signature), values_figure(result, ci, signature)
@@ -107,3 +125,38 @@ def system_ranking_figures(dataset, criterion: str, test: str = "wilcoxon", alph
     r = rank_systems(item_scores(criterion_judgements(dataset, criterion)), domains, test=test, alpha=alpha)
     sig = f"human:{criterion}|test={test}|alpha={alpha:g}|domains={len(r.domains)}"
     return r.table(), ranking_bars(r, signature=sig), ranking_heatmap(r, signature=sig)
+
+
+# ---------------------------------------------------------------- the page's query and view-model
+# (a frozen query: the page's cache key; each function takes (data, query); docs/architecture.md)
+@dataclass(frozen=True)
+class MetataskQuery(Query):
+    task: str = "wmt24"
+    lps: tuple[str, ...] = ()
+    metrics: tuple[str, ...] = ()
+    human: str | None = None
+    k: int = 0
+    with_ci: bool = False
+
+
+def metatask_result(collection: dict, q: MetataskQuery):
+    """(result, notes, signature) of the task table (:func:`evalcore.views.metatask.compute`)."""
+    return compute(collection, q.task, list(q.metrics), lps=list(q.lps), human=q.human,
+                   judged_only=q.settings.judged_only, k=q.k)
+
+
+def metatask_leaderboard_figure(result: tuple, q: MetataskQuery):
+    res, _, sig = result
+    return leaderboard_figure(res, signature=sig)
+
+
+def metatask_cis(result: tuple, q: MetataskQuery):
+    from ..analysis.metatask import subtask_cis
+
+    return subtask_cis(result[0], n_boot=100)
+
+
+def metatask_values_figure(result_and_ci: tuple, q: MetataskQuery):
+    """The values per sub-task of ``(result, notes, signature, CIs or None)``."""
+    res, _, sig, ci = result_and_ci
+    return values_figure(res, ci, signature=sig)

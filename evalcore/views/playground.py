@@ -73,10 +73,25 @@ def sentence_scores(candidate: str, references: Sequence[str], metrics: Sequence
     return {m: float(_metric(m, tokenize).sentence_score(candidate, list(references))) for m in metrics}
 
 
+@cached("playground.scale", 256)
+def scale_of(metric_id: str, tokenize: str | None = None) -> str:
+    """The scale a metric's sentence scores are on, as a label: the score of a candidate identical
+    to its reference (the best score) read off the metric itself, e.g. "0–100, higher is better"
+    for BLEU and chrF, "0–1, higher is better" for METEOR, "0 and up, an error rate: lower is
+    better" for TER (so that scores on different scales are never read as one scale)."""
+    metric = _metric(metric_id, tokenize)
+    best = float(metric.sentence_score("one two three four five", ["one two three four five"]))
+    if metric.meta.higher_is_better:  # METEOR's fragmentation penalty keeps a perfect match just under 1
+        top = 1 if best <= 1 else 100 if best <= 100 else best
+        return f"0–{top:g}, higher is better"
+    return f"{best:g} and up, an error rate: lower is better"
+
+
 def score_candidate(candidate: str, references: Sequence[tuple[str, str]], metrics: Sequence[str],
                     start: str | None = None, tokenize: str | None = None) -> pd.DataFrame:
     """One row per metric: ``score`` of the candidate against every reference, ``start`` (the
-    starting text's score) and ``change``, ``higher_is_better``, and per reference ``without
+    starting text's score) and ``change``, ``higher_is_better``, ``scale`` (:func:`scale_of`: each
+    metric keeps its own scale, labelled), and per reference ``without
     <ref id>``: the score with that reference left out (only with two or more references)."""
     texts = [t for _, t in references]
     rows = []
@@ -87,6 +102,7 @@ def score_candidate(candidate: str, references: Sequence[tuple[str, str]], metri
             row["start"] = _start_score(m, tokenize, start, tuple(texts))
             row["change"] = row["score"] - row["start"]
         row["higher_is_better"] = bool(metric.meta.higher_is_better)
+        row["scale"] = scale_of(m, tokenize)
         if len(texts) > 1:
             # every leave-one-out score in one call: the metric's segment_block, whose values equal
             # sentence_score(candidate, references without j) (the metric contract; tested here

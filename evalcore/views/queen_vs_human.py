@@ -13,6 +13,8 @@ import pandas as pd
 from ..core.dataset import Dataset
 from ..core.progress import Progress
 from ..scoring.scores import human_segment_scores, queen_index
+from dataclasses import dataclass
+from .queries import Query
 
 
 def queen_human_points(dataset: Dataset, metric_set: Sequence[str], criterion: str, mode: str = "auto",
@@ -49,3 +51,40 @@ def quadrant_table(points: pd.DataFrame, human_threshold: float, queen_threshold
     """Points with human ≥ threshold and QUEEN ≤ threshold, most acceptable / least human-like first."""
     sel = points[(points["human"] >= human_threshold) & (points["queen"] <= queen_threshold)]
     return sel.sort_values(["queen", "human"], ascending=[True, False], kind="stable").reset_index(drop=True)
+
+
+# ---------------------------------------------------------------- the page's query and view-model
+# (a frozen query: the page's cache key; each function takes (data, query); docs/architecture.md)
+@dataclass(frozen=True)
+class QueenVsHumanQuery(Query):
+    metrics: tuple[str, ...] = ()
+    criterion: str | None = None
+    mode: str = "auto"
+    normalisation: str = "raw"
+    human_threshold: float | None = None
+    queen_threshold: float | None = None
+
+
+def queen_points(dataset: Dataset, q: QueenVsHumanQuery, progress: Progress = None):
+    """(points, (human threshold, QUEEN threshold)) of Figure 4 for the set ``q.metrics``
+    (:mod:`evalcore.views.queen_vs_human`)."""
+    from . import queen_vs_human as V
+
+    pts = V.queen_human_points(dataset, list(q.metrics), q.criterion, q.mode, q.normalisation, progress=progress,
+                               tokenize=q.tokenize)
+    return pts, V.quadrant_thresholds(dataset, pts, q.criterion, q.normalisation)
+
+
+def greedy_metric_set(dataset: Dataset, q: Query, progress: Progress = None) -> list[str]:
+    """The metric set the greedy KING search selects among ``q.metrics``
+    (:func:`evalcore.views.likeness_vs_acceptability.metric_set_search`)."""
+    from .likeness_vs_acceptability import metric_set_search
+
+    return metric_set_search(dataset, list(q.metrics), "greedy", progress=progress, tokenize=q.tokenize).chosen
+
+
+def queen_figure(points: pd.DataFrame, q: QueenVsHumanQuery):
+    """Figure 4 of ``points`` with the thresholds of ``q``."""
+    from ..present import plots as P
+
+    return P.figure4(points, q.human_threshold, q.queen_threshold, q.criterion, "QUEEN{" + ",".join(q.metrics) + "}")

@@ -17,6 +17,8 @@ import pandas as pd
 from ..core.dataset import Dataset
 from ..io.spans import METRIC_EXTRA, SpanTable, dataset_spans, metric_span_table
 from ..analysis import spans as S
+from dataclasses import dataclass
+from .queries import Query
 
 
 def has_spans(dataset: Dataset) -> bool:
@@ -268,3 +270,42 @@ def teaching_examples(dataset: Dataset, bleu: pd.DataFrame | None = None, tokeni
                 "text": texts[(r["system"], r["seg_id"])], "item": int(r["item"])}
     return {"high_bleu_major": pick(it[it["item"].isin(major_items)], True),
             "low_bleu_clean": pick(it[it["n_spans"] == 0], False)}
+
+
+# ---------------------------------------------------------------- the page's query and view-model
+# (a frozen query: the page's cache key; each function takes (data, query); docs/architecture.md)
+@dataclass(frozen=True)
+class SpansQuery(Query):
+    """Human error spans: one output's layers, or the profiles and penalties under filters."""
+    system: str | None = None
+    seg_id: str | None = None
+    metrics: tuple[str, ...] = ()  # xcomet:MODEL span metrics (layers) or metrics (penalties)
+    severities: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    raters: tuple[str, ...] = ()
+    by: str = "severity"
+    value: str = "count"
+    markers: tuple[str, ...] = ("bleu", "chrf", "ter")
+
+
+def layers(dataset: Dataset, q: SpansQuery, progress=None) -> dict:
+    """:func:`evalcore.views.spans.output_layers` of one output (``progress(done, total)`` while
+    an xcomet metric of ``q.metrics`` predicts spans)."""
+    return output_layers(dataset, q.system, q.seg_id, markers=q.markers, tokenize=q.tokenize, span_metrics=q.metrics,
+               progress=progress)
+
+
+def span_profile(dataset: Dataset, q: SpansQuery) -> pd.DataFrame:
+    return profile(dataset, q.by, list(q.severities) or None, list(q.categories) or None, list(q.raters) or None,
+                   n_boot=1000)
+
+
+def span_profile_figure(profile: pd.DataFrame, q: SpansQuery):
+    from ..present import plots_spans
+
+    return plots_spans.profile_bars(profile, q.by)
+
+
+def span_penalties(dataset: Dataset, q: SpansQuery) -> pd.DataFrame:
+    return penalties(dataset, list(q.metrics), value=q.value, severities=list(q.severities) or None,
+                     raters=list(q.raters) or None, tokenize=q.tokenize)

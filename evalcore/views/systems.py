@@ -18,6 +18,8 @@ from ..core.progress import Progress, stage
 from ..scoring.defaults import metric_signature
 from .judges import schulze_frame
 from ..scoring.scores import cached, human_segment_scores, system_stats
+from dataclasses import dataclass
+from .queries import Query
 
 
 #: Above this many system outputs (systems × segments, e.g. a WMT test set of ~1,000 segments ×
@@ -261,3 +263,86 @@ def schulze_consensus(table: pd.DataFrame, measures: Sequence[str]) -> pd.DataFr
         return pd.DataFrame(columns=["rank", "system", "beats"])
     res = schulze(ballots)
     return schulze_frame(res)
+
+
+# ---------------------------------------------------------------- the page's query and view-model
+# (a frozen query: the page's cache key; each function takes (data, query); docs/architecture.md)
+@dataclass(frozen=True)
+class SystemsQuery(Query):
+    metrics: tuple[str, ...] = ()
+    criteria: tuple[str, ...] = ()
+    baseline: str | None = None
+    normalisation: str = "raw"
+    n_boot: int = 200
+    test: str = "bootstrap"
+    rank_method: str = "kendall"
+    signature: str = ""  # the metric signatures the exported figures carry
+
+
+def judged_criterion(dataset: Dataset, q: SystemsQuery) -> str | None:
+    """The criterion whose judged segments the metric scores are computed over, under
+    ``q.settings.judged_only`` (the first chosen criterion, else the dataset's default one; None:
+    every segment, also where the data has no human judgements)."""
+    from ..scoring.defaults import default_criterion
+
+    if not (q.settings.judged_only and dataset.criteria):
+        return None
+    return q.criteria[0] if q.criteria else default_criterion(dataset)
+
+
+def systems_table(dataset: Dataset, q: SystemsQuery, progress: Progress = None) -> pd.DataFrame:
+    """Scores, CIs and paired tests (:func:`evalcore.views.systems.system_table`) under the
+    query's settings: human translations in or out, the reference sets, judged segments only and
+    the tokenizer."""
+    s = q.settings
+    return system_table(dataset, list(q.metrics), list(q.criteria), q.baseline, s.include_human_systems,
+                        q.normalisation, q.n_boot, q.test, progress=progress,
+                        ref_ids=list(s.references) if s.references else None,
+                        judged_only=judged_criterion(dataset, q), tokenize=s.tokenizer)
+
+
+def systems_wide(table: pd.DataFrame, q: SystemsQuery) -> pd.DataFrame:
+    return system_wide(table)
+
+
+def systems_bars(table: pd.DataFrame, q: SystemsQuery):
+    """The bar chart, carrying its signature from the start (the same figure on every rerun)."""
+    from ..present import plots as P
+
+    return P.with_signature(P.system_bars(table), q.signature)
+
+
+def systems_ranks(table: pd.DataFrame, q: SystemsQuery) -> pd.DataFrame:
+    return rank_table(table)
+
+
+def systems_agreement(table: pd.DataFrame, q: SystemsQuery) -> pd.DataFrame:
+    return rank_agreement(table, q.rank_method)
+
+
+def systems_agreement_figure(agree: pd.DataFrame, q: SystemsQuery):
+    from ..present import plots as P
+
+    return P.with_signature(P.heatmap(agree, f"{q.rank_method} between the system rankings (orientation-aware)",
+                                      -1, 1), q.signature)
+
+
+def systems_schulze(table: pd.DataFrame, q: SystemsQuery) -> pd.DataFrame:
+    return schulze_consensus(table, list(q.metrics))
+
+
+@dataclass(frozen=True)
+class MetricsVsHumansQuery(Query):
+    metrics: tuple[str, ...] = ()
+    criterion: str | None = None
+    n_boot: int = 0
+    test: str = "williams"
+    normalisation: str = "raw"
+
+
+def metrics_vs_humans(dataset: Dataset, q: MetricsVsHumansQuery) -> dict:
+    """:func:`evalcore.analysis.system_level.metrics_vs_humans` (its tokenizer: ``q.settings``)."""
+    from ..analysis.system_level import metrics_vs_humans as run
+
+    return run(dataset, list(q.metrics), q.criterion, q.settings, n_boot=q.n_boot, test=q.test,
+               normalisation=q.normalisation)
