@@ -225,6 +225,35 @@ def test_pearmut_round_trip_whatever_the_reader_accepts_the_loader_loads(tmp_pat
     assert got == want
 
 
+PLATFORM = [
+    ("appraise_control_names.csv", ["line 2: userID 'bob\\x1b[2J' holds a control character",
+                                    "line 3: systemID 'sys\\x01B' holds a control character",
+                                    "line 4: itemID 'x\\u2028y' holds a control character"]),
+    ("appraise_bad_times.csv", ["line 2: startTime 'nan' is not a number of seconds since the epoch",
+                                "line 3: endTime '1e308' is not a number", "line 4: startTime '-5' is not a number"]),
+    ("pearmut_tab_in_model.jsonl", ["line 1: model name 'sys\\tA' holds a control character"]),
+    ("pearmut_nul_in_user.jsonl", ["line 1: user_id 'u\\x00' holds a control character"]),
+    ("pearmut_empty.jsonl", ["pearmut_empty.jsonl: holds no annotation lines"]),
+    ("pearmut_400_digits.jsonl", ["line 1: score 1000000000", "is beyond the accepted range of ±1e+09"]),
+]
+
+
+def test_platform_files_are_what_the_script_writes():
+    for fname, content in make_corpus.platform_files().items():
+        assert (HOSTILE / "platform" / fname).read_text(encoding="utf-8") == content, f"{fname}: rerun make_corpus.py"
+
+
+@pytest.mark.parametrize("fname, expected", PLATFORM, ids=[f for f, _ in PLATFORM])
+def test_platform_exports_the_loader_would_refuse_are_refused_at_import(fname, expected, tmp_path):
+    fmt = "pearmut" if fname.endswith(".jsonl") else "appraise"
+    out = tmp_path / "j.tsv"
+    r = run_cli("import-judgements", HOSTILE / "platform" / fname, "--format", fmt, "--out", out)
+    assert r.returncode == 2 and not out.exists(), r.text[-2000:]
+    for text in expected:
+        want = f"{fname}, {text}" if text.startswith("line ") else text  # file and line together
+        assert want in r.stderr, (want, r.stderr[-2000:])
+
+
 def test_import_judgements_refuses_names_and_times_it_could_not_write_back(tmp_path):
     rows = [["alice", "sysA", "1", "TGT", "eng", "ces", "70", "d1", "False", "1700000000", "1700000009"],
             ["bob\x1b[2J", "sysA", "1", "TGT", "eng", "ces", "70", "d1", "False", "1700000000", "1700000009"],
@@ -393,6 +422,13 @@ def test_path_import_decided_by_what_the_request_shows(address, headers, env, al
     assert ok is allowed, why
     if not ok and "EVALCORE_SHARED" not in env:
         assert "EVALCORE_ALLOW_PATH_IMPORT=1" in why
+
+
+def test_secret_header_case_is_not_echoed():
+    r = run_cli("validate", HOSTILE / "secret_header")
+    assert r.returncode == 2 and "outputs.tsv, line 1: missing column(s) system, seg_id, text; the header has one " \
+                                  "field of 37 characters and no tab" in r.stderr
+    assert "S3CRET" not in r.text
 
 
 def test_errors_never_echo_a_file_beyond_the_offending_field(tmp_path):

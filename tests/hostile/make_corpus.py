@@ -102,7 +102,8 @@ def small_cases() -> dict[str, dict[str, str | bytes]]:
                                   "sysA\t30.0\nsysB\t20.0\nsysA\t10.0\nsysC\t15.0\n"}
     cases["mtme_metric_unknown"] = {**mtme_ok, "metric-scores/es-en/BLEU-refA.sys.score":
                                     "sysA\t30.0\nsysB\t20.0\nsysC\t15.0\nsysZ\t99.0\n"}
-    # a zip whose member is a symbolic link (written by :func:`make_big`, it is binary)
+    # a folder whose outputs.tsv starts with a secret (a password-file line): never echoed
+    cases["secret_header"] = {**b, "outputs.tsv": "root:$6$S3CRETHASH:19000:0:99999:7:::\nsecond line\n"}
     return cases
 
 
@@ -144,6 +145,39 @@ def import_files() -> dict[str, str]:
     return files
 
 
+def _csv(rows) -> str:
+    import csv
+    import io
+
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(rows)
+    return buf.getvalue()
+
+
+def platform_files() -> dict[str, str]:
+    """Annotation-platform exports that import-judgements used to turn into judgements.tsv files its
+    own loader refused; :data:`tests.test_hostile_sources.PLATFORM` says what must happen."""
+    import json
+
+    def appraise(user="alice", system="sysA", item="1", start="1700000000", end="1700000009"):
+        return [user, system, item, "TGT", "eng", "ces", "70", "doc1", "False", start, end]
+
+    def pearmut(user="u1", model="sysA", item="1", score=50):
+        return json.dumps({"user_id": user, "item_i": 0, "item": [{"item_id": item, "tgt": {model: "x"}}],
+                           "annotation": [{model: {"score": score, "error_spans": []}}]})
+
+    return {
+        "appraise_control_names.csv": _csv([appraise(), appraise(user="bob\x1b[2J"), appraise(system="sys\x01B"),
+                                            appraise(item="x\u2028y")]),
+        "appraise_bad_times.csv": _csv([appraise(), appraise(start="nan"), appraise(end="1e308"),
+                                        appraise(start="-5")]),
+        "pearmut_tab_in_model.jsonl": pearmut(model="sys\tA") + "\n",
+        "pearmut_nul_in_user.jsonl": pearmut(user="u\x00") + "\n",
+        "pearmut_empty.jsonl": "\n\n",
+        "pearmut_400_digits.jsonl": pearmut(score=10 ** 400) + "\n",
+    }
+
+
 #: --scores files used with the clean case (correlate)
 SCORES = {
     "scores_some_unknown.tsv": "metric\tsystem\tseg_id\tscore\n" + "".join(
@@ -159,6 +193,7 @@ def write_small() -> None:
         _write(HERE / name, files)
     _write(HERE / "scores", SCORES)
     _write(HERE / "imports", import_files())
+    _write(HERE / "platform", platform_files())
 
 
 def make_big(root: Path) -> dict[str, Path]:
