@@ -76,47 +76,21 @@ def parse_score(value: object) -> tuple[float | None, str | None]:
 
 
 class ScoreCheck:
-    """The one validation path of score rows, whatever their source (tidy scores, mt-metrics-eval
-    score files, COMET JSON, MetricX JSONL, pymarian TSV, platform exports): each row's score
-    (:func:`parse_score`), its names (:func:`name_problem`) and its key (a duplicate is an
-    error naming both places), every problem into ``report`` with the file and the line, or a
-    JSON path when the file has no useful lines. Methods return the usable value (None when
-    refused: the row is left out and the report holds why)."""
+    """The one validation path of a score read from any source (tidy scores, mt-metrics-eval score
+    files, COMET JSON, MetricX JSONL, pymarian TSV, platform exports): :func:`parse_score` with
+    the file, the line, and in JSON the path of the value (``$["sys.txt"][3]["COMET"]``) in
+    ``report``. :meth:`score` returns the usable value, None when refused (the row is left out
+    and the report says why). Names go through :func:`name_problem`."""
 
     def __init__(self, report: "Report", file: str) -> None:
         self.report = report
         self.file = file
-        self._seen: dict[object, str] = {}
-
-    @staticmethod
-    def place(line: int | None, path: str = "") -> str:
-        return " ".join(p for p in (f"line {line}" if line is not None else "", path) if p)
-
-    def _error(self, line: int | None, path: str, message: str) -> None:
-        self.report.error(self.file, line, f"{path}: {message}" if path else message)
 
     def score(self, value: object, line: int | None, path: str = "", what: str = "score") -> float | None:
         x, why = parse_score(value)
         if why:
-            self._error(line, path, f"{what} {why}")
+            self.report.error(self.file, line, f"{path}: {what} {why}" if path else f"{what} {why}")
         return x
-
-    def name(self, value: object, line: int | None, path: str = "", what: str = "name") -> str | None:
-        why = name_problem(value)
-        if why:
-            self._error(line, path, f"{what} {why}; names may not be empty or hold tabs, line breaks or "
-                                    "other control characters")
-            return None
-        return value if isinstance(value, str) else None
-
-    def once(self, key: object, line: int | None, path: str = "", what: str = "score") -> bool:
-        """False (reported, naming where it first came) when ``key`` was seen before."""
-        here = self.place(line, path)
-        if key in self._seen:
-            self._error(line, path, f"duplicate {what} (first at {self._seen[key]}); keep one")
-            return False
-        self._seen[key] = here or "an earlier row"
-        return True
 
 
 @dataclass(frozen=True)

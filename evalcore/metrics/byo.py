@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from .. import __version__
-from ..core.problems import DataError, Report, score_problem
+from ..core.problems import DataError, Report, ScoreCheck
 from ..core.results import Result
 from .base import Metric, MetricMeta, Signature, _REGISTRY, make_signature, register, register_provider, unregister
 
@@ -90,6 +90,7 @@ def read_scores(path_or_bytes, name: str = "scores.tsv") -> pd.DataFrame:
     for c in ["metric", "system", "seg_id", "ref_id", "lp"]:
         frame[c] = frame[c].astype(str).str.strip()
     scores = np.full(len(frame), np.nan)
+    check = ScoreCheck(report, name)
     seen: dict[tuple, int] = {}
     for i, row in enumerate(frame.itertuples(index=False)):
         line = i + 2
@@ -97,15 +98,9 @@ def read_scores(path_or_bytes, name: str = "scores.tsv") -> pd.DataFrame:
             report.error(name, line, "empty metric name")
         if not row.system:
             report.error(name, line, "empty system name")
-        try:
-            v = float(row.score)
-            why = score_problem(v)
-            if why:
-                report.error(name, line, f"score {row.score!r} {why}")
-            else:
-                scores[i] = v
-        except ValueError:
-            report.error(name, line, f"score {row.score!r} is not a finite number")
+        v = check.score(row.score, line)  # the check of every score source (core.problems.ScoreCheck)
+        if v is not None:
+            scores[i] = v
         if row.ref_id and row.ref_id == row.system:
             report.error(name, line, f"system {row.system!r} is scored against itself (ref_id = system)")
         key = (row.metric.lower(), row.lp, row.system, row.seg_id, row.ref_id)
@@ -148,6 +143,7 @@ def _read_score_file(path: str) -> pd.DataFrame:
     if raw is None:
         raise DataError(report)
     rows, seen = [], {}
+    check = ScoreCheck(report, base)
     for i, line in enumerate(raw.splitlines(), 1):
         if not line.strip():
             continue
@@ -163,14 +159,8 @@ def _read_score_file(path: str) -> pd.DataFrame:
             continue
         if value == "None":
             continue
-        try:
-            v = float(value)
-        except ValueError:
-            report.error(base, i, f"score {value!r} is not a number")
-            continue
-        why = score_problem(v)
-        if why:
-            report.error(base, i, f"score {value!r} {why}")
+        v = check.score(value, i)  # the check of every score source (core.problems.ScoreCheck)
+        if v is None:
             continue
         rows.append((stem, system, str(seen[system]) if level == "seg" else "", v))
     if level == "seg" and len(set(seen.values())) > 1:
