@@ -63,8 +63,9 @@ with st.expander("Teacher settings (shared by the whole class, saved with the da
     rank_k = st.number_input("Relative ranking: outputs of one segment per screen", A.MIN_RANK_OUTPUTS,
                              A.MAX_RANK_OUTPUTS, int(plan.rank_outputs), key="ann_rank_k")
     st.caption(f"With these settings every two students share at least {A.n_shared(int(n_items), overlap)} items "
-               "(for agreement); the rest are drawn per student. Changing them changes what is still to do, "
-               "never what was saved.")
+               "(for agreement); they come first, in one order for the class, and the rest are drawn per student. "
+               "Changing the settings changes what is still to do, never what was saved: a student's saved items "
+               "stay done.")
     if st.button("Save the settings for the class", key="ann_save_plan"):
         try:
             A.save_plan(name, ds.lp, A.Plan(int(n_items), float(overlap), bool(qc), bool(show_ref), int(seed),
@@ -90,6 +91,11 @@ except ValueError as exc:
 
 task, done, total = A.next_task(ds, plan, rater, protocol)
 st.markdown(f"**{done} of {total} done**")  # text, not st.progress: a bar reads as "still running"
+first = A.agreement_after(ds, plan, protocol)
+unit = "screens" if protocol == "rank" else "items"
+st.caption(f"Your first items are shared with the whole class, in the same order: your agreement with any "
+           f"classmate can be measured on the Class page after your first {first} {unit} (and theirs)."
+           if first else "This plan shares too few items for agreement between students to be measured.")
 if task is None:
     st.success(f"All {total} items done, {md(rater)}: thank you! Your judgements are on the Class page.")
     st.stop()
@@ -128,7 +134,8 @@ for ref_id, text in ctx["references"][:1]:
 
 spans_key = f"ann_spans::{task_key}"
 spans = st.session_state.setdefault(spans_key, [])
-st.markdown(V.output_html(ctx["output"], spans), unsafe_allow_html=True)
+output_slot = st.empty()  # drawn below, once the words being chosen are known (they are highlighted)
+pending = None
 
 if protocol in ("esa", "mqm"):
     words = ctx["words"]
@@ -142,13 +149,21 @@ if protocol in ("esa", "mqm"):
                    "(dates, numbers, addresses), Non-translation (not translated at all: always major), Other. "
                    "The score is computed from your errors: minor −1, major −5, non-translation −25.")
     if words:
+        st.caption("Click the first and the last word of the error (one word: click it once); click a word "
+                   "again to unselect it. The words are buttons: Tab moves between them, Enter or Space selects.")
+        picked = st.pills("Words of the error", options=list(range(len(words))), selection_mode="multi",
+                          format_func=lambda i: words[i], key=f"ann_pick::{task_key}", label_visibility="collapsed")
         e1, e2 = st.columns([3, 1])
-        if len(words) > 1:
-            rng = e1.select_slider("Words of the error", options=list(range(len(words))), value=(0, 0),
-                                   format_func=lambda i: V.word_label(words, i), key=f"ann_words::{task_key}")
-        else:  # a one-word output: nothing to choose
-            rng = (0, 0)
-            e1.caption(f"The output is one word: {md(words[0])}")
+        with e1.expander("…or choose the words with a slider"):
+            if len(words) > 1:
+                rng = st.select_slider("Words of the error", options=list(range(len(words))), value=(0, 0),
+                                       format_func=lambda i: V.word_label(words, i), key=f"ann_words::{task_key}")
+            else:  # a one-word output: nothing to choose
+                rng = (0, 0)
+                st.caption(f"The output is one word: {md(words[0])}")
+        if picked:  # two clicks (or one) on words: the span from the first to the last chosen
+            rng = (min(picked), max(picked))
+            pending = A.words_to_span(ctx["output"], int(rng[0]), int(rng[1]), "selected")
         sev = e2.radio("Severity", list(A.ESA_SEVERITIES), horizontal=True, key=f"ann_sev::{task_key}")
         cat = (st.selectbox("Category", list(A.MQM_CATEGORIES), key=f"ann_cat::{task_key}")
                if protocol == "mqm" else None)
@@ -160,6 +175,7 @@ if protocol in ("esa", "mqm"):
                 if cat is not None:
                     A.check_mqm_spans([span], ctx["output"])
                 spans.append(span)
+                st.session_state.pop(f"ann_pick::{task_key}", None)  # the next error starts from no words
                 st.rerun()
             except ValueError as exc:
                 st.error(md(str(exc)))
@@ -168,6 +184,8 @@ if protocol in ("esa", "mqm"):
         if st.button("Remove the last error", key=f"ann_undo::{task_key}"):
             spans.pop()
             st.rerun()
+
+output_slot.markdown(V.output_html(ctx["output"], spans, pending=pending), unsafe_allow_html=True)  # escaped text
 
 if protocol == "mqm":
     score = None

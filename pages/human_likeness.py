@@ -26,6 +26,9 @@ QARLA_NREFS = common_view.qarla_nrefs(ds)  # nrefs of each comparison in the sig
 
 ds = scope(ds, "hl")
 tok = tokenizer_of(ds)  # the word-level metrics' tokenizer, passed to every view that scores
+from pages.sections.second_reference import render as second_reference  # noqa: E402
+
+second_reference(current_dataset(), "hl")  # one reference set: offer a human translation as a second
 require_judged_multi_reference(ds, judgements=False)
 
 st.markdown(

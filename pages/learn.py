@@ -20,6 +20,9 @@ from pages.common import terms  # noqa: E402
 terms('human-likeness', 'human acceptability', 'ORANGE', 'KING', 'QUEEN')
 st.page_link("pages/playground.py", label="Break a metric yourself: the metric playground and its challenges",
              icon="🧪")
+from pages.sections.detective_link import render as detective_link  # noqa: E402
+
+detective_link()
 st.page_link("pages/annotate.py", label="Be a human judge: annotate outputs (DA or ESA) with your class", icon="✍️")
 st.page_link("pages/classroom.py", label="Compare the class's judgements with the experts' and the metrics",
              icon="🧑‍🏫")

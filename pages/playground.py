@@ -19,6 +19,9 @@ ds = current_dataset()
 from pages.common import tokenizer_of  # noqa: E402
 
 tok = tokenizer_of(ds)
+from pages.sections.detective_link import render as detective_link  # noqa: E402
+
+detective_link()
 st.caption("Edit the candidate translation and see each metric's sentence score against the references, "
            "what each reference contributes (the score with that reference left out) and which n-grams "
            "match. Scores update when the box loses focus or on Ctrl+Enter. The tokenizer of the word-level "

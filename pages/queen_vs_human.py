@@ -28,6 +28,9 @@ QARLA_NREFS = common_view.qarla_nrefs(ds)  # nrefs of each comparison in the sig
 ds = scope(ds, "qvh")
 tok = tokenizer_of(ds)  # the word-level metrics' tokenizer, passed to every view that scores
 base = queen_vs_human_view.QueenVsHumanQuery(ds.content_hash(), query_settings(tok))
+from pages.sections.second_reference import render as second_reference  # noqa: E402
+
+second_reference(current_dataset(), "qvh")  # one reference set: offer a human translation as a second
 require_judged_multi_reference(ds)
 
 st.markdown("Amigó et al. 2006 Figure 4: **QUEEN** (how human-like an output is: the probability that, for every metric of "

@@ -38,6 +38,9 @@ settings_caption(settings_of_page(ds, judged_only=False), ds)
 st.caption("Callison-Burch (2009) scored each professional translator against the other translators "
            "(leave-one-out) to see what score a human translation reaches, and scored MT against the same "
            "reference sets. A translator far below the others, or MT far above them, deserves a look.")
+from pages.sections.second_reference import render as second_reference  # noqa: E402
+
+second_reference(ds, "rf")  # one reference set: offer a human translation as a second
 if len(ds.ref_ids) < 2:
     st.info(f"This needs at least two reference sets (human translations); this dataset has "
             f"{len(ds.ref_ids)}{': ' + md(ds.ref_ids[0]) if ds.ref_ids else ''}.")

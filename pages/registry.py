@@ -49,6 +49,8 @@ PAGES: tuple[PageInfo, ...] = (
              "non-experts are combined (Callison-Burch 2009)", True),
     PageInfo("learned", "Learned metrics", "🧠", "train a BEER-style ranker or a human-likeness "
              "classifier and compare it with BLEU and chrF", False),
+    PageInfo("detective", "Metric detective", "🕵️", "perturb real outputs in known ways and see which metric "
+             "notices; a class leaderboard of rewrites that fool the metrics", True),
     PageInfo("playground", "Metric playground", "🧪", "edit a candidate and watch every metric react; "
              "challenges that break metrics", False),
     PageInfo("annotate", "Annotate", "✍️", "students judge outputs (DA, ESA, MQM-lite, ranking of 2-5 outputs) "

@@ -228,8 +228,10 @@ def test_minilm_refuses_non_english_targets(tmp_path, capsys):
 
 # ---- BERTScore-style matching on a tiny model, through the command ---------------------------------
 def _bertscore_by_hand(model_dir, cand, ref):
-    """Greedy matching F1 written out independently: token vectors of the last layer (special
-    tokens dropped), normalised; P = mean over candidate tokens of the best cosine, R likewise."""
+    """Greedy matching F1 written out independently, as the bert-score package defines it (Zhang
+    et al. 2020 §3): token vectors of the last layer, [CLS] and [SEP] included, normalised; each
+    token's best cosine on the other side (special tokens there are candidates too); P = the mean
+    over candidate tokens with weight 0 for [CLS] and [SEP], R likewise."""
     import torch
     from transformers import AutoModel, AutoTokenizer
 
@@ -237,14 +239,17 @@ def _bertscore_by_hand(model_dir, cand, ref):
     model = AutoModel.from_pretrained(str(model_dir)).eval()
 
     def vecs(t):
-        enc = tok(t, return_tensors="pt")
+        enc = tok(t.strip(), return_tensors="pt")
         with torch.no_grad():
-            h = model(**enc).last_hidden_state[0, 1:-1].double()
-        return h / h.norm(dim=1, keepdim=True)
+            h = model(**enc).last_hidden_state[0].double()
+        w = torch.ones(h.shape[0], dtype=torch.float64)
+        w[0] = w[-1] = 0.0  # [CLS] ... [SEP]
+        return h / h.norm(dim=1, keepdim=True), w
 
-    a, b = vecs(cand), vecs(ref)
+    (a, wa), (b, wb) = vecs(cand), vecs(ref)
     s = a @ b.T
-    p, r = s.max(1).values.mean().item(), s.max(0).values.mean().item()
+    p = (s.max(1).values * wa).sum().item() / wa.sum().item()
+    r = (s.max(0).values * wb).sum().item() / wb.sum().item()
     return 2 * p * r / (p + r)
 
 

@@ -207,8 +207,14 @@ def assignment(all_items: Sequence[tuple[str, str]], n: int, overlap: float, see
     The first :func:`n_shared` items of a permutation of ``all_items`` seeded by ``seed`` alone
     (segment blocks) are every student's; the rest are drawn from the other items by a
     permutation seeded by (``seed``, ``student``). So every pair of students shares at least
-    ``n_shared(n, overlap)`` items, and the same name always gets the same list. Returned in
-    the order shown: segment blocks, shuffled per student."""
+    ``n_shared(n, overlap)`` items, and the same name always gets the same list.
+
+    Returned in the order shown, in segment blocks: **the shared pool first**, its segments in
+    the one order of the class (systems shuffled per student within a segment), then the
+    student's own items in an order of their own; a segment with shared and own items is one
+    block, shared items first. So any two students have judged the same outputs after the first
+    few items (:func:`items_until_agreement`), whatever their pace; with the shared pool last or
+    mixed in, two students who had done 9 and 8 items could share none."""
     if not 0 <= float(overlap) <= 1:
         raise ValueError(f"overlap must be between 0 and 1, not {overlap}")
     n = max(0, min(int(n), len(all_items)))
@@ -218,7 +224,46 @@ def assignment(all_items: Sequence[tuple[str, str]], n: int, overlap: float, see
     taken = set(shared)
     rest = [it for it in all_items if it not in taken]
     own = _blocks(rest, _rng("own", seed, student))[:n - k]
-    return _blocks(shared + own, _rng("order", seed, student))
+    order = _rng("order", seed, student)
+    by_seg: dict[str, tuple[list, list]] = {}
+    for it in shared:  # the class's order of the shared segments
+        by_seg.setdefault(it[1], ([], []))[0].append(it)
+    own_segs = list(dict.fromkeys(g for _, g in own if g not in by_seg))
+    order.shuffle(own_segs)
+    for g in own_segs:
+        by_seg[g] = ([], [])
+    for it in own:
+        by_seg[it[1]][1].append(it)
+    out: list[tuple[str, str]] = []
+    for mine, extra in by_seg.values():
+        order.shuffle(mine)
+        order.shuffle(extra)
+        out += mine + extra
+    return out
+
+
+def items_until_agreement(all_items: Sequence[tuple[str, str]], n: int, overlap: float, seed: int,
+                          need: int = 2) -> int | None:
+    """How many items of :func:`assignment` every student must have done before any two of them
+    have judged ``need`` outputs of one segment in common (two: one pairwise label for κ and two
+    items for Krippendorff's α; for relative ranking an item is a whole screen, ``need=1``), or
+    None when the shared pool has no segment with ``need`` items.
+
+    The shared segments come first in one order; within a segment of ``s`` shared items each
+    student's order is their own, so two students' first ``j`` items of it share at least
+    ``2j − s`` (pigeonhole): ``j = ⌈(s + need)/2⌉`` guarantees ``need``, after the ``b`` items of
+    the shared segments before it. Quality-control items are not counted."""
+    n = max(0, min(int(n), len(all_items)))
+    k = n_shared(n, overlap)
+    sizes: dict[str, int] = {}
+    for _, g in _blocks(all_items, _rng("shared", seed))[:k]:
+        sizes[g] = sizes.get(g, 0) + 1
+    before = 0
+    for s in sizes.values():
+        if s >= need:
+            return before + -(-(s + need) // 2)
+        before += s
+    return None
 
 
 def degrade(text: str, seed=0) -> str:
@@ -378,13 +423,72 @@ def sequence(dataset: Dataset, plan: Plan, student: str, protocol: str) -> list:
     return rank_sequence(dataset, plan, student) if protocol == "rank" else task_sequence(dataset, plan, student)
 
 
-def next_task(dataset: Dataset, plan: Plan, rater: str, protocol: str) -> tuple:
-    """(the first task of the student's sequence not saved yet or None when all are, tasks done,
-    tasks in all): a :class:`Task`, or a :class:`RankTask` for ``protocol="rank"``."""
+def agreement_after(dataset: Dataset, plan: Plan, protocol: str) -> int | None:
+    """:func:`items_until_agreement` for ``protocol`` under ``plan``: items (outputs; for
+    relative ranking screens) every student does before any two can be compared."""
+    if protocol == "rank":
+        segs = [("", g) for g in rank_choice(dataset, plan.rank_outputs, plan.seed)]
+        return items_until_agreement(segs, plan.items_per_student, plan.overlap, plan.seed, need=1)
+    return items_until_agreement(items(dataset), plan.items_per_student, plan.overlap, plan.seed)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a student stands under the plan in force (:func:`progress`): ``done`` tasks saved,
+    ``todo`` the tasks left in the order shown, ``total`` = done + left."""
+    done: int
+    todo: tuple
+    total: int
+
+
+def _unit(kind: str, system: str, seg_id: str, protocol: str) -> tuple:
+    """What makes a task done: (kind, system, segment); for relative ranking (kind, segment)
+    (a screen is one segment's; which outputs it shows depends on the plan)."""
+    return (kind, str(seg_id)) if protocol == "rank" else (kind, str(system), str(seg_id))
+
+
+def progress(dataset: Dataset, plan: Plan, rater: str, protocol: str) -> Progress:
+    """The one count of a student's progress, shared by the Annotate and Class pages.
+
+    Every task ``rater`` saved under ``protocol`` (the annotation log) stays done whatever the
+    plan says now: a change of overlap, seed, items per student or screen size changes what is
+    still to do, never what was done. What is left: the plan's :func:`sequence` without the saved
+    tasks, its items cut to the plan's number of items less the items already saved (so the
+    student's items number ``items_per_student``, or what they saved if more), and its quality-
+    control tasks of each kind cut to the plan's count less those saved, kept only when their
+    original is among the student's items. A relative-ranking screen counts as done for its
+    segment (the plan's choice of outputs may have changed since)."""
     seq = sequence(dataset, plan, rater, protocol)
-    done = done_keys(dataset, rater, protocol)
-    left = [t for t in seq if (t.kind, t.system, t.seg_id) not in done]
-    return (left[0] if left else None), len(seq) - len(left), len(seq)
+    log = log_of(dataset)
+    mine = log[(log["rater"] == rater) & (log["protocol"] == protocol)]
+    done = {_unit(k, s, g, protocol) for k, s, g in zip(mine["kind"], mine["system"], mine["seg_id"])}
+
+    def origin(u: tuple) -> tuple:
+        return u[1:]
+
+    units = [_unit(t.kind, t.system, t.seg_id, protocol) for t in seq]
+    budget = {kind: sum(t.kind == kind for t in seq) - sum(u[0] == kind for u in done) for kind in KINDS}
+    have = {origin(u) for u in done if u[0] == "item"}
+    todo = []
+    for t, u in zip(seq, units):  # items first: the quality-control tasks need their original kept
+        if t.kind == "item" and u not in done and budget["item"] > 0:
+            budget["item"] -= 1
+            have.add(origin(u))
+            todo.append(t)
+    keep = {id(t) for t in todo}
+    for t, u in zip(seq, units):
+        if t.kind != "item" and u not in done and origin(u) in have and budget[t.kind] > 0:
+            budget[t.kind] -= 1
+            keep.add(id(t))
+    left = tuple(t for t in seq if id(t) in keep)
+    return Progress(len(done), left, len(done) + len(left))
+
+
+def next_task(dataset: Dataset, plan: Plan, rater: str, protocol: str) -> tuple:
+    """(the first task left or None when all are done, tasks done, tasks in all) by
+    :func:`progress`: a :class:`Task`, or a :class:`RankTask` for ``protocol="rank"``."""
+    p = progress(dataset, plan, rater, protocol)
+    return (p.todo[0] if p.todo else None), p.done, p.total
 
 
 # --------------------------------------------------------------------------- validation
@@ -469,9 +573,20 @@ def word_offsets(text: str) -> list[tuple[int, int]]:
     return out
 
 
+def unit_offsets(text: str) -> list[tuple[int, int]]:
+    """Character [start, end) of each unit a student can mark: whitespace-separated words, and in
+    scripts written without spaces each character (grapheme) of that script
+    (:func:`evalcore.analysis.text_units.mark_units`): a span built from them never cuts a
+    character, in any script."""
+    from .text_units import mark_units
+
+    return mark_units(text)
+
+
 def words_to_span(text: str, first: int, last: int, severity: str) -> dict:
-    """The ESA span covering words ``first``..``last`` (0-based, inclusive) of ``text``."""
-    off = word_offsets(text)
+    """The ESA span covering units ``first``..``last`` (0-based, inclusive; :func:`unit_offsets`:
+    words, or characters of scripts written without spaces) of ``text``."""
+    off = unit_offsets(text)
     if not 0 <= first <= last < len(off):
         raise ValueError(f"words {first + 1}-{last + 1}: the output has {len(off)} words")
     return {"start_i": off[first][0], "end_i": off[last][1], "severity": severity, "error_type": None}
@@ -652,14 +767,14 @@ def class_raters(dataset: Dataset) -> list[str]:
 
 
 def progress_table(dataset: Dataset) -> pd.DataFrame:
-    """Per (rater, protocol): tasks saved, tasks in their sequence under the saved plan, the
-    share done, and when they last saved."""
+    """Per (rater, protocol): tasks saved, tasks in all under the saved plan (both by
+    :func:`progress`, as the Annotate page counts), the share done, and when they last saved."""
     log = log_of(dataset)
     plan = plan_of(dataset)
     rows = []
     for (rater, protocol), g in log.groupby(["rater", "protocol"], sort=False):
-        total = len(sequence(dataset, plan, rater, protocol))
-        done = len(set(zip(g["kind"], g["system"], g["seg_id"])))
+        p = progress(dataset, plan, rater, protocol)  # the Annotate page's count
+        done, total = p.done, p.total
         rows.append({"rater": rater, "protocol": protocol, "saved": done, "assigned": total,
                      "done": done / total if total else float("nan"), "last_save": g["saved_at"].max()})
     return pd.DataFrame(rows, columns=["rater", "protocol", "saved", "assigned", "done", "last_save"])

@@ -384,6 +384,7 @@ def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(),
     scorer = scorer or _default_scorer
     notes: list[str] = []
     have = list(collection)
+    lps_given = lps
     if lps:
         lps = list(lps)
         missing = [x for x in lps if x not in collection]
@@ -409,6 +410,8 @@ def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(),
         unknown = [m for m in metrics if m.lower() not in set(metric_ids())]
         if unknown:
             raise ValueError(f"unknown metric(s) {unknown}")
+        metrics = _runnable_everywhere(collection, lps, metrics, tokenize, notes,
+                                       bool(stored) or (scores is not None and len(scores) > 0))
     need_sys = any(s.level == "sys" and s.statistic != "spa" for s in task.subtasks(lps))
     pairs, signatures = {}, {}
     for lp in lps:
@@ -442,8 +445,20 @@ def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(),
             tok, _ = resolve_tokenizer(tokenize, ds.lp)
             # segment scores of the judged cells only: every segment-level statistic (SPA included)
             # uses only those, and a segment's score does not depend on the others
-            t = scorer(ds, metrics, level="segment", ref_ids=refs, include_references=inc, tokenize=tok,
-                       segments=cells, label=lp)
+            from ..scoring.availability import left_out_note, score_isolated
+
+            t, failed = score_isolated(lambda ms: scorer(ds, ms, level="segment", ref_ids=refs,
+                                                         include_references=inc, tokenize=tok, segments=cells,
+                                                         label=lp), metrics)
+            if failed:  # one metric failing never fails the table: again without it, with a note
+                keep = _runnable_everywhere({}, [], [m for m in metrics if m not in dict(failed)], tokenize, [],
+                                            bool(stored) or (scores is not None and len(scores) > 0), failed)
+                res, more, sigs = run_metatask(collection, task, lps=lps_given, metrics=keep + stored, scores=scores,
+                                               human=human, include_human=include_human, judged_only=judged_only,
+                                               tokenize=tokenize, k=k, alpha=alpha, seed=seed,
+                                               num_permutations=num_permutations, scorer=scorer)
+                more.insert(0, left_out_note(failed, lp))
+                return res, more, sigs
             for m, sig in dict(zip(t["metric"], t.get("signature", pd.Series(["?"] * len(t))))).items():
                 signatures.setdefault(m, [])
                 if sig not in signatures[m]:
@@ -479,6 +494,25 @@ def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(),
     res.pairs = pairs
     res.signatures = signatures
     return res, notes, signatures
+
+
+def _runnable_everywhere(collection: dict, lps, metrics: list[str], tokenize, notes: list[str], others: bool,
+                         failed=()) -> list[str]:
+    """The metrics that can run on every pair of ``lps`` (:mod:`evalcore.scoring.availability`); those
+    that cannot are left out with one note naming each and why. None left (and no ``others``: stored
+    or bring-your-own scores): an error with the reasons."""
+    from ..scoring.availability import left_out_note, runnable
+
+    left = {m: why for m, why in failed}
+    for lp in lps:
+        for m, why in runnable(collection[lp], metrics, tokenize)[1]:
+            left.setdefault(m, f"{lp}: {why}")
+    keep = [m for m in metrics if m not in left]
+    if left and not failed:
+        notes.append(left_out_note(list(left.items())))
+    if left and not keep and not others:
+        raise ValueError(left_out_note(list(left.items())) + "; no metric left to evaluate")
+    return keep
 
 
 def _stored_rows(ds, stored: list[str], level: str, ref: str, notes: list[str], signatures: dict) -> pd.DataFrame:

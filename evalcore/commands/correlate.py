@@ -24,8 +24,10 @@ def add_arguments(p) -> None:
     p.add_argument("--lp", help="language pair (needed when the data holds several; all: every pair in turn, tables get an lp column)")
     p.add_argument("--refs", help="comma-separated reference sets to score against (default: all); "
                                   "with --scores, selects the rows of that ref_id/refset")
-    p.add_argument("--metrics", help="comma-separated metric ids (default with --scores: every metric in the file)")
-    p.add_argument("--human", required=True, help="human criterion (e.g. mqm, da_z)")
+    p.add_argument("--metrics", help="comma-separated metric ids (default with --scores: every metric in the file; "
+                                        "without --scores: the metrics the Systems page starts from)")
+    p.add_argument("--human", help="human criterion (e.g. mqm, da_z; default: the data's only kind of human "
+                                      "judgement, an error listing them when there are several)")
     p.add_argument("--level", choices=["system", "segment"], default="system")
     from ..stats.registry import names as statistic_names
 
@@ -143,8 +145,20 @@ def run(args) -> int:
     ds = dataset(args)
     refs = [r.strip() for r in args.refs.split(",") if r.strip()] if args.refs else None
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else []
-    if not metrics and not args.scores:
-        raise ValueError("give --metrics and/or --scores")
+    if not args.human or (not metrics and not args.scores):  # the pages' defaults (commands/_defaults.py)
+        from . import _defaults
+
+        args = copy.copy(args)
+        args.human = _defaults.criterion(ds.criteria, args.human)
+        if not args.human:
+            raise ValueError("the data has no human judgements to correlate with")
+        if not metrics and not args.scores:
+            metrics = _defaults.system_metrics(ds)
+            if not metrics:
+                raise ValueError("no metric can run on this data: give --scores")
+        sargs = copy.copy(args) if matrices else args
+        if matrices:
+            sargs.level = "segment"
     human, seg_human = _human(ds, sargs, note)
     humans = human_systems(ds, list(dict.fromkeys(human["system"])))
     settings, judged = _settings_and_judged(args, ds, refs, seg_human, note)
@@ -178,6 +192,11 @@ def run(args) -> int:
     spa = f"|perms:{args.perms}|seed:{args.seed}" if matrices else ""
     table["settings"] = _tok.correlation_settings(args, grouping) + spa + "|" + settings.signature()
     emit(table, args.out, args, float_format=None if args.out else "%.6f")
+    from ..analysis.verdict import correlate_verdict
+
+    verdict = correlate_verdict(table, args.method, args.level, args.human)
+    if verdict is not None:
+        print(verdict.line(), file=sys.stderr)
     if pairs is not None:
         emit(pairs, args.compare_out, args, section=None if args.compare_out else "metric significance",
              float_format=None if args.compare_out else "%.6g")
@@ -280,14 +299,30 @@ def _metric_frames(args, ds, refs, metrics, judged, notes):
         from ..metrics.base import get_metric
         from ..scoring.parallel import score_result
 
-        tok = _tok.resolve(args, ds, [get_metric(m) for m in builtin])
-        res = score_result(ds, builtin, level=args.level, ref_ids=use_refs,
-                           include_references=args.include_human_systems, segments=judged, tokenize=tok,
-                           progress=StderrProgress("scoring"), scheduler=getattr(args, "_scheduler", None))
-        for w in res.warnings:
-            print(f"warning: {w}", file=sys.stderr)
-        notes += res.notes
-        tab = res.table
+        from ..scoring.availability import left_out_note, runnable, score_isolated
+
+        builtin, left = runnable(ds, builtin, getattr(args, "tokenize", None))
+        tok = _tok.resolve(args, ds, [get_metric(m) for m in builtin]) if builtin else None
+        results = []
+
+        def score(ids):
+            res = score_result(ds, ids, level=args.level, ref_ids=use_refs,
+                               include_references=args.include_human_systems, segments=judged, tokenize=tok,
+                               progress=StderrProgress("scoring"), scheduler=getattr(args, "_scheduler", None))
+            results.append(res)
+            return res.table
+
+        tab, failed = score_isolated(score, builtin) if builtin else (None, [])
+        left += failed  # one metric that cannot run or fails never fails the table
+        if left:
+            note(left_out_note(left, ds.lp))
+            builtin = [m for m in builtin if m not in dict(failed)]
+        for res in results:
+            for w in res.warnings:
+                print(f"warning: {w}", file=sys.stderr)
+            notes += [n for n in res.notes if n not in notes]
+        if tab is None:
+            return frames, builtin, use_refs
         if args.include_human_systems and not refs and len(ds.ref_ids) > 1:
             note("choose the reference set with --refs to score the other human translations as systems")
         frames.append(tab)

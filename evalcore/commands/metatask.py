@@ -22,7 +22,8 @@ def add_arguments(p) -> None:
 
     p.add_argument("path", help="dataset folder or zip with one or more language pairs, or an "
                                 "mt-metrics-eval-v2 root (one folder per test set)")
-    p.add_argument("--task", required=True, choices=sorted(TASKS))
+    p.add_argument("--task", choices=sorted(TASKS),
+                   help="the recipe (default: the one whose human score types the data has; a note names it)")
     p.add_argument("--test-set", help="with an mt-metrics-eval-v2 root: the test set (default: the task's, "
                                       "e.g. wmt23, when the root has it, else its only one)")
     p.add_argument("--lp", help="comma-separated language pairs, or all (default: the task's, else every pair of the data)")
@@ -88,10 +89,12 @@ def run(args) -> int:
     from . import _tok
 
     _tok.check(args)
-    task = TASKS[args.task]
+    from . import _defaults
+
     lps = [x.strip() for x in args.lp.split(",") if x.strip()] if args.lp else None
     test_set, coll = load_test_set(args.path, args.test_set, None if lps in (None, ["all"]) else lps,
-                                   prefer=task.name)
+                                   prefer=args.task or _defaults.METATASK_TASK)
+    task = TASKS[args.task or _defaults.task_for({lp: d for lp, d in coll.items() if d.criteria} or coll)]
     if test_set:
         print(f"note: test set {test_set} of the mt-metrics-eval root {args.path}", file=sys.stderr)
     if lps == ["all"]:
@@ -102,8 +105,9 @@ def run(args) -> int:
         from ..metrics.byo import read_scores
 
         byo = pd.concat([read_scores(f) for f in args.scores], ignore_index=True)
-    if not metrics and byo is None:
-        raise ValueError("give --metrics and/or --scores")
+    if not metrics and byo is None:  # the Metrics task page's default metrics
+        metrics = list(_defaults.METATASK_METRICS)
+        _defaults.note(f"--metrics {','.join(metrics)}: the Metrics task page's default metrics")
     res, notes, signatures = run_metatask(
         coll, task, lps=lps, metrics=metrics, scores=byo, human=args.human,
         include_human=args.include_human_systems, judged_only=args.judged_only,
@@ -116,6 +120,11 @@ def run(args) -> int:
                          f"|weights=" + ",".join(f"{s.weight:.4g}" for s in res.subtasks))
     for line in notes:
         print(f"note: {line}", file=sys.stderr)
+    from ..analysis.verdict import metatask_verdict
+
+    verdict = metatask_verdict(table, task.name)
+    if verdict is not None:
+        print(verdict.line(), file=sys.stderr)
     from ..scoring.settings import metatask_settings_line
 
     print(f"settings: {metatask_settings_line(args.judged_only, getattr(args, 'tokenize', None), args.include_human_systems)}",

@@ -57,6 +57,14 @@ def add_arguments(p):
                    help="several references: each scored alone, then their mean (default) or max (min for MetricX)")
     g.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice; on a busy machine 1 is "
                                                "often fastest)")
+    g.add_argument("--bertscore-layer", type=int, metavar="N",
+                   help="bertscore: the hidden layer whose token vectors are matched (1..L; default the last), "
+                        "bert-score's num_layers")
+    g.add_argument("--bertscore-idf", action="store_true",
+                   help="bertscore: idf token weights over the dataset's references (bert-score's idf=True)")
+    g.add_argument("--bertscore-baseline", metavar="FILE",
+                   help="bertscore: rescale F1 with this bert-score baseline file (CSV LAYER,P,R,F; the row of the "
+                        "layer): (F1 - b) / (1 - b)")
     g.add_argument("--import-scores", action="append", default=[], metavar="FORMAT:FILE",
                    help="neural scores computed elsewhere, matched to the data by their texts: comet-json:FILE "
                         "(comet-score --to_json), metricx-jsonl:FILE, pymarian-tsv:SCORES=INPUT.tsv; @NAME names "
@@ -103,7 +111,10 @@ def run(args) -> int:
     configure(reset=True, **_neural.run_settings(args),
               precision=getattr(args, "precision", None), max_length=getattr(args, "max_length", None),
               aggregation=getattr(args, "ref_aggregation", None), threads=getattr(args, "threads", None),
-              allow_download=True if getattr(args, "allow_download", False) else None, progress=True)
+              allow_download=True if getattr(args, "allow_download", False) else None, progress=True,
+              bertscore_layer=getattr(args, "bertscore_layer", None),
+              bertscore_idf=True if getattr(args, "bertscore_idf", False) else None,
+              bertscore_baseline=getattr(args, "bertscore_baseline", None))
     given = []
     for f in args.scores:
         frame = read_scores(f)

@@ -10,7 +10,7 @@ import sys
 
 NAME = "spans"
 LP_ALL = True
-OUTPUTS = ("out", "counts_out", "profile_out")
+OUTPUTS = ("out", "counts_out", "profile_out", "agreement_out")
 HELP = ("Span-level meta-evaluation: precision/recall/F1 of the characters BLEU, chrF and TER mark (and the "
         "error spans a metric such as xCOMET returned) against human error spans (ESA, MQM), per severity, "
         "with the inter-rater ceiling.")
@@ -30,6 +30,18 @@ def add_arguments(p) -> None:
                    help="bootstrap resamples over annotations for the 95%% CIs (0 = none; default 1000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--no-ceiling", action="store_true", help="leave out the inter-rater ceiling")
+    p.add_argument("--protocol", choices=["evalcore", "wmt25", "perrella"], default="evalcore",
+                   help="evalcore (default: non-space characters per severity, micro and macro, CIs) or wmt25 (the "
+                        "WMT25 task's scorer: every character, overlapping spans counted each time, major+critical "
+                        "one class, 0.5 credit for a mismatched severity, micro P/R/F1 per language pair; the "
+                        "task's figure is the mean of the pairs' rows; metric spans and the human ceiling only) or perrella "
+                        "(Perrella et al. 2026: em, mp and mpp, spans matched one to one, beside wmt25's w25)")
+    p.add_argument("--severity-penalty", type=float, default=0.5,
+                   help="--protocol perrella: the credit lost by a matched pair of different severities (default "
+                        "0.5, as WMT25's half credit; 1 = no match)")
+    p.add_argument("--agreement-out",
+                   help="--protocol perrella: write how far the protocols rank the metrics alike (Kendall tau_b "
+                        "between their F1) here")
     p.add_argument("--metric-spans", metavar="TSV",
                    help="error spans returned by metrics (e.g. xCOMET): TSV with metric, system, seg_id, start, end, "
                         "severity [, lp, category, confidence]; each metric is scored as a marker. A dataset's own "
@@ -75,6 +87,8 @@ def run(args) -> int:
         print(str(p), file=sys.stderr)
     if table.items.empty:
         raise ValueError("the dataset has no error spans (no esa_spans_json column, no MQM error rows)")
+    if args.protocol in ("wmt25", "perrella"):
+        return _wmt25(args, ds, table, markers, neural)
     tok = _tok.resolve(args, ds)
     st = table.status_counts()
     note = ", ".join(f"{int(n)} {s}" for s, n in st.groupby("status")["n"].sum().items())
@@ -107,6 +121,46 @@ def run(args) -> int:
     if args.profile_out:
         emit(error_profile(table, "severity", n_boot=args.bootstrap, seed=args.seed), args.profile_out, args,
              float_format="%.6f")
+    return 0
+
+
+def _wmt25(args, ds, table, markers, neural) -> int:
+    """``--protocol wmt25``: :func:`evalcore.analysis.spans_wmt25.wmt25_span_scores` of the metric
+    spans (``--metric-spans``, the dataset's own, ``xcomet:MODEL``) and the human ceiling."""
+    from ..analysis.spans_wmt25 import protocol_scores, ranking_agreement, wmt25_span_scores
+    from ._lp import emit
+
+    if markers:
+        print(f"note: --protocol {args.protocol} scores spans with a severity; {', '.join(markers)} mark characters "
+              "without one and are left out", file=sys.stderr)
+    if args.agreement_out and args.protocol != "perrella":
+        raise ValueError("--agreement-out compares the protocols of --protocol perrella")
+    if not 0 <= args.severity_penalty <= 1:
+        raise ValueError("--severity-penalty must be between 0 and 1")
+    mtable = _metric_table(args, ds, neural)
+    if mtable is not None:
+        for p in mtable.problems:
+            print(str(p), file=sys.stderr)
+    if args.protocol == "perrella":
+        scores = protocol_scores(ds, mtable, table, ceiling=not args.no_ceiling,
+                                 severity_penalty=args.severity_penalty)
+    else:
+        scores = wmt25_span_scores(ds, mtable, table, ceiling=not args.no_ceiling)
+    if scores.empty:
+        raise ValueError(f"--protocol {args.protocol}: nothing to score (no metric spans: give --metric-spans or "
+                         "xcomet:MODEL, and no output annotated twice for the ceiling)")
+    base = ("spans|protocol:wmt25|unit:character|partial:0.5|average:micro-per-pair" if args.protocol == "wmt25" else
+            f"spans|protocol:perrella|matching:optimal-1to1|severity-penalty:{args.severity_penalty:g}|"
+            "average:micro-per-pair")
+    if args.agreement_out and args.protocol == "perrella":
+        emit(ranking_agreement(scores), args.agreement_out, args, float_format="%.6f")
+    span_sigs = _span_signatures(ds, neural)
+    scores["signature"] = [f"{base}|{span_sigs[m]}" if m in span_sigs else base for m in scores["marker"]]
+    note = ("WMT25's figure over language pairs is the mean of the pairs' precision, recall and F1 (--lp all "
+            "lists every pair)")
+    emit(scores, None, args, float_format="%.4f", section=f"{args.protocol} span scores (micro per pair)", note=note)
+    if args.out:
+        emit(scores, args.out, args, float_format="%.6f")
     return 0
 
 

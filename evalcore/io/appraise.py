@@ -67,6 +67,7 @@ from ..core.problems import DataError, Problem, Report, name_problem, parse_scor
 from .safejson import JSONProblem
 from .safejson import loads as safe_loads
 from .text import decode, describe_lines
+from .wmt_rules import apply_rules
 
 NAME = "Appraise CSV export"
 
@@ -202,12 +203,14 @@ def _row_problems(v: dict[str, str], has_mqm: bool) -> list[tuple[str, str]]:
 
 
 def read_appraise(data: bytes, name: str = "appraise.csv", *, judgement: str | None = None,
-                  lp: str | None = None) -> JudgementImport:
+                  lp: str | None = None, wmt_filters: bool = False, repeats: str | None = None) -> JudgementImport:
     """Read an Appraise CSV export (the module docstring has the layout).
 
     ``judgement``: the name of the judgements (default ``esa`` with the ``mqm`` column, else
     ``da``); ``lp``: the language pair for every row instead of ``<sourceLanguage>-<targetLanguage>``
-    (e.g. ``en-cs`` for ``eng``/``ces``; only when the file holds one pair). Raises
+    (e.g. ``en-cs`` for ``eng``/``ces``; only when the file holds one pair); ``wmt_filters``,
+    ``repeats``: WMT's filters and the rule for re-ratings (:mod:`evalcore.io.wmt_rules`; with
+    ``wmt_filters`` an exact repeat row is set aside and counted instead of refused). Raises
     :class:`~evalcore.core.problems.DataError` with every problem at once."""
     report = Report()
     text = decode(data, name, report)
@@ -260,11 +263,12 @@ def read_appraise(data: bytes, name: str = "appraise.csv", *, judgement: str | N
             report.error(name, None, f"{len(entries) - MAX_LISTED} more rows with {kind} not listed")
     # a row repeated verbatim (same timestamps too) is the same annotation exported twice
     seen: dict[tuple, int] = {}
-    for v, line in zip(rows, lines):
+    for v, line in zip(rows if not wmt_filters else [], lines):
         key = tuple(v[c] for c in columns)
         if key in seen:
             report.error(name, line, f"repeats line {seen[key]} field for field (same times too): the same "
-                                     "annotation twice, e.g. two exports pasted together; keep one")
+                                     "annotation twice, e.g. two exports pasted together; keep one (--wmt-filters sets exact "
+                                     "repeats aside, counted)")
         else:
             seen[key] = line
     pairs = sorted({f"{v['sourceLanguage']}-{v['targetLanguage']}" for v in rows})
@@ -303,15 +307,8 @@ def read_appraise(data: bytes, name: str = "appraise.csv", *, judgement: str | N
             warnings.warning(name, kind_lines[0], f"{len(kind_lines)} row(s) of type {kind} ({what}; "
                                                   f"{describe_lines(kind_lines)}) are set aside, not counted "
                                                   "as segment scores")
-    dup_key = ["lp", "system", "seg_id", "rater", "judgement"]
-    rep = judgements[judgements.duplicated(dup_key, keep=False)]
-    if len(rep):
-        rep_lines = [out_lines[i] for i in rep.index]
-        groups = rep.groupby(dup_key, sort=False).ngroups
-        warnings.warning(name, rep_lines[0], f"{groups} output(s) rated more than once by the same rater at "
-                                             f"different times ({describe_lines(rep_lines)}); all rows are kept "
-                                             "and counted separately")
-    return JudgementImport(judgements, set_aside.reset_index(drop=True), list(warnings.problems), name, out_lines)
+    imp = JudgementImport(judgements, set_aside.reset_index(drop=True), list(warnings.problems), name, out_lines)
+    return apply_rules(imp, wmt_filters=wmt_filters, repeats=repeats)
 
 
 def read_appraise_file(path: str | os.PathLike, **kw) -> JudgementImport:

@@ -21,17 +21,22 @@ from ..core.results import Result
 from .appraise import JudgementImport, read_appraise
 from .text import describe_lines
 
-FORMATS = ("appraise", "pearmut")
+FORMATS = ("appraise", "pearmut", "wmtjsonl")
 
 
 def read_export(fmt: str, data: bytes, name: str, **kw) -> JudgementImport:
-    """The judgements of an export of platform ``fmt`` (``appraise`` or ``pearmut``)."""
+    """The judgements of an export of platform ``fmt`` (``appraise``, ``pearmut``, or ``wmtjsonl``:
+    a WMT human-evaluation JSONL release)."""
     if fmt == "appraise":
         return read_appraise(data, name, **kw)
     if fmt == "pearmut":
         from .pearmut import read_pearmut
 
         return read_pearmut(data, name, **kw)
+    if fmt == "wmtjsonl":
+        from .wmtjsonl import read_wmt_jsonl_judgements
+
+        return read_wmt_jsonl_judgements(data, name, **kw)
     raise ValueError(f"unknown judgement format {fmt!r}; known: {', '.join(FORMATS)}")
 
 

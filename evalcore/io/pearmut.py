@@ -45,6 +45,7 @@ from ..core.problems import DataError, Report, name_problem, parse_score, shown
 from .appraise import JudgementImport, given_names, refuse_unsupported
 from .safejson import JSONProblem, loads
 from .text import decode, describe_lines
+from .wmt_rules import apply_rules
 
 NAME = "Pearmut annotations (JSONL)"
 SPECIAL_PREFIXES = {"welcome_": "tutorial", "random_": "attention", "goodbye_": "goodbye"}
@@ -179,11 +180,13 @@ def _item(item, ann, user: str, item_i, special: str | None, line: int, problem,
 
 
 def read_pearmut(data: bytes, name: str = "annotations.jsonl", *, judgement: str | None = None,
-                 lp: str | None = None) -> JudgementImport:
+                 lp: str | None = None, wmt_filters: bool = False, repeats: str | None = None) -> JudgementImport:
     """Read a Pearmut annotation log (the module docstring has the layout). ``lp``: the
     language pair of every row (Pearmut records none; default empty); ``judgement``: the name
-    of the single-score judgements (default ``esa`` when any span was marked, else ``da``).
-    Raises :class:`~evalcore.core.problems.DataError` with every problem at once."""
+    of the single-score judgements (default ``esa`` when any span was marked, else ``da``);
+    ``wmt_filters``, ``repeats``: WMT's filters and the rule for re-ratings
+    (:mod:`evalcore.io.wmt_rules`; a document resubmitted by its user is resolved before them,
+    as Pearmut counts it). Raises :class:`~evalcore.core.problems.DataError` with every problem at once."""
     report = Report()
     text = decode(data, name, report)
     if text is None:
@@ -267,7 +270,7 @@ def read_pearmut(data: bytes, name: str = "annotations.jsonl", *, judgement: str
                              columns=["lp", "system", "seg_id", "text"])
     imp.sources = pd.DataFrame([{"lp": lp, "seg_id": g, "source": t} for g, t in sources.items()],
                                columns=["lp", "seg_id", "source"])
-    return imp
+    return apply_rules(imp, wmt_filters=wmt_filters, repeats=repeats)
 
 
 def read_pearmut_file(path: str | os.PathLike, **kw) -> JudgementImport:

@@ -309,3 +309,38 @@ def _count_spans(spans: list, report: Report) -> None:
 
 
 read = read_wmt_jsonl
+
+
+def read_wmt_jsonl_judgements(data: bytes, name: str = "humeval.jsonl", *, judgement: str | None = None,
+                              lp: str | None = None, wmt_filters: bool = False, repeats: str | None = None):
+    """The judgements of a WMT human-evaluation JSONL file (either layout, module docstring) as an
+    :class:`~evalcore.io.appraise.JudgementImport` (``import-judgements --format wmtjsonl``):
+    ``lp, system, seg_id, rater, judgement, score, doc_id, esa_spans_json`` and each row's line;
+    annotations without a score are set aside (``item_type`` ``unscored``). ``wmt_filters``,
+    ``repeats``: WMT's filters and the rule for re-ratings (:mod:`evalcore.io.wmt_rules`; the
+    release has no times, so the later rating is the later line, then the later wave).
+    Raises :class:`~evalcore.core.problems.DataError` with every problem of the file."""
+    from ..core.problems import DataError
+    from .appraise import JudgementImport
+    from .wmt_rules import apply_rules
+
+    report = Report()
+    rows = _parse(FileSource({name: data}, name), name, report)
+    if not report.ok:
+        raise DataError(report)
+    cols = ["lp", "system", "seg_id", "rater", "judgement", "score", "doc_id", "esa_spans_json"]
+
+    def frame(items) -> pd.DataFrame:
+        recs = [[lp if lp is not None else r.lp, r.system, r.seg, r.rater, judgement or JUDGEMENT, r.score,
+                 r.doc or "", "" if r.spans is None else json.dumps(r.spans, ensure_ascii=False)] for r in items]
+        return pd.DataFrame(recs, columns=cols).astype({"score": float})
+
+    anns = [r for r in rows if r.rater is not None]
+    scored = [r for r in anns if r.score is not None]
+    unscored = [r for r in anns if r.score is None]
+    aside = frame(unscored).assign(item_type="unscored", line=[r.line for r in unscored])
+    warnings = Report()
+    if unscored:
+        warnings.warning(name, unscored[0].line, f"{len(unscored)} annotation(s) without a score are set aside")
+    imp = JudgementImport(frame(scored), aside, list(warnings.problems), name, [r.line for r in scored])
+    return apply_rules(imp, wmt_filters=wmt_filters, repeats=repeats)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import math
 import sys
 import warnings
 from pathlib import Path
@@ -177,11 +178,19 @@ def sorted_batches(lengths: Sequence[int], batch_size: int) -> list[np.ndarray]:
 
 
 class EncoderScorer:
-    """BERTScore-style greedy matching F1 (Zhang et al. 2020 §3: each token matched to its most
-    similar token of the other side by cosine; P over candidate tokens, R over reference tokens,
-    F1 = 2PR/(P+R); no idf weighting, no baseline rescaling, special tokens excluded) or sentence
+    """BERTScore (Zhang et al. 2020 §3, as the ``bert-score`` package computes it) or sentence
     cosine (mean of the last layer's token vectors over the attention mask, normalised: the
-    pooling of sentence-transformers' all-MiniLM-L6-v2, Reimers & Gurevych 2019 §3)."""
+    pooling of sentence-transformers' all-MiniLM-L6-v2, Reimers & Gurevych 2019 §3).
+
+    BERTScore: each text stripped and tokenised with its special tokens; its token vectors of
+    one hidden layer (``layer``, 1..L; default the last), L2-normalised; each candidate token
+    matched to its most similar reference token by cosine and the reverse, the special tokens
+    included as candidates to match; P = the weighted mean over candidate tokens of the best
+    cosine, R likewise over reference tokens, with weight 0 for [CLS] and [SEP] (the tokenizer's
+    cls/sep tokens) and 1 (or the token's idf, §3.3: log((M + 1) / (m_w + 1)) over the M idf
+    documents, m_w of them holding w) for every other token; F1 = 2PR/(P + R), 0 when a side has
+    no weighted token; with a baseline b (the file's row of the layer, column F), F1 is rescaled
+    to (F1 − b)/(1 − b) (§3.4 / the package's ``rescale_with_baseline``)."""
 
     def __init__(self, kind, path: Path, device, precision, allow_download=False):
         torch = _torch()
@@ -199,10 +208,13 @@ class EncoderScorer:
         self.model.to(device).eval()
         self.layers = int(self.model.config.num_hidden_layers)
         self.torch = torch
+        self._idf: dict = {}
 
-    def _encode(self, texts: list[str], batch_size: int, max_length: int, progress: Progress = None):
-        """Per text: its normalised token vectors (bertscore, special tokens dropped) or its
-        normalised mean-pooled vector (cosine); and how many texts were truncated."""
+    def _encode(self, texts: list[str], batch_size: int, max_length: int, progress: Progress = None,
+                layer: int | None = None):
+        """Per text: (token vectors, token ids) of every token (bertscore: special tokens too;
+        normalised) or its normalised mean-pooled vector (cosine); and how many texts were
+        truncated."""
         torch = self.torch
         full = self.tokenizer(texts, add_special_tokens=True, truncation=False)["input_ids"]
         lengths = [len(x) for x in full]
@@ -211,12 +223,11 @@ class EncoderScorer:
         done = 0
         for batch in sorted_batches(lengths, batch_size):
             enc = self.tokenizer([texts[i] for i in batch], padding=True, truncation=True, max_length=max_length,
-                                 return_tensors="pt", return_special_tokens_mask=True)
-            special = enc.pop("special_tokens_mask")
+                                 return_tensors="pt")
             enc = {k: v.to(self.device) for k, v in enc.items()}
             with torch.inference_mode(), autocast(self.device, self.precision):
-                hidden = self.model(**enc).last_hidden_state
-            hidden = hidden.float()
+                result = self.model(**enc, output_hidden_states=layer is not None)
+            hidden = (result.hidden_states[layer] if layer is not None else result.last_hidden_state).float()
             mask = enc["attention_mask"].float()
             if self.kind == "cosine":
                 pooled = (hidden * mask[..., None]).sum(1) / mask.sum(1, keepdim=True).clamp(min=1e-9)
@@ -224,31 +235,85 @@ class EncoderScorer:
                 for k, i in enumerate(batch):
                     out[i] = vecs[k]
             else:
-                keep = (enc["attention_mask"].cpu() > 0) & (special == 0)
+                keep = enc["attention_mask"].cpu().numpy() > 0
+                ids = enc["input_ids"].cpu().numpy()
                 vecs = torch.nn.functional.normalize(hidden, p=2, dim=2).cpu().numpy().astype(np.float64)
                 for k, i in enumerate(batch):
-                    out[i] = vecs[k][keep[k].numpy()]
+                    out[i] = (vecs[k][keep[k]], ids[k][keep[k]])
             done += len(batch)
             if progress:
                 progress(done, len(texts))
         return out, truncated
 
-    def score(self, srcs, cands, refs, batch_size: int, max_length: int, progress: Progress = None):
-        uniq = list(dict.fromkeys(list(cands) + list(refs)))
+    def _weights(self, ids: np.ndarray, idf: dict | None, default: float) -> np.ndarray:
+        """The weight of each token: 0 for [CLS]/[SEP], else its idf (``default`` for a token no
+        idf document holds) or 1."""
+        zero = {self.tokenizer.cls_token_id, self.tokenizer.sep_token_id}
+        return np.array([0.0 if t in zero else (idf.get(int(t), default) if idf is not None else 1.0)
+                         for t in ids], dtype=np.float64)
+
+    def idf_weights(self, docs: Sequence[str], max_length: int) -> tuple[dict, float]:
+        """idf of every token id over ``docs`` (each document's set of token ids, stripped texts
+        with special tokens), and the idf of a token none holds: log((M + 1) / 1)."""
+        key = (hash(tuple(docs)), len(docs), max_length)
+        if key not in self._idf:
+            counts: dict[int, int] = {}
+            for ids in self.tokenizer([d.strip() for d in docs], add_special_tokens=True, truncation=True,
+                                      max_length=max_length)["input_ids"]:
+                for t in set(ids):
+                    counts[t] = counts.get(t, 0) + 1
+            m = len(docs)
+            self._idf[key] = ({t: math.log((m + 1) / (c + 1)) for t, c in counts.items()}, math.log(m + 1))
+        return self._idf[key]
+
+    def score(self, srcs, cands, refs, batch_size: int, max_length: int, progress: Progress = None,
+              options: dict | None = None):
+        options = options or {}
+        bert = self.kind == "bertscore"
+        prep = (lambda t: t.strip()) if bert else (lambda t: t)
+        layer = options.get("layer")
+        if layer is not None and not 1 <= int(layer) <= self.layers:
+            raise ValueError(f"--bertscore-layer {layer}: this model has layers 1 to {self.layers}")
+        uniq = list(dict.fromkeys(prep(t) for t in list(cands) + list(refs)))
         pos = {t: i for i, t in enumerate(uniq)}
-        vecs, truncated = self._encode(uniq, batch_size, max_length, progress)
+        vecs, truncated = self._encode(uniq, batch_size, max_length, progress, layer if bert else None)
+        idf, default = (self.idf_weights(options["idf_docs"], max_length) if bert and options.get("idf_docs") is not None
+                        else (None, 1.0))
+        base = _baseline_f(options["baseline"], layer or self.layers) if bert and options.get("baseline") else None
         scores = np.empty(len(cands))
         for k, (c, r) in enumerate(zip(cands, refs)):
-            a, b = vecs[pos[c]], vecs[pos[r]]
-            if self.kind == "cosine":
+            a, b = vecs[pos[prep(c)]], vecs[pos[prep(r)]]
+            if not bert:
                 scores[k] = float(np.dot(a, b))
-            elif len(a) == 0 or len(b) == 0:
-                scores[k] = 0.0  # nothing to match: BERTScore's F1 of an empty side is 0
+                continue
+            (va, ia), (vb, ib) = a, b
+            wa, wb = self._weights(ia, idf, default), self._weights(ib, idf, default)
+            if wa.sum() <= 0 or wb.sum() <= 0:
+                f = 0.0  # nothing to match: bert-score's F1 of an empty side is 0
             else:
-                sim = a @ b.T
-                p, r_ = sim.max(axis=1).mean(), sim.max(axis=0).mean()
-                scores[k] = 2 * p * r_ / (p + r_) if p + r_ > 0 else 0.0
+                sim = va @ vb.T
+                p = float((sim.max(axis=1) * wa).sum() / wa.sum())
+                r_ = float((sim.max(axis=0) * wb).sum() / wb.sum())
+                f = 2 * p * r_ / (p + r_) if p + r_ != 0 else 0.0
+            scores[k] = f if base is None else (f - base) / (1 - base)
         return scores, truncated
+
+
+def _baseline_f(path: str, layer: int) -> float:
+    """The F baseline of ``layer`` in a bert-score baseline file (CSV: LAYER,P,R,F; one row per
+    layer, 0 = the embeddings)."""
+    import pandas as pd
+
+    t = pd.read_csv(path)
+    cols = {c.strip().upper(): c for c in t.columns}
+    if not {"LAYER", "F"} <= set(cols):
+        raise ValueError(f"{path}: a bert-score baseline file has the columns LAYER,P,R,F (found "
+                         f"{', '.join(map(str, t.columns))})")
+    row = t[t[cols["LAYER"]].astype(int) == int(layer)]
+    if len(row) != 1:
+        raise ValueError(f"{path}: no row for layer {layer} (it has layers "
+                         f"{', '.join(map(str, t[cols['LAYER']].tolist()))})")
+    return float(row[cols["F"]].iloc[0])
 
 
 class CometScorer:

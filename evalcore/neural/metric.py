@@ -53,6 +53,11 @@ class Settings:
     allow_download: bool = False
     progress: bool = False  # rate and ETA of each model run on stderr (the CLI)
     threads: int | None = None  # torch CPU threads (None: torch's default)
+    # BERTScore (bert-score's options, methods §18): the hidden layer (1..L; None: the last), idf
+    # weights from the dataset's references, and a baseline file (LAYER,P,R,F) to rescale with
+    bertscore_layer: int | None = None
+    bertscore_idf: bool = False
+    bertscore_baseline: str | None = None
 
 
 _SETTINGS = Settings()
@@ -73,6 +78,11 @@ def configure(reset: bool = False, **changes) -> Settings:
         raise ValueError("--threads must be at least 1")
     if s.max_length is not None and int(s.max_length) < 8:
         raise ValueError("--max-length must be at least 8 tokens")
+    if s.bertscore_layer is not None and int(s.bertscore_layer) < 1:
+        raise ValueError("--bertscore-layer must be at least 1 (1 = the first transformer layer)")
+    if s.bertscore_baseline is not None and not Path(s.bertscore_baseline).is_file():
+        raise ValueError(f"--bertscore-baseline {s.bertscore_baseline}: no such file (bert-score's baseline files "
+                         "are CSV with the columns LAYER,P,R,F)")
     _SETTINGS = s
     return s
 
@@ -114,6 +124,7 @@ class NeuralMetric(Metric):
         self._expected = 0  # the progress line's total: rows :meth:`expect` counted (else the full plan)
         self._done = 0
         self._sink = None  # a caller's progress(done, total) for the model's rows (see reporting)
+        self._idf_docs: tuple[str, ...] | None = None  # bertscore idf: the dataset's reference texts
 
     # ---- pickling (Dask): settings and the source index travel, models and caches do not --
     def __getstate__(self):
@@ -168,7 +179,28 @@ class NeuralMetric(Metric):
                          self.config.precision, f"trunc:{self.max_length()}",
                          *(f"{k}:{v[k]}" for k in sorted(v)),
                          # xCOMET rows: [mt, src, ref], or [mt, src] where the reference is "", with error spans
-                         *(["inputs:mt+src+ref", "spans:1"] if self.kind == "xcomet" else [])])
+                         *(["inputs:mt+src+ref", "spans:1"] if self.kind == "xcomet" else []),
+                         *(self._bert_key() if self.kind == "bertscore" else [])])
+
+    def bert_options(self) -> dict:
+        """What the BERTScore scorer needs beyond the texts: layer (None: last), the idf
+        documents (None: no idf) and the baseline file (None: no rescaling)."""
+        if self.config.bertscore_idf and self._idf_docs is None:
+            raise ValueError(f"{self.id} with idf weights needs the references of a dataset (the idf documents): "
+                             "score it through `evalcore score`")
+        return {"layer": self.config.bertscore_layer,
+                "idf_docs": self._idf_docs if self.config.bertscore_idf else None,
+                "baseline": self.config.bertscore_baseline}
+
+    def _bert_key(self) -> list[str]:
+        """The cache-key fields of a BERTScore row: the matching (bert-score's: special tokens kept
+        as candidates with zero weight), the layer, the idf documents and the baseline file."""
+        import hashlib
+
+        o = self.bert_options()
+        idf = "no" if o["idf_docs"] is None else hashlib.sha256("\n".join(o["idf_docs"]).encode()).hexdigest()[:16]
+        base = "no" if o["baseline"] is None else hashlib.sha256(Path(o["baseline"]).read_bytes()).hexdigest()[:16]
+        return ["match:bert-score", f"layer:{o['layer'] or 'last'}", f"idf:{idf}", f"rescale:{base}"]
 
     def prepare(self, dataset) -> None:
         """Index the dataset's sources by reference text (COMET and MetricX-24 need a segment's
@@ -176,6 +208,9 @@ class NeuralMetric(Metric):
         from ..metrics.tokenize import target_language
 
         self._target = target_language(getattr(dataset, "lp", ""))
+        if self.kind == "bertscore" and self.config.bertscore_idf:
+            refs = dataset.references["text"] if len(dataset.references) else []
+            self._idf_docs = tuple(t for t in refs if isinstance(t, str))
         n_refs = max(1, len(dataset.ref_ids))
         self._expected = len(dataset.outputs) * (1 if self.kind == "cometkiwi" else n_refs)
         if self.spec.lower() == _models.MINILM and self._target and self._target != "en":
@@ -271,6 +306,10 @@ class NeuralMetric(Metric):
                                                                  progress)
                 for k, sp in zip(todo, new_spans):
                     got_spans[k] = sp
+            elif self.kind == "bertscore":
+                values, truncated = model.score(s, c, r, self.config.batch_size, self.max_length(), progress,
+                                                options=self.bert_options())
+                new_spans = None
             else:
                 values, truncated = model.score(s, c, r, self.config.batch_size, self.max_length(), progress)
                 new_spans = None
@@ -480,7 +519,9 @@ class NeuralMetric(Metric):
         fields += [("agg", "first" if level == "span" else self.config.aggregation),
                    ("precision", self.config.precision), ("trunc", trunc)]
         if self.kind == "bertscore":
-            fields += [("layer", "last"), ("idf", "no"), ("rescale", "no")]
+            c = self.config
+            fields += [("layer", str(c.bertscore_layer or "last")), ("idf", "yes" if c.bertscore_idf else "no"),
+                       ("rescale", "yes" if c.bertscore_baseline else "no")]
         if self.kind in ("comet", "cometkiwi", "xcomet"):
             fields.append(("comet", v["unbabel-comet"]))
         fields += [("torch", v["torch"]), ("transformers", v["transformers"]),

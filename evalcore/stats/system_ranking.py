@@ -22,6 +22,16 @@ pairwise p-values, rank ranges and clusters.
   when the data has none); the bootstrap and AR resample the common segments of the pair and
   recompute that same macro average (per-domain sums and counts as the resampled statistics).
 
+* :func:`rank_systems_wmt25`  WMT25's human ranking (Kocmi et al. 2025, *Findings of WMT25*, §4;
+  ``rank --recipe wmt25``): every rating is one observation (the two annotation waves flattened,
+  no mean over raters, no domains); system score = the mean of its ratings; a is significantly
+  better than b when a one-sided Wilcoxon signed-rank test (alternative "greater", scipy defaults)
+  over the cross-paired differences, on each segment every rating of a minus every rating of b
+  (two waves: a₁−b₁, a₂−b₂, a₁−b₂, a₂−b₁), gives p < α/2; rank ranges by stepping from each
+  system up (down) the mean-sorted list until the first system significantly better (worse);
+  a cluster ends after position c when every system above reaches no lower than c and every
+  system below no higher than c + 1.
+
 * Two systems differ significantly when p < α (α = 0.05). Rank range: best = 1 + #systems
   significantly better (higher score and significant), worst = N − #systems significantly worse.
 * Clusters (:func:`clusters_from_significance`): walking the systems in descending score, a system
@@ -38,6 +48,7 @@ import numpy as np
 import pandas as pd
 
 TESTS = ("wilcoxon", "bootstrap", "ar")
+RECIPES = ("wmt24", "wmt25")
 
 
 @dataclass
@@ -189,3 +200,59 @@ def _resampling_p(xa, xb, dom, n_dom, test, n_samples, seed) -> float:
         return paired_bootstrap(sa, sb, macro, n_samples=n_samples or 1000, seed=seed, vectorized=True).p_value
     return paired_approximate_randomization(sa, sb, macro, n_samples=n_samples or 10000, seed=seed,
                                             vectorized=True).p_value
+
+
+def _one_sided_p(da: dict, db: dict) -> float:
+    """One-sided Wilcoxon p-value of "a better than b" over the cross-paired differences: on each
+    segment both have, every rating of a minus every rating of b (module docstring). NaN when
+    there is no such pair."""
+    import scipy.stats
+
+    diffs = [x - y for g, xs in da.items() if g in db for x in xs for y in db[g]]
+    if not diffs:
+        return float("nan")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return float(scipy.stats.wilcoxon(diffs, alternative="greater").pvalue)
+
+
+def rank_systems_wmt25(ratings: pd.DataFrame, *, alpha: float = 0.05) -> SystemRanking:
+    """WMT25's human ranking of ``ratings`` (system, seg_id, score; one row per rating, several
+    per (system, segment) allowed: the waves, or other raters), module docstring. In the result,
+    ``pvalues[i, j]`` is the one-sided p-value of "system i better than system j" (not
+    symmetric), ``significant[i, j]`` is p < α/2; ``rank_best``/``rank_worst`` the rank range
+    found by stepping; ``clusters`` where no range crosses a cut."""
+    s = ratings[["system", "seg_id", "score"]].copy()
+    s["seg_id"] = s["seg_id"].astype(str)
+    s = s[s["score"].notna()]
+    per: dict[str, dict[str, list[float]]] = {}
+    for sys_, g, v in zip(s["system"], s["seg_id"], s["score"].astype(float)):
+        per.setdefault(sys_, {}).setdefault(g, []).append(float(v))
+    if len(per) < 2:
+        raise ValueError("ranking needs at least two systems with scores")
+    mean = {k: float(np.mean([x for xs in d.values() for x in xs])) for k, d in per.items()}
+    systems = sorted(per, key=lambda k: (-mean[k], k))
+    n = len(systems)
+    P = np.full((n, n), np.nan)
+    for a in range(n):
+        for b in range(n):
+            if a != b:
+                P[a, b] = _one_sided_p(per[systems[a]], per[systems[b]])
+    sig = np.where(np.isnan(P), False, P < alpha / 2)
+    best = np.zeros(n, dtype=int)
+    worst = np.zeros(n, dtype=int)
+    for i in range(n):
+        up = i
+        while up > 0 and not sig[up - 1, i]:
+            up -= 1
+        down = i
+        while down < n - 1 and not sig[i, down + 1]:
+            down += 1
+        best[i], worst[i] = up + 1, down + 1
+    clusters = np.ones(n, dtype=int)
+    for c in range(1, n):
+        if all(worst[:c] <= c) and all(best[c:] > c):
+            clusters[c:] += 1
+    counts = np.array([len(per[k]) for k in systems])
+    return SystemRanking(systems, np.array([mean[k] for k in systems]), P, sig, best, worst, clusters,
+                         counts, "wilcoxon-one-sided", alpha)

@@ -7,15 +7,16 @@ from typing import Sequence
 
 import pandas as pd
 
-from ..analysis.annotate import RankTask, Task, word_offsets
+from ..analysis.annotate import RankTask, Task, unit_offsets
 from ..core.dataset import Dataset
 from ..present.highlight import box, char_spans_html, escape
 
 
 def task_context(dataset: Dataset, task: Task, show_reference: bool) -> dict:
     """``source`` (text), ``references`` [(ref_id, text)] (empty unless ``show_reference``),
-    ``output`` (the text to judge: the output, or its degraded copy) and ``words`` (its
-    whitespace-separated words, for choosing a span)."""
+    ``output`` (the text to judge: the output, or its degraded copy) and ``words`` (its clickable
+    units, for choosing a span: words, or single characters in scripts written without spaces;
+    :func:`evalcore.analysis.text_units.mark_units`)."""
     pos = {str(s): i for i, s in enumerate(dataset.seg_ids)}
     i = pos[str(task.seg_id)]
     refs = []
@@ -23,7 +24,7 @@ def task_context(dataset: Dataset, task: Task, show_reference: bool) -> dict:
         texts = dataset.ref_texts()
         refs = [(r, texts[r][i]) for r in dataset.ref_ids if isinstance(texts[r][i], str) and texts[r][i].strip()]
     return {"source": str(dataset.segments["source"].iloc[i]), "references": refs, "output": task.text,
-            "words": task.text.split()}
+            "words": [task.text[a:b] for a, b in unit_offsets(task.text)]}
 
 
 def rank_context(dataset: Dataset, task: RankTask, show_reference: bool) -> dict:
@@ -33,18 +34,22 @@ def rank_context(dataset: Dataset, task: RankTask, show_reference: bool) -> dict
                                           show_reference).items() if k in ("source", "references")}
 
 
-def output_html(text: str, spans: Sequence[dict], label: str = "Translation to judge") -> str:
+def output_html(text: str, spans: Sequence[dict], label: str = "Translation to judge",
+                pending: dict | None = None) -> str:
     """The output in a box with the ESA spans marked by severity (escaped text;
-    :func:`evalcore.present.highlight.char_spans_html`)."""
+    :func:`evalcore.present.highlight.char_spans_html`) and, ``pending``, the words being chosen
+    (not added yet) marked apart."""
     marks = [(sp["start_i"], sp["end_i"], sp["severity"],
               f"{sp['severity']} error" + (f" ({sp['category']})" if sp.get("category") else ""))
              for sp in spans if isinstance(sp.get("start_i"), int)]
+    if pending is not None:
+        marks.append((pending["start_i"], pending["end_i"], "selected", "chosen, not added yet"))
     return box(label, char_spans_html(text, marks))
 
 
 def spans_table(text: str, spans: Sequence[dict]) -> pd.DataFrame:
     """One row per span: words (1-based, as chosen), the marked text, severity."""
-    off = word_offsets(text)
+    off = unit_offsets(text)
     rows = []
     for sp in spans:
         a, b = sp["start_i"], sp["end_i"]
