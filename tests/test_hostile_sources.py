@@ -13,6 +13,7 @@ import io
 import sys
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from conftest import ROOT
@@ -475,3 +476,47 @@ def test_memory_budget_refuses_with_the_number_and_the_setting():
            "(EVALCORE_MEMORY_BUDGET_MB=2)" in msg
     with pytest.raises(ValueError, match="EVALCORE_MEMORY_BUDGET_MB='lots' is not a whole number"):
         check_memory_budget(coll, {"EVALCORE_MEMORY_BUDGET_MB": "lots"})
+
+
+# ----------------------------------------------------------------- found by the sweep
+def test_williams_test_of_two_perfectly_correlated_metrics_is_nan_like_mt_metrics_eval():
+    """card on four systems compared two metrics whose scores correlate perfectly (r23 = 1, r12 =
+    r13): Williams' statistic is 0/0, which ended in ZeroDivisionError; mt-metrics-eval's
+    stats.WilliamsTest gives NaN (numpy's 0/0)."""
+    import math
+    import types
+
+    from conftest import SHARED_DATA
+    from evalcore.stats.significance import williams_test
+
+    t, p = williams_test(0.5, 0.5, 1.0, 4)
+    assert math.isnan(t) and math.isnan(p)
+    assert all(math.isnan(v) for v in williams_test(0.6, 0.5, 0.8, 3))  # n - 3 = 0 degrees of freedom
+    oracle = SHARED_DATA.parent / "oracles" / "mt-metrics-eval"
+    if not oracle.exists():
+        pytest.skip("../shared/oracles/mt-metrics-eval is absent (the mt-metrics-eval oracle)")
+    sys.path.insert(0, str(oracle))
+    for name in ("apache_beam", "dacite"):
+        sys.modules.setdefault(name, types.ModuleType(name))
+    import numpy as np
+    from mt_metrics_eval import stats
+
+    with np.errstate(all="ignore"):
+        assert math.isnan(stats.WilliamsTest(0.5, 0.5, 1.0, 4))
+        assert williams_test(0.6, 0.5, 0.8, 100)[1] == pytest.approx(stats.WilliamsTest(0.6, 0.5, 0.8, 100), abs=1e-9)
+
+
+@pytest.mark.parametrize("metric_id", ["meteor", "gtm-2", "gtm-3"])
+def test_a_segment_over_the_alignment_cap_does_not_size_the_others_buffers(metric_id):
+    """card and compare on the hostile field_200k case (one output of 40,000 words) ended in
+    MemoryError: the greedy-run kernel sized its buffers by the longest text of the chunk,
+    including the one the cap had left out (40,000² entries). The long item is NaN (refused, as
+    documented) and the others score as they do without it."""
+    from evalcore.metrics.base import get_metric
+
+    m = get_metric(metric_id)
+    cands, refs = ["a b c d", "the cat sat on the mat"], [["a b x d"], ["the cat sat on a mat", "a cat sat"]]
+    alone = m.segment_stats(cands, refs)
+    with_long = m.segment_stats(["word " * 40_000] + cands, [["word"]] + refs)
+    assert np.isnan(with_long[0]).all()
+    assert np.array_equal(with_long[1:], alone)

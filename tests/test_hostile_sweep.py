@@ -22,6 +22,9 @@ import make_corpus  # noqa: E402
 #: one invocation of every command, {p} the dataset, {o} an output path in a temporary folder
 COMMANDS = {
     "validate": "{p}",
+    "card": "{p} --metrics chrf,meteor --bootstrap 50 --out {o}.html",  # meteor: the aligned kernels
+    "verify-card": "{o}.html {p}",  # the card written by `card` on the same case just before
+    "detective": "{p}",
     "score": "{p} --metrics chrf --out {o}",
     "correlate": "{p} --human da --metrics chrf --out {o}",
     "compare": "{p} --a sysA --b sysB",
@@ -94,6 +97,8 @@ def test_no_case_ends_in_a_traceback(command, cases, tmp_path):
         if path.suffix == ".json":
             continue  # not a dataset: the import sweep below
         out = tmp_path / f"{command}-{name}"
+        if command == "verify-card":  # a card of this case to verify (none when card refuses the case)
+            run(["card", path, "--metrics", "chrf", "--bootstrap", "50", "--out", f"{out}.html"])
         argv = [command] + [a.format(p=path, o=out) for a in COMMANDS[command].split(" ")]
         argv = [a for a in argv if a != ""] + ([""] if COMMANDS[command].endswith(" ") else [])
         try:
@@ -138,10 +143,12 @@ def _platform_files(cases):
 
 
 def test_import_judgements_sweep(cases, tmp_path):
+    from evalcore.io.judgement_io import FORMATS
+
     for name, data in _platform_files(cases):
         f = tmp_path / name
         f.write_bytes(data)
-        for fmt in ("appraise", "pearmut"):
+        for fmt in FORMATS:
             code, text = run(["import-judgements", f, "--format", fmt, "--out", tmp_path / "j.tsv"])
             assert code in (0, 2) and "Traceback" not in text, (name, fmt, text[-800:])
 
