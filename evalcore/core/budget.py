@@ -1,10 +1,10 @@
 """A memory budget for interactive work: refuse, with the numbers and the setting, a dataset
 whose estimated working memory exceeds it, before any page starts computing on it.
 
-The estimate is linear in the data (methods §22): ``texts × PER_TEXT_BYTES + characters ×
+The estimate is linear in the data (methods §26): ``texts × PER_TEXT_BYTES + characters ×
 PER_CHAR_BYTES``, where texts counts the source segments, the reference texts and the system
 outputs. The constants come from measurements on synthetic one-word data (methods
-§22): loading a tidy folder and scoring chrF and BLEU per segment cost about 610 bytes per text
+§26): loading a tidy folder and scoring chrF and BLEU per segment cost about 610 bytes per text
 (100,000 segments × 2 systems + 1 reference set: +194 MB over 20,000 segments), and the
 Systems page of the round-four probe (issue "Nothing silently wrong, round four", item 8) grew
 to 5.9 GB on about 4 million texts (1,000,000 segments), about 1,500 bytes per text. The
