@@ -25,6 +25,10 @@ COMMANDS = {
     "card": "{p} --metrics chrf,meteor --bootstrap 50 --out {o}.html",  # meteor: the aligned kernels
     "verify-card": "{o}.html {p}",  # the card written by `card` on the same case just before
     "detective": "{p}",
+    "calibrate": "{p} --metrics chrf",
+    "detect": "{p} --task error-free --metrics chrf",
+    "plan": "{p}",
+    "stability": "{p} --human da",
     "score": "{p} --metrics chrf --out {o}",
     "correlate": "{p} --human da --metrics chrf --out {o}",
     "compare": "{p} --a sysA --b sysB",
@@ -52,8 +56,9 @@ def test_every_command_is_swept():
 
 
 #: commands that need data the corpus does not have (reading-comprehension answers, error spans,
-#: a WMT meta-evaluation folder): a clean refusal is their right answer on every case
-NEEDS_OTHER_DATA = {"comprehension", "spans", "metatask"}
+#: a WMT meta-evaluation folder, 5+ systems or 10+ judged segments): a clean refusal is their right
+#: answer on every case
+NEEDS_OTHER_DATA = {"comprehension", "spans", "metatask", "calibrate", "detect", "plan"}
 
 
 def _rich(files: dict) -> dict:
