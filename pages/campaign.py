@@ -136,6 +136,11 @@ st.caption(f"Rows `{ALL}`: Pearson and Kendall averaged over the language pairs;
 corr = res.correlations
 for note in campaign_view.undefined_notes(res):  # an empty or ±1 value is explained beside the table
     st.warning(md(note))
+camp_verdict = cached(campaign_view.campaign_verdict, query, res)
+if camp_verdict is not None:  # which metric is best over the pairs: the primary answer first (methods §21)
+    from pages.sections import verdict as verdict_section
+
+    verdict_section.show(camp_verdict, "Best metric:")
 st.dataframe(corr, hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(format="%.3f") for c in STATISTICS})
 download_table(corr, "campaign_correlations", key="camp_corr", signature=sig)

@@ -372,3 +372,7 @@ else:
 with st.expander("Metric signatures"):
     st.dataframe(pd.DataFrame([{"metric": m, "signature": cmp.metric_signature(m)} for m in cmp.metrics]),
                  hide_index=True, width="stretch")
+
+from pages.sections import calibration  # noqa: E402
+
+calibration.render(ds, cmp.settings(), criteria[0] if criteria else None, metrics, "cmp_cal")

@@ -119,3 +119,12 @@ st.plotly_chart(values_fig, width="stretch", key="mt_values")
 download_figure(values_fig, f"metatask_{task}_values", key="mt_values_dl")
 st.caption("SPA: soft pairwise accuracy (Thompson et al. 2024); acc23/item+tie: segment-level pairwise accuracy "
            "with the optimised tie threshold, averaged over items (Deutsch et al. 2023). Error rates are negated.")
+
+from pages.sections import detect as detect_section  # noqa: E402
+detect_section.render(coll, lps, metrics)
+from pages.sections.stability import render as stability_section  # noqa: E402
+stability_section(coll, mode="task", key="mt", name=f"metatask_{task}", task=task, lps=lps, metrics=metrics,
+                  human=human_v, judged_only=bool(judged_only))
+from pages.sections.baselines import render as baselines_section  # noqa: E402
+baselines_section(coll, key="mt", name=f"metatask_{task}", task=task, lps=lps, metrics=metrics, human=human_v,
+                  judged_only=bool(judged_only))

@@ -306,6 +306,8 @@ if ds_criteria:
         rk_crit = st.selectbox("Human criterion", ds_criteria, key="sysrk_crit",
                                index=ds_criteria.index(common_view.default_criterion(ds)))
         ranking_section(ds, rk_crit, "sysrk", ds.name)
+        from pages.sections.stability import render as stability_section  # noqa: E402
+        stability_section(ds, mode="human", key="sysrk", name=ds.name, criterion=rk_crit)
 
 with st.expander("Metric signatures"):
     st.dataframe(common_view.signature_frame(metrics, ds, "system", tok), hide_index=True, width="stretch")
@@ -313,3 +315,7 @@ with st.expander("Metric signatures"):
 from pages.sections import share  # noqa: E402
 
 share.render(ds, page_settings, criteria[0] if criteria else common_view.default_criterion(ds), metrics, "sys_share")
+
+from pages.sections import calibration  # noqa: E402
+
+calibration.render(ds, page_settings, criteria[0] if criteria else common_view.default_criterion(ds), metrics, "sys_cal")

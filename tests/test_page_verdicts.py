@@ -72,3 +72,20 @@ def test_metatask_page_states_the_best_metric():
     want = metatask_verdict(res.table(), "wmt24")
     (box,) = _boxes(at, "Best metric:")
     assert box == f"**Best metric:** {want.sentence}"
+
+
+def test_campaign_page_states_the_best_metric_over_the_pairs():
+    from evalcore.analysis.campaign import ALL, campaign
+    from evalcore.analysis.verdict import best_metric
+    from evalcore.io import load_collection
+
+    at = _open("campaign", {"camp_metrics": ["bleu", "chrf"]})
+    rank_by = at.selectbox(key="camp_rank").value
+    res = campaign(load_collection(SAMPLE), ["bleu", "chrf"], None)
+    pooled = res.correlations[res.correlations["lp"] == ALL]
+    top = pooled.sort_values([rank_by, "metric"], ascending=[False, True]).iloc[0]["metric"]
+    (box,) = _boxes(at, "Best metric:")
+    assert box.startswith(f"**Best metric:** {top} is the best metric by system-level {rank_by}")
+    want = best_metric(pooled[["metric", rank_by]].rename(columns={rank_by: "value"}),
+                       f"system-level {rank_by} over 1 language pair(s)")
+    assert box == f"**Best metric:** {want.sentence}"

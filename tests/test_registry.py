@@ -61,6 +61,8 @@ def _refs(st):
         "kendall_like": ("none", st.KendallLike(g, m, thresh=25)[0]),
         "darr": ("item", _flat(lambda *a, **k: avg(*a, macro=False, **k), "item", st.KendallLike, thresh=25)),
         "accuracy": ("system", agree / pairs),
+        # pairwise difference Pearson: mt-metrics-eval's Pearson(pdp=True) on the flat vectors
+        "pdp": ("none", _flat(avg, "none", scipy.stats.pearsonr, pdp=True)),
         # soft pairwise accuracy on the segments judged for every system (MTME drops the unjudged
         # cells and reshapes per system, which needs as many per system: column 5 left out here)
         "spa": ("matrices", st.PairwiseConfidenceError(list(np.delete(G, 5, axis=1).ravel()),
@@ -117,6 +119,8 @@ def test_literal_examples_are_the_references_of_the_oracle(mtme):
             ("kendall_like", "none"): mtme.KendallLike(g, m, thresh=25)[0],
             ("darr", "item"): avg(mtme.KendallLike, len(g2), "item", macro=False, thresh=25)(gold, list(m2.ravel()))[0],
             ("accuracy", "none"): agree / pairs,
+            ("pdp", "none"): avg(scipy.stats.pearsonr, len(g2), "none", pdp=True)(gold, list(m2.ravel()))[0],
+            ("pdp", "item"): avg(scipy.stats.pearsonr, len(g2), "item", pdp=True)(gold, list(m2.ravel()))[0],
             ("spa", "none"): mtme.PairwiseConfidenceError(list(g2[:, keep].ravel()), list(m2[:, keep].ravel()),
                                                           len(g2))[0]}
     for name, stat in REGISTRY.items():
@@ -151,7 +155,7 @@ def test_grouped_entries_match_mtme_averaging(mtme):
            "kendall": (scipy.stats.kendalltau, {}), "tau_b": (mtme.KendallVariants, {"variant": "b"}),
            "tau_c": (mtme.KendallVariants, {"variant": "c"}), "tau_23": (mtme.KendallVariants, {"variant": "23"}),
            "acc23": (mtme.KendallVariants, {"variant": "acc23"}), "kendall_like": (mtme.KendallLike, {"thresh": 25}),
-           "darr": (mtme.KendallLike, {"thresh": 25})}
+            "darr": (mtme.KendallLike, {"thresh": 25}), "pdp": (scipy.stats.pearsonr, {"pdp": True})}
     assert set(fns) <= set(REGISTRY)
     for name, stat in REGISTRY.items():
         for grouping in sorted(set(stat.groupings) & {"item", "sys"}) if name in fns else ():

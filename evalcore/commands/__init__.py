@@ -6,7 +6,8 @@ folder that is not declared (a leading ``_`` means "a helper, not a command").""
 
 #: the command modules of this package, in the order ``evalcore --help`` lists them (by name)
 COMMANDS: tuple[str, ...] = (
-    "card", "compare", "comprehension", "correlate", "detective", "experts", "export_judgements",
-    "export_mtme", "import_judgements", "judges", "learn", "metatask", "qarla", "queen", "rank",
-    "references", "score", "search", "spans", "validate", "verify_card",
+    "calibrate", "card", "compare", "comprehension", "correlate", "detect", "detective", "experts",
+    "export_judgements", "export_mtme", "import_judgements", "judges", "learn", "metatask", "plan",
+    "qarla", "queen", "rank", "references", "score", "search", "spans", "stability", "validate",
+    "verify_card",
 )

@@ -25,19 +25,25 @@ def show(verdict, title: str, container=None) -> None:
         box.caption(md(n))
 
 
-def best_system(ds, settings, criterion: str | None, container=None) -> None:
-    """The Systems page's verdict: which system is best by ``criterion``'s human judgements."""
-    if not criterion or criterion not in ds.criteria:
-        return
+def _answer(view_fn, query, data, what: str, title: str, container) -> None:
+    """Compute a verdict through the page cache and show it; a question the data cannot answer
+    (too few systems or judgements) says why instead, and the page goes on."""
     try:
-        v = cached(verdict_view.best_system, verdict_view.VerdictQuery(ds.content_hash(), settings, criterion), ds)
-    except ValueError as exc:  # too few systems or judgements: say why there is no answer
-        (container or st).info(f"No verdict on the best system: {md(str(exc))}")
+        v = cached(view_fn, query, data)
+    except ValueError as exc:
+        (container or st).info(f"No verdict on {md(what)}: {md(str(exc))}")
         return
     except Exception as exc:
-        show_exception(exc, "No verdict on the best system")
+        show_exception(exc, f"No verdict on {what}")
         return
-    show(v, "Best system:", container)
+    show(v, title, container)
+
+
+def best_system(ds, settings, criterion: str | None, container=None) -> None:
+    """The Systems page's verdict: which system is best by ``criterion``'s human judgements."""
+    if criterion and criterion in ds.criteria:
+        _answer(verdict_view.best_system, verdict_view.VerdictQuery(ds.content_hash(), settings, criterion), ds,
+                "the best system", "Best system:", container)
 
 
 def b_beats_a(ds, settings, a: str, b: str, criterion: str | None, headline=None, context: str = "",
@@ -45,15 +51,6 @@ def b_beats_a(ds, settings, a: str, b: str, criterion: str | None, headline=None
     """The Compare page's verdict: does B beat A by ``criterion``'s human judgements (the
     ``headline`` table's signals that pick another winner are its alternatives; ``context``: the
     headline's query, part of the cache key)."""
-    if not criterion or criterion not in ds.criteria or not a or not b or a == b:
-        return
-    try:
-        v = cached(verdict_view.b_beats_a,
-                   verdict_view.VerdictQuery(ds.content_hash(), settings, criterion, a, b, context), (ds, headline))
-    except ValueError as exc:
-        (container or st).info(f"No verdict on A against B: {md(str(exc))}")
-        return
-    except Exception as exc:
-        show_exception(exc, "No verdict on A against B")
-        return
-    show(v, "Does B beat A?", container)
+    if criterion and criterion in ds.criteria and a and b and a != b:
+        _answer(verdict_view.b_beats_a, verdict_view.VerdictQuery(ds.content_hash(), settings, criterion, a, b, context),
+                (ds, headline), "A against B", "Does B beat A?", container)
