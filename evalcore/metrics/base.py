@@ -144,6 +144,13 @@ class Metric(ABC):
         ``self``. Default: nothing to fit."""
         return self
 
+    def unavailable(self, dataset=None) -> str | None:
+        """Why this metric cannot score ``dataset`` (or, without one, anything) on this machine:
+        a missing optional package, model or parser, said as the message a user acts on; None
+        when it can. Nothing is loaded to answer. The capability tag the contract tests skip on
+        (a missing optional extra is a skip with its reason, never an error). Default: None."""
+        return None
+
     def reporting(self, progress) -> "contextlib.AbstractContextManager":
         """A context within which the metric reports the rows it scores to ``progress(done,
         total)``, for a caller's progress bar while one call scores many rows (neural models);
