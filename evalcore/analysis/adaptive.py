@@ -411,3 +411,72 @@ def summarise(runs: pd.DataFrame, target: float = TAU_TARGET) -> pd.DataFrame:
                      "share_settled": float(g["settled"].mean()),
                      "mean_tau_when_settled": st["kendall_tau"].mean() if len(st) else float("nan")})
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+
+
+# --------------------------------------------------------------------------- the class
+def system_weights(judgements: pd.DataFrame, systems: Sequence[str]) -> dict[str, float]:
+    """Per system of ``systems``, the weight :func:`pick_uncertain` gives it on the judgements so
+    far (system, seg_id, rater, score; higher is better): Σ_b P_sb · σs² / (σs² + σb²). A system
+    nobody has judged yet has an infinite error: its pairs have P = 0.5 and it takes each pair's
+    whole variance, so it comes first."""
+    from ..stats.system_ranking import item_scores
+
+    systems = list(dict.fromkeys(str(s) for s in systems))
+    j = judgements[judgements["system"].astype(str).isin(systems)] if len(judgements) else judgements
+    if len(j):
+        pool = pool_from_items(item_scores(j))
+        eff0, se0, _ = fit(pool, np.ones(len(pool), dtype=bool))
+        pos = {s: i for i, s in enumerate(pool.systems)}
+        eff = np.array([eff0[pos[s]] if s in pos else np.nan for s in systems])
+        se = np.array([se0[pos[s]] if s in pos else np.inf for s in systems])
+    else:
+        eff, se = np.full(len(systems), np.nan), np.full(len(systems), np.inf)
+    se = np.where(np.isfinite(se) & (se > 0), se, np.where(np.isfinite(se), 1e-12, np.inf))
+    p = swap_probability(eff, se)
+    v = np.where(np.isfinite(se), se ** 2, 1e12)
+    w = (p * (v[:, None] / (v[:, None] + v[None, :]))).sum(axis=1)
+    return dict(zip(systems, map(float, w)))
+
+
+def order_blocks(items: Sequence[tuple[str, str]], fixed: int, weights: dict[str, float]) -> list[tuple[str, str]]:
+    """``items`` (system, seg_id) in the order shown: the first ``fixed`` kept as they are (the
+    class's shared items), the segment blocks after them in descending Σ of their systems'
+    ``weights`` (the block where judgements would most change the ranking first; ties keep their
+    order), each block's items in their own order. The same items, reordered only."""
+    head, rest = list(items[:fixed]), list(items[fixed:])
+    blocks: dict[str, list] = {}
+    for it in rest:
+        blocks.setdefault(str(it[1]), []).append(it)
+    order = sorted(blocks.values(), key=lambda b: -sum(weights.get(str(s), 0.0) for s, _ in b))
+    return head + [it for b in order for it in b]
+
+
+def class_settled(log: pd.DataFrame, k: int) -> dict:
+    """The "rankings settled" rule (:func:`settled`) on a class's judgements in the order they were
+    saved (``log``: system, seg_id, rater, score, saved_at; rows without a score left out): the
+    clusters of :func:`fit` after each judgement, unchanged over the last ``k``. Returns settled,
+    n (judgements), k, since (judgements since the clusters last changed) and clusters (lists of
+    system names, best first)."""
+    from ..stats.system_ranking import item_scores
+
+    t = log[log["score"].notna()].reset_index(drop=True)
+    if "saved_at" in t:
+        t = t.sort_values("saved_at", kind="stable").reset_index(drop=True)
+    history: list[tuple[int, tuple]] = []
+    names: tuple[str, ...] = ()
+    for n in range(2, len(t) + 1):
+        items = item_scores(t.iloc[:n].assign(seg_id=t["seg_id"].iloc[:n].astype(str)))
+        pool = pool_from_items(items)
+        if len(pool.systems) < 2:
+            continue
+        eff, se, _ = fit(pool, np.ones(len(pool), dtype=bool))
+        part = tuple(tuple(sorted(pool.systems[i] for i in c)) for c in clusters(eff, se))
+        history.append((n, part))
+        names = pool.systems
+    since = 0
+    if history:
+        last = history[-1][1]
+        first_same = next((n for n, p in reversed(history) if p != last), None)
+        since = history[-1][0] - (first_same if first_same is not None else history[0][0])
+    return {"settled": settled(history, k), "n": len(t), "k": int(k), "since": int(since),
+            "clusters": [list(c) for c in (history[-1][1] if history else ())], "systems": list(names)}
