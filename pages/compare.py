@@ -372,3 +372,11 @@ else:
 with st.expander("Metric signatures"):
     st.dataframe(pd.DataFrame([{"metric": m, "signature": cmp.metric_signature(m)} for m in cmp.metrics]),
                  hide_index=True, width="stretch")
+
+from pages.sections import calibration  # noqa: E402
+
+calibration.render(ds, cmp.settings(), criteria[0] if criteria else None, metrics, "cmp_cal")
+
+from pages.sections import share  # noqa: E402
+
+share.render(ds, cmp.settings(), criteria[0] if criteria else None, metrics, "cmp_share", a, b)

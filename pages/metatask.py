@@ -122,3 +122,15 @@ st.caption("SPA: soft pairwise accuracy (Thompson et al. 2024); acc23/item+tie: 
 
 from pages.sections import detect as detect_section  # noqa: E402
 detect_section.render(coll, lps, metrics)
+from pages.sections.stability import render as stability_section  # noqa: E402
+stability_section(coll, mode="task", key="mt", name=f"metatask_{task}", task=task, lps=lps, metrics=metrics,
+                  human=human_v, judged_only=bool(judged_only))
+from pages.sections.baselines import render as baselines_section  # noqa: E402
+baselines_section(coll, key="mt", name=f"metatask_{task}", task=task, lps=lps, metrics=metrics, human=human_v,
+                  judged_only=bool(judged_only))
+
+from pages.common import current_dataset, settings_of_page  # noqa: E402
+from pages.sections import share  # noqa: E402
+
+_card_ds = current_dataset()  # the card is of one language pair: the sidebar's
+share.render(_card_ds, settings_of_page(_card_ds), human_v, metrics, "mt_share")

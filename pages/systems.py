@@ -175,6 +175,10 @@ except Exception as exc:
 fig = show_scores(table, True)
 with caption_slot.container():
     segments_caption(table, ds.n_segments, judged_only)
+    if metrics:  # a metric that cannot run here is left out of the table, never failing it: say which and why
+        left_note = cached(systems_view.systems_left_out, query_of(metrics), ds)
+        if left_note:
+            st.warning(md(left_note[0].upper() + left_note[1:] + "."))
     if judged_only and metrics:  # candidates nobody judged have no judged segments: say who is not shown
         shown = set(table.loc[table["kind"] == "metric", "system"])
         wanted = ds.systems + ([r for r in ds.ref_ids if r not in (ref_ids or ())] if include_refs else [])
@@ -306,6 +310,8 @@ if ds_criteria:
         rk_crit = st.selectbox("Human criterion", ds_criteria, key="sysrk_crit",
                                index=ds_criteria.index(common_view.default_criterion(ds)))
         ranking_section(ds, rk_crit, "sysrk", ds.name)
+        from pages.sections.stability import render as stability_section  # noqa: E402
+        stability_section(ds, mode="human", key="sysrk", name=ds.name, criterion=rk_crit)
 
 with st.expander("Metric signatures"):
     st.dataframe(common_view.signature_frame(metrics, ds, "system", tok), hide_index=True, width="stretch")
@@ -313,3 +319,7 @@ with st.expander("Metric signatures"):
 from pages.sections import share  # noqa: E402
 
 share.render(ds, page_settings, criteria[0] if criteria else common_view.default_criterion(ds), metrics, "sys_share")
+
+from pages.sections import calibration  # noqa: E402
+
+calibration.render(ds, page_settings, criteria[0] if criteria else common_view.default_criterion(ds), metrics, "sys_cal")

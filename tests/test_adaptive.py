@@ -1,4 +1,4 @@
-"""Adaptive selection of items to judge and its simulation (evalcore.analysis.adaptive; methods §24)."""
+"""Adaptive selection of items to judge and its simulation (evalcore.analysis.adaptive; methods §26)."""
 from __future__ import annotations
 
 import contextlib

@@ -1,4 +1,4 @@
-"""Adaptive order of the Annotate queue and the Class page's "rankings settled" line (methods §24)."""
+"""Adaptive order of the Annotate queue and the Class page's "rankings settled" line (methods §26)."""
 from __future__ import annotations
 
 import numpy as np

@@ -52,6 +52,7 @@ def test_real_card_is_small_offline_and_verifies(real_card, capsys):
     assert main(["verify-card", str(out), str(root)]) == 0
     err = capsys.readouterr().err
     assert re.search(r"verify-card: (\d+) of \1 values equal; 0 of \d+ input files changed", err)
+    assert f"settings: {card['settings']['line']}\n" in err  # the card's own settings line
 
 
 def test_editing_one_number_is_named(real_card, tmp_path, capsys):

@@ -1,5 +1,5 @@
 """Adaptive selection of the items a class judges, and its simulation on existing judgements
-(methods §24; issue point 5, "annotation that spends the budget well").
+(methods §26; issue point 5, "annotation that spends the budget well").
 
 * :func:`pool_of` — the judged cells (system, segment) of one criterion with their item score
   (:func:`evalcore.stats.system_ranking.item_scores`: a rater's repeats averaged, then the raters).

@@ -95,7 +95,7 @@ class Plan:
     #: relative ranking: outputs of one segment per screen (2-5)
     rank_outputs: int = 3
     #: adaptive order (DA, ESA, MQM-lite): after the shared items, each student's own segments come
-    #: where the class's ranking is least certain (:func:`adaptive_items`; methods §24)
+    #: where the class's ranking is least certain (:func:`adaptive_items`; methods §26)
     adaptive: bool = False
 
     def to_frame(self) -> pd.DataFrame:
@@ -300,7 +300,7 @@ def qc_count(n: int) -> int:
 
 def adaptive_items(dataset: Dataset, plan: Plan, chosen: Sequence[tuple[str, str]], protocol: str
                    ) -> list[tuple[str, str]]:
-    """``chosen`` (an :func:`assignment`) in the adaptive order (methods §24): the items up to the
+    """``chosen`` (an :func:`assignment`) in the adaptive order (methods §26): the items up to the
     last shared one as they are, then the student's own segment blocks where the class's
     judgements of ``protocol`` so far leave the order of the systems least certain
     (:func:`evalcore.analysis.adaptive.system_weights`, :func:`~evalcore.analysis.adaptive.order_blocks`).

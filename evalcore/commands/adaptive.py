@@ -1,5 +1,5 @@
 """``python -m evalcore adaptive PATH --lp en-cs --runs 20 --budget 0.5 --out F.tsv``: the
-adaptive-selection simulation of issue point 5 (methods §24): on existing judgements, a class
+adaptive-selection simulation of issue point 5 (methods §26): on existing judgements, a class
 that judges only a share of the items, chosen at random, in whole segments, or where a
 judgement would most change the ranking (:mod:`evalcore.analysis.adaptive`); per run the
 Kendall τ of its ranking to the full-data ranking and τ on the pairs the full data separates.

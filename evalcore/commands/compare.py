@@ -136,7 +136,10 @@ def verdict_lines(ds, cmp, headline, alpha: float = 0.05) -> list[str]:
     if not cmp.criteria:
         return []
     crit = cmp.criteria[0]
-    out = [a_beats_b(ds, cmp.a, cmp.b, crit, alpha, headline=headline).line()]
+    try:
+        out = [a_beats_b(ds, cmp.a, cmp.b, crit, alpha, headline=headline).line()]
+    except ValueError as exc:  # e.g. fewer than two systems judged: no verdict, the tables stand
+        return [f"note: no verdict on {cmp.a} vs {cmp.b} by {crit}: {exc}"]
     if cmp.metrics:
         hib = {m: cmp.higher_is_better(f"metric:{m}") for m in cmp.metrics}
         try:

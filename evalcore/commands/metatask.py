@@ -53,6 +53,18 @@ def add_arguments(p) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the cluster resamples")
     p.add_argument("--format", choices=["tsv", "csv", "latex"], default=None,
                    help="output format (default: from the --out suffix; stdout: tsv)")
+    p.add_argument("--sentinels", action="store_true",
+                   help="add the model-free sentinel baselines as rows (sentinel:cand-length, src-length, "
+                        "length-ratio, src-overlap, system-prior) and per metric its margin over the best sentinel "
+                        "(average), a paired permutation p (--sentinel-draws) and a beats_sentinel flag "
+                        "(Perrella et al. 2024; docs/methods.md §24.3)")
+    p.add_argument("--sentinel-draws", type=int, default=100,
+                   help="--sentinels: permutation draws of each metric-vs-best-sentinel test (default 100)")
+    p.add_argument("--human-ceiling", metavar="SECOND",
+                   help="add the inter-annotator row human-ceiling: a second rating of the same outputs (another "
+                        "human score type, e.g. a second wave; 'raters': each item's first rater against its "
+                        "second; 'repeats': each rater's first rating of an item against their re-rating) scored with every sub-task against the gold and the reverse, averaged; and a "
+                        "ceiling_share column (docs/methods.md §24.2)")
     p.add_argument("--out", help="write the table here")
     from . import _tok; _tok.add_argument(p)  # noqa: E702
 
@@ -114,6 +126,11 @@ def run(args) -> int:
     if not metrics and byo is None:  # the Metrics task page's default metrics
         metrics = list(_defaults.METATASK_METRICS)
         _defaults.note(f"--metrics {','.join(metrics)}: the Metrics task page's default metrics")
+    snotes: list[str] = []
+    if args.sentinels:
+        from ..analysis.baselines import with_sentinel_rows
+
+        byo, snotes = with_sentinel_rows(coll, byo)
     res, notes, signatures = run_metatask(
         coll, task, lps=lps, metrics=metrics, scores=byo, human=args.human,
         include_human=args.include_human_systems, judged_only=args.judged_only,
@@ -121,6 +138,13 @@ def run(args) -> int:
         num_permutations=args.permutations, metric_set=args.metric_set)
     lps_used = sorted(res.pairs)
     table = res.table()
+    notes = list(notes) + snotes
+    from ..analysis.baselines import augment
+
+    table, signatures, bnotes = augment(res, table, coll, signatures, sentinels=args.sentinels,
+                                        second=args.human_ceiling, human=args.human, draws=args.sentinel_draws,
+                                        alpha=args.alpha, seed=args.seed, num_permutations=args.permutations)
+    notes += bnotes
     table["signature"] = table["metric"].map(lambda m: " / ".join(signatures.get(m, ["external"])))
     table["settings"] = (f"task={task.name}{'|test_set=' + test_set if test_set else ''}"
                          f"{'|metric_set=' + args.metric_set if args.metric_set != 'all' else ''}|lps={','.join(lps_used)}|k={args.k}|spa_permutations={args.permutations}"

@@ -42,7 +42,9 @@ def run(args) -> int:
         print(f"note: the card was made by evalcore {card['tool'].get('version')}, this is {__version__}",
               file=sys.stderr)
     ds = load_dataset(args.path, lp=card["parameters"]["lp"] or None)
-    print(f"settings: {settings_of(card).describe(ds)}", file=sys.stderr)
+    settings = settings_of(card)
+    crit = card["parameters"]["criterion"]
+    print(f"settings: {settings.describe(ds, crit if settings.judged_only else None)}", file=sys.stderr)
     values, files = verify_card(card, ds, args.path)
     bad = values[values["status"] != "equal"]
     changed = files[files["status"] != "equal"]

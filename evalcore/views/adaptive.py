@@ -1,4 +1,4 @@
-"""Class page section "rankings settled" (methods §24): whether the significance clusters of the
+"""Class page section "rankings settled" (methods §26): whether the significance clusters of the
 class's ranking of the systems have stopped changing as its judgements came in
 (:func:`evalcore.analysis.adaptive.class_settled`).
 

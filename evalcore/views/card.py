@@ -217,12 +217,14 @@ class CardQuery(Query):
     criterion: str | None = None
     metrics: tuple[str, ...] | None = None
     n_boot: int = N_BOOT
+    a: str | None = None  # the pair of "does B beat A" (the Compare page's; None: best and runner-up)
+    b: str | None = None
 
 
 def card_html(dataset: Dataset, q: CardQuery) -> str:
     """The card of a page's dataset and settings as HTML (no input files: a dataset loaded in the
     dashboard is named by its content hash, which ``verify-card`` compares)."""
-    card = build_card(dataset, q.settings, criterion=q.criterion, metrics=q.metrics, n_boot=q.n_boot)
+    card = build_card(dataset, q.settings, criterion=q.criterion, metrics=q.metrics, n_boot=q.n_boot, a=q.a, b=q.b)
     return render_card(card)
 
 

@@ -1,4 +1,4 @@
-"""Class page: the "rankings settled" line (evalcore.views.adaptive; methods §24)."""
+"""Class page: the "rankings settled" line (evalcore.views.adaptive; methods §26)."""
 from __future__ import annotations
 
 import streamlit as st
