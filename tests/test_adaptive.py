@@ -123,6 +123,33 @@ def test_uncertainty_beats_random_where_one_pair_is_close():
     assert top > 0.5
 
 
+def test_segment_disagreement_by_hand():
+    pool = AD.pool_from_items(pd.DataFrame({"system": ["a", "b", "c"] * 3 + ["a"],
+                                            "seg_id": ["1"] * 3 + ["2"] * 3 + ["3"] * 3 + ["4"], "score": 1.0}))
+    rows = []
+    for seg, m1, m2 in (("1", [3, 2, 1], [30, 20, 10]), ("2", [3, 2, 1], [10, 20, 30]), ("3", [3, 2, 1], [20, 30, 10])):
+        for sysname, x, y in zip("abc", m1, m2):
+            rows += [{"metric": "m1", "system": sysname, "seg_id": seg, "score": x},
+                     {"metric": "m2", "system": sysname, "seg_id": seg, "score": y}]
+    rows.append({"metric": "m1", "system": "a", "seg_id": "4", "score": 1.0})
+    d = AD.segment_disagreement(pd.DataFrame(rows), pool)
+    # same order: τ = 1 -> 0; reversed: τ = -1 -> 1; one swapped pair of three: τ = 1/3 -> 1/3; one system: 0
+    assert d == pytest.approx([0.0, 1.0, 1 / 3, 0.0], abs=1e-12)
+
+
+def test_disagreement_policy_goes_where_the_prior_is_high():
+    pool = _grid([0, 1, 2, 3], n_seg=60, seed=4)
+    prior = np.zeros(len(pool.segs))
+    prior[:10] = 1.0
+    with pytest.raises(ValueError, match="seg_prior"):
+        AD.run_policy(pool, "disagreement", 0.4, (0, 0, 0))
+    mask, _, _ = AD.run_policy(pool, "disagreement", 0.4, (0, 0, 0), seg_prior=prior)
+    plain, _, _ = AD.run_policy(pool, "uncertainty", 0.4, (0, 0, 0))
+    hot = np.isin(pool.seg_idx, np.arange(10))
+    assert (mask & hot).sum() > (plain & hot).sum()
+    assert (mask & hot).sum() == hot.sum()  # every cell of the high-prior segments is taken
+
+
 def test_bad_options_are_refused():
     pool = _grid([0, 1], n_seg=5)
     with pytest.raises(ValueError, match="unknown policy"):
@@ -149,10 +176,15 @@ def test_command_writes_runs_and_summary(tmp_path):
     t = pd.read_csv(out, sep="\t")
     assert list(t.columns[:7]) == ["lp", "policy", "budget_share", "run", "kendall_tau", "tau_separated_pairs",
                                    "settled"]
-    assert len(t) == 3 * 2 * len(AD.POLICIES)
+    assert len(t) == 3 * 2 * 3  # random, blocks, uncertainty by default
     assert np.allclose(t.loc[t["budget_share"] == 1.0, "kendall_tau"], 1.0, atol=1e-9)
     s = pd.read_csv(summ, sep="\t")
-    assert set(s["policy"]) == set(AD.POLICIES) and (s["runs"] == 3).all()
+    assert set(s["policy"]) == {"random", "blocks", "uncertainty"} and (s["runs"] == 3).all()
+    rc, _, err = _cli(str(SAMPLE), "--runs", "2", "--disagreement-metrics", "bleu,chrf", "--out", str(out))
+    assert rc == 0, err
+    assert set(pd.read_csv(out, sep="\t")["policy"]) == set(AD.POLICIES)
+    rc, _, err = _cli(str(SAMPLE), "--policies", "disagreement")
+    assert rc == 2 and "--disagreement-metrics" in err
     rc, _, err = _cli(str(SAMPLE), "--policies", "greedy")
     assert rc == 2 and "unknown policy greedy" in err and "Traceback" not in err
 

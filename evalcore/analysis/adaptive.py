@@ -41,8 +41,10 @@ from ..core.dataset import Dataset
 from ..scoring.settings import Settings
 
 #: the selection policies of the simulation: ``random`` cells, ``blocks`` (random segments,
-#: every system of a segment, as a WMT screen) and ``uncertainty`` (:func:`pick_uncertain`)
-POLICIES = ("random", "blocks", "uncertainty")
+#: every system of a segment, as a WMT screen), ``uncertainty`` (:func:`pick_uncertain`) and
+#: ``disagreement`` (the same, segments where metrics disagree first: needs a segment prior,
+#: :func:`segment_disagreement`)
+POLICIES = ("random", "blocks", "uncertainty", "disagreement")
 #: share of the budget drawn at random before any policy chooses (at least two cells per system)
 SEED_SHARE = 0.1
 #: share of the pool revealed between two refreshes of the estimate (the "sequential" step)
@@ -267,11 +269,13 @@ def _allocate(weights: np.ndarray, avail: np.ndarray, k: int) -> np.ndarray:
 
 
 def pick_uncertain(pool: Pool, mask: np.ndarray, k: int, rng: np.random.Generator,
-                   cell: np.ndarray | None = None) -> np.ndarray:
+                   cell: np.ndarray | None = None, seg_prior: np.ndarray | None = None) -> np.ndarray:
     """The next ``k`` cells by uncertainty (module docstring): system s gets a share of
     Σ_b P[s, b] · σs² / (σs² + σb²) (:func:`swap_probability` of the current :func:`fit`); its cells
     are taken in descending Σ_b P[s, b] · [b judged on the segment] (paired evidence on its
-    uncertain pairs), ties broken at random."""
+    uncertain pairs), ties broken at random. With ``seg_prior`` (one value in [0, 1] per pool
+    segment, e.g. :func:`segment_disagreement`) the order is by that paired value over its maximum
+    Σ_b P[s, b], plus the segment's prior."""
     cell = _cells(pool) if cell is None else cell
     eff, se, _ = fit(pool, mask)
     p = swap_probability(eff, se)
@@ -286,9 +290,53 @@ def pick_uncertain(pool: Pool, mask: np.ndarray, k: int, rng: np.random.Generato
     for s in np.flatnonzero(take):
         segs = np.flatnonzero(open_cell[s])
         value = p[s] @ judged[:, segs]
+        if seg_prior is not None:
+            value = value / max(float(p[s].sum()), 1e-12) + seg_prior[segs]
         order = np.lexsort((rng.random(len(segs)), -value))
         out.extend(cell[s, segs[order[:take[s]]]])
     return np.asarray(out, dtype=int)
+
+
+def segment_disagreement(scores: pd.DataFrame, pool: Pool) -> np.ndarray:
+    """Per segment of ``pool``, how much the metrics of ``scores`` (metric, system, seg_id, score;
+    each oriented higher = better) disagree on the order of its systems: the mean over pairs of
+    metrics of (1 − Kendall τ_b of their scores over the segment's systems) / 2 (scipy), in [0, 1]:
+    0 when they order the systems alike, 1 when reversed; 0 with fewer than two metrics, or where
+    τ is undefined (fewer than two systems, constant scores)."""
+    import itertools
+
+    from scipy.stats import kendalltau
+
+    t = scores.assign(seg_id=scores["seg_id"].astype(str), system=scores["system"].astype(str))
+    wide = t.pivot_table(index=["seg_id", "system"], columns="metric", values="score", aggfunc="mean")
+    out = np.zeros(len(pool.segs))
+    pos = {g: i for i, g in enumerate(pool.segs)}
+    metrics = list(wide.columns)
+    for g, block in wide.groupby(level=0, sort=False):
+        if g not in pos or len(block) < 2 or len(metrics) < 2:
+            continue
+        vals = []
+        for a, b in itertools.combinations(metrics, 2):
+            x, y = block[a].to_numpy(dtype=float), block[b].to_numpy(dtype=float)
+            ok = ~(np.isnan(x) | np.isnan(y))
+            tau = kendalltau(x[ok], y[ok]).statistic if ok.sum() >= 2 else float("nan")
+            vals.append(0.0 if tau != tau else (1.0 - tau) / 2.0)
+        out[pos[g]] = float(np.mean(vals))
+    return out
+
+
+def disagreement_of(dataset: Dataset, pool: Pool, metrics: Sequence[str], settings: Settings) -> np.ndarray:
+    """:func:`segment_disagreement` of ``metrics``' sentence scores on the pool's segments
+    (:func:`evalcore.scoring.scores.segment_scores` with the settings' tokenizer, error rates
+    oriented by :meth:`~evalcore.scoring.settings.Settings.orient`)."""
+    from ..metrics.base import get_metric
+    from ..scoring.scores import segment_scores
+
+    sub = dataset.subset(seg_ids=list(pool.segs))
+    sc = segment_scores(sub, list(metrics), tokenize=settings.tokenizer)
+    sign = {m: settings.orient(get_metric(m, tokenize=settings.tokenizer).meta.higher_is_better) for m in metrics}
+    sc = sc.assign(score=sc["score"] * sc["metric"].map(sign).fillna(1.0))
+    return segment_disagreement(sc, pool)
 
 
 # --------------------------------------------------------------------------- simulation
@@ -313,13 +361,15 @@ def _seed_cells(pool: Pool, n: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def run_policy(pool: Pool, policy: str, budget: float, rng_seed: Sequence[int], *, seed_share: float = SEED_SHARE,
-               batch_share: float = BATCH_SHARE, settle_share: float = SETTLE_SHARE
-               ) -> tuple[np.ndarray, bool, float]:
+               batch_share: float = BATCH_SHARE, settle_share: float = SETTLE_SHARE,
+               seg_prior: np.ndarray | None = None) -> tuple[np.ndarray, bool, float]:
     """One simulated annotation: (the cells judged, settled at the end, the budget share at which the
     rule first fired or NaN). The seed of judgements depends on ``rng_seed`` only (the same for every
     policy); then ``policy`` picks batches of ``batch_share`` of the pool until ``budget`` of it."""
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; known: {', '.join(POLICIES)}")
+    if policy == "disagreement" and seg_prior is None:
+        raise ValueError("the disagreement policy needs the metrics' disagreement per segment (seg_prior)")
     N = len(pool)
     n = max(len(pool.systems) * 2, int(round(budget * N)))
     n = min(n, N)
@@ -349,7 +399,7 @@ def run_policy(pool: Pool, policy: str, budget: float, rng_seed: Sequence[int], 
             open_ = open_[(open_ >= 0)]
             pick = open_[~mask[open_]][:k]
         else:
-            pick = pick_uncertain(pool, mask, k, rng, cell)
+            pick = pick_uncertain(pool, mask, k, rng, cell, seg_prior if policy == "disagreement" else None)
         mask[pick] = True
 
 
@@ -359,10 +409,11 @@ def full_estimate(pool: Pool) -> np.ndarray:
     return fit(pool, np.ones(len(pool), dtype=bool), iters=200)[0]
 
 
-def simulate(pool: Pool, *, runs: int = 20, budgets: Sequence[float] = (0.5,), policies: Sequence[str] = POLICIES,
+def simulate(pool: Pool, *, runs: int = 20, budgets: Sequence[float] = (0.5,),
+             policies: Sequence[str] = ("random", "blocks", "uncertainty"),
              seed: int = 0, target: float = TAU_TARGET, seed_share: float = SEED_SHARE,
              batch_share: float = BATCH_SHARE, settle_share: float = SETTLE_SHARE,
-             separated: np.ndarray | None = None) -> SimResult:
+             separated: np.ndarray | None = None, seg_prior: np.ndarray | None = None) -> SimResult:
     """Runs × budgets × policies of :func:`run_policy`; per run the Kendall τ_b of the estimate to
     the full-data ranking (:func:`full_estimate`) and τ on the pairs the full data separates
     (:func:`separated_pairs` unless given). Deterministic for a ``seed``; run r of every policy
@@ -383,7 +434,7 @@ def simulate(pool: Pool, *, runs: int = 20, budgets: Sequence[float] = (0.5,), p
             for pol in policies:
                 mask, fired, at = run_policy(pool, pol, float(b), (seed, r, int(round(float(b) * 1e6))),
                                              seed_share=seed_share, batch_share=batch_share,
-                                             settle_share=settle_share)
+                                             settle_share=settle_share, seg_prior=seg_prior)
                 est = fit(pool, mask)[0]
                 rows.append({"policy": pol, "budget_share": float(b), "run": r, "kendall_tau": kendall_tau(full, est),
                              "tau_separated_pairs": tau_on_pairs(full, est, sep), "settled": bool(fired),

@@ -34,8 +34,12 @@ def add_arguments(p) -> None:
     p.add_argument("--runs", type=int, default=20, help="simulated classes per policy and budget (default 20)")
     p.add_argument("--budget", default="0.5",
                    help="share(s) of the judged items the class judges, comma-separated (default 0.5)")
-    p.add_argument("--policies", default=",".join(POLICIES),
-                   help=f"comma-separated selection policies (default: all): {', '.join(POLICIES)}")
+    p.add_argument("--policies", default="random,blocks,uncertainty",
+                   help=f"comma-separated selection policies (default: random,blocks,uncertainty): "
+                        f"{', '.join(POLICIES)} (disagreement needs --disagreement-metrics)")
+    p.add_argument("--disagreement-metrics",
+                   help="comma-separated metric ids (e.g. bleu,chrf) whose disagreement per segment the "
+                        "disagreement policy follows; adds that policy when --policies is not given")
     p.add_argument("--seed", type=int, default=0, help="seed of every run (default 0): the same seed, the same table")
     p.add_argument("--target", type=float, default=TAU_TARGET,
                    help=f"the τ a run must reach to count in the summary's shares (default {TAU_TARGET:g})")
@@ -54,12 +58,22 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from ..analysis.adaptive import POLICIES, pool_of, simulate
+    from ..analysis.adaptive import POLICIES, disagreement_of, pool_of, simulate
     from ..scoring.settings import from_args
     from ._lp import dataset, emit
 
     budgets = _floats(args.budget, "--budget")
     policies = [x.strip() for x in args.policies.split(",") if x.strip()]
+    dis = [m.strip() for m in (args.disagreement_metrics or "").split(",") if m.strip()]
+    if dis and "disagreement" not in policies and args.policies == "random,blocks,uncertainty":
+        policies.append("disagreement")
+    if "disagreement" in policies and len(dis) < 2:
+        raise ValueError("the disagreement policy needs two or more --disagreement-metrics (e.g. bleu,chrf)")
+    if dis:
+        from ..metrics.base import get_metric
+
+        for m in dis:
+            get_metric(m)  # unknown ids fail before loading
     unknown = [x for x in policies if x not in POLICIES]
     if unknown or not policies:
         raise ValueError(f"unknown policy {', '.join(unknown) or '(none given)'}; known: {', '.join(POLICIES)}")
@@ -72,9 +86,14 @@ def run(args) -> int:
     ds = dataset(args)
     settings = from_args(args, human_systems="include" if args.include_human_systems else "exclude")
     pool = pool_of(ds, settings, args.criterion)
+    prior = disagreement_of(ds, pool, dis, settings) if "disagreement" in policies else None
     res = simulate(pool, runs=args.runs, budgets=budgets, policies=policies, seed=args.seed, target=args.target,
-                   seed_share=args.seed_share, batch_share=args.batch_share, settle_share=args.settle_share)
+                   seed_share=args.seed_share, batch_share=args.batch_share, settle_share=args.settle_share,
+                   seg_prior=prior)
     notes = list(res.notes) + [f"seed {args.seed}; settings: {settings.describe(ds)}"]
+    if prior is not None:
+        notes.append(f"disagreement of {', '.join(dis)} per segment: mean {prior.mean():.3f} (0 = same order, "
+                     "1 = reversed)")
     emit(res.summary, None, args, float_format="%.4f", section="summary", notes=notes)
     if args.out:
         emit(res.runs, args.out, args, float_format="%.6f")
