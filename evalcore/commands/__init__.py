@@ -6,7 +6,7 @@ folder that is not declared (a leading ``_`` means "a helper, not a command").""
 
 #: the command modules of this package, in the order ``evalcore --help`` lists them (by name)
 COMMANDS: tuple[str, ...] = (
-    "calibrate", "card", "compare", "comprehension", "correlate", "detect", "detective", "experts",
+    "adaptive", "calibrate", "card", "compare", "comprehension", "correlate", "detect", "detective", "experts",
     "export_judgements", "export_mtme", "import_judgements", "judges", "learn", "metatask", "plan",
     "qarla", "queen", "rank", "references", "score", "search", "spans", "stability", "validate",
     "verify_card",
