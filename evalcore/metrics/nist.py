@@ -51,6 +51,7 @@ from .base import MetricMeta, MetricOption, group_by_refs, register, valid_stats
 from .edit import WordMetric, token_options
 from ._caches import bounded_cache
 from .kernels.ngram import encode_block, ngram_keys_all
+from .kernels.overlap import clipped_counts, max_ref_counts, pooled_types
 
 CITATION = ("Doddington (2002), Automatic evaluation of machine translation quality using n-gram "
             "co-occurrence statistics, HLT; NIST mteval-v13a.pl")
@@ -406,70 +407,27 @@ def _chunk_kernel(ng, offs, info_flat, info_off, r_lo, r_hi, g_cand, cand_text, 
     weight add 0 there and are skipped here."""
     nc = len(cand_text)
     out = np.zeros((nc, max_n), np.float64)
+    width = 1
+    for c in range(nc):
+        t = cand_text[c]
+        width = max(width, offs[t + 1] - offs[t])
+    gid = np.empty(width, np.int64)
+    clip = np.empty(width, np.int64)
     nq = len(r_lo)
     for q in range(nq):
         for n in range(1, max_n + 1):
             row = ng[n - 1]
-            tot = 0
-            for t in range(r_lo[q], r_hi[q]):
-                tot += max(0, offs[t + 1] - offs[t] - n + 1)
-            # the references' n-grams: sorted distinct ids (one pooled sort), then the maximum count
-            # over the references of each, walking every reference's sorted ids along them
-            pool = np.empty(tot, np.int64)
-            m = 0
-            for t in range(r_lo[q], r_hi[q]):
-                for i in range(offs[t], offs[t + 1] - n + 1):
-                    pool[m] = row[i]
-                    m += 1
-            pool.sort()
-            uid = np.empty(tot, np.int64)
-            u = 0
-            for i in range(tot):
-                if pool[i] >= 0 and (u == 0 or pool[i] != uid[u - 1]):
-                    uid[u] = pool[i]
-                    u += 1
-            umax = np.zeros(max(u, 1), np.int64)
-            for t in range(r_lo[q], r_hi[q]):
-                a, b = offs[t], offs[t + 1] - n + 1
-                if b <= a:
-                    continue
-                rs = np.sort(row[a:b])
-                i = 0
-                j = 0
-                while i < len(rs):
-                    e = i + 1
-                    while e < len(rs) and rs[e] == rs[i]:
-                        e += 1
-                    if rs[i] >= 0:
-                        while uid[j] < rs[i]:
-                            j += 1
-                        if e - i > umax[j]:
-                            umax[j] = e - i
-                    i = e
+            # the references' n-grams with a weight: sorted distinct ids and the maximum count
+            # over the references of each; then each candidate's clipped counts (kernels.overlap)
+            uid = pooled_types(row, offs, r_lo[q], r_hi[q], n - 1)
+            umax = max_ref_counts(row, offs, r_lo[q], r_hi[q], n - 1, uid)
             base = info_off[n - 1]
             for c in range(g_cand[q], g_cand[q + 1]):
                 t = cand_text[c]
-                a, b = offs[t], offs[t + 1] - n + 1
-                if b <= a or u == 0:
-                    continue
-                ids = np.sort(row[a:b])
+                k = clipped_counts(row, offs[t], offs[t + 1] - n + 1, uid, umax, gid, clip)
                 s = 0.0
-                i = 0
-                p = 0
-                while i < len(ids):
-                    j = i
-                    while j < len(ids) and ids[j] == ids[i]:
-                        j += 1
-                    g = ids[i]
-                    if g >= 0:
-                        while p < u and uid[p] < g:
-                            p += 1
-                        if p < u and uid[p] == g:
-                            k = j - i
-                            clip = k if k < umax[p] else umax[p]
-                            if clip > 0:
-                                s += clip * info_flat[base + g]
-                    i = j
+                for x in range(k):
+                    s += clip[x] * info_flat[base + gid[x]]
                 out[c, n - 1] = s
     return out
 
