@@ -37,13 +37,13 @@ from .base import Metric, MetricMeta, MetricOption, Signature, group_by_refs, ma
 from .edit import best_of_others
 from .kernels.plans import encode_flat, sequence_index
 from .tokenize import tokenize as _pretokenize
-from ._caches import cached
+from ._caches import lru_memo
 
 CITATION = ("Snover, Dorr, Schwartz, Micciulla & Makhoul (2006), A study of translation edit rate "
             "with targeted human annotation, AMTA; sacreBLEU's Tercom re-implementation")
 
 
-@cached("ter.pair_edits", 1 << 14)
+@lru_memo("ter.pair_edits", 1 << 14)
 def pair_edits(hyp: tuple[str, ...], ref: tuple[str, ...]) -> int:
     """Tercom edits (shifts + beam edit distance) turning ``hyp`` into ``ref``, as sacreBLEU's
     ``translation_edit_rate`` counts them: the compiled port below when numba is installed,
