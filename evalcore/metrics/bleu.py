@@ -44,7 +44,8 @@ from .tokenize import TOKENIZERS
 from .tokenize import tokenize as _tokenize
 from ._caches import bounded_cache
 from .kernels.ngram import dense_ngram_ids, ids_and_offsets, ngram_layers_groups
-from .kernels.overlap import chunk_texts, maxref_matches
+from .kernels.overlap import maxref_matches
+from .kernels.plans import chunk_texts
 
 SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
 _LOG_FLOOR = -9999999999  # sacreBLEU's my_log(0)

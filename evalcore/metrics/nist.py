@@ -47,11 +47,12 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from ._jit import lazy_njit
-from .base import MetricMeta, MetricOption, group_by_refs, register, valid_stats
+from .base import MetricMeta, MetricOption, register, valid_stats
 from .edit import WordMetric, token_options
 from ._caches import bounded_cache
 from .kernels.ngram import encode_block, ngram_keys_all
 from .kernels.overlap import clipped_counts, max_ref_counts, pooled_types
+from .kernels.plans import chunk_texts
 
 CITATION = ("Doddington (2002), Automatic evaluation of machine translation quality using n-gram "
             "co-occurrence statistics, HLT; NIST mteval-v13a.pl")
@@ -445,31 +446,17 @@ def chunk_stats(tok, cands: Sequence[str], refs: Sequence[Sequence[str]], table:
     l_ref = np.zeros(nc)
     has_ref = np.zeros(nc, dtype=bool)
     vocab = table.vocab
-    texts: list[tuple] = []
-    r_lo, r_hi, g_cand, cand_text, cand_item = [], [], [0], [], []
-    for key, idx in group_by_refs([[r for r in rs if isinstance(r, str)] for rs in refs]):
-        if not key:
-            continue
-        rt = [tok(r) for r in key]
-        r_lo.append(len(texts))
-        texts.extend(rt)
-        r_hi.append(len(texts))
-        lens = [len(r) for r in rt]
-        lr = sum(lens) / len(lens)
-        for i in idx:
-            c = tok(cands[i])
-            cand_text.append(len(texts))
-            cand_item.append(i)
-            texts.append(c)
-            clen[i] = len(c)
-            l_ref[i] = lr
-        has_ref[idx] = True
-        g_cand.append(len(cand_item))
-    if not cand_item:
+    texts, r_lo, r_hi, g_cand, cand_text, cand_item = chunk_texts(
+        cands, [[r for r in rs if isinstance(r, str)] for rs in refs], tok)
+    if not len(cand_item):
         return info, counts, clen, l_ref, has_ref
     tlens = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
     offs = np.zeros(len(texts) + 1, dtype=np.int64)
     np.cumsum(tlens, out=offs[1:])
+    clen[cand_item] = tlens[cand_text]
+    # each group's mean reference length (an exact integer sum over a count, as sum(lens) / len)
+    l_ref[cand_item] = np.repeat((offs[r_hi] - offs[r_lo]) / (r_hi - r_lo), np.diff(g_cand))
+    has_ref[cand_item] = True
     total = int(offs[-1])
     ids = np.fromiter((vocab.get(w, -1) for t in texts for w in t), dtype=np.int64, count=total)
     room = np.repeat(offs[1:], tlens) - np.arange(total)  # tokens left from each position
@@ -498,10 +485,8 @@ def chunk_stats(tok, cands: Sequence[str], refs: Sequence[Sequence[str]], table:
     for n in range(max_n):
         info_off[n + 1] = info_off[n] + (len(table.info[n]) if n < table.max_n else 0)
     info_flat = table.flat[:int(table.offsets[orders])]  # a view: orders 1..orders, as info_off says
-    got = _chunk_kernel(ng, offs, info_flat, info_off,
-                        np.asarray(r_lo, dtype=np.int64), np.asarray(r_hi, dtype=np.int64), np.asarray(g_cand, dtype=np.int64),
-                        np.asarray(cand_text, dtype=np.int64), max_n)
-    rows = np.asarray(cand_item, dtype=np.int64)
+    got = _chunk_kernel(ng, offs, info_flat, info_off, r_lo, r_hi, g_cand, cand_text, max_n)
+    rows = cand_item
     info[rows] = got
     counts[rows] = np.maximum(0, clen[rows][:, None] - np.arange(max_n)[None, :])
     return info, counts, clen, l_ref, has_ref

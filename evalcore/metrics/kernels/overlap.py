@@ -32,7 +32,6 @@ from typing import Sequence
 import numpy as np
 
 from .._jit import HAVE_NUMBA, lazy_njit
-from ..base import group_by_refs
 
 AVAILABLE = HAVE_NUMBA
 
@@ -106,29 +105,6 @@ def bag_overlap_pairs(flat, offs, ph, pr, n_vocab):
             cnt[flat[x]] = 0
         out[k] = m
     return out
-
-
-def chunk_texts(cands: Sequence, refs: Sequence[Sequence], prep) -> tuple:
-    """Candidates grouped by their reference list (a segment's outputs) laid out for the
-    compiled chunk kernels: ``(texts, r_lo, r_hi, g_cand, cand_text, cand_item)`` where
-    ``texts`` are ``prep`` of every reference and candidate, group q's references are texts
-    ``r_lo[q]:r_hi[q]``, its candidates ``g_cand[q]:g_cand[q+1]`` (text ``cand_text[c]``, item
-    ``cand_item[c]``). Items without a reference are left out."""
-    texts: list = []
-    r_lo, r_hi, g_cand, cand_text, cand_item = [], [], [0], [], []
-    for key, idx in group_by_refs(refs):
-        if not key:
-            continue
-        r_lo.append(len(texts))
-        texts.extend(prep(r) for r in key)
-        r_hi.append(len(texts))
-        for i in idx:
-            cand_text.append(len(texts))
-            cand_item.append(i)
-            texts.append(prep(cands[i]))
-        g_cand.append(len(cand_item))
-    arr = [np.asarray(x, dtype=np.int64) for x in (r_lo, r_hi, g_cand, cand_text, cand_item)]
-    return (texts, *arr)
 
 
 @lazy_njit
