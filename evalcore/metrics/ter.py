@@ -454,8 +454,8 @@ def _bits_run_src(eqm, src, start, stop, pv, mv, score, top):
 
 @_njit
 def _myers_blocks_step(eq, pv, mv, score, top):
-    """:func:`_myers_step` for a reference of any length, its bits in 64-bit blocks (Myers 1999
-    §5, blocks as in Hyyrö 2003 / edlib): ``eq``, ``pv``, ``mv`` hold one word per block, low
+    """:func:`_myers_step` for a reference of any length, its bits in 64-bit blocks (Myers 1999,
+    the blocks-based version; Hyyrö 2003; as in edlib): ``eq``, ``pv``, ``mv`` hold one word per block, low
     reference words first; each block passes its last row's horizontal delta (+1, 0, −1) to the
     next (the first gets +1: row 0 of the global distance grows by one per column); ``top`` is
     the bit of the last reference word in the last block. ``pv``/``mv`` are updated in place;
