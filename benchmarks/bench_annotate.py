@@ -62,6 +62,11 @@ def main() -> None:
     ap.add_argument("--saves", type=int, default=5)
     ap.add_argument("--no-wmt24", action="store_true")
     args = ap.parse_args()
+    try:  # the kernels as compiled before (a restarted server), not compiled into the empty cache
+        from evalcore.metrics._jit import pin_cache_folder
+        pin_cache_folder()
+    except ImportError:  # an older checkout: numba's own folder
+        pass
     with tempfile.TemporaryDirectory() as home:
         os.environ["EVALCORE_HOME"] = home
         os.environ["EVALCORE_CACHE"] = str(Path(home) / "cache")

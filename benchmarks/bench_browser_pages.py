@@ -129,6 +129,11 @@ def main(argv=None) -> int:
     ap.add_argument("--height", type=int, default=6000,
                     help="viewport height: tall, so every figure of the page is in view (Plotly draws when shown)")
     args = ap.parse_args(argv)
+    try:  # the kernels as compiled before (a restarted server), not compiled into the empty cache
+        from evalcore.metrics._jit import pin_cache_folder
+        pin_cache_folder()
+    except ImportError:  # an older checkout: numba's own folder
+        pass
 
     from browser import browser_page, require_browser, running_app
 

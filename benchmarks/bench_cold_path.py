@@ -64,6 +64,11 @@ def main(argv=None) -> int:
     ap.add_argument("--lp", default="en-cs")
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args(argv)
+    try:  # the kernels as compiled before (a restarted server), not compiled into the empty cache
+        from evalcore.metrics._jit import pin_cache_folder
+        pin_cache_folder()
+    except ImportError:  # an older checkout: numba's own folder
+        pass
     home = Path(tempfile.mkdtemp(prefix="bench-cold-"))
     os.environ["EVALCORE_HOME"] = str(home)
     from evalcore.io import workspace

@@ -61,6 +61,11 @@ def main(argv=None) -> int:
     ap.add_argument("--pages", nargs="*", default=["systems", "campaign", "compare"])
     ap.add_argument("--state", nargs="*", default=[], help="session-state overrides KEY=PYTHON_LITERAL")
     args = ap.parse_args(argv)
+    try:  # the kernels as compiled before (a restarted server), not compiled into the empty cache
+        from evalcore.metrics._jit import pin_cache_folder
+        pin_cache_folder()
+    except ImportError:  # an older checkout: numba's own folder
+        pass
     import ast
 
     state = {k: ast.literal_eval(v) for k, v in (s.split("=", 1) for s in args.state)}

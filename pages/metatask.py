@@ -37,7 +37,9 @@ lps = c2.multiselect("Language pairs", judged, default=in_task or judged, key="m
                      format_func=lambda x: x or "-",
                      help="Default: the task's pairs when the data has them, else every judged pair.")
 fast = [m for m in ("bleu", "chrf") if m in common_view.available_metrics()]
-metrics = c3.multiselect("Metrics", common_view.available_metrics(), default=fast, key="mt_metrics")
+from evalcore.scoring.availability import offered  # noqa: E402  (only metrics that can run on every pair)
+
+metrics = c3.multiselect("Metrics", offered(coll[lp] for lp in lps), default=fast, key="mt_metrics")
 criteria = list(dict.fromkeys(c for lp in lps for c in coll[lp].criteria))
 task_gold_ok = all(TASKS[task].gold_for(lp) in coll[lp].criteria for lp in lps) if lps else True
 options = ["(the task's)"] + criteria
@@ -69,6 +71,11 @@ except Exception as exc:
 
 st.subheader("Leaderboard")
 settings_caption(metatask_settings_line(judged_only))
+verdict = cached(metatask_view.leaderboard_verdict, query, result)
+if verdict is not None:  # which metric is best: the recipe's answer first (methods §21)
+    from pages.sections import verdict as verdict_section
+
+    verdict_section.show(verdict, "Best metric:")
 table = view.leaderboard(res)
 lead = cached(metatask_view.metatask_leaderboard_figure, query, result, shared=True)
 st.plotly_chart(lead, width="stretch", key="mt_lead")
@@ -112,3 +119,18 @@ st.plotly_chart(values_fig, width="stretch", key="mt_values")
 download_figure(values_fig, f"metatask_{task}_values", key="mt_values_dl")
 st.caption("SPA: soft pairwise accuracy (Thompson et al. 2024); acc23/item+tie: segment-level pairwise accuracy "
            "with the optimised tie threshold, averaged over items (Deutsch et al. 2023). Error rates are negated.")
+
+from pages.sections import detect as detect_section  # noqa: E402
+detect_section.render(coll, lps, metrics)
+from pages.sections.stability import render as stability_section  # noqa: E402
+stability_section(coll, mode="task", key="mt", name=f"metatask_{task}", task=task, lps=lps, metrics=metrics,
+                  human=human_v, judged_only=bool(judged_only))
+from pages.sections.baselines import render as baselines_section  # noqa: E402
+baselines_section(coll, key="mt", name=f"metatask_{task}", task=task, lps=lps, metrics=metrics, human=human_v,
+                  judged_only=bool(judged_only))
+
+from pages.common import current_dataset, settings_of_page  # noqa: E402
+from pages.sections import share  # noqa: E402
+
+_card_ds = current_dataset()  # the card is of one language pair: the sidebar's
+share.render(_card_ds, settings_of_page(_card_ds), human_v, metrics, "mt_share")

@@ -70,6 +70,7 @@ if ds_criteria and judged_only_control(ds, "sys"):
     judged_only = criteria[0] if criteria else common_view.default_criterion(ds)
 page_settings = settings_of_page(ds, judged_only=bool(judged_only), include_refs=include_refs, ref_ids=ref_ids)
 settings_caption(page_settings, ds, judged_only or None)
+verdict_slot = st.container()  # the primary answer, shown first (filled once the scores are drawn)
 
 
 def query_of(metrics) -> systems_view.SystemsQuery:
@@ -95,7 +96,8 @@ def show_scores(table, final: bool) -> None:
 
 st.subheader("Scores")
 st.caption("Metric scores are corpus scores (summed sufficient statistics, sacreBLEU scale for BLEU/chrF/TER; "
-           "TER, WER and PER: lower is better). Human scores: mean over segments. "
+           "TER, WER and PER: lower is better). Human scores: mean over segments (an alternative view: the verdict "
+           "above uses the recipe's macro-average over domains). "
            f"Marks: paired {test} test against **{md(baseline)}** at p < 0.05 (▲ better, ▼ worse, ≈ not significant).")
 caption_slot = st.empty()
 table_slot = st.empty()
@@ -173,6 +175,10 @@ except Exception as exc:
 fig = show_scores(table, True)
 with caption_slot.container():
     segments_caption(table, ds.n_segments, judged_only)
+    if metrics:  # a metric that cannot run here is left out of the table, never failing it: say which and why
+        left_note = cached(systems_view.systems_left_out, query_of(metrics), ds)
+        if left_note:
+            st.warning(md(left_note[0].upper() + left_note[1:] + "."))
     if judged_only and metrics:  # candidates nobody judged have no judged segments: say who is not shown
         shown = set(table.loc[table["kind"] == "metric", "system"])
         wanted = ds.systems + ([r for r in ds.ref_ids if r not in (ref_ids or ())] if include_refs else [])
@@ -184,6 +190,11 @@ with table_dl:
     download_table(table, f"{ds.name}_systems", key="sys_table", signature=sig)
 with fig_dl:
     download_figure(fig, f"{ds.name}_system_bars", key="sys_bars_fig")
+if ds_criteria:  # which system is best: the recipe's answer, above everything (methods §21)
+    from pages.sections import verdict as verdict_section
+
+    verdict_section.best_system(ds, page_settings, criteria[0] if criteria else common_view.default_criterion(ds),
+                                verdict_slot)
 
 st.subheader("Rank agreement")
 ranks = cached(systems_view.systems_ranks, query, table, shared=True)
@@ -279,6 +290,13 @@ with cc2:
                 st.warning(support.warning())
             st.dataframe(jc, hide_index=True, width="stretch", column_config=AGGREGATION_COLUMNS)
             st.caption(AGGREGATION_CAPTION)
+            from evalcore.stats.tables import human_systems
+
+            ballot_humans = human_systems(ds, [str(x) for x in jc["system"]]) if "system" in jc else []
+            if ballot_humans:  # true beside the settings line, which leaves them out of the correlations
+                st.caption(f"The judges' ballots rank the human translations they judged too: "
+                           f"{md(', '.join(ballot_humans))} (an alternative to the verdict above, which leaves "
+                           "them out and weighs score differences, not wins).")
             download_table(jc, f"{ds.name}_schulze_judges_{crit}", key="sys_sch_j", signature=support.summary())
         except Exception as exc:
             show_exception(exc, "Could not rank by the judges")
@@ -292,6 +310,16 @@ if ds_criteria:
         rk_crit = st.selectbox("Human criterion", ds_criteria, key="sysrk_crit",
                                index=ds_criteria.index(common_view.default_criterion(ds)))
         ranking_section(ds, rk_crit, "sysrk", ds.name)
+        from pages.sections.stability import render as stability_section  # noqa: E402
+        stability_section(ds, mode="human", key="sysrk", name=ds.name, criterion=rk_crit)
 
 with st.expander("Metric signatures"):
     st.dataframe(common_view.signature_frame(metrics, ds, "system", tok), hide_index=True, width="stretch")
+
+from pages.sections import share  # noqa: E402
+
+share.render(ds, page_settings, criteria[0] if criteria else common_view.default_criterion(ds), metrics, "sys_share")
+
+from pages.sections import calibration  # noqa: E402
+
+calibration.render(ds, page_settings, criteria[0] if criteria else common_view.default_criterion(ds), metrics, "sys_cal")

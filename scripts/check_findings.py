@@ -731,6 +731,12 @@ def main(argv=None) -> int:
         import atexit
         import shutil
 
+        try:  # the compiled kernels are kept, not compiled again into the empty cache
+            from evalcore.metrics._jit import pin_cache_folder
+
+            pin_cache_folder()
+        except ImportError:  # evalcore not importable here: the commands' numba folder stands
+            pass
         ENV["EVALCORE_CACHE"] = tempfile.mkdtemp(prefix="findings-cache-")
         atexit.register(shutil.rmtree, ENV["EVALCORE_CACHE"], True)
     where, orphans = coverage()

@@ -16,6 +16,13 @@ sys.path.insert(0, str(ROOT))
 _TMP_HOME = tempfile.mkdtemp(prefix="evalcore-test-home-")
 os.environ.setdefault("EVALCORE_HOME", _TMP_HOME)
 os.environ.setdefault("EVALCORE_CACHE", os.path.join(_TMP_HOME, "cache"))
+# The statistics store (evalcore/metrics/_stats_store.py) is off unless a test turns it on: a
+# test that compares two code paths (numba and numpy, chunked and whole) must compute both.
+os.environ.setdefault("EVALCORE_STATS_CACHE", "0")
+# Compiled numba kernels go to <cache>/numba by default (evalcore/metrics/_jit.py); the test
+# cache above is new for every run, so the kernels are kept in one folder of the checkout that
+# every run and every pytest worker shares (compiling BLEU, chrF and TER costs ~13 CPU-s).
+os.environ.setdefault("NUMBA_CACHE_DIR", str(ROOT / ".numba-cache"))
 
 # Property tests are derandomised under CI (a fixed seed per test: no flake under load) and
 # never time out on a loaded machine; locally `HYPOTHESIS_PROFILE=explore` searches afresh.

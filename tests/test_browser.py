@@ -199,3 +199,19 @@ def test_plotly_prefetch_chart_is_drawn_out_of_view_and_takes_no_room(app_url):
         page.wait_for_selector("h1", timeout=60000)
         page.wait_for_timeout(1000)
         assert abs(page.locator("h1").first.bounding_box()["y"] - y_first) < 2
+
+
+def test_data_slug_with_a_dataset_opens_that_dataset(app_url):
+    """/data?dataset=NAME (the default page's own slug, as a user would type or share it) opens the
+    Data page on that saved dataset, like every other registered slug."""
+    import re
+
+    exe = require_browser()
+    with browser_page(exe, height=1200) as page:
+        page.goto(f"{app_url}/data?dataset=xss-test")
+        wait_for_app(page)
+        page.wait_for_selector("h1", timeout=60000)
+        assert page.locator("h1").first.inner_text().startswith("Data")
+        picker = page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').first.inner_html()
+        assert re.search(r"xss-test \(saved ", picker), picker[:500]
+        assert page.locator('[data-testid="stException"]').count() == 0

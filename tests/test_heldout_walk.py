@@ -39,8 +39,11 @@ def _cli(argv, capsys, tmp_path, name, printed=True):
     return pd.read_csv(out, sep="\t"), captured.err, table
 
 
-def test_heldout_pair_systems_page_equals_correlate(workspace_home, tmp_path, capsys):
+def test_heldout_pair_systems_page_equals_correlate(workspace_home, tmp_path, capsys, monkeypatch):
     data = shared("wmt24_esa")
+    # as a user's machine: the statistics store on (docs/formats.md), so the commands read the
+    # statistics the page computed (TER on paragraph-long Chinese was most of this test's time)
+    monkeypatch.setenv("EVALCORE_STATS_CACHE", "1")
     # 1. the Data page: a folder path on this machine, validated and saved
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
     at.run()
@@ -97,3 +100,26 @@ def test_heldout_pair_systems_page_equals_correlate(workspace_home, tmp_path, ca
                           capsys, tmp_path, "defaults", printed=False)
     assert float(plain.set_index("metric").loc[METRIC, "value"]) == pytest.approx(r, abs=1e-9)
     assert f"settings: {page_settings}\n" in err0
+
+    # 6. one answer to "which system is best": the Systems page's verdict (shown first), `rank`'s
+    # verdict line and first MT system, and the evaluation card name the same system
+    from evalcore.analysis.verdict import best_system
+    from evalcore.io import load_dataset
+    from evalcore.views.card import build_card
+
+    verdict_box = [b for b in (html.unescape(s.value).replace("\u2060", "") for s in at.success) if "Best system:" in b]
+    assert len(verdict_box) == 1, [s.value for s in at.success]
+    ds = load_dataset(data, lp=LP)
+    want = best_system(ds, "esa")
+    assert want.answer in verdict_box[0] and want.sentence.split(" ")[0] in verdict_box[0]
+    capsys.readouterr()
+    assert main(["rank", str(data), "--lp", LP, "--human", "esa", "--out", str(tmp_path / "rank.tsv")]) == 0
+    err = capsys.readouterr().err
+    assert f"verdict: {want.sentence}" in err
+    ranked = pd.read_csv(tmp_path / "rank.tsv", sep="\t")
+    ranked = ranked[ranked["system"] != "refA"]  # rank order (the human reference is left out of the answer)
+    assert ranked["system"].iloc[0] == want.answer
+    card = build_card(ds, criterion="esa", metrics=[METRIC], n_boot=0)
+    assert next(v["answer"] for v in card["verdicts"] if v["question"] == "best system") == want.answer
+    # every alternative that answers differently says why (never a bare other answer)
+    assert all(a.reason for a in want.alternatives if not a.agrees)

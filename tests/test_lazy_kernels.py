@@ -52,3 +52,42 @@ def test_numba_imported_on_first_kernel_call_only():
     b = [[1, 3, 4], [6, 5, 7], []]
     assert got["lev"] == [[literal_dp(x, y) for y in b] for x in a]
     assert got["lcs"] == [[literal_dp(x, y, lcs=True) for y in b] for x in a]
+
+
+ONE_KERNEL = r"""
+import json
+import numpy as np
+from evalcore.metrics.kernels import dp
+a = [np.array([1, 2, 3, 4]), np.array([5, 6])]
+b = [np.array([1, 3, 4]), np.array([6, 5, 7]), np.array([], dtype=np.int64)]
+print(json.dumps({"lev": dp.levenshtein_matrix(a, b).tolist()}))
+"""
+
+
+def test_compiled_kernels_kept_in_the_cache_folder_and_loaded_by_a_fresh_process(tmp_path, monkeypatch):
+    """The first process compiles the kernels into <cache>/numba; a second fresh process finds
+    them there and compiles nothing (no cache file written or rewritten); ``$NUMBA_CACHE_DIR``,
+    when set, is used instead."""
+    pytest.importorskip("numba")
+    from evalcore.metrics import _jit
+
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env.update(OPENBLAS_NUM_THREADS="1", EVALCORE_CACHE=str(tmp_path / "cache"))
+    folder = tmp_path / "cache" / "numba"
+    a = [[1, 2, 3, 4], [5, 6]]
+    b = [[1, 3, 4], [6, 5, 7], []]
+
+    def run():
+        out = subprocess.run([sys.executable, "-c", ONE_KERNEL], cwd=ROOT, capture_output=True, text=True,
+                             check=True, env=env)
+        assert json.loads(out.stdout.strip().splitlines()[-1])["lev"] == [[literal_dp(x, y) for y in b] for x in a]
+        return {p.relative_to(folder): p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()}
+
+    first = run()
+    assert any(p.suffix == ".nbi" for p in first) and any(p.suffix == ".nbc" for p in first)
+    assert run() == first  # loaded, not compiled again: the same files, untouched
+    monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "other"))
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    assert _jit.cache_folder() == str(tmp_path / "other" / "numba")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "user"))
+    assert _jit.cache_folder() is None  # the user's folder: numba reads it itself

@@ -83,16 +83,27 @@ def test_evalcore_reads_its_export_back(tmp_path):
     assert np.allclose(b.reindex(a.index).to_numpy(), a.to_numpy(), atol=1e-12)
 
 
-def test_export_refuses_line_breaks(tmp_path):
+def test_export_escapes_line_breaks_and_refuses_what_would_not_read_back(tmp_path):
     import pandas as pd
 
     from evalcore.core.dataset import Dataset
+    from evalcore.io import FileSource
+    from evalcore.io.mtme import read_mtme
     from evalcore.io.mtme_export import export_mtme
 
+    # a paragraph segment: written with an escaped line break, read back as it was
     ds = Dataset("x", "en-de", pd.DataFrame({"seg_id": ["1", "2"], "source": ["a\nb", "c"]}))
-    with pytest.raises(ValueError, match="segment\\(s\\) 1 contain a line break"):
-        export_mtme(ds, tmp_path)
-    assert not (tmp_path / "evalcore").exists()
+    export_mtme(ds, tmp_path)
+    src = tmp_path / "evalcore" / "sources" / "en-de.txt"
+    assert src.read_text(encoding="utf-8") == "a\\nb\nc\n"
+    back = read_mtme(FileSource.from_path(tmp_path / "evalcore"), "evalcore")["en-de"]
+    assert list(back.segments["source"]) == ["a\nb", "c"]
+    # a text already holding backslash-n, or a carriage return, would not read back: refused
+    for text in ("a\\nb", "a\rb"):
+        bad = Dataset("x", "en-de", pd.DataFrame({"seg_id": ["1", "2"], "source": [text, "c"]}))
+        with pytest.raises(ValueError, match="segment\\(s\\) 1 contain a carriage return or the characters"):
+            export_mtme(bad, tmp_path / "bad")
+        assert not (tmp_path / "bad" / "evalcore").exists()
 
 
 def test_export_command(tmp_path):

@@ -59,9 +59,10 @@ def test_root_lists_test_sets_and_reads_each_with_the_test_set_reader(root):
     assert {"refA", "refC", "refD"} <= set(ende.judgements["system"])  # the references judged as systems
     assert "metric_scores" in sets["wmt24"]["en-cs"].extras
     assert "segment_domains" in sets["wmt24"]["en-cs"].extras
-    # a root of several test sets is not one collection: the message lists them
-    with pytest.raises(Exception, match="several test sets.*wmt21.news: en-de; wmt24: en-cs"):
-        load_collection(root)
+    # a root of several test sets is one collection keyed "<test set>/<lp>"
+    coll = load_collection(root)
+    assert sorted(coll) == ["wmt21.news/en-de", "wmt24/en-cs"]
+    assert coll["wmt24/en-cs"].lp == "en-cs" and coll["wmt24/en-cs"].name == "wmt24"
 
 
 def test_root_problems_of_every_test_set_come_together(root, tmp_path):

@@ -61,6 +61,8 @@ def _refs(st):
         "kendall_like": ("none", st.KendallLike(g, m, thresh=25)[0]),
         "darr": ("item", _flat(lambda *a, **k: avg(*a, macro=False, **k), "item", st.KendallLike, thresh=25)),
         "accuracy": ("system", agree / pairs),
+        # pairwise difference Pearson: mt-metrics-eval's Pearson(pdp=True) on the flat vectors
+        "pdp": ("none", _flat(avg, "none", scipy.stats.pearsonr, pdp=True)),
         # soft pairwise accuracy on the segments judged for every system (MTME drops the unjudged
         # cells and reshapes per system, which needs as many per system: column 5 left out here)
         "spa": ("matrices", st.PairwiseConfidenceError(list(np.delete(G, 5, axis=1).ravel()),
@@ -91,7 +93,7 @@ def test_grouped_entries_match_mtme_averaging(mtme):
            "kendall": (scipy.stats.kendalltau, {}), "tau_b": (mtme.KendallVariants, {"variant": "b"}),
            "tau_c": (mtme.KendallVariants, {"variant": "c"}), "tau_23": (mtme.KendallVariants, {"variant": "23"}),
            "acc23": (mtme.KendallVariants, {"variant": "acc23"}), "kendall_like": (mtme.KendallLike, {"thresh": 25}),
-           "darr": (mtme.KendallLike, {"thresh": 25})}
+           "darr": (mtme.KendallLike, {"thresh": 25}), "pdp": (scipy.stats.pearsonr, {"pdp": True})}
     for name, stat in REGISTRY.items():
         for grouping in set(stat.groupings) & {"item", "sys"}:
             fn, kw = fns[name]

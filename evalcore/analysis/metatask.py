@@ -90,18 +90,34 @@ class MetataskResult:
     pairs: dict = field(default_factory=dict)
     sig: pd.DataFrame | None = None  # p-values of the clusters' tests (row above column), k > 0
     signatures: dict = field(default_factory=dict)
+    # rows shown beside the metrics but never ranked or averaged with them: the human ceiling
+    # (one annotation wave against the other, where two exist). Columns: metric (e.g.
+    # "human:esa-human2") and any sub-task names; :meth:`table` appends them after the metrics.
+    reference_rows: pd.DataFrame | None = None
 
     def table(self) -> pd.DataFrame:
         """One row per metric (descending average): metric, average, average_rank, cluster, then
-        one value column per sub-task."""
+        one value column per sub-task. The coverage rule (mt-metrics-eval ``AverageCorrs``): only a
+        metric with a value in every sub-task has an average; a metric missing from some (a
+        reference-based metric on a pair without a reference, beside the reference-free ones)
+        follows, by name, with its values and an empty average (:meth:`incomplete`)."""
         order = sorted(self.average.index, key=lambda m: (-self.average[m], m))  # ties by name, as the ranks
+        order += self.incomplete()
         out = pd.DataFrame({"metric": order, "average": self.average.reindex(order).to_numpy(),
                             "average_rank": self.average_rank.reindex(order).to_numpy()})
         out["cluster"] = (self.cluster.reindex(order).to_numpy() if self.cluster is not None
                           else pd.array([pd.NA] * len(order), dtype="Int64"))
         for st in self.subtasks:
             out[st.name] = self.values[st.name].reindex(order).to_numpy()
+        if self.reference_rows is not None and len(self.reference_rows):
+            extra = self.reference_rows.reindex(columns=out.columns)
+            extra["cluster"] = extra["cluster"].astype("Int64")
+            out = pd.concat([out, extra], ignore_index=True)
         return out
+
+    def incomplete(self) -> list[str]:
+        """The metrics without a value in some sub-task (no average), by name."""
+        return sorted(m for m in self.values.index if m not in self.average.index)
 
 
 def spa_columns(gold: np.ndarray) -> np.ndarray:
@@ -201,6 +217,10 @@ def run_task(task: TaskDef, pairs: dict[str, PairData], metrics: list[str] | Non
         notes.append(f"clusters: paired permutation test of the weighted average, {k} resamples, "
                      f"alpha {alpha:g} (Monte-Carlo; not MTME's random stream)")
     out = MetataskResult(task, subtasks, values, ranks, average, average_rank, cluster, notes)
+    missing = out.incomplete()
+    if missing:
+        notes.append(f"{len(missing)} metric(s) without a value in every sub-task (e.g. reference-based on a pair "
+                     f"without the reference): shown without an average: {', '.join(missing)}")
     if cluster is not None:
         out.sig = sig
     return out
@@ -371,19 +391,24 @@ def _default_scorer(ds, metrics, *, level, ref_ids, include_references, tokenize
 def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(), scores: pd.DataFrame | None = None,
                  human: str | None = None, include_human: bool | None = None, judged_only: bool = False,
                  tokenize: str | None = DEFAULTS.tokenizer, k: int = 0, alpha: float = 0.05, seed: int = 0,
-                 num_permutations: int = 1000, scorer=None):
+                 num_permutations: int = 1000, scorer=None, metric_set: str = "all"):
     """The task table of ``collection`` (lp → Dataset), as the ``metatask`` command and the Metrics
     task page compute it: the task's pairs (``lps`` overrides; the data's pairs when none of the
     task's is there), gold, primary reference, human systems and outliers unless overridden.
     ``metrics``: built-in metric ids (scored by ``scorer``, default the engine; error rates
     negated); ``scores``: tidy bring-your-own rows (metric, system, seg_id, score[, lp]).
+    ``stored:all`` stands for every stored metric a pair may use (:func:`stored_all`).
+    ``metric_set``: "all", or the recipe's "primary" submissions / "baseline" metrics only
+    (:meth:`TaskDef.metric_set`; matched on base names, case-insensitively).
     Returns ``(MetataskResult, notes, signatures)`` (signatures: metric → list of strings)."""
     from ..metrics.tokenize import resolve_tokenizer
 
     task = TASKS[task] if isinstance(task, str) else task
+    keep_set = task.metric_set(metric_set)
     scorer = scorer or _default_scorer
     notes: list[str] = []
     have = list(collection)
+    lps_given = lps
     if lps:
         lps = list(lps)
         missing = [x for x in lps if x not in collection]
@@ -409,6 +434,8 @@ def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(),
         unknown = [m for m in metrics if m.lower() not in set(metric_ids())]
         if unknown:
             raise ValueError(f"unknown metric(s) {unknown}")
+        metrics = _runnable_everywhere(collection, lps, metrics, tokenize, notes,
+                                       bool(stored) or (scores is not None and len(scores) > 0))
     need_sys = any(s.level == "sys" and s.statistic != "spa" for s in task.subtasks(lps))
     pairs, signatures = {}, {}
     for lp in lps:
@@ -442,8 +469,21 @@ def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(),
             tok, _ = resolve_tokenizer(tokenize, ds.lp)
             # segment scores of the judged cells only: every segment-level statistic (SPA included)
             # uses only those, and a segment's score does not depend on the others
-            t = scorer(ds, metrics, level="segment", ref_ids=refs, include_references=inc, tokenize=tok,
-                       segments=cells, label=lp)
+            from ..scoring.availability import left_out_note, score_isolated
+
+            t, failed = score_isolated(lambda ms: scorer(ds, ms, level="segment", ref_ids=refs,
+                                                         include_references=inc, tokenize=tok, segments=cells,
+                                                         label=lp), metrics)
+            if failed:  # one metric failing never fails the table: again without it, with a note
+                keep = _runnable_everywhere({}, [], [m for m in metrics if m not in dict(failed)], tokenize, [],
+                                            bool(stored) or (scores is not None and len(scores) > 0), failed)
+                res, more, sigs = run_metatask(collection, task, lps=lps_given, metrics=keep + stored, scores=scores,
+                                               human=human, include_human=include_human, judged_only=judged_only,
+                                               tokenize=tokenize, k=k, alpha=alpha, seed=seed,
+                                               num_permutations=num_permutations, scorer=scorer,
+                                               metric_set=metric_set)
+                more.insert(0, left_out_note(failed, lp))
+                return res, more, sigs
             for m, sig in dict(zip(t["metric"], t.get("signature", pd.Series(["?"] * len(t))))).items():
                 signatures.setdefault(m, [])
                 if sig not in signatures[m]:
@@ -455,8 +495,9 @@ def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(),
                 sys_frames.append(oriented(st, metrics))
             if need_sys and task.by_domain:
                 dom_frames = _domain_scores(ds, metrics, scorer, refs, inc, tok, judged)
-        for frames, level in ((seg_frames, "segment"), (sys_frames, "system")) if stored else ():
-            frames.append(_stored_rows(ds, stored, level, ref, notes, signatures))
+        pair_stored = _stored_items(ds, stored, ref)
+        for frames, level in ((seg_frames, "segment"), (sys_frames, "system")) if pair_stored else ():
+            frames.append(_stored_rows(ds, pair_stored, level, ref, notes, signatures))
         if scores is not None and len(scores):
             b = scores[(scores["lp"] == lp) | (scores["lp"] == "")] if "lp" in scores.columns else scores
             seg_frames.append(b[b["seg_id"].astype(str) != ""])
@@ -471,6 +512,7 @@ def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(),
             notes += _attach_domain_scores(p, dom_frames, given=scores is not None and len(scores) > 0)
         pairs[lp] = p
         notes += n
+    notes += _restrict_to_set(pairs, keep_set, metric_set, task.name)
     res = run_task(task, pairs, num_permutations=num_permutations, k=k, alpha=alpha, perm_seed=seed)
     notes += res.notes
     if k == 0:
@@ -481,17 +523,105 @@ def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(),
     return res, notes, signatures
 
 
-def _stored_rows(ds, stored: list[str], level: str, ref: str, notes: list[str], signatures: dict) -> pd.DataFrame:
+def _runnable_everywhere(collection: dict, lps, metrics: list[str], tokenize, notes: list[str], others: bool,
+                         failed=()) -> list[str]:
+    """The metrics that can run on every pair of ``lps`` (:mod:`evalcore.scoring.availability`); those
+    that cannot are left out with one note naming each and why. None left (and no ``others``: stored
+    or bring-your-own scores): an error with the reasons."""
+    from ..scoring.availability import left_out_note, runnable
+
+    left = {m: why for m, why in failed}
+    for lp in lps:
+        for m, why in runnable(collection[lp], metrics, tokenize)[1]:
+            left.setdefault(m, f"{lp}: {why}")
+    keep = [m for m in metrics if m not in left]
+    if left and not failed:
+        notes.append(left_out_note(list(left.items())))
+    if left and not keep and not others:
+        raise ValueError(left_out_note(list(left.items())) + "; no metric left to evaluate")
+    return keep
+
+
+#: ``--metrics stored:all``: every stored metric a pair may use (:func:`stored_all`)
+STORED_ALL = "stored:all"
+#: the suffix of a reference-free metric's id under ``stored:all`` (mt-metrics-eval's display name)
+NOREF = "[noref]"
+
+
+def base_name(metric_id: str) -> str:
+    """The base name of a metric id as the recipes' metric sets list it: ``stored:`` and the
+    reference-free mark dropped (``stored:all`` ids are base names already)."""
+    from ..metrics.byo import STORED_PREFIX
+
+    m = metric_id[len(STORED_PREFIX):] if metric_id.lower().startswith(STORED_PREFIX) else metric_id
+    return m[:-len(NOREF)] if m.endswith(NOREF) else m
+
+
+def stored_all(ds, ref: str) -> list[tuple[str, str]]:
+    """(id, stored name) of every stored metric the pair may use, as mt-metrics-eval's
+    ``GetCorrelations`` admits them: reference-based variants scored against the task's primary
+    reference only (``NAME-<ref>`` → id ``NAME``) and reference-free ones (``NAME-src`` → id
+    ``NAME[noref]``), side by side; variants with other references are left out. A pair without
+    the primary reference has only the reference-free ones (the coverage rule:
+    :meth:`MetataskResult.table`)."""
+    from ..metrics.byo import stored_table
+
+    t = stored_table(ds)
+    out = []
+    for (metric, refset), _ in t.groupby(["metric", "refset"], sort=False):
+        if refset == "src":
+            out.append((f"{metric}{NOREF}", f"stored:{metric}-src"))
+        elif refset and set(refset.split(".")) <= {ref}:
+            out.append((metric, f"stored:{metric}-{refset}"))
+    return out
+
+
+def _stored_items(ds, stored: list[str], ref: str) -> list[tuple[str, str | None]]:
+    """(id, stored name or None = resolve ``id``) of the pair's stored metrics; ``stored:all``
+    expanded (:func:`stored_all`)."""
+    items: list[tuple[str, str | None]] = []
+    for m in stored:
+        items += stored_all(ds, ref) if m.lower() == STORED_ALL else [(m, None)]
+    return items
+
+
+def _restrict_to_set(pairs: dict, keep: frozenset | None, which: str, task: str) -> list[str]:
+    """Drop, from every pair, the metrics whose base name is not in ``keep`` (None: keep all);
+    the note names both."""
+    if keep is None:
+        return []
+    wanted = {k.lower() for k in keep}
+    kept, dropped = set(), set()
+    for p in pairs.values():
+        for table in (p.seg, p.sys):
+            for m in list(table):
+                if base_name(m).lower() in wanted:
+                    kept.add(m)
+                else:
+                    dropped.add(m)
+                    del table[m]
+    if not kept:
+        raise ValueError(f"none of the metrics ({', '.join(sorted(dropped)) or 'none'}) is among the {which} metrics "
+                         f"of {task}: {', '.join(sorted(keep, key=str.lower))} (stored:all takes every stored metric)")
+    note = f"metric set {which} of {task}: {len(kept)} metric(s) kept"
+    if dropped:
+        note += f", {len(dropped)} left out ({', '.join(sorted(dropped))})"
+    return [note]
+
+
+def _stored_rows(ds, stored: list[tuple[str, str | None]], level: str, ref: str, notes: list[str],
+                 signatures: dict) -> pd.DataFrame:
     """The data's stored scores (mt-metrics-eval ``metric-scores/``) of each ``stored:NAME``, under
     that id in every pair: ``NAME`` itself when the pair stores it, else ``NAME-<ref>`` (the
     task's primary reference: ``stored:BLEU`` is ``BLEU-refA`` in one pair, ``BLEU-refB`` in
-    another). Used as stored (never recomputed nor negated); a pair without it is noted."""
+    another). ``stored``: (id, stored name or None to resolve the id so). Used as stored (never
+    recomputed nor negated); a pair without it is noted."""
     from ..metrics.byo import stored_ids, stored_scores
 
     have = {i.lower(): i for i in stored_ids(ds)}
     out = []
-    for m in stored:
-        name = have.get(m.lower()) or have.get(f"{m}-{ref}".lower())
+    for m, given in stored:
+        name = given or have.get(m.lower()) or have.get(f"{m}-{ref}".lower())
         if name is None:
             msg = (f"{ds.lp}: {m}: the data stores neither {m} nor {m}-{ref}; stored: "
                    f"{', '.join(have.values()) or 'none'}")

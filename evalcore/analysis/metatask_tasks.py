@@ -21,7 +21,9 @@ Sources (what the recipe is; the values below were written from them, not copied
   mt-metrics-eval ``tasks.WMT24`` and ``meta_info.WMT24``/``WMT24_ESA`` (en-de: refB, MQM;
   the ESA pairs: esa; outlier MSLC for the MQM pairs).
 * ``wmt25``: mt-metrics-eval ``tasks.WMT25`` and ``meta_info`` for wmt25: the WMT24 statistics on
-  the WMT25 pairs, equal weights, no human translations as systems.
+  the WMT25 pairs, equal weights, no human translations as systems; its primary submissions and
+  baselines (``--metric-set``) are meta_info's WMT25_PRIMARIES / WMT25_BASELINES (Freitag et al.
+  2025, findings of the WMT25 metrics task).
 
 * ``wmt22``: Freitag et al. 2022, "Results of WMT22 Metrics Shared Task: Stop Using BLEU –
   Neural Metrics Are Better and More Robust", §3-4, as mt-metrics-eval's notebook
@@ -104,6 +106,22 @@ class TaskDef:
     by_domain: bool = False        # per-pair sub-tasks also on each domain's segments
     nested_weights: bool = False   # weights split by NESTED_ATTRIBUTES (else the listed weights)
     pooled_min_lps: int = 1        # the pooled sub-tasks only with at least this many pairs
+    # the recipe's metric sets (``metatask --metric-set``): base names of the primary submissions
+    # and of the baselines (mt-metrics-eval ``MetaInfo.primary_metrics`` / ``baseline_metrics``)
+    primary_metrics: frozenset = frozenset()
+    baseline_metrics: frozenset = frozenset()
+
+    def metric_set(self, which: str) -> frozenset | None:
+        """Base names of ``which`` ("primary", "baseline"); None for "all" (every metric).
+        ValueError when the recipe names no such set."""
+        if which == "all":
+            return None
+        if which not in METRIC_SETS:
+            raise ValueError(f"metric set must be one of {', '.join(METRIC_SETS)}, not {which!r}")
+        names = self.primary_metrics if which == "primary" else self.baseline_metrics
+        if not names:
+            raise ValueError(f"the {self.name} recipe names no {which} metrics; use --metric-set all")
+        return names
 
     def gold_for(self, lp: str) -> str:
         return self.gold_by_lp.get(lp, self.gold)
@@ -148,6 +166,34 @@ def _nested(subtasks: list[SubTask], attributes, mass: float) -> list[SubTask]:
     return out
 
 
+#: the values of ``metatask --metric-set``
+METRIC_SETS = ("primary", "baseline", "all")
+
+# WMT25's primary submissions and baselines, as mt-metrics-eval's meta_info lists them for wmt25
+# (WMT25_PRIMARIES, WMT25_BASELINES); Freitag et al. 2025 (WMT25 metrics findings)
+WMT25_PRIMARY = frozenset({"EnsembleSlick", "GEMBA-v2", "MetricX-25", "Polycand-2", "Q_Relative-MQM", "SEGALE-QE",
+                           "TASER-No-Ref", "UvA-MT", "comet-multi", "hw-tsc", "mr7_2_1", "rankedCOMET"})
+WMT25_BASELINE = frozenset({"BERTScore", "BLEU", "COMET22", "COMETKiwi22", "YiSi-1", "chrF", "sentinel-cand",
+                            "spBLEU"})
+
+# WMT23's and WMT24's (meta_info WMT23_/WMT24_PRIMARIES and _BASELINES): there the baselines are
+# also in the primary set ("for backward compatibility"); in WMT25's they are not, so
+# --metric-set primary keeps the baselines for wmt23/wmt24 and not for wmt25, as primary=True does
+WMT23_BASELINE = frozenset({"BERTscore", "BLEU", "BLEURT-20", "chrF", "COMET", "CometKiwi", "docWMT22CometDA",
+                            "docWMT22CometKiwiDA", "f200spBLEU", "MS-COMET-QE-22", "prismRef", "prismSrc",
+                            "Random-sysname", "YiSi-1"})
+WMT23_PRIMARY = WMT23_BASELINE | frozenset({
+    "Calibri-COMET22", "Calibri-COMET22-QE", "cometoid22-wmt22", "eBLEU", "embed_llama", "GEMBA-MQM", "KG-BERTScore",
+    "MaTESe", "MEE4", "MetricX-23", "MetricX-23-QE", "mre-score-labse-regular", "mbr-metricx-qe", "sescoreX",
+    "tokengram_F", "XCOMET-Ensemble", "XCOMET-QE-Ensemble", "XLsim"})
+WMT24_BASELINE = frozenset({"BERTScore", "BLEU", "BLEURT-20", "chrF", "COMET-22", "CometKiwi", "PrismRefMedium",
+                            "PrismRefSmall", "spBLEU", "YiSi-1", "sentinel-cand-mqm", "sentinel-ref-mqm",
+                            "sentinel-src-mqm"})
+WMT24_PRIMARY = WMT24_BASELINE | frozenset({
+    "BLCOM_1", "bright-qe", "chrfS", "damonmonli", "gemba_esa", "MEE4", "metametrics_mt_mqm_hybrid_kendall",
+    "metametrics_mt_mqm_qe_kendall.seg.s", "MetricX-24-Hybrid", "MetricX-24-Hybrid-QE", "XCOMET", "XCOMET-QE",
+    "XLsimMqm"})
+
 _ESA_LPS = ("en-cs", "en-hi", "en-is", "en-ja", "en-ru", "en-uk", "en-zh")
 
 TASKS: dict[str, TaskDef] = {
@@ -179,6 +225,8 @@ TASKS: dict[str, TaskDef] = {
         pooled=(("sys", "accuracy", 1.0),),
         per_lp=(("sys", "pearson", "none", False, 1.0), ("seg", "pearson", "none", False, 1.0),
                 ("seg", "acc23", "item", True, 1.0)),
+        primary_metrics=WMT23_PRIMARY,
+        baseline_metrics=WMT23_BASELINE,
     ),
     "wmt24": TaskDef(
         name="wmt24",
@@ -191,6 +239,8 @@ TASKS: dict[str, TaskDef] = {
         human_systems_lps=("en-de",),
         outliers_by_lp={lp: ("MSLC",) for lp in ("en-de", "en-es", "ja-zh")},
         per_lp=(("sys", "spa", "none", False, 1.0), ("seg", "acc23", "item", True, 1.0)),
+        primary_metrics=WMT24_PRIMARY,
+        baseline_metrics=WMT24_BASELINE,
     ),
     "wmt25": TaskDef(
         name="wmt25",
@@ -200,5 +250,7 @@ TASKS: dict[str, TaskDef] = {
         gold="esa-human1",
         gold_by_lp={"ja-zh_CN": "mqm", "en-ko_KR": "mqm"},
         per_lp=(("sys", "spa", "none", False, 1.0), ("seg", "acc23", "item", True, 1.0)),
+        primary_metrics=WMT25_PRIMARY,
+        baseline_metrics=WMT25_BASELINE,
     ),
 }

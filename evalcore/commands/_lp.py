@@ -32,18 +32,26 @@ def dataset(args):
 
         ds = load_dataset(args.path, lp=args.lp)
     args._lp_value = ds.lp
+    from ..io import split_key
+
+    # a root of several test sets: keys "<test set>/<lp>"; tables get a test_set column
+    args._test_set = split_key(args.lp or "")[0]
     from ..metrics.byo import register_stored
 
     register_stored(ds)  # its stored metric scores as ``stored:NAME`` ids
     return ds
 
 
-def with_lp(df: pd.DataFrame, lp: str) -> pd.DataFrame:
-    """``df`` with the ``lp`` column first (kept when present)."""
-    if "lp" in df.columns:
-        return df
-    out = df.copy()
-    out.insert(0, "lp", lp or "")
+def with_lp(df: pd.DataFrame, lp: str, test_set: str = "") -> pd.DataFrame:
+    """``df`` with the ``lp`` column first (kept when present), and before it a ``test_set``
+    column when the data is one test set of a root of several (``test_set`` given)."""
+    out = df
+    if "lp" not in df.columns:
+        out = df.copy()
+        out.insert(0, "lp", lp or "")
+    if test_set and "test_set" not in out.columns:
+        out = out.copy() if out is df else out
+        out.insert(0, "test_set", test_set)
     return out
 
 
@@ -103,7 +111,7 @@ def emit(df: pd.DataFrame, dest: str | None, args, section: str | None = None,
     when given; ``note``, then ``notes``: comment lines after it), or keep it for the end of an
     ``--lp all`` run (notes then name their language pair)."""
     lp = getattr(args, "_lp_value", None) or getattr(args, "lp", None) or ""
-    df = with_lp(df, lp)
+    df = with_lp(df, lp, getattr(args, "_test_set", "") or "")
     sink = getattr(args, "_sink", None)
     if sink is not None:
         sink.add(dest, section, df, float_format, note, lp, notes=notes)

@@ -115,6 +115,8 @@ def run(args) -> int:
     head = tabs["headline"].copy()
     head["signature"] = sig
     head.to_csv(sys.stdout, sep="\t", index=False, float_format="%.6f")
+    for line in verdict_lines(ds, cmp, tabs["headline"], args.alpha):
+        print(line, file=sys.stderr)
     if out_dir is not None:
         from ..core.export import atomic_write, write_table
 
@@ -124,3 +126,24 @@ def run(args) -> int:
                                                                  or "nothing left out\n"))
         print(f"wrote {len(tabs)} tables to {out_dir}", file=sys.stderr)
     return 0
+
+
+def verdict_lines(ds, cmp, headline, alpha: float = 0.05) -> list[str]:
+    """The ``verdict:`` lines of a comparison (methods §21): does B beat A by the first human
+    criterion under the recipe, and which metric to trust for this pair."""
+    from ..analysis.verdict import a_beats_b, metric_to_trust
+
+    if not cmp.criteria:
+        return []
+    crit = cmp.criteria[0]
+    try:
+        out = [a_beats_b(ds, cmp.a, cmp.b, crit, alpha, headline=headline).line()]
+    except ValueError as exc:  # e.g. fewer than two systems judged: no verdict, the tables stand
+        return [f"note: no verdict on {cmp.a} vs {cmp.b} by {crit}: {exc}"]
+    if cmp.metrics:
+        hib = {m: cmp.higher_is_better(f"metric:{m}") for m in cmp.metrics}
+        try:
+            out.append(metric_to_trust(cmp.segments, cmp.a, cmp.b, cmp.metrics, f"human:{crit}", hib).line())
+        except ValueError as exc:  # no segment where both sides prefer one system
+            out.append(f"note: no metric to trust for this pair: {exc}")
+    return out

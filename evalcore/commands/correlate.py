@@ -24,8 +24,10 @@ def add_arguments(p) -> None:
     p.add_argument("--lp", help="language pair (needed when the data holds several; all: every pair in turn, tables get an lp column)")
     p.add_argument("--refs", help="comma-separated reference sets to score against (default: all); "
                                   "with --scores, selects the rows of that ref_id/refset")
-    p.add_argument("--metrics", help="comma-separated metric ids (default with --scores: every metric in the file)")
-    p.add_argument("--human", required=True, help="human criterion (e.g. mqm, da_z)")
+    p.add_argument("--metrics", help="comma-separated metric ids (default with --scores: every metric in the file; "
+                                        "without --scores: the metrics the Systems page starts from)")
+    p.add_argument("--human", help="human criterion (e.g. mqm, da_z; default: the data's only kind of human "
+                                      "judgement, an error listing them when there are several)")
     p.add_argument("--level", choices=["system", "segment"], default="system")
     from ..stats.registry import names as statistic_names
 
@@ -49,9 +51,10 @@ def add_arguments(p) -> None:
     p.add_argument("--bootstrap-over", choices=["items", "systems", "both"], default=None,
                    help="what to resample (default: systems at system level, both at segment level)")
     p.add_argument("--fisher", action="store_true", help="Fisher z CI when not bootstrapping")
-    p.add_argument("--compare", choices=["perm", "williams"], default=None,
-                   help="metric-vs-metric significance on the same systems/cells: PERM-BOTH (perm) or Williams' "
-                        "test; adds a cluster column (metrics in one cluster are not significantly different, "
+    p.add_argument("--compare", choices=["perm", "williams", "pairs"], default=None,
+                   help="metric-vs-metric significance on the same systems/cells: PERM-BOTH (perm), Williams' "
+                        "test, or (acc23/tau_23 at segment level) PERM-BOTH swapping pairwise comparisons, each "
+                        "metric at its own calibrated tie threshold (pairs, mt-metrics-eval's perm_test='pairs'); adds a cluster column (metrics in one cluster are not significantly different, "
                         "as mt-metrics-eval's CompareMetrics) and a table of pairwise p-values; at system level "
                         "also the Systems page's one-sided tests on stderr")
     p.add_argument("--draws", type=int, default=1000, help="--compare perm: permutation draws (default 1000)")
@@ -62,7 +65,20 @@ def add_arguments(p) -> None:
                    help="random seed of the bootstrap / permutation draws (default 0; spa: 4, as mt-metrics-eval)")
     p.add_argument("--perms", type=int, default=1000,
                    help="spa: sign-flip permutations of each pairwise test (default 1000, as mt-metrics-eval)")
+    p.add_argument("--sentinels", action="store_true",
+                   help="add the model-free sentinel baselines (sentinel:cand-length, src-length, length-ratio, "
+                        "src-overlap; sentinel:system-prior at segment level) as rows, and per metric its margin "
+                        "over the best sentinel with a PERM-BOTH p (--draws) and a beats_sentinel flag "
+                        "(Perrella et al. 2024; docs/methods.md §24.3)")
+    p.add_argument("--human-ceiling", metavar="SECOND",
+                   help="add the inter-annotator row human-ceiling: a second rating of the same outputs (another "
+                        "human score type, e.g. a second wave; 'raters': each item's first rater against its "
+                        "second; 'repeats': each rater's first rating of an item against their re-rating) scored against --human and the reverse, averaged; and a ceiling_share column "
+                        "(docs/methods.md §24.2)")
     p.add_argument("--out", help="write the table as TSV here instead of stdout (a .csv name writes CSV for spreadsheets)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="compute every metric statistic afresh: neither read nor write the statistics store "
+                        "(the stats folder of the cache, docs/formats.md); the values are the same")
     from ..scoring.parallel import add_scheduler_argument
 
     add_scheduler_argument(p)
@@ -120,6 +136,13 @@ def _human(ds, args, note):
 
 
 def run(args) -> int:
+    from ..metrics._stats_store import bypassed
+
+    with bypassed(bool(getattr(args, "no_cache", False)), workers=True):
+        return _run(args)
+
+
+def _run(args) -> int:
     import pandas as pd
 
     from ..stats.tables import correlation_table, human_systems
@@ -143,12 +166,30 @@ def run(args) -> int:
     ds = dataset(args)
     refs = [r.strip() for r in args.refs.split(",") if r.strip()] if args.refs else None
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else []
-    if not metrics and not args.scores:
-        raise ValueError("give --metrics and/or --scores")
+    if not args.human or (not metrics and not args.scores):  # the pages' defaults (commands/_defaults.py)
+        from . import _defaults
+
+        args = copy.copy(args)
+        args.human = _defaults.criterion(ds.criteria, args.human)
+        if not args.human:
+            raise ValueError("the data has no human judgements to correlate with")
+        if not metrics and not args.scores:
+            metrics = _defaults.system_metrics(ds)
+            if not metrics:
+                raise ValueError("no metric can run on this data: give --scores")
+        sargs = copy.copy(args) if matrices else args
+        if matrices:
+            sargs.level = "segment"
     human, seg_human = _human(ds, sargs, note)
     humans = human_systems(ds, list(dict.fromkeys(human["system"])))
     settings, judged = _settings_and_judged(args, ds, refs, seg_human, note)
     frames, builtin, use_refs = _metric_frames(sargs, ds, refs, metrics, judged, notes)
+    if args.sentinels:
+        from ..analysis.sentinels import sentinel_scores
+
+        sent, snotes = sentinel_scores(ds, seg_human, level=args.level, segments=judged)  # the prior: segment level only
+        frames.append(sent)
+        notes += snotes
     scores = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["metric", "system", "seg_id", "score"])
     if scores.empty:
         raise ValueError("no metric scores to correlate")
@@ -168,6 +209,10 @@ def run(args) -> int:
                               alpha=args.alpha, seed=args.seed, fisher=args.fisher, **kw)
     notes += _table_notes(args, table, human, scores, exclude, grouping)
     pairs = _significance(args, table, human, scores, exclude, grouping, kw, notes) if args.compare else None
+    if args.sentinels:
+        table = _with_margins(args, table, human, scores, exclude, grouping, kw, notes)
+    if args.human_ceiling:
+        table = _with_ceiling(args, ds, table, exclude, grouping, kw, notes)
     sink = getattr(args, "_sink", None)
     if sink is not None and args.method == "accuracy":
         sink.pool[(args.out, None)] = pooled_accuracy  # --lp all: one pooled row per metric
@@ -175,13 +220,76 @@ def run(args) -> int:
     for line in notes:
         print(f"note: {line}", file=sys.stderr)
     table = _tok.metric_signatures(table, scores)
+    if args.human_ceiling:
+        from ..analysis.ceiling import CEILING
+
+        table.loc[table["metric"] == CEILING, "signature"] = f"human:{args.human}~{args.human_ceiling}"
+    if args.sentinels:
+        from ..analysis.sentinels import SIGNATURE, is_sentinel
+
+        table.loc[table["metric"].map(is_sentinel), "signature"] = SIGNATURE
     spa = f"|perms:{args.perms}|seed:{args.seed}" if matrices else ""
     table["settings"] = _tok.correlation_settings(args, grouping) + spa + "|" + settings.signature()
     emit(table, args.out, args, float_format=None if args.out else "%.6f")
+    from ..analysis.verdict import correlate_verdict
+
+    verdict = correlate_verdict(table, args.method, args.level, args.human)
+    if verdict is not None:
+        print(verdict.line(), file=sys.stderr)
     if pairs is not None:
         emit(pairs, args.compare_out, args, section=None if args.compare_out else "metric significance",
              float_format=None if args.compare_out else "%.6g")
     return 0
+
+
+def _with_margins(args, table, human, scores, exclude, grouping, kw, notes):
+    """--sentinels: each metric's margin over the best sentinel, its PERM-BOTH p and the flag (methods §24.3)."""
+    from ..analysis.sentinels import margins
+    from ..stats.tables import metric_significance
+
+    why = []
+    if _registry()[args.method].segment_matrices:
+        why.append(f"--method {args.method} is itself a permutation test per pair of systems: no PERM-BOTH test of "
+                   "two of its values")
+
+    def pvalue(metric, best):
+        if why:
+            return float("nan")
+        try:
+            _, pairs, _ = metric_significance(human, scores[scores["metric"].isin([metric, best])], level=args.level,
+                                              method=args.method, grouping=grouping, test="perm", k=args.draws,
+                                              alpha=args.alpha, seed=args.seed, exclude_systems=exclude, **kw_sig(kw))
+        except ValueError as exc:
+            why.append(str(exc))
+            return float("nan")
+        row = pairs[(pairs["better"] == metric) & (pairs["worse"] == best)]
+        return float(row["p_value"].iloc[0]) if len(row) else float("nan")
+
+    m = margins(table.set_index("metric")["value"].astype(float), pvalue, args.alpha)
+    notes.append(f"sentinel_margin = value - the best sentinel's ({m['best_sentinel'].iloc[0] if len(m) else 'none'}); "
+                 f"sentinel_p: PERM-BOTH, {args.draws} draws, one-sided (the metric agrees better), where the margin "
+                 f"is positive; beats_sentinel: margin > 0 and p < {args.alpha:g}")
+    notes += [f"sentinel p-value not computed: {w}" for w in dict.fromkeys(why)]
+    return table.merge(m, on="metric", how="left")
+
+
+def _with_ceiling(args, ds, table, exclude, grouping, kw, notes):
+    """--human-ceiling: the inter-annotator row (methods §24.2) appended, and ceiling_share."""
+    import pandas as pd
+
+    from ..analysis.ceiling import correlation_ceiling, rating_waves, with_shares
+
+    if args.normalisation != "raw" or args.aggregate != "mean":
+        raise ValueError("--human-ceiling compares the raw ratings of the same cells: use it with --normalisation raw "
+                         "--aggregate mean (the defaults)")
+    first, second, n = rating_waves(ds, args.human, args.human_ceiling)
+    notes += n
+    row, n2 = correlation_ceiling(first, second, level=args.level, method=args.method, grouping=grouping,
+                                  exclude_systems=exclude, seed=args.seed, **kw)
+    notes += n2
+    extra = pd.DataFrame([row.reindex(table.columns)])
+    out = pd.concat([table, extra.astype(table.dtypes.to_dict(), errors="ignore")], ignore_index=True)
+    return with_shares(out, float(row["value"]))
 
 
 def _check_method(args) -> bool:
@@ -280,14 +388,30 @@ def _metric_frames(args, ds, refs, metrics, judged, notes):
         from ..metrics.base import get_metric
         from ..scoring.parallel import score_result
 
-        tok = _tok.resolve(args, ds, [get_metric(m) for m in builtin])
-        res = score_result(ds, builtin, level=args.level, ref_ids=use_refs,
-                           include_references=args.include_human_systems, segments=judged, tokenize=tok,
-                           progress=StderrProgress("scoring"), scheduler=getattr(args, "_scheduler", None))
-        for w in res.warnings:
-            print(f"warning: {w}", file=sys.stderr)
-        notes += res.notes
-        tab = res.table
+        from ..scoring.availability import left_out_note, runnable, score_isolated
+
+        builtin, left = runnable(ds, builtin, getattr(args, "tokenize", None))
+        tok = _tok.resolve(args, ds, [get_metric(m) for m in builtin]) if builtin else None
+        results = []
+
+        def score(ids):
+            res = score_result(ds, ids, level=args.level, ref_ids=use_refs,
+                               include_references=args.include_human_systems, segments=judged, tokenize=tok,
+                               progress=StderrProgress("scoring"), scheduler=getattr(args, "_scheduler", None))
+            results.append(res)
+            return res.table
+
+        tab, failed = score_isolated(score, builtin) if builtin else (None, [])
+        left += failed  # one metric that cannot run or fails never fails the table
+        if left:
+            note(left_out_note(left, ds.lp))
+            builtin = [m for m in builtin if m not in dict(failed)]
+        for res in results:
+            for w in res.warnings:
+                print(f"warning: {w}", file=sys.stderr)
+            notes += [n for n in res.notes if n not in notes]
+        if tab is None:
+            return frames, builtin, use_refs
         if args.include_human_systems and not refs and len(ds.ref_ids) > 1:
             note("choose the reference set with --refs to score the other human translations as systems")
         frames.append(tab)
@@ -354,10 +478,14 @@ def _significance(args, table, human, scores, exclude, grouping, kw, notes):
 
     from ..stats.tables import metric_significance
 
+    if args.compare == "pairs" and args.level == "system":
+        raise ValueError("--compare pairs compares segment-level acc23/tau_23 (pairwise comparisons within "
+                         "groups); use --level segment, or perm at system level")
     if args.level != "system":
         clusters, pairs, sig_notes = metric_significance(
             human, scores, level=args.level, method=args.method, grouping=grouping, test=args.compare,
-            k=args.draws, alpha=args.alpha, seed=args.seed, exclude_systems=exclude, **kw_sig(kw))
+            k=args.draws, alpha=args.alpha, seed=args.seed, exclude_systems=exclude,
+            **(kw if args.compare == "pairs" else kw_sig(kw)))
         notes += sig_notes
         table["cluster"] = table["metric"].map(dict(zip(clusters["metric"], clusters["rank"]))).astype("Int64")
         return pairs
@@ -417,9 +545,11 @@ def pooled_accuracy(table):
         row = sub.iloc[0].copy()
         row["lp"], row["n"] = POOLED, int(n.sum())
         row["value"] = agree.sum() / pairs.sum() if pairs.sum() else float("nan")
-        for c in ("ci_low", "ci_high", "n_groups", "n_segments", "cluster"):
+        for c in ("ci_low", "ci_high", "n_groups", "n_segments", "cluster", "sentinel_margin", "sentinel_p",
+                  "beats_sentinel", "best_sentinel", "ceiling_share"):  # per-pair values: none for the pool
             if c in row.index:
-                row[c] = pd.NA if c in ("n_groups", "n_segments", "cluster") else float("nan")
+                row[c] = (pd.NA if c in ("n_groups", "n_segments", "cluster", "beats_sentinel") else
+                          "" if c == "best_sentinel" else float("nan"))
         rows.append(row)
     return pd.concat([table, pd.DataFrame(rows)], ignore_index=True) if rows else table
 

@@ -22,13 +22,20 @@ def add_arguments(p) -> None:
 
     p.add_argument("path", help="dataset folder or zip with one or more language pairs, or an "
                                 "mt-metrics-eval-v2 root (one folder per test set)")
-    p.add_argument("--task", required=True, choices=sorted(TASKS))
+    p.add_argument("--task", choices=sorted(TASKS),
+                   help="the recipe (default: the one whose human score types the data has; a note names it)")
     p.add_argument("--test-set", help="with an mt-metrics-eval-v2 root: the test set (default: the task's, "
                                       "e.g. wmt23, when the root has it, else its only one)")
     p.add_argument("--lp", help="comma-separated language pairs, or all (default: the task's, else every pair of the data)")
     p.add_argument("--metrics", help="comma-separated built-in metric ids, and/or stored:NAME for scores the "
                                      "data stores (mt-metrics-eval metric-scores/; stored:BLEU = each pair's "
-                                     "BLEU-<primary reference>)")
+                                     "BLEU-<primary reference>; stored:all = every stored metric scored against the "
+                                     "primary reference, and every reference-free one as NAME[noref])")
+    from ..analysis.metatask_tasks import METRIC_SETS
+
+    p.add_argument("--metric-set", choices=METRIC_SETS, default="all",
+                   help="only the recipe's primary submissions or its baselines (matched on base names; "
+                        "default all)")
     p.add_argument("--scores", action="append", default=[],
                    help="bring-your-own scores TSV (metric, system, seg_id, score[, lp]); repeatable")
     p.add_argument("--human", help="human score type (default: the task's for each pair)")
@@ -46,6 +53,18 @@ def add_arguments(p) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the cluster resamples")
     p.add_argument("--format", choices=["tsv", "csv", "latex"], default=None,
                    help="output format (default: from the --out suffix; stdout: tsv)")
+    p.add_argument("--sentinels", action="store_true",
+                   help="add the model-free sentinel baselines as rows (sentinel:cand-length, src-length, "
+                        "length-ratio, src-overlap, system-prior) and per metric its margin over the best sentinel "
+                        "(average), a paired permutation p (--sentinel-draws) and a beats_sentinel flag "
+                        "(Perrella et al. 2024; docs/methods.md §24.3)")
+    p.add_argument("--sentinel-draws", type=int, default=100,
+                   help="--sentinels: permutation draws of each metric-vs-best-sentinel test (default 100)")
+    p.add_argument("--human-ceiling", metavar="SECOND",
+                   help="add the inter-annotator row human-ceiling: a second rating of the same outputs (another "
+                        "human score type, e.g. a second wave; 'raters': each item's first rater against its "
+                        "second; 'repeats': each rater's first rating of an item against their re-rating) scored with every sub-task against the gold and the reverse, averaged; and a "
+                        "ceiling_share column (docs/methods.md §24.2)")
     p.add_argument("--out", help="write the table here")
     from . import _tok; _tok.add_argument(p)  # noqa: E702
 
@@ -88,10 +107,12 @@ def run(args) -> int:
     from . import _tok
 
     _tok.check(args)
-    task = TASKS[args.task]
+    from . import _defaults
+
     lps = [x.strip() for x in args.lp.split(",") if x.strip()] if args.lp else None
     test_set, coll = load_test_set(args.path, args.test_set, None if lps in (None, ["all"]) else lps,
-                                   prefer=task.name)
+                                   prefer=args.task or _defaults.METATASK_TASK)
+    task = TASKS[args.task or _defaults.task_for({lp: d for lp, d in coll.items() if d.criteria} or coll)]
     if test_set:
         print(f"note: test set {test_set} of the mt-metrics-eval root {args.path}", file=sys.stderr)
     if lps == ["all"]:
@@ -102,20 +123,39 @@ def run(args) -> int:
         from ..metrics.byo import read_scores
 
         byo = pd.concat([read_scores(f) for f in args.scores], ignore_index=True)
-    if not metrics and byo is None:
-        raise ValueError("give --metrics and/or --scores")
+    if not metrics and byo is None:  # the Metrics task page's default metrics
+        metrics = list(_defaults.METATASK_METRICS)
+        _defaults.note(f"--metrics {','.join(metrics)}: the Metrics task page's default metrics")
+    snotes: list[str] = []
+    if args.sentinels:
+        from ..analysis.baselines import with_sentinel_rows
+
+        byo, snotes = with_sentinel_rows(coll, byo)
     res, notes, signatures = run_metatask(
         coll, task, lps=lps, metrics=metrics, scores=byo, human=args.human,
         include_human=args.include_human_systems, judged_only=args.judged_only,
         tokenize=getattr(args, "tokenize", None), k=args.k, alpha=args.alpha, seed=args.seed,
-        num_permutations=args.permutations)
+        num_permutations=args.permutations, metric_set=args.metric_set)
     lps_used = sorted(res.pairs)
     table = res.table()
+    notes = list(notes) + snotes
+    from ..analysis.baselines import augment
+
+    table, signatures, bnotes = augment(res, table, coll, signatures, sentinels=args.sentinels,
+                                        second=args.human_ceiling, human=args.human, draws=args.sentinel_draws,
+                                        alpha=args.alpha, seed=args.seed, num_permutations=args.permutations)
+    notes += bnotes
     table["signature"] = table["metric"].map(lambda m: " / ".join(signatures.get(m, ["external"])))
-    table["settings"] = (f"task={task.name}{'|test_set=' + test_set if test_set else ''}|lps={','.join(lps_used)}|k={args.k}|spa_permutations={args.permutations}"
+    table["settings"] = (f"task={task.name}{'|test_set=' + test_set if test_set else ''}"
+                         f"{'|metric_set=' + args.metric_set if args.metric_set != 'all' else ''}|lps={','.join(lps_used)}|k={args.k}|spa_permutations={args.permutations}"
                          f"|weights=" + ",".join(f"{s.weight:.4g}" for s in res.subtasks))
     for line in notes:
         print(f"note: {line}", file=sys.stderr)
+    from ..analysis.verdict import metatask_verdict
+
+    verdict = metatask_verdict(table, task.name)
+    if verdict is not None:
+        print(verdict.line(), file=sys.stderr)
     from ..scoring.settings import metatask_settings_line
 
     print(f"settings: {metatask_settings_line(args.judged_only, getattr(args, 'tokenize', None), args.include_human_systems)}",

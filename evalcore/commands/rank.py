@@ -11,6 +11,7 @@ Wilcoxon at α/2, rank ranges by stepping); the default is the data's year.
 """
 from __future__ import annotations
 
+import copy
 import sys
 
 NAME = "rank"
@@ -23,7 +24,7 @@ HELP = "Rank systems with pairwise significance, rank ranges and clusters (WMT24
 def add_arguments(p) -> None:
     p.add_argument("path", help="dataset folder or zip")
     p.add_argument("--lp", help="language pair (needed when the data holds several; all: every pair in turn)")
-    p.add_argument("--human", help="human criterion to rank by (e.g. esa, mqm)")
+    p.add_argument("--human", help="human criterion to rank by (e.g. esa, mqm; default without --metrics: the data's only kind of human judgement)")
     p.add_argument("--metrics", help="comma-separated metric ids to rank by as well (segment scores)")
     p.add_argument("--refs", help="comma-separated reference sets for the metrics (default: all)")
     p.add_argument("--recipe", choices=["wmt24", "wmt25"], default=None,
@@ -66,15 +67,20 @@ def run(args) -> int:
     from ..stats.system_ranking import item_scores, rank_systems, rank_systems_wmt25
     from ._lp import dataset, emit
 
-    if not args.human and not args.metrics:
-        raise ValueError("give --human and/or --metrics")
-    if args.judged_only and not args.human:
-        raise ValueError("--judged-only needs --human (the judged segments)")
     from ..scoring.settings import DEFAULTS, judged_only_of
 
+    ds = dataset(args)
+    if not args.human and not args.metrics:  # the pages' default: the data's human judgements
+        from ._defaults import criterion
+
+        args = copy.copy(args)  # (--lp all: the same arguments serve every pair)
+        args.human = criterion(ds.criteria, None)
+        if not args.human:
+            raise ValueError("the data has no human judgements: give --metrics to rank by")
+    if args.judged_only and not args.human:
+        raise ValueError("--judged-only needs --human (the judged segments)")
     explicit = args.judged_only is not None
     args.judged_only = judged_only_of(args) and bool(args.human)  # no --human: nothing judged to restrict to
-    ds = dataset(args)
     recipe = recipe_of(args, ds)
     if recipe == "wmt25" and args.test != "wilcoxon":
         raise ValueError(f"--test {args.test} belongs to the wmt24 recipe; wmt25 has its own one-sided Wilcoxon "
@@ -113,7 +119,18 @@ def run(args) -> int:
     if metrics and args.human and args.judged_only and not explicit:
         print("note: judged segments only (the default; --all-segments for every segment)", file=sys.stderr)
     used = DEFAULTS.with_(judged_only=args.judged_only, tokenizer=getattr(args, "tokenize", None))
-    print(f"settings: {used.describe(ds, args.human if args.judged_only else None)}", file=sys.stderr)
+    ranked_humans = []
+    if args.human:  # the WMT ranking ranks the human translations it judged: the line says so (true)
+        from ..stats.tables import human_systems
+
+        ranked_humans = human_systems(ds, list(dict.fromkeys(signals[0][1]["system"])))
+    line = used.with_(human_systems="include" if ranked_humans else used.human_systems).describe(
+        ds, args.human if args.judged_only else None)
+    if ranked_humans:
+        line = line.replace("human translations scored as systems",
+                            f"human translations ranked with the systems ({', '.join(ranked_humans)}; the verdict's "
+                            "best system leaves them out)")
+    print(f"settings: {line}", file=sys.stderr)
     rows, mats = [], []
     if recipe == "wmt25":
         settings = f"recipe=wmt25|test=wilcoxon-one-sided-cross-paired|alpha={args.alpha:g}/2"
@@ -144,4 +161,11 @@ def run(args) -> int:
            "better (worse); p-value matrix: row better than column, one-sided" if recipe == "wmt25" else
            "rank_range = 1 + #significantly better .. N - #significantly worse")
     print(f"note: {settings}; {how}", file=sys.stderr)
+    if args.human:  # the primary answer (methods §21): the recipe's ranking (Wilcoxon), whatever --test
+        from ..analysis.verdict import best_system
+
+        try:
+            print(best_system(ds, args.human, used, alpha=args.alpha).line(), file=sys.stderr)
+        except ValueError as exc:  # e.g. only human translations judged: the table stands
+            print(f"note: no verdict on the best system: {exc}", file=sys.stderr)
     return 0

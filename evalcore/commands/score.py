@@ -45,6 +45,9 @@ def add_arguments(p):
     p.add_argument("--judged-only", nargs="?", const="", default=None, metavar="CRITERION",
                    help="only the segments the humans judged for each system (criterion: default the only one)")
     p.add_argument("--out", help="output TSV (default: stdout; a .csv name writes CSV for spreadsheets)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="compute every metric statistic afresh: neither read nor write the statistics store "
+                        "(the stats folder of the cache, docs/formats.md); the values are the same")
     p.add_argument("--scores", action="append", default=[],
                    help="external scores TSV (metric, system, seg_id, score[, ref_id][, lp]); repeatable")
     p.add_argument("--list-metrics", action="store_true", help="list metric ids with their signatures and exit")
@@ -100,6 +103,13 @@ def _judged_segments(ds, criterion: str) -> dict:
 
 
 def run(args) -> int:
+    from ..metrics._stats_store import bypassed
+
+    with bypassed(bool(getattr(args, "no_cache", False)), workers=True):
+        return _run(args)
+
+
+def _run(args) -> int:
     from ..core.progress import StderrProgress
     from ..metrics.base import get_metric, metric_ids, metric_signature
     from ..metrics.byo import read_scores, register_scores

@@ -72,13 +72,8 @@ def load_collection(path: str | os.PathLike | FileSource, name: str | None = Non
         sets = test_sets(src)
         if len(sets) == 1:  # an mt-metrics-eval-v2 root of one test set: that test set
             return _compacted(next(iter(read_root(src).values())))
-        if sets:
-            report = Report()
-            report.error(src.label, None, "an mt-metrics-eval-v2 root with several test sets ("
-                                          + "; ".join(f"{t}: {', '.join(v)}" for t, v in sets.items())
-                                          + "): give one test set's folder (metatask takes the root with "
-                                            "--test-set)")
-            raise DataError(report)
+        if sets:  # several test sets: one collection, keyed "<test set>/<lp>"
+            return _compacted(root_collection(read_root(src)))
         report = Report()
         report.error(src.label, None, "no known layout found: expected a tidy TSV folder (segments.tsv, ...), "
                                       "plain text files (src.txt, ref.<name>.txt, sys.<name>.txt), a Google MQM "
@@ -154,6 +149,26 @@ def load_test_set(path: str | os.PathLike | FileSource, test_set: str | None = N
     return test_set, _compacted(read_root(src, [test_set], lps)[test_set])
 
 
+#: the separator of a collection key "<test set>/<lp>" (a root of several test sets)
+TEST_SET_SEP = "/"
+
+
+def root_collection(sets: dict[str, dict[str, Dataset]]) -> dict[str, Dataset]:
+    """The test sets of an mt-metrics-eval-v2 root ({test set: {lp: Dataset}}, as
+    :func:`evalcore.io.mtme.read_root` returns them) as one collection keyed
+    ``"<test set>/<lp>"`` (e.g. ``wmt24/en-cs``); each Dataset keeps its ``lp`` and carries its
+    test set as ``name``, so tables written per key get a ``test_set`` column
+    (:func:`split_key`)."""
+    return {f"{ts}{TEST_SET_SEP}{lp}": ds for ts, coll in sets.items() for lp, ds in coll.items()}
+
+
+def split_key(key: str) -> tuple[str, str]:
+    """(test set, lp) of a collection key: ``("wmt24", "en-cs")`` for ``"wmt24/en-cs"``,
+    ``("", key)`` for a plain language pair."""
+    ts, sep, lp = key.rpartition(TEST_SET_SEP)
+    return (ts, lp) if sep else ("", key)
+
+
 def _compacted(coll: dict[str, Dataset]) -> dict[str, Dataset]:
     """Every data set with its texts re-created together (:meth:`Dataset.compact_texts`), once
     the loader's row-by-row parse is gone."""
@@ -172,9 +187,16 @@ def load_dataset(path: str | os.PathLike | FileSource, lp: str | None = None, na
             return next(iter(coll.values()))
         raise ValueError(f"the data holds several language pairs ({', '.join(coll)}); choose one with --lp")
     if lp not in coll:
+        # a root of several test sets: a bare language pair held by one test set only
+        hits = [k for k in coll if split_key(k)[1] == lp and split_key(k)[0]]
+        if len(hits) == 1:
+            return coll[hits[0]]
+        if hits:
+            raise ValueError(f"language pair {lp!r} is in several test sets ({', '.join(hits)}); name one as "
+                             "<test set>/<lp>")
         raise ValueError(f"language pair {lp!r} not found; available: {', '.join(k or '-' for k in coll)}")
     return coll[lp]
 
 
 __all__ = ["FileSource", "load_collection", "load_dataset", "load_test_set", "write_tidy", "detect_format", "FORMATS",
-           "merge_journals", "mqm_weights_in_force"]
+           "merge_journals", "mqm_weights_in_force", "root_collection", "split_key"]

@@ -5,6 +5,14 @@ A folder (or zip) of one test set, e.g. ``wmt22/``, holding for each language pa
 * ``sources/<lp>.txt``                      source segments, one per line        (required)
 * ``references/<lp>.<ref>.txt``             one file per reference set <ref>
 * ``system-outputs/<lp>/<system>.txt``      one file per system
+  (each text file may instead be ``.jsonl``, one JSON object per segment: the text under
+  ``source``, ``target`` (references) or ``hypothesis`` (outputs), as mt-metrics-eval's
+  ``data._ReadFieldFromJsonl`` reads it; ``.txt`` wins over ``.jsonl`` for sources, with a warning)
+* ``metadata/<lp>/<system>.jsonl``          optional: one JSON object per segment about that
+  translation -> extra table ``metadata`` (lp, system, seg_id, metadata = the JSON text)
+* ``human-scores/<lp>.<name>.seg.rating``   optional: ``<system> <Rating JSON>|None [<rater>]``
+  lines, a block per system (error spans, mt-metrics-eval ``ratings.Rating``) -> extra table
+  ``ratings`` (see :data:`RATING_COLUMNS`)
 * ``documents/<lp>.docs``                   optional: ``<domain> <doc>`` per source line
 * ``human-scores/<lp>.<scorer>.seg.score``  ``<system> <score>`` lines: a block per system with
   one score per segment in source order; ``None`` = not rated
@@ -25,11 +33,18 @@ dataset. Mapping:
 A file in ``system-outputs/<lp>/`` named like a reference set (mt-metrics-eval copies
 references there so that they can be scored as systems) is not loaded as a system: the
 reference set stands for it. ``doc`` and ``domain`` level score files are ignored with a
-warning. Text files follow the plain-text rules (:mod:`evalcore.io.plaintext`): UTF-8,
+warning.
+
+Paragraph-level segments (WMT24/25) hold line breaks. A ``.jsonl`` file carries them as they are;
+a ``.txt`` file writes each as the two characters ``\\n`` (backslash, n). The reader turns them
+back into line breaks (a warning counts them), so that the offsets of error spans, which count
+characters of the text the annotators saw, stay aligned with the text (mt-metrics-eval's own
+reader leaves ``\\n`` as two characters). Text files follow the plain-text rules (:mod:`evalcore.io.plaintext`): UTF-8,
 BOM and CRLF accepted, a final newline adds no segment, line counts must match the source.
 """
 from __future__ import annotations
 
+import json
 import re
 
 import pandas as pd
@@ -49,9 +64,37 @@ NAME = "mt-metrics-eval folder (sources/, references/, system-outputs/, human-sc
 RATER = "mtme"
 
 
+#: the text suffixes of sources, references and outputs (mt-metrics-eval 2025 reads both)
+TEXT_SUFFIXES = (".txt", ".jsonl")
+#: the JSON field holding the text in a ``.jsonl`` file, by folder (mt-metrics-eval ``data.py``)
+JSONL_FIELDS = {"sources": "source", "references": "target", "system-outputs": "hypothesis"}
+#: the line of a ``.txt`` text file that stands for a missing translation (mt-metrics-eval
+#: ``data.NO_TRANSLATION``, which its reader turns into None); read as an empty text
+NO_TRANSLATION = "[No translation supplied]"
+#: a ``.txt`` file's escaped line break (two characters: backslash, n)
+ESCAPED_NEWLINE = "\\n"
+#: columns of the ``ratings`` extra table: one row per error span; a rated segment without
+#: errors has one row with ``category`` ``no-error`` and empty offsets; ``side`` is ``target``
+#: or ``source`` (``is_source_error``)
+RATING_COLUMNS = ["lp", "rating", "system", "seg_id", "rater", "start", "end", "side", "category", "severity",
+                  "score"]
+
+
+def _stem(name: str) -> str:
+    """``name`` without its text suffix (``.txt`` / ``.jsonl``)."""
+    for suffix in TEXT_SUFFIXES:
+        if name.endswith(suffix):
+            return name[:-len(suffix)]
+    return name
+
+
+def _is_text(name: str) -> bool:
+    return name.endswith(TEXT_SUFFIXES)
+
+
 def detect(src: FileSource) -> bool:
     names = src.names()
-    has_sources = any(n.startswith("sources/") and n.endswith(".txt") for n in names)
+    has_sources = any(n.startswith("sources/") and _is_text(n) and n.count("/") == 1 for n in names)
     return has_sources and any(n.startswith(("references/", "system-outputs/", "human-scores/")) for n in names)
 
 
@@ -120,11 +163,14 @@ def _per_system_blocks(rows, fname: str, n: int, what: str, report: Report):
     return {s: b for s, b in blocks.items() if len(b) == n}
 
 
-_FOLDERS = ("sources/", "references/", "system-outputs/", "human-scores/", "metric-scores/", "documents/")
+_FOLDERS = ("sources/", "references/", "system-outputs/", "human-scores/", "metric-scores/", "documents/",
+            "metadata/")
 
 _EXTRA_COLUMNS = {"system_scores": ["lp", "scorer", "system", "score"],
                   "metric_scores": ["lp", "metric", "refset", "level", "system", "seg_id", "score"],
-                  "segment_domains": ["lp", "seg_id", "domain"]}
+                  "segment_domains": ["lp", "seg_id", "domain"],
+                  "metadata": ["lp", "system", "seg_id", "metadata"],
+                  "ratings": RATING_COLUMNS}
 
 
 class _Reader:
@@ -151,8 +197,14 @@ class _Reader:
     # -- one language pair -------------------------------------------------------------------
     def language_pair(self, lp: str) -> None:
         sname = f"sources/{lp}.txt"
+        if sname not in self.src:
+            sname = f"sources/{lp}.jsonl"
+        elif f"sources/{lp}.jsonl" in self.src:
+            self.used.add(f"sources/{lp}.jsonl")
+            self.own.warning(f"sources/{lp}.jsonl", None, f"sources/{lp}.txt is read instead (as mt-metrics-eval "
+                                                          "does when both are present)")
         self.used.add(sname)
-        source = read_lines(self.src, sname, self.report)
+        source = self.read_text(sname)
         if source is None:
             return
         n = len(source)
@@ -165,6 +217,8 @@ class _Reader:
         self.outputs(lp, sname, n, ref_names)
         self.human_scores(lp, n)
         self.metric_scores(lp, n)
+        self.metadata(lp, n)
+        self.ratings(lp, n, source, ref_names)
 
     def documents(self, lp: str, sname: str, n: int) -> list[str]:
         """The document of every source line (``documents/<lp>.docs``; "" without it); the
@@ -192,9 +246,62 @@ class _Reader:
                 self.report.error(dname, i + 1, f"has {len(f)} fields; expected '<domain> <document>'")
         return docs
 
+    def read_text(self, fname: str) -> list[str] | None:
+        """The segments of a ``.txt`` file (escaped line breaks restored, counted in a warning)
+        or of a ``.jsonl`` file (the field of its folder, :data:`JSONL_FIELDS`); None (reported)
+        when unreadable."""
+        if fname.endswith(".jsonl"):
+            return self.jsonl_texts(fname, JSONL_FIELDS[fname.split("/")[0]])
+        lines = read_lines(self.src, fname, self.report)
+        if lines is None:
+            return None
+        empty = [i for i, t in enumerate(lines, start=1) if t.rstrip() == NO_TRANSLATION]
+        if empty:
+            self.own.warning(fname, empty[0], f"{len(empty)} line(s) hold mt-metrics-eval's {NO_TRANSLATION!r} "
+                                              f"marker, read as empty texts ({describe_lines(empty)})")
+            lines = ["" if t.rstrip() == NO_TRANSLATION else t for t in lines]
+        escaped = [i for i, t in enumerate(lines, start=1) if ESCAPED_NEWLINE in t]
+        if escaped:
+            self.own.warning(fname, escaped[0], f"{len(escaped)} segment(s) hold escaped line breaks (\\n), read as "
+                                                f"line breaks ({describe_lines(escaped)})")
+            lines = [t.replace(ESCAPED_NEWLINE, "\n") for t in lines]
+        return lines
+
+    def jsonl_records(self, fname: str) -> list[tuple[int, dict]] | None:
+        """(line, object) of every line of a JSON-lines file; bad lines reported, None if any."""
+        lines = read_lines(self.src, fname, self.report)
+        if lines is None:
+            return None
+        out, bad = [], []
+        for i, line in enumerate(lines, start=1):
+            try:
+                obj = json.loads(line)
+            except ValueError as exc:
+                bad.append((i, f"is not JSON ({exc.args[0] if exc.args else exc})"))
+                continue
+            if not isinstance(obj, dict):
+                bad.append((i, "is not a JSON object"))
+                continue
+            out.append((i, obj))
+        for i, why in bad:
+            self.report.error(fname, i, f"{why}; a .jsonl file holds one JSON object per segment")
+        return None if bad else out
+
+    def jsonl_texts(self, fname: str, key: str) -> list[str] | None:
+        """The ``key`` field of every line of a ``.jsonl`` text file."""
+        records = self.jsonl_records(fname)
+        if records is None:
+            return None
+        bad = [i for i, obj in records if not isinstance(obj.get(key), str)]
+        if bad:
+            self.report.error(fname, bad[0], f"{len(bad)} line(s) without a text field {key!r} "
+                                             f"({describe_lines(bad)}); each line needs {{\"{key}\": \"...\"}}")
+            return None
+        return [obj[key] for _, obj in records]
+
     def texts(self, fname: str, sname: str, n: int) -> list[str] | None:
         """The lines of a text file, None (reported) when unreadable or not one per source line."""
-        lines = read_lines(self.src, fname, self.report)
+        lines = self.read_text(fname)
         if lines is not None and len(lines) != n:
             self.report.error(fname, None, f"has {len(lines)} line{'s' if len(lines) != 1 else ''} but {sname} "
                                            f"has {n}; every text file needs one line per source segment")
@@ -206,9 +313,13 @@ class _Reader:
         ref_names: dict[str, list[str] | None] = {}
         prefix = f"references/{lp}."
         for fname in self.names:
-            if fname.startswith(prefix) and fname.endswith(".txt") and fname.count("/") == 1:
+            if fname.startswith(prefix) and _is_text(fname) and fname.count("/") == 1:
                 self.used.add(fname)
-                ref = fname[len(prefix):-len(".txt")]
+                ref = _stem(fname[len(prefix):])
+                if ref in ref_names:
+                    self.report.error(fname, None, f"reference set {ref!r} is given twice (.txt and .jsonl); "
+                                                   "keep one file per reference")
+                    continue
                 lines = self.texts(fname, sname, n)
                 ref_names[ref] = lines
                 for i, t in enumerate(lines or []):
@@ -218,14 +329,20 @@ class _Reader:
     def outputs(self, lp: str, sname: str, n: int, ref_names: dict[str, list[str] | None]) -> None:
         """Read ``system-outputs/<lp>/<system>.txt``; a file named like a reference set is that set."""
         prefix = f"system-outputs/{lp}/"
+        seen: set[str] = set()
         for fname in self.names:
-            if fname.startswith(prefix) and fname.endswith(".txt") and "/" not in fname[len(prefix):]:
+            if fname.startswith(prefix) and _is_text(fname) and "/" not in fname[len(prefix):]:
                 self.used.add(fname)
-                system = fname[len(prefix):-len(".txt")]
+                system = _stem(fname[len(prefix):])
+                if system in seen:
+                    self.report.error(fname, None, f"system {system!r} is given twice (.txt and .jsonl); keep one "
+                                                   "file per system")
+                    continue
+                seen.add(system)
                 lines = self.texts(fname, sname, n)
                 if system in ref_names:
                     if lines is not None and ref_names[system] is not None and lines != ref_names[system]:
-                        self.own.warning(fname, None, f"differs from references/{lp}.{system}.txt; the reference "
+                        self.own.warning(fname, None, f"differs from reference {system!r}; the reference "
                                                       f"file is used for {system!r} (a system output named like a "
                                                       "reference set is taken to be that reference)")
                     continue
@@ -275,6 +392,107 @@ class _Reader:
                 continue
             if x is not None:
                 self.extras_rows["system_scores"].append([lp, scorer, system, x])
+
+    # -- metadata and error-span ratings -----------------------------------------------------
+    def metadata(self, lp: str, n: int) -> None:
+        """``metadata/<lp>/<system>.jsonl`` (mt-metrics-eval ``EvalSet.metadata``): one JSON object
+        per segment -> the ``metadata`` extra table, the object kept as its JSON text."""
+        prefix = f"metadata/{lp}/"
+        for fname in self.names:
+            if not (fname.startswith(prefix) and fname.endswith(".jsonl") and "/" not in fname[len(prefix):]):
+                continue
+            self.used.add(fname)
+            system = fname[len(prefix):-len(".jsonl")]
+            records = self.jsonl_records(fname)
+            if records is None:
+                continue
+            if len(records) != n:
+                self.report.error(fname, None, f"has {len(records)} line(s) but the source has {n} segments; it "
+                                               "needs one JSON object per segment")
+                continue
+            for k, (_, obj) in enumerate(records):
+                self.extras_rows["metadata"].append([lp, system, str(k + 1), json.dumps(obj, ensure_ascii=False,
+                                                                                       sort_keys=True)])
+
+    def ratings(self, lp: str, n: int, source: list[str], ref_names: dict) -> None:
+        """``human-scores/<lp>.<name>.seg.rating``: ``<system> <Rating JSON>|None [<rater>]``, a block
+        of one line per segment for each system (mt-metrics-eval ``ratings.ReadRatingFile``). Every
+        span is checked against the text it marks (the output, a reference judged as a system, or
+        the source for ``is_source_error``): offsets count characters of the unescaped text."""
+        prefix = f"human-scores/{lp}."
+        for fname in self.names:
+            if not (fname.startswith(prefix) and fname.endswith(".seg.rating") and fname.count("/") == 1):
+                continue
+            self.used.add(fname)
+            name = fname[len(prefix):-len(".seg.rating")]
+            lines = read_lines(self.src, fname, self.report)
+            if lines is None:
+                continue
+            blocks: dict[str, list[tuple[int, list[str]]]] = {}
+            for i, line in enumerate(lines, start=1):
+                if not line.strip():
+                    continue
+                f = line.split("\t")
+                if len(f) not in (2, 3):
+                    self.report.error(fname, i, f"has {len(f)} tab-separated fields; expected "
+                                                "<system> <rating JSON or None> [<rater>]")
+                    continue
+                blocks.setdefault(f[0], []).append((i, f))
+            texts = self.rated_texts(lp, ref_names)
+            for system, items in blocks.items():
+                if len(items) != n:
+                    self.report.error(fname, items[0][0], f"system {system!r} has {len(items)} ratings but the "
+                                                          f"source has {n} segments; one line per segment (None = "
+                                                          "not rated)")
+                    continue
+                for k, (lineno, f) in enumerate(items):
+                    self.rating_line(lp, name, system, k, lineno, f, fname, source, texts.get(system))
+
+    def rated_texts(self, lp: str, ref_names: dict) -> dict[str, list[str]]:
+        """system -> its texts (the outputs read so far, and the references, which may be rated)."""
+        out: dict[str, list] = {}
+        for row in self.tables["out"][0]:
+            if row[0] == lp:
+                out.setdefault(row[1], []).append(row[3])
+        for ref, lines in ref_names.items():
+            if lines is not None:
+                out.setdefault(ref, list(lines))
+        return out
+
+    def rating_line(self, lp, name, system, k, line, f, fname, source, texts) -> None:
+        """One segment's rating -> rows of the ``ratings`` table (problems with file and line)."""
+        rater = f[2].strip() if len(f) == 3 and f[2].strip() else name
+        if f[1].strip() == "None":
+            return
+        try:
+            obj = json.loads(f[1])
+            errors = obj["errors"]
+            if not isinstance(errors, list):
+                raise TypeError
+        except (ValueError, KeyError, TypeError):
+            self.report.error(fname, line, "the rating is not a JSON object with a list 'errors' (mt-metrics-eval "
+                                           "ratings.Rating) nor None")
+            return
+        rows = self.extras_rows["ratings"]
+        seg = str(k + 1)
+        if not errors:
+            rows.append([lp, name, system, seg, rater, None, None, "target", "no-error", "", None])
+            return
+        for e in errors:
+            try:
+                start, end = int(e["start"]), int(e["end"])
+            except (KeyError, TypeError, ValueError):
+                self.report.error(fname, line, f"an error of {system!r} has no integer start/end: {e!r}")
+                continue
+            side = "source" if e.get("is_source_error") else "target"
+            text = source[k] if side == "source" else (texts[k] if texts is not None else None)
+            if text is not None and not (0 <= start <= end <= len(text)):
+                self.report.error(fname, line, f"span {start}-{end} of {system!r} lies outside its {side} text "
+                                               f"({len(text)} characters, line breaks unescaped)")
+                continue
+            score = e.get("score")
+            rows.append([lp, name, system, seg, rater, start, end, side, e.get("category") or "",
+                         e.get("severity") or "", None if score is None else float(score)])
 
     # -- metric scores -----------------------------------------------------------------------
     def metric_scores(self, lp: str, n: int) -> None:
@@ -337,6 +555,9 @@ class _Reader:
                 df = pd.DataFrame(rows, columns=_EXTRA_COLUMNS[key])
                 if "score" in df:
                     df["score"] = df["score"].astype("float64")
+                for col in ("start", "end"):
+                    if col in df:
+                        df[col] = df[col].astype("Int64")
                 extras[key] = df
         return extras
 
@@ -344,11 +565,11 @@ class _Reader:
 def read_mtme(src: FileSource, name: str, report: Report | None = None) -> dict[str, Dataset]:
     report = report or Report()
     reader = _Reader(src, report)
-    lps = sorted(n[len("sources/"):-len(".txt")] for n in reader.names
-                 if n.startswith("sources/") and n.endswith(".txt") and n.count("/") == 1)
+    lps = sorted({_stem(n[len("sources/"):]) for n in reader.names
+                  if n.startswith("sources/") and _is_text(n) and n.count("/") == 1})
     if not lps:
-        report.error(src.label, None, "no sources/<lp>.txt file: an mt-metrics-eval folder needs the source "
-                                      "segments of each language pair in sources/<lp>.txt")
+        report.error(src.label, None, "no sources/<lp>.txt (or .jsonl) file: an mt-metrics-eval folder needs the "
+                                      "source segments of each language pair in sources/<lp>.txt")
         raise DataError(report)
     for lp in lps:
         reader.language_pair(lp)
@@ -379,9 +600,9 @@ def test_sets(src: FileSource) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for n in src.names():
         parts = n.split("/")
-        if len(parts) == 3 and parts[1] == "sources" and parts[2].endswith(".txt"):
-            out.setdefault(parts[0], []).append(parts[2][:-len(".txt")])
-    return {k: sorted(v) for k, v in sorted(out.items())}
+        if len(parts) == 3 and parts[1] == "sources" and _is_text(parts[2]):
+            out.setdefault(parts[0], []).append(_stem(parts[2]))
+    return {k: sorted(set(v)) for k, v in sorted(out.items())}
 
 
 def _lp_files(lps):
@@ -390,10 +611,10 @@ def _lp_files(lps):
 
     def keep(name: str) -> bool:
         folder, _, rest = name.partition("/")
-        if folder in ("system-outputs", "metric-scores"):
+        if folder in ("system-outputs", "metric-scores", "metadata"):
             return rest.split("/")[0] in lps
         if folder == "sources":
-            return rest[:-len(".txt")] in lps
+            return _stem(rest) in lps
         if folder == "documents":
             return rest[:-len(".docs")] in lps
         if folder in ("references", "human-scores"):

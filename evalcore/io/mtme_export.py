@@ -18,7 +18,10 @@ MTME's naming rules are applied, and every renaming is returned as a note: refer
 ``-``, ``.`` and whitespace (``ref-A`` → ``refA``; MTME forbids them), and a judged reference is
 copied into ``system-outputs`` under its name (MTME's convention for references scored as
 systems). A judged system without any text cannot be an MTME system (its score files are
-checked against ``system-outputs``) and is left out, with a note. Texts containing a line break,
+checked against ``system-outputs``) and is left out, with a note. A line break inside a text
+(a paragraph segment) is written as the two characters backslash-n, which
+:mod:`evalcore.io.mtme` reads back as a line break (mt-metrics-eval's 2025 convention); a text
+holding a carriage return or already holding backslash-n (it would not read back the same),
 and metric scores missing for an output, are refused (a ``ValueError`` naming them all):
 MTME's files are line based and its metric files admit no ``None``.
 """
@@ -177,11 +180,15 @@ def export_mtme(dataset, root, test_set: str = "evalcore", metric_scores: pd.Dat
     no_text = [s for s in judged if s not in sys_name]
     if no_text:
         notes.append(f"judged without text, left out (MTME needs an output file per system): {', '.join(no_text)}")
+    from .mtme import ESCAPED_NEWLINE
+
     for fname, lines in texts.items():
-        bad = [seg_ids[i] for i, t in enumerate(lines) if "\n" in t or "\r" in t]
+        bad = [seg_ids[i] for i, t in enumerate(lines) if "\r" in t or ESCAPED_NEWLINE in t]
         if bad:
             problems.append(f"{fname}: segment(s) {', '.join(bad[:10])}{' …' if len(bad) > 10 else ''} "
-                            "contain a line break")
+                            "contain a carriage return or the characters \\n (a line break is written as \\n, "
+                            "so these would not read back as they are)")
+        texts[fname] = [t.replace("\n", ESCAPED_NEWLINE) for t in lines]
     for s in sys_name.values():
         if "/" in s or s.startswith("."):
             problems.append(f"system name {s!r} cannot be a file name")

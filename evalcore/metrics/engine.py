@@ -409,7 +409,20 @@ def segment_stats_by_segment(metric: Metric, cands: Sequence[str], refs: Sequenc
     """``metric.segment_stats(cands, refs)`` with the items (of every candidate) passed segment
     by segment, so a metric that groups the outputs of a segment into one block (BLEU, chrF,
     NIST, the word metrics) scores them together; in ten chunks for the progress callback
-    ``progress(done, total)``. The rows do not depend on the grouping (identical values)."""
+    ``progress(done, total)``. The rows do not depend on the grouping (identical values).
+    The rows are read from or written to the statistics store (:mod:`evalcore.metrics._stats_store`:
+    keyed by the items' texts and the metric, so any later pass over the same items, in this
+    process or another, reads them back)."""
+    from . import _stats_store
+
+    return _stats_store.cached_stats(metric, cands, refs,
+                                     lambda: _stats_by_segment(metric, cands, refs, seg_pos, progress),
+                                     on_hit=lambda: progress(len(cands), len(cands)) if progress else None)
+
+
+def _stats_by_segment(metric: Metric, cands: Sequence[str], refs: Sequence[Sequence[str]],
+                      seg_pos: Sequence[int], progress: Progress = None) -> np.ndarray:
+    """The computation of :func:`segment_stats_by_segment` (no store)."""
     order = np.argsort(np.asarray(seg_pos), kind="stable")
     stats = None
     if len(order):

@@ -129,12 +129,36 @@ def family_stats(metrics: Sequence, cands: Sequence[str], refs: Sequence[Sequenc
     BLEU's n-gram layers, chrF's character statistics, the character n-gram overlaps of the 18
     BEER features, GTM runs) are computed once per chunk instead of once per metric
     (:func:`evalcore.metrics._pass.shared_blocks`). The rows do not depend on the grouping, so
-    each metric's table is identical to its own ``segment_stats`` pass."""
-    from . import _pass
+    each metric's table is identical to its own ``segment_stats`` pass. Tables already in the
+    statistics store (:mod:`evalcore.metrics._stats_store`) are read from it; the others are
+    computed together and stored."""
+    from . import _stats_store
 
     n = len(cands)
     if not n:
         return [None] * len(metrics)
+    if not _stats_store.enabled():
+        return _family_stats(metrics, cands, refs, positions, chunk_segments)
+    digest = None
+    out: list[np.ndarray | None] = [None] * len(metrics)
+    if any(_stats_store.storable(m) for m in metrics):
+        digest = _stats_store.texts_digest(cands, refs)
+        out = [_stats_store.get(m, digest, n) for m in metrics]
+    todo = [k for k, st in enumerate(out) if st is None]
+    if todo:
+        for k, st in zip(todo, _family_stats([metrics[k] for k in todo], cands, refs, positions, chunk_segments)):
+            out[k] = st
+            if digest is not None and st is not None:
+                _stats_store.put(metrics[k], digest, st)
+    return out
+
+
+def _family_stats(metrics: Sequence, cands: Sequence[str], refs: Sequence[Sequence[str]],
+                  positions: Sequence[int], chunk_segments: int = CHUNK_SEGMENTS) -> list[np.ndarray | None]:
+    """The computation of :func:`family_stats` (no store)."""
+    from . import _pass
+
+    n = len(cands)
     for m in metrics:  # every chunk's items at once: a metric's own progress total
         m.expect(cands, refs)
     pos = np.asarray(positions, dtype=np.int64)

@@ -265,6 +265,9 @@ SIGNIFICANCE: dict[str, SignificanceTest] = {
                              citation="Deutsch, Tsvetkov & Roth 2021; MTME stats.PermutationSigDiff; methods §3.4"),
     "williams": SignificanceTest("williams", "Williams", methods=("pearson",),
                                  citation="Williams 1959; Graham & Baldwin 2014; methods §3.5"),
+    "pairs": SignificanceTest("pairs", "PERM-BOTH over pairs", methods=("acc23", "tau_23"), levels=("segment",),
+                              citation="Deutsch, Foster & Freitag 2023; MTME stats.PairwisePermutationSigDiff "
+                                       "(perm_test='pairs'); methods §22.2"),
 }
 
 

@@ -4,6 +4,7 @@
 * :func:`fisher_ci`, :func:`fisher_compare`   Fisher z CIs and independent-correlation tests (§4.2).
 * :func:`williams_test`       Williams' t for two dependent correlations sharing the gold (§3.6).
 * :func:`perm_both`           PERM-BOTH permutation test of corr(m2) > corr(m1) (§3.5).
+* :func:`perm_pairs`          the same test for acc23 / τ_23 swapping pairwise comparisons (§22.2).
 * :func:`significance_clusters`, :func:`compare_metrics`   greedy significance clusters (§3.7).
 * :func:`paired_bootstrap`, :func:`paired_approximate_randomization`   paired tests between two
   systems with sacreBLEU 2.x semantics (``sacrebleu/significance.py``).
@@ -236,6 +237,92 @@ def perm_both(gold, metric1, metric2, method: str = "pearson", grouping: str = "
     return PermResult(count / i if i else float("nan"), float(delta), i)
 
 
+#: :func:`perm_pairs` keeps an n × n matrix per group and metric: the largest group it accepts
+MAX_PAIR_GROUP = 3000
+
+
+def _pair_signs(x: np.ndarray, epsilon: float) -> np.ndarray:
+    """(n, n) signs of x[j] − x[i], 0 where |x[j] − x[i]| ≤ ``epsilon`` (a tie)."""
+    d = x[None, :] - x[:, None]
+    return np.where(np.abs(d) <= epsilon, 0.0, np.sign(d))
+
+
+def _acc_from_signs(sg: np.ndarray, sm: np.ndarray, variant: str) -> float:
+    """acc23 or τ_23 of one group from the gold and metric sign matrices (pairs i < j)."""
+    from .correlation import _variant_from_counts
+
+    iu = np.triu_indices(len(sg), 1)
+    a, b = sg[iu], sm[iu]
+    cnt = np.array([[np.sum(a * b > 0), np.sum(a * b < 0), np.sum((a == 0) & (b != 0)),
+                     np.sum((a != 0) & (b == 0)), np.sum((a == 0) & (b == 0))]], dtype=float)
+    return float(_variant_from_counts(cnt, "acc23" if variant == "acc23" else "23")[0])
+
+
+def perm_pairs(gold, metric1, metric2, method: str = "acc23", grouping: str = "item", *,
+               epsilon1: float | None = None, epsilon2: float | None = None, k: int = 1000,
+               block_size: int = 1000, early_min: float = 0.02, early_max: float = 0.5,
+               seed: int | None = 0, sample_rate: float = 1.0, replace_nans_with_zeros: bool = False) -> PermResult:
+    """Permutation test that acc23 (or τ_23) of metric2 > that of metric1, swapping pairwise
+    comparisons instead of scores (methods §22.2; Deutsch, Foster & Freitag 2023, §5; MTME
+    ``PairwisePermutationSigDiff``, the ``perm_test='pairs'`` of the WMT24/WMT25 recipes).
+
+    Each metric keeps its own tie threshold ε (``None``: its calibrated one, as
+    :func:`~evalcore.stats.correlation.calibrate_ties`), so no draw needs a recalibration. Within
+    each group of ``grouping`` (cells with a gold value, in system order) every pair (i, j) has a
+    gold sign and a sign per metric (0 when |Δ| ≤ its ε). δ = value(m2) − value(m1), the value the
+    mean over groups (NaN groups dropped, or zero with ``replace_nans_with_zeros``; an empty
+    mean is 0). Per draw and group, a symmetric 0/1 matrix (its upper triangle drawn as
+    ``RandomState(seed).binomial(1, ½, (n, n))``, group after group, MTME's stream when MTME is
+    seeded with ``np.random.seed(seed)``) says which pairs take the other metric's comparison;
+    p = share of draws with value(h2) − value(h1) ≥ δ (:func:`at_least`). Early stop at each
+    ``block_size`` boundary when p < ``early_min`` or p > ``early_max`` (MTME checks the boundary
+    only on draws that reach δ; with k ≤ block_size both agree).
+    """
+    from .correlation import calibrate_ties
+
+    variant = "acc23" if method == "acc23" else "23"
+    if method not in ("acc23", "tau_23"):
+        raise ValueError(f"the pairs permutation test compares acc23 or tau_23, not {method!r}")
+    g, a = grouped(gold, metric1, grouping)
+    _, b = grouped(gold, metric2, grouping)
+    if epsilon1 is None:
+        epsilon1 = calibrate_ties(g, a, variant, sample_rate=sample_rate).best_epsilon
+    if epsilon2 is None:
+        epsilon2 = calibrate_ties(g, b, variant, sample_rate=sample_rate).best_epsilon
+    biggest = int((~np.isnan(g)).sum(1).max()) if g.size else 0
+    if biggest > MAX_PAIR_GROUP:
+        raise ValueError(f"the pairs permutation test holds every pair of a group in memory; a group here has "
+                         f"{biggest} cells (more than {MAX_PAIR_GROUP}): use --group item (the WMT recipes' grouping)")
+    groups = []
+    for row in range(len(g)):
+        ok = ~np.isnan(g[row])
+        groups.append((_pair_signs(g[row][ok], 0.0), _pair_signs(a[row][ok], float(epsilon1)),
+                       _pair_signs(b[row][ok], float(epsilon2))))
+
+    def value(pairs) -> float:
+        vals = np.array([_acc_from_signs(sg, sm, variant) for (sg, _, _), sm in zip(groups, pairs)])
+        vals = np.nan_to_num(vals) if replace_nans_with_zeros else vals[~np.isnan(vals)]
+        return float(np.mean(vals)) if len(vals) else 0.0
+
+    delta = value([x[2] for x in groups]) - value([x[1] for x in groups])
+    rng = np.random.RandomState(seed)
+    count = i = 0
+    for i in range(1, k + 1):
+        h1, h2 = [], []
+        for _, s1, s2 in groups:
+            w = np.triu(rng.binomial(1, 0.5, (len(s1), len(s1))))
+            w = (w + w.T) == 1  # symmetric; the diagonal (no pair) does not matter
+            h1.append(np.where(w, s1, s2))
+            h2.append(np.where(w, s2, s1))
+        if at_least(value(h2) - value(h1), delta):
+            count += 1
+        if i % block_size == 0:
+            p = count / i
+            if p < early_min or p > early_max:
+                break
+    return PermResult(count / i if i else float("nan"), float(delta), i)
+
+
 # ---------------------------------------------------------------------------------------------
 # Significance clusters (methods §3.6)
 # ---------------------------------------------------------------------------------------------
@@ -279,10 +366,15 @@ def compare_metrics(gold, metrics: dict, method: str = "pearson", grouping: str 
             if test == "perm":
                 # H1: metric i better than metric j  -> perm_both(gold, m_j, m_i)
                 sig[i, j] = perm_both(gold, b, a, method, grouping, k=k, seed=seed, **corr_kwargs).p_value
+            elif test == "pairs":
+                # each metric at its calibrated ε with tie calibration, else at ε (default 0)
+                eps = None if corr_kwargs.get("tie_calibration") else corr_kwargs.get("epsilon", 0.0)
+                sig[i, j] = perm_pairs(gold, b, a, method, grouping, epsilon1=eps, epsilon2=eps, k=k, seed=seed,
+                                       sample_rate=corr_kwargs.get("sample_rate", 1.0)).p_value
             elif test == "williams":
                 sig[i, j] = williams_from_scores(gold, a, b, method)[1]
             else:
-                raise ValueError("test must be perm or williams")
+                raise ValueError("test must be perm, pairs or williams")
     ranks = significance_clusters(order, [vals[n] for n in order], sig, alpha)
     table = pd.DataFrame({"metric": order, "value": [vals[n] for n in order], "rank": ranks})
     return table, sig

@@ -124,3 +124,23 @@ def campaign_clusters(result, q: CampaignQuery):
 
 def campaign_signatures(collection: dict, q: CampaignQuery) -> pd.DataFrame:
     return signature_frame(collection, list(q.lps), list(q.metrics), q.criterion)
+
+
+def campaign_verdict(result, q: CampaignQuery):
+    """"Which metric is best" over the chosen language pairs (:func:`evalcore.analysis.verdict.
+    best_metric`): the highest ``q.rank_by`` of the pooled row (Pearson and Kendall averaged over
+    the pairs, accuracy over the pooled pairs of systems); each pair's own best metric is an
+    alternative. None when no metric has a value."""
+    from ..analysis.campaign import ALL
+    from ..analysis.verdict import best_metric
+
+    corr = result.correlations
+    pooled = corr[corr["lp"] == ALL][["metric", q.rank_by]].rename(columns={q.rank_by: "value"})
+    if pooled.empty or pooled["value"].dropna().empty:
+        return None
+    alts = {}
+    for lp in [x for x in dict.fromkeys(corr["lp"]) if x != ALL]:
+        one = corr[corr["lp"] == lp].set_index("metric")[q.rank_by].astype(float)
+        alts[f"{lp} alone"] = (one, "one language pair, not all of them")
+    return best_metric(pooled, f"system-level {q.rank_by} over {len(alts) or 1} language pair(s)",
+                       recipe=f"the Campaign table, rank by {q.rank_by} (row {ALL})", alternatives=alts)

@@ -160,3 +160,12 @@ def metatask_values_figure(result_and_ci: tuple, q: MetataskQuery):
     """The values per sub-task of ``(result, notes, signature, CIs or None)``."""
     res, _, sig, ci = result_and_ci
     return values_figure(res, ci, signature=sig)
+
+
+def leaderboard_verdict(result: tuple, q: MetataskQuery):
+    """"Which metric is best" on this task (:func:`evalcore.analysis.verdict.metatask_verdict`,
+    the sentence ``metatask`` prints): the recipe's weighted average, the average rank as an
+    alternative; None when no metric has a value."""
+    from ..analysis.verdict import metatask_verdict
+
+    return metatask_verdict(result[0].table(), q.task)

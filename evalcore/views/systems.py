@@ -87,6 +87,9 @@ def system_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence
     """
     if test not in ("bootstrap", "ar"):
         raise ValueError("test must be bootstrap or ar")
+    left = dict(left_out(dataset, metric_ids, include_references, ref_ids, judged_only, tokenize,
+                         stage(progress, 0.0, 0.7)))
+    metric_ids = [m for m in metric_ids if m not in left]  # (each named by left_out, for the page's note)
     key = (dataset.content_hash(), tuple((m, metric_signature(m, tokenize=tokenize)) for m in metric_ids), tuple(criteria),
            baseline, include_references, normalisation, n_boot, test, alpha, seed)
     if ref_ids or judged_only:
@@ -95,6 +98,24 @@ def system_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence
     return disk_cached("systable", key, lambda: _system_table(
         dataset, metric_ids, criteria, baseline, include_references, normalisation, n_boot, test, alpha,
         seed, progress, ref_ids, judged_only, tokenize))
+
+
+def left_out(dataset: Dataset, metric_ids: Sequence[str], include_references: bool = False,
+             ref_ids: Sequence[str] | None = None, judged_only: str | None = None,
+             tokenize: str | None = None, progress: Progress = None) -> list[tuple[str, str]]:
+    """(metric, why) of the metrics :func:`system_table` leaves out: those that cannot run on
+    ``dataset`` (:func:`evalcore.scoring.availability.runnable`, e.g. ``tree-*`` without a parser
+    for the target language) and those whose statistics fail (each tried alone: one metric never
+    fails the table). The statistics are cached on disk, so the table then reads them back;
+    :func:`evalcore.scoring.availability.left_out_note` is the note a page shows."""
+    from ..scoring.availability import runnable, score_isolated
+
+    can, left = runnable(dataset, metric_ids, tokenize)
+    if can:
+        _, failed = score_isolated(lambda ids: system_stats(dataset, ids, include_references, progress, ref_ids,
+                                                            judged_only, tokenize=tokenize), can)
+        left += failed
+    return left
 
 
 def _system_table(dataset, metric_ids, criteria, baseline, include_references, normalisation, n_boot, test,
@@ -346,3 +367,14 @@ def metrics_vs_humans(dataset: Dataset, q: MetricsVsHumansQuery) -> dict:
 
     return run(dataset, list(q.metrics), q.criterion, q.settings, n_boot=q.n_boot, test=q.test,
                normalisation=q.normalisation)
+
+
+def systems_left_out(dataset: Dataset, q: SystemsQuery) -> str:
+    """The note naming the metrics of ``q`` the scores table leaves out and why ('' when none:
+    :func:`left_out` under the query's settings, the statistics read back from the disk cache)."""
+    from ..scoring.availability import left_out_note
+
+    s = q.settings
+    return left_out_note(left_out(dataset, list(q.metrics), s.include_human_systems,
+                                  list(s.references) if s.references else None, judged_criterion(dataset, q),
+                                  s.tokenizer))
