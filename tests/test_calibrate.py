@@ -197,6 +197,11 @@ def test_command_writes_the_three_tables(tmp_path, capsys):
     assert list(s.columns) == C.SUMMARY_COLUMNS and s["n_pairs"].iloc[0] == 21
     err = capsys.readouterr().err
     assert "a chrf difference of 2 here means humans agree" in err
+    from evalcore.io import load_dataset
+    from evalcore.scoring.settings import DEFAULTS
+
+    # the one settings line (STATES_SETTINGS: written by the command, resolved on the data)
+    assert f"settings: {DEFAULTS.describe(load_dataset(SAMPLE), 'adequacy')}\n" in err
 
 
 def test_command_too_few_systems_exits_2(tmp_path, capsys):

@@ -271,7 +271,8 @@ def test_every_command_writes_the_settings_line(monkeypatch, capsys):
         assert main([name] + _minimal_argv(p)) == 0, name
         err = capsys.readouterr().err
         assert f"settings: {command_line(seen['args'])}\n" in err, (name, err)
-    assert sorted(own) == ["card", "compare", "correlate", "metatask", "rank", "stability", "verify-card"]
+    assert sorted(own) == ["calibrate", "card", "compare", "correlate", "metatask", "plan", "rank", "stability",
+                           "verify-card"]
 
 
 def test_score_states_its_settings_as_they_are(capsys, tmp_path):

@@ -109,7 +109,7 @@ def test_too_few_segments_is_a_clear_error():
     assert "6 segment(s) judged for every system" in str(exc.value) and "at least 10" in str(exc.value)
 
 
-def test_command_on_the_sample(tmp_path):
+def test_command_on_the_sample(tmp_path, capsys):
     from evalcore.cli import main
 
     out, summ = tmp_path / "p.tsv", tmp_path / "s.tsv"
@@ -117,6 +117,13 @@ def test_command_on_the_sample(tmp_path):
                "--out", str(out), "--summary", str(summ), "--metrics", "chrf,bleu", "--metrics-out",
                str(tmp_path / "m.tsv")])
     assert rc == 0
+    from evalcore.io import load_dataset
+    from evalcore.scoring.settings import DEFAULTS
+
+    # the one settings line (STATES_SETTINGS: written by the command, resolved on the data); plan
+    # simulates rank's test, which ranks every judged system, human translations included
+    want = DEFAULTS.with_(human_systems="include").describe(load_dataset(SAMPLE), "adequacy")
+    assert f"settings: {want}\n" in capsys.readouterr().err
     t = pd.read_csv(out, sep="\t")
     assert list(t.columns) == ["lp", "system_a", "system_b", "delta", "n", "power", "which"]
     assert set(t["which"]) == {"observed", "set"} and t["power"].between(0, 1).all()
