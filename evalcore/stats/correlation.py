@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -63,6 +64,27 @@ def __getattr__(name):
 _PAIR_TENSOR_MAX = 64
 # beyond this vector length, ε = 0 pair counts use the O(n log n) scipy route
 _BRUTE_MAX = 2500
+
+
+# groups up to this size keep their pair indices cached (all sizes together ≤ 45 MB)
+_TRIU_CACHE_MAX = 256
+
+
+@lru_cache(maxsize=_TRIU_CACHE_MAX)
+def _triu_cached(n: int) -> tuple[np.ndarray, np.ndarray]:
+    iu, ju = np.triu_indices(n, 1)
+    iu.flags.writeable = False
+    ju.flags.writeable = False
+    return iu, ju
+
+
+def _triu(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.triu_indices(n, 1)``; for n ≤ :data:`_TRIU_CACHE_MAX` computed once per size and
+    shared read-only: tie calibration, the row statistics and every permutation draw ask for the
+    same few sizes again and again."""
+    if n <= _TRIU_CACHE_MAX:
+        return _triu_cached(n)
+    return np.triu_indices(n, 1)
 
 
 @dataclass
@@ -197,7 +219,7 @@ def _counts_rows(g: np.ndarray, m: np.ndarray, epsilon: float = 0.0):
     """Vectorised (C, D, T_h, T_m, T_hm) per row of (G, L) matrices with NaN = missing."""
     G, L = g.shape
     if L <= _PAIR_TENSOR_MAX:
-        iu, ju = np.triu_indices(L, 1)
+        iu, ju = _triu(L)
         dg = g[:, ju] - g[:, iu]
         dm = m[:, ju] - m[:, iu]
         valid = ~np.isnan(dg)
@@ -287,7 +309,7 @@ def kendall_like(gold, metric, thresh: float = 25.0, inclusive: bool = True) -> 
 def _kendall_like_rows(g, m, thresh, inclusive):
     G, L = g.shape
     if L <= _PAIR_TENSOR_MAX:
-        iu, ju = np.triu_indices(L, 1)
+        iu, ju = _triu(L)
         dg = g[:, iu] - g[:, ju]
         dm = m[:, iu] - m[:, ju]
         valid = ~np.isnan(dg)
@@ -395,7 +417,7 @@ def calibrate_ties(g: np.ndarray, m: np.ndarray, variant: str = "acc23", sample_
     for k in np.flatnonzero(keep):
         ok = ~np.isnan(g[k])
         gk, mk = g[k][ok], m[k][ok]
-        iu, ju = np.triu_indices(len(gk), 1)
+        iu, ju = _triu(len(gk))
         if sample_rate < 1:
             sel = rng.random(len(iu)) < sample_rate
             iu, ju = iu[sel], ju[sel]
@@ -627,7 +649,7 @@ def pairwise_accuracy(gold, metric) -> tuple[float, int]:
     m = np.asarray(metric, dtype=float)
     ok = ~np.isnan(g)
     g, m = g[ok], m[ok]
-    iu, ju = np.triu_indices(len(g), 1)
+    iu, ju = _triu(len(g))
     if not len(iu):
         return float("nan"), 0
     agree = np.sign(g[iu] - g[ju]) == np.sign(m[iu] - m[ju])
