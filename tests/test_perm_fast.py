@@ -164,3 +164,17 @@ def test_tie_calibration_curve_equals_recount(variant):
             vals.append((c + thm) / tot if variant == "acc23" else (c + thm - d - th - tm) / tot)
         assert val == pytest.approx(np.mean(vals), abs=1e-12)
     assert cal.best_epsilon == cal.thresholds[int(np.argmax(cal.values >= cal.values.max() - 1e-12))]
+
+
+@pytest.mark.parametrize("method", ["kendall", "acc23", "pearson", "kendall_like"])
+@pytest.mark.parametrize("zeros", [False, True])
+def test_perm_both_one_group_equals_one_draw_at_a_time(method, zeros):
+    """System level (one group of 7 systems, as the Systems page): the means over one group."""
+    rng = np.random.default_rng(2)
+    gold = _tied(rng, 7, 4) * (40 if method == "kendall_like" else 1)
+    m1, m2 = gold + _tied(rng, 7, 3), _tied(rng, 7, 2)  # m2 often constant on a draw: NaN groups
+    for a, b in ((m1, m2), (m2, m1)):
+        want = _perm_both_loop(gold, a, b, method, "none", k=50, block_size=1000, seed=4,
+                               replace_nans_with_zeros=zeros)
+        got = perm_both(gold, a, b, method, "none", k=50, seed=4, replace_nans_with_zeros=zeros)
+        assert (got.p_value, got.delta, got.draws) == want

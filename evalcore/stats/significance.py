@@ -191,6 +191,21 @@ def _zscore(x):
 _PERM_BATCH_CELLS = 1_000_000
 
 
+def _one_group_means(vals: np.ndarray, weights: np.ndarray, macro: bool, replace_nans_with_zeros: bool) -> list:
+    """:func:`~evalcore.stats.correlation.average_groups` of many draws of ONE group at once:
+    ``vals``, ``weights`` of shape (n, 1). With one group the mean is (v·w)/w (w = 1 when macro),
+    the same floating-point operations as average_groups; NaN when the group is skipped."""
+    v, w = vals[:, 0], weights[:, 0]
+    use = w > 0
+    if replace_nans_with_zeros:
+        v = np.nan_to_num(v, nan=0.0)
+    ww = np.ones_like(w) if macro else w
+    ok = use & ~np.isnan(v) & (ww != 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(ok, (v * ww) / np.where(ok, ww, 1.0), np.nan)
+    return [float(x) for x in out]
+
+
 def perm_both(gold, metric1, metric2, method: str = "pearson", grouping: str = "none", *,
               k: int = 1000, block_size: int = 1000, early_min: float = 0.02, early_max: float = 0.5,
               seed: int | None = 0, replace_nans_with_zeros: bool = False, **corr_kwargs) -> PermResult:
@@ -247,9 +262,15 @@ def perm_both(gold, metric1, metric2, method: str = "pearson", grouping: str = "
         v1, w1 = group_values(gn, h1, method, **corr_kwargs)
         v2, w2 = group_values(gn, h2, method, **corr_kwargs)
         v1, w1, v2, w2 = (x.reshape(n, G) for x in (v1, w1, v2, w2))
+        if G == 1:  # one group (grouping none, system level): its mean, draw by draw, at once
+            c1s, c2s = (_one_group_means(v, w, macro, replace_nans_with_zeros) for v, w in ((v1, w1), (v2, w2)))
+        else:
+            c1s = [average_groups(v1[d], w1[d], macro=macro, replace_nans_with_zeros=replace_nans_with_zeros)[0]
+                   for d in range(n)]
+            c2s = [average_groups(v2[d], w2[d], macro=macro, replace_nans_with_zeros=replace_nans_with_zeros)[0]
+                   for d in range(n)]
         for d in range(n):
-            c2, _ = average_groups(v2[d], w2[d], macro=macro, replace_nans_with_zeros=replace_nans_with_zeros)
-            c1, _ = average_groups(v1[d], w1[d], macro=macro, replace_nans_with_zeros=replace_nans_with_zeros)
+            c1, c2 = c1s[d], c2s[d]
             i += 1
             if at_least((0.0 if np.isnan(c2) else c2) - (0.0 if np.isnan(c1) else c1), delta):
                 count += 1
