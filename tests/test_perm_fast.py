@@ -178,3 +178,43 @@ def test_perm_both_one_group_equals_one_draw_at_a_time(method, zeros):
                                replace_nans_with_zeros=zeros)
         got = perm_both(gold, a, b, method, "none", k=50, seed=4, replace_nans_with_zeros=zeros)
         assert (got.p_value, got.delta, got.draws) == want
+
+
+@pytest.mark.parametrize("grouping,rate", [("item", 1.0), ("sys", 1.0), ("none", 1.0), ("item", 0.5), ("sys", 0.3)])
+@pytest.mark.parametrize("chunk_cells", [None, 1, 200])
+def test_tie_calibration_equals_group_by_group_loop(grouping, rate, chunk_cells, monkeypatch):
+    """The whole curve, bit for bit, against the pairs collected group after group (methods §3.3),
+    with the sampled pairs drawn group after group from the same generator; in one chunk of
+    groups, one group per chunk, or a few."""
+    if chunk_cells:
+        import sys
+
+        # the package's attribute ``correlation`` is the function: the module by its name
+        monkeypatch.setattr(sys.modules["evalcore.stats.correlation"], "_CALIBRATION_CELLS", chunk_cells)
+    rng = np.random.default_rng(9)
+    gold = _tied(rng, (6, 25), 5)
+    gold[rng.random(gold.shape) < 0.3] = np.nan
+    g, m = grouped(gold, gold + _tied(rng, gold.shape, 4), grouping)
+    counts = (~np.isnan(g)).sum(1)
+    keep = counts >= 2
+    draw = np.random.default_rng(1)
+    dms, des = [], []
+    for k in np.flatnonzero(keep):
+        ok = ~np.isnan(g[k])
+        gk, mk = g[k][ok], m[k][ok]
+        pairs = [(i, j) for i in range(len(gk)) for j in range(i + 1, len(gk))]
+        if rate < 1:
+            pairs = [p for p, r in zip(pairs, draw.random(len(pairs))) if r < rate]
+        ntot = len(gk) * (len(gk) - 1) / 2
+        for i, j in pairs:
+            dg, dm = gk[j] - gk[i], mk[j] - mk[i]
+            if abs(dm) > 0:
+                dms.append(abs(dm))
+                des.append((-1.0 * (np.sign(dg) * np.sign(dm) > 0) + 1.0 * (dg == 0)) / ntot / keep.sum())
+    order = np.argsort(dms, kind="stable")
+    cum = np.cumsum(np.array(des)[order])
+    dsort = np.array(dms)[order]
+    last = np.r_[dsort[1:] != dsort[:-1], True]
+    cal = calibrate_ties(g, m, "acc23", sample_rate=rate, seed=1)
+    assert cal.thresholds.tolist() == [0.0] + dsort[last].tolist()
+    assert cal.values[1:].tolist() == (cal.values[0] + cum[last]).tolist()
