@@ -27,7 +27,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ._caches import bounded_cache, cached
+from ._caches import bounded_cache, lru_memo
 from .base import MetricMeta, MetricOption, register
 from ._jit import lazy_njit as _njit
 from .edit import PairwiseWordMetric, _nb, token_options
@@ -40,7 +40,7 @@ CITATION = ("Turian, Shen & Melamed (2003), Evaluation of machine translation an
             "MT Summit IX")
 
 
-@cached("gtm.pair_runs", 1 << 14)
+@lru_memo("gtm.pair_runs", 1 << 14)
 def _runs_cached(c: tuple, r: tuple) -> tuple[int, ...]:
     return _greedy_runs(c, r)
 
@@ -217,9 +217,10 @@ def _greedy_runs_pairs(flat, offs, ph, pr):
     out = np.zeros(cap, np.int64)
     pos = np.zeros(n_pairs + 1, np.int64)
     w = 0
-    longest = 1
-    for t in range(len(lens)):
-        longest = max(longest, lens[t])
+    longest = 1  # over the sequences of the pairs only: a sequence no pair uses (a segment over the
+    # alignment cap, left out by the plan) must not size the buffers (40,000 tokens: 1.6e9 entries)
+    for q in range(n_pairs):
+        longest = max(longest, lens[ph[q]], lens[pr[q]])
     B = longest + 1
     runs = np.zeros(longest * longest + 1, np.int64)
     heap = np.zeros(longest * longest + 1, np.int64)

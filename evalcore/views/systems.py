@@ -17,7 +17,7 @@ from ..core.dataset import Dataset
 from ..core.progress import Progress, stage
 from ..scoring.defaults import metric_signature
 from .judges import schulze_frame
-from ..scoring.scores import cached, human_segment_scores, system_stats
+from ..scoring.scores import disk_cached, human_segment_scores, system_stats
 from dataclasses import dataclass
 from .queries import Query
 
@@ -95,7 +95,7 @@ def system_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence
     if ref_ids or judged_only:
         key += (tuple(ref_ids or ()), judged_only)
     key += ("human: given system scores",)  # (tables cached before given scores were used differ)
-    return cached("systable", key, lambda: _system_table(
+    return disk_cached("systable", key, lambda: _system_table(
         dataset, metric_ids, criteria, baseline, include_references, normalisation, n_boot, test, alpha,
         seed, progress, ref_ids, judged_only, tokenize))
 
@@ -367,3 +367,14 @@ def metrics_vs_humans(dataset: Dataset, q: MetricsVsHumansQuery) -> dict:
 
     return run(dataset, list(q.metrics), q.criterion, q.settings, n_boot=q.n_boot, test=q.test,
                normalisation=q.normalisation)
+
+
+def systems_left_out(dataset: Dataset, q: SystemsQuery) -> str:
+    """The note naming the metrics of ``q`` the scores table leaves out and why ('' when none:
+    :func:`left_out` under the query's settings, the statistics read back from the disk cache)."""
+    from ..scoring.availability import left_out_note
+
+    s = q.settings
+    return left_out_note(left_out(dataset, list(q.metrics), s.include_human_systems,
+                                  list(s.references) if s.references else None, judged_criterion(dataset, q),
+                                  s.tokenizer))
