@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -63,6 +64,29 @@ def __getattr__(name):
 _PAIR_TENSOR_MAX = 64
 # beyond this vector length, ε = 0 pair counts use the O(n log n) scipy route
 _BRUTE_MAX = 2500
+
+
+# tie calibration lays the pairs of this many cells' groups side by side at once
+_CALIBRATION_CELLS = 4_000_000
+# groups up to this size keep their pair indices cached (all sizes together ≤ 45 MB)
+_TRIU_CACHE_MAX = 256
+
+
+@lru_cache(maxsize=_TRIU_CACHE_MAX)
+def _triu_cached(n: int) -> tuple[np.ndarray, np.ndarray]:
+    iu, ju = np.triu_indices(n, 1)
+    iu.flags.writeable = False
+    ju.flags.writeable = False
+    return iu, ju
+
+
+def _triu(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.triu_indices(n, 1)``; for n ≤ :data:`_TRIU_CACHE_MAX` computed once per size and
+    shared read-only: tie calibration, the row statistics and every permutation draw ask for the
+    same few sizes again and again."""
+    if n <= _TRIU_CACHE_MAX:
+        return _triu_cached(n)
+    return np.triu_indices(n, 1)
 
 
 @dataclass
@@ -197,7 +221,7 @@ def _counts_rows(g: np.ndarray, m: np.ndarray, epsilon: float = 0.0):
     """Vectorised (C, D, T_h, T_m, T_hm) per row of (G, L) matrices with NaN = missing."""
     G, L = g.shape
     if L <= _PAIR_TENSOR_MAX:
-        iu, ju = np.triu_indices(L, 1)
+        iu, ju = _triu(L)
         dg = g[:, ju] - g[:, iu]
         dm = m[:, ju] - m[:, iu]
         valid = ~np.isnan(dg)
@@ -287,7 +311,7 @@ def kendall_like(gold, metric, thresh: float = 25.0, inclusive: bool = True) -> 
 def _kendall_like_rows(g, m, thresh, inclusive):
     G, L = g.shape
     if L <= _PAIR_TENSOR_MAX:
-        iu, ju = np.triu_indices(L, 1)
+        iu, ju = _triu(L)
         dg = g[:, iu] - g[:, ju]
         dm = m[:, iu] - m[:, ju]
         valid = ~np.isnan(dg)
@@ -391,26 +415,46 @@ def calibrate_ties(g: np.ndarray, m: np.ndarray, variant: str = "acc23", sample_
     base = _variant_from_counts(cnt, "acc23" if variant == "acc23" else "23")
     ngroups = int(keep.sum())
     start = float(np.nanmean(base[keep])) if ngroups else float("nan")
+    # Every kept group at once: each row's cells with a gold value moved to its front (order kept),
+    # its pairs (triu of its size) laid out on a padded row; reading the padded rows in row-major
+    # order gives the pairs group after group, in each group's pair order (the order, and so the
+    # cumulative sum, of a loop over groups).
+    # Chunks of rows bound the padded arrays (a huge group is a chunk of its own).
+    kept = np.flatnonzero(keep)
+    pmax = int((counts[kept] * (counts[kept] - 1) // 2).max())
+    chunk = max(1, _CALIBRATION_CELLS // max(pmax, 1))
     dms, deltas = [], []
-    for k in np.flatnonzero(keep):
-        ok = ~np.isnan(g[k])
-        gk, mk = g[k][ok], m[k][ok]
-        iu, ju = np.triu_indices(len(gk), 1)
+    for a in range(0, len(kept), chunk):
+        rows = kept[a:a + chunk]
+        front = np.argsort(np.isnan(g[rows]), axis=1, kind="stable")
+        gk = np.take_along_axis(g[rows], front, axis=1)
+        mk = np.take_along_axis(m[rows], front, axis=1)
+        sizes = counts[rows]
+        npairs = sizes * (sizes - 1) // 2
+        width = int(npairs.max())
+        dg = np.zeros((len(rows), width))
+        dm = np.zeros((len(rows), width))
+        # each size lays out its own pairs (the triu order of a size is not a prefix of a larger one's)
+        for n in np.unique(sizes):
+            at = np.flatnonzero(sizes == n)
+            iu, ju = _triu(int(n))
+            dg[at, :len(iu)] = gk[at][:, ju] - gk[at][:, iu]
+            dm[at, :len(iu)] = mk[at][:, ju] - mk[at][:, iu]
+        pv = np.arange(width)[None, :] < npairs[:, None]
         if sample_rate < 1:
-            sel = rng.random(len(iu)) < sample_rate
-            iu, ju = iu[sel], ju[sel]
-        dg = gk[ju] - gk[iu]
-        dm = mk[ju] - mk[iu]
+            r = np.ones(pv.shape)
+            r[pv] = rng.random(int(npairs.sum()))
+            pv &= r < sample_rate
         adm = np.abs(dm)
-        flip = adm > 0
+        flip = (adm > 0) & pv
         conc = (np.sign(dg) * np.sign(dm) > 0) & flip
         gtie = (dg == 0) & flip
-        ntot = len(gk) * (len(gk) - 1) / 2
+        ntot = (sizes * (sizes - 1) / 2)[:, None]
         delta = (-step * conc + step * gtie) / ntot / ngroups
         dms.append(adm[flip])
         deltas.append(delta[flip])
-    dm_all = np.concatenate(dms) if dms else np.zeros(0)
-    de_all = np.concatenate(deltas) if deltas else np.zeros(0)
+    dm_all = np.concatenate(dms)
+    de_all = np.concatenate(deltas)
     order = np.argsort(dm_all, kind="stable")
     dm_sorted, cum = dm_all[order], np.cumsum(de_all[order])
     if len(dm_sorted):
@@ -629,7 +673,7 @@ def pairwise_accuracy(gold, metric) -> tuple[float, int]:
     m = np.asarray(metric, dtype=float)
     ok = ~np.isnan(g)
     g, m = g[ok], m[ok]
-    iu, ju = np.triu_indices(len(g), 1)
+    iu, ju = _triu(len(g))
     if not len(iu):
         return float("nan"), 0
     agree = np.sign(g[iu] - g[ju]) == np.sign(m[iu] - m[ju])

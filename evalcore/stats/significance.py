@@ -19,7 +19,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .bootstrap import index_counts, percentile_ci
-from .correlation import correlation, grouped, group_values, average_groups, system_level
+from .correlation import _PAIR_TENSOR_MAX, average_groups, correlation, group_values, grouped, system_level
 
 
 # ---------------------------------------------------------------------------------------------
@@ -190,6 +190,26 @@ def _zscore(x):
     return (x - x.mean()) / sd if sd > 0 else x - x.mean()
 
 
+#: :func:`perm_both` evaluates this many cells (or cell pairs, for the Kendall family) of hybrid
+#: draws at once: the draws of one batch cost one call of the row statistic instead of one each
+_PERM_BATCH_CELLS = 1_000_000
+
+
+def _one_group_means(vals: np.ndarray, weights: np.ndarray, macro: bool, replace_nans_with_zeros: bool) -> list:
+    """:func:`~evalcore.stats.correlation.average_groups` of many draws of ONE group at once:
+    ``vals``, ``weights`` of shape (n, 1). With one group the mean is (v·w)/w (w = 1 when macro),
+    the same floating-point operations as average_groups; NaN when the group is skipped."""
+    v, w = vals[:, 0], weights[:, 0]
+    use = w > 0
+    if replace_nans_with_zeros:
+        v = np.nan_to_num(v, nan=0.0)
+    ww = np.ones_like(w) if macro else w
+    ok = use & ~np.isnan(v) & (ww != 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(ok, (v * ww) / np.where(ok, ww, 1.0), np.nan)
+    return [float(x) for x in out]
+
+
 def perm_both(gold, metric1, metric2, method: str = "pearson", grouping: str = "none", *,
               k: int = 1000, block_size: int = 1000, early_min: float = 0.02, early_max: float = 0.5,
               seed: int | None = 0, replace_nans_with_zeros: bool = False, **corr_kwargs) -> PermResult:
@@ -226,18 +246,43 @@ def perm_both(gold, metric1, metric2, method: str = "pearson", grouping: str = "
         return 0.0 if np.isnan(v) else v
 
     delta = corr(zb) - corr(za)
+    # The draws go in batches: ``rng.random((n, G, L))`` is the stream of n successive
+    # ``rng.random((G, L))``, and the row statistics are per group, so the n hybrids stacked as
+    # n·G groups give every draw's group values at once (the same values: each group's reduction
+    # is unchanged); the mean over groups stays one call per draw. A batch never crosses a
+    # ``block_size`` boundary, so the early stop sees the same counts.
+    G, L = g.shape
+    per_draw = g.size * max(L - 1, 1) // 2 + g.size if L <= _PAIR_TENSOR_MAX else g.size
+    batch = max(1, min(block_size, _PERM_BATCH_CELLS // max(per_draw, 1)))
     count = 0
     i = 0
-    for i in range(1, k + 1):
-        swap = rng.random(g.shape) < 0.5
-        h1 = np.where(swap, zb, za)
-        h2 = np.where(swap, za, zb)
-        if at_least(corr(h2) - corr(h1), delta):
-            count += 1
-        if i % block_size == 0:
-            p = count / i
-            if p < early_min or p > early_max:
-                break
+    stop = False
+    while i < k and not stop:
+        n = min(batch, k - i, block_size - i % block_size)
+        swap = rng.random((n,) + g.shape) < 0.5
+        h1 = np.where(swap, zb, za).reshape(n * G, L)
+        h2 = np.where(swap, za, zb).reshape(n * G, L)
+        gn = np.broadcast_to(g, (n, G, L)).reshape(n * G, L)
+        v1, w1 = group_values(gn, h1, method, **corr_kwargs)
+        v2, w2 = group_values(gn, h2, method, **corr_kwargs)
+        v1, w1, v2, w2 = (x.reshape(n, G) for x in (v1, w1, v2, w2))
+        if G == 1:  # one group (grouping none, system level): its mean, draw by draw, at once
+            c1s, c2s = (_one_group_means(v, w, macro, replace_nans_with_zeros) for v, w in ((v1, w1), (v2, w2)))
+        else:
+            c1s = [average_groups(v1[d], w1[d], macro=macro, replace_nans_with_zeros=replace_nans_with_zeros)[0]
+                   for d in range(n)]
+            c2s = [average_groups(v2[d], w2[d], macro=macro, replace_nans_with_zeros=replace_nans_with_zeros)[0]
+                   for d in range(n)]
+        for d in range(n):
+            c1, c2 = c1s[d], c2s[d]
+            i += 1
+            if at_least((0.0 if np.isnan(c2) else c2) - (0.0 if np.isnan(c1) else c1), delta):
+                count += 1
+            if i % block_size == 0:
+                p = count / i
+                if p < early_min or p > early_max:
+                    stop = True
+                    break
     return PermResult(count / i if i else float("nan"), float(delta), i)
 
 
@@ -253,9 +298,9 @@ def _pair_signs(x: np.ndarray, epsilon: float) -> np.ndarray:
 
 def _acc_from_signs(sg: np.ndarray, sm: np.ndarray, variant: str) -> float:
     """acc23 or τ_23 of one group from the gold and metric sign matrices (pairs i < j)."""
-    from .correlation import _variant_from_counts
+    from .correlation import _triu, _variant_from_counts
 
-    iu = np.triu_indices(len(sg), 1)
+    iu = _triu(len(sg))
     a, b = sg[iu], sm[iu]
     cnt = np.array([[np.sum(a * b > 0), np.sum(a * b < 0), np.sum((a == 0) & (b != 0)),
                      np.sum((a != 0) & (b == 0)), np.sum((a == 0) & (b == 0))]], dtype=float)
