@@ -24,7 +24,7 @@ import re
 import secrets
 import tempfile
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import pandas as pd
 
@@ -96,7 +96,7 @@ def atomic_write(path: str | os.PathLike, write: Callable, mode: str = "w", *, f
     path = Path(path)
     fd, tmp = _temporary_beside(path)
     try:
-        kw = {"encoding": "utf-8", "newline": ""} if "b" not in mode else {}
+        kw: dict[str, Any] = {"encoding": "utf-8", "newline": ""} if "b" not in mode else {}
         with os.fdopen(fd, mode, **kw) as fh:
             write(fh)
             if fsync:
