@@ -1,7 +1,7 @@
 """Command-line interface: ``python -m evalcore <command> ...``.
 
 Each module in :mod:`evalcore.commands` defines ``NAME``, ``HELP``, ``add_arguments(parser)``
-and ``run(args) -> int``; they are discovered here, so commands live beside their maths.
+and ``run(args) -> int``; :data:`evalcore.commands.COMMANDS` declares them, so commands live beside their maths.
 Data problems exit with code 2 and every problem listed, never a traceback. ``--lp all`` runs a
 command once per language pair (:mod:`evalcore.commands._lp`); ``--scheduler`` runs its
 computations on Dask (:mod:`evalcore.scoring.parallel`); a failed distributed task exits with code 1.
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import pkgutil
 import sys
 
 from . import __version__
@@ -34,11 +33,11 @@ def output_paths(args) -> list[str]:
 
 
 def _command_modules():
+    """The command modules, as :data:`evalcore.commands.COMMANDS` declares them."""
     from . import commands
 
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
-        if not info.name.startswith("_"):
-            yield importlib.import_module(f"{commands.__name__}.{info.name}")
+    for name in commands.COMMANDS:
+        yield importlib.import_module(f"{commands.__name__}.{name}")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -62,6 +62,8 @@ with st.expander("Teacher settings (shared by the whole class, saved with the da
     show_ref = st.checkbox("Show the reference translation to the students", plan.show_reference, key="ann_ref")
     rank_k = st.number_input("Relative ranking: outputs of one segment per screen", A.MIN_RANK_OUTPUTS,
                              A.MAX_RANK_OUTPUTS, int(plan.rank_outputs), key="ann_rank_k")
+    adaptive = st.checkbox("Adaptive order: after the shared items, each student's own items come where the class's "
+                           "ranking of the systems is least certain (DA, ESA, MQM-lite)", plan.adaptive, key="ann_adaptive")
     st.caption(f"With these settings every two students share at least {A.n_shared(int(n_items), overlap)} items "
                "(for agreement); they come first, in one order for the class, and the rest are drawn per student. "
                "Changing the settings changes what is still to do, never what was saved: a student's saved items "
@@ -69,7 +71,7 @@ with st.expander("Teacher settings (shared by the whole class, saved with the da
     if st.button("Save the settings for the class", key="ann_save_plan"):
         try:
             A.save_plan(name, ds.lp, A.Plan(int(n_items), float(overlap), bool(qc), bool(show_ref), int(seed),
-                                              int(rank_k)))
+                                              int(rank_k), bool(adaptive)))
             st.rerun()
         except Exception as exc:
             show_exception(exc, "Could not save the settings")

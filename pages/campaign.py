@@ -196,3 +196,9 @@ with st.expander("System ranking with significance clusters (WMT24 procedure)"):
 
     rk_lp = st.selectbox("Language pair", lps, key="camp_rank_lp", format_func=lambda x: x or "-")
     ranking_section(coll[rk_lp], crit_v or common_view.default_criterion(coll[rk_lp]), "camp", "campaign")
+
+from pages.common import current_dataset, settings_of_page  # noqa: E402
+from pages.sections import share  # noqa: E402
+
+_card_ds = current_dataset()  # the card is of one language pair: the sidebar's
+share.render(_card_ds, settings_of_page(_card_ds), crit_v, metrics, "camp_share")

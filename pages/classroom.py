@@ -12,6 +12,7 @@ ensure_shell(__file__)
 st.title("Class")
 from pages.common import terms  # noqa: E402
 from pages.common import settings_caption, settings_of_page  # noqa: E402  (the one settings line)
+from pages.sections.adaptive_settled import render as rankings_settled  # noqa: E402
 
 terms("kappa", "Krippendorff's alpha", "Schulze ranking", "system level", "segment level")
 st.caption("The class's judgements from the Annotate page: who has done what, how much the students agree with "
@@ -108,6 +109,7 @@ def results():
                    "scores, no grouping; n: systems or outputs correlated (empty: fewer than two, or no "
                    "spread). With few judgements these numbers move a lot: compare the column of the experts "
                    "on the class's outputs with the class's.")
+    rankings_settled(ds, protocol)
     st.subheader("Ranking of the systems (Schulze)")
     cols = st.columns(len(o["schulze"]))
     for col, (who, table) in zip(cols, o["schulze"].items()):

@@ -368,12 +368,33 @@ def download_figure(fig, name: str, key: str | None = None) -> None:
 
 
 def current_dataset() -> Dataset:
-    """The dataset chosen in the sidebar, or stop the page with a hint."""
+    """The dataset chosen in the sidebar, or stop the page with a hint; a page that computes
+    stops too, saying the numbers and the setting, when the dataset would exceed the server's
+    memory budget (:func:`evalcore.core.budget.check_memory_budget`; the Data page still shows it)."""
     ds = st.session_state.get("dataset")
     if ds is None:
         st.info("No dataset loaded. Choose one in the sidebar.")
         st.stop()
+    within_budget(ds)
     return ds
+
+
+def within_budget(ds: Dataset) -> None:
+    """Stop the page with the budget's message when ``ds`` would exceed the memory budget
+    (checked once per dataset content and session: the estimate reads every text)."""
+    from evalcore.core.budget import OverBudget, check_memory_budget
+
+    seen = st.session_state.setdefault("_budget_checked", {})
+    key = ds.content_hash()
+    if key not in seen:
+        try:
+            check_memory_budget(ds)
+            seen[key] = ""
+        except OverBudget as exc:
+            seen[key] = str(exc)
+    if seen[key]:
+        st.error(f"Not computed here: {md(seen[key])}.")
+        st.stop()
 
 
 def require_judged_multi_reference(ds: Dataset, judgements: bool = True) -> None:

@@ -376,3 +376,7 @@ with st.expander("Metric signatures"):
 from pages.sections import calibration  # noqa: E402
 
 calibration.render(ds, cmp.settings(), criteria[0] if criteria else None, metrics, "cmp_cal")
+
+from pages.sections import share  # noqa: E402
+
+share.render(ds, cmp.settings(), criteria[0] if criteria else None, metrics, "cmp_share", a, b)

@@ -118,7 +118,11 @@ with tab_add:
               "zip the files (text compresses well), import a folder on this machine by its path, use the "
               "command line (python -m evalcore validate PATH), or restart the dashboard with "
               "--server.maxUploadSize N (in MB)."))
-    path_ok, path_why = workspace.path_import_allowed(st.get_option("server.address"))
+    try:  # what the request shows (proxy headers, Host): evalcore.io.workspace.remote_visitor decides
+        request_headers = dict(st.context.headers)
+    except Exception:  # no request (a bare script run)
+        request_headers = {}
+    path_ok, path_why = workspace.path_import_allowed(st.get_option("server.address"), headers=request_headers)
     path = st.text_input("…or a folder / file path on this machine", key="import_path",
                          placeholder="/path/to/dataset", disabled=not path_ok,
                          help=f"Reads files of the machine the dashboard runs on: {path_why}.")

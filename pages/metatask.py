@@ -128,3 +128,9 @@ stability_section(coll, mode="task", key="mt", name=f"metatask_{task}", task=tas
 from pages.sections.baselines import render as baselines_section  # noqa: E402
 baselines_section(coll, key="mt", name=f"metatask_{task}", task=task, lps=lps, metrics=metrics, human=human_v,
                   judged_only=bool(judged_only))
+
+from pages.common import current_dataset, settings_of_page  # noqa: E402
+from pages.sections import share  # noqa: E402
+
+_card_ds = current_dataset()  # the card is of one language pair: the sidebar's
+share.render(_card_ds, settings_of_page(_card_ds), human_v, metrics, "mt_share")

@@ -175,6 +175,10 @@ except Exception as exc:
 fig = show_scores(table, True)
 with caption_slot.container():
     segments_caption(table, ds.n_segments, judged_only)
+    if metrics:  # a metric that cannot run here is left out of the table, never failing it: say which and why
+        left_note = cached(systems_view.systems_left_out, query_of(metrics), ds)
+        if left_note:
+            st.warning(md(left_note[0].upper() + left_note[1:] + "."))
     if judged_only and metrics:  # candidates nobody judged have no judged segments: say who is not shown
         shown = set(table.loc[table["kind"] == "metric", "system"])
         wanted = ds.systems + ([r for r in ds.ref_ids if r not in (ref_ids or ())] if include_refs else [])

@@ -208,7 +208,7 @@ def test_byo_reports_every_problem_with_lines():
     got = {(p.file, p.line) for p in probs}
     assert got == {("my.tsv", 3), ("my.tsv", 4), ("my.tsv", 5), ("my.tsv", 6)}
     text = str(exc.value)
-    assert "duplicate" in text and "first on line 2" in text and "'abc' is not a finite number" in text
+    assert "duplicate" in text and "first on line 2" in text and "score 'abc' is not a number" in text
     with pytest.raises(DataError) as exc:
         read_scores(b"metric\tsys\tscore\nx\ty\t1\n", name="h.tsv")
     assert "missing column(s) system" in str(exc.value)

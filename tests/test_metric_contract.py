@@ -14,9 +14,18 @@ each id, on a small synthetic dataset (missing references included, so ``nrefs``
 * with the length cap lowered, a text over it is refused (NaN for the quadratic metrics) without
   any quadratic kernel ever touching it (``kernel_spy``: work counted, not time), and every
   quadratic metric's normal run does go through the instrumented kernels (so the check bites).
+
+One test, ``test_contract``, parametrised per id AND per check (as scikit-learn's
+``parametrize_with_checks``): test ids read ``test_contract[bleu-every_path]``, so
+``pytest -k bleu-4`` runs that id's checks alone, and each id computes only its own score tables
+(:func:`_tables`, kept per id). The Dask path scores the ids this session selected in one pass on
+one ``local:2`` cluster (``dask_tables``, per session). Capability tags: a metric that cannot
+score here (``Metric.unavailable``: torch, spaCy or a model missing) skips its scoring checks with
+that reason, never an error.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 
 import numpy as np
@@ -69,21 +78,39 @@ def _text_ids() -> list[str]:
     return [m for m in IDS if get_metric(m).meta.needs_text]
 
 
-@pytest.fixture(scope="module")
-def tables():
-    """Every text metric through each scoring path once: the engine's score tables (statistics
-    path), its similarity tensors (``segment_blocks``), the family pass of ``levels`` and Dask."""
-    from evalcore.scoring import parallel
+@functools.lru_cache(maxsize=None)
+def _tables(metric_id: str) -> dict:
+    """One text metric through each in-process scoring path: the engine's score tables
+    (statistics path), its similarity tensors (``segment_blocks``) and the family pass of
+    ``levels``; only this id (kept for its other checks)."""
     from evalcore.metrics import engine, levels
 
-    ids = _text_ids()
-    out = {"engine": {lv: engine.score_table(DS, ids, level=lv) for lv in ("segment", "system")},
-           "tensors": engine.similarity_tensors_many(DS, ids, cache_dir=False),
-           "levels": {m.id: t for m, t in levels.iter_score_levels(DS, ids, level="both")}}
+    return {"engine": {lv: engine.score_table(DS, [metric_id], level=lv) for lv in ("segment", "system")},
+            "tensors": engine.similarity_tensors_many(DS, [metric_id], cache_dir=False),
+            "levels": {m.id: t for m, t in levels.iter_score_levels(DS, [metric_id], level="both")}}
+
+
+def _skip_reason(metric_id: str) -> str | None:
+    """The capability tag: why ``metric_id`` cannot score here (a skip, never an error)."""
+    why = get_metric(metric_id).unavailable(DS)
+    return f"{metric_id} cannot score on this machine: {why}" if why else None
+
+
+@pytest.fixture(scope="session")
+def dask_tables(request):
+    """The Dask path, once per session on one ``local:2`` cluster, for the text ids this session
+    selected whose scoring checks run (``pytest -k ID`` scores that id alone)."""
+    from evalcore.scoring import parallel
+
+    ids = sorted({it.callspec.params["metric_id"] for it in request.session.items
+                  if getattr(it, "originalname", "") == "test_contract"
+                  and it.callspec.params.get("check") in SCORING_CHECKS})
+    ids = [m for m in IDS if m in ids and get_metric(m).meta.needs_text and _skip_reason(m) is None]
+    if not ids:
+        return {}
     with parallel.Scheduler("local:2") as sched:
-        out["dask"] = {lv: parallel.score_table(DS, ids, level=lv, scheduler=sched) for lv in ("segment", "system")}
-        out["dask_tensors"] = parallel.similarity_tensors_many(DS, ids, cache_dir=False, scheduler=sched)
-    return out
+        return {"dask": {lv: parallel.score_table(DS, ids, level=lv, scheduler=sched) for lv in ("segment", "system")},
+                "dask_tensors": parallel.similarity_tensors_many(DS, ids, cache_dir=False, scheduler=sched)}
 
 
 def _eq(a, b, what):
@@ -95,8 +122,7 @@ def _eq(a, b, what):
     np.testing.assert_allclose(a, b, rtol=0, atol=1e-12, err_msg=what)
 
 
-@pytest.mark.parametrize("metric_id", IDS)
-def test_declares_the_contract(metric_id):
+def check_declares(metric_id):
     m = get_metric(metric_id)
     assert isinstance(m, Metric) and m.id == metric_id
     for hook in HOOKS:  # an override takes at least the parameters the contract declares
@@ -111,8 +137,7 @@ def test_declares_the_contract(metric_id):
         assert callable(getattr(m.shared_state, "to_arrays", None))
 
 
-@pytest.mark.parametrize("metric_id", IDS)
-def test_signature_round_trips(metric_id):
+def check_signature(metric_id):
     m = get_metric(metric_id)
     for nrefs, level in ((1, "segment"), (3, "system"), ("var", "system"), (None, None)):
         sig = m.signature(nrefs, level)
@@ -127,8 +152,8 @@ def test_signature_round_trips(metric_id):
         assert base.metric_signature(metric_id, nrefs, level) == sig  # the one function
 
 
-@pytest.mark.parametrize("metric_id", [m for m in IDS if get_metric(m).meta.needs_text])
-def test_every_path_gives_the_per_pair_values(metric_id, tables):
+def check_every_path(metric_id, dask):
+    tables = {**_tables(metric_id), **dask}
     m = get_metric(metric_id)
     m.prepare(DS)
     sys_t, ref_t = DS.sys_texts(), DS.ref_texts()
@@ -184,14 +209,8 @@ def test_every_path_gives_the_per_pair_values(metric_id, tables):
                 f"{metric_id}: sentence_scores_of")
 
 
-@pytest.fixture
-def small_cap(monkeypatch):
+def check_long_text(metric_id, monkeypatch):
     monkeypatch.setattr(base, "MAX_ALIGN_TOKENS", CAP)
-    return CAP
-
-
-@pytest.mark.parametrize("metric_id", [m for m in IDS if get_metric(m).meta.needs_text])
-def test_long_text_refused_before_quadratic_work(metric_id, small_cap, tables):
     from evalcore.metrics import levels
 
     m = get_metric(metric_id)
@@ -217,3 +236,30 @@ def test_long_text_refused_before_quadratic_work(metric_id, small_cap, tables):
         assert np.isfinite(sim[1]).all()
     else:
         assert np.isfinite(one) or not m.serves_segments  # a linear metric scores it
+
+
+#: check name -> whether it scores texts (skipped, with its reason, for a metric that cannot
+#: score here; run only for the metrics that read texts)
+CHECKS = {"declares": False, "signature": False, "every_path": True, "long_text": True}
+SCORING_CHECKS = frozenset(c for c, scores in CHECKS.items() if scores)
+CASES = [(m, c) for m in IDS for c in CHECKS if not CHECKS[c] or get_metric(m).meta.needs_text]
+
+
+@pytest.mark.parametrize(("metric_id", "check"), CASES, ids=[f"{m}-{c}" for m, c in CASES])
+def test_contract(metric_id, check, request, monkeypatch):
+    """One check of one metric (``test_contract[ID-CHECK]``)."""
+    if check in SCORING_CHECKS:
+        why = _skip_reason(metric_id)
+        if why:
+            pytest.skip(why)
+    if check == "every_path":
+        check_every_path(metric_id, request.getfixturevalue("dask_tables"))
+    elif check == "long_text":
+        check_long_text(metric_id, monkeypatch)
+    else:
+        globals()[f"check_{check}"](metric_id)
+
+
+def test_every_check_is_run():
+    """Every ``check_*`` function of this module is a check of ``test_contract`` (none forgotten)."""
+    assert sorted(n[len("check_"):] for n in globals() if n.startswith("check_")) == sorted(CHECKS)

@@ -19,6 +19,8 @@ from test_settings import _tiny  # the same tiny tidy dataset
 CLI_EXCEPTIONS = {
     # the task recipe fixes every setting of the official runs, all segments included
     "metatask": "the task: all",
+    # its --judged-only is metatask's (the --task tables re-run under perturbations); --human mode ranks as rank
+    "stability": "(as metatask)",
     # scores only: nothing is compared with human scores, so the judged subset is opt-in
     "score": "only the segments the humans judged for each system",
     # QARLA's likeness compares no metric with human scores: keeping the judged segments is a data subset

@@ -94,11 +94,16 @@ class Plan:
     seed: int = 0
     #: relative ranking: outputs of one segment per screen (2-5)
     rank_outputs: int = 3
+    #: adaptive order (DA, ESA, MQM-lite): after the shared items, each student's own segments come
+    #: where the class's ranking is least certain (:func:`adaptive_items`; methods §27)
+    adaptive: bool = False
 
     def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame({"key": ["items_per_student", "overlap", "qc", "show_reference", "seed", "rank_outputs"],
+        return pd.DataFrame({"key": ["items_per_student", "overlap", "qc", "show_reference", "seed", "rank_outputs",
+                                     "adaptive"],
                              "value": [str(self.items_per_student), repr(float(self.overlap)), str(int(self.qc)),
-                                       str(int(self.show_reference)), str(self.seed), str(self.rank_outputs)]},
+                                       str(int(self.show_reference)), str(self.seed), str(self.rank_outputs),
+                                       str(int(self.adaptive))]},
                             dtype=str)
 
 
@@ -293,13 +298,35 @@ def qc_count(n: int) -> int:
     return 0 if n < 5 else max(1, n // 10)
 
 
-def task_sequence(dataset: Dataset, plan: Plan, student: str) -> list[Task]:
-    """What ``student`` is shown, in order: the :func:`assignment`, and with ``plan.qc`` per
+def adaptive_items(dataset: Dataset, plan: Plan, chosen: Sequence[tuple[str, str]], protocol: str
+                   ) -> list[tuple[str, str]]:
+    """``chosen`` (an :func:`assignment`) in the adaptive order (methods §27): the items up to the
+    last shared one as they are, then the student's own segment blocks where the class's
+    judgements of ``protocol`` so far leave the order of the systems least certain
+    (:func:`evalcore.analysis.adaptive.system_weights`, :func:`~evalcore.analysis.adaptive.order_blocks`).
+    The same items: only their order changes, as the class's judgements come in."""
+    from .adaptive import order_blocks, system_weights
+
+    all_items = items(dataset)
+    shared = set(_blocks(all_items, _rng("shared", plan.seed))[:n_shared(min(plan.items_per_student,
+                                                                              len(all_items)), plan.overlap)])
+    fixed = max((i + 1 for i, it in enumerate(chosen) if it in shared), default=0)
+    crit = CRITERIA[protocol]
+    j = dataset.judgements
+    j = j[j["judgement"] == crit]
+    return order_blocks(chosen, fixed, system_weights(j, sorted({s for s, _ in chosen} | set(j["system"]))))
+
+
+def task_sequence(dataset: Dataset, plan: Plan, student: str, protocol: str = "da") -> list[Task]:
+    """What ``student`` is shown, in order: the :func:`assignment` (with ``plan.adaptive``, in the
+    order of :func:`adaptive_items` for ``protocol``), and with ``plan.qc`` per
     :func:`qc_count` a degraded copy and a repeat of items of that list (outputs of four or
     more words), each placed a few positions after its original (deterministic per student)."""
     texts = dataset.sys_texts()
     pos = {str(s): i for i, s in enumerate(dataset.seg_ids)}
     chosen = assignment(items(dataset), plan.items_per_student, plan.overlap, plan.seed, student)
+    if plan.adaptive and protocol != "rank":
+        chosen = adaptive_items(dataset, plan, chosen, protocol)
     seq = [Task("item", s, g, texts[s][pos[g]]) for s, g in chosen]
     if not plan.qc:
         return seq
@@ -333,7 +360,8 @@ def plan_of(dataset: Dataset) -> Plan:
         return Plan(items_per_student=int(kv.get("items_per_student", d.items_per_student)),
                     overlap=float(kv.get("overlap", d.overlap)), qc=kv.get("qc", "1") == "1",
                     show_reference=kv.get("show_reference", "1") == "1", seed=int(kv.get("seed", d.seed)),
-                    rank_outputs=int(kv.get("rank_outputs", d.rank_outputs)))
+                    rank_outputs=int(kv.get("rank_outputs", d.rank_outputs)),
+                    adaptive=kv.get("adaptive", "0") == "1")
     except ValueError:
         return d
 
@@ -420,7 +448,8 @@ def rank_sequence(dataset: Dataset, plan: Plan, student: str) -> list[RankTask]:
 
 def sequence(dataset: Dataset, plan: Plan, student: str, protocol: str) -> list:
     """The student's tasks under ``protocol``: :func:`rank_sequence` for ``rank``, else :func:`task_sequence`."""
-    return rank_sequence(dataset, plan, student) if protocol == "rank" else task_sequence(dataset, plan, student)
+    return rank_sequence(dataset, plan, student) if protocol == "rank" else task_sequence(dataset, plan, student,
+                                                                                           protocol)
 
 
 def agreement_after(dataset: Dataset, plan: Plan, protocol: str) -> int | None:

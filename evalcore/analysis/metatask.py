@@ -32,7 +32,7 @@ import pandas as pd
 
 from ..scoring.parallel import score_table
 from ..scoring.settings import DEFAULTS
-from ..stats.registry import Statistic, register
+from ..stats.registry import get
 from .metatask_tasks import TASKS, SubTask, TaskDef
 
 
@@ -128,21 +128,22 @@ def spa_columns(gold: np.ndarray) -> np.ndarray:
 def subtask_value(st: SubTask, pairs: dict[str, PairData], metric: str, num_permutations: int = 1000,
                   seed: int = 4) -> float:
     """The value of ``metric`` on sub-task ``st`` (module docstring)."""
-    from ..stats.correlation import correlation, pairwise_accuracy
+    from ..stats.correlation import correlation, group_values
 
-    if st.statistic == "accuracy":
+    if st.lp == "*":  # pooled over every language pair: each pair's value weighted as the registry pools
         agree = total = 0.0
         for p in pairs.values():
             p = p.view(st.human)
             if metric not in p.sys:
                 return float("nan")
-            acc, n = pairwise_accuracy(p.gold_sys, p.sys[metric])
-            if n:
-                agree += acc * n
-                total += n
+            vals, weights = group_values(p.gold_sys[None, :], np.asarray(p.sys[metric], dtype=float)[None, :],
+                                         st.statistic)
+            if weights is not None and weights[0] > 0:
+                agree += float(vals[0]) * float(weights[0])
+                total += float(weights[0])
         return agree / total if total else float("nan")
     p = pairs[st.lp].view(st.human, st.domain)
-    if st.statistic == "spa":
+    if get(st.statistic).segment_matrices:
         if metric not in p.seg:
             return float("nan")
         # the registry's statistic: the columns judged for every system (spa_columns), in C order
@@ -157,29 +158,6 @@ def subtask_value(st: SubTask, pairs: dict[str, PairData], metric: str, num_perm
         return float("nan")
     return correlation(p.gold, p.seg[metric], st.statistic, st.grouping,
                        tie_calibration=st.tie_calibration).value
-
-
-def soft_pairwise_accuracy(gold, metric, num_permutations: int = 1000, seed: int = 4) -> float:
-    """SPA = 1 − PCE of complete (systems × segments) matrices (Thompson et al. 2024, §2; MTME
-    ``stats.PairwiseConfidenceError``): per pair of systems the one-sided paired permutation
-    p-value that the first beats the second, from the human and from the metric segment scores
-    (the same ``num_permutations`` sign flips of each segment, drawn with ``seed``), and
-    1 − mean |p_human − p_metric|. The registry's ``spa`` (``correlate --method spa``) hands it
-    the segments judged for every system, in C order as MTME's reshape gives: the float32 matrix
-    product sums in a layout-dependent order, and the p-values count exact ties
-    (null delta >= observed delta)."""
-    from ..stats.significance import one_minus_pce
-
-    return one_minus_pce(gold, metric, num_permutations, seed)
-
-
-register(Statistic(
-    "spa", "soft pairwise accuracy (SPA)", levels=("system",), groupings=("none",), segment_matrices=True,
-    matrix=soft_pairwise_accuracy, options=("num_permutations", "seed"),
-    citation="Thompson et al. 2024, §2; MTME stats.PairwiseConfidenceError (1,000 permutations, seed 4)",
-    section="§3.13", term="SPA",
-    definition="Soft pairwise accuracy: 1 minus the mean gap between the human and the metric p-values that one "
-               "system beats another, over all pairs of systems (Thompson et al. 2024; methods §3.13)."))
 
 
 def run_task(task: TaskDef, pairs: dict[str, PairData], metrics: list[str] | None = None, *,
@@ -436,7 +414,7 @@ def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(),
             raise ValueError(f"unknown metric(s) {unknown}")
         metrics = _runnable_everywhere(collection, lps, metrics, tokenize, notes,
                                        bool(stored) or (scores is not None and len(scores) > 0))
-    need_sys = any(s.level == "sys" and s.statistic != "spa" for s in task.subtasks(lps))
+    need_sys = any(s.level == "sys" and not get(s.statistic).segment_matrices for s in task.subtasks(lps))
     pairs, signatures = {}, {}
     for lp in lps:
         ds = collection[lp]
@@ -680,7 +658,7 @@ def subtask_cis(result: MetataskResult, n_boot: int = 100, alpha: float = 0.05, 
     rng = np.random.default_rng(seed)
     out = {}
     for st in result.subtasks:
-        if st.lp == "*" or (st.level == "sys" and st.statistic != "spa"):
+        if st.lp == "*" or (st.level == "sys" and not get(st.statistic).segment_matrices):
             continue
         p = result.pairs[st.lp]
         judged = np.flatnonzero(~np.isnan(p.gold).all(axis=0))

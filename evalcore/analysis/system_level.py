@@ -21,6 +21,7 @@ from ..core.progress import Progress, stage
 from ..core.results import Result
 from ..scoring.scores import system_stats
 from ..scoring.settings import DEFAULTS
+from ..stats.registry import SIGNIFICANCE
 
 
 def cached_scores(dataset: Dataset, metric_ids: Sequence[str], *, tokenize: str,
@@ -193,7 +194,8 @@ def metrics_vs_humans(dataset: Dataset, metric_ids: Sequence[str], criterion: st
     for k, (method, label) in enumerate(VS_HUMANS_METHODS):
         if progress:
             progress(0.6 + 0.3 * k / len(VS_HUMANS_METHODS), f"bootstrap: {label}")
-        kind = test if method == "pearson" else "perm"
+        applies = SIGNIFICANCE[test].methods  # the registry: the statistics the test compares (None: all)
+        kind = test if applies is None or method in applies else "perm"
         commands[method] = correlate_command(dataset, metric_ids, criterion, settings, method, n_boot, seed, alpha,
                                              normalisation, aggregate, compare=kind if len(metric_ids) > 1 else None,
                                              draws=n_perm)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import copy
 import sys
 
+from ..stats.registry import get as statistic
+
 NAME = "correlate"
 STATES_SETTINGS = True  # its settings line, resolved on the data, goes to stderr from run()
 LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
@@ -195,9 +197,10 @@ def _run(args) -> int:
         raise ValueError("no metric scores to correlate")
     scores = _orient(scores, builtin, settings, note)
     exclude = _exclusions(args, humans, use_refs, human, scores, note)
-    grouping = args.group or ("item" if args.method == "darr" else "none")
+    stat = statistic(args.method)
+    grouping = args.group or stat.default_grouping
     kw = {}
-    if args.method in ("kendall_like", "darr"):
+    if stat.uses_threshold:
         kw["thresh"] = args.threshold
     if args.tie_calibration:
         kw["tie_calibration"] = True
@@ -440,7 +443,7 @@ def _table_notes(args, table, human, scores, exclude, grouping) -> list[str]:
     import pandas as pd
 
     notes = []
-    if args.method in ("darr", "kendall_like") and len(table) and table["value"].isna().any():
+    if statistic(args.method).uses_threshold and len(table) and table["value"].isna().any():
         h = human[~human["system"].isin(set(exclude))]
         spread = h.groupby("seg_id")["score"].agg(lambda x: x.max() - x.min()) if len(h) else pd.Series(dtype=float)
         biggest = float(spread.max()) if len(spread) else float("nan")

@@ -56,7 +56,7 @@ def _set_aside_path(args) -> str:
 
 def run(args) -> int:
     from ..core.export import check_outputs
-    from ..io.judgement_io import check_against, judgements_tsv, read_export_file, write_text
+    from ..io.judgement_io import check_against, judgements_tsv, loadable_tsv, read_export_file, write_text
     from ..core.problems import DataError
 
     aside_path = _set_aside_path(args)
@@ -73,7 +73,7 @@ def run(args) -> int:
             raise DataError(report)
         for w in report.warnings:
             print(str(w), file=sys.stderr)
-    write_text(args.out, judgements_tsv(imp.judgements))
+    write_text(args.out, loadable_tsv(imp.judgements, imp.source))  # read back before it is written
     j = imp.judgements
     print(f"wrote {len(j)} judgement(s) ({j['rater'].nunique()} rater(s), {j['system'].nunique()} system(s), "
           f"language pair(s) {', '.join(dict.fromkeys(j['lp'])) or '-'}) to {args.out}", file=sys.stderr)

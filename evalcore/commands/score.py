@@ -138,7 +138,9 @@ def _run(args) -> int:
         register_stored({lp: d for lp, d in coll.items() if not args.lp or args.lp in (lp, "all")})
     ds = _import_neural(args) if getattr(args, "import_scores", None) and args.path and not args.list_metrics else None
     if args.list_metrics:
-        for mid in metric_ids():
+        from ..metrics.byo import scoped_stored_ids
+
+        for mid in metric_ids() + (scoped_stored_ids() if args.path else []):
             try:
                 m = get_metric(mid)
                 print(f"{mid}\t{m.meta.family}\t{metric_signature(m)}")
@@ -157,6 +159,8 @@ def _run(args) -> int:
     ids = expand_metric_ids(args.metrics)
     if any(x.strip().lower() == "lexical" for x in args.metrics.split(",")):
         print(f"note: --metrics lexical: {len(ids)} metrics ({', '.join(ids)})", file=sys.stderr)
+    if ds is None and any(m.strip().lower().startswith("stored:") for m in ids):
+        ds = dataset(args)  # stored:NAME ids are the data's own scores: known once it is loaded
     metrics = [get_metric(m) for m in ids]  # unknown ids fail here, before loading
     from ..neural import NeuralMetric
 

@@ -7,6 +7,7 @@ Warnings (empty outputs, judgements of texts that are absent, ...) travel with t
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -27,6 +28,69 @@ def score_problem(value: float) -> str | None:
     if abs(value) > MAX_ABS_SCORE:
         return f"is beyond the accepted range of ±{MAX_ABS_SCORE:.0e} (a typo or a wrong column?)"
     return None
+
+
+#: Characters a name (system, segment id, rater, judgement, reference set, metric, ...) may not
+#: hold: control characters (tab, line breaks, NUL, ...) and the Unicode line/paragraph
+#: separators. A name holding one cannot be written back as one TSV field that reads as itself.
+CONTROL_CHARS = "[\x00-\x1f\x7f-\x9f\u2028\u2029]"
+_CONTROL_RE = re.compile(CONTROL_CHARS)
+#: How much of a value from a file a message repeats (the rest is cut, marked ``...``): enough
+#: to recognise the field, never a file's content.
+SHOWN_CHARS = 60
+
+
+def shown(value: object, limit: int = SHOWN_CHARS) -> str:
+    """``repr`` of a value from a file for a message, cut to ``limit`` characters (escapes
+    included: control characters show as ``\\x01``)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def name_problem(name: object) -> str | None:
+    """Why ``name`` is unusable as a name (not text, empty, or holding a control character), or None."""
+    if not isinstance(name, str):
+        return f"{shown(name)} is not text"
+    if not name.strip():
+        return "is empty"
+    if _CONTROL_RE.search(name):
+        return f"{shown(name)} holds a control character (tab, line break, NUL, ...)"
+    return None
+
+
+def parse_score(value: object) -> tuple[float | None, str | None]:
+    """(score, None), or (None, why) for a value that is no usable score: not a number (text
+    that does not parse, a boolean, a list...), not finite, or beyond ±MAX_ABS_SCORE
+    (:func:`score_problem`). Accepts text (``"0.5"``), ints (also a 400-digit one, which
+    ``float()`` cannot convert: reported, not an ``OverflowError``) and floats."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return None, f"{shown(value)} is not a number"
+    try:
+        x = float(value.strip() if isinstance(value, str) else value)
+    except OverflowError:
+        return None, f"{shown(value)} is beyond the accepted range of ±{MAX_ABS_SCORE:.0e}"
+    except ValueError:
+        return None, f"{shown(value)} is not a number (use . as the decimal point)"
+    why = score_problem(x)
+    return (None, f"{shown(value)} {why}") if why else (x, None)
+
+
+class ScoreCheck:
+    """The one validation path of a score read from any source (tidy scores, mt-metrics-eval score
+    files, COMET JSON, MetricX JSONL, pymarian TSV, platform exports): :func:`parse_score` with
+    the file, the line, and in JSON the path of the value (``$["sys.txt"][3]["COMET"]``) in
+    ``report``. :meth:`score` returns the usable value, None when refused (the row is left out
+    and the report says why). Names go through :func:`name_problem`."""
+
+    def __init__(self, report: "Report", file: str) -> None:
+        self.report = report
+        self.file = file
+
+    def score(self, value: object, line: int | None, path: str = "", what: str = "score") -> float | None:
+        x, why = parse_score(value)
+        if why:
+            self.report.error(self.file, line, f"{path}: {what} {why}" if path else f"{what} {why}")
+        return x
 
 
 @dataclass(frozen=True)

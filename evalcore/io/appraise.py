@@ -58,13 +58,14 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import os
 from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ..core.problems import DataError, Problem, Report, score_problem
+from ..core.problems import DataError, Problem, Report, name_problem, parse_score, shown
+from .safejson import JSONProblem
+from .safejson import loads as safe_loads
 from .text import decode, describe_lines
 from .wmt_rules import apply_rules
 
@@ -86,6 +87,11 @@ ITEM_TYPES = {"TGT": "rated output", "CHK": "repeat shown for a consistency chec
               "BAD": "degraded output (attention check)", "REF": "human reference shown as a control"}
 QC_TYPES = ("CHK", "BAD", "REF")
 SCORE_RANGE = (0.0, 100.0)
+#: startTime / endTime: seconds since the epoch, from 1970 to the end of year 9999 (the range a
+#: date can be written in); anything else (nan, 1e308, a negative time) is a broken export
+TIME_RANGE = (0.0, 253402300799.0)
+#: the fields that are names: written into judgements.tsv they must read back as themselves
+NAME_FIELDS = ("userID", "systemID", "itemID", "sourceLanguage", "targetLanguage")
 
 #: tidy column <- Appraise column
 TIDY_FROM = {"rater": "userID", "system": "systemID", "seg_id": "itemID", "score": "score",
@@ -113,16 +119,21 @@ class JudgementImport:
     sources: pd.DataFrame | None = None  # lp, seg_id, source
 
 
-def _is_number(text: str) -> bool:
+def _is_time(text: str) -> bool:
+    """Whether ``text`` is a number of seconds within :data:`TIME_RANGE` (nan, inf and 1e308 are not)."""
     try:
-        float(text)
-    except ValueError:
+        t = float(text)
+    except (ValueError, OverflowError):
         return False
-    return True
+    return TIME_RANGE[0] <= t <= TIME_RANGE[1]
 
 
-def _records(text: str):
-    """(first physical line, fields) of every non-blank CSV record of ``text``."""
+def _records(text: str, name: str, report: Report):
+    """(first physical line, fields) of every non-blank CSV record of ``text``. A record the csv
+    module cannot read (a field over its size limit of
+    :data:`evalcore.io.text.MAX_FIELD_CHARS`) is reported with its line and reading stops."""
+    from .text import MAX_FIELD_CHARS
+
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=",", quotechar='"', doublequote=True, strict=False)
     prev = 0
     while True:
@@ -131,45 +142,63 @@ def _records(text: str):
             row = next(reader)
         except StopIteration:
             return
+        except csv.Error as exc:
+            why = (f"a field is longer than {MAX_FIELD_CHARS:,} characters" if "field larger" in str(exc)
+                   else f"cannot be read as CSV ({str(exc)[:120]})")
+            report.error(name, start, f"{why}; the rows after it are not read (is this an Appraise export?)")
+            return
         prev = reader.line_num
         if not row or (len(row) == 1 and not row[0].strip()):
             continue
         yield start, row
 
 
+def given_names(report: Report, name: str, **names: str | None) -> None:
+    """Report a language pair or judgement name given for a whole file (``--lp``, ``--judgement``)
+    that could not be written to judgements.tsv as itself."""
+    for what, value in names.items():
+        why = name_problem(value) if value is not None else None
+        if why:
+            report.error(name, None, f"the {what} given for the file {why}")
+
+
 def _row_problems(v: dict[str, str], has_mqm: bool) -> list[tuple[str, str]]:
     """(kind, message) of every problem of one row's fields ``v``."""
     found = []
-    missing = [c for c in ("userID", "systemID", "itemID", "sourceLanguage", "targetLanguage") if not v[c]]
+    missing = [c for c in NAME_FIELDS if not v[c]]
     if missing:
         found.append(("empty ids", f"empty {', '.join(missing)}: every row needs a user, a system, an item id and "
                                    "both language codes"))
+    for c in NAME_FIELDS + ("documentID",):
+        why = name_problem(v[c]) if v[c] else None
+        if why:
+            found.append(("bad names", f"{c} {why}: names may not hold tabs, line breaks or other control "
+                                       "characters (they could not be written to judgements.tsv as themselves)"))
     if v["itemType"] not in ITEM_TYPES:
         found.append(("unknown item types", f"unknown item type {v['itemType']!r}: Appraise's item types are "
                       + ", ".join(f"{k} ({d})" for k, d in ITEM_TYPES.items())))
-    try:
-        s = float(v["score"])
-        why = score_problem(s) or (None if SCORE_RANGE[0] <= s <= SCORE_RANGE[1] else "is outside 0-100")
-    except ValueError:
-        why = "is not a number"
+    s, why = parse_score(v["score"])
+    if s is not None and not SCORE_RANGE[0] <= s <= SCORE_RANGE[1]:
+        why = f"{shown(v['score'])} is outside 0-100"
     if why:
-        found.append(("bad scores", f"score {v['score']!r} {why}; Appraise scores are numbers from 0 to 100"))
+        found.append(("bad scores", f"score {why}; Appraise scores are numbers from 0 to 100"))
     if v["isCompleteDocument"] not in ("True", "False"):
         found.append(("bad isCompleteDocument", f"isCompleteDocument is {v['isCompleteDocument']!r}; it must be "
                                                 "True or False (is a column missing or shifted?)"))
     if has_mqm and v[MQM_COLUMN].strip():
         try:
-            spans = json.loads(v[MQM_COLUMN])
+            spans = safe_loads(v[MQM_COLUMN])
             why = None if isinstance(spans, list) else f"a JSON {type(spans).__name__}"
-        except ValueError as exc:
+        except JSONProblem as exc:
             why = str(exc)
         if why:
             found.append(("bad error-span fields", f"the error-span field (mqm) is not a JSON list ({why}); it "
                                                    'should look like [{"start_i": 0, "end_i": 5, "severity": '
                                                    '"minor"}] or []'))
     for c in TIME_COLUMNS:
-        if v[c] and not _is_number(v[c]):
-            found.append(("bad times", f"{c} {v[c]!r} is not a number (seconds since the epoch)"))
+        if v[c] and not _is_time(v[c]):
+            found.append(("bad times", f"{c} {shown(v[c])} is not a number of seconds since the epoch from "
+                                       f"{TIME_RANGE[0]:.0f} to {TIME_RANGE[1]:.0f} (the end of year 9999)"))
     return found
 
 
@@ -187,9 +216,12 @@ def read_appraise(data: bytes, name: str = "appraise.csv", *, judgement: str | N
     text = decode(data, name, report)
     if text is None:
         raise DataError(report)
-    records = list(_records(text))
+    given_names(report, name, lp=lp, judgement=judgement)
+    records = list(_records(text, name, report))
     if records and records[0][1][3:4] and records[0][1][3].strip().lower() == "itemtype":
         records = records[1:]  # a header row someone added
+    if not report.ok:
+        raise DataError(report)
     if not records:
         report.error(name, None, "holds no rows; an Appraise export has one CSV row per annotation: "
                                  + ", ".join(LAYOUTS[12]))

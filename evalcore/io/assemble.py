@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..core.dataset import (JUDGEMENT_COLUMNS, OUTPUT_COLUMNS, REFERENCE_COLUMNS, SEGMENT_COLUMNS,
                        TAG_COLUMNS, Dataset)
-from ..core.problems import MAX_ABS_SCORE, DataError, Problem, Report, score_problem
+from ..core.problems import CONTROL_CHARS, MAX_ABS_SCORE, DataError, Problem, Report, score_problem
 from .text import describe_lines
 
 META = ["_file", "_line"]
@@ -67,7 +67,7 @@ def _unknown_segments(df: pd.DataFrame, seg_keys: pd.MultiIndex, what: str, repo
 NAME_COLUMNS = {"segments": ["lp", "seg_id", "doc_id"], "references": ["lp", "seg_id", "ref_id"],
                 "outputs": ["lp", "system", "seg_id"], "judgements": ["lp", "system", "seg_id", "rater", "judgement"],
                 "tags": ["lp", "system", "seg_id", "tag"]}
-_CONTROL = "[\x00-\x1f\x7f-\x9f\u2028\u2029]"
+_CONTROL = CONTROL_CHARS  # one definition: evalcore.core.problems
 
 #: Latin look-alikes of Cyrillic and Greek letters (a short table of the usual confusables, in
 #: the spirit of Unicode TS #39's skeletons): names equal after this map are reported.

@@ -88,6 +88,48 @@ def judgements_tsv(judgements: pd.DataFrame) -> str:
     return out.to_csv(sep="\t", index=False, lineterminator="\n")
 
 
+def loadable_tsv(table: pd.DataFrame, source: str) -> str:
+    """:func:`judgements_tsv` of ``table`` after reading it back as the tidy loader reads a
+    ``judgements.tsv`` (with a segments file of its ids): what an import writes, the loader
+    accepts, with the same rows, names and scores. The readers refuse what cannot be written
+    (control characters in names, scores out of range); this is the guard that makes a writer
+    and its loader unable to disagree. Raises :class:`~evalcore.core.problems.DataError` naming
+    ``source`` and the loader's problems (nothing is written then)."""
+    from ..core.problems import DataError
+    from .source import FileSource
+    from .tidy import read_tidy
+
+    text = judgements_tsv(table)
+    if not len(table):
+        return text
+    segs = table[["lp", "seg_id"]].astype(str).drop_duplicates()
+    files: dict[str, bytes | Path] = {"segments.tsv": segs.to_csv(sep="\t", index=False, lineterminator="\n").encode(),
+                                      "judgements.tsv": text.encode("utf-8")}
+    back = Report()
+    problem = None
+    try:
+        coll = read_tidy(FileSource(files, source), source, back)
+        got = pd.concat([d.judgements.assign(lp=d.lp) for d in coll.values()], ignore_index=True)
+        key = ["lp", "system", "seg_id", "rater", "judgement"]
+        want = table[key].astype(str).assign(score=table["score"].astype(float))
+        mine = got[key].astype(str).assign(score=got["score"].astype(float))
+        order = key + ["score"]
+        if len(want) != len(mine) or not want.sort_values(order).reset_index(drop=True).equals(
+                mine.sort_values(order).reset_index(drop=True)):
+            problem = f"{len(want)} judgement(s) read, but {len(mine)} load back from the written judgements.tsv " \
+                      "or their names or scores differ"
+    except DataError:
+        pass
+    if back.errors or problem:
+        report = Report()
+        for p in back.errors[:5]:
+            report.error(source, None, f"the judgements read from it would not load back from judgements.tsv: {p}")
+        if problem:
+            report.error(source, None, f"the judgements read from it would not load back unchanged: {problem}")
+        raise DataError(report)
+    return text
+
+
 def write_text(path: str | os.PathLike, text: str) -> None:
     from ..core.export import atomic_write
 
@@ -154,7 +196,7 @@ def _looks_like(fmt: str, data: bytes) -> bool:
     if fmt == "pearmut":
         try:
             rec = json.loads(first)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deeply: not a Pearmut log
             return False
         return isinstance(rec, dict) and "user_id" in rec and "annotation" in rec
     try:
@@ -213,7 +255,7 @@ def with_platform_judgements(src):
         notes.append(Problem("warning", name, None, f"its judgements are read as language pair {lp!r}, the pair of "
                                                     "the uploaded dataset"))
     files: dict[str, bytes | Path] = {n: rest.read(n) for n in rest.names()}
-    files["judgements.tsv"] = judgements_tsv(imp.judgements).encode("utf-8")
+    files["judgements.tsv"] = loadable_tsv(imp.judgements, name).encode("utf-8")
     if len(imp.set_aside):
         files["extra_judgements_set_aside.tsv"] = judgements_tsv(imp.set_aside).encode("utf-8")
     return FileSource(files, src.label), notes

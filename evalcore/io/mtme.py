@@ -50,7 +50,7 @@ import re
 import pandas as pd
 
 from ..core.dataset import JUDGEMENT_COLUMNS, OUTPUT_COLUMNS, REFERENCE_COLUMNS, SEGMENT_COLUMNS, Dataset
-from ..core.problems import MAX_ABS_SCORE, DataError, Report, score_problem
+from ..core.problems import MAX_ABS_SCORE, DataError, Report, score_problem, shown
 from .assemble import _CONTROL, assemble, frame
 from .plaintext import read_lines
 from .source import FileSource
@@ -214,9 +214,9 @@ class _Reader:
         for i, text in enumerate(source):
             self.add("seg", [lp, str(i + 1), docs[i], text], sname, i + 1)
         ref_names = self.references(lp, sname, n)
-        self.outputs(lp, sname, n, ref_names)
+        systems = self.outputs(lp, sname, n, ref_names)
         self.human_scores(lp, n)
-        self.metric_scores(lp, n)
+        self.metric_scores(lp, n, set(systems) | set(ref_names) if systems else set())
         self.metadata(lp, n)
         self.ratings(lp, n, source, ref_names)
 
@@ -326,9 +326,11 @@ class _Reader:
                     self.add("ref", [lp, str(i + 1), ref, t], fname, i + 1)
         return ref_names
 
-    def outputs(self, lp: str, sname: str, n: int, ref_names: dict[str, list[str] | None]) -> None:
-        """Read ``system-outputs/<lp>/<system>.txt``; a file named like a reference set is that set."""
+    def outputs(self, lp: str, sname: str, n: int, ref_names: dict[str, list[str] | None]) -> list[str]:
+        """Read ``system-outputs/<lp>/<system>.txt``; a file named like a reference set is that set.
+        Returns the systems (every file's name, readable or not)."""
         prefix = f"system-outputs/{lp}/"
+        systems: list[str] = []
         seen: set[str] = set()
         for fname in self.names:
             if fname.startswith(prefix) and _is_text(fname) and "/" not in fname[len(prefix):]:
@@ -339,6 +341,7 @@ class _Reader:
                                                    "file per system")
                     continue
                 seen.add(system)
+                systems.append(system)
                 lines = self.texts(fname, sname, n)
                 if system in ref_names:
                     if lines is not None and ref_names[system] is not None and lines != ref_names[system]:
@@ -348,6 +351,7 @@ class _Reader:
                     continue
                 for i, t in enumerate(lines or []):
                     self.add("out", [lp, system, str(i + 1), t], fname, i + 1)
+        return systems
 
     # -- human scores ------------------------------------------------------------------------
     def human_scores(self, lp: str, n: int) -> None:
@@ -495,8 +499,12 @@ class _Reader:
                          e.get("severity") or "", None if score is None else float(score)])
 
     # -- metric scores -----------------------------------------------------------------------
-    def metric_scores(self, lp: str, n: int) -> None:
-        """``metric-scores/<lp>/<metric>-<refs>.<level>.score`` -> the metric_scores extra table."""
+    def metric_scores(self, lp: str, n: int, known: set[str]) -> None:
+        """``metric-scores/<lp>/<metric>-<refs>.<level>.score`` -> the metric_scores extra table.
+        ``known``: the systems (``system-outputs/``) and reference sets of the pair; a score of
+        another name is refused (as mt-metrics-eval's ``EvalSet.CheckScores`` refuses it), never
+        dropped. A pair without system outputs (a scores-only folder: the metric scores are the
+        data) has nothing to check against (empty ``known``)."""
         prefix = f"metric-scores/{lp}/"
         for fname in self.names:
             if not (fname.startswith(prefix) and fname.endswith(".score") and "/" not in fname[len(prefix):]):
@@ -510,10 +518,33 @@ class _Reader:
             if level not in ("seg", "sys"):
                 self.own.warning(fname, None, f"{level!r}-level metric scores are not loaded (only seg and sys)")
                 continue
-            self.metric_file(lp, n, fname, metric, refset, level)
+            self.metric_file(lp, n, fname, metric, refset, level, known)
 
-    def metric_file(self, lp: str, n: int, fname: str, metric: str, refset: str, level: str) -> None:
+    def metric_file(self, lp: str, n: int, fname: str, metric: str, refset: str, level: str,
+                    known: set[str]) -> None:
         rows = _score_lines(self.src, fname, 2, self.report)
+        unknown = [(line, f[0]) for line, f in rows if f[0] not in known] if known else []
+        if unknown:
+            names = list(dict.fromkeys(s for _, s in unknown))
+            self.report.error(fname, unknown[0][0], f"{len(unknown)} score line(s) name system(s) that "
+                                                    f"the data does not have (no output in "
+                                                    f"system-outputs/{lp}/, no reference set): "
+                                                    f"{', '.join(shown(x) for x in names[:5])}"
+                                                    f"{' ...' if len(names) > 5 else ''} "
+                                                    f"({describe_lines([ln for ln, _ in unknown])}); add their "
+                                                    "outputs or remove the lines")
+            rows = [(line, f) for line, f in rows if f[0] in known] if known else rows
+        if level == "sys":
+            seen: dict[str, int] = {}
+            once = []
+            for line, f in rows:
+                if f[0] in seen:
+                    self.report.error(fname, line, f"system {shown(f[0])} appears twice (also line {seen[f[0]]}); "
+                                                   "a sys-level file has one line per system")
+                    continue
+                seen[f[0]] = line
+                once.append((line, f))
+            rows = once
         if level == "seg":
             blocks = _per_system_blocks(rows, fname, n, "scores", self.report)
             items = [(system, str(k + 1), line, v) for system, b in blocks.items() for k, (line, v) in enumerate(b)]

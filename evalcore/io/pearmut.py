@@ -41,8 +41,9 @@ import os
 
 import pandas as pd
 
-from ..core.problems import DataError, Report, score_problem
-from .appraise import JudgementImport, refuse_unsupported
+from ..core.problems import DataError, Report, name_problem, parse_score, shown
+from .appraise import JudgementImport, given_names, refuse_unsupported
+from .safejson import JSONProblem, loads
 from .text import decode, describe_lines
 from .wmt_rules import apply_rules
 
@@ -128,6 +129,10 @@ def _item(item, ann, user: str, item_i, special: str | None, line: int, problem,
                                     "(Pearmut's README: needed to match annotations to segments)")
         return False
     seg = str(seg).strip()
+    if name_problem(seg):
+        problem("bad names", line, f"item_id {name_problem(seg)}; names may not hold tabs, line breaks or other "
+                                   "control characters (they could not be written to judgements.tsv as themselves)")
+        return False
     tgt_field = item.get("tgt")
     tgt: dict = tgt_field if isinstance(tgt_field, dict) else {}
     if isinstance(item.get("src"), str):
@@ -136,7 +141,12 @@ def _item(item, ann, user: str, item_i, special: str | None, line: int, problem,
     marked = False
     for model, a in ann.items():
         if not isinstance(a, dict):
-            problem("bad layout", line, f"the annotation of model {model!r} is not a JSON object")
+            problem("bad layout", line, f"the annotation of model {shown(model)} is not a JSON object")
+            continue
+        model = model.strip()  # as the tidy loader strips a system name
+        if name_problem(model):
+            problem("bad names", line, f"model name {name_problem(model)}; names may not hold tabs, line breaks "
+                                       "or other control characters (they could not be written to judgements.tsv)")
             continue
         mtext = tgt.get(model) if isinstance(tgt.get(model), str) else None
         if mtext is not None:
@@ -149,16 +159,23 @@ def _item(item, ann, user: str, item_i, special: str | None, line: int, problem,
         marked = marked or bool(spans)
         scores = a["sliders"] if isinstance(a.get("sliders"), dict) else {None: a.get("score")}
         for crit, value in scores.items():
+            if crit is not None and name_problem(crit.strip()):
+                problem("bad names", line, f"slider name {name_problem(crit.strip())}; names may not hold tabs, "
+                                           "line breaks or other control characters")
+                continue
+            crit = crit.strip() if crit is not None else None
             row = {"system": str(model), "seg_id": seg, "rater": user, "item_i": str(item_i), "criterion": crit,
                    "esa_spans_json": json.dumps(spans, ensure_ascii=False)}
+            score, why = parse_score(value) if not isinstance(value, str) else (None, f"{shown(value)} is text, "
+                                                                                     "not a JSON number")
             if value is None:
                 aside.append((line, {**row, "score": math.nan}, kind or "unscored"))
-            elif isinstance(value, bool) or not isinstance(value, (int, float)) or score_problem(float(value)):
-                problem("bad scores", line, f"score {value!r} of model {model!r}, item {seg!r} is not a finite number")
+            elif why or score is None:
+                problem("bad scores", line, f"score {why} (model {shown(model)}, item {shown(seg)})")
             elif kind:
-                aside.append((line, {**row, "score": float(value)}, kind))
+                aside.append((line, {**row, "score": score}, kind))
             else:
-                rows.append((line, {**row, "score": float(value)}))
+                rows.append((line, {**row, "score": score}))
     return marked
 
 
@@ -174,6 +191,7 @@ def read_pearmut(data: bytes, name: str = "annotations.jsonl", *, judgement: str
     text = decode(data, name, report)
     if text is None:
         raise DataError(report)
+    given_names(report, name, lp=lp, judgement=judgement)
     lp = lp or ""
     found: dict[str, list[tuple[int, str]]] = {}
     rows: list = []
@@ -190,12 +208,16 @@ def read_pearmut(data: bytes, name: str = "annotations.jsonl", *, judgement: str
         if not raw.strip():
             continue
         try:
-            rec = json.loads(raw)
-        except ValueError as exc:
-            problem("broken JSON", line, f"is not valid JSON ({exc})")
+            rec = loads(raw)
+        except JSONProblem as exc:
+            problem("broken JSON", line, f"is not valid JSON ({str(exc).removeprefix('not valid JSON: ')})")
             continue
         if not isinstance(rec, dict) or not str(rec.get("user_id", "")).strip():
             problem("no user", line, "has no user_id: every line needs the annotator's user_id")
+            continue
+        if name_problem(str(rec["user_id"]).strip()):
+            problem("bad names", line, f"user_id {name_problem(str(rec['user_id']).strip())}; names may not hold "
+                                       "tabs, line breaks or other control characters")
             continue
         try:
             entries = _entries(rec)
@@ -213,6 +235,9 @@ def read_pearmut(data: bytes, name: str = "annotations.jsonl", *, judgement: str
             report.error(name, line, message)
         if len(lst) > MAX_LISTED:
             report.error(name, None, f"{len(lst) - MAX_LISTED} more lines with {kind} not listed")
+    if not rows and not aside and report.ok:
+        report.error(name, None, "holds no annotation lines; a Pearmut annotation log has one JSON line per "
+                                 "submitted document ({\"user_id\", \"item\", \"annotation\", ...})")
     if not report.ok:
         raise DataError(report)
     single = judgement or ("esa" if any_spans else "da")

@@ -17,7 +17,7 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from ..core.problems import DataError, Report
+from ..core.problems import DataError, Report, shown
 
 MAX_FILE_BYTES = int(os.environ.get("EVALCORE_MAX_FILE_MB", "200")) * 1024 * 1024
 MAX_TOTAL_BYTES = int(os.environ.get("EVALCORE_MAX_TOTAL_MB", "1000")) * 1024 * 1024
@@ -81,6 +81,9 @@ class FileSource:
             if name.startswith(("/", "\\")) or norm.startswith("..") or ":" in name.split("/")[0] or "\\" in name:
                 report.error(label, None, f"member {name!r} has a path that escapes the archive folder; "
                                           "zip only relative paths inside one folder")
+            elif (info.external_attr >> 16) & 0o170000 == 0o120000:  # S_IFLNK in the Unix mode bits
+                report.error(label, None, f"member {shown(name)} is a symbolic link; symlinks are refused (a link "
+                                          "can point anywhere on the machine that unpacks it): zip the file itself")
             elif info.flag_bits & 0x1:
                 report.error(label, None, f"member {name!r} is encrypted (password-protected); "
                                           "zip the files again without a password")

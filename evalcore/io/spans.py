@@ -27,13 +27,14 @@ or file and key (MQM rows carry no line); with ``strict`` the errors raise
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
+from .safejson import JSONProblem
+from .safejson import loads as safe_loads
 from ..core.problems import DataError, Problem, Report
 from .source import FileSource
 
@@ -151,12 +152,9 @@ def _esa_rows(extra: pd.DataFrame, texts: dict, report: Report, items: list, spa
             items.append([item, system, seg, rater, "esa", 0])
             continue
         try:
-            value = json.loads(raw)
-        except ValueError as exc:
-            # json.loads also raises a plain ValueError (an integer over Python's digit limit), which has
-            # no position: reported with its own message instead of failing on the missing attributes
-            why = f"{exc.msg} at character {exc.pos}" if isinstance(exc, json.JSONDecodeError) else str(exc)
-            report.error(f, ln, f"{ESA_COLUMN} is not valid JSON ({why}); "
+            value = safe_loads(raw)  # duplicate keys, deep nesting, NaN and huge integers: reported
+        except JSONProblem as exc:
+            report.error(f, ln, f"{ESA_COLUMN} is not valid JSON ({str(exc).removeprefix('not valid JSON: ')}); "
                                 f"the value starts {raw[:60]!r}")
             continue
         if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):

@@ -67,6 +67,25 @@ def decode(data: bytes, name: str, report: Report) -> str | None:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+#: A header field longer than this, or a header of one field without a tab, is not shown in a
+#: message: a file that is no TSV at all (a key, a password file) is never echoed.
+SHOWN_HEADER_CHARS = 24
+SHOWN_HEADER_FIELDS = 12
+
+
+def header_summary(header: Sequence[str]) -> str:
+    """The header fields for a message, never a file's content: a one-field header without a tab
+    (not a TSV) is described by its length only; otherwise at most :data:`SHOWN_HEADER_FIELDS`
+    column names, each cut to :data:`SHOWN_HEADER_CHARS` characters."""
+    if not header or (len(header) == 1 and not header[0]):
+        return "nothing"
+    if len(header) == 1:
+        return f"one field of {len(header[0]):,} characters and no tab (not shown: is this a TSV file?)"
+    shown = [h if len(h) <= SHOWN_HEADER_CHARS else h[:SHOWN_HEADER_CHARS] + "..." for h in header[:SHOWN_HEADER_FIELDS]]
+    more = f" and {len(header) - SHOWN_HEADER_FIELDS} more" if len(header) > SHOWN_HEADER_FIELDS else ""
+    return ", ".join(shown) + more
+
+
 @dataclass
 class Table:
     name: str
@@ -136,7 +155,7 @@ def read_tsv(data: bytes, name: str, report: Report, required: list[str],
         header = [aliases.get(h, h) for h in header]
     missing = [c for c in required if c not in header]
     if missing:
-        report.error(name, 1, f"missing column(s) {', '.join(missing)}; the header has {', '.join(header) or 'nothing'} "
+        report.error(name, 1, f"missing column(s) {', '.join(missing)}; the header has {header_summary(header)} "
                               f"(columns must be separated by tabs; expected {', '.join(required + list(optional))})")
         return None
     dup = duplicates(header)

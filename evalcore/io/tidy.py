@@ -33,7 +33,7 @@ from ..core.problems import Report
 from ..human.mqm import mqm_weigher
 from .assemble import assemble, empty, frame
 from .source import FileSource
-from .text import describe_lines, read_tsv
+from .text import describe_lines, header_summary, read_tsv
 from .weights import current_mqm_weights
 
 SPECS = {
@@ -178,7 +178,7 @@ def _system_score_files(src: FileSource, report: Report) -> pd.DataFrame | None:
         lp = t["lp"].str.strip() if "lp" in t.columns else pd.Series([""] * len(t))
         if name_col is None:
             report.error(fname, 1, f"no system column; a system score table needs one of "
-                                   f"{', '.join(SYSTEM_NAME_COLUMNS)}; found: {', '.join(t.columns)}")
+                                   f"{', '.join(SYSTEM_NAME_COLUMNS)}; found: {header_summary(list(t.columns))}")
             continue
         if {"judgement", "score"} <= set(t.columns):
             crit = [("judgement", "score")]

@@ -44,6 +44,8 @@ from typing import Any, Callable
 
 import pandas as pd
 
+from .safejson import JSONProblem
+from .safejson import loads as safe_loads
 from ..core.dataset import Dataset
 from ..core.problems import Report
 from .assemble import assemble, empty, frame
@@ -200,15 +202,11 @@ def _parse(src: FileSource, fname: str, report: Report) -> list[_Line]:
         if not line.strip():
             continue
         n_lines += 1
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            report.error(fname, ln, f"not valid JSON ({exc.msg}, column {exc.colno}); the line starts {line[:60]!r}")
-        except ValueError as exc:  # e.g. an integer over Python's digit limit
-            report.error(fname, ln, f"not valid JSON ({exc}); the line starts {line[:60]!r}")
-            continue
-        except RecursionError:
-            report.error(fname, ln, "JSON nested too deeply to read; the line starts " + repr(line[:60]))
+        try:  # duplicate keys, deep nesting, NaN and huge integers are reported (evalcore.io.safejson)
+            obj = safe_loads(line)
+        except JSONProblem as exc:
+            report.error(fname, ln, f"not valid JSON ({str(exc).removeprefix('not valid JSON: ')}); "
+                                    f"the line starts {line[:60]!r}")
             continue
         if not isinstance(obj, dict):
             report.error(fname, ln, f"each line must be one JSON object, got {type(obj).__name__}")

@@ -885,19 +885,68 @@ def is_loopback(address: str | None) -> bool:
         return False
 
 
-def path_import_allowed(address: str | None, environ: Mapping[str, str] | None = None) -> tuple[bool, str]:
+SHARED_ENV = "EVALCORE_SHARED"
+
+#: Request headers a proxy adds (RFC 7239 ``Forwarded``, the de-facto ``X-Forwarded-*``, ``Via``,
+#: nginx's ``X-Real-IP``, Cloudflare's ``CF-Connecting-IP``...): their presence means the visitor is
+#: not on this machine, even though the connection itself comes from the proxy on 127.0.0.1.
+PROXY_HEADERS = ("forwarded", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-forwarded-port",
+                 "x-forwarded-server", "x-real-ip", "x-client-ip", "x-original-forwarded-for", "via",
+                 "cf-connecting-ip", "true-client-ip", "x-cluster-client-ip", "fastly-client-ip")
+
+
+def _host_is_loopback(value: str) -> bool:
+    """Whether a Host / Origin value names this machine (localhost, 127.x.x.x, ::1), port ignored."""
+    v = value.strip().lower()
+    if "://" in v:
+        v = v.split("://", 1)[1]
+    v = v.split("/", 1)[0]
+    if v.startswith("["):
+        v = v[1:v.find("]")] if "]" in v else v[1:]
+    elif v.count(":") == 1:
+        v = v.split(":", 1)[0]
+    return v == "localhost" or v.endswith(".localhost") or is_loopback(v)
+
+
+def remote_visitor(headers: Mapping[str, str] | None, address: str | None) -> str | None:
+    """Why the request may come from another machine, or None when everything it shows says this
+    machine: a pure function of the request's headers (``st.context.headers`` on a page) and the
+    server's ``server.address``. Remote when the server listens beyond loopback, when the request
+    carries a proxy's header (:data:`PROXY_HEADERS`: a reverse proxy on this machine connects from
+    127.0.0.1, but says whom it forwards), or when its Host or Origin names another machine. An SSH
+    tunnel shows nothing of the kind: declare a shared server with ``EVALCORE_SHARED=1``."""
+    if not is_loopback(address):
+        return f"the dashboard listens on {address or 'every network interface'}, so others may reach it"
+    h = {str(k).lower(): str(v) for k, v in (headers or {}).items()}
+    proxy = [k for k in PROXY_HEADERS if h.get(k, "").strip()]
+    if proxy:
+        return f"the request came through a proxy (its {proxy[0]} header), so the visitor may be on another machine"
+    for k in ("host", "origin"):
+        if h.get(k, "").strip() and h[k].strip().lower() != "null" and not _host_is_loopback(h[k]):
+            return f"the request's {k.capitalize()} is not this machine, so the visitor may be on another machine"
+    return None
+
+
+def path_import_allowed(address: str | None, environ: Mapping[str, str] | None = None,
+                        headers: Mapping[str, str] | None = None) -> tuple[bool, str]:
     """Whether the dashboard may read folders and files of the server's machine by path.
 
-    Allowed when the server listens on a loopback address only, or when the environment
-    variable ``EVALCORE_ALLOW_PATH_IMPORT=1`` says so deliberately. Returns (allowed, why)."""
+    Off for a shared server: when the operator says the server is shared
+    (``EVALCORE_SHARED=1``, e.g. behind an SSH tunnel, which no request shows) or when the request
+    may come from another machine (:func:`remote_visitor`: the listening address, a proxy's
+    headers, a foreign Host). On for a dashboard used on this machine only, and wherever
+    ``EVALCORE_ALLOW_PATH_IMPORT=1`` enables it deliberately. Returns (allowed, why)."""
     env: Mapping[str, str] = os.environ if environ is None else environ
     if env.get(ALLOW_PATH_IMPORT_ENV, "").strip() == "1":
         return True, f"allowed by {ALLOW_PATH_IMPORT_ENV}=1"
-    if is_loopback(address):
-        return True, f"the dashboard listens on {address} only (this machine)"
-    where = address or "every network interface"
-    return False, (f"the dashboard listens on {where}, so others may reach it: importing a path on the server "
-                   f"is off (set {ALLOW_PATH_IMPORT_ENV}=1 before starting it to allow it)")
+    how = (f"set {ALLOW_PATH_IMPORT_ENV}=1 before starting it to allow it for every visitor, or upload the "
+           "files instead")
+    if env.get(SHARED_ENV, "").strip() == "1":
+        return False, f"the dashboard is shared ({SHARED_ENV}=1): importing a path on the server is off ({how})"
+    why = remote_visitor(headers, address)
+    if why:
+        return False, f"{why}: importing a path on the server is off ({how})"
+    return True, f"the dashboard listens on {address} only and this request comes from this machine"
 
 
 LISTEN_ALL_ENV = "EVALCORE_LISTEN_ALL"

@@ -144,6 +144,13 @@ class Metric(ABC):
         ``self``. Default: nothing to fit."""
         return self
 
+    def unavailable(self, dataset=None) -> str | None:
+        """Why this metric cannot score ``dataset`` (or, without one, anything) on this machine:
+        a missing optional package, model or parser, said as the message a user acts on; None
+        when it can. Nothing is loaded to answer. The capability tag the contract tests skip on
+        (a missing optional extra is a skip with its reason, never an error). Default: None."""
+        return None
+
     def reporting(self, progress) -> "contextlib.AbstractContextManager":
         """A context within which the metric reports the rows it scores to ``progress(done,
         total)``, for a caller's progress bar while one call scores many rows (neural models);
@@ -384,16 +391,22 @@ class MetricProvider:
     prefix: str
     ensure: Callable[[str], bool]
     register_all: Callable[[], Any]
+    #: ids that belong to a scope (a dataset, a session) rather than the process: ``resolve(id)``
+    #: gives the metric of the current scope, None when there is no scope (then the process-wide
+    #: registry answers), or raises KeyError naming what the scope has
+    resolve: Callable[[str], "Metric | None"] | None = None
 
 
 _PROVIDERS: dict[str, MetricProvider] = {}
 
 
-def register_provider(prefix: str, ensure: Callable[[str], bool], register_all: Callable[[], Any]) -> None:
+def register_provider(prefix: str, ensure: Callable[[str], bool], register_all: Callable[[], Any],
+                      resolve: Callable[[str], "Metric | None"] | None = None) -> None:
     """Hook for packages above the metrics layer (``evalcore.learned``): the registry asks the
     provider of a prefix for ids it does not know, without importing that package. Packages
-    are loaded through the plugin list of :mod:`evalcore.metrics._load_all`."""
-    _PROVIDERS[prefix.lower()] = MetricProvider(prefix.lower(), ensure, register_all)
+    are loaded through the plugin list of :mod:`evalcore.metrics._load_all`. ``resolve``: ids
+    scoped to a dataset or session (``stored:NAME``, :mod:`evalcore.metrics.byo`), asked first."""
+    _PROVIDERS[prefix.lower()] = MetricProvider(prefix.lower(), ensure, register_all, resolve)
 
 
 def get_metric(metric_id: str, tokenize: str | None = None) -> Metric:
@@ -404,6 +417,11 @@ def get_metric(metric_id: str, tokenize: str | None = None) -> Metric:
     from . import _load_all  # noqa: F401  (imports every metric module and plugin once)
 
     key = metric_id.strip().lower()
+    for prefix, provider in _PROVIDERS.items():
+        if provider.resolve is not None and key.startswith(prefix):
+            scoped = provider.resolve(metric_id.strip())  # KeyError when the scope has no such id
+            if scoped is not None:
+                return scoped.with_tokenize(tokenize) if tokenize else scoped
     if key not in _REGISTRY:
         # ids registered lazily by a provider (saved learned metrics: evalcore/learned/store.py;
         # it gets the id as written, since ``learned:DIR/NAME.json`` may name a folder)

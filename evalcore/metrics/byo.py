@@ -25,6 +25,7 @@ when a single other reference remains. External metrics cannot score new text:
 """
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import io
 import os
@@ -34,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from .. import __version__
-from ..core.problems import DataError, Report, score_problem
+from ..core.problems import DataError, Report, ScoreCheck
 from ..core.results import Result
 from .base import Metric, MetricMeta, Signature, _REGISTRY, make_signature, register, register_provider, unregister
 
@@ -51,7 +52,7 @@ def read_scores(path_or_bytes, name: str = "scores.tsv") -> pd.DataFrame:
     ``path_or_bytes`` is a path, bytes or a text string. Line numbers in problems are physical
     lines (header = line 1).
     """
-    from ..io.text import decode
+    from ..io.text import decode, header_summary
 
     report = Report()
     if isinstance(path_or_bytes, (str, os.PathLike)) and str(path_or_bytes).endswith(".score") \
@@ -81,7 +82,7 @@ def read_scores(path_or_bytes, name: str = "scores.tsv") -> pd.DataFrame:
     if missing:
         report.error(name, 1, f"missing column(s) {', '.join(missing)}; the header must contain "
                               f"metric, system, seg_id, score (optional ref_id/refset, lp); found: "
-                              f"{', '.join(frame.columns)}")
+                              f"{header_summary([str(c) for c in frame.columns])}")
         raise DataError(report)
     for c in OPTIONAL:
         if c not in frame.columns:
@@ -89,6 +90,7 @@ def read_scores(path_or_bytes, name: str = "scores.tsv") -> pd.DataFrame:
     for c in ["metric", "system", "seg_id", "ref_id", "lp"]:
         frame[c] = frame[c].astype(str).str.strip()
     scores = np.full(len(frame), np.nan)
+    check = ScoreCheck(report, name)
     seen: dict[tuple, int] = {}
     for i, row in enumerate(frame.itertuples(index=False)):
         line = i + 2
@@ -96,15 +98,9 @@ def read_scores(path_or_bytes, name: str = "scores.tsv") -> pd.DataFrame:
             report.error(name, line, "empty metric name")
         if not row.system:
             report.error(name, line, "empty system name")
-        try:
-            v = float(row.score)
-            why = score_problem(v)
-            if why:
-                report.error(name, line, f"score {row.score!r} {why}")
-            else:
-                scores[i] = v
-        except ValueError:
-            report.error(name, line, f"score {row.score!r} is not a finite number")
+        v = check.score(row.score, line)  # the check of every score source (core.problems.ScoreCheck)
+        if v is not None:
+            scores[i] = v
         if row.ref_id and row.ref_id == row.system:
             report.error(name, line, f"system {row.system!r} is scored against itself (ref_id = system)")
         key = (row.metric.lower(), row.lp, row.system, row.seg_id, row.ref_id)
@@ -147,6 +143,7 @@ def _read_score_file(path: str) -> pd.DataFrame:
     if raw is None:
         raise DataError(report)
     rows, seen = [], {}
+    check = ScoreCheck(report, base)
     for i, line in enumerate(raw.splitlines(), 1):
         if not line.strip():
             continue
@@ -162,14 +159,8 @@ def _read_score_file(path: str) -> pd.DataFrame:
             continue
         if value == "None":
             continue
-        try:
-            v = float(value)
-        except ValueError:
-            report.error(base, i, f"score {value!r} is not a number")
-            continue
-        why = score_problem(v)
-        if why:
-            report.error(base, i, f"score {value!r} {why}")
+        v = check.score(value, i)  # the check of every score source (core.problems.ScoreCheck)
+        if v is None:
             continue
         rows.append((stem, system, str(seen[system]) if level == "seg" else "", v))
     if level == "seg" and len(set(seen.values())) > 1:
@@ -187,6 +178,7 @@ class ExternalMetric(Metric):
 
     def __init__(self, name: str, frame: pd.DataFrame, higher_is_better: bool = True, source: str = ""):
         self.name = name
+        self.frame, self.source = frame, source
         sub = frame
         self._table: dict[tuple[str, str, str, str], float] = {}
         ref = sub["ref_id"] if "ref_id" in sub else pd.Series([""] * len(sub), index=sub.index)
@@ -371,43 +363,82 @@ class StoredMetric(ExternalMetric):
         return f"{self.meta.id}|stored|rows:{len(self._table)}|sha:{self._digest}|version:evalcore-{__version__}"
 
 
-_STORED_ROWS: dict[str, dict[str, pd.DataFrame]] = {}  # id (lower case) -> lp -> rows
+_STORED_ROWS: dict[str, dict[str, pd.DataFrame]] = {}  # id (lower case) -> lp -> rows (process-wide)
+#: The stored metrics of the datasets this session (this thread of work: a page run, a command)
+#: registered: id (lower case) -> metric. ``get_metric`` answers ``stored:NAME`` from here, so a
+#: session never sees another's stored ids; work with no scope (a worker thread of a scheduler)
+#: falls back to the process-wide registry.
+_STORED_SCOPE: contextvars.ContextVar[dict[str, StoredMetric] | None] = contextvars.ContextVar("evalcore_stored_scope",
+                                                                                         default=None)
+
+
+def _stored_metrics(ds, lp: str) -> dict[str, StoredMetric]:
+    """The stored metrics of one dataset: id (lower case) -> metric holding only its rows."""
+    out: dict[str, StoredMetric] = {}
+    source = f"metric-scores/ of {getattr(ds, 'name', '') or 'the data'}"
+    for name, sub in stored_table(ds).groupby("id", sort=False):
+        frame = pd.DataFrame({"metric": name, "system": sub["system"], "score": sub["score"], "lp": lp,
+                              "seg_id": np.where(sub["level"] == "sys", "", sub["seg_id"])})
+        out[name.lower()] = StoredMetric(name, frame, source)
+    for name, rows in stored_families(ds).items():  # stored:<metric>: x(c, r) for QARLA
+        out[name.lower()] = StoredMetric(name, rows.assign(metric=name, lp=lp), f"{source}, one reference set at a time")
+    return out
 
 
 def register_stored(datasets) -> list[str]:
     """Register the stored metrics of a dataset or of ``{lp: Dataset}`` as ``stored:NAME`` ids
-    (what ``get_metric``, the metric lists and pickers see); returns the ids (as written). Rows of
-    each language pair replace that pair's rows of an earlier registration."""
-    items = datasets.values() if isinstance(datasets, dict) else [datasets]
-    ids = []
+    (what ``get_metric`` and the pickers see); returns the ids (as written). They are scoped to
+    the current session (:data:`_STORED_SCOPE`): registering another collection replaces them,
+    and another session's datasets are never listed or resolved here. Several language pairs of
+    one collection are merged (a stored metric's rows carry their lp)."""
+    items = list(datasets.values()) if isinstance(datasets, dict) else [datasets]
+    merged: dict[str, list[StoredMetric]] = {}
+    names: dict[str, str] = {}
     for ds in items:
-        table = stored_table(ds)
         lp = str(getattr(ds, "lp", "") or "")
-        for name, sub in table.groupby("id", sort=False):
-            key = name.lower()
-            frame = pd.DataFrame({"metric": name, "system": sub["system"], "score": sub["score"], "lp": lp,
-                                  "seg_id": np.where(sub["level"] == "sys", "", sub["seg_id"])})
-            _STORED_ROWS.setdefault(key, {})[lp] = frame
-            both = pd.concat(list(_STORED_ROWS[key].values()), ignore_index=True)
-            both = both.drop_duplicates(["lp", "system", "seg_id"], keep="last")
-            _register_external(key, StoredMetric(name, both, f"metric-scores/ of {getattr(ds, 'name', '') or 'the data'}"))
-            ids.append(name)
-        for name, rows in stored_families(ds).items():  # stored:<metric>: x(c, r) for QARLA
-            key = name.lower()
-            _STORED_ROWS.setdefault(key, {})[lp] = rows.assign(metric=name, lp=lp)
-            both = pd.concat(list(_STORED_ROWS[key].values()), ignore_index=True)
-            both = both.drop_duplicates(["lp", "system", "seg_id", "ref_id"], keep="last")
-            metric = StoredMetric(name, both, f"metric-scores/ of {getattr(ds, 'name', '') or 'the data'}, "
-                                              "one reference set at a time")
+        for key, metric in _stored_metrics(ds, lp).items():
+            merged.setdefault(key, []).append(metric)
+            names.setdefault(key, metric.name)
+            _STORED_ROWS.setdefault(key, {})[lp] = metric.frame  # the fallback of scope-less work
+    scope: dict[str, StoredMetric] = {}
+    for key, parts in merged.items():
+        if len(parts) == 1:
+            scope[key] = parts[0]
+        else:
+            frame = pd.concat([m.frame for m in parts], ignore_index=True)
+            scope[key] = StoredMetric(names[key], frame, parts[0].source)
+    _STORED_SCOPE.set(scope)
+    for key in merged:  # the process-wide fallback, as before: rows of each lp replace that lp's rows
+        both = pd.concat(list(_STORED_ROWS[key].values()), ignore_index=True)
+        keys = ["lp", "system", "seg_id"] + (["ref_id"] if "ref_id" in both else [])
+        both = both.drop_duplicates(keys, keep="last")
+        _GLOBAL_STORED[key] = StoredMetric(names[key], both, "metric-scores/ of the datasets opened in this process")
+    return [names[k] for k in merged]
 
-            def factory(m=metric):
-                return m
 
-            factory._external = True
-            unregister(key)
-            register(key, factory)
-            ids.append(name)
-    return list(dict.fromkeys(ids))
+_GLOBAL_STORED: dict[str, StoredMetric] = {}
+
+
+def scoped_stored_ids() -> list[str]:
+    """The ``stored:NAME`` ids of the current scope (lower case): what this session's lists show."""
+    scope = _STORED_SCOPE.get()
+    return sorted(scope) if scope else []
+
+
+def _resolve_scoped(metric_id: str) -> StoredMetric | None:
+    """``get_metric``'s answer for a ``stored:NAME`` id: the current scope's metric; KeyError
+    naming the scope's ids when it has no such id; the process-wide registry without a scope."""
+    key = metric_id.strip().lower()
+    scope = _STORED_SCOPE.get()
+    if scope is None:
+        if key in _GLOBAL_STORED:
+            return _GLOBAL_STORED[key]
+        raise KeyError(f"unknown metric {metric_id!r}: stored:NAME ids are the metric scores a dataset stores "
+                       "(mt-metrics-eval metric-scores/); none is loaded here")
+    if key not in scope:
+        raise KeyError(f"unknown metric {metric_id!r}: the data stores no scores of that name; it stores "
+                       f"{', '.join(m.name for m in scope.values()) or 'none'}")
+    return scope[key]
 
 
 def stored_name_notes(dataset, metric_ids: Sequence[str]) -> list[str]:
@@ -428,9 +459,9 @@ def stored_name_notes(dataset, metric_ids: Sequence[str]) -> list[str]:
 
 
 def _ensure_stored(metric_id: str) -> bool:
-    """``stored:NAME`` ids exist once a dataset storing them is loaded (:func:`register_stored`)."""
-    return metric_id.strip().lower() in _REGISTRY
+    """``stored:NAME`` ids are never in the process-wide registry (:func:`_resolve_scoped` answers)."""
+    return False
 
 
-# the registry asks this module for ``stored:NAME`` ids it does not know (listed with a dataset only)
-register_provider(STORED_PREFIX, _ensure_stored, lambda: None)
+# the registry asks this module for ``stored:NAME`` ids (scoped: listed and resolved with a dataset only)
+register_provider(STORED_PREFIX, _ensure_stored, lambda: None, _resolve_scoped)

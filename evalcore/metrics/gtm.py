@@ -217,9 +217,10 @@ def _greedy_runs_pairs(flat, offs, ph, pr):
     out = np.zeros(cap, np.int64)
     pos = np.zeros(n_pairs + 1, np.int64)
     w = 0
-    longest = 1
-    for t in range(len(lens)):
-        longest = max(longest, lens[t])
+    longest = 1  # over the sequences of the pairs only: a sequence no pair uses (a segment over the
+    # alignment cap, left out by the plan) must not size the buffers (40,000 tokens: 1.6e9 entries)
+    for q in range(n_pairs):
+        longest = max(longest, lens[ph[q]], lens[pr[q]])
     B = longest + 1
     runs = np.zeros(longest * longest + 1, np.int64)
     heap = np.zeros(longest * longest + 1, np.int64)

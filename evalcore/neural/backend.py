@@ -149,9 +149,25 @@ def scorer(kind: str, path: Path, device: str, precision: str, allow_download: b
     if key not in _MODELS:
         cls = {"bertscore": EncoderScorer, "cosine": EncoderScorer, "comet": CometScorer, "cometkiwi": CometScorer,
                "xcomet": CometScorer, "bleurt": BleurtScorer, "metricx": MetricXScorer}[kind]
-        _MODELS[key] = cls(kind, path, device, precision, allow_download)
+        try:
+            _MODELS[key] = cls(kind, path, device, precision, allow_download)
+        except (MissingExtra, MissingModel, ValueError):
+            raise
+        except Exception as exc:  # a file that is not what it claims to be: a pickle where weights_only
+            # refuses it (UnpicklingError), hparams.yaml with a Python tag (yaml's ConstructorError), a broken
+            # safetensors or config file (SafetensorError, TypeError)...: the model cannot be loaded, said so
+            raise MissingModel(unloadable(kind, path, exc)) from None
         _LOADS.append(key)
     return _MODELS[key]
+
+
+def unloadable(kind: str, path: Path, exc: BaseException) -> str:
+    """The message for a model folder whose files do not load: the kind of failure and the start
+    of its first line (a library's message may quote the file: it is cut)."""
+    first = (str(exc).strip().splitlines() or [""])[0]
+    first = first if len(first) <= 160 else first[:160] + "..."
+    return (f"{kind}:{path}: the model files cannot be loaded ({type(exc).__name__}"
+            f"{': ' + first if first else ''}); is this a complete {kind} checkpoint from a source you trust?")
 
 
 def sorted_batches(lengths: Sequence[int], batch_size: int) -> list[np.ndarray]:

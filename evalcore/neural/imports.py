@@ -13,31 +13,28 @@ Formats (docs/formats.md, "Neural scores computed elsewhere"):
 Rows are matched to the dataset by their texts (source, output and reference), which is what
 the scores depend on: every (system, segment) whose texts match gets the score (with the
 reference set's id when the row had a reference). Every problem is reported at once with file,
-line and what is wrong (:class:`evalcore.core.problems.DataError`).
+line (and, in JSON, the path of the value: ``$["sys.txt"][3]["COMET"]``) and what is wrong
+(:class:`evalcore.core.problems.DataError`). The checks are those of every score source
+(:class:`evalcore.core.problems.ScoreCheck`): a score must be a finite number within ±1e9, a
+JSON key given twice in one object is refused (never "last wins"), deep nesting and huge
+integers are reported, not raised (:mod:`evalcore.io.safejson`).
 """
 from __future__ import annotations
 
-import json
-import math
 import os
 from pathlib import Path
 
 import pandas as pd
 
-from ..core.problems import DataError, Report
+from ..core.problems import DataError, Report, ScoreCheck, name_problem
+from ..io.safejson import JSONProblem, loads, path_of
 
 FORMATS = ("comet-json", "metricx-jsonl", "pymarian-tsv")
-COLUMNS = ["src", "mt", "ref", "score", "file", "line"]
+COLUMNS = ["src", "mt", "ref", "score", "file", "line", "where"]
 
 
 def _text(v) -> str | None:
     return v if isinstance(v, str) else None
-
-
-def _number(v) -> float | None:
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        return None
-    return float(v) if math.isfinite(float(v)) else None
 
 
 def _read(path: Path, report: Report) -> str | None:
@@ -83,34 +80,34 @@ def read_comet_json(path, report: Report) -> list[tuple]:
         return []
     name = path.name
     try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        report.error(name, exc.lineno, f"not valid JSON: {exc.msg} (column {exc.colno})")
+        data = loads(raw)
+    except JSONProblem as exc:
+        report.error(name, exc.line, str(exc))
         return []
     if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):
         report.error(name, 1, "expected comet-score --to_json output: an object mapping each translation file "
                               "to a list of {src, mt, ref, COMET} entries")
         return []
     lines = _entry_lines(raw)
+    check = ScoreCheck(report, name)
     rows, k = [], 0
     for file, entries in data.items():
         for i, e in enumerate(entries):
             line = lines[k] if k < len(lines) else None
             k += 1
-            where = f"entry {i + 1} of {file!r}"
+            where = path_of([file, i])
             if not isinstance(e, dict):
                 report.error(name, line, f"{where}: not an object")
                 continue
-            src, mt, ref, score = _text(e.get("src")), _text(e.get("mt")), e.get("ref"), _number(e.get("COMET"))
+            src, mt, ref = _text(e.get("src")), _text(e.get("mt")), e.get("ref")
             problems = [f"'{f}' missing or not text" for f, v in (("src", src), ("mt", mt)) if v is None]
             if ref is not None and not isinstance(ref, str):
                 problems.append("'ref' is not text")
-            if score is None:
-                problems.append(f"'COMET' {e.get('COMET')!r} is not a finite number")
             for p in problems:
                 report.error(name, line, f"{where}: {p}")
-            if not problems:
-                rows.append((src, mt, ref or "", score, name, line))
+            score = check.score(e.get("COMET"), line, path_of([file, i, "COMET"]), "'COMET'")
+            if not problems and score is not None:
+                rows.append((src, mt, ref or "", score, name, line, where))
     if not rows and report.ok:
         report.error(name, None, "no scored entries")
     return rows
@@ -122,31 +119,31 @@ def read_metricx_jsonl(path, report: Report) -> list[tuple]:
     if raw is None:
         return []
     name, rows = path.name, []
+    check = ScoreCheck(report, name)
     for n, line in enumerate(raw.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            e = json.loads(line)
-        except json.JSONDecodeError as exc:
-            report.error(name, n, f"not a JSON object: {exc.msg} (column {exc.colno})")
+            e = loads(line)
+        except JSONProblem as exc:
+            report.error(name, n, f"not a JSON object: {exc}")
             continue
         if not isinstance(e, dict):
             report.error(name, n, "not a JSON object")
             continue
-        mt, score = _text(e.get("hypothesis")), _number(e.get("prediction"))
+        mt = _text(e.get("hypothesis"))
         src, ref = e.get("source", ""), e.get("reference", "")
         problems = []
         if mt is None:
             problems.append("'hypothesis' missing or not text")
-        if score is None:
-            problems.append(f"'prediction' {e.get('prediction')!r} is not a finite number")
         for f, v in (("source", src), ("reference", ref)):
             if not isinstance(v, str):
                 problems.append(f"'{f}' is not text")
         for p in problems:
             report.error(name, n, p)
-        if not problems:
-            rows.append((src, mt, ref, score, name, n))
+        score = check.score(e.get("prediction"), n, what="'prediction'")
+        if not problems and score is not None:
+            rows.append((src, mt, ref, score, name, n, f"line {n}"))
     if not rows and report.ok:
         report.error(name, None, "no scored lines")
     return rows
@@ -163,20 +160,16 @@ def read_pymarian(scores_path, input_path, report: Report) -> list[tuple]:
                                     "give the TSV that pymarian-eval scored, line for line")
         return []
     rows = []
+    check = ScoreCheck(report, sp.name)
     for n, (s, t) in enumerate(zip(s_lines, i_lines), start=1):
         fields = t.split("\t")
-        first = s.split("\t")[0].strip()
-        try:
-            score = float(first)
-            ok = math.isfinite(score)
-        except ValueError:
-            ok = False
-        if not ok:
-            report.error(sp.name, n, f"score {first!r} is not a finite number")
+        score = check.score(s.split("\t")[0].strip(), n)
         if len(fields) not in (2, 3):
             report.error(ip.name, n, f"{len(fields)} tab-separated fields; expected src, mt and optionally ref")
-        elif ok:
-            rows.append((fields[0], fields[1], fields[2] if len(fields) == 3 else "", score, sp.name, n))
+        elif score is not None:
+            rows.append((fields[0], fields[1], fields[2] if len(fields) == 3 else "", score, sp.name, n, f"line {n}"))
+    if not rows and report.ok:
+        report.error(sp.name, None, "no score lines")
     return rows
 
 
@@ -211,6 +204,8 @@ def read_external(spec: str) -> tuple[str, pd.DataFrame]:
         rows = read_pymarian(path, inp, report)
     if not report.ok:
         raise DataError(report)
+    if name is not None and name_problem(name):
+        raise ValueError(f"--import-scores {spec!r}: the metric name after @ {name_problem(name)}")
     stem = os.path.splitext(os.path.basename(path))[0]
     return (name or f"ext-{fmt.split('-')[0]}-{stem}"), pd.DataFrame(rows, columns=COLUMNS)
 
@@ -225,7 +220,7 @@ def match_to_dataset(dataset, name: str, rows: pd.DataFrame) -> tuple[pd.DataFra
         if isinstance(r.text, str):
             refs.setdefault(str(r.seg_id), []).append((str(r.ref_id), r.text))
     by_text: dict[tuple, list] = {}
-    for row in rows.itertuples(index=False):
+    for row in rows.itertuples(index=True):  # Index: the row's number, so that rows of one line stay apart
         by_text.setdefault((row.src, row.mt), []).append(row)
     used: set[tuple] = set()
     out, notes = [], []
@@ -242,7 +237,7 @@ def match_to_dataset(dataset, name: str, rows: pd.DataFrame) -> tuple[pd.DataFra
             if not hits:
                 continue
             scores = {r.score for r in hits}
-            used.update((r.file, r.line) for r in hits)
+            used.update(r.Index for r in hits)
             if len(scores) > 1:
                 conflicts += 1
                 continue
@@ -250,11 +245,15 @@ def match_to_dataset(dataset, name: str, rows: pd.DataFrame) -> tuple[pd.DataFra
         out += found
         if len(found) == 1 and found[0][4]:  # scored against one reference: also the segment's score
             out.append(found[0][:4] + ("",))
-    unused = len(rows) - len(used)
+    unused = [i for i in rows.index if i not in used]
     if unused:
-        first = rows[[(f, ln) not in used for f, ln in zip(rows.file, rows.line)]].iloc[0]
-        notes.append(f"{name}: {unused} of {len(rows)} imported rows match no output of the dataset by their texts "
-                     f"(first: {first.file}, line {first.line})")
+        first = rows.loc[unused[0]]
+        line = first["line"]
+        known = line is not None and line == line
+        json_path = str(first["where"]) if str(first["where"]).startswith("$") else ""
+        place = ", ".join(x for x in (f"line {int(line)}" if known else "", json_path) if x)
+        notes.append(f"{name}: {len(unused)} of {len(rows)} imported rows match no output of the dataset by their "
+                     f"texts (first: {first['file']}, {place or 'row ' + str(unused[0] + 1)})")
     if conflicts:
         notes.append(f"{name}: {conflicts} outputs have several different imported scores for the same texts; "
                      "left without a score")

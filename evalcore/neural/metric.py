@@ -166,6 +166,15 @@ class NeuralMetric(Metric):
         self.device()
         self.path()
 
+    def unavailable(self, dataset=None) -> str | None:
+        """The message of :meth:`check` (a package of the extra, the device or the model missing
+        here), or None: the capability tag of the contract (nothing is loaded)."""
+        try:
+            self.check()
+        except (_models.MissingExtra, _models.MissingModel, ValueError, RuntimeError) as exc:
+            return str(exc)
+        return None
+
     def device(self) -> str:
         """The device this process runs the model on: ``--device``, where ``auto``/``cuda`` on
         a Dask worker is the GPU of its slot (:func:`.backend.resolve_device`)."""

@@ -46,15 +46,16 @@ def forget_syntax_status(dataset: Dataset) -> None:
 def available_metrics(dataset: Dataset | None = None, collection: dict | None = None) -> list[str]:
     """Registered metric ids; with a dataset, the syntactic ones only when they can be
     computed on it (see :func:`syntax_status` for the reason when not). The metric scores the
-    dataset (or every dataset of ``collection``) stores are registered first and listed as
-    ``stored:NAME`` (:func:`evalcore.metrics.byo.register_stored`)."""
+    dataset (or every dataset of ``collection``) stores are registered first, for this session
+    only, and listed as ``stored:NAME`` (:func:`evalcore.metrics.byo.register_stored`)."""
     from ..metrics.base import metric_ids
-    from ..metrics.byo import register_stored
+    from ..metrics.byo import register_stored, scoped_stored_ids
     from ..syntax import is_syntactic
 
-    for ds in ([dataset] if dataset is not None else []) + list((collection or {}).values()):
-        register_stored(ds)
-    ids = metric_ids()
+    datasets = ([dataset] if dataset is not None else []) + list((collection or {}).values())
+    if datasets:  # this session's stored ids only: another session's data never shows here
+        register_stored({i: ds for i, ds in enumerate(datasets)})
+    ids = metric_ids() + (scoped_stored_ids() if datasets else [])
     if dataset is not None and not syntax_status(dataset)[0]:
         ids = [m for m in ids if not is_syntactic(m)]
     return ids

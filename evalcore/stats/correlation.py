@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .registry import get, names
+from .registry import REGISTRY, get, names
 
 # scipy.stats is imported where it is used: importing it costs about a second, which the
 # pages that show a figure before any correlation should not pay first
@@ -549,9 +549,11 @@ def correlation(gold, metric, method: str = "pearson", grouping: str = "none", *
     if stat.segment_matrices:
         return _matrix_statistic(stat, gold, metric, grouping, num_permutations=num_permutations, seed=seed)
     if grouping not in stat.groupings:
-        if method == "darr":
-            raise ValueError("darr compares outputs of the same segment: use grouping='item' "
-                             "(or method='kendall_like' for other groupings)")
+        if stat.groupings == ("item",):  # e.g. darr: the statistic of another entry, on same-segment pairs
+            wider = [s.name for s in REGISTRY.values() if s.rows is not None and stat.rows is not None
+                     and s.rows.__name__ == stat.rows.__name__ and grouping in s.groupings]
+            raise ValueError(f"{method} compares outputs of the same segment: use grouping='item'"
+                             + (f" (or method='{wider[0]}' for other groupings)" if wider else ""))
         raise ValueError(f"{method} allows grouping {', '.join(stat.groupings)}, not {grouping!r}")
     if macro is None:
         macro = not stat.pooled
@@ -560,7 +562,7 @@ def correlation(gold, metric, method: str = "pearson", grouping: str = "none", *
     if tie_calibration:
         if not stat.tie_calibration:
             raise ValueError("tie_calibration applies to acc23 and tau_23")
-        tc = calibrate_ties(g, m, "acc23" if method == "acc23" else "23",
+        tc = calibrate_ties(g, m, method,
                             sample_rate=sample_rate, seed=seed)
         vals, _ = group_values(g, m, method, epsilon=tc.best_epsilon)
         groups = int((~np.isnan(vals)).sum())

@@ -14,8 +14,11 @@ Adding a statistic
    ``weights=None`` to weight groups by their cell counts (used when pooling, ``macro=False``).
 2. Add one :class:`Statistic` to :data:`REGISTRY` below (name, label, levels, groupings,
    pooling default, ε / Fisher support, citation, glossary term and definition).
-3. Add its reference to ``tests/test_registry.py`` (scipy, mt-metrics-eval or a brute force):
-   the test iterates the registry and fails for an entry without one.
+3. Give it an ``example``: its value on the worked example (:data:`EXAMPLE_GOLD`,
+   :data:`EXAMPLE_METRIC`) written as a literal with its provenance (computed by scipy,
+   mt-metrics-eval or by hand, never by evalcore), as mt-metrics-eval's ``stats_test.py`` does;
+   ``tests/test_registry.py`` iterates the registry, checks every example on a plain clone and
+   fails for an entry without one (the ../shared oracle stays the wider check).
 4. Regenerate the docs table: ``python -m evalcore.stats.registry > /tmp/t`` and paste it
    between the ``registry:start`` / ``registry:end`` markers of docs/methods.md §3.3.
 The CLI choices, selectors and glossary then pick it up by themselves.
@@ -30,7 +33,8 @@ the metrics per segment for it), and selectors of system-vector statistics leave
 (``names(..., vectors=True)``). A statistic defined
 elsewhere can call :func:`register` at import time instead of editing this file: a module in
 ``evalcore/stats/plugins/`` is found and imported by itself (a new statistic is that one file
-and its test), a module elsewhere (e.g. a metrics-task module) is named in :data:`PLUGINS`.
+and its test), as soft pairwise accuracy (``plugins/spa.py``) is; :data:`PLUGINS` may name a
+module elsewhere in this layer or below (the registry never reaches up a layer).
 Both are imported before the registry is first listed, so the CLI parser and pages see them.
 """
 from __future__ import annotations
@@ -59,6 +63,9 @@ class Statistic:
     ``segment_matrices``: at system level the statistic is computed from the (systems ×
     segments) gold and metric matrices by ``matrix(G, M, **options)`` (``options``: the names
     of the keyword options it takes), not from system vectors; ``rows`` is then None.
+    ``example``: ``(grouping, value, provenance)`` triples, its value on the worked example
+    (:data:`EXAMPLE_GOLD`, :data:`EXAMPLE_METRIC`; a statistic defined at system level only
+    takes the first column as the system vectors), each computed outside evalcore.
     """
 
     name: str
@@ -82,6 +89,7 @@ class Statistic:
     segment_matrices: bool = False
     matrix: Callable | None = None
     options: tuple = ()
+    example: tuple = ()
 
     def value(self, gold, metric, grouping: str | None = None, **kw) -> float:
         """The statistic of ``gold`` and ``metric`` (vectors or matrices) with MTME semantics
@@ -95,10 +103,19 @@ class Statistic:
 
 REGISTRY: dict[str, Statistic] = {}
 
-#: Modules that register further statistics with :func:`register` when imported (a statistic
-#: defined beside its task, e.g. a metrics-task module); imported by name, once, before the
+#: The worked example of every statistic's ``example``: 4 systems × 5 items, gold on a 0-100
+#: scale with ties and one unjudged cell (NaN), metric scores with a tie (systems 1 and 2 on item 1).
+EXAMPLE_GOLD = ((70.0, 40.0, 85.0, 20.0, 55.0), (60.0, 40.0, 90.0, 35.0, 50.0),
+                (20.0, 75.0, 30.0, 65.0, float("nan")), (45.0, 10.0, 60.0, 80.0, 25.0))
+EXAMPLE_METRIC = ((0.62, 0.41, 0.80, 0.30, 0.55), (0.62, 0.35, 0.91, 0.28, 0.50),
+                  (0.20, 0.70, 0.33, 0.50, 0.47), (0.51, 0.12, 0.58, 0.25, 0.35))
+_SCIPY = "scipy.stats.{} on the 19 judged cells"
+_MTME = "mt-metrics-eval stats.{} on the 19 judged cells"
+
+#: Modules outside ``plugins/`` (this layer or below: the registry never imports upward) that
+#: register further statistics with :func:`register` when imported; imported by name, once, before the
 #: registry is first listed or searched, so the CLI choices, selectors and glossary include them.
-PLUGINS: tuple[str, ...] = ("evalcore.analysis.metatask",)  # spa (soft pairwise accuracy)
+PLUGINS: tuple[str, ...] = ()
 _plugins_loaded = False
 
 
@@ -195,49 +212,61 @@ _KENDALL_DEF = ("Rank correlation: concordant minus discordant pairs, with a tie
 register(Statistic(
     "pearson", "Pearson r", _rows("rows_pearson"), p_value=_scipy("pearsonr"), fisher="pearson",
     citation="Pearson 1895; MTME stats.Pearson", section="§3.3", term="Pearson",
-    definition="Linear correlation of two lists of scores (−1 to 1)."))
+    definition="Linear correlation of two lists of scores (−1 to 1).",
+    example=(("none", 0.8131113958498329, _SCIPY.format("pearsonr")),
+             ("item", 0.82830583605369, "mt-metrics-eval AverageCorrelation(scipy.stats.pearsonr, 'item')"))))
 register(Statistic(
     "spearman", "Spearman ρ", _rows("rows_spearman"), p_value=_scipy("spearmanr"), fisher="pearson",
     citation="Spearman 1904; MTME stats.Spearman", term="Spearman ρ",
-    definition="Pearson correlation of the ranks of the two lists (ties get mid-ranks) (methods §3.3)."))
+    definition="Pearson correlation of the ranks of the two lists (ties get mid-ranks) (methods §3.3).",
+    example=(("none", 0.7713280562884783, _SCIPY.format("spearmanr")),)))
 register(Statistic(
     "kendall", "Kendall τ_b", _rows("rows_tau_b"), p_value=_scipy("kendalltau"), fisher="kendall", epsilon=True,
-    citation="Kendall 1945; MTME stats.Kendall", term="Kendall τ", definition=_KENDALL_DEF))
+    citation="Kendall 1945; MTME stats.Kendall", term="Kendall τ", definition=_KENDALL_DEF,
+    example=(("none", 0.7083333333333334, _SCIPY.format("kendalltau")),)))
 register(Statistic(
     "tau_b", "Kendall τ_b (same as kendall)", _rows("rows_tau_b"), p_value=_scipy("kendalltau"), fisher="kendall",
     epsilon=True, citation="Kendall 1945; MTME KendallVariants(variant='b')", term="Kendall τ",
-    definition=_KENDALL_DEF, alias_of="kendall"))
+    definition=_KENDALL_DEF, alias_of="kendall",
+    example=(("none", 0.7083333333333334, _SCIPY.format("kendalltau(variant='b')")),)))
 register(Statistic(
     "tau_c", "Kendall τ_c", _rows("rows_tau_c"),
     citation="Stuart 1953; MTME KendallVariants(variant='c')", term="Kendall τ_c",
     definition="Stuart's Kendall variant for tables with unequal numbers of distinct values: "
-               "2(C − D)/(n²(m − 1)/m) (methods §3.3)."))
+               "2(C − D)/(n²(m − 1)/m) (methods §3.3).",
+    example=(("none", 0.7032317636195753, _SCIPY.format("kendalltau(variant='c')")),)))
 register(Statistic(
     "tau_23", "Kendall τ_23", _rows("rows_tau_23"), epsilon=True, tie_calibration=True,
     citation="Deutsch, Foster & Freitag 2023; MTME KendallVariants(variant='23')", term="τ_23",
     definition="Kendall variant that rewards a metric for predicting ties: (C + T_hm − D − T_h − T_m)/N; "
-               "used with tie calibration (Deutsch et al. 2023; methods §3.3)."))
+               "used with tie calibration (Deutsch et al. 2023; methods §3.3).",
+    example=(("none", 0.6608187134502924, _MTME.format("KendallVariants(variant='23')")),)))
 register(Statistic(
     "acc23", "pairwise accuracy with ties (acc23)", _rows("rows_acc23"), epsilon=True, tie_calibration=True,
     citation="Deutsch, Foster & Freitag 2023; MTME KendallVariants(variant='acc23')", term="acc23",
     definition="Pairwise accuracy with ties: the share of pairs the metric orders as the humans do, counting "
-               "pairs tied on both sides as agreements (Deutsch et al. 2023; methods §3.3)."))
+               "pairs tied on both sides as agreements (Deutsch et al. 2023; methods §3.3).",
+    example=(("none", 0.8304093567251462, _MTME.format("KendallVariants(variant='acc23')")),)))
 register(Statistic(
     "kendall_like", "WMT Kendall-like τ", _rows("rows_kendall_like"), pooled=True, uses_threshold=True,
     citation="Ma et al. 2018; MTME stats.KendallLike", term="Kendall-like τ",
     definition="WMT's τ = (C − D)/(C + D) over pairs whose human scores differ by at least a threshold; "
-               "metric ties count as discordant (methods §3.3)."))
+               "metric ties count as discordant (methods §3.3).",
+    example=(("none", 0.8043478260869565, _MTME.format("KendallLike(thresh=25)") + ": 83 C, 9 D"),)))
 register(Statistic(
     "darr", "DARR (WMT17-20 segment level)", _rows("rows_kendall_like"), levels=("segment",), groupings=("item",),
     default_grouping="item", pooled=True, uses_threshold=True,
     citation="Ma et al. 2018; Mathur et al. 2020; MTME stats.KendallLike(average_by='item')", term="DARR",
     definition="WMT's Kendall-like statistic on pairs of outputs whose human scores differ by at least 25 points; "
-               "metric ties count as discordant (methods §3.3)."))
+               "metric ties count as discordant (methods §3.3).",
+    example=(("item", 0.8, "mt-metrics-eval AverageCorrelation(KendallLike, 'item', macro=False, thresh=25)"),)))
 register(Statistic(
     "accuracy", "pairwise accuracy", _rows("rows_accuracy"), levels=("system",), groupings=("none",), pooled=True,
     citation="Kocmi et al. 2021 (To Ship or Not to Ship); MTME stats.Agreement", term="pairwise accuracy",
     definition="The share of pairs of systems the metric orders as the humans do (a tie on both sides agrees); "
-               "pooled over the pairs of every language pair under --lp all (Kocmi et al. 2021; methods §3.3)."))
+               "pooled over the pairs of every language pair under --lp all (Kocmi et al. 2021; methods §3.3).",
+    example=(("none", 5 / 6, "by hand, = mt-metrics-eval stats.Agreement: 5 of the 6 pairs of "
+                                    "(70, 60, 20, 45) vs (.62, .62, .20, .51) agree"),)))
 
 
 @dataclass(frozen=True)

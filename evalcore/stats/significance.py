@@ -74,7 +74,11 @@ def williams_test(r12: float, r13: float, r23: float, n: int, one_sided: bool = 
     """
     k = 1 - r12 ** 2 - r13 ** 2 - r23 ** 2 + 2 * r12 * r13 * r23
     rbar = (r12 + r13) / 2
-    t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23)) / math.sqrt(2 * k * (n - 1) / (n - 3) + rbar ** 2 * (1 - r23) ** 3)
+    den2 = 2 * k * (n - 1) / (n - 3) + rbar ** 2 * (1 - r23) ** 3 if n > 3 else float("nan")
+    if not den2 > 0:  # two metrics that correlate perfectly (r23 = 1, K = 0), or n <= 3: the statistic is
+        # undefined (0/0), NaN as in mt-metrics-eval's stats.WilliamsTest (numpy's 0/0), never a crash
+        return float("nan"), float("nan")
+    t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23)) / math.sqrt(den2)
     import scipy.stats
 
     p = float(scipy.stats.t.sf(abs(t), n - 3))

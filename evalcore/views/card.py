@@ -183,6 +183,8 @@ def build_card(dataset: Dataset, settings: Settings = DEFAULTS, *, criterion: st
             verdicts.append(V.best_metric(pear, f"system-level Pearson r with {crit}", rank_column="cluster",
                                           recipe=f"correlate --human {crit} (Pearson r, Williams test clusters)",
                                           alternatives=alts))
+    if crit:
+        _decision_tables(dataset, crit, metrics, settings, tables, notes)
     sig = signature_frame(metrics, dataset, level="system", tokenize=tok)
     card = {
         "format": CARD_FORMAT,
@@ -208,6 +210,43 @@ def build_card(dataset: Dataset, settings: Settings = DEFAULTS, *, criterion: st
     return card
 
 
+#: bootstrap resamples of the card's calibration curves (over systems, seed 0; methods §25.1)
+CALIBRATION_BOOT = 200
+
+
+def _decision_tables(dataset: Dataset, crit: str, metrics: Sequence[str], settings: Settings, tables: dict,
+                     notes: list) -> None:
+    """The decision tools' parts of the card (methods §24-§25): how firm the human ranking is
+    (:func:`evalcore.analysis.stability.human_stability`, its default perturbations, seed 0) and,
+    with metrics, what a metric difference means here (:func:`evalcore.analysis.calibrate.
+    calibrate_datasets`: the Δ humans agree with 80/90/95 % of the time). A tool the data is too
+    small for is a note saying why, never a table from too few points."""
+    from ..analysis.stability import human_stability
+    from ..core.problems import DataError
+
+    try:
+        stab = human_stability(dataset, crit, settings)
+        tables["ranking_stability"] = _table(
+            stab.table, f"How firm the human ranking by {crit} is: each system's rank under {len(stab.perturbations)} "
+                        "perturbations (raters, systems and domains left out, segments resampled; seed 0)",
+            ["system"])
+    except (ValueError, DataError) as exc:
+        notes.append(f"ranking stability not computed: {exc}")
+    if not metrics:
+        return
+    from ..analysis.calibrate import calibrate_datasets
+
+    try:
+        cal = calibrate_datasets([dataset], list(metrics), crit, settings, n_boot=CALIBRATION_BOOT, seed=0)
+        tables["calibration"] = _table(
+            cal.summary, "What a metric difference means here: the Δ at which humans agree in direction 80 / 90 / 95 % "
+                         f"of the time (logistic fit through 0.5 at Δ = 0 on every system pair; {CALIBRATION_BOOT} "
+                         "bootstrap resamples of the systems, seed 0)", ["metric", "lp"])
+    except (ValueError, DataError) as exc:  # too few systems for a curve: said, never fitted
+        why = "; ".join(p.message for p in exc.report.errors) if isinstance(exc, DataError) else str(exc)
+        notes.append(f"calibration not computed: {why}")
+
+
 @dataclass(frozen=True)
 class CardQuery(Query):
     """What "Share this analysis" asks: the dataset and the page's shared settings (the base
@@ -217,12 +256,14 @@ class CardQuery(Query):
     criterion: str | None = None
     metrics: tuple[str, ...] | None = None
     n_boot: int = N_BOOT
+    a: str | None = None  # the pair of "does B beat A" (the Compare page's; None: best and runner-up)
+    b: str | None = None
 
 
 def card_html(dataset: Dataset, q: CardQuery) -> str:
     """The card of a page's dataset and settings as HTML (no input files: a dataset loaded in the
     dashboard is named by its content hash, which ``verify-card`` compares)."""
-    card = build_card(dataset, q.settings, criterion=q.criterion, metrics=q.metrics, n_boot=q.n_boot)
+    card = build_card(dataset, q.settings, criterion=q.criterion, metrics=q.metrics, n_boot=q.n_boot, a=q.a, b=q.b)
     return render_card(card)
 
 

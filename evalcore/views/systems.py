@@ -367,3 +367,14 @@ def metrics_vs_humans(dataset: Dataset, q: MetricsVsHumansQuery) -> dict:
 
     return run(dataset, list(q.metrics), q.criterion, q.settings, n_boot=q.n_boot, test=q.test,
                normalisation=q.normalisation)
+
+
+def systems_left_out(dataset: Dataset, q: SystemsQuery) -> str:
+    """The note naming the metrics of ``q`` the scores table leaves out and why ('' when none:
+    :func:`left_out` under the query's settings, the statistics read back from the disk cache)."""
+    from ..scoring.availability import left_out_note
+
+    s = q.settings
+    return left_out_note(left_out(dataset, list(q.metrics), s.include_human_systems,
+                                  list(s.references) if s.references else None, judged_criterion(dataset, q),
+                                  s.tokenizer))

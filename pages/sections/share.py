@@ -8,7 +8,8 @@ from evalcore.views import card as view
 from pages.common import cached, show_exception
 
 
-def render(ds, settings, criterion: str | None = None, metrics=None, key: str = "share") -> None:
+def render(ds, settings, criterion: str | None = None, metrics=None, key: str = "share", a: str | None = None,
+           b: str | None = None) -> None:
     """A button that makes the card (it recomputes the verdicts and CIs: seconds to a minute),
     then its download."""
     st.subheader("Share this analysis")
@@ -17,7 +18,8 @@ def render(ds, settings, criterion: str | None = None, metrics=None, key: str = 
                "JSON; `python -m evalcore verify-card card.html DATA` recomputes each number from the data.")
     crit = criterion if criterion in ds.criteria else (ds.criteria[0] if len(ds.criteria) == 1 else criterion)
     query = view.CardQuery(dataset=ds.content_hash(), settings=settings, criterion=crit,
-                           metrics=tuple(metrics) if metrics else None, n_boot=view.N_BOOT)
+                           metrics=tuple(metrics) if metrics else None, n_boot=view.N_BOOT,
+                           a=a if a and b and a != b else None, b=b if a and b and a != b else None)
     if not st.session_state.get(f"{key}_ready") and not st.button("Make the evaluation card", key=f"{key}_make"):
         return
     st.session_state[f"{key}_ready"] = True

@@ -94,7 +94,88 @@ def small_cases() -> dict[str, dict[str, str | bytes]]:
                                 + good.replace('"start_i": 4, "end_i": 7', '"start_i": 9, "end_i": 2') + "\n"}
     # a UTF-16 file
     cases["utf16_outputs"] = {**b, "outputs.tsv": b["outputs.tsv"].encode("utf-16")}
+    # stored metric scores (mt-metrics-eval metric-scores/): a system listed twice (line 3, was
+    # averaged), a system the data does not have (sysZ, line 4, was dropped)
+    mtme_ok = {k: v for k, v in mtme.items() if not k.startswith("human-scores/")}
+    mtme_ok["human-scores/es-en.da.sys.score"] = "sysA\t0.5\nsysB\t0.3\nsysC\t0.1\n"
+    cases["mtme_metric_twice"] = {**mtme_ok, "metric-scores/es-en/BLEU-refA.sys.score":
+                                  "sysA\t30.0\nsysB\t20.0\nsysA\t10.0\nsysC\t15.0\n"}
+    cases["mtme_metric_unknown"] = {**mtme_ok, "metric-scores/es-en/BLEU-refA.sys.score":
+                                    "sysA\t30.0\nsysB\t20.0\nsysC\t15.0\nsysZ\t99.0\n"}
+    # a folder whose outputs.tsv starts with a secret (a password-file line): never echoed
+    cases["secret_header"] = {**b, "outputs.tsv": "root:$6$S3CRETHASH:19000:0:99999:7:::\nsecond line\n"}
     return cases
+
+
+def _comet_entries(systems=SYSTEMS, score=lambda s, i: 0.9 - 0.1 * QUALITY[s] + 0.01 * i):
+    return {f"{s}.txt": [{"src": f"fuente {i}", "mt": _out_text(s, i), "ref": WORDS[i - 1], "COMET": score(s, i)}
+                         for i in SEGS] for s in systems}
+
+
+def import_files() -> dict[str, str]:
+    """Score files computed elsewhere for the clean case (``score --import-scores``), each with
+    one hostile detail; :data:`tests.test_hostile_sources.IMPORTS` says what must happen."""
+    import json
+
+    files: dict[str, str] = {}
+    good = _comet_entries()
+    files["comet_ok.json"] = json.dumps(good, indent=2)
+    huge = _comet_entries()
+    huge["sysB.txt"][2]["COMET"] = 1e308  # entry 3 of sysB: line 42 pretty-printed
+    files["comet_1e308.json"] = json.dumps(huge, indent=2)
+    # one line, one row whose texts match nothing (was IndexError)
+    one = _comet_entries()
+    one["sysA.txt"].append({"src": "fuente 9", "mt": "nothing like it", "ref": "", "COMET": 0.5})
+    files["comet_one_line_unmatched.json"] = json.dumps(one)
+    # a key given twice: a file key at the top, and "COMET" inside an entry (last wins, silently)
+    text = json.dumps(good, indent=2)
+    files["comet_file_key_twice.json"] = text[:-2] + ",\n" + text[2:]
+    files["comet_score_key_twice.json"] = text.replace('"COMET": 0.9', '"COMET": 0.1, "COMET": 0.9', 1)
+    # a 400-digit integer score (was OverflowError); nesting 100,000 deep: make_big
+    files["comet_400_digits.json"] = text.replace('"COMET": 0.9', '"COMET": 1' + "0" * 399, 1)
+    lines = [json.dumps({"source": f"fuente {i}", "hypothesis": _out_text(s, i), "reference": WORDS[i - 1],
+                         "prediction": 5.0 + QUALITY[s] + 0.1 * i}) for s in SYSTEMS for i in SEGS]
+    lines[6] = lines[6].replace('"prediction": 6.2', '"prediction": 1e308')  # line 7
+    files["metricx_1e308.jsonl"] = "\n".join(lines) + "\n"
+    pm_in = [f"fuente {i}\t{_out_text(s, i)}\t{WORDS[i - 1]}" for s in SYSTEMS for i in SEGS]
+    pm = [f"{0.9 - 0.1 * QUALITY[s] + 0.01 * i:.2f}" for s in SYSTEMS for i in SEGS]
+    pm[3] = "5e9"  # line 4
+    files["pymarian_input.tsv"] = "\n".join(pm_in) + "\n"
+    files["pymarian_5e9.txt"] = "\n".join(pm) + "\n"
+    return files
+
+
+def _csv(rows) -> str:
+    import csv
+    import io
+
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(rows)
+    return buf.getvalue()
+
+
+def platform_files() -> dict[str, str]:
+    """Annotation-platform exports that import-judgements used to turn into judgements.tsv files its
+    own loader refused; :data:`tests.test_hostile_sources.PLATFORM` says what must happen."""
+    import json
+
+    def appraise(user="alice", system="sysA", item="1", start="1700000000", end="1700000009"):
+        return [user, system, item, "TGT", "eng", "ces", "70", "doc1", "False", start, end]
+
+    def pearmut(user="u1", model="sysA", item="1", score=50):
+        return json.dumps({"user_id": user, "item_i": 0, "item": [{"item_id": item, "tgt": {model: "x"}}],
+                           "annotation": [{model: {"score": score, "error_spans": []}}]})
+
+    return {
+        "appraise_control_names.csv": _csv([appraise(), appraise(user="bob\x1b[2J"), appraise(system="sys\x01B"),
+                                            appraise(item="x\u2028y")]),
+        "appraise_bad_times.csv": _csv([appraise(), appraise(start="nan"), appraise(end="1e308"),
+                                        appraise(start="-5")]),
+        "pearmut_tab_in_model.jsonl": pearmut(model="sys\tA") + "\n",
+        "pearmut_nul_in_user.jsonl": pearmut(user="u\x00") + "\n",
+        "pearmut_empty.jsonl": "\n\n",
+        "pearmut_400_digits.jsonl": pearmut(score=10 ** 400) + "\n",
+    }
 
 
 #: --scores files used with the clean case (correlate)
@@ -111,6 +192,8 @@ def write_small() -> None:
     for name, files in small_cases().items():
         _write(HERE / name, files)
     _write(HERE / "scores", SCORES)
+    _write(HERE / "imports", import_files())
+    _write(HERE / "platform", platform_files())
 
 
 def make_big(root: Path) -> dict[str, Path]:
@@ -147,6 +230,20 @@ def make_big(root: Path) -> dict[str, Path]:
                 zf.writestr(name, text)
             zf.writestr(second, b["outputs.tsv"].replace("cat", "dog"))
         out[case] = path
+    # a zip whose outputs.tsv is a symbolic link to a file of the machine (was a header problem)
+    link = root / "zip_symlink.zip"
+    with zipfile.ZipFile(link, "w") as zf:
+        for name, text in b.items():
+            if name != "outputs.tsv":
+                zf.writestr(name, text)
+        info = zipfile.ZipInfo("outputs.tsv")
+        info.external_attr = 0o120777 << 16  # S_IFLNK | rwxrwxrwx
+        zf.writestr(info, "/etc/passwd")
+    out["zip_symlink"] = link
+    # JSON nested 100,000 levels deep (was RecursionError)
+    deep = root / "deeply_nested.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    out["deeply_nested.json"] = deep
     return out
 
 

@@ -54,4 +54,7 @@ register(Statistic(
     term="PDP",
     definition="Pearson correlation of the pairwise differences between translations' human scores and "
                "their metric scores, pooled over the groups (with --grouping item: the outputs of one "
-               "segment) (Freitag et al. 2025; methods §22.1)."))
+               "segment) (Freitag et al. 2025; methods §22.1).",
+    # mt-metrics-eval AverageCorrelation(scipy.stats.pearsonr, grouping, pdp=True) on the registry's example
+    example=(("none", 0.8131113958498328, "mt-metrics-eval AverageCorrelation(pearsonr, 'none', pdp=True)"),
+             ("item", 0.8391573191462569, "mt-metrics-eval AverageCorrelation(pearsonr, 'item', pdp=True)"))))
