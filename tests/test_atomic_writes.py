@@ -229,9 +229,9 @@ def test_view_cache_failed_write_leaves_no_entry(tmp_path, monkeypatch):
         raise OSError(28, "No space left on device")
     with monkeypatch.context() as m:
         m.setattr(np, "savez", half_then_full_disk)
-        got = scores_view.cached("t", ("k",), lambda: stats)  # computed, not cached
+        got = scores_view.disk_cached("t", ("k",), lambda: stats)  # computed, not cached
     assert got is stats and list(scores_view._cache_dir().iterdir()) == []
-    scores_view.cached("t", ("k",), lambda: stats)  # computed again, now written whole
-    again = scores_view.cached("t", ("k",), lambda: pytest.fail("recomputed although cached"))
+    scores_view.disk_cached("t", ("k",), lambda: stats)  # computed again, now written whole
+    again = scores_view.disk_cached("t", ("k",), lambda: pytest.fail("recomputed although cached"))
     assert list(again) == ["bleu"] and again["bleu"][0] == ["1", "2"]
     np.testing.assert_array_equal(again["bleu"][1], stats["bleu"][1])

@@ -10,6 +10,7 @@ import sacrebleu
 import scipy.stats
 
 from conftest import SAMPLE
+from evalcore.metrics.base import Metric
 from evalcore.stats.bootstrap import (corpus_score_bootstrap, index_counts, percentile_bootstrap, percentile_ci,
                                       resample_counts, resample_indices)
 
@@ -87,8 +88,17 @@ def test_index_counts_are_the_multiplicities_of_each_resample():
     assert np.array_equal(index_counts(idx, 9), want)
 
 
-class _Median:
-    """A corpus score that is not a function of summed statistics: must fall back to the loop."""
+class _Median(Metric):
+    """A corpus score that is not a function of summed statistics: must fall back to the loop
+    (declared a summing metric, so the shortcut is tried and rejected by its two checks)."""
+
+    stats_mode = "sum"
+
+    def sentence_score(self, cand, refs):
+        raise NotImplementedError
+
+    def signature(self, nrefs=None, level=None):
+        raise NotImplementedError
 
     def score_from_stats(self, stats):
         return float(np.median(np.asarray(stats)[:, 0]))
@@ -121,9 +131,15 @@ def test_corpus_score_bootstrap_equals_the_literal_loop(sample_stats):
     the same index draws); NaN rows (no reference) are left out as score_from_stats leaves them out."""
     from evalcore.metrics.base import get_metric
 
-    class Counting:  # counts the literal evaluations on whole resamples (the shortcut makes 2 checks)
+    class Counting(Metric):  # counts the literal evaluations on whole resamples (the shortcut makes 2 checks)
         def __init__(self, metric):
-            self.metric, self.stats_mode, self.calls = metric, getattr(metric, "stats_mode", "sum"), 0
+            self.metric, self.stats_mode, self.calls = metric, metric.stats_mode, 0
+
+        def sentence_score(self, cand, refs):
+            raise NotImplementedError
+
+        def signature(self, nrefs=None, level=None):
+            raise NotImplementedError
 
         def score_from_stats(self, s):
             self.calls += len(np.atleast_2d(s)) > 1

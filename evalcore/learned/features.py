@@ -40,7 +40,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..metrics._caches import cached
+from ..metrics._caches import lru_memo
 from ..metrics.charngram import char_ngram_prf
 from ..metrics.edit import error_rate, per_errors
 from ..metrics.kernels.dp import levenshtein
@@ -125,7 +125,7 @@ def beer_features(hyp: str, ref: str, lang: str = "en", tokenizer: str = "13a") 
     return _beer_features_cached(hyp, ref, lang, tokenizer).copy()
 
 
-@cached("learned.beer_features", 1 << 15)
+@lru_memo("learned.beer_features", 1 << 15)
 def _beer_features_cached(hyp: str, ref: str, lang: str, tokenizer: str) -> np.ndarray:
     ht, rt = tokenize(hyp, tokenizer), tokenize(ref, tokenizer)
     vals: dict[str, float] = {}

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from math import comb
 from typing import Sequence
 
-from ..metrics._caches import cached
+from ..metrics._caches import lru_memo
 
 MONO, INV, PRIME, LEAF = "mono", "inv", "prime", "leaf"
 
@@ -140,7 +140,7 @@ def collapse(node: PetNode) -> PetNode:
     return PetNode(node.kind, node.lo, node.hi, node.start, node.end, kids, pat)
 
 
-@cached("pet.catalan", 4096)
+@lru_memo("pet.catalan", 4096)
 def catalan(n: int) -> int:
     """Catalan(n) = C(2n, n)/(n + 1): the number of binary bracketings of n + 1 leaves."""
     if n < 0:

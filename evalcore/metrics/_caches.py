@@ -8,7 +8,7 @@ index pairs). The layers above register theirs here too: the BEER features of a 
 Catalan numbers (learned/), loaded learned models (learned/store.py), model content hashes
 (neural/models.py), syntax availability per dataset and the last QUEEN indexes (scoring/), the
 Playground's starting scores (views/). Each is created here with a name and a maximum number of
-entries (:func:`bounded_cache` for dict memos, :func:`cached` for functions), so none grows
+entries (:func:`bounded_cache` for dict memos, :func:`lru_memo` for functions), so none grows
 without limit and one call forgets them all (benchmarks, long-running servers, tests).
 
 Not here, on purpose: loaded neural models (``neural.backend.release`` frees them and the GPU
@@ -61,8 +61,10 @@ def bounded_cache(name: str, max_entries: int) -> BoundedCache:
     return cache
 
 
-def cached(name: str, maxsize: int) -> Callable:
-    """``functools.lru_cache(maxsize)`` on a pure function, registered under ``name``."""
+def lru_memo(name: str, maxsize: int) -> Callable:
+    """``functools.lru_cache(maxsize)`` on a pure function, registered under ``name`` (the
+    in-process memo; not :func:`evalcore.scoring.scores.disk_cached`, the on-disk one, nor the
+    dashboard's per-view ``pages.common.cached``)."""
 
     def wrap(fn):
         out = functools.lru_cache(maxsize=maxsize)(fn)

@@ -32,6 +32,7 @@ references.
 from __future__ import annotations
 
 from collections import Counter
+import threading
 from itertools import chain
 from typing import Sequence
 
@@ -43,7 +44,8 @@ from .tokenize import TOKENIZERS
 from .tokenize import tokenize as _tokenize
 from ._caches import bounded_cache
 from .kernels.ngram import dense_ngram_ids, ids_and_offsets, ngram_layers_groups
-from .kernels.overlap import chunk_texts, maxref_matches
+from .kernels.overlap import maxref_matches
+from .kernels.plans import chunk_texts
 
 SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
 _LOG_FLOOR = -9999999999  # sacreBLEU's my_log(0)
@@ -100,6 +102,90 @@ def _special_13a() -> frozenset:
 
 
 _SPECIAL_13A = _special_13a()
+
+
+class _WordIds:
+    """The numbering behind :func:`token_ids_13a`: every whitespace-separated word seen gets an
+    index (``wid``), its 13a tokens ids (``tid``: token -> id), laid out back to back in
+    ``flat`` (word i's ids are ``flat[start[i]:start[i+1]]``). Words are only ever added."""
+
+    __slots__ = ("wid", "tid", "flat", "start")
+
+    def __init__(self):
+        self.wid: dict[str, int] = {}
+        self.tid: dict[str, int] = {}
+        self.flat = np.zeros(0, dtype=np.int64)
+        self.start = np.zeros(1, dtype=np.int64)
+
+    def add(self, words) -> None:
+        """Number ``words`` (none of them numbered yet) and their tokens."""
+        memo, tid = _WORD_13A, self.tid
+        ids: list[int] = []
+        lens = np.zeros(len(words), dtype=np.int64)
+        for i, w in enumerate(words):
+            if w[0] == "\n":
+                toks: tuple[str, ...] = (w[1:],)
+            else:
+                toks = memo.get(w)
+                if toks is None:
+                    toks = memo[w] = (w,) if _SPECIAL_13A.isdisjoint(w) else _tokenize(w, "13a", False)
+            lens[i] = len(toks)
+            ids.extend([tid.setdefault(t, len(tid)) for t in toks])
+            self.wid[w] = len(self.wid)
+        self.flat = np.concatenate([self.flat, np.asarray(ids, dtype=np.int64)])
+        self.start = np.concatenate([self.start, self.start[-1] + np.cumsum(lens)])
+
+
+#: the numbering of :func:`token_ids_13a`, kept between calls (one entry; started afresh when it
+#: holds :data:`WORD_IDS_MAX` words, and by ``clear_caches``)
+_WORD_IDS = bounded_cache("bleu.word_ids_13a", 1)
+WORD_IDS_MAX = 1 << 20
+_WORD_IDS_LOCK = threading.Lock()
+
+
+def token_ids_13a(texts: Sequence[str], lowercase: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """``(flat, offs)``: the 13a tokens of every text (:func:`tokenize_13a_words`, i.e. sacreBLEU's
+    ``Tokenizer13a``, Post 2018) as integer ids back to back, text t's ids being
+    ``flat[offs[t]:offs[t+1]]``; equal tokens have equal ids (ids in no particular order), as
+    :func:`~evalcore.metrics.kernels.ngram.ids_and_offsets` of the token tuples gives them.
+
+    Tokenising and numbering both work on whitespace-separated words (the reason
+    :func:`tokenize_13a_words` is exact: 13a never joins two words): a word is tokenised and its
+    tokens numbered once, when first seen (:class:`_WordIds`, kept between calls: the systems of
+    one test set share most words), and every occurrence becomes its ids by one gather over
+    arrays, so no Python work is done per token, nor per known word beyond a dict look-up. Texts
+    holding a newline or carriage return are tokenised whole (13a deletes ``-\n``), their tokens
+    then standing for themselves. tests/test_metrics_sacrebleu.py compares the ids with the
+    tokens of sacreBLEU's tokenizer on random and real texts."""
+    units: list[list[str]] = []
+    for text in texts:
+        if lowercase:
+            text = text.lower()
+        text = text.rstrip()
+        if "\n" in text or "\r" in text:  # "\n" + token: never a whitespace-free word
+            units.append(["\n" + t for t in _tokenize(text, "13a", False)])
+        else:
+            units.append(text.split())
+    words = list(chain.from_iterable(units))
+    with _WORD_IDS_LOCK:
+        state = _WORD_IDS.get(0)
+        if state is None or len(state.wid) >= WORD_IDS_MAX:
+            state = _WORD_IDS[0] = _WordIds()
+        try:  # every word known (the usual case after the first system): one pass
+            occ = np.fromiter(map(state.wid.__getitem__, words), dtype=np.int64, count=len(words))
+        except KeyError:
+            state.add(sorted(set(words).difference(state.wid)))
+            occ = np.fromiter(map(state.wid.__getitem__, words), dtype=np.int64, count=len(words))
+        wflat, wstart = state.flat, state.start
+    lens = wstart[occ + 1] - wstart[occ]
+    cl = np.zeros(len(occ) + 1, dtype=np.int64)
+    np.cumsum(lens, out=cl[1:])
+    total = int(cl[-1])
+    # token k of the output is token (k − start of its word occurrence) of that word's ids
+    flat = wflat[np.repeat(wstart[occ] - cl[:-1], lens) + np.arange(total, dtype=np.int64)]
+    woffs = np.zeros(len(units) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, units), dtype=np.int64, count=len(units)), out=woffs[1:])
+    return flat, cl[woffs]
 
 
 def closest_len(hyp_len: int, ref_lens: Sequence[int]) -> int:
@@ -291,8 +377,12 @@ class BLEU(Metric):
         for ks in by_tokens.values():
             first = metrics[ks[0]]
             order = max(metrics[k].max_ngram_order for k in ks)
-            texts, r_lo, r_hi, g_cand, cand_text, items = chunk_texts(cands, refs, first.tokens)
-            flat, offs = ids_and_offsets(texts)
+            if first.tokenize == "13a":  # the texts as they are, tokenised and numbered at once
+                texts, r_lo, r_hi, g_cand, cand_text, items = chunk_texts(cands, refs, str)
+                flat, offs = token_ids_13a(texts, first.lowercase)
+            else:
+                texts, r_lo, r_hi, g_cand, cand_text, items = chunk_texts(cands, refs, first.tokens)
+                flat, offs = ids_and_offsets(texts)
             lens = np.diff(offs)
             hyp = lens[cand_text]
             correct = maxref_matches(dense_ngram_ids(flat, offs, order), offs, r_lo, r_hi, g_cand, cand_text)

@@ -27,7 +27,8 @@ from .base import Metric, MetricMeta, MetricOption, Signature, make_signature, r
 from .edit import best_of_others
 from ._caches import bounded_cache
 from .kernels.ngram import code_point_ids, dense_ngram_ids, ngram_layers
-from .kernels.overlap import block_overlaps, chunk_matches, chunk_texts
+from .kernels.overlap import block_overlaps, chunk_matches
+from .kernels.plans import chunk_texts
 
 _PUNCTS = set('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~')
 CITATION = ("Popović (2015), chrF: character n-gram F-score for automatic MT evaluation, WMT; "

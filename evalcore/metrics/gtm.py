@@ -27,7 +27,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ._caches import bounded_cache, cached
+from ._caches import bounded_cache, lru_memo
 from .base import MetricMeta, MetricOption, register
 from ._jit import lazy_njit as _njit
 from .edit import PairwiseWordMetric, _nb, token_options
@@ -40,7 +40,7 @@ CITATION = ("Turian, Shen & Melamed (2003), Evaluation of machine translation an
             "MT Summit IX")
 
 
-@cached("gtm.pair_runs", 1 << 14)
+@lru_memo("gtm.pair_runs", 1 << 14)
 def _runs_cached(c: tuple, r: tuple) -> tuple[int, ...]:
     return _greedy_runs(c, r)
 

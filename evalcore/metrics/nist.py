@@ -47,10 +47,12 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from ._jit import lazy_njit
-from .base import MetricMeta, MetricOption, group_by_refs, register, valid_stats
+from .base import MetricMeta, MetricOption, register, valid_stats
 from .edit import WordMetric, token_options
 from ._caches import bounded_cache
 from .kernels.ngram import encode_block, ngram_keys_all
+from .kernels.overlap import clipped_counts, max_ref_counts, pooled_types
+from .kernels.plans import chunk_texts
 
 CITATION = ("Doddington (2002), Automatic evaluation of machine translation quality using n-gram "
             "co-occurrence statistics, HLT; NIST mteval-v13a.pl")
@@ -406,70 +408,27 @@ def _chunk_kernel(ng, offs, info_flat, info_off, r_lo, r_hi, g_cand, cand_text, 
     weight add 0 there and are skipped here."""
     nc = len(cand_text)
     out = np.zeros((nc, max_n), np.float64)
+    width = 1
+    for c in range(nc):
+        t = cand_text[c]
+        width = max(width, offs[t + 1] - offs[t])
+    gid = np.empty(width, np.int64)
+    clip = np.empty(width, np.int64)
     nq = len(r_lo)
     for q in range(nq):
         for n in range(1, max_n + 1):
             row = ng[n - 1]
-            tot = 0
-            for t in range(r_lo[q], r_hi[q]):
-                tot += max(0, offs[t + 1] - offs[t] - n + 1)
-            # the references' n-grams: sorted distinct ids (one pooled sort), then the maximum count
-            # over the references of each, walking every reference's sorted ids along them
-            pool = np.empty(tot, np.int64)
-            m = 0
-            for t in range(r_lo[q], r_hi[q]):
-                for i in range(offs[t], offs[t + 1] - n + 1):
-                    pool[m] = row[i]
-                    m += 1
-            pool.sort()
-            uid = np.empty(tot, np.int64)
-            u = 0
-            for i in range(tot):
-                if pool[i] >= 0 and (u == 0 or pool[i] != uid[u - 1]):
-                    uid[u] = pool[i]
-                    u += 1
-            umax = np.zeros(max(u, 1), np.int64)
-            for t in range(r_lo[q], r_hi[q]):
-                a, b = offs[t], offs[t + 1] - n + 1
-                if b <= a:
-                    continue
-                rs = np.sort(row[a:b])
-                i = 0
-                j = 0
-                while i < len(rs):
-                    e = i + 1
-                    while e < len(rs) and rs[e] == rs[i]:
-                        e += 1
-                    if rs[i] >= 0:
-                        while uid[j] < rs[i]:
-                            j += 1
-                        if e - i > umax[j]:
-                            umax[j] = e - i
-                    i = e
+            # the references' n-grams with a weight: sorted distinct ids and the maximum count
+            # over the references of each; then each candidate's clipped counts (kernels.overlap)
+            uid = pooled_types(row, offs, r_lo[q], r_hi[q], n - 1)
+            umax = max_ref_counts(row, offs, r_lo[q], r_hi[q], n - 1, uid)
             base = info_off[n - 1]
             for c in range(g_cand[q], g_cand[q + 1]):
                 t = cand_text[c]
-                a, b = offs[t], offs[t + 1] - n + 1
-                if b <= a or u == 0:
-                    continue
-                ids = np.sort(row[a:b])
+                k = clipped_counts(row, offs[t], offs[t + 1] - n + 1, uid, umax, gid, clip)
                 s = 0.0
-                i = 0
-                p = 0
-                while i < len(ids):
-                    j = i
-                    while j < len(ids) and ids[j] == ids[i]:
-                        j += 1
-                    g = ids[i]
-                    if g >= 0:
-                        while p < u and uid[p] < g:
-                            p += 1
-                        if p < u and uid[p] == g:
-                            k = j - i
-                            clip = k if k < umax[p] else umax[p]
-                            if clip > 0:
-                                s += clip * info_flat[base + g]
-                    i = j
+                for x in range(k):
+                    s += clip[x] * info_flat[base + gid[x]]
                 out[c, n - 1] = s
     return out
 
@@ -487,31 +446,17 @@ def chunk_stats(tok, cands: Sequence[str], refs: Sequence[Sequence[str]], table:
     l_ref = np.zeros(nc)
     has_ref = np.zeros(nc, dtype=bool)
     vocab = table.vocab
-    texts: list[tuple] = []
-    r_lo, r_hi, g_cand, cand_text, cand_item = [], [], [0], [], []
-    for key, idx in group_by_refs([[r for r in rs if isinstance(r, str)] for rs in refs]):
-        if not key:
-            continue
-        rt = [tok(r) for r in key]
-        r_lo.append(len(texts))
-        texts.extend(rt)
-        r_hi.append(len(texts))
-        lens = [len(r) for r in rt]
-        lr = sum(lens) / len(lens)
-        for i in idx:
-            c = tok(cands[i])
-            cand_text.append(len(texts))
-            cand_item.append(i)
-            texts.append(c)
-            clen[i] = len(c)
-            l_ref[i] = lr
-        has_ref[idx] = True
-        g_cand.append(len(cand_item))
-    if not cand_item:
+    texts, r_lo, r_hi, g_cand, cand_text, cand_item = chunk_texts(
+        cands, [[r for r in rs if isinstance(r, str)] for rs in refs], tok)
+    if not len(cand_item):
         return info, counts, clen, l_ref, has_ref
     tlens = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
     offs = np.zeros(len(texts) + 1, dtype=np.int64)
     np.cumsum(tlens, out=offs[1:])
+    clen[cand_item] = tlens[cand_text]
+    # each group's mean reference length (an exact integer sum over a count, as sum(lens) / len)
+    l_ref[cand_item] = np.repeat((offs[r_hi] - offs[r_lo]) / (r_hi - r_lo), np.diff(g_cand))
+    has_ref[cand_item] = True
     total = int(offs[-1])
     ids = np.fromiter((vocab.get(w, -1) for t in texts for w in t), dtype=np.int64, count=total)
     room = np.repeat(offs[1:], tlens) - np.arange(total)  # tokens left from each position
@@ -540,10 +485,8 @@ def chunk_stats(tok, cands: Sequence[str], refs: Sequence[Sequence[str]], table:
     for n in range(max_n):
         info_off[n + 1] = info_off[n] + (len(table.info[n]) if n < table.max_n else 0)
     info_flat = table.flat[:int(table.offsets[orders])]  # a view: orders 1..orders, as info_off says
-    got = _chunk_kernel(ng, offs, info_flat, info_off,
-                        np.asarray(r_lo, dtype=np.int64), np.asarray(r_hi, dtype=np.int64), np.asarray(g_cand, dtype=np.int64),
-                        np.asarray(cand_text, dtype=np.int64), max_n)
-    rows = np.asarray(cand_item, dtype=np.int64)
+    got = _chunk_kernel(ng, offs, info_flat, info_off, r_lo, r_hi, g_cand, cand_text, max_n)
+    rows = cand_item
     info[rows] = got
     counts[rows] = np.maximum(0, clen[rows][:, None] - np.arange(max_n)[None, :])
     return info, counts, clen, l_ref, has_ref

@@ -34,7 +34,7 @@ from typing import Sequence
 import numpy as np
 
 from . import base as _base
-from ._caches import cached
+from ._caches import lru_memo
 from .base import MetricMeta, MetricOption, group_by_refs, register
 from ._jit import lazy_njit as _njit
 from .edit import PairwiseWordMetric, token_options
@@ -76,7 +76,7 @@ def skip_bigrams(tokens: Sequence, max_skip: int | None = None, unigrams: bool =
     return out
 
 
-@cached("rouge.pair_index", 256)
+@lru_memo("rouge.pair_index", 256)
 def _pair_index(n: int, max_skip: int | None) -> tuple[np.ndarray, np.ndarray]:
     i, j = np.triu_indices(n, 1)
     if max_skip is not None:

@@ -37,13 +37,13 @@ from .base import Metric, MetricMeta, MetricOption, Signature, group_by_refs, ma
 from .edit import best_of_others
 from .kernels.plans import encode_flat, sequence_index
 from .tokenize import tokenize as _pretokenize
-from ._caches import cached
+from ._caches import lru_memo
 
 CITATION = ("Snover, Dorr, Schwartz, Micciulla & Makhoul (2006), A study of translation edit rate "
             "with targeted human annotation, AMTA; sacreBLEU's Tercom re-implementation")
 
 
-@cached("ter.pair_edits", 1 << 14)
+@lru_memo("ter.pair_edits", 1 << 14)
 def pair_edits(hyp: tuple[str, ...], ref: tuple[str, ...]) -> int:
     """Tercom edits (shifts + beam edit distance) turning ``hyp`` into ``ref``, as sacreBLEU's
     ``translation_edit_rate`` counts them: the compiled port below when numba is installed,
@@ -425,46 +425,75 @@ def shift_src(n, start, length, target, q0, src):
 
 
 @_njit
+def _myers_step(eq, pv, mv, score, top):
+    """One hypothesis word of Myers (1999) / Hyyrö (2001) bit-parallel Levenshtein, global
+    version: the column state (pv, mv, score) after a word whose reference match mask is ``eq``
+    (bit y set where reference word y equals it; ``top`` = the bit of the last reference word).
+    Exact unit-cost edit distance (reference ≤ 62 words)."""
+    xv = eq | mv
+    xh = (((eq & pv) + pv) ^ pv) | eq
+    ph = mv | ~(xh | pv)
+    mh = pv & xh
+    if ph & top:
+        score += 1
+    elif mh & top:
+        score -= 1
+    ph = (ph << np.uint64(1)) | np.uint64(1)
+    mh = mh << np.uint64(1)
+    return mh | ~(xv | ph), ph & xv, score
+
+
+@_njit
 def _bits_run_src(eqm, src, start, stop, pv, mv, score, top):
-    """:func:`_bits_run` over the hypothesis words src[start..stop−1] (a shifted candidate
+    """:func:`_myers_step` over the hypothesis words src[start..stop−1] (a shifted candidate
     given by its source positions, see :func:`shift_src`)."""
     for x in range(start, stop):
-        eq = eqm[src[x]]
-        xv = eq | mv
-        xh = (((eq & pv) + pv) ^ pv) | eq
-        ph = mv | ~(xh | pv)
-        mh = pv & xh
-        if ph & top:
-            score += 1
-        elif mh & top:
-            score -= 1
-        ph = (ph << np.uint64(1)) | np.uint64(1)
-        mh = mh << np.uint64(1)
-        pv = mh | ~(xv | ph)
-        mv = ph & xv
+        pv, mv, score = _myers_step(eqm[src[x]], pv, mv, score, top)
     return pv, mv, score
 
 
 @_njit
-def _bits_run(eqm, start, stop, pv, mv, score, top):
-    """Myers (1999) / Hyyrö (2001) bit-parallel Levenshtein, global version: continue the
-    column state (pv, mv, score) over the hypothesis words start..stop−1 whose reference
-    match masks are ``eqm``. Exact unit-cost edit distance (reference ≤ 62 words)."""
-    for x in range(start, stop):
-        eq = eqm[x]
-        xv = eq | mv
-        xh = (((eq & pv) + pv) ^ pv) | eq
-        ph = mv | ~(xh | pv)
-        mh = pv & xh
-        if ph & top:
-            score += 1
-        elif mh & top:
-            score -= 1
-        ph = (ph << np.uint64(1)) | np.uint64(1)
-        mh = mh << np.uint64(1)
-        pv = mh | ~(xv | ph)
-        mv = ph & xv
-    return pv, mv, score
+def _myers_blocks_step(eq, pv, mv, score, top):
+    """:func:`_myers_step` for a reference of any length, its bits in 64-bit blocks (Myers 1999,
+    the blocks-based version; Hyyrö 2003; as in edlib): ``eq``, ``pv``, ``mv`` hold one word per block, low
+    reference words first; each block passes its last row's horizontal delta (+1, 0, −1) to the
+    next (the first gets +1: row 0 of the global distance grows by one per column); ``top`` is
+    the bit of the last reference word in the last block. ``pv``/``mv`` are updated in place;
+    returns the new score (the distance to the whole reference)."""
+    one = np.uint64(1)
+    high = np.uint64(1) << np.uint64(63)
+    hin = 1
+    last = len(pv) - 1
+    for b in range(last + 1):
+        e = eq[b]
+        p = pv[b]
+        m = mv[b]
+        xv = e | m
+        if hin < 0:
+            e |= one
+        xh = (((e & p) + p) ^ p) | e
+        ph = m | ~(xh | p)
+        mh = p & xh
+        hout = 0
+        if b == last:
+            if ph & top:
+                score += 1
+            elif mh & top:
+                score -= 1
+        elif ph & high:
+            hout = 1
+        elif mh & high:
+            hout = -1
+        ph = ph << one
+        mh = mh << one
+        if hin < 0:
+            mh |= one
+        elif hin > 0:
+            ph |= one
+        pv[b] = mh | ~(xv | ph)
+        mv[b] = ph & xv
+        hin = hout
+    return score
 
 
 @_njit
@@ -523,6 +552,15 @@ def ter_edits(h0, r):
     mv_pre = np.zeros(n_h + 1, np.uint64)
     sc_pre = np.zeros(n_h + 1, np.int64)
     top = np.uint64(1) << np.uint64(max(n_r - 1, 0))
+    # longer references: the same, 64 reference words per block (_myers_blocks_step)
+    use_blocks = n_r > 62
+    nb = (n_r + 63) // 64 if use_blocks else 1
+    eqb = np.zeros((n_h if use_blocks else 0, nb), np.uint64)
+    pvb_pre = np.zeros((n_h + 1 if use_blocks else 0, nb), np.uint64)
+    mvb_pre = np.zeros((n_h + 1 if use_blocks else 0, nb), np.uint64)
+    pvw = np.zeros(nb, np.uint64)
+    mvw = np.zeros(nb, np.uint64)
+    topb = np.uint64(1) << np.uint64((n_r - 1) % 64 if n_r > 0 else 0)
     shifts = 0
     checked = 0
     trace = np.empty(n_h + n_r, np.int8)
@@ -541,8 +579,23 @@ def ter_edits(h0, r):
             sc0 = n_r
             pv_pre[0], mv_pre[0], sc_pre[0] = pv, mv, sc0
             for x in range(n_h):
-                pv, mv, sc0 = _bits_run(eqm, x, x + 1, pv, mv, sc0, top)
+                pv, mv, sc0 = _myers_step(eqm[x], pv, mv, sc0, top)
                 pv_pre[x + 1], mv_pre[x + 1], sc_pre[x + 1] = pv, mv, sc0
+        if use_blocks:
+            for x in range(n_h):
+                for b in range(nb):
+                    eqb[x, b] = np.uint64(0)
+                for y in range(n_r):
+                    if r[y] == cur[x]:
+                        eqb[x, y >> 6] |= np.uint64(1) << np.uint64(y & 63)
+            for b in range(nb):
+                pvw[b] = ~np.uint64(0)
+                mvw[b] = np.uint64(0)
+            sc0 = n_r
+            pvb_pre[0], mvb_pre[0], sc_pre[0] = pvw, mvw, sc0
+            for x in range(n_h):
+                sc0 = _myers_blocks_step(eqb[x], pvw, mvw, sc0, topb)
+                pvb_pre[x + 1], mvb_pre[x + 1], sc_pre[x + 1] = pvw, mvw, sc0
         # trace -> alignment (sacreBLEU flips the trace, then trace_to_alignment)
         i, j = n_h, n_r
         n_ops = 0
@@ -632,6 +685,14 @@ def ter_edits(h0, r):
                             sc = _INF
                             if use_bits:
                                 _, _, sc = _bits_run_src(eqm, src, p, n_h, pv_pre[p], mv_pre[p], sc_pre[p], top)
+                                if sc >= margin:
+                                    sc = _INF
+                            elif use_blocks:
+                                pvw[:] = pvb_pre[p]
+                                mvw[:] = mvb_pre[p]
+                                sc = sc_pre[p]
+                                for x in range(p, n_h):
+                                    sc = _myers_blocks_step(eqb[src[x]], pvw, mvw, sc, topb)
                                 if sc >= margin:
                                     sc = _INF
                             if sc == _INF:

@@ -26,7 +26,7 @@ import os
 from functools import lru_cache
 from importlib import import_module
 
-from ._caches import cached
+from ._caches import lru_memo
 
 # name -> (sacreBLEU module, class, pip extra or None)
 _SPEC = {
@@ -254,7 +254,7 @@ def _split_zh(line: str) -> tuple[str, ...]:
 TOKEN_CACHE_SIZE = 1 << 16
 
 
-@cached("tokenize.tokens", TOKEN_CACHE_SIZE)
+@lru_memo("tokenize.tokens", TOKEN_CACHE_SIZE)
 def _tokenize(text: str, name: str, lowercase: bool) -> tuple[str, ...]:
     if lowercase:
         text = text.lower()

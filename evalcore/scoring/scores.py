@@ -30,7 +30,7 @@ def _cache_dir() -> Path:
     return d
 
 
-def cached(kind: str, key: Sequence, compute: Callable[[], object]):
+def disk_cached(kind: str, key: Sequence, compute: Callable[[], object]):
     """``compute()``, cached on disk in formats that cannot run code when read (an
     unpickled cache lets anyone who can write to the cache folder run code in the
     app): a DataFrame as Parquet, a statistics dict ``{name: (seg_ids, array)}`` as ``.npz``
@@ -105,10 +105,10 @@ def segment_scores(dataset: Dataset, metric_ids: Sequence[str], include_referenc
         if _from_stats(m):  # derived from the one statistics table the Systems page also uses
             sp = stage(progress, i / n, (i + 1) / n)
             # mypy cannot infer a lambda whose defaults bind the loop variables
-            frames.append(cached("segscores", key, lambda m=m, sp=sp: _scores_from_stats(  # type: ignore[misc]
+            frames.append(disk_cached("segscores", key, lambda m=m, sp=sp: _scores_from_stats(  # type: ignore[misc]
                 dataset, m, include_references, sp, tokenize)))
             continue
-        frames.append(cached("segscores", key, lambda m=m, cb=cb: score_table(  # type: ignore[misc]
+        frames.append(disk_cached("segscores", key, lambda m=m, cb=cb: score_table(  # type: ignore[misc]
             dataset, [m], "segment", include_references=include_references, progress=cb, tokenize=tokenize)))
     if progress:
         progress(1.0, "segment scores ready")
@@ -225,9 +225,9 @@ def system_stats(dataset: Dataset, metric_ids: Sequence[str], include_references
                 out[m] = _restrict(full, segments)
                 continue
             key = key[:4] + (refs_key, judged_only)
-        out[m] = cached("sysstats", key,  # mypy cannot infer a lambda binding the loop variables
-                        lambda m=m, cb=cb: _stats_for(dataset, m, include_references, cb,  # type: ignore[misc]
-                                                      ref_ids, segments, tokenize=tokenize))
+        out[m] = disk_cached("sysstats", key,  # mypy cannot infer a lambda binding the loop variables
+                             lambda m=m, cb=cb: _stats_for(dataset, m, include_references, cb,  # type: ignore[misc]
+                                                           ref_ids, segments, tokenize=tokenize))
     return out
 
 

@@ -24,9 +24,12 @@ tests/test_bootstrap.py pins it against the literal loop (methods §3.8).
 from __future__ import annotations
 
 import warnings
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ..metrics.base import Metric
 
 
 def as_rng(seed: int | None | np.random.Generator) -> np.random.Generator:
@@ -59,16 +62,18 @@ def _close(a: float, b: float) -> bool:
     return bool((np.isnan(a) and np.isnan(b)) or np.isclose(a, b, rtol=1e-9, atol=1e-12))
 
 
-def corpus_score_bootstrap(metric, stats, n_boot: int, alpha: float = 0.05,
+def corpus_score_bootstrap(metric: Metric, stats, n_boot: int, alpha: float = 0.05,
                            seed: int | None | np.random.Generator = 0) -> tuple[float, float, np.ndarray]:
     """Percentile bootstrap CI of a corpus score over segments: ``(lo, hi, samples)``, equal to
     ``percentile_bootstrap(lambda i: metric.score_from_stats(stats[i]), len(stats), n_boot,
     alpha, seed)`` (the same draws, the same values up to floating-point summation order).
 
     ``stats``: (n, k) per-segment sufficient statistics; ``metric.score_from_stats`` turns
-    statistics into a corpus score. Summing metrics (``score_from_stats`` of the summed rows:
-    BLEU, chrF, TER, NIST, WER…) get each resample's sums as ``counts @ stats``; metrics whose
-    corpus score is the mean of the first column (``stats_mode = "mean"``) get
+    statistics into a corpus score. The metric's declared hooks (:class:`~evalcore.metrics.base.Metric`)
+    choose the shortcut: summing metrics (``stats_mode = "sum"``, ``score_from_stats`` of the summed
+    rows: BLEU, chrF, TER, NIST, WER…) get each resample's sums as ``counts @ stats`` scored by
+    ``metric.scores_from_sums`` in one call; metrics whose corpus score is the mean of the first
+    column (``stats_mode = "mean"``, the base class's default) get
     ``counts @ stats[:, 0] / counts.sum(1)``. Rows with a NaN (segments without a usable
     reference) are left out of both, as ``score_from_stats`` leaves them out. Two draws are
     checked against the literal per-draw computation; a metric that is neither (or disagrees)
@@ -88,16 +93,13 @@ def corpus_score_bootstrap(metric, stats, n_boot: int, alpha: float = 0.05,
         counts = index_counts(idx, n)
         counts[:, ~valid] = 0.0
         sums = counts @ np.where(valid[:, None], st, 0.0)
-        if getattr(metric, "stats_mode", "sum") == "mean":
+        if metric.stats_mode == "mean":
             m = counts.sum(axis=1)
             with np.errstate(invalid="ignore", divide="ignore"):
                 samples = np.where(m > 0, sums[:, 0] / np.where(m > 0, m, 1.0), np.nan)
         else:
-            rows = getattr(metric, "scores_from_sums", None)
-            if callable(rows):  # one vectorised call (BLEU, chrF, TER…)
-                samples = np.asarray(rows(sums), dtype=float).copy()
-            else:
-                samples = np.array([metric.score_from_stats(row[None, :]) for row in sums], dtype=float)
+            # one call (vectorised for BLEU, chrF, TER…; the base class scores row by row)
+            samples = np.array(metric.scores_from_sums(sums), dtype=float)
             samples[~counts.any(axis=1)] = np.nan  # a resample of only unusable rows
         for b in {0, n_boot - 1}:
             if not _close(float(samples[b]), float(literal(idx[b]))):

@@ -34,14 +34,14 @@ def _segments_key(segments) -> str:
 
 def cached_scorer(progress=None):
     """A ``scorer`` for :func:`~evalcore.analysis.metatask.run_metatask` whose tables are cached on disk
-    (:func:`evalcore.scoring.scores.cached`)."""
+    (:func:`evalcore.scoring.scores.disk_cached`)."""
     from ..metrics.engine import score_table
-    from ..scoring.scores import cached
+    from ..scoring.scores import disk_cached
 
     def scorer(ds, metrics, *, level, ref_ids, include_references, tokenize, segments=None, label=""):
         key = (ds.content_hash(), tuple(metrics), level, tuple(ref_ids or ()), include_references, tokenize,
                _segments_key(segments))
-        return cached("metatask", key, lambda: score_table(ds, list(metrics), level=level, ref_ids=ref_ids,
+        return disk_cached("metatask", key, lambda: score_table(ds, list(metrics), level=level, ref_ids=ref_ids,
                                                            include_references=include_references,
                                                            tokenize=tokenize, segments=segments,
                                                            progress=progress))

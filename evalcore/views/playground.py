@@ -25,7 +25,7 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..metrics._caches import cached
+from ..metrics._caches import lru_memo
 from ..present.highlight import escape, highlight_tokens
 
 #: metrics offered by default: cheap at sentence level, each a different idea of similarity
@@ -73,7 +73,7 @@ def sentence_scores(candidate: str, references: Sequence[str], metrics: Sequence
     return {m: float(_metric(m, tokenize).sentence_score(candidate, list(references))) for m in metrics}
 
 
-@cached("playground.scale", 256)
+@lru_memo("playground.scale", 256)
 def scale_of(metric_id: str, tokenize: str | None = None) -> str:
     """The scale a metric's sentence scores are on, as a label: the score of a candidate identical
     to its reference (the best score) read off the metric itself, e.g. "0–100, higher is better"
@@ -114,7 +114,7 @@ def score_candidate(candidate: str, references: Sequence[tuple[str, str]], metri
     return pd.DataFrame(rows)
 
 
-@cached("playground.start_score", 256)
+@lru_memo("playground.start_score", 256)
 def _start_score(metric_id: str, tokenize: str | None, start: str, references: tuple[str, ...]) -> float:
     """The starting text's score: the same on every edit of one item, so computed once."""
     return float(_metric(metric_id, tokenize).sentence_score(start, list(references)))

@@ -17,7 +17,7 @@ from ..core.dataset import Dataset
 from ..core.progress import Progress, stage
 from ..scoring.defaults import metric_signature
 from .judges import schulze_frame
-from ..scoring.scores import cached, human_segment_scores, system_stats
+from ..scoring.scores import disk_cached, human_segment_scores, system_stats
 from dataclasses import dataclass
 from .queries import Query
 
@@ -95,7 +95,7 @@ def system_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence
     if ref_ids or judged_only:
         key += (tuple(ref_ids or ()), judged_only)
     key += ("human: given system scores",)  # (tables cached before given scores were used differ)
-    return cached("systable", key, lambda: _system_table(
+    return disk_cached("systable", key, lambda: _system_table(
         dataset, metric_ids, criteria, baseline, include_references, normalisation, n_boot, test, alpha,
         seed, progress, ref_ids, judged_only, tokenize))
 

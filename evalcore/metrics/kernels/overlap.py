@@ -32,7 +32,6 @@ from typing import Sequence
 import numpy as np
 
 from .._jit import HAVE_NUMBA, lazy_njit
-from ..base import group_by_refs
 
 AVAILABLE = HAVE_NUMBA
 
@@ -108,27 +107,85 @@ def bag_overlap_pairs(flat, offs, ph, pr, n_vocab):
     return out
 
 
-def chunk_texts(cands: Sequence, refs: Sequence[Sequence], prep) -> tuple:
-    """Candidates grouped by their reference list (a segment's outputs) laid out for the
-    compiled chunk kernels: ``(texts, r_lo, r_hi, g_cand, cand_text, cand_item)`` where
-    ``texts`` are ``prep`` of every reference and candidate, group q's references are texts
-    ``r_lo[q]:r_hi[q]``, its candidates ``g_cand[q]:g_cand[q+1]`` (text ``cand_text[c]``, item
-    ``cand_item[c]``). Items without a reference are left out."""
-    texts: list = []
-    r_lo, r_hi, g_cand, cand_text, cand_item = [], [], [0], [], []
-    for key, idx in group_by_refs(refs):
-        if not key:
+@lazy_njit
+def pooled_types(row, offs, lo, hi, cut):
+    """The distinct non-negative n-gram ids of texts lo..hi−1, sorted: ``row[p]`` is the id of
+    the n-gram starting at flat position p, text t's n-grams start at ``offs[t]`` up to
+    ``offs[t+1] − cut`` (cut = order − 1); negative ids (no n-gram there) are left out. One
+    pooled sort; the references' side of every clipped count here and in NIST's kernel."""
+    tot = 0
+    for t in range(lo, hi):
+        tot += max(0, offs[t + 1] - offs[t] - cut)
+    pool = np.empty(tot, np.int64)
+    m = 0
+    for t in range(lo, hi):
+        for i in range(offs[t], offs[t + 1] - cut):
+            pool[m] = row[i]
+            m += 1
+    pool.sort()
+    uid = np.empty(tot, np.int64)
+    u = 0
+    for i in range(tot):
+        if pool[i] >= 0 and (u == 0 or pool[i] != uid[u - 1]):
+            uid[u] = pool[i]
+            u += 1
+    return uid[:u]
+
+
+@lazy_njit
+def max_ref_counts(row, offs, lo, hi, cut, uid):
+    """``umax[j]`` = the largest count of n-gram ``uid[j]`` in any one of texts lo..hi−1
+    (:func:`pooled_types`' layout): each text's sorted ids walked once along ``uid``."""
+    umax = np.zeros(max(len(uid), 1), np.int64)
+    for t in range(lo, hi):
+        a, b = offs[t], offs[t + 1] - cut
+        if b <= a:
             continue
-        r_lo.append(len(texts))
-        texts.extend(prep(r) for r in key)
-        r_hi.append(len(texts))
-        for i in idx:
-            cand_text.append(len(texts))
-            cand_item.append(i)
-            texts.append(prep(cands[i]))
-        g_cand.append(len(cand_item))
-    arr = [np.asarray(x, dtype=np.int64) for x in (r_lo, r_hi, g_cand, cand_text, cand_item)]
-    return (texts, *arr)
+        s = np.sort(row[a:b])
+        i = 0
+        j = 0
+        while i < len(s):
+            e = i + 1
+            while e < len(s) and s[e] == s[i]:
+                e += 1
+            if s[i] >= 0:
+                while uid[j] < s[i]:
+                    j += 1
+                if e - i > umax[j]:
+                    umax[j] = e - i
+            i = e
+    return umax
+
+
+@lazy_njit
+def clipped_counts(row, a, b, uid, umax, gid, clip):
+    """Papineni et al. (2002, §2.1) clipping of one candidate: for each distinct n-gram g ≥ 0 of
+    ``row[a:b]`` that is in ``uid``, in increasing id order, ``gid[k] = g`` and ``clip[k] =
+    min(count_c(g), umax[j])`` (``uid[j] = g``, :func:`max_ref_counts`); returns k, the number
+    filled (``gid``/``clip`` need room for b − a entries). BLEU sums ``clip`` (:func:`maxref_matches`),
+    NIST weighs it by each n-gram's information (:func:`evalcore.metrics.nist._chunk_kernel`)."""
+    u = len(uid)
+    k = 0
+    if b <= a or u == 0:
+        return 0
+    s = np.sort(row[a:b])
+    i = 0
+    j = 0
+    while i < len(s):
+        e = i + 1
+        while e < len(s) and s[e] == s[i]:
+            e += 1
+        g = s[i]
+        if g >= 0:
+            while j < u and uid[j] < g:
+                j += 1
+            if j < u and uid[j] == g:
+                c = e - i
+                gid[k] = g
+                clip[k] = c if c < umax[j] else umax[j]
+                k += 1
+        i = e
+    return k
 
 
 @lazy_njit
@@ -139,63 +196,22 @@ def maxref_matches(ids, offs, r_lo, r_hi, g_cand, cand_text):
     reference count); ``ids`` as :func:`.ngram.dense_ngram_ids`. Exact integers."""
     orders = ids.shape[0]
     out = np.zeros((len(cand_text), orders), np.int64)
+    width = 1
+    for c in range(len(cand_text)):
+        t = cand_text[c]
+        width = max(width, offs[t + 1] - offs[t])
+    gid = np.empty(width, np.int64)
+    clip = np.empty(width, np.int64)
     for q in range(len(r_lo)):
         for n in range(orders):
-            tot = 0
-            for t in range(r_lo[q], r_hi[q]):
-                tot += max(0, offs[t + 1] - offs[t] - n)
-            # the references' n-grams: sorted distinct ids (one pooled sort), then the maximum count
-            # over the references of each, walking every reference's sorted ids along them
-            pool = np.empty(tot, np.int64)
-            m = 0
-            for t in range(r_lo[q], r_hi[q]):
-                for i in range(offs[t], offs[t + 1] - n):
-                    pool[m] = ids[n, i]
-                    m += 1
-            pool.sort()
-            uid = np.empty(tot, np.int64)
-            u = 0
-            for i in range(tot):
-                if pool[i] >= 0 and (u == 0 or pool[i] != uid[u - 1]):
-                    uid[u] = pool[i]
-                    u += 1
-            umax = np.zeros(max(u, 1), np.int64)
-            for t in range(r_lo[q], r_hi[q]):
-                a, b = offs[t], offs[t + 1] - n
-                if b <= a:
-                    continue
-                s = np.sort(ids[n, a:b])
-                i = 0
-                j = 0
-                while i < len(s):
-                    e = i + 1
-                    while e < len(s) and s[e] == s[i]:
-                        e += 1
-                    if s[i] >= 0:
-                        while uid[j] < s[i]:
-                            j += 1
-                        if e - i > umax[j]:
-                            umax[j] = e - i
-                    i = e
+            uid = pooled_types(ids[n], offs, r_lo[q], r_hi[q], n)
+            umax = max_ref_counts(ids[n], offs, r_lo[q], r_hi[q], n, uid)
             for c in range(g_cand[q], g_cand[q + 1]):
                 t = cand_text[c]
-                a, b = offs[t], offs[t + 1] - n
-                if b <= a or u == 0:
-                    continue
-                s = np.sort(ids[n, a:b])
+                k = clipped_counts(ids[n], offs[t], offs[t + 1] - n, uid, umax, gid, clip)
                 h = 0
-                i = 0
-                j = 0
-                while i < len(s):
-                    e = i + 1
-                    while e < len(s) and s[e] == s[i]:
-                        e += 1
-                    while j < u and uid[j] < s[i]:
-                        j += 1
-                    if j < u and uid[j] == s[i]:
-                        k = e - i
-                        h += k if k < umax[j] else umax[j]
-                    i = e
+                for x in range(k):
+                    h += clip[x]
                 out[c, n] = h
     return out
 
@@ -222,22 +238,8 @@ def chunk_matches(ids, offs, r_lo, r_hi, g_cand, cand_text):
     for q in range(len(r_lo)):
         nr = r_hi[q] - r_lo[q]
         for n in range(orders):
-            tot = 0
-            for t in range(r_lo[q], r_hi[q]):
-                tot += max(0, offs[t + 1] - offs[t] - n)
-            allr = np.empty(tot, np.int64)
-            m = 0
-            for t in range(r_lo[q], r_hi[q]):
-                for i in range(offs[t], offs[t + 1] - n):
-                    allr[m] = srt[n, i]
-                    m += 1
-            allr.sort()
-            uniq = np.empty(tot, np.int64)
-            u = 0
-            for i in range(tot):
-                if u == 0 or allr[i] != uniq[u - 1]:
-                    uniq[u] = allr[i]
-                    u += 1
+            uniq = pooled_types(srt[n], offs, r_lo[q], r_hi[q], n)
+            u = len(uniq)
             rc = np.zeros((nr, max(u, 1)), np.int64)
             for k in range(nr):
                 t = r_lo[q] + k

@@ -73,6 +73,30 @@ def chunk_pairs(metric: Metric, cands: Sequence[str], refs: Sequence[Sequence[st
     return plan
 
 
+def chunk_texts(cands: Sequence, refs: Sequence[Sequence], prep) -> tuple:
+    """Candidates grouped by their reference list (a segment's outputs) laid out for the
+    compiled chunk kernels: ``(texts, r_lo, r_hi, g_cand, cand_text, cand_item)`` where
+    ``texts`` are ``prep`` of every reference and candidate, group q's references are texts
+    ``r_lo[q]:r_hi[q]``, its candidates ``g_cand[q]:g_cand[q+1]`` (text ``cand_text[c]``, item
+    ``cand_item[c]``). Items without a reference are left out. The group layout of every
+    chunk kernel that clips against a segment's references (BLEU, chrF, NIST)."""
+    texts: list = []
+    r_lo, r_hi, g_cand, cand_text, cand_item = [], [], [0], [], []
+    for key, idx in group_by_refs(refs):
+        if not key:
+            continue
+        r_lo.append(len(texts))
+        texts.extend(prep(r) for r in key)
+        r_hi.append(len(texts))
+        for i in idx:
+            cand_text.append(len(texts))
+            cand_item.append(i)
+            texts.append(prep(cands[i]))
+        g_cand.append(len(cand_item))
+    arr = [np.asarray(x, dtype=np.int64) for x in (r_lo, r_hi, g_cand, cand_text, cand_item)]
+    return (texts, *arr)
+
+
 def sequence_index(tok) -> tuple:
     """``(ix, seqs)``: ``ix(text)`` is the index in ``seqs`` of ``tok(text)``, each distinct text
     tokenised once and equal token sequences stored once (the chunk plans and TER's batch)."""
