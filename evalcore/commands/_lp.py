@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 import sys
-from typing import Sequence
+from typing import Callable, Sequence
 
 import pandas as pd
 
@@ -64,7 +64,7 @@ class Sink:
         self.notes: dict[tuple, list[str]] = {}
         # (destination, section) -> f(concatenated table) -> table with rows pooled over the
         # language pairs (correlate --method accuracy: the global pairwise accuracy row)
-        self.pool: dict[tuple, object] = {}
+        self.pool: dict[tuple, Callable[[pd.DataFrame], pd.DataFrame]] = {}
 
     def add(self, dest, section, df, float_format, note=None, lp="", notes=()):
         key = (dest, section)

@@ -34,11 +34,11 @@ def load_with_tensors(args, metrics: str | None, option: str):
     from ..metrics.base import get_metric
 
     stored = [m for m in ids if m.lower().startswith("stored:")]  # known once the data is loaded
-    metrics = [get_metric(m) for m in ids if m not in stored]  # unknown ids fail before loading
+    chosen = [get_metric(m) for m in ids if m not in stored]  # unknown ids fail before loading
     _tok.check(args)
     ds = load(args)
-    metrics += [get_metric(m) for m in stored]
-    return ds, tensors(ds, ids, tokenize=_tok.resolve(args, ds, metrics), scheduler=getattr(args, "_scheduler", None))
+    chosen += [get_metric(m) for m in stored]
+    return ds, tensors(ds, ids, tokenize=_tok.resolve(args, ds, chosen), scheduler=getattr(args, "_scheduler", None))
 
 
 def load(args):

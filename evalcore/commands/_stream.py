@@ -136,7 +136,7 @@ def write_stream(frames: Iterable[pd.DataFrame], dest: str | None, args, columns
         return _write_all(frames, sys.stdout, columns, False, lp, float_format)
     from ..core.export import atomic_write
 
-    box = {}
+    box: dict[str, int] = {}
     atomic_write(dest, lambda fh: box.update(n=_write_all(frames, fh, columns, str(dest).lower().endswith(".csv"),
                                                           lp, float_format)))
     print(f"wrote {box['n']} rows to {dest}", file=sys.stderr)

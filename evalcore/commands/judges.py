@@ -54,19 +54,19 @@ def tables(ds, criterion=None, lower_is_better=False, normalisation="raw", chanc
     w = rater_weights(labels) if len(labels) else pd.Series(dtype=float)
     raters = raters.merge(pra.drop(columns=["n_labels"]), on="rater", how="left")
     raters["weight"] = raters["rater"].map(w)
-    systems = None
+    systems: Ranked | None = None
     if len(labels):
-        systems = relative_ranking_scores(labels).rename(columns={"score": "better_or_equal"})
+        table = relative_ranking_scores(labels).rename(columns={"score": "better_or_equal"})
         mean = norm.groupby("system")["score"].mean()
-        systems.insert(1, "mean_score", systems["system"].map(mean))
+        table.insert(1, "mean_score", table["system"].map(mean))
         sch = schulze_from_judgements(norm, higher_is_better=not lower_is_better, screen_col=screen_col)
         rank = {c: i + 1 for i, grp in enumerate(sch.ranking) for c in grp}
-        systems["schulze_rank"] = systems["system"].map(rank)
+        table["schulze_rank"] = table["system"].map(rank)
         sup = sch.support
-        systems = Ranked(systems, notes=[f"schulze_rank: {sup.summary()}"],
-                         warnings=[sup.warning()] if sup.few else [], support=sup)
-    agree = Result(agree, notes=[f"Krippendorff's alpha (interval): {al.text(4)}"])
-    return agree, raters, systems
+        assert sup is not None  # a ranking from ballots reports their support
+        systems = Ranked(table, notes=(f"schulze_rank: {sup.summary()}",),
+                         warnings=(sup.warning(),) if sup.few else (), support=sup)
+    return Result(agree, notes=(f"Krippendorff's alpha (interval): {al.text(4)}",)), raters, systems
 
 
 def run(args) -> int:

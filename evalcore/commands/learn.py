@@ -141,6 +141,7 @@ def run(args) -> int:
         result["train"] = model.scores
     else:
         rep = run_.report
+        assert rep is not None  # a humanlike run carries its training report
         print(f"human-likeness model {name!r} ({args.estimator}); best {rep.best}; "
               f"{rep.n_train_examples} training / {rep.n_test_examples} held-out examples")
         print("accuracy:", {k: _fmt(v) for k, v in rep.accuracy.items()})

@@ -112,10 +112,10 @@ def run(args) -> int:
                           segments=judged if args.judged_only else None, progress=StderrProgress("scoring"))
         for mid, sub in tab.groupby("metric", sort=False):
             sub = sub[["system", "seg_id", "score"]]
-            if not get_metric(mid).meta.higher_is_better:  # error rates: the lowest ranks first
+            if not get_metric(str(mid)).meta.higher_is_better:  # error rates: the lowest ranks first
                 sub = sub.assign(score=-sub["score"].astype(float))
                 print(f"note: {mid} is an error rate: its scores are negated (higher is better)", file=sys.stderr)
-            signals.append((mid, sub))
+            signals.append((str(mid), sub))
     if metrics and args.human and args.judged_only and not explicit:
         print("note: judged segments only (the default; --all-segments for every segment)", file=sys.stderr)
     used = DEFAULTS.with_(judged_only=args.judged_only, tokenizer=getattr(args, "tokenize", None))

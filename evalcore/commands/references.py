@@ -66,6 +66,7 @@ def run(args) -> int:
         print("note: Detect MT skipped: the dataset has no MT outputs", file=sys.stderr)
         return 0
     segs, overall = detected.detail, detected.table
+    assert segs is not None  # detect_mt returns every segment's evidence
     flagged = segs[segs["flagged"]]
     emit(overall.assign(signature=det_sig), None, args, section=f"Detect MT: {detected.method}",
          float_format="%.4f", first=False, note=f"{len(flagged)} flagged (segment, reference) pairs")

@@ -7,6 +7,10 @@ several raters annotated one output. See :mod:`evalcore.analysis.spans`.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from ..neural.metric import NeuralMetric
 
 NAME = "spans"
 LP_ALL = True
@@ -76,7 +80,7 @@ def run(args) -> int:
         from ..metrics.base import get_metric
 
         for mid in neural:
-            get_metric(mid).check()
+            cast("NeuralMetric", get_metric(mid)).check()
     sevs = [s.strip().lower() for s in args.severity.split(",") if s.strip()]
     if args.bootstrap < 0:
         raise ValueError("--bootstrap must be 0 or more")
@@ -193,7 +197,7 @@ def _metric_table(args, ds, neural=()):
         try:
             for mid in neural:
                 frames.append(_neural.metric_spans(ds, mid))
-                _, srcs, _, refs = get_metric(mid).span_rows(ds)
+                _, srcs, _, refs = cast("NeuralMetric", get_metric(mid)).span_rows(ds)
                 n_free = sum(1 for s, r in zip(srcs, refs) if s is not None and not r)
                 if n_free:
                     print(f"note: {mid}: {n_free} output(s) without a reference: their spans come from the source "
@@ -211,6 +215,6 @@ def _span_signatures(ds, neural) -> dict:
 
     out = {}
     for mid in neural:
-        m = get_metric(mid)
+        m = cast("NeuralMetric", get_metric(mid))
         out[m.id] = str(m.span_signature(ds))
     return out

@@ -16,6 +16,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .dataset import Dataset
 
 #: bytes of working memory per text (source segment, reference, output) on the heaviest page
 PER_TEXT_BYTES = 1_500
@@ -57,14 +61,14 @@ def budget_bytes(environ: Mapping[str, str] | None = None) -> int | None:
     return mb * 1024 * 1024 if mb else None
 
 
-def _text_size(frame, column: str) -> tuple[int, int]:
+def _text_size(frame: Any, column: str) -> tuple[int, int]:
     if frame is None or column not in frame or not len(frame):
         return 0, 0
     col = frame[column]
     return len(col), int(col.astype(str).str.len().sum())
 
 
-def estimate(datasets, environ: Mapping[str, str] | None = None) -> MemoryEstimate:
+def estimate(datasets: Dataset | Mapping[str, Dataset], environ: Mapping[str, str] | None = None) -> MemoryEstimate:
     """The working-memory estimate of a :class:`~evalcore.core.dataset.Dataset` or of a collection
     ``{lp: Dataset}`` (module docstring), with the budget in force."""
     items = list(datasets.values()) if isinstance(datasets, Mapping) else [datasets]
@@ -80,7 +84,7 @@ def _mb(n: int) -> str:
     return f"{n / (1024 * 1024):,.0f} MB"
 
 
-def check_memory_budget(datasets, environ: Mapping[str, str] | None = None) -> MemoryEstimate:
+def check_memory_budget(datasets: Dataset | Mapping[str, Dataset], environ: Mapping[str, str] | None = None) -> MemoryEstimate:
     """The estimate when it is within the budget; :class:`OverBudget` otherwise, saying the
     estimate, what it counts, the budget and the setting that changes it."""
     est = estimate(datasets, environ)

@@ -12,6 +12,7 @@ Pure functions, no UI.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
@@ -70,7 +71,7 @@ class Capability:
     missing: str     # what this dataset lacks ("" when available)
 
 
-def _facts(ds: Dataset) -> dict:
+def _facts(ds: Dataset) -> dict[str, Any]:
     counts = references_with_text(ds)
     sets = reference_sets_with_text(ds)
     present = references_present(ds)
@@ -79,7 +80,7 @@ def _facts(ds: Dataset) -> dict:
             "outputs": bool(ds.systems), "judged": bool(len(ds.judgements))}
 
 
-def _lack_refs(f: dict, need: int, quote=str) -> str:
+def _lack_refs(f: dict[str, Any], need: int, quote: Callable[[Any], str] = str) -> str:
     have = ", ".join(quote(x) for x in f["sets"]) if f["sets"] else "none"
     per = ("no segment has a reference" if f["max"] == 0 else
            f"at most {f['max']} reference{'s' if f['max'] != 1 else ''} per segment")
@@ -87,7 +88,8 @@ def _lack_refs(f: dict, need: int, quote=str) -> str:
             f"{len(f['sets'])} reference set{'s' if len(f['sets']) != 1 else ''} with text ({have}), {per}")
 
 
-def _missing(f: dict, refs: int, outputs: bool = True, judged: bool = False, quote=str) -> str:
+def _missing(f: dict[str, Any], refs: int, outputs: bool = True, judged: bool = False,
+             quote: Callable[[Any], str] = str) -> str:
     parts = []
     if refs > 1 and f["max"] < refs:
         parts.append(_lack_refs(f, refs, quote))
@@ -137,7 +139,7 @@ def capability_table(ds: Dataset) -> pd.DataFrame:
                          "missing": [x.missing for x in caps]})
 
 
-def qarla_missing(ds: Dataset, judgements: bool = True, quote=str) -> str:
+def qarla_missing(ds: Dataset, judgements: bool = True, quote: Callable[[Any], str] = str) -> str:
     """What ``ds`` lacks for the QARLA analyses ("" when nothing): ≥ 2 reference sets with text
     on a segment, system outputs, and (``judgements``) human judgements. ``quote`` formats the
     reference-set names (a page passes its Markdown escape)."""

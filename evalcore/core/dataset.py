@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Any, Iterable, cast
 
 import numpy as np
 import pandas as pd
@@ -66,7 +66,7 @@ class Dataset:
                 self.segments[col] = ""
         self.segments = self.segments[SEGMENT_COLUMNS].astype(str)
         self.judgements = self.judgements.astype({"score": "float64"})
-        self._cache: dict = {}
+        self._cache: dict[str, Any] = {}
 
     # ---- identities -------------------------------------------------------------------
     @property
@@ -124,13 +124,13 @@ class Dataset:
         """ref_id -> texts aligned with :attr:`seg_ids` (None where the set lacks the segment)."""
         if "ref_texts" not in self._cache:
             self._cache["ref_texts"] = self._aligned(self.references, "ref_id")
-        return self._cache["ref_texts"]
+        return cast(dict[str, list[str | None]], self._cache["ref_texts"])
 
     def sys_texts(self) -> dict[str, list[str | None]]:
         """system -> output texts aligned with :attr:`seg_ids` (None where missing)."""
         if "sys_texts" not in self._cache:
             self._cache["sys_texts"] = self._aligned(self.outputs, "system")
-        return self._cache["sys_texts"]
+        return cast(dict[str, list[str | None]], self._cache["sys_texts"])
 
     def compact_texts(self) -> "Dataset":
         """Re-create the ``text`` columns' strings together, in place (the values, their order
@@ -175,7 +175,7 @@ class Dataset:
         return Dataset(self.name, self.lp, self.segments, refs, self.outputs, self.judgements,
                        self.tags, dict(self.extras), list(self.warnings))
 
-    def subset(self, seg_ids=None, systems=None) -> "Dataset":
+    def subset(self, seg_ids: Iterable[str] | None = None, systems: Iterable[str] | None = None) -> "Dataset":
         """A copy restricted to the segments ``seg_ids`` and/or the systems ``systems`` (None:
         all), in the dataset's own order; the one place a dataset is cut down.
 
@@ -204,7 +204,7 @@ class Dataset:
             kept = self.segments["seg_id"].astype(str).isin(seg_keep)
             docs = set(self.segments.loc[kept, "doc_id"].astype(str))
 
-        def cut(frame, judgements: bool = False):
+        def cut(frame: Any, judgements: bool = False) -> Any:
             if not isinstance(frame, pd.DataFrame):
                 return frame
             mask = np.ones(len(frame), dtype=bool)
@@ -222,7 +222,7 @@ class Dataset:
                        {k: cut(v, judgements=True) for k, v in self.extras.items()}, list(self.warnings))
 
     # ---- summaries ----------------------------------------------------------------------
-    def overview(self) -> dict:
+    def overview(self) -> dict[str, Any]:
         rps = self.refs_per_segment()
         return {
             "language pair": self.lp or "-",
@@ -283,4 +283,4 @@ class Dataset:
                     h.update(frame.iloc[a:a + 50_000].to_csv(sep="\t", index=False, header=a == 0,
                                                              lineterminator="\n").encode())
             self._cache["hash"] = h.hexdigest()
-        return self._cache["hash"]
+        return cast(str, self._cache["hash"])

@@ -24,7 +24,7 @@ import re
 import secrets
 import tempfile
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Iterable
 
 import pandas as pd
 
@@ -34,7 +34,7 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 
-def neutralise_cell(value):
+def neutralise_cell(value: Any) -> Any:
     """``value`` with a leading ``'`` when it is text a spreadsheet would run as a formula;
     anything else (numbers, missing values, harmless text) unchanged."""
     if not isinstance(value, str):
@@ -57,11 +57,12 @@ def neutralise_frame(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def to_safe_csv(df: pd.DataFrame, file=None, **kw) -> str | None:
+def to_safe_csv(df: pd.DataFrame, file: Any = None, **kw: Any) -> str | None:
     """``df`` as comma-separated text for spreadsheets (to ``file``, or returned), formulas
     neutralised and every text cell quoted: Python's minimal quoting leaves a carriage return
     unquoted, which a spreadsheet reads as the end of the row."""
-    return neutralise_frame(df).to_csv(file, index=False, quoting=csv.QUOTE_NONNUMERIC, **kw)
+    text: str | None = neutralise_frame(df).to_csv(file, index=False, quoting=csv.QUOTE_NONNUMERIC, **kw)
+    return text
 
 
 def _temporary_beside(path: Path) -> tuple[int, Path]:
@@ -79,7 +80,7 @@ def _temporary_beside(path: Path) -> tuple[int, Path]:
     raise FileExistsError(f"could not create a temporary file beside {path}")
 
 
-def atomic_write(path: str | os.PathLike, write: Callable, mode: str = "w", *, fsync: bool = True) -> None:
+def atomic_write(path: str | os.PathLike[str], write: Callable[..., Any], mode: str = "w", *, fsync: bool = True) -> None:
     """Write a file all at once — the project's one atomic writer (saved datasets, their
     metadata and parses, the similarity cache, learned models, every output table).
 
@@ -96,7 +97,7 @@ def atomic_write(path: str | os.PathLike, write: Callable, mode: str = "w", *, f
     path = Path(path)
     fd, tmp = _temporary_beside(path)
     try:
-        kw = {"encoding": "utf-8", "newline": ""} if "b" not in mode else {}
+        kw: dict[str, Any] = {"encoding": "utf-8", "newline": ""} if "b" not in mode else {}
         with os.fdopen(fd, mode, **kw) as fh:
             write(fh)
             if fsync:
@@ -125,7 +126,7 @@ def _fsync_folder(folder: Path) -> None:
         os.close(fd)
 
 
-def write_table(df: pd.DataFrame, path: str | os.PathLike, **to_csv_kw) -> None:
+def write_table(df: pd.DataFrame, path: str | os.PathLike[str], **to_csv_kw: Any) -> None:
     """Write a table atomically: a ``.csv`` path gets comma-separated values with formulas
     neutralised (for spreadsheets); any other path gets exact tab-separated values (for tools)."""
     if str(path).lower().endswith(".csv"):
@@ -138,13 +139,13 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, **to_csv_kw) -> None:
 class OutputError(DataError):
     """Output paths that cannot be written; raised before any work (exit code 2)."""
 
-    def __init__(self, report):
+    def __init__(self, report: Report) -> None:
         super().__init__(report)
         n = len(report.errors)
         self.args = (f"{n} problem{'s' if n != 1 else ''} with the output path(s); nothing was computed:\n{report}",)
 
 
-def check_outputs(paths) -> None:
+def check_outputs(paths: Iterable[str | os.PathLike[str]]) -> None:
     """Before any work: every output path must be a file we can create or replace. Raises
     :class:`DataError` listing every problem (missing folder, a folder given as the file, a
     read-only location), so a long run never ends in a traceback at the last step.
@@ -211,7 +212,7 @@ def latex_escape(text: str) -> str:
     return "".join(out)
 
 
-def _is_missing(v) -> bool:
+def _is_missing(v: Any) -> bool:
     if v is None or v is pd.NA or v is pd.NaT:
         return True
     if isinstance(v, str):
@@ -222,7 +223,7 @@ def _is_missing(v) -> bool:
         return False
 
 
-def _latex_cell(v, digits: int) -> str:
+def _latex_cell(v: Any, digits: int) -> str:
     import numpy as np
 
     if _is_missing(v):

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 ERROR = "error"
 WARNING = "warning"
@@ -132,7 +135,7 @@ class Report:
     def ok(self) -> bool:
         return not self.errors
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         import pandas as pd
 
         return pd.DataFrame(

@@ -29,12 +29,12 @@ class StderrProgress:
 Progress = Callable[[float, str], None] | None
 
 
-def sub_range(progress: Progress, lo: float, hi: float, text: str):
+def sub_range(progress: Progress, lo: float, hi: float, text: str) -> Callable[[float, float], None] | None:
     """A (done, total) callback mapped onto [lo, hi] of a (fraction, text) progress."""
     if progress is None:
         return None
 
-    def cb(done, total):
+    def cb(done: float, total: float) -> None:
         progress(lo + (hi - lo) * (done / total if total else 1.0), text)
     return cb
 

@@ -34,7 +34,7 @@ class Result:
     warnings: tuple[str, ...] = ()
     method: str = ""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         # lists given by a caller become tuples (the object stays what it was when returned)
         object.__setattr__(self, "notes", tuple(self.notes))
         object.__setattr__(self, "warnings", tuple(self.warnings))
@@ -60,10 +60,10 @@ class Normalised(Result):
     the grouping columns) that could not be normalised and whose rows were left out;
     ``summary`` a per-rater summary when the producer computes one."""
 
-    excluded_raters: tuple[dict, ...] = ()
+    excluded_raters: tuple[dict[str, Any], ...] = ()
     summary: pd.DataFrame | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         super().__post_init__()
         object.__setattr__(self, "excluded_raters", tuple(self.excluded_raters))
 
@@ -93,6 +93,6 @@ class Detailed(Result):
     detail: pd.DataFrame | None = None
     segments: tuple[str, ...] = ()
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         super().__post_init__()
         object.__setattr__(self, "segments", tuple(self.segments))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
 
 #: Fewer systems than this: a correlation is stated but flagged as degenerate.
 MIN_SYSTEMS = 3
@@ -24,7 +25,7 @@ def _constant(x: np.ndarray) -> bool:
     return len(x) > 0 and bool(np.all(x == x[0]))
 
 
-def correlation_notes(metric: str, method: str, gold, scores, value: float,
+def correlation_notes(metric: str, method: str, gold: npt.ArrayLike, scores: npt.ArrayLike, value: float,
                       ci: tuple[float, float] | None = None, unit: str = "system") -> list[str]:
     """Notes explaining an undefined (NaN) or degenerate correlation of ``metric`` with the humans
     over the paired vectors ``gold``/``scores`` (one entry per ``unit``); empty when the value

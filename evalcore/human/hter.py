@@ -72,10 +72,12 @@ def hter(mt: Sequence[str], postedits: Sequence, references: Sequence | None = N
         if denominator == "postedit":
             ln = lens[i, e] if e >= 0 else np.nan
             if e < 0:
+                assert refs is not None  # e < 0 only for a segment scored against its references
                 ln = len(refs[i][0].split())
         elif denominator == "mean_postedit":
             ln = np.nanmean(lens[i]) if max_ed else np.nan
         else:
+            assert refs is not None, "this denominator needs references"
             ln = float(np.mean([len(r.split()) for r in refs[i]]))
         h = ed / ln if ln > 0 else (0.0 if ed == 0 else 1.0)
         if cap is not None:

@@ -11,7 +11,7 @@ seg_id, rater, judgement, score``). Pure functions, no UI.
 from __future__ import annotations
 
 import warnings
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence, cast
 
 import numpy as np
 import pandas as pd
@@ -72,7 +72,7 @@ def normalise(judgements: pd.DataFrame, method: str = "raw", *, ddof: int = 1,
         out["score"] = (out["raw"] - mu) / sd
     else:
         out["score"] = grp.transform(lambda s: pd.Series(percentile_ranks(s.to_numpy()), index=s.index))
-    return Normalised(out, warnings=said, excluded_raters=excluded)
+    return Normalised(out, warnings=tuple(said), excluded_raters=tuple(excluded))
 
 
 def rater_summary(judgements: pd.DataFrame, normalised: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -170,7 +170,8 @@ def aggregate(judgements: pd.DataFrame, method: str = "mean", weights: Mapping[s
     if method != "weighted":
         raise ValueError("aggregate must be mean, median or weighted")
     if weights is None:
-        weights = rater_weights(pairwise_labels(judgements))
+        # a Series of weights indexed by rater reads as the mapping it stands for
+        weights = cast(Mapping[str, float], rater_weights(pairwise_labels(judgements)))
     w = judgements["rater"].map(dict(weights)).fillna(0.0).to_numpy(dtype=float)
     tmp = judgements[keys].copy()
     tmp["wx"] = w * judgements["score"].to_numpy(dtype=float)

@@ -15,7 +15,7 @@ Explicit rankings (lower rank = better) use ``higher_is_better=False``.
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Callable, Sequence, cast
 
 import numpy as np
 import pandas as pd
@@ -51,7 +51,9 @@ def pair_differences(frame: pd.DataFrame, pairs: Sequence[tuple[int, int]], lang
     and carry no ranking information: they are skipped (the caller counts them)."""
     rows = []
     for k, (w, l) in enumerate(pairs):
-        tw, tl, refs = frame.at[w, "text"], frame.at[l, "text"], frame.at[w, "refs"]
+        # the scoring frame's texts are str and its refs a list of str (pandas-stubs: a scalar union)
+        tw, tl = cast(str, frame.at[w, "text"]), cast(str, frame.at[l, "text"])
+        refs = cast(list[str], frame.at[w, "refs"])
         if tw == tl:
             continue
         for r in refs:
@@ -85,7 +87,8 @@ def train_beer(dataset: Dataset, name: str, criterion: str | None = None, seg_id
     human = human_table(dataset, criterion, higher_is_better)
     frame = scoring_frame(dataset, human, seg_ids)
     pairs = preference_pairs(frame, threshold)
-    identical = sum(1 for w_, l_ in pairs if frame.at[w_, "text"] == frame.at[l_, "text"])
+    texts = frame["text"]
+    identical = sum(1 for w_, l_ in pairs if cast(str, texts.at[w_]) == cast(str, texts.at[l_]))
     deltas = pair_differences(frame, pairs, lang, tokenizer, progress)
     w = fit_pairwise(deltas, C)
     train_acc = float(np.mean(deltas @ w > 0)) if len(deltas) else float("nan")

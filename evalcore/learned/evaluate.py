@@ -105,7 +105,8 @@ def darr_kendall(frame: pd.DataFrame, metric: str, threshold: float = 0.0) -> tu
 
     g, m = _matrices(frame, metric)
     res = correlation(g, m, "darr", "item", thresh=threshold, thresh_inclusive=False)
-    _, pairs = group_values(*grouped(g, m, "item"), "darr", thresh=threshold, thresh_inclusive=False)
+    g_items, m_items = grouped(g, m, "item")
+    _, pairs = group_values(g_items, m_items, "darr", thresh=threshold, thresh_inclusive=False)
     n = int(pairs.sum())
     return (float(res.value) if n else 0.0), n
 

@@ -34,7 +34,7 @@ meta-correlation across the grid (Kulesza 2004 Fig. 4.2).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Sequence, cast
 
 import numpy as np
 import pandas as pd
@@ -293,7 +293,7 @@ def train_humanlike(dataset: Dataset, name: str, estimator: str = "svc",
     else:
         train_segs, test_segs = list(eligible), []
     # cap the training size by dropping whole segments (never splitting one)
-    per_seg = 2 * len(refs_by_seg[eligible[0]]) * (1 if train_refs == "loo" else len(refs_by_seg[eligible[0]]) - 1)
+    per_seg: float = 2 * len(refs_by_seg[eligible[0]]) * (1 if train_refs == "loo" else len(refs_by_seg[eligible[0]]) - 1)
     if balance == "none":
         per_seg *= max(1, len(dataset.systems)) / 2
     max_segs = max(n_folds, int(max_train_examples // max(per_seg, 1)))
@@ -348,6 +348,7 @@ def train_humanlike(dataset: Dataset, name: str, estimator: str = "svc",
         if te is not None:
             row["test_accuracy"] = _accuracy(te.y, decision(arrays, te.X))["overall"]
         if judged is not None:
+            assert jfeats is not None and jowner is not None  # computed with judged
             row.update(_corrs(_mean_by_owner(decision(arrays, jfeats), jowner, len(judged)),
                               judged["human"].to_numpy()))
         grid_rows.append(row)
@@ -355,9 +356,11 @@ def train_humanlike(dataset: Dataset, name: str, estimator: str = "svc",
             progress(0.35 + 0.6 * (gi + 1) / total, f"grid point {gi + 1}/{total} (C={C}, gamma={g})")
     grid = pd.DataFrame(grid_rows)
     best_i = int(np.argmax(grid["cv_accuracy"].to_numpy()))  # first maximum wins
-    best = {"C": float(grid.at[best_i, "C"]),
-            "gamma": None if estimator != "svc" else float(grid.at[best_i, "gamma"])}
-    arrays = fitted[(grid.at[best_i, "C"], grid.at[best_i, "gamma"] if estimator == "svc" else None)]
+    best = {"C": float(grid["C"].to_numpy(float)[best_i]),
+            "gamma": None if estimator != "svc" else float(grid["gamma"].to_numpy(float)[best_i])}
+    # the grid's C and gamma are the floats the models were fitted with (pandas-stubs: a scalar union)
+    arrays = fitted[cast(tuple[float, float | None],
+                         (grid.at[best_i, "C"], grid.at[best_i, "gamma"] if estimator == "svc" else None))]
 
     acc_col = "test_accuracy" if te is not None else "cv_accuracy"
     meta = {"accuracy": acc_col, "pearson": float("nan"), "n_grid": len(grid)}
@@ -373,7 +376,7 @@ def train_humanlike(dataset: Dataset, name: str, estimator: str = "svc",
         accuracy = _accuracy(te.y, d_te)
         rocs = roc_curves(te, {"learned": d_te})
     else:
-        accuracy = {"overall": float(grid.at[best_i, "cv_accuracy"]), "note": "cross-validated (no held-out split)"}
+        accuracy = {"overall": float(grid["cv_accuracy"].to_numpy(float)[best_i]), "note": "cross-validated (no held-out split)"}
         rocs = {}
     human_corr = {k: grid.at[best_i, k] for k in ("pearson", "spearman", "kendall", "n")} if judged is not None else {}
 

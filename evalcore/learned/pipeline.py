@@ -19,7 +19,7 @@ This is what the dashboard page "Learned metrics" and the CLI ``learn`` command 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -83,7 +83,7 @@ def train_and_compare(dataset: Dataset, kind: str, name: str = "unsaved", criter
         raise ValueError(f"kind must be one of {KINDS}")
     if criterion is None and dataset.criteria:
         criterion = dataset.criteria[0]
-    options = {"kind": kind, "criterion": criterion, "test_fraction": test_fraction, "seed": seed,
+    options: dict[str, Any] = {"kind": kind, "criterion": criterion, "test_fraction": test_fraction, "seed": seed,
                "threshold": threshold, "higher_is_better": higher_is_better}
     notes: list[str] = []
     judged = judged_segments(dataset)

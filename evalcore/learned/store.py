@@ -25,7 +25,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -146,7 +146,8 @@ def save_model(model: LearnedModel, folder: str | os.PathLike | None = None, reg
     root = Path(folder) if folder is not None else models_dir()
     root.mkdir(parents=True, exist_ok=True)
     buf = io.BytesIO()
-    np.savez(buf, **{k: np.asarray(v) for k, v in model.arrays.items()})
+    arrays: dict[str, Any] = {k: np.asarray(v) for k, v in model.arrays.items()}
+    np.savez(buf, **arrays)
     _atomic_write(root / f"{name}.npz", buf.getvalue())
     meta = json.dumps(_jsonable(model.metadata()), indent=1, ensure_ascii=False, allow_nan=False)
     _atomic_write(root / f"{name}.json", meta.encode())

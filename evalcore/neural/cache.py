@@ -87,7 +87,7 @@ class ScoreCache:
         self._read()
         return [None if (v := self._spans.get(k)) is None else json.loads(v) for k in keys]
 
-    def put(self, keys: Sequence[bytes], scores: Sequence[float], spans: Sequence[list] | None = None) -> None:
+    def put(self, keys: Sequence[bytes], scores: Sequence[float] | np.ndarray, spans: Sequence[list] | None = None) -> None:
         """Add rows; ``spans`` (one list of span dicts per row) are kept beside the scores."""
         if not len(keys):
             return

@@ -215,14 +215,15 @@ def match_to_dataset(dataset, name: str, rows: pd.DataFrame) -> tuple[pd.DataFra
     whose texts match an imported row; and notes (rows that matched nothing, conflicts)."""
     seg = dataset.segments
     src_of = dict(zip(seg["seg_id"].astype(str), seg["source"].astype(str)))
-    refs = {}
+    refs: dict[str, list[tuple[str, str]]] = {}
     for r in dataset.references.itertuples(index=False):
         if isinstance(r.text, str):
             refs.setdefault(str(r.seg_id), []).append((str(r.ref_id), r.text))
-    by_text: dict[tuple, list[tuple]] = {}
+    by_text: dict[tuple, list] = {}
     for row in rows.itertuples(index=True):  # Index: the row's number, so that rows of one line stay apart
         by_text.setdefault((row.src, row.mt), []).append(row)
-    out, used, notes = [], set(), []
+    used: set[tuple] = set()
+    out, notes = [], []
     conflicts = 0
     for o in dataset.outputs.itertuples(index=False):
         if not isinstance(o.text, str):

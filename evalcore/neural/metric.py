@@ -18,12 +18,16 @@ import sys
 from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from ..metrics.base import Metric, MetricMeta, MetricOption
 from . import models as _models
+
+if TYPE_CHECKING:
+    from ..core.progress import RateProgress
+    from .cache import ScoreCache
 
 KINDS = {
     "comet": ("COMET", "Rei et al. 2020, 2022 (COMET; unbabel-comet)", True, True),
@@ -118,9 +122,9 @@ class NeuralMetric(Metric):
         self._src_of: dict[str, frozenset] = {}
         self._target = ""
         self._path: Path | None = None
-        self._cache = None
+        self._cache: ScoreCache | None = None
         self.truncated = 0
-        self._progress = None  # one stderr progress line per metric, across its chunks
+        self._progress: RateProgress | None = None  # one stderr progress line per metric, across its chunks
         self._expected = 0  # the progress line's total: rows :meth:`expect` counted (else the full plan)
         self._done = 0
         self._sink = None  # a caller's progress(done, total) for the model's rows (see reporting)
@@ -211,7 +215,7 @@ class NeuralMetric(Metric):
         base = "no" if o["baseline"] is None else hashlib.sha256(Path(o["baseline"]).read_bytes()).hexdigest()[:16]
         return ["match:bert-score", f"layer:{o['layer'] or 'last'}", f"idf:{idf}", f"rescale:{base}"]
 
-    def prepare(self, dataset) -> None:
+    def prepare(self, dataset) -> NeuralMetric:
         """Index the dataset's sources by reference text (COMET and MetricX-24 need a segment's
         source and get only its references), and check the target language for MiniLM."""
         from ..metrics.tokenize import target_language
@@ -227,7 +231,7 @@ class NeuralMetric(Metric):
                              f"{self._target!r} ({dataset.lp}); give a multilingual model instead, e.g. "
                              f"{self.kind}:/path/to/xlm-roberta-base")
         if not self.needs_source:
-            return
+            return self
         seg = dataset.segments
         self._sources = seg["source"].tolist()
         src_of: dict[str, set] = {}
@@ -237,6 +241,7 @@ class NeuralMetric(Metric):
             if i is not None and isinstance(r.text, str):
                 src_of.setdefault(r.text, set()).add(i)
         self._src_of = {t: frozenset(v) for t, v in src_of.items()}
+        return self
 
     def sources_for(self, refs: Sequence[Sequence[str]]) -> list[str | None]:
         """The source of each item, found from its references (None when they match several
@@ -326,7 +331,7 @@ class NeuralMetric(Metric):
             values = np.asarray(values, dtype=float)
             got[todo] = values
             self.truncated += max(0, truncated)
-            if use_cache:
+            if use_cache and self._cache is not None:
                 self._cache.put([keys[k] for k in todo], values, new_spans)
         index = {row: k for k, row in enumerate(uniq)}
         out[ok] = got[[index[row] for row in rows]]
@@ -343,9 +348,10 @@ class NeuralMetric(Metric):
         if self._progress is None:
             self._progress = RateProgress(f"{self.id} ({self.device()}, batch {self.config.batch_size})", "rows")
         base, total = self._done, max(self._expected, self._done + n)
+        line = self._progress
 
         def cb(done, of):
-            self._progress(base + int(round(n * done / max(of, 1))), total)
+            line(base + int(round(n * done / max(of, 1))), total)
         return cb
 
     def _aggregate(self, values: np.ndarray) -> float:

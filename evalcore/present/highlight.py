@@ -57,7 +57,7 @@ def escape(text: str | None) -> str:
 def highlight_tokens(tokens: Sequence[str], spans: Sequence[tuple[int, int]], title: str | None = None) -> str:
     """Tokens joined by spaces, each escaped (:func:`escape`), with ``<mark>`` around the
     half-open token spans [start, end)."""
-    starts = {}
+    starts: dict[int, int] = {}
     for a, b in spans:
         if 0 <= a < b <= len(tokens):
             starts[a] = max(b, starts.get(a, a))

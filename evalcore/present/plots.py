@@ -93,7 +93,7 @@ def figure3(points: pd.DataFrame, corr_label: str = "correlation with human judg
     §0; hover shows the metric, both values and their CIs; error bars when CIs exist."""
     fig = go.Figure()
     for group, g in points.groupby("group", sort=False):
-        color, symbol = _GROUP_STYLE.get(group, ("#888", "circle"))
+        color, symbol = _GROUP_STYLE.get(str(group), ("#888", "circle"))
         ex_up, ex_dn = _err(g, "king", "king_lo", "king_hi")
         ey_up, ey_dn = _err(g, "corr", "corr_lo", "corr_hi")
         cd = np.c_[[_safe(x) for x in g["label"]], g["king_lo"], g["king_hi"], g["corr_lo"], g["corr_hi"],
@@ -309,7 +309,10 @@ def signal_by_system(signals: pd.DataFrame, column: str, title: str | None = Non
         a, m, b = np.percentile(v, [25, 50, 75])
         iqr = b - a
         names.append(_safe(system))
-        q1.append(a), med.append(m), q3.append(b), n.append(len(v))
+        q1.append(a)
+        med.append(m)
+        q3.append(b)
+        n.append(len(v))
         inside = (v >= a - 1.5 * iqr) & (v <= b + 1.5 * iqr)
         lo.append(float(v[inside].min()))
         hi.append(float(v[inside].max()))

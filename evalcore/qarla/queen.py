@@ -473,7 +473,7 @@ class QueenIndex:
 
     def values(self, names: Sequence[str] | None = None, bits: QueenBits | None = None) -> QueenValues:
         if bits is None:
-            bits = self.set_bits(names)
+            bits = self.set_bits(names or [])
         return reduce_bits(bits, self.layout, "+".join(names or []))
 
     def king(self, names: Sequence[str] | None = None, bits: QueenBits | None = None, ties: str = "geq",

@@ -28,10 +28,13 @@ import math
 import re
 import sys
 import time
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:
+    from distributed import Client, LocalCluster
 
 Progress = Callable[[int, int], None] | None
 
@@ -61,7 +64,7 @@ class SchedulerError(RuntimeError):
     """A distributed task failed (or the cluster could not be reached)."""
 
 
-def parse_scheduler(spec: str | None) -> tuple[str, object]:
+def parse_scheduler(spec: str | None) -> tuple[str, int | str | None]:
     """``None``/"none" -> ("none", None); "local:N" -> ("local", N); "tcp://h:p" -> ("tcp", address)."""
     s = (spec or "none").strip()
     if s == "none":
@@ -91,8 +94,8 @@ class Scheduler:
     def __init__(self, spec: str | None = None, progress_factory: Callable[[str], Progress] | None = None):
         self.spec = (spec or "none").strip()
         self.kind, self.arg = parse_scheduler(self.spec)
-        self.client = None
-        self.cluster = None
+        self.client: Client | None = None
+        self.cluster: LocalCluster | None = None
         self.progress_factory = progress_factory
 
     # ---- lifecycle ------------------------------------------------------------------------
@@ -110,7 +113,8 @@ class Scheduler:
                 # communication on loopback, random ports (never 8787: other users may hold it);
                 # the nannies hand this configuration to the worker processes they spawn
                 with dask.config.set(LOCAL_CLUSTER_CONFIG):
-                    self.cluster = LocalCluster(n_workers=int(self.arg), processes=True, threads_per_worker=1,
+                    assert isinstance(self.arg, int)  # parse_scheduler: local:N
+                    self.cluster = LocalCluster(n_workers=self.arg, processes=True, threads_per_worker=1,
                                                 dashboard_address=None, host="127.0.0.1", silence_logs=40,
                                                 worker_dashboard_address="127.0.0.1:0",
                                                 scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
@@ -130,6 +134,7 @@ class Scheduler:
         Workers that join later fall back to their name (a ``LocalCluster`` numbers them)."""
         from ..neural.backend import set_worker_slots
 
+        assert self.client is not None, "assign_slots needs a started cluster"
         workers = self.client.scheduler_info().get("workers", {})
         by_host: dict[str, list[str]] = {}
         for addr in sorted(workers):
@@ -207,6 +212,7 @@ class Scheduler:
     def submit_map(self, fn, items: Sequence) -> list:
         """Start ``fn`` on every item on the cluster without waiting (futures, for
         :meth:`collect`): work queued ahead keeps the workers busy while this process writes."""
+        assert self.client is not None, "submit_map needs a started cluster"
         return self.client.map(fn, list(items), pure=False)
 
     def collect(self, futures: list, label: str = "tasks", progress: Progress = None) -> list:
@@ -231,6 +237,7 @@ class Scheduler:
                 done += 1
                 if progress:
                     progress(done, total)
+            assert self.client is not None
             return self.client.gather(futures)
         finally:
             self.cancel(futures)
@@ -277,7 +284,8 @@ def _split_metrics(metrics) -> tuple[list, list]:
     """(metrics computed on workers, metrics computed in-process)."""
     from ..syntax.metrics import is_syntactic
 
-    remote, local = [], []
+    remote: list = []
+    local: list = []
     for m in metrics:
         (remote if m.meta.needs_text and not is_syntactic(m.id) else local).append(m)
     return remote, local
@@ -297,7 +305,7 @@ def _score_block(task):
     Segment level -> per (metric, candidate) the sentence scores; system level -> the
     per-segment sufficient statistics."""
     metrics, level, chunks = task
-    out = []
+    out: list[np.ndarray | None] = []
     for metric in metrics:
         for name, cands, refs in chunks:
             if not cands:
@@ -342,7 +350,7 @@ def score_result(dataset, metric_ids: Sequence, level: str = "segment", ref_ids:
         t = engine.score_table(ds, local, level=level, ref_ids=ref_ids, include_references=include_references,
                                segments=segments)
         for mid, sub in t.groupby("metric", sort=False):
-            results[mid] = sub
+            results[str(mid)] = sub
     if remote:
         _prepared(remote, ds.with_references(list(ref_ids)) if ref_ids else ds)  # as in-process
         cands = []  # (name, keep, cands, refs) in the engine's candidate order
@@ -376,7 +384,7 @@ def score_result(dataset, metric_ids: Sequence, level: str = "segment", ref_ids:
     table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=cols)
     table = table[cols].astype({"metric": str, "system": str, "seg_id": str, "score": float, "n_segments": "Int64",
                                 "signature": str})
-    return Result(table, notes=notes, warnings=engine.long_segment_warnings(ds, metrics))  # as in-process
+    return Result(table, notes=notes, warnings=tuple(engine.long_segment_warnings(ds, metrics)))  # as in-process
 
 
 # ---- both levels, one metric at a time (score --level both) ---------------------------------
@@ -407,7 +415,7 @@ class TextBlock:
     dropped after it. At 100k segments × 10 systems × 4 references each worker held ~300 MB of
     Python strings for its half of the blocks."""
 
-    def __init__(self, cands: Sequence[str], refs: Sequence[Sequence[str]], positions: Sequence[int]):
+    def __init__(self, cands: Sequence[str], refs: Sequence[Sequence[str]], positions: Sequence[int] | np.ndarray):
         import pyarrow as pa
 
         number: dict[tuple, int] = {}
@@ -462,7 +470,8 @@ class Packed:
 
         self.token = uuid.uuid4().hex
         self.metrics, self.state_of = [], []  # per metric: its state's number, or -1
-        arrays, numbers = {}, {}
+        arrays: dict = {}
+        numbers: dict = {}
         for m in metrics:
             state = m.shared_state
             if state is None:
@@ -746,7 +755,7 @@ def similarity_tensors_many(dataset, metric_ids: Sequence, progress: Progress = 
     ax = engine._axes(dataset)
     seg_ids, systems, ref_ids = ax["seg_ids"], ax["systems"], ax["ref_ids"]
     S, A, J = len(seg_ids), len(systems), len(ref_ids)
-    todo = []
+    todo: list = []
     for m in remote:
         path = engine._cache_path(dataset, m, cache_dir)
         hit = engine._cached(path, ax)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import warnings
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -79,7 +79,7 @@ def _write_cache(base: Path, value) -> None:
     if isinstance(value, pd.DataFrame):
         path, write = base.with_suffix(".parquet"), lambda fh: value.to_parquet(fh)
     elif _stats_dict(value):
-        arrays = {"names": np.array(list(value), dtype=str)}
+        arrays: dict[str, Any] = {"names": np.array(list(value), dtype=str)}
         for i, (keep, st) in enumerate(value.values()):
             arrays[f"keep{i}"] = np.array(keep, dtype=str)
             arrays[f"stats{i}"] = st
@@ -104,10 +104,11 @@ def segment_scores(dataset: Dataset, metric_ids: Sequence[str], include_referenc
         key = (h, m, metric_signature(m, tokenize=tokenize), include_references)
         if _from_stats(m):  # derived from the one statistics table the Systems page also uses
             sp = stage(progress, i / n, (i + 1) / n)
-            frames.append(disk_cached("segscores", key, lambda m=m, sp=sp: _scores_from_stats(
+            # mypy cannot infer a lambda whose defaults bind the loop variables
+            frames.append(disk_cached("segscores", key, lambda m=m, sp=sp: _scores_from_stats(  # type: ignore[misc]
                 dataset, m, include_references, sp, tokenize)))
             continue
-        frames.append(disk_cached("segscores", key, lambda m=m, cb=cb: score_table(
+        frames.append(disk_cached("segscores", key, lambda m=m, cb=cb: score_table(  # type: ignore[misc]
             dataset, [m], "segment", include_references=include_references, progress=cb, tokenize=tokenize)))
     if progress:
         progress(1.0, "segment scores ready")
@@ -176,6 +177,7 @@ def _stats_for(dataset: Dataset, metric_id: str, include_references: bool, progr
         cands_all = [(n, [t if s in segments[n] else None for s, t in zip(seg_ids, texts)], r)
                      for n, texts, r in cands_all if n in segments]
     pos_of = {s: i for i, s in enumerate(dataset.seg_ids)}
+    all_c: list[str]
     parts, all_c, all_r, seg_pos = [], [], [], []
     for name, texts, use_refs in cands_all:
         keep, cands, refs = scorable(dataset, texts, use_refs)
@@ -184,7 +186,7 @@ def _stats_for(dataset: Dataset, metric_id: str, include_references: bool, progr
             all_c += cands
             all_r += refs
             seg_pos += [pos_of[s] for s in keep]
-    out = {}
+    out: dict = {}
     if not all_c:
         return out
     stats = segment_stats_by_segment(metric, all_c, all_r, seg_pos, progress)
@@ -211,7 +213,7 @@ def system_stats(dataset: Dataset, metric_ids: Sequence[str], include_references
     n = max(len(metric_ids), 1)
     for i, m in enumerate(metric_ids):
         cb = sub_range(progress, i / n, (i + 1) / n, f"corpus statistics: {m}")
-        key = (h, m, metric_signature(m, tokenize=tokenize), include_references)
+        key: tuple = (h, m, metric_signature(m, tokenize=tokenize), include_references)
         if refs_key:
             key += (refs_key, None)
         if judged_only:
@@ -219,11 +221,13 @@ def system_stats(dataset: Dataset, metric_ids: Sequence[str], include_references
             # Systems page): each row is one segment's statistics, whatever else is scored
             full = _read_cache(_cache_base("sysstats", key))
             if _stats_dict(full):
+                assert segments is not None  # judged_only gave them
                 out[m] = _restrict(full, segments)
                 continue
             key = key[:4] + (refs_key, judged_only)
-        out[m] = disk_cached("sysstats", key, lambda m=m, cb=cb: _stats_for(dataset, m, include_references, cb,
-                                                                         ref_ids, segments, tokenize=tokenize))
+        out[m] = disk_cached("sysstats", key,  # mypy cannot infer a lambda binding the loop variables
+                             lambda m=m, cb=cb: _stats_for(dataset, m, include_references, cb,  # type: ignore[misc]
+                                                           ref_ids, segments, tokenize=tokenize))
     return out
 
 
@@ -255,7 +259,7 @@ def judged_segments(dataset: Dataset, criterion: str) -> dict[str, set[str]]:
     """system (or judged reference set) -> the seg_ids judged under ``criterion``."""
     j = dataset.judgements
     j = j[j["judgement"] == criterion]
-    return {s: set(g["seg_id"].astype(str)) for s, g in j.groupby("system", sort=False)}
+    return {str(s): set(g["seg_id"].astype(str)) for s, g in j.groupby("system", sort=False)}
 
 
 def tensors(dataset: Dataset, metric_ids: Sequence[str], progress: Progress = None,

@@ -30,6 +30,7 @@ Nothing here imports streamlit.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 JUDGED_ONLY = "judged_only"
 ORIENTATIONS = ("higher-is-better", "raw")
@@ -148,7 +149,7 @@ def add_cli_arguments(p) -> None:
 def from_args(args, **fields) -> Settings:
     """The settings of a command: the shared defaults, the command's options, ``fields``."""
     judged = getattr(args, "judged_only", None)
-    kw = {"judged_only": DEFAULTS.judged_only if judged is None else bool(judged),
+    kw: dict[str, Any] = {"judged_only": DEFAULTS.judged_only if judged is None else bool(judged),
           "orientation": getattr(args, "orientation", None) or DEFAULTS.orientation,
           "tokenizer": getattr(args, "tokenize", None)}
     kw.update(fields)

@@ -187,8 +187,8 @@ def _token_lines(block, err) -> tuple[list, dict[int, tuple[int, str]]]:
                 words.append(None)  # keep counting so later lines are not reported as out of order
             continue
         tid = cols[0]
-        if _RANGE.match(tid):
-            a, b = map(int, _RANGE.match(tid).groups())
+        if (m_range := _RANGE.match(tid)):
+            a, b = map(int, m_range.groups())
             if b <= a:
                 err(lineno, f"multiword token range {tid!r} must go from a lower to a higher word ID")
             elif a != len(words) + 1:

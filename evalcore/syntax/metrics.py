@@ -180,9 +180,9 @@ def family_items(p: Parse, family: str, item: str = "lower") -> dict:
     elif family == "pos":
         tags = p.upos
         for n in POS_ORDERS:
-            c = Counter(tuple(tags[i:i + n]) for i in range(len(tags) - n + 1))
-            if c:
-                out[str(n)] = c
+            grams = Counter(tuple(tags[i:i + n]) for i in range(len(tags) - n + 1))
+            if grams:
+                out[str(n)] = grams
     elif family == "lemma":
         if len(p):
             out["lemma"] = Counter(_words(p, "lemma"))
@@ -202,7 +202,7 @@ _INTERN: dict[str, dict] = {}  # family -> {"types": {type: id}, "items": {item:
 _FEATURES: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # (family, item, text) -> (codes, counts)
 _BLOCKS: "OrderedDict[tuple, tuple]" = OrderedDict()
 _BLOCK_BYTES = [0]
-_GENERATION = [None]  # (provider id, generation) the caches were filled under
+_GENERATION: list[tuple[int, int] | None] = [None]  # (provider id, generation) the caches were filled under
 
 
 def block_cache_limit() -> int:
@@ -509,6 +509,9 @@ def present_metric_ids(dataset, progress: Progress | None = None, provider: Pars
     prov = provider or get_provider()
     texts = dataset_texts(dataset)
     parses = prov.parse_many(texts, progress=progress)
+    rels: set[str]
+    upos: set[str]
+    xpos: set[str]
     rels, upos, xpos, depth = set(), set(), set(), 0
     for p in parses:
         rels.update(base_rel(d) for d in p.deprels)

@@ -108,6 +108,13 @@ class Parse:
     @staticmethod
     def concat(parts: Sequence["Parse"]) -> "Parse":
         """Several sentences of one text as one parse (head indices shifted, roots kept)."""
+        forms: list[str]
+        lemmas: list[str]
+        upos: list[str]
+        xpos: list[str]
+        heads: list[int]
+        deprels: list[str]
+        depths: list[int]
         forms, lemmas, upos, xpos, heads, deprels, depths = [], [], [], [], [], [], []
         off = 0
         for p in parts:
@@ -170,7 +177,7 @@ def doc_to_parse(doc) -> Parse:
     dropped is re-attached to the nearest kept ancestor. A sentence root (head == itself)
     gets head -1."""
     keep = [not t.is_space for t in doc]
-    new_index = {}
+    new_index: dict[int, int] = {}
     for t in doc:
         if keep[t.i]:
             new_index[t.i] = len(new_index)
