@@ -28,6 +28,7 @@ COMMANDS = {
     "calibrate": "{p} --metrics chrf",
     "detect": "{p} --task error-free --metrics chrf",
     "plan": "{p}",
+    "adaptive": "{p} --runs 2 --budget 0.5",
     "stability": "{p} --human da",
     "score": "{p} --metrics chrf --out {o}",
     "correlate": "{p} --human da --metrics chrf --out {o}",
@@ -58,7 +59,7 @@ def test_every_command_is_swept():
 #: commands that need data the corpus does not have (reading-comprehension answers, error spans,
 #: a WMT meta-evaluation folder, 5+ systems or 10+ judged segments): a clean refusal is their right
 #: answer on every case
-NEEDS_OTHER_DATA = {"comprehension", "spans", "metatask", "calibrate", "detect", "plan"}
+NEEDS_OTHER_DATA = {"comprehension", "spans", "metatask", "calibrate", "detect", "plan", "adaptive"}
 
 
 def _rich(files: dict) -> dict:
