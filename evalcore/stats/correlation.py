@@ -40,12 +40,13 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
 from .registry import REGISTRY, get, names
+
+from ..metrics._caches import lru_memo
 
 # scipy.stats is imported where it is used: importing it costs about a second, which the
 # pages that show a figure before any correlation should not pay first
@@ -72,7 +73,7 @@ _CALIBRATION_CELLS = 4_000_000
 _TRIU_CACHE_MAX = 256
 
 
-@lru_cache(maxsize=_TRIU_CACHE_MAX)
+@lru_memo("stats.triu_indices", _TRIU_CACHE_MAX)
 def _triu_cached(n: int) -> tuple[np.ndarray, np.ndarray]:
     iu, ju = np.triu_indices(n, 1)
     iu.flags.writeable = False
