@@ -146,6 +146,21 @@ def _order(X: np.ndarray, systems: list[str], dom_idx: np.ndarray, ndom: int) ->
     return [systems[k] for k in sorted(keep, key=lambda k: (-sc[k], systems[k]))]
 
 
+def _run_jobs(jobs, what: str, notes: list, progress=None) -> list:
+    """Run each perturbation ``(name, kind, make)``: its ranking when it keeps at least
+    :data:`MIN_ITEMS` items, else a note that it is not counted; progress after each."""
+    runs = []
+    for i, (name, kind, make) in enumerate(jobs):
+        order = make()
+        if len(order) >= MIN_ITEMS:
+            runs.append((name, kind, order))
+        else:
+            notes.append(f"{name}: fewer than {MIN_ITEMS} {what}: not counted")
+        if progress is not None:
+            progress(i + 1, len(jobs))
+    return runs
+
+
 def human_stability(ds, criterion: str, settings: Settings, *, n_boot: int = N_BOOT, max_raters: int = MAX_RATERS,
                     seed: int = 0, test: str = "wilcoxon", alpha: float = 0.05, progress=None) -> StabilityResult:
     """Stability of the human ranking of ``ds`` by ``criterion`` (module docstring). The base is
@@ -208,14 +223,7 @@ def human_stability(ds, criterion: str, settings: Settings, *, n_boot: int = N_B
                 X[:, draw], systems, dom_idx[draw], nd)))
     elif n_boot:
         skipped.append(f"bootstrap: needs at least 2 judged segments, {ds.lp} has {len(seg_ids)}")
-    for i, (name, kind, make) in enumerate(jobs):
-        order = make()
-        if len(order) >= MIN_ITEMS:
-            runs.append((name, kind, order))
-        else:
-            notes.append(f"{name}: fewer than {MIN_ITEMS} systems left: not counted")
-        if progress is not None:
-            progress(i + 1, len(jobs))
+    runs += _run_jobs(jobs, "systems left", notes, progress)
     method = (f"human ranking by {criterion} ({ds.lp}): rank's order (macro average over domains of the "
               f"per-domain means), {len(runs)} perturbations, seed {seed}")
     return summarise(list(base), runs, "system", skipped, notes, method, (ds.lp,))
@@ -408,15 +416,7 @@ def task_stability(collection: dict, task, settings: Settings, *, lps=None, metr
         notes.append("segment perturbations (domain, bootstrap): a metric's system score is its corpus score shifted "
                      "by the change of the mean of its segment scores over the judged cells kept (corpus scores "
                      "cannot be recomputed on a resample)")
-    runs = []
-    for i, (name, kind, make) in enumerate(jobs):
-        order = make()
-        if len(order) >= MIN_ITEMS:
-            runs.append((name, kind, order))
-        else:
-            notes.append(f"{name}: fewer than {MIN_ITEMS} metrics ranked: not counted")
-        if progress is not None:
-            progress(i + 1, len(jobs))
+    runs = _run_jobs(jobs, "metrics ranked", notes, progress)
     method = (f"metrics-task ranking ({task.name}, {', '.join(sorted(pairs))}): the metatask table's order "
               f"(descending weighted average), {len(runs)} perturbations, seed {seed}")
     return summarise(base, runs, "metric", skipped, notes, method, sorted(pairs))
