@@ -17,6 +17,7 @@ class PageInfo:
     summary: str     #: the README's one-line description
     figure: bool     #: draws a Plotly figure on the bundled sample (the browser test waits for it)
     default: bool = False
+    glossary: bool = True  #: shows a terms box (optional: a page without one says glossary=False)
 
     @property
     def path(self) -> str:
