@@ -7,7 +7,7 @@ path with its per-pair definition."""
 from __future__ import annotations
 
 from itertools import chain
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Protocol, Sequence
 
 import numpy as np
 
@@ -15,9 +15,6 @@ from .._caches import bounded_cache
 from ..base import group_by_refs, too_long
 from .dp import _dp_pairs
 from .overlap import bag_overlap_pairs
-
-if TYPE_CHECKING:
-    from ..edit import WordMetric
 
 
 class ChunkPairs:
@@ -60,7 +57,20 @@ class ChunkPairs:
 _CHUNK_MEMO = bounded_cache("plans.chunk_pairs", 4)
 
 
-def chunk_pairs(metric: WordMetric, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> ChunkPairs:
+class WordTokens(Protocol):
+    """What :func:`chunk_pairs` reads of a word-level pairwise metric
+    (:class:`evalcore.metrics.edit.WordMetric`, named here without importing it)."""
+
+    @property
+    def tokenize(self) -> str: ...
+    @property
+    def lowercase(self) -> bool: ...
+    @property
+    def quadratic(self) -> bool: ...
+    def tok(self, text: str) -> tuple[str, ...]: ...
+
+
+def chunk_pairs(metric: WordTokens, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> ChunkPairs:
     """The :class:`ChunkPairs` of ``metric``'s tokens (a word-level pairwise metric: its ``tok``,
     ``tokenize``, ``lowercase`` and ``quadratic``) for items ``(cands[i], refs[i])``. Items
     without references have no pairs; for a quadratic metric (``refuses``) an item whose
