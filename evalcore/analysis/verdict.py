@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -271,13 +271,13 @@ def best_system(dataset: Dataset, criterion: str, settings: Settings = DEFAULTS,
     alts.append(Alternative("mean over segments", a1, a1 == top,
                             f"every segment weighs the same, so domains of unequal size weigh differently "
                             f"(segments per domain: {size_text})"))
-    j = criterion_judgements(dataset, criterion)
-    j = j[j["system"].isin(cand)]
-    rows = j.assign(score=j["score"].astype(float)).groupby("system")["score"].mean()
+    judged = criterion_judgements(dataset, criterion)
+    judged = judged[judged["system"].isin(cand)]
+    rows = judged.assign(score=judged["score"].astype(float)).groupby("system")["score"].mean()
     a2 = _top(rows)
     alts.append(Alternative("mean over judgement rows", a2, a2 == top,
                             "a segment weighs as often as it was judged (repeated ratings count again)"))
-    sch = schulze_from_judgements(j)
+    sch = schulze_from_judgements(judged)
     if sch.ranking:
         first = sorted(str(s) for s in sch.ranking[0])
         a3 = " and ".join(first)
@@ -348,7 +348,7 @@ def best_metric(table: pd.DataFrame, statistic: str, *, value: str = "value", ra
         raise ValueError("no metric has a value: nothing to rank")
     t = t.sort_values([value, "metric"], ascending=[False, True], kind="stable")
     top = t.iloc[0]
-    ev = {"metric": str(top["metric"]), "value": float(top[value])}
+    ev: dict[str, Any] = {"metric": str(top["metric"]), "value": float(top[value])}
     for c in ("ci_low", "ci_high"):
         if c in t.columns:
             ev[c] = float(top[c]) if pd.notna(top[c]) else float("nan")
