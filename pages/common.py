@@ -447,10 +447,10 @@ def alive_progress(progress=None):
     the callback :func:`cached` gives every view function that takes ``progress=``."""
     check = liveness_check()
 
-    def cb(f: float, t: str) -> None:
+    def cb(*args, **kwargs) -> None:  # (fraction, text) or a view's own (done, total): passed on as given
         check()
         if progress is not None:
-            progress(f, t)
+            progress(*args, **kwargs)
     return cb
 
 

@@ -145,3 +145,36 @@ def test_segment_statistics_report_progress_every_chunk_rows(monkeypatch):
     assert max(np.diff([0] + done)) <= 7
     want = np.asarray(metric.segment_stats(cands, refs), dtype=float)
     np.testing.assert_array_equal(got, want)
+
+
+def test_the_systems_table_stops_within_one_chunk_once_stop_is_requested(monkeypatch, workspace_home):
+    """The Systems page's scores table, called as the page calls it (no bar): once the run's stop
+    is requested it scores one chunk of segments and stops (before: every segment was scored
+    and the table returned)."""
+    from conftest import SAMPLE
+
+    from evalcore.io import load_dataset
+    from evalcore.metrics import engine
+    from evalcore.metrics.base import get_metric
+    from evalcore.scoring.settings import DEFAULTS
+    from evalcore.views import systems as V
+
+    ds = load_dataset(SAMPLE)
+    cls = type(get_metric("bleu"))
+    scored: list = []
+    real = cls.segment_stats
+
+    def counting(self, cands, refs):
+        scored.append(len(cands))
+        return real(self, cands, refs)
+
+    monkeypatch.setattr(cls, "segment_stats", counting)
+    monkeypatch.setattr(engine, "CHUNK_ROWS", 5)
+    req = ScriptRequests()
+    fake_run(monkeypatch, req)
+    req.request_stop()
+    q = V.SystemsQuery(ds.content_hash(), DEFAULTS, ("bleu",), (), None, "raw", 0, "bootstrap")
+    with pytest.raises(StopException):
+        common.cached(V.systems_table, q, ds)
+    n_rows = len(ds.seg_ids) * len(ds.systems)
+    assert scored and sum(scored) <= 5 < n_rows
