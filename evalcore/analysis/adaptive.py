@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -666,7 +666,7 @@ def summarise(runs: pd.DataFrame, target: float = TAU_TARGET) -> pd.DataFrame:
 
 # --------------------------------------------------------------------------- the class
 def pair_block_weights(judgements: pd.DataFrame, population: Sequence[tuple[str, str]],
-                       blocks: dict[str, Sequence[str]]) -> dict[str, float]:
+                       blocks: Mapping[str, Sequence[str]]) -> dict[str, float]:
     """Per segment block (``blocks``: seg_id → the systems a student would judge there), the summed
     swap probability of the pairs of systems that judging the block would make paired on that
     segment — two of the block's systems, or one of them and a system the class has already judged
