@@ -291,8 +291,10 @@ def metric_tests(human: pd.DataFrame, scores: pd.DataFrame, systems: Sequence[st
         clusters, pairs, sig_notes = metric_significance(
             hum, sc[sc["metric"].isin(usable)], level="system", method=method, test=test, k=n_perm, alpha=alpha,
             seed=seed, systems=common, **corr_kwargs)
-    vals = dict(zip(clusters["metric"], clusters["value"]))
-    rows = [{"test": kind.label, "metric_a": r.better, "metric_b": r.worse, "value_a": float(vals[r.better]),
-             "value_b": float(vals[r.worse]), "p_value": float(r.p_value)} for r in pairs.itertuples(index=False)]
-    ranks = [{"metric": r.metric, "value": float(r.value), "rank": int(r.rank)} for r in clusters.itertuples(index=False)]
+    vals = dict(zip(clusters["metric"].astype(str), clusters["value"].astype(float)))
+    rows = [{"test": kind.label, "metric_a": str(a), "metric_b": str(b), "value_a": vals[str(a)],
+             "value_b": vals[str(b)], "p_value": float(p)}
+            for a, b, p in zip(pairs["better"], pairs["worse"], pairs["p_value"].astype(float))]
+    ranks = [{"metric": str(m), "value": float(v), "rank": int(k)}
+             for m, v, k in zip(clusters["metric"], clusters["value"].astype(float), clusters["rank"].astype(int))]
     return (rows, ranks, notes, sig_notes) if detail else (rows, ranks, notes)
