@@ -62,6 +62,49 @@ def test_t_test_power_matches_the_noncentral_t():
     assert table["power"].iloc[0] == pytest.approx(analytic, abs=0.03)
 
 
+def test_t_test_assurance_is_the_power_averaged_over_the_difference():
+    """Assurance (O'Hagan, Stevens & Campbell 2005): the noncentral-t power averaged over the
+    sampling distribution of the pilot's difference, N(δ, σ²/n_pilot), by numerical integration."""
+    from scipy.integrate import quad
+    from scipy.stats import nct, norm, t
+
+    rng = np.random.default_rng(7)
+    n_pilot, delta, sd, n = 100, 0.4, 2.0, 200
+    d = rng.normal(0, 1, n_pilot)
+    d = (d - d.mean()) / d.std() * sd + delta  # the pilot's difference is exactly delta, its sd sd
+    pil = _pilot(np.vstack([d, np.zeros(n_pilot)]))
+    crit = t.ppf(0.975, n - 1)
+
+    def power(x):
+        nc = x / sd * np.sqrt(n)
+        # scipy's far tail underflows to NaN (a probability below 1e-40 there): 0
+        return np.nan_to_num(nct.sf(crit, n - 1, nc)) + np.nan_to_num(nct.cdf(-crit, n - 1, nc))
+
+    se = sd / np.sqrt(n_pilot)
+    analytic = quad(lambda x: power(x) * norm.pdf(x, delta, se), delta - 8 * se, delta + 8 * se)[0]
+    assert abs(analytic - power(delta)) > 0.08  # the case tells assurance from power
+    table, clusters = P.simulate(pil, n, test="t-test", resamples=3000, seed=8, assurance=True)
+    assert table["power"].iloc[0] == pytest.approx(analytic, abs=0.03)
+    assert table["delta"].iloc[0] == pytest.approx(delta, abs=1e-12) and np.isnan(clusters)
+    plain, _ = P.simulate(pil, n, test="t-test", resamples=3000, seed=8)
+    assert plain["power"].iloc[0] == pytest.approx(power(delta), abs=0.03)
+
+
+def test_a_difference_set_per_pair():
+    rng = np.random.default_rng(9)
+    pil = _pilot(rng.normal(0, 5, (3, 60)) + np.array([[2.0], [1.0], [0.0]]))
+    one, _ = P.simulate(pil, 30, resamples=100, seed=1, shift_to=1.5)
+    sc = pil.scores()
+    order = np.argsort(-sc)
+    names = [f"s{k}" for k in order]
+    # every pair given the other way round: the sign turns, the result is the scalar one
+    per = {(b, a): -1.5 for i, a in enumerate(names) for b in names[i + 1:]}
+    two, _ = P.simulate(pil, 30, resamples=100, seed=1, shift_to=per)
+    pd.testing.assert_frame_equal(one, two)
+    with pytest.raises(ValueError, match="no difference set for 1 pair"):
+        P.simulate(pil, 30, resamples=10, shift_to=dict(list(per.items())[:2]))
+
+
 def test_variance_components_by_hand():
     Y = np.array([[70.0, 60, 80, 50], [72, 58, 85, 55], [60, 50, 70, 45]])
     S, n = Y.shape
