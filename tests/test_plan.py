@@ -156,7 +156,7 @@ def test_command_on_the_sample(tmp_path, capsys):
     from evalcore.cli import main
 
     out, summ = tmp_path / "p.tsv", tmp_path / "s.tsv"
-    rc = main(["plan", str(SAMPLE), "--human", "adequacy", "--n", "10,40", "--resamples", "50", "--delta", "0.5",
+    rc = main(["plan", str(SAMPLE), "--human", "adequacy", "--n", "10,40", "--resamples", "50", "--delta", "0.5", "--assurance",
                "--out", str(out), "--summary", str(summ), "--metrics", "chrf,bleu", "--metrics-out",
                str(tmp_path / "m.tsv")])
     assert rc == 0
@@ -169,7 +169,9 @@ def test_command_on_the_sample(tmp_path, capsys):
     assert f"settings: {want}\n" in capsys.readouterr().err
     t = pd.read_csv(out, sep="\t")
     assert list(t.columns) == ["lp", "system_a", "system_b", "delta", "n", "power", "which"]
-    assert set(t["which"]) == {"observed", "set"} and t["power"].between(0, 1).all()
+    assert set(t["which"]) == {"observed", "set", "assurance"} and t["power"].between(0, 1).all()
+    obs, ass = (t[t["which"] == w].set_index(["system_a", "system_b", "n"]) for w in ("observed", "assurance"))
+    pd.testing.assert_series_equal(obs["delta"], ass["delta"])  # assurance is at the pilot's differences
     m = pd.read_csv(tmp_path / "m.tsv", sep="\t")
     assert list(m.columns) == ["lp", "metric_a", "metric_b", "n", "power"] and len(m) == 2
 
