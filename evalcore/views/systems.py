@@ -361,12 +361,12 @@ class MetricsVsHumansQuery(Query):
     normalisation: str = "raw"
 
 
-def metrics_vs_humans(dataset: Dataset, q: MetricsVsHumansQuery) -> dict:
+def metrics_vs_humans(dataset: Dataset, q: MetricsVsHumansQuery, progress: Progress = None) -> dict:
     """:func:`evalcore.analysis.system_level.metrics_vs_humans` (its tokenizer: ``q.settings``)."""
     from ..analysis.system_level import metrics_vs_humans as run
 
     return run(dataset, list(q.metrics), q.criterion, q.settings, n_boot=q.n_boot, test=q.test,
-               normalisation=q.normalisation)
+               normalisation=q.normalisation, progress=progress)
 
 
 def systems_left_out(dataset: Dataset, q: SystemsQuery) -> str:
