@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
+from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..core.dataset import (JUDGEMENT_COLUMNS, OUTPUT_COLUMNS, REFERENCE_COLUMNS, SEGMENT_COLUMNS,
                        TAG_COLUMNS, Dataset)
-from ..core.problems import CONTROL_CHARS, MAX_ABS_SCORE, DataError, Problem, Report, score_problem
+from ..core.problems import CONTROL_CHARS, MAX_ABS_SCORE, DataError, Problem, Report
 from .text import describe_lines
 
 META = ["_file", "_line"]
@@ -25,6 +27,31 @@ def frame(columns: list[str], rows: list[list], files: list[str], lines: Sequenc
     df["_file"] = files
     df["_line"] = lines
     return df
+
+
+#: the columns that a columnar frame (:func:`frame_from_table`) keeps as Python objects: the
+#: score text, parsed by :func:`pandas.to_numeric` exactly as for a file read row by row
+OBJECT_COLUMNS = ("score",)
+
+
+def frame_from_table(table, columns: list[str]) -> pd.DataFrame:
+    """The frame of ``columns`` of a parsed :class:`~evalcore.io.text.Table` with ``_file`` and
+    ``_line``, as :func:`frame` makes it. A columnar table gives pandas string columns straight
+    from its Arrow arrays (no Python object per row; the checks below run on them, vectorised);
+    :func:`_dataset` turns the texts back into Python strings."""
+    if table._arrays is None:
+        idx = [table.columns.index(c) for c in columns]
+        return frame(columns, [[r[i] for i in idx] for r in table.rows], [table.name] * len(table.rows), table.lines)
+    data = {c: (table.array(c).to_numpy(zero_copy_only=False) if c in OBJECT_COLUMNS
+                else pd.array(table.array(c), dtype=STR)) for c in columns}
+    df = pd.DataFrame(data) if columns else pd.DataFrame(index=range(len(table)))
+    df["_file"] = [table.name] * len(table)
+    df["_line"] = table.line_array()
+    return df
+
+
+#: pandas' string dtype (Arrow-backed): what ``.astype(str)`` gives
+STR = pd.Series(["x"], dtype=object).astype(str).dtype
 
 
 def empty(columns: list[str]) -> pd.DataFrame:
@@ -38,7 +65,10 @@ def _where(sub: pd.DataFrame) -> str:
 
 
 def _dups(df: pd.DataFrame, keys: list[str], what: str, report: Report) -> pd.DataFrame:
-    d = df[df.duplicated(keys, keep=False)]
+    dup = df.duplicated(keys, keep=False)
+    if not dup.any():
+        return df
+    d = df[dup]
     for _, sub in d.groupby(keys, sort=False):
         key = ", ".join(f"{k}={v!r}" for k, v in zip(keys, sub.iloc[0][keys]) if k != "lp" or v)
         report.error(sub["_file"].iloc[0], int(sub["_line"].iloc[1]) if sub["_line"].iloc[1] is not None else None,
@@ -46,9 +76,34 @@ def _dups(df: pd.DataFrame, keys: list[str], what: str, report: Report) -> pd.Da
     return df.drop_duplicates(keys, keep="first")
 
 
+def _isin(values: pd.Series, among: pd.Index) -> np.ndarray:
+    """``values.isin(among)`` as a bool array; with Arrow-backed strings on both sides, Arrow's
+    own ``is_in`` (pandas would turn ``among`` into a list of Python strings first)."""
+    if values.dtype == STR and among.dtype == STR:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        hit = pc.is_in(pa.array(values.array), value_set=pa.array(among.array))
+        return np.asarray(hit.to_numpy(zero_copy_only=False), dtype=bool)
+    return values.isin(among).to_numpy(dtype=bool, na_value=False)
+
+
+def _known(df: pd.DataFrame, seg_keys: pd.MultiIndex) -> pd.Series:
+    """Whether each row's (lp, seg_id) is among ``seg_keys``: one vectorised ``isin`` per
+    language pair (no Python tuple per row)."""
+    known = np.zeros(len(df), dtype=bool)
+    seg_lp = seg_keys.get_level_values(0)
+    seg_id = seg_keys.get_level_values(1)
+    lp_col = df["lp"]
+    for lp in pd.unique(lp_col):
+        rows = (lp_col == lp).to_numpy(dtype=bool, na_value=False)
+        ids = seg_id[seg_lp == lp]
+        known[rows] = _isin(df["seg_id"][rows], ids)
+    return pd.Series(known, index=df.index, dtype=bool)
+
+
 def _unknown_segments(df: pd.DataFrame, seg_keys: pd.MultiIndex, what: str, report: Report) -> pd.DataFrame:
-    keys = pd.MultiIndex.from_arrays([df["lp"].astype(object), df["seg_id"].astype(object)])
-    known = pd.Series(keys.isin(seg_keys), index=df.index, dtype=bool)
+    known = _known(df, seg_keys)
     bad = df.loc[~known]
     for (file, lp), sub in bad.groupby(["_file", "lp"], sort=False):
         ids = list(dict.fromkeys(sub["seg_id"]))
@@ -168,7 +223,7 @@ def _segments(segments: pd.DataFrame, report: Report) -> tuple[pd.DataFrame, pd.
     if len(empty_ids):
         report.error(empty_ids["_file"].iloc[0], None, f"empty seg_id at {_where(empty_ids)}")
     segments = _dups(segments[segments["seg_id"] != ""], ["lp", "seg_id"], "segment", report)
-    seg_keys = pd.MultiIndex.from_arrays([segments["lp"].astype(object), segments["seg_id"].astype(object)])
+    seg_keys = pd.MultiIndex.from_arrays([segments["lp"], segments["seg_id"]])
     return segments, seg_keys
 
 
@@ -183,7 +238,11 @@ def _unusable_scores(judgements: pd.DataFrame, report: Report) -> tuple[pd.Serie
         report.error(str(file), int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
                      f"{len(sub)} non-numeric score(s) {', '.join(map(repr, vals))} at {describe_lines([int(x) for x in sub['_line'] if x is not None])}; "
                      "scores must be numbers (use . as the decimal point; leave unrated items out)")
-    absurd = ~nonnum & scores.map(lambda v: score_problem(float(v)) is not None)
+    # score_problem (not finite, or beyond ±MAX_ABS_SCORE) on every row at once
+    values = scores.to_numpy(dtype=float, na_value=np.nan)
+    with np.errstate(invalid="ignore"):
+        problem = ~np.isfinite(values) | (np.abs(values) > MAX_ABS_SCORE)
+    absurd = ~nonnum & pd.Series(problem, index=scores.index)
     for file, sub in judgements[absurd].groupby("_file", sort=False):
         vals = list(dict.fromkeys(sub["score"]))[:5]
         report.error(str(file), int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
@@ -222,10 +281,10 @@ def _text_warnings(ref: pd.DataFrame, out: pd.DataFrame, n_seg: int, lp_txt: str
             warn.warning(sub["_file"].iloc[0], int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
                          f"{label} {nm!r}{lp_txt} has {len(sub)} empty or whitespace-only text(s) "
                          f"({describe_lines([int(x) for x in sub['_line'] if x is not None])}); kept as empty strings")
-        for nm, sub in df.groupby(key, sort=False):
-            if len(sub) < n_seg:
-                warn.warning(sub["_file"].iloc[0], None,
-                             f"{label} {nm!r}{lp_txt} covers {len(sub)} of {n_seg} segments")
+        per = df.groupby(key, sort=False)["_file"].agg(["size", "first"])
+        for nm, size, file in zip(per.index, per["size"], per["first"]):
+            if size < n_seg:
+                warn.warning(file, None, f"{label} {nm!r}{lp_txt} covers {size} of {n_seg} segments")
 
 
 def _identical_judgements(jud: pd.DataFrame, lp_txt: str, warn: Report) -> None:
@@ -251,6 +310,16 @@ def _identical_judgements(jud: pd.DataFrame, lp_txt: str, warn: Report) -> None:
                      "a judgement); delete the copies if rows were pasted twice")
 
 
+def _python_texts(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its ``text`` column as Python strings (object dtype), as every loader
+    gives them: a columnar read holds them in Arrow until here, where they are made in one pass
+    (together in memory, as :meth:`Dataset.compact_texts` would make them)."""
+    if frame["text"].dtype != object:
+        col: Any = frame["text"]  # an Arrow-backed string column
+        frame["text"] = pd.Series(col.to_numpy(dtype=object, na_value=None), index=frame.index, dtype="object")
+    return frame
+
+
 def _dataset(name: str, lp: str, tables: dict[str, pd.DataFrame], extras: dict[str, pd.DataFrame],
              given_warnings: list[Problem], report: Report) -> Dataset:
     """The dataset of one language pair from the checked tables; its warnings (data kept) go to
@@ -264,13 +333,13 @@ def _dataset(name: str, lp: str, tables: dict[str, pd.DataFrame], extras: dict[s
     warn = Report()
     _text_warnings(ref, out, len(seg), lp_txt, warn)
     _identical_judgements(jud, lp_txt, warn)
-    texts = set(out["system"]) | set(ref["ref_id"])
-    no_text = [s for s in dict.fromkeys(jud["system"]) if s not in texts]
+    texts = set(out["system"].unique()) | set(ref["ref_id"].unique())
+    no_text = [s for s in pd.unique(jud["system"]) if s not in texts]
     if no_text:
         warn.warning(jud["_file"].iloc[0], None,
                      f"judgements of {len(no_text)} system(s)/reference set(s){lp_txt} without text: "
                      f"{', '.join(no_text)}; kept (usable wherever no text is needed)")
-    untagged = set(tag["system"]) - set(out["system"]) - set(ref["ref_id"])
+    untagged = set(tag["system"].unique()) - texts
     if untagged:
         warn.warning(tag["_file"].iloc[0], None, f"tags name unknown system(s) {', '.join(sorted(untagged))}; ignored")
         tag = tag[~tag["system"].isin(untagged)]
@@ -287,8 +356,8 @@ def _dataset(name: str, lp: str, tables: dict[str, pd.DataFrame], extras: dict[s
     return Dataset(
         name=name, lp=lp,
         segments=segf.reindex(columns=SEGMENT_COLUMNS).fillna(""),
-        references=ref[REFERENCE_COLUMNS].reset_index(drop=True).copy(),
-        outputs=out[OUTPUT_COLUMNS].reset_index(drop=True).copy(),
+        references=_python_texts(ref[REFERENCE_COLUMNS].reset_index(drop=True).copy()),
+        outputs=_python_texts(out[OUTPUT_COLUMNS].reset_index(drop=True).copy()),
         judgements=jud[JUDGEMENT_COLUMNS].reset_index(drop=True),
         tags=tag[TAG_COLUMNS].reset_index(drop=True),
         extras=lp_extras,

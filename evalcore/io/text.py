@@ -20,7 +20,9 @@ import contextvars
 import csv
 import io
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import Any, cast
+
+import numpy as np
 
 from ..core.problems import Report
 
@@ -86,19 +88,95 @@ def header_summary(header: Sequence[str]) -> str:
     return ", ".join(shown) + more
 
 
-@dataclass
 class Table:
-    name: str
-    columns: list[str]
-    rows: list[list[str]]
-    lines: list[int]  # physical line number of each row's start
+    """A parsed TSV: its header, and its rows with the physical line number each starts on.
+
+    A clean file (every row one line of exactly the header's field count, no field opening with
+    a quotation mark) is held by column (:meth:`array`: one Arrow string array per column, no
+    Python object per row); :attr:`rows` and :attr:`lines` are then made on first use."""
+
+    def __init__(self, name: str, columns: list[str], rows: list[list[str]] | None = None,
+                 lines: list[int] | None = None, *, arrays: dict[str, Any] | None = None, first_line: int = 2):
+        self.name = name
+        self.columns = columns
+        self._rows = rows
+        self._lines = lines
+        self._arrays = arrays  # column -> pyarrow string array (the columnar form)
+        self._first_line = first_line
+
+    def __len__(self) -> int:
+        if self._rows is not None:
+            return len(self._rows)
+        assert self._arrays is not None
+        return len(next(iter(self._arrays.values()))) if self._arrays else 0
+
+    @property
+    def rows(self) -> list[list[str]]:
+        if self._rows is None:
+            cols = [self.array(c).to_pylist() for c in self.columns]
+            self._rows = [list(r) for r in zip(*cols)] if cols else []
+        return self._rows
+
+    @property
+    def lines(self) -> list[int]:
+        """The physical line number of each row's start."""
+        if self._lines is None:
+            self._lines = list(range(self._first_line, self._first_line + len(self)))
+        return self._lines
+
+    def line_array(self) -> np.ndarray:
+        """:attr:`lines` as an int64 array (made without a Python list for a columnar table)."""
+        if self._lines is None:
+            return np.arange(self._first_line, self._first_line + len(self), dtype=np.int64)
+        return np.asarray(self._lines, dtype=np.int64)
+
+    def array(self, column: str) -> Any:
+        """The column as a pyarrow ``large_string`` array (converted from the rows when the file
+        was read row by row)."""
+        import pyarrow as pa
+
+        if self._arrays is not None:
+            return self._arrays[column]
+        i = self.columns.index(column)
+        return pa.array([r[i] for r in self.rows], type=pa.large_string())
 
     def col(self, column: str) -> list[str]:
+        if self._arrays is not None and self._rows is None:
+            return cast(list[str], self.array(column).to_pylist())
         i = self.columns.index(column)
         return [r[i] for r in self.rows]
 
     def has(self, column: str) -> bool:
         return column in self.columns
+
+
+def _columnar(text: str, header_len: int, quoting: str) -> dict[int, Any] | None:
+    """The body of ``text`` (all lines after the first) split into columns with Arrow, or None
+    when the file needs the row-by-row reader: a field that may open a quote (a quotation mark
+    at a field's start, in csv quoting), a line without exactly ``header_len`` fields (blank
+    lines included), or a line of :data:`MAX_FIELD_CHARS` characters or more. Where it answers,
+    it answers as :mod:`csv` would: a row is one line, its fields split at tabs."""
+    if header_len < 2 or not text.endswith("\n"):
+        return None
+    if quoting == "csv" and (text.startswith('"') or '\n"' in text or '\t"' in text):
+        return None
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    start = text.index("\n") + 1
+    body = pa.array([text[start:-1]], type=pa.large_string()) if start < len(text) else None
+    if body is None:
+        return {i: pa.array([], type=pa.large_string()) for i in range(header_len)}
+    lines = pc.split_pattern(body, "\n").flatten()
+    if pc.max(pc.utf8_length(lines)).as_py() >= MAX_FIELD_CHARS:
+        return None
+    fields = pc.split_pattern(lines, "\t")
+    del lines
+    counts = pc.list_value_length(fields)
+    lo, hi = pc.min_max(counts).values()
+    if lo.as_py() != header_len or hi.as_py() != header_len:
+        return None
+    return {i: pc.list_element(fields, i) for i in range(header_len)}
 
 
 def _runaway(text_lines: list[str], start: int, end: int, row: list[str]) -> str | None:
@@ -144,7 +222,6 @@ def read_tsv(data: bytes, name: str, report: Report, required: list[str],
     else:
         reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t", quotechar='"',
                             doublequote=True, strict=False)
-    text_lines = text.split("\n")
     try:
         header = next(reader)
     except csv.Error as exc:
@@ -162,6 +239,11 @@ def read_tsv(data: bytes, name: str, report: Report, required: list[str],
     if dup:
         report.error(name, 1, f"duplicate column name(s) {', '.join(dup)}")
         return None
+    columnar = (_columnar(text, len(header), quoting)
+                if reader.line_num == 1 and len(set(header)) == len(header) else None)
+    if columnar is not None:
+        return Table(name, header, arrays={header[i]: a for i, a in columnar.items()})
+    text_lines: list[str] = []  # the physical lines, split when a runaway quote is suspected
     rows, lines = [], []
     bad = 0
     prev_line = reader.line_num
@@ -182,6 +264,8 @@ def read_tsv(data: bytes, name: str, report: Report, required: list[str],
         if not row or (len(row) == 1 and not row[0].strip()):
             continue  # blank line
         if quoting == "csv" and prev_line > start:
+            if not text_lines:
+                text_lines = text.split("\n")
             runaway = _runaway(text_lines, start, prev_line, row)
             if runaway:
                 report.error(name, start, f"{runaway}; {RUNAWAY_FIX}")
