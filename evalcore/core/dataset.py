@@ -149,6 +149,8 @@ class Dataset:
         Called by the loaders once a data set is built, before any view of it is memoised."""
         import pyarrow as pa
 
+        if self._cache.get("texts_compact"):
+            return self
         for frame in (self.references, self.outputs):
             if "text" not in frame or not len(frame) or frame["text"].dtype != object:
                 continue
@@ -164,6 +166,12 @@ class Dataset:
             frame["text"] = pd.Series(fresh, index=frame.index, dtype=object)
         self._cache.pop("ref_texts", None)
         self._cache.pop("sys_texts", None)
+        return self
+
+    def texts_are_compact(self) -> "Dataset":
+        """Say that the texts were made together already (a loader that builds them from one
+        Arrow buffer): :meth:`compact_texts` then leaves them as they are. Returns self."""
+        self._cache["texts_compact"] = True
         return self
 
     def refs_per_segment(self) -> np.ndarray:

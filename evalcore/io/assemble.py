@@ -320,15 +320,17 @@ def _python_texts(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
+def _of_lp(table: pd.DataFrame, lp: str) -> pd.DataFrame:
+    """The rows of ``table`` of language pair ``lp`` (the table itself when it holds no other)."""
+    mine = table["lp"] == lp
+    return table if mine.all() else table[mine]
+
+
 def _dataset(name: str, lp: str, tables: dict[str, pd.DataFrame], extras: dict[str, pd.DataFrame],
              given_warnings: list[Problem], report: Report) -> Dataset:
     """The dataset of one language pair from the checked tables; its warnings (data kept) go to
     ``report`` and to the dataset."""
-    seg = tables["segments"][tables["segments"]["lp"] == lp]
-    ref = tables["references"][tables["references"]["lp"] == lp]
-    out = tables["outputs"][tables["outputs"]["lp"] == lp]
-    jud = tables["judgements"][tables["judgements"]["lp"] == lp]
-    tag = tables["tags"][tables["tags"]["lp"] == lp]
+    seg, ref, out, jud, tag = (_of_lp(tables[t], lp) for t in ("segments", "references", "outputs", "judgements", "tags"))
     lp_txt = f" ({lp})" if lp else ""
     warn = Report()
     _text_warnings(ref, out, len(seg), lp_txt, warn)
@@ -353,7 +355,8 @@ def _dataset(name: str, lp: str, tables: dict[str, pd.DataFrame], extras: dict[s
     # .copy(): the selected columns get arrays of their own. Without it the text column stays
     # a view of the loader's block of every column (lp, system, seg_id, text as Python
     # strings), which then outlives the load: at 100k segments × 10 systems, +3 M strings.
-    return Dataset(
+    arrow_texts = ref["text"].dtype != object and out["text"].dtype != object
+    ds = Dataset(
         name=name, lp=lp,
         segments=segf.reindex(columns=SEGMENT_COLUMNS).fillna(""),
         references=_python_texts(ref[REFERENCE_COLUMNS].reset_index(drop=True).copy()),
@@ -363,6 +366,9 @@ def _dataset(name: str, lp: str, tables: dict[str, pd.DataFrame], extras: dict[s
         extras=lp_extras,
         warnings=given_warnings + list(warn.problems),
     )
+    if arrow_texts:
+        ds.texts_are_compact()  # made together by _python_texts: nothing for compact_texts to do
+    return ds
 
 
 def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, outputs: pd.DataFrame,
@@ -390,7 +396,8 @@ def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, output
     # -- outputs --------------------------------------------------------------------------
     outputs = _unknown_segments(outputs, seg_keys, "outputs", report)
     outputs = _dups(outputs, ["lp", "system", "seg_id"], "output", report)
-    clash = set(zip(outputs["lp"], outputs["system"])) & set(zip(references["lp"], references["ref_id"]))
+    clash = (set(outputs[["lp", "system"]].drop_duplicates().itertuples(index=False, name=None))
+             & set(references[["lp", "ref_id"]].drop_duplicates().itertuples(index=False, name=None)))
     for lp, nm in sorted(clash):
         report.error(outputs["_file"].iloc[0], None, f"{nm!r} is both a system and a reference set"
                                                      f"{' in ' + lp if lp else ''}; rename one of them")

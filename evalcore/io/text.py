@@ -150,33 +150,55 @@ class Table:
         return column in self.columns
 
 
-def _columnar(text: str, header_len: int, quoting: str) -> dict[int, Any] | None:
-    """The body of ``text`` (all lines after the first) split into columns with Arrow, or None
-    when the file needs the row-by-row reader: a field that may open a quote (a quotation mark
-    at a field's start, in csv quoting), a line without exactly ``header_len`` fields (blank
-    lines included), or a line of :data:`MAX_FIELD_CHARS` characters or more. Where it answers,
-    it answers as :mod:`csv` would: a row is one line, its fields split at tabs."""
-    if header_len < 2 or not text.endswith("\n"):
+def _columnar(data: bytes, quoting: str) -> tuple[list[str], list[Any]] | None:
+    """The header fields and the columns (pyarrow string arrays) of a TSV that needs no
+    row-by-row reading, or None: Arrow's CSV reader splits it, with no quote character.
+
+    It answers only where :mod:`csv` (after :func:`decode`) would read the same rows without a
+    problem: UTF-8 (Arrow checks it), no NUL, no carriage return, no field opening with a
+    quotation mark (csv quoting), no blank line, a header of two or more fields, every later line
+    exactly the header's field count (a ragged row makes Arrow fail), and every field under
+    :data:`MAX_FIELD_CHARS` characters. Each row is then one line (line numbers 2, 3, ...).
+    Anything else (None) goes to the row-by-row reader, which reports each problem as it
+    always has."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if b"\x00" in data or b"\r" in data or b"\n\n" in data:  # (Arrow reads a blank line as a row)
         return None
-    if quoting == "csv" and (text.startswith('"') or '\n"' in text or '\t"' in text):
+    if quoting == "csv" and (data.startswith(b'"') or b'\n"' in data or b'\t"' in data):
+        return None
+    end = data.find(b"\n")
+    try:
+        first = (data if end < 0 else data[:end]).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    header = first.split("\t")
+    if len(header) < 2 or not first.strip():
         return None
     import pyarrow as pa
+    import pyarrow.csv as pacsv
     import pyarrow.compute as pc
 
-    start = text.index("\n") + 1
-    body = pa.array([text[start:-1]], type=pa.large_string()) if start < len(text) else None
-    if body is None:
-        return {i: pa.array([], type=pa.large_string()) for i in range(header_len)}
-    lines = pc.split_pattern(body, "\n").flatten()
-    if pc.max(pc.utf8_length(lines)).as_py() >= MAX_FIELD_CHARS:
+    names = [f"c{i}" for i in range(len(header))]
+    body = pa.py_buffer(data)[end + 1:] if end >= 0 else pa.py_buffer(b"")
+    if not body.size:
+        return header, [pa.array([], type=pa.large_string()) for _ in names]
+    try:
+        table = pacsv.read_csv(
+            pa.BufferReader(body),
+            read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
+            parse_options=pacsv.ParseOptions(delimiter="\t", quote_char=False, escape_char=False,
+                                             newlines_in_values=False, ignore_empty_lines=False),
+            convert_options=pacsv.ConvertOptions(column_types={n: pa.large_string() for n in names},
+                                                 strings_can_be_null=False, quoted_strings_can_be_null=False,
+                                                 check_utf8=True))
+    except (pa.ArrowInvalid, pa.ArrowException):
         return None
-    fields = pc.split_pattern(lines, "\t")
-    del lines
-    counts = pc.list_value_length(fields)
-    lo, hi = pc.min_max(counts).values()
-    if lo.as_py() != header_len or hi.as_py() != header_len:
+    cols = [table.column(n) for n in names]
+    del table
+    if any((pc.max(pc.utf8_length(c)).as_py() or 0) >= MAX_FIELD_CHARS for c in cols):
         return None
-    return {i: pc.list_element(fields, i) for i in range(header_len)}
+    return header, cols
 
 
 def _runaway(text_lines: list[str], start: int, end: int, row: list[str]) -> str | None:
@@ -202,6 +224,25 @@ RUNAWAY_FIX = ("quote the text properly (\"...\" with inner quotes doubled), or 
                "(CLI: --quoting none; Data page: 'texts are not quoted') when its texts may begin with \"")
 
 
+def _checked_header(header: list[str], name: str, report: Report, required: list[str], optional: Sequence[str],
+                    aliases: dict[str, str] | None) -> list[str] | None:
+    """The column names (stripped, aliases applied), or None after reporting missing or
+    duplicate columns."""
+    header = [h.strip() for h in header]
+    if aliases:
+        header = [aliases.get(h, h) for h in header]
+    missing = [c for c in required if c not in header]
+    if missing:
+        report.error(name, 1, f"missing column(s) {', '.join(missing)}; the header has {header_summary(header)} "
+                              f"(columns must be separated by tabs; expected {', '.join(required + list(optional))})")
+        return None
+    dup = duplicates(header)
+    if dup:
+        report.error(name, 1, f"duplicate column name(s) {', '.join(dup)}")
+        return None
+    return header
+
+
 def read_tsv(data: bytes, name: str, report: Report, required: list[str],
              optional: Sequence[str] = (), aliases: dict[str, str] | None = None,
              quoting: str | None = None) -> Table | None:
@@ -210,7 +251,16 @@ def read_tsv(data: bytes, name: str, report: Report, required: list[str],
     quoting = quoting or QUOTING.get()
     if quoting not in QUOTING_MODES:
         raise ValueError(f"quoting must be one of {', '.join(QUOTING_MODES)}, not {quoting!r}")
+    fast = _columnar(data, quoting)
+    if fast is not None:
+        header = _checked_header(fast[0], name, report, required, optional, aliases)
+        if header is None:
+            return None
+        if len(set(header)) == len(header):
+            return Table(name, header, arrays=dict(zip(header, fast[1])))
+        del fast  # two unnamed columns: the rows are read one by one below
     text = decode(data, name, report)
+    del data  # (the caller's bytes go as soon as it lets them: the text replaces them)
     if text is None:
         return None
     if not text.strip():
@@ -227,22 +277,9 @@ def read_tsv(data: bytes, name: str, report: Report, required: list[str],
     except csv.Error as exc:
         report.error(name, 1, f"cannot parse the header: {exc}")
         return None
-    header = [h.strip() for h in header]
-    if aliases:
-        header = [aliases.get(h, h) for h in header]
-    missing = [c for c in required if c not in header]
-    if missing:
-        report.error(name, 1, f"missing column(s) {', '.join(missing)}; the header has {header_summary(header)} "
-                              f"(columns must be separated by tabs; expected {', '.join(required + list(optional))})")
+    header = _checked_header(header, name, report, required, optional, aliases)
+    if header is None:
         return None
-    dup = duplicates(header)
-    if dup:
-        report.error(name, 1, f"duplicate column name(s) {', '.join(dup)}")
-        return None
-    columnar = (_columnar(text, len(header), quoting)
-                if reader.line_num == 1 and len(set(header)) == len(header) else None)
-    if columnar is not None:
-        return Table(name, header, arrays={header[i]: a for i, a in columnar.items()})
     text_lines: list[str] = []  # the physical lines, split when a runaway quote is suspected
     rows, lines = [], []
     bad = 0
