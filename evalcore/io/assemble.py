@@ -29,11 +29,6 @@ def frame(columns: list[str], rows: list[list], files: list[str], lines: Sequenc
     return df
 
 
-#: the columns that a columnar frame (:func:`frame_from_table`) keeps as Python objects: the
-#: score text, parsed by :func:`pandas.to_numeric` exactly as for a file read row by row
-OBJECT_COLUMNS = ("score",)
-
-
 def frame_from_table(table, columns: list[str]) -> pd.DataFrame:
     """The frame of ``columns`` of a parsed :class:`~evalcore.io.text.Table` with ``_file`` and
     ``_line``, as :func:`frame` makes it. A columnar table gives pandas string columns straight
@@ -42,8 +37,8 @@ def frame_from_table(table, columns: list[str]) -> pd.DataFrame:
     if table._arrays is None:
         idx = [table.columns.index(c) for c in columns]
         return frame(columns, [[r[i] for i in idx] for r in table.rows], [table.name] * len(table.rows), table.lines)
-    data = {c: (table.array(c).to_numpy(zero_copy_only=False) if c in OBJECT_COLUMNS
-                else pd.array(table.array(c), dtype=STR)) for c in columns}
+    # (the score text too: pandas.to_numeric parses a string column as it parses Python strings)
+    data = {c: pd.array(table.array(c), dtype=STR) for c in columns}
     df = pd.DataFrame(data) if columns else pd.DataFrame(index=range(len(table)))
     df["_file"] = [table.name] * len(table)
     df["_line"] = table.line_array()
@@ -148,6 +143,10 @@ def _name_problems(tables: dict[str, pd.DataFrame], report: Report) -> None:
             if c not in t or not len(t):
                 continue
             col = t[c].astype(str)
+            # the distinct names first (a handful of systems in a million rows): the rows are
+            # searched only when one of them holds a control character
+            if not pd.Series(pd.unique(col), dtype=col.dtype).str.contains(_CONTROL, regex=True).any():
+                continue
             hit = col.str.contains(_CONTROL, regex=True)
             if hit.any():
                 sub = t[hit]
@@ -231,8 +230,11 @@ def _unusable_scores(judgements: pd.DataFrame, report: Report) -> tuple[pd.Serie
     """The scores as numbers, and the rows whose score is not a number, not finite or out of
     range (reported per file)."""
     scores = pd.to_numeric(judgements["score"], errors="coerce")
-    text = judgements["score"].astype(str).str.strip().str.lower()
-    nonnum = scores.isna() & ~text.isin(["nan", "+nan", "-nan"])
+    missing = scores.isna().to_numpy(dtype=bool, copy=True)
+    if missing.any():  # a score written as nan is a number (not finite: reported below)
+        text = judgements["score"].iloc[np.flatnonzero(missing)].astype(str).str.strip().str.lower()
+        missing[missing] = ~text.isin(["nan", "+nan", "-nan"]).to_numpy(dtype=bool)
+    nonnum = pd.Series(missing, index=judgements.index)
     for file, sub in judgements[nonnum].groupby("_file", sort=False):
         vals = list(dict.fromkeys(sub["score"]))[:5]
         report.error(str(file), int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,

@@ -165,15 +165,14 @@ def _columnar(data: bytes, quoting: str) -> tuple[list[str], list[Any]] | None:
         data = data[3:]
     if b"\x00" in data or b"\r" in data or b"\n\n" in data:  # (Arrow reads a blank line as a row)
         return None
-    if quoting == "csv" and (data.startswith(b'"') or b'\n"' in data or b'\t"' in data):
-        return None
+    quotes = quoting == "csv" and b'"' in data  # then no field may open with one (checked below)
     end = data.find(b"\n")
     try:
         first = (data if end < 0 else data[:end]).decode("utf-8")
     except UnicodeDecodeError:
         return None
     header = first.split("\t")
-    if len(header) < 2 or not first.strip():
+    if len(header) < 2 or not first.strip() or (quotes and any(h.startswith('"') for h in header)):
         return None
     import pyarrow as pa
     import pyarrow.csv as pacsv
@@ -197,6 +196,8 @@ def _columnar(data: bytes, quoting: str) -> tuple[list[str], list[Any]] | None:
     cols = [table.column(n) for n in names]
     del table
     if any((pc.max(pc.utf8_length(c)).as_py() or 0) >= MAX_FIELD_CHARS for c in cols):
+        return None
+    if quotes and any(pc.any(pc.starts_with(c, '"')).as_py() for c in cols):
         return None
     return header, cols
 
