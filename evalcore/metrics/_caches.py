@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 from typing import Callable
 
-_REGISTRY: dict[str, object] = {}
+_REGISTRY: dict[str, BoundedCache | functools._lru_cache_wrapper] = {}  # dicts or functools.lru_cache
 
 
 class BoundedCache(dict):
@@ -50,7 +50,7 @@ class BoundedCache(dict):
             self[k] = v
 
 
-def _register(name: str, cache) -> None:
+def _register(name: str, cache: BoundedCache | functools._lru_cache_wrapper) -> None:
     _REGISTRY[name] = cache  # (a reloaded module replaces its own entry)
 
 
@@ -83,9 +83,9 @@ def clear_caches() -> None:
             cache.cache_clear()
 
 
-def cache_sizes() -> dict[str, tuple[int, int]]:
+def cache_sizes() -> dict[str, tuple[int, int | None]]:
     """``{name: (entries held, maximum)}`` of every registered memo."""
-    out = {}
+    out: dict[str, tuple[int, int | None]] = {}
     for name, cache in _REGISTRY.items():
         if isinstance(cache, BoundedCache):
             out[name] = (len(cache), cache.max_entries)
