@@ -334,8 +334,7 @@ def task_stability(collection: dict, task, settings: Settings, *, lps=None, metr
 
     task = TASKS[task] if isinstance(task, str) else task
     res, notes, _ = run_metatask(collection, task, lps=lps, metrics=metrics, scores=scores, human=human,
-                                 judged_only=settings.judged_only, tokenize=settings.tokenizer,
-                                 num_permutations=num_permutations, scorer=scorer)
+                                 settings=settings, num_permutations=num_permutations, scorer=scorer)
     base = res.table()["metric"].tolist()
     if len(base) < MIN_ITEMS:
         raise ValueError(f"ranking stability needs at least {MIN_ITEMS} metrics in the task table; it has "

@@ -19,7 +19,7 @@ memory), the syntax caches (bounded in bytes, invalidated by parse-provider gene
 from __future__ import annotations
 
 import functools
-from typing import Callable
+from typing import Any, Callable, TypeVar, cast
 
 _REGISTRY: dict[str, BoundedCache | functools._lru_cache_wrapper] = {}  # dicts or functools.lru_cache
 
@@ -61,15 +61,18 @@ def bounded_cache(name: str, max_entries: int) -> BoundedCache:
     return cache
 
 
-def lru_memo(name: str, maxsize: int) -> Callable:
+_Fn = TypeVar("_Fn", bound=Callable[..., Any])
+
+
+def lru_memo(name: str, maxsize: int) -> Callable[[_Fn], _Fn]:
     """``functools.lru_cache(maxsize)`` on a pure function, registered under ``name`` (the
     in-process memo; not :func:`evalcore.scoring.scores.disk_cached`, the on-disk one, nor the
     dashboard's per-view ``pages.common.cached``)."""
 
-    def wrap(fn):
+    def wrap(fn: _Fn) -> _Fn:
         out = functools.lru_cache(maxsize=maxsize)(fn)
         _register(name, out)
-        return out
+        return cast(_Fn, out)  # called as the function it wraps (the registry keeps the cache)
 
     return wrap
 

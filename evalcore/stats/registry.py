@@ -40,7 +40,7 @@ Both are imported before the registry is first listed, so the CLI parser and pag
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 LEVELS = ("system", "segment")
 GROUPINGS = ("none", "item", "sys")
@@ -60,6 +60,8 @@ class Statistic:
     takes the gold-difference threshold (``--threshold``). ``higher_is_better`` of the statistic
     itself. ``term``/``definition``: its glossary entry (several names may share a term).
     ``alias_of``: another name for that statistic (left out of selectors).
+    ``pools_language_pairs``: over several language pairs (``correlate --lp all``) the statistic
+    has one pooled row per metric, Σ agreeing pairs / Σ pairs (Kocmi et al. 2021's accuracy).
     ``segment_matrices``: at system level the statistic is computed from the (systems ×
     segments) gold and metric matrices by ``matrix(G, M, **options)`` (``options``: the names
     of the keyword options it takes), not from system vectors; ``rows`` is then None.
@@ -70,11 +72,11 @@ class Statistic:
 
     name: str
     label: str
-    rows: Callable | None = None
-    levels: tuple = LEVELS
-    groupings: tuple = GROUPINGS
+    rows: Callable[..., Any] | None = None
+    levels: tuple[str, ...] = LEVELS
+    groupings: tuple[str, ...] = GROUPINGS
     default_grouping: str = "none"
-    p_value: Callable | None = None
+    p_value: Callable[[Any, Any], float] | None = None
     pooled: bool = False
     fisher: str | None = None
     epsilon: bool = False
@@ -86,19 +88,21 @@ class Statistic:
     term: str = ""
     definition: str = ""
     alias_of: str | None = None
+    pools_language_pairs: bool = False
     segment_matrices: bool = False
-    matrix: Callable | None = None
-    options: tuple = ()
-    example: tuple = ()
+    matrix: Callable[..., Any] | None = None
+    options: tuple[str, ...] = ()
+    example: tuple[tuple[str, float, str], ...] = ()
 
-    def value(self, gold, metric, grouping: str | None = None, **kw) -> float:
+    def value(self, gold: Any, metric: Any, grouping: str | None = None, **kw: Any) -> float:
         """The statistic of ``gold`` and ``metric`` (vectors or matrices) with MTME semantics
         (:func:`evalcore.stats.correlation.correlation`, named not imported: that module reads
         this registry)."""
         import importlib
 
         correlation = importlib.import_module(".correlation", __package__).correlation
-        return correlation(gold, metric, self.name, grouping or self.default_grouping, **kw).value
+        value: float = correlation(gold, metric, self.name, grouping or self.default_grouping, **kw).value
+        return value
 
 
 REGISTRY: dict[str, Statistic] = {}
@@ -181,8 +185,8 @@ def label(name: str) -> str:
     return get(name).label
 
 
-def _scipy(fn_name: str):
-    def p(gold, metric):
+def _scipy(fn_name: str) -> Callable[[Any, Any], float]:
+    def p(gold: Any, metric: Any) -> float:
         import warnings
 
         import scipy.stats
@@ -195,8 +199,8 @@ def _scipy(fn_name: str):
     return p
 
 
-def _rows(name):
-    def rows(g, m, **kw):
+def _rows(name: str) -> Callable[..., Any]:
+    def rows(g: Any, m: Any, **kw: Any) -> Any:
         import importlib
 
         # the module, not the function evalcore.stats.correlation that the package re-exports
@@ -262,6 +266,7 @@ register(Statistic(
     example=(("item", 0.8, "mt-metrics-eval AverageCorrelation(KendallLike, 'item', macro=False, thresh=25)"),)))
 register(Statistic(
     "accuracy", "pairwise accuracy", _rows("rows_accuracy"), levels=("system",), groupings=("none",), pooled=True,
+    pools_language_pairs=True,
     citation="Kocmi et al. 2021 (To Ship or Not to Ship); MTME stats.Agreement", term="pairwise accuracy",
     definition="The share of pairs of systems the metric orders as the humans do (a tie on both sides agrees); "
                "pooled over the pairs of every language pair under --lp all (Kocmi et al. 2021; methods §3.3).",
@@ -277,8 +282,8 @@ class SignificanceTest:
 
     name: str
     label: str
-    methods: tuple | None = None
-    levels: tuple = LEVELS
+    methods: tuple[str, ...] | None = None
+    levels: tuple[str, ...] = LEVELS
     citation: str = ""
 
     def check(self, method: str) -> None:
