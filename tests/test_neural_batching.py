@@ -131,9 +131,10 @@ def test_each_distinct_text_tokenised_and_encoded_once(bert, kind, monkeypatch):
         backend.release()
 
 
-def _reference_bertscore(path, cands, refs, idf_docs=None):
+def _reference_bertscore(path, cands, refs, idf_docs=None, layer=None):
     """BERTScore F1 of each pair, written from Zhang et al. 2020 §3 (as bert-score computes it):
-    each stripped text alone through the model (no padding), last layer, token vectors
+    each stripped text alone through the whole model (no padding), the hidden states of
+    ``layer`` (None: the last), token vectors
     normalised; greedy matching by cosine with [CLS]/[SEP] as match candidates of weight 0,
     other tokens weight 1 or idf log((M + 1) / (m_w + 1)); F1 = 2PR/(P + R), 0 for an empty side."""
     import torch
@@ -153,7 +154,7 @@ def _reference_bertscore(path, cands, refs, idf_docs=None):
     def embed(text):
         enc = tok(text.strip(), return_tensors="pt")
         with torch.no_grad():
-            h = model(**enc).last_hidden_state[0]
+            h = model(**enc, output_hidden_states=True).hidden_states[-1 if layer is None else layer][0]
         v = torch.nn.functional.normalize(h, p=2, dim=1).numpy().astype(np.float64)
         ids = enc["input_ids"][0].tolist()
         w = np.array([0.0 if t in (tok.cls_token_id, tok.sep_token_id) else (idf(t) if idf else 1.0) for t in ids])
@@ -173,19 +174,26 @@ def _reference_bertscore(path, cands, refs, idf_docs=None):
 
 
 @needs_torch
-@pytest.mark.parametrize("idf", [False, True])
-def test_batched_matching_equals_a_per_pair_bertscore(bert, idf, monkeypatch):
+@pytest.mark.parametrize("idf,layer", [(False, None), (True, None), (False, 1)])
+def test_batched_matching_equals_a_per_pair_bertscore(bert, idf, layer, monkeypatch):
     """One text per batch: the same network inputs as the reference, so only the matching
     differs (≤ 1e-12); tight similarity blocks (many bmm calls) give the same; the default
-    batches differ by float32 order only (≤ 1e-6)."""
+    batches differ by float32 order only (≤ 1e-6). Layer 1 of 2: the second layer never runs
+    (the model is cut as bert-score cuts it) and the values are those of the whole model's
+    hidden state 1."""
     from evalcore.neural import NeuralMetric, backend, configure
 
-    expected = _reference_bertscore(bert, CANDS, REFS, REFS if idf else None)
+    expected = _reference_bertscore(bert, CANDS, REFS, REFS if idf else None, layer)
     assert expected[4] == 0.0 and len(set(np.round(expected, 6))) > 4
+    top_runs = []
 
     def ours(**kw):
         m = NeuralMetric("bertscore", str(bert), f"bertscore:{bert}",
-                         configure(reset=True, device="cpu", bertscore_idf=idf, **kw))
+                         configure(reset=True, device="cpu", bertscore_idf=idf, bertscore_layer=layer, **kw))
+        model = backend.scorer("bertscore", m.path(), "cpu", "fp32").model
+        if not top_runs:
+            model.encoder.layer[1].register_forward_hook(lambda *a: top_runs.append(1))
+            top_runs.append(0)
         if idf:
             m._idf_docs = tuple(REFS)  # what prepare() takes from a dataset's references
         return m.sentence_scores(CANDS, [[r] for r in REFS])
@@ -198,6 +206,7 @@ def test_batched_matching_equals_a_per_pair_bertscore(bert, idf, monkeypatch):
         np.testing.assert_allclose(ours(batch_size=1), expected, rtol=0, atol=1e-12)
         backend.EncoderScorer.MATCH_BLOCK = block
         np.testing.assert_allclose(ours(), expected, rtol=0, atol=1e-6)
+        assert (sum(top_runs) > 0) == (layer is None)
     finally:
         backend.EncoderScorer.MATCH_BLOCK = block
         backend.release()

@@ -209,7 +209,8 @@ class EncoderScorer:
     encoded once, in length-sorted batches (at most ``batch_size`` texts, within
     :attr:`SPREAD` of each other's length) padded from those ids; the greedy matching of many
     (candidate, reference) pairs is one batched float64 product per block of pairs of similar
-    size, padding masked, in torch (its threads, no per-token Python)."""
+    size, padding masked, in torch (its threads, no per-token Python). A hidden layer below the
+    last runs the model's first layers only (:meth:`_upto`)."""
 
     #: elements of one block of pairwise token similarities (float64: 16 MB)
     MATCH_BLOCK = 1 << 21
@@ -239,6 +240,31 @@ class EncoderScorer:
         self._pad = tok.pad_token_id if tok.pad_token_id is not None else 0
         self._left = getattr(tok, "padding_side", "right") == "left"
         self._types = "token_type_ids" in getattr(tok, "model_input_names", ())
+        self._cut: dict[int, object] = {}
+
+    def _upto(self, layer: int | None):
+        """The model running only its first ``layer`` transformer layers (the same weights, not
+        copied), as bert-score cuts its model: a hidden layer below the last needs none of the
+        layers above it, and the layers it runs compute what they compute in the whole model.
+        The whole model where the layers are not ``encoder.layer`` (then every layer runs)."""
+        if layer is None or layer >= self.layers:
+            return self.model
+        if layer not in self._cut:
+            import copy
+
+            enc = getattr(self.model, "encoder", None)
+            blocks = getattr(enc, "layer", None)
+            if not isinstance(blocks, self.torch.nn.ModuleList) or len(blocks) != self.layers:
+                self._cut[layer] = self.model
+            else:
+                cut_enc = copy.copy(enc)
+                cut_enc._modules = dict(enc._modules)
+                cut_enc.layer = self.torch.nn.ModuleList(list(blocks)[:layer])
+                cut = copy.copy(self.model)
+                cut._modules = dict(self.model._modules)
+                cut.encoder = cut_enc
+                self._cut[layer] = cut
+        return self._cut[layer]
 
     def _token_ids(self, texts: list[str], max_length: int) -> tuple[list[list[int]], int]:
         """The token ids of each text with its special tokens, tokenised once; a text longer than
@@ -279,6 +305,7 @@ class EncoderScorer:
         token ids. And how many texts were truncated."""
         torch = self.torch
         ids, truncated = self._token_ids(texts, max_length)
+        model = self._upto(layer)
         cosine = self.kind == "cosine"
         out: list = [None] * len(texts)
         pooled_rows = np.empty((len(texts), int(self.model.config.hidden_size)), dtype=np.float64) if cosine else None
@@ -287,7 +314,7 @@ class EncoderScorer:
             for batch in sorted_batches([len(x) for x in ids], batch_size, self.SPREAD):
                 enc, where = self._inputs(ids, batch)
                 with autocast(self.device, self.precision):
-                    result = self.model(**enc, output_hidden_states=layer is not None)
+                    result = model(**enc, output_hidden_states=layer is not None)
                 hidden = (result.hidden_states[layer] if layer is not None else result.last_hidden_state).float()
                 if cosine:
                     mask = enc["attention_mask"].to(hidden.dtype)
