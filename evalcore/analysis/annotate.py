@@ -39,7 +39,7 @@ import random
 import time
 import unicodedata
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence, cast
 
 import numpy as np
 import pandas as pd
@@ -327,7 +327,7 @@ def task_sequence(dataset: Dataset, plan: Plan, student: str, protocol: str = "d
     chosen = assignment(items(dataset), plan.items_per_student, plan.overlap, plan.seed, student)
     if plan.adaptive and protocol != "rank":
         chosen = adaptive_items(dataset, plan, chosen, protocol)
-    seq = [Task("item", s, g, texts[s][pos[g]]) for s, g in chosen]
+    seq = [Task("item", s, g, cast(str, texts[s][pos[g]])) for s, g in chosen]  # items() have outputs
     if not plan.qc:
         return seq
     rng = _rng("qc", plan.seed, student)
@@ -393,7 +393,7 @@ def rank_choice(dataset: Dataset, k: int, seed: int) -> dict[str, tuple[str, ...
     texts = dataset.sys_texts()
     out = {}
     for i, seg in enumerate(dataset.seg_ids):
-        avail = [s for s in dataset.systems if isinstance(texts[s][i], str) and texts[s][i].strip()]
+        avail = [s for s in dataset.systems if isinstance(t := texts[s][i], str) and t.strip()]
         if len(avail) >= MIN_RANK_OUTPUTS:
             pick = set(_rng("rank", seed, seg).sample(avail, min(int(k), len(avail))))
             out[str(seg)] = tuple(s for s in avail if s in pick)
@@ -418,7 +418,8 @@ def rank_sequence(dataset: Dataset, plan: Plan, student: str) -> list[RankTask]:
     for _, seg in assignment([("", g) for g in choice], plan.items_per_student, plan.overlap, plan.seed, student):
         systems = list(choice[seg])
         _rng("rank-order", plan.seed, student, seg).shuffle(systems)
-        out.append(RankTask(seg, tuple(systems), tuple(texts[s][pos[seg]] for s in systems)))
+        # rank_choice picks outputs that exist
+        out.append(RankTask(seg, tuple(systems), tuple(cast(str, texts[s][pos[seg]]) for s in systems)))
     if not plan.qc:
         return out
     rng = _rng("rank-qc", plan.seed, student)
@@ -524,7 +525,8 @@ def next_task(dataset: Dataset, plan: Plan, rater: str, protocol: str) -> tuple:
 def check_spans(spans, text: str) -> list[dict]:
     """ESA spans as stored (:mod:`evalcore.io.spans`: character offsets into ``text``, end
     exclusive, severity minor/major, ``error_type`` null), or ``ValueError`` naming every bad span."""
-    out, bad = [], []
+    out: list[dict[str, Any]] = []
+    bad: list[str] = []
     for k, sp in enumerate(spans or [], start=1):
         a, b, sev = sp.get("start_i"), sp.get("end_i"), str(sp.get("severity", "")).lower()
         if sev not in ESA_SEVERITIES:
@@ -545,7 +547,8 @@ def check_mqm_spans(spans, text: str) -> list[dict]:
     exclusive, as ESA's), ``severity`` (minor/major, lower case) and ``category`` (one of
     :data:`MQM_CATEGORIES`; Non-translation only as major, as in Freitag et al. 2021), or
     ``ValueError`` naming every bad error."""
-    out, bad = [], []
+    out: list[dict[str, Any]] = []
+    bad: list[str] = []
     for k, sp in enumerate(spans or [], start=1):
         a, b, sev = sp.get("start_i"), sp.get("end_i"), str(sp.get("severity", "")).lower()
         cat = sp.get("category")
@@ -676,6 +679,8 @@ def save_judgement(name: str, lp: str, rater: str, protocol: str, task: Task, sc
     if task.kind not in KINDS:
         raise ValueError(f"unknown task kind {task.kind!r}")
     if protocol != "mqm":
+        if score is None:
+            raise ValueError(f"the score must be a number from 0 to 100, not {score!r}")
         try:
             score = float(score)
         except (TypeError, ValueError):
@@ -801,7 +806,8 @@ def progress_table(dataset: Dataset) -> pd.DataFrame:
     log = log_of(dataset)
     plan = plan_of(dataset)
     rows = []
-    for (rater, protocol), g in log.groupby(["rater", "protocol"], sort=False):
+    for key, g in log.groupby(["rater", "protocol"], sort=False):
+        rater, protocol = cast("tuple[str, str]", key)  # the log's two string columns
         p = progress(dataset, plan, rater, protocol)  # the Annotate page's count
         done, total = p.done, p.total
         rows.append({"rater": rater, "protocol": protocol, "saved": done, "assigned": total,
