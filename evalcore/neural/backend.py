@@ -254,7 +254,7 @@ class EncoderScorer:
 
             enc = getattr(self.model, "encoder", None)
             blocks = getattr(enc, "layer", None)
-            if not isinstance(blocks, self.torch.nn.ModuleList) or len(blocks) != self.layers:
+            if enc is None or not isinstance(blocks, self.torch.nn.ModuleList) or len(blocks) != self.layers:
                 self._cut[layer] = self.model
             else:
                 cut_enc = copy.copy(enc)
@@ -308,7 +308,7 @@ class EncoderScorer:
         model = self._upto(layer)
         cosine = self.kind == "cosine"
         out: list = [None] * len(texts)
-        pooled_rows = np.empty((len(texts), int(self.model.config.hidden_size)), dtype=np.float64) if cosine else None
+        pooled_rows = np.empty((len(texts) if cosine else 0, int(self.model.config.hidden_size)), dtype=np.float64)
         done = 0
         with torch.inference_mode():
             for batch in sorted_batches([len(x) for x in ids], batch_size, self.SPREAD):
