@@ -94,7 +94,7 @@ class Plan:
     seed: int = 0
     #: relative ranking: outputs of one segment per screen (2-5)
     rank_outputs: int = 3
-    #: adaptive order (DA, ESA, MQM-lite): after the shared items, each student's own segments come
+    #: adaptive order (every protocol): after the shared items, each student's own segments come
     #: where the class's ranking is least certain (:func:`adaptive_items`; methods §27)
     adaptive: bool = False
 
@@ -303,9 +303,10 @@ def adaptive_items(dataset: Dataset, plan: Plan, chosen: Sequence[tuple[str, str
     """``chosen`` (an :func:`assignment`) in the adaptive order (methods §27): the items up to the
     last shared one as they are, then the student's own segment blocks where the class's
     judgements of ``protocol`` so far leave the order of the systems least certain
-    (:func:`evalcore.analysis.adaptive.system_weights`, :func:`~evalcore.analysis.adaptive.order_blocks`).
+    (:func:`evalcore.analysis.adaptive.pair_block_weights`: the uncertain pairs of systems a block
+    would pair, :func:`~evalcore.analysis.adaptive.order_blocks`).
     The same items: only their order changes, as the class's judgements come in."""
-    from .adaptive import order_blocks, system_weights
+    from .adaptive import order_blocks, pair_block_weights
 
     all_items = items(dataset)
     shared = set(_blocks(all_items, _rng("shared", plan.seed))[:n_shared(min(plan.items_per_student,
@@ -314,7 +315,10 @@ def adaptive_items(dataset: Dataset, plan: Plan, chosen: Sequence[tuple[str, str
     crit = CRITERIA[protocol]
     j = dataset.judgements
     j = j[j["judgement"] == crit]
-    return order_blocks(chosen, fixed, system_weights(j, sorted({s for s, _ in chosen} | set(j["system"]))))
+    blocks: dict[str, list[str]] = {}
+    for s, g in chosen[fixed:]:
+        blocks.setdefault(str(g), []).append(str(s))
+    return order_blocks(chosen, fixed, pair_block_weights(j, all_items, blocks))
 
 
 def task_sequence(dataset: Dataset, plan: Plan, student: str, protocol: str = "da") -> list[Task]:
@@ -400,6 +404,28 @@ def rank_choice(dataset: Dataset, k: int, seed: int) -> dict[str, tuple[str, ...
     return out
 
 
+def adaptive_screens(dataset: Dataset, plan: Plan, chosen: Sequence[tuple[str, str]],
+                     choice: dict[str, tuple[str, ...]]) -> list[tuple[str, str]]:
+    """Ranking screens (``chosen``: ("", seg_id) of :func:`assignment`) in the adaptive order
+    (methods §27): the screens up to the last shared one as they are, then the student's own
+    screens in descending :func:`evalcore.analysis.adaptive.pair_block_weights` of their systems
+    (``choice``), on the class's rankings so far read as scores = −rank (lower rank is better;
+    within a screen only the order counts, and the fit's segment effect takes each screen's
+    mean). The same screens: only their order changes."""
+    from .adaptive import order_blocks, pair_block_weights
+
+    all_items = [("", g) for g in choice]
+    shared = set(_blocks(all_items, _rng("shared", plan.seed))[:n_shared(min(plan.items_per_student,
+                                                                              len(all_items)), plan.overlap)])
+    fixed = max((i + 1 for i, it in enumerate(chosen) if it in shared), default=0)
+    j = dataset.judgements
+    j = j[j["judgement"] == CRITERIA["rank"]]
+    j = j.assign(score=-j["score"])
+    population = [(s, g) for g, systems in choice.items() for s in systems]
+    blocks = {str(g): list(choice[str(g)]) for _, g in chosen[fixed:]}
+    return order_blocks(chosen, fixed, pair_block_weights(j, population, blocks))
+
+
 def rank_sequence(dataset: Dataset, plan: Plan, student: str) -> list[RankTask]:
     """The ranking screens of ``student``: ``plan.items_per_student`` segments chosen by
     :func:`assignment` with ``plan.overlap`` (a shared pool every student ranks, the rest per
@@ -415,7 +441,10 @@ def rank_sequence(dataset: Dataset, plan: Plan, student: str) -> list[RankTask]:
     texts = dataset.sys_texts()
     pos = {str(s): i for i, s in enumerate(dataset.seg_ids)}
     out = []
-    for _, seg in assignment([("", g) for g in choice], plan.items_per_student, plan.overlap, plan.seed, student):
+    chosen = assignment([("", g) for g in choice], plan.items_per_student, plan.overlap, plan.seed, student)
+    if plan.adaptive:
+        chosen = adaptive_screens(dataset, plan, chosen, choice)
+    for _, seg in chosen:
         systems = list(choice[seg])
         _rng("rank-order", plan.seed, student, seg).shuffle(systems)
         # rank_choice picks outputs that exist
