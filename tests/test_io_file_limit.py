@@ -71,3 +71,20 @@ def test_the_default_admits_a_100k_campaign_of_long_segments(tmp_path):
     default = int(out)
     assert default > 100 * largest * 1.5  # with room to spare
     assert 100 * largest > 200 * 1024 * 1024  # (the former default of 200 MB refused it)
+
+
+@pytest.mark.parametrize("raw, want_mb, warns", [("64", 64, False), ("", 1024, False), ("abc", 1024, True),
+                                                 ("-5", 1024, True), ("1.5", 1024, True)])
+def test_file_limit_setting_that_is_not_a_number_warns_and_uses_the_default(monkeypatch, raw, want_mb, warns):
+    import warnings
+
+    from evalcore.io.source import megabytes_setting
+
+    monkeypatch.setenv("EVALCORE_MAX_FILE_MB", raw)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert megabytes_setting("EVALCORE_MAX_FILE_MB", 1024) == want_mb * 1024 * 1024
+    msgs = [str(w.message) for w in caught]
+    assert bool(msgs) == warns
+    if warns:
+        assert f"EVALCORE_MAX_FILE_MB={raw!r}" in msgs[0] and "default 1024 MB" in msgs[0]

@@ -24,8 +24,27 @@ from ..core.problems import DataError, Report, shown
 #: has files of up to ~110 MB (outputs.tsv), ~260 MB with segments of 50 words; loading costs
 #: about 4.5 times a file's size in memory (benchmarks/bench_load.py). Browser uploads have
 #: their own, lower limit (``server.maxUploadSize``).
-MAX_FILE_BYTES = int(os.environ.get("EVALCORE_MAX_FILE_MB", "1024")) * 1024 * 1024
-MAX_TOTAL_BYTES = int(os.environ.get("EVALCORE_MAX_TOTAL_MB", "1000")) * 1024 * 1024
+def megabytes_setting(name: str, default: int) -> int:
+    """The environment setting ``name`` in whole megabytes, as bytes. A value that is not a
+    positive whole number is not used: a warning names the setting, the value and the default
+    used instead (never a traceback at import, never a silent choice)."""
+    raw = os.environ.get(name, "").strip()
+    if raw:
+        try:
+            mb = int(raw)
+            if mb > 0:
+                return mb * 1024 * 1024
+        except ValueError:
+            pass
+        import warnings
+
+        warnings.warn(f"{name}={raw!r} is not a positive whole number of megabytes; using the default "
+                      f"{default} MB", RuntimeWarning, stacklevel=2)
+    return default * 1024 * 1024
+
+
+MAX_FILE_BYTES = megabytes_setting("EVALCORE_MAX_FILE_MB", 1024)
+MAX_TOTAL_BYTES = megabytes_setting("EVALCORE_MAX_TOTAL_MB", 1000)
 MAX_RATIO = 200
 _RATIO_FLOOR = 1_000_000  # the ratio limits apply past 1 MB expanded (tiny archives vary wildly)
 _CHUNK = 1 << 20
