@@ -186,10 +186,11 @@ def _halves(pil, doc, seed):
 def test_wmt24_esa_split_half_validation():
     """Power predicted from one half (by document) against the rate at which the test is
     significant on resamples of size N from the other half: equal within 0.05 on average over
-    four document splits. A single split cannot meet ±0.05: over 20 splits the gap has an SD of
-    0.115 (N = 50) and 0.103 (N = 150), B's rate being itself an estimate from ~150 segments;
-    the four-split mean has an SD of ~0.06, so this is a weak check (methods §25.2, where the
-    per-split numbers and the alternatives measured are; benchmarks/findings_plan_split.py)."""
+    16 document splits (100 resamples each). A single split cannot meet ±0.05: over 20 splits
+    the gap has an SD of 0.115 (N = 50) and 0.103 (N = 150), B's rate being itself an estimate
+    from ~150 segments; the 16-split mean has an SD of ~0.027, so the check holds at ~94 % of
+    seeds, not by the choice of seeds (methods §25.2, where the per-split numbers and the
+    alternatives measured are; benchmarks/findings_plan_split.py)."""
     from evalcore.io import load_dataset
 
     ds = load_dataset(shared("wmt24_esa"), lp="en-cs")
@@ -197,11 +198,11 @@ def test_wmt24_esa_split_half_validation():
     doc = dict(zip(ds.segments["seg_id"].astype(str), ds.segments["doc_id"].astype(str)))
     gaps = {50: [], 150: []}
     means = {50: [], 150: []}
-    for split in range(4):
+    for split in range(16):
         a, b = _halves(pil, doc, 100 + split)
         for n in gaps:
-            predicted, _ = P.simulate(a, n, resamples=200, seed=1)
-            observed, _ = P.simulate(b, n, resamples=200, seed=2)
+            predicted, _ = P.simulate(a, n, resamples=100, seed=1)
+            observed, _ = P.simulate(b, n, resamples=100, seed=2)
             gaps[n].append(predicted["power"].mean() - observed["power"].mean())
             means[n].append(predicted["power"].mean())
     for n, g in gaps.items():
