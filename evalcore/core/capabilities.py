@@ -20,13 +20,25 @@ import pandas as pd
 from ..core.dataset import Dataset
 
 
+def _has_text(texts: pd.Series) -> np.ndarray:
+    """Per row: the text is given and not blank (``str.strip() != ""``; a missing text is
+    blank). One pass over the values, no converted copy of the column: a string is blank when
+    empty or all whitespace (``str.isspace``, the characters ``str.strip`` removes)."""
+    def given(t: Any) -> bool:
+        if isinstance(t, str):
+            return t != "" and not t.isspace()
+        return not pd.isna(t) and str(t).strip() != ""
+    if texts.dtype != object:  # an Arrow-backed or other typed column: pandas' own test
+        return (texts.fillna("").astype(str).str.strip() != "").to_numpy(dtype=bool)
+    return np.fromiter((given(t) for t in texts), dtype=bool, count=len(texts))
+
+
 def references_with_text(ds: Dataset) -> np.ndarray:
     """Per segment (in :attr:`Dataset.seg_ids` order): reference sets with non-blank text."""
     refs = ds.references
     if refs.empty:
         return np.zeros(ds.n_segments, dtype=int)
-    has_text = refs["text"].fillna("").astype(str).str.strip() != ""
-    counts = refs[has_text].groupby("seg_id")["ref_id"].nunique()
+    counts = refs[_has_text(refs["text"])].groupby("seg_id")["ref_id"].nunique()
     return counts.reindex(ds.seg_ids, fill_value=0).to_numpy(dtype=int)
 
 
@@ -46,8 +58,9 @@ def reference_sets_with_text(ds: Dataset) -> list[str]:
     refs = ds.references
     if refs.empty:
         return []
-    has_text = refs["text"].fillna("").astype(str).str.strip() != ""
-    return list(dict.fromkeys(refs.loc[has_text, "ref_id"]))
+    # pd.unique keeps the order of first appearance (as dict.fromkeys would), without a
+    # Python iteration over an Arrow-backed column
+    return list(pd.unique(refs.loc[_has_text(refs["text"]), "ref_id"]))
 
 
 def references_per_segment_text(ds: Dataset) -> str:
