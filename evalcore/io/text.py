@@ -195,7 +195,10 @@ def _columnar(data: bytes, quoting: str) -> tuple[list[str], list[Any]] | None:
         return None
     cols = [table.column(n) for n in names]
     del table
-    if any((pc.max(pc.utf8_length(c)).as_py() or 0) >= MAX_FIELD_CHARS for c in cols):
+    # a field has at most as many characters as bytes: counting characters is needed only
+    # in a column with a field of MAX_FIELD_CHARS bytes or more
+    if any((pc.max(pc.binary_length(c)).as_py() or 0) >= MAX_FIELD_CHARS
+           and (pc.max(pc.utf8_length(c)).as_py() or 0) >= MAX_FIELD_CHARS for c in cols):
         return None
     if quotes and any(pc.any(pc.starts_with(c, '"')).as_py() for c in cols):
         return None
