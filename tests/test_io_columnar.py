@@ -133,3 +133,37 @@ def test_unknown_segments_and_bad_scores_are_all_reported_from_columns():
     assert any("segment id(s) not in the segments file" in m and "'9'" in m for _, _, m in msgs)
     assert any(ln == 3 and "non-numeric score(s) 'abc'" in m for _, ln, m in msgs)
     assert any(ln == 2 and "not finite or beyond" in m and "'1e300'" in m for _, ln, m in msgs)
+
+
+def test_long_multibyte_fields_are_measured_in_characters():
+    """A field of MAX_FIELD_CHARS bytes or more but fewer characters is read by column; one of
+    more characters is the row reader's problem, as before."""
+    under = "é" * (MAX_FIELD_CHARS - 1)  # 2 bytes each: over the limit in bytes, not in characters
+    report = Report()
+    table = read_tsv(f"a\tb\nx\t{under}\n1\t2\n".encode("utf-8"), "u.tsv", report, ["a"])
+    assert report.problems == [] and table is not None and table._arrays is not None
+    assert table.col("b") == [under, "2"]
+    report = Report()
+    table = read_tsv(("a\tb\nx\t" + "é" * (MAX_FIELD_CHARS + 1) + "\n1\t2\n").encode("utf-8"), "o.tsv", report, ["a"])
+    assert [p.line for p in report.problems] == [2]
+    assert table is not None and table.rows == [["1", "2"]]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_scores_parsed_once_per_distinct_string_as_to_numeric_parses_the_column(seed):
+    from evalcore.io.assemble import _numbers
+
+    rng = random.Random(seed)
+    pool = ["0", "1", "-0", "100", " 3 ", "1.5", "1e400", "nan", "-inf", "x", "1,5", "9007199254740993",
+            "0.1", "2.50", "+7", "1e-320", ""]
+    if seed % 2:
+        pool = [p for p in pool if p.strip().lstrip("+-").isdigit()]  # integers only: int64 result
+    values = [rng.choice(pool) for _ in range(rng.randint(1, 400))]
+    for dtype in (object, str):
+        col = pd.Series(values, dtype=dtype, index=range(5, 5 + len(values)), name="score")
+        want = pd.to_numeric(col, errors="coerce")
+        got = _numbers(col)
+        assert got.dtype == want.dtype and got.index.equals(want.index) and got.name == want.name
+        assert got.to_numpy().tobytes() == want.to_numpy().tobytes()
+    with_missing = pd.Series(values[:3] + [None], dtype=object)
+    assert _numbers(with_missing).equals(pd.to_numeric(with_missing, errors="coerce"))

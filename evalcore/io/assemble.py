@@ -226,10 +226,25 @@ def _segments(segments: pd.DataFrame, report: Report) -> tuple[pd.DataFrame, pd.
     return segments, seg_keys
 
 
+def _numbers(text: pd.Series) -> pd.Series:
+    """``pandas.to_numeric(text, errors="coerce")``, parsing each distinct string once: a
+    campaign's millions of scores repeat a few thousand strings (0-100 ratings), and the parse
+    of a string does not depend on the row, nor the result's dtype on how often a string
+    appears (it is inferred from the set of values). A column with missing values, or one of
+    mostly distinct strings, is parsed as it is."""
+    if not len(text) or text.hasnans:
+        return pd.to_numeric(text, errors="coerce")
+    codes, distinct = pd.factorize(text)
+    if len(distinct) * 4 > len(text):
+        return pd.to_numeric(text, errors="coerce")
+    parsed = pd.to_numeric(pd.Series(distinct), errors="coerce")
+    return pd.Series(parsed.to_numpy()[codes], index=text.index, name=text.name, dtype=parsed.dtype)
+
+
 def _unusable_scores(judgements: pd.DataFrame, report: Report) -> tuple[pd.Series, pd.Series]:
     """The scores as numbers, and the rows whose score is not a number, not finite or out of
     range (reported per file)."""
-    scores = pd.to_numeric(judgements["score"], errors="coerce")
+    scores = _numbers(judgements["score"])
     missing = scores.isna().to_numpy(dtype=bool, copy=True)
     if missing.any():  # a score written as nan is a number (not finite: reported below)
         text = judgements["score"].iloc[np.flatnonzero(missing)].astype(str).str.strip().str.lower()
