@@ -108,7 +108,7 @@ def _unknown_segments(df: pd.DataFrame, seg_keys: pd.MultiIndex, what: str, repo
                      f"{', '.join(map(repr, ids[:8]))}{' ...' if len(ids) > 8 else ''} "
                      f"({describe_lines([int(x) for x in sub['_line'] if x is not None])}); "
                      "add them to the segments file or fix the ids")
-    return df.loc[known]
+    return df if not len(bad) else df.loc[known]  # (pandas copies on write: no copy when all are known)
 
 
 #: characters a name (lp, seg_id, system, ref_id, rater, judgement, tag, doc_id) may not hold:
@@ -162,7 +162,7 @@ def _name_problems(tables: dict[str, pd.DataFrame], report: Report) -> None:
             t = tables[tname]
             if c not in t or not len(t):
                 continue
-            first = t.drop_duplicates(c)
+            first = t[[c, *META]].drop_duplicates(c)  # (not the texts: no copy of them)
             for v, f, ln in zip(first[c].astype(str), first["_file"], first["_line"]):
                 where.setdefault(v, (f, ln))
         groups: dict[str, list[str]] = {}
@@ -273,14 +273,22 @@ def _judgements(judgements: pd.DataFrame, seg_keys: pd.MultiIndex, extras: dict[
                 report: Report) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
     """The segment-level judgements with usable numeric scores, and ``extras`` with the
     system-level ones: an empty seg_id is a human score given per system (``system_scores``)."""
-    sys_level = judgements["seg_id"] == ""
-    judgements = pd.concat([judgements[sys_level],
-                            _unknown_segments(judgements[~sys_level], seg_keys, "judgements", report)])
+    # (each selection below is skipped when it would keep every row: a copy of millions of
+    # rows each, otherwise)
+    sys_level = (judgements["seg_id"] == "").to_numpy(dtype=bool, na_value=False)
+    if sys_level.any():
+        judgements = pd.concat([judgements[sys_level],
+                                _unknown_segments(judgements[~sys_level], seg_keys, "judgements", report)])
+    else:
+        judgements = _unknown_segments(judgements, seg_keys, "judgements", report)
     scores, unusable = _unusable_scores(judgements, report)
-    bad = judgements[unusable]
-    judgements = judgements.assign(score=scores)[~judgements.index.isin(bad.index)]
+    judgements = judgements.assign(score=scores)
+    if unusable.any():
+        bad = judgements[unusable]
+        judgements = judgements[~judgements.index.isin(bad.index)]
     given = judgements[judgements["seg_id"] == ""]
-    judgements = judgements[judgements["seg_id"] != ""]
+    if len(given):
+        judgements = judgements[judgements["seg_id"] != ""]
     if len(given):
         _dups(given, ["lp", "system", "rater", "judgement"], "system-level score (empty seg_id)", report)
         rows = given.rename(columns={"judgement": "scorer"})[["lp", "scorer", "system", "score"]]
