@@ -22,15 +22,22 @@ from ..core.dataset import Dataset
 
 def _has_text(texts: pd.Series) -> np.ndarray:
     """Per row: the text is given and not blank (``str.strip() != ""``; a missing text is
-    blank). One pass over the values, no converted copy of the column: a string is blank when
-    empty or all whitespace (``str.isspace``, the characters ``str.strip`` removes)."""
-    def given(t: Any) -> bool:
-        if isinstance(t, str):
-            return t != "" and not t.isspace()
-        return not pd.isna(t) and str(t).strip() != ""
+    blank). No converted copy of the column: a string is blank when empty or all whitespace
+    (``str.isspace``: the characters ``str.strip`` removes)."""
     if texts.dtype != object:  # an Arrow-backed or other typed column: pandas' own test
         return (texts.fillna("").astype(str).str.strip() != "").to_numpy(dtype=bool)
-    return np.fromiter((given(t) for t in texts), dtype=bool, count=len(texts))
+    values = texts.to_numpy()
+    if len(values) and pd.api.types.infer_dtype(values, skipna=False) == "string":  # Python strings only (the loaders' texts)
+        blank = np.fromiter(map(str.isspace, values), dtype=bool, count=len(values))
+        return ~blank & (values != "")
+    return np.fromiter((t.strip() != "" if isinstance(t, str) else not pd.isna(t) and str(t).strip() != ""
+                        for t in values), dtype=bool, count=len(values))
+
+
+def _seg_index(ds: Dataset) -> pd.Index:
+    """:attr:`Dataset.seg_ids` as an index of the segments' own column (no list of Python
+    strings to hash again)."""
+    return pd.Index(ds.segments["seg_id"])
 
 
 def references_with_text(ds: Dataset) -> np.ndarray:
@@ -39,7 +46,7 @@ def references_with_text(ds: Dataset) -> np.ndarray:
     if refs.empty:
         return np.zeros(ds.n_segments, dtype=int)
     counts = refs[_has_text(refs["text"])].groupby("seg_id")["ref_id"].nunique()
-    return counts.reindex(ds.seg_ids, fill_value=0).to_numpy(dtype=int)
+    return counts.reindex(_seg_index(ds), fill_value=0).to_numpy(dtype=int)
 
 
 def references_present(ds: Dataset) -> np.ndarray:
@@ -51,7 +58,7 @@ def references_present(ds: Dataset) -> np.ndarray:
     if refs.empty:
         return np.zeros(ds.n_segments, dtype=int)
     counts = refs[refs["text"].notna()].groupby("seg_id")["ref_id"].nunique()
-    return counts.reindex(ds.seg_ids, fill_value=0).to_numpy(dtype=int)
+    return counts.reindex(_seg_index(ds), fill_value=0).to_numpy(dtype=int)
 
 
 def reference_sets_with_text(ds: Dataset) -> list[str]:
