@@ -59,8 +59,36 @@ def _where(sub: pd.DataFrame) -> str:
     return f"{files[0]}, {describe_lines(lines)}" if lines else files[0]
 
 
+def _duplicated(df: pd.DataFrame, keys: list[str]) -> np.ndarray:
+    """``df.duplicated(keys, keep=False)`` as a bool array. Each key column is factorised (a
+    missing value is a value, as for ``duplicated``) and the codes of the leading keys combined
+    into one number while their combinations stay few (a few per row): rows are counted per
+    number with ``bincount``, no hash table of millions of rows. A row alone on its leading
+    keys has no duplicate; pandas looks only at the others over every key."""
+    n = len(df)
+    if not n or not keys:
+        return df.duplicated(keys, keep=False).to_numpy(dtype=bool)
+    ids = np.zeros(n, dtype=np.int64)
+    size, used = 1, 0
+    for k in keys:
+        codes, uniques = pd.factorize(df[k], use_na_sentinel=False)
+        if size * len(uniques) > 4 * n + 1024:
+            break
+        ids = ids * len(uniques) + codes
+        size *= len(uniques)
+        used += 1
+    if not used:
+        return df.duplicated(keys, keep=False).to_numpy(dtype=bool)
+    maybe = np.bincount(ids, minlength=size)[ids] > 1
+    if used == len(keys) or not maybe.any():
+        return maybe
+    out = np.zeros(n, dtype=bool)
+    out[maybe] = df[maybe].duplicated(keys, keep=False).to_numpy(dtype=bool)
+    return out
+
+
 def _dups(df: pd.DataFrame, keys: list[str], what: str, report: Report) -> pd.DataFrame:
-    dup = df.duplicated(keys, keep=False)
+    dup = _duplicated(df, keys)
     if not dup.any():
         return df
     d = df[dup]
@@ -314,7 +342,10 @@ def _text_warnings(ref: pd.DataFrame, out: pd.DataFrame, n_seg: int, lp_txt: str
 
 def _identical_judgements(jud: pd.DataFrame, lp_txt: str, warn: Report) -> None:
     """Identical judgement rows, per file with up to five examples (all kept and counted)."""
-    same = jud[jud.duplicated(JUDGEMENT_COLUMNS, keep=False)]
+    dup = _duplicated(jud, JUDGEMENT_COLUMNS)
+    if not dup.any():
+        return
+    same = jud[dup]
     for file, fsub in same.groupby("_file", sort=False):
         groups: list[str] = []
         n_rows, first_line = 0, None
