@@ -39,3 +39,23 @@ def test_duplicated_rows_as_pandas_finds_them(seed):
 def test_empty_and_no_key():
     df = pd.DataFrame({"a": pd.Series([], dtype=object)})
     assert _duplicated(df, ["a"]).tolist() == []
+
+
+def test_identical_judgement_rows_warned_and_kept(tmp_path):
+    from evalcore.io import load_collection
+
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "segments.tsv").write_text("seg_id\tsource\n1\ta\n2\tb\n", encoding="utf-8")
+    (d / "references.tsv").write_text("seg_id\tref_id\ttext\n1\tref\tA\n2\tref\tB\n", encoding="utf-8")
+    (d / "outputs.tsv").write_text("system\tseg_id\ttext\nS\t1\tx\nS\t2\ty\n", encoding="utf-8")
+    # lines 2 and 4 are one row pasted twice, lines 3 and 6 another; line 5 differs in its score only
+    (d / "judgements.tsv").write_text("system\tseg_id\trater\tjudgement\tscore\n"
+                                      "S\t1\tr1\tda\t50\nS\t2\tr1\tda\t70\nS\t1\tr1\tda\t50\n"
+                                      "S\t1\tr1\tda\t51\nS\t2\tr1\tda\t70.0\n", encoding="utf-8")
+    ds = next(iter(load_collection(d).values()))
+    assert len(ds.judgements) == 5
+    msgs = [w for w in ds.warnings if "identical judgement rows" in w.message]
+    assert len(msgs) == 1 and msgs[0].line == 4
+    assert msgs[0].message.startswith("2 set(s) of identical judgement rows (4 rows): lines 2, 4 (system 'S', "
+                                      "seg_id '1', rater 'r1', da = 50); lines 3, 6 (system 'S', seg_id '2'")
