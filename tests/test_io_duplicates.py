@@ -59,3 +59,4 @@ def test_identical_judgement_rows_warned_and_kept(tmp_path):
     assert len(msgs) == 1 and msgs[0].line == 4
     assert msgs[0].message.startswith("2 set(s) of identical judgement rows (4 rows): lines 2, 4 (system 'S', "
                                       "seg_id '1', rater 'r1', da = 50); lines 3, 6 (system 'S', seg_id '2'")
+

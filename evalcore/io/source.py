@@ -231,6 +231,14 @@ class FileSource:
             return v.read_bytes()
         return v
 
+    def head(self, name: str, n: int) -> bytes:
+        """The first ``n`` bytes of ``name`` (a peek at a header: the file is not read whole)."""
+        v = self._files[name]
+        if isinstance(v, Path):
+            with v.open("rb") as f:
+                return f.read(n)
+        return v[:n]
+
     def find(self, *candidates: str) -> str | None:
         """The first existing name among candidates (case-insensitive). Two files whose names
         differ only in case (``outputs.tsv`` and ``OUTPUTS.TSV`` in one folder) are refused

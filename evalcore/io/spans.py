@@ -59,10 +59,10 @@ def esa_extra(src: FileSource, report: Report) -> pd.DataFrame | None:
     fname = src.find("judgements.tsv")
     if fname is None:
         return None
-    data = src.read(fname)
-    head = data[:4096].split(b"\n", 1)[0]
+    head = src.head(fname, 4096).split(b"\n", 1)[0]  # (the whole file only when it has the column)
     if ESA_COLUMN.encode() not in head:
         return None
+    data = src.read(fname)
     table = read_tsv(data, fname, Report(), ["system", "seg_id", ESA_COLUMN], ["lp", "rater"])
     if table is None:  # the judgements reader reports the file's problems itself
         return None
