@@ -167,3 +167,17 @@ def test_scores_parsed_once_per_distinct_string_as_to_numeric_parses_the_column(
         assert got.to_numpy().tobytes() == want.to_numpy().tobytes()
     with_missing = pd.Series(values[:3] + [None], dtype=object)
     assert _numbers(with_missing).equals(pd.to_numeric(with_missing, errors="coerce"))
+
+
+@pytest.mark.parametrize("n_rows", [0, 1, 7])
+def test_file_column_is_the_one_a_list_of_the_name_gives(n_rows):
+    from evalcore.io.assemble import frame_from_table
+
+    data = ("a\tb\n" + "x\ty\n" * n_rows).encode()
+    table = read_tsv(data, "dir/f ü.tsv", Report(), ["a"])
+    assert table is not None and (table._arrays is not None or n_rows == 0)
+    df = frame_from_table(table, ["a", "b"])
+    want = pd.DataFrame({"a": ["x"] * n_rows})
+    want["_file"] = ["dir/f ü.tsv"] * n_rows
+    assert df["_file"].dtype == want["_file"].dtype
+    assert df["_file"].tolist() == want["_file"].tolist() and df["_line"].tolist() == list(range(2, 2 + n_rows))
