@@ -60,3 +60,15 @@ def test_identical_judgement_rows_warned_and_kept(tmp_path):
     assert msgs[0].message.startswith("2 set(s) of identical judgement rows (4 rows): lines 2, 4 (system 'S', "
                                       "seg_id '1', rater 'r1', da = 50); lines 3, 6 (system 'S', seg_id '2'")
 
+
+
+def test_blank_texts_as_strip_finds_them_on_every_code_point():
+    from evalcore.io.assemble import _blank
+
+    chars = [chr(i) for i in range(0x110000) if not 0xD800 <= i < 0xE000]
+    values = chars + [c * 2 for c in chars[:0x3100]] + ["", " a", "a ", None]
+    for dtype in (str, object):
+        col = pd.Series(values, dtype=dtype)
+        want = (col.astype(str).str.strip() == "").to_numpy(dtype=bool, na_value=False)
+        assert np.array_equal(_blank(col), want), dtype
+    assert _blank(pd.Series(["", " ", "a", None], dtype=str)).tolist() == [True, True, False, False]

@@ -331,10 +331,24 @@ def _judgements(judgements: pd.DataFrame, seg_keys: pd.MultiIndex, extras: dict[
     return judgements, extras
 
 
+def _blank(texts: pd.Series) -> np.ndarray:
+    """``texts.astype(str).str.strip() == ""`` as a bool array. On an Arrow-backed column,
+    without the stripped copy: Arrow's ``utf8_is_space`` (every character is whitespace, by
+    the same table as the strip's) or empty; a missing text is not blank, as there."""
+    if texts.dtype == STR:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        arr = pa.array(texts.array)
+        hit = pc.or_(pc.utf8_is_space(arr), pc.equal(pc.binary_length(arr), 0))
+        return np.asarray(pc.fill_null(hit, False).to_numpy(zero_copy_only=False), dtype=bool)
+    return (texts.astype(str).str.strip() == "").to_numpy(dtype=bool, na_value=False)
+
+
 def _text_warnings(ref: pd.DataFrame, out: pd.DataFrame, n_seg: int, lp_txt: str, warn: Report) -> None:
     """Empty texts, and reference sets or systems that miss segments (both kept)."""
     for label, df, key in (("reference set", ref, "ref_id"), ("system", out, "system")):
-        blank = df[df["text"].astype(str).str.strip() == ""]
+        blank = df[_blank(df["text"])]
         for nm, sub in blank.groupby(key, sort=False):
             warn.warning(sub["_file"].iloc[0], int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
                          f"{label} {nm!r}{lp_txt} has {len(sub)} empty or whitespace-only text(s) "
