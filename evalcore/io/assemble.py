@@ -125,8 +125,12 @@ def _known(df: pd.DataFrame, seg_keys: pd.MultiIndex) -> pd.Series:
     lp_col = df["lp"]
     for lp in pd.unique(lp_col):
         rows = (lp_col == lp).to_numpy(dtype=bool, na_value=False)
-        ids = seg_id[seg_lp == lp]
-        known[rows] = _isin(df["seg_id"][rows], ids)
+        mine = seg_lp == lp
+        ids = seg_id if mine.all() else seg_id[mine]
+        if rows.all():  # one language pair: no copy of the column
+            known[:] = _isin(df["seg_id"], ids)
+        else:
+            known[rows] = _isin(df["seg_id"][rows], ids)
     return pd.Series(known, index=df.index, dtype=bool)
 
 
