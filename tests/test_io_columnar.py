@@ -181,3 +181,19 @@ def test_file_column_is_the_one_a_list_of_the_name_gives(n_rows):
     want["_file"] = ["dir/f ü.tsv"] * n_rows
     assert df["_file"].dtype == want["_file"].dtype
     assert df["_file"].tolist() == want["_file"].tolist() and df["_line"].tolist() == list(range(2, 2 + n_rows))
+
+
+@pytest.mark.parametrize("body, columnar", [
+    ("x\ty\n\t\n1\t2\n", True),      # a row of empty fields (a line of tabs) is a row
+    ("\t\n\t\n", True),
+    ("x\ty\n\t\n\n1\t2\n", False),   # ... a blank line is not: the row reader skips it
+    ("x\ty\n1\t2\n\n", False),
+])
+def test_rows_of_empty_fields_and_blank_lines(body, columnar):
+    data = ("h1\th2\n" + body).encode("utf-8")
+    header, rows, lines = _reference(data)
+    report = Report()
+    table = read_tsv(data, "f.tsv", report, [])
+    assert report.problems == [] and table is not None
+    assert (table._arrays is not None) == columnar
+    assert table.rows == rows and table.lines == lines

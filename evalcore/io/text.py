@@ -163,7 +163,7 @@ def _columnar(data: bytes, quoting: str) -> tuple[list[str], list[Any]] | None:
     always has."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
-    if b"\x00" in data or b"\r" in data or b"\n\n" in data:  # (Arrow reads a blank line as a row)
+    if b"\x00" in data or b"\r" in data:
         return None
     quotes = quoting == "csv" and b'"' in data  # then no field may open with one (checked below)
     end = data.find(b"\n")
@@ -195,6 +195,13 @@ def _columnar(data: bytes, quoting: str) -> tuple[list[str], list[Any]] | None:
         return None
     cols = [table.column(n) for n in names]
     del table
+    # Arrow reads a blank line as a row of empty fields: only when such a row is there (rare:
+    # a line of tabs is one too) are the bytes searched for a blank line
+    empty = pc.equal(pc.binary_length(cols[0]), 0)
+    for c in cols[1:]:
+        empty = pc.and_(empty, pc.equal(pc.binary_length(c), 0))
+    if pc.any(empty).as_py() and b"\n\n" in data:
+        return None
     # a field has at most as many characters as bytes: counting characters is needed only
     # in a column with a field of MAX_FIELD_CHARS bytes or more
     if any((pc.max(pc.binary_length(c)).as_py() or 0) >= MAX_FIELD_CHARS
