@@ -34,6 +34,11 @@ def _has_text(texts: pd.Series) -> np.ndarray:
                         for t in values), dtype=bool, count=len(values))
 
 
+def _rows(df: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
+    """``df[mask]``, or ``df`` itself when every row is selected (no copy of its columns)."""
+    return df if mask.all() else df[mask]
+
+
 def _seg_index(ds: Dataset) -> pd.Index:
     """:attr:`Dataset.seg_ids` as an index of the segments' own column (no list of Python
     strings to hash again)."""
@@ -45,7 +50,7 @@ def references_with_text(ds: Dataset) -> np.ndarray:
     refs = ds.references
     if refs.empty:
         return np.zeros(ds.n_segments, dtype=int)
-    counts = refs[_has_text(refs["text"])].groupby("seg_id")["ref_id"].nunique()
+    counts = _rows(refs, _has_text(refs["text"])).groupby("seg_id")["ref_id"].nunique()
     return counts.reindex(_seg_index(ds), fill_value=0).to_numpy(dtype=int)
 
 
@@ -57,7 +62,7 @@ def references_present(ds: Dataset) -> np.ndarray:
     refs = ds.references
     if refs.empty:
         return np.zeros(ds.n_segments, dtype=int)
-    counts = refs[refs["text"].notna()].groupby("seg_id")["ref_id"].nunique()
+    counts = _rows(refs, refs["text"].notna().to_numpy(dtype=bool)).groupby("seg_id")["ref_id"].nunique()
     return counts.reindex(_seg_index(ds), fill_value=0).to_numpy(dtype=int)
 
 
@@ -67,7 +72,7 @@ def reference_sets_with_text(ds: Dataset) -> list[str]:
         return []
     # pd.unique keeps the order of first appearance (as dict.fromkeys would), without a
     # Python iteration over an Arrow-backed column
-    return list(pd.unique(refs.loc[_has_text(refs["text"]), "ref_id"]))
+    return list(pd.unique(_rows(refs, _has_text(refs["text"]))["ref_id"]))
 
 
 def references_per_segment_text(ds: Dataset) -> str:

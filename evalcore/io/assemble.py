@@ -134,8 +134,16 @@ def _known(df: pd.DataFrame, seg_keys: pd.MultiIndex) -> pd.Series:
     return pd.Series(known, index=df.index, dtype=bool)
 
 
+def _some(df: pd.DataFrame, mask: Any) -> pd.DataFrame:
+    """``df[mask]``; with no row selected, ``df``'s first zero rows (pandas takes from every
+    Arrow-backed column, chunks concatenated, even to select nothing)."""
+    return df[mask] if np.asarray(mask, dtype=bool).any() else df.iloc[:0]
+
+
 def _unknown_segments(df: pd.DataFrame, seg_keys: pd.MultiIndex, what: str, report: Report) -> pd.DataFrame:
     known = _known(df, seg_keys)
+    if known.all():
+        return df  # (pandas copies on write: no copy when all are known)
     bad = df.loc[~known]
     for (file, lp), sub in bad.groupby(["_file", "lp"], sort=False):
         ids = list(dict.fromkeys(sub["seg_id"]))
@@ -145,7 +153,7 @@ def _unknown_segments(df: pd.DataFrame, seg_keys: pd.MultiIndex, what: str, repo
                      f"{', '.join(map(repr, ids[:8]))}{' ...' if len(ids) > 8 else ''} "
                      f"({describe_lines([int(x) for x in sub['_line'] if x is not None])}); "
                      "add them to the segments file or fix the ids")
-    return df if not len(bad) else df.loc[known]  # (pandas copies on write: no copy when all are known)
+    return df.loc[known]
 
 
 #: characters a name (lp, seg_id, system, ref_id, rater, judgement, tag, doc_id) may not hold:
@@ -287,7 +295,7 @@ def _unusable_scores(judgements: pd.DataFrame, report: Report) -> tuple[pd.Serie
         text = judgements["score"].iloc[np.flatnonzero(missing)].astype(str).str.strip().str.lower()
         missing[missing] = ~text.isin(["nan", "+nan", "-nan"]).to_numpy(dtype=bool)
     nonnum = pd.Series(missing, index=judgements.index)
-    for file, sub in judgements[nonnum].groupby("_file", sort=False):
+    for file, sub in _some(judgements, nonnum).groupby("_file", sort=False):
         vals = list(dict.fromkeys(sub["score"]))[:5]
         report.error(str(file), int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
                      f"{len(sub)} non-numeric score(s) {', '.join(map(repr, vals))} at {describe_lines([int(x) for x in sub['_line'] if x is not None])}; "
@@ -297,7 +305,7 @@ def _unusable_scores(judgements: pd.DataFrame, report: Report) -> tuple[pd.Serie
     with np.errstate(invalid="ignore"):
         problem = ~np.isfinite(values) | (np.abs(values) > MAX_ABS_SCORE)
     absurd = ~nonnum & pd.Series(problem, index=scores.index)
-    for file, sub in judgements[absurd].groupby("_file", sort=False):
+    for file, sub in _some(judgements, absurd).groupby("_file", sort=False):
         vals = list(dict.fromkeys(sub["score"]))[:5]
         report.error(str(file), int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
                      f"{len(sub)} score(s) {', '.join(map(repr, vals))} at "
@@ -352,7 +360,7 @@ def _blank(texts: pd.Series) -> np.ndarray:
 def _text_warnings(ref: pd.DataFrame, out: pd.DataFrame, n_seg: int, lp_txt: str, warn: Report) -> None:
     """Empty texts, and reference sets or systems that miss segments (both kept)."""
     for label, df, key in (("reference set", ref, "ref_id"), ("system", out, "system")):
-        blank = df[_blank(df["text"])]
+        blank = _some(df, _blank(df["text"]))
         for nm, sub in blank.groupby(key, sort=False):
             warn.warning(sub["_file"].iloc[0], int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
                          f"{label} {nm!r}{lp_txt} has {len(sub)} empty or whitespace-only text(s) "
