@@ -72,3 +72,15 @@ def test_blank_texts_as_strip_finds_them_on_every_code_point():
         want = (col.astype(str).str.strip() == "").to_numpy(dtype=bool, na_value=False)
         assert np.array_equal(_blank(col), want), dtype
     assert _blank(pd.Series(["", " ", "a", None], dtype=str)).tolist() == [True, True, False, False]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_first_rows_are_those_drop_duplicates_keeps(seed):
+    from evalcore.io.assemble import _first_rows
+
+    rng = random.Random(seed)
+    values = [rng.choice(["a", "b", "", "ü", None, "c"]) for _ in range(rng.randint(0, 80))]
+    for dtype in (object, str):
+        col = pd.Series(values, dtype=dtype, index=rng.sample(range(1000), len(values)))
+        want = [col.index.get_loc(i) for i in col.drop_duplicates().index]
+        assert _first_rows(col).tolist() == want

@@ -179,6 +179,17 @@ def _skeleton(name: str) -> str:
     return "".join(c for c in text if unicodedata.category(c) != "Cf").translate(_LOOKALIKES)
 
 
+def _first_rows(col: pd.Series) -> np.ndarray:
+    """The positions of the first row of each distinct value (what ``drop_duplicates`` keeps,
+    a missing value being one). Factorised codes number the values in order of appearance, so
+    a value's first row is where its code exceeds every code before it."""
+    codes = pd.factorize(col, use_na_sentinel=False)[0]
+    if not len(codes):
+        return np.zeros(0, dtype=np.int64)
+    seen = np.maximum.accumulate(codes)
+    return np.flatnonzero(np.r_[True, codes[1:] > seen[:-1]])
+
+
 def _name_problems(tables: dict[str, pd.DataFrame], report: Report) -> None:
     """Control characters in names (errors, file and lines) and names that differ only in
     invisible characters, Unicode normal form or look-alike letters (warnings: both kept)."""
@@ -207,7 +218,7 @@ def _name_problems(tables: dict[str, pd.DataFrame], report: Report) -> None:
             t = tables[tname]
             if c not in t or not len(t):
                 continue
-            first = t[[c, *META]].drop_duplicates(c)  # (not the texts: no copy of them)
+            first = t[[c, *META]].iloc[_first_rows(t[c])]  # (not the texts: no copy of them)
             for v, f, ln in zip(first[c].astype(str), first["_file"], first["_line"]):
                 where.setdefault(v, (f, ln))
         groups: dict[str, list[str]] = {}
