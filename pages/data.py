@@ -56,6 +56,11 @@ with st.expander("What is this?", expanded=st.session_state.get("dataset_label")
         st.page_link("pages/learn.py", label="New here? Take the guided tour on the sample", icon="🎓")
     except Exception:  # the page run on its own (no navigation): the sidebar still lists the tour
         st.caption("New here? Open **Learn (guided tour)** in the sidebar.")
+    # every page and what it shows, from the one page list (pages/registry.py): the complete list
+    # lives here, the README shows a selection
+    from pages.registry import PAGES as _ALL_PAGES
+
+    st.markdown("**Every page**\n\n" + "\n".join(f"- **{md(p.title)}**: {md(p.summary)}" for p in _ALL_PAGES))
 from pages.common import terms  # noqa: E402
 
 terms('segment', 'reference set', 'tokenizer', 'signature')

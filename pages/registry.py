@@ -1,5 +1,6 @@
 """The one list of dashboard pages: ``app.py`` builds its navigation from it, the browser tests
-visit every entry, and the README's page table is checked against it (tests/test_cli_docs.py).
+visit every entry, the Data page lists every entry, and the README's page table is a selection of
+its entries, word for word (tests/test_cli_docs.py).
 
 Plain data, no Streamlit: adding a page is a ``pages/<slug>.py`` file plus one entry here.
 """
@@ -16,6 +17,7 @@ class PageInfo:
     summary: str     #: the README's one-line description
     figure: bool     #: draws a Plotly figure on the bundled sample (the browser test waits for it)
     default: bool = False
+    glossary: bool = True  #: shows a terms box (optional: a page without one says glossary=False)
 
     @property
     def path(self) -> str:

@@ -1,5 +1,5 @@
-"""Write docs/cli.md from the command-line parser and the README's page table from the page
-registry (pages/registry.py), so neither drifts from the code.
+"""Write docs/cli.md from the command-line parser and refresh the README's page table (a
+selection of the pages) from the page registry (pages/registry.py), so neither drifts from the code.
 
 Run ``python scripts/gen_cli_docs.py`` after adding or changing a command, an option or a page;
 ``tests/test_cli_docs.py`` fails while either differs from what this script writes.
@@ -41,7 +41,8 @@ def _option_row(action: argparse.Action) -> str:
     else:
         value = f"`{action.metavar or action.dest.upper()}`"
     default = action.default
-    if default in (None, False, argparse.SUPPRESS) or action.nargs == 0 and default is False:
+    # identity, not equality: a default of 0 (a seed) is shown, only None / False / SUPPRESS are not
+    if default is None or default is False or default is argparse.SUPPRESS:
         shown = ""
     else:
         shown = f"`{default}`"
@@ -73,13 +74,16 @@ def render() -> str:
 
 
 def readme_with_page_table(readme: str) -> str:
-    """The README with its page table rewritten from the page registry."""
+    """The README with the rows of its page table (a selection: the Data page lists every page)
+    rewritten from the page registry: each row's summary is its entry's, rows of pages no longer
+    registered go, and a new page gets no row unless one is added by hand."""
     sys.path.insert(0, str(ROOT))
     from pages.registry import PAGES
 
     head, rest = readme.split("| page | what it shows |\n|---|---|\n", 1)
     tail = rest[rest.index("\n\n"):]
-    rows = "\n".join(f"| {p.title} | {p.summary} |" for p in PAGES)
+    shown = {ln.split("|")[1].strip() for ln in rest[:rest.index("\n\n")].splitlines() if ln.startswith("|")}
+    rows = "\n".join(f"| {p.title} | {p.summary} |" for p in PAGES if p.title in shown)
     return f"{head}| page | what it shows |\n|---|---|\n{rows}{tail}"
 
 
@@ -87,7 +91,7 @@ def main() -> None:
     TARGET.write_text(render(), encoding="utf-8")
     readme = ROOT / "README.md"
     readme.write_text(readme_with_page_table(readme.read_text(encoding="utf-8")), encoding="utf-8")
-    print(f"wrote {TARGET.relative_to(ROOT)} and the README's page table")
+    print(f"wrote {TARGET.relative_to(ROOT)} and refreshed the README's page table")
 
 
 if __name__ == "__main__":

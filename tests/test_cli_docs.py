@@ -33,16 +33,38 @@ def test_cli_reference_names_every_option():
                 continue
             for opt in action.option_strings:
                 assert f"`{opt}`" in text, (name, opt)
+            # a default of 0 (a seed) is a default: shown, not left blank as None is
+            if action.option_strings and action.default is not None and action.default is not False \
+                    and action.default is not argparse.SUPPRESS and action.nargs != 0:
+                section = text.split(f"## {name}\n")[1].split("\n## ")[0]
+                row = next(ln for ln in section.splitlines() if ln.startswith(f"| `{action.option_strings[0]}`"))
+                assert row.split(" | ")[2] == f"`{action.default}`", (name, row)
 
 
-def test_readme_page_table_is_the_page_registry_and_readme_stays_short():
+def test_readme_refresh_keeps_the_selection(tmp_path):
+    """The generator rewrites the README rows it finds from the registry and adds none."""
+    from pages.registry import PAGES
+
+    gen = _generator()
+    first, second = PAGES[0], PAGES[1]
+    readme = (f"# x\n\n| page | what it shows |\n|---|---|\n| {first.title} | stale |\n| Gone | old |\n\nafter\n")
+    out = gen.readme_with_page_table(readme)
+    assert f"| {first.title} | {first.summary} |" in out and "Gone" not in out and second.title not in out
+    assert out.endswith("\n\nafter\n")
+
+
+def test_readme_page_table_comes_from_the_page_registry_and_readme_stays_short():
+    """The README's page table is a selection of the registry's entries, word for word and in the
+    registry's order (a new page needs no README row: the Data page lists every page)."""
     from pages.registry import PAGES
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert len(readme.encode("utf-8")) <= 6 * 1024, "README.md should stay under 6 KB: move detail to docs/"
     table = readme.split("| page | what it shows |")[1].split("\n\n")[0]
     rows = [ln for ln in table.strip().splitlines()[1:] if ln.startswith("|")]
-    assert rows == [f"| {p.title} | {p.summary} |" for p in PAGES]
+    registry_rows = [f"| {p.title} | {p.summary} |" for p in PAGES]
+    assert rows and all(r in registry_rows for r in rows), [r for r in rows if r not in registry_rows]
+    assert rows == sorted(rows, key=registry_rows.index), "README rows in the registry's order"
     for p in PAGES:
         assert (ROOT / p.path).exists(), p.path
     # every page file is registered (a page that is not in the registry would never be reachable)

@@ -141,3 +141,15 @@ def test_sidebar_lists_the_problems_of_a_tampered_dataset(workspace_home):
     assert not at.exception
     errors = html.unescape(" ".join(e.value for e in at.sidebar.error))
     assert "segments.tsv" in errors and "missing" in errors
+
+
+def test_data_page_lists_every_registered_page():
+    """The complete page list (the README shows a selection): every registry entry's title and
+    summary, as the page writes them (escaped) on the Data page."""
+    from pages.registry import PAGES
+
+    at = _app()
+    text = html.unescape(" ".join(m.value for m in at.markdown))
+    listed = text.split("**Every page**")[1]
+    for p in PAGES:
+        assert f"**{p.title}**: {p.summary}" in listed.replace("\\", ""), p.title

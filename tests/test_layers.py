@@ -162,19 +162,15 @@ def named_upward(root: Path) -> list[str]:
     return bad
 
 
-#: the registry that still reaches up by name: the metric packages above the metrics layer
-#: (syntax, learned, neural), loaded on the first metric lookup (see docs/architecture.md)
-STILL_NAMED_UPWARD = [
-    "evalcore.metrics._load_all (metrics) names evalcore.learned.store (engines)",
-    "evalcore.metrics._load_all (metrics) names evalcore.neural (engines)",
-    "evalcore.metrics._load_all (metrics) names evalcore.syntax (engines)",
-]
+#: registries that still reach up by name: none (the metric packages above the metrics layer are
+#: entry points declared in pyproject.toml; see docs/architecture.md); it must stay empty
+STILL_NAMED_UPWARD: list[str] = []
 
 
 def test_registries_do_not_name_upper_layers():
     """The statistic registry lists its plugins in stats/plugins/ (SPA there), the commands are a
-    declared tuple of their own package: no registry names a module of a higher layer, but the one
-    listed in STILL_NAMED_UPWARD (shrink it when it is fixed; it must not grow)."""
+    declared tuple of their own package, the metric plugins are entry points: no registry names a
+    module of a higher layer."""
     assert sorted(named_upward(ROOT / "evalcore")) == sorted(STILL_NAMED_UPWARD)
     from evalcore.stats import registry
 
@@ -186,3 +182,23 @@ def test_named_upward_finds_a_planted_name(tmp_path):
     pkg = _package(tmp_path / "named", {"stats/registry.py": "PLUGINS = ('evalcore.analysis.metatask',)\n",
                                         "stats/ok.py": "PLUGINS = ('evalcore.stats.plugins.spa',)\n"})
     assert named_upward(pkg) == ["evalcore.stats.registry (engines) names evalcore.analysis.metatask (analysis)"]
+
+
+def test_metric_plugins_are_declared_entry_points_not_names():
+    """The packages above the metrics layer that register metrics are the entry points of
+    pyproject.toml's group, all loaded on the first lookup (their ids registered)."""
+    import tomllib
+    from importlib.metadata import entry_points
+
+    import evalcore.metrics._load_all as load_all
+    from evalcore.metrics.base import metric_ids
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["entry-points"]
+    declared = declared[load_all.GROUP]
+    installed = {ep.name: ep.value for ep in entry_points(group=load_all.GROUP)}
+    assert {k: v for k, v in installed.items() if k in declared} == declared, \
+        "the installed entry points differ from pyproject.toml: reinstall (python -m pip install -e .)"
+    assert load_all.plugins()[:len(declared)] == [declared[k] for k in sorted(declared)]
+    assert all(layer_of(v) > layer_of("evalcore.metrics.base") for v in declared.values())
+    ids = metric_ids()
+    assert any(i.startswith("tree-") for i in ids)  # evalcore.syntax registered its ids

@@ -290,6 +290,6 @@ def register_all(folder: str | os.PathLike | None = None) -> list[str]:
     return ids
 
 
-# the metric registry asks this module for ``learned:NAME`` ids (it is in the plugin list of
-# evalcore/metrics/_load_all.py; the metrics layer never imports evalcore.learned)
+# the metric registry asks this module for ``learned:NAME`` ids (an entry point of the group
+# evalcore.metrics in pyproject.toml; the metrics layer never imports evalcore.learned)
 register_provider(PREFIX, ensure_registered, register_all)
