@@ -99,3 +99,11 @@ def test_store_off_still_fills_the_table_cache(cache, monkeypatch):
     assert precompute.precompute_statistics(_dataset()) == 3
     assert not (cache / "stats").exists() or store.entries(cache / "stats") == []
     assert scores.known_system_stats(_dataset(), "bleu", "13a") is not None
+
+
+def test_the_data_pages_background_run_writes_the_same(cache):
+    t = precompute.precompute_in_background(_dataset(), name="t")
+    assert t is not None
+    t.join(120)
+    assert not t.is_alive() and len(store.entries()) == 6
+    assert scores.known_system_stats(_dataset(), "ter", "13a") is not None
