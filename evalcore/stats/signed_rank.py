@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import Sequence
 from statistics import NormalDist
 
 import numpy as np
@@ -53,7 +54,7 @@ def norm_ppf(q: float) -> float:
     return _STD.inv_cdf(q)
 
 
-def stouffer(pds) -> float:
+def stouffer(pds: Sequence[float] | np.ndarray) -> float:
     """Stouffer's combined one-sided p of the per-domain p-values ``pds`` (module docstring);
     NaN for none."""
     if not len(pds):
@@ -108,7 +109,7 @@ def _permutation_p(d: np.ndarray, ranks: np.ndarray, r_plus: float, alternative:
     return float(min(1.0, max(0.0, p)))
 
 
-def wilcoxon_p(d, alternative: str = "two-sided") -> float:
+def wilcoxon_p(d: Sequence[float] | np.ndarray, alternative: str = "two-sided") -> float:
     """The p-value of ``scipy.stats.wilcoxon(d, alternative=alternative)`` (the differences
     x − y; module docstring); NaN for no difference at all (an empty ``d``)."""
     if alternative not in ALTERNATIVES:

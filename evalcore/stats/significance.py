@@ -66,7 +66,7 @@ def fisher_compare(r1: float, n1: int, r2: float, n2: int) -> tuple[float, float
 _BATCH_KW = {"epsilon", "thresh", "thresh_inclusive", "macro", "replace_nans_with_zeros"}
 
 
-def _batchable(method: str, corr_kwargs: dict) -> bool:
+def _batchable(method: str, corr_kwargs: dict[str, Any]) -> bool:
     """Whether :func:`bootstrap_ci` may compute its draws at once: a per-group statistic (registry
     ``rows``) without tie calibration or p-values."""
     from .registry import get
