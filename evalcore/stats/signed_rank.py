@@ -31,11 +31,12 @@ giving ±∞.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from typing import Sequence
 from statistics import NormalDist
 
 import numpy as np
+
+from ..metrics._caches import lru_memo
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 _SQRT1_2 = math.sqrt(0.5)
@@ -65,7 +66,7 @@ def stouffer(pds: Sequence[float] | np.ndarray) -> float:
     return norm_cdf(-big) if not math.isnan(big) else float("nan")
 
 
-@lru_cache(maxsize=64)
+@lru_memo("signed_rank.exact_pmf", 64)
 def _exact_pmf(n: int) -> np.ndarray:
     """P(R⁺ = r), r = 0 … n(n+1)/2, with no ties and no zeros (module docstring)."""
     c = np.ones(1)
