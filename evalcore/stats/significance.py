@@ -127,9 +127,11 @@ def williams_test(r12: float, r13: float, r23: float, n: int, one_sided: bool = 
         # undefined (0/0), NaN as in mt-metrics-eval's stats.WilliamsTest (numpy's 0/0), never a crash
         return float("nan"), float("nan")
     t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23)) / math.sqrt(den2)
-    import scipy.stats
+    # Student's t upper tail, P(T > |t|) = stdtr(df, −|t|): what scipy.stats.t.sf computes, read
+    # from scipy.special (0.25 CPU-s to import instead of 0.65 for scipy.stats on a cold page)
+    from scipy.special import stdtr
 
-    p = float(scipy.stats.t.sf(abs(t), n - 3))
+    p = float(stdtr(n - 3, -abs(t)))
     return t, (p if one_sided else min(1.0, 2 * p))
 
 
