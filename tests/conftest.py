@@ -51,3 +51,41 @@ def workspace_home(tmp_path, monkeypatch):
     monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "home" / "cache"))
     return tmp_path / "home"
+
+
+# The whole suite runs on pytest-xdist workers with `--dist loadfile --no-loadscope-reorder`
+# (scripts/test.sh): each test file runs on one worker, handed out in collection order. The
+# files are ordered here by their recorded cost, the most expensive first (longest processing
+# time first), so that no long file starts last and the workers finish together. Costs are
+# seconds per file measured single-process (tests/file_costs.py turns a `--durations=0` log into
+# rows of tests/costs.tsv); the files that cost a few seconds need no row: they run after the
+# listed ones, in collection order, and fill the gaps at the end. Within a file the order is
+# unchanged, so module fixtures are still built once.
+COSTS = ROOT / "tests" / "costs.tsv"
+
+
+def read_costs(path: Path = COSTS) -> dict[str, float]:
+    """{test file name: recorded seconds} from ``path`` (``name<TAB>seconds``, ``#`` comments)."""
+    if not path.exists():
+        return {}
+    costs = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, seconds = line.split("\t")
+            costs[name] = float(seconds)
+    return costs
+
+
+def order_by_cost(items: list, costs: dict[str, float]) -> None:
+    """Sort ``items`` (in place) file by file, the most costly file first (a file not in ``costs``
+    counts 0); ties, and the items of one file, keep their collection order."""
+    if not costs:
+        return
+    first: dict[str, int] = {}
+    for i, item in enumerate(items):
+        first.setdefault(str(item.path), i)
+    items.sort(key=lambda it: (-costs.get(it.path.name, 0.0), first[str(it.path)]))
+
+
+def pytest_collection_modifyitems(config, items):
+    order_by_cost(items, read_costs())
