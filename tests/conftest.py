@@ -57,10 +57,10 @@ def workspace_home(tmp_path, monkeypatch):
 # (scripts/test.sh): each test file runs on one worker, handed out in collection order. The
 # files are ordered here by their recorded cost, the most expensive first (longest processing
 # time first), so that no long file starts last and the workers finish together. Costs are
-# seconds per file measured single-process (tests/file_costs.py turns a `--durations=0` log into
-# rows of tests/costs.tsv); the files that cost a few seconds need no row: they run after the
-# listed ones, in collection order, and fill the gaps at the end. Within a file the order is
-# unchanged, so module fixtures are still built once.
+# CPU seconds per file measured single-process (tests/file_costs.py turns a `--durations=0` log
+# into rows of tests/costs.tsv). Files without a row run after the listed ones, those with more
+# tests first (xdist's own default order), and fill the gaps at the end. Within a file the order
+# is unchanged, so module fixtures are still built once.
 COSTS = ROOT / "tests" / "costs.tsv"
 
 
@@ -77,14 +77,24 @@ def read_costs(path: Path = COSTS) -> dict[str, float]:
 
 
 def order_by_cost(items: list, costs: dict[str, float]) -> None:
-    """Sort ``items`` (in place) file by file, the most costly file first (a file not in ``costs``
-    counts 0); ties, and the items of one file, keep their collection order."""
+    """Sort ``items`` (in place) file by file: the files in ``costs``, the most costly first, then
+    the others, the one with more items first; ties, and the items of one file, keep their
+    collection order."""
     if not costs:
         return
     first: dict[str, int] = {}
+    count: dict[str, int] = {}
     for i, item in enumerate(items):
         first.setdefault(str(item.path), i)
-    items.sort(key=lambda it: (-costs.get(it.path.name, 0.0), first[str(it.path)]))
+        count[str(item.path)] = count.get(str(item.path), 0) + 1
+
+    def key(it):
+        path = str(it.path)
+        if it.path.name in costs:
+            return (0, -costs[it.path.name], first[path])
+        return (1, -count[path], first[path])
+
+    items.sort(key=key)
 
 
 def pytest_collection_modifyitems(config, items):

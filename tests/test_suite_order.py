@@ -18,10 +18,12 @@ class _Item:
 def test_files_go_most_costly_first_and_keep_their_inner_order():
     items = [_Item("test_a.py", "a1"), _Item("test_a.py", "a2"), _Item("test_b.py", "b1"),
              _Item("test_c.py", "c1"), _Item("test_d.py", "d1"), _Item("test_d.py", "d2"),
-             _Item("test_e.py", "e1")]
-    # listed: a 1 s, b 9 s, d 9 s, e 3 s; c is not listed (0 s). b and d tie: collection order.
+             _Item("test_e.py", "e1"), _Item("test_f.py", "f1"), _Item("test_f.py", "f2"),
+             _Item("test_g.py", "g1")]
+    # listed: a 1 s, b 9 s, d 9 s, e 3 s (b and d tie: collection order); then the unlisted
+    # files, f (2 items) before c and g (1 item each, collection order)
     order_by_cost(items, {"test_a.py": 1.0, "test_b.py": 9.0, "test_d.py": 9.0, "test_e.py": 3.0})
-    assert [i.name for i in items] == ["b1", "d1", "d2", "e1", "a1", "a2", "c1"]
+    assert [i.name for i in items] == ["b1", "d1", "d2", "e1", "a1", "a2", "f1", "f2", "c1", "g1"]
 
 
 def test_no_recorded_costs_leaves_the_collection_order():
