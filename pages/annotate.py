@@ -63,7 +63,7 @@ with st.expander("Teacher settings (shared by the whole class, saved with the da
     rank_k = st.number_input("Relative ranking: outputs of one segment per screen", A.MIN_RANK_OUTPUTS,
                              A.MAX_RANK_OUTPUTS, int(plan.rank_outputs), key="ann_rank_k")
     adaptive = st.checkbox("Adaptive order: after the shared items, each student's own items come where the class's "
-                           "ranking of the systems is least certain (DA, ESA, MQM-lite)", plan.adaptive, key="ann_adaptive")
+                           "ranking of the systems is least certain (every protocol)", plan.adaptive, key="ann_adaptive")
     st.caption(f"With these settings every two students share at least {A.n_shared(int(n_items), overlap)} items "
                "(for agreement); they come first, in one order for the class, and the rest are drawn per student. "
                "Changing the settings changes what is still to do, never what was saved: a student's saved items "

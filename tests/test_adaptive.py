@@ -176,10 +176,11 @@ def test_command_writes_runs_and_summary(tmp_path):
     t = pd.read_csv(out, sep="\t")
     assert list(t.columns[:7]) == ["lp", "policy", "budget_share", "run", "kendall_tau", "tau_separated_pairs",
                                    "settled"]
-    assert len(t) == 3 * 2 * 3  # random, blocks, uncertainty by default
+    assert len(t) == 3 * 2 * 4  # random, blocks, uncertainty, pairs by default
     assert np.allclose(t.loc[t["budget_share"] == 1.0, "kendall_tau"], 1.0, atol=1e-9)
     s = pd.read_csv(summ, sep="\t")
-    assert set(s["policy"]) == {"random", "blocks", "uncertainty"} and (s["runs"] == 3).all()
+    assert set(s["policy"]) == {"random", "blocks", "uncertainty", "pairs"} and (s["runs"] == 3).all()
+    assert "allows" in shown and "the design ceiling" in shown
     rc, _, err = _cli(str(SAMPLE), "--runs", "2", "--disagreement-metrics", "bleu,chrf", "--out", str(out))
     assert rc == 0, err
     assert set(pd.read_csv(out, sep="\t")["policy"]) == set(AD.POLICIES)
@@ -196,8 +197,102 @@ def test_wmt24_esa_en_cs_adaptive_versus_random():
     ds = load_dataset(shared("wmt24_esa"), lp="en-cs")
     pool = AD.pool_of(ds, DEFAULTS)
     assert "refA" not in pool.systems and len(pool.systems) == 15
-    res = AD.simulate(pool, runs=8, budgets=(0.5,), policies=("random", "uncertainty"), seed=0)
+    res = AD.simulate(pool, runs=8, budgets=(0.5,), policies=("random", "uncertainty", "pairs"), seed=0)
     s = res.summary.set_index("policy")
     assert s.loc["uncertainty", "mean_tau"] >= s.loc["random", "mean_tau"]
+    assert s.loc["pairs", "mean_tau"] >= s.loc["random", "mean_tau"]
     # what a teacher can claim: the pairs the full data separates come out in the right order
     assert (s["mean_tau_separated"] >= 0.9).all()
+
+
+# ------------------------------------------------------------------ the finite population (Cochran 1977 §2.5)
+def test_population_se_is_the_variance_over_every_sample_by_brute_force():
+    # a finite population of N values; every sample of n without replacement: the variance of the
+    # sample mean is S²/n · (1 − n/N), S² with N − 1 in the denominator
+    y = np.array([3.0, 7.5, 1.0, 9.0, 4.0, 4.5, 12.0, 0.5])
+    N = len(y)
+    for n in range(1, N + 1):
+        means = [y[list(c)].mean() for c in itertools.combinations(range(N), n)]
+        brute = float(np.mean((np.array(means) - y.mean()) ** 2))
+        se = AD.population_se(np.array([y.std(ddof=1) / math.sqrt(n)]), np.array([n]), np.array([N]))[0]
+        assert se ** 2 == pytest.approx(brute, abs=1e-12)
+    assert AD.population_se(np.array([2.0]), np.array([N]), np.array([N]))[0] == 0.0
+    assert AD.population_se(np.array([np.inf]), np.array([0]), np.array([N]))[0] == np.inf
+
+
+def test_pair_se_by_hand_and_zero_for_a_fully_paired_pair():
+    pool = _grid([0, 1, 2], n_seg=12, seed=2)
+    cell = AD._cells(pool)
+    mask = np.zeros(len(pool), dtype=bool)
+    mask[cell[0]] = mask[cell[1]] = True  # systems 0 and 1 on every segment
+    mask[cell[2, :5]] = True  # system 2 on five
+    se = AD.pair_se(pool, mask)
+    assert se[0, 1] == se[1, 0] == 0.0  # their full-data difference is known
+    d = pool.score[cell[0, :5]] - pool.score[cell[2, :5]]
+    assert se[0, 2] == pytest.approx(d.std(ddof=1) * math.sqrt((1 - 5 / 12) / 5), abs=1e-9)
+    mask[cell[2, 5:]] = True
+    assert (AD.pair_se(pool, mask)[np.triu_indices(3, 1)] == 0).all()
+    p = AD.swap_probability(np.array([1.0, 1.0 + 1e-6]), np.array([0.0, 0.0]))
+    assert p[0, 1] == 0.0  # a known order, however close, is no longer uncertain
+
+
+def test_pairs_policy_completes_the_close_pair_and_beats_random():
+    # known means, one close pair at the top: the pairs policy judges both systems on every segment,
+    # so their full-data order is known in every run; random selection often reverses it
+    pool = _grid([0, 10, 20, 30, 40, 50, 60, 60.6], n_seg=150, noise=3.0, seed=11)
+    full = AD.full_estimate(pool)
+    res = AD.simulate(pool, runs=12, budgets=(0.25,), policies=("random", "pairs"), seed=0)
+    exact = res.runs.assign(ok=np.isclose(res.runs["kendall_tau"], 1.0)).groupby("policy")["ok"].mean()
+    assert exact["pairs"] == 1.0 and exact["pairs"] - exact["random"] >= 0.25
+    seed = np.zeros(len(pool), dtype=bool)
+    seed[AD._seed_cells(pool, int(round(0.1 * 300)), np.random.default_rng([0, 0, 250000, 0]))] = True
+    mask, _, _ = AD.run_policy(pool, "pairs", 0.25, (0, 0, 250000))
+    chosen = mask & ~seed
+    assert chosen.sum() == 270 and np.isin(pool.sys_idx[chosen], [6, 7]).mean() > 0.5  # 2 of 8 systems
+    # a larger budget completes the pair: its estimated difference is then the full-data one
+    mask, _, _ = AD.run_policy(pool, "pairs", 0.4, (0, 0, 400000))
+    cell = AD._cells(pool)
+    assert mask[cell[6]].all() and mask[cell[7]].all()
+    est = AD.fit(pool, mask, iters=2000)[0]
+    assert est[7] - est[6] == pytest.approx(full[7] - full[6], abs=1e-9)
+
+
+def test_expected_discordant_by_hand():
+    gaps, var, N = np.array([3.0, 2.0, 0.0]), np.array([4.0, 9.0, 1.0]), np.array([10, 20, 10])
+    f = np.array([0.5, 0.25, 1.0])
+    v = [4 * 0.5 / 5, 9 * 0.75 / 5, 0.0]  # σ²(1 − f)/(f N)
+
+    def phi_minus(x):
+        return 0.5 * math.erfc(x / math.sqrt(2))
+
+    hand = (phi_minus(1 / math.sqrt(v[0] + v[1])) + phi_minus(3 / math.sqrt(v[0])) + phi_minus(2 / math.sqrt(v[1])))
+    assert AD.expected_discordant(gaps, var, f, N) == pytest.approx(hand, abs=1e-12)
+    assert AD.expected_discordant(gaps, var, np.ones(3), N) == 0.0  # every cell judged: no pair reversed
+
+
+def test_ceiling_shares_are_the_best_on_a_brute_force_grid():
+    pool = _grid([0.0, 0.3, 4.0], n_seg=40, noise=3.0, seed=6)
+    c = AD.ceiling(pool, 0.5)
+    assert c.pairs == 3 and c.allowed == 0  # τ ≥ 0.9 with three systems: no pair reversed
+    N = np.full(3, 40.0)
+    full = AD.full_estimate(pool)
+    r = np.full((3, 40), np.nan)
+    r[pool.sys_idx, pool.seg_idx] = pool.score - full[pool.sys_idx]
+    r -= np.nanmean(r, axis=0)
+    var = np.nansum(r ** 2, axis=1) / 39
+    assert c.uniform == pytest.approx(AD.expected_discordant(full, var, np.full(3, 0.5), N), abs=1e-12)
+    from scipy.stats import norm
+
+    f1, f2 = np.meshgrid(np.arange(0.05, 1.0 + 1e-9, 0.0025), np.arange(0.05, 1.0 + 1e-9, 0.0025))
+    f3 = 1.5 - f1 - f2
+    ok = (f3 >= 0.05 - 1e-9) & (f3 <= 1.0 + 1e-9)
+    v = [var[i] * (1 - f) / (f * 40) for i, f in enumerate((f1[ok], f2[ok], np.clip(f3[ok], 0.05, 1.0)))]
+    ed = sum(norm.cdf(-abs(full[a] - full[b]) / np.sqrt(v[a] + v[b])) for a, b in ((0, 1), (0, 2), (1, 2)))
+    best = float(np.min(ed))  # brute force over a grid of shares with the budget's sum
+    assert c.best <= best + 1e-4 and c.best >= best - 1e-3  # the optimiser finds the grid's minimum
+    assert sum(f * 40 for f in c.shares) == pytest.approx(0.5 * 120, rel=1e-6)
+    assert c.best <= c.uniform
+    assert c.shares[0] + c.shares[1] > 2 * c.shares[2]  # the close pair gets the judgements
+    assert c.tau(1) == pytest.approx(1 - 2 / 3)
+    full_budget = AD.ceiling(pool, 1.0)
+    assert full_budget.uniform == full_budget.best == 0.0

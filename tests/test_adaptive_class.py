@@ -13,28 +13,48 @@ from evalcore.analysis import annotate as A
 
 def test_order_blocks_keeps_the_shared_head_and_sorts_blocks_by_weight():
     items = [("a", "1"), ("b", "1"), ("c", "2"), ("a", "3"), ("b", "3"), ("c", "4")]
-    w = {"a": 1.0, "b": 0.5, "c": 2.0}
-    # head: the first two; blocks after: seg 2 (c: 2.0), seg 3 (a+b: 1.5), seg 4 (c: 2.0): ties keep order
-    assert AD.order_blocks(items, 2, w) == [("a", "1"), ("b", "1"), ("c", "2"), ("c", "4"), ("a", "3"), ("b", "3")]
+    w = {"2": 1.0, "3": 1.5, "4": 1.0}
+    # head: the first two; blocks after: seg 3 (1.5), then seg 2 and seg 4 (1.0 each): ties keep their order
+    assert AD.order_blocks(items, 2, w) == [("a", "1"), ("b", "1"), ("a", "3"), ("b", "3"), ("c", "2"), ("c", "4")]
 
 
-def test_system_weights_put_unjudged_and_close_systems_first():
-    rows = [{"system": s, "seg_id": str(g), "rater": "r", "score": m + g % 3}
-            for s, m in (("far", 90.0), ("x", 50.0), ("y", 50.4)) for g in range(12)]
-    j = pd.DataFrame(rows)
-    j.loc[j.index[::5], "score"] += 1.0  # some noise: finite errors
-    w = AD.system_weights(j, ["far", "x", "y", "new"])
-    assert w["new"] == max(w.values())  # nobody judged it: its order is unknown
-    assert min(w["x"], w["y"]) > w["far"]  # the close pair before the clear winner
-    # by hand for the judged three: Σ_b Φ(−|Δ|/√(σa²+σb²)) σa²/(σa²+σb²) with the fit's numbers
-    pool = AD.pool_from_items(j.groupby(["system", "seg_id"], as_index=False)["score"].mean())
-    eff, se, _ = AD.fit(pool, np.ones(len(pool), dtype=bool))
+def test_pair_block_weights_by_brute_force():
     from scipy.stats import norm
 
-    i = {s: k for k, s in enumerate(pool.systems)}
-    hand = sum(norm.cdf(-abs(eff[i["x"]] - eff[i[b]]) / np.hypot(se[i["x"]], se[i[b]]))
-               * se[i["x"]] ** 2 / (se[i["x"]] ** 2 + se[i[b]] ** 2) for b in ("far", "y"))
-    assert w["x"] - hand == pytest.approx(0.5 * se[i["x"]] ** 2 / (se[i["x"]] ** 2 + 1e12), abs=1e-9)
+    rng = np.random.default_rng(0)
+    systems, segs = ["far", "x", "y", "new"], [str(g) for g in range(12)]
+    true = {"far": 90.0, "x": 50.0, "y": 50.4, "new": 60.0}
+    population = [(s, g) for g in segs for s in systems]
+    rows = [{"system": s, "seg_id": g, "rater": "r", "score": true[s] + int(g) % 3 + rng.normal(0, 2)}
+            for s in ("far", "x", "y") for g in segs[:8]]
+    rows += [{"system": s, "seg_id": g, "rater": "r", "score": true[s] + int(g) % 3 + rng.normal(0, 2)}
+             for s in ("x", "y") for g in segs[8:]]  # x and y on every segment: their difference is known
+    j = pd.DataFrame(rows)
+    blocks = {"8": ["far", "new"], "9": ["far"], "3": ["new"], "10": ["x"]}
+    w = AD.pair_block_weights(j, population, blocks)
+    # brute force: the fit of the judged cells, then per pair the paired differences' sd · √((1 − n/G)/n)
+    pool = AD.pool_from_items(j[["system", "seg_id", "score"]])
+    eff = dict(zip(pool.systems, AD.fit(pool, np.ones(len(pool), dtype=bool), iters=2000)[0]))
+    f = j.pivot(index="seg_id", columns="system", values="score")
+
+    def P(a, b):
+        if "new" in (a, b):
+            return 0.5  # never judged
+        d = (f[a] - f[b]).dropna()
+        n = len(d)
+        if n == 12:
+            return 0.0
+        return norm.cdf(-abs(eff[a] - eff[b]) / (d.std(ddof=1) * np.sqrt((1 - n / 12) / n)))
+
+    # seg 8: x and y judged there already; the block pairs far and new with each other and with x, y
+    assert w["8"] == pytest.approx(P("far", "new") + P("far", "x") + P("far", "y") + P("new", "x")
+                                   + P("new", "y"), abs=1e-6)
+    assert w["9"] == pytest.approx(P("far", "x") + P("far", "y"), abs=1e-6)
+    assert w["3"] == pytest.approx(P("new", "far") + P("new", "x") + P("new", "y"), abs=1e-6)
+    assert w["10"] == 0.0  # x's only pair there, with y, is fully paired: P = 0
+    assert P("x", "y") == 0.0 and w["3"] > w["9"]
+    empty = AD.pair_block_weights(j.iloc[:0], population, {"1": ["x", "y", "far"], "2": ["x"]})
+    assert empty == {"1": 1.5, "2": 0.0}  # before any judgement: 0.5 per pair the block makes
 
 
 def test_class_settled_by_hand():
@@ -112,3 +132,30 @@ def test_settled_line_names_the_clusters_or_how_long_ago_they_changed():
     no = settled_line({"settled": False, "since": 3, "k": 10, "n": 30, "clusters": [["A"], ["B"]]})
     assert no.startswith("Rankings not settled yet") and "3 judgements ago" in no
     assert settled_line({}) == ""
+
+
+def test_ranking_screens_get_the_adaptive_order_too(workspace_home):
+    from evalcore.io import workspace
+
+    name, lp = _saved_sample()
+    plain = A.Plan(items_per_student=10, overlap=0.2, qc=False, seed=5, rank_outputs=3)
+    ds = workspace.load_saved(name)[lp]
+    for t in A.rank_sequence(ds, plain, "bo")[:6]:  # a classmate's rankings: alphabetical order wins
+        A.save_ranking(name, lp, "bo", t, [sorted(t.systems).index(s) + 1 for s in t.systems])
+    ds = workspace.load_saved(name)[lp]
+    adaptive = A.Plan(items_per_student=10, overlap=0.2, qc=False, seed=5, rank_outputs=3, adaptive=True)
+    before = A.rank_sequence(ds, plain, "ana")
+    after = A.rank_sequence(ds, adaptive, "ana")
+    assert sorted(t.seg_id for t in after) == sorted(t.seg_id for t in before)
+    assert {(t.seg_id, frozenset(t.systems)) for t in after} == {(t.seg_id, frozenset(t.systems)) for t in before}
+    k = A.n_shared(10, 0.2)
+    assert [t.seg_id for t in after[:k]] == [t.seg_id for t in before[:k]]  # the shared screens first
+    # the own screens in descending weight of the pairs they would pair, on the class's −rank scores
+    choice = A.rank_choice(ds, 3, 5)
+    j = ds.judgements[ds.judgements["judgement"] == "class_rank"]
+    w = AD.pair_block_weights(j.assign(score=-j["score"]), [(s, g) for g, ss in choice.items() for s in ss],
+                              {t.seg_id: list(t.systems) for t in after[k:]})
+    own = [w[t.seg_id] for t in after[k:]]
+    assert own == sorted(own, reverse=True) and own[0] > own[-1]
+    p = A.progress(ds, adaptive, "ana", "rank")
+    assert p.done == 0 and p.total == A.progress(ds, plain, "ana", "rank").total

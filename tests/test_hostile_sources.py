@@ -134,6 +134,15 @@ def test_stored_metric_score_of_an_unknown_system_refused():
             "not have (no output in system-outputs/es-en/, no reference set): 'sysZ' (line 4)") in r.stderr
 
 
+def test_human_system_score_of_an_unknown_system_refused():
+    """A sys-level human score for a system the folder has no output for is refused, as a metric
+    score is (mt-metrics-eval's EvalSet.CheckScores raises for both), never silently kept."""
+    r = run_cli("validate", HOSTILE / "mtme_human_unknown")
+    assert r.returncode == 2, r.text
+    assert ("human-scores/es-en.da.sys.score, line 2: 1 score line(s) name system(s) that the data does "
+            "not have (no output in system-outputs/es-en/, no reference set): 'sysQ' (line 2)") in r.stderr
+
+
 # ----------------------------------------------------------------- 3. platform exports
 from hypothesis import example, given, settings  # noqa: E402
 from hypothesis import strategies as hs  # noqa: E402

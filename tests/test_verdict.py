@@ -70,6 +70,44 @@ def test_best_system_is_ranks_first_and_alternatives_say_why(en_cs, tmp_path, ca
     assert "domains of unequal size weigh differently" in alts["mean over segments"].reason
 
 
+def test_disagreement_note_by_hand():
+    """A wins by 1 on 18 of 20 segments and loses by 30 on 2: a rank test separates them, the
+    mean difference (18 - 60) / 20 = -2.1 does not favour A; the note says so with the means."""
+    xa = np.array([51.0] * 18 + [20.0, 20.0])
+    xb = np.array([50.0] * 18 + [50.0, 50.0])
+    dom = np.array(["news"] * 10 + ["social"] * 10)
+    assert V.disagreement_note(xa, xb, dom, "A", "B", -5.0, 1.0, True).endswith(
+        "Mean A − B per domain (segments): news +1.00 (10), social -5.20 (10); read this order as uncertain")
+    assert "CI of the mean difference includes 0" in V.disagreement_note(xa, xb, dom, "A", "B", -5.0, 1.0, True)
+    assert "excludes 0 but the test" in V.disagreement_note(xa, xb, dom, "A", "B", 0.5, 1.0, False)
+    assert V.disagreement_note(xa, xb, dom, "A", "B", 0.5, 1.0, True) is None  # both separate
+    assert V.disagreement_note(xa, xb, dom, "A", "B", -0.5, 1.0, False) is None  # neither does
+    assert V.disagreement_note(xa, xb, dom, "A", "B", float("nan"), 1.0, True) is None
+
+
+def test_best_system_on_en_cs_says_when_test_and_ci_disagree(en_cs):
+    """On WMT24 en-cs the runner-up pair is separated by the Wilcoxon–Stouffer test while the CI
+    of the mean difference straddles 0: the verdict carries the note, with per-domain means equal
+    to the raw TSV's (item = mean over raters of each rater's mean)."""
+    v = V.best_system(en_cs, "esa")
+    lo, hi, p = v.evidence["ci_low"], v.evidence["ci_high"], v.evidence["p_value"]
+    disagree = (p < 0.05) != (lo > 0 or hi < 0)
+    notes = [n for n in v.notes if n.startswith("evidence disagrees")]
+    assert bool(notes) == disagree
+    if disagree:
+        root = shared("wmt24_esa")
+        j = pd.read_csv(root / "judgements.tsv", sep="\t", dtype={"seg_id": str})
+        j = j[(j["lp"] == "en-cs") & (j["judgement"] == "esa")]
+        item = j.groupby(["system", "seg_id", "rater"])["score"].mean().groupby(["system", "seg_id"]).mean()
+        a, b = v.answer, v.evidence["runner_up"]
+        d = (item[a] - item[b]).dropna()
+        dom = pd.read_csv(root / "segments.tsv", sep="\t", dtype={"seg_id": str})
+        dom = dom[dom["lp"] == "en-cs"]
+        by = d.groupby(d.index.map(dict(zip(dom["seg_id"], dom["domain"])))).agg(["mean", "size"])
+        for g, row in by.iterrows():
+            assert f"{g} {row['mean']:+.2f} ({int(row['size'])})" in notes[0]
+
+
 def test_a_beats_b_is_the_recipes_pairwise_test(en_cs):
     from test_system_ranking import _reference
 

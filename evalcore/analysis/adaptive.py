@@ -18,6 +18,14 @@
   judgement of the system with the larger error shrinks the pair's error most); within a
   system, the segments already judged for its uncertain partners come first (a paired
   comparison: the segment's difficulty cancels).
+* :func:`population_se`, :func:`pair_se` — the error of a system's, and of a pair's paired,
+  *full-data* score: the finite-population correction √(1 − n/N) (Cochran 1977, Sampling
+  Techniques, §2.5); 0 once every cell (every common segment) is judged.
+* :func:`pick_pairs` — the ``pairs`` policy (the class's, :func:`pair_block_weights`): the pairs in
+  descending swap probability with their own finite-population error; the batch goes to the most
+  uncertain pair's segments, those one judgement from paired first, until the pair is fully paired.
+* :func:`ceiling` — the design ceiling: the reversed pairs an allocation of the budget to systems
+  should expect knowing the full data, judged uniformly and at the best shares.
 * :func:`settled` — the "rankings settled" rule: the significance clusters of the current
   estimate (pairwise z-test at α = 0.05, clusters as :func:`~evalcore.stats.system_ranking.
   clusters_from_significance`) have not changed over the last ``k`` judgements.
@@ -32,7 +40,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -44,7 +52,9 @@ from ..scoring.settings import Settings
 #: every system of a segment, as a WMT screen), ``uncertainty`` (:func:`pick_uncertain`) and
 #: ``disagreement`` (the same, segments where metrics disagree first: needs a segment prior,
 #: :func:`segment_disagreement`)
-POLICIES = ("random", "blocks", "uncertainty", "disagreement")
+POLICIES = ("random", "blocks", "uncertainty", "disagreement", "pairs")
+#: the policies the command compares unless told (``disagreement`` needs metrics)
+DEFAULT_POLICIES = "random,blocks,uncertainty,pairs"
 #: share of the budget drawn at random before any policy chooses (at least two cells per system)
 SEED_SHARE = 0.1
 #: share of the pool revealed between two refreshes of the estimate (the "sequential" step)
@@ -152,18 +162,38 @@ def fit(pool: Pool, mask: np.ndarray, iters: int = 30) -> tuple[np.ndarray, np.n
 
 def swap_probability(effects: np.ndarray, se: np.ndarray) -> np.ndarray:
     """P[a, b] = Φ(−|μa − μb| / √(σa² + σb²)) (module docstring); 0 on the diagonal, 0.5 for a
-    pair with an unknown (NaN or infinite-error) side."""
+    pair with an unknown (NaN or infinite-error) side, 0 for a pair whose difference is known
+    exactly (σa = σb = 0: both fully judged, :func:`population_se`)."""
     from scipy.stats import norm
 
-    mu = np.nan_to_num(np.asarray(effects, dtype=float))
+    mu = np.asarray(effects, dtype=float)
+    unknown = np.isnan(mu)
+    mu = np.nan_to_num(mu)
     v = np.asarray(se, dtype=float) ** 2
+    vv = v[:, None] + v[None, :]
     with np.errstate(invalid="ignore", divide="ignore"):
-        z = np.abs(mu[:, None] - mu[None, :]) / np.sqrt(v[:, None] + v[None, :])
+        z = np.abs(mu[:, None] - mu[None, :]) / np.sqrt(vv)
     p = norm.cdf(-z)
-    p[~np.isfinite(z)] = 0.5
-    p[np.isnan(p)] = 0.5
+    p[np.isnan(z)] = 0.5
+    p[vv == 0] = 0.0  # the full-data order (or tie) is known
+    p[unknown[:, None] | unknown[None, :]] = 0.5
     np.fill_diagonal(p, 0.0)
     return p
+
+
+def population_se(se: np.ndarray, ns: np.ndarray, population: np.ndarray) -> np.ndarray:
+    """The standard error of each system's *full-data* score (a finite population of
+    ``population`` cells, ``ns`` of them judged): ``se`` · √(1 − n/N), the finite-population
+    correction (Cochran 1977, Sampling Techniques, §2.5: Var(ȳ) = (σ²/n)(1 − n/N)). 0 for a system
+    whose every cell is judged (its full-data score is known); ``se`` unchanged (infinite) where
+    nothing is judged."""
+    se = np.asarray(se, dtype=float)
+    ns = np.asarray(ns, dtype=float)
+    pop = np.asarray(population, dtype=float)
+    f = np.where(pop > 0, np.clip(ns / np.maximum(pop, 1), 0.0, 1.0), 0.0)
+    with np.errstate(invalid="ignore"):
+        out = se * np.sqrt(1.0 - f)
+    return np.where(ns > 0, out, se)
 
 
 def clusters(effects: np.ndarray, se: np.ndarray) -> tuple[tuple[int, ...], ...]:
@@ -297,6 +327,94 @@ def pick_uncertain(pool: Pool, mask: np.ndarray, k: int, rng: np.random.Generato
     return np.asarray(out, dtype=int)
 
 
+def pair_se(pool: Pool, mask: np.ndarray, cell: np.ndarray | None = None) -> np.ndarray:
+    """se[a, b]: the standard error of the *full-data* paired difference of systems a and b — the
+    standard deviation of their paired differences on the n segments where both are judged times
+    √((1 − n/G)/n), G the segments where both have a cell: the finite-population correction
+    (Cochran 1977, Sampling Techniques, §2.5) on the population of their G paired differences.
+    0 when every common segment is judged (the full-data difference is known); infinite with fewer
+    than two paired segments. Computed for every pair at once by matrix products."""
+    cell = _cells(pool) if cell is None else cell
+    S, G = cell.shape
+    J = np.zeros((S, G))
+    Y = np.zeros((S, G))
+    idx = np.flatnonzero(mask)
+    J[pool.sys_idx[idx], pool.seg_idx[idx]] = 1.0
+    Y[pool.sys_idx[idx], pool.seg_idx[idx]] = pool.score[idx]
+    pop = (cell >= 0).astype(float)
+    n = J @ J.T
+    g = pop @ pop.T
+    JY = J * Y
+    JY2 = JY * Y
+    d1 = JY @ J.T - J @ JY.T  # Σ (ya − yb) over the paired segments
+    d2 = JY2 @ J.T + J @ JY2.T - 2.0 * (JY @ JY.T)  # Σ (ya − yb)²
+    with np.errstate(invalid="ignore", divide="ignore"):
+        var = np.maximum((d2 - d1 ** 2 / n) / (n - 1), 0.0)
+        out = np.sqrt(var * np.clip(1.0 - n / g, 0.0, 1.0) / n)
+    out[n < 2] = np.inf
+    out[(g > 0) & (n >= g)] = 0.0
+    np.fill_diagonal(out, 0.0)
+    return out
+
+
+def pair_swap_probability(effects: np.ndarray, se: np.ndarray) -> np.ndarray:
+    """P[a, b] = Φ(−|μa − μb| / se[a, b]) with a pair's own error (:func:`pair_se`); 0 on the
+    diagonal and where se = 0 (the full-data order is known), 0.5 where a side is unknown."""
+    from scipy.stats import norm
+
+    mu = np.asarray(effects, dtype=float)
+    unknown = np.isnan(mu)
+    mu = np.nan_to_num(mu)
+    se = np.asarray(se, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = np.abs(mu[:, None] - mu[None, :]) / se
+    p = norm.cdf(-z)
+    p[np.isnan(z)] = 0.5
+    p[se == 0] = 0.0
+    p[unknown[:, None] | unknown[None, :]] = 0.5
+    np.fill_diagonal(p, 0.0)
+    return p
+
+
+def pick_pairs(pool: Pool, mask: np.ndarray, k: int, rng: np.random.Generator,
+               cell: np.ndarray | None = None) -> np.ndarray:
+    """The next ``k`` cells, pair by pair (methods §27): the pairs of systems in descending swap
+    probability (:func:`pair_swap_probability` of the current :func:`fit` with the pair's
+    finite-population error :func:`pair_se`); for each, first its segments where one system is
+    judged and the other not (one judgement makes the segment a paired one), then those where
+    neither is (two judgements), in random order within each kind; until ``k`` cells. A pair
+    judged on all its common segments has its full-data difference exactly (P = 0) and gets no
+    more; when no pair is uncertain any more, the rest at random."""
+    cell = _cells(pool) if cell is None else cell
+    eff, _, _ = fit(pool, mask)
+    p = pair_swap_probability(eff, pair_se(pool, mask, cell))
+    judged = np.zeros(cell.shape, dtype=bool)
+    idx = np.flatnonzero(mask)
+    judged[pool.sys_idx[idx], pool.seg_idx[idx]] = True
+    open_cell = (cell >= 0) & ~judged
+    ia, ib = np.triu_indices(len(pool.systems), 1)
+    score = p[ia, ib]
+    out: list[int] = []
+    for q in np.lexsort((rng.random(len(ia)), -score)):
+        if len(out) >= k or score[q] <= 0:
+            break
+        a, b = ia[q], ib[q]
+        both = (cell[a] >= 0) & (cell[b] >= 0)
+        one = np.flatnonzero(both & (open_cell[a] ^ open_cell[b]))
+        two = np.flatnonzero(both & open_cell[a] & open_cell[b])
+        for g in np.concatenate([rng.permutation(one), rng.permutation(two)]).astype(int):
+            for s_ in (a, b):
+                if open_cell[s_, g] and len(out) < k:
+                    out.append(int(cell[s_, g]))
+                    open_cell[s_, g] = False
+            if len(out) >= k:
+                break
+    if len(out) < k:
+        rest = cell[open_cell]
+        out.extend(int(c) for c in rng.permutation(rest)[:k - len(out)])
+    return np.asarray(out, dtype=int)
+
+
 def segment_disagreement(scores: pd.DataFrame, pool: Pool) -> np.ndarray:
     """Per segment of ``pool``, how much the metrics of ``scores`` (metric, system, seg_id, score;
     each oriented higher = better) disagree on the order of its systems: the mean over pairs of
@@ -398,6 +516,8 @@ def run_policy(pool: Pool, policy: str, budget: float, rng_seed: Sequence[int], 
             open_ = open_[:, (open_ >= 0).any(axis=0)].T.ravel()
             open_ = open_[(open_ >= 0)]
             pick = open_[~mask[open_]][:k]
+        elif policy == "pairs":
+            pick = pick_pairs(pool, mask, k, rng, cell)
         else:
             pick = pick_uncertain(pool, mask, k, rng, cell, seg_prior if policy == "disagreement" else None)
         mask[pick] = True
@@ -407,6 +527,86 @@ def full_estimate(pool: Pool) -> np.ndarray:
     """The full-data ranking's scores: :func:`fit` on every cell (with every system judged on every
     segment, the systems' means up to a constant)."""
     return fit(pool, np.ones(len(pool), dtype=bool), iters=200)[0]
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    """What any allocation of a budget to systems can expect, knowing the full data (:func:`ceiling`):
+    ``allowed`` — the most discordant pairs a ranking with τ ≥ target may have; ``uniform`` and
+    ``best`` — the expected discordant pairs with every system judged on the same share of its
+    segments and with the best shares (``shares``, in the pool's system order); ``pairs`` — the
+    number of pairs of systems."""
+    pairs: int
+    allowed: int
+    uniform: float
+    best: float
+    shares: tuple[float, ...]
+
+    def tau(self, discordant: float) -> float:
+        """Kendall τ with ``discordant`` of the pairs reversed (no ties): 1 − 2·discordant / pairs."""
+        return 1.0 - 2.0 * discordant / self.pairs if self.pairs else float("nan")
+
+
+def expected_discordant(gaps: np.ndarray, variances: np.ndarray, shares: np.ndarray,
+                        population: np.ndarray) -> float:
+    """Σ over pairs a < b of Φ(−|Δab| / √(va + vb)) with vs = σs² (1 − fs) / (fs Ns): the expected
+    number of pairs a ranking from shares ``shares`` (fs of each system's Ns cells, at random) orders
+    against the full data, when each system's estimate of its full-data score errs normally with
+    the finite-population variance of Cochran (1977, §2.5). ``gaps`` is the full-data score per
+    system (Δab = gaps[a] − gaps[b]), ``variances`` σs² (per cell, segment effects removed)."""
+    from scipy.stats import norm
+
+    f = np.clip(np.asarray(shares, dtype=float), 1e-9, 1.0)
+    n = f * np.asarray(population, dtype=float)
+    v = population_se(np.sqrt(np.asarray(variances, dtype=float) / n), n, np.asarray(population, dtype=float)) ** 2
+    a, b = np.triu_indices(len(f), 1)
+    se = np.sqrt(v[a] + v[b])
+    d = np.abs(np.asarray(gaps, dtype=float)[a] - np.asarray(gaps, dtype=float)[b])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.where(se > 0, norm.cdf(-d / np.where(se > 0, se, 1.0)), 0.0)
+    return float(p.sum())
+
+
+def ceiling(pool: Pool, budget: float, target: float = TAU_TARGET, starts: int = 10) -> Ceiling:
+    """The design ceiling of a budget (methods §27): the full-data scores (:func:`full_estimate`) and
+    each system's residual variance σs² (the additive fit on every cell, Σ r² / (Ns − 1)), then the
+    expected discordant pairs (:func:`expected_discordant`) with every system at the budget's share and
+    at the shares that minimise it (SLSQP from ``starts`` deterministic starting points, shares in
+    [2/Ns, 1], Σ fs Ns = budget · cells). Knowing the full-data gaps is more than a policy knows, so a
+    policy that allocates judgements to systems should not expect fewer discordant pairs than ``best``
+    (under the normal approximation)."""
+    from scipy.optimize import minimize
+
+    full, _, _ = fit(pool, np.ones(len(pool), dtype=bool), iters=200)
+    S = len(pool.systems)
+    cell = _cells(pool)
+    N = (cell >= 0).sum(axis=1).astype(float)
+    y = np.full(cell.shape, np.nan)
+    y[pool.sys_idx, pool.seg_idx] = pool.score
+    with np.errstate(invalid="ignore"):
+        r = y - full[:, None]
+        r = r - np.nanmean(r, axis=0)[None, :]  # less the fit's segment effects: its residuals
+    var = np.nansum(r ** 2, axis=1) / np.maximum(N - 1, 1)
+    n_pairs = S * (S - 1) // 2
+    allowed = int(math.floor((1.0 - target) / 2.0 * n_pairs + 1e-9))
+    total = float(budget) * N.sum()
+    lo = np.minimum(1.0, 2.0 / np.maximum(N, 1))
+    uniform = expected_discordant(full, var, np.full(S, float(budget)), N)
+
+    def obj(f):
+        return expected_discordant(full, var, f, N)
+
+    rng = np.random.default_rng(0)
+    best_f, best = np.full(S, float(budget)), uniform
+    for t in range(max(1, starts)):
+        x0 = np.full(S, float(budget)) if t == 0 else rng.dirichlet(np.ones(S)) * total / N
+        x0 = np.clip(x0, lo, 1.0)
+        res = minimize(obj, x0, method="SLSQP", bounds=list(zip(lo, np.ones(S))),
+                       constraints=[{"type": "eq", "fun": lambda f: f @ N - total}])
+        f = np.clip(res.x, lo, 1.0)
+        if abs(f @ N - total) <= 1e-6 * total and obj(f) < best:
+            best_f, best = f, obj(f)
+    return Ceiling(n_pairs, allowed, uniform, best, tuple(map(float, best_f)))
 
 
 def simulate(pool: Pool, *, runs: int = 20, budgets: Sequence[float] = (0.5,),
@@ -465,41 +665,65 @@ def summarise(runs: pd.DataFrame, target: float = TAU_TARGET) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------------- the class
-def system_weights(judgements: pd.DataFrame, systems: Sequence[str]) -> dict[str, float]:
-    """Per system of ``systems``, the weight :func:`pick_uncertain` gives it on the judgements so
-    far (system, seg_id, rater, score; higher is better): Σ_b P_sb · σs² / (σs² + σb²). A system
-    nobody has judged yet has an infinite error: its pairs have P = 0.5 and it takes each pair's
-    whole variance, so it comes first."""
+def pair_block_weights(judgements: pd.DataFrame, population: Sequence[tuple[str, str]],
+                       blocks: Mapping[str, Sequence[str]]) -> dict[str, float]:
+    """Per segment block (``blocks``: seg_id → the systems a student would judge there), the summed
+    swap probability of the pairs of systems that judging the block would make paired on that
+    segment — two of the block's systems, or one of them and a system the class has already judged
+    there — leaving out pairs already paired there: the class's version of :func:`pick_pairs`.
+    P is :func:`pair_swap_probability` of the :func:`fit` of the class's item scores
+    (``judgements``: system, seg_id, rater, score; higher is better) with each pair's
+    finite-population error :func:`pair_se` over ``population`` (the (system, seg_id) outputs the
+    class can judge). A pair judged on all its common outputs has P = 0; a pair with fewer than two
+    paired segments P = 0.5 (so before any judgement, blocks with more systems come first)."""
     from ..stats.system_ranking import item_scores
 
-    systems = list(dict.fromkeys(str(s) for s in systems))
-    j = judgements[judgements["system"].astype(str).isin(systems)] if len(judgements) else judgements
-    if len(j):
-        pool = pool_from_items(item_scores(j))
-        eff0, se0, _ = fit(pool, np.ones(len(pool), dtype=bool))
-        pos = {s: i for i, s in enumerate(pool.systems)}
-        eff = np.array([eff0[pos[s]] if s in pos else np.nan for s in systems])
-        se = np.array([se0[pos[s]] if s in pos else np.inf for s in systems])
-    else:
-        eff, se = np.full(len(systems), np.nan), np.full(len(systems), np.inf)
-    se = np.where(np.isfinite(se) & (se > 0), se, np.where(np.isfinite(se), 1e-12, np.inf))
-    p = swap_probability(eff, se)
-    v = np.where(np.isfinite(se), se ** 2, 1e12)
-    w = (p * (v[:, None] / (v[:, None] + v[None, :]))).sum(axis=1)
-    return dict(zip(systems, map(float, w)))
+    pop = pd.DataFrame([(str(a), str(b)) for a, b in population], columns=["system", "seg_id"]).drop_duplicates()
+    pop["score"] = np.nan
+    if len(judgements):
+        j = judgements.assign(system=judgements["system"].astype(str), seg_id=judgements["seg_id"].astype(str))
+        it = item_scores(j)[["system", "seg_id", "score"]]
+        pop = pop.drop(columns="score").merge(it, on=["system", "seg_id"], how="left")
+    systems = tuple(sorted(pop["system"].unique()))
+    segs = tuple(dict.fromkeys(pop["seg_id"]))
+    si = {x: i for i, x in enumerate(systems)}
+    gi = {x: i for i, x in enumerate(segs)}
+    pool = Pool(systems, segs, pop["system"].map(si).to_numpy(dtype=int), pop["seg_id"].map(gi).to_numpy(dtype=int),
+                pop["score"].fillna(0.0).to_numpy(dtype=float))
+    mask = pop["score"].notna().to_numpy()
+    cell = _cells(pool)
+    eff = fit(pool, mask)[0] if mask.any() else np.full(len(systems), np.nan)
+    p = pair_swap_probability(eff, pair_se(pool, mask, cell))
+    judged = np.zeros(cell.shape, dtype=bool)
+    judged[pool.sys_idx[mask], pool.seg_idx[mask]] = True
+    out: dict[str, float] = {}
+    for g, names in blocks.items():
+        new = sorted({si[str(x)] for x in names if str(x) in si})
+        if str(g) not in gi or not new:
+            out[str(g)] = 0.0
+            continue
+        there = set(np.flatnonzero(judged[:, gi[str(g)]]))
+        side = set(new) | there
+        w = 0.0
+        for a in side:
+            for b in side:
+                if a < b and not (a in there and b in there):
+                    w += float(p[a, b])
+        out[str(g)] = w
+    return out
 
 
 def order_blocks(items: Sequence[tuple[str, str]], fixed: int, weights: dict[str, float]) -> list[tuple[str, str]]:
     """``items`` (system, seg_id) in the order shown: the first ``fixed`` kept as they are (the
-    class's shared items), the segment blocks after them in descending Σ of their systems'
-    ``weights`` (the block where judgements would most change the ranking first; ties keep their
-    order), each block's items in their own order. The same items, reordered only."""
+    class's shared items), the segment blocks after them in descending ``weights[seg_id]`` (e.g.
+    :func:`pair_block_weights`: the block where judgements would most change the ranking first;
+    ties keep their order), each block's items in their own order. The same items, reordered only."""
     head, rest = list(items[:fixed]), list(items[fixed:])
     blocks: dict[str, list] = {}
     for it in rest:
         blocks.setdefault(str(it[1]), []).append(it)
-    order = sorted(blocks.values(), key=lambda b: -sum(weights.get(str(s), 0.0) for s, _ in b))
-    return head + [it for b in order for it in b]
+    order = sorted(blocks.items(), key=lambda kv: -weights.get(kv[0], 0.0))
+    return head + [it for _, b in order for it in b]
 
 
 def class_settled(log: pd.DataFrame, k: int) -> dict:

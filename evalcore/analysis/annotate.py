@@ -39,7 +39,7 @@ import random
 import time
 import unicodedata
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence, cast
 
 import numpy as np
 import pandas as pd
@@ -94,7 +94,7 @@ class Plan:
     seed: int = 0
     #: relative ranking: outputs of one segment per screen (2-5)
     rank_outputs: int = 3
-    #: adaptive order (DA, ESA, MQM-lite): after the shared items, each student's own segments come
+    #: adaptive order (every protocol): after the shared items, each student's own segments come
     #: where the class's ranking is least certain (:func:`adaptive_items`; methods §27)
     adaptive: bool = False
 
@@ -303,9 +303,10 @@ def adaptive_items(dataset: Dataset, plan: Plan, chosen: Sequence[tuple[str, str
     """``chosen`` (an :func:`assignment`) in the adaptive order (methods §27): the items up to the
     last shared one as they are, then the student's own segment blocks where the class's
     judgements of ``protocol`` so far leave the order of the systems least certain
-    (:func:`evalcore.analysis.adaptive.system_weights`, :func:`~evalcore.analysis.adaptive.order_blocks`).
+    (:func:`evalcore.analysis.adaptive.pair_block_weights`: the uncertain pairs of systems a block
+    would pair, :func:`~evalcore.analysis.adaptive.order_blocks`).
     The same items: only their order changes, as the class's judgements come in."""
-    from .adaptive import order_blocks, system_weights
+    from .adaptive import order_blocks, pair_block_weights
 
     all_items = items(dataset)
     shared = set(_blocks(all_items, _rng("shared", plan.seed))[:n_shared(min(plan.items_per_student,
@@ -314,7 +315,10 @@ def adaptive_items(dataset: Dataset, plan: Plan, chosen: Sequence[tuple[str, str
     crit = CRITERIA[protocol]
     j = dataset.judgements
     j = j[j["judgement"] == crit]
-    return order_blocks(chosen, fixed, system_weights(j, sorted({s for s, _ in chosen} | set(j["system"]))))
+    blocks: dict[str, list[str]] = {}
+    for s, g in chosen[fixed:]:
+        blocks.setdefault(str(g), []).append(str(s))
+    return order_blocks(chosen, fixed, pair_block_weights(j, all_items, blocks))
 
 
 def task_sequence(dataset: Dataset, plan: Plan, student: str, protocol: str = "da") -> list[Task]:
@@ -327,7 +331,7 @@ def task_sequence(dataset: Dataset, plan: Plan, student: str, protocol: str = "d
     chosen = assignment(items(dataset), plan.items_per_student, plan.overlap, plan.seed, student)
     if plan.adaptive and protocol != "rank":
         chosen = adaptive_items(dataset, plan, chosen, protocol)
-    seq = [Task("item", s, g, texts[s][pos[g]]) for s, g in chosen]
+    seq = [Task("item", s, g, cast(str, texts[s][pos[g]])) for s, g in chosen]  # items() have outputs
     if not plan.qc:
         return seq
     rng = _rng("qc", plan.seed, student)
@@ -393,11 +397,33 @@ def rank_choice(dataset: Dataset, k: int, seed: int) -> dict[str, tuple[str, ...
     texts = dataset.sys_texts()
     out = {}
     for i, seg in enumerate(dataset.seg_ids):
-        avail = [s for s in dataset.systems if isinstance(texts[s][i], str) and texts[s][i].strip()]
+        avail = [s for s in dataset.systems if isinstance(t := texts[s][i], str) and t.strip()]
         if len(avail) >= MIN_RANK_OUTPUTS:
             pick = set(_rng("rank", seed, seg).sample(avail, min(int(k), len(avail))))
             out[str(seg)] = tuple(s for s in avail if s in pick)
     return out
+
+
+def adaptive_screens(dataset: Dataset, plan: Plan, chosen: Sequence[tuple[str, str]],
+                     choice: dict[str, tuple[str, ...]]) -> list[tuple[str, str]]:
+    """Ranking screens (``chosen``: ("", seg_id) of :func:`assignment`) in the adaptive order
+    (methods §27): the screens up to the last shared one as they are, then the student's own
+    screens in descending :func:`evalcore.analysis.adaptive.pair_block_weights` of their systems
+    (``choice``), on the class's rankings so far read as scores = −rank (lower rank is better;
+    within a screen only the order counts, and the fit's segment effect takes each screen's
+    mean). The same screens: only their order changes."""
+    from .adaptive import order_blocks, pair_block_weights
+
+    all_items = [("", g) for g in choice]
+    shared = set(_blocks(all_items, _rng("shared", plan.seed))[:n_shared(min(plan.items_per_student,
+                                                                              len(all_items)), plan.overlap)])
+    fixed = max((i + 1 for i, it in enumerate(chosen) if it in shared), default=0)
+    j = dataset.judgements
+    j = j[j["judgement"] == CRITERIA["rank"]]
+    j = j.assign(score=-j["score"])
+    population = [(s, g) for g, systems in choice.items() for s in systems]
+    blocks = {str(g): list(choice[str(g)]) for _, g in chosen[fixed:]}
+    return order_blocks(chosen, fixed, pair_block_weights(j, population, blocks))
 
 
 def rank_sequence(dataset: Dataset, plan: Plan, student: str) -> list[RankTask]:
@@ -415,10 +441,14 @@ def rank_sequence(dataset: Dataset, plan: Plan, student: str) -> list[RankTask]:
     texts = dataset.sys_texts()
     pos = {str(s): i for i, s in enumerate(dataset.seg_ids)}
     out = []
-    for _, seg in assignment([("", g) for g in choice], plan.items_per_student, plan.overlap, plan.seed, student):
+    chosen = assignment([("", g) for g in choice], plan.items_per_student, plan.overlap, plan.seed, student)
+    if plan.adaptive:
+        chosen = adaptive_screens(dataset, plan, chosen, choice)
+    for _, seg in chosen:
         systems = list(choice[seg])
         _rng("rank-order", plan.seed, student, seg).shuffle(systems)
-        out.append(RankTask(seg, tuple(systems), tuple(texts[s][pos[seg]] for s in systems)))
+        # rank_choice picks outputs that exist
+        out.append(RankTask(seg, tuple(systems), tuple(cast(str, texts[s][pos[seg]]) for s in systems)))
     if not plan.qc:
         return out
     rng = _rng("rank-qc", plan.seed, student)
@@ -524,7 +554,8 @@ def next_task(dataset: Dataset, plan: Plan, rater: str, protocol: str) -> tuple:
 def check_spans(spans, text: str) -> list[dict]:
     """ESA spans as stored (:mod:`evalcore.io.spans`: character offsets into ``text``, end
     exclusive, severity minor/major, ``error_type`` null), or ``ValueError`` naming every bad span."""
-    out, bad = [], []
+    out: list[dict[str, Any]] = []
+    bad: list[str] = []
     for k, sp in enumerate(spans or [], start=1):
         a, b, sev = sp.get("start_i"), sp.get("end_i"), str(sp.get("severity", "")).lower()
         if sev not in ESA_SEVERITIES:
@@ -545,7 +576,8 @@ def check_mqm_spans(spans, text: str) -> list[dict]:
     exclusive, as ESA's), ``severity`` (minor/major, lower case) and ``category`` (one of
     :data:`MQM_CATEGORIES`; Non-translation only as major, as in Freitag et al. 2021), or
     ``ValueError`` naming every bad error."""
-    out, bad = [], []
+    out: list[dict[str, Any]] = []
+    bad: list[str] = []
     for k, sp in enumerate(spans or [], start=1):
         a, b, sev = sp.get("start_i"), sp.get("end_i"), str(sp.get("severity", "")).lower()
         cat = sp.get("category")
@@ -676,6 +708,8 @@ def save_judgement(name: str, lp: str, rater: str, protocol: str, task: Task, sc
     if task.kind not in KINDS:
         raise ValueError(f"unknown task kind {task.kind!r}")
     if protocol != "mqm":
+        if score is None:
+            raise ValueError(f"the score must be a number from 0 to 100, not {score!r}")
         try:
             score = float(score)
         except (TypeError, ValueError):
@@ -801,7 +835,8 @@ def progress_table(dataset: Dataset) -> pd.DataFrame:
     log = log_of(dataset)
     plan = plan_of(dataset)
     rows = []
-    for (rater, protocol), g in log.groupby(["rater", "protocol"], sort=False):
+    for key, g in log.groupby(["rater", "protocol"], sort=False):
+        rater, protocol = cast("tuple[str, str]", key)  # the log's two string columns
         p = progress(dataset, plan, rater, protocol)  # the Annotate page's count
         done, total = p.done, p.total
         rows.append({"rater": rater, "protocol": protocol, "saved": done, "assigned": total,

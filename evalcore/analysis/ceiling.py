@@ -138,7 +138,9 @@ def task_pairs(result, collection: dict, second: str, human: str | None = None) 
     from .metatask import PairData
     from .stability import gold_criterion
 
-    ab, ba, notes = {}, {}, []
+    ab: dict[str, PairData] = {}
+    ba: dict[str, PairData] = {}
+    notes: list[str] = []
     for lp, p in sorted(result.pairs.items()):
         ds = collection[lp]
         first, sec, n = rating_waves(ds, gold_criterion(ds, result.task, human), second)
@@ -186,7 +188,7 @@ def task_table_with_ceiling(result, table: pd.DataFrame, collection: dict, secon
     """The metatask table with the ceiling row last (average, one value per sub-task; no rank, no
     cluster) and a ``ceiling_share`` column (each row's average / the ceiling's)."""
     vals, avg, notes = task_ceiling(result, collection, second, human, num_permutations)
-    row = {c: (pd.NA if c == "cluster" else float("nan")) for c in table.columns}
+    row: dict = {c: (pd.NA if c == "cluster" else float("nan")) for c in table.columns}
     row.update({"metric": CEILING, "average": avg, **{k: float(x) for k, x in vals.items()}})
     out = pd.concat([table, pd.DataFrame([row]).astype({c: table[c].dtype for c in table.columns
                                                          if c in ("cluster",)})], ignore_index=True)

@@ -278,4 +278,4 @@ def detect(collection: dict, task: str, criterion: str, seg_scores: dict, settin
     notes.append(f"{task}: {rule}; a metric predicts it when its {side} (the threshold maximising F1)")
     if (table["positives"] == 0).any() or (table["positives"] == table["n"]).any():
         notes.append("AUROC is undefined (empty) where every output has the same gold label")
-    return Result(table, notes, (), f"detect --task {task} ({settings.describe()})")
+    return Result(table, tuple(notes), (), f"detect --task {task} ({settings.describe()})")

@@ -36,7 +36,7 @@ import random
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Mapping, Sequence, cast
 
 import numpy as np
 import pandas as pd
@@ -270,7 +270,8 @@ def negate(s: Segment, rng: random.Random) -> Outcome:
             m = rng.choice(found)
             out = text[:m.start()] + _ZH_NEG.get(m.group(1), "不" + m.group(1)) + text[m.end():]
     elif lang == "ja":
-        hits, taken = [], set()
+        hits: list = []
+        taken: set[int] = set()
         for form, neg in _JA:  # longer forms first: した inside ました is not a match of its own
             for m in re.finditer(re.escape(form), text):
                 span = set(range(m.start(), m.end()))
@@ -447,7 +448,7 @@ def _references(dataset: Dataset, settings: Settings) -> list[list[str]]:
     if unknown:
         raise ValueError(f"no reference set {', '.join(unknown)}; the data has {', '.join(dataset.ref_ids) or 'none'}")
     texts = dataset.ref_texts()
-    return [[texts[r][i] for r in ids if isinstance(texts[r][i], str) and texts[r][i].strip()]
+    return [[t for r in ids if isinstance(t := texts[r][i], str) and t.strip()]
             for i in range(len(dataset.seg_ids))]
 
 
@@ -467,7 +468,8 @@ def perturb_outputs(dataset: Dataset, settings: Settings, families: Sequence[str
     rows = []
     for system, seg in sample_outputs(dataset, settings, sample, seed):
         i = pos[seg]
-        out, src = texts[system][i], sources[i] if isinstance(sources[i], str) else ""
+        # sample_outputs draws outputs that exist
+        out, src = cast(str, texts[system][i]), sources[i] if isinstance(sources[i], str) else ""
         for f in families:
             text, why = perturb(f, out, src, tgt_lang, src_lang, seed=(seed, system, seg), segment_refs=refs[i])
             rows.append({"system": system, "seg_id": seg, "perturbation": f, "original": out, "perturbed": text,
@@ -503,7 +505,7 @@ def score_perturbations(dataset: Dataset, perturbed: pd.DataFrame, metrics: Sequ
     # each original is scored once, however many families perturbed it
     orig_keys = list(dict.fromkeys(zip(done["system"], done["seg_id"])))
     texts = dataset.sys_texts()
-    orig_texts = [texts[s][pos[g]] for s, g in orig_keys]
+    orig_texts = [cast(str, texts[s][pos[g]]) for s, g in orig_keys]  # the perturbed outputs exist
     orig_refs = [refs[pos[g]] for _, g in orig_keys]
     parts = []
     for mid in metrics:

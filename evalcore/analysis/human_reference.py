@@ -65,7 +65,7 @@ def what_changes(dataset: Dataset, system: str) -> list[str]:
     refs = dataset.ref_texts()
     n = len(dataset.seg_ids)
     both = sum(1 for i, t in enumerate(texts) if isinstance(t, str) and t.strip()
-               and any(isinstance(refs[r][i], str) and refs[r][i].strip() for r in dataset.ref_ids))
+               and any(isinstance(rt := refs[r][i], str) and rt.strip() for r in dataset.ref_ids))
     judged = int((dataset.judgements["system"] == system).sum())
     return [
         f"{system} becomes reference set number {len(dataset.ref_ids) + 1}: {both} of {n} segments then have two "

@@ -138,7 +138,7 @@ class TaskDef:
         out = [SubTask("*", lvl, stat, weight=w * len(lps), human=hv) for lvl, stat, w in self.pooled
                if len(lps) >= self.pooled_min_lps]
         for lp in lps:
-            humans = [None]
+            humans: list[bool | None] = [None]
             if self.human_variants:
                 humans = [True, False] if (n_refs or {}).get(lp, 1) > 1 else [False]
             doms = [""] + (list((domains or {}).get(lp, ())) if self.by_domain else [])

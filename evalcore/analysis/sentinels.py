@@ -28,6 +28,7 @@ scores; they are computed here and enter the tables as bring-your-own score rows
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -124,8 +125,9 @@ def margins(values: pd.Series, pvalue, alpha: float = 0.05) -> pd.DataFrame:
     ``sentinel_p`` = ``pvalue(metric, best)`` (one-sided: the metric agrees better) where the margin
     is positive, else NaN, ``beats_sentinel`` = margin > 0 and p < alpha, ``best_sentinel``."""
     best = best_sentinel(values)
-    rows = []
-    for m, v in values.items():
+    rows: list[tuple] = []
+    for key, v in values.items():
+        m = cast(str, key)  # values is indexed by metric name
         if is_sentinel(m) or best is None:
             rows.append((m, float("nan"), float("nan"), pd.NA, best or ""))
             continue

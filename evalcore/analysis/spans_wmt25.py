@@ -29,6 +29,8 @@ raters) or ``rater-self`` (one rater twice), as in §5.13.
 """
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import pandas as pd
 
@@ -114,7 +116,8 @@ def wmt25_span_scores(dataset, metric_table: SpanTable | None = None, table: Spa
             rows.append([metric, *prf(*tot), *tot, n])
     if ceiling:
         tots: dict[str, list] = {}
-        for (system, seg), grp in items.groupby(["system", "seg_id"], sort=False):
+        for key, grp in items.groupby(["system", "seg_id"], sort=False):
+            system, seg = cast("tuple[str, str]", key)  # the two string key columns
             for ia, ra in zip(grp["item"], grp["rater"]):
                 for ib, rb in zip(grp["item"], grp["rater"]):
                     if ia != ib:
@@ -184,7 +187,7 @@ def matched_counts(pred, gold, protocol: str, severity_penalty: float = SEVERITY
                 w[i, j] = o * (1.0 if a[2] == h[2] else 1.0 - severity_penalty)
     rows, cols = linear_sum_assignment(w, maximize=True)
     tp_p = tp_r = 0.0
-    for i, j in zip(rows, cols):
+    for i, j in zip(rows.tolist(), cols.tolist()):
         if w[i, j] <= 0:
             continue
         a, h = a_sp[i], h_sp[j]

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -177,6 +177,31 @@ def _diff_ci(xa: np.ndarray, xb: np.ndarray, dom: np.ndarray, alpha: float, n_bo
     return float(lo), float(hi)
 
 
+def disagreement_note(xa: np.ndarray, xb: np.ndarray, dom: np.ndarray, a: str, b: str, lo: float, hi: float,
+                      significant: bool) -> str | None:
+    """A note when the recipe's test and the CI of the difference disagree (one says the pair
+    differs, the other does not), None when they agree. They measure different things: the CI is
+    of the macro-averaged *mean* difference a − b; the test is a rank test per domain whose
+    two-sided p-values Stouffer's method combines without their direction (§3.12), so it can
+    separate two systems whose mean difference is uncertain, or whose domains point opposite
+    ways. The note gives the mean difference per domain (segments) so a reader sees which."""
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return None
+    excludes_zero = lo > 0 or hi < 0
+    if excludes_zero == significant:
+        return None
+    d = xa - xb
+    parts = []
+    for g in sorted(set(dom.tolist())):
+        m = dom == g
+        parts.append(f"{g or '(no domain)'} {float(d[m].mean()):+.2f} ({int(m.sum())})")
+    said = ("the test separates them but the 95% CI of the mean difference includes 0" if significant
+            else "the 95% CI of the mean difference excludes 0 but the test does not separate them")
+    return (f"evidence disagrees: {said}; the per-domain Wilcoxon p-values are two-sided and Stouffer "
+            f"combines them without their direction. Mean {a} − {b} per domain (segments): "
+            + ", ".join(parts) + "; read this order as uncertain")
+
+
 def _paired(items: pd.DataFrame, domains: dict, a: str, b: str):
     """(xa, xb, domain per common segment) of two systems' item scores."""
     wa = items[items["system"] == a].set_index("seg_id")["score"]
@@ -225,6 +250,9 @@ def best_system(dataset: Dataset, criterion: str, settings: Settings = DEFAULTS,
         ev.update(runner_up=r.systems[j], difference=float(r.scores[i] - r.scores[j]), ci_low=lo, ci_high=hi,
                   p_value=float(r.pvalues[i, j]))
         sig = bool(r.significant[i, j])
+        note = disagreement_note(xa, xb, dom, top, r.systems[j], lo, hi, sig)
+        if note:
+            notes.append(note)
         vs = (f"ahead of {r.systems[j]} by {_fmt(ev['difference'])} ({_evidence(lo, hi, ev['p_value'])}, "
               f"{'significant' if sig else 'not significant'} at {alpha:g})")
         tie = f"; cluster {ev['cluster']} also holds {len(same)} other system(s)" if same else ""
@@ -243,13 +271,13 @@ def best_system(dataset: Dataset, criterion: str, settings: Settings = DEFAULTS,
     alts.append(Alternative("mean over segments", a1, a1 == top,
                             f"every segment weighs the same, so domains of unequal size weigh differently "
                             f"(segments per domain: {size_text})"))
-    j = criterion_judgements(dataset, criterion)
-    j = j[j["system"].isin(cand)]
-    rows = j.assign(score=j["score"].astype(float)).groupby("system")["score"].mean()
+    judged = criterion_judgements(dataset, criterion)
+    judged = judged[judged["system"].isin(cand)]
+    rows = judged.assign(score=judged["score"].astype(float)).groupby("system")["score"].mean()
     a2 = _top(rows)
     alts.append(Alternative("mean over judgement rows", a2, a2 == top,
                             "a segment weighs as often as it was judged (repeated ratings count again)"))
-    sch = schulze_from_judgements(j)
+    sch = schulze_from_judgements(judged)
     if sch.ranking:
         first = sorted(str(s) for s in sch.ranking[0])
         a3 = " and ".join(first)
@@ -302,8 +330,9 @@ def a_beats_b(dataset: Dataset, a: str, b: str, criterion: str, alpha: float = 0
             why = ("a metric is a proxy for the humans; its paired test" if row.kind == "metric"
                    else "another human criterion")
             alts.append(Alternative(str(row.signal), w, ok, f"{why} decides differently"))
+    note = disagreement_note(xa, xb, dom, b, a, lo, hi, sig)
     return Verdict("does B beat A", winner, sentence, HUMAN_RECIPE + f"; human:{criterion}; alpha {alpha:g}", ev,
-                   tuple(alts))
+                   tuple(alts), (note,) if note else ())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -319,7 +348,7 @@ def best_metric(table: pd.DataFrame, statistic: str, *, value: str = "value", ra
         raise ValueError("no metric has a value: nothing to rank")
     t = t.sort_values([value, "metric"], ascending=[False, True], kind="stable")
     top = t.iloc[0]
-    ev = {"metric": str(top["metric"]), "value": float(top[value])}
+    ev: dict[str, Any] = {"metric": str(top["metric"]), "value": float(top[value])}
     for c in ("ci_low", "ci_high"):
         if c in t.columns:
             ev[c] = float(top[c]) if pd.notna(top[c]) else float("nan")

@@ -2,7 +2,8 @@
 adaptive-selection simulation of issue point 5 (methods §27): on existing judgements, a class
 that judges only a share of the items, chosen at random, in whole segments, or where a
 judgement would most change the ranking (:mod:`evalcore.analysis.adaptive`); per run the
-Kendall τ of its ranking to the full-data ranking and τ on the pairs the full data separates.
+Kendall τ of its ranking to the full-data ranking and τ on the pairs the full data separates;
+in the notes, per budget, the design ceiling (:func:`~evalcore.analysis.adaptive.ceiling`).
 """
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ NAME = "adaptive"
 LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
 OUTPUTS = ("out", "summary_out")  # checked before any work (evalcore.core.export.check_outputs)
 HELP = ("Adaptive-selection simulation (issue point 5, annotation that spends the budget well): judge a share "
-        "of the items at random, by segment, or where the system order is most uncertain, and compare each "
-        "ranking with the full-data ranking (Kendall τ, and τ on the pairs the full data separates).")
+        "of the items at random, by segment, where a system's order is most uncertain, or pair by pair until "
+        "the most uncertain pairs' full-data differences are known, and compare each ranking with the "
+        "full-data ranking (Kendall τ, and τ on the pairs the full data separates).")
 
 
 def _floats(text: str, what: str) -> list[float]:
@@ -25,7 +27,7 @@ def _floats(text: str, what: str) -> list[float]:
 
 
 def add_arguments(p) -> None:
-    from ..analysis.adaptive import BATCH_SHARE, POLICIES, SEED_SHARE, SETTLE_SHARE, TAU_TARGET
+    from ..analysis.adaptive import BATCH_SHARE, DEFAULT_POLICIES, POLICIES, SEED_SHARE, SETTLE_SHARE, TAU_TARGET
 
     p.add_argument("path", help="dataset folder or zip with human judgements")
     p.add_argument("--lp", help="language pair, when the data holds several ('all': each in turn)")
@@ -34,8 +36,8 @@ def add_arguments(p) -> None:
     p.add_argument("--runs", type=int, default=20, help="simulated classes per policy and budget (default 20)")
     p.add_argument("--budget", default="0.5",
                    help="share(s) of the judged items the class judges, comma-separated (default 0.5)")
-    p.add_argument("--policies", default="random,blocks,uncertainty",
-                   help=f"comma-separated selection policies (default: random,blocks,uncertainty): "
+    p.add_argument("--policies", default=DEFAULT_POLICIES,
+                   help=f"comma-separated selection policies (default: {DEFAULT_POLICIES}): "
                         f"{', '.join(POLICIES)} (disagreement needs --disagreement-metrics)")
     p.add_argument("--disagreement-metrics",
                    help="comma-separated metric ids (e.g. bleu,chrf) whose disagreement per segment the "
@@ -58,14 +60,14 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from ..analysis.adaptive import POLICIES, disagreement_of, pool_of, simulate
+    from ..analysis.adaptive import DEFAULT_POLICIES, POLICIES, ceiling, disagreement_of, pool_of, simulate
     from ..scoring.settings import from_args
     from ._lp import dataset, emit
 
     budgets = _floats(args.budget, "--budget")
     policies = [x.strip() for x in args.policies.split(",") if x.strip()]
     dis = [m.strip() for m in (args.disagreement_metrics or "").split(",") if m.strip()]
-    if dis and "disagreement" not in policies and args.policies == "random,blocks,uncertainty":
+    if dis and "disagreement" not in policies and args.policies == DEFAULT_POLICIES:
         policies.append("disagreement")
     if "disagreement" in policies and len(dis) < 2:
         raise ValueError("the disagreement policy needs two or more --disagreement-metrics (e.g. bleu,chrf)")
@@ -91,6 +93,12 @@ def run(args) -> int:
                    seed_share=args.seed_share, batch_share=args.batch_share, settle_share=args.settle_share,
                    seg_prior=prior)
     notes = list(res.notes) + [f"seed {args.seed}; settings: {settings.describe(ds)}"]
+    for b in budgets:
+        c = ceiling(pool, b, args.target)
+        notes.append(f"budget {b:g}: τ ≥ {args.target:g} allows {c.allowed} of {c.pairs} pairs reversed; knowing the "
+                     f"full data, judging every system on {b:g} of its segments expects {c.uniform:.2f} reversed "
+                     f"(mean τ {c.tau(c.uniform):.3f}), the best shares per system {c.best:.2f} "
+                     f"(mean τ {c.tau(c.best):.3f}; methods §27, the design ceiling)")
     if prior is not None:
         notes.append(f"disagreement of {', '.join(dis)} per segment: mean {prior.mean():.3f} (0 = same order, "
                      "1 = reversed)")

@@ -215,8 +215,9 @@ class _Reader:
             self.add("seg", [lp, str(i + 1), docs[i], text], sname, i + 1)
         ref_names = self.references(lp, sname, n)
         systems = self.outputs(lp, sname, n, ref_names)
-        self.human_scores(lp, n)
-        self.metric_scores(lp, n, set(systems) | set(ref_names) if systems else set())
+        known = set(systems) | set(ref_names) if systems else set()
+        self.human_scores(lp, n, known)
+        self.metric_scores(lp, n, known)
         self.metadata(lp, n)
         self.ratings(lp, n, source, ref_names)
 
@@ -354,8 +355,9 @@ class _Reader:
         return systems
 
     # -- human scores ------------------------------------------------------------------------
-    def human_scores(self, lp: str, n: int) -> None:
-        """``human-scores/<lp>.<scorer>.<level>.score``: seg -> judgements, sys -> system_scores."""
+    def human_scores(self, lp: str, n: int, known: set[str]) -> None:
+        """``human-scores/<lp>.<scorer>.<level>.score``: seg -> judgements, sys -> system_scores
+        (``known``: as for :meth:`metric_scores`; a sys-level line naming another system is refused)."""
         prefix = f"human-scores/{lp}."
         for fname in self.names:
             if not (fname.startswith(prefix) and fname.endswith(".score") and fname.count("/") == 1):
@@ -370,7 +372,7 @@ class _Reader:
             if level == "seg":
                 self.human_seg(lp, n, fname, scorer)
             elif level == "sys":
-                self.human_sys(lp, fname, scorer)
+                self.human_sys(lp, fname, scorer, known)
             else:
                 self.own.warning(fname, None, f"{level!r}-level human scores are not loaded (only seg and sys)")
 
@@ -381,9 +383,9 @@ class _Reader:
                 if value != "None":  # unrated
                     self.add("jud", [lp, system, str(k + 1), RATER, scorer, value], fname, line)
 
-    def human_sys(self, lp: str, fname: str, scorer: str) -> None:
+    def human_sys(self, lp: str, fname: str, scorer: str, known: set[str]) -> None:
         seen: dict[str, int] = {}
-        for line, (system, value) in _score_lines(self.src, fname, 2, self.report):
+        for line, (system, value) in self.known_rows(lp, fname, _score_lines(self.src, fname, 2, self.report), known):
             if system in seen:
                 self.report.error(fname, line, f"system {system!r} appears twice (also line {seen[system]}); "
                                                "a sys-level file has one line per system")
@@ -520,20 +522,27 @@ class _Reader:
                 continue
             self.metric_file(lp, n, fname, metric, refset, level, known)
 
+    def known_rows(self, lp: str, fname: str, rows: list, known: set[str]) -> list:
+        """The score lines of ``fname`` that name a system or reference set of the pair; those
+        naming another are refused with one error listing them (as mt-metrics-eval's
+        ``EvalSet.CheckScores`` refuses them, for metric and human scores alike). Empty
+        ``known`` (a scores-only folder): nothing to check against."""
+        unknown = [(line, f[0]) for line, f in rows if f[0] not in known] if known else []
+        if not unknown:
+            return rows
+        names = list(dict.fromkeys(s for _, s in unknown))
+        self.report.error(fname, unknown[0][0], f"{len(unknown)} score line(s) name system(s) that "
+                                                f"the data does not have (no output in "
+                                                f"system-outputs/{lp}/, no reference set): "
+                                                f"{', '.join(shown(x) for x in names[:5])}"
+                                                f"{' ...' if len(names) > 5 else ''} "
+                                                f"({describe_lines([ln for ln, _ in unknown])}); add their "
+                                                "outputs or remove the lines")
+        return [(line, f) for line, f in rows if f[0] in known]
+
     def metric_file(self, lp: str, n: int, fname: str, metric: str, refset: str, level: str,
                     known: set[str]) -> None:
-        rows = _score_lines(self.src, fname, 2, self.report)
-        unknown = [(line, f[0]) for line, f in rows if f[0] not in known] if known else []
-        if unknown:
-            names = list(dict.fromkeys(s for _, s in unknown))
-            self.report.error(fname, unknown[0][0], f"{len(unknown)} score line(s) name system(s) that "
-                                                    f"the data does not have (no output in "
-                                                    f"system-outputs/{lp}/, no reference set): "
-                                                    f"{', '.join(shown(x) for x in names[:5])}"
-                                                    f"{' ...' if len(names) > 5 else ''} "
-                                                    f"({describe_lines([ln for ln, _ in unknown])}); add their "
-                                                    "outputs or remove the lines")
-            rows = [(line, f) for line, f in rows if f[0] in known] if known else rows
+        rows = self.known_rows(lp, fname, _score_lines(self.src, fname, 2, self.report), known)
         if level == "sys":
             seen: dict[str, int] = {}
             once = []

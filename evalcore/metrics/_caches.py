@@ -19,9 +19,9 @@ memory), the syntax caches (bounded in bytes, invalidated by parse-provider gene
 from __future__ import annotations
 
 import functools
-from typing import Callable
+from typing import Any, Callable, TypeVar, cast
 
-_REGISTRY: dict[str, object] = {}
+_REGISTRY: dict[str, BoundedCache | functools._lru_cache_wrapper] = {}  # dicts or functools.lru_cache
 
 
 class BoundedCache(dict):
@@ -50,7 +50,7 @@ class BoundedCache(dict):
             self[k] = v
 
 
-def _register(name: str, cache) -> None:
+def _register(name: str, cache: BoundedCache | functools._lru_cache_wrapper) -> None:
     _REGISTRY[name] = cache  # (a reloaded module replaces its own entry)
 
 
@@ -61,15 +61,18 @@ def bounded_cache(name: str, max_entries: int) -> BoundedCache:
     return cache
 
 
-def lru_memo(name: str, maxsize: int) -> Callable:
+_Fn = TypeVar("_Fn", bound=Callable[..., Any])
+
+
+def lru_memo(name: str, maxsize: int) -> Callable[[_Fn], _Fn]:
     """``functools.lru_cache(maxsize)`` on a pure function, registered under ``name`` (the
     in-process memo; not :func:`evalcore.scoring.scores.disk_cached`, the on-disk one, nor the
     dashboard's per-view ``pages.common.cached``)."""
 
-    def wrap(fn):
+    def wrap(fn: _Fn) -> _Fn:
         out = functools.lru_cache(maxsize=maxsize)(fn)
         _register(name, out)
-        return out
+        return cast(_Fn, out)  # called as the function it wraps (the registry keeps the cache)
 
     return wrap
 
@@ -83,9 +86,9 @@ def clear_caches() -> None:
             cache.cache_clear()
 
 
-def cache_sizes() -> dict[str, tuple[int, int]]:
+def cache_sizes() -> dict[str, tuple[int, int | None]]:
     """``{name: (entries held, maximum)}`` of every registered memo."""
-    out = {}
+    out: dict[str, tuple[int, int | None]] = {}
     for name, cache in _REGISTRY.items():
         if isinstance(cache, BoundedCache):
             out[name] = (len(cache), cache.max_entries)

@@ -26,6 +26,7 @@ import functools
 import importlib.util
 import os
 import threading
+from typing import Any, Callable
 
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 _KERNELS: list["LazyKernel"] = []
@@ -37,7 +38,7 @@ class LazyKernel:
 
     def __init__(self, py_func):
         self.py_func = py_func
-        self.dispatcher = None
+        self.dispatcher: Callable[..., Any] | None = None
         functools.update_wrapper(self, py_func)
         with _LOCK:
             _KERNELS.append(self)
@@ -47,6 +48,7 @@ class LazyKernel:
         if d is None:
             materialise()
             d = self.dispatcher
+            assert d is not None  # set by materialise()
         return d(*args)
 
 
@@ -60,8 +62,8 @@ def materialise() -> None:
         import numba
 
         folder = cache_folder()
-        if folder is not None and not numba.config.CACHE_DIR:
-            numba.config.CACHE_DIR = folder  # read when each dispatcher below sets up its cache
+        if folder is not None and not numba.config.CACHE_DIR:  # type: ignore[attr-defined]  # set at run time
+            numba.config.CACHE_DIR = folder  # type: ignore[attr-defined]  # read when each dispatcher below sets up its cache
         for k in pending:
             k.dispatcher = numba.njit(cache=True, nogil=True)(k.py_func)
         for g in {id(k.py_func.__globals__): k.py_func.__globals__ for k in _KERNELS}.values():

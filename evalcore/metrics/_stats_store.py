@@ -217,6 +217,7 @@ def put(metric, digest: bytes, stats: np.ndarray) -> bool:
             if rescan:  # (also corrects a count left wrong by files removed by hand)
                 total = sum(size for _, size, _ in entries(d))
             else:
+                assert total is not None  # rescan when the total is unknown
                 total += path.stat().st_size - old
             if total > limit_bytes():
                 total = _evict_locked(d, limit_bytes())

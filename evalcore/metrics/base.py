@@ -39,7 +39,7 @@ from __future__ import annotations
 import contextlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, TypeVar, overload
 
 import numpy as np
 
@@ -49,7 +49,7 @@ class MetricOption:
     name: str
     default: Any
     description: str
-    choices: tuple | None = None
+    choices: tuple[Any, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -138,20 +138,20 @@ class Metric(ABC):
         return self.signature(nrefs, level)
 
     # ---- optional hooks: declared here with their defaults (the contract) ---------------
-    def prepare(self, dataset) -> "Metric":
+    def prepare(self, dataset: Any) -> "Metric":
         """Fit corpus-wide state on ``dataset`` before scoring it (NIST's information weights
         from the references). Called by every scoring path before the first segment; returns
         ``self``. Default: nothing to fit."""
         return self
 
-    def unavailable(self, dataset=None) -> str | None:
+    def unavailable(self, dataset: Any = None) -> str | None:
         """Why this metric cannot score ``dataset`` (or, without one, anything) on this machine:
         a missing optional package, model or parser, said as the message a user acts on; None
         when it can. Nothing is loaded to answer. The capability tag the contract tests skip on
         (a missing optional extra is a skip with its reason, never an error). Default: None."""
         return None
 
-    def reporting(self, progress) -> "contextlib.AbstractContextManager":
+    def reporting(self, progress: Callable[[int, int], Any] | None) -> "contextlib.AbstractContextManager[Any]":
         """A context within which the metric reports the rows it scores to ``progress(done,
         total)``, for a caller's progress bar while one call scores many rows (neural models);
         the scores do not change. Default: nothing to report (the caller reports between calls)."""
@@ -194,17 +194,19 @@ class Metric(ABC):
         families override it to compute the blocks their members share once (identical rows)."""
         return [m.segment_stats(cands, refs) for m in metrics]
 
-    #: True for alignment metrics whose cost grows with the product of the lengths (TER, WER,
-    #: ROUGE-L/W/S/SU, METEOR and GTM runs): they refuse a text over :data:`MAX_ALIGN_TOKENS`
-    #: tokens before any alignment work
-    quadratic: bool = False
+    @property
+    def quadratic(self) -> bool:
+        """True for alignment metrics whose cost grows with the product of the lengths (TER, WER,
+        ROUGE-L/W/S/SU, METEOR and GTM runs): they refuse a text over :data:`MAX_ALIGN_TOKENS`
+        tokens before any alignment work. Subclasses set it as a class attribute or a property."""
+        return False
 
     def tokens(self, text: str) -> tuple[str, ...]:
         """The metric's own tokens of ``text``: what :data:`MAX_ALIGN_TOKENS` counts. Default:
         whitespace-separated words."""
         return tuple(text.split())
 
-    def refuses(self, cand: Sequence, refs: Sequence[Sequence]) -> bool:
+    def refuses(self, cand: Sequence[Any], refs: Sequence[Sequence[Any]]) -> bool:
         """Whether a candidate / references pair (token sequences) is refused: a ``quadratic``
         metric refuses it when one of them is longer than :data:`MAX_ALIGN_TOKENS` tokens."""
         return self.quadratic and too_long(cand, *refs)
@@ -226,11 +228,11 @@ class Metric(ABC):
         return self
 
     @staticmethod
-    def state_from_arrays(arrays: dict) -> Any:
+    def state_from_arrays(arrays: dict[str, np.ndarray]) -> Any:
         """Rebuild a :attr:`shared_state` from its ``to_arrays()`` (views of one buffer)."""
         raise NotImplementedError("this metric has no shared state")
 
-    def oriented(self, values):
+    def oriented(self, values: Any) -> Any:
         """Map scores to similarities (higher = more similar): error rates are negated."""
         return values if self.meta.higher_is_better else -np.asarray(values, dtype=float)
 
@@ -251,7 +253,7 @@ class Signature(str):
     metric: str | None
     fields: tuple[tuple[str, str], ...]
 
-    def __new__(cls, fields: Sequence[tuple[str, Any]] = (), metric: str | None = None):
+    def __new__(cls, fields: Sequence[tuple[str, Any]] = (), metric: str | None = None) -> "Signature":
         pairs = tuple((str(k), _sig_value(v)) for k, v in fields if v is not None)
         for k, v in pairs:
             if not k or any(ch in k + v for ch in "|\n") or ":" in k:
@@ -261,7 +263,7 @@ class Signature(str):
         obj.metric, obj.fields = metric, pairs
         return obj
 
-    def __getnewargs__(self):
+    def __getnewargs__(self) -> tuple[tuple[tuple[str, str], ...], str | None]:  # type: ignore[override]
         return (self.fields, self.metric)
 
     # sacreBLEU's name and arity (Signature.format() takes no template arguments), hence the narrower
@@ -270,10 +272,10 @@ class Signature(str):
         """The signature string (what sacreBLEU's ``Signature.format()`` gives)."""
         return str.__str__(self)
 
-    def get(self, key: str, default=None):
+    def get(self, key: str, default: Any = None) -> Any:
         return dict(self.fields).get(key, default)
 
-    def with_fields(self, **extra) -> "Signature":
+    def with_fields(self, **extra: Any) -> "Signature":
         """This signature with ``extra`` fields added (or replaced) before ``version``."""
         pairs = [(k, v) for k, v in self.fields if k not in extra]
         at = next((i for i, (k, _) in enumerate(pairs) if k == "version"), len(pairs))
@@ -284,7 +286,7 @@ class Signature(str):
         """Read a formatted signature back: a leading part without ``:`` is the metric id."""
         parts = str(text).split("|") if text else []
         metric = parts.pop(0) if parts and ":" not in parts[0] else None
-        fields = []
+        fields: list[tuple[str, str]] = []
         for part in parts:
             k, sep, v = part.partition(":")
             if not sep:
@@ -293,7 +295,7 @@ class Signature(str):
         return cls(fields, metric)
 
 
-def _sig_value(v) -> str:
+def _sig_value(v: Any) -> str:
     if isinstance(v, bool):
         return "yes" if v else "no"  # sacreBLEU writes booleans so
     return str(v)
@@ -308,7 +310,7 @@ def make_signature(fields: Sequence[tuple[str, Any]], *, nrefs: int | str | None
     return Signature([("nrefs", nrefs)] + list(fields) + [("version", version)], metric)
 
 
-def metric_signature(metric, nrefs: int | str | None = None, level: str | None = None,
+def metric_signature(metric: "str | Metric", nrefs: int | str | None = None, level: str | None = None,
                      tokenize: str | None = None) -> Signature:
     """The signature of ``metric`` (an id or a :class:`Metric`) for scores with ``nrefs``
     references at ``level``: every command, export and page writes signatures through here."""
@@ -330,24 +332,26 @@ otherwise costs minutes and gigabytes per pair. Below the cap every value is unc
 (sacreBLEU parity). Documented in docs/formats.md, "Limits", and docs/methods.md §7.3."""
 
 
-def too_long(*token_seqs) -> bool:
+def too_long(*token_seqs: Sequence[Any]) -> bool:
     """Whether any of the token sequences exceeds :data:`MAX_ALIGN_TOKENS`: the one test every
     path of a ``quadratic`` metric applies before aligning (:meth:`Metric.refuses`)."""
     return any(len(t) > MAX_ALIGN_TOKENS for t in token_seqs)
 
 
-def over_cap(lengths) -> np.ndarray:
+def over_cap(lengths: Any) -> np.ndarray:
     """:func:`too_long` elementwise on token counts (the vectorised and compiled chunk paths)."""
-    return np.asarray(lengths) > MAX_ALIGN_TOKENS
+    over: np.ndarray = np.asarray(lengths) > MAX_ALIGN_TOKENS
+    return over
 
 
-def valid_stats(stats) -> np.ndarray:
+def valid_stats(stats: Any) -> np.ndarray:
     """Per-segment statistics as a 2-D array without the NaN rows (segments without any
     reference), the rows a corpus score is computed from."""
-    stats = np.asarray(stats, dtype=float)
-    if stats.ndim == 1:
-        stats = stats[None, :]
-    return stats[~np.isnan(stats).any(axis=1)]
+    arr: np.ndarray = np.asarray(stats, dtype=float)
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    kept: np.ndarray = arr[~np.isnan(arr).any(axis=1)]
+    return kept
 
 
 def group_by_refs(refs: Sequence[Sequence[str]]) -> list[tuple[tuple[str, ...], list[int]]]:
@@ -364,10 +368,17 @@ def group_by_refs(refs: Sequence[Sequence[str]]) -> list[tuple[tuple[str, ...], 
 _REGISTRY: dict[str, Callable[[], Metric]] = {}
 
 
-def register(metric_id: str, factory: Callable[[], Metric] | None = None):
+_Factory = TypeVar("_Factory", bound=Callable[[], Metric])
+
+
+@overload
+def register(metric_id: str, factory: _Factory) -> _Factory: ...
+@overload
+def register(metric_id: str, factory: None = None) -> Callable[[_Factory], _Factory]: ...
+def register(metric_id: str, factory: Callable[[], Metric] | None = None) -> Any:
     """Register a factory (usually the class) under a lower-case id. Usable as a decorator."""
 
-    def _do(f):
+    def _do(f: _Factory) -> _Factory:
         key = metric_id.lower()
         if key in _REGISTRY:
             raise ValueError(f"metric id {key!r} registered twice")
@@ -434,7 +445,7 @@ def get_metric(metric_id: str, tokenize: str | None = None) -> Metric:
     return metric.with_tokenize(tokenize) if tokenize else metric
 
 
-def signature_nrefs(ref_lists) -> int | str:
+def signature_nrefs(ref_lists: Sequence[Sequence[Any]]) -> int | str:
     """sacreBLEU's ``nrefs`` of scored segments: the number of references when every segment
     has the same number, else ``"var"``."""
     counts = {len(r) for r in ref_lists}
@@ -477,4 +488,4 @@ class SimTensors:
     loo_sys: np.ndarray
     loo_ref: np.ndarray
     signature: str = ""
-    meta: dict = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)

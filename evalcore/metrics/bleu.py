@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections import Counter
 import threading
 from itertools import chain
-from typing import Sequence
+from typing import Any, Sequence, cast
 
 import numpy as np
 
@@ -126,9 +126,10 @@ class _WordIds:
             if w[0] == "\n":
                 toks: tuple[str, ...] = (w[1:],)
             else:
-                toks = memo.get(w)
-                if toks is None:
-                    toks = memo[w] = (w,) if _SPECIAL_13A.isdisjoint(w) else _tokenize(w, "13a", False)
+                got = memo.get(w)
+                if got is None:
+                    got = memo[w] = (w,) if _SPECIAL_13A.isdisjoint(w) else _tokenize(w, "13a", False)
+                toks = got
             lens[i] = len(toks)
             ids.extend([tid.setdefault(t, len(tid)) for t in toks])
             self.wid[w] = len(self.wid)
@@ -239,6 +240,7 @@ def bleu_from_stats(stats: np.ndarray, max_order: int, smooth_method: str = "exp
                 smooth = np.where(alive & zero, smooth * 2, smooth)
                 p = np.where(zero, 100.0 / (smooth * safe_t), hit)
             elif smooth_method == "floor":
+                assert smooth_value is not None  # SMOOTH_DEFAULTS["floor"] is a number
                 p = np.where(zero, 100.0 * smooth_value / safe_t, hit)
             else:
                 p = np.where(zero, 0.0, hit)
@@ -255,6 +257,9 @@ def bleu_from_stats(stats: np.ndarray, max_order: int, smooth_method: str = "exp
 class BLEU(Metric):
     """sacreBLEU-exact BLEU (see module docstring). ``effective_order=None`` means sacreBLEU's
     defaults: on for sentence scores, off for corpus scores."""
+
+    tokenize: str  # always set (the base's None means "no text options")
+    lowercase: bool
 
     def __init__(self, tokenize: str = "13a", lowercase: bool = False, smooth_method: str = "exp",
                  smooth_value: float | None = None, max_ngram_order: int = 4,
@@ -334,7 +339,7 @@ class BLEU(Metric):
                 c[tuple(toks[i:i + n])] += 1
         return c
 
-    def _stats_one(self, cand: str, refs: Sequence[str]) -> list[float]:
+    def _stats_one(self, cand: str, refs: Sequence[str]) -> list[int]:
         N = self.max_ngram_order
         ref_counts: Counter = Counter()
         ref_lens = []
@@ -361,7 +366,7 @@ class BLEU(Metric):
         return self.family_segment_stats([self], cands, refs)[0]
 
     @classmethod
-    def family_segment_stats(cls, metrics: Sequence["BLEU"], cands: Sequence[str],
+    def family_segment_stats(cls, metrics: Sequence[Metric], cands: Sequence[str],
                              refs: Sequence[Sequence[str]]) -> list[np.ndarray]:
         """Each metric's :meth:`segment_stats` of a chunk of segments
         (:func:`evalcore.metrics.levels.family_stats`). Candidates sharing their reference list
@@ -370,6 +375,7 @@ class BLEU(Metric):
         flat token ids (:func:`~evalcore.metrics.kernels.overlap.maxref_matches`), shared by the metrics with the same tokens
         (bleu, bleu-1..4, bleus); the closest reference length breaks ties to the shorter
         reference (sacreBLEU). Items without a reference get the loop's row."""
+        metrics = cast("Sequence[BLEU]", metrics)  # a family pass hands a class its own members
         out: list = [None] * len(metrics)
         by_tokens: dict = {}
         for k, m in enumerate(metrics):
@@ -400,7 +406,7 @@ class BLEU(Metric):
                 done = np.zeros(len(cands), dtype=bool)
                 done[items] = True
                 for i in np.flatnonzero(~done):  # no reference: sacreBLEU-style row of the loop
-                    rows[i] = m._stats_one(cands[i], [])
+                    rows[i] = m._stats_one(cands[int(i)], [])
                 rows[items, 0] = hyp
                 rows[items, 1] = closest
                 rows[items, 2:2 + n] = correct[:, :n]
@@ -455,7 +461,7 @@ class BLEU(Metric):
         ``memo=False`` neither reads nor fills the memo (a pass over a whole dataset)."""
         order = max(4, self.max_ngram_order)
         keys = [(self.tokenize, self.lowercase, order, tuple(c), tuple(r)) for c, r in blocks] if memo else []
-        out = [_LAYER_CACHE.get(k) for k in keys] if memo else [None] * len(blocks)
+        out: list[Any] = [_LAYER_CACHE.get(k) for k in keys] if memo else [None] * len(blocks)
         miss = [i for i, o in enumerate(out) if o is None]
         if miss:
             parts, groups = [], []
@@ -474,8 +480,8 @@ class BLEU(Metric):
                 parts.append((np.array([uniq[t] for t in cands], dtype=np.int64),
                               np.array([uniq[t] for t in refs], dtype=np.int64), np.array(lens, dtype=np.float64)))
             layers = ngram_layers_groups(groups, order)
-            for i, (ci, ri, lens), lay in zip(miss, parts, layers):
-                out[i] = (ci, ri, lay, lens)
+            for i, (ci, ri, plens), lay in zip(miss, parts, layers):
+                out[i] = (ci, ri, lay, plens)
                 if not memo:
                     continue
                 _LAYER_CACHE[keys[i]] = out[i]
@@ -491,7 +497,7 @@ class BLEU(Metric):
         sim_stats = np.zeros((nc, nr, 2 + 2 * N))
         sim_stats[..., 0] = hyp_len[:, None]
         sim_stats[..., 1] = ref_len[None, :]
-        loo_stats = sim_stats.copy() if nr > 1 else None
+        loo_stats = sim_stats.copy()  # filled (and returned) only when nr > 1
         if nr > 1:
             # closest length among refs other than j: rank refs by (|h-L|, L) and take the best
             # one that is not j (sacreBLEU's tie rule: the shorter reference wins).
@@ -512,7 +518,7 @@ class BLEU(Metric):
                 loo_stats[..., 2 + N + n] = tot
             else:
                 sim_stats[..., 2 + n] = Xc @ Xr.T
-        return sim_stats, loo_stats
+        return sim_stats, (loo_stats if nr > 1 else None)
 
     def segment_block(self, cands: Sequence[str], refs: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """Vectorised ``Metric.segment_block`` (identical values): every candidate against every

@@ -29,7 +29,7 @@ import contextvars
 import hashlib
 import io
 import os
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -92,6 +92,7 @@ def read_scores(path_or_bytes, name: str = "scores.tsv") -> pd.DataFrame:
     scores = np.full(len(frame), np.nan)
     check = ScoreCheck(report, name)
     seen: dict[tuple, int] = {}
+    row: Any  # a row of the string columns above (pandas-stubs types itertuples fields as any scalar)
     for i, row in enumerate(frame.itertuples(index=False)):
         line = i + 2
         if not row.metric:
@@ -142,7 +143,8 @@ def _read_score_file(path: str) -> pd.DataFrame:
         raw = decode(fh.read(), base, report)
     if raw is None:
         raise DataError(report)
-    rows, seen = [], {}
+    rows: list[tuple[str, str, str, float]] = []
+    seen: dict[str, int] = {}
     check = ScoreCheck(report, base)
     for i, line in enumerate(raw.splitlines(), 1):
         if not line.strip():
@@ -217,10 +219,10 @@ class ExternalMetric(Metric):
 def _register_external(key: str, metric: Metric) -> None:
     """Register an object holding given scores under ``key`` (replacing an earlier one), marked
     external: not a built-in metric, listed by :func:`external_ids`."""
-    def factory(m=metric):
+    def factory(m: Metric = metric) -> Metric:
         return m
 
-    factory._external = True
+    factory._external = True  # type: ignore[attr-defined]  # the mark external_ids() reads
     unregister(key)
     register(key, factory)
 
@@ -287,8 +289,9 @@ def stored_families(dataset) -> dict[str, pd.DataFrame]:
     t = stored_table(dataset)
     refs = set(getattr(dataset, "ref_ids", []) or [])
     t = t[(t["level"] == "seg") & t["refset"].isin(refs)]
-    out = {}
-    for metric, sub in t.groupby("metric", sort=False):
+    out: dict[str, pd.DataFrame] = {}
+    for key, sub in t.groupby("metric", sort=False):
+        metric = str(key)  # the column is str (stored_table)
         if sub["refset"].nunique() >= 2 and (STORED_PREFIX + metric).lower() not in \
                 {i.lower() for i in stored_ids(dataset)}:
             out[STORED_PREFIX + metric] = pd.DataFrame({"system": sub["system"], "seg_id": sub["seg_id"],
@@ -343,7 +346,7 @@ def stored_scores(dataset, metric_ids: Sequence[str], level: str = "system") -> 
             ["metric", "system", "seg_id", "score", "signature"]])
     out = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(
         columns=["metric", "system", "seg_id", "score", "signature"])
-    return Result(out, notes=notes)
+    return Result(out, notes=tuple(notes))
 
 
 class StoredMetric(ExternalMetric):
@@ -359,8 +362,10 @@ class StoredMetric(ExternalMetric):
                                citation="the data's own metric scores (mt-metrics-eval metric-scores/)",
                                higher_is_better=True, needs_text=False)
 
-    def signature(self, nrefs=None, level=None) -> str:
-        return f"{self.meta.id}|stored|rows:{len(self._table)}|sha:{self._digest}|version:evalcore-{__version__}"
+    def signature(self, nrefs: int | str | None = None, level: str | None = None) -> Signature:
+        # "<id>|stored|rows:…|sha:…|version:…": the bare "stored" mark rides with the id (it is no key:value field)
+        return Signature([("rows", len(self._table)), ("sha", self._digest), ("version", f"evalcore-{__version__}")],
+                         metric=f"{self.meta.id}|stored")
 
 
 _STORED_ROWS: dict[str, dict[str, pd.DataFrame]] = {}  # id (lower case) -> lp -> rows (process-wide)
@@ -376,7 +381,8 @@ def _stored_metrics(ds, lp: str) -> dict[str, StoredMetric]:
     """The stored metrics of one dataset: id (lower case) -> metric holding only its rows."""
     out: dict[str, StoredMetric] = {}
     source = f"metric-scores/ of {getattr(ds, 'name', '') or 'the data'}"
-    for name, sub in stored_table(ds).groupby("id", sort=False):
+    for key, sub in stored_table(ds).groupby("id", sort=False):
+        name = str(key)  # the column is str (stored_table)
         frame = pd.DataFrame({"metric": name, "system": sub["system"], "score": sub["score"], "lp": lp,
                               "seg_id": np.where(sub["level"] == "sys", "", sub["seg_id"])})
         out[name.lower()] = StoredMetric(name, frame, source)

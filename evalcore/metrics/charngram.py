@@ -21,11 +21,12 @@ Default text: 13a tokens, **case kept** (``lowercase=False``, as chrF); ``tokeni
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence
+from functools import partial
+from typing import Sequence, cast
 
 import numpy as np
 
-from .base import MetricMeta, MetricOption, group_by_refs, register
+from .base import Metric, MetricMeta, MetricOption, group_by_refs, register
 from .edit import PairwiseWordMetric, token_options
 from ._caches import bounded_cache
 from .kernels.ngram import code_point_ids, ngram_layers, ngram_layers_groups
@@ -165,13 +166,14 @@ class CharNgram(PairwiseWordMetric):
         return self._values(hits[self.n - 1], lc[:, None], lr[None, :])
 
     @staticmethod
-    def family_segment_stats(metrics: Sequence["CharNgram"], cands: Sequence[str],
+    def family_segment_stats(metrics: Sequence[Metric], cands: Sequence[str],
                              refs: Sequence[Sequence[str]]) -> list[np.ndarray]:
         """``[m.segment_stats(cands, refs) for m in metrics]`` (same tokenizer and case) with the
         overlaps of each segment counted once for all 18 features and each feature's values
         computed for every segment at once: per item the (padded) row of its values against its
         references, the best (first maximum) kept, as :meth:`segment_stats` does per group
         (identical values; :func:`evalcore.metrics.levels.family_stats` calls this)."""
+        metrics = cast("Sequence[CharNgram]", metrics)  # a family pass hands a class its own members
         m0 = metrics[0]
         out = [np.full((len(cands), 1), np.nan) for _ in metrics]
         rows, texts = [], []
@@ -221,4 +223,4 @@ class CharNgram(PairwiseWordMetric):
 
 for _n in range(1, MAX_N + 1):
     for _m in "prf":
-        register(f"charngram-{_m}{_n}", (lambda n=_n, m=_m: CharNgram(n=n, measure=m)))
+        register(f"charngram-{_m}{_n}", partial(CharNgram, n=_n, measure=_m))

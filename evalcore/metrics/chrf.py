@@ -18,7 +18,7 @@ statistics over segments. Empty candidate or empty reference: score 0. No refere
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence
+from typing import Sequence, cast
 
 import numpy as np
 
@@ -146,7 +146,7 @@ class CHRF(Metric):
 
     def _counters(self, text: str) -> list[Counter]:
         chars = self._chars(text)
-        out = [Counter(chars[i:i + n] for i in range(len(chars) - n + 1)) for n in range(1, self.char_order + 1)]
+        out: list[Counter] = [Counter(chars[i:i + n] for i in range(len(chars) - n + 1)) for n in range(1, self.char_order + 1)]
         if self.word_order:
             words = split_punct_words(self._prep(text))
             out += [Counter(tuple(words[i:i + n]) for i in range(len(words) - n + 1))
@@ -168,6 +168,7 @@ class CHRF(Metric):
             f = float(chrf_from_stats(np.array(row, dtype=float), self.order, self.beta, self.eps_smoothing))
             if f > best_f:
                 best, best_f = row, f
+        assert best is not None  # refs is not empty (sentence_score answers NaN without one)
         return best
 
     # -- Metric API
@@ -179,7 +180,7 @@ class CHRF(Metric):
         return self.family_segment_stats([self], cands, refs)[0]
 
     @classmethod
-    def family_segment_stats(cls, metrics: Sequence["CHRF"], cands: Sequence[str],
+    def family_segment_stats(cls, metrics: Sequence[Metric], cands: Sequence[str],
                              refs: Sequence[Sequence[str]]) -> list[np.ndarray]:
         """Each metric's :meth:`segment_stats` of a chunk of segments
         (:func:`evalcore.metrics.levels.family_stats`). Candidates sharing their reference list
@@ -188,6 +189,7 @@ class CHRF(Metric):
         symbol ids (:func:`.kernels.overlap.chunk_matches`), the character part shared by chrf
         and chrf++ (same case and whitespace options), and one :func:`chrf_from_stats` call scores every
         pair to pick each candidate's best reference (Popović 2015, 2017; sacreBLEU)."""
+        metrics = cast("Sequence[CHRF]", metrics)  # a family pass hands a class its own members
         texts, *arrays, cand_item = chunk_texts(cands, refs, lambda t: t)
         n_refs = arrays[1] - arrays[0]
         sizes = np.diff(arrays[2])

@@ -74,6 +74,8 @@ class WordMetric(Metric):
     name) and ``lowercase``; ``signature()`` in sacreBLEU style."""
 
     uses_tokenizer = True
+    tokenize: str  # always set (the base's None means "no text options")
+    lowercase: bool
 
     def __init__(self, tokenize: str = "13a", lowercase: bool = True):
         self.tokenize = check_tokenizer(tokenize)
@@ -106,7 +108,7 @@ class WordMetric(Metric):
         from .tokenize import tokenizer_signature
 
         fields = [("case", "lc" if self.lowercase else "mixed"), ("tok", tokenizer_signature(self.tokenize))]
-        fields += [tuple(x.split(":", 1)) for x in self._signature_extra()]
+        fields += [(k, v) for k, v in (x.split(":", 1) for x in self._signature_extra())]
         return make_signature(fields, nrefs="var" if nrefs is None else nrefs, version=VERSION, metric=self.meta.id)
 
 
@@ -192,7 +194,9 @@ class PairwiseWordMetric(WordMetric):
             plan = chunk_pairs(self, cands, refs)
             out = np.full((len(cands), self.n_stats), np.nan)
             if len(plan.ph):
-                vals, stats = self._pairs_stats(plan)
+                pairs = self._pairs_stats(plan)
+                assert pairs is not None  # overridden (checked above)
+                vals, stats = pairs
                 chosen = plan.pick(vals, self.best)
                 out[plan.rows] = np.asarray(stats, dtype=float)[chosen]
             return out

@@ -25,7 +25,7 @@ import hashlib
 import os
 from collections import Counter
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -176,14 +176,14 @@ def similarity_tensors_many(dataset: Dataset, metric_ids: Sequence, progress: Pr
     seg_ids, systems, ref_ids = ax["seg_ids"], ax["systems"], ax["ref_ids"]
     S, A, J = len(seg_ids), len(systems), len(ref_ids)
     out: dict[str, SimTensors] = {}
-    todo = []
+    todo: list[tuple[Metric, Any]] = []  # (metric, its cache path)
     for metric in metrics:
         if metric.id in out or any(m.id == metric.id for m, _ in todo):
             continue
         if not metric.meta.needs_text:
             arrs = [np.full((A, S, J), np.nan), np.full((S, J, J), np.nan), np.full((A, S, J), np.nan),
                     np.full((S, J), np.nan)]
-            _external_tensors(metric, dataset, *arrs, None)
+            _external_tensors(metric, dataset, arrs[0], arrs[1], arrs[2], arrs[3], None)
             out[metric.id] = SimTensors(metric_id=metric.id, seg_ids=seg_ids, systems=systems, ref_ids=ref_ids,
                                         sys_ref=arrs[0], ref_ref=arrs[1], loo_sys=arrs[2], loo_ref=arrs[3],
                                         signature=metric.signature(), meta={"cached": False})
@@ -510,9 +510,10 @@ def score_result(dataset: Dataset, metric_ids: Sequence, level: str = "segment",
                     if st is not None and cands:
                         vals = metric.sentence_scores_of(st, refs)
                     else:
-                        vals = metric.sentence_scores(cands, refs) if cands else []
+                        vals = metric.sentence_scores(cands, refs) if cands else np.zeros(0)
                     rows += [(metric.id, name, seg, float(v), 1) for seg, v in zip(keep, vals)]
                 elif cands:
+                    assert st is not None  # the system level reads the batched statistics (above)
                     rows.append((metric.id, name, "", float(metric.score_from_stats(st)), len(keep)))
             done += 1
             if progress:
@@ -522,7 +523,7 @@ def score_result(dataset: Dataset, metric_ids: Sequence, level: str = "segment",
     table = pd.DataFrame(rows, columns=["metric", "system", "seg_id", "score", "n_segments"]).astype(
         {"metric": str, "system": str, "seg_id": str, "score": float, "n_segments": "Int64"})
     table["signature"] = table["metric"].map(signatures).astype(str) if len(table) else pd.Series(dtype=str)
-    return Result(table, notes=notes, warnings=long_segment_warnings(ds, metrics))
+    return Result(table, notes=notes, warnings=tuple(long_segment_warnings(ds, metrics)))
 
 
 def long_segment_report(dataset: Dataset, metric_ids: Sequence) -> dict[tuple[str, ...], dict[str, list[str]]]:
@@ -592,7 +593,7 @@ def _external_rows(metric, ds: Dataset, name: str, level: str) -> list:
 
 
 # ---- n-gram breakdown (divergence browser) ---------------------------------------------------
-def _spans(positions: Sequence[int]) -> list[tuple[int, int]]:
+def _spans(positions: Iterable[int]) -> list[tuple[int, int]]:
     """Sorted token positions -> maximal half-open runs [start, end)."""
     out: list[list[int]] = []
     for p in sorted(set(positions)):
@@ -632,8 +633,9 @@ def ngram_breakdown(cand: str, refs: Sequence[str], tokenize: str = "13a", max_o
         return [tuple(ts[i:i + n]) for i in range(len(ts) - n + 1)]
 
     orders = []
-    per_ref = [{"ref_index": i, "matched_spans": {}, "token_spans": []} for i in range(len(refs))]
-    covered = [set() for _ in refs]
+    per_ref: list[dict[str, Any]] = [{"ref_index": i, "matched_spans": {}, "token_spans": []}
+                                     for i in range(len(refs))]
+    covered: list[set[int]] = [set() for _ in refs]
     for n in range(1, max_order + 1):
         cg = grams(ct, n)
         ccount = Counter(cg)

@@ -23,6 +23,7 @@ Plain functions: :func:`gtm_runs`, :func:`gtm_mms`, :func:`gtm_f`.
 from __future__ import annotations
 
 import heapq
+from functools import partial
 from typing import Sequence
 
 import numpy as np
@@ -118,7 +119,7 @@ def gtm_runs_block(cands: Sequence[tuple], refs: Sequence[tuple]) -> list[list[t
     if hit is not None:
         return hit
     nc, nk = len(cands), len(refs)
-    out = [[()] * nk for _ in range(nc)]
+    out: list[list[tuple[int, ...]]] = [[()] * nk for _ in range(nc)]
     ids, _ = encode_block(list(cands) + list(refs))
     A, la = _pad(ids[:nc], -1)
     B, lb = _pad(ids[nc:], -2)
@@ -467,4 +468,4 @@ class GTM(PairwiseWordMetric):
 
 
 for _e in (1, 2, 3):
-    register(f"gtm-{_e}", (lambda e=_e: GTM(e=e)))
+    register(f"gtm-{_e}", partial(GTM, e=_e))

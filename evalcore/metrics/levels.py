@@ -83,17 +83,20 @@ def level_frames(metric, items: Sequence[tuple[str, list, list, list]], stats: S
         out["system"] = frame(metric.id, names, [""] * len(names), vals, counts,
                               metric.output_signature(n, "system"))
     if "segment" in levels:
-        names, segs, vals = [], [], []
+        name_parts: list[np.ndarray] = []
+        seg_parts: list[np.ndarray] = []
+        val_parts: list[np.ndarray] = []
         for k, ((name, keep, cands, refs), st) in enumerate(zip(items, stats)):
             if not cands:
                 continue
             v = seg_scores[k] if seg_scores is not None else metric.sentence_scores_of(st, refs)
-            names.append(np.full(len(keep), name, dtype=object))
-            segs.append(np.asarray(keep, dtype=object))
-            vals.append(np.asarray(v, dtype=float))
+            name_parts.append(np.full(len(keep), name, dtype=object))
+            seg_parts.append(np.asarray(keep, dtype=object))
+            val_parts.append(np.asarray(v, dtype=float))
         cat = (lambda xs, dt: np.concatenate(xs) if xs else np.zeros(0, dtype=dt))
-        sv = cat(vals, float)
-        out["segment"] = frame(metric.id, cat(names, object), cat(segs, object), sv, np.ones(len(sv), np.int64),
+        sv = cat(val_parts, float)
+        out["segment"] = frame(metric.id, cat(name_parts, object), cat(seg_parts, object), sv,
+                               np.ones(len(sv), np.int64),
                                metric.output_signature(n, "segment"))
     return out
 
@@ -175,9 +178,10 @@ def _family_stats(metrics: Sequence, cands: Sequence[str], refs: Sequence[Sequen
             r = [refs[i] for i in sel]
             for k, st in enumerate(_chunk_stats(metrics, c, r)):
                 st = np.asarray(st, dtype=float)
-                if out[k] is None:
-                    out[k] = np.zeros((n, st.shape[1]))
-                out[k][sel] = st
+                acc = out[k]
+                if acc is None:
+                    acc = out[k] = np.zeros((n, st.shape[1]))
+                acc[sel] = st
     return out
 
 
@@ -220,7 +224,8 @@ def iter_score_levels(dataset, metric_ids: Sequence, level: str = "both", ref_id
     cands_all, _ = engine.scoring_plan(ds, ref_ids, include_references, segments)
     prep_ds = ds.with_references(list(ref_ids)) if ref_ids else ds
     group_of = {i: g for g in families(metrics) for i in g}
-    items = positions = None
+    items: list | None = None  # the plan, made when the first family is met
+    positions: list[int] | None = None
     pending: dict[int, np.ndarray | None] = {}  # statistics computed with the family, not yet yielded
     for i, metric in enumerate(metrics):
         if i in group_of:
@@ -232,7 +237,9 @@ def iter_score_levels(dataset, metric_ids: Sequence, level: str = "both", ref_id
                 group = [j for j in group_of[i] if j >= i]
                 for j in group:
                     engine._prepare(metrics[j], prep_ds)
+                assert positions is not None  # planned above
                 pending.update(zip(group, family_stats([metrics[j] for j in group], all_c, all_r, positions)))
+            assert items is not None  # planned for the first member of the family
             out = level_frames(metric, items, split_rows(items, pending.pop(i)), levels)
         else:
             out = {lv: engine.score_table(ds, [metric], level=lv, ref_ids=ref_ids,

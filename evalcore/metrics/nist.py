@@ -42,12 +42,13 @@ import copy
 import hashlib
 import math
 from array import array
-from typing import Iterable, Sequence
+from functools import partial
+from typing import Iterable, Sequence, cast
 
 import numpy as np
 
 from ._jit import lazy_njit
-from .base import MetricMeta, MetricOption, register, valid_stats
+from .base import Metric, MetricMeta, MetricOption, register, valid_stats
 from .edit import WordMetric, token_options
 from ._caches import bounded_cache
 from .kernels.ngram import encode_block, ngram_keys_all
@@ -113,7 +114,7 @@ class InfoTable:
         """The table as plain arrays (no pickle; see :class:`evalcore.scoring.parallel.Packed`): the
         vocabulary as its UTF-8 bytes and each token's byte length, in id order; every order's
         keys and weights concatenated, cut by ``offsets``."""
-        words = [w.encode("utf-8") for w in sorted(self.vocab, key=self.vocab.get)]
+        words = [w.encode("utf-8") for w in sorted(self.vocab, key=self.vocab.__getitem__)]
         return {"vocab_bytes": np.frombuffer(b"".join(words), dtype=np.uint8),
                 "vocab_lens": np.fromiter(map(len, words), dtype=np.int64, count=len(words)),
                 "keys": self.flat_keys,
@@ -180,10 +181,10 @@ class InfoTable:
 
     def as_dict(self) -> dict[tuple, float]:
         """The table as ``{token tuple: weight}`` (for tests and inspection; not compact)."""
-        inv = sorted(self.vocab, key=self.vocab.get)
+        inv = sorted(self.vocab, key=self.vocab.__getitem__)
         v = len(inv)
         out = {}
-        grams = [(i,) for i in range(len(self.keys[0]))] if self.keys else []
+        grams: list[tuple[int, ...]] = [(i,) for i in range(len(self.keys[0]))] if self.keys else []
         for n in range(self.max_n):
             if n:
                 grams = [grams[int(c) // v] + (int(c) % v,) for c in self.keys[n]]
@@ -245,7 +246,7 @@ def ngram_info(references: Iterable[Sequence[str]], max_n: int = 5) -> InfoTable
     keys: list[np.ndarray] = []
     info: list[np.ndarray] = []
     cur = ids32  # id of the n-gram starting at each position (valid where room >= n)
-    prev_counts = None
+    prev_counts = np.zeros(0, dtype=np.int64)  # the counts of order n - 1 (read from n = 2 on)
     for n in range(1, max_n + 1):
         pos = np.flatnonzero(room >= n)
         if n == 1:
@@ -298,7 +299,7 @@ def _nist_kernel(cands: list[tuple], refs: list[tuple], member: np.ndarray, max_
     l_ref = (mem @ rlens) / np.maximum(nsets, 1)
     info_out = np.zeros((max_n, nv, nc))
     counts_out = np.zeros((max_n, nc), dtype=np.int64)
-    prev_rc = None
+    prev_rc = np.zeros((0, 0), dtype=np.int64)  # the reference counts of order n - 1 (read from n = 2 on)
     if table is not None:
         # the block's token ids (sorted token order) -> the table's vocabulary ids (−1: absent)
         block_vocab = sorted({t for s in list(cands) + list(refs) for t in s})
@@ -474,8 +475,8 @@ def chunk_stats(tok, cands: Sequence[str], refs: Sequence[Sequence[str]], table:
         keys = table.keys[n - 1]
         # each distinct code looked up once, in increasing order (cache-friendly on a big table)
         uc, back = np.unique(code, return_inverse=True)
-        at = np.searchsorted(keys, uc)
-        found = at < len(keys)
+        at = np.asarray(np.searchsorted(keys, uc))
+        found: np.ndarray = at < len(keys)
         found[found] = keys[at[found]] == uc[found]
         at = np.where(found, at, -1)[back.reshape(-1)]
         cur = np.full(total, -1, dtype=np.int64)
@@ -643,12 +644,13 @@ class NIST(WordMetric):
         return out
 
     @classmethod
-    def family_segment_stats(cls, metrics: Sequence["NIST"], cands: Sequence[str],
+    def family_segment_stats(cls, metrics: Sequence[Metric], cands: Sequence[str],
                              refs: Sequence[Sequence[str]]) -> list[np.ndarray]:
         """Each metric's :meth:`segment_stats` of one chunk (:func:`evalcore.metrics.levels.family_stats`):
         metrics with the same fitted weights and text options (nist-1..5 of one dataset) share
         one :func:`chunk_stats` run of their highest order; the values of order n do not depend
         on the highest order run."""
+        metrics = cast("Sequence[NIST]", metrics)  # a family pass hands a class its own members
         out: list = [None] * len(metrics)
         groups: dict = {}
         for k, m in enumerate(metrics):
@@ -689,4 +691,4 @@ class NIST(WordMetric):
 
 
 for _n in range(1, 6):
-    register(f"nist-{_n}", (lambda n=_n: NIST(max_n=n)))
+    register(f"nist-{_n}", partial(NIST, max_n=_n))

@@ -29,13 +29,13 @@ from :mod:`evalcore.metrics.kernels.dp`.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Sequence, cast
 
 import numpy as np
 
 from . import base as _base
 from ._caches import lru_memo
-from .base import MetricMeta, MetricOption, group_by_refs, register
+from .base import Metric, MetricMeta, MetricOption, group_by_refs, register
 from ._jit import lazy_njit as _njit
 from .edit import PairwiseWordMetric, token_options
 from .kernels.dp import _wlcs_increments, lcs_length, lcs_matrix, wlcs, wlcs_matrix
@@ -69,7 +69,7 @@ def skip_bigrams(tokens: Sequence, max_skip: int | None = None, unigrams: bool =
     """The skip-bigrams (t_i, t_j), i < j, j − i − 1 ≤ max_skip (None = any gap), in order;
     with ``unigrams`` also (t_i,) for every token (all but the last with ``script``)."""
     n = len(tokens)
-    out = [(tokens[i], tokens[j]) for i in range(n) for j in range(i + 1, n)
+    out: list[tuple] = [(tokens[i], tokens[j]) for i in range(n) for j in range(i + 1, n)
            if max_skip is None or j - i - 1 <= max_skip]
     if unigrams:
         out += [(t,) for t in (tokens[:-1] if script else tokens)]
@@ -345,7 +345,7 @@ class ROUGE(PairwiseWordMetric):
         return super().segment_stats(cands, refs)
 
     @classmethod
-    def family_segment_stats(cls, metrics: Sequence["ROUGE"], cands, refs) -> list[np.ndarray]:
+    def family_segment_stats(cls, metrics: Sequence[Metric], cands, refs) -> list[np.ndarray]:
         """Each metric's :meth:`segment_stats` of one chunk of segments
         (:func:`evalcore.metrics.levels.family_stats`): the unigram, bigram and skip-bigram
         overlaps, LCS and WLCS of every (candidate, reference) pair come from one compiled run
@@ -354,6 +354,7 @@ class ROUGE(PairwiseWordMetric):
         and the best reference's value is kept (Lin & Och 2004; methods §7.6). Metrics the run
         does not cover (summed references, a gap limit, the -u quirk, n > 2) and metrics with
         other text options than the first are computed on their own."""
+        metrics = cast("Sequence[ROUGE]", metrics)  # a family pass hands a class its own members
         out: list = [None] * len(metrics)
         first = next((m for m in metrics if m._in_family_kernel), None)
         mine = [k for k, m in enumerate(metrics) if first is not None and m._in_family_kernel
@@ -363,6 +364,7 @@ class ROUGE(PairwiseWordMetric):
                 out[k] = super(ROUGE, m).segment_stats(cands, refs)
         if not mine:
             return out
+        assert first is not None  # mine is empty without it
         tok = first.tok
         nc = len(cands)
         texts: list[tuple] = []
@@ -402,14 +404,15 @@ class ROUGE(PairwiseWordMetric):
                                        max(len(vocab), 1), _wlcs_increments(longest + 1, w), cap)
         # pair p -> (candidate item, its group's reference count); group sizes
         n_refs = np.asarray(r_hi, np.int64) - np.asarray(r_lo, np.int64)
-        per_cand_refs = np.repeat(n_refs, np.diff(np.asarray(g_cand, np.int64)))
+        g_sizes: np.ndarray = np.diff(np.asarray(g_cand, np.int64))  # candidates per group
+        per_cand_refs = np.repeat(n_refs, g_sizes)
         pair_cand = np.repeat(np.arange(len(cand_item)), per_cand_refs)
         pair_ref = np.arange(len(pair_cand)) - np.repeat(np.cumsum(per_cand_refs) - per_cand_refs, per_cand_refs)
-        ref_text = np.repeat(np.asarray(r_lo, np.int64), np.diff(np.asarray(g_cand, np.int64)))[pair_cand] + pair_ref
+        ref_text = np.repeat(np.asarray(r_lo, np.int64), g_sizes)[pair_cand] + pair_ref
         clen = lens[np.asarray(cand_text, np.int64)][pair_cand].astype(float)
         rlen = lens[ref_text].astype(float)
         # refused pairs (quadratic variants): a group with a long reference, a long candidate
-        long_pair = (np.repeat(np.asarray(refused_group, bool), np.diff(np.asarray(g_cand, np.int64)))
+        long_pair = (np.repeat(np.asarray(refused_group, bool), g_sizes)
                      | _base.over_cap(lens[np.asarray(cand_text, np.int64)]))[pair_cand]
         items = np.asarray(cand_item, np.int64)
         for k, st in zip(mine, stats):

@@ -160,7 +160,9 @@ class TER(Metric):
             total_len += len(rt)
             if best is None or e < best:
                 best = e
-        return [best, total_len / len(refs)]
+        mean_len = total_len / len(refs)
+        assert best is not None  # refs is not empty (the division above)
+        return [best, mean_len]
 
     # -- Metric API
     def segment_stats(self, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:

@@ -235,15 +235,17 @@ def _split_zh(line: str) -> tuple[str, ...]:
     character becomes three spaces, itself, three spaces); the period/comma and digit-dash rules
     run only when the line holds a period, comma or dash, as in :func:`_split_13a`.
     tests/test_tokenize.py pins it to sacreBLEU's tokenizer on random and real text."""
-    global _13A_RULES
-    if _13A_RULES is None:
+    rules = _13A_RULES
+    if rules is None:
         _split_13a("")
+        rules = _13A_RULES
+        assert rules is not None  # compiled by _split_13a
     line = line.strip().translate(_zh_table())
     if "." in line or "," in line:
-        line = _13A_RULES[0].sub(r"\1 \2 ", line)
-        line = _13A_RULES[1].sub(r" \1 \2", line)
+        line = rules[0].sub(r"\1 \2 ", line)
+        line = rules[1].sub(r" \1 \2", line)
     if "-" in line:
-        line = _13A_RULES[2].sub(r"\1 \2 ", line)
+        line = rules[2].sub(r"\1 \2 ", line)
     return tuple(line.split())
 
 

@@ -52,8 +52,11 @@ def win_rates(wins: pd.DataFrame, head: pd.DataFrame, a: str, b: str) -> go.Figu
     fig.update_layout(barmode="stack",
                       title=f"Share of segments won by A = {_safe(a)} (orange) and by B = {_safe(b)} (blue, hatched)",
                       xaxis_title="win rate (ties count ½ to each); the name beside a bar: the significant winner",
-                      xaxis_range=[0, 1], height=140 + 34 * len(sig), legend_orientation="h",
-                      margin=dict(_MARGIN, r=_MARGIN["r"] + 7 * longest))
+                      xaxis_range=[0, 1], height=170 + 34 * len(sig),
+                      # the legend in its own row between the title and the bars: below the plot,
+                      # Plotly's horizontal legend overlapped the x-axis ticks and title
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0, traceorder="normal"),
+                      margin=dict(_MARGIN, t=_MARGIN["t"] + 30, r=_MARGIN["r"] + 7 * longest))
     return fig
 
 

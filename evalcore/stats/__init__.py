@@ -1,4 +1,6 @@
 """Correlation and significance statistics (methods §3-4). Pure numpy/pandas, no UI."""
+from typing import Any
+
 from .correlation import (CorrResult, GROUPINGS, calibrate_ties, correlation, grouped,
                           kendall_counts, kendall_like, kendall_variant, pairwise_accuracy, pivot_scores,
                           system_level)
@@ -16,7 +18,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     # METHODS: the statistics of the registry, listed when first asked for (after any plugin
     # module that registers one has been able to import this package)
     if name == "METHODS":

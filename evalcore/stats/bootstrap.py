@@ -24,7 +24,7 @@ tests/test_bootstrap.py pins it against the literal loop (methods §3.8).
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable, overload
 
 import numpy as np
 
@@ -62,7 +62,7 @@ def _close(a: float, b: float) -> bool:
     return bool((np.isnan(a) and np.isnan(b)) or np.isclose(a, b, rtol=1e-9, atol=1e-12))
 
 
-def corpus_score_bootstrap(metric: Metric, stats, n_boot: int, alpha: float = 0.05,
+def corpus_score_bootstrap(metric: Metric, stats: Any, n_boot: int, alpha: float = 0.05,
                            seed: int | None | np.random.Generator = 0) -> tuple[float, float, np.ndarray]:
     """Percentile bootstrap CI of a corpus score over segments: ``(lo, hi, samples)``, equal to
     ``percentile_bootstrap(lambda i: metric.score_from_stats(stats[i]), len(stats), n_boot,
@@ -84,10 +84,10 @@ def corpus_score_bootstrap(metric: Metric, stats, n_boot: int, alpha: float = 0.
     n = len(st)
     idx = resample_indices(n, n_boot, seed)
 
-    def literal(i):
+    def literal(i: np.ndarray) -> float:
         return metric.score_from_stats(st[i])
 
-    samples = None
+    samples: np.ndarray | None = None
     if n_boot and n:
         valid = ~np.isnan(st).any(axis=1)
         counts = index_counts(idx, n)
@@ -111,7 +111,11 @@ def corpus_score_bootstrap(metric: Metric, stats, n_boot: int, alpha: float = 0.
     return lo, hi, samples
 
 
-def percentile_ci(samples, alpha: float = 0.05, axis: int | None = None):
+@overload
+def percentile_ci(samples: Any, alpha: float = 0.05, axis: None = None) -> tuple[float, float]: ...
+@overload
+def percentile_ci(samples: Any, alpha: float = 0.05, *, axis: int) -> tuple[np.ndarray, np.ndarray]: ...
+def percentile_ci(samples: Any, alpha: float = 0.05, axis: int | None = None) -> tuple[Any, Any]:
     """The (α/2, 1 − α/2) quantiles of the finite ``samples``; (NaN, NaN) if there are none.
 
     With ``axis`` (e.g. 0 for an (n_boot, n_systems) matrix of draws) the two quantiles are
@@ -131,7 +135,7 @@ def percentile_ci(samples, alpha: float = 0.05, axis: int | None = None):
     return float(lo), float(hi)
 
 
-def percentile_bootstrap(statistic: Callable, n: int, n_boot: int, alpha: float = 0.05,
+def percentile_bootstrap(statistic: Callable[..., Any], n: int, n_boot: int, alpha: float = 0.05,
                          seed: int | None | np.random.Generator = 0,
                          vectorized: bool = False) -> tuple[float, float, np.ndarray]:
     """Percentile bootstrap CI of ``statistic`` over ``n`` items: ``(lo, hi, samples)``.

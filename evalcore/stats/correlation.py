@@ -40,11 +40,12 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
-from .registry import REGISTRY, get, names
+from .registry import REGISTRY, Statistic, get, names
 
 from ..metrics._caches import lru_memo
 
@@ -52,9 +53,11 @@ from ..metrics._caches import lru_memo
 # pages that show a figure before any correlation should not pay first
 
 GROUPINGS = ("none", "item", "sys")
+#: per-group values and weights (None: weight groups by their cell counts) of a row statistic
+Rows = tuple[np.ndarray, "np.ndarray | None"]
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     # METHODS: the statistics of evalcore.stats.registry, listed when asked (registry plugins
     # may add statistics until then)
     if name == "METHODS":
@@ -87,7 +90,8 @@ def _triu(n: int) -> tuple[np.ndarray, np.ndarray]:
     same few sizes again and again."""
     if n <= _TRIU_CACHE_MAX:
         return _triu_cached(n)
-    return np.triu_indices(n, 1)
+    iu, ju = np.triu_indices(n, 1)
+    return iu, ju
 
 
 @dataclass
@@ -108,7 +112,8 @@ class CorrResult:
 # ---------------------------------------------------------------------------------------------
 # Layout helpers
 # ---------------------------------------------------------------------------------------------
-def pivot_scores(frame: pd.DataFrame, systems=None, seg_ids=None, value: str = "score"):
+def pivot_scores(frame: pd.DataFrame, systems: Sequence[Any] | None = None, seg_ids: Sequence[Any] | None = None,
+                 value: str = "score") -> tuple[np.ndarray, list[Any], list[Any]]:
     """Long frame (system, seg_id, score) -> (matrix n_sys × n_items, systems, seg_ids).
 
     Missing cells are NaN. ``systems`` / ``seg_ids`` fix the order (and subset); by default the
@@ -123,7 +128,7 @@ def pivot_scores(frame: pd.DataFrame, systems=None, seg_ids=None, value: str = "
     return wide.to_numpy(dtype=float), systems, seg_ids
 
 
-def _as_matrix(x) -> np.ndarray:
+def _as_matrix(x: Any) -> np.ndarray:
     a = np.asarray(x, dtype=float)
     if a.ndim == 1:
         a = a[None, :]
@@ -132,7 +137,7 @@ def _as_matrix(x) -> np.ndarray:
     return a
 
 
-def grouped(gold, metric, grouping: str = "none"):
+def grouped(gold: Any, metric: Any, grouping: str = "none") -> tuple[np.ndarray, np.ndarray]:
     """Reshape per methods §3.1 into (G, L) group matrices with NaN where gold is missing.
 
     Returns ``(g, m)``; ``g[k]`` / ``m[k]`` are the gold / metric values of group k. A 1-D
@@ -160,7 +165,7 @@ def grouped(gold, metric, grouping: str = "none"):
 # ---------------------------------------------------------------------------------------------
 # Kendall sufficient statistics (methods §3.3)
 # ---------------------------------------------------------------------------------------------
-def _tie_pairs(*cols) -> int:
+def _tie_pairs(*cols: np.ndarray) -> int:
     if len(cols[0]) < 2:
         return 0
     arr = np.column_stack(cols)
@@ -168,7 +173,7 @@ def _tie_pairs(*cols) -> int:
     return int((counts * (counts - 1) // 2).sum())
 
 
-def kendall_counts(gold, metric, epsilon: float = 0.0) -> tuple[int, int, int, int, int]:
+def kendall_counts(gold: Any, metric: Any, epsilon: float = 0.0) -> tuple[int, int, int, int, int]:
     """Pair counts (C, D, T_h, T_m, T_hm) of methods §3.3 for two complete vectors.
 
     C concordant, D discordant, T_h tied in gold only, T_m tied in metric only, T_hm tied in
@@ -218,7 +223,7 @@ def kendall_counts(gold, metric, epsilon: float = 0.0) -> tuple[int, int, int, i
     return c, d, th, tm, thm
 
 
-def _counts_rows(g: np.ndarray, m: np.ndarray, epsilon: float = 0.0):
+def _counts_rows(g: np.ndarray, m: np.ndarray, epsilon: float = 0.0) -> np.ndarray:
     """Vectorised (C, D, T_h, T_m, T_hm) per row of (G, L) matrices with NaN = missing."""
     G, L = g.shape
     if L <= _PAIR_TENSOR_MAX:
@@ -242,7 +247,7 @@ def _counts_rows(g: np.ndarray, m: np.ndarray, epsilon: float = 0.0):
     return out
 
 
-def _variant_from_counts(cnt: np.ndarray, variant: str, sizes=None, minclasses=None) -> np.ndarray:
+def _variant_from_counts(cnt: np.ndarray, variant: str, sizes: Any = None, minclasses: Any = None) -> np.ndarray:
     c, d, th, tm, thm = cnt.T
     tot = c + d + th + tm + thm
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -264,7 +269,7 @@ def _variant_from_counts(cnt: np.ndarray, variant: str, sizes=None, minclasses=N
     return out
 
 
-def kendall_variant(gold, metric, variant: str = "b", epsilon: float = 0.0) -> float:
+def kendall_variant(gold: Any, metric: Any, variant: str = "b", epsilon: float = 0.0) -> float:
     """Kendall τ_b / τ_c / τ_23 / acc23 of two complete vectors (methods §3.3, MTME ``KendallVariants``).
 
     τ_b = (C−D)/sqrt((N−T_m−T_hm)(N−T_h−T_hm)), NaN if a factor is 0;
@@ -280,7 +285,7 @@ def kendall_variant(gold, metric, variant: str = "b", epsilon: float = 0.0) -> f
     return float(_variant_from_counts(cnt, variant, [len(g)], [mc])[0])
 
 
-def kendall_like(gold, metric, thresh: float = 25.0, inclusive: bool = True) -> tuple[float, int, int, int]:
+def kendall_like(gold: Any, metric: Any, thresh: float = 25.0, inclusive: bool = True) -> tuple[float, int, int, int]:
     """WMT "Kendall-like" τ of one vector (methods §3.3 KendallLike, §4.1 DARR).
 
     Pairs: both gold values present (NaN = missing) and |Δgold| ≥ ``thresh`` (``inclusive``,
@@ -309,7 +314,7 @@ def kendall_like(gold, metric, thresh: float = 25.0, inclusive: bool = True) -> 
     return ((c - d) / npairs if npairs else 0.0), npairs, c, d
 
 
-def _kendall_like_rows(g, m, thresh, inclusive):
+def _kendall_like_rows(g: np.ndarray, m: np.ndarray, thresh: float, inclusive: bool) -> Rows:
     G, L = g.shape
     if L <= _PAIR_TENSOR_MAX:
         iu, ju = _triu(L)
@@ -477,22 +482,22 @@ def calibrate_ties(g: np.ndarray, m: np.ndarray, variant: str = "acc23", sample_
 # ---------------------------------------------------------------------------------------------
 # The main entry point
 # ---------------------------------------------------------------------------------------------
-def rows_pearson(g, m, **_):
+def rows_pearson(g: np.ndarray, m: np.ndarray, **_: Any) -> Rows:
     """Pearson r per group (scipy semantics: NaN on a constant vector)."""
     return _pearson_rows(g, m), None
 
 
-def rows_spearman(g, m, **_):
+def rows_spearman(g: np.ndarray, m: np.ndarray, **_: Any) -> Rows:
     """Spearman ρ per group: Pearson of the mid-ranks."""
     return _pearson_rows(_rank_rows(g), _rank_rows(np.where(np.isnan(g), np.nan, m))), None
 
 
-def _rows_kendall(g, m, variant, epsilon):
+def _rows_kendall(g: np.ndarray, m: np.ndarray, variant: str, epsilon: float) -> Rows:
     if variant == "c" and epsilon > 0:
         raise ValueError("tau_c is not defined with epsilon > 0 (methods §3.3)")
     cnt = _counts_rows(g, m, epsilon)
     counts = (~np.isnan(g)).sum(1)
-    mc = None
+    mc: list[int] | None = None
     if variant == "c":
         mc = []
         for k in range(len(g)):
@@ -501,32 +506,33 @@ def _rows_kendall(g, m, variant, epsilon):
     return _variant_from_counts(cnt, variant, counts, mc), None
 
 
-def rows_tau_b(g, m, *, epsilon=0.0, **_):
+def rows_tau_b(g: np.ndarray, m: np.ndarray, *, epsilon: float = 0.0, **_: Any) -> Rows:
     """Kendall τ_b per group from pair counts (methods §3.3)."""
     return _rows_kendall(g, m, "b", epsilon)
 
 
-def rows_tau_c(g, m, *, epsilon=0.0, **_):
+def rows_tau_c(g: np.ndarray, m: np.ndarray, *, epsilon: float = 0.0, **_: Any) -> Rows:
     """Stuart's τ_c per group (ε must be 0)."""
     return _rows_kendall(g, m, "c", epsilon)
 
 
-def rows_tau_23(g, m, *, epsilon=0.0, **_):
+def rows_tau_23(g: np.ndarray, m: np.ndarray, *, epsilon: float = 0.0, **_: Any) -> Rows:
     """τ_23 per group (Deutsch et al. 2023)."""
     return _rows_kendall(g, m, "23", epsilon)
 
 
-def rows_acc23(g, m, *, epsilon=0.0, **_):
+def rows_acc23(g: np.ndarray, m: np.ndarray, *, epsilon: float = 0.0, **_: Any) -> Rows:
     """acc23 per group (Deutsch et al. 2023)."""
     return _rows_kendall(g, m, "acc23", epsilon)
 
 
-def rows_kendall_like(g, m, *, thresh=25.0, thresh_inclusive=True, **_):
+def rows_kendall_like(g: np.ndarray, m: np.ndarray, *, thresh: float = 25.0, thresh_inclusive: bool = True,
+                      **_: Any) -> Rows:
     """WMT Kendall-like τ per group, weighted by its qualifying pairs (methods §3.3, §4.1)."""
     return _kendall_like_rows(g, m, thresh, thresh_inclusive)
 
 
-def rows_accuracy(g, m, **_):
+def rows_accuracy(g: np.ndarray, m: np.ndarray, **_: Any) -> Rows:
     """Pairwise accuracy per group (Kocmi et al. 2021): agreeing pairs / pairs, where a pair agrees
     when sign(Δgold) = sign(Δmetric) (a tie on both sides agrees); weighted by its pairs, so pooling
     gives Σ agree / Σ pairs. Exact integer counts: this is acc23 with ε = 0."""
@@ -538,7 +544,7 @@ def rows_accuracy(g, m, **_):
 
 
 def group_values(g: np.ndarray, m: np.ndarray, method: str, *, epsilon: float = 0.0,
-                 thresh: float = 25.0, thresh_inclusive: bool = True):
+                 thresh: float = 25.0, thresh_inclusive: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Per-group statistic for (G, L) group matrices (NaN = missing gold), dispatched through
     :mod:`evalcore.stats.registry`.
 
@@ -571,7 +577,7 @@ def average_groups(vals: np.ndarray, weights: np.ndarray, *, macro: bool = True,
     return float(np.sum(v[ok] * w[ok]) / np.sum(w[ok])), int(ok.sum())
 
 
-def correlation(gold, metric, method: str = "pearson", grouping: str = "none", *,
+def correlation(gold: Any, metric: Any, method: str = "pearson", grouping: str = "none", *,
                 epsilon: float = 0.0, tie_calibration: bool = False, sample_rate: float = 1.0,
                 thresh: float = 25.0, thresh_inclusive: bool = True, macro: bool | None = None,
                 replace_nans_with_zeros: bool = False, p_values: bool = False,
@@ -625,7 +631,7 @@ def correlation(gold, metric, method: str = "pearson", grouping: str = "none", *
     return CorrResult(value, n, groups, epsilon, p, vals)
 
 
-def _matrix_statistic(stat, gold, metric, grouping, **options) -> CorrResult:
+def _matrix_statistic(stat: Statistic, gold: Any, metric: Any, grouping: str, **options: Any) -> CorrResult:
     """A statistic of the (systems × segments) matrices (registry ``segment_matrices``) on the
     segments judged for every system and scored by the metric for every system."""
     g, m = np.asarray(gold, dtype=float), np.asarray(metric, dtype=float)
@@ -639,11 +645,12 @@ def _matrix_statistic(stat, gold, metric, grouping, **options) -> CorrResult:
     kw = {k: v for k, v in options.items() if k in stat.options and v is not None}
     if n_sys < 2 or n_seg < 1:
         return CorrResult(float("nan"), n_sys, n_seg)
+    assert stat.matrix is not None  # segment_matrices statistics declare it
     value = stat.matrix(np.ascontiguousarray(g[:, cols]), np.ascontiguousarray(m[:, cols]), **kw)
     return CorrResult(float(value), n_sys, n_seg)
 
 
-def system_level(gold, metric=None, *, metric_system=None) -> tuple[np.ndarray, np.ndarray]:
+def system_level(gold: Any, metric: Any = None, *, metric_system: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """System-level vectors from (n_sys, n_items) matrices (methods §3.1-3.3).
 
     Gold system score = mean over the system's non-missing gold cells; systems without any gold
@@ -664,7 +671,7 @@ def system_level(gold, metric=None, *, metric_system=None) -> tuple[np.ndarray, 
     return gs, ms
 
 
-def pairwise_accuracy(gold, metric) -> tuple[float, int]:
+def pairwise_accuracy(gold: Any, metric: Any) -> tuple[float, int]:
     """Global system-level pairwise accuracy (Kocmi et al. 2021; methods §3.3).
 
     Over all pairs with both gold values present: agreement when sign(Δgold) = sign(Δmetric)

@@ -40,7 +40,7 @@ Both are imported before the registry is first listed, so the CLI parser and pag
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 LEVELS = ("system", "segment")
 GROUPINGS = ("none", "item", "sys")
@@ -70,11 +70,11 @@ class Statistic:
 
     name: str
     label: str
-    rows: Callable | None = None
-    levels: tuple = LEVELS
-    groupings: tuple = GROUPINGS
+    rows: Callable[..., Any] | None = None
+    levels: tuple[str, ...] = LEVELS
+    groupings: tuple[str, ...] = GROUPINGS
     default_grouping: str = "none"
-    p_value: Callable | None = None
+    p_value: Callable[[Any, Any], float] | None = None
     pooled: bool = False
     fisher: str | None = None
     epsilon: bool = False
@@ -87,18 +87,19 @@ class Statistic:
     definition: str = ""
     alias_of: str | None = None
     segment_matrices: bool = False
-    matrix: Callable | None = None
-    options: tuple = ()
-    example: tuple = ()
+    matrix: Callable[..., Any] | None = None
+    options: tuple[str, ...] = ()
+    example: tuple[tuple[str, float, str], ...] = ()
 
-    def value(self, gold, metric, grouping: str | None = None, **kw) -> float:
+    def value(self, gold: Any, metric: Any, grouping: str | None = None, **kw: Any) -> float:
         """The statistic of ``gold`` and ``metric`` (vectors or matrices) with MTME semantics
         (:func:`evalcore.stats.correlation.correlation`, named not imported: that module reads
         this registry)."""
         import importlib
 
         correlation = importlib.import_module(".correlation", __package__).correlation
-        return correlation(gold, metric, self.name, grouping or self.default_grouping, **kw).value
+        value: float = correlation(gold, metric, self.name, grouping or self.default_grouping, **kw).value
+        return value
 
 
 REGISTRY: dict[str, Statistic] = {}
@@ -181,8 +182,8 @@ def label(name: str) -> str:
     return get(name).label
 
 
-def _scipy(fn_name: str):
-    def p(gold, metric):
+def _scipy(fn_name: str) -> Callable[[Any, Any], float]:
+    def p(gold: Any, metric: Any) -> float:
         import warnings
 
         import scipy.stats
@@ -195,8 +196,8 @@ def _scipy(fn_name: str):
     return p
 
 
-def _rows(name):
-    def rows(g, m, **kw):
+def _rows(name: str) -> Callable[..., Any]:
+    def rows(g: Any, m: Any, **kw: Any) -> Any:
         import importlib
 
         # the module, not the function evalcore.stats.correlation that the package re-exports
@@ -277,8 +278,8 @@ class SignificanceTest:
 
     name: str
     label: str
-    methods: tuple | None = None
-    levels: tuple = LEVELS
+    methods: tuple[str, ...] | None = None
+    levels: tuple[str, ...] = LEVELS
     citation: str = ""
 
     def check(self, method: str) -> None:

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
 from .bootstrap import index_counts, percentile_ci
 from .correlation import _PAIR_TENSOR_MAX, average_groups, correlation, group_values, grouped, system_level
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 # ---------------------------------------------------------------------------------------------
@@ -85,7 +88,8 @@ def williams_test(r12: float, r13: float, r23: float, n: int, one_sided: bool = 
     return t, (p if one_sided else min(1.0, 2 * p))
 
 
-def williams_from_scores(gold, m1, m2, method: str = "pearson", one_sided: bool = True):
+def williams_from_scores(gold: Any, m1: Any, m2: Any, method: str = "pearson",
+                         one_sided: bool = True) -> tuple[float, float, float, float]:
     """Williams test on score vectors: r12 = corr(gold, m1), r13 = corr(gold, m2), r23 = corr(m1, m2),
     n = number of cells with gold (methods §3.5). Returns (t, p, r12, r13)."""
     g = np.asarray(gold, dtype=float).ravel()
@@ -112,10 +116,10 @@ class BootstrapResult:
     level: str
 
 
-def bootstrap_ci(gold, metric, method: str = "pearson", grouping: str = "none", *,
+def bootstrap_ci(gold: Any, metric: Any, method: str = "pearson", grouping: str = "none", *,
                  level: str = "segment", resample: str = "both", k: int = 1000,
-                 alpha: float = 0.05, seed: int | None = 0, metric_system_fn: Callable | None = None,
-                 **corr_kwargs) -> BootstrapResult:
+                 alpha: float = 0.05, seed: int | None = 0, metric_system_fn: Callable[[np.ndarray], Any] | None = None,
+                 **corr_kwargs: Any) -> BootstrapResult:
     """Percentile bootstrap CI of a correlation (methods §3.8; Deutsch, Dror & Roth 2021).
 
     ``gold``, ``metric``: (n_sys, n_items) matrices (gold NaN = missing).
@@ -139,7 +143,7 @@ def bootstrap_ci(gold, metric, method: str = "pearson", grouping: str = "none", 
     n_sys, n_items = G.shape
     rng = np.random.default_rng(seed)
 
-    def stat(si, ii):
+    def stat(si: Any, ii: Any) -> float:  # index arrays (rng.integers or aranges)
         g, m = G[np.ix_(si, ii)], M[np.ix_(si, ii)]
         if level == "system":
             if metric_system_fn is not None:
@@ -185,9 +189,10 @@ def at_least(x: float, threshold: float) -> bool:
     return x >= threshold - TIE_TOLERANCE * max(1.0, abs(threshold))
 
 
-def _zscore(x):
+def _zscore(x: np.ndarray) -> np.ndarray:
     sd = x.std()
-    return (x - x.mean()) / sd if sd > 0 else x - x.mean()
+    z: np.ndarray = (x - x.mean()) / sd if sd > 0 else x - x.mean()
+    return z
 
 
 #: :func:`perm_both` evaluates this many cells (or cell pairs, for the Kendall family) of hybrid
@@ -195,7 +200,7 @@ def _zscore(x):
 _PERM_BATCH_CELLS = 1_000_000
 
 
-def _one_group_means(vals: np.ndarray, weights: np.ndarray, macro: bool, replace_nans_with_zeros: bool) -> list:
+def _one_group_means(vals: np.ndarray, weights: np.ndarray, macro: bool, replace_nans_with_zeros: bool) -> list[float]:
     """:func:`~evalcore.stats.correlation.average_groups` of many draws of ONE group at once:
     ``vals``, ``weights`` of shape (n, 1). With one group the mean is (v·w)/w (w = 1 when macro),
     the same floating-point operations as average_groups; NaN when the group is skipped."""
@@ -210,9 +215,9 @@ def _one_group_means(vals: np.ndarray, weights: np.ndarray, macro: bool, replace
     return [float(x) for x in out]
 
 
-def perm_both(gold, metric1, metric2, method: str = "pearson", grouping: str = "none", *,
+def perm_both(gold: Any, metric1: Any, metric2: Any, method: str = "pearson", grouping: str = "none", *,
               k: int = 1000, block_size: int = 1000, early_min: float = 0.02, early_max: float = 0.5,
-              seed: int | None = 0, replace_nans_with_zeros: bool = False, **corr_kwargs) -> PermResult:
+              seed: int | None = 0, replace_nans_with_zeros: bool = False, **corr_kwargs: Any) -> PermResult:
     """PERM-BOTH test that corr(metric2) > corr(metric1) (methods §3.4; MTME ``PermutationSigDiff``).
 
     1. Cells with missing gold are dropped. 2. Each metric's remaining scores are z-scored over
@@ -240,7 +245,7 @@ def perm_both(gold, metric1, metric2, method: str = "pearson", grouping: str = "
 
         macro = not get(method).pooled
 
-    def corr(m):
+    def corr(m: np.ndarray) -> float:
         vals, w = group_values(g, m, method, **corr_kwargs)
         v, _ = average_groups(vals, w, macro=macro, replace_nans_with_zeros=replace_nans_with_zeros)
         return 0.0 if np.isnan(v) else v
@@ -307,7 +312,7 @@ def _acc_from_signs(sg: np.ndarray, sm: np.ndarray, variant: str) -> float:
     return float(_variant_from_counts(cnt, "acc23" if variant == "acc23" else "23")[0])
 
 
-def perm_pairs(gold, metric1, metric2, method: str = "acc23", grouping: str = "item", *,
+def perm_pairs(gold: Any, metric1: Any, metric2: Any, method: str = "acc23", grouping: str = "item", *,
                epsilon1: float | None = None, epsilon2: float | None = None, k: int = 1000,
                block_size: int = 1000, early_min: float = 0.02, early_max: float = 0.5,
                seed: int | None = 0, sample_rate: float = 1.0, replace_nans_with_zeros: bool = False) -> PermResult:
@@ -348,7 +353,7 @@ def perm_pairs(gold, metric1, metric2, method: str = "acc23", grouping: str = "i
         groups.append((_pair_signs(g[row][ok], 0.0), _pair_signs(a[row][ok], float(epsilon1)),
                        _pair_signs(b[row][ok], float(epsilon2))))
 
-    def value(pairs) -> float:
+    def value(pairs: Sequence[np.ndarray]) -> float:
         vals = np.array([_acc_from_signs(sg, sm, variant) for (sg, _, _), sm in zip(groups, pairs)])
         vals = np.nan_to_num(vals) if replace_nans_with_zeros else vals[~np.isnan(vals)]
         return float(np.mean(vals)) if len(vals) else 0.0
@@ -394,9 +399,9 @@ def significance_clusters(names: Sequence[str], values: Sequence[float], sig: np
     return ranks
 
 
-def compare_metrics(gold, metrics: dict, method: str = "pearson", grouping: str = "none", *,
+def compare_metrics(gold: Any, metrics: dict[str, Any], method: str = "pearson", grouping: str = "none", *,
                     test: str = "perm", alpha: float = 0.05, k: int = 1000, seed: int | None = 0,
-                    **corr_kwargs):
+                    **corr_kwargs: Any) -> tuple[pd.DataFrame, np.ndarray]:
     """Rank metrics by correlation with gold and cluster them by significance (methods §3.4-3.7).
 
     ``metrics``: name -> matrix/vector aligned with ``gold``. ``test``: "perm" (PERM-BOTH) or
@@ -432,12 +437,12 @@ def compare_metrics(gold, metrics: dict, method: str = "pearson", grouping: str 
 # ---------------------------------------------------------------------------------------------
 # Paired tests between two systems (sacreBLEU semantics)
 # ---------------------------------------------------------------------------------------------
-def _as_stats(x) -> np.ndarray:
+def _as_stats(x: Any) -> np.ndarray:
     a = np.asarray(x, dtype=float)
     return a[:, None] if a.ndim == 1 else a
 
 
-def _scores_of(summed: np.ndarray, score_fn: Callable | None, n: int, vectorized: bool) -> np.ndarray:
+def _scores_of(summed: np.ndarray, score_fn: Callable[[np.ndarray], Any] | None, n: int, vectorized: bool) -> np.ndarray:
     if score_fn is None:
         return summed[:, 0] / n
     if vectorized:
@@ -478,7 +483,7 @@ def _no_difference(score_a: float, score_b: float) -> bool:
     return abs(score_a - score_b) <= 1e-12 * max(1.0, abs(score_a), abs(score_b))
 
 
-def paired_bootstrap(stats_a, stats_b, score_fn: Callable | None = None, *, n_samples: int = 1000,
+def paired_bootstrap(stats_a: Any, stats_b: Any, score_fn: Callable[[np.ndarray], Any] | None = None, *, n_samples: int = 1000,
                      seed: int | None = 12345, vectorized: bool = False) -> PairedResult:
     """Paired bootstrap resampling test between baseline a and system b (sacreBLEU ``_paired_bs_test``,
     i.e. Koehn 2004 / Moses ``bootstrap-hypothesis-difference-significance.pl``).
@@ -512,7 +517,8 @@ def paired_bootstrap(stats_a, stats_b, score_fn: Callable | None = None, *, n_sa
     return PairedResult(float(full_a), float(full_b), p, mean_b, ci_b, n_samples)
 
 
-def paired_approximate_randomization(stats_a, stats_b, score_fn: Callable | None = None, *,
+def paired_approximate_randomization(stats_a: Any, stats_b: Any,
+                                     score_fn: Callable[[np.ndarray], Any] | None = None, *,
                                      n_samples: int = 10000, seed: int | None = 12345,
                                      vectorized: bool = False) -> PairedResult:
     """Paired approximate randomisation test (sacreBLEU ``_paired_ar_test``; Riezler & Maxwell 2005,
@@ -545,7 +551,7 @@ def paired_approximate_randomization(stats_a, stats_b, score_fn: Callable | None
 # ---------------------------------------------------------------------------------------------
 # 1 − PCE (methods §3.3; MTME pce.py, Thompson 2024)
 # ---------------------------------------------------------------------------------------------
-def pairwise_permutation_pvalues(seg_scores, num_permutations: int = 1000, seed: int = 4) -> np.ndarray:
+def pairwise_permutation_pvalues(seg_scores: Any, num_permutations: int = 1000, seed: int = 4) -> np.ndarray:
     """One-sided paired permutation p-values for "system i > system j" (methods §3.3, 1−PCE).
 
     ``seg_scores``: (n_sys, n_seg). The statistic is the difference of summed scores; null draws
@@ -568,7 +574,7 @@ def pairwise_permutation_pvalues(seg_scores, num_permutations: int = 1000, seed:
     return p
 
 
-def one_minus_pce(gold, metric, num_permutations: int = 1000, seed: int = 4) -> float:
+def one_minus_pce(gold: Any, metric: Any, num_permutations: int = 1000, seed: int = 4) -> float:
     """1 − PCE = 1 − mean over i<j of |p_human(i>j) − p_metric(i>j)| (methods §3.3)."""
     ph = pairwise_permutation_pvalues(gold, num_permutations, seed)
     pm = pairwise_permutation_pvalues(metric, num_permutations, seed)

@@ -43,6 +43,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -128,7 +129,7 @@ def _stouffer(pds: list[float]) -> float:
     return float(norm.sf(big)) if not np.isnan(big) else float("nan")
 
 
-def rank_systems(scores: pd.DataFrame, domains: dict | None = None, *, test: str = "wilcoxon",
+def rank_systems(scores: pd.DataFrame, domains: dict[Any, str] | None = None, *, test: str = "wilcoxon",
                  alpha: float = 0.05, n_samples: int | None = None, seed: int | None = 12345) -> SystemRanking:
     """Rank the systems of ``scores`` (system, seg_id, score; one row per cell) with significance
     (module docstring). ``domains``: seg_id → domain (segments without one share the domain "").
@@ -179,7 +180,8 @@ def rank_systems(scores: pd.DataFrame, domains: dict | None = None, *, test: str
                          (~np.isnan(X)).sum(1), test, alpha, doms)
 
 
-def _resampling_p(xa, xb, dom, n_dom, test, n_samples, seed) -> float:
+def _resampling_p(xa: np.ndarray, xb: np.ndarray, dom: np.ndarray, n_dom: int, test: str, n_samples: int | None,
+                  seed: int | None) -> float:
     """Paired bootstrap / AR p-value of the macro-over-domains mean of two aligned vectors."""
     from .significance import paired_approximate_randomization, paired_bootstrap
 
@@ -188,14 +190,15 @@ def _resampling_p(xa, xb, dom, n_dom, test, n_samples, seed) -> float:
     sa = np.hstack([onehot * xa[:, None], onehot])
     sb = np.hstack([onehot * xb[:, None], onehot])
 
-    def macro(summed):
+    def macro(summed: np.ndarray) -> np.ndarray:
         summed = np.atleast_2d(summed)
         sums, counts = summed[:, :n_dom], summed[:, n_dom:]
         with np.errstate(invalid="ignore", divide="ignore"):
             means = np.where(counts > 0, sums / np.where(counts > 0, counts, 1), np.nan)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return np.nanmean(means, axis=1)
+            macro_means: np.ndarray = np.nanmean(means, axis=1)
+            return macro_means
 
     if test == "bootstrap":
         return paired_bootstrap(sa, sb, macro, n_samples=n_samples or 1000, seed=seed, vectorized=True).p_value
@@ -203,7 +206,7 @@ def _resampling_p(xa, xb, dom, n_dom, test, n_samples, seed) -> float:
                                             vectorized=True).p_value
 
 
-def _one_sided_p(da: dict, db: dict) -> float:
+def _one_sided_p(da: dict[Any, list[float]], db: dict[Any, list[float]]) -> float:
     """One-sided Wilcoxon p-value of "a better than b" over the cross-paired differences: on each
     segment both have, every rating of a minus every rating of b (module docstring). NaN when
     there is no such pair."""

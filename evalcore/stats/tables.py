@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -23,7 +24,7 @@ TABLE_COLUMNS = ["metric", "level", "method", "value", "ci_low", "ci_high", "n",
 _HUMAN_NAME = re.compile(r"^(human|ref)([-_.\s]|$)", re.IGNORECASE)
 
 
-def human_systems(dataset, judged: list[str] | None = None) -> list[str]:
+def human_systems(dataset: Any, judged: list[str] | None = None) -> list[str]:
     """Judged "systems" that are human translations: the dataset's reference sets, plus judged
     systems without text whose names start with ``Human``/``ref`` followed by a separator
     (e.g. WMT's ``Human-A.0``, Google's ``ref-B``)."""
@@ -55,9 +56,9 @@ def system_vectors(human: pd.DataFrame, metric: pd.DataFrame, systems: list[str]
 
 def correlation_table(human: pd.DataFrame, metric_scores: pd.DataFrame, *, level: str = "system",
                       method: str = "pearson", grouping: str = "none", systems: list[str] | None = None,
-                      exclude_systems: list[str] | tuple = (), bootstrap: int = 0, resample: str | None = None,
+                      exclude_systems: list[str] | tuple[str, ...] = (), bootstrap: int = 0, resample: str | None = None,
                       alpha: float = 0.05, seed: int | None = 0, fisher: bool = False,
-                      segment_order: list | None = None, **corr_kwargs) -> pd.DataFrame:
+                      segment_order: list[Any] | None = None, **corr_kwargs: Any) -> pd.DataFrame:
     """One row per metric: metric, level, method, value, ci_low, ci_high, n, n_groups, n_segments
     (methods §3, §4).
 
@@ -176,7 +177,8 @@ SIGNIFICANCE_TESTS = tuple(SIGNIFICANCE)  # described once, in evalcore.stats.re
 
 
 def metric_matrices(human: pd.DataFrame, metric_scores: pd.DataFrame, *, level: str = "system",
-                    systems: list[str] | None = None, exclude_systems=()) -> tuple[np.ndarray, dict, list[str]]:
+                    systems: list[str] | None = None,
+                    exclude_systems: Sequence[str] = ()) -> tuple[np.ndarray, dict[str, np.ndarray], list[str]]:
     """Gold and per-metric scores on the **same** cells for every metric, as significance tests
     between metrics need (MTME ``CompareMetrics`` compares metrics on the systems/segments all of
     them score). System level: vectors over the systems every metric scores (gold as in
@@ -228,7 +230,8 @@ def metric_matrices(human: pd.DataFrame, metric_scores: pd.DataFrame, *, level: 
 def metric_significance(human: pd.DataFrame, metric_scores: pd.DataFrame, *, level: str = "system",
                         method: str = "pearson", grouping: str = "none", test: str = "perm", k: int = 1000,
                         alpha: float = 0.05, seed: int | None = 0, systems: list[str] | None = None,
-                        exclude_systems=(), **corr_kwargs):
+                        exclude_systems: Sequence[str] = (),
+                        **corr_kwargs: Any) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
     """Metric-vs-metric significance and significance clusters (methods §3.4-3.6; MTME
     ``CompareMetrics``): each pair of metrics compared on the same cells, with PERM-BOTH
     (``test="perm"``, ``k`` draws, every statistic and grouping; the same seed, so the same

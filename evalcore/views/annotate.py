@@ -22,7 +22,7 @@ def task_context(dataset: Dataset, task: Task, show_reference: bool) -> dict:
     refs = []
     if show_reference:
         texts = dataset.ref_texts()
-        refs = [(r, texts[r][i]) for r in dataset.ref_ids if isinstance(texts[r][i], str) and texts[r][i].strip()]
+        refs = [(r, t) for r in dataset.ref_ids if isinstance(t := texts[r][i], str) and t.strip()]
     return {"source": str(dataset.segments["source"].iloc[i]), "references": refs, "output": task.text,
             "words": [task.text[a:b] for a, b in unit_offsets(task.text)]}
 

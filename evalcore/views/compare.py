@@ -7,6 +7,7 @@ import pandas as pd
 
 from ..core.dataset import Dataset
 from ..core.progress import Progress
+from .fields import required
 from .queries import Query
 
 
@@ -88,20 +89,20 @@ def compare_scatter(segments: pd.DataFrame, q: CompareQuery):
     from ..present import plots_compare as PC
     from ..present.plots import with_signature
 
-    return with_signature(PC.scatter_ab(segments, q.signal, q.a, q.b), q.signature)
+    return with_signature(PC.scatter_ab(segments, required(q, "signal"), q.a, q.b), q.signature)
 
 
 def compare_differences(segments: pd.DataFrame, q: CompareQuery):
     from ..present import plots_compare as PC
     from ..present.plots import with_signature
 
-    return with_signature(PC.difference_histogram(segments, q.signal, q.a, q.b), q.signature)
+    return with_signature(PC.difference_histogram(segments, required(q, "signal"), q.a, q.b), q.signature)
 
 
 def compare_side_by_side(comparison, q: CompareQuery) -> dict:
     from ..analysis.compare import side_by_side
 
-    return side_by_side(comparison, q.seg_id)
+    return side_by_side(comparison, required(q, "seg_id"))
 
 
 def compare_bucket_figure(shown: pd.DataFrame, q: CompareQuery):
@@ -109,7 +110,7 @@ def compare_bucket_figure(shown: pd.DataFrame, q: CompareQuery):
     from ..present import plots_compare as PC
     from ..present.plots import with_signature
 
-    return with_signature(PC.bucket_bars(shown, q.signal, q.a, q.b), q.signature)
+    return with_signature(PC.bucket_bars(shown, required(q, "signal"), q.a, q.b), q.signature)
 
 
 def compare_word_f_figure(word_f: pd.DataFrame, q: CompareQuery):

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..core.dataset import Dataset
+from .fields import required
 from .queries import Query
 
 
@@ -21,7 +22,7 @@ def segment_scores_of(dataset: Dataset, q: SegmentScoresQuery) -> pd.DataFrame:
     """Every system's (and every reference's, against the others) scores on segment ``q.seg_id``."""
     from ..metrics.engine import score_table
 
-    sub = dataset.subset(seg_ids=[q.seg_id])
+    sub = dataset.subset(seg_ids=[required(q, "seg_id")])
     table = score_table(sub, list(q.metrics), level="segment", include_references=True, tokenize=q.tokenize)
     wide = table.pivot_table(index="system", columns="metric", values="score", sort=False).reset_index()
     wide.insert(1, "kind", ["reference (vs the others)" if sub.is_reference(s) else "system" for s in wide["system"]])

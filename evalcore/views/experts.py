@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..core.dataset import Dataset
+from .fields import required
 from .queries import Query
 
 
@@ -21,7 +22,7 @@ class ExpertsQuery(Query):
 def expert_labels(dataset: Dataset, q: ExpertsQuery) -> pd.DataFrame:
     from ..analysis.experts import gold_labels
 
-    return gold_labels(dataset, list(q.gold), q.criterion)
+    return gold_labels(dataset, list(q.gold), required(q, "criterion"))
 
 
 def experts_vs_gold(labels: pd.DataFrame, q: ExpertsQuery) -> pd.DataFrame:

@@ -7,6 +7,7 @@ Nothing here imports streamlit. Progress callbacks: ``progress(fraction in [0, 1
 from __future__ import annotations
 
 import warnings
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -14,6 +15,7 @@ import pandas as pd
 from ..core.dataset import Dataset
 from ..core.results import Normalised, Ranked
 from dataclasses import dataclass
+from .fields import required
 from .queries import Query
 
 
@@ -85,7 +87,8 @@ def rater_agreement_matrix(labels: pd.DataFrame, chance: str = "uniform") -> tup
     if len(m):
         agree = (m["label_1"] == m["label_2"]).astype(float)
         t = agree.groupby([m["rater_1"], m["rater_2"]]).mean()
-        for (u, v), val in t.items():
+        for key, val in t.items():
+            u, v = cast("tuple[str, str]", key)  # (rater_1, rater_2): the groupby's two keys
             pa.loc[u, v] = val
     kp = pa.map(lambda x: kappa(x, pe) if np.isfinite(x) else np.nan)
     return pa, kp
@@ -111,7 +114,7 @@ def judges_overview(dataset: Dataset, criterion: str, chance: str = "uniform") -
         j = j[j["rater"] != "mean"]
     raters = list(dict.fromkeys(j["rater"]))
     labels = pairwise_labels(j)
-    res = {"raters": raters, "n_ratings": len(j), "labels": labels}
+    res: dict[str, Any] = {"raters": raters, "n_ratings": len(j), "labels": labels}
     al = alpha_of_judgements(j)
     res["alpha"], res["alpha_reason"], res["alpha_result"] = al.value, al.reason, al
     per_seg = j.groupby("seg_id", sort=False)["system"].nunique()
@@ -158,14 +161,16 @@ def hter_table(dataset: Dataset) -> pd.DataFrame:
     else:
         col = "postedit" if "postedit" in pe else "text"
         sys_t = dataset.sys_texts()
-        for name, g in pe.groupby("system", sort=False) if "system" in pe else []:
+        for key, g in pe.groupby("system", sort=False) if "system" in pe else []:
+            name = cast(str, key)  # a system name (the groupby key)
             if name not in sys_t:
                 continue
             groups = g.groupby("seg_id", sort=False)[col].apply(list)
             segs = [s for s in groups.index if s in pos and sys_t[name][pos[s]] is not None]
             if not segs:
                 continue
-            res = hter([sys_t[name][pos[s]] for s in segs], [groups[s] for s in segs])
+            outs = [t for t in (sys_t[name][pos[s]] for s in segs) if t is not None]  # (all: segs has outputs)
+            res = hter(outs, [groups[s] for s in segs])
             res.insert(0, "seg_id", [segs[i] for i in res["seg"]])
             res.insert(0, "system", name)
             rows.append(res.drop(columns="seg"))
@@ -190,20 +195,20 @@ class CriterionQuery(Query):
 
 def consensus(dataset: Dataset, q: CriterionQuery):
     """(table, support) of the judges' Schulze consensus (:func:`evalcore.views.judges.judges_consensus`)."""
-    ranked = judges_consensus(dataset, q.criterion)
+    ranked = judges_consensus(dataset, required(q, "criterion"))
     return ranked.table, ranked.support  # what the ranking rests on
 
 
 def overview(dataset: Dataset, q: CriterionQuery) -> dict:
     """:func:`evalcore.views.judges.judges_overview` with chance ``q.option`` (without its labels)."""
-    res = judges_overview(dataset, q.criterion, q.option or "uniform")
+    res = judges_overview(dataset, required(q, "criterion"), q.option or "uniform")
     res.pop("labels", None)
     return res
 
 
 def distributions(dataset: Dataset, q: CriterionQuery):
     """:func:`evalcore.views.judges.rater_distributions` with normalisation ``q.option``."""
-    return rater_distributions(dataset, q.criterion, q.option or "z")
+    return rater_distributions(dataset, required(q, "criterion"), q.option or "z")
 
 
 def rater_distributions_figure(dist: pd.DataFrame, q: CriterionQuery):
@@ -240,4 +245,4 @@ def system_ranking(dataset: Dataset, q: CriterionQuery):
     ``q.option`` (:func:`evalcore.views.metatask.system_ranking_figures`)."""
     from .metatask import system_ranking_figures
 
-    return system_ranking_figures(dataset, q.criterion, q.option or "wilcoxon")
+    return system_ranking_figures(dataset, required(q, "criterion"), q.option or "wilcoxon")

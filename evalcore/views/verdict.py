@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..analysis import verdict as V
 from ..core.dataset import Dataset
+from .fields import required
 from .queries import Query
 
 
@@ -30,7 +31,7 @@ class VerdictQuery(Query):
 def best_system(dataset: Dataset, q: VerdictQuery) -> V.Verdict:
     """"Which system is best" (:func:`evalcore.analysis.verdict.best_system`): the recipe's first
     system under the query's settings, as ``rank`` prints it."""
-    return V.best_system(dataset, q.criterion, q.settings)
+    return V.best_system(dataset, required(q, "criterion"), q.settings)
 
 
 def b_beats_a(dataset_and_headline: tuple, q: VerdictQuery) -> V.Verdict:
@@ -38,7 +39,7 @@ def b_beats_a(dataset_and_headline: tuple, q: VerdictQuery) -> V.Verdict:
     None)``, as ``compare`` prints it: each headline signal that picks another winner is an
     alternative (``q.context`` names the headline's query: part of the cache key)."""
     dataset, headline = dataset_and_headline
-    return V.a_beats_b(dataset, q.a, q.b, q.criterion, headline=headline)
+    return V.a_beats_b(dataset, q.a, q.b, required(q, "criterion"), headline=headline)
 
 
 def evidence_text(verdict: V.Verdict) -> str:

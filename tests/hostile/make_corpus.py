@@ -102,6 +102,8 @@ def small_cases() -> dict[str, dict[str, str | bytes]]:
                                   "sysA\t30.0\nsysB\t20.0\nsysA\t10.0\nsysC\t15.0\n"}
     cases["mtme_metric_unknown"] = {**mtme_ok, "metric-scores/es-en/BLEU-refA.sys.score":
                                     "sysA\t30.0\nsysB\t20.0\nsysC\t15.0\nsysZ\t99.0\n"}
+    cases["mtme_human_unknown"] = {**mtme_ok, "human-scores/es-en.da.sys.score":
+                                   "sysA\t0.5\nsysQ\t0.9\nsysB\t0.3\nsysC\t0.1\n"}
     # a folder whose outputs.tsv starts with a secret (a password-file line): never echoed
     cases["secret_header"] = {**b, "outputs.tsv": "root:$6$S3CRETHASH:19000:0:99999:7:::\nsecond line\n"}
     return cases

@@ -7,12 +7,12 @@ path with its per-pair definition."""
 from __future__ import annotations
 
 from itertools import chain
-from typing import Sequence
+from typing import Any, Protocol, Sequence
 
 import numpy as np
 
 from .._caches import bounded_cache
-from ..base import Metric, group_by_refs, too_long
+from ..base import group_by_refs, too_long
 from .dp import _dp_pairs
 from .overlap import bag_overlap_pairs
 
@@ -29,6 +29,17 @@ class ChunkPairs:
     candidate or reference over :data:`~evalcore.metrics.base.MAX_ALIGN_TOKENS` tokens)."""
 
     __slots__ = ("flat", "offs", "rows", "po", "ph", "pr", "lc", "lr", "n_vocab", "long_rows", "memo")
+    flat: np.ndarray
+    offs: np.ndarray
+    rows: np.ndarray
+    po: np.ndarray
+    ph: np.ndarray
+    pr: np.ndarray
+    lc: np.ndarray
+    lr: np.ndarray
+    n_vocab: int
+    long_rows: np.ndarray
+    memo: dict[str, Any]
 
     def pick(self, values: np.ndarray, best: str = "max") -> np.ndarray:
         """Index of the chosen pair of every row: the first maximum (``best="max"``) or first
@@ -46,7 +57,20 @@ class ChunkPairs:
 _CHUNK_MEMO = bounded_cache("plans.chunk_pairs", 4)
 
 
-def chunk_pairs(metric: Metric, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> ChunkPairs:
+class WordTokens(Protocol):
+    """What :func:`chunk_pairs` reads of a word-level pairwise metric
+    (:class:`evalcore.metrics.edit.WordMetric`, named here without importing it)."""
+
+    @property
+    def tokenize(self) -> str: ...
+    @property
+    def lowercase(self) -> bool: ...
+    @property
+    def quadratic(self) -> bool: ...
+    def tok(self, text: str) -> tuple[str, ...]: ...
+
+
+def chunk_pairs(metric: WordTokens, cands: Sequence[str], refs: Sequence[Sequence[str]]) -> ChunkPairs:
     """The :class:`ChunkPairs` of ``metric``'s tokens (a word-level pairwise metric: its ``tok``,
     ``tokenize``, ``lowercase`` and ``quadratic``) for items ``(cands[i], refs[i])``. Items
     without references have no pairs; for a quadratic metric (``refuses``) an item whose

@@ -18,6 +18,8 @@ constant input.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..registry import Statistic, register
@@ -42,7 +44,7 @@ def pdp_value(g: np.ndarray, m: np.ndarray) -> float:
     return float(np.clip(sxy / np.sqrt(sxx * syy), -1.0, 1.0))
 
 
-def rows_pdp(g, m, **_):
+def rows_pdp(g: np.ndarray, m: np.ndarray, **_: Any) -> tuple[np.ndarray, None]:
     """The registry's row function: PDP pools the groups' pairs into one Pearson, so every group
     carries the pooled value (their average is that value)."""
     return np.full(len(g), pdp_value(g, m)), None

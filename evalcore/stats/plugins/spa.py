@@ -3,11 +3,13 @@
 matrices, registered here and found by :func:`evalcore.stats.registry._load_plugins`."""
 from __future__ import annotations
 
+from typing import Any
+
 from ..registry import Statistic, register
 from ..significance import one_minus_pce
 
 
-def soft_pairwise_accuracy(gold, metric, num_permutations: int = 1000, seed: int = 4) -> float:
+def soft_pairwise_accuracy(gold: Any, metric: Any, num_permutations: int = 1000, seed: int = 4) -> float:
     """SPA = 1 − PCE of complete (systems × segments) matrices (Thompson et al. 2024, §2; MTME
     ``stats.PairwiseConfidenceError``): per pair of systems the one-sided paired permutation
     p-value that the first beats the second, from the human and from the metric segment scores
