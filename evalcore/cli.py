@@ -45,9 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
                                      description="Meta-evaluation of machine-translation metrics.")
     parser.add_argument("--version", action="version", version=f"evalcore {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    from .commands import spec_of
+
     for mod in _command_modules():
-        p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
-        mod.add_arguments(p)
+        spec = spec_of(mod)  # the declared attributes, the optional ones with their declared defaults
+        p = sub.add_parser(spec.name, help=spec.help, description=spec.help)
+        spec.add_arguments(p)
         if any(a.dest == "path" for a in p._actions):  # every command that reads a dataset
             p.add_argument("--quoting", choices=["csv", "none"], default="csv",
                            help="how TSV fields are read: csv (RFC 4180: a field may be quoted with \"; "
@@ -57,12 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="MQM error weights overriding the defaults of Freitag et al. (2021) (major:5 minor:1 "
                             "neutral:0 no-error:0 minor/fluency/punctuation:0.1 major/non-translation:25), e.g. "
                             "'critical:25 minor/fluency/punctuation:1'; applied wherever MQM error rows are read")
-        p.set_defaults(_run=mod.run, _outputs=tuple(getattr(mod, "OUTPUTS", ())),
-                       _states_settings=getattr(mod, "STATES_SETTINGS", False),
-                       _judged_segments=getattr(mod, "JUDGED_SEGMENTS", False),
-                       _text_output=getattr(mod, "TEXT_OUTPUT", False),
-                       _handles_all_lps=getattr(mod, "HANDLES_ALL_LPS", False),
-                       _lp_all=getattr(mod, "LP_ALL", False))
+        p.set_defaults(_run=spec.run, _outputs=tuple(spec.outputs), _states_settings=spec.states_settings,
+                       _judged_segments=spec.judged_segments, _text_output=spec.text_output,
+                       _handles_all_lps=spec.handles_all_lps, _lp_all=spec.lp_all)
     return parser
 
 

@@ -6,7 +6,7 @@ import streamlit as st
 from evalcore.analysis import annotate as A
 from evalcore.views import classroom as V
 from evalcore.scoring.defaults import default_metrics
-from pages.common import current_dataset, download_table, ensure_shell, latest_saved, md, show_exception
+from pages.common import current_dataset, download_table, ensure_shell, latest_saved, md, query_settings, show_exception
 
 ensure_shell(__file__)
 st.title("Class")
@@ -54,7 +54,7 @@ def results():
         from pages.common import tokenizer_of
 
         tok = tokenizer_of(ds)
-        o = V.overview(ds, protocol, expert, metrics, tokenize=tok)
+        o = V.overview(ds, protocol, expert, metrics, settings=query_settings(tok))
     except Exception as exc:
         show_exception(exc, "Could not compute the class's results")
         return

@@ -414,14 +414,57 @@ def require_judged_multi_reference(ds: Dataset, judgements: bool = True) -> None
         st.stop()
 
 
+def liveness_check():
+    """A cheap check that raises Streamlit's ``StopException`` once this script run has been
+    asked to stop, and does nothing otherwise (draws nothing; outside a script run, e.g. in a
+    command, it never raises). Streamlit asks a run to stop when its session's websocket closes
+    (the tab is closed or reloaded: ``disconnect_session`` -> ``request_script_stop``) and when
+    the session is shut down (``AppSession.shutdown``; a disconnected session is kept for
+    ``server.disconnectedSessionTTL``, 120 s by default, then shut down). Streamlit itself only
+    notices at the next element it draws; computations that draw nothing call this through
+    their progress callback (:func:`cached`), so they stop at their next progress report.
+    The run's request object is taken here, in the script thread, so the check also works from a
+    computation's worker threads. A rerun request (a widget changed) is left to Streamlit: the
+    computation finishes and is cached."""
+    from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    ctx = get_script_run_ctx(suppress_warning=True)
+    requests = ctx.script_requests if ctx is not None else None
+
+    def check() -> None:
+        # ScriptRequests has no public getter; its state is read without its lock (a stale
+        # read only delays the stop to the next check), as Streamlit's own fast path does
+        if requests is not None and getattr(requests, "_state", None) is ScriptRequestType.STOP:
+            from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+
+            raise StopException()
+    return check
+
+
+def alive_progress(progress=None):
+    """``progress`` (a (fraction, text) callback, or None) preceded by :func:`liveness_check`:
+    the callback :func:`cached` gives every view function that takes ``progress=``."""
+    check = liveness_check()
+
+    def cb(*args, **kwargs) -> None:  # (fraction, text) or a view's own (done, total): passed on as given
+        check()
+        if progress is not None:
+            progress(*args, **kwargs)
+    return cb
+
+
 def progress_bar(text: str):
     """A progress bar and its (fraction, text) callback. The callback runs in the page's
     context, outside any cached function's replay context, so st.cache_data does not record
-    the bar."""
+    the bar; it first checks that the run is still wanted (:func:`liveness_check`: also when
+    called from a worker thread, where drawing would not notice)."""
     bar = st.progress(0.0, text=text)
     ctx = contextvars.copy_context()
+    check = liveness_check()
 
     def cb(f: float, t: str) -> None:
+        check()
         ctx.run(bar.progress, min(1.0, max(0.0, float(f))), text=t)
     return bar, cb
 
@@ -576,15 +619,29 @@ def cached(view_fn, query, data=None, *, progress=None, shared: bool = False):
 
     Progress: ``progress`` is a callback of :func:`progress_bar`, which draws in the page's own
     context, outside the cached function's replay context, so the bar is never recorded and
-    replayed by the cache."""
+    replayed by the cache. A view function that takes ``progress=`` always gets a callback, also
+    without a bar: :func:`alive_progress`, so its work stops at its next progress report once
+    the session's run has been asked to stop (the tab closed)."""
     from evalcore.views.queries import check_data, query_key
 
     name = getattr(view_fn, "__qualname__", "")
     if not name or "<lambda>" in name:
         raise TypeError("cached() needs a named view function (the cache is keyed by its name)")
     check_data(data, query)
+    if progress is not None or _takes_progress(view_fn):  # (not part of the key: stops work no one waits for)
+        progress = alive_progress(progress)
     run = _cached_shared if shared else _cached_copy  # the key: the function's name and the query's repr
     return run(f"{view_fn.__module__}.{name}", query_key(query), view_fn, query, data, progress)
+
+
+def _takes_progress(view_fn) -> bool:
+    """Whether ``view_fn`` takes a ``progress=`` argument (:func:`cached` then always passes one)."""
+    import inspect
+
+    try:
+        return "progress" in inspect.signature(view_fn).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def terms(*names: str) -> None:

@@ -67,10 +67,10 @@ metrics = st.multiselect("Metrics", [m for m in P.DEFAULT_METRICS], default=list
 
 try:
     if ch:
-        result = P.check_challenge(ch, item, start, candidate, tokenize=tok)
+        result = P.check_challenge(ch, item, start, candidate, settings=DEFAULTS.with_(tokenizer=tok))
         (st.success if result.passed else st.warning)(("✅ " if result.passed else "Not yet: ") + md(result.message))
     if metrics:
-        table = P.score_candidate(candidate, item.references, metrics, start=start, tokenize=tok)
+        table = P.score_candidate(candidate, item.references, metrics, start=start, settings=DEFAULTS.with_(tokenizer=tok))
         st.subheader("Scores")
         settings_caption(DEFAULTS.with_(judged_only=False, tokenizer=tok))
         st.caption("`score`: against every reference; `start`: the starting text's score; `change`: the "
@@ -79,7 +79,7 @@ try:
                    "error rate, lower is better): compare changes within a row, not scores across rows.")
         st.dataframe(table.round(3), hide_index=True, width="stretch")
         download_table(table, f"{ds.name}_playground_scores", key="pg_scores")
-    view = P.match_view(candidate, item.references, tokenize=tok)
+    view = P.match_view(candidate, item.references, settings=DEFAULTS.with_(tokenizer=tok))
     st.subheader("Matched n-grams per reference")
     st.caption("Candidate tokens covered by an n-gram (up to 4-grams) that the reference shares, marked "
                "(clipped counts, as BLEU counts them; Papineni et al. 2002 §2.1).")

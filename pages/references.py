@@ -75,7 +75,7 @@ else:
                                     progress=lambda f, t, i=i: cb((i + f) / len(rest), t))
                 bar.empty()
             summary = R.combine_loo([loo[m] for m in chosen]).table
-            table = summary.assign(signature=summary["metric"].map(lambda m: R.loo_signature(m, len(sds.ref_ids), tok)))
+            table = summary.assign(signature=summary["metric"].map(lambda m: R.loo_signature(m, len(sds.ref_ids), query.settings)))
             st.dataframe(table, hide_index=True, width="stretch")
             download_table(table, f"{ds.name}_reference_quality", key="rf_tab",
                            signature=common_view.signature_text(chosen, f"leave-one-out over {len(sds.ref_ids)} reference sets",

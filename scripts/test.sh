@@ -15,7 +15,7 @@ if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 &
 fi
 # Lint first (seconds): pyflakes and pycodestyle errors, configured in pyproject.toml.
 python -m ruff check --quiet .
-# Types (seconds): mypy over the typed core (the data model, stats/, the metric contract, io/),
+# Types: mypy over the whole evalcore package (strict on core/, stats/ and metrics/base.py),
 # configured in pyproject.toml's [tool.mypy].
 python -m mypy
 # One pytest worker per CPU core (pytest-xdist), each test file on one worker so that its

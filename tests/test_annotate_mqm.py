@@ -11,6 +11,7 @@ import pytest
 
 from class_pages import open_page as _open, saved_label as _label
 from evalcore.analysis import annotate as A
+from evalcore.scoring.settings import DEFAULTS
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_data" / "teaching_es_en"
@@ -90,7 +91,7 @@ def test_class_agreement_on_mqm_equals_krippendorff(mqm_class):
     from evalcore.views import classroom as V
 
     name, lp, ds, expected = mqm_class
-    o = V.overview(ds, "mqm", None, [], tokenize="13a")
+    o = V.overview(ds, "mqm", None, [], settings=DEFAULTS.with_(tokenizer="13a"))
     units = sorted({(s, g) for _, s, g in expected})
     data = [[float(expected[(r, *u)]) if (r, *u) in expected else np.nan for u in units] for r in ("ana", "bo", "cy")]
     ref = krippendorff.alpha(reliability_data=data, level_of_measurement="interval")

@@ -18,6 +18,7 @@ from scipy import stats
 
 from evalcore.analysis.campaign import ALL, campaign
 from evalcore.io import load_collection, write_tidy
+from evalcore.scoring.settings import DEFAULTS
 
 # sacreBLEU's recommended tokenizers for the target languages (Post 2018), the campaign's defaults
 SACRE_TOK = {"en-cs": "13a", "en-ja": "ja-mecab", "en-zh": "zh"}
@@ -73,7 +74,7 @@ def _pairs(g, m):
 
 
 def test_campaign_wmt24_against_sacrebleu_and_scipy(wmt24):
-    res = campaign(wmt24, ["chrf", "bleu"], "esa", judged_only=False)  # the oracle scores every segment
+    res = campaign(wmt24, ["chrf", "bleu"], "esa", settings=DEFAULTS.with_(judged_only=False))  # the oracle scores every segment
     total_agree = total_pairs = 0
     for lp, ds in wmt24.items():
         human = _human_means(ds, "esa")
@@ -111,7 +112,7 @@ def test_campaign_wmt24_against_sacrebleu_and_scipy(wmt24):
 
 def test_campaign_judged_only_and_human_option(wmt24):
     one = {"en-cs": wmt24["en-cs"]}
-    res = campaign(one, ["bleu"], "esa", judged_only=True)
+    res = campaign(one, ["bleu"], "esa", settings=DEFAULTS.with_(judged_only=True))
     ds = one["en-cs"]
     got = res.systems.set_index(["measure", "system"])["score"]
     j = ds.judgements
@@ -121,7 +122,7 @@ def test_campaign_judged_only_and_human_option(wmt24):
         assert got[("bleu", s)] == pytest.approx(_sacre(SBLEU(), sub, s), abs=1e-9)
     assert any("segments judged for esa for each system" in n for n in res.notes)
     assert any("tokenizer 13a" in n for n in res.notes)
-    kept = campaign(one, ["bleu"], "esa", include_human=True)
+    kept = campaign(one, ["bleu"], "esa", settings=DEFAULTS.with_(human_systems="include"))
     rows = kept.systems[kept.systems["system"] == "refA"]
     assert len(rows) == 2 and np.isnan(rows.loc[rows["measure"] == "bleu", "score"]).all()
     assert not any("judged like systems left out" in n for n in kept.notes)
@@ -222,7 +223,7 @@ def test_campaign_page_sample():
     assert at.title[0].value == "Campaign"
     corr = _table(at, "accuracy")
     assert list(corr["lp"]) == ["es-en", "es-en", ALL, ALL] and set(corr["metric"]) == {"bleu", "chrf"}
-    want = campaign(load_collection(SAMPLE), ["bleu", "chrf"], judged_only=True).correlations
+    want = campaign(load_collection(SAMPLE), ["bleu", "chrf"], settings=DEFAULTS.with_(judged_only=True)).correlations
     assert corr["pearson"].tolist() == pytest.approx(want["pearson"].tolist())
     assert "ref&#45;E" in " ".join(m.value for m in at.markdown)  # left-out human translations said (escaped)
     charts = at.get("plotly_chart")  # the human scores (drawn first), then the correlations

@@ -14,6 +14,7 @@ from conftest import ROOT, shared
 
 from evalcore.analysis.campaign import campaign
 from evalcore.io import load_collection
+from evalcore.scoring.settings import DEFAULTS
 from evalcore.scoring import scores as scores_view
 from evalcore.analysis.system_level import cached_scores
 from evalcore.views.campaign import lp_plan
@@ -43,8 +44,8 @@ def cache(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("judged_only,include_human", [(True, False), (False, True)])
 def test_cached_scores_equal_the_engine(wmt24, cache, judged_only, include_human):
-    want = campaign(wmt24, ["bleu", "chrf", "ter"], judged_only=judged_only, include_human=include_human)
-    got = campaign(wmt24, ["bleu", "chrf", "ter"], judged_only=judged_only, include_human=include_human,
+    want = campaign(wmt24, ["bleu", "chrf", "ter"], settings=DEFAULTS.with_(judged_only=judged_only, human_systems="include" if include_human else "exclude"))
+    got = campaign(wmt24, ["bleu", "chrf", "ter"], settings=DEFAULTS.with_(judged_only=judged_only, human_systems="include" if include_human else "exclude"),
                    scorer=cached_scores)
     pd.testing.assert_frame_equal(got.systems, want.systems)
     pd.testing.assert_frame_equal(got.correlations, want.correlations)
@@ -52,7 +53,7 @@ def test_cached_scores_equal_the_engine(wmt24, cache, judged_only, include_human
     # every language pair scored with its own tokenizer (sacreBLEU's default for the target language)
     assert {(lp, tok) for lp, _, tok in cache} == {("en-cs", "13a"), ("en-ja", "ja-mecab"), ("en-zh", "zh")}
     assert len(cache) == 9
-    campaign(wmt24, ["bleu", "chrf", "ter"], judged_only=judged_only, include_human=include_human,
+    campaign(wmt24, ["bleu", "chrf", "ter"], settings=DEFAULTS.with_(judged_only=judged_only, human_systems="include" if include_human else "exclude"),
              scorer=cached_scores)
     assert len(cache) == 9  # the second campaign reads the disk cache
 
@@ -73,7 +74,7 @@ def test_systems_page_statistics_are_reused_and_the_key_carries_the_tokenizer(wm
 def test_lp_plan_tokenizers(wmt24):
     assert lp_plan(wmt24, list(wmt24)) == [("en-cs", "esa", "13a"), ("en-ja", "esa", "ja-mecab"),
                                            ("en-zh", "esa", "zh")]
-    assert lp_plan(wmt24, ["en-cs"], tokenize="intl") == [("en-cs", "esa", "intl")]
+    assert lp_plan(wmt24, ["en-cs"], settings=DEFAULTS.with_(tokenizer="intl")) == [("en-cs", "esa", "intl")]
     assert lp_plan(wmt24, ["en-cs"], criterion="mqm") == []  # not judged so: left out (the notes say why)
 
 
@@ -217,8 +218,8 @@ def test_given_scores_go_through_unchanged(wmt24, cache):
                          "lp": lp, "ref_id": ""})
     ids = register_scores(pd.DataFrame(rows))
     try:
-        want = campaign(wmt24, ["bleu"] + ids, judged_only=True)
-        got = campaign(wmt24, ["bleu"] + ids, judged_only=True, scorer=cached_scores)
+        want = campaign(wmt24, ["bleu"] + ids, settings=DEFAULTS.with_(judged_only=True))
+        got = campaign(wmt24, ["bleu"] + ids, settings=DEFAULTS.with_(judged_only=True), scorer=cached_scores)
         pd.testing.assert_frame_equal(got.systems, want.systems)
         pd.testing.assert_frame_equal(got.correlations, want.correlations)
         given = got.systems[(got.systems["measure"] == "ext-given") & (got.systems["lp"] == "en-cs")]

@@ -150,7 +150,7 @@ def test_card_numbers_are_the_pages_numbers(evil):
     got = pd.DataFrame(t["rows"], columns=t["columns"])
     assert list(got["system"]) == list(rank["system"])
     pd.testing.assert_series_equal(got["score"], rank["score"], check_names=False, atol=1e-9, rtol=0)
-    st = system_table(evil, ["bleu", "chrf"], ["da"], n_boot=20, judged_only="da", tokenize="13a")
+    st = system_table(evil, ["bleu", "chrf"], ["da"], n_boot=20, settings=DEFAULTS.with_(tokenizer="13a"), judged_for="da")
     t = card["tables"]["system_scores"]
     got = pd.DataFrame(t["rows"], columns=t["columns"])
     pd.testing.assert_series_equal(got["ci_lo"], st["ci_lo"], check_names=False, atol=1e-9, rtol=0)

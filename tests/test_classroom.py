@@ -11,6 +11,7 @@ import pytest
 
 from class_pages import open_page as _open, saved_label as _label
 from evalcore.analysis import annotate as A
+from evalcore.scoring.settings import DEFAULTS
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_data" / "teaching_es_en"
@@ -65,7 +66,7 @@ def test_class_agreement_equals_independent_references(classroom):
     from evalcore.views import classroom as V
 
     name, lp, ds = classroom
-    o = V.overview(ds, "da", "adequacy", ["bleu"], tokenize="13a")
+    o = V.overview(ds, "da", "adequacy", ["bleu"], settings=DEFAULTS.with_(tokenizer="13a"))
     cj = o["class_rows"]
     assert sorted(cj["rater"].unique()) == ["ana", "bo", "cy"] and len(cj) == 42
     k = A.n_shared(14, 0.5)
@@ -91,7 +92,7 @@ def test_students_against_experts_equal_independent_references(classroom):
     from evalcore.views import classroom as V
 
     name, lp, ds = classroom
-    o = V.overview(ds, "da", "adequacy", [], tokenize="13a")
+    o = V.overview(ds, "da", "adequacy", [], settings=DEFAULTS.with_(tokenizer="13a"))
     ex = ds.judgements[ds.judgements["judgement"] == "adequacy"]
     cj = o["class_rows"]
     for row in o["experts"].itertuples():
@@ -127,7 +128,7 @@ def test_class_correlations_equal_scipy_and_sacrebleu(classroom):
     from evalcore.analysis.system_level import cached_scores
 
     name, lp, ds = classroom
-    o = V.overview(ds, "da", "adequacy", ["bleu"], tokenize="13a")
+    o = V.overview(ds, "da", "adequacy", ["bleu"], settings=DEFAULTS.with_(tokenizer="13a"))
     corr = o["correlations"].set_index(["humans", "level", "method", "metric"])["value"]
     cj = o["class_rows"]
     cell = cj.groupby(["system", "seg_id"])["score"].mean()

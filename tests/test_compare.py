@@ -16,6 +16,7 @@ from conftest import ROOT, SAMPLE, shared
 
 from evalcore.analysis import compare as C
 from evalcore.core.dataset import Dataset
+from evalcore.scoring.settings import DEFAULTS
 
 
 @pytest.fixture(scope="module")
@@ -592,7 +593,7 @@ def test_left_out_segments_and_missing_references_are_reported(sample):
     o = sample.outputs
     part = Dataset("p", sample.lp, sample.segments, sample.references,
                    o[~((o["system"] == "literal") & (o["seg_id"].astype(int) < 10))], sample.judgements, sample.tags)
-    cmp = C.build(part, "synonyms", "literal", ["bleu"], ["adequacy"], judged_only=False)  # (the notes of every segment)
+    cmp = C.build(part, "synonyms", "literal", ["bleu"], ["adequacy"], DEFAULTS.with_(judged_only=False))  # (the notes of every segment)
     assert cmp.notes == ["9 of 33 segments left out: at least one of the two systems has no output there"]
     assert C.headline(cmp, 50, 50)["n_segments"].tolist() == [24, 24]
     bare = Dataset("n", sample.lp, sample.segments, outputs=sample.outputs, judgements=sample.judgements)
@@ -608,7 +609,7 @@ def test_judged_only_restricts_every_signal_to_the_same_segments():
 
     ds = _slice(load_dataset(shared("wmt24_esa"), lp="en-cs"), 400)
     a, b = ds.systems[:2]
-    cmp = C.build(ds, a, b, ["chrf"], ["esa"], judged_only=True)
+    cmp = C.build(ds, a, b, ["chrf"], ["esa"], require_judged=True)
     j = ds.judgements
     both = set(j[j["system"] == a]["seg_id"].astype(str)) & set(j[j["system"] == b]["seg_id"].astype(str))
     assert set(cmp.segments["seg_id"]) == both and len(both) < ds.n_segments

@@ -15,6 +15,7 @@ from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
 from evalcore.analysis import compare as C
 from evalcore.io import load_collection
+from evalcore.scoring.settings import DEFAULTS
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +125,8 @@ def test_statistics_from_the_shared_cache_are_the_same(encs, tmp_path, monkeypat
     scores_view.system_stats(encs, ids, tokenize="13a")
     known = {m: scores_view.known_system_stats(encs, m, "13a") for m in ids}
     assert all(known.values())
-    human = C.build(encs, a, b, [], judged_only=judged_only, lengths=False)
+    human = C.build(encs, a, b, [], settings=DEFAULTS.with_(judged_only=judged_only), require_judged=judged_only,
+                    lengths=False)
     alone = C.with_metrics(human, ids)
     shared = C.with_metrics(human, ids, known_stats=known.get)
     pd.testing.assert_frame_equal(shared.segments, alone.segments)

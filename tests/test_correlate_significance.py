@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from conftest import ROOT, SHARED_DATA, shared
+from evalcore.scoring.settings import DEFAULTS
 
 from test_mtme_roundtrip import OUTLIERS, build_mtme
 
@@ -179,7 +180,7 @@ def test_campaign_page_shows_metric_clusters():
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     shown = next(df.value for df in at.dataframe if list(df.value.columns) == ["metric", "value", "rank"])
-    camp = campaign(load_collection(ROOT / "sample_data" / "teaching_es_en"), ["bleu", "chrf"], judged_only=True)
+    camp = campaign(load_collection(ROOT / "sample_data" / "teaching_es_en"), ["bleu", "chrf"], settings=DEFAULTS.with_(judged_only=True))
     want, _, _ = metric_clusters(camp, "es-en")
     assert shown["metric"].tolist() == want["metric"].tolist() and shown["rank"].tolist() == want["rank"].tolist()
     at.radio(key="camp_sig_test").set_value("williams").run()

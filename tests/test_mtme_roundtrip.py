@@ -16,6 +16,7 @@ import pytest
 import scipy.stats
 
 from conftest import shared
+from evalcore.scoring.settings import DEFAULTS
 
 OUTLIERS = {"en-de": ["Online-G.1556", "WMTBiomedBaseline.388", "zlabs-nlp.179"], "zh-en": ["WMTBiomedBaseline.183"]}
 
@@ -103,7 +104,7 @@ def test_validate_correlate_campaign_reproduce_mathur2020(folder, tmp_path, caps
         assert row["metric"] == mid and int(row["n"]) == n_sys, (mid, lp)
         assert round(float(row["value"]), 3) == pytest.approx(published, abs=1e-9), (mid, lp, row["value"])
         assert "given system-level wmt-z" in err
-        camp = campaign(coll, [mid], "wmt-z", lps=[lp], include_human=humans, exclude=exclude)
+        camp = campaign(coll, [mid], "wmt-z", lps=[lp], settings=DEFAULTS.with_(human_systems="include" if humans else "exclude"), exclude=exclude)
         c = camp.correlations
         crow = c[(c["lp"] == lp) & (c["metric"] == mid.lower())].iloc[0]
         assert int(crow["n_systems"]) == n_sys

@@ -258,12 +258,13 @@ def test_every_command_writes_the_settings_line(monkeypatch, capsys):
     those are run for real in the tests above and in test_settings)."""
     import importlib
 
+    from evalcore.commands import spec_of
     from evalcore.scoring.settings import command_line
 
     own = []
     for name, p in _subparsers().items():
         mod = importlib.import_module(f"evalcore.commands.{name.replace('-', '_')}")
-        if getattr(mod, "STATES_SETTINGS", False):
+        if spec_of(mod).states_settings:
             own.append(name)
             continue
         seen = {}

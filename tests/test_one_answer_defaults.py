@@ -26,7 +26,8 @@ SHARED = {"judged_only": "judged_only", "tokenize": "tokenizer", "tokenizer": "t
           "references": "references", "refs": "references", "ref_ids": "references",
           "include_human": "include_human_systems", "include_human_systems": "include_human_systems",
           "include_references": "include_human_systems", "orientation": "orientation",
-          "rater_aggregation": "rater_aggregation"}
+          "rater_aggregation": "rater_aggregation",
+          "settings": None}  # the whole shared Settings object: its default must be DEFAULTS itself
 
 #: settings that differ from DEFAULTS in every field
 OTHER = Settings(judged_only=not DEFAULTS.judged_only, tokenizer="intl", references=("refX",),
@@ -36,20 +37,26 @@ OTHER = Settings(judged_only=not DEFAULTS.judged_only, tokenizer="intl", referen
 
 #: (module, function, parameter) whose default is deliberately not the shared one, and why
 NOT_SHARED = {
-    ("metatask", "run_metatask", "judged_only"):
-        "a WMT metrics task's recipe scores every segment, as the official runs (metatask_settings_line; "
-        "the metatask command's --judged-only is opt-in)",
+    ("metatask", "run_metatask", "settings"):
+        "TASK_RECIPE = DEFAULTS with every segment: a WMT metrics task's recipe scores every segment, as the "
+        "official runs (metatask_settings_line; the metatask command's --judged-only is opt-in)",
     ("metatask", "run_metatask", "include_human"): "None: the task's own choice per language pair",
-    ("compare", "source_frequency", "tokenize"): "a helper given the comparison's tokenizer by its callers",
-    ("compare", "source_frequency_buckets", "tokenize"): "a helper given the comparison's tokenizer by its callers",
-    ("compare", "source_word_frequencies", "tokenize"): "a helper given the comparison's tokenizer by its callers",
-    ("compare", "word_diff", "tokenize"): "a display of two texts (no language pair): whitespace tokens",
-    ("compare", "configured_metric", "tokenize"): "None: the metric's own tokenizer option left unset",
     ("spans", "bleu_marks", "tokenize"): "a helper on one text (no language pair); item_counts passes the "
                                          "dataset's tokenizer",
     ("spans", "metric_marks", "tokenize"): "a helper on one text (no language pair); item_counts passes the "
                                            "dataset's tokenizer",
 }
+
+
+def _value(settings, pname):
+    """What a default of parameter ``pname`` must be under ``settings``: the object itself for a
+    ``settings`` parameter, else the field it names."""
+    return settings if SHARED[pname] is None else getattr(settings, SHARED[pname])
+
+
+def _marker(pname):
+    """The text a function resolving a None default of ``pname`` from DEFAULTS at call time has."""
+    return "settings or DEFAULTS" if SHARED[pname] is None else f"DEFAULTS.{SHARED[pname]}"
 
 
 def _public_functions(module):
@@ -83,9 +90,9 @@ def _fresh(module, monkeypatch):
 
 def test_the_walk_finds_the_functions_that_compare_metrics_with_humans():
     found = {key for m in _modules() for key, _, _ in _shared_parameters(m)}
-    for key in [("campaign", "campaign", "judged_only"), ("campaign", "campaign", "tokenize"),
-                ("campaign", "campaign", "include_human"), ("compare", "build", "judged_only"),
-                ("compare", "build", "tokenize"), ("metatask", "run_metatask", "tokenize")]:
+    for key in [("campaign", "campaign", "settings"), ("compare", "build", "settings"),
+                ("compare", "configured_metric", "settings"), ("metatask", "run_metatask", "settings"),
+                ("metatask", "run_metatask", "include_human"), ("references", "leave_one_out", "settings")]:
         assert key in found
     stale = set(NOT_SHARED) - found
     assert not stale, f"exceptions listed for parameters that no longer exist: {stale}"
@@ -97,8 +104,8 @@ def test_every_shared_default_is_the_shared_settings_value():
         for key, f, default in _shared_parameters(m):
             if key in NOT_SHARED:
                 continue
-            want = getattr(DEFAULTS, SHARED[key[2]])
-            if default is None and want is not None and f"DEFAULTS.{SHARED[key[2]]}" in inspect.getsource(f):
+            want = _value(DEFAULTS, key[2])
+            if default is None and want is not None and _marker(key[2]) in inspect.getsource(f):
                 continue  # None = resolved from DEFAULTS at call time (said in the function)
             if default != want:
                 wrong.append(f"{key}: {default!r} (shared: {want!r})")
@@ -114,8 +121,8 @@ def test_the_defaults_are_taken_from_the_shared_settings_not_repeated(monkeypatc
         for key, f, default in _shared_parameters(fresh):
             if key in NOT_SHARED:
                 continue
-            want = getattr(OTHER, SHARED[key[2]])
-            if default is None and f"DEFAULTS.{SHARED[key[2]]}" in inspect.getsource(originals[key][0]):
+            want = _value(OTHER, key[2])
+            if default is None and _marker(key[2]) in inspect.getsource(originals[key][0]):
                 continue  # resolved from DEFAULTS at call time
             if default != want:
                 repeated.append(f"{key}: {default!r} does not follow DEFAULTS")
@@ -131,8 +138,8 @@ def test_campaign_default_is_judged_only_as_on_the_page():
 
     coll = load_collection(SAMPLE)
     default = campaign(coll, ["bleu", "chrf"])
-    judged = campaign(coll, ["bleu", "chrf"], judged_only=True)
-    every = campaign(coll, ["bleu", "chrf"], judged_only=False)
+    judged = campaign(coll, ["bleu", "chrf"], settings=DEFAULTS.with_(judged_only=True))
+    every = campaign(coll, ["bleu", "chrf"], settings=DEFAULTS.with_(judged_only=False))
     assert default.correlations.equals(judged.correlations)
     assert "judged_only:True" in default.signature and "judged_only:False" in every.signature
     assert any("segments judged for" in n for n in default.notes)

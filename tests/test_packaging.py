@@ -307,3 +307,17 @@ def test_python_m_evalcore_works_beside_a_folder_named_evalcore(tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == f"evalcore {evalcore.__version__}"
     assert "shadows the evalcore package" in r.stderr and str(tmp_path / "evalcore") in r.stderr
+
+
+def test_mypy_checks_the_whole_package_strict_on_the_core():
+    """scripts/test.sh runs `python -m mypy`: its configuration names the whole package, and the
+    strict flags cover the data model, the statistics and the metric contract."""
+    import tomllib
+
+    conf = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
+    assert conf["files"] == ["evalcore/"]
+    strict = [o for o in conf["overrides"] if o.get("disallow_untyped_defs")]
+    modules = {m for o in strict for m in o["module"]}
+    assert {"evalcore.core.*", "evalcore.stats.*", "evalcore.metrics.base"} <= modules
+    assert not any(o.get("ignore_errors") for o in conf["overrides"] if any(str(m).startswith("evalcore") for m in o["module"]))
+    assert "python -m mypy" in (ROOT / "scripts" / "test.sh").read_text(encoding="utf-8")

@@ -174,7 +174,8 @@ def test_view_model_values_equal_the_views():
     for tok in ("13a", "char"):
         q = V.SystemsQuery(ds.content_hash(), DEFAULTS.with_(tokenizer=tok), ("bleu",), (crit,), None, "raw", 0, "bootstrap")
         got[tok] = V.systems_table(ds, q)
-        want = system_table(ds, ["bleu"], [crit], None, False, "raw", 0, "bootstrap", tokenize=tok)
+        want = system_table(ds, ["bleu"], [crit], None, False, "raw", 0, "bootstrap",
+                            settings=DEFAULTS.with_(tokenizer=tok, judged_only=False))
         pd.testing.assert_frame_equal(got[tok], want)
     m13, mch = (got[t][got[t]["kind"] == "metric"]["score"].to_numpy() for t in ("13a", "char"))
     assert (abs(m13 - mch) > 1e-6).any()
@@ -187,6 +188,7 @@ def test_sidebar_tokenizer_reaches_a_qarla_page_explicitly():
     from streamlit.testing.v1 import AppTest
 
     from evalcore.io import load_dataset
+    from evalcore.scoring.settings import DEFAULTS
     from evalcore.views.human_likeness import figure1_table
 
     ds = load_dataset(ROOT / "sample_data" / "teaching_es_en")
@@ -200,7 +202,7 @@ def test_sidebar_tokenizer_reaches_a_qarla_page_explicitly():
         at.run()
         assert not at.exception, [e.message for e in at.exception]
         table = next(df.value for df in at.dataframe if "king" in df.value.columns).set_index("metric")
-        want = figure1_table(ds, ["bleu"], tokenize=tok).set_index("metric")
+        want = figure1_table(ds, ["bleu"], settings=DEFAULTS.with_(tokenizer=tok)).set_index("metric")
         assert abs(float(table.loc["bleu", "king"]) - float(want.loc["bleu", "king"])) < 1e-12
         assert abs(float(table.loc["bleu", "orange"]) - float(want.loc["bleu", "orange"])) < 1e-12
         assert f"tok:{tok}" in table.loc["bleu", "signature"]

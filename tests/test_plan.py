@@ -62,6 +62,49 @@ def test_t_test_power_matches_the_noncentral_t():
     assert table["power"].iloc[0] == pytest.approx(analytic, abs=0.03)
 
 
+def test_t_test_assurance_is_the_power_averaged_over_the_difference():
+    """Assurance (O'Hagan, Stevens & Campbell 2005): the noncentral-t power averaged over the
+    sampling distribution of the pilot's difference, N(δ, σ²/n_pilot), by numerical integration."""
+    from scipy.integrate import quad
+    from scipy.stats import nct, norm, t
+
+    rng = np.random.default_rng(7)
+    n_pilot, delta, sd, n = 100, 0.4, 2.0, 200
+    d = rng.normal(0, 1, n_pilot)
+    d = (d - d.mean()) / d.std() * sd + delta  # the pilot's difference is exactly delta, its sd sd
+    pil = _pilot(np.vstack([d, np.zeros(n_pilot)]))
+    crit = t.ppf(0.975, n - 1)
+
+    def power(x):
+        nc = x / sd * np.sqrt(n)
+        # scipy's far tail underflows to NaN (a probability below 1e-40 there): 0
+        return np.nan_to_num(nct.sf(crit, n - 1, nc)) + np.nan_to_num(nct.cdf(-crit, n - 1, nc))
+
+    se = sd / np.sqrt(n_pilot)
+    analytic = quad(lambda x: power(x) * norm.pdf(x, delta, se), delta - 8 * se, delta + 8 * se)[0]
+    assert abs(analytic - power(delta)) > 0.08  # the case tells assurance from power
+    table, clusters = P.simulate(pil, n, test="t-test", resamples=3000, seed=8, assurance=True)
+    assert table["power"].iloc[0] == pytest.approx(analytic, abs=0.03)
+    assert table["delta"].iloc[0] == pytest.approx(delta, abs=1e-12) and np.isnan(clusters)
+    plain, _ = P.simulate(pil, n, test="t-test", resamples=3000, seed=8)
+    assert plain["power"].iloc[0] == pytest.approx(power(delta), abs=0.03)
+
+
+def test_a_difference_set_per_pair():
+    rng = np.random.default_rng(9)
+    pil = _pilot(rng.normal(0, 5, (3, 60)) + np.array([[2.0], [1.0], [0.0]]))
+    one, _ = P.simulate(pil, 30, resamples=100, seed=1, shift_to=1.5)
+    sc = pil.scores()
+    order = np.argsort(-sc)
+    names = [f"s{k}" for k in order]
+    # every pair given the other way round: the sign turns, the result is the scalar one
+    per = {(b, a): -1.5 for i, a in enumerate(names) for b in names[i + 1:]}
+    two, _ = P.simulate(pil, 30, resamples=100, seed=1, shift_to=per)
+    pd.testing.assert_frame_equal(one, two)
+    with pytest.raises(ValueError, match="no difference set for 1 pair"):
+        P.simulate(pil, 30, resamples=10, shift_to=dict(list(per.items())[:2]))
+
+
 def test_variance_components_by_hand():
     Y = np.array([[70.0, 60, 80, 50], [72, 58, 85, 55], [60, 50, 70, 45]])
     S, n = Y.shape
@@ -113,7 +156,7 @@ def test_command_on_the_sample(tmp_path, capsys):
     from evalcore.cli import main
 
     out, summ = tmp_path / "p.tsv", tmp_path / "s.tsv"
-    rc = main(["plan", str(SAMPLE), "--human", "adequacy", "--n", "10,40", "--resamples", "50", "--delta", "0.5",
+    rc = main(["plan", str(SAMPLE), "--human", "adequacy", "--n", "10,40", "--resamples", "50", "--delta", "0.5", "--assurance",
                "--out", str(out), "--summary", str(summ), "--metrics", "chrf,bleu", "--metrics-out",
                str(tmp_path / "m.tsv")])
     assert rc == 0
@@ -126,7 +169,9 @@ def test_command_on_the_sample(tmp_path, capsys):
     assert f"settings: {want}\n" in capsys.readouterr().err
     t = pd.read_csv(out, sep="\t")
     assert list(t.columns) == ["lp", "system_a", "system_b", "delta", "n", "power", "which"]
-    assert set(t["which"]) == {"observed", "set"} and t["power"].between(0, 1).all()
+    assert set(t["which"]) == {"observed", "set", "assurance"} and t["power"].between(0, 1).all()
+    obs, ass = (t[t["which"] == w].set_index(["system_a", "system_b", "n"]) for w in ("observed", "assurance"))
+    pd.testing.assert_series_equal(obs["delta"], ass["delta"])  # assurance is at the pilot's differences
     m = pd.read_csv(tmp_path / "m.tsv", sep="\t")
     assert list(m.columns) == ["lp", "metric_a", "metric_b", "n", "power"] and len(m) == 2
 
@@ -141,7 +186,11 @@ def _halves(pil, doc, seed):
 def test_wmt24_esa_split_half_validation():
     """Power predicted from one half (by document) against the rate at which the test is
     significant on resamples of size N from the other half: equal within 0.05 on average over
-    four document splits (a single split differs by the halves' own sampling noise)."""
+    16 document splits (100 resamples each). A single split cannot meet ±0.05: over 20 splits
+    the gap has an SD of 0.115 (N = 50) and 0.103 (N = 150), B's rate being itself an estimate
+    from ~150 segments; the 16-split mean has an SD of ~0.027, so the check holds at ~94 % of
+    seeds, not by the choice of seeds (methods §25.2, where the per-split numbers and the
+    alternatives measured are; benchmarks/findings_plan_split.py)."""
     from evalcore.io import load_dataset
 
     ds = load_dataset(shared("wmt24_esa"), lp="en-cs")
@@ -149,11 +198,11 @@ def test_wmt24_esa_split_half_validation():
     doc = dict(zip(ds.segments["seg_id"].astype(str), ds.segments["doc_id"].astype(str)))
     gaps = {50: [], 150: []}
     means = {50: [], 150: []}
-    for split in range(4):
+    for split in range(16):
         a, b = _halves(pil, doc, 100 + split)
         for n in gaps:
-            predicted, _ = P.simulate(a, n, resamples=200, seed=1)
-            observed, _ = P.simulate(b, n, resamples=200, seed=2)
+            predicted, _ = P.simulate(a, n, resamples=100, seed=1)
+            observed, _ = P.simulate(b, n, resamples=100, seed=2)
             gaps[n].append(predicted["power"].mean() - observed["power"].mean())
             means[n].append(predicted["power"].mean())
     for n, g in gaps.items():

@@ -8,6 +8,7 @@ import sacrebleu
 from conftest import ROOT
 from evalcore.io import load_collection
 from evalcore.views import playground as P
+from evalcore.scoring.settings import DEFAULTS
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +43,7 @@ def test_single_reference_has_no_leave_one_out_columns():
 def test_matches_are_marked_and_user_text_escaped():
     refs = P.parse_references("the cat sat on the mat\n\n<b>the</b> cat")
     assert [r for r, _ in refs] == ["ref-1", "ref-2"]
-    view = P.match_view("the cat <script>x</script> sat", refs, tokenize="13a")
+    view = P.match_view("the cat <script>x</script> sat", refs, DEFAULTS.with_(tokenizer="13a"))
     html = view["per_reference"][0]["html"]
     assert "<script" not in html and "&lt;" in html
     assert html.count("<mark") >= 1

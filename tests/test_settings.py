@@ -14,6 +14,7 @@ import scipy.stats
 
 from conftest import ROOT, SAMPLE, shared
 from evalcore.cli import main
+from evalcore.scoring.settings import DEFAULTS
 
 
 def _correlate(args, capsys):
@@ -376,13 +377,13 @@ def test_campaign_explains_degenerate_and_undefined_correlations(tmp_path):
 
     two = _tiny(tmp_path, {"a": ["the cat sat on the mat 0", "a dog 1"], "b": ["the cat sat 0", "the mat 1"]},
                 {"a": [4, 2], "b": [3, 5]})
-    res = campaign(load_collection(two), ["chrf"], "adequacy", judged_only=True)
+    res = campaign(load_collection(two), ["chrf"], "adequacy", settings=DEFAULTS.with_(judged_only=True))
     assert np.isnan(res.correlations["pearson"].iloc[0])  # the campaign needs 3 systems
     assert any("undefined: only 2 systems (at least 3 are needed)" in n for n in undefined_notes(res))
     same = ["the cat sat 0", "the cat 1"]
     (tmp_path / "c").mkdir()
     const = _tiny(tmp_path / "c", {"a": same, "b": same, "c": same}, {"a": [4, 2], "b": [3, 5], "c": [1, 2]})
-    res = campaign(load_collection(const), ["chrf"], "adequacy", judged_only=True)
+    res = campaign(load_collection(const), ["chrf"], "adequacy", settings=DEFAULTS.with_(judged_only=True))
     assert np.isnan(res.correlations["pearson"].iloc[0])
     assert any("the metric gives all 3 systems the same score" in n for n in undefined_notes(res))
 

@@ -219,3 +219,26 @@ def test_segment_resamples_keep_the_corpus_statistic(tmp_path):
     q = _cols(p, draw)
     want = p.sys["m1"] + p.seg["m1"][:, draw].mean(axis=1) - p.seg["m1"].mean(axis=1)
     assert q.sys["m1"] == pytest.approx(want, abs=1e-12)
+
+
+def test_one_large_group_tie_calibration_is_mt_metrics_evals():
+    """The `item grouping switched` perturbation calibrates ties over one group of every judged
+    cell (its own, faster path in calibrate_ties beyond 256 cells): equal to mt-metrics-eval's
+    KendallWithTiesOpt without grouping (sample_rate 1), acc23 and tau_23, ties and gaps in both."""
+    from test_ceiling import _oracle
+
+    from evalcore.stats.correlation import calibrate_ties
+
+    _, stats = _oracle()
+    rng = np.random.default_rng(11)
+    n = 420
+    gold = np.round(rng.normal(60, 20, n) / 5) * 5  # many gold ties
+    metric = np.round(gold / 20 + rng.normal(0, 1, n), 1)  # many metric ties
+    gold[rng.random(n) < 0.2] = np.nan  # unjudged cells
+    ok = ~np.isnan(gold)
+    for variant, ours_name in (("acc23", "acc23"), ("23", "tau_23")):
+        ref_tau, ref_eps, _ = stats.KendallWithTiesOpt(gold[ok], metric[ok], variant=variant, sample_rate=1.0)
+        got = calibrate_ties(gold[None, :], metric[None, :], ours_name)
+        assert got.best_value == pytest.approx(ref_tau, abs=1e-9)
+        assert got.best_epsilon == pytest.approx(ref_eps, abs=1e-9)
+        assert int(ok.sum()) > 256  # the large-group path

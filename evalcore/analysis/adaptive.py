@@ -430,7 +430,8 @@ def segment_disagreement(scores: pd.DataFrame, pool: Pool) -> np.ndarray:
     out = np.zeros(len(pool.segs))
     pos = {g: i for i, g in enumerate(pool.segs)}
     metrics = list(wide.columns)
-    for g, block in wide.groupby(level=0, sort=False):
+    for key, block in wide.groupby(level=0, sort=False):
+        g = str(key)
         if g not in pos or len(block) < 2 or len(metrics) < 2:
             continue
         vals = []
@@ -469,13 +470,13 @@ class SimResult:
 
 def _seed_cells(pool: Pool, n: int, rng: np.random.Generator) -> np.ndarray:
     """The random start: two cells per system (where it has them), then random cells up to ``n``."""
-    first = []
+    first: list[int] = []
     for s in range(len(pool.systems)):
         mine = np.flatnonzero(pool.sys_idx == s)
-        first.extend(rng.choice(mine, size=min(2, len(mine)), replace=False))
+        first.extend(int(c) for c in rng.choice(mine, size=min(2, len(mine)), replace=False))
     rest = np.setdiff1d(np.arange(len(pool)), first)
     more = max(0, n - len(first))
-    return np.concatenate([np.asarray(first, dtype=int), rng.choice(rest, size=min(more, len(rest)), replace=False)])
+    return np.concatenate([np.array(first, dtype=np.int64), rng.choice(rest, size=min(more, len(rest)), replace=False)])
 
 
 def run_policy(pool: Pool, policy: str, budget: float, rng_seed: Sequence[int], *, seed_share: float = SEED_SHARE,
@@ -593,16 +594,19 @@ def ceiling(pool: Pool, budget: float, target: float = TAU_TARGET, starts: int =
     lo = np.minimum(1.0, 2.0 / np.maximum(N, 1))
     uniform = expected_discordant(full, var, np.full(S, float(budget)), N)
 
-    def obj(f):
-        return expected_discordant(full, var, f, N)
+    def obj(f: np.ndarray) -> float:
+        return float(expected_discordant(full, var, f, N))
+
+    def budget_left(f: np.ndarray) -> float:  # the equality constraint: the budget spent exactly
+        return float(f @ N - total)
 
     rng = np.random.default_rng(0)
     best_f, best = np.full(S, float(budget)), uniform
     for t in range(max(1, starts)):
         x0 = np.full(S, float(budget)) if t == 0 else rng.dirichlet(np.ones(S)) * total / N
         x0 = np.clip(x0, lo, 1.0)
-        res = minimize(obj, x0, method="SLSQP", bounds=list(zip(lo, np.ones(S))),
-                       constraints=[{"type": "eq", "fun": lambda f: f @ N - total}])
+        res = minimize(obj, x0, method="SLSQP", bounds=[(float(a), 1.0) for a in lo],
+                       constraints=[{"type": "eq", "fun": budget_left}])
         f = np.clip(res.x, lo, 1.0)
         if abs(f @ N - total) <= 1e-6 * total and obj(f) < best:
             best_f, best = f, obj(f)

@@ -42,7 +42,7 @@ import pandas as pd
 from ..core.dataset import Dataset
 from ..scoring import parallel
 from ..scoring.defaults import default_criterion
-from ..scoring.settings import DEFAULTS
+from ..scoring.settings import DEFAULTS, Settings
 
 ALL = "(all)"
 STATISTICS = ("pearson", "kendall", "accuracy")  # names of evalcore.stats.registry
@@ -101,13 +101,17 @@ def _lp_statistics(g: np.ndarray, m: np.ndarray) -> dict:
 
 
 def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: str | None = None, *,
-             lps: Sequence[str] | None = None, include_human: bool = DEFAULTS.include_human_systems,
-             judged_only: bool = DEFAULTS.judged_only, normalisation: str = "raw", rank_by: str = "pearson",
-             tokenize: str | None = DEFAULTS.tokenizer, scheduler=None,
+             lps: Sequence[str] | None = None, settings: Settings = DEFAULTS,
+             normalisation: str = "raw", rank_by: str = "pearson", scheduler=None,
              progress: Callable[[int, int], None] | None = None, scorer: Callable | None = None,
              exclude: Sequence[str] = (), **score_options) -> Campaign:
     """Systems × language pairs, per-pair and averaged system-level correlations and each
     metric's rank across pairs (see the module docstring; Kocmi et al. 2021).
+
+    ``settings`` (the shared :class:`~evalcore.scoring.settings.Settings`): ``judged_only`` (metric
+    scores over the segments judged for the criterion, per system), ``tokenizer`` (None: sacreBLEU's
+    default for each pair's target language) and ``include_human_systems`` (human translations
+    judged like systems scored as systems) are read.
 
     ``scorer``: where the metric scores come from, ``scorer(dataset, metric_ids, tokenize=,
     include_references=, criterion=, **score_options)`` returning the
@@ -122,6 +126,8 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
     from ..human.scores import given_system_scores, human_criteria, human_system_scores
     from ..metrics.base import get_metric
     from ..stats.tables import human_systems
+
+    judged_only, tokenize, include_human = settings.judged_only, settings.tokenizer, settings.include_human_systems
 
     from ..metrics.byo import register_stored, stored_ids, stored_scores
 
@@ -165,9 +171,9 @@ def campaign(collection: dict[str, Dataset], metrics: Sequence[str], criterion: 
         tok, tok_note = resolve_tokenizer(tokenize, lp) if text_m else (None, "")  # (no metric: nothing tokenised)
         toks[lp] = tok
         # the same human system scores as ``correlate`` and mt-metrics-eval: the given ones if any
-        human = human_system_scores(ds, crit, normalisation=normalisation)
-        notes.append(f"{label}: {tok_note + '; ' if tok_note else ''}{human.method}")
-        human = human.table
+        human_result = human_system_scores(ds, crit, normalisation=normalisation)
+        notes.append(f"{label}: {tok_note + '; ' if tok_note else ''}{human_result.method}")
+        human = human_result.table
         humans = set(human_systems(ds, list(human["system"])))
         hscore = dict(zip(human["system"], human["score"]))
         scores = pd.DataFrame(columns=["metric", "system", "seg_id", "score"])
@@ -290,7 +296,7 @@ def metric_ranks(corr: pd.DataFrame, by: str = "pearson") -> pd.DataFrame:
     return out.sort_values(["mean_rank", "metric"], kind="stable").reset_index(drop=True)
 
 
-def metric_clusters(camp: Campaign, lp: str, *, statistic: str = "pearson", test: str = "perm", k: int = 1000,
+def metric_clusters(camp: Campaign, lp: str | None, *, statistic: str = "pearson", test: str = "perm", k: int = 1000,
                     alpha: float = 0.05, seed: int | None = 0):
     """Metric significance clusters of one language pair of a campaign (methods §3.4-3.6; MTME
     ``CompareMetrics``): every pair of metrics compared on the systems all of them score (the

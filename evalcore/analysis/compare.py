@@ -34,6 +34,7 @@ import difflib
 import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
+from typing import Any
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -42,7 +43,7 @@ import pandas as pd
 from ..core.dataset import Dataset
 from ..core.results import Subset
 from ..core.progress import sub_range
-from ..scoring.settings import DEFAULTS
+from ..scoring.settings import DEFAULTS, Settings
 from .detail import segment_detail
 
 Progress = Callable[[float, str], None] | None
@@ -87,11 +88,9 @@ class Comparison:
     notes: list[str] = field(default_factory=list)
     judged_only: bool = False  #: metric and human scores over the segments both systems are judged on
 
-    def settings(self):
+    def settings(self) -> Settings:
         """The shared :class:`evalcore.scoring.settings.Settings` this comparison was computed under
         (:meth:`~evalcore.scoring.settings.Settings.describe` is the line shown beside its numbers)."""
-        from ..scoring.settings import DEFAULTS
-
         return DEFAULTS.with_(judged_only=self.judged_only, tokenizer=self.tokenize)
 
     @property
@@ -112,7 +111,8 @@ class Comparison:
         ds = self.dataset
         pos = {s: i for i, s in enumerate(ds.seg_ids)}
         texts = list(ds.ref_texts().values())
-        segs = self.segments.loc[self.segments["has_ref"].astype(bool), "seg_id"] if len(self.segments) else []
+        segs: list[str] = (self.segments.loc[self.segments["has_ref"].astype(bool), "seg_id"].tolist()
+                           if len(self.segments) else [])
         refs = [[t[pos[s]] for t in texts if t[pos[s]] is not None] for s in segs]
         return metric_signature(self.metric_objects[metric_id], signature_nrefs(refs) if refs else None, level)
 
@@ -126,10 +126,12 @@ class Comparison:
         return f"{text} | evalcore-{__version__}" + (f" | {extra}" if extra else "")
 
 
-def configured_metric(metric_id: str, tokenize: str | None = None):
-    """The registered metric ``metric_id``; with ``tokenize``, the word-level metrics use that
-    sacreBLEU tokenizer (:func:`evalcore.metrics.base.get_metric`, the one way every command
-    gets a metric with a tokenizer; chrF is unchanged, TER splits with it before Tercom)."""
+def configured_metric(metric_id: str, settings: Settings = DEFAULTS):
+    """The registered metric ``metric_id``; with ``settings.tokenizer``, the word-level metrics use
+    that sacreBLEU tokenizer (:func:`evalcore.metrics.base.get_metric`, the one way every command
+    gets a metric with a tokenizer; chrF is unchanged, TER splits with it before Tercom); None:
+    the metric's own tokenizer option left unset."""
+    tokenize = settings.tokenizer
     from ..metrics.base import get_metric
 
     return get_metric(metric_id, tokenize=tokenize)
@@ -152,8 +154,8 @@ def _tokens(text: str | None, tokenize: str) -> list[str]:
 
 
 def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "chrf"),
-          criteria: Sequence[str] | None = None, tokenize: str | None = DEFAULTS.tokenizer, normalisation: str = "raw",
-          judged_only: bool | None = None, progress: Progress = None, lengths: bool = True) -> Comparison:
+          criteria: Sequence[str] | None = None, settings: Settings = DEFAULTS, normalisation: str = "raw",
+          require_judged: bool = False, progress: Progress = None, lengths: bool = True) -> Comparison:
     """Collect the per-segment material of systems ``a`` and ``b`` on ``dataset``.
 
     Segments: those where both systems have an output (others are counted in ``notes``).
@@ -161,21 +163,25 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
     present references, all sets: multi-reference scores). Human columns: the per-(system,
     segment) score of each criterion (ratings normalised per rater on the whole dataset, then
     averaged; :func:`evalcore.human.scores.human_scores`), NaN where a system is unjudged.
-    ``criteria=None`` takes every criterion of the dataset. ``tokenize`` is passed to every
-    metric with a tokenizer option and used for lengths, n-grams and the word F-measure.
-    ``judged_only`` keeps only the segments where both systems have a judgement of one of the
-    criteria, so metric and human scores are over the same segments (a note says how many).
-    ``judged_only=None`` is the shared default (:data:`evalcore.scoring.settings.DEFAULTS`: on wherever
-    human judgements exist, as on every page and command): it applies when a criterion is chosen
-    and both systems are judged on some segment, and otherwise falls back to every segment with
-    a note saying why; ``True`` insists (an error when nothing is left), ``False`` turns it off.
+    ``criteria=None`` takes every criterion of the dataset. ``settings.tokenizer`` (None:
+    sacreBLEU's default for the target language) is passed to every metric with a tokenizer
+    option and used for lengths, n-grams and the word F-measure. ``settings.judged_only`` keeps
+    only the segments where both systems have a judgement of one of the criteria, so metric and
+    human scores are over the same segments (a note says how many). As the shared default
+    (:data:`evalcore.scoring.settings.DEFAULTS`: on wherever human judgements exist, as on every
+    page and command) it applies when a criterion is chosen and both systems are judged on some
+    segment, and otherwise falls back to every segment with a note saying why;
+    ``require_judged=True`` insists instead (an error when nothing is left: the command's explicit
+    ``--judged-only``).
     ``lengths=False`` leaves the token counts (``ref_len``, ``len_a``, ``len_b``: every output
     and reference tokenised) out for now, so a page can show the human comparison first; the
     tables that need them add them (:func:`with_lengths`, the same values).
     """
 
+    tokenize = settings.tokenizer
     if tokenize is None:
         tokenize = default_tokenizer(dataset.lp)[0]
+    settings = settings.with_(tokenizer=tokenize)  # the comparison's tokenizer, resolved
     systems = dataset.systems
     for name, label in ((a, "A"), (b, "B")):
         if name not in systems:
@@ -187,7 +193,7 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
     unknown = [c for c in criteria if c not in dataset.criteria]
     if unknown:
         raise ValueError(f"unknown human criterion/criteria {unknown}; the data has {dataset.criteria or 'none'}")
-    mobj = {m: configured_metric(m, tokenize) for m in metrics}
+    mobj = {m: configured_metric(m, settings) for m in metrics}
     notes: list[str] = []
     skipped = [m for m, o in mobj.items() if not o.meta.needs_text]
     if skipped:
@@ -203,11 +209,8 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
     if len(keep) < dataset.n_segments:
         notes.append(f"{dataset.n_segments - len(keep)} of {dataset.n_segments} segments left out: "
                      "at least one of the two systems has no output there")
-    by_default = judged_only is None
-    if by_default:
-        from ..scoring.settings import DEFAULTS
-
-        judged_only = DEFAULTS.judged_only
+    by_default = not require_judged
+    judged_only = settings.judged_only
     both: set[str] = set()
     if judged_only and criteria:
         j = dataset.judgements
@@ -242,7 +245,7 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
                      "n_refs": n_refs})
     frame = pd.DataFrame(rows)
     if lengths:
-        frame = _add_lengths(dataset, frame, tokenize)
+        frame = _add_lengths(dataset, frame, settings)
     no_ref = int((~frame["has_ref"]).sum())
     if no_ref == len(frame):
         notes.append("no compared segment has a reference: reference-based metrics, length ratios and n-gram "
@@ -264,9 +267,9 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
         for side, name in (("a", a), ("b", b)):
             col = hs[hs["system"] == name].set_index("seg_id")["score"]
             frame[f"{side}|human:{c}"] = frame["seg_id"].map(col).astype(float)
-        both = frame[f"a|human:{c}"].notna() & frame[f"b|human:{c}"].notna()
-        if int(both.sum()) < len(frame):
-            notes.append(f"{c}: {int(both.sum())} of {len(frame)} compared segments are judged for both systems; "
+        judged_both = frame[f"a|human:{c}"].notna() & frame[f"b|human:{c}"].notna()
+        if int(judged_both.sum()) < len(frame):
+            notes.append(f"{c}: {int(judged_both.sum())} of {len(frame)} compared segments are judged for both systems; "
                          f"human comparisons of {c} use those")
         if progress:
             progress((k + 1) / n, f"human scores: {c}")
@@ -276,13 +279,16 @@ def build(dataset: Dataset, a: str, b: str, metrics: Sequence[str] = ("bleu", "c
 LENGTH_COLUMNS = ("ref_len", "len_a", "len_b")
 
 
-def _add_lengths(dataset: Dataset, frame: pd.DataFrame, tokenize: str) -> pd.DataFrame:
+def _add_lengths(dataset: Dataset, frame: pd.DataFrame, settings: Settings) -> pd.DataFrame:
     """``frame`` (one row per compared segment) with ``ref_len`` (mean token count of the
     segment's present references, NaN without one), ``len_a`` and ``len_b`` (output token
-    counts) after ``n_refs``; a new frame."""
+    counts, ``settings.tokenizer``: the comparison's) after ``n_refs``; a new frame."""
+    tokenize = settings.tokenizer or default_tokenizer(dataset.lp)[0]
     ref_t = dataset.ref_texts()
     pos = {s: i for i, s in enumerate(dataset.seg_ids)}
-    ref_len, len_a, len_b = [], [], []
+    ref_len: list[float] = []
+    len_a: list[int] = []
+    len_b: list[int] = []
     for sid, ta, tb in zip(frame["seg_id"], frame["text_a"], frame["text_b"]):
         i = pos[sid]
         rl = [len(_tokens(ref_t[r][i], tokenize)) for r in dataset.ref_ids if ref_t[r][i] is not None]
@@ -291,7 +297,8 @@ def _add_lengths(dataset: Dataset, frame: pd.DataFrame, tokenize: str) -> pd.Dat
         len_b.append(len(_tokens(tb, tokenize)))
     at = list(frame.columns).index("n_refs") + 1
     out = frame.copy()
-    for k, (name, values) in enumerate(zip(LENGTH_COLUMNS, (ref_len, len_a, len_b))):
+    columns: list[list[float] | list[int]] = [ref_len, len_a, len_b]
+    for k, (name, values) in enumerate(zip(LENGTH_COLUMNS, columns)):
         out.insert(at + k, name, values)
     return out
 
@@ -302,7 +309,7 @@ def with_lengths(cmp: Comparison) -> Comparison:
     if set(LENGTH_COLUMNS) <= set(cmp.segments.columns):
         return cmp
     return Comparison(cmp.dataset, cmp.a, cmp.b, list(cmp.metrics), list(cmp.criteria), cmp.tokenize,
-                      cmp.normalisation, _add_lengths(cmp.dataset, cmp.segments, cmp.tokenize), dict(cmp.stats),
+                      cmp.normalisation, _add_lengths(cmp.dataset, cmp.segments, cmp.settings()), dict(cmp.stats),
                       dict(cmp.metric_objects), list(cmp.notes), cmp.judged_only)
 
 
@@ -329,7 +336,7 @@ def with_metrics(cmp: Comparison, metrics: Sequence[str], progress: Progress = N
     from ..metrics.engine import scorable
 
     dataset, tokenize = cmp.dataset, cmp.tokenize
-    mobj = dict(_objects) if _objects is not None else {m: configured_metric(m, tokenize) for m in metrics}
+    mobj = dict(_objects) if _objects is not None else {m: configured_metric(m, cmp.settings()) for m in metrics}
     notes = list(cmp.notes)
     if _objects is None:
         skipped = [m for m, o in mobj.items() if not o.meta.needs_text]
@@ -574,29 +581,36 @@ def length_buckets(cmp: Comparison, cutoffs: Sequence[float] = LENGTH_CUTOFFS) -
     return [(lab, np.array([x == lab for x in labels])) for lab in bucket_order(cutoffs) if lab in labels]
 
 
-def source_word_frequencies(dataset: Dataset, tokenize: str = "13a") -> Counter:
-    """Occurrences of every lower-cased source token in the whole test set (all segments)."""
+#: The tokenizer of the source words counted by :func:`source_frequency`: sacreBLEU's 13a (Post
+#: 2018), whatever the target language (the comparison's tokenizer is the target side's).
+SOURCE_TOKENIZER = "13a"
+
+
+def source_word_frequencies(dataset: Dataset) -> Counter:
+    """Occurrences of every lower-cased source token (:data:`SOURCE_TOKENIZER`) in the whole
+    test set (all segments)."""
     c: Counter = Counter()
     for s in dataset.segments["source"]:
-        c.update(t.lower() for t in _tokens(s, tokenize))
+        c.update(t.lower() for t in _tokens(s, SOURCE_TOKENIZER))
     return c
 
 
-def source_frequency(cmp: Comparison, tokenize: str = "13a") -> np.ndarray:
+def source_frequency(cmp: Comparison) -> np.ndarray:
     """Per compared segment, the median test-set frequency of its source tokens (lower-cased,
-    ``tokenize`` tokens; NaN for an empty source). Low values: segments made of rare words."""
-    freq = source_word_frequencies(cmp.dataset, tokenize)
+    :data:`SOURCE_TOKENIZER` tokens; NaN for an empty source). Low values: segments made of rare
+    words."""
+    freq = source_word_frequencies(cmp.dataset)
     out = []
     for s in cmp.segments["source"]:
-        toks = [t.lower() for t in _tokens(s, tokenize)]
+        toks = [t.lower() for t in _tokens(s, SOURCE_TOKENIZER)]
         out.append(float(np.median([freq[t] for t in toks])) if toks else float("nan"))
     return np.array(out)
 
 
-def source_frequency_buckets(cmp: Comparison, cutoffs: Sequence[float] = SOURCE_FREQ_CUTOFFS,
-                             tokenize: str = "13a") -> list[tuple[str, np.ndarray]]:
+def source_frequency_buckets(cmp: Comparison, cutoffs: Sequence[float] = SOURCE_FREQ_CUTOFFS
+                             ) -> list[tuple[str, np.ndarray]]:
     """(label, rows) by the median test-set frequency of the segment's source words."""
-    labels = [bucket_label(x, cutoffs) for x in source_frequency(cmp, tokenize)]
+    labels = [bucket_label(x, cutoffs) for x in source_frequency(cmp)]
     return [(lab, np.array([x == lab for x in labels])) for lab in bucket_order(cutoffs) if lab in labels]
 
 
@@ -685,7 +699,9 @@ def word_f_by_frequency(cmp: Comparison, cutoffs: Sequence[int] = WORD_FREQ_CUTO
         freq.update(_tokens(t, tok))
     ref_t = ds.ref_texts()
     pos = {s: i for i, s in enumerate(ds.seg_ids)}
-    acc = {side: defaultdict(lambda: [0, 0, 0]) for side in ("a", "b")}  # bucket -> [matched, out, ref]
+    acc: dict[str, defaultdict[str, list[int]]] = {side: defaultdict(lambda: [0, 0, 0])
+                                                   for side in ("a", "b")}  # bucket -> [matched, out, ref]
+    row: Any  # a compared segment (column attributes)
     for row in cmp.segments.itertuples(index=False):
         i = pos[row.seg_id]
         refs = [ref_t[r][i] for r in ds.ref_ids if ref_t[r][i] is not None]
@@ -704,15 +720,15 @@ def word_f_by_frequency(cmp: Comparison, cutoffs: Sequence[int] = WORD_FREQ_CUTO
         for side, name in (("a", cmp.a), ("b", cmp.b)):
             if lab not in acc[side]:
                 continue
-            m, o, r = acc[side][lab]
+            m, o, n_ref = acc[side][lab]
             p = m / o if o else float("nan")
-            rec = m / r if r else float("nan")
+            rec = m / n_ref if n_ref else float("nan")
             if np.isnan(p) or np.isnan(rec):
                 fm = float("nan")
             else:
                 fm = 2 * p * rec / (p + rec) if p + rec > 0 else 0.0
             rows.append({"frequency": lab, "system": name, "side": side.upper(), "matched": m, "output_words": o,
-                         "reference_words": r, "precision": p, "recall": rec, "f_measure": fm})
+                         "reference_words": n_ref, "precision": p, "recall": rec, "f_measure": fm})
     return pd.DataFrame(rows, columns=["frequency", "system", "side", "matched", "output_words", "reference_words",
                                        "precision", "recall", "f_measure"])
 
@@ -735,6 +751,7 @@ def ngram_matches(cmp: Comparison, max_order: int = 4) -> tuple[dict, dict, dict
     ma: Counter = Counter()
     mb: Counter = Counter()
     examples: dict = defaultdict(list)
+    row: Any  # a compared segment (column attributes)
     for row in cmp.segments.itertuples(index=False):
         i = pos[row.seg_id]
         refs = [_tokens(ref_t[r][i], tok) for r in ds.ref_ids if ref_t[r][i] is not None]
@@ -878,11 +895,11 @@ def length_bias(cmp: Comparison, criterion: str | None = None, alpha: float = 0.
 # =============================================================================================
 # Side by side
 # =============================================================================================
-def word_diff(text_a: str | None, text_b: str | None, tokenize: str = "none") -> tuple[list, list]:
+def word_diff(text_a: str | None, text_b: str | None) -> tuple[list, list]:
     """Token-level diff of two outputs (difflib's longest matching blocks): lists of
-    (token, same) for A and for B, ``same`` False for tokens only that side has. ``tokenize``:
-    a sacreBLEU tokenizer name ("none" = whitespace)."""
-    ta, tb = _tokens(text_a, tokenize), _tokens(text_b, tokenize)
+    (token, same) for A and for B, ``same`` False for tokens only that side has; tokens are
+    split on whitespace (sacreBLEU's ``none``: a display of two texts, no language pair)."""
+    ta, tb = _tokens(text_a, "none"), _tokens(text_b, "none")
     sm = difflib.SequenceMatcher(a=ta, b=tb, autojunk=False)
     same_a, same_b = [False] * len(ta), [False] * len(tb)
     for blk in sm.get_matching_blocks():
@@ -902,7 +919,7 @@ def side_by_side(cmp: Comparison, seg_id: str) -> dict:
     if row.empty:
         raise KeyError(f"segment {seg_id!r} is not among the compared segments")
     r = row.iloc[0]
-    da, db = (segment_detail(cmp.dataset, name, str(seg_id), tokenize=cmp.tokenize) for name in (cmp.a, cmp.b))
+    da, db = (segment_detail(cmp.dataset, name, str(seg_id), settings=cmp.settings()) for name in (cmp.a, cmp.b))
     diff_a, diff_b = word_diff(r["text_a"], r["text_b"])
     scores = pd.DataFrame({"signal": cmp.signals,
                            "A": [r[f"a|{s}"] for s in cmp.signals], "B": [r[f"b|{s}"] for s in cmp.signals]})

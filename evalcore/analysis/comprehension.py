@@ -24,7 +24,7 @@ import pandas as pd
 
 from ..io.comprehension import COLUMNS, FILE, OPTIONAL, REQUIRED, read_file  # noqa: F401  (the reader lives in io/)
 from ..core.results import Result
-from ..scoring.settings import DEFAULTS
+from ..scoring.settings import DEFAULTS, Settings
 
 AGGREGATION = ("% correct = mean over questions of the mean grade of the question's answers "
                "(each question counts once); CI: percentile bootstrap over questions")
@@ -83,14 +83,14 @@ def results(dataset, n_boot: int = 1000, seed: int = 1, alpha: float = 0.05) -> 
 
 
 def correlations(dataset, table: pd.DataFrame, metric_ids: Sequence[str] = ("bleu", "chrf"),
-                 criteria: Sequence[str] | None = None, tokenize: str | None = DEFAULTS.tokenizer) -> Result:
+                 criteria: Sequence[str] | None = None, settings: Settings = DEFAULTS) -> Result:
     """System-level correlation of % correct with every metric (corpus score) and every human
     criterion (mean score), over the MT systems that have both (the control rows are left out).
     ``table``: the table of :func:`results`.
 
     A :class:`~evalcore.core.results.Result` with columns measure, kind (metric/human), n_systems,
-    pearson, spearman, kendall; its ``method`` says what was correlated. ``tokenize``: the
-    word-level metrics' tokenizer (None: the metric's default)."""
+    pearson, spearman, kendall; its ``method`` says what was correlated. ``settings.tokenizer``:
+    the word-level metrics' tokenizer (None: the metric's default)."""
     from scipy import stats
 
     from ..human.scores import system_scores
@@ -100,9 +100,9 @@ def correlations(dataset, table: pd.DataFrame, metric_ids: Sequence[str] = ("ble
     rows = []
     measures: list[tuple[str, str, pd.Series]] = []
     if metric_ids:
-        sc = score_table(dataset, list(metric_ids), level="system", tokenize=tokenize)
+        sc = score_table(dataset, list(metric_ids), level="system", tokenize=settings.tokenizer)
         for m, sub in sc.groupby("metric", sort=False):
-            measures.append((m, "metric", sub.set_index("system")["score"]))
+            measures.append((str(m), "metric", sub.set_index("system")["score"]))
     for crit in (dataset.criteria if criteria is None else criteria):
         s = system_scores(dataset, crit)
         measures.append((crit, "human", s.set_index("system")["score"].astype(float)))

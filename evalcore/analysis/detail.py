@@ -13,7 +13,7 @@ import pandas as pd
 from ..core.dataset import Dataset
 from ..metrics.engine import ngram_breakdown
 from ..scoring.defaults import page_tokenizer
-from ..scoring.settings import DEFAULTS
+from ..scoring.settings import DEFAULTS, Settings
 
 
 def signal_columns(signals: pd.DataFrame) -> list[str]:
@@ -25,7 +25,7 @@ def ref_side_spans(cand_tokens: Sequence[str], ref_tokens: Sequence[str], max_or
     """Half-open token spans of the reference covered by n-grams (n ≤ ``max_order``) it shares
     with the candidate, clipped by the candidate's counts (the reference side of BLEU's
     modified precision, Papineni et al. 2002 §2.1), merged into maximal runs."""
-    covered = set()
+    covered: set[int] = set()
     for n in range(1, max_order + 1):
         cc = Counter(tuple(cand_tokens[i:i + n]) for i in range(len(cand_tokens) - n + 1))
         for p in range(len(ref_tokens) - n + 1):
@@ -46,7 +46,7 @@ _ORDER_NAMES = {1: "unigrams", 2: "bigrams", 3: "trigrams", 4: "4-grams"}
 
 
 def segment_detail(dataset: Dataset, system: str, seg_id: str, signals: pd.DataFrame | None = None,
-                   tokenize: str | None = DEFAULTS.tokenizer, max_order: int = 4) -> dict:
+                   settings: Settings = DEFAULTS, max_order: int = 4) -> dict:
     """Everything about one (system, segment) for the divergence browser and the Compare
     side-by-side view:
 
@@ -55,10 +55,10 @@ def segment_detail(dataset: Dataset, system: str, seg_id: str, signals: pd.DataF
     matched by the output); ``orders``: the per-order match table of Ananthakrishnan et al. 2007 (matched / total
     candidate n-grams, clipped over all references, e.g. "unigrams 3/4"), with brevity penalty
     and the average precision P of Ananthakrishnan et al. 2007 §5.8; ``scores``: every signal of the row;
-    ``judgements``: every rating of the output; ``tags``. ``tokenize``: the BLEU tokenizer
-    (default: sacreBLEU's default for the target language; pages pass their choice).
+    ``judgements``: every rating of the output; ``tags``. ``settings.tokenizer``: the BLEU
+    tokenizer (None: sacreBLEU's default for the target language; pages pass their choice).
     """
-    tokenize = tokenize or page_tokenizer(dataset)
+    tokenize = page_tokenizer(dataset, settings.tokenizer)
 
     seg_id = str(seg_id)
     pos = {s: i for i, s in enumerate(dataset.seg_ids)}
@@ -67,7 +67,7 @@ def segment_detail(dataset: Dataset, system: str, seg_id: str, signals: pd.DataF
     s = pos[seg_id]
     out_text = dataset.sys_texts().get(system, [None] * len(pos))[s]
     ref_t = dataset.ref_texts()
-    refs = [(r, ref_t[r][s]) for r in dataset.ref_ids if ref_t[r][s] is not None]
+    refs: list[tuple[str, str]] = [(r, t) for r in dataset.ref_ids if (t := ref_t[r][s]) is not None]
     detail = {"system": system, "seg_id": seg_id, "source": dataset.segments["source"].iloc[s],
               "output": out_text, "references": [], "orders": pd.DataFrame(), "summary": {}}
     if out_text is not None and refs:

@@ -17,7 +17,8 @@ the pairwise labels, agreement, weights and curve of :mod:`evalcore.human`:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -28,7 +29,7 @@ from ..human.ranking import relative_ranking_scores
 from ..human.scores import criterion_judgements
 from ..core.results import Curve, Result
 from ..scoring.scores import system_stats
-from ..scoring.settings import DEFAULTS
+from ..scoring.settings import DEFAULTS, Settings
 
 ITEM = ["judgement", "seg_id", "sys_a", "sys_b"]
 
@@ -89,7 +90,7 @@ def combination_curves(labels: pd.DataFrame, max_judges: int = 5, n_resamples: i
         for method, w in (("plain", None), ("weighted by gold", _weights_vs_gold(labels)),
                           ("weighted by non-experts", rater_weights(ng))):
             c = agreement_curve(labels.drop(columns=["gold"]), gold, max_judges=k_max, n_resamples=n_resamples,
-                                seed=seed, weights=w)
+                                seed=seed, weights=cast("Mapping[str, float] | None", w))  # a Series by rater
             frames.append(c.table.assign(method=method))
     out = (pd.concat(frames, ignore_index=True)[["method", "k", "agreement", "sd", "n_items"]] if frames
            else pd.DataFrame(columns=["method", "k", "agreement", "sd", "n_items"]))
@@ -168,7 +169,7 @@ def ranking_correlations(labels: pd.DataFrame, metric_scores: pd.Series | None =
         rho, n = _rho(metric_scores.astype(float), gold_rank)
         rows.append({"ranking": metric_name, "rho": rho, "sd": np.nan, "n_systems": n})
     out = pd.DataFrame(rows, columns=["ranking", "rho", "sd", "n_systems"])
-    return Result(out, notes=ranking_notes(out),
+    return Result(out, notes=tuple(ranking_notes(out)),
                   method=("Spearman's ρ with the gold raters' ranking (system score = share of its comparisons "
                           "judged better than or equal, Callison-Burch et al. 2008); systems ranked by both only"))
 
@@ -182,14 +183,14 @@ def ranking_notes(table: pd.DataFrame) -> list[str]:
     """Why a ρ of :func:`ranking_correlations` is empty or says little (too few systems ranked by
     both sides); the pages and the ``experts`` command state them beside the values."""
     notes = []
-    for r in table.itertuples(index=False):
-        if r.n_systems < 3:
-            notes.append(f"{r.ranking}: ρ undefined: {r.n_systems} system(s) ranked by both sides "
+    for ranking, rho, n in zip(table["ranking"].tolist(), table["rho"].tolist(), table["n_systems"].tolist()):
+        if n < 3:
+            notes.append(f"{ranking}: ρ undefined: {n} system(s) ranked by both sides "
                          "(at least 3 are needed)")
-        elif r.n_systems < MIN_RANKED_SYSTEMS:
-            notes.append(f"{r.ranking}: ρ = {r.rho:.2f} from only {r.n_systems} systems: with fewer than "
+        elif n < MIN_RANKED_SYSTEMS:
+            notes.append(f"{ranking}: ρ = {rho:.2f} from only {n} systems: with fewer than "
                          f"{MIN_RANKED_SYSTEMS} systems no ρ is significant at 0.05 (the smallest two-sided exact "
-                         f"p with {r.n_systems} is {2 / math.factorial(r.n_systems):.3f})")
+                         f"p with {n} is {2 / math.factorial(n):.3f})")
     return notes
 
 
@@ -203,15 +204,16 @@ def no_implicit_gold(raters: Sequence[str]) -> tuple[list[str], str | None]:
                 "evalcore does not take any rater as the expert by default")
 
 
-def metric_system_scores(dataset, metric: str, tokenize: str | None = DEFAULTS.tokenizer) -> pd.Series:
+def metric_system_scores(dataset, metric: str, settings: Settings = DEFAULTS) -> pd.Series:
     """system -> the metric's corpus score, oriented so that higher ranks higher (error rates
     negated), for Figure 3's metric row. Text metrics read the one cached statistics table per
     (dataset, metric signature) that the Systems and Divergence pages share
     (:func:`evalcore.scoring.scores.system_stats`; = ``score_table`` at system level); other metrics
-    their given scores (``score_table``). ``tokenize``: the word-level metrics' tokenizer (None:
-    the metric's default)."""
+    their given scores (``score_table``). ``settings.tokenizer``: the word-level metrics'
+    tokenizer (None: the metric's default)."""
     from ..metrics.base import get_metric
 
+    tokenize = settings.tokenizer
     m = get_metric(metric, tokenize)
     if m.meta.needs_text:
         per = system_stats(dataset, [metric], tokenize=tokenize)[metric]

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ..scoring.parallel import score_table
-from ..scoring.settings import DEFAULTS
+from ..scoring.settings import DEFAULTS, Settings
 from ..stats.registry import get
 from .metatask_tasks import TASKS, SubTask, TaskDef
 
@@ -205,7 +205,7 @@ def run_task(task: TaskDef, pairs: dict[str, PairData], metrics: list[str] | Non
 
 
 def metric_clusters(task, pairs, subtasks, metrics, average, *, k=1000, alpha=0.05, seed=0,
-                    num_permutations=1000, pce_seed=4) -> pd.Series:
+                    num_permutations=1000, pce_seed=4) -> tuple[pd.Series, pd.DataFrame]:
     """Significance clusters of the weighted average (methods §3.13; MTME ``CompareMetrics`` +
     ``AverageCorrMatrix`` + ``AssignRanks``).
 
@@ -314,12 +314,12 @@ def pair_data(ds, task: TaskDef, seg_scores: pd.DataFrame, sys_scores: pd.DataFr
         if np.isnan(M[~np.isnan(gold)]).any():
             notes.append(f"{ds.lp}: metric {mid} lacks scores for judged cells: left out of this pair")
             continue
-        p.seg[mid] = M
+        p.seg[str(mid)] = M
     if sys_scores is not None and len(sys_scores):
         for mid, sub in sys_scores.groupby("metric", sort=False):
             v = sub.groupby("system")["score"].mean().reindex(systems).to_numpy(dtype=float)
             if not np.isnan(v).any():
-                p.sys[mid] = v
+                p.sys[str(mid)] = v
     for mid, M in p.seg.items():
         if mid not in p.sys:  # no corpus score given: the mean of the segment scores
             with np.errstate(invalid="ignore"):
@@ -366,9 +366,15 @@ def _default_scorer(ds, metrics, *, level, ref_ids, include_references, tokenize
                        tokenize=tokenize, segments=segments, progress=StderrProgress(f"{label} {level} scores"))
 
 
+#: The settings of a WMT metrics task's recipe: the shared defaults, but metric scores over every
+#: segment, as the official runs (:func:`evalcore.scoring.settings.metatask_settings_line`; the
+#: ``metatask`` command's ``--judged-only`` is opt-in).
+TASK_RECIPE = DEFAULTS.with_(judged_only=False)
+
+
 def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(), scores: pd.DataFrame | None = None,
-                 human: str | None = None, include_human: bool | None = None, judged_only: bool = False,
-                 tokenize: str | None = DEFAULTS.tokenizer, k: int = 0, alpha: float = 0.05, seed: int = 0,
+                 human: str | None = None, include_human: bool | None = None, settings: Settings = TASK_RECIPE,
+                 k: int = 0, alpha: float = 0.05, seed: int = 0,
                  num_permutations: int = 1000, scorer=None, metric_set: str = "all"):
     """The task table of ``collection`` (lp → Dataset), as the ``metatask`` command and the Metrics
     task page compute it: the task's pairs (``lps`` overrides; the data's pairs when none of the
@@ -378,6 +384,10 @@ def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(),
     ``stored:all`` stands for every stored metric a pair may use (:func:`stored_all`).
     ``metric_set``: "all", or the recipe's "primary" submissions / "baseline" metrics only
     (:meth:`TaskDef.metric_set`; matched on base names, case-insensitively).
+    ``settings``: its ``judged_only`` (corpus scores over the judged segments; default
+    :data:`TASK_RECIPE`: every segment) and ``tokenizer`` (None: sacreBLEU's default per target
+    language) are read; human translations as systems are ``include_human`` (None: the task's
+    choice per language pair), not ``settings.human_systems``.
     Returns ``(MetataskResult, notes, signatures)`` (signatures: metric → list of strings)."""
     from ..metrics.tokenize import resolve_tokenizer
 
@@ -412,10 +422,11 @@ def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(),
         unknown = [m for m in metrics if m.lower() not in set(metric_ids())]
         if unknown:
             raise ValueError(f"unknown metric(s) {unknown}")
-        metrics = _runnable_everywhere(collection, lps, metrics, tokenize, notes,
+        metrics = _runnable_everywhere(collection, lps, metrics, settings, notes,
                                        bool(stored) or (scores is not None and len(scores) > 0))
     need_sys = any(s.level == "sys" and not get(s.statistic).segment_matrices for s in task.subtasks(lps))
-    pairs, signatures = {}, {}
+    pairs: dict[str, PairData] = {}
+    signatures: dict[str, list[str]] = {}
     for lp in lps:
         ds = collection[lp]
         gold = human or task.gold_for(lp)
@@ -439,12 +450,12 @@ def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(),
         j = criterion_judgements(ds, gold)
         cells = {s: set(g["seg_id"].astype(str)) for s, g in j.groupby("system", sort=False)}
         judged = None
-        if judged_only:
+        if settings.judged_only:
             judged = cells
             notes.append(f"{lp}: judged only: corpus scores over the judged segments (the task: all segments)")
         seg_frames, sys_frames, dom_frames = [], [], {}
         if metrics:
-            tok, _ = resolve_tokenizer(tokenize, ds.lp)
+            tok, _ = resolve_tokenizer(settings.tokenizer, ds.lp)
             # segment scores of the judged cells only: every segment-level statistic (SPA included)
             # uses only those, and a segment's score does not depend on the others
             from ..scoring.availability import left_out_note, score_isolated
@@ -453,11 +464,11 @@ def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(),
                                                          include_references=inc, tokenize=tok, segments=cells,
                                                          label=lp), metrics)
             if failed:  # one metric failing never fails the table: again without it, with a note
-                keep = _runnable_everywhere({}, [], [m for m in metrics if m not in dict(failed)], tokenize, [],
+                keep = _runnable_everywhere({}, [], [m for m in metrics if m not in dict(failed)], settings, [],
                                             bool(stored) or (scores is not None and len(scores) > 0), failed)
                 res, more, sigs = run_metatask(collection, task, lps=lps_given, metrics=keep + stored, scores=scores,
-                                               human=human, include_human=include_human, judged_only=judged_only,
-                                               tokenize=tokenize, k=k, alpha=alpha, seed=seed,
+                                               human=human, include_human=include_human, settings=settings,
+                                               k=k, alpha=alpha, seed=seed,
                                                num_permutations=num_permutations, scorer=scorer,
                                                metric_set=metric_set)
                 more.insert(0, left_out_note(failed, lp))
@@ -501,7 +512,7 @@ def run_metatask(collection: dict, task: TaskDef | str, *, lps=None, metrics=(),
     return res, notes, signatures
 
 
-def _runnable_everywhere(collection: dict, lps, metrics: list[str], tokenize, notes: list[str], others: bool,
+def _runnable_everywhere(collection: dict, lps, metrics: list[str], settings: Settings, notes: list[str], others: bool,
                          failed=()) -> list[str]:
     """The metrics that can run on every pair of ``lps`` (:mod:`evalcore.scoring.availability`); those
     that cannot are left out with one note naming each and why. None left (and no ``others``: stored
@@ -510,7 +521,7 @@ def _runnable_everywhere(collection: dict, lps, metrics: list[str], tokenize, no
 
     left = {m: why for m, why in failed}
     for lp in lps:
-        for m, why in runnable(collection[lp], metrics, tokenize)[1]:
+        for m, why in runnable(collection[lp], metrics, settings.tokenizer)[1]:
             left.setdefault(m, f"{lp}: {why}")
     keep = [m for m in metrics if m not in left]
     if left and not failed:
@@ -545,8 +556,9 @@ def stored_all(ds, ref: str) -> list[tuple[str, str]]:
     from ..metrics.byo import stored_table
 
     t = stored_table(ds)
-    out = []
+    out: list[tuple[str, str]] = []
     for (metric, refset), _ in t.groupby(["metric", "refset"], sort=False):
+        metric, refset = str(metric), refset if isinstance(refset, str) else ""
         if refset == "src":
             out.append((f"{metric}{NOREF}", f"stored:{metric}-src"))
         elif refset and set(refset.split(".")) <= {ref}:

@@ -24,6 +24,16 @@ pilot (methods §25.2).
   Power = the share of simulated campaigns with p < α. For a difference δ set by the user, each
   pair's per-segment differences are shifted by δ − Δ (Δ: the pair's observed difference, the
   macro mean over domains): a location-shift alternative with the pilot's own noise.
+* Assurance (``assurance=True``; O'Hagan, Stevens & Campbell 2005, "Assurance in clinical trial
+  design", Pharmaceutical Statistics 4(3)): the power averaged over the uncertainty about the true
+  difference given the pilot, instead of the power at the pilot's observed difference taken as
+  true. That uncertainty is the bootstrap distribution of the pair's difference (Efron &
+  Tibshirani 1993, ch. 6; a flat prior): each simulated campaign first draws Δ* on a stratified
+  resample of the pilot of the pilot's own size, then is shifted by Δ* − Δ (the location shift
+  above). Assurance is the probability that a campaign of N segments will separate the pair,
+  counting that the pilot may have over- or understated the difference; with a small pilot it
+  is the more honest number, and it stays below 1 however large N is when the pilot cannot tell
+  the sign of the difference.
 * The expected number of significance clusters (rank's clusters, methods §3.12) is the mean over
   simulated campaigns; the N giving 80 % power is the smallest N of the grid that reaches it.
 * :func:`metric_power`: how many segments before two metrics' system-level correlations with the
@@ -38,7 +48,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any, Literal, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -181,13 +191,16 @@ def _wilcoxon_rows(D: np.ndarray) -> np.ndarray:
     zeros = np.any(D == 0, axis=1)
     ties = np.any((a[:, 1:] == a[:, :-1]) & (a[:, 1:] != 0), axis=1)
     out = np.ones(R)
-    for rows, method in ((np.flatnonzero(zeros | ties), "asymptotic" if n <= 13 else "auto"),
-                         (np.flatnonzero(~(zeros | ties)), "auto")):
+    calls: list[tuple[np.ndarray, Literal["asymptotic", "auto"]]] = [
+        (np.flatnonzero(zeros | ties), "asymptotic" if n <= 13 else "auto"), (np.flatnonzero(~(zeros | ties)), "auto")]
+    for rows, method in calls:
         if not len(rows):
             continue
         with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
             warnings.simplefilter("ignore")
-            out[rows] = scipy.stats.wilcoxon(D[rows], axis=1, method=method).pvalue
+            # scipy-stubs list "asymptotic" only for keepdims=True; scipy takes it for any axis
+            options: dict[str, Any] = {"method": method}
+            out[rows] = scipy.stats.wilcoxon(D[rows], axis=1, **options).pvalue
     return np.where(np.any(D != 0, axis=1), out, 1.0)  # rank's: no difference at all -> p = 1
 
 
@@ -214,8 +227,8 @@ def _pvalues(D: list[np.ndarray], test: str, rng_seed: int, n_boot: int) -> np.n
     if test == "t-test":
         with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
             warnings.simplefilter("ignore")
-            p = scipy.stats.ttest_1samp(full, 0.0, axis=1).pvalue
-        return np.where(np.any(full != 0, axis=1), np.where(np.isnan(p), 1.0, p), 1.0)
+            pt = np.asarray(scipy.stats.ttest_1samp(full, 0.0, axis=1).pvalue, dtype=float)
+        return np.where(np.any(full != 0, axis=1), np.where(np.isnan(pt), 1.0, pt), 1.0)
     from ..stats.system_ranking import _resampling_p
 
     dom = np.concatenate([np.full(Dd.shape[1], k) for k, Dd in enumerate(D)])
@@ -223,12 +236,51 @@ def _pvalues(D: list[np.ndarray], test: str, rng_seed: int, n_boot: int) -> np.n
                                    rng_seed + r) for r in range(R)])
 
 
+def _targets(shift_to: float | Mapping[tuple[str, str], float], names: list[tuple[str, str]]) -> np.ndarray:
+    """The difference to set for each named pair: one value for all, or looked up (a − b; a pair
+    given the other way round has its sign turned); a pair missing from the mapping is an error."""
+    if not isinstance(shift_to, Mapping):
+        return np.full(len(names), float(shift_to))
+    out, missing = [], []
+    for a, b in names:
+        if (a, b) in shift_to:
+            out.append(float(shift_to[(a, b)]))
+        elif (b, a) in shift_to:
+            out.append(-float(shift_to[(b, a)]))
+        else:
+            missing.append(f"{a} vs {b}")
+            out.append(float("nan"))
+    if missing:
+        raise ValueError(f"no difference set for {len(missing)} pair(s): {', '.join(missing[:5])}"
+                         + (" …" if len(missing) > 5 else ""))
+    return np.array(out)
+
+
+def _bootstrap_deltas(pilot: Pilot, diff_all: np.ndarray, pools: list[np.ndarray], resamples: int,
+                      rng: np.random.Generator) -> np.ndarray:
+    """(pairs × resamples) macro-over-domains mean differences, each on a resample of the pilot's
+    segments of the pilot's own size, stratified by domain (the bootstrap distribution of each
+    pair's difference)."""
+    means = []
+    for pool in pools:
+        if not len(pool):
+            continue
+        idx = pool[rng.integers(0, len(pool), size=(resamples, len(pool)))]
+        means.append(diff_all[:, idx].mean(axis=2))
+    return np.mean(means, axis=0)
+
+
 def simulate(pilot: Pilot, n: int, *, test: str = "wilcoxon", resamples: int = 200, alpha: float = 0.05,
-             seed: int = 0, shift_to: float | None = None, n_boot: int = 200) -> tuple[pd.DataFrame, float]:
+             seed: int = 0, shift_to: float | Mapping[tuple[str, str], float] | None = None, n_boot: int = 200,
+             assurance: bool = False) -> tuple[pd.DataFrame, float]:
     """Power of every pair of systems at ``n`` segments (module docstring): a frame (system_a,
     system_b, delta, n, power) with system_a the better of the pilot's pair, and the expected
     number of clusters. ``shift_to``: every pair's difference set to this value instead of the
-    observed one (clusters then NaN)."""
+    observed one, or a mapping (system_a, system_b) → the difference a − b to set for each pair
+    (either order; every pair of the pilot must be there) — clusters then NaN. ``assurance``: each
+    campaign's true difference is drawn from the bootstrap distribution of the pair's difference
+    in the pilot (module docstring: assurance, O'Hagan, Stevens & Campbell 2005); ``delta`` stays
+    the pilot's."""
     if test not in TESTS:
         raise ValueError(f"test must be one of {', '.join(TESTS)}, not {test!r}")
     rng = np.random.default_rng(seed)
@@ -244,14 +296,20 @@ def simulate(pilot: Pilot, n: int, *, test: str = "wilcoxon", resamples: int = 2
     B = np.array([order[y] for _, y in pairs], dtype=int)
     deltas = sc[A] - sc[B]
     diff_all = pilot.Y[A] - pilot.Y[B]
-    if shift_to is not None:  # a location shift: each pair's difference becomes shift_to
-        diff_all = diff_all + (float(shift_to) - deltas)[:, None]
-        deltas = np.full(len(pairs), float(shift_to))
+    if shift_to is not None:  # a location shift: each pair's difference becomes the one set
+        target = _targets(shift_to, [(pilot.systems[a], pilot.systems[b]) for a, b in zip(A, B)])
+        diff_all = diff_all + (target - deltas)[:, None]
+        deltas = target
+    # assurance: campaign r of pair k shifted by Δ*_kr − Δ_k, Δ*_kr the pair's difference on a
+    # stratified resample of the pilot's own size (its bootstrap distribution)
+    moved = _bootstrap_deltas(pilot, diff_all, pools, resamples, rng) - deltas[:, None] if assurance else None
     hits = np.zeros((len(pairs), resamples), dtype=bool)
     chunk = max(1, 4_000_000 // max(1, resamples * n))  # pairs per batch: bounded memory
     for lo in range(0, len(pairs), chunk):
         part = diff_all[lo:lo + chunk]
         D = [part[:, idx].reshape(len(part) * resamples, idx.shape[1]) for idx in draws]
+        if moved is not None:
+            D = [Dd + moved[lo:lo + chunk].reshape(-1, 1) for Dd in D]
         p = _pvalues(D, test, seed + lo * resamples, n_boot).reshape(len(part), resamples)
         hits[lo:lo + chunk] = np.nan_to_num(p, nan=1.0) < alpha
     sig = np.zeros((resamples, S, S), dtype=bool)
@@ -260,7 +318,7 @@ def simulate(pilot: Pilot, n: int, *, test: str = "wilcoxon", resamples: int = 2
     rows = [(pilot.systems[A[k]], pilot.systems[B[k]], float(deltas[k]), n, float(hits[k].mean()))
             for k in range(len(pairs))]
     clusters = float("nan")
-    if shift_to is None and S > 1:
+    if shift_to is None and not assurance and S > 1:
         from ..stats.system_ranking import clusters_from_significance
 
         counts = []
@@ -289,32 +347,38 @@ class Plan:
 
 def plan(pilot: Pilot, grid: Sequence[int] = DEFAULT_GRID, *, test: str = "wilcoxon", resamples: int = 200,
          alpha: float = 0.05, seed: int = 0, delta: float | None = None, n_boot: int = 200,
-         progress: Progress = None) -> Plan:
+         assurance: bool = False, progress: Progress = None) -> Plan:
     """Power at every N of ``grid`` (and the pilot's own N), at the observed differences and, with
-    ``delta``, at that difference for every pair; the N for 80 % power; expected clusters;
-    variance components (module docstring)."""
+    ``delta``, at that difference for every pair; with ``assurance``, also the assurance (which =
+    ``assurance``: the power averaged over the bootstrap distribution of each pair's difference);
+    the N for 80 % power; expected clusters; variance components (module docstring)."""
     if resamples < 1:
         raise ValueError("resamples must be at least 1")
     ns = sorted({int(n) for n in grid if int(n) > 0} | {len(pilot.seg_ids)})
     frames, clusters = [], []
-    steps = len(ns) * (2 if delta is not None else 1)
+    kinds: list[tuple[str, float | None, bool]] = [("observed", None, False)]
+    if delta is not None:
+        kinds.append(("set", delta, False))
+    if assurance:
+        kinds.append(("assurance", None, True))
+    steps = len(ns) * len(kinds)
     k = 0
     for n in ns:
-        for which, shift in [("observed", None)] + ([("set", delta)] if delta is not None else []):
+        for which, shift, assure in kinds:
             if progress:
-                progress(k / steps, f"simulating {n} segments ({which} differences)")
+                progress(k / steps, f"simulating {n} segments ({which})")
             k += 1
             t, c = simulate(pilot, n, test=test, resamples=resamples, alpha=alpha, seed=seed, shift_to=shift,
-                            n_boot=n_boot)
+                            n_boot=n_boot, assurance=assure)
             frames.append(t.assign(which=which))
-            if shift is None:
+            if which == "observed":
                 clusters.append((n, c))
     power = pd.concat(frames, ignore_index=True)[PLAN_COLUMNS]
     rows = []
-    for (a, b, which), g in power.groupby(["system_a", "system_b", "which"], sort=False):
+    for (sa, sb, kind), g in power.groupby(["system_a", "system_b", "which"], sort=False):
         g = g.sort_values("n")
         reach = g[g["power"] >= 0.8]
-        rows.append((a, b, float(g["delta"].iloc[0]), which, float(reach["n"].min()) if len(reach) else float("nan"),
+        rows.append((sa, sb, float(g["delta"].iloc[0]), kind, float(reach["n"].min()) if len(reach) else float("nan"),
                      float(g["power"].iloc[-1])))
     summary = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
     notes = list(pilot.notes)

@@ -15,6 +15,7 @@ the "Detect MT" gaps use the similarity orientation, higher = closer).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -22,28 +23,29 @@ import pandas as pd
 from ..core.dataset import Dataset
 from ..metrics.base import Metric, get_metric, metric_signature, valid_stats
 from ..core.results import Detailed
-from ..scoring.settings import DEFAULTS
+from ..scoring.settings import DEFAULTS, Settings
 
 Progress = Callable[[float, str], None] | None
 
 
-def _text_metric(metric_id: str, ds, why: str = "", tokenize: str | None = None):
-    """The metric ``metric_id`` (word-level metrics with tokenizer ``tokenize``, None: their
-    default) prepared on ``ds`` (corpus-wide weights such as NIST's); a metric without a text
-    scorer is refused."""
+def _text_metric(metric_id: str, ds, why: str = "", settings: Settings = DEFAULTS):
+    """The metric ``metric_id`` (word-level metrics with tokenizer ``settings.tokenizer``, None:
+    their default) prepared on ``ds`` (corpus-wide weights such as NIST's); a metric without a
+    text scorer is refused."""
     from ..metrics.engine import _prepare
 
-    metric = get_metric(metric_id, tokenize)
+    metric = get_metric(metric_id, settings.tokenizer)
     if not metric.meta.needs_text:
         raise ValueError(f"metric {metric_id!r} has no text scorer{why}")
     _prepare(metric, ds)
     return metric
 
-def loo_signature(metric_id: str, n_refs: int, tokenize: str | None = DEFAULTS.tokenizer) -> str:
+def loo_signature(metric_id: str, n_refs: int, settings: Settings = DEFAULTS) -> str:
     """The signature of a leave-one-out corpus score: the metric's own (sacreBLEU's for
-    BLEU/chrF/TER) with ``nrefs`` = the ``n_refs − 1`` references scored against, plus
-    ``leave-one-out:n_refs`` before ``version``."""
-    return metric_signature(metric_id, n_refs - 1, "system", tokenize).with_fields(**{"leave-one-out": n_refs})
+    BLEU/chrF/TER, tokenizer ``settings.tokenizer``) with ``nrefs`` = the ``n_refs − 1``
+    references scored against, plus ``leave-one-out:n_refs`` before ``version``."""
+    return metric_signature(metric_id, n_refs - 1, "system", settings.tokenizer).with_fields(
+        **{"leave-one-out": n_refs})
 
 
 def common_segments(ds: Dataset) -> tuple[list[int], str]:
@@ -77,14 +79,17 @@ def _stats(metric, ds: Dataset, keep: list[int]) -> dict:
         # the held-out translation and every MT output against the same R − {r}, passed segment by
         # segment so a vectorised metric scores a segment's candidates as one block (its references'
         # n-grams once, not once per candidate): the same statistics as one call per candidate
-        parts = [(r, np.arange(len(keep)), [refs[r][s] for s in keep])]
+        # (every text here is present: ``keep`` holds the segments every reference set covers)
+        parts: list[tuple[str, np.ndarray, list[str]]] = [
+            (r, np.arange(len(keep)), cast("list[str]", [refs[r][s] for s in keep]))]
         for name, texts in syss.items():
-            pos = [i for i, s in enumerate(keep) if texts[s] is not None]
-            if pos:
-                parts.append((name, np.asarray(pos), [texts[keep[i]] for i in pos]))
+            have = [i for i, s in enumerate(keep) if texts[s] is not None]
+            if have:
+                parts.append((name, np.asarray(have), cast("list[str]", [texts[keep[i]] for i in have])))
         cands = [c for _, _, cs in parts for c in cs]
         seg_pos = np.concatenate([pos for _, pos, _ in parts])
-        stats = segment_stats_by_segment(metric, cands, [ref_lists[i] for i in seg_pos], seg_pos)
+        stats = segment_stats_by_segment(metric, cands, [ref_lists[i] for i in seg_pos],
+                                         cast("Sequence[int]", seg_pos))
         start = 0
         for name, pos, _ in parts:
             out[(name, r)] = (pos, stats[start:start + len(pos)])
@@ -93,7 +98,7 @@ def _stats(metric, ds: Dataset, keep: list[int]) -> dict:
 
 
 def leave_one_out(ds: Dataset, metric_ids: Sequence[str] = ("bleu",), n_boot: int = 0, seed: int = 1,
-                  progress: Progress = None, tokenize: str | None = DEFAULTS.tokenizer) -> Detailed:
+                  progress: Progress = None, settings: Settings = DEFAULTS) -> Detailed:
     """Leave-one-out reference quality (Callison-Burch 2009, §5.1, Figure 4; methods §5.11).
 
     For every reference set r: r scored as a candidate against R − {r}, and every MT system
@@ -118,7 +123,7 @@ def leave_one_out(ds: Dataset, metric_ids: Sequence[str] = ("bleu",), n_boot: in
 
     boots = resample_indices(len(keep), n_boot, seed) if n_boot else None
     for mi, mid in enumerate(metric_ids):
-        metric = _text_metric(mid, ds, " (bring-your-own scores cannot score references)", tokenize)
+        metric = _text_metric(mid, ds, " (bring-your-own scores cannot score references)", settings)
         st = _stats(metric, ds, keep)
         for (cand, held), (pos, stats) in st.items():
             rows.append({"metric": mid, "held_out": held, "candidate": cand,
@@ -168,7 +173,7 @@ def combine_loo(parts: Sequence[Detailed], note: str | None = None,
                                   ascending=[True, True, False], kind="stable").reset_index(drop=True)
     notes = [note] if note is not None else (list(parts[0].notes) if parts else [])
     segments = segments if segments is not None else (parts[0].segments if parts else ())
-    return Detailed(summary, detail=scores, notes=[n for n in notes if n], segments=segments)
+    return Detailed(summary, detail=scores, notes=tuple(n for n in notes if n), segments=tuple(segments))
 
 
 def scores_and_stats(metric, cands: Sequence[str], refs: Sequence[Sequence[str]]):
@@ -183,7 +188,7 @@ def scores_and_stats(metric, cands: Sequence[str], refs: Sequence[Sequence[str]]
 
 
 def detect_mt(ds: Dataset, metric_id: str = "bleu", gap: float = 20.0, share: float = 0.3,
-              progress: Progress = None, tokenize: str | None = DEFAULTS.tokenizer) -> Detailed:
+              progress: Progress = None, settings: Settings = DEFAULTS) -> Detailed:
     """Flag references that look machine-translated (the "Detect MT" step of Callison-Burch
     2009, §5.1, done automatically).
 
@@ -209,15 +214,15 @@ def detect_mt(ds: Dataset, metric_id: str = "bleu", gap: float = 20.0, share: fl
     _check(ds)
     if not ds.systems:
         raise ValueError("Detect MT needs MT outputs to compare the references with; this dataset has none")
-    metric = _text_metric(metric_id, ds, tokenize=tokenize)
+    metric = _text_metric(metric_id, ds, settings=settings)
     keep, note = common_segments(ds)
     refs, syss = ds.ref_texts(), ds.sys_texts()
     seg_rows, overall = [], []
     for k, r in enumerate(ds.ref_ids):
         others = [o for o in ds.ref_ids if o != r]
-        cand = [refs[r][s] for s in keep]
+        cand = cast("list[str]", [refs[r][s] for s in keep])  # (keep: every reference set has a text)
         # closeness to the other humans: the closest single other reference (same nrefs as the MT side)
-        ref_stats = {o: scores_and_stats(metric, cand, [[refs[o][s]] for s in keep]) for o in others}
+        ref_stats = {o: scores_and_stats(metric, cand, [[cast(str, refs[o][s])] for s in keep]) for o in others}
         per_ref = np.array([metric.oriented(ref_stats[o][0]) for o in others])
         to_refs = per_ref.max(axis=0)
         to_sys = np.full((len(keep), len(syss)), np.nan)
@@ -227,7 +232,7 @@ def detect_mt(ds: Dataset, metric_id: str = "bleu", gap: float = 20.0, share: fl
             if not pos:
                 continue
             c = [cand[i] for i in pos]
-            sent, st = scores_and_stats(metric, c, [[texts[keep[i]]] for i in pos])
+            sent, st = scores_and_stats(metric, c, [[cast(str, texts[keep[i]])] for i in pos])
             to_sys[pos, j] = metric.oriented(sent)
             # corpus level on the segments this system covers: r against the system's output vs r
             # against the closest other reference set (both single-reference)
@@ -253,7 +258,7 @@ def detect_mt(ds: Dataset, metric_id: str = "bleu", gap: float = 20.0, share: fl
             seg_rows.append({"seg_id": ds.seg_ids[s], "ref_id": r, "closest_system": m,
                              "to_mt": float(to_sys[i, best[i]]), "to_refs": float(to_refs[i]), "gap": g,
                              "flagged": flag, "reference": refs[r][s], "mt_output": syss[m][s],
-                             "other_references": " ||| ".join(refs[o][s] for o in others)})
+                             "other_references": " ||| ".join(cast(str, refs[o][s]) for o in others)})
         if corpus_sys:
             cm = max(corpus_sys, key=lambda n: corpus_sys[n][0] - corpus_sys[n][1])
             c_to_mt, c_to_refs = corpus_sys[cm]
@@ -269,7 +274,7 @@ def detect_mt(ds: Dataset, metric_id: str = "bleu", gap: float = 20.0, share: fl
     segs = pd.DataFrame(seg_rows, columns=["seg_id", "ref_id", "closest_system", "to_mt", "to_refs", "gap", "flagged",
                                            "reference", "mt_output", "other_references"])
     over = pd.DataFrame(overall)
-    settings = (f"metric {metric_id} ({metric_signature(metric, 1, 'segment')}); segment flagged when the reference is "
+    method = (f"metric {metric_id} ({metric_signature(metric, 1, 'segment')}); segment flagged when the reference is "
                 f"≥ {gap:g} points closer to one MT output than to the other references; reference set "
                 f"flagged when ≥ {share:.0%} of its segments are flagged or its corpus-level gap is ≥ {gap:g}")
-    return Detailed(over, detail=segs, notes=[note], method=settings, segments=[ds.seg_ids[s] for s in keep])
+    return Detailed(over, detail=segs, notes=(note,), method=method, segments=tuple(ds.seg_ids[s] for s in keep))

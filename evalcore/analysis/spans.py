@@ -29,13 +29,13 @@ raters (inter-rater) or one rater twice (intra-rater).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ..io.spans import SpanTable, dataset_spans
-from ..scoring.settings import DEFAULTS
+from ..scoring.settings import DEFAULTS, Settings
 
 MARKERS = {"bleu": "BLEU: tokens without any n-gram match",
            "chrf": "chrF: characters without any character n-gram match",
@@ -48,7 +48,8 @@ def token_offsets(text: str, tokens: Sequence[str], lowercase: bool = False) -> 
     """Character [start, end) of each token in ``text``, found left to right (None when a
     token is not a substring of the text, e.g. a tokenizer's rewritten quote)."""
     hay = text.lower() if lowercase and len(text.lower()) == len(text) else text
-    pos, out = 0, []
+    pos = 0
+    out: list[tuple[int, int] | None] = []
     for t in tokens:
         j = hay.find(t, pos)
         if j < 0:
@@ -70,7 +71,7 @@ def bleu_marks(text: str, refs: Sequence[str], tokenize: str = "13a", max_order:
     if not refs:
         return set()
     bd = ngram_breakdown(text, list(refs), tokenize=tokenize, max_order=max_order)
-    covered = set()
+    covered: set[int] = set()
     for pr in bd["per_reference"]:
         for a, b in pr["token_spans"]:
             covered.update(range(a, b))
@@ -80,7 +81,7 @@ def bleu_marks(text: str, refs: Sequence[str], tokenize: str = "13a", max_order:
 
 def _covered_chars(cand: str, ref: str, max_order: int) -> set[int]:
     """Indices (into ``cand``) covered by a clipped, left-to-right character n-gram match with ``ref``."""
-    covered = set()
+    covered: set[int] = set()
     for n in range(1, max_order + 1):
         rc = Counter(ref[p:p + n] for p in range(len(ref) - n + 1))
         for p in range(len(cand) - n + 1):
@@ -107,6 +108,7 @@ def chrf_marks(text: str, refs: Sequence[str], max_order: int = 6) -> set[int]:
 class _Word(str):
     """A token that remembers its position in the output (survives TER's shifts)."""
     __slots__ = ("idx",)
+    idx: int
 
 
 def ter_marks(text: str, refs: Sequence[str]) -> set[int]:
@@ -121,10 +123,10 @@ def ter_marks(text: str, refs: Sequence[str]) -> set[int]:
     ter = TER()
     toks = list(ter.tokens(text))
     offs = token_offsets(text, toks, lowercase=not ter.case_sensitive)
-    best = None
+    best: tuple[int, set[int]] | None = None
     for ref in refs:
         words_r = list(ter.tokens(ref))
-        hyp = []
+        hyp: list[Any] = []  # _Word tokens (str with their position), where the TER library takes str
         for k, t in enumerate(toks):
             w = _Word(t)
             w.idx = k
@@ -148,7 +150,9 @@ def ter_marks(text: str, refs: Sequence[str]) -> set[int]:
             cost = dist + shifts
         if best is None or cost < best[0]:
             best = (cost, marked)
-    return _chars(text, [offs[k] for k in best[1] if offs[k] is not None])
+    if best is None:  # (no reference: returned above)
+        return set()
+    return _chars(text, [o for k in best[1] if (o := offs[k]) is not None])
 
 
 def _shifted_block(before: list, after: list) -> set[int]:
@@ -246,7 +250,8 @@ def prf_bootstrap(counts: np.ndarray, n_boot: int = 1000, alpha: float = 0.05, s
     for k in keys:
         s = samples[k]
         s = s[np.isfinite(s)]
-        out[k] = tuple(float(x) for x in percentile_ci(s, alpha)) if len(s) else (np.nan, np.nan)
+        lo, hi = percentile_ci(s, alpha) if len(s) else (np.nan, np.nan)
+        out[k] = (float(lo), float(hi))
     return out
 
 
@@ -273,14 +278,16 @@ def _refs_for(dataset, system: str, seg: str) -> list[str]:
 
 
 def item_counts(dataset, markers: Sequence[str], severities: Sequence[str] = SEVERITY_FILTERS,
-                tokenize: str | None = DEFAULTS.tokenizer, table: SpanTable | None = None,
+                settings: Settings = DEFAULTS, table: SpanTable | None = None,
                 progress: Callable[[float, str], None] | None = None) -> pd.DataFrame:
     """One row per (annotation item, marker, severity): tp, marked, errors (character counts).
     Items are the annotations of outputs with text and at least one reference other than the
-    rated text itself (a judged reference is scored against the other references)."""
+    rated text itself (a judged reference is scored against the other references); the bleu
+    marker tokenizes with ``settings.tokenizer`` (None: sacreBLEU's default for the target
+    language)."""
     from ..metrics.tokenize import default_tokenizer
 
-    tokenize = tokenize or default_tokenizer(dataset.lp)
+    tokenize = settings.tokenizer or default_tokenizer(dataset.lp)
     table = table or dataset_spans(dataset)
     texts = _texts(dataset)
     items = _scorable_items(table, texts)

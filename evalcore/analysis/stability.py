@@ -28,6 +28,7 @@ positions of the items both rank.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -284,7 +285,7 @@ def _with_gold(p, gold: np.ndarray):
         scored &= ~np.isnan(M)
     g = np.where(scored, gold, np.nan)
     q = PairData(p.lp, p.systems, p.seg_ids, g, p.seg, p.sys, p.humans, p.n_refs, p.domains, p.dom_sys)
-    keep = ~np.isnan(g).all(axis=1)
+    keep = np.asarray(~np.isnan(g).all(axis=1), dtype=bool)
     return q if keep.all() else _rows(q, keep)
 
 
@@ -334,8 +335,7 @@ def task_stability(collection: dict, task, settings: Settings, *, lps=None, metr
 
     task = TASKS[task] if isinstance(task, str) else task
     res, notes, _ = run_metatask(collection, task, lps=lps, metrics=metrics, scores=scores, human=human,
-                                 judged_only=settings.judged_only, tokenize=settings.tokenizer,
-                                 num_permutations=num_permutations, scorer=scorer)
+                                 settings=settings, num_permutations=num_permutations, scorer=scorer)
     base = res.table()["metric"].tolist()
     if len(base) < MIN_ITEMS:
         raise ValueError(f"ranking stability needs at least {MIN_ITEMS} metrics in the task table; it has "
@@ -345,7 +345,9 @@ def task_stability(collection: dict, task, settings: Settings, *, lps=None, metr
     if few:
         raise ValueError(f"ranking stability needs at least {MIN_SYSTEMS} systems per language pair (dropping one "
                          "must leave two); " + ", ".join(f"{lp} has {n}" for lp, n in few.items()))
-    jobs, skipped, notes = [], [], list(notes)
+    jobs: list[tuple[str, str, Callable[..., list[str]]]] = []
+    skipped: list[str] = []
+    notes = list(notes)
 
     def run(pp, t=task):
         r = run_task(t, pp, num_permutations=num_permutations)
@@ -396,7 +398,7 @@ def task_stability(collection: dict, task, settings: Settings, *, lps=None, metr
         jobs.append(("tie calibration switched", "tie", lambda: run(pairs, _flip_task(task, "tie"))))
     else:
         skipped.append("tie calibration: no segment-level acc23 sub-task in the recipe")
-    grp = {(s.lp, s.statistic, s.domain, s.human): set() for s in seg_level}
+    grp: dict[tuple, set[str]] = {(s.lp, s.statistic, s.domain, s.human): set() for s in seg_level}
     for s in seg_level:
         grp[(s.lp, s.statistic, s.domain, s.human)].add(s.grouping)
     if seg_level and all(len(g & {"item", "none"}) == 1 for g in grp.values()):

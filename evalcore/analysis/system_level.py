@@ -11,7 +11,7 @@ Nothing here imports streamlit. Progress callbacks: ``progress(fraction in [0, 1
 from __future__ import annotations
 
 import warnings
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -24,7 +24,7 @@ from ..scoring.settings import DEFAULTS
 from ..stats.registry import SIGNIFICANCE
 
 
-def cached_scores(dataset: Dataset, metric_ids: Sequence[str], *, tokenize: str,
+def cached_scores(dataset: Dataset, metric_ids: Sequence[str], *, tokenize: str | None,
                   include_references: bool = DEFAULTS.include_human_systems,
                   criterion: str | None = None, ref_ids: Sequence[str] | None = DEFAULTS.references,
                   progress: Progress = None) -> Result:
@@ -52,7 +52,8 @@ def cached_scores(dataset: Dataset, metric_ids: Sequence[str], *, tokenize: str,
         if metric.id not in stats:  # given scores (no text to score): the engine's rows as they are
             given = score_table(dataset, [metric], level="system", ref_ids=ref_ids,
                                 include_references=include_references, segments=segments)
-            rows += [(metric.id, r.system, float(r.score), r.n_segments) for r in given.itertuples(index=False)]
+            rows += [(metric.id, system, float(score), n) for system, score, n in
+                     zip(given["system"].tolist(), given["score"].tolist(), given["n_segments"].tolist())]
             sigs[metric.id] = given["signature"].iloc[0] if len(given) else metric.signature(None, "system")
             continue
         sigs[metric.id] = metric.signature(nrefs, "system")
@@ -62,7 +63,7 @@ def cached_scores(dataset: Dataset, metric_ids: Sequence[str], *, tokenize: str,
     table = pd.DataFrame(rows, columns=["metric", "system", "score", "n_segments"]).astype(
         {"metric": str, "system": str, "score": float})
     table["signature"] = table["metric"].map(sigs).astype(str) if len(table) else pd.Series(dtype=str)
-    return Result(table, notes=notes, warnings=long_segment_warnings(dataset, metrics))
+    return Result(table, notes=tuple(notes), warnings=tuple(long_segment_warnings(dataset, metrics)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -205,6 +206,7 @@ def metrics_vs_humans(dataset: Dataset, metric_ids: Sequence[str], criterion: st
             warnings.simplefilter("ignore")
             tab = correlation_table(human, scores, level="system", method=method, exclude_systems=exclude,
                                     bootstrap=n_boot, alpha=alpha, seed=seed)
+        r: Any  # a row of the correlation table (column attributes)
         for r in tab.itertuples(index=False):
             rows.append({"metric": r.metric, "method": method, "statistic": label, "value": float(r.value),
                          "ci_low": float(r.ci_low), "ci_high": float(r.ci_high), "n": int(r.n),
@@ -289,8 +291,10 @@ def metric_tests(human: pd.DataFrame, scores: pd.DataFrame, systems: Sequence[st
         clusters, pairs, sig_notes = metric_significance(
             hum, sc[sc["metric"].isin(usable)], level="system", method=method, test=test, k=n_perm, alpha=alpha,
             seed=seed, systems=common, **corr_kwargs)
-    vals = dict(zip(clusters["metric"], clusters["value"]))
-    rows = [{"test": kind.label, "metric_a": r.better, "metric_b": r.worse, "value_a": float(vals[r.better]),
-             "value_b": float(vals[r.worse]), "p_value": float(r.p_value)} for r in pairs.itertuples(index=False)]
-    ranks = [{"metric": r.metric, "value": float(r.value), "rank": int(r.rank)} for r in clusters.itertuples(index=False)]
+    vals = dict(zip(clusters["metric"].astype(str), clusters["value"].astype(float)))
+    rows = [{"test": kind.label, "metric_a": str(a), "metric_b": str(b), "value_a": vals[str(a)],
+             "value_b": vals[str(b)], "p_value": float(p)}
+            for a, b, p in zip(pairs["better"], pairs["worse"], pairs["p_value"].astype(float))]
+    ranks = [{"metric": str(m), "value": float(v), "rank": int(k)}
+             for m, v, k in zip(clusters["metric"], clusters["value"].astype(float), clusters["rank"].astype(int))]
     return (rows, ranks, notes, sig_notes) if detail else (rows, ranks, notes)

@@ -7,6 +7,8 @@ import sys
 
 import pandas as pd
 
+from ..scoring.settings import DEFAULTS, Settings, from_args
+
 
 def add_data_arguments(p) -> None:
     p.add_argument("path", help="dataset: tidy TSV folder, plain-text folder, MQM TSV, mt-metrics-eval folder or zip")
@@ -38,7 +40,8 @@ def load_with_tensors(args, metrics: str | None, option: str):
     _tok.check(args)
     ds = load(args)
     chosen += [get_metric(m) for m in stored]
-    return ds, tensors(ds, ids, tokenize=_tok.resolve(args, ds, chosen), scheduler=getattr(args, "_scheduler", None))
+    return ds, tensors(ds, ids, from_args(args, tokenizer=_tok.resolve(args, ds, chosen)),
+                       scheduler=getattr(args, "_scheduler", None))
 
 
 def load(args):
@@ -60,10 +63,13 @@ def load(args):
     return ds
 
 
-def tensors(ds, metric_ids: list[str], tokenize: str | None = None, scheduler=None) -> dict:
-    """Similarity tensors in-process, or over segment blocks on ``scheduler`` (same values)."""
+def tensors(ds, metric_ids: list[str], settings: Settings = DEFAULTS, scheduler=None) -> dict:
+    """Similarity tensors in-process, or over segment blocks on ``scheduler`` (same values); the
+    word-level metrics tokenize with ``settings.tokenizer``."""
     from ..metrics.base import get_metric
     from ..scoring.parallel import similarity_tensors_many
+
+    tokenize = settings.tokenizer
 
     for m in metric_ids:
         get_metric(m)  # unknown ids fail before any computation

@@ -80,11 +80,12 @@ def tables(cmp, n_bootstrap: int, n_ar: int, test: str, alpha: float, top: int) 
 def run(args) -> int:
     from ..analysis import compare as C
     from ..io import load_dataset
+    from ..scoring.settings import from_args
 
     out_dir = _check_out(args.out)
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     for m in metrics:
-        C.configured_metric(m, args.tokenize)  # unknown ids or tokenizers fail before loading
+        C.configured_metric(m, from_args(args))  # unknown ids or tokenizers fail before loading
     if args.lp == "all":
         raise ValueError("compare takes two systems of one language pair; choose it with --lp LP")
     ds = load_dataset(args.path, lp=args.lp)
@@ -102,8 +103,10 @@ def run(args) -> int:
         criteria = []
     else:
         criteria = [c.strip() for c in args.human.split(",") if c.strip()]
-    cmp = C.build(ds, args.a, args.b, metrics, criteria, tokenize=args.tokenize, normalisation=args.normalisation,
-                  judged_only=args.judged_only)  # None: the shared default (evalcore.scoring.settings)
+    # --judged-only given insists on the judged segments; neither flag: the shared default, which
+    # falls back to every segment (saying why) where nothing is judged for both systems
+    cmp = C.build(ds, args.a, args.b, metrics, criteria, from_args(args), normalisation=args.normalisation,
+                  require_judged=args.judged_only is True)
     if args.judged_only is None and cmp.judged_only:
         print("note: judged segments only (the default; --all-segments for every segment)", file=sys.stderr)
     for note in cmp.notes:

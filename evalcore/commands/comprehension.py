@@ -24,6 +24,7 @@ def run(args) -> int:
     from ..analysis.comprehension import correlations, results
     from ..metrics.base import get_metric
     from ..scoring.defaults import dataset_nrefs, metric_signature
+    from ..scoring.settings import from_args
     from . import _tok
     from ._lp import dataset, emit
 
@@ -38,7 +39,7 @@ def run(args) -> int:
     table = res.table
     # the tokenizer (--tokenize or the target language's default) of the metrics correlated
     tok = _tok.resolve(args, ds, [get_metric(m) for m in ids]) if ids else None
-    cres = correlations(ds, table, ids, tokenize=tok)
+    cres = correlations(ds, table, ids, settings=from_args(args, tokenizer=tok))
     nrefs = dataset_nrefs(ds)
     sig = {m: metric_signature(m, nrefs, "system", tok) for m in ids}
     emit(table, None, args, section=f"reading comprehension (Callison-Burch 2009, Table 3): {res.method}",

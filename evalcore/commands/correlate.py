@@ -217,7 +217,7 @@ def _run(args) -> int:
     if args.human_ceiling:
         table = _with_ceiling(args, ds, table, exclude, grouping, kw, notes)
     sink = getattr(args, "_sink", None)
-    if sink is not None and args.method == "accuracy":
+    if sink is not None and statistic(args.method).pools_language_pairs:
         sink.pool[(args.out, None)] = pooled_accuracy  # --lp all: one pooled row per metric
     print(f"settings: {settings.describe(ds, args.human)}", file=sys.stderr)
     for line in notes:

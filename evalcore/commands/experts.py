@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from ..scoring.settings import DEFAULTS, Settings, from_args
+
 NAME = "experts"
 LP_ALL = True  # --lp all: once per language pair, tables with an lp column (commands/_lp.py)
 OUTPUTS = (("out_prefix", "raters.tsv", "curves.tsv", "rankings.tsv"),)  # checked before any work
@@ -28,10 +30,10 @@ def add_arguments(p) -> None:
 
 
 def tables(ds, gold, criterion=None, lower_is_better=False, chance="uniform", max_judges=5, resamples=20,
-           folds=5, metric="bleu", tokenize=None):
+           folds=5, metric="bleu", settings: Settings = DEFAULTS):
     """(raters frame, curves :class:`~evalcore.core.results.Curve`, rankings
     :class:`~evalcore.core.results.Result`); ``curves.reference_agreement`` is the top line;
-    ``tokenize``: the tokenizer of ``metric`` when it splits words (None: its default)."""
+    ``settings.tokenizer``: the tokenizer of ``metric`` when it splits words (None: its default)."""
     from ..analysis.experts import combination_curves, gold_labels, ranking_correlations, rater_vs_gold
 
     crit = criterion or (ds.criteria[0] if ds.criteria else None)
@@ -44,7 +46,7 @@ def tables(ds, gold, criterion=None, lower_is_better=False, chance="uniform", ma
     if metric and ds.systems:
         from ..analysis.experts import metric_system_scores
 
-        scores = metric_system_scores(ds, metric, tokenize)  # error rates negated: rank by the negated value
+        scores = metric_system_scores(ds, metric, settings)  # error rates negated: rank by the negated value
     rankings = ranking_correlations(labels, scores, metric or "", folds)
     return raters, curves, rankings
 
@@ -65,7 +67,8 @@ def run(args) -> int:
     if args.metric and ds.systems:  # the metric's tokenizer: --tokenize or the target language's default
         tok = _tok.resolve(args, ds, [get_metric(args.metric)])
     raters, curves, rankings = tables(ds, gold, args.criterion, args.lower_is_better, args.chance,
-                                      args.max_judges, args.resamples, args.folds, args.metric, tok)
+                                      args.max_judges, args.resamples, args.folds, args.metric,
+                                      from_args(args, tokenizer=tok))
     sig = signature_text([args.metric] if args.metric else [], f"gold: {', '.join(gold)}", dataset=ds,
                          level="system", tokenize=tok)
     ranked = rankings.table.assign(signature=sig)

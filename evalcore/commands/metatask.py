@@ -101,7 +101,7 @@ def run(args) -> int:
     import pandas as pd
 
     from ..io import load_test_set
-    from ..analysis.metatask import run_metatask
+    from ..analysis.metatask import TASK_RECIPE, run_metatask
     from ..analysis.metatask_tasks import TASKS
 
     from . import _tok
@@ -133,8 +133,9 @@ def run(args) -> int:
         byo, snotes = with_sentinel_rows(coll, byo)
     res, notes, signatures = run_metatask(
         coll, task, lps=lps, metrics=metrics, scores=byo, human=args.human,
-        include_human=args.include_human_systems, judged_only=args.judged_only,
-        tokenize=getattr(args, "tokenize", None), k=args.k, alpha=args.alpha, seed=args.seed,
+        include_human=args.include_human_systems,
+        settings=TASK_RECIPE.with_(judged_only=bool(args.judged_only), tokenizer=getattr(args, "tokenize", None)),
+        k=args.k, alpha=args.alpha, seed=args.seed,
         num_permutations=args.permutations, metric_set=args.metric_set)
     lps_used = sorted(res.pairs)
     table = res.table()

@@ -3,7 +3,8 @@
 From pilot judgements: the variance components (segment, rater, system × segment), then the power
 of the chosen ranking test at N judged segments per system, by simulated campaigns drawn from
 the pilot: one row per pair of systems and N (system_a, system_b, delta, n, power, which:
-``observed`` = the pair's own difference, ``set`` = ``--delta``), a summary (the N giving 80 %
+``observed`` = the pair's own difference, ``set`` = ``--delta``, ``assurance`` = with
+``--assurance``, the power averaged over the pilot's uncertainty about the difference), a summary (the N giving 80 %
 power per pair), the expected number of significance clusters per N, and with ``--metrics`` how
 many segments before two metrics' system-level correlations separate (Williams' test).
 """
@@ -31,6 +32,9 @@ def add_arguments(p) -> None:
                    help="comma-separated numbers of judged segments per system to simulate (the pilot's own "
                         "number is added)")
     p.add_argument("--delta", type=float, help="also the power at this difference for every pair (human score units)")
+    p.add_argument("--assurance", action="store_true",
+                   help="also the assurance: the power averaged over the bootstrap distribution of each pair's "
+                        "difference in the pilot (rows with which = assurance; O'Hagan et al. 2005)")
     p.add_argument("--resamples", type=int, default=200, help="simulated campaigns per N (default 200)")
     p.add_argument("--bootstrap-samples", type=int, default=200,
                    help="resamples of the paired bootstrap inside each campaign with --test bootstrap (default 200)")
@@ -80,7 +84,7 @@ def run(args) -> int:
     pilot = pilot_of(ds, criterion)
     bar = StderrProgress("simulating")
     res = plan(pilot, grid, test=args.test, resamples=args.resamples, alpha=args.alpha, seed=args.seed,
-               delta=args.delta, n_boot=args.bootstrap_samples,
+               delta=args.delta, n_boot=args.bootstrap_samples, assurance=args.assurance,
                progress=lambda f, _t: bar(int(round(1000 * f)), 1000))
     sections = [("power", res.power, args.out), ("summary", res.summary, args.summary),
                 ("clusters", res.clusters, args.clusters_out), ("variance components", res.variance,

@@ -38,6 +38,7 @@ def run(args) -> int:
     from ..metrics.base import get_metric
     from ..analysis.references import detect_mt, leave_one_out, loo_signature
     from ..scoring.defaults import metric_signature
+    from ..scoring.settings import from_args
     from . import _tok
     from ._lp import dataset, emit
 
@@ -52,10 +53,11 @@ def run(args) -> int:
     ds = dataset(args)
     # the tokenizer (--tokenize or the target language's default) of every metric of this run
     tok = _tok.resolve(args, ds, [get_metric(m) for m in dict.fromkeys(ids + [det])])
-    loo = leave_one_out(ds, ids, n_boot=args.bootstrap, tokenize=tok)
+    settings = from_args(args, tokenizer=tok)
+    loo = leave_one_out(ds, ids, n_boot=args.bootstrap, settings=settings)
     summary = loo.table
-    summary["signature"] = summary["metric"].map(lambda m: loo_signature(m, len(ds.ref_ids), tok))
-    detected = detect_mt(ds, det, args.gap, args.share, tokenize=tok) if ds.systems else None
+    summary["signature"] = summary["metric"].map(lambda m: loo_signature(m, len(ds.ref_ids), settings))
+    detected = detect_mt(ds, det, args.gap, args.share, settings=settings) if ds.systems else None
     det_sig = metric_signature(det, 1, "segment", tok)  # single-reference sentence scores
     emit(summary, None, args, float_format="%.4f", notes=loo.notes,
          section="leave-one-out: each human translation against the other reference sets; MT against the same "

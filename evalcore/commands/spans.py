@@ -63,6 +63,7 @@ def run(args) -> int:
     from ..io.spans import dataset_spans
     from ..core.progress import StderrProgress
     from ..analysis.spans import MARKERS, error_profile, item_counts, metric_span_counts, rater_pairs, span_scores
+    from ..scoring.settings import from_args
     from . import _tok
     from ._lp import dataset, emit
 
@@ -97,7 +98,7 @@ def run(args) -> int:
     st = table.status_counts()
     note = ", ".join(f"{int(n)} {s}" for s, n in st.groupby("status")["n"].sum().items())
     bar = StderrProgress("marking outputs")
-    counts = item_counts(ds, markers, sevs, tokenize=tok, table=table,
+    counts = item_counts(ds, markers, sevs, settings=from_args(args, tokenizer=tok), table=table,
                          progress=lambda f, t: bar(int(round(f * 1000)), 1000))
     mtable = _metric_table(args, ds, neural)
     if mtable is not None:

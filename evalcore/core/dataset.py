@@ -43,6 +43,12 @@ def _token_counts(texts: pd.Series) -> pd.Series:
     return texts.str.split().str.len()  # type: ignore[misc]
 
 
+def _first_seen(values: pd.Series) -> list[str]:
+    """The distinct values in order of first appearance, as ``list(dict.fromkeys(values))``
+    gives them, without a Python object per row (pandas' string columns are Arrow arrays)."""
+    return list(pd.unique(values))
+
+
 def _empty(columns: list[str]) -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype="float64" if c == "score" else "object") for c in columns})
 
@@ -83,28 +89,28 @@ class Dataset:
     def ref_ids(self) -> list[str]:
         """Reference sets in order of first appearance."""
         if "ref_ids" not in self._cache:
-            self._cache["ref_ids"] = list(dict.fromkeys(self.references["ref_id"]))
+            self._cache["ref_ids"] = _first_seen(self.references["ref_id"])
         return list(self._cache["ref_ids"])
 
     @property
     def systems(self) -> list[str]:
         """Systems with text, in order of first appearance."""
         if "systems" not in self._cache:
-            self._cache["systems"] = list(dict.fromkeys(self.outputs["system"]))
+            self._cache["systems"] = _first_seen(self.outputs["system"])
         return list(self._cache["systems"])
 
     @property
     def judged(self) -> list[str]:
         """Every system or reference set that has at least one judgement."""
-        return list(dict.fromkeys(self.judgements["system"]))
+        return _first_seen(self.judgements["system"])
 
     @property
     def criteria(self) -> list[str]:
-        return list(dict.fromkeys(self.judgements["judgement"]))
+        return _first_seen(self.judgements["judgement"])
 
     @property
     def raters(self) -> list[str]:
-        return list(dict.fromkeys(self.judgements["rater"]))
+        return _first_seen(self.judgements["rater"])
 
     def is_reference(self, name: str) -> bool:
         return name in set(self.references["ref_id"])
@@ -143,6 +149,8 @@ class Dataset:
         Called by the loaders once a data set is built, before any view of it is memoised."""
         import pyarrow as pa
 
+        if self._cache.get("texts_compact"):
+            return self
         for frame in (self.references, self.outputs):
             if "text" not in frame or not len(frame) or frame["text"].dtype != object:
                 continue
@@ -158,6 +166,12 @@ class Dataset:
             frame["text"] = pd.Series(fresh, index=frame.index, dtype=object)
         self._cache.pop("ref_texts", None)
         self._cache.pop("sys_texts", None)
+        return self
+
+    def texts_are_compact(self) -> "Dataset":
+        """Say that the texts were made together already (a loader that builds them from one
+        Arrow buffer): :meth:`compact_texts` then leaves them as they are. Returns self."""
+        self._cache["texts_compact"] = True
         return self
 
     def refs_per_segment(self) -> np.ndarray:

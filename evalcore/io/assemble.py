@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
+from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..core.dataset import (JUDGEMENT_COLUMNS, OUTPUT_COLUMNS, REFERENCE_COLUMNS, SEGMENT_COLUMNS,
                        TAG_COLUMNS, Dataset)
-from ..core.problems import CONTROL_CHARS, MAX_ABS_SCORE, DataError, Problem, Report, score_problem
+from ..core.problems import CONTROL_CHARS, MAX_ABS_SCORE, DataError, Problem, Report
 from .text import describe_lines
 
 META = ["_file", "_line"]
@@ -25,6 +27,26 @@ def frame(columns: list[str], rows: list[list], files: list[str], lines: Sequenc
     df["_file"] = files
     df["_line"] = lines
     return df
+
+
+def frame_from_table(table, columns: list[str]) -> pd.DataFrame:
+    """The frame of ``columns`` of a parsed :class:`~evalcore.io.text.Table` with ``_file`` and
+    ``_line``, as :func:`frame` makes it. A columnar table gives pandas string columns straight
+    from its Arrow arrays (no Python object per row; the checks below run on them, vectorised);
+    :func:`_dataset` turns the texts back into Python strings."""
+    if table._arrays is None:
+        idx = [table.columns.index(c) for c in columns]
+        return frame(columns, [[r[i] for i in idx] for r in table.rows], [table.name] * len(table.rows), table.lines)
+    # (the score text too: pandas.to_numeric parses a string column as it parses Python strings)
+    data = {c: pd.array(table.array(c), dtype=STR) for c in columns}
+    df = pd.DataFrame(data) if columns else pd.DataFrame(index=range(len(table)))
+    df["_file"] = [table.name] * len(table)
+    df["_line"] = table.line_array()
+    return df
+
+
+#: pandas' string dtype (Arrow-backed): what ``.astype(str)`` gives
+STR = pd.Series(["x"], dtype=object).astype(str).dtype
 
 
 def empty(columns: list[str]) -> pd.DataFrame:
@@ -38,7 +60,10 @@ def _where(sub: pd.DataFrame) -> str:
 
 
 def _dups(df: pd.DataFrame, keys: list[str], what: str, report: Report) -> pd.DataFrame:
-    d = df[df.duplicated(keys, keep=False)]
+    dup = df.duplicated(keys, keep=False)
+    if not dup.any():
+        return df
+    d = df[dup]
     for _, sub in d.groupby(keys, sort=False):
         key = ", ".join(f"{k}={v!r}" for k, v in zip(keys, sub.iloc[0][keys]) if k != "lp" or v)
         report.error(sub["_file"].iloc[0], int(sub["_line"].iloc[1]) if sub["_line"].iloc[1] is not None else None,
@@ -46,9 +71,34 @@ def _dups(df: pd.DataFrame, keys: list[str], what: str, report: Report) -> pd.Da
     return df.drop_duplicates(keys, keep="first")
 
 
+def _isin(values: pd.Series, among: pd.Index) -> np.ndarray:
+    """``values.isin(among)`` as a bool array; with Arrow-backed strings on both sides, Arrow's
+    own ``is_in`` (pandas would turn ``among`` into a list of Python strings first)."""
+    if values.dtype == STR and among.dtype == STR:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        hit = pc.is_in(pa.array(values.array), value_set=pa.array(among.array))
+        return np.asarray(hit.to_numpy(zero_copy_only=False), dtype=bool)
+    return values.isin(among).to_numpy(dtype=bool, na_value=False)
+
+
+def _known(df: pd.DataFrame, seg_keys: pd.MultiIndex) -> pd.Series:
+    """Whether each row's (lp, seg_id) is among ``seg_keys``: one vectorised ``isin`` per
+    language pair (no Python tuple per row)."""
+    known = np.zeros(len(df), dtype=bool)
+    seg_lp = seg_keys.get_level_values(0)
+    seg_id = seg_keys.get_level_values(1)
+    lp_col = df["lp"]
+    for lp in pd.unique(lp_col):
+        rows = (lp_col == lp).to_numpy(dtype=bool, na_value=False)
+        ids = seg_id[seg_lp == lp]
+        known[rows] = _isin(df["seg_id"][rows], ids)
+    return pd.Series(known, index=df.index, dtype=bool)
+
+
 def _unknown_segments(df: pd.DataFrame, seg_keys: pd.MultiIndex, what: str, report: Report) -> pd.DataFrame:
-    keys = pd.MultiIndex.from_arrays([df["lp"].astype(object), df["seg_id"].astype(object)])
-    known = pd.Series(keys.isin(seg_keys), index=df.index, dtype=bool)
+    known = _known(df, seg_keys)
     bad = df.loc[~known]
     for (file, lp), sub in bad.groupby(["_file", "lp"], sort=False):
         ids = list(dict.fromkeys(sub["seg_id"]))
@@ -93,6 +143,10 @@ def _name_problems(tables: dict[str, pd.DataFrame], report: Report) -> None:
             if c not in t or not len(t):
                 continue
             col = t[c].astype(str)
+            # the distinct names first (a handful of systems in a million rows): the rows are
+            # searched only when one of them holds a control character
+            if not pd.Series(pd.unique(col), dtype=col.dtype).str.contains(_CONTROL, regex=True).any():
+                continue
             hit = col.str.contains(_CONTROL, regex=True)
             if hit.any():
                 sub = t[hit]
@@ -168,7 +222,7 @@ def _segments(segments: pd.DataFrame, report: Report) -> tuple[pd.DataFrame, pd.
     if len(empty_ids):
         report.error(empty_ids["_file"].iloc[0], None, f"empty seg_id at {_where(empty_ids)}")
     segments = _dups(segments[segments["seg_id"] != ""], ["lp", "seg_id"], "segment", report)
-    seg_keys = pd.MultiIndex.from_arrays([segments["lp"].astype(object), segments["seg_id"].astype(object)])
+    seg_keys = pd.MultiIndex.from_arrays([segments["lp"], segments["seg_id"]])
     return segments, seg_keys
 
 
@@ -176,14 +230,21 @@ def _unusable_scores(judgements: pd.DataFrame, report: Report) -> tuple[pd.Serie
     """The scores as numbers, and the rows whose score is not a number, not finite or out of
     range (reported per file)."""
     scores = pd.to_numeric(judgements["score"], errors="coerce")
-    text = judgements["score"].astype(str).str.strip().str.lower()
-    nonnum = scores.isna() & ~text.isin(["nan", "+nan", "-nan"])
+    missing = scores.isna().to_numpy(dtype=bool, copy=True)
+    if missing.any():  # a score written as nan is a number (not finite: reported below)
+        text = judgements["score"].iloc[np.flatnonzero(missing)].astype(str).str.strip().str.lower()
+        missing[missing] = ~text.isin(["nan", "+nan", "-nan"]).to_numpy(dtype=bool)
+    nonnum = pd.Series(missing, index=judgements.index)
     for file, sub in judgements[nonnum].groupby("_file", sort=False):
         vals = list(dict.fromkeys(sub["score"]))[:5]
         report.error(str(file), int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
                      f"{len(sub)} non-numeric score(s) {', '.join(map(repr, vals))} at {describe_lines([int(x) for x in sub['_line'] if x is not None])}; "
                      "scores must be numbers (use . as the decimal point; leave unrated items out)")
-    absurd = ~nonnum & scores.map(lambda v: score_problem(float(v)) is not None)
+    # score_problem (not finite, or beyond ±MAX_ABS_SCORE) on every row at once
+    values = scores.to_numpy(dtype=float, na_value=np.nan)
+    with np.errstate(invalid="ignore"):
+        problem = ~np.isfinite(values) | (np.abs(values) > MAX_ABS_SCORE)
+    absurd = ~nonnum & pd.Series(problem, index=scores.index)
     for file, sub in judgements[absurd].groupby("_file", sort=False):
         vals = list(dict.fromkeys(sub["score"]))[:5]
         report.error(str(file), int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
@@ -222,10 +283,10 @@ def _text_warnings(ref: pd.DataFrame, out: pd.DataFrame, n_seg: int, lp_txt: str
             warn.warning(sub["_file"].iloc[0], int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
                          f"{label} {nm!r}{lp_txt} has {len(sub)} empty or whitespace-only text(s) "
                          f"({describe_lines([int(x) for x in sub['_line'] if x is not None])}); kept as empty strings")
-        for nm, sub in df.groupby(key, sort=False):
-            if len(sub) < n_seg:
-                warn.warning(sub["_file"].iloc[0], None,
-                             f"{label} {nm!r}{lp_txt} covers {len(sub)} of {n_seg} segments")
+        per = df.groupby(key, sort=False)["_file"].agg(["size", "first"])
+        for nm, size, file in zip(per.index, per["size"], per["first"]):
+            if size < n_seg:
+                warn.warning(file, None, f"{label} {nm!r}{lp_txt} covers {size} of {n_seg} segments")
 
 
 def _identical_judgements(jud: pd.DataFrame, lp_txt: str, warn: Report) -> None:
@@ -251,26 +312,38 @@ def _identical_judgements(jud: pd.DataFrame, lp_txt: str, warn: Report) -> None:
                      "a judgement); delete the copies if rows were pasted twice")
 
 
+def _python_texts(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its ``text`` column as Python strings (object dtype), as every loader
+    gives them: a columnar read holds them in Arrow until here, where they are made in one pass
+    (together in memory, as :meth:`Dataset.compact_texts` would make them)."""
+    if frame["text"].dtype != object:
+        col: Any = frame["text"]  # an Arrow-backed string column
+        frame["text"] = pd.Series(col.to_numpy(dtype=object, na_value=None), index=frame.index, dtype="object")
+    return frame
+
+
+def _of_lp(table: pd.DataFrame, lp: str) -> pd.DataFrame:
+    """The rows of ``table`` of language pair ``lp`` (the table itself when it holds no other)."""
+    mine = table["lp"] == lp
+    return table if mine.all() else table[mine]
+
+
 def _dataset(name: str, lp: str, tables: dict[str, pd.DataFrame], extras: dict[str, pd.DataFrame],
              given_warnings: list[Problem], report: Report) -> Dataset:
     """The dataset of one language pair from the checked tables; its warnings (data kept) go to
     ``report`` and to the dataset."""
-    seg = tables["segments"][tables["segments"]["lp"] == lp]
-    ref = tables["references"][tables["references"]["lp"] == lp]
-    out = tables["outputs"][tables["outputs"]["lp"] == lp]
-    jud = tables["judgements"][tables["judgements"]["lp"] == lp]
-    tag = tables["tags"][tables["tags"]["lp"] == lp]
+    seg, ref, out, jud, tag = (_of_lp(tables[t], lp) for t in ("segments", "references", "outputs", "judgements", "tags"))
     lp_txt = f" ({lp})" if lp else ""
     warn = Report()
     _text_warnings(ref, out, len(seg), lp_txt, warn)
     _identical_judgements(jud, lp_txt, warn)
-    texts = set(out["system"]) | set(ref["ref_id"])
-    no_text = [s for s in dict.fromkeys(jud["system"]) if s not in texts]
+    texts = set(out["system"].unique()) | set(ref["ref_id"].unique())
+    no_text = [s for s in pd.unique(jud["system"]) if s not in texts]
     if no_text:
         warn.warning(jud["_file"].iloc[0], None,
                      f"judgements of {len(no_text)} system(s)/reference set(s){lp_txt} without text: "
                      f"{', '.join(no_text)}; kept (usable wherever no text is needed)")
-    untagged = set(tag["system"]) - set(out["system"]) - set(ref["ref_id"])
+    untagged = set(tag["system"].unique()) - texts
     if untagged:
         warn.warning(tag["_file"].iloc[0], None, f"tags name unknown system(s) {', '.join(sorted(untagged))}; ignored")
         tag = tag[~tag["system"].isin(untagged)]
@@ -284,16 +357,20 @@ def _dataset(name: str, lp: str, tables: dict[str, pd.DataFrame], extras: dict[s
     # .copy(): the selected columns get arrays of their own. Without it the text column stays
     # a view of the loader's block of every column (lp, system, seg_id, text as Python
     # strings), which then outlives the load: at 100k segments × 10 systems, +3 M strings.
-    return Dataset(
+    arrow_texts = ref["text"].dtype != object and out["text"].dtype != object
+    ds = Dataset(
         name=name, lp=lp,
         segments=segf.reindex(columns=SEGMENT_COLUMNS).fillna(""),
-        references=ref[REFERENCE_COLUMNS].reset_index(drop=True).copy(),
-        outputs=out[OUTPUT_COLUMNS].reset_index(drop=True).copy(),
+        references=_python_texts(ref[REFERENCE_COLUMNS].reset_index(drop=True).copy()),
+        outputs=_python_texts(out[OUTPUT_COLUMNS].reset_index(drop=True).copy()),
         judgements=jud[JUDGEMENT_COLUMNS].reset_index(drop=True),
         tags=tag[TAG_COLUMNS].reset_index(drop=True),
         extras=lp_extras,
         warnings=given_warnings + list(warn.problems),
     )
+    if arrow_texts:
+        ds.texts_are_compact()  # made together by _python_texts: nothing for compact_texts to do
+    return ds
 
 
 def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, outputs: pd.DataFrame,
@@ -321,7 +398,8 @@ def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, output
     # -- outputs --------------------------------------------------------------------------
     outputs = _unknown_segments(outputs, seg_keys, "outputs", report)
     outputs = _dups(outputs, ["lp", "system", "seg_id"], "output", report)
-    clash = set(zip(outputs["lp"], outputs["system"])) & set(zip(references["lp"], references["ref_id"]))
+    clash = (set(outputs[["lp", "system"]].drop_duplicates().itertuples(index=False, name=None))
+             & set(references[["lp", "ref_id"]].drop_duplicates().itertuples(index=False, name=None)))
     for lp, nm in sorted(clash):
         report.error(outputs["_file"].iloc[0], None, f"{nm!r} is both a system and a reference set"
                                                      f"{' in ' + lp if lp else ''}; rename one of them")

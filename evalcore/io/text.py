@@ -20,7 +20,9 @@ import contextvars
 import csv
 import io
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import Any, cast
+
+import numpy as np
 
 from ..core.problems import Report
 
@@ -86,19 +88,118 @@ def header_summary(header: Sequence[str]) -> str:
     return ", ".join(shown) + more
 
 
-@dataclass
 class Table:
-    name: str
-    columns: list[str]
-    rows: list[list[str]]
-    lines: list[int]  # physical line number of each row's start
+    """A parsed TSV: its header, and its rows with the physical line number each starts on.
+
+    A clean file (every row one line of exactly the header's field count, no field opening with
+    a quotation mark) is held by column (:meth:`array`: one Arrow string array per column, no
+    Python object per row); :attr:`rows` and :attr:`lines` are then made on first use."""
+
+    def __init__(self, name: str, columns: list[str], rows: list[list[str]] | None = None,
+                 lines: list[int] | None = None, *, arrays: dict[str, Any] | None = None, first_line: int = 2):
+        self.name = name
+        self.columns = columns
+        self._rows = rows
+        self._lines = lines
+        self._arrays = arrays  # column -> pyarrow string array (the columnar form)
+        self._first_line = first_line
+
+    def __len__(self) -> int:
+        if self._rows is not None:
+            return len(self._rows)
+        assert self._arrays is not None
+        return len(next(iter(self._arrays.values()))) if self._arrays else 0
+
+    @property
+    def rows(self) -> list[list[str]]:
+        if self._rows is None:
+            cols = [self.array(c).to_pylist() for c in self.columns]
+            self._rows = [list(r) for r in zip(*cols)] if cols else []
+        return self._rows
+
+    @property
+    def lines(self) -> list[int]:
+        """The physical line number of each row's start."""
+        if self._lines is None:
+            self._lines = list(range(self._first_line, self._first_line + len(self)))
+        return self._lines
+
+    def line_array(self) -> np.ndarray:
+        """:attr:`lines` as an int64 array (made without a Python list for a columnar table)."""
+        if self._lines is None:
+            return np.arange(self._first_line, self._first_line + len(self), dtype=np.int64)
+        return np.asarray(self._lines, dtype=np.int64)
+
+    def array(self, column: str) -> Any:
+        """The column as a pyarrow ``large_string`` array (converted from the rows when the file
+        was read row by row)."""
+        import pyarrow as pa
+
+        if self._arrays is not None:
+            return self._arrays[column]
+        i = self.columns.index(column)
+        return pa.array([r[i] for r in self.rows], type=pa.large_string())
 
     def col(self, column: str) -> list[str]:
+        if self._arrays is not None and self._rows is None:
+            return cast(list[str], self.array(column).to_pylist())
         i = self.columns.index(column)
         return [r[i] for r in self.rows]
 
     def has(self, column: str) -> bool:
         return column in self.columns
+
+
+def _columnar(data: bytes, quoting: str) -> tuple[list[str], list[Any]] | None:
+    """The header fields and the columns (pyarrow string arrays) of a TSV that needs no
+    row-by-row reading, or None: Arrow's CSV reader splits it, with no quote character.
+
+    It answers only where :mod:`csv` (after :func:`decode`) would read the same rows without a
+    problem: UTF-8 (Arrow checks it), no NUL, no carriage return, no field opening with a
+    quotation mark (csv quoting), no blank line, a header of two or more fields, every later line
+    exactly the header's field count (a ragged row makes Arrow fail), and every field under
+    :data:`MAX_FIELD_CHARS` characters. Each row is then one line (line numbers 2, 3, ...).
+    Anything else (None) goes to the row-by-row reader, which reports each problem as it
+    always has."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if b"\x00" in data or b"\r" in data or b"\n\n" in data:  # (Arrow reads a blank line as a row)
+        return None
+    quotes = quoting == "csv" and b'"' in data  # then no field may open with one (checked below)
+    end = data.find(b"\n")
+    try:
+        first = (data if end < 0 else data[:end]).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    header = first.split("\t")
+    if len(header) < 2 or not first.strip() or (quotes and any(h.startswith('"') for h in header)):
+        return None
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+    import pyarrow.compute as pc
+
+    names = [f"c{i}" for i in range(len(header))]
+    body = pa.py_buffer(data)[end + 1:] if end >= 0 else pa.py_buffer(b"")
+    if not body.size:
+        return header, [pa.array([], type=pa.large_string()) for _ in names]
+    try:
+        table = pacsv.read_csv(
+            pa.BufferReader(body),
+            read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
+            parse_options=pacsv.ParseOptions(delimiter="\t", quote_char=False, escape_char=False,
+                                             newlines_in_values=False, ignore_empty_lines=False),
+            convert_options=pacsv.ConvertOptions(column_types={n: pa.large_string() for n in names},
+                                                 strings_can_be_null=False, quoted_strings_can_be_null=False,
+                                                 check_utf8=True))
+    except (pa.ArrowInvalid, pa.ArrowException):
+        return None
+    cols = [table.column(n) for n in names]
+    del table
+    if any((pc.max(pc.utf8_length(c)).as_py() or 0) >= MAX_FIELD_CHARS for c in cols):
+        return None
+    if quotes and any(pc.any(pc.starts_with(c, '"')).as_py() for c in cols):
+        return None
+    return header, cols
 
 
 def _runaway(text_lines: list[str], start: int, end: int, row: list[str]) -> str | None:
@@ -124,32 +225,10 @@ RUNAWAY_FIX = ("quote the text properly (\"...\" with inner quotes doubled), or 
                "(CLI: --quoting none; Data page: 'texts are not quoted') when its texts may begin with \"")
 
 
-def read_tsv(data: bytes, name: str, report: Report, required: list[str],
-             optional: Sequence[str] = (), aliases: dict[str, str] | None = None,
-             quoting: str | None = None) -> Table | None:
-    """Parse a TSV with a header; report missing columns, bad field counts and runaway
-    quotes (all of them). ``quoting``: "csv" (RFC 4180, the default) or "none" (literal)."""
-    quoting = quoting or QUOTING.get()
-    if quoting not in QUOTING_MODES:
-        raise ValueError(f"quoting must be one of {', '.join(QUOTING_MODES)}, not {quoting!r}")
-    text = decode(data, name, report)
-    if text is None:
-        return None
-    if not text.strip():
-        report.error(name, None, "file is empty; it needs a header line"
-                                 + (" with columns " + ", ".join(required) if required else " naming its columns"))
-        return None
-    if quoting == "none":
-        reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t", quoting=csv.QUOTE_NONE)
-    else:
-        reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t", quotechar='"',
-                            doublequote=True, strict=False)
-    text_lines = text.split("\n")
-    try:
-        header = next(reader)
-    except csv.Error as exc:
-        report.error(name, 1, f"cannot parse the header: {exc}")
-        return None
+def _checked_header(header: list[str], name: str, report: Report, required: list[str], optional: Sequence[str],
+                    aliases: dict[str, str] | None) -> list[str] | None:
+    """The column names (stripped, aliases applied), or None after reporting missing or
+    duplicate columns."""
     header = [h.strip() for h in header]
     if aliases:
         header = [aliases.get(h, h) for h in header]
@@ -162,6 +241,47 @@ def read_tsv(data: bytes, name: str, report: Report, required: list[str],
     if dup:
         report.error(name, 1, f"duplicate column name(s) {', '.join(dup)}")
         return None
+    return header
+
+
+def read_tsv(data: bytes, name: str, report: Report, required: list[str],
+             optional: Sequence[str] = (), aliases: dict[str, str] | None = None,
+             quoting: str | None = None) -> Table | None:
+    """Parse a TSV with a header; report missing columns, bad field counts and runaway
+    quotes (all of them). ``quoting``: "csv" (RFC 4180, the default) or "none" (literal)."""
+    quoting = quoting or QUOTING.get()
+    if quoting not in QUOTING_MODES:
+        raise ValueError(f"quoting must be one of {', '.join(QUOTING_MODES)}, not {quoting!r}")
+    fast = _columnar(data, quoting)
+    if fast is not None:
+        header = _checked_header(fast[0], name, report, required, optional, aliases)
+        if header is None:
+            return None
+        if len(set(header)) == len(header):
+            return Table(name, header, arrays=dict(zip(header, fast[1])))
+        del fast  # two unnamed columns: the rows are read one by one below
+    text = decode(data, name, report)
+    del data  # (the caller's bytes go as soon as it lets them: the text replaces them)
+    if text is None:
+        return None
+    if not text.strip():
+        report.error(name, None, "file is empty; it needs a header line"
+                                 + (" with columns " + ", ".join(required) if required else " naming its columns"))
+        return None
+    if quoting == "none":
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t", quoting=csv.QUOTE_NONE)
+    else:
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t", quotechar='"',
+                            doublequote=True, strict=False)
+    try:
+        header = next(reader)
+    except csv.Error as exc:
+        report.error(name, 1, f"cannot parse the header: {exc}")
+        return None
+    header = _checked_header(header, name, report, required, optional, aliases)
+    if header is None:
+        return None
+    text_lines: list[str] = []  # the physical lines, split when a runaway quote is suspected
     rows, lines = [], []
     bad = 0
     prev_line = reader.line_num
@@ -182,6 +302,8 @@ def read_tsv(data: bytes, name: str, report: Report, required: list[str],
         if not row or (len(row) == 1 and not row[0].strip()):
             continue  # blank line
         if quoting == "csv" and prev_line > start:
+            if not text_lines:
+                text_lines = text.split("\n")
             runaway = _runaway(text_lines, start, prev_line, row)
             if runaway:
                 report.error(name, start, f"{runaway}; {RUNAWAY_FIX}")

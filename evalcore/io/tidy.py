@@ -31,7 +31,7 @@ from ..core.dataset import Dataset
 from ..core.export import atomic_write
 from ..core.problems import Report
 from ..human.mqm import mqm_weigher
-from .assemble import assemble, empty, frame
+from .assemble import assemble, empty, frame_from_table
 from .source import FileSource
 from .text import describe_lines, header_summary, read_tsv
 from .weights import current_mqm_weights
@@ -73,16 +73,13 @@ def _read(src: FileSource, kind: str, report: Report, required_file: bool,
     if table is None:
         return empty(required + [c for c in optional if c != "lp"])
     cols = [c for c in dict.fromkeys(["lp"] + required + optional) if c in table.columns]
-    idx = [table.columns.index(c) for c in cols]
-    rows = [[r[i] for i in idx] for r in table.rows]
-    df = frame(cols, rows, [fname] * len(rows), table.lines)
+    df = frame_from_table(table, cols)
     known = set(required) | set(optional)
     others = [c for c in table.columns if c not in known and c]
     if others and kept is not None:
         keep = [c for c in ["lp"] + KEYS[kind] if c in table.columns] + others
-        kidx = [table.columns.index(c) for c in keep]
-        kept[f"{kind}_columns"] = pd.DataFrame([[r[i] for i in kidx] for r in table.rows], columns=keep,
-                                               dtype=str) if table.rows else pd.DataFrame(columns=keep, dtype=str)
+        kept[f"{kind}_columns"] = pd.DataFrame({c: table.array(c).to_pylist() for c in keep}, columns=keep,
+                                               dtype=str) if len(table) else pd.DataFrame(columns=keep, dtype=str)
     if kind == "judgements" and "rater" not in df:
         df["rater"] = "rater"
     return df

@@ -138,6 +138,9 @@ def _cached(path: Path | None, ax: dict) -> SimTensors | None:
 
 #: segments handed to a metric's ``segment_blocks`` (batched implementations) per call
 BATCH_SEGMENTS = 32
+# at most this many rows between two progress reports of segment_stats_by_segment (a page's
+# liveness check runs in its progress callback: pages.common.alive_progress)
+CHUNK_ROWS = 50_000
 
 
 def similarity_tensors(dataset: Dataset, metric_id, progress: Progress = None,
@@ -408,8 +411,9 @@ def segment_stats_by_segment(metric: Metric, cands: Sequence[str], refs: Sequenc
                              seg_pos: Sequence[int], progress: Progress = None) -> np.ndarray:
     """``metric.segment_stats(cands, refs)`` with the items (of every candidate) passed segment
     by segment, so a metric that groups the outputs of a segment into one block (BLEU, chrF,
-    NIST, the word metrics) scores them together; in ten chunks for the progress callback
-    ``progress(done, total)``. The rows do not depend on the grouping (identical values).
+    NIST, the word metrics) scores them together; in ten chunks (more when one would exceed
+    ``CHUNK_ROWS`` rows) for the progress callback ``progress(done, total)``. The rows do not
+    depend on the grouping (identical values).
     The rows are read from or written to the statistics store (:mod:`evalcore.metrics._stats_store`:
     keyed by the items' texts and the metric, so any later pass over the same items, in this
     process or another, reads them back)."""
@@ -427,7 +431,7 @@ def _stats_by_segment(metric: Metric, cands: Sequence[str], refs: Sequence[Seque
     stats = None
     if len(order):
         metric.expect(cands, refs)  # the ten chunks' items at once: a metric's own progress total
-    bounds = np.linspace(0, len(order), 11).astype(int)
+    bounds = np.linspace(0, len(order), max(11, len(order) // CHUNK_ROWS + 2)).astype(int)  # ≤ CHUNK_ROWS a chunk
     for a, b in zip(bounds[:-1], bounds[1:]):
         if b > a:
             sel = order[a:b]

@@ -191,7 +191,7 @@ def _ranking(tab: pd.DataFrame, cand, rank_by):
     return rk.reset_index(drop=True)
 
 
-def greedy_search(tensors_by_metric: Mapping, mode: str = "auto", queen_ties: str = "geq", ties: str = "geq",
+def greedy_search(tensors_by_metric: Mapping | None, mode: str = "auto", queen_ties: str = "geq", ties: str = "geq",
                   average: str = "micro", rank_by: str = "queen",
                   progress: Callable[[int, int], None] | None = None,
                   index: QueenIndex | None = None, min_coverage: float = MIN_COVERAGE,
@@ -209,7 +209,9 @@ def greedy_search(tensors_by_metric: Mapping, mode: str = "auto", queen_ties: st
     """
     if rank_by not in ("queen", "direct"):
         raise ValueError("rank_by must be 'queen' or 'direct'")
-    k = len(tensors_by_metric) if index is None else len(index.names)
+    if index is None and tensors_by_metric is None:
+        raise ValueError("greedy_search needs the metrics' tensors or a QUEEN index")
+    k = len(index.names) if index is not None else len(tensors_by_metric or {})
     built = 0 if index is not None else k
     # the step count is only known after screening; report with the upper bound, then finish
     total = built + k + max(k - 1, 0)
@@ -248,7 +250,7 @@ def greedy_search(tensors_by_metric: Mapping, mode: str = "auto", queen_ties: st
                          "exclude_degenerate": exclude_degenerate}, excluded)
 
 
-def exhaustive_search(tensors_by_metric: Mapping, mode: str = "auto", queen_ties: str = "geq",
+def exhaustive_search(tensors_by_metric: Mapping | None, mode: str = "auto", queen_ties: str = "geq",
                       ties: str = "geq", average: str = "micro",
                       progress: Callable[[int, int], None] | None = None,
                       index: QueenIndex | None = None, max_metrics: int = EXHAUSTIVE_MAX,
@@ -262,7 +264,9 @@ def exhaustive_search(tensors_by_metric: Mapping, mode: str = "auto", queen_ties
     ``exclude_degenerate`` / ``presence``: the guard, as in :func:`greedy_search`; the
     ``max_metrics`` limit applies to the metrics that remain.
     """
-    names = sorted(index.names if index is not None else tensors_by_metric)
+    if index is None and tensors_by_metric is None:
+        raise ValueError("exhaustive_search needs the metrics' tensors or a QUEEN index")
+    names = sorted(index.names if index is not None else (tensors_by_metric or {}))
     k = len(names)
     if k > max_metrics and not min_coverage and not exclude_degenerate:  # nothing can be left out
         raise ValueError(f"exhaustive search over {k} metrics means {2**k - 1} subsets; "

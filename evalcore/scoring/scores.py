@@ -197,17 +197,18 @@ def _stats_for(dataset: Dataset, metric_id: str, include_references: bool, progr
 
 def system_stats(dataset: Dataset, metric_ids: Sequence[str], include_references: bool = False,
                  progress: Progress = None, ref_ids: Sequence[str] | None = None,
-                 judged_only: str | None = None, tokenize: str | None = None) -> dict:
+                 criterion: str | None = None, tokenize: str | None = None) -> dict:
     """metric -> {candidate -> (seg_ids, statistics)}; the corpus score of a candidate is
     ``metric.score_from_stats(statistics)`` (= score_table's system level). ``ref_ids``: the
-    reference set every candidate is scored against; ``judged_only``: a criterion, keep only
-    the segments judged for each candidate under it. ``tokenize``: the tokenizer of the
+    reference set every candidate is scored against; ``criterion``: keep only the segments
+    judged for each candidate under this human criterion (None: every segment; the judged-only
+    choice itself is ``Settings.judged_only``, decided by the caller). ``tokenize``: the tokenizer of the
     word-level metrics (None: the metric's default); it is
     part of the metric signature in the cache key, so a page that scores several language pairs
     with their own tokenizers (the Campaign page) and the Systems page share one entry per
     (dataset, metric, tokenizer, reference set, segments). Cached on disk."""
     h = dataset.content_hash()
-    segments = judged_segments(dataset, judged_only) if judged_only else None
+    segments = judged_segments(dataset, criterion) if criterion else None
     refs_key = tuple(ref_ids) if ref_ids else None
     out = {}
     n = max(len(metric_ids), 1)
@@ -216,15 +217,15 @@ def system_stats(dataset: Dataset, metric_ids: Sequence[str], include_references
         key: tuple = (h, m, metric_signature(m, tokenize=tokenize), include_references)
         if refs_key:
             key += (refs_key, None)
-        if judged_only:
+        if criterion:
             # the judged segments' rows of the every-segment table when it is cached (e.g. by the
             # Systems page): each row is one segment's statistics, whatever else is scored
             full = _read_cache(_cache_base("sysstats", key))
             if _stats_dict(full):
-                assert segments is not None  # judged_only gave them
+                assert segments is not None  # the criterion gave them
                 out[m] = _restrict(full, segments)
                 continue
-            key = key[:4] + (refs_key, judged_only)
+            key = key[:4] + (refs_key, criterion)
         out[m] = disk_cached("sysstats", key,  # mypy cannot infer a lambda binding the loop variables
                              lambda m=m, cb=cb: _stats_for(dataset, m, include_references, cb,  # type: ignore[misc]
                                                            ref_ids, segments, tokenize=tokenize))

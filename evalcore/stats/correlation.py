@@ -382,6 +382,22 @@ def _p_values(method: str, g: np.ndarray, m: np.ndarray, keep: np.ndarray) -> np
 # ---------------------------------------------------------------------------------------------
 # Tie calibration (methods §3.3, Deutsch et al. 2023; MTME tau_optimization)
 # ---------------------------------------------------------------------------------------------
+def _group_flips(g: np.ndarray, m: np.ndarray, step: float, ntot: float, ngroups: int
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """|Δm| and the curve step of every pair of one group that becomes a metric tie at some ε > 0,
+    in ``np.triu_indices`` order (:func:`calibrate_ties`); the pairs built row by row, without
+    the index arrays and padded rows of the general path."""
+    n = len(g)
+    dg = np.concatenate([g[i + 1:] - g[i] for i in range(n - 1)])
+    dm = np.concatenate([m[i + 1:] - m[i] for i in range(n - 1)])
+    adm = np.abs(dm)
+    flip = adm > 0
+    adm, dg, dm = adm[flip], dg[flip], dm[flip]
+    conc = np.sign(dg) * np.sign(dm) > 0
+    gtie = dg == 0
+    return adm, (-step * conc + step * gtie) / np.float64(ntot) / ngroups
+
+
 @dataclass
 class TieCalibration:
     """Result of :func:`calibrate_ties`: best value, its ε, and the whole curve."""
@@ -436,6 +452,14 @@ def calibrate_ties(g: np.ndarray, m: np.ndarray, variant: str = "acc23", sample_
         gk = np.take_along_axis(g[rows], front, axis=1)
         mk = np.take_along_axis(m[rows], front, axis=1)
         sizes = counts[rows]
+        if len(rows) == 1 and sample_rate >= 1 and sizes[0] > _TRIU_CACHE_MAX:
+            # one large group (e.g. no grouping): its pairs row by row, the non-flipping ones
+            # dropped before the arithmetic (the same pairs, order and floats as below)
+            adm, delta = _group_flips(gk[0, :sizes[0]], mk[0, :sizes[0]], step, sizes[0] * (sizes[0] - 1) / 2,
+                                      ngroups)
+            dms.append(adm)
+            deltas.append(delta)
+            continue
         npairs = sizes * (sizes - 1) // 2
         width = int(npairs.max())
         dg = np.zeros((len(rows), width))

@@ -60,6 +60,8 @@ class Statistic:
     takes the gold-difference threshold (``--threshold``). ``higher_is_better`` of the statistic
     itself. ``term``/``definition``: its glossary entry (several names may share a term).
     ``alias_of``: another name for that statistic (left out of selectors).
+    ``pools_language_pairs``: over several language pairs (``correlate --lp all``) the statistic
+    has one pooled row per metric, Σ agreeing pairs / Σ pairs (Kocmi et al. 2021's accuracy).
     ``segment_matrices``: at system level the statistic is computed from the (systems ×
     segments) gold and metric matrices by ``matrix(G, M, **options)`` (``options``: the names
     of the keyword options it takes), not from system vectors; ``rows`` is then None.
@@ -86,6 +88,7 @@ class Statistic:
     term: str = ""
     definition: str = ""
     alias_of: str | None = None
+    pools_language_pairs: bool = False
     segment_matrices: bool = False
     matrix: Callable[..., Any] | None = None
     options: tuple[str, ...] = ()
@@ -263,6 +266,7 @@ register(Statistic(
     example=(("item", 0.8, "mt-metrics-eval AverageCorrelation(KendallLike, 'item', macro=False, thresh=25)"),)))
 register(Statistic(
     "accuracy", "pairwise accuracy", _rows("rows_accuracy"), levels=("system",), groupings=("none",), pooled=True,
+    pools_language_pairs=True,
     citation="Kocmi et al. 2021 (To Ship or Not to Ship); MTME stats.Agreement", term="pairwise accuracy",
     definition="The share of pairs of systems the metric orders as the humans do (a tie on both sides agrees); "
                "pooled over the pairs of every language pair under --lp all (Kocmi et al. 2021; methods §3.3).",

@@ -12,3 +12,11 @@ The Compare, Campaign, References and Experts pages call :mod:`evalcore.analysis
 :mod:`evalcore.analysis.campaign`, :mod:`evalcore.analysis.references` and
 :mod:`evalcore.analysis.experts`, which are also the engines of the commands of the same names.
 """
+
+
+def chosen(value: str | None, what: str) -> str:
+    """``value``, a page option a view-model needs (a criterion, a system, a segment), or a
+    ValueError saying what to choose when the query leaves it unset (None)."""
+    if value is None:
+        raise ValueError(f"choose {what} first")
+    return value

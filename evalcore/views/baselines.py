@@ -46,8 +46,7 @@ def baselines(collection: dict, q: BaselinesQuery, progress=None):
     if progress is not None:
         progress(0.1, "Scoring and computing the task table…")
     res, tnotes, signatures = run_metatask(collection, q.task, lps=list(q.lps), metrics=list(q.metrics),
-                                           scores=scores, human=q.human, judged_only=q.settings.judged_only,
-                                           tokenize=q.settings.tokenizer)
+                                           scores=scores, human=q.human, settings=q.settings)
     if progress is not None:
         progress(0.5, "Testing the margins and computing the ceiling…")
     table, signatures, bnotes = augment(res, res.table(), collection, signatures, sentinels=q.sentinels,

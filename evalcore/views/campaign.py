@@ -15,14 +15,15 @@ from typing import Sequence
 import pandas as pd
 
 from ..core.dataset import Dataset
+from ..scoring.settings import DEFAULTS, Settings
 from dataclasses import dataclass
 from .queries import Query
 
 
 def lp_plan(collection: dict[str, Dataset], lps: Sequence[str], criterion: str | None = None,
-            tokenize: str | None = None) -> list[tuple[str, str, str]]:
+            settings: Settings = DEFAULTS) -> list[tuple[str, str, str]]:
     """(lp, human criterion, tokenizer) of every language pair :func:`evalcore.analysis.campaign.campaign`
-    scores: the criterion given or the pair's default, the tokenizer given or sacreBLEU's default
+    scores: the criterion given or the pair's default, ``settings.tokenizer`` or sacreBLEU's default
     for the pair's target language (Post 2018); pairs without that criterion are left out (the
     campaign's notes say so)."""
     from ..metrics.tokenize import resolve_tokenizer
@@ -35,7 +36,7 @@ def lp_plan(collection: dict[str, Dataset], lps: Sequence[str], criterion: str |
         if crit is None or crit not in ds.criteria and not (crit == "mqm" and "mqm_errors" in ds.extras):
             continue
         if ds.systems and ds.ref_ids:
-            out.append((lp, crit, resolve_tokenizer(tokenize, lp)[0]))
+            out.append((lp, crit, resolve_tokenizer(settings.tokenizer, lp)[0]))
     return out
 
 
@@ -99,8 +100,7 @@ def campaign_result(collection: dict, q: CampaignQuery):
     from ..analysis.campaign import campaign
     from ..analysis.system_level import cached_scores
 
-    return campaign(collection, list(q.metrics), q.criterion, lps=list(q.lps),
-                    include_human=q.settings.include_human_systems, judged_only=q.settings.judged_only,
+    return campaign(collection, list(q.metrics), q.criterion, lps=list(q.lps), settings=q.settings,
                     rank_by=q.rank_by, scorer=cached_scores)
 
 

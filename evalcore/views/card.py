@@ -157,8 +157,7 @@ def build_card(dataset: Dataset, settings: Settings = DEFAULTS, *, criterion: st
     if metrics or crit:
         st = system_table(dataset, metrics, [crit] if crit else [], n_boot=n_boot,
                           include_references=settings.include_human_systems, ref_ids=settings.references,
-                          judged_only=crit if (crit and settings.judged_only) else None, tokenize=tok,
-                          progress=progress)
+                          settings=settings.with_(tokenizer=tok), judged_for=crit or None, progress=progress)
         st = st.drop(columns=["p_value", "mark"])
         tables["system_scores"] = _table(
             st, f"System scores with {n_boot}-resample percentile bootstrap CIs over segments (seed 12345; "
@@ -273,8 +272,8 @@ def _metric_to_trust(dataset, a, b, metrics, crit, tok, settings, notes) -> list
     from ..analysis import compare as C
     from ..analysis.verdict import metric_to_trust
 
-    cmp = C.build(dataset, a, b, list(metrics), [crit], tokenize=tok, judged_only=settings.judged_only,
-                  lengths=False)
+    cmp = C.build(dataset, a, b, list(metrics), [crit], settings.with_(tokenizer=tok),
+                  require_judged=settings.judged_only, lengths=False)
     hib = {m: cmp.higher_is_better(f"metric:{m}") for m in cmp.metrics}
     try:
         return [metric_to_trust(cmp.segments, a, b, cmp.metrics, f"human:{crit}", hib)]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import warnings
-from typing import Sequence
+from typing import Any, Sequence
 
 import pandas as pd
 
@@ -20,6 +20,7 @@ from ..core.dataset import Dataset
 from ..human.agreement import agreement, alpha_of_judgements, pairwise_labels, per_rater_agreement
 from ..human.ranking import schulze_from_judgements
 from ..human.scores import criterion_judgements, human_scores
+from ..scoring.settings import DEFAULTS, Settings
 from .judges import schulze_frame
 
 
@@ -99,14 +100,13 @@ def vs_experts(class_j: pd.DataFrame, expert_j: pd.DataFrame) -> pd.DataFrame:
     return t[cols]
 
 
-def _oriented(scores: pd.DataFrame, tokenize: str | None) -> pd.DataFrame:
+def _oriented(scores: pd.DataFrame, settings: Settings) -> pd.DataFrame:
     """Metric scores oriented by the shared settings (error rates such as TER negated), as the
     Systems page does (:meth:`evalcore.scoring.settings.Settings.orient`)."""
     from ..metrics.base import get_metric
-    from ..scoring.settings import DEFAULTS
 
     flip = [m for m in scores["metric"].unique()
-            if DEFAULTS.orient(get_metric(m, tokenize=tokenize).meta.higher_is_better) < 0]
+            if settings.orient(get_metric(m, tokenize=settings.tokenizer).meta.higher_is_better) < 0]
     if flip:
         scores = scores.copy()
         scores.loc[scores["metric"].isin(flip), "score"] *= -1.0
@@ -114,13 +114,14 @@ def _oriented(scores: pd.DataFrame, tokenize: str | None) -> pd.DataFrame:
 
 
 def metric_correlations(dataset: Dataset, metrics: Sequence[str], humans: dict[str, pd.DataFrame],
-                        tokenize: str | None = None, methods: Sequence[str] = ("pearson", "kendall")) -> pd.DataFrame:
+                        settings: Settings = DEFAULTS, methods: Sequence[str] = ("pearson", "kendall")) -> pd.DataFrame:
     """The metrics' correlation with each set of human scores (``humans``: label -> rows of one
     criterion, e.g. the class's and the experts'), at system level (corpus scores over the
     segments that set judged, :func:`evalcore.analysis.system_level.cached_scores`) and segment level
     (sentence scores, no grouping), by :func:`evalcore.stats.tables.correlation_table`; human
     scores are the raw means per output (:func:`evalcore.human.scores.human_scores`); reference
-    translations judged like systems are left out. Columns: humans, level, metric, method, value, n."""
+    translations judged like systems are left out. Columns: humans, level, metric, method, value, n.
+    ``settings``: the word-level metrics' tokenizer (None: the metric's default) and the orientation."""
     from ..stats.tables import correlation_table
     from ..analysis.system_level import cached_scores
     from ..scoring.scores import segment_scores
@@ -130,7 +131,8 @@ def metric_correlations(dataset: Dataset, metrics: Sequence[str], humans: dict[s
     metrics = list(metrics)
     if not metrics:
         return pd.DataFrame(columns=cols)
-    seg = _oriented(segment_scores(dataset, metrics, tokenize=tokenize), tokenize)  # the same tokenizer at both levels
+    tokenize = settings.tokenizer
+    seg = _oriented(segment_scores(dataset, metrics, tokenize=tokenize), settings)  # the same tokenizer at both levels
     refs = set(dataset.ref_ids)
     for label, j in humans.items():
         if j.empty:
@@ -141,12 +143,13 @@ def metric_correlations(dataset: Dataset, metrics: Sequence[str], humans: dict[s
         h = h[~h["system"].isin(refs)]
         if h.empty:
             continue
-        sysm = _oriented(cached_scores(sub, metrics, tokenize=tokenize, criterion=crit).table, tokenize)
+        sysm = _oriented(cached_scores(sub, metrics, tokenize=tokenize, criterion=crit).table, settings)
         for method in methods:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 for level, scores in (("system", sysm.assign(seg_id="")), ("segment", seg)):
                     tab = correlation_table(h, scores, level=level, method=method)
+                    r: Any  # a row of the correlation table (column attributes)
                     for r in tab.itertuples(index=False):
                         rows.append({"humans": label, "level": level, "metric": r.metric, "method": method,
                                      "value": float(r.value), "n": int(r.n)})
@@ -176,7 +179,7 @@ def schulze_table(j: pd.DataFrame) -> pd.DataFrame:
 
 
 def overview(dataset: Dataset, protocol: str, expert_criterion: str | None = None,
-             metrics: Sequence[str] = ("bleu", "chrf"), tokenize: str | None = None) -> dict:
+             metrics: Sequence[str] = ("bleu", "chrf"), settings: Settings = DEFAULTS) -> dict:
     """Everything the Class page shows for ``protocol`` (rankings oriented by :func:`oriented`;
     ``class_rows`` keeps the stored ranks): ``progress``, ``qc``
     (:func:`evalcore.analysis.annotate.qc_report`; for rankings
@@ -184,13 +187,13 @@ def overview(dataset: Dataset, protocol: str, expert_criterion: str | None = Non
     together), ``pairs`` (:func:`student_pairs`), ``experts`` (:func:`vs_experts`, when an expert
     criterion is given), ``correlations`` (:func:`metric_correlations`: class, experts on every
     output they judged, experts on the outputs the class judged), ``schulze`` (class and experts),
-    ``class_rows``."""
+    ``class_rows``. ``settings``: the metrics' tokenizer and orientation (:func:`metric_correlations`)."""
     rows = class_judgements(dataset, protocol)
     cj = oriented(rows, protocol)
     log = A.log_of(dataset)
     log = log[log["protocol"] == protocol]
     qc = A.rank_qc_report(log) if protocol == "rank" else A.qc_report(log, A.repeat_tolerance(protocol))
-    out = {"progress": A.progress_table(dataset).query("protocol == @protocol").reset_index(drop=True),
+    out: dict[str, Any] = {"progress": A.progress_table(dataset).query("protocol == @protocol").reset_index(drop=True),
            "qc": qc.reset_index(drop=True),
            "class_rows": rows, "class_alpha": alpha_of_judgements(cj),
            "class_agreement": agreement(pairwise_labels(cj), "inter"), "pairs": student_pairs(cj)}
@@ -203,7 +206,7 @@ def overview(dataset: Dataset, protocol: str, expert_criterion: str | None = Non
     if expert_criterion and not ej.empty:
         humans["experts (all their outputs)"] = ej
         humans["experts (the class's outputs)"] = on_items(ej, cj)
-    out["correlations"] = metric_correlations(dataset, metrics, humans, tokenize) if not cj.empty else \
+    out["correlations"] = metric_correlations(dataset, metrics, humans, settings) if not cj.empty else \
         pd.DataFrame(columns=["humans", "level", "metric", "method", "value", "n"])
     out["schulze"] = {"class": schulze_table(cj)}
     if expert_criterion and not ej.empty:  # the systems only: the class never judges a reference

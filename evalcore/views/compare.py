@@ -39,13 +39,10 @@ def compare_start(dataset: Dataset, q: CompareQuery):
     tables that need them; :func:`evalcore.analysis.compare.build`)."""
     from ..analysis.compare import build
 
-    from ..scoring.settings import DEFAULTS
-
-    # the shared default is passed as None, as the CLI without a flag: build decides (and falls back
-    # to every segment, saying why, where nothing is judged for both systems)
-    judged = None if q.settings.judged_only == DEFAULTS.judged_only else bool(q.settings.judged_only and q.criteria)
-    return build(dataset, q.a, q.b, [], list(q.criteria), tokenize=q.tokenize, normalisation=q.normalisation,
-                 judged_only=judged, lengths=False)
+    # judged segments only as the CLI without a flag: build falls back to every segment, saying
+    # why, where nothing is judged for both systems
+    return build(dataset, q.a, q.b, [], list(q.criteria), q.settings, normalisation=q.normalisation,
+                 lengths=False)
 
 
 def compare_add_metric(dataset_and_previous: tuple, q: CompareQuery, progress: Progress = None):

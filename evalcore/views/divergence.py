@@ -15,6 +15,7 @@ from ..core.dataset import Dataset
 from ..core.progress import Progress, stage
 from ..scoring.defaults import orientation
 from ..scoring.scores import human_segment_scores, queen_index, segment_scores
+from ..scoring.settings import DEFAULTS, Settings
 from dataclasses import dataclass
 from .queries import Query
 
@@ -37,7 +38,7 @@ def first_metrics(dataset: Dataset, defaults: Sequence[str]) -> tuple[list[str],
 def signal_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence[str] = (),
                  queen_set: Sequence[str] | None = None, normalisation: str = "raw",
                  per_rater: bool = True, mode: str = "auto", progress: Progress = None,
-                 tokenize: str | None = None) -> pd.DataFrame:
+                 settings: Settings = DEFAULTS) -> pd.DataFrame:
     """One row per (system, seg_id) output, one column per signal:
 
     * ``metric:<id>`` multi-reference segment score (own scale);
@@ -46,7 +47,7 @@ def signal_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence
     * ``queen:<a,b,...>`` QUEEN of the set (methods §1.2);
 
     plus ``tags`` (phenomenon tags joined by ", "), ``src_len`` / ``out_len`` (whitespace tokens).
-    ``tokenize``: the word-level metrics' tokenizer (None: the metric's default).
+    ``settings.tokenizer``: the word-level metrics' tokenizer (None: the metric's default).
     """
     sys_t = dataset.sys_texts()
     seg_ids = dataset.seg_ids
@@ -58,7 +59,8 @@ def signal_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence
                 rows_seg.append(s)
                 out_len.append(len(t.split()))
     base = pd.DataFrame({"system": rows_sys, "seg_id": rows_seg, "out_len": out_len})
-    src_len = dict(zip(dataset.segments["seg_id"], dataset.segments["source"].str.split().str.len()))
+    src_len = dict(zip(dataset.segments["seg_id"], [len(s.split()) if isinstance(s, str) else 0
+                                                          for s in dataset.segments["source"]]))
     base["src_len"] = base["seg_id"].map(src_len).fillna(0).astype(int)
     if len(dataset.tags):
         tg = dataset.tags.assign(seg_id=dataset.tags["seg_id"].astype(str)).groupby(
@@ -69,7 +71,7 @@ def signal_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence
         base["tags"] = ""
     key = ["system", "seg_id"]
     if metric_ids:
-        sc = segment_scores(dataset, metric_ids, progress=stage(progress, 0.0, 0.6), tokenize=tokenize)
+        sc = segment_scores(dataset, metric_ids, progress=stage(progress, 0.0, 0.6), tokenize=settings.tokenizer)
         wide = sc.pivot_table(index=key, columns="metric", values="score", sort=False)
         wide.columns = [f"metric:{c}" for c in wide.columns]
         base = base.merge(wide.reset_index(), on=key, how="left")
@@ -87,7 +89,8 @@ def signal_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence
                 jw.columns = [f"judge:{crit}:{r}" for r in jw.columns]
                 base = base.merge(jw.reset_index(), on=key, how="left")
     if queen_set:
-        idx = queen_index(dataset, list(queen_set), mode=mode, progress=stage(progress, 0.6, 0.95), tokenize=tokenize)
+        idx = queen_index(dataset, list(queen_set), mode=mode, progress=stage(progress, 0.6, 0.95),
+                          tokenize=settings.tokenizer)
         q = idx.values(list(queen_set)).to_frame()[["system", "seg_id", "queen"]]
         q["seg_id"] = q["seg_id"].astype(str)
         base = base.merge(q.rename(columns={"queen": "queen:" + ",".join(queen_set)}), on=key, how="left")
@@ -122,8 +125,8 @@ def rank_normalise(values: np.ndarray, orientation: float = 1.0) -> np.ndarray:
 
 
 def divergence_table(signals: pd.DataFrame, a: str, b: str, systems: Sequence[str] | None = None,
-                     tags: Sequence[str] | None = None, length: tuple[int, int] | None = None,
-                     a_range: tuple[float, float] | None = None, b_range: tuple[float, float] | None = None,
+                     tags: Sequence[str] | None = None, length: tuple[int, ...] | None = None,
+                     a_range: tuple[float, ...] | None = None, b_range: tuple[float, ...] | None = None,
                      direction: str = "both") -> pd.DataFrame:
     """(system, segment) pairs ranked by disagreement between signals ``a`` and ``b``.
 
@@ -204,13 +207,13 @@ def divergence_base(dataset: Dataset, q: DivergenceQuery) -> pd.DataFrame:
 def divergence_metric(dataset: Dataset, q: DivergenceQuery, progress: Progress = None) -> pd.DataFrame:
     """The one metric of ``q`` as a signal column (its segment scores: the shared cached statistics)."""
     metric = q.metrics[0]
-    t = signal_table(dataset, [metric], [], [], progress=progress, tokenize=q.tokenize)
+    t = signal_table(dataset, [metric], [], [], progress=progress, settings=q.settings)
     return t[_KEY + [c for c in t.columns if c == f"metric:{metric}"]]
 
 
 def divergence_queen(dataset: Dataset, q: DivergenceQuery, progress: Progress = None) -> pd.DataFrame:
     """QUEEN of ``q.queen_set`` as a signal column."""
-    t = signal_table(dataset, [], [], list(q.queen_set), progress=progress, tokenize=q.tokenize)
+    t = signal_table(dataset, [], [], list(q.queen_set), progress=progress, settings=q.settings)
     return t[_KEY + [c for c in t.columns if c.startswith("queen:")]]
 
 
@@ -239,4 +242,6 @@ def divergence_detail(dataset_and_signals: tuple, q: DivergenceQuery) -> dict:
     from ..analysis.detail import segment_detail
 
     dataset, signals = dataset_and_signals
-    return segment_detail(dataset, q.system, q.seg_id, signals, tokenize=q.tokenize)
+    if q.system is None or q.seg_id is None:
+        raise ValueError("choose an output (a system and a segment) to see it in detail")
+    return segment_detail(dataset, q.system, q.seg_id, signals, settings=q.settings)

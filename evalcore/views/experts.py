@@ -52,7 +52,7 @@ def experts_curves_figure(curves, q: ExpertsQuery):
 def experts_metric_scores(dataset: Dataset, q: ExpertsQuery) -> pd.Series:
     from ..analysis.experts import metric_system_scores
 
-    return metric_system_scores(dataset, q.metric, q.tokenize)
+    return metric_system_scores(dataset, q.metric, q.settings)
 
 
 def experts_rankings(labels_and_scores: tuple, q: ExpertsQuery):

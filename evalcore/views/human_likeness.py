@@ -13,19 +13,21 @@ import pandas as pd
 from ..core.dataset import Dataset
 from ..core.progress import Progress, stage
 from ..scoring.scores import tensors
+from ..scoring.settings import DEFAULTS, Settings
 from dataclasses import dataclass
 from .queries import Query
 
 
 def figure1_table(dataset: Dataset, metric_ids: Sequence[str], ties: str = "geq",
                   average: str = "micro", bootstrap: int = 0, progress: Progress = None,
-                  tokenize: str | None = None) -> pd.DataFrame:
+                  settings: Settings = DEFAULTS) -> pd.DataFrame:
     """ORANGE and KING of every metric (methods §0, §1.1; Amigó et al. 2006 §2.2, Figure 1) with the
     random baselines (KING 1/(|A_s|+1) averaged, ORANGE 1/2), the exact shuffle baseline,
-    tie rates, optional bootstrap CIs and each metric's signature."""
+    tie rates, optional bootstrap CIs and each metric's signature; the word-level metrics tokenize
+    with ``settings.tokenizer``."""
     from ..qarla import orange_king
 
-    ts = tensors(dataset, metric_ids, stage(progress, 0.0, 0.9), tokenize)
+    ts = tensors(dataset, metric_ids, stage(progress, 0.0, 0.9), settings.tokenizer)
     rows = []
     for m in metric_ids:
         r = orange_king(ts[m], ties=ties, average=average, bootstrap=bootstrap).as_row()
@@ -41,13 +43,13 @@ def figure1_table(dataset: Dataset, metric_ids: Sequence[str], ties: str = "geq"
 
 
 def king_case_table(dataset: Dataset, metric_id: str, ties: str = "geq",
-                    tokenize: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+                    settings: Settings = DEFAULTS) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(cases, outputs) for the case explorer: one row per (segment, held-out reference) case
     with its KING credit, the best output and its margin (failed cases first), and one row per
     output of every case (which outputs beat the held-out human translation)."""
     from ..qarla import king_case_summary, king_cases
 
-    t = tensors(dataset, [metric_id], tokenize=tokenize)[metric_id]
+    t = tensors(dataset, [metric_id], tokenize=settings.tokenizer)[metric_id]
     summ = king_case_summary(t, ties=ties)
     summ = summ.assign(failed=summ["n_beat"] > 0)
     summ = summ.sort_values(["failed", "best_margin"], ascending=[False, False], kind="stable")
@@ -67,12 +69,12 @@ class HumanLikenessQuery(Query):
 def human_likeness_rows(dataset: Dataset, q: HumanLikenessQuery, progress: Progress = None) -> pd.DataFrame:
     """ORANGE and KING of ``q.metrics`` (:func:`evalcore.views.human_likeness.figure1_table`)."""
     return figure1_table(dataset, list(q.metrics), q.ties, q.average, q.bootstrap, progress=progress,
-                         tokenize=q.tokenize)
+                         settings=q.settings)
 
 
 def human_likeness_cases(dataset: Dataset, q: HumanLikenessQuery):
     """(cases, outputs) of the one metric of ``q`` (:func:`evalcore.views.human_likeness.king_case_table`)."""
-    return king_case_table(dataset, q.metrics[0], q.ties, tokenize=q.tokenize)
+    return king_case_table(dataset, q.metrics[0], q.ties, settings=q.settings)
 
 
 def human_likeness_figure(table: pd.DataFrame, q: HumanLikenessQuery):

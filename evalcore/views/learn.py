@@ -12,7 +12,9 @@ from ..scoring.defaults import default_criterion, default_metrics
 from .human_likeness import figure1_table
 from .queen_vs_human import quadrant_table, quadrant_thresholds, queen_human_points
 from ..scoring.scores import human_segment_scores, segment_scores
+from ..scoring.settings import DEFAULTS, Settings
 from dataclasses import dataclass
+from . import chosen
 from .queries import Query
 
 
@@ -20,7 +22,7 @@ PARTS = ("paraphrase", "orange", "quadrant", "raters")
 
 
 def lessons(dataset: Dataset, criterion: str | None = None, progress: Progress = None,
-            parts: Sequence[str] = PARTS, tokenize: str | None = None) -> dict:
+            parts: Sequence[str] = PARTS, settings: Settings = DEFAULTS) -> dict:
     """Live numbers for the guided tour (every value computed from ``dataset``); ``parts``: the
     lessons to compute (the page computes only the stop it shows), any of:
 
@@ -34,8 +36,8 @@ def lessons(dataset: Dataset, criterion: str | None = None, progress: Progress =
     * ``raters``: per-rater mean/sd before normalisation and inter-rater agreement (``agreement``;
       Callison-Burch 2009).
 
-    ``criterion``, ``metrics`` and ``queen_set`` are always given. ``tokenize``: the word-level
-    metrics' tokenizer (None: the metric's default).
+    ``criterion``, ``metrics`` and ``queen_set`` are always given. ``settings.tokenizer``: the
+    word-level metrics' tokenizer (None: the metric's default).
     """
     from ..human.scores import criterion_judgements
 
@@ -49,7 +51,7 @@ def lessons(dataset: Dataset, criterion: str | None = None, progress: Progress =
     if mets:
         out["queen_set"] = [m for m in ("bleu", "chrf", "meteor") if m in mets] or mets[:1]
     if "paraphrase" in parts and "bleu" in mets and criterion:
-        seg = segment_scores(dataset, ["bleu"], progress=stage(progress, 0.0, 0.2), tokenize=tokenize)
+        seg = segment_scores(dataset, ["bleu"], progress=stage(progress, 0.0, 0.2), tokenize=settings.tokenizer)
         h = human_segment_scores(dataset, criterion, include_references=False)
         h = h[~h["system"].isin(refs)]
         both = seg.merge(h.rename(columns={"score": "human"}), on=["system", "seg_id"])
@@ -59,11 +61,11 @@ def lessons(dataset: Dataset, criterion: str | None = None, progress: Progress =
         t["rank_gap"] = t["bleu_rank"] - t["human_rank"]
         out["paraphrase"] = t.sort_values("human", ascending=False).reset_index(drop=True)
     if mets and "orange" in parts:
-        out["orange"] = figure1_table(dataset, mets, progress=stage(progress, 0.2, 0.7), tokenize=tokenize)
+        out["orange"] = figure1_table(dataset, mets, progress=stage(progress, 0.2, 0.7), settings=settings)
     if mets and "quadrant" in parts:
         qset = out["queen_set"]
         if criterion:
-            pts = queen_human_points(dataset, qset, criterion, progress=stage(progress, 0.7, 0.9), tokenize=tokenize)
+            pts = queen_human_points(dataset, qset, criterion, progress=stage(progress, 0.7, 0.9), settings=settings)
             hthr, qthr = quadrant_thresholds(dataset, pts, criterion)
             quad = quadrant_table(pts, hthr, qthr)
             out["quadrant"] = {"points": pts, "human_threshold": hthr, "queen_threshold": qthr,
@@ -81,7 +83,7 @@ def lessons(dataset: Dataset, criterion: str | None = None, progress: Progress =
     return out
 
 
-def span_lesson(dataset: Dataset, tokenize: str | None = None) -> dict:
+def span_lesson(dataset: Dataset, settings: Settings = DEFAULTS) -> dict:
     """The error-span stop of the tour, on a dataset with human error spans (ESA or MQM): two
     outputs chosen from the data (:func:`evalcore.views.spans.teaching_examples`): the one with
     the highest sentence BLEU among those a rater marked with a major error, and the one with
@@ -89,13 +91,13 @@ def span_lesson(dataset: Dataset, tokenize: str | None = None) -> dict:
     and BLEU's unmatched tokens, :func:`evalcore.views.spans.output_layers`)."""
     from . import spans as spans_view
 
-    ex = spans_view.teaching_examples(dataset, tokenize=tokenize)
-    out = {}
+    ex = spans_view.teaching_examples(dataset, settings=settings)
+    out: dict[str, dict | None] = {}
     for key, e in ex.items():
         if e is None:
             out[key] = None
             continue
-        layers = spans_view.output_layers(dataset, e["system"], e["seg_id"], markers=("bleu",), tokenize=tokenize)
+        layers = spans_view.output_layers(dataset, e["system"], e["seg_id"], markers=("bleu",), settings=settings)
         layers["raters"] = [r for r in layers["raters"] if r["item"] == e["item"]]
         out[key] = {**e, "layers": layers}
     return out
@@ -112,7 +114,7 @@ class LearnQuery(Query):
 
 
 def learn_lessons(dataset: Dataset, q: LearnQuery, progress: Progress = None) -> dict:
-    return lessons(dataset, progress=progress, parts=q.parts, tokenize=q.tokenize)
+    return lessons(dataset, progress=progress, parts=q.parts, settings=q.settings)
 
 
 def learn_paraphrase_example(dataset: Dataset, q: LearnQuery):
@@ -120,12 +122,13 @@ def learn_paraphrase_example(dataset: Dataset, q: LearnQuery):
     from ..analysis.detail import segment_detail
     from .divergence import divergence_table, signal_table
 
-    sig = signal_table(dataset, ["bleu"], [q.criterion], per_rater=False, tokenize=q.tokenize)
-    div = divergence_table(sig, "metric:bleu", f"human:{q.criterion}", systems=[q.system], direction="b_higher")
+    criterion, system = chosen(q.criterion, "a human criterion"), chosen(q.system, "a system")
+    sig = signal_table(dataset, ["bleu"], [criterion], per_rater=False, settings=q.settings)
+    div = divergence_table(sig, "metric:bleu", f"human:{criterion}", systems=[system], direction="b_higher")
     if div.empty:
         return None
     row = div.iloc[0]
-    return segment_detail(dataset, row["system"], row["seg_id"], sig, tokenize=q.tokenize)
+    return segment_detail(dataset, row["system"], row["seg_id"], sig, settings=q.settings)
 
 
 def learn_two_verdicts(dataset: Dataset, q: LearnQuery):
@@ -133,11 +136,12 @@ def learn_two_verdicts(dataset: Dataset, q: LearnQuery):
     comparison's own 13a tokenizer, as the Compare page's default on this es-en sample)."""
     from ..analysis import compare as C
 
-    cmp = C.build(dataset, q.system, q.other, ["bleu", "chrf"], [q.criterion])
+    cmp = C.build(dataset, chosen(q.system, "a system"), chosen(q.other, "a second system"), ["bleu", "chrf"],
+                  [chosen(q.criterion, "a human criterion")])
     head = C.headline(cmp, n_bootstrap=1000, n_ar=1000)
     tags = C.bucket_table(cmp, C.tag_buckets(cmp), "phenomenon tag")
     return head, tags
 
 
 def learn_span_lesson(dataset: Dataset, q: LearnQuery) -> dict:
-    return span_lesson(dataset, tokenize=q.tokenize)
+    return span_lesson(dataset, settings=q.settings)

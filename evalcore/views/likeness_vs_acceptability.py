@@ -15,7 +15,9 @@ import pandas as pd
 from ..core.dataset import Dataset
 from ..core.progress import Progress, stage, sub_range
 from ..scoring.scores import human_segment_scores, queen_index, segment_scores
+from ..scoring.settings import DEFAULTS, Settings
 from dataclasses import dataclass
+from . import chosen
 from .queries import Query
 
 
@@ -45,8 +47,8 @@ COLUMNS = ["group", "label", "metrics", "king", "king_lo", "king_hi", "orange", 
 def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
                    selected: Sequence[str] | None = None, method: str = "pearson", level: str = "segment",
                    mode: str = "auto", normalisation: str = "raw", ties: str = "geq", average: str = "micro",
-                   bootstrap: int = 0, progress: Progress = None, judged_only: bool = True,
-                   groups: Sequence[str] = GROUPS, tokenize: str | None = None) -> pd.DataFrame:
+                   bootstrap: int = 0, progress: Progress = None, settings: Settings = DEFAULTS,
+                   groups: Sequence[str] = GROUPS) -> pd.DataFrame:
     """The points of Amigó et al. 2006 Figure 3 (methods §0): x = KING, y = correlation with the human
     criterion, in three groups:
 
@@ -59,8 +61,8 @@ def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
     (grouping none) or system. ``bootstrap`` > 0 adds percentile CIs for KING (segments
     resampled) and for the correlation (segments resampled at segment level, systems at
     system level; methods §3.8). At system level a system's metric (or QUEEN) score is the mean of
-    its segment scores over the segments judged for it (``judged_only``, the default) or over
-    every segment it has a score for. Columns: group, label, metrics, king, king_lo, king_hi,
+    its segment scores over the segments judged for it (``settings.judged_only``, the default) or
+    over every segment it has a score for. ``settings.tokenizer``: the word-level metrics' tokenizer. Columns: group, label, metrics, king, king_lo, king_hi,
     orange, corr, corr_lo, corr_hi, n, n_segments.
 
     ``groups``: the groups to compute. Every row depends only on its own metric (or set): the
@@ -69,6 +71,7 @@ def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
     """
     from ..qarla import greedy_search, orange_king
 
+    judged_only, tokenize = settings.judged_only, settings.tokenizer
     refs = set(dataset.ref_ids)
     idx = queen_index(dataset, metric_ids, mode=mode, progress=stage(progress, 0.0, 0.5), tokenize=tokenize)
     human = human_segment_scores(dataset, criterion, normalisation, include_references=False)
@@ -86,9 +89,9 @@ def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
     if "selected set" in groups:
         if selected is None:
             selected = greedy_search(None, mode=mode, ties=ties, average=average, index=idx).chosen
-        selected = list(selected)
-        set_name = "QUEEN{" + ",".join(selected) + "}"
-        frames.append(_queen_frame(idx.values(selected), set_name))
+        the_set: list[str] = list(selected)
+        set_name = "QUEEN{" + ",".join(the_set) + "}"
+        frames.append(_queen_frame(idx.values(the_set), set_name))
     allscores = pd.concat(frames, ignore_index=True)
     if level == "system" and not judged_only:
         allscores = (allscores.groupby(["metric", "system"], sort=False)["score"].agg(["mean", "size"])
@@ -143,10 +146,10 @@ def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
                          "king_lo": klo, "king_hi": khi, "orange": kq.orange, "corr": c, "corr_lo": clo,
                          "corr_hi": chi, "n": n, "n_segments": nseg(f"queen:{m}")})
     if "selected set" in groups:
-        ks = idx.king(selected, ties=ties, average=average, bootstrap=bootstrap)
+        ks = idx.king(the_set, ties=ties, average=average, bootstrap=bootstrap)
         c, clo, chi, n = crow(set_name)
         klo, khi = ci(ks, "king")
-        rows.append({"group": "selected set", "label": set_name, "metrics": ",".join(selected), "king": ks.king,
+        rows.append({"group": "selected set", "label": set_name, "metrics": ",".join(the_set), "king": ks.king,
                      "king_lo": klo, "king_hi": khi, "orange": ks.orange, "corr": c, "corr_lo": clo,
                      "corr_hi": chi, "n": n, "n_segments": nseg(set_name)})
     if progress:
@@ -157,17 +160,19 @@ def figure3_points(dataset: Dataset, metric_ids: Sequence[str], criterion: str,
 def metric_set_search(dataset: Dataset, metric_ids: Sequence[str], method: str = "greedy",
                       mode: str = "auto", ties: str = "geq", average: str = "micro",
                       progress: Progress = None, min_coverage: float = 0.95,
-                      exclude_degenerate: bool = True, tokenize: str | None = None):
+                      exclude_degenerate: bool = True, settings: Settings = DEFAULTS):
     """Greedy (methods §0) or exhaustive (≤ 12 metrics) KING-driven metric-set search; returns the
     :class:`~evalcore.qarla.search.SearchResult` (chosen set, KING, ORANGE, ranking, trace, and
     ``excluded``: the metrics left out first because their :func:`~evalcore.qarla.search.coverage`
     (defined similarities among the pairs whose texts exist, from the dataset's texts) is below
     ``min_coverage`` (0 disables) or, with ``exclude_degenerate``, because their single-metric
-    KING is decided by ties (KING ≥ 0.99, tie rate ≥ 0.9; docs/findings.md)."""
+    KING is decided by ties (KING ≥ 0.99, tie rate ≥ 0.9; docs/findings.md).
+    ``settings.tokenizer``: the word-level metrics' tokenizer."""
     from ..qarla import exhaustive_search, greedy_search
     from ..qarla.search import text_presence
 
-    idx = queen_index(dataset, metric_ids, mode=mode, progress=stage(progress, 0.0, 0.4), tokenize=tokenize)
+    idx = queen_index(dataset, metric_ids, mode=mode, progress=stage(progress, 0.0, 0.4),
+                      tokenize=settings.tokenizer)
     cb = sub_range(progress, 0.4, 1.0, f"{method} search")
     kw = dict(mode=mode, ties=ties, average=average, index=idx, progress=cb, min_coverage=min_coverage,
               exclude_degenerate=exclude_degenerate,
@@ -202,16 +207,17 @@ def likeness_points(dataset: Dataset, q: LikenessQuery, progress: Progress = Non
     """Figure 3's points (:func:`evalcore.views.likeness_vs_acceptability.figure3_points`)."""
     from . import likeness_vs_acceptability as V
 
-    return V.figure3_points(dataset, list(q.metrics), q.criterion, list(q.selected) if q.selected else None, q.method,
+    return V.figure3_points(dataset, list(q.metrics), chosen(q.criterion, "a human criterion"),
+                            list(q.selected) if q.selected else None, q.method,
                             q.level, q.mode, q.normalisation, q.ties, q.average, q.bootstrap, progress=progress,
-                            judged_only=q.settings.judged_only, groups=q.groups or V.GROUPS, tokenize=q.tokenize)
+                            settings=q.settings, groups=q.groups or V.GROUPS)
 
 
 def likeness_search(dataset: Dataset, q: LikenessQuery, progress: Progress = None) -> dict:
     """The metric-set search of ``q.search`` over ``q.metrics`` as a dict (chosen, king, orange,
     ranking, trace, excluded; :func:`evalcore.views.likeness_vs_acceptability.metric_set_search`)."""
     r = metric_set_search(dataset, list(q.metrics), q.search, q.mode, q.ties, q.average, progress=progress,
-                          min_coverage=q.min_coverage, tokenize=q.tokenize)
+                          min_coverage=q.min_coverage, settings=q.settings)
     return {"chosen": r.chosen, "king": r.king, "orange": r.orange, "ranking": r.ranking, "trace": r.trace,
             "excluded": r.excluded}
 

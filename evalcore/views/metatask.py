@@ -13,6 +13,7 @@ import pandas as pd
 
 from ..analysis.metatask_tasks import TASKS
 from dataclasses import dataclass
+from ..scoring.settings import Settings
 from .queries import Query
 
 
@@ -49,12 +50,14 @@ def cached_scorer(progress=None):
 
 
 def compute(collection: dict, task: str, metrics: Sequence[str], lps: Sequence[str] | None = None,
-            human: str | None = None, judged_only: bool = False, k: int = 0, progress=None):
-    """(result, notes, signature string) of the task table; see :func:`evalcore.analysis.metatask.run_metatask`."""
-    from ..analysis.metatask import run_metatask
+            human: str | None = None, settings: Settings | None = None, k: int = 0, progress=None):
+    """(result, notes, signature string) of the task table; see :func:`evalcore.analysis.metatask.run_metatask`
+    (``settings`` None: the task's recipe, :data:`evalcore.analysis.metatask.TASK_RECIPE`)."""
+    from ..analysis.metatask import TASK_RECIPE, run_metatask
 
     res, notes, sigs = run_metatask(collection, task, lps=list(lps) if lps else None, metrics=list(metrics),
-                                    human=human, judged_only=judged_only, k=k, scorer=cached_scorer(progress))
+                                    human=human, settings=settings or TASK_RECIPE, k=k,
+                                    scorer=cached_scorer(progress))
     sig = "; ".join(f"{m}: {' / '.join(v)}" for m, v in sigs.items())
     return res, notes, sig
 
@@ -142,7 +145,7 @@ class MetataskQuery(Query):
 def metatask_result(collection: dict, q: MetataskQuery):
     """(result, notes, signature) of the task table (:func:`evalcore.views.metatask.compute`)."""
     return compute(collection, q.task, list(q.metrics), lps=list(q.lps), human=q.human,
-                   judged_only=q.settings.judged_only, k=q.k)
+                   settings=q.settings, k=q.k)
 
 
 def metatask_leaderboard_figure(result: tuple, q: MetataskQuery):

@@ -27,6 +27,7 @@ import pandas as pd
 
 from ..metrics._caches import lru_memo
 from ..present.highlight import escape, highlight_tokens
+from ..scoring.settings import DEFAULTS, Settings
 
 #: metrics offered by default: cheap at sentence level, each a different idea of similarity
 DEFAULT_METRICS = ("bleu", "chrf", "chrf++", "ter", "meteor", "rouge-l")
@@ -61,25 +62,26 @@ def parse_references(text: str) -> tuple[tuple[str, str], ...]:
     return tuple((f"ref-{k}", ln) for k, ln in enumerate(lines, 1))
 
 
-def _metric(metric_id: str, tokenize: str | None):
+def _metric(metric_id: str, settings: Settings):
     from ..metrics import get_metric
 
-    return get_metric(metric_id, tokenize=tokenize)
+    return get_metric(metric_id, tokenize=settings.tokenizer)
 
 
 def sentence_scores(candidate: str, references: Sequence[str], metrics: Sequence[str],
-                    tokenize: str | None = None) -> dict[str, float]:
-    """Each metric's sentence score of ``candidate`` against all ``references`` (its own scale)."""
-    return {m: float(_metric(m, tokenize).sentence_score(candidate, list(references))) for m in metrics}
+                    settings: Settings = DEFAULTS) -> dict[str, float]:
+    """Each metric's sentence score of ``candidate`` against all ``references`` (its own scale;
+    word-level metrics with ``settings.tokenizer``)."""
+    return {m: float(_metric(m, settings).sentence_score(candidate, list(references))) for m in metrics}
 
 
 @lru_memo("playground.scale", 256)
-def scale_of(metric_id: str, tokenize: str | None = None) -> str:
+def scale_of(metric_id: str, settings: Settings = DEFAULTS) -> str:
     """The scale a metric's sentence scores are on, as a label: the score of a candidate identical
     to its reference (the best score) read off the metric itself, e.g. "0–100, higher is better"
     for BLEU and chrF, "0–1, higher is better" for METEOR, "0 and up, an error rate: lower is
     better" for TER (so that scores on different scales are never read as one scale)."""
-    metric = _metric(metric_id, tokenize)
+    metric = _metric(metric_id, settings)
     best = float(metric.sentence_score("one two three four five", ["one two three four five"]))
     if metric.meta.higher_is_better:  # METEOR's fragmentation penalty keeps a perfect match just under 1
         top = 1 if best <= 1 else 100 if best <= 100 else best
@@ -88,21 +90,24 @@ def scale_of(metric_id: str, tokenize: str | None = None) -> str:
 
 
 def score_candidate(candidate: str, references: Sequence[tuple[str, str]], metrics: Sequence[str],
-                    start: str | None = None, tokenize: str | None = None) -> pd.DataFrame:
+                    start: str | None = None, settings: Settings = DEFAULTS) -> pd.DataFrame:
     """One row per metric: ``score`` of the candidate against every reference, ``start`` (the
     starting text's score) and ``change``, ``higher_is_better``, ``scale`` (:func:`scale_of`: each
     metric keeps its own scale, labelled), and per reference ``without
-    <ref id>``: the score with that reference left out (only with two or more references)."""
+    <ref id>``: the score with that reference left out (only with two or more references). Word-level
+    metrics tokenize with ``settings.tokenizer``."""
     texts = [t for _, t in references]
     rows = []
     for m in metrics:
-        metric = _metric(m, tokenize)
-        row = {"metric": m, "score": float(metric.sentence_score(candidate, texts))}
+        metric = _metric(m, settings)
+        score = float(metric.sentence_score(candidate, texts))
+        row: dict[str, object] = {"metric": m, "score": score}
         if start is not None:
-            row["start"] = _start_score(m, tokenize, start, tuple(texts))
-            row["change"] = row["score"] - row["start"]
+            start_score = _start_score(m, settings, start, tuple(texts))
+            row["start"] = start_score
+            row["change"] = score - start_score
         row["higher_is_better"] = bool(metric.meta.higher_is_better)
-        row["scale"] = scale_of(m, tokenize)
+        row["scale"] = scale_of(m, settings)
         if len(texts) > 1:
             # every leave-one-out score in one call: the metric's segment_block, whose values equal
             # sentence_score(candidate, references without j) (the metric contract; tested here
@@ -115,17 +120,21 @@ def score_candidate(candidate: str, references: Sequence[tuple[str, str]], metri
 
 
 @lru_memo("playground.start_score", 256)
-def _start_score(metric_id: str, tokenize: str | None, start: str, references: tuple[str, ...]) -> float:
+def _start_score(metric_id: str, settings: Settings, start: str, references: tuple[str, ...]) -> float:
     """The starting text's score: the same on every edit of one item, so computed once."""
-    return float(_metric(metric_id, tokenize).sentence_score(start, list(references)))
+    return float(_metric(metric_id, settings).sentence_score(start, list(references)))
 
 
-def match_view(candidate: str, references: Sequence[tuple[str, str]], tokenize: str = "13a",
+def match_view(candidate: str, references: Sequence[tuple[str, str]], settings: Settings = DEFAULTS,
                max_order: int = 4) -> dict:
     """Where the candidate's n-grams match each reference: escaped HTML with the matched
     candidate tokens marked (``per_reference``: ref id, html, matched n-grams per order) and the
-    per-order table (matched / total candidate n-grams, clipped over all references)."""
+    per-order table (matched / total candidate n-grams, clipped over all references). Tokens:
+    ``settings.tokenizer``, else sacreBLEU's default with no target language (13a)."""
     from ..metrics.engine import ngram_breakdown
+    from ..metrics.tokenize import default_tokenizer
+
+    tokenize = settings.tokenizer or default_tokenizer(None)
 
     if not references:
         return {"per_reference": [], "orders": pd.DataFrame(columns=["order", "matched", "total", "precision"])}
@@ -262,15 +271,15 @@ def start_text(ch: Challenge, item: Texts) -> str:
 
 
 def check_challenge(ch: Challenge, item: Texts, start: str, candidate: str,
-                    tokenize: str | None = None) -> Result:
+                    settings: Settings = DEFAULTS) -> Result:
     """Score the starting text and the candidate against the item's references and apply the
     challenge's check. Both are scored against every reference of the item (a challenge that
     starts from a reference therefore starts at BLEU 100: any rewording shows what it costs)."""
     refs = [t for _, t in item.references]
     if not refs:
         return Result(False, "This challenge needs at least one reference.")
-    before = sentence_scores(start, refs, ch.metrics, tokenize)
-    after = sentence_scores(candidate, refs, ch.metrics, tokenize)
+    before = sentence_scores(start, refs, ch.metrics, settings)
+    after = sentence_scores(candidate, refs, ch.metrics, settings)
     if any(not np.isfinite(v) for v in (*before.values(), *after.values())):
         return Result(False, "A score is undefined for this text (empty, or over the long-segment cap).")
     return ch.check(before, after, start, candidate)

@@ -13,16 +13,18 @@ import pandas as pd
 from ..core.dataset import Dataset
 from ..core.progress import Progress
 from ..scoring.scores import human_segment_scores, queen_index
+from ..scoring.settings import DEFAULTS, Settings
 from dataclasses import dataclass
+from . import chosen
 from .queries import Query
 
 
 def queen_human_points(dataset: Dataset, metric_set: Sequence[str], criterion: str, mode: str = "auto",
                        normalisation: str = "raw", progress: Progress = None,
-                       tokenize: str | None = None) -> pd.DataFrame:
+                       settings: Settings = DEFAULTS) -> pd.DataFrame:
     """QUEEN_X (methods §1.2) of every judged (system, segment) against its human score (Amigó et al. 2006
     Figure 4). Columns: system, seg_id, queen, human, n_ratings, mode."""
-    idx = queen_index(dataset, metric_set, mode=mode, progress=progress, tokenize=tokenize)
+    idx = queen_index(dataset, metric_set, mode=mode, progress=progress, tokenize=settings.tokenizer)
     q = idx.values(list(metric_set)).to_frame()
     q["seg_id"] = q["seg_id"].astype(str)
     h = human_segment_scores(dataset, criterion, normalisation, include_references=False)
@@ -70,21 +72,23 @@ def queen_points(dataset: Dataset, q: QueenVsHumanQuery, progress: Progress = No
     (:mod:`evalcore.views.queen_vs_human`)."""
     from . import queen_vs_human as V
 
-    pts = V.queen_human_points(dataset, list(q.metrics), q.criterion, q.mode, q.normalisation, progress=progress,
-                               tokenize=q.tokenize)
-    return pts, V.quadrant_thresholds(dataset, pts, q.criterion, q.normalisation)
+    criterion = chosen(q.criterion, "a human criterion")
+    pts = V.queen_human_points(dataset, list(q.metrics), criterion, q.mode, q.normalisation, progress=progress,
+                               settings=q.settings)
+    return pts, V.quadrant_thresholds(dataset, pts, criterion, q.normalisation)
 
 
-def greedy_metric_set(dataset: Dataset, q: Query, progress: Progress = None) -> list[str]:
+def greedy_metric_set(dataset: Dataset, q: QueenVsHumanQuery, progress: Progress = None) -> list[str]:
     """The metric set the greedy KING search selects among ``q.metrics``
     (:func:`evalcore.views.likeness_vs_acceptability.metric_set_search`)."""
     from .likeness_vs_acceptability import metric_set_search
 
-    return metric_set_search(dataset, list(q.metrics), "greedy", progress=progress, tokenize=q.tokenize).chosen
+    return metric_set_search(dataset, list(q.metrics), "greedy", progress=progress, settings=q.settings).chosen
 
 
 def queen_figure(points: pd.DataFrame, q: QueenVsHumanQuery):
     """Figure 4 of ``points`` with the thresholds of ``q``."""
     from ..present import plots as P
 
-    return P.figure4(points, q.human_threshold, q.queen_threshold, q.criterion, "QUEEN{" + ",".join(q.metrics) + "}")
+    return P.figure4(points, q.human_threshold, q.queen_threshold, chosen(q.criterion, "a human criterion"),
+                     "QUEEN{" + ",".join(q.metrics) + "}")

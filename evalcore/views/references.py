@@ -23,14 +23,14 @@ def reference_loo(dataset: Dataset, q: ReferencesQuery, progress: Progress = Non
     """Leave-one-out reference quality of ``q.metrics`` (:func:`evalcore.analysis.references.leave_one_out`)."""
     from ..analysis.references import leave_one_out
 
-    return leave_one_out(dataset, list(q.metrics), n_boot=q.n_boot, progress=progress, tokenize=q.tokenize)
+    return leave_one_out(dataset, list(q.metrics), n_boot=q.n_boot, progress=progress, settings=q.settings)
 
 
 def detect_mt(dataset: Dataset, q: ReferencesQuery):
     """Detect MT with the one metric of ``q`` (:func:`evalcore.analysis.references.detect_mt`)."""
     from ..analysis.references import detect_mt as run
 
-    return run(dataset, q.metrics[0], q.gap, q.share, tokenize=q.tokenize)
+    return run(dataset, q.metrics[0], q.gap, q.share, settings=q.settings)
 
 
 @dataclass(frozen=True)
@@ -50,4 +50,4 @@ def comprehension_correlations(dataset_and_table: tuple, q: ComprehensionQuery):
     from ..analysis.comprehension import correlations
 
     dataset, table = dataset_and_table
-    return correlations(dataset, table, list(q.metrics), tokenize=q.tokenize)
+    return correlations(dataset, table, list(q.metrics), settings=q.settings)

@@ -9,7 +9,7 @@ only for the output asked for (:func:`output_layers`), so a page's first figure 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -17,7 +17,9 @@ import pandas as pd
 from ..core.dataset import Dataset
 from ..io.spans import METRIC_EXTRA, SpanTable, dataset_spans, metric_span_table
 from ..analysis import spans as S
+from ..scoring.settings import DEFAULTS, Settings
 from dataclasses import dataclass
+from . import chosen
 from .queries import Query
 
 
@@ -63,7 +65,7 @@ def _runs(chars: set[int]) -> list[tuple[int, int]]:
 
 
 def output_layers(dataset: Dataset, system: str, seg_id: str, markers: Sequence[str] = ("bleu", "chrf", "ter"),
-                  tokenize: str | None = None, span_metrics: Sequence[str] = (), progress=None) -> dict:
+                  settings: Settings = DEFAULTS, span_metrics: Sequence[str] = (), progress=None) -> dict:
     """The layers of one output: ``text``; ``raters``: per annotation, label (rater and scheme),
     spans (start, end, severity, tooltip: severity and category), note (omissions and spans
     without characters, counted); ``marks``: per metric, its marked character runs;
@@ -74,19 +76,22 @@ def output_layers(dataset: Dataset, system: str, seg_id: str, markers: Sequence[
     ``metric_spans`` (this output only is scored, or read from the neural cache, where the
     pages' scoring of the metric left them beside its scores; ``progress(done, total)`` follows
     the model's rows); ``span_signatures``: per such metric, its span signature (model,
-    versions, whether a reference was used, ``agg:first``)."""
+    versions, whether a reference was used, ``agg:first``). The markers tokenize with
+    ``settings.tokenizer`` (None: sacreBLEU's default for the target language)."""
     from ..metrics.tokenize import default_tokenizer
 
     seg_id = str(seg_id)
     table = span_table(dataset)
     texts = S._texts(dataset)
     text = texts.get((system, seg_id))
-    out = {"text": text, "raters": [], "marks": {}, "scores": pd.DataFrame()}
+    out: dict[str, Any] = {"text": text, "raters": [], "marks": {}, "scores": pd.DataFrame()}
     its = table.items[(table.items["system"] == system) & (table.items["seg_id"] == seg_id)]
     sp = table.spans
     for item, rater, scheme in zip(its["item"], its["rater"], its["scheme"]):
         mine = sp[sp["item"] == item]
-        spans, omitted, other = [], Counter(), 0
+        spans: list[tuple[int, int, str, str]] = []
+        omitted: Counter[str] = Counter()
+        other = 0
         for a, b, side, sev, cat, status in zip(mine["start"], mine["end"], mine["side"], mine["severity"],
                                                 mine["category"], mine["status"]):
             if status == "ok" and side == "target":
@@ -109,7 +114,7 @@ def output_layers(dataset: Dataset, system: str, seg_id: str, markers: Sequence[
     out["span_signatures"] = span_signatures(dataset, span_metrics, [(system, seg_id)])
     if text is not None:
         refs = S._refs_for(dataset, system, seg_id)
-        tok = tokenize or default_tokenizer(dataset.lp)
+        tok = settings.tokenizer or default_tokenizer(dataset.lp)
         rows = []
         for mk in markers:
             chars = S.metric_marks(mk, text, refs, tok) if refs else set()
@@ -142,7 +147,7 @@ def span_signatures(dataset: Dataset, span_metrics: Sequence[str], outputs=None)
 
     out = {}
     for mid in span_metrics:
-        m = get_metric(mid)
+        m: Any = get_metric(mid)  # a span metric (xcomet: evalcore.neural.NeuralMetric)
         out[m.id] = str(m.span_signature(dataset, outputs))
     return out
 
@@ -219,7 +224,7 @@ def profile(dataset: Dataset, by: str = "severity", severities=None, categories=
 
 
 def penalties(dataset: Dataset, metric_ids: Sequence[str], value: str = "count", severities=None,
-              raters=None, tokenize: str | None = None) -> pd.DataFrame:
+              raters=None, settings: Settings = DEFAULTS) -> pd.DataFrame:
     """Per metric and error category: the correlation of the metric's segment scores with the
     number (or MQM weight) of that category's errors on the annotated outputs
     (:func:`evalcore.analysis.spans.category_penalties`; metric scores from the shared score tables)."""
@@ -234,12 +239,13 @@ def penalties(dataset: Dataset, metric_ids: Sequence[str], value: str = "count",
             it = it[it["rater"].isin(list(raters))]
             sp = sp[sp["item"].isin(set(it["item"]))]
         t = SpanTable(t.lp, it, sp, t.problems)
-    sc = segment_scores(dataset, list(metric_ids), tokenize=tokenize)
+    sc = segment_scores(dataset, list(metric_ids), tokenize=settings.tokenizer)
     return S.category_penalties(dataset, sc[["system", "seg_id", "metric", "score"]], table=t, value=value)
 
 
 # ---------------------------------------------------------------- teaching examples
-def teaching_examples(dataset: Dataset, bleu: pd.DataFrame | None = None, tokenize: str | None = None) -> dict:
+def teaching_examples(dataset: Dataset, bleu: pd.DataFrame | None = None,
+                      settings: Settings = DEFAULTS) -> dict:
     """Two outputs chosen from the data for the Learn tour: ``high_bleu_major`` — the output
     with the highest sentence BLEU among those a rater marked with a major (or critical) error
     span; ``low_bleu_clean`` — the output with the lowest BLEU among those annotated with no
@@ -251,7 +257,7 @@ def teaching_examples(dataset: Dataset, bleu: pd.DataFrame | None = None, tokeni
     if bleu is None:
         from ..scoring.scores import segment_scores
 
-        bleu = segment_scores(dataset, ["bleu"], tokenize=tokenize)
+        bleu = segment_scores(dataset, ["bleu"], tokenize=settings.tokenizer)
     b = bleu.assign(seg_id=bleu["seg_id"].astype(str)).set_index(["system", "seg_id"])["score"]
     b = b[~b.index.duplicated()]
     texts = S._texts(dataset)
@@ -291,8 +297,8 @@ class SpansQuery(Query):
 def layers(dataset: Dataset, q: SpansQuery, progress=None) -> dict:
     """:func:`evalcore.views.spans.output_layers` of one output (``progress(done, total)`` while
     an xcomet metric of ``q.metrics`` predicts spans)."""
-    return output_layers(dataset, q.system, q.seg_id, markers=q.markers, tokenize=q.tokenize, span_metrics=q.metrics,
-               progress=progress)
+    return output_layers(dataset, chosen(q.system, "a system"), chosen(q.seg_id, "a segment"), markers=q.markers,
+                         settings=q.settings, span_metrics=q.metrics, progress=progress)
 
 
 def span_profile(dataset: Dataset, q: SpansQuery) -> pd.DataFrame:
@@ -308,4 +314,4 @@ def span_profile_figure(profile: pd.DataFrame, q: SpansQuery):
 
 def span_penalties(dataset: Dataset, q: SpansQuery) -> pd.DataFrame:
     return penalties(dataset, list(q.metrics), value=q.value, severities=list(q.severities) or None,
-                     raters=list(q.raters) or None, tokenize=q.tokenize)
+                     raters=list(q.raters) or None, settings=q.settings)

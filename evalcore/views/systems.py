@@ -18,7 +18,9 @@ from ..core.progress import Progress, stage
 from ..scoring.defaults import metric_signature
 from .judges import schulze_frame
 from ..scoring.scores import disk_cached, human_segment_scores, system_stats
+from ..scoring.settings import DEFAULTS, Settings
 from dataclasses import dataclass
+from . import chosen
 from .queries import Query
 
 
@@ -58,8 +60,8 @@ def system_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence
                  baseline: str | None = None, include_references: bool = False,
                  normalisation: str = "raw", n_boot: int = 200, test: str = "bootstrap",
                  alpha: float = 0.05, seed: int = 12345, progress: Progress = None,
-                 ref_ids: Sequence[str] | None = None, judged_only: str | None = None,
-                 tokenize: str | None = None) -> pd.DataFrame:
+                 ref_ids: Sequence[str] | None = None, settings: Settings = DEFAULTS,
+                 judged_for: str | None = None) -> pd.DataFrame:
     """Corpus scores of every system (and, with ``include_references``, of every human
     translation scored as a system: Freitag et al. 2021) under every metric, and system-level
     human scores of every criterion, with percentile bootstrap CIs over segments and a paired
@@ -68,8 +70,10 @@ def system_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence
     ``ref_ids``: the reference set every candidate is scored against; the reference sets not
     in it are the human translations scored as systems (without ``ref_ids``: each against the
     other sets, see :func:`evalcore.metrics.engine.candidate_plan`); a human translation in
-    ``ref_ids`` is left out, human scores included. ``judged_only``: a criterion; metric
-    scores over only the segments judged for each candidate under it (``n_segments``).
+    ``ref_ids`` is left out, human scores included. ``judged_for``: a criterion; under
+    ``settings.judged_only`` metric scores over only the segments judged for each candidate under
+    it (``n_segments``; None: every segment). ``settings.tokenizer``: the word-level metrics'
+    tokenizer (None: the metric's default).
 
     Metric score = corpus score from summed sufficient statistics (score_table's system level).
     CI: ``n_boot`` resamples of the candidate's segments, the score recomputed from the
@@ -87,46 +91,53 @@ def system_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence
     """
     if test not in ("bootstrap", "ar"):
         raise ValueError("test must be bootstrap or ar")
-    left = dict(left_out(dataset, metric_ids, include_references, ref_ids, judged_only, tokenize,
+    tokenize = settings.tokenizer
+    criterion = judged_for if settings.judged_only else None  # the criterion whose judged segments count
+    left = dict(left_out(dataset, metric_ids, include_references, ref_ids, judged_for, settings,
                          stage(progress, 0.0, 0.7)))
     metric_ids = [m for m in metric_ids if m not in left]  # (each named by left_out, for the page's note)
-    key = (dataset.content_hash(), tuple((m, metric_signature(m, tokenize=tokenize)) for m in metric_ids), tuple(criteria),
+    key: tuple = (dataset.content_hash(), tuple((m, metric_signature(m, tokenize=tokenize)) for m in metric_ids),
+                  tuple(criteria),
            baseline, include_references, normalisation, n_boot, test, alpha, seed)
-    if ref_ids or judged_only:
-        key += (tuple(ref_ids or ()), judged_only)
+    if ref_ids or criterion:
+        key += (tuple(ref_ids or ()), criterion)
     key += ("human: given system scores",)  # (tables cached before given scores were used differ)
     return disk_cached("systable", key, lambda: _system_table(
         dataset, metric_ids, criteria, baseline, include_references, normalisation, n_boot, test, alpha,
-        seed, progress, ref_ids, judged_only, tokenize))
+        seed, progress, ref_ids, criterion, settings))
 
 
 def left_out(dataset: Dataset, metric_ids: Sequence[str], include_references: bool = False,
-             ref_ids: Sequence[str] | None = None, judged_only: str | None = None,
-             tokenize: str | None = None, progress: Progress = None) -> list[tuple[str, str]]:
+             ref_ids: Sequence[str] | None = None, judged_for: str | None = None,
+             settings: Settings = DEFAULTS, progress: Progress = None) -> list[tuple[str, str]]:
     """(metric, why) of the metrics :func:`system_table` leaves out: those that cannot run on
     ``dataset`` (:func:`evalcore.scoring.availability.runnable`, e.g. ``tree-*`` without a parser
     for the target language) and those whose statistics fail (each tried alone: one metric never
     fails the table). The statistics are cached on disk, so the table then reads them back;
-    :func:`evalcore.scoring.availability.left_out_note` is the note a page shows."""
+    :func:`evalcore.scoring.availability.left_out_note` is the note a page shows. ``judged_for``
+    and ``settings`` as in :func:`system_table`."""
     from ..scoring.availability import runnable, score_isolated
 
+    tokenize = settings.tokenizer
+    criterion = judged_for if settings.judged_only else None
     can, left = runnable(dataset, metric_ids, tokenize)
     if can:
         _, failed = score_isolated(lambda ids: system_stats(dataset, ids, include_references, progress, ref_ids,
-                                                            judged_only, tokenize=tokenize), can)
+                                                            criterion, tokenize=tokenize), can)
         left += failed
     return left
 
 
 def _system_table(dataset, metric_ids, criteria, baseline, include_references, normalisation, n_boot, test,
-                  alpha, seed, progress, ref_ids=None, judged_only=None, tokenize=None) -> pd.DataFrame:
+                  alpha, seed, progress, ref_ids=None, criterion=None, settings: Settings = DEFAULTS) -> pd.DataFrame:
     from ..metrics.base import get_metric
     from ..stats.bootstrap import corpus_score_bootstrap, percentile_bootstrap
     from ..stats.significance import paired_approximate_randomization, paired_bootstrap
 
+    tokenize = settings.tokenizer
     refs = set(dataset.ref_ids)
     rows = []
-    stats = system_stats(dataset, metric_ids, include_references, stage(progress, 0.0, 0.7), ref_ids, judged_only,
+    stats = system_stats(dataset, metric_ids, include_references, stage(progress, 0.0, 0.7), ref_ids, criterion,
                          tokenize=tokenize)
     n_items = max(sum(len(v) for v in stats.values()) + len(criteria), 1)
     done = 0
@@ -150,7 +161,8 @@ def _system_table(dataset, metric_ids, criteria, baseline, include_references, n
             if base is not None and name == baseline:
                 mark = "baseline"
             elif base is not None and n_boot:
-                common = sorted(set(segs) & set(base[0]), key={s: i for i, s in enumerate(base[0])}.get)
+                at_base = {s: i for i, s in enumerate(base[0])}
+                common = sorted(set(segs) & set(base[0]), key=lambda s: at_base[s])
                 if len(common) > 1:
                     pa = {s: i for i, s in enumerate(base[0])}
                     pb = {s: i for i, s in enumerate(segs)}
@@ -192,9 +204,9 @@ def _system_table(dataset, metric_ids, criteria, baseline, include_references, n
             if base is not None and name == baseline:
                 mark = "baseline"
             elif base is not None and n_boot:
-                common = base.index.intersection(ser.index)
-                if len(common) > 1:
-                    res = paired(base.loc[common].to_numpy(float), ser.loc[common].to_numpy(float),
+                both = base.index.intersection(ser.index)
+                if len(both) > 1:
+                    res = paired(base.loc[both].to_numpy(float), ser.loc[both].to_numpy(float),
                                  None, n_samples=n_paired, seed=seed)
                     p = float(res.p_value)
                     mark = _mark(p, alpha, res.score_b - res.score_a)
@@ -319,7 +331,7 @@ def systems_table(dataset: Dataset, q: SystemsQuery, progress: Progress = None) 
     return system_table(dataset, list(q.metrics), list(q.criteria), q.baseline, s.include_human_systems,
                         q.normalisation, q.n_boot, q.test, progress=progress,
                         ref_ids=list(s.references) if s.references else None,
-                        judged_only=judged_criterion(dataset, q), tokenize=s.tokenizer)
+                        settings=s, judged_for=judged_criterion(dataset, q))
 
 
 def systems_wide(table: pd.DataFrame, q: SystemsQuery) -> pd.DataFrame:
@@ -361,12 +373,12 @@ class MetricsVsHumansQuery(Query):
     normalisation: str = "raw"
 
 
-def metrics_vs_humans(dataset: Dataset, q: MetricsVsHumansQuery) -> dict:
+def metrics_vs_humans(dataset: Dataset, q: MetricsVsHumansQuery, progress: Progress = None) -> dict:
     """:func:`evalcore.analysis.system_level.metrics_vs_humans` (its tokenizer: ``q.settings``)."""
     from ..analysis.system_level import metrics_vs_humans as run
 
-    return run(dataset, list(q.metrics), q.criterion, q.settings, n_boot=q.n_boot, test=q.test,
-               normalisation=q.normalisation)
+    return run(dataset, list(q.metrics), chosen(q.criterion, "a human criterion"), q.settings, n_boot=q.n_boot,
+               test=q.test, normalisation=q.normalisation, progress=progress)
 
 
 def systems_left_out(dataset: Dataset, q: SystemsQuery) -> str:
@@ -377,4 +389,4 @@ def systems_left_out(dataset: Dataset, q: SystemsQuery) -> str:
     s = q.settings
     return left_out_note(left_out(dataset, list(q.metrics), s.include_human_systems,
                                   list(s.references) if s.references else None, judged_criterion(dataset, q),
-                                  s.tokenizer))
+                                  s))
