@@ -29,7 +29,7 @@ def _has_text(texts: pd.Series) -> np.ndarray:
     values = texts.to_numpy()
     if len(values) and pd.api.types.infer_dtype(values, skipna=False) == "string":  # Python strings only (the loaders' texts)
         blank = np.fromiter(map(str.isspace, values), dtype=bool, count=len(values))
-        return ~blank & (values != "")
+        return np.asarray(~blank & (values != ""), dtype=bool)
     return np.fromiter((t.strip() != "" if isinstance(t, str) else not pd.isna(t) and str(t).strip() != ""
                         for t in values), dtype=bool, count=len(values))
 
@@ -42,7 +42,8 @@ def _rows(df: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
 def _seg_index(ds: Dataset) -> pd.Index:
     """:attr:`Dataset.seg_ids` as an index of the segments' own column (no list of Python
     strings to hash again)."""
-    return pd.Index(ds.segments["seg_id"])
+    index: pd.Index = pd.Index(ds.segments["seg_id"])
+    return index
 
 
 def references_with_text(ds: Dataset) -> np.ndarray:
