@@ -1,6 +1,6 @@
 """CPU seconds of a page's own Python to its first figure / table / message, cold and warm.
 
-    python benchmarks/bench_page_cpu.py PAGE [--data ../shared/data/wmt24_esa] [--lp en-cs]
+    python benchmarks/bench_page_cpu.py PAGE [--data ../shared/data/wmt24_esa] [--lp en-cs] [--saved]
 
 Runs app.py through Streamlit's AppTest as a deep link does (``/PAGE?dataset=NAME&lp=LP``: the
 app shell, then the page), in a fresh process with an empty cache (a new ``EVALCORE_CACHE``),
@@ -8,6 +8,15 @@ the dataset saved in a temporary workspace. Prints the process CPU time (``time.
 from the start of app.py (``st.set_page_config``) to the page's first ``st.plotly_chart``
 (``figure``), first ``st.dataframe`` (``table``) and first ``st.info`` (``info``) and to the end
 of the run (``end``); then the same for a second session (``warm``: every cache warm).
+
+Two set-ups (the output line says which):
+
+* default: the dataset is saved in this process just before the page runs, nothing else computed
+  (the caches and the statistics store empty): the very first visit after an upload;
+* ``--saved``: a fresh server on a dataset saved earlier: a separate process saves it as the
+  Data page does, including the statistics a save precomputes
+  (:func:`evalcore.views.precompute.precompute_statistics`), and exits; this process then
+  runs the page with nothing in memory, reading the workspace and the on-disk caches.
 
 CPU time, unlike wall time, hardly depends on what else the machine runs, so it compares
 before/after on a shared machine; the browser adds its own ~3 s (benchmarks/bench_browser_pages.py
@@ -31,7 +40,13 @@ def main() -> None:
     ap.add_argument("page")
     ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "wmt24_esa"))
     ap.add_argument("--lp", default="en-cs")
+    ap.add_argument("--saved", action="store_true",
+                    help="a fresh server on a dataset saved (and its statistics precomputed) by another process")
+    ap.add_argument("--save-only", action="store_true", help=argparse.SUPPRESS)  # the --saved helper process
     args = ap.parse_args()
+    if args.save_only:
+        _save_only(args.data)
+        return
     try:  # the kernels as compiled before (a restarted server), not compiled into the empty cache
         from evalcore.metrics._jit import pin_cache_folder
         pin_cache_folder()
@@ -41,11 +56,17 @@ def main() -> None:
     os.environ["EVALCORE_HOME"] = str(tmp / "home")
     os.environ["EVALCORE_CACHE"] = str(tmp / "cache")
     os.chdir(ROOT)
-    from evalcore.io import workspace
-    from evalcore.io import load_collection
-
     name = Path(args.data).name
-    workspace.save(load_collection(args.data), name)
+    if args.saved:
+        import subprocess
+
+        subprocess.run([sys.executable, __file__, args.page, "--data", args.data, "--save-only"], check=True)
+        mode = "saved earlier, fresh server"
+    else:
+        from evalcore.io import load_collection, workspace
+
+        workspace.save(load_collection(args.data), name)
+        mode = "saved in-process, empty caches"
 
     import streamlit as st
     from streamlit.delta_generator import DeltaGenerator
@@ -84,7 +105,21 @@ def main() -> None:
 
     cold = run()
     warm = run()
-    print(f"{args.page} {name}/{args.lp}: cold CPU s {cold} | warm CPU s {warm}")
+    print(f"{args.page} {name}/{args.lp} ({mode}): cold CPU s {cold} | warm CPU s {warm}")
+
+
+def _save_only(data: str) -> None:
+    """Save ``data`` into the workspace as the Data page does, then precompute its statistics
+    (the page starts that in the background after a save; here it is awaited)."""
+    from evalcore.io import load_collection, workspace
+
+    coll = load_collection(data)
+    workspace.save(coll, Path(data).name)
+    try:
+        from evalcore.views.precompute import precompute_statistics
+    except ImportError:  # an older checkout: the save alone
+        return
+    precompute_statistics(coll)
 
 
 if __name__ == "__main__":

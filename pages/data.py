@@ -9,6 +9,7 @@ from evalcore.io import FileSource, load_collection
 from evalcore.present.plots import length_histogram
 from evalcore.core.problems import DataError
 from evalcore.views import data as data_view, queries as queries_view
+from evalcore.views.precompute import precompute_in_background
 from pages.common import query_settings  # noqa: E402
 from pages.common import SAMPLE_KEY, cached, download_figure, download_table, md, show_exception, show_report, syntax_note, tokenizer_of
 
@@ -161,6 +162,7 @@ with tab_add:
                 wanted = workspace.safe_name(name or next(iter(coll.values())).name)
                 existed = workspace.exists(wanted)
                 stored = workspace.save(coll, wanted, source=source_desc, replace=replace)
+                precompute_in_background(coll, name=stored)  # the first pages' statistics, off the request
                 what = (f"Replaced the earlier dataset **{md(stored)}**" if existed and replace else
                         f"Saved as **{md(stored)}**")
                 note = (f" The name {md(wanted)} was taken: tick 'Replace' to overwrite it instead."

@@ -20,4 +20,6 @@ python -m ruff check --quiet .
 python -m mypy
 # One pytest worker per CPU core (pytest-xdist), each test file on one worker so that its
 # module fixtures are built once; every worker has its own workspace and cache (tests/conftest.py).
-exec python -m pytest -q -n auto --dist loadfile --durations=15 "$@"
+# Files are handed out in tests/conftest.py's order, the most costly first (tests/costs.tsv), not
+# xdist's default by number of tests, which started the longest one-test files last.
+exec python -m pytest -q -n auto --dist loadfile --no-loadscope-reorder --durations=15 "$@"

@@ -51,3 +51,51 @@ def workspace_home(tmp_path, monkeypatch):
     monkeypatch.setenv("EVALCORE_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "home" / "cache"))
     return tmp_path / "home"
+
+
+# The whole suite runs on pytest-xdist workers with `--dist loadfile --no-loadscope-reorder`
+# (scripts/test.sh): each test file runs on one worker, handed out in collection order. The
+# files are ordered here by their recorded cost, the most expensive first (longest processing
+# time first), so that no long file starts last and the workers finish together. Costs are
+# CPU seconds per file measured single-process (tests/file_costs.py turns a `--durations=0` log
+# into rows of tests/costs.tsv). Files without a row run after the listed ones, those with more
+# tests first (xdist's own default order), and fill the gaps at the end. Within a file the order
+# is unchanged, so module fixtures are still built once.
+COSTS = ROOT / "tests" / "costs.tsv"
+
+
+def read_costs(path: Path = COSTS) -> dict[str, float]:
+    """{test file name: recorded seconds} from ``path`` (``name<TAB>seconds``, ``#`` comments)."""
+    if not path.exists():
+        return {}
+    costs = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, seconds = line.split("\t")
+            costs[name] = float(seconds)
+    return costs
+
+
+def order_by_cost(items: list, costs: dict[str, float]) -> None:
+    """Sort ``items`` (in place) file by file: the files in ``costs``, the most costly first, then
+    the others, the one with more items first; ties, and the items of one file, keep their
+    collection order."""
+    if not costs:
+        return
+    first: dict[str, int] = {}
+    count: dict[str, int] = {}
+    for i, item in enumerate(items):
+        first.setdefault(str(item.path), i)
+        count[str(item.path)] = count.get(str(item.path), 0) + 1
+
+    def key(it):
+        path = str(it.path)
+        if it.path.name in costs:
+            return (0, -costs[it.path.name], first[path])
+        return (1, -count[path], first[path])
+
+    items.sort(key=key)
+
+
+def pytest_collection_modifyitems(config, items):
+    order_by_cost(items, read_costs())

@@ -11,6 +11,8 @@ pairwise p-values, rank ranges and clusters.
                 Wilcoxon signed-rank test (scipy defaults: zero differences dropped, exact or normal
                 approximation as scipy chooses) gives p_d; the D domains are combined with
                 Stouffer's method, z_d = Φ⁻¹(1 − p_d), Z = Σ z_d / √D, p = 1 − Φ(Z).
+                (Both computed by :mod:`evalcore.stats.signed_rank`, scipy's semantics without
+                importing scipy.stats: a second of a cold page.)
                 A domain where the two systems have no common segment is left out of D; one where
                 every common difference is 0 has p_d = 1 (no evidence of a difference).
   ``bootstrap`` the paired bootstrap (Koehn 2004; sacreBLEU semantics,
@@ -40,13 +42,14 @@ pairwise p-values, rank ranges and clusters.
 """
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from .signed_rank import stouffer, wilcoxon_p
 
 TESTS = ("wilcoxon", "bootstrap", "ar")
 RECIPES = ("wmt24", "wmt25")
@@ -109,24 +112,16 @@ def clusters_from_significance(significant: np.ndarray) -> np.ndarray:
 
 
 def _wilcoxon_p(x: np.ndarray, y: np.ndarray) -> float:
-    import scipy.stats
-
-    if not np.any(x - y != 0):
+    """Two-sided ``scipy.stats.wilcoxon(x, y)`` p (:mod:`evalcore.stats.signed_rank`: scipy's
+    semantics without its import); 1 when every difference is 0."""
+    d = np.asarray(x, dtype=float) - np.asarray(y, dtype=float)
+    if not np.any(d != 0):
         return 1.0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return float(scipy.stats.wilcoxon(x, y).pvalue)
+    return wilcoxon_p(d)
 
 
 def _stouffer(pds: list[float]) -> float:
-    from scipy.stats import norm
-
-    if not pds:
-        return float("nan")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z = norm.ppf(1.0 - np.asarray(pds, dtype=float))
-        big = float(np.sum(z) / math.sqrt(len(pds)))
-    return float(norm.sf(big)) if not np.isnan(big) else float("nan")
+    return stouffer(pds)
 
 
 def rank_systems(scores: pd.DataFrame, domains: dict[Any, str] | None = None, *, test: str = "wilcoxon",
@@ -210,14 +205,10 @@ def _one_sided_p(da: dict[Any, list[float]], db: dict[Any, list[float]]) -> floa
     """One-sided Wilcoxon p-value of "a better than b" over the cross-paired differences: on each
     segment both have, every rating of a minus every rating of b (module docstring). NaN when
     there is no such pair."""
-    import scipy.stats
-
     diffs = [x - y for g, xs in da.items() if g in db for x in xs for y in db[g]]
     if not diffs:
         return float("nan")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return float(scipy.stats.wilcoxon(diffs, alternative="greater").pvalue)
+    return wilcoxon_p(diffs, alternative="greater")
 
 
 def rank_systems_wmt25(ratings: pd.DataFrame, *, alpha: float = 0.05) -> SystemRanking:

@@ -1,0 +1,127 @@
+"""Statistics written when a dataset is saved, so that a fresh server's first page reads them.
+
+A cold page on a dataset nobody has viewed since the server started spent 40–60 % of its CPU
+computing per-segment BLEU/chrF/TER statistics (py-spy on wmt24_esa en-cs: Campaign, Metrics
+task, Divergence; a fifth of Systems). The statistics store
+(:mod:`evalcore.metrics._stats_store`) and the system-statistics disk cache
+(:func:`evalcore.scoring.scores.system_stats`) keep them across processes once computed;
+:func:`precompute_statistics` computes them once, right after a save (the Data page starts it
+in the background), for the metrics a first visit of the Systems page scores
+(:func:`evalcore.views.systems.first_metrics`, with the page's tokenizer: sacreBLEU's default
+for the target language, Post 2018):
+
+1. every language pair's every-segment table (every system against every reference, human
+   translations not scored: the pages' default), through
+   :func:`~evalcore.scoring.scores.system_stats` — the table the Systems, Campaign and
+   Divergence pages and ``known_system_stats`` read, and the store entry of that item list;
+2. for each criterion, the judged-segment item list (each system's segments judged under the
+   criterion, as ``system_stats(judged_only=criterion)`` and the Metrics task page's scorer
+   build it) is stored from the rows of 1. — rows do not depend on which other items are scored
+   with them (:func:`~evalcore.metrics.engine.segment_stats_by_segment`), so the values are
+   those a page would compute.
+
+Nothing is computed twice: an entry already stored is left as it is. Values are unchanged
+(a page reading a stored row reads what it would have computed).
+"""
+from __future__ import annotations
+
+import threading
+from typing import Mapping
+
+import numpy as np
+
+from ..core.dataset import Dataset
+from ..scoring.settings import DEFAULTS, Settings
+
+_RUNNING: set[tuple] = set()
+_RUNNING_LOCK = threading.Lock()
+
+
+def precompute_statistics(collection: Mapping[str, Dataset] | Dataset, settings: Settings = DEFAULTS) -> int:
+    """Compute and store the statistics of the module docstring for every dataset of
+    ``collection``; returns the number of (dataset, metric) tables written or found. A metric
+    that fails is skipped (the page reports it when it scores)."""
+    from ..metrics import _stats_store
+    from ..metrics.base import get_metric
+    from ..scoring.defaults import page_tokenizer
+    from ..scoring.scores import system_stats
+    from .systems import first_metrics
+
+    datasets = [collection] if isinstance(collection, Dataset) else list(collection.values())
+    done = 0
+    for ds in datasets:
+        if not ds.systems or not ds.ref_ids:
+            continue
+        tok = page_tokenizer(ds, settings.tokenizer)
+        for m in first_metrics(ds)[0]:
+            try:
+                metric = get_metric(m, tok)
+                if not _stats_store.storable(metric):
+                    continue
+                full = system_stats(ds, [m], tokenize=tok)[m]
+            except Exception:  # noqa: BLE001 - the page that scores it says why
+                continue
+            done += 1
+            if _stats_store.enabled():
+                for crit in ds.criteria:
+                    _store_judged(ds, metric, full, crit)
+    return done
+
+
+def _store_judged(ds: Dataset, metric, full: dict, criterion: str) -> None:
+    """Store the rows of the judged-segment item list of ``criterion`` (module docstring, 2),
+    taken from the every-segment rows ``full`` ({candidate: (seg_ids, rows)})."""
+    from ..metrics import _stats_store
+    from ..metrics.engine import _candidates, scorable
+    from ..scoring.scores import judged_segments
+
+    segments = judged_segments(ds, criterion)
+    seg_ids = ds.seg_ids
+    all_c: list[str] = []
+    all_r: list = []
+    rows = []
+    for name, texts, use_refs in _candidates(ds, False, None):  # as system_stats' _stats_for
+        if name not in segments:
+            continue
+        texts = [t if s in segments[name] else None for s, t in zip(seg_ids, texts)]
+        keep, cands, refs = scorable(ds, texts, use_refs)
+        if not cands:
+            continue
+        if name not in full:
+            return
+        have_ids, have = full[name]
+        at = {s: i for i, s in enumerate(have_ids)}
+        if any(s not in at for s in keep):
+            return
+        all_c += cands
+        all_r += refs
+        rows.append(have[[at[s] for s in keep]])
+    if not all_c:
+        return
+    digest = _stats_store.texts_digest(all_c, all_r)
+    if _stats_store.get(metric, digest, len(all_c)) is None:
+        _stats_store.put(metric, digest, np.concatenate(rows))
+
+
+def precompute_in_background(collection: Mapping[str, Dataset] | Dataset, settings: Settings = DEFAULTS,
+                             name: str = "") -> threading.Thread | None:
+    """:func:`precompute_statistics` in a daemon thread (one at a time per saved dataset name);
+    returns the thread, or None when one is already running for ``name``."""
+    key = (name, id(collection))
+    with _RUNNING_LOCK:
+        if name and any(k[0] == name for k in _RUNNING):
+            return None
+        _RUNNING.add(key)
+
+    def work() -> None:
+        try:
+            precompute_statistics(collection, settings)
+        except Exception:  # noqa: BLE001 - a background warm-up never breaks a save
+            pass
+        finally:
+            with _RUNNING_LOCK:
+                _RUNNING.discard(key)
+
+    t = threading.Thread(target=work, name=f"evalcore-precompute-{name}", daemon=True)
+    t.start()
+    return t
