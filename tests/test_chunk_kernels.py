@@ -237,3 +237,85 @@ def test_char_ngram_features_equal_literal_on_cjk_and_spaces():
         want = [max(char_ngram_prf(m.tok(x), m.tok(y), m.n)["prf".index(m.measure)] for y in ys)
                 for x, ys in zip(c, r)]
         assert g[:, 0].tolist() == want, m.id
+
+
+def _literal_chunk_matches(texts, r_lo, r_hi, g_cand, cand_text, orders):
+    """Σ_g min(count_c(g), count_r(g)) per (candidate, reference of its group) pair and order,
+    with literal n-gram ``Counter``s (the oracle of :func:`overlap.chunk_matches`)."""
+    def grams(t, n):
+        return Counter(tuple(t[i:i + n]) for i in range(len(t) - n + 1))
+    rows = []
+    for q in range(len(r_lo)):
+        for c in range(g_cand[q], g_cand[q + 1]):
+            cand = texts[cand_text[c]]
+            for r in range(r_lo[q], r_hi[q]):
+                rows.append([sum((grams(cand, n) & grams(texts[r], n)).values()) for n in range(1, orders + 1)])
+    return np.array(rows, dtype=np.int64).reshape(-1, orders)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.integers(1, 4), st.integers(0, 4)), min_size=1, max_size=5),
+       st.integers(1, 4), st.data())
+def test_chunk_matches_equal_literal_counts(groups, orders, data):
+    """The hashed chunk kernel against literal Counters: small alphabets (many repeated
+    n-grams, so long probe chains and counts above 1), empty texts, groups without candidates."""
+    from evalcore.metrics.kernels.ngram import dense_ngram_ids
+
+    text = st.lists(st.integers(0, 3), min_size=0, max_size=12)
+    texts, r_lo, r_hi, g_cand, cand_text = [], [], [], [0], []
+    for n_refs, n_cands in groups:
+        r_lo.append(len(texts))
+        texts.extend(data.draw(text) for _ in range(n_refs))
+        r_hi.append(len(texts))
+        for _ in range(n_cands):
+            cand_text.append(len(texts))
+            texts.append(data.draw(text))
+        g_cand.append(len(cand_text))
+    lens = np.array([len(t) for t in texts], dtype=np.int64)
+    offs = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(lens, out=offs[1:])
+    flat = np.array([x for t in texts for x in t], dtype=np.int64)
+    arrays = [np.asarray(x, dtype=np.int64) for x in (r_lo, r_hi, g_cand, cand_text)]
+    got = overlap.chunk_matches(dense_ngram_ids(flat, offs, orders), offs, *arrays)
+    want = _literal_chunk_matches(texts, r_lo, r_hi, g_cand, cand_text, orders)
+    assert got.shape == want.shape and np.array_equal(got, want)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.integers(1, 4), st.integers(0, 4)), min_size=1, max_size=5),
+       st.integers(1, 4), st.data())
+def test_maxref_matches_equal_literal_counts(groups, orders, data):
+    """BLEU's hashed clipping kernel against literal Counters: Σ_g min(count_c(g), max over the
+    group's references of count_r(g)) (Papineni et al. 2002, §2.1), per candidate and order."""
+    from evalcore.metrics.kernels.ngram import dense_ngram_ids
+
+    def grams(t, n):
+        return Counter(tuple(t[i:i + n]) for i in range(len(t) - n + 1))
+
+    text = st.lists(st.integers(0, 3), min_size=0, max_size=12)
+    texts, r_lo, r_hi, g_cand, cand_text = [], [], [], [0], []
+    want = []
+    for n_refs, n_cands in groups:
+        r_lo.append(len(texts))
+        refs = [data.draw(text) for _ in range(n_refs)]
+        texts.extend(refs)
+        r_hi.append(len(texts))
+        for _ in range(n_cands):
+            cand = data.draw(text)
+            cand_text.append(len(texts))
+            texts.append(cand)
+            row = []
+            for n in range(1, orders + 1):
+                most: Counter = Counter()
+                for r in refs:
+                    most |= grams(r, n)  # Counter union: the maximum count
+                row.append(sum((grams(cand, n) & most).values()))
+            want.append(row)
+        g_cand.append(len(cand_text))
+    lens = np.array([len(t) for t in texts], dtype=np.int64)
+    offs = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(lens, out=offs[1:])
+    flat = np.array([x for t in texts for x in t], dtype=np.int64)
+    arrays = [np.asarray(x, dtype=np.int64) for x in (r_lo, r_hi, g_cand, cand_text)]
+    got = overlap.maxref_matches(dense_ngram_ids(flat, offs, orders), offs, *arrays)
+    assert np.array_equal(got, np.array(want, dtype=np.int64).reshape(-1, orders))

@@ -193,81 +193,179 @@ def maxref_matches(ids, offs, r_lo, r_hi, g_cand, cand_text):
     """Clipped n-gram matches Σ_g min(count_c(g), max_r count_r(g)) of every candidate (rows in
     ``cand_text`` order) and order (columns), the references of candidate c's group q being the
     texts ``r_lo[q]:r_hi[q]`` (Papineni et al. 2002 §2.1, the clipping against the maximum
-    reference count); ``ids`` as :func:`.ngram.dense_ngram_ids`. Exact integers."""
+    reference count); ``ids`` as :func:`.ngram.dense_ngram_ids`. Exact integers.
+
+    No sorting (as :func:`chunk_matches`): per group and order the references' n-grams go into
+    a small hash table (:func:`_slot`) holding the maximum count over the references, and each
+    candidate occurrence counts 1 while the candidate's running count of its n-gram is at most
+    that maximum. About 7× faster than sorting the pooled references and every candidate
+    (13a word ids of 3,000 synthetic segments × 10 systems, orders 1..4)."""
     orders = ids.shape[0]
-    out = np.zeros((len(cand_text), orders), np.int64)
-    width = 1
+    maxpool, maxlen = 1, 1
+    for q in range(len(r_lo)):
+        tot = 0
+        for t in range(r_lo[q], r_hi[q]):
+            tot += offs[t + 1] - offs[t]
+        maxpool = max(maxpool, tot)
     for c in range(len(cand_text)):
         t = cand_text[c]
-        width = max(width, offs[t + 1] - offs[t])
-    gid = np.empty(width, np.int64)
-    clip = np.empty(width, np.int64)
+        maxlen = max(maxlen, offs[t + 1] - offs[t])
+    bits = 1
+    while (1 << bits) < 2 * maxpool:
+        bits += 1
+    size = 1 << bits
+    mask = size - 1
+    keys = np.full(size, -1, np.int64)
+    umax = np.zeros(size, np.int64)
+    cnt = np.zeros(size, np.int64)
+    used = np.empty(maxpool, np.int64)
+    touched = np.empty(max(maxpool, maxlen), np.int64)
+    out = np.zeros((len(cand_text), orders), np.int64)
     for q in range(len(r_lo)):
         for n in range(orders):
-            uid = pooled_types(ids[n], offs, r_lo[q], r_hi[q], n)
-            umax = max_ref_counts(ids[n], offs, r_lo[q], r_hi[q], n, uid)
-            for c in range(g_cand[q], g_cand[q + 1]):
-                t = cand_text[c]
-                k = clipped_counts(ids[n], offs[t], offs[t + 1] - n, uid, umax, gid, clip)
-                h = 0
-                for x in range(k):
-                    h += clip[x]
-                out[c, n] = h
+            nu = 0
+            for t in range(r_lo[q], r_hi[q]):
+                nt = 0
+                for i in range(offs[t], offs[t + 1] - n):
+                    x = ids[n, i]
+                    if x < 0:
+                        continue
+                    s = _slot(keys, x, mask, bits)
+                    if keys[s] == -1:
+                        keys[s] = x
+                        used[nu] = s
+                        nu += 1
+                    cnt[s] += 1
+                    if cnt[s] == 1:
+                        touched[nt] = s
+                        nt += 1
+                for x in range(nt):
+                    s = touched[x]
+                    if cnt[s] > umax[s]:
+                        umax[s] = cnt[s]
+                    cnt[s] = 0
+            if nu:
+                for c in range(g_cand[q], g_cand[q + 1]):
+                    t = cand_text[c]
+                    nt = 0
+                    h = 0
+                    for i in range(offs[t], offs[t + 1] - n):
+                        x = ids[n, i]
+                        if x < 0:
+                            continue
+                        s = _slot(keys, x, mask, bits)
+                        if keys[s] == -1:
+                            continue
+                        v = cnt[s] + 1
+                        cnt[s] = v
+                        if v == 1:
+                            touched[nt] = s
+                            nt += 1
+                        if v <= umax[s]:
+                            h += 1
+                    for x in range(nt):
+                        cnt[touched[x]] = 0
+                    out[c, n] = h
+            for x in range(nu):
+                s = used[x]
+                keys[s] = -1
+                umax[s] = 0
     return out
+
+
+@lazy_njit
+def _slot(keys, x, mask, bits):
+    """Open-addressing slot of id ``x`` (≥ 0) in ``keys`` (−1 = free): Fibonacci hashing
+    (Knuth, TAOCP vol. 3, §6.4, multiplicative hashing) then linear probing; returns the slot
+    holding ``x`` or the free slot where it would go."""
+    s = np.int64((np.uint64(x) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits))
+    while keys[s] != -1 and keys[s] != x:
+        s = (s + 1) & mask
+    return s
 
 
 @lazy_njit
 def chunk_matches(ids, offs, r_lo, r_hi, g_cand, cand_text):
     """Clipped n-gram matches Σ_g min(count_c(g), count_r(g)) of every (candidate, reference of
     its group) pair and order, shape (pairs, orders), pairs candidate by candidate with the
-    group's references in order; ``ids`` as :func:`.ngram.dense_ngram_ids`. Per group and order
-    the references' n-grams are merged once into sorted distinct ids with a count per reference,
-    and each candidate's sorted n-grams are walked along them once. Exact integers."""
+    group's references in order; ``ids`` as :func:`.ngram.dense_ngram_ids`. Exact integers.
+
+    No sorting: per group and order the
+    references' n-grams go into a small hash table (:func:`_slot`) with a count per reference,
+    and each candidate n-gram occurrence, looked up once, adds 1 to the pair (c, r) while the
+    candidate's running count of that n-gram is ≤ r's count: Σ_occurrences [k-th ≤ count_r] =
+    Σ_g min(count_c(g), count_r(g)) (Papineni et al. 2002, §2.1 clipping). About 5× faster
+    than sorting every text's n-grams and walking them (synthetic 10k set, chrF's 6 orders)."""
     orders = ids.shape[0]
-    srt = ids.copy()
-    for n in range(orders):
-        for t in range(len(offs) - 1):
-            a, b = offs[t], offs[t + 1] - n
-            if b > a:
-                srt[n, a:b] = np.sort(ids[n, a:b])
     npairs = 0
+    maxpool, maxnr, maxlen = 1, 1, 1
     for q in range(len(r_lo)):
-        npairs += (g_cand[q + 1] - g_cand[q]) * (r_hi[q] - r_lo[q])
+        nr = r_hi[q] - r_lo[q]
+        npairs += (g_cand[q + 1] - g_cand[q]) * nr
+        maxnr = max(maxnr, nr)
+        tot = 0
+        for t in range(r_lo[q], r_hi[q]):
+            tot += offs[t + 1] - offs[t]
+        maxpool = max(maxpool, tot)
+    for c in range(len(cand_text)):
+        t = cand_text[c]
+        maxlen = max(maxlen, offs[t + 1] - offs[t])
+    bits = 1
+    while (1 << bits) < 2 * maxpool:
+        bits += 1
+    size = 1 << bits
+    mask = size - 1
+    keys = np.full(size, -1, np.int64)
+    rc = np.zeros((size, maxnr), np.int64)
+    cc = np.zeros(size, np.int64)
+    used = np.empty(maxpool, np.int64)
+    touched = np.empty(maxlen, np.int64)
     out = np.zeros((npairs, orders), np.int64)
     p0 = 0
     for q in range(len(r_lo)):
         nr = r_hi[q] - r_lo[q]
         for n in range(orders):
-            uniq = pooled_types(srt[n], offs, r_lo[q], r_hi[q], n)
-            u = len(uniq)
-            rc = np.zeros((nr, max(u, 1)), np.int64)
+            nu = 0
             for k in range(nr):
                 t = r_lo[q] + k
-                j = 0
                 for i in range(offs[t], offs[t + 1] - n):
-                    x = srt[n, i]
-                    while uniq[j] < x:
-                        j += 1
-                    rc[k, j] += 1
+                    x = ids[n, i]
+                    if x < 0:
+                        continue
+                    s = _slot(keys, x, mask, bits)
+                    if keys[s] == -1:
+                        keys[s] = x
+                        used[nu] = s
+                        nu += 1
+                    rc[s, k] += 1
             p = p0
             for c in range(g_cand[q], g_cand[q + 1]):
                 ct = cand_text[c]
-                i, ie = offs[ct], offs[ct + 1] - n
-                j = 0
-                while i < ie and j < u:
-                    x = srt[n, i]
-                    e = i + 1
-                    while e < ie and srt[n, e] == x:
-                        e += 1
-                    while j < u and uniq[j] < x:
-                        j += 1
-                    if j < u and uniq[j] == x:
-                        kk = e - i
+                nt = 0
+                if nu:
+                    for i in range(offs[ct], offs[ct + 1] - n):
+                        x = ids[n, i]
+                        if x < 0:
+                            continue
+                        s = _slot(keys, x, mask, bits)
+                        if keys[s] == -1:
+                            continue
+                        v = cc[s] + 1
+                        cc[s] = v
+                        if v == 1:
+                            touched[nt] = s
+                            nt += 1
                         for k in range(nr):
-                            v = rc[k, j]
-                            out[p + k, n] += kk if kk < v else v
-                    i = e
+                            if v <= rc[s, k]:
+                                out[p + k, n] += 1
+                for x in range(nt):
+                    cc[touched[x]] = 0
                 p += nr
+            for x in range(nu):
+                s = used[x]
+                keys[s] = -1
+                for k in range(nr):
+                    rc[s, k] = 0
         p0 += (g_cand[q + 1] - g_cand[q]) * nr
     return out
 
