@@ -323,3 +323,6 @@ share.render(ds, page_settings, criteria[0] if criteria else common_view.default
 from pages.sections import calibration  # noqa: E402
 
 calibration.render(ds, page_settings, criteria[0] if criteria else common_view.default_criterion(ds), metrics, "sys_cal")
+from pages.sections import plan as plan_section  # noqa: E402
+
+plan_section.render(ds, page_settings, criteria[0] if criteria else common_view.default_criterion(ds))

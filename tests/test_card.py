@@ -160,6 +160,14 @@ def test_card_numbers_are_the_pages_numbers(evil):
     pd.testing.assert_series_equal(got["value"], vs["value"], check_names=False, atol=1e-9, rtol=0)
     best = card["verdicts"][0]
     assert best["answer"] == [s for s in rank["system"]][0]
+    # how many judgements to buy: the Systems page's plan section (same view, same defaults)
+    from evalcore.views import plan as plan_view
+
+    pv = plan_view.plan_of(evil, plan_view.PlanQuery(evil.content_hash(), DEFAULTS, "da"))
+    t = card["tables"]["judgement_plan"]
+    got = pd.DataFrame(t["rows"], columns=t["columns"])
+    pd.testing.assert_frame_equal(got, plan_view.pairs_at_80(pv.plan), check_dtype=False)
+    assert t["title"].startswith(plan_view.headline(pv.plan, pv.pilot_n))
 
 
 def test_card_command_refuses_half_a_pair_and_several_kinds(tmp_path, capsys):

@@ -216,7 +216,8 @@ CALIBRATION_BOOT = 200
 def _decision_tables(dataset: Dataset, crit: str, metrics: Sequence[str], settings: Settings, tables: dict,
                      notes: list) -> None:
     """The decision tools' parts of the card (methods §24-§25): how firm the human ranking is
-    (:func:`evalcore.analysis.stability.human_stability`, its default perturbations, seed 0) and,
+    (:func:`evalcore.analysis.stability.human_stability`, its default perturbations, seed 0), how
+    many judgements to buy (:func:`evalcore.views.plan.plan_of`, the ``plan`` command's defaults) and,
     with metrics, what a metric difference means here (:func:`evalcore.analysis.calibrate.
     calibrate_datasets`: the Δ humans agree with 80/90/95 % of the time). A tool the data is too
     small for is a note saying why, never a table from too few points."""
@@ -231,6 +232,15 @@ def _decision_tables(dataset: Dataset, crit: str, metrics: Sequence[str], settin
             ["system"])
     except (ValueError, DataError) as exc:
         notes.append(f"ranking stability not computed: {exc}")
+    from . import plan as plan_view
+
+    try:  # how many judgements to buy: the plan command's defaults, these judgements as the pilot
+        pv = plan_view.plan_of(dataset, plan_view.PlanQuery(dataset.content_hash(), settings, crit))
+        tables["judgement_plan"] = _table(
+            plan_view.pairs_at_80(pv.plan), plan_view.headline(pv.plan, pv.pilot_n) + " Per N: the system pairs "
+            "at 80 % power (200 simulated campaigns per N, WMT24's test, α = 0.05, seed 0; `evalcore plan`)", ["n"])
+    except (ValueError, DataError) as exc:  # too few systems or segments: said, never simulated
+        notes.append(f"judgement plan not computed: {exc}")
     if not metrics:
         return
     from ..analysis.calibrate import calibrate_datasets
