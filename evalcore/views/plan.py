@@ -33,18 +33,26 @@ class PlanQuery(Query):
 
 @dataclass(frozen=True)
 class PlanView:
-    """``evalcore plan``'s result and the pilot's number of segments per system."""
+    """``evalcore plan``'s result, the pilot's number of segments per system and the human
+    translations the settings left out of the pilot."""
 
     plan: P.Plan
     pilot_n: int
+    left_out: tuple[str, ...] = ()
 
 
 def plan_of(dataset: Dataset, q: PlanQuery, progress: Progress = None) -> PlanView:
-    """``evalcore plan``'s result for the page's language pair: every judged system of the
-    criterion is in the pilot, as ``rank`` and the command rank them."""
-    pilot = P.pilot_of(dataset, q.criterion)
+    """``plan``'s result for the page's language pair under the page's settings: every judged
+    system of the criterion is in the pilot, but the human translations when the settings leave
+    them out (the default; the command ranks them, as ``rank`` does, and says so)."""
+    from ..human.scores import criterion_judgements
+    from ..stats.tables import human_systems
+
+    judged = list(dict.fromkeys(criterion_judgements(dataset, q.criterion)["system"].astype(str)))
+    left = () if q.settings.include_human_systems else tuple(human_systems(dataset, judged))
+    pilot = P.pilot_of(dataset, q.criterion, systems=[s for s in judged if s not in set(left)])
     res = P.plan(pilot, q.grid, test=q.test, resamples=q.resamples, alpha=q.alpha, seed=q.seed, progress=progress)
-    return PlanView(res, len(pilot.seg_ids))
+    return PlanView(res, len(pilot.seg_ids), left)
 
 
 def pairs_at_80(res: P.Plan) -> pd.DataFrame:

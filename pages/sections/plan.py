@@ -36,6 +36,9 @@ def render(ds, settings, criterion: str | None, key: str = "plan") -> None:
         st.info(md(plan_view.headline(res.plan, res.pilot_n)))
         for n in res.plan.notes:
             st.caption(md(n))
+        if res.left_out:
+            st.caption(md(f"Human translations left out of the pilot by the settings: {', '.join(res.left_out)} "
+                          "(`evalcore plan` ranks them with the systems, as `rank` does)."))
         per_n = plan_view.pairs_at_80(res.plan)
         st.dataframe(per_n, hide_index=True, width="stretch")
         download_table(per_n, f"{ds.name}_plan_pairs_at_80", key=f"{key}_n_dl")
