@@ -45,7 +45,8 @@ def test_broken_upload_with_markup_names_shows_the_clean_report_escaped(app_url,
         page.locator('[data-testid="stFileUploader"]').filter(has_text="Files or a zip") \
             .locator('input[type="file"]').set_input_files([str(seg), str(out)])
         page.wait_for_timeout(1500)
-        page.get_by_role("button", name="Validate and save").click()
+        wait_for_app(page)  # the rerun after the upload, however long the machine's load makes it
+        page.get_by_role("button", name="Validate and save").click(timeout=120000)
         wait_for_app(page)
         page.get_by_text("problem(s) found").wait_for(timeout=60000)
         page.wait_for_timeout(1000)
