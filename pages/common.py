@@ -634,6 +634,29 @@ def cached(view_fn, query, data=None, *, progress=None, shared: bool = False):
     return run(f"{view_fn.__module__}.{name}", query_key(query), view_fn, query, data, progress)
 
 
+def on_request(key: str, label: str, progress_text: str, view_fn, query, data, failure: str):
+    """What a section computes only when asked: nothing until the button ``label`` is clicked
+    (then remembered for the session, ``<key>_on``), then ``cached(view_fn, query, data)`` under a
+    progress bar. A ``ValueError`` (too little data: its message says what is needed) becomes an
+    info box "``failure``: message", any other failure is shown; None then, or before the click."""
+    if not st.session_state.get(f"{key}_on") and not st.button(label, key=f"{key}_go"):
+        return None
+    st.session_state[f"{key}_on"] = True
+    bar, cb = progress_bar(progress_text)
+    try:
+        result = cached(view_fn, query, data, progress=cb)
+    except ValueError as exc:
+        bar.empty()
+        st.info(f"{failure}: {md(str(exc))}")
+        return None
+    except Exception as exc:
+        bar.empty()
+        show_exception(exc, failure)
+        return None
+    bar.empty()
+    return result
+
+
 def _takes_progress(view_fn) -> bool:
     """Whether ``view_fn`` takes a ``progress=`` argument (:func:`cached` then always passes one)."""
     import inspect

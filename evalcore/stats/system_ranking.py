@@ -120,10 +120,6 @@ def _wilcoxon_p(x: np.ndarray, y: np.ndarray) -> float:
     return wilcoxon_p(d)
 
 
-def _stouffer(pds: list[float]) -> float:
-    return stouffer(pds)
-
-
 def rank_systems(scores: pd.DataFrame, domains: dict[Any, str] | None = None, *, test: str = "wilcoxon",
                  alpha: float = 0.05, n_samples: int | None = None, seed: int | None = 12345) -> SystemRanking:
     """Rank the systems of ``scores`` (system, seg_id, score; one row per cell) with significance
@@ -164,7 +160,7 @@ def rank_systems(scores: pd.DataFrame, domains: dict[Any, str] | None = None, *,
             if test == "wilcoxon":
                 pds = [_wilcoxon_p(X[a, both & (dom_idx == d)], X[b, both & (dom_idx == d)])
                        for d in range(len(doms)) if np.any(both & (dom_idx == d))]
-                p = _stouffer(pds)
+                p = stouffer(pds)
             else:
                 p = _resampling_p(X[a, both], X[b, both], dom_idx[both], len(doms), test, n_samples, seed)
             P[a, b] = P[b, a] = p

@@ -8,7 +8,7 @@ import dataclasses
 import streamlit as st
 
 from evalcore.views import calibrate as cal_view
-from pages.common import cached, download_figure, download_table, md, progress_bar, show_exception
+from pages.common import cached, download_figure, download_table, md, on_request
 
 
 def render(ds, settings, criterion: str | None, metrics, key: str) -> None:
@@ -20,21 +20,10 @@ def render(ds, settings, criterion: str | None, metrics, key: str) -> None:
                    "with bootstrap CIs over systems (methods §25.1; `evalcore calibrate`).")
         sig = st.checkbox("Only pairs the humans separate significantly (Kocmi et al. 2024)", key=f"{key}_sig")
         q = cal_view.CalibrationQuery(ds.content_hash(), settings, criterion, tuple(metrics), 200, 0, bool(sig))
-        if not st.session_state.get(f"{key}_on") and not st.button("Calibrate", key=f"{key}_go"):
+        # too few systems or pairs: an info box says how many are needed
+        res = on_request(key, "Calibrate", "calibrating", cal_view.calibration, q, ds, "No calibration")
+        if res is None:
             return
-        st.session_state[f"{key}_on"] = True
-        bar, cb = progress_bar("calibrating")
-        try:
-            res = cached(cal_view.calibration, q, ds, progress=cb)
-        except ValueError as exc:  # too few systems or pairs: say how many are needed
-            bar.empty()
-            st.info(f"No calibration: {md(str(exc))}")
-            return
-        except Exception as exc:
-            bar.empty()
-            show_exception(exc, "No calibration")
-            return
-        bar.empty()
         fitted = cal_view.fitted_metrics(res)
         metric = st.selectbox("Metric", fitted, key=f"{key}_metric")
         delta = st.number_input("Difference", min_value=0.0, value=round(cal_view.typical_delta(res, metric), 3),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore.views import plan as plan_view
-from pages.common import cached, download_table, md, progress_bar, show_exception
+from pages.common import download_table, md, on_request
 
 
 def render(ds, settings, criterion: str | None, key: str = "plan") -> None:
@@ -18,21 +18,10 @@ def render(ds, settings, criterion: str | None, key: str = "plan") -> None:
                    "on each; power = the share of campaigns in which a pair differs significantly. 200 campaigns "
                    "per N, α = 0.05, seed 0 (methods §25.2; `evalcore plan`).")
         q = plan_view.PlanQuery(ds.content_hash(), settings, criterion)
-        if not st.session_state.get(f"{key}_on") and not st.button("Plan", key=f"{key}_go"):
+        # too few systems or segments: an info box says how many are needed
+        res = on_request(key, "Plan", "simulating campaigns", plan_view.plan_of, q, ds, "No plan")
+        if res is None:
             return
-        st.session_state[f"{key}_on"] = True
-        bar, cb = progress_bar("simulating campaigns")
-        try:
-            res = cached(plan_view.plan_of, q, ds, progress=cb)
-        except ValueError as exc:  # too few systems or segments: say how many are needed
-            bar.empty()
-            st.info(f"No plan: {md(str(exc))}")
-            return
-        except Exception as exc:
-            bar.empty()
-            show_exception(exc, "No plan")
-            return
-        bar.empty()
         st.info(md(plan_view.headline(res.plan, res.pilot_n)))
         for n in res.plan.notes:
             st.caption(md(n))

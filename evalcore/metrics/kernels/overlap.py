@@ -200,18 +200,7 @@ def maxref_matches(ids, offs, r_lo, r_hi, g_cand, cand_text):
     candidate's counts of those n-grams (:func:`_tally`) then add min(count, maximum) each. About 7× faster than sorting the pooled references and every candidate
     (13a word ids of 3,000 synthetic segments × 10 systems, orders 1..4)."""
     orders = ids.shape[0]
-    maxpool, maxlen = 1, 1
-    for q in range(len(r_lo)):
-        tot = 0
-        for t in range(r_lo[q], r_hi[q]):
-            tot += offs[t + 1] - offs[t]
-        maxpool = max(maxpool, tot)
-    for c in range(len(cand_text)):
-        t = cand_text[c]
-        maxlen = max(maxlen, offs[t + 1] - offs[t])
-    bits = 1
-    while (1 << bits) < 2 * maxpool:
-        bits += 1
+    maxpool, maxlen, bits = _table_shape(offs, r_lo, r_hi, cand_text)
     size = 1 << bits
     mask = size - 1
     keys = np.full(size, -1, np.int64)
@@ -229,11 +218,7 @@ def maxref_matches(ids, offs, r_lo, r_hi, g_cand, cand_text):
                     x = ids[n, i]
                     if x < 0:
                         continue
-                    s = _slot(keys, x, mask, bits)
-                    if keys[s] == -1:
-                        keys[s] = x
-                        used[nu] = s
-                        nu += 1
+                    s, nu = _insert(keys, x, mask, bits, used, nu)
                     cnt[s] += 1
                     if cnt[s] == 1:
                         touched[nt] = s
@@ -272,6 +257,37 @@ def _slot(keys, x, mask, bits):
 
 
 @lazy_njit
+def _table_shape(offs, r_lo, r_hi, cand_text):
+    """(the most reference n-gram occurrences of one group, the longest candidate, the hash
+    table's bits: a power of two at least twice the first) of both clipping kernels."""
+    maxpool, maxlen = 1, 1
+    for q in range(len(r_lo)):
+        tot = 0
+        for t in range(r_lo[q], r_hi[q]):
+            tot += offs[t + 1] - offs[t]
+        maxpool = max(maxpool, tot)
+    for c in range(len(cand_text)):
+        t = cand_text[c]
+        maxlen = max(maxlen, offs[t + 1] - offs[t])
+    bits = 1
+    while (1 << bits) < 2 * maxpool:
+        bits += 1
+    return maxpool, maxlen, bits
+
+
+@lazy_njit
+def _insert(keys, x, mask, bits, used, nu):
+    """(the slot of reference n-gram ``x``, the new number of used slots): ``x`` is entered in
+    the table (its slot appended to ``used``) when it is not there yet."""
+    s = _slot(keys, x, mask, bits)
+    if keys[s] == -1:
+        keys[s] = x
+        used[nu] = s
+        nu += 1
+    return s, nu
+
+
+@lazy_njit
 def _tally(ids, n, lo, hi, keys, mask, bits, cnt, touched):
     """Count the occurrences of ``ids[n, lo:hi]`` whose n-gram is in the hash table ``keys`` (the
     references' n-grams; :func:`_slot`) into ``cnt`` by slot, each slot counted for the first
@@ -306,21 +322,12 @@ def chunk_matches(ids, offs, r_lo, r_hi, g_cand, cand_text):
     than sorting every text's n-grams and walking them (synthetic 10k set, chrF's 6 orders)."""
     orders = ids.shape[0]
     npairs = 0
-    maxpool, maxnr, maxlen = 1, 1, 1
+    maxnr = 1
     for q in range(len(r_lo)):
         nr = r_hi[q] - r_lo[q]
         npairs += (g_cand[q + 1] - g_cand[q]) * nr
         maxnr = max(maxnr, nr)
-        tot = 0
-        for t in range(r_lo[q], r_hi[q]):
-            tot += offs[t + 1] - offs[t]
-        maxpool = max(maxpool, tot)
-    for c in range(len(cand_text)):
-        t = cand_text[c]
-        maxlen = max(maxlen, offs[t + 1] - offs[t])
-    bits = 1
-    while (1 << bits) < 2 * maxpool:
-        bits += 1
+    maxpool, maxlen, bits = _table_shape(offs, r_lo, r_hi, cand_text)
     size = 1 << bits
     mask = size - 1
     keys = np.full(size, -1, np.int64)
@@ -340,11 +347,7 @@ def chunk_matches(ids, offs, r_lo, r_hi, g_cand, cand_text):
                     x = ids[n, i]
                     if x < 0:
                         continue
-                    s = _slot(keys, x, mask, bits)
-                    if keys[s] == -1:
-                        keys[s] = x
-                        used[nu] = s
-                        nu += 1
+                    s, nu = _insert(keys, x, mask, bits, used, nu)
                     rc[s, k] += 1
             p = p0
             for c in range(g_cand[q], g_cand[q + 1]):
