@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore.core.capabilities import (_has_text, reference_sets_with_text, references_per_segment_text,
-                                        references_with_text)
+                                        references_present, references_with_text)
 from evalcore.core.dataset import Dataset
 
 
@@ -36,3 +36,35 @@ def test_counts_and_sets_by_hand():
     assert references_with_text(ds).tolist() == [2, 1, 0]
     assert reference_sets_with_text(ds) == ["B", "A"]
     assert references_per_segment_text(ds) == "0 on 1 segment, 1 on 1 segment, 2 on 1 segment"
+
+
+def test_counts_match_groupby_nunique_on_random_tables():
+    """The counts from combined codes against their definition, pandas' groupby-nunique over
+    the selected rows reindexed by the segments (brute force on small random tables with
+    repeated (segment, set) pairs, unknown segments and missing ids and texts)."""
+    import random
+
+    rng = random.Random(7)
+    for trial in range(200):
+        n_seg, n = rng.randint(0, 6), rng.randint(0, 25)
+        segs = pd.DataFrame({"seg_id": [str(i) for i in range(n_seg)]})
+        refs = pd.DataFrame({"seg_id": [rng.choice([str(i) for i in range(n_seg + 2)] + [None]) for _ in range(n)],
+                             "ref_id": [rng.choice(["A", "B", "C", None]) for _ in range(n)],
+                             "text": [rng.choice(["x", " ", "", None, "y z"]) for _ in range(n)]}, dtype=object)
+        if trial % 2:
+            refs = refs.astype({"seg_id": str, "ref_id": str})  # Arrow-backed ids, as a load gives
+        ds = Dataset(name="t", lp="xx-yy", segments=segs, references=refs)
+        r = ds.references
+
+        def want(mask):
+            if r.empty:
+                return [0] * n_seg
+            counts = r[mask].groupby("seg_id")["ref_id"].nunique()
+            return counts.reindex(pd.Index(ds.segments["seg_id"]), fill_value=0).tolist()
+
+        has = np.array([isinstance(t, str) and t.strip() != "" for t in r["text"]], dtype=bool)
+        assert references_with_text(ds).tolist() == want(has), trial
+        assert references_present(ds).tolist() == want(r["text"].notna().to_numpy(dtype=bool)), trial
+        sets = list(dict.fromkeys(r["ref_id"][has])) if len(r) else []
+        got = reference_sets_with_text(ds)
+        assert len(got) == len(sets) and all(a == b or (pd.isna(a) and pd.isna(b)) for a, b in zip(got, sets)), trial

@@ -34,9 +34,42 @@ def _has_text(texts: pd.Series) -> np.ndarray:
                         for t in values), dtype=bool, count=len(values))
 
 
-def _rows(df: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
-    """``df[mask]``, or ``df`` itself when every row is selected (no copy of its columns)."""
-    return df if mask.all() else df[mask]
+def _codes(ds: Dataset) -> dict[str, Any]:
+    """The references' seg_id and ref_id as factorised codes with their distinct values, and the
+    two text masks (non-blank, given); computed once per dataset (a dataset is immutable once
+    built: ``validate`` and the Data page ask for the counts twice) and shared by every count
+    below."""
+    memo = ds._cache.get("capability_codes")
+    if memo is None:
+        refs = ds.references
+        seg_codes, seg_values = pd.factorize(refs["seg_id"])
+        # (a missing ref_id is a value of its own here, listed as pd.unique lists it, and
+        # counted as no set)
+        ref_codes, ref_values = pd.factorize(refs["ref_id"], use_na_sentinel=False)
+        memo = {"seg": seg_codes, "ref": ref_codes, "refs": ref_values, "n_ref": len(ref_values),
+                "ref_given": ~np.asarray(pd.isna(ref_values), dtype=bool),
+                "seg_values": seg_values,  # (missing seg_id: code -1, counted nowhere)
+                "text": _has_text(refs["text"]), "present": refs["text"].notna().to_numpy(dtype=bool)}
+        ds._cache["capability_codes"] = memo
+    return memo
+
+
+def _sets_per_segment(ds: Dataset, mask: np.ndarray) -> np.ndarray:
+    """Per segment (in :attr:`Dataset.seg_ids` order): the distinct reference sets among the
+    references selected by ``mask``, i.e. ``refs[mask].groupby("seg_id")["ref_id"].nunique()``
+    reindexed by the segments (0 where none; a missing seg_id or ref_id counts for nothing).
+    Each (segment, set) pair is counted once, by its combined code."""
+    c = _codes(ds)
+    keep = mask & (c["seg"] >= 0) & c["ref_given"][c["ref"]]
+    n_seg, n_ref = len(c["seg_values"]), c["n_ref"]
+    pairs = c["seg"][keep].astype(np.int64) * n_ref + c["ref"][keep]
+    if n_seg * n_ref <= 4 * len(pairs) + 1024:
+        seen = np.bincount(pairs, minlength=n_seg * n_ref).reshape(n_seg, n_ref) > 0
+        per_value = seen.sum(axis=1)
+    else:
+        per_value = np.bincount(np.unique(pairs) // n_ref, minlength=n_seg)
+    counts = pd.Series(per_value, index=c["seg_values"])
+    return counts.reindex(_seg_index(ds), fill_value=0).to_numpy(dtype=int)
 
 
 def _seg_index(ds: Dataset) -> pd.Index:
@@ -48,11 +81,9 @@ def _seg_index(ds: Dataset) -> pd.Index:
 
 def references_with_text(ds: Dataset) -> np.ndarray:
     """Per segment (in :attr:`Dataset.seg_ids` order): reference sets with non-blank text."""
-    refs = ds.references
-    if refs.empty:
+    if ds.references.empty:
         return np.zeros(ds.n_segments, dtype=int)
-    counts = _rows(refs, _has_text(refs["text"])).groupby("seg_id")["ref_id"].nunique()
-    return counts.reindex(_seg_index(ds), fill_value=0).to_numpy(dtype=int)
+    return _sets_per_segment(ds, _codes(ds)["text"])
 
 
 def references_present(ds: Dataset) -> np.ndarray:
@@ -60,20 +91,18 @@ def references_present(ds: Dataset) -> np.ndarray:
     still a reference: the metrics score a segment against it as sacreBLEU does (BLEU and chrF
     0, TER 100 for a non-empty output), so metric scores and correlations count these segments;
     only a missing text (a judged reference without text) leaves a segment unscored."""
-    refs = ds.references
-    if refs.empty:
+    if ds.references.empty:
         return np.zeros(ds.n_segments, dtype=int)
-    counts = _rows(refs, refs["text"].notna().to_numpy(dtype=bool)).groupby("seg_id")["ref_id"].nunique()
-    return counts.reindex(_seg_index(ds), fill_value=0).to_numpy(dtype=int)
+    return _sets_per_segment(ds, _codes(ds)["present"])
 
 
 def reference_sets_with_text(ds: Dataset) -> list[str]:
-    refs = ds.references
-    if refs.empty:
+    if ds.references.empty:
         return []
-    # pd.unique keeps the order of first appearance (as dict.fromkeys would), without a
-    # Python iteration over an Arrow-backed column
-    return list(pd.unique(_rows(refs, _has_text(refs["text"]))["ref_id"]))
+    # the sets in order of first appearance among the references with text (as
+    # dict.fromkeys would list them), from their codes
+    c = _codes(ds)
+    return list(c["refs"][pd.unique(c["ref"][c["text"]])])
 
 
 def references_per_segment_text(ds: Dataset) -> str:
