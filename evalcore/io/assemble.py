@@ -7,8 +7,10 @@ datasets or raises :class:`DataError` with the complete report: nothing is parti
 """
 from __future__ import annotations
 
+import contextvars
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -54,6 +56,49 @@ def frame_from_table(table, columns: list[str]) -> pd.DataFrame:
 STR = pd.Series(["x"], dtype=object).astype(str).dtype
 
 
+#: the factorised columns of the assembly in progress (see :func:`_factorize`); None outside one
+_FACTORS: contextvars.ContextVar[dict[int, tuple[Any, np.ndarray, pd.Index]] | None] = \
+    contextvars.ContextVar("evalcore_assembly_factors", default=None)
+
+
+@contextmanager
+def _factorised() -> Iterator[None]:
+    """Within: :func:`_factorize` remembers each Arrow-backed column's codes (one assembly, one
+    thread: a context variable; forgotten on leaving)."""
+    token = _FACTORS.set({})
+    try:
+        yield
+    finally:
+        _FACTORS.reset(token)
+
+
+def _factorize(col: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """``pandas.factorize(col, use_na_sentinel=False)``: codes in order of first appearance (a
+    missing value is a value) and the distinct values. An Arrow-backed column is factorised once
+    per assembly: its Arrow data are immutable and shared by every frame that selects, copies or
+    assigns around the column (each check asks for the same id columns: names, duplicates,
+    unknown segments, coverage), so its identity keys the codes (kept as int32, with the data
+    they belong to)."""
+    memo = _FACTORS.get()
+    data = getattr(col.array, "_pa_array", None) if col.dtype == STR else None
+    if memo is None or data is None:
+        return pd.factorize(col, use_na_sentinel=False)
+    hit = memo.get(id(data))
+    if hit is not None and hit[0] is data:
+        return hit[1], hit[2]
+    codes, uniques = pd.factorize(col, use_na_sentinel=False)
+    if len(uniques) < 2**31 - 1:
+        codes = codes.astype(np.int32)
+    memo[id(data)] = (data, codes, uniques)
+    return codes, uniques
+
+
+def _distinct(col: pd.Series) -> pd.Index:
+    """The distinct values of ``col`` in order of first appearance (``pd.unique``, a missing
+    value included), from :func:`_factorize`."""
+    return _factorize(col)[1]
+
+
 def empty(columns: list[str]) -> pd.DataFrame:
     return pd.DataFrame(columns=["lp"] + columns + META, dtype=object)
 
@@ -76,7 +121,7 @@ def _duplicated(df: pd.DataFrame, keys: list[str]) -> np.ndarray:
     ids = np.zeros(n, dtype=np.int64)
     size, used = 1, 0
     for k in keys:
-        codes, uniques = pd.factorize(df[k], use_na_sentinel=False)
+        codes, uniques = _factorize(df[k])
         if size * len(uniques) > 4 * n + 1024:
             break
         ids = ids * len(uniques) + codes
@@ -123,15 +168,38 @@ def _known(df: pd.DataFrame, seg_keys: pd.MultiIndex) -> pd.Series:
     seg_lp = seg_keys.get_level_values(0)
     seg_id = seg_keys.get_level_values(1)
     lp_col = df["lp"]
-    for lp in pd.unique(lp_col):
-        rows = (lp_col == lp).to_numpy(dtype=bool, na_value=False)
+    lps = _distinct(lp_col)
+    for lp in lps:
+        one = len(lps) == 1 and not pd.isna(lp)  # then every row is of this pair
+        rows = np.ones(len(df), dtype=bool) if one else (lp_col == lp).to_numpy(dtype=bool, na_value=False)
         mine = seg_lp == lp
         ids = seg_id if mine.all() else seg_id[mine]
-        if rows.all():  # one language pair: no copy of the column
-            known[:] = _isin(df["seg_id"], ids)
+        if rows.all():  # one language pair: no copy of the column; each distinct id looked up once
+            codes, distinct = _factorize(df["seg_id"])
+            known[:] = _isin(pd.Series(distinct), ids)[codes]
         else:
             known[rows] = _isin(df["seg_id"][rows], ids)
     return pd.Series(known, index=df.index, dtype=bool)
+
+
+def _equals(col: pd.Series, value: str) -> np.ndarray:
+    """``(col == value)`` as a bool array (a missing value is unequal), compared once per
+    distinct value (:func:`_factorize`)."""
+    codes, distinct = _factorize(col)
+    if not len(codes):
+        return np.zeros(0, dtype=bool)
+    return (pd.Series(distinct) == value).to_numpy(dtype=bool, na_value=False)[codes]
+
+
+def _pairs(df: pd.DataFrame, a: str, b: str) -> set[tuple[Any, Any]]:
+    """The distinct (a, b) value pairs of ``df``, as ``set(df[[a, b]].drop_duplicates()
+    .itertuples(...))`` gives them, from the columns' codes."""
+    ca, va = _factorize(df[a])
+    cb, vb = _factorize(df[b])
+    if not len(ca):
+        return set()
+    both = np.unique(ca.astype(np.int64) * len(vb) + cb)
+    return set(zip(va[both // len(vb)], vb[both % len(vb)]))
 
 
 def _some(df: pd.DataFrame, mask: Any) -> pd.DataFrame:
@@ -183,7 +251,7 @@ def _first_rows(col: pd.Series) -> np.ndarray:
     """The positions of the first row of each distinct value (what ``drop_duplicates`` keeps,
     a missing value being one). Factorised codes number the values in order of appearance, so
     a value's first row is where its code exceeds every code before it."""
-    codes = pd.factorize(col, use_na_sentinel=False)[0]
+    codes = _factorize(col)[0]
     if not len(codes):
         return np.zeros(0, dtype=np.int64)
     seen = np.maximum.accumulate(codes)
@@ -201,7 +269,7 @@ def _name_problems(tables: dict[str, pd.DataFrame], report: Report) -> None:
             col = t[c].astype(str)
             # the distinct names first (a handful of systems in a million rows): the rows are
             # searched only when one of them holds a control character
-            if not pd.Series(pd.unique(col), dtype=col.dtype).str.contains(_CONTROL, regex=True).any():
+            if not pd.Series(_distinct(col), dtype=col.dtype).str.contains(_CONTROL, regex=True).any():
                 continue
             hit = col.str.contains(_CONTROL, regex=True)
             if hit.any():
@@ -258,7 +326,7 @@ def _normalise(tables: dict[str, pd.DataFrame]) -> None:
 def _language_pairs(tables: dict[str, pd.DataFrame], report: Report) -> list[str]:
     """The language pairs named. A table without lp may only be used when there is one pair
     (its blank lp is then that pair, filled in place)."""
-    lps = sorted(set().union(*(set(t["lp"].unique()) for t in tables.values())) - {""})
+    lps = sorted(set().union(*(set(_distinct(t["lp"])) for t in tables.values())) - {""})
     if len(lps) > 1:
         for tname, t in tables.items():
             blank = t[t["lp"] == ""]
@@ -268,16 +336,18 @@ def _language_pairs(tables: dict[str, pd.DataFrame], report: Report) -> list[str
                              f"({', '.join(lps)}); add an lp column")
     elif len(lps) == 1:
         for t in tables.values():
-            t.loc[t["lp"] == "", "lp"] = lps[0]
+            if "" in set(_distinct(t["lp"])):  # (an assignment to no row still copies the column)
+                t.loc[t["lp"] == "", "lp"] = lps[0]
     return lps
 
 
 def _segments(segments: pd.DataFrame, report: Report) -> tuple[pd.DataFrame, pd.MultiIndex]:
     """Segments without empty or duplicate ids, and their (lp, seg_id) keys."""
-    empty_ids = segments[segments["seg_id"] == ""]
+    empty_ids = _some(segments, _equals(segments["seg_id"], ""))
     if len(empty_ids):
         report.error(empty_ids["_file"].iloc[0], None, f"empty seg_id at {_where(empty_ids)}")
-    segments = _dups(segments[segments["seg_id"] != ""], ["lp", "seg_id"], "segment", report)
+        segments = segments[segments["seg_id"] != ""]
+    segments = _dups(segments, ["lp", "seg_id"], "segment", report)
     seg_keys = pd.MultiIndex.from_arrays([segments["lp"], segments["seg_id"]])
     return segments, seg_keys
 
@@ -331,7 +401,7 @@ def _judgements(judgements: pd.DataFrame, seg_keys: pd.MultiIndex, extras: dict[
     system-level ones: an empty seg_id is a human score given per system (``system_scores``)."""
     # (each selection below is skipped when it would keep every row: a copy of millions of
     # rows each, otherwise)
-    sys_level = (judgements["seg_id"] == "").to_numpy(dtype=bool, na_value=False)
+    sys_level = _equals(judgements["seg_id"], "")
     if sys_level.any():
         judgements = pd.concat([judgements[sys_level],
                                 _unknown_segments(judgements[~sys_level], seg_keys, "judgements", report)])
@@ -342,7 +412,7 @@ def _judgements(judgements: pd.DataFrame, seg_keys: pd.MultiIndex, extras: dict[
     if unusable.any():
         bad = judgements[unusable]
         judgements = judgements[~judgements.index.isin(bad.index)]
-    given = judgements[judgements["seg_id"] == ""]
+    given = _some(judgements, _equals(judgements["seg_id"], ""))
     if len(given):
         judgements = judgements[judgements["seg_id"] != ""]
     if len(given):
@@ -376,10 +446,15 @@ def _text_warnings(ref: pd.DataFrame, out: pd.DataFrame, n_seg: int, lp_txt: str
             warn.warning(sub["_file"].iloc[0], int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
                          f"{label} {nm!r}{lp_txt} has {len(sub)} empty or whitespace-only text(s) "
                          f"({describe_lines([int(x) for x in sub['_line'] if x is not None])}); kept as empty strings")
-        per = df.groupby(key, sort=False)["_file"].agg(["size", "first"])
-        for nm, size, file in zip(per.index, per["size"], per["first"]):
-            if size < n_seg:
-                warn.warning(file, None, f"{label} {nm!r}{lp_txt} covers {size} of {n_seg} segments")
+        # rows per name (groupby-size: a missing name is no group) and the file of its first row
+        codes, names = _factorize(df[key])
+        sizes = np.bincount(codes, minlength=len(names)) if len(codes) else np.zeros(len(names), dtype=np.int64)
+        short = [i for i in np.flatnonzero(sizes < n_seg) if not pd.isna(names[i])]
+        if short:
+            first = _first_rows(df[key])  # (codes number the names in order of first appearance)
+            for i in short:
+                warn.warning(df["_file"].iloc[int(first[i])], None,
+                             f"{label} {names[i]!r}{lp_txt} covers {int(sizes[i])} of {n_seg} segments")
 
 
 def _identical_judgements(jud: pd.DataFrame, lp_txt: str, warn: Report) -> None:
@@ -420,6 +495,9 @@ def _python_texts(frame: pd.DataFrame) -> pd.DataFrame:
 
 def _of_lp(table: pd.DataFrame, lp: str) -> pd.DataFrame:
     """The rows of ``table`` of language pair ``lp`` (the table itself when it holds no other)."""
+    lps = _distinct(table["lp"])
+    if len(lps) == 1 and lps[0] == lp:
+        return table
     mine = table["lp"] == lp
     return table if mine.all() else table[mine]
 
@@ -433,13 +511,13 @@ def _dataset(name: str, lp: str, tables: dict[str, pd.DataFrame], extras: dict[s
     warn = Report()
     _text_warnings(ref, out, len(seg), lp_txt, warn)
     _identical_judgements(jud, lp_txt, warn)
-    texts = set(out["system"].unique()) | set(ref["ref_id"].unique())
-    no_text = [s for s in pd.unique(jud["system"]) if s not in texts]
+    texts = set(_distinct(out["system"])) | set(_distinct(ref["ref_id"]))
+    no_text = [s for s in _distinct(jud["system"]) if s not in texts]
     if no_text:
         warn.warning(jud["_file"].iloc[0], None,
                      f"judgements of {len(no_text)} system(s)/reference set(s){lp_txt} without text: "
                      f"{', '.join(no_text)}; kept (usable wherever no text is needed)")
-    untagged = set(tag["system"].unique()) - texts
+    untagged = set(_distinct(tag["system"])) - texts
     if untagged:
         warn.warning(tag["_file"].iloc[0], None, f"tags name unknown system(s) {', '.join(sorted(untagged))}; ignored")
         tag = tag[~tag["system"].isin(untagged)]
@@ -473,6 +551,13 @@ def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, output
              judgements: pd.DataFrame, tags: pd.DataFrame | None = None,
              extras: dict[str, pd.DataFrame] | None = None, report: Report | None = None) -> dict[str, Dataset]:
     """Validate long tables (each with lp + its columns + _file/_line) and build datasets by lp."""
+    with _factorised():
+        return _assemble(name, segments, references, outputs, judgements, tags, extras, report)
+
+
+def _assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, outputs: pd.DataFrame,
+              judgements: pd.DataFrame, tags: pd.DataFrame | None, extras: dict[str, pd.DataFrame] | None,
+              report: Report | None) -> dict[str, Dataset]:
     report = report or Report()
     given_warnings = list(report.warnings)  # the loader's own (kept with every dataset)
     tags = tags if tags is not None else empty(TAG_COLUMNS)
@@ -494,8 +579,7 @@ def assemble(name: str, segments: pd.DataFrame, references: pd.DataFrame, output
     # -- outputs --------------------------------------------------------------------------
     outputs = _unknown_segments(outputs, seg_keys, "outputs", report)
     outputs = _dups(outputs, ["lp", "system", "seg_id"], "output", report)
-    clash = (set(outputs[["lp", "system"]].drop_duplicates().itertuples(index=False, name=None))
-             & set(references[["lp", "ref_id"]].drop_duplicates().itertuples(index=False, name=None)))
+    clash = _pairs(outputs, "lp", "system") & _pairs(references, "lp", "ref_id")
     for lp, nm in sorted(clash):
         report.error(outputs["_file"].iloc[0], None, f"{nm!r} is both a system and a reference set"
                                                      f"{' in ' + lp if lp else ''}; rename one of them")
