@@ -8,7 +8,7 @@ from contextlib import nullcontext
 
 import pandas as pd
 
-from evalcore.io.assemble import _distinct, _equals, _factorised, _factorize, _first_rows, _pairs
+from evalcore.io.assemble import _distinct, _equals, _factorised, _factorize, _first_rows, _pairs, _plain_ascii
 
 
 def _random_column(rng: random.Random, n: int, arrow: bool) -> pd.Series:
@@ -64,3 +64,32 @@ def test_pairs_are_the_distinct_rows_of_two_columns():
 def _same(a: list, b: list) -> bool:
     return len(a) == len(b) and all(x == y or (pd.isna(x) and pd.isna(y)) for x, y in zip(a, b))
 
+
+
+def test_plain_ascii_is_printable_ascii_without_space_byte_by_byte():
+    """The buffer test against its definition (every character in 0x21-0x7e, none missing) on
+    random columns, whole and sliced; where it answers True, strip changes nothing and no
+    control character is there (what the loader skips on its word)."""
+    import pyarrow as pa
+
+    from evalcore.core.problems import CONTROL_CHARS
+
+    rng = random.Random(11)
+    alphabet = ["a", "Z", "0", "-", "~", "!", " ", "\t", "\x7f", "\x85", "\u00a0", "\u2028", "é", "\x1f", ""]
+    for trial in range(300):
+        values = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 4))) for _ in range(rng.randint(0, 8))]
+        if trial % 10 == 0 and values:
+            values[0] = None
+        col = pd.Series(values, dtype=object).astype(str)
+        want = all(v is not None and all(0x21 <= ord(ch) <= 0x7E for ch in v) for v in values)
+        assert _plain_ascii(col) == want, (trial, values)
+        if want:
+            assert col.str.strip().tolist() == col.tolist()
+            assert not col.str.contains(CONTROL_CHARS, regex=True).any()
+        # a slice of an Arrow array keeps the whole data buffer: True only when plain, never wrongly
+        if len(values) > 2 and None not in values:
+            arr = pa.chunked_array([pa.array(values, pa.large_string()).slice(1, 1)])
+            sliced = pd.Series(pd.array(arr, dtype=col.dtype))
+            if _plain_ascii(sliced):
+                assert all(0x21 <= ord(ch) <= 0x7E for ch in values[1])
+    assert not _plain_ascii(pd.Series(["abc"], dtype=object))  # not Arrow-backed: checked as before

@@ -182,6 +182,27 @@ def _known(df: pd.DataFrame, seg_keys: pd.MultiIndex) -> pd.Series:
     return pd.Series(known, index=df.index, dtype=bool)
 
 
+def _plain_ascii(col: pd.Series) -> bool:
+    """Whether ``col`` is Arrow-backed, without a missing value, and every byte of its values is
+    printable ASCII other than the space (0x21-0x7e; an empty value has none): then no value has
+    whitespace to strip, nor a control character (each is a byte below 0x20, 0x7f, or a
+    multi-byte UTF-8 sequence). Read from the Arrow data buffers in place (a byte of a value
+    outside a sliced chunk may answer False: the caller then checks as before)."""
+    data = getattr(col.array, "_pa_array", None) if col.dtype == STR else None
+    if data is None or data.null_count:
+        return False
+    for chunk in data.chunks:
+        buffers = chunk.buffers()
+        if len(buffers) != 3:
+            return False  # (not a plain string array)
+        if buffers[2] is None:
+            continue  # only empty values
+        raw = np.frombuffer(buffers[2], dtype=np.uint8)
+        if raw.size and not ((raw - np.uint8(0x21)) < 0x5E).all():
+            return False
+    return True
+
+
 def _equals(col: pd.Series, value: str) -> np.ndarray:
     """``(col == value)`` as a bool array (a missing value is unequal), compared once per
     distinct value (:func:`_factorize`)."""
@@ -267,6 +288,8 @@ def _name_problems(tables: dict[str, pd.DataFrame], report: Report) -> None:
             if c not in t or not len(t):
                 continue
             col = t[c].astype(str)
+            if _plain_ascii(col):
+                continue  # no byte of a control character (nor any other than printable ASCII)
             # the distinct names first (a handful of systems in a million rows): the rows are
             # searched only when one of them holds a control character
             if not pd.Series(_distinct(col), dtype=col.dtype).str.contains(_CONTROL, regex=True).any():
@@ -314,13 +337,15 @@ def _normalise(tables: dict[str, pd.DataFrame]) -> None:
         for c in ("lp",):
             if c not in t:
                 t[c] = ""
-            t[c] = t[c].fillna("").astype(str).str.strip()
+            if not _plain_ascii(t[c]):  # (a column of plain ASCII names has nothing to strip)
+                t[c] = t[c].fillna("").astype(str).str.strip()
     for tname, cols in (("segments", ["seg_id"]), ("references", ["seg_id", "ref_id"]),
                         ("outputs", ["system", "seg_id"]), ("judgements", ["system", "seg_id", "rater", "judgement"]),
                         ("tags", ["system", "seg_id", "tag"])):
         t = tables[tname]
         for c in cols:
-            t[c] = t[c].astype(str).str.strip()
+            if not _plain_ascii(t[c]):
+                t[c] = t[c].astype(str).str.strip()
 
 
 def _language_pairs(tables: dict[str, pd.DataFrame], report: Report) -> list[str]:
