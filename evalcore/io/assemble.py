@@ -77,8 +77,8 @@ def _factorize(col: pd.Series) -> tuple[np.ndarray, pd.Index]:
     missing value is a value) and the distinct values. An Arrow-backed column is factorised once
     per assembly: its Arrow data are immutable and shared by every frame that selects, copies or
     assigns around the column (each check asks for the same id columns: names, duplicates,
-    unknown segments, coverage), so its identity keys the codes (kept as int32, with the data
-    they belong to)."""
+    unknown segments, coverage), so its identity keys the codes (kept with the data they
+    belong to)."""
     memo = _FACTORS.get()
     data = getattr(col.array, "_pa_array", None) if col.dtype == STR else None
     if memo is None or data is None:
@@ -86,11 +86,27 @@ def _factorize(col: pd.Series) -> tuple[np.ndarray, pd.Index]:
     hit = memo.get(id(data))
     if hit is not None and hit[0] is data:
         return hit[1], hit[2]
-    codes, uniques = pd.factorize(col, use_na_sentinel=False)
-    if len(uniques) < 2**31 - 1:
-        codes = codes.astype(np.int32)
+    codes, uniques = _arrow_factorize(data) if len(data) else pd.factorize(col, use_na_sentinel=False)
     memo[id(data)] = (data, codes, uniques)
     return codes, uniques
+
+
+def _arrow_factorize(data: Any) -> tuple[np.ndarray, pd.Index]:
+    """What ``pandas.factorize(use_na_sentinel=False)`` gives for a non-empty Arrow string
+    column (pandas' own steps: ``dictionary_encode`` with missing values encoded, chunks
+    combined), with the codes kept as Arrow's int32 (pandas widens them to int64, a copy). A
+    column of one value (a campaign's lp, rater or criterion) is told by comparing every value
+    with the first, and its codes are zeros (no hash table)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    first = data[0]
+    if not data.null_count and first.equals(data[len(data) - 1]) and pc.all(pc.equal(data, first)).as_py():
+        return (np.zeros(len(data), dtype=np.int32),
+                pd.Index(pd.array(pa.array([first.as_py()], type=data.type), dtype=STR)))
+    encoded = data.dictionary_encode(null_encoding="encode").combine_chunks()
+    codes = np.asarray(encoded.indices.to_numpy(zero_copy_only=False))
+    return codes, pd.Index(pd.array(encoded.dictionary, dtype=STR))
 
 
 def _distinct(col: pd.Series) -> pd.Index:
