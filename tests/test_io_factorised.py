@@ -100,3 +100,41 @@ def test_plain_ascii_is_printable_ascii_without_space_byte_by_byte():
             if _plain_ascii(sliced):
                 assert all(0x21 <= ord(ch) <= 0x7E for ch in values[1])
     assert not _plain_ascii(pd.Series(["abc"], dtype=object))  # not Arrow-backed: checked as before
+
+
+def test_python_texts_are_pandas_object_values_with_none_for_missing():
+    import pyarrow as pa
+
+    from evalcore.io.assemble import _python_texts
+
+    dtype = pd.Series(["x"], dtype=object).astype(str).dtype
+    data = pa.chunked_array([pa.array(["a", None, ""], pa.large_string()), pa.array(["é b", "\u2028"], pa.large_string())])
+    frame = pd.DataFrame({"text": pd.Series(pd.array(data, dtype=dtype))})
+    want = frame["text"].to_numpy(dtype=object, na_value=None).tolist()
+    got = _python_texts(frame)["text"]
+    assert got.dtype == object and got.tolist() == want == ["a", None, "", "é b", "\u2028"]
+    assert all(type(v) is str for v in got if v is not None)
+    empty = pd.DataFrame({"text": pd.Series(pd.array(pa.chunked_array([], pa.large_string()), dtype=dtype))})
+    assert _python_texts(empty)["text"].dtype == object and not len(empty)
+
+
+def test_duplicated_rows_are_pandas_duplicated_on_random_tables():
+    """Duplicate rows over string keys and a float score (the identical-judgement check), inside
+    an assembly (shared codes, early stop when the leading keys are unique) and outside."""
+    from evalcore.io.assemble import _duplicated
+
+    rng = random.Random(13)
+    for trial in range(200):
+        n = rng.randint(0, 30)
+        df = pd.DataFrame({"system": [rng.choice(["A", "B"]) for _ in range(n)],
+                           "seg_id": [str(rng.randint(1, rng.choice([3, 40]))) for _ in range(n)],
+                           "rater": [rng.choice(["r1", "r1", None]) for _ in range(n)]}, dtype=object)
+        df["score"] = [rng.choice([1.0, 2.5, float("nan")]) for _ in range(n)]
+        if trial % 2:
+            df = df.astype({"system": str, "seg_id": str, "rater": str})
+        keys = ["system", "seg_id", "rater", "score"]
+        want = df.duplicated(keys, keep=False).tolist()
+        with _factorised():
+            _factorize(df["system"])  # (as the name checks leave them)
+            assert _duplicated(df, keys).tolist() == want, trial
+        assert _duplicated(df, keys).tolist() == want, trial

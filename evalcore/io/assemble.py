@@ -109,6 +109,14 @@ def _arrow_factorize(data: Any) -> tuple[np.ndarray, pd.Index]:
     return codes, pd.Index(pd.array(encoded.dictionary, dtype=STR))
 
 
+def _factorised_already(col: pd.Series) -> bool:
+    """Whether :func:`_factorize` has ``col``'s codes at hand."""
+    memo = _FACTORS.get()
+    data = getattr(col.array, "_pa_array", None) if col.dtype == STR else None
+    hit = memo.get(id(data)) if memo is not None and data is not None else None
+    return hit is not None and hit[0] is data
+
+
 def _distinct(col: pd.Series) -> pd.Index:
     """The distinct values of ``col`` in order of first appearance (``pd.unique``, a missing
     value included), from :func:`_factorize`."""
@@ -137,6 +145,8 @@ def _duplicated(df: pd.DataFrame, keys: list[str]) -> np.ndarray:
     ids = np.zeros(n, dtype=np.int64)
     size, used = 1, 0
     for k in keys:
+        if used and not _factorised_already(df[k]) and not (np.bincount(ids, minlength=size)[ids] > 1).any():
+            return np.zeros(n, dtype=bool)  # unique on the leading keys: no key to factorise for nothing
         codes, uniques = _factorize(df[k])
         if size * len(uniques) > 4 * n + 1024:
             break
@@ -401,7 +411,7 @@ def _numbers(text: pd.Series) -> pd.Series:
     mostly distinct strings, is parsed as it is."""
     if not len(text) or text.hasnans:
         return pd.to_numeric(text, errors="coerce")
-    codes, distinct = pd.factorize(text)
+    codes, distinct = _factorize(text)  # (no missing value here: the codes of pd.factorize)
     if len(distinct) * 4 > len(text):
         return pd.to_numeric(text, errors="coerce")
     parsed = pd.to_numeric(pd.Series(distinct), errors="coerce")
@@ -530,7 +540,11 @@ def _python_texts(frame: pd.DataFrame) -> pd.DataFrame:
     (together in memory, as :meth:`Dataset.compact_texts` would make them)."""
     if frame["text"].dtype != object:
         col: Any = frame["text"]  # an Arrow-backed string column
-        frame["text"] = pd.Series(col.to_numpy(dtype=object, na_value=None), index=frame.index, dtype="object")
+        data = getattr(col.array, "_pa_array", None)
+        # Arrow's own conversion (a missing text: None, as pandas' to_numpy(na_value=None) gives)
+        # without pandas' masking and copy on top
+        values = data.to_numpy() if data is not None else col.to_numpy(dtype=object, na_value=None)
+        frame["text"] = pd.Series(values, index=frame.index, dtype="object")
     return frame
 
 
