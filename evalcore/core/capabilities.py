@@ -42,7 +42,7 @@ def _codes(ds: Dataset) -> dict[str, Any]:
     memo = ds._cache.get("capability_codes")
     if memo is None:
         refs = ds.references
-        seg_codes, seg_values = pd.factorize(refs["seg_id"])
+        seg_codes, seg_values = ds.ref_segment_codes()
         # (a missing ref_id is a value of its own here, listed as pd.unique lists it, and
         # counted as no set)
         ref_codes, ref_values = pd.factorize(refs["ref_id"], use_na_sentinel=False)

@@ -102,15 +102,40 @@ class Dataset:
     @property
     def judged(self) -> list[str]:
         """Every system or reference set that has at least one judgement."""
-        return _first_seen(self.judgements["system"])
+        return self._names("judged", "judgements", "system")
 
     @property
     def criteria(self) -> list[str]:
-        return _first_seen(self.judgements["judgement"])
+        return self._names("criteria", "judgements", "judgement")
 
     @property
     def raters(self) -> list[str]:
-        return _first_seen(self.judgements["rater"])
+        return self._names("raters", "judgements", "rater")
+
+    def _names(self, key: str, table: str, column: str) -> list[str]:
+        """The distinct values of ``table[column]`` in order of first appearance, memoised (a
+        copy of the list is returned)."""
+        if key not in self._cache:
+            self._cache[key] = _first_seen(getattr(self, table)[column])
+        return list(self._cache[key])
+
+    def names_known(self, **names: list[str]) -> "Dataset":
+        """Take the distinct names a loader has at hand (``ref_ids``, ``systems``, ``judged``,
+        ``criteria``, ``raters``: each the list its property would compute, in order of first
+        appearance) instead of computing them again; returns self."""
+        unknown = set(names) - {"ref_ids", "systems", "judged", "criteria", "raters"}
+        if unknown:
+            raise ValueError(f"not a list of names of a dataset: {', '.join(sorted(unknown))}")
+        self._cache.update({k: list(v) for k, v in names.items()})
+        return self
+
+    def ref_segment_codes(self) -> tuple[np.ndarray, pd.Index]:
+        """The references' seg_id factorised (``pandas.factorize``: a missing id is -1) and its
+        distinct values; memoised (the per-segment counts of :meth:`refs_per_segment` and of
+        :mod:`evalcore.core.capabilities` share it)."""
+        if "ref_segment_codes" not in self._cache:
+            self._cache["ref_segment_codes"] = pd.factorize(self.references["seg_id"])
+        return cast(tuple[np.ndarray, pd.Index], self._cache["ref_segment_codes"])
 
     def is_reference(self, name: str) -> bool:
         return name in set(self.references["ref_id"])
@@ -175,8 +200,11 @@ class Dataset:
         return self
 
     def refs_per_segment(self) -> np.ndarray:
-        counts = self.references.groupby("seg_id").size()
-        return counts.reindex(self.seg_ids, fill_value=0).to_numpy()
+        """References per segment (in :attr:`seg_ids` order): ``groupby("seg_id").size()``
+        reindexed by the segments, counted from the memoised codes."""
+        codes, values = self.ref_segment_codes()
+        counts = pd.Series(np.bincount(codes[codes >= 0], minlength=len(values)), index=values)
+        return counts.reindex(pd.Index(self.segments["seg_id"]), fill_value=0).to_numpy()
 
     def with_references(self, ref_ids: list[str]) -> "Dataset":
         """A copy restricted to the given reference sets (in that order)."""

@@ -599,6 +599,10 @@ def _dataset(name: str, lp: str, tables: dict[str, pd.DataFrame], extras: dict[s
     )
     if arrow_texts:
         ds.texts_are_compact()  # made together by _python_texts: nothing for compact_texts to do
+    # the distinct names, at hand from the checks (the same columns, rows and order)
+    ds.names_known(ref_ids=list(_distinct(ref["ref_id"])), systems=list(_distinct(out["system"])),
+                   judged=list(_distinct(jud["system"])), criteria=list(_distinct(jud["judgement"])),
+                   raters=list(_distinct(jud["rater"])))
     return ds
 
 
