@@ -197,3 +197,28 @@ def test_rows_of_empty_fields_and_blank_lines(body, columnar):
     assert report.problems == [] and table is not None
     assert (table._arrays is not None) == columnar
     assert table.rows == rows and table.lines == lines
+
+
+@pytest.mark.parametrize("bad", [b"", b"\xe9", b"\xc3", b"\xed\xa0\x80"])
+def test_ascii_files_are_read_by_column_and_invalid_utf8_still_reported(bad):
+    """A file of ASCII bytes skips Arrow's UTF-8 check (it is UTF-8 as a whole) and reads as csv
+    reads it; one invalid byte sequence anywhere still gets the row reader's message and line."""
+    rng = random.Random(len(bad))
+    ascii_words = [w for w in WORDS if w.isascii()]
+    lines = ["a\tb\tc"] + ["\t".join(rng.choice(ascii_words) for _ in range(3)) for _ in range(50)]
+    if bad:
+        lines[30] = lines[30] + "x"
+    data = "\n".join(lines).encode() + b"\n"
+    if bad:
+        at = data.index(b"x\n")
+        data = data[:at] + bad + data[at + 1:]
+    report = Report()
+    table = read_tsv(data, "t.tsv", report, [])
+    if not bad:
+        assert table is not None and table._arrays is not None and report.ok
+        header, rows, starts = _reference(data)
+        assert table.columns == header and table.rows == rows and table.lines == starts
+    else:
+        assert table is None and not report.ok
+        assert [(p.line, p.message.split(";")[0]) for p in report.errors] == [
+            (31, f"is not valid UTF-8 (byte 0x{bad[0]:02x})")]

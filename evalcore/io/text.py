@@ -155,7 +155,7 @@ def _columnar(data: bytes, quoting: str) -> tuple[list[str], list[Any]] | None:
     row-by-row reading, or None: Arrow's CSV reader splits it, with no quote character.
 
     It answers only where :mod:`csv` (after :func:`decode`) would read the same rows without a
-    problem: UTF-8 (Arrow checks it), no NUL, no carriage return, no field opening with a
+    problem: UTF-8 (Arrow checks it; a file of ASCII bytes is UTF-8 already), no NUL, no carriage return, no field opening with a
     quotation mark (csv quoting), no blank line, a header of two or more fields, every later line
     exactly the header's field count (a ragged row makes Arrow fail), and every field under
     :data:`MAX_FIELD_CHARS` characters. Each row is then one line (line numbers 2, 3, ...).
@@ -182,6 +182,9 @@ def _columnar(data: bytes, quoting: str) -> tuple[list[str], list[Any]] | None:
     body = pa.py_buffer(data)[end + 1:] if end >= 0 else pa.py_buffer(b"")
     if not body.size:
         return header, [pa.array([], type=pa.large_string()) for _ in names]
+    # UTF-8 is checked by Arrow, field by field; a file of ASCII bytes only (one fast pass: often
+    # a judgements file, ids and numbers) is UTF-8 as a whole, and needs no check
+    check_utf8 = not data.isascii()
     try:
         table = pacsv.read_csv(
             pa.BufferReader(body),
@@ -190,18 +193,20 @@ def _columnar(data: bytes, quoting: str) -> tuple[list[str], list[Any]] | None:
                                              newlines_in_values=False, ignore_empty_lines=False),
             convert_options=pacsv.ConvertOptions(column_types={n: pa.large_string() for n in names},
                                                  strings_can_be_null=False, quoted_strings_can_be_null=False,
-                                                 check_utf8=True))
+                                                 check_utf8=check_utf8))
     except (pa.ArrowInvalid, pa.ArrowException):
         return None
     cols = [table.column(n) for n in names]
     del table
     # Arrow reads a blank line as a row of empty fields: only when such a row is there (rare:
     # a line of tabs is one too) are the bytes searched for a blank line
+    # (a first column without an empty field has no such row: the others are not looked at)
     empty = pc.equal(pc.binary_length(cols[0]), 0)
-    for c in cols[1:]:
-        empty = pc.and_(empty, pc.equal(pc.binary_length(c), 0))
-    if pc.any(empty).as_py() and b"\n\n" in data:
-        return None
+    if pc.any(empty).as_py():
+        for c in cols[1:]:
+            empty = pc.and_(empty, pc.equal(pc.binary_length(c), 0))
+        if pc.any(empty).as_py() and b"\n\n" in data:
+            return None
     # a field has at most as many characters as bytes: counting characters is needed only
     # in a column with a field of MAX_FIELD_CHARS bytes or more
     if any((pc.max(pc.binary_length(c)).as_py() or 0) >= MAX_FIELD_CHARS
