@@ -138,3 +138,38 @@ def test_duplicated_rows_are_pandas_duplicated_on_random_tables():
             _factorize(df["system"])  # (as the name checks leave them)
             assert _duplicated(df, keys).tolist() == want, trial
         assert _duplicated(df, keys).tolist() == want, trial
+
+
+def test_block_repeated_columns_take_the_codes_of_their_first_block():
+    """A seg_id column written system by system (one block of ids repeated, whole or cut short,
+    in one or several Arrow chunks) against pandas.factorize, and columns that only look so at
+    a few rows (one value changed deep inside, runs of one value, a missing value)."""
+    import pyarrow as pa
+
+    from evalcore.io.assemble import _period
+
+    dtype = pd.Series(["x"], dtype=object).astype(str).dtype
+    rng = random.Random(17)
+    for trial in range(120):
+        block = [str(rng.randint(1, 40)) for _ in range(rng.randint(2, 40))]
+        values = (block * rng.randint(2, 6))[:rng.randint(2 * len(block), 6 * len(block))]
+        case = trial % 4
+        if case == 1 and len(values) > 3:
+            values[rng.randrange(len(block), len(values))] = "changed"
+        elif case == 2:
+            values = [v for v in values for _ in range(2)]  # runs: 1, 1, 2, 2, ...
+        elif case == 3:
+            values[rng.randrange(len(values))] = None
+        cut = rng.randint(0, len(values))
+        data = pa.chunked_array([pa.array(values[:cut], pa.large_string()), pa.array(values[cut:], pa.large_string())])
+        col = pd.Series(pd.array(data, dtype=dtype))
+        with _factorised():
+            codes, uniques = _factorize(col)
+        want_codes, want_uniques = pd.factorize(col, use_na_sentinel=False)
+        assert codes.tolist() == want_codes.tolist(), trial
+        assert _same(list(uniques), list(want_uniques)), trial
+        p = _period(data)
+        if p:
+            assert all(values[i] == values[i + p] for i in range(len(values) - p)), trial
+    long = pa.chunked_array([pa.array([str(i % 50) for i in range(500)], pa.large_string())])
+    assert _period(long) == 50

@@ -104,9 +104,34 @@ def _arrow_factorize(data: Any) -> tuple[np.ndarray, pd.Index]:
     if not data.null_count and first.equals(data[len(data) - 1]) and pc.all(pc.equal(data, first)).as_py():
         return (np.zeros(len(data), dtype=np.int32),
                 pd.Index(pd.array(pa.array([first.as_py()], type=data.type), dtype=STR)))
+    period = _period(data)
+    if period:  # every value is the one a period earlier: the first block's codes, repeated
+        codes, uniques = _arrow_factorize(data.slice(0, period))
+        return np.tile(codes, -(-len(data) // period))[:len(data)], uniques
     encoded = data.dictionary_encode(null_encoding="encode").combine_chunks()
     codes = np.asarray(encoded.indices.to_numpy(zero_copy_only=False))
     return codes, pd.Index(pd.array(encoded.dictionary, dtype=STR))
+
+
+def _period(data: Any) -> int:
+    """The period p of an Arrow column that is one block of p values repeated (each value equal
+    to the one p rows before it, the first block at least twice), or 0. A table written system
+    by system, each over the segments in their order (a seg_id column of outputs or judgements),
+    is such a column; its codes then follow from the first block's (it holds every value, in
+    order of first appearance), with no hash of the other rows. p is where the first value
+    comes back (a run of one value, p = 1, is left to the hash); a few rows are compared before
+    every row is."""
+    import pyarrow.compute as pc
+
+    n = len(data)
+    if n < 64 or data.null_count:
+        return 0
+    p = pc.index(data, value=data[0], start=1).as_py()
+    if p is None or p < 2 or p > n // 2:
+        return 0
+    if not all(data[i].equals(data[i + p]) for i in (1, p - 1, (n - p) // 2, n - p - 1)):
+        return 0
+    return p if pc.all(pc.equal(data.slice(0, n - p), data.slice(p))).as_py() else 0
 
 
 def _factorised_already(col: pd.Series) -> bool:
