@@ -173,3 +173,32 @@ def test_block_repeated_columns_take_the_codes_of_their_first_block():
             assert all(values[i] == values[i + p] for i in range(len(values) - p)), trial
     long = pa.chunked_array([pa.array([str(i % 50) for i in range(500)], pa.large_string())])
     assert _period(long) == 50
+
+
+def test_columns_of_runs_take_the_codes_of_their_runs():
+    """A system column written system by system (long runs of one value, a name coming back in a
+    later run, several chunks) against pandas.factorize, and columns of short runs."""
+    import pyarrow as pa
+
+    from evalcore.io.assemble import _run_starts
+
+    dtype = pd.Series(["x"], dtype=object).astype(str).dtype
+    rng = random.Random(19)
+    for trial in range(120):
+        names = [rng.choice(["sys-1", "sys-2", "ref", "é", ""]) for _ in range(rng.randint(1, 6))]
+        run = rng.choice([1, 3, 20, 200])
+        values = [nm for nm in names for _ in range(rng.randint(run, 2 * run))]
+        if trial % 5 == 0:
+            values[rng.randrange(len(values))] = "odd"
+        cut = rng.randint(0, len(values))
+        data = pa.chunked_array([pa.array(values[:cut], pa.large_string()), pa.array(values[cut:], pa.large_string())])
+        col = pd.Series(pd.array(data, dtype=dtype))
+        with _factorised():
+            codes, uniques = _factorize(col)
+        want_codes, want_uniques = pd.factorize(col, use_na_sentinel=False)
+        assert codes.tolist() == want_codes.tolist(), trial
+        assert _same(list(uniques), list(want_uniques)), trial
+        starts = _run_starts(data)
+        if starts is not None:
+            assert starts.tolist() == [i for i in range(len(values)) if i == 0 or values[i] != values[i - 1]], trial
+    assert _run_starts(pa.chunked_array([pa.array(["a"] * 100 + ["b"] * 100, pa.large_string())])).tolist() == [0, 100]

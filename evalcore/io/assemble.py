@@ -104,6 +104,12 @@ def _arrow_factorize(data: Any) -> tuple[np.ndarray, pd.Index]:
     if not data.null_count and first.equals(data[len(data) - 1]) and pc.all(pc.equal(data, first)).as_py():
         return (np.zeros(len(data), dtype=np.int32),
                 pd.Index(pd.array(pa.array([first.as_py()], type=data.type), dtype=STR)))
+    starts = _run_starts(data)
+    if starts is not None:  # runs of one value (a system's rows together): the runs' codes, repeated
+        import pyarrow as pa
+
+        codes, uniques = _arrow_factorize(data.take(pa.array(starts)))
+        return np.repeat(codes, np.diff(np.r_[starts, len(data)])), uniques
     period = _period(data)
     if period:  # every value is the one a period earlier: the first block's codes, repeated
         codes, uniques = _arrow_factorize(data.slice(0, period))
@@ -111,6 +117,25 @@ def _arrow_factorize(data: Any) -> tuple[np.ndarray, pd.Index]:
     encoded = data.dictionary_encode(null_encoding="encode").combine_chunks()
     codes = np.asarray(encoded.indices.to_numpy(zero_copy_only=False))
     return codes, pd.Index(pd.array(encoded.dictionary, dtype=STR))
+
+
+def _run_starts(data: Any) -> np.ndarray | None:
+    """The rows where a value differs from the one before (and row 0) in an Arrow column made of
+    few runs of one value (at most one run per 16 rows: a table written system by system), or
+    None. The first value of every distinct value is the first row of one of its runs, so
+    factorising the runs' first rows gives pandas' distinct values in their order; each row takes
+    its run's code. The first 4,096 rows are looked at before every row is."""
+    import pyarrow.compute as pc
+
+    n = len(data)
+    if n < 64 or data.null_count:
+        return None
+    probe = data.slice(0, min(n, 4096))
+    if pc.sum(pc.not_equal(probe.slice(1), probe.slice(0, len(probe) - 1))).as_py() > len(probe) // 16:
+        return None
+    changed = pc.not_equal(data.slice(1), data.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+    starts = np.r_[0, np.flatnonzero(changed) + 1]
+    return starts if len(starts) <= n // 16 else None
 
 
 def _period(data: Any) -> int:
@@ -525,7 +550,7 @@ def _text_warnings(ref: pd.DataFrame, out: pd.DataFrame, n_seg: int, lp_txt: str
         # rows per name (groupby-size: a missing name is no group) and the file of its first row
         codes, names = _factorize(df[key])
         sizes = np.bincount(codes, minlength=len(names)) if len(codes) else np.zeros(len(names), dtype=np.int64)
-        short = [i for i in np.flatnonzero(sizes < n_seg) if not pd.isna(names[i])]
+        short = [int(i) for i in np.flatnonzero(sizes < n_seg) if not pd.isna(names[int(i)])]
         if short:
             first = _first_rows(df[key])  # (codes number the names in order of first appearance)
             for i in short:
