@@ -78,8 +78,11 @@ def server_pid(port_url: str) -> int:
     raise RuntimeError(f"no streamlit server child for {port_url}")
 
 
-def measure_cpu(page, url: str, pid: int, timeout: float = 600.0, settle: float = 1.0) -> tuple[float, float, str]:
-    """(server CPU s from just before the request to idle, wall s to idle, exception text or "")."""
+def measure_cpu(page, url: str, pid: int, timeout: float = 600.0, settle: float = 1.0,
+                after: float = 2.0) -> tuple[float, float, str, float]:
+    """(server CPU s from just before the request to idle, wall s to idle, exception text or "",
+    server CPU s in the ``settle`` + ``after`` s after idleness began: work the page left running,
+    e.g. in a thread, or the server's own upkeep)."""
     from bench_browser_pages import IDLE
 
     c0 = cpu_seconds(pid)
@@ -99,8 +102,9 @@ def measure_cpu(page, url: str, pid: int, timeout: float = 600.0, settle: float 
         else:
             idle_since = idle_cpu = None
         time.sleep(0.05)
+    page.wait_for_timeout(after * 1000)
     err = page.query_selector('[data-testid="stException"]')
-    return idle_cpu - c0, idle_since, (err.inner_text()[:200] if err else "")
+    return idle_cpu - c0, idle_since, (err.inner_text()[:200] if err else ""), cpu_seconds(pid) - idle_cpu
 
 
 @contextlib.contextmanager
@@ -165,8 +169,9 @@ def main(argv=None) -> int:
         shutil.rmtree(cache, ignore_errors=True)
         err = cold[2] or next((v[2] for v in visits if v[2]), "")
         rows.append((slug, start, cold, visits, load))
-        print(f"{slug}: start-up {start:.2f} CPU-s; cold {cold[0]:.2f} CPU-s (idle at {cold[1]:.1f} s); second visit "
-              + ", ".join(f"{v[0]:.2f} CPU-s (idle at {v[1]:.1f} s)" for v in visits)
+        print(f"{slug}: start-up {start:.2f} CPU-s; cold {cold[0]:.2f} CPU-s (idle at {cold[1]:.1f} s, "
+              f"{cold[3]:.2f} CPU-s in the 3 s after); second visit "
+              + ", ".join(f"{v[0]:.2f} CPU-s (idle at {v[1]:.1f} s, {v[3]:.2f} after)" for v in visits)
               + f"; load {load:.1f}" + (f"; ERROR {err}" if err else ""), flush=True)
     shutil.rmtree(tmp, ignore_errors=True)
     print()
