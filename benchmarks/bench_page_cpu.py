@@ -124,14 +124,15 @@ def main() -> None:
 def saved_state(state: Path, data: str) -> None:
     """Save ``data`` and precompute its statistics (the ``--save-only`` helper process) into
     ``state/home`` and ``state/cache``, unless an earlier run did (``state/READY`` names the data)."""
-    import shutil
     import subprocess
 
     ready = state / "READY"
-    if ready.exists() and ready.read_text().strip() == str(Path(data).resolve()):
+    want = str(Path(data).resolve())
+    if ready.exists() and ready.read_text().strip() == want:
         return
-    shutil.rmtree(state, ignore_errors=True)
-    state.mkdir(parents=True)
+    if state.exists() and any(state.iterdir()):  # never delete a folder someone named by mistake
+        raise SystemExit(f"{state}: not empty and not a saved state of {want}: name a new folder")
+    state.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, EVALCORE_HOME=str(state / "home"), EVALCORE_CACHE=str(state / "cache"))
     subprocess.run([sys.executable, __file__, "x", "--data", data, "--save-only"], check=True, env=env, cwd=ROOT)
     ready.write_text(str(Path(data).resolve()) + "\n")
