@@ -8,6 +8,7 @@ import random
 import pandas as pd
 import pytest
 
+from evalcore.core.capabilities import reference_sets_with_text, references_with_text
 from evalcore.core.dataset import Dataset
 from evalcore.io import FileSource, load_collection
 
@@ -25,6 +26,10 @@ def _check(ds: Dataset) -> None:
         assert getattr(ds, key) == want, key
     per_seg = ds.references.groupby("seg_id").size().reindex(list(ds.segments["seg_id"]), fill_value=0)
     assert ds.refs_per_segment().tolist() == per_seg.tolist()
+    # the loader's answer of which references have text, against the texts tested again
+    fresh = Dataset(ds.name, ds.lp, ds.segments, ds.references.copy(), ds.outputs, ds.judgements)
+    assert references_with_text(ds).tolist() == references_with_text(fresh).tolist()
+    assert reference_sets_with_text(ds) == reference_sets_with_text(fresh)
 
 
 def _campaign(rng: random.Random, quoted: bool) -> FileSource:
@@ -37,7 +42,8 @@ def _campaign(rng: random.Random, quoted: bool) -> FileSource:
            if rng.random() < 0.8]
     text = '"quoted"' if quoted else "text"
     files = {"segments.tsv": "lp\tseg_id\tsource\n" + "".join(f"en-de\t{s}\tsrc {s}\n" for s in segs),
-             "references.tsv": "lp\tseg_id\tref_id\ttext\n" + "".join(f"en-de\t{s}\t{r}\tref\n" for s, r in refs),
+             "references.tsv": "lp\tseg_id\tref_id\ttext\n" + "".join(
+                 f"en-de\t{s}\t{r}\t{rng.choice(['ref', ' ', '', chr(0x3000), 'a b', chr(0x85)])}\n" for s, r in refs),
              "outputs.tsv": "lp\tsystem\tseg_id\ttext\n" + "".join(f"en-de\t{sy}\t{s}\t{text}\n" for sy, s in outs),
              "judgements.tsv": "lp\tsystem\tseg_id\trater\tjudgement\tscore\n"
                                + "".join(f"en-de\t{sy}\t{s}\t{ra}\t{j}\t{v}\n" for sy, s, ra, j, v in jud)}

@@ -49,9 +49,19 @@ def _codes(ds: Dataset) -> dict[str, Any]:
         memo = {"seg": seg_codes, "ref": ref_codes, "refs": ref_values, "n_ref": len(ref_values),
                 "ref_given": ~np.asarray(pd.isna(ref_values), dtype=bool),
                 "seg_values": seg_values,  # (missing seg_id: code -1, counted nowhere)
-                "text": _has_text(refs["text"]), "present": refs["text"].notna().to_numpy(dtype=bool)}
+                "text": ds._cache.get("capability_ref_text", None),
+                "present": refs["text"].notna().to_numpy(dtype=bool)}
+        if memo["text"] is None or len(memo["text"]) != len(refs):
+            memo["text"] = _has_text(refs["text"])
         ds._cache["capability_codes"] = memo
     return memo
+
+
+def know_references_with_text(ds: Dataset, has_text: Any) -> None:
+    """Take a loader's per-row answer of :func:`_has_text` for ``ds.references`` (given and not
+    blank, by the same whitespace table: a loader tests the texts while they are Arrow strings,
+    before they become Python strings) instead of testing every text again."""
+    ds._cache["capability_ref_text"] = np.asarray(has_text, dtype=bool)
 
 
 def _sets_per_segment(ds: Dataset, mask: np.ndarray) -> np.ndarray:

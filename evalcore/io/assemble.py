@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.capabilities import know_references_with_text
 from ..core.dataset import (JUDGEMENT_COLUMNS, OUTPUT_COLUMNS, REFERENCE_COLUMNS, SEGMENT_COLUMNS,
                        TAG_COLUMNS, Dataset)
 from ..core.problems import CONTROL_CHARS, MAX_ABS_SCORE, DataError, Problem, Report
@@ -539,10 +540,15 @@ def _blank(texts: pd.Series) -> np.ndarray:
     return (texts.astype(str).str.strip() == "").to_numpy(dtype=bool, na_value=False)
 
 
-def _text_warnings(ref: pd.DataFrame, out: pd.DataFrame, n_seg: int, lp_txt: str, warn: Report) -> None:
-    """Empty texts, and reference sets or systems that miss segments (both kept)."""
+def _text_warnings(ref: pd.DataFrame, out: pd.DataFrame, n_seg: int, lp_txt: str, warn: Report) -> np.ndarray:
+    """Empty texts, and reference sets or systems that miss segments (both kept). Returns which
+    references are blank (:func:`_blank`)."""
+    ref_blank = np.zeros(0, dtype=bool)
     for label, df, key in (("reference set", ref, "ref_id"), ("system", out, "system")):
-        blank = _some(df, _blank(df["text"]))
+        is_blank = _blank(df["text"])
+        if label == "reference set":
+            ref_blank = is_blank
+        blank = _some(df, is_blank)
         for nm, sub in blank.groupby(key, sort=False):
             warn.warning(sub["_file"].iloc[0], int(sub["_line"].iloc[0]) if sub["_line"].iloc[0] is not None else None,
                          f"{label} {nm!r}{lp_txt} has {len(sub)} empty or whitespace-only text(s) "
@@ -556,6 +562,7 @@ def _text_warnings(ref: pd.DataFrame, out: pd.DataFrame, n_seg: int, lp_txt: str
             for i in short:
                 warn.warning(df["_file"].iloc[int(first[i])], None,
                              f"{label} {names[i]!r}{lp_txt} covers {int(sizes[i])} of {n_seg} segments")
+    return ref_blank
 
 
 def _identical_judgements(jud: pd.DataFrame, lp_txt: str, warn: Report) -> None:
@@ -614,7 +621,7 @@ def _dataset(name: str, lp: str, tables: dict[str, pd.DataFrame], extras: dict[s
     seg, ref, out, jud, tag = (_of_lp(tables[t], lp) for t in ("segments", "references", "outputs", "judgements", "tags"))
     lp_txt = f" ({lp})" if lp else ""
     warn = Report()
-    _text_warnings(ref, out, len(seg), lp_txt, warn)
+    ref_blank = _text_warnings(ref, out, len(seg), lp_txt, warn)
     _identical_judgements(jud, lp_txt, warn)
     texts = set(_distinct(out["system"])) | set(_distinct(ref["ref_id"]))
     no_text = [s for s in _distinct(jud["system"]) if s not in texts]
@@ -637,6 +644,8 @@ def _dataset(name: str, lp: str, tables: dict[str, pd.DataFrame], extras: dict[s
     # a view of the loader's block of every column (lp, system, seg_id, text as Python
     # strings), which then outlives the load: at 100k segments × 10 systems, +3 M strings.
     arrow_texts = ref["text"].dtype != object and out["text"].dtype != object
+    # the references with text (given, not blank), tested while the texts are Arrow strings
+    ref_has_text = ~ref_blank & ref["text"].notna().to_numpy(dtype=bool) if arrow_texts else None
     ds = Dataset(
         name=name, lp=lp,
         segments=segf.reindex(columns=SEGMENT_COLUMNS).fillna(""),
@@ -649,6 +658,7 @@ def _dataset(name: str, lp: str, tables: dict[str, pd.DataFrame], extras: dict[s
     )
     if arrow_texts:
         ds.texts_are_compact()  # made together by _python_texts: nothing for compact_texts to do
+        know_references_with_text(ds, ref_has_text)
     # the distinct names, at hand from the checks (the same columns, rows and order)
     ds.names_known(ref_ids=list(_distinct(ref["ref_id"])), systems=list(_distinct(out["system"])),
                    judged=list(_distinct(jud["system"])), criteria=list(_distinct(jud["judgement"])),
