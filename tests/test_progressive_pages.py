@@ -1,0 +1,96 @@
+"""Progressive pages (Compare, Metrics task, Campaign) under Streamlit's AppTest on the bundled
+sample: on a cold visit the first figure is drawn from point estimates before any significance
+work runs (spies on the functions that resample: the paired bootstrap and approximate
+randomisation, the metrics task's cluster permutations and segment bootstrap, the campaign's
+metric clusters), the significance arrives after under a progress bar, and the values shown at
+the end equal the non-progressive computation (the analysis functions called directly here, with
+the page's settings). Behaviour only: orders and values, never timings."""
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from conftest import SAMPLE
+from test_pages import _frame, _open
+
+from evalcore.analysis import compare as C
+from evalcore.io import load_collection
+from evalcore.scoring.settings import DEFAULTS
+
+
+@pytest.fixture
+def events(monkeypatch, tmp_path):
+    """Every keyed figure drawn (with the figure), every progress bar started, in order."""
+    monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "cache"))
+    log: list[tuple] = []
+    for owner in (DeltaGenerator, st):  # st.x are bound to the main container at import
+        def chart(*a, _real=getattr(owner, "plotly_chart"), **k):
+            if k.get("key"):
+                log.append(("figure", k["key"], a[-1] if a else k.get("figure_or_data")))
+            return _real(*a, **k)
+
+        def progress(*a, _real=getattr(owner, "progress"), **k):
+            log.append(("bar", str(k.get("text") or "")))
+            return _real(*a, **k)
+        monkeypatch.setattr(owner, "plotly_chart", chart)
+        monkeypatch.setattr(owner, "progress", progress)
+    st.cache_data.clear()
+    st.cache_resource.clear()  # (computed_keys too: every page starts cold)
+    return log
+
+
+def _spy(monkeypatch, log: list, module, name: str) -> None:
+    real = getattr(module, name)
+
+    def spy(*a, **k):
+        log.append(("work", name))
+        return real(*a, **k)
+    monkeypatch.setattr(module, name, spy)
+
+
+def _index(log, kind: str, what: str | None = None) -> int:
+    return next(i for i, e in enumerate(log) if e[0] == kind and (what is None or e[1] == what))
+
+
+def _winner_labels(fig) -> list:
+    return [list(t.text) for t in fig.data if t.text is not None]
+
+
+# ---------------------------------------------------------------------------------------------- Compare
+def test_compare_draws_the_scores_before_the_paired_tests(events, monkeypatch):
+    from evalcore.stats import significance
+    from evalcore.views.compare import PENDING
+
+    for name in ("paired_bootstrap", "paired_approximate_randomization"):
+        _spy(monkeypatch, events, significance, name)
+    a, b, metrics, n_boot, n_ar = "synonyms", "literal", ["bleu", "chrf"], 60, 50
+    at = _open("compare", {"cmp_a": a, "cmp_b": b, "cmp_metrics": metrics, "cmp_boot": n_boot, "cmp_ar": n_ar})
+    figures = [e for e in events if e[0] == "figure" and e[1].startswith("cmp_win")]
+    assert [e[1] for e in figures] == ["cmp_win_fig_human", "cmp_win_fig_point", "cmp_win_fig"]
+    first_test = _index(events, "work")
+    # the humans' win rates, then every signal's, both before the first resample, the bar before it too
+    assert events.index(figures[1]) < first_test
+    bar = _index(events, "bar", next(e[1] for e in events if e[0] == "bar" and e[1].startswith("Paired tests")))
+    assert events.index(figures[1]) < bar < first_test < events.index(figures[2])
+    assert not [e for e in events[:first_test] if e[0] == "work"]
+    # the point figures say the test is pending; the last one names the winners
+    humans = ("human:adequacy", "human:fluency")
+    assert _winner_labels(figures[0][2]) == [[PENDING] * len(humans)]
+    assert _winner_labels(figures[1][2]) == [[PENDING] * (len(metrics) + len(humans))]
+    # the final headline: the same as one non-progressive computation with the page's settings
+    ds = load_collection(SAMPLE)["es-en"]
+    settings = DEFAULTS.with_(tokenizer=C.default_tokenizer(ds.lp)[0], judged_only=DEFAULTS.judged_only)
+    want = C.headline(C.build(ds, a, b, metrics, ds.criteria, settings), n_boot, n_ar, test="bootstrap")
+    shown = _frame(at, "winner")
+    pd.testing.assert_frame_equal(shown.reset_index(drop=True), want, check_exact=True)
+    assert want["p_bootstrap"].notna().all() and want["p_ar"].notna().all()
+    final = figures[2][2]
+    assert _winner_labels(final) == [[w if w in (a, b) else "n.s." for w in want["winner"]]]
+    # a rerun: the full figure at once, nothing resampled again
+    events.clear()
+    at.run()
+    assert not at.exception
+    assert [e[1] for e in events if e[0] == "figure" and e[1].startswith("cmp_win")] == ["cmp_win_fig"]
+    assert not [e for e in events if e[0] in ("work", "bar")]
