@@ -94,3 +94,74 @@ def test_compare_draws_the_scores_before_the_paired_tests(events, monkeypatch):
     assert not at.exception
     assert [e[1] for e in events if e[0] == "figure" and e[1].startswith("cmp_win")] == ["cmp_win_fig"]
     assert not [e for e in events if e[0] in ("work", "bar")]
+
+
+# ---------------------------------------------------------------------------------------------- Metrics task
+METATASK_METRICS = ("bleu", "chrf", "ter")
+
+
+def _metatask_query(k: int):
+    from evalcore.views import metatask as view
+    from evalcore.views.queries import collection_key
+
+    coll = load_collection(SAMPLE)
+    return coll, view.MetataskQuery(collection_key(coll, ["es-en"]), DEFAULTS.with_(tokenizer=None, judged_only=False),
+                                    "wmt24", ("es-en",), METATASK_METRICS, "adequacy", k)
+
+
+def test_metatask_clusters_from_the_point_table_equal_one_run():
+    """The clusters added to the table computed without them (what the page draws first) give the
+    result of one run_metatask with k: the same table (values, ranks, clusters), p-values and notes."""
+    import dataclasses
+
+    from evalcore.analysis.metatask import run_metatask
+    from evalcore.views import metatask as view
+
+    coll, q = _metatask_query(12)
+    point = view.metatask_result(coll, dataclasses.replace(q, k=0))
+    assert point[0].cluster is None
+    res, notes, sig = view.metatask_clusters(point, q)
+    want, want_notes, want_sigs = run_metatask(coll, "wmt24", lps=["es-en"], metrics=list(METATASK_METRICS),
+                                               human="adequacy", settings=q.settings, k=12)
+    pd.testing.assert_frame_equal(res.table(), want.table(), check_exact=True)
+    assert res.cluster is not None and res.cluster.notna().all()
+    pd.testing.assert_frame_equal(res.sig, want.sig, check_exact=True)
+    assert notes == want_notes == res.notes and any("clusters:" in n for n in notes)
+    assert not any(n.startswith("k = 0") for n in notes)
+    assert res.signatures == want_sigs and set(res.pairs) == set(want.pairs)
+    assert sig == view.metatask_result(coll, q)[2]
+    assert view.metatask_clusters(point, dataclasses.replace(q, k=0)) is point  # k = 0: the point table itself
+
+
+def test_metatask_draws_the_leaderboard_before_the_clusters_and_the_cis(events, monkeypatch):
+    from evalcore.analysis import metatask as M
+
+    for name in ("metric_clusters", "subtask_cis"):
+        _spy(monkeypatch, events, M, name)
+    k = 12
+    at = _open("metatask", {"mt_metrics": list(METATASK_METRICS), "mt_human": "adequacy", "mt_k": k, "mt_ci": True})
+    order = [e[1] for e in events if e[0] == "work" or e[0] == "figure" and e[1].startswith(("mt_lead", "mt_values"))]
+    assert order == ["mt_lead_point", "metric_clusters", "mt_lead", "mt_values_point", "subtask_cis", "mt_values"]
+    bars = [i for i, e in enumerate(events) if e[0] == "bar"]
+    assert len(bars) == 2
+    assert _index(events, "figure", "mt_lead_point") < bars[0] < _index(events, "work", "metric_clusters")
+    assert _index(events, "figure", "mt_values_point") < bars[1] < _index(events, "work", "subtask_cis")
+    # the values shown at the end: today's one-step computation (run_metatask with k), and its CIs
+    from evalcore.views import metatask as view
+
+    coll, q = _metatask_query(k)
+    old = view.metatask_result(coll, q)
+    shown = _frame(at, "average_rank")
+    pd.testing.assert_frame_equal(shown.reset_index(drop=True), view.leaderboard_display(old[0])[0], check_exact=True)
+    assert shown["cluster"].notna().all() and old[0].cluster is not None
+    drawn = {e[1]: e[2] for e in events if e[0] == "figure"}  # the last figure drawn under each key
+    assert drawn["mt_lead"].to_plotly_json() == view.metatask_leaderboard_figure(old, q).to_plotly_json()
+    ci = M.subtask_cis(old[0])
+    assert ci
+    assert drawn["mt_values"].to_plotly_json() == view.metatask_values_figure(old + (ci,), q).to_plotly_json()
+    assert drawn["mt_values"].to_plotly_json() != drawn["mt_values_point"].to_plotly_json()  # the CIs drawn
+    events.clear()
+    at.run()  # a rerun: the final figures at once, nothing resampled again
+    assert not at.exception
+    assert [e[1] for e in events if e[0] in ("work", "bar") or e[0] == "figure" and e[1].startswith(("mt_lead", "mt_values"))] \
+        == ["mt_lead", "mt_values"]
