@@ -177,9 +177,11 @@ try:
     if ("compare", query_of(metrics), n_boot, n_ar, test) not in done and (n_boot or n_ar):
         bar, _ = progress_bar(f"Paired tests of every signal: {n_boot:,} bootstrap resamples and {n_ar:,} "
                               "randomisation trials…")
-    head = table(cmp, key, "headline", n_boot, n_ar, test)  # (the scores above, now with their tests)
-    if bar is not None:
-        bar.empty()
+    try:
+        head = table(cmp, key, "headline", n_boot, n_ar, test)  # (the scores above, now with their tests)
+    finally:
+        if bar is not None:
+            bar.empty()
     done.add(("compare", query_of(metrics), n_boot, n_ar, test))
 except Exception as exc:
     show_exception(exc, "Could not compare the systems")

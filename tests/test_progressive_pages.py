@@ -165,3 +165,16 @@ def test_metatask_draws_the_leaderboard_before_the_clusters_and_the_cis(events, 
     assert not at.exception
     assert [e[1] for e in events if e[0] in ("work", "bar") or e[0] == "figure" and e[1].startswith(("mt_lead", "mt_values"))] \
         == ["mt_lead", "mt_values"]
+
+
+# ---------------------------------------------------------------------------------------------- Campaign
+def test_campaign_already_draws_its_figures_before_the_metric_clusters(events, monkeypatch):
+    """Unchanged, and kept so: the human scores' figure (no metric scored), then the correlations'
+    figure, and only then the metrics' significance clusters (PERM-BOTH) under their indicator."""
+    from evalcore.analysis import campaign as CA
+
+    _spy(monkeypatch, events, CA, "metric_clusters")
+    at = _open("campaign", {"camp_metrics": ["bleu", "chrf"]})
+    order = [e[1] for e in events if e[0] == "work" or e[0] == "figure" and e[1] in ("camp_human_bars", "camp_bars")]
+    assert order == ["camp_human_bars", "camp_bars", "metric_clusters"]
+    assert len(_frame(at, "rank")) == 2  # the two metrics' clusters are shown
