@@ -16,10 +16,27 @@ fi
 # Lint first (seconds): pyflakes and pycodestyle errors, configured in pyproject.toml.
 python -m ruff check --quiet .
 # Types: mypy over the whole evalcore package (strict on core/, stats/ and metrics/base.py),
-# configured in pyproject.toml's [tool.mypy].
-python -m mypy
+# configured in pyproject.toml's [tool.mypy]. It runs beside pytest at low priority (about a minute
+# of one core, taken from the time the test workers spend waiting on browsers and servers); its
+# report is printed after pytest's and a type error fails the command just as a failed test does.
+mypy_log="$(mktemp)"
+nice -n 10 python -m mypy >"$mypy_log" 2>&1 &
+mypy_pid=$!
+trap 'kill "$mypy_pid" 2>/dev/null || true; rm -f "$mypy_log"' EXIT
 # One pytest worker per CPU core (pytest-xdist), each test file on one worker so that its
 # module fixtures are built once; every worker has its own workspace and cache (tests/conftest.py).
 # Files are handed out in tests/conftest.py's order, the most costly first (tests/costs.tsv), not
 # xdist's default by number of tests, which started the longest one-test files last.
-exec python -m pytest -q -n auto --dist loadfile --no-loadscope-reorder --durations=15 "$@"
+set +e
+python -m pytest -q -n auto --dist loadfile --no-loadscope-reorder --durations=15 "$@"
+tests_rc=$?
+wait "$mypy_pid"
+mypy_rc=$?
+set -e
+echo "mypy:"
+cat "$mypy_log"
+if [ "$mypy_rc" -ne 0 ]; then
+  echo "mypy found type errors (exit $mypy_rc)" >&2
+  [ "$tests_rc" -ne 0 ] || tests_rc=$mypy_rc
+fi
+exit "$tests_rc"
