@@ -18,6 +18,10 @@ Two set-ups (the output line says which):
   (:func:`evalcore.views.precompute.precompute_statistics`), and exits; this process then
   runs the page with nothing in memory, reading the workspace and the on-disk caches.
 
+``--state DIR`` (with ``--saved``) keeps what the helper process saved (the workspace and the
+cache folder) in DIR and reuses it on the next run; each run works on a copy of the cache folder,
+so the state stays as the save left it (``benchmarks/bench_server_cpu.py`` shares it).
+
 CPU time, unlike wall time, hardly depends on what else the machine runs, so it compares
 before/after on a shared machine; the browser adds its own ~3 s (benchmarks/bench_browser_pages.py
 measures the wall time a user sees). Never part of the test suite.
@@ -42,6 +46,8 @@ def main() -> None:
     ap.add_argument("--lp", default="en-cs")
     ap.add_argument("--saved", action="store_true",
                     help="a fresh server on a dataset saved (and its statistics precomputed) by another process")
+    ap.add_argument("--state", default=None,
+                    help="with --saved: keep the saved workspace and cache in this folder and reuse them")
     ap.add_argument("--save-only", action="store_true", help=argparse.SUPPRESS)  # the --saved helper process
     args = ap.parse_args()
     if args.save_only:
@@ -57,7 +63,14 @@ def main() -> None:
     os.environ["EVALCORE_CACHE"] = str(tmp / "cache")
     os.chdir(ROOT)
     name = Path(args.data).name
-    if args.saved:
+    if args.saved and args.state:
+        import shutil
+
+        saved_state(Path(args.state), args.data)
+        os.environ["EVALCORE_HOME"] = str(Path(args.state) / "home")
+        shutil.copytree(Path(args.state) / "cache", tmp / "cache")
+        mode = "saved earlier, fresh server"
+    elif args.saved:
         import subprocess
 
         subprocess.run([sys.executable, __file__, args.page, "--data", args.data, "--save-only"], check=True)
@@ -106,6 +119,23 @@ def main() -> None:
     cold = run()
     warm = run()
     print(f"{args.page} {name}/{args.lp} ({mode}): cold CPU s {cold} | warm CPU s {warm}")
+
+
+def saved_state(state: Path, data: str) -> None:
+    """Save ``data`` and precompute its statistics (the ``--save-only`` helper process) into
+    ``state/home`` and ``state/cache``, unless an earlier run did (``state/READY`` names the data)."""
+    import subprocess
+
+    ready = state / "READY"
+    want = str(Path(data).resolve())
+    if ready.exists() and ready.read_text().strip() == want:
+        return
+    if state.exists() and any(state.iterdir()):  # never delete a folder someone named by mistake
+        raise SystemExit(f"{state}: not empty and not a saved state of {want}: name a new folder")
+    state.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, EVALCORE_HOME=str(state / "home"), EVALCORE_CACHE=str(state / "cache"))
+    subprocess.run([sys.executable, __file__, "x", "--data", data, "--save-only"], check=True, env=env, cwd=ROOT)
+    ready.write_text(str(Path(data).resolve()) + "\n")
 
 
 def _save_only(data: str) -> None:

@@ -41,7 +41,7 @@ notes_box = st.container()  # notes that need the metric modules: filled after t
 c1, c2, c3 = st.columns([3, 2, 2])
 metrics_box = c1.empty()  # the metric list (it imports every metric module): after the first figure
 criteria = c2.multiselect("Human criteria", ds_criteria, default=ds_criteria, key="sys_criteria")
-candidates = list(dict.fromkeys(ds.systems + [s for s in ds.judged if s not in ds.ref_ids]))
+candidates = systems_view.baseline_candidates(ds)
 baseline = c3.selectbox("Baseline for the paired test", ["(none)"] + candidates,
                         index=1 if candidates else 0, key="sys_baseline")
 c4, c5, c6, c7 = st.columns(4)
@@ -52,7 +52,8 @@ include_refs = c4.checkbox("Include human translations", value=False, key="sys_r
 norm = c5.selectbox("Human score normalisation", ["raw", "z", "percentile"], key="sys_norm")
 test = c6.selectbox("Paired test", ["bootstrap", "ar"], key="sys_test",
                     format_func={"bootstrap": "paired bootstrap", "ar": "approximate randomisation"}.get)
-n_boot = c7.number_input("Bootstrap resamples (0 = no CIs)", 0, 2000, 200, step=100, key="sys_boot")
+n_boot = c7.number_input("Bootstrap resamples (0 = no CIs)", 0, 2000, systems_view.PAGE_N_BOOT, step=100,
+                         key="sys_boot")
 
 ref_ids, judged_only = None, None
 if include_refs and ds.ref_ids:
@@ -112,6 +113,12 @@ guess = st.session_state.get("sys_metrics")
 if guess is None and any(k[0] == "systems" and (k[1].dataset, k[1].tokenize) == (h, tok) for k in done):
     guess = systems_view.first_metrics(ds)[0]  # the metric modules are imported already on this server
 progressive = guess is None or ("systems", query_of(guess)) not in done
+stored_for = None  # the metrics whose full table an earlier process left in the disk cache (a save precomputes it)
+if progressive and ds.systems and ds.ref_ids:  # then the first figure is the final one, drawn from it
+    wanted = guess if guess is not None else systems_view.first_metrics(ds)[0]
+    full = dataclasses.replace(query_of(wanted), baseline=None if baseline == "(none)" else baseline)
+    if systems_view.stored_systems_table(ds, full) is not None:
+        progressive, stored_for = False, tuple(wanted)
 parts = []
 if progressive and criteria:
     try:
@@ -150,7 +157,7 @@ sig = common_view.signature_text(metrics, f"CI: {n_boot} bootstrap resamples of 
 base_name = None if baseline == "(none)" else baseline
 query = dataclasses.replace(query_of(metrics), signature=sig)
 try:
-    if ("systems", query_of(metrics)) not in done and (int(n_boot) or base_name):
+    if ("systems", query_of(metrics)) not in done and tuple(metrics) != stored_for and (int(n_boot) or base_name):
         # first the scores alone, metric by metric (each one cached), then the bootstrap
         # CIs and the paired tests under a progress bar
         bar, cb = progress_bar("Corpus scores…")

@@ -20,8 +20,18 @@ for the target language, Post 2018):
    with them (:func:`~evalcore.metrics.engine.segment_stats_by_segment`), so the values are
    those a page would compute.
 
+3. the Systems page's full table on a first visit with every control at its default
+   (:func:`evalcore.views.systems.first_visit_query`: scores, bootstrap CIs and paired tests
+   against the default baseline), through :func:`~evalcore.views.systems.systems_table`, whose
+   disk cache keeps it: a fresh server's first visit reads it
+   (:func:`~evalcore.views.systems.stored_systems_table`) and draws its first figure from it
+   instead of scoring metric by metric and bootstrapping; and the page's *Metrics vs humans*
+   section at its defaults (:func:`~evalcore.views.systems.first_visit_vs_humans_query`: the
+   correlations' bootstrap CIs and the tests between metrics), kept on disk by
+   :func:`~evalcore.views.systems.metrics_vs_humans` (benchmarks/history/RESULTS_syscold.md).
+
 Nothing is computed twice: an entry already stored is left as it is. Values are unchanged
-(a page reading a stored row reads what it would have computed).
+(a page reading a stored row or table reads what it would have computed).
 """
 from __future__ import annotations
 
@@ -65,7 +75,28 @@ def precompute_statistics(collection: Mapping[str, Dataset] | Dataset, settings:
             if _stats_store.enabled():
                 for crit in ds.criteria:
                     _store_judged(ds, metric, full, crit)
+        _first_visit_table(ds, settings)
     return done
+
+
+def _first_visit_table(ds: Dataset, settings: Settings) -> None:
+    """The Systems page's first-visit table and metrics-vs-humans section (module docstring, 3),
+    kept by their disk caches."""
+    from .systems import (first_visit_query, first_visit_vs_humans_query, metrics_vs_humans,
+                          stored_systems_table, systems_table)
+
+    q = first_visit_query(ds, settings)
+    if q.metrics and stored_systems_table(ds, q) is None:
+        try:
+            systems_table(ds, q)
+        except Exception:  # noqa: BLE001 - the page that computes it says why
+            pass
+    vq = first_visit_vs_humans_query(ds, settings)
+    if vq is not None:
+        try:
+            metrics_vs_humans(ds, vq)  # (read back when already kept: nothing computed twice)
+        except Exception:  # noqa: BLE001 - the page that computes it says why
+            pass
 
 
 def _store_judged(ds: Dataset, metric, full: dict, criterion: str) -> None:

@@ -8,7 +8,7 @@ Nothing here imports streamlit. Progress callbacks: ``progress(fraction in [0, 1
 from __future__ import annotations
 
 import warnings
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -32,6 +32,9 @@ from .queries import Query
 FIRST_METRICS_ABOVE = 5000
 #: sacreBLEU's three metrics (Post 2018): what a first visit of a large dataset scores.
 FIRST_METRICS = ("bleu", "chrf", "ter")
+#: :func:`system_table`'s test level and random seed (CIs and paired tests).
+TABLE_ALPHA = 0.05
+TABLE_SEED = 12345
 
 
 def first_metrics(dataset: Dataset) -> tuple[list[str], list[str]]:
@@ -59,7 +62,7 @@ def _mark(p: float, alpha: float, diff: float) -> str:
 def system_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence[str] = (),
                  baseline: str | None = None, include_references: bool = False,
                  normalisation: str = "raw", n_boot: int = 200, test: str = "bootstrap",
-                 alpha: float = 0.05, seed: int = 12345, progress: Progress = None,
+                 alpha: float = TABLE_ALPHA, seed: int = TABLE_SEED, progress: Progress = None,
                  ref_ids: Sequence[str] | None = None, settings: Settings = DEFAULTS,
                  judged_for: str | None = None) -> pd.DataFrame:
     """Corpus scores of every system (and, with ``include_references``, of every human
@@ -96,15 +99,22 @@ def system_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence
     left = dict(left_out(dataset, metric_ids, include_references, ref_ids, judged_for, settings,
                          stage(progress, 0.0, 0.7)))
     metric_ids = [m for m in metric_ids if m not in left]  # (each named by left_out, for the page's note)
-    key: tuple = (dataset.content_hash(), tuple((m, metric_signature(m, tokenize=tokenize)) for m in metric_ids),
-                  tuple(criteria),
-           baseline, include_references, normalisation, n_boot, test, alpha, seed)
-    if ref_ids or criterion:
-        key += (tuple(ref_ids or ()), criterion)
-    key += ("human: given system scores",)  # (tables cached before given scores were used differ)
+    key = _table_key(dataset, metric_ids, criteria, baseline, include_references, normalisation, n_boot, test,
+                     alpha, seed, ref_ids, criterion, tokenize)
     return disk_cached("systable", key, lambda: _system_table(
         dataset, metric_ids, criteria, baseline, include_references, normalisation, n_boot, test, alpha,
         seed, progress, ref_ids, criterion, settings))
+
+
+def _table_key(dataset: Dataset, metric_ids, criteria, baseline, include_references, normalisation, n_boot, test,
+               alpha, seed, ref_ids, criterion, tokenize) -> tuple:
+    """The disk-cache key of :func:`system_table` (``metric_ids``: those it scores, none left out)."""
+    key: tuple = (dataset.content_hash(), tuple((m, metric_signature(m, tokenize=tokenize)) for m in metric_ids),
+                  tuple(criteria), baseline, include_references, normalisation, n_boot, test, alpha, seed)
+    if ref_ids or criterion:
+        key += (tuple(ref_ids or ()), criterion)
+    key += ("human: given system scores",)  # (tables cached before given scores were used differ)
+    return key
 
 
 def left_out(dataset: Dataset, metric_ids: Sequence[str], include_references: bool = False,
@@ -334,6 +344,49 @@ def systems_table(dataset: Dataset, q: SystemsQuery, progress: Progress = None) 
                         settings=s, judged_for=judged_criterion(dataset, q))
 
 
+def stored_systems_table(dataset: Dataset, q: SystemsQuery) -> pd.DataFrame | None:
+    """The table :func:`systems_table` returns for ``q`` when the disk cache already holds it
+    (written by any earlier process, e.g. :func:`evalcore.views.precompute.precompute_statistics`
+    at a save), else None. Computes nothing: no statistics, no bootstrap. A query one of whose
+    metrics :func:`left_out` would drop is never found here (its table is keyed without it):
+    :func:`systems_table` then decides as always."""
+    from ..scoring.scores import _cache_base, _read_cache
+
+    s = q.settings
+    key = _table_key(dataset, list(q.metrics), list(q.criteria), q.baseline, s.include_human_systems,
+                     q.normalisation, q.n_boot, q.test, TABLE_ALPHA, TABLE_SEED,
+                     list(s.references) if s.references else None, judged_criterion(dataset, q), s.tokenizer)
+    table = _read_cache(_cache_base("systable", key))
+    return table if isinstance(table, pd.DataFrame) else None
+
+
+#: The Systems page's default number of bootstrap resamples (its widget starts here).
+PAGE_N_BOOT = 200
+
+
+def baseline_candidates(dataset: Dataset) -> list[str]:
+    """The systems the Systems page offers as the baseline of its paired test, in order (the
+    first is the default): every system with outputs, then every judged one that is not a
+    reference set."""
+    return list(dict.fromkeys(dataset.systems + [s for s in dataset.judged if s not in dataset.ref_ids]))
+
+
+def first_visit_query(dataset: Dataset, settings: Settings = DEFAULTS) -> SystemsQuery:
+    """The query of the Systems page's full table on a first visit with every control at its
+    default, under ``settings`` (the shared defaults: judged segments only where judgements
+    exist, human translations left out, every reference set) and the page's tokenizer (the
+    setting's, else sacreBLEU's default for the target language): :func:`first_metrics`, every
+    criterion, the first of :func:`baseline_candidates` as the baseline, raw human scores,
+    :data:`PAGE_N_BOOT` bootstrap resamples, the paired bootstrap."""
+    from ..scoring.defaults import page_tokenizer
+
+    s = settings.resolve(dataset)[0]
+    s = s.with_(tokenizer=page_tokenizer(dataset, s.tokenizer))
+    candidates = baseline_candidates(dataset)
+    return SystemsQuery(dataset.content_hash(), s, tuple(first_metrics(dataset)[0]), tuple(dataset.criteria),
+                        candidates[0] if candidates else None, "raw", PAGE_N_BOOT, "bootstrap")
+
+
 def systems_wide(table: pd.DataFrame, q: SystemsQuery) -> pd.DataFrame:
     return system_wide(table)
 
@@ -374,11 +427,101 @@ class MetricsVsHumansQuery(Query):
 
 
 def metrics_vs_humans(dataset: Dataset, q: MetricsVsHumansQuery, progress: Progress = None) -> dict:
-    """:func:`evalcore.analysis.system_level.metrics_vs_humans` (its tokenizer: ``q.settings``)."""
+    """:func:`evalcore.analysis.system_level.metrics_vs_humans` (its tokenizer: ``q.settings``),
+    kept on disk when every metric is a built-in one (:func:`_vs_humans_cacheable`), so a fresh
+    server reads what an earlier process computed, e.g. a save
+    (:func:`evalcore.views.precompute.precompute_statistics`): the three tables as Parquet, the
+    rest as JSON (formats that run no code when read), keyed by the query (the dataset's content
+    hash, the settings, every option) and the code's fingerprint
+    (:func:`evalcore.cache_version`). An unreadable entry is computed again. Values unchanged."""
     from ..analysis.system_level import metrics_vs_humans as run
 
-    return run(dataset, list(q.metrics), chosen(q.criterion, "a human criterion"), q.settings, n_boot=q.n_boot,
-               test=q.test, normalisation=q.normalisation, progress=progress)
+    crit = chosen(q.criterion, "a human criterion")
+    base = _vs_humans_base(q) if _vs_humans_cacheable(q) else None
+    if base is not None:
+        got = _read_vs_humans(base)
+        if got is not None:
+            return got
+    out = run(dataset, list(q.metrics), crit, q.settings, n_boot=q.n_boot, test=q.test,
+              normalisation=q.normalisation, progress=progress)
+    if base is not None:
+        try:
+            _write_vs_humans(base, out)
+        except Exception:  # noqa: BLE001 - a full disk or a value JSON cannot hold: not kept
+            pass
+    return out
+
+
+#: The tables of a :func:`metrics_vs_humans` result (kept as Parquet) and its other entries (JSON).
+_VS_FRAMES = ("table", "tests", "ranks")
+_VS_PLAIN = ("notes", "settings", "systems", "commands")
+
+
+def _vs_humans_cacheable(q: MetricsVsHumansQuery) -> bool:
+    """Whether the result depends on nothing but the query and the code: every metric a built-in
+    one (a ``learned:`` model or a neural metric's weights live outside both)."""
+    from ..metrics.base import metric_ids
+
+    return bool(q.metrics) and all(":" not in m for m in q.metrics) and set(q.metrics) <= set(metric_ids())
+
+
+def _vs_humans_base(q: MetricsVsHumansQuery):
+    from ..scoring.scores import _cache_base
+    from .queries import query_key
+
+    return _cache_base("vshumans", (query_key(q),))
+
+
+def _read_vs_humans(base) -> dict | None:
+    import json
+
+    from ..scoring.settings import Settings
+
+    try:
+        plain = json.loads(base.with_suffix(".json").read_text(encoding="utf-8"))
+        out: dict[str, Any] = {k: pd.read_parquet(base.with_suffix(f".{k}.parquet")) for k in _VS_FRAMES}
+        out.update({k: plain[k] for k in _VS_PLAIN})
+        fields = dict(plain["settings_object"])
+        if fields.get("references") is not None:
+            fields["references"] = tuple(fields["references"])
+        out["settings_object"] = Settings(**fields)
+    except Exception:  # noqa: BLE001 - absent, unreadable, truncated or tampered: computed again
+        return None
+    return out
+
+
+def _write_vs_humans(base, out: dict) -> None:
+    """The frames first, the JSON last (its presence says the entry is whole); each file through
+    the one atomic writer (evalcore.core.export.atomic_write)."""
+    import dataclasses as dc
+    import json
+
+    from ..core.export import atomic_write
+
+    plain = {k: out[k] for k in _VS_PLAIN}
+    plain["settings_object"] = dc.asdict(out["settings_object"])
+    text = json.dumps(plain, ensure_ascii=False)  # (fails before anything is written when JSON cannot hold it)
+    for k in _VS_FRAMES:
+        atomic_write(base.with_suffix(f".{k}.parquet"), lambda fh, k=k: out[k].to_parquet(fh), mode="wb", fsync=False)
+    atomic_write(base.with_suffix(".json"), lambda fh: fh.write(text), mode="w", fsync=False)
+
+
+def first_visit_vs_humans_query(dataset: Dataset, settings: Settings = DEFAULTS) -> MetricsVsHumansQuery | None:
+    """The query of the Systems page's *Metrics vs humans* section on a first visit with every
+    control at its default, under ``settings`` resolved on ``dataset`` (the page states the
+    tokenizer only when it is not sacreBLEU's default): :func:`first_metrics`, the first
+    criterion, :data:`PAGE_N_BOOT` resamples, Williams' test, raw scores. None without
+    judgements or metrics."""
+    from ..metrics.tokenize import default_tokenizer
+
+    s = settings.resolve(dataset)[0]
+    if s.tokenizer == default_tokenizer(dataset.lp):
+        s = s.with_(tokenizer=None)
+    metrics = tuple(first_metrics(dataset)[0])
+    if not dataset.criteria or not metrics:
+        return None
+    return MetricsVsHumansQuery(dataset.content_hash(), s, metrics, dataset.criteria[0], PAGE_N_BOOT, "williams",
+                                "raw")
 
 
 def systems_left_out(dataset: Dataset, q: SystemsQuery) -> str:
