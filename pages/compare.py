@@ -9,7 +9,6 @@ import streamlit as st
 from evalcore.scoring import defaults as common_view
 from evalcore.analysis import compare as C
 from evalcore.present import highlight as H
-from evalcore.present import plots_compare as PC
 import dataclasses
 from evalcore.views import compare as compare_view, spans as spans_view
 from pages.common import query_settings  # noqa: E402
@@ -121,17 +120,29 @@ def query_of(metrics) -> compare_view.CompareQuery:
 
 
 # this session's metrics, or in a new session the default ones (the metric list is not built yet):
-# when that comparison is already computed (any session), the full headline is drawn straight away
+# when that comparison is already computed (any session), the full headline is drawn straight away.
+# Otherwise the page is progressive: the scores first (the human rows, then one metric at a time,
+# with the win rates drawn from them), and the paired tests after them, under a progress bar
+
+
+def point_headline(part, metrics):
+    """The headline of ``part`` (the comparison with ``metrics``) without its paired tests."""
+    return cached(compare_view.compare_point_headline, dataclasses.replace(query_of(metrics), test=test), part)
+
+
+def draw_point(part, metrics, figure_key: str):
+    """The scores of ``part`` and their win rates, drawn before any paired test."""
+    head0 = point_headline(part, metrics)
+    head_slot.dataframe(head0, hide_index=True, width="stretch", column_config=HEAD_FORMAT)
+    wfig0 = cached(compare_view.compare_point_win_figure, dataclasses.replace(query_of(metrics), test=test),
+                   (part, head0), shared=True)
+    win_slot.plotly_chart(wfig0, width="stretch", key=figure_key)
+
+
 guess = st.session_state.get("cmp_metrics", ["bleu", "chrf", "ter"] if ds.ref_ids else [])
 if criteria and ("compare", query_of(guess), n_boot, n_ar, test) not in done:
     try:  # the human rows first: nothing to score, the metric modules not even imported yet
-        part = build(())
-        head0 = table(part, query_of(()), "headline", n_boot, n_ar, test)
-        head_slot.dataframe(head0, hide_index=True, width="stretch", column_config=HEAD_FORMAT)
-        # a first figure before any metric is scored: the humans' win rates (replaced below)
-        ones = pd.Series(True, index=part.segments.index).to_numpy()
-        win_slot.plotly_chart(PC.win_rates(C.bucket_table(part, [("all", ones)], "all"), head0, a, b),
-                              width="stretch", key="cmp_win_fig_human")
+        draw_point(build(()), (), "cmp_win_fig_human")
     except Exception as exc:
         show_exception(exc, "Could not compare the systems")
         st.stop()
@@ -155,12 +166,22 @@ try:
                 prog = (lambda f, t, i=i, what=what: cb((i - 1 + f) / len(metrics), f"{what}: {t}"))
             part = build(tuple(metrics[:i]), progress=prog)
             if part.signals and 0 < i < len(metrics):  # (i = 0: the human rows, shown above; the last: below)
-                head_slot.dataframe(table(part, query_of(metrics[:i]), "headline", n_boot, n_ar, test),
-                                    hide_index=True, width="stretch", column_config=HEAD_FORMAT)
+                head_slot.dataframe(point_headline(part, metrics[:i]), hide_index=True, width="stretch",
+                                    column_config=HEAD_FORMAT)
         bar.empty()
+        if metrics and part.signals:  # every score and its win rates, still before any paired test
+            draw_point(part, metrics, "cmp_win_fig_point")
     cmp = cached(compare_view.compare_lengths, key, build(tuple(metrics)), shared=True)
     key = dataclasses.replace(key, lengths=True)  # the tables below are of the comparison with its token counts
-    head = table(cmp, key, "headline", n_boot, n_ar, test)
+    bar = None
+    if ("compare", query_of(metrics), n_boot, n_ar, test) not in done and (n_boot or n_ar):
+        bar, _ = progress_bar(f"Paired tests of every signal: {n_boot:,} bootstrap resamples and {n_ar:,} "
+                              "randomisation trials…")
+    try:
+        head = table(cmp, key, "headline", n_boot, n_ar, test)  # (the scores above, now with their tests)
+    finally:
+        if bar is not None:
+            bar.empty()
     done.add(("compare", query_of(metrics), n_boot, n_ar, test))
 except Exception as exc:
     show_exception(exc, "Could not compare the systems")

@@ -9,7 +9,7 @@ from evalcore.scoring import defaults as common_view
 import dataclasses
 from evalcore.views import metatask as metatask_view, metatask as view, queries as queries_view
 from pages.common import query_settings  # noqa: E402
-from pages.common import cached, download_figure, download_table, ensure_shell, md, show_exception
+from pages.common import cached, computed_keys, download_figure, download_table, ensure_shell, md, progress_bar, show_exception
 
 ensure_shell(__file__)
 from pages.common import settings_caption  # noqa: E402  (the one settings line)
@@ -61,31 +61,61 @@ if not lps or not metrics:
 # each pair's tokenizer is sacreBLEU's default for its target language (the task's own rule)
 query = metatask_view.MetataskQuery(queries_view.collection_key(coll, lps), query_settings(judged_only=bool(judged_only)), task,
                                     tuple(lps), tuple(metrics), human_v, k)
+point_query = dataclasses.replace(query, k=0)  # the table without clusters: what is drawn first
 try:
     with st.spinner("Scoring and computing the task table…"):
-        result = cached(metatask_view.metatask_result, query, coll)
-        res, notes, sig = result
+        point = cached(metatask_view.metatask_result, point_query, coll)
 except Exception as exc:
     show_exception(exc, "Could not compute the task table")
     st.stop()
 
 st.subheader("Leaderboard")
 settings_caption(metatask_settings_line(judged_only))
+verdict_slot = st.container()  # the primary answer first: filled once the clusters (if any) are known
+lead_slot = st.empty()
+lead_dl = st.container()
+table_slot = st.empty()
+table_note = st.empty()
+table_dl = st.container()
+done = computed_keys()
+if k and ("metatask", query) not in done:
+    # progressive: the leaderboard from the values first, then the clusters' permutations under a bar
+    lead_slot.plotly_chart(cached(metatask_view.metatask_leaderboard_figure, point_query, point, shared=True),
+                           width="stretch", key="mt_lead_point")
+    pending, pending_note = view.leaderboard_pending(point[0], k)
+    table_slot.dataframe(pending, hide_index=True, width="stretch")
+    table_note.caption(pending_note)
+    bar, _ = progress_bar(f"Significance clusters: {k:,} joint permutations of the weighted average…")
+    try:
+        result = cached(metatask_view.metatask_clusters, query, point)
+    except Exception as exc:
+        bar.empty()
+        show_exception(exc, "Could not cluster the metrics")
+        st.stop()
+    bar.empty()
+    done.add(("metatask", query))
+else:
+    result = cached(metatask_view.metatask_clusters, query, point) if k else point
+res, notes, sig = result
 verdict = cached(metatask_view.leaderboard_verdict, query, result)
 if verdict is not None:  # which metric is best: the recipe's answer first (methods §21)
     from pages.sections import verdict as verdict_section
 
-    verdict_section.show(verdict, "Best metric:")
+    with verdict_slot:
+        verdict_section.show(verdict, "Best metric:")
 table = view.leaderboard(res)
 lead = cached(metatask_view.metatask_leaderboard_figure, query, result, shared=True)
-st.plotly_chart(lead, width="stretch", key="mt_lead")
-download_figure(lead, f"metatask_{task}_leaderboard", key="mt_lead_dl")
+lead_slot.plotly_chart(lead, width="stretch", key="mt_lead")
+with lead_dl:
+    download_figure(lead, f"metatask_{task}_leaderboard", key="mt_lead_dl")
 shown, no_clusters = view.leaderboard_display(res)
-st.dataframe(shown, hide_index=True, width="stretch")
+table_slot.dataframe(shown, hide_index=True, width="stretch")
 if no_clusters:
-    st.caption(no_clusters)
-download_table(table, f"metatask_{task}", key="mt_table", signature=sig)
-
+    table_note.caption(no_clusters)
+else:
+    table_note.empty()
+with table_dl:
+    download_table(table, f"metatask_{task}", key="mt_table", signature=sig)
 
 def _open_divergence(focus: dict, pairs: list) -> None:
     """(Button callback, before the rerun: the sidebar's pair may still be changed here.)"""
@@ -110,13 +140,25 @@ with st.expander(f"What was computed ({len(notes)} note(s))", expanded=False):
     st.markdown("\n".join(f"- {md(n)}" for n in notes))
 
 st.subheader("Values per sub-task")
+values_slot = st.empty()
+values_dl = st.container()
 ci = None
 if want_ci:
-    with st.spinner("Bootstrapping the segments…"):
+    if ("metatask_cis", query) not in done:  # progressive: the values first, then their bootstrap CIs
+        values_slot.plotly_chart(cached(metatask_view.metatask_values_figure, query, result + (None,), shared=True),
+                                 width="stretch", key="mt_values_point")
+        bar, _ = progress_bar("Bootstrap CIs per sub-task: resampling the segments…")
+        try:
+            ci = cached(metatask_view.metatask_cis, query, result)
+        finally:
+            bar.empty()
+        done.add(("metatask_cis", query))
+    else:
         ci = cached(metatask_view.metatask_cis, query, result)
 values_fig = cached(metatask_view.metatask_values_figure, dataclasses.replace(query, with_ci=bool(ci)), result + (ci,), shared=True)
-st.plotly_chart(values_fig, width="stretch", key="mt_values")
-download_figure(values_fig, f"metatask_{task}_values", key="mt_values_dl")
+values_slot.plotly_chart(values_fig, width="stretch", key="mt_values")
+with values_dl:
+    download_figure(values_fig, f"metatask_{task}_values", key="mt_values_dl")
 st.caption("SPA: soft pairwise accuracy (Thompson et al. 2024); acc23/item+tie: segment-level pairwise accuracy "
            "with the optimised tie threshold, averaged over items (Deutsch et al. 2023). Error rates are negated.")
 

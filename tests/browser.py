@@ -74,31 +74,125 @@ def running_app(env_extra: dict | None = None, timeout: float = 120):
             proc.kill()
 
 
+#: Installed in every page before Streamlit's own scripts: counts the script runs on the wire.
+#: Streamlit sends one protobuf message per WebSocket frame (streamlit/proto/BackMsg.proto and
+#: ForwardMsg.proto): the browser asks for a run with a BackMsg whose field 11 (rerun_script) is
+#: set, the server announces every run it starts with ForwardMsg field 4 (new_session) and its
+#: end with field 6 (script_finished: 0 success, 1 compile error, 2 stopped for a rerun, 3
+#: fragment done). An upload first asks for its URLs (BackMsg field 16), PUTs the files, then
+#: asks for the run that reads them: that request counts as a run asked for from the start.
+#: ``lastReq``/``lastStart``/``lastFinish`` are the order (``tick``) of the last of each.
+RUN_SPY = r"""
+(() => {
+  if (window.__evalcoreRuns) return;
+  const s = window.__evalcoreRuns = {tick: 0, lastReq: 0, lastStart: 0, lastFinish: 0, status: -1, finished: 0};
+  const varint = (b, i) => { let v = 0, k = 1, x; do { x = b[i++]; v += (x & 0x7f) * k; k *= 128; } while (x & 0x80); return [v, i]; };
+  // the top-level fields of one message: [[field, wire type, varint value or null], ...]
+  const fields = (b) => {
+    const out = []; let i = 0;
+    while (i < b.length) {
+      let tag, v = null, n; [tag, i] = varint(b, i);
+      const f = Math.floor(tag / 8), w = tag & 7;
+      if (w === 0) { [v, i] = varint(b, i); } else if (w === 2) { [n, i] = varint(b, i); i += n; }
+      else if (w === 1) { i += 8; } else if (w === 5) { i += 4; } else { break; }
+      out.push([f, w, v]);
+    }
+    return out;
+  };
+  const bytes = (d) => d instanceof ArrayBuffer ? new Uint8Array(d)
+    : ArrayBuffer.isView(d) ? new Uint8Array(d.buffer, d.byteOffset, d.byteLength) : null;
+  const Native = window.WebSocket;
+  class Spy extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", (e) => {
+        const b = bytes(e.data); if (!b) return;
+        for (const [f, w, v] of fields(b)) {
+          if (f === 4 && w === 2) { s.lastStart = ++s.tick; }
+          else if (f === 6 && w === 0) { s.lastFinish = ++s.tick; s.status = v; s.finished += 1; }
+        }
+      });
+    }
+    send(data) {
+      const b = bytes(data);
+      if (b) for (const [f, w] of fields(b)) {
+        if ((f === 11 || f === 16) && w === 2) { s.lastReq = ++s.tick; }  // a run, or an upload (then a run)
+      }
+      return super.send(data);
+    }
+  }
+  window.WebSocket = Spy;
+})();
+"""
+
+#: The app is idle: a run finished since the page loaded, the last run asked for (or upload
+#: begun) started after the request and finished (not stopped for another run), and the page
+#: shows it (Streamlit's own script state, no spinner, progress bar or running indicator).
+IDLE = """() => {
+  const s = window.__evalcoreRuns, app = document.querySelector('[data-testid="stApp"]');
+  return !!(s && app && s.finished > 0 && s.lastStart > s.lastReq && s.lastFinish > s.lastStart && s.status !== 2
+    && app.getAttribute("data-test-script-state") === "notRunning"
+    && !document.querySelector('[data-testid="stStatusWidget"]')
+    && !document.querySelector('[data-testid="stProgress"]')
+    && !document.querySelector('[data-testid="stSpinner"]'));
+}"""
+
+#: Every figure the page has drawn its SVG (the charts render after the script's run).
+FIGURES_DRAWN = f"""() => [...document.querySelectorAll('{CHART}')]
+  .every(c => c.querySelector('.main-svg'))"""
+
+LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync"]
+
+
 @contextlib.contextmanager
-def browser_page(exe: str, height: int = 2400):
+def chromium(exe: str):
+    """One headless Chromium (a module's tests share it: each test opens its own context)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=exe, args=[
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync"])
-        page = browser.new_page(viewport={"width": 1400, "height": height})
+        browser = p.chromium.launch(executable_path=exe, args=LAUNCH_ARGS)
         try:
-            yield page
+            yield browser
         finally:
             browser.close()
 
 
+def new_page(browser, height: int = 2400):
+    """A page in a new context of ``browser`` (its own cookies and session), with the run spy."""
+    context = browser.new_context(viewport={"width": 1400, "height": height})
+    context.add_init_script(RUN_SPY)
+    return context.new_page()
+
+
+@contextlib.contextmanager
+def browser_page(exe: str, height: int = 2400, browser=None):
+    """A fresh page: in a new context of ``browser`` when given, else in a Chromium of its own."""
+    if browser is not None:
+        page = new_page(browser, height)
+        try:
+            yield page
+        finally:
+            page.context.close()
+        return
+    with chromium(exe) as own:
+        yield new_page(own, height)
+
+
 def wait_for_app(page, timeout_ms: int = 120000) -> None:
-    """Wait until Streamlit finished running the script: no 'running' indicator and no
-    progress bar, checked twice a second apart (a run may start just after the first check)."""
+    """Wait until Streamlit finished every script run asked for so far (``IDLE``): a condition
+    on the messages and the page, no fixed delay. Checked twice, a quarter second apart, for an
+    action whose request leaves the page a moment after the action returned."""
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout_ms)
-    idle = """() => !document.querySelector('[data-testid="stStatusWidget"]')
-                    && !document.querySelector('[data-testid="stProgress"]')
-                    && !document.querySelector('[data-testid="stSpinner"]')"""
-    for _ in range(2):
-        page.wait_for_timeout(1000)
-        page.wait_for_function(idle, timeout=timeout_ms)
+    assert page.evaluate("() => !!window.__evalcoreRuns"), "open the page with browser.new_page (the run spy)"
+    page.wait_for_function(IDLE, timeout=timeout_ms, polling=50)
+    page.wait_for_timeout(250)
+    page.wait_for_function(IDLE, timeout=timeout_ms, polling=50)
+
+
+def wait_for_figures(page, timeout_ms: int = 120000) -> None:
+    """Wait until every Plotly figure on the page has drawn (its ``.main-svg`` exists)."""
+    page.wait_for_function(FIGURES_DRAWN, timeout=timeout_ms, polling=100)
 
 
 def screenshot(page, name: str) -> Path:

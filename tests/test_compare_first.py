@@ -89,7 +89,9 @@ def test_compare_page_first_figure_before_scoring(encs, tmp_path, monkeypatch):
     assert events[first + 1:].count(("with_metrics",)) == 3  # BLEU, chrF, TER after it
     assert events.count(("_add_lengths",)) == 1  # once, for the tables that need lengths
     assert ("figure", "cmp_win_fig") in events[first + 1:]
-    assert events.count(("build figure", "win_rates")) == 2  # the humans' (first), then with the metrics
+    # the humans' (first), every signal's scores (before the paired tests), then with the tests' winners
+    assert events.count(("build figure", "win_rates")) == 3
+    assert events.index(("figure", "cmp_win_fig_point")) < events.index(("figure", "cmp_win_fig"))
     events.clear()
     at.run()  # a rerun: nothing rebuilt, nothing tokenised again, no figure built again
     assert not at.exception
@@ -108,7 +110,7 @@ def test_compare_page_first_figure_before_scoring(encs, tmp_path, monkeypatch):
     new.run()
     assert not new.exception
     figures = [e[1] for e in events if e[0] == "figure"]
-    assert figures[0] == "cmp_win_fig" and "cmp_win_fig_human" not in figures  # the full figure, no flash
+    assert figures[0] == "cmp_win_fig" and not {"cmp_win_fig_human", "cmp_win_fig_point"} & set(figures)  # no flash
     assert ("with_metrics",) not in events and ("_add_lengths",) not in events
 
 

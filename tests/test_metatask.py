@@ -37,12 +37,10 @@ def _oracle():
     return data, stats, tasks
 
 
-def _pairs(name, task):
-    from evalcore.io import load_collection
+def _pairs(coll, task):
     from evalcore.analysis.metatask import pair_data
     from evalcore.metrics.engine import score_table
 
-    coll = load_collection(str(shared(name)))
     pairs = {}
     for lp, ds in coll.items():
         human = ds.criteria[0]
@@ -66,17 +64,26 @@ def _task_result(tasks, res, corr_fcn, args="{}"):
 
 
 @pytest.fixture(scope="module")
-def wmt24_pairs():
+def wmt24_collection():
+    """../shared/data/wmt24_esa read once for the module (each test only reads it)."""
+    from evalcore.io import load_collection
+
+    return load_collection(str(shared("wmt24_esa")))
+
+
+@pytest.fixture(scope="module")
+def wmt24_pairs(wmt24_collection):
     from evalcore.analysis.metatask_tasks import TASKS
 
-    return _pairs("wmt24_esa", TASKS["wmt24"])
+    return _pairs(wmt24_collection, TASKS["wmt24"])
 
 
 @pytest.fixture(scope="module")
 def wmt21_pairs():
     from evalcore.analysis.metatask_tasks import TASKS
+    from evalcore.io import load_collection
 
-    return _pairs("wmt21_news_mqm", TASKS["wmt23"])
+    return _pairs(load_collection(str(shared("wmt21_news_mqm"))), TASKS["wmt23"])
 
 
 def _check(res, results, weights, metrics):
@@ -202,15 +209,14 @@ def test_metric_clusters_separate_a_good_metric_from_noise():
         scipy.stats.pearsonr(gold.ravel(), good.ravel())[0], abs=1e-12)
 
 
-def test_error_rates_are_negated_like_wmt(wmt24_pairs):
+def test_error_rates_are_negated_like_wmt(wmt24_pairs, wmt24_collection):
     """TER is lower-is-better: the task negates it (as WMT's tables do), so its SPA is MTME's PCE of
     the negated scores (without the negation the ordering is inverted: 0.35 on en-cs)."""
     _, stats, _ = _oracle()
-    from evalcore.io import load_collection
     from evalcore.analysis.metatask import run_metatask
     from evalcore.metrics.engine import score_table
 
-    coll = load_collection(str(shared("wmt24_esa")))
+    coll = wmt24_collection
     res, notes, _ = run_metatask(coll, "wmt24", lps=["en-cs"], metrics=["ter"])
     assert any("error rates negated" in n for n in notes)
     p = wmt24_pairs["en-cs"]
@@ -252,15 +258,14 @@ def test_cluster_pvalue_agrees_with_mtme_permutation_within_monte_carlo_error(wm
 
 
 @pytest.mark.parametrize("task", ["wmt24", "wmt23"])
-def test_segment_scores_of_the_judged_cells_only_change_no_value(task):
+def test_segment_scores_of_the_judged_cells_only_change_no_value(task, wmt24_collection):
     """run_metatask scores segments only where the gold has a judgement (every segment-level
     statistic, SPA included, uses only those cells); the table equals the one from scores of
     every segment, and fewer segment scores were computed."""
-    from evalcore.io import load_collection
     from evalcore.analysis.metatask import run_metatask
     from evalcore.metrics.engine import score_table
 
-    coll = {"en-cs": load_collection(str(shared("wmt24_esa")))["en-cs"]}
+    coll = {"en-cs": wmt24_collection["en-cs"]}
     rows = {}
 
     def scorer(every):

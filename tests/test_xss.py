@@ -46,9 +46,7 @@ def app_url(tmp_path_factory):
 
 
 def _settle(page):
-    wait_for_app(page, 120000)
-    page.wait_for_timeout(800)
-    wait_for_app(page, 120000)
+    wait_for_app(page, 120000)  # every run asked for has finished (a condition, no fixed delay)
 
 
 def _choose(page, container, label_text: str, option_prefix: str | None = None, index: int | None = None):

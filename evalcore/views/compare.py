@@ -1,7 +1,7 @@
 """Compare two systems page: its query and view-model (the maths: :mod:`evalcore.analysis.compare`)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pandas as pd
 
@@ -70,7 +70,22 @@ def compare_table(comparison, q: CompareQuery) -> pd.DataFrame:
     return table(comparison, q.table, q.n_boot, q.n_ar, q.test, 0.05, 50)
 
 
+#: what the winner column and the win-rate figure say before the paired tests have run
+PENDING = "test pending"
+
+
+def compare_point_headline(comparison, q: CompareQuery) -> pd.DataFrame:
+    """The headline's scores without its paired tests: what the page shows first, before any
+    resampling (:func:`evalcore.analysis.compare.headline` with no bootstrap resamples and no
+    randomisation trials: the same scores, differences and ``ahead``; the p-values empty and
+    ``winner`` = :data:`PENDING`, never "no significant difference" for a test not yet run)."""
+    head = compare_table(comparison, replace(q, table="headline", n_boot=0, n_ar=0))
+    head["winner"] = PENDING
+    return head
+
+
 def compare_win_figure(comparison_and_headline: tuple, q: CompareQuery):
+    """The win rates of every signal, each bar labelled with the headline's significant winner."""
     import numpy as np
 
     from ..analysis.compare import bucket_table
@@ -80,6 +95,16 @@ def compare_win_figure(comparison_and_headline: tuple, q: CompareQuery):
     cmp, head = comparison_and_headline
     every = np.ones(len(cmp.segments), dtype=bool)
     return with_signature(PC.win_rates(bucket_table(cmp, [("all", every)], "all"), head, q.a, q.b), q.signature)
+
+
+def compare_point_win_figure(comparison_and_headline: tuple, q: CompareQuery):
+    """:func:`compare_win_figure` of a :func:`compare_point_headline` (the page's first figure,
+    drawn before the paired tests): the label beside each bar says the test is pending."""
+    fig = compare_win_figure(comparison_and_headline, q)
+    for trace in fig.data:
+        if trace.text is not None:  # the winner labels (one per signal)
+            trace.text = [PENDING] * len(trace.y)
+    return fig
 
 
 def compare_scatter(segments: pd.DataFrame, q: CompareQuery):

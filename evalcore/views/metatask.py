@@ -83,6 +83,15 @@ def leaderboard_display(result) -> tuple[pd.DataFrame, str | None]:
     return t, None
 
 
+def leaderboard_pending(result, k: int) -> tuple[pd.DataFrame, str]:
+    """(the task table of a result computed without clusters, as the page shows it while the
+    ``k`` cluster resamples run; the note saying so): the cluster column holds an ellipsis."""
+    t = result.table()
+    t["cluster"] = "…"
+    return t, (f"Significance clusters ({k:,} resamples) are being computed: the values and ranks shown are final; "
+               "the cluster column fills in when the permutations are done.")
+
+
 def figures(result, ci: dict | None = None, signature: str | None = None):
     """(leaderboard figure, per-sub-task values figure)."""
     return leaderboard_figure(result, signature), values_figure(result, ci, signature)
@@ -146,6 +155,28 @@ def metatask_result(collection: dict, q: MetataskQuery):
     """(result, notes, signature) of the task table (:func:`evalcore.views.metatask.compute`)."""
     return compute(collection, q.task, list(q.metrics), lps=list(q.lps), human=q.human,
                    settings=q.settings, k=q.k)
+
+
+def metatask_clusters(point: tuple, q: MetataskQuery):
+    """The (result, notes, signature) of :func:`metatask_result` for ``q`` (``q.k`` cluster
+    resamples) from ``point``, the same table computed without clusters (``k = 0``: what the page
+    draws first): :func:`evalcore.analysis.metatask.run_task` again on the pairs already scored,
+    now with ``q.k`` (the same function, defaults and seeds as :func:`evalcore.analysis.metatask.run_metatask`,
+    so the same values, clusters and p-values; the sub-task values are recomputed, a small part of
+    the k resamples' work). The notes are those of ``run_metatask`` with ``q.k``: the point
+    run's, with run_task's own notes replaced and without the "k = 0" note."""
+    from ..analysis.metatask import run_task
+
+    res0, notes0, sig = point
+    if q.k <= 0:
+        return point
+    res = run_task(res0.task, res0.pairs, k=q.k)
+    # notes0 = (run_metatask's notes) + (run_task's notes at k = 0) + ["k = 0 ..."]; at k > 0 run_task
+    # adds its cluster note first, when it clustered
+    own0 = len(res.notes) - (1 if res.cluster is not None else 0)
+    notes = list(notes0[:len(notes0) - 1 - own0]) + list(res.notes)
+    res.notes, res.pairs, res.signatures, res.reference_rows = notes, res0.pairs, res0.signatures, res0.reference_rows
+    return res, notes, sig
 
 
 def metatask_leaderboard_figure(result: tuple, q: MetataskQuery):

@@ -94,21 +94,22 @@ def system_table(dataset: Dataset, metric_ids: Sequence[str], criteria: Sequence
     """
     if test not in ("bootstrap", "ar"):
         raise ValueError("test must be bootstrap or ar")
-    tokenize = settings.tokenizer
     criterion = judged_for if settings.judged_only else None  # the criterion whose judged segments count
     left = dict(left_out(dataset, metric_ids, include_references, ref_ids, judged_for, settings,
                          stage(progress, 0.0, 0.7)))
     metric_ids = [m for m in metric_ids if m not in left]  # (each named by left_out, for the page's note)
     key = _table_key(dataset, metric_ids, criteria, baseline, include_references, normalisation, n_boot, test,
-                     alpha, seed, ref_ids, criterion, tokenize)
+                     alpha, seed, ref_ids, criterion, settings)
     return disk_cached("systable", key, lambda: _system_table(
         dataset, metric_ids, criteria, baseline, include_references, normalisation, n_boot, test, alpha,
         seed, progress, ref_ids, criterion, settings))
 
 
 def _table_key(dataset: Dataset, metric_ids, criteria, baseline, include_references, normalisation, n_boot, test,
-               alpha, seed, ref_ids, criterion, tokenize) -> tuple:
-    """The disk-cache key of :func:`system_table` (``metric_ids``: those it scores, none left out)."""
+               alpha, seed, ref_ids, criterion, settings: Settings) -> tuple:
+    """The disk-cache key of :func:`system_table` (``metric_ids``: those it scores, none left out;
+    ``settings.tokenizer``: their tokenizer)."""
+    tokenize = settings.tokenizer
     key: tuple = (dataset.content_hash(), tuple((m, metric_signature(m, tokenize=tokenize)) for m in metric_ids),
                   tuple(criteria), baseline, include_references, normalisation, n_boot, test, alpha, seed)
     if ref_ids or criterion:
@@ -355,7 +356,7 @@ def stored_systems_table(dataset: Dataset, q: SystemsQuery) -> pd.DataFrame | No
     s = q.settings
     key = _table_key(dataset, list(q.metrics), list(q.criteria), q.baseline, s.include_human_systems,
                      q.normalisation, q.n_boot, q.test, TABLE_ALPHA, TABLE_SEED,
-                     list(s.references) if s.references else None, judged_criterion(dataset, q), s.tokenizer)
+                     list(s.references) if s.references else None, judged_criterion(dataset, q), s)
     table = _read_cache(_cache_base("systable", key))
     return table if isinstance(table, pd.DataFrame) else None
 
