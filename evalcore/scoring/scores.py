@@ -7,6 +7,7 @@ Nothing here imports streamlit. Progress callbacks: ``progress(fraction in [0, 1
 from __future__ import annotations
 
 import hashlib
+import json
 import warnings
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -34,8 +35,9 @@ def disk_cached(kind: str, key: Sequence, compute: Callable[[], object]):
     """``compute()``, cached on disk in formats that cannot run code when read (an
     unpickled cache lets anyone who can write to the cache folder run code in the
     app): a DataFrame as Parquet, a statistics dict ``{name: (seg_ids, array)}`` as ``.npz``
-    read with ``allow_pickle=False``. Anything else, or a file that does not read back, is
-    simply recomputed; pickle files are never opened."""
+    read with ``allow_pickle=False``, a view's result dict (string keys; DataFrames and values
+    JSON holds) as one Parquet file per frame plus a JSON file written last. Anything else, or
+    a file that does not read back, is simply recomputed; pickle files are never opened."""
     base = _cache_base(kind, key)
     value = _read_cache(base)
     if value is not None:
@@ -46,6 +48,12 @@ def disk_cached(kind: str, key: Sequence, compute: Callable[[], object]):
     except Exception:  # a value these formats cannot hold (or a full disk): not cached
         pass
     return value
+
+
+def stored(kind: str, key: Sequence):
+    """What :func:`disk_cached` keeps for (``kind``, ``key``), computing nothing: the value an
+    earlier call (of any process) stored, or None when there is none or it does not read back."""
+    return _read_cache(_cache_base(kind, key))
 
 
 def _cache_base(kind: str, key: Sequence) -> Path:
@@ -61,6 +69,11 @@ def _read_cache(base: Path):
             with np.load(base.with_suffix(".npz"), allow_pickle=False) as z:
                 names = z["names"].tolist()
                 return {n: (z[f"keep{i}"].tolist(), z[f"stats{i}"]) for i, n in enumerate(names)}
+        if base.with_suffix(".json").exists():  # a result dict: its frames beside it
+            entry = json.loads(base.with_suffix(".json").read_text(encoding="utf-8"))
+            out = {k: pd.read_parquet(base.with_suffix(f".{k}.parquet")) for k in entry["frames"]}
+            out.update(entry["plain"])
+            return out
     except Exception:  # unreadable, truncated or tampered cache file: recompute
         return None
     return None
@@ -72,10 +85,28 @@ def _stats_dict(value) -> bool:
         and v[1].dtype.kind == "f" and all(isinstance(s, str) for s in v[0]) for k, v in value.items())
 
 
+def _result_dict(value) -> bool:
+    return (isinstance(value, dict) and all(isinstance(k, str) for k in value)
+            and any(isinstance(v, pd.DataFrame) for v in value.values()))
+
+
 def _write_cache(base: Path, value) -> None:
     """Through the one atomic writer (a random temporary name, so two sessions of the app —
     threads of one process — writing the same entry never share a temporary file); no fsync: a
-    torn cache file fails to load and is recomputed."""
+    torn cache file fails to load and is recomputed. A result dict: its frames first, the JSON
+    last (its presence says the entry is whole); a value JSON cannot give back equal (a tuple, a
+    number key) is not kept, and nothing is written."""
+    if _result_dict(value):
+        frames = [k for k, v in value.items() if isinstance(v, pd.DataFrame)]
+        plain = {k: v for k, v in value.items() if k not in frames}
+        text = json.dumps({"frames": frames, "plain": plain}, ensure_ascii=False)
+        if json.loads(text)["plain"] != plain:  # (a tuple would come back a list): not kept
+            return
+        for k in frames:
+            atomic_write(base.with_suffix(f".{k}.parquet"), lambda fh, k=k: value[k].to_parquet(fh), mode="wb",
+                         fsync=False)
+        atomic_write(base.with_suffix(".json"), lambda fh: fh.write(text), mode="w", fsync=False)
+        return
     if isinstance(value, pd.DataFrame):
         path, write = base.with_suffix(".parquet"), lambda fh: value.to_parquet(fh)
     elif _stats_dict(value):

@@ -8,7 +8,7 @@ Nothing here imports streamlit. Progress callbacks: ``progress(fraction in [0, 1
 from __future__ import annotations
 
 import warnings
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -351,13 +351,13 @@ def stored_systems_table(dataset: Dataset, q: SystemsQuery) -> pd.DataFrame | No
     at a save), else None. Computes nothing: no statistics, no bootstrap. A query one of whose
     metrics :func:`left_out` would drop is never found here (its table is keyed without it):
     :func:`systems_table` then decides as always."""
-    from ..scoring.scores import _cache_base, _read_cache
+    from ..scoring.scores import stored
 
     s = q.settings
     key = _table_key(dataset, list(q.metrics), list(q.criteria), q.baseline, s.include_human_systems,
                      q.normalisation, q.n_boot, q.test, TABLE_ALPHA, TABLE_SEED,
                      list(s.references) if s.references else None, judged_criterion(dataset, q), s)
-    table = _read_cache(_cache_base("systable", key))
+    table = stored("systable", key)
     return table if isinstance(table, pd.DataFrame) else None
 
 
@@ -431,31 +431,23 @@ def metrics_vs_humans(dataset: Dataset, q: MetricsVsHumansQuery, progress: Progr
     """:func:`evalcore.analysis.system_level.metrics_vs_humans` (its tokenizer: ``q.settings``),
     kept on disk when every metric is a built-in one (:func:`_vs_humans_cacheable`), so a fresh
     server reads what an earlier process computed, e.g. a save
-    (:func:`evalcore.views.precompute.precompute_statistics`): the three tables as Parquet, the
-    rest as JSON (formats that run no code when read), keyed by the query (the dataset's content
-    hash, the settings, every option) and the code's fingerprint
-    (:func:`evalcore.cache_version`). An unreadable entry is computed again. Values unchanged."""
+    (:func:`evalcore.views.precompute.precompute_statistics`): through the one disk cache
+    (:func:`evalcore.scoring.scores.disk_cached`: the tables as Parquet, the rest as JSON, formats
+    that run no code when read), keyed by the query (the dataset's content hash, the settings,
+    every option) and the code's fingerprint (:func:`evalcore.cache_version`). An unreadable entry
+    is computed again. Values unchanged."""
     from ..analysis.system_level import metrics_vs_humans as run
+    from ..scoring.scores import disk_cached
 
     crit = chosen(q.criterion, "a human criterion")
-    base = _vs_humans_base(q) if _vs_humans_cacheable(q) else None
-    if base is not None:
-        got = _read_vs_humans(base)
-        if got is not None:
-            return got
-    out = run(dataset, list(q.metrics), crit, q.settings, n_boot=q.n_boot, test=q.test,
-              normalisation=q.normalisation, progress=progress)
-    if base is not None:
-        try:
-            _write_vs_humans(base, out)
-        except Exception:  # noqa: BLE001 - a full disk or a value JSON cannot hold: not kept
-            pass
-    return out
 
+    def compute() -> dict:
+        return run(dataset, list(q.metrics), crit, q.settings, n_boot=q.n_boot, test=q.test,
+                   normalisation=q.normalisation, progress=progress)
 
-#: The tables of a :func:`metrics_vs_humans` result (kept as Parquet) and its other entries (JSON).
-_VS_FRAMES = ("table", "tests", "ranks")
-_VS_PLAIN = ("notes", "settings", "systems", "commands")
+    if not _vs_humans_cacheable(q):
+        return compute()
+    return _settings_back(disk_cached("vshumans", _vs_humans_key(q), lambda: _settings_plain(compute())))
 
 
 def _vs_humans_cacheable(q: MetricsVsHumansQuery) -> bool:
@@ -466,45 +458,43 @@ def _vs_humans_cacheable(q: MetricsVsHumansQuery) -> bool:
     return bool(q.metrics) and all(":" not in m for m in q.metrics) and set(q.metrics) <= set(metric_ids())
 
 
-def _vs_humans_base(q: MetricsVsHumansQuery):
-    from ..scoring.scores import _cache_base
+def _vs_humans_key(q: MetricsVsHumansQuery) -> tuple:
     from .queries import query_key
 
-    return _cache_base("vshumans", (query_key(q),))
+    return (query_key(q),)
+
+
+def _vs_humans_base(q: MetricsVsHumansQuery):
+    """Where the disk cache keeps ``q``'s result (its ``.json`` and one ``.NAME.parquet`` per table)."""
+    from ..scoring.scores import _cache_base
+
+    return _cache_base("vshumans", _vs_humans_key(q))
 
 
 def _read_vs_humans(base) -> dict | None:
-    import json
+    """The result kept at ``base`` (:func:`_vs_humans_base`), or None when absent or unreadable."""
+    from ..scoring.scores import _read_cache
 
-    from ..scoring.settings import Settings
-
-    try:
-        plain = json.loads(base.with_suffix(".json").read_text(encoding="utf-8"))
-        out: dict[str, Any] = {k: pd.read_parquet(base.with_suffix(f".{k}.parquet")) for k in _VS_FRAMES}
-        out.update({k: plain[k] for k in _VS_PLAIN})
-        fields = dict(plain["settings_object"])
-        if fields.get("references") is not None:
-            fields["references"] = tuple(fields["references"])
-        out["settings_object"] = Settings(**fields)
-    except Exception:  # noqa: BLE001 - absent, unreadable, truncated or tampered: computed again
-        return None
-    return out
+    got = _read_cache(base)
+    return _settings_back(got) if isinstance(got, dict) else None
 
 
-def _write_vs_humans(base, out: dict) -> None:
-    """The frames first, the JSON last (its presence says the entry is whole); each file through
-    the one atomic writer (evalcore.core.export.atomic_write)."""
+def _settings_plain(out: dict) -> dict:
+    """The result with its Settings object as a plain dict (what JSON holds)."""
     import dataclasses as dc
-    import json
 
-    from ..core.export import atomic_write
+    fields = dc.asdict(out["settings_object"])
+    if fields.get("references") is not None:
+        fields["references"] = list(fields["references"])
+    return {**out, "settings_object": fields}
 
-    plain = {k: out[k] for k in _VS_PLAIN}
-    plain["settings_object"] = dc.asdict(out["settings_object"])
-    text = json.dumps(plain, ensure_ascii=False)  # (fails before anything is written when JSON cannot hold it)
-    for k in _VS_FRAMES:
-        atomic_write(base.with_suffix(f".{k}.parquet"), lambda fh, k=k: out[k].to_parquet(fh), mode="wb", fsync=False)
-    atomic_write(base.with_suffix(".json"), lambda fh: fh.write(text), mode="w", fsync=False)
+
+def _settings_back(out: dict) -> dict:
+    """:func:`_settings_plain` undone (a result computed in this call is passed through it too)."""
+    fields = dict(out["settings_object"])
+    if fields.get("references") is not None:
+        fields["references"] = tuple(fields["references"])
+    return {**out, "settings_object": Settings(**fields)}
 
 
 def first_visit_vs_humans_query(dataset: Dataset, settings: Settings = DEFAULTS) -> MetricsVsHumansQuery | None:
