@@ -196,7 +196,7 @@ def _duplicated(df: pd.DataFrame, keys: list[str]) -> np.ndarray:
     ids = np.zeros(n, dtype=np.int64)
     size, used = 1, 0
     for k in keys:
-        if used and not _factorised_already(df[k]) and not (np.bincount(ids, minlength=size)[ids] > 1).any():
+        if used and not _factorised_already(df[k]) and np.bincount(ids, minlength=size).max() <= 1:
             return np.zeros(n, dtype=bool)  # unique on the leading keys: no key to factorise for nothing
         codes, uniques = _factorize(df[k])
         if size * len(uniques) > 4 * n + 1024:
@@ -206,7 +206,10 @@ def _duplicated(df: pd.DataFrame, keys: list[str]) -> np.ndarray:
         used += 1
     if not used:
         return df.duplicated(keys, keep=False).to_numpy(dtype=bool)
-    maybe = np.bincount(ids, minlength=size)[ids] > 1
+    counts = np.bincount(ids, minlength=size)
+    if counts.max() <= 1:  # no two rows share their leading keys: no lookup of every row's count
+        return np.zeros(n, dtype=bool)
+    maybe = counts[ids] > 1
     if used == len(keys) or not maybe.any():
         return maybe
     out = np.zeros(n, dtype=bool)
