@@ -107,3 +107,28 @@ def test_a_folder_loads_as_the_same_files_from_memory(tmp_path):
         assert ds.content_hash() == other.content_hash()
         assert [str(w) for w in ds.warnings] == [str(w) for w in other.warnings]
         assert len(ds.outputs) == 80 and len(ds.judgements) == 76
+
+
+def test_longest_field_in_bytes_as_arrow_measures_it():
+    """The field-length test of the columnar read (from each chunk's offsets) against Arrow's
+    own ``binary_length``: chunked, sliced, empty, missing values, both string types."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from evalcore.io.text import _bytes_reach
+
+    rng = random.Random(9)
+    for trial in range(300):
+        typ = rng.choice([pa.large_string(), pa.string()])
+        chunks = []
+        for _ in range(rng.randint(1, 4)):
+            values = [rng.choice([None, "", "é" * rng.randint(0, 6), "x" * rng.randint(0, 12)])
+                      for _ in range(rng.randint(0, 8))]
+            arr = pa.array(values, typ)
+            if len(arr) > 2 and rng.random() < 0.4:
+                arr = arr.slice(1, len(arr) - 2)
+            chunks.append(arr)
+        col = pa.chunked_array(chunks, type=typ)
+        longest = max([pc.max(pc.binary_length(c)).as_py() or 0 for c in chunks] + [0])
+        for limit in (1, 5, 8, 12, 13):
+            assert _bytes_reach(col, limit) == (longest >= limit), (trial, limit)

@@ -299,12 +299,33 @@ def _columnar(data: bytes | BinaryIO, quoting: str) -> tuple[list[str], list[Any
             return None
     # a field has at most as many characters as bytes: counting characters is needed only
     # in a column with a field of MAX_FIELD_CHARS bytes or more
-    if any((pc.max(pc.binary_length(c)).as_py() or 0) >= MAX_FIELD_CHARS
+    if any(_bytes_reach(c, MAX_FIELD_CHARS)
            and (pc.max(pc.utf8_length(c)).as_py() or 0) >= MAX_FIELD_CHARS for c in cols):
         return None
     if quotes and any(pc.any(pc.starts_with(c, '"')).as_py() for c in cols):
         return None
     return header, cols
+
+
+def _bytes_reach(column: Any, limit: int) -> bool:
+    """Whether a field of an Arrow ``large_string`` column has ``limit`` bytes or more
+    (``pc.max(pc.binary_length(column)) >= limit``), read from each chunk's offsets: a chunk
+    whose values hold fewer bytes in all has no such field (one CSV block of about 1 MB: most
+    chunks), no array of lengths is made for it."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for chunk in getattr(column, "chunks", [column]):
+        if not len(chunk):
+            continue
+        if chunk.type != pa.large_string() or chunk.null_count or chunk.buffers()[1] is None:
+            if (pc.max(pc.binary_length(chunk)).as_py() or 0) >= limit:
+                return True
+            continue
+        offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int64)[chunk.offset:chunk.offset + len(chunk) + 1]
+        if int(offsets[-1]) - int(offsets[0]) >= limit and int(np.diff(offsets).max()) >= limit:
+            return True
+    return False
 
 
 def _runaway(text_lines: list[str], start: int, end: int, row: list[str]) -> str | None:
