@@ -132,3 +132,33 @@ def test_longest_field_in_bytes_as_arrow_measures_it():
         longest = max([pc.max(pc.binary_length(c)).as_py() or 0 for c in chunks] + [0])
         for limit in (1, 5, 8, 12, 13):
             assert _bytes_reach(col, limit) == (longest >= limit), (trial, limit)
+
+
+def test_arrow_reads_a_folder_through_its_own_file(tmp_path, monkeypatch):
+    """A file on disk goes to Arrow's CSV reader as Arrow's own OSFile (never a Python file
+    object nor wrapped Python bytes, which a pool thread may release at interpreter exit:
+    evalcore.core.arrowfiles)."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    seen, real = [], pacsv.read_csv
+    monkeypatch.setattr(pacsv, "read_csv", lambda src, *a, **k: seen.append(src) or real(src, *a, **k))
+    monkeypatch.setattr(pa, "py_buffer", lambda *a, **k: pytest.fail("Python bytes wrapped for Arrow"))
+    (tmp_path / "segments.tsv").write_text("seg_id\tsource\n1\tuno\n2\tdos\n", encoding="utf-8")
+    (tmp_path / "outputs.tsv").write_text("system\tseg_id\ttext\nm\t1\tone\nm\t2\ttwo\n", encoding="utf-8")
+    coll = load_collection(tmp_path)
+    assert len(next(iter(coll.values())).outputs) == 2
+    assert len(seen) == 2 and all(isinstance(src, pa.OSFile) for src in seen), seen
+
+
+def test_a_file_replaced_after_opening_is_read_as_opened(tmp_path):
+    """The scan reads the file opened; when its path names another file by the time Arrow
+    opens it (an atomic save in between), the opened file's bytes are read instead."""
+    path = tmp_path / "f.tsv"
+    path.write_bytes(b"a\tb\n1\t2\n3\t4\n")
+    other = tmp_path / "g.tsv"
+    other.write_bytes(b"a\tb\n9\t9\n")
+    with path.open("rb", buffering=0) as fh:
+        other.replace(path)  # the path names the new file; fh still reads the old one
+        table = read_tsv(fh, "f.tsv", Report(), ["a", "b"])
+    assert table is not None and table.rows == [["1", "2"], ["3", "4"]]

@@ -19,11 +19,13 @@ from __future__ import annotations
 import contextvars
 import csv
 import io
+import os
 from collections.abc import Sequence
 from typing import Any, BinaryIO, Callable, NamedTuple, cast
 
 import numpy as np
 
+from ..core.arrowfiles import arrow_owned
 from ..core.problems import Report
 
 QUOTING_MODES = ("csv", "none")
@@ -237,25 +239,23 @@ def _columnar(data: bytes | BinaryIO, quoting: str) -> tuple[list[str], list[Any
     always has."""
     import pyarrow as pa
 
+    path = getattr(data, "name", None) if not isinstance(data, (bytes, bytearray)) else None
+    if not isinstance(data, (bytes, bytearray)) and not (isinstance(path, str) and hasattr(data, "fileno")):
+        data.seek(0)  # a file object Arrow cannot open by itself (no path): its bytes
+        data = data.read()
     if isinstance(data, (bytes, bytearray)):
         scanned = _scan_bytes(bytes(data))
         if scanned is None:
             return None
         scan, body_bytes = scanned
-        source: Any = (pa.BufferReader(pa.py_buffer(body_bytes)[scan.body:]) if scan.body >= 0
-                       else pa.BufferReader(pa.py_buffer(b"")))
         empty_body = scan.body < 0 or scan.body >= len(body_bytes)
     else:
         found = _scan_file(data)
         if found is None:
             return None
         scan, offset = found
-        data.seek(0, 2)
-        size = data.tell()
-        empty_body = scan.body < 0 or offset + scan.body >= size
-        if not empty_body:
-            data.seek(offset + scan.body)
-        source = data
+        seen = os.fstat(data.fileno())
+        empty_body = scan.body < 0 or offset + scan.body >= seen.st_size
     quotes = quoting == "csv" and scan.quotes  # then no field may open with one (checked below)
     try:
         first = scan.first.decode("utf-8")
@@ -273,10 +273,12 @@ def _columnar(data: bytes | BinaryIO, quoting: str) -> tuple[list[str], list[Any
     # UTF-8 is checked by Arrow, field by field; a file of ASCII bytes only (one fast pass: often
     # a judgements file, ids and numbers) is UTF-8 as a whole, and needs no check
     check_utf8 = not scan.ascii
-    try:
+
+    def split(source: Any) -> Any:
         # (use_threads=False: no CPU pool; the serial reader still reads one block ahead on
-        # Arrow's IO pool, one thread)
-        table = pacsv.read_csv(
+        # Arrow's IO pool, one thread: it reads only memory or files Arrow owns, see
+        # evalcore.core.arrowfiles)
+        return pacsv.read_csv(
             source,
             read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
             parse_options=pacsv.ParseOptions(delimiter="\t", quote_char=False, escape_char=False,
@@ -284,6 +286,25 @@ def _columnar(data: bytes | BinaryIO, quoting: str) -> tuple[list[str], list[Any
             convert_options=pacsv.ConvertOptions(column_types={n: pa.large_string() for n in names},
                                                  strings_can_be_null=False, quoted_strings_can_be_null=False,
                                                  check_utf8=check_utf8))
+
+    try:
+        if isinstance(data, (bytes, bytearray)):
+            # not Python memory: see evalcore.core.arrowfiles
+            table = split(pa.BufferReader(arrow_owned(body_bytes, scan.body)))
+        else:
+            # Arrow's own file (OSFile) of the same file, from the body on: no Python file object
+            # and no copy of the whole file in memory
+            table, where = None, cast(str, path)
+            if _same_file(where, seen):
+                with pa.OSFile(where, "rb") as own:
+                    if _same_file(where, seen):  # (the file opened is the one scanned)
+                        own.seek(offset + scan.body)
+                        table = split(own)
+                if not _same_file(where, seen):
+                    table = None
+            if table is None:  # the path names another file now, or it changed: its bytes, once
+                data.seek(0)
+                return _columnar(data.read(), quoting)
     except (pa.ArrowInvalid, pa.ArrowException):
         return None
     cols = [table.column(n) for n in names]
@@ -305,6 +326,16 @@ def _columnar(data: bytes | BinaryIO, quoting: str) -> tuple[list[str], list[Any
     if quotes and any(pc.any(pc.starts_with(c, '"')).as_py() for c in cols):
         return None
     return header, cols
+
+
+def _same_file(path: str, seen: os.stat_result) -> bool:
+    """Whether ``path`` is still the file ``seen`` (device, inode, size, modification time)."""
+    try:
+        now = os.stat(path)
+    except OSError:
+        return False
+    return (now.st_dev, now.st_ino, now.st_size, now.st_mtime_ns) == \
+        (seen.st_dev, seen.st_ino, seen.st_size, seen.st_mtime_ns)
 
 
 def _bytes_reach(column: Any, limit: int) -> bool:
