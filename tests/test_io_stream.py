@@ -162,3 +162,22 @@ def test_a_file_replaced_after_opening_is_read_as_opened(tmp_path):
         other.replace(path)  # the path names the new file; fh still reads the old one
         table = read_tsv(fh, "f.tsv", Report(), ["a", "b"])
     assert table is not None and table.rows == [["1", "2"], ["3", "4"]]
+
+
+def test_a_file_changed_in_place_while_read_is_read_again_whole(tmp_path, monkeypatch):
+    """A file written over in place after its scan (same inode, new size and time) is not split
+    by Arrow from what the scan did not see: its bytes are read again, once, and parsed."""
+    path = tmp_path / "f.tsv"
+    path.write_bytes(b"a\tb\n1\t2\n")
+    real = text_mod._scan_file
+
+    def scan_then_change(fh):
+        found = real(fh)
+        with open(path, "r+b") as w:  # the same file, its header longer now
+            w.write(b"abcd\tb\n5\t6\n7\t8\n")
+        return found
+
+    monkeypatch.setattr(text_mod, "_scan_file", scan_then_change)
+    with path.open("rb", buffering=0) as fh:
+        table = read_tsv(fh, "f.tsv", Report(), [])
+    assert table is not None and table.columns == ["abcd", "b"] and table.rows == [["5", "6"], ["7", "8"]]

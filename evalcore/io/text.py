@@ -227,8 +227,9 @@ def _columnar(data: bytes | BinaryIO, quoting: str) -> tuple[list[str], list[Any
     row-by-row reading, or None: Arrow's CSV reader splits it, with no quote character.
 
     ``data``: the file's bytes, or the file open for reading (binary, seekable): it is then
-    scanned in blocks (:func:`_scan_file`) and Arrow reads the body from it, with no copy of
-    the whole file in memory.
+    scanned in blocks (:func:`_scan_file`) and Arrow reads the body from the same file opened
+    as its own ``OSFile`` (checked to be the file scanned, unchanged), with no copy of the whole
+    file in memory; a file object without a path is read as bytes.
 
     It answers only where :mod:`csv` (after :func:`decode`) would read the same rows without a
     problem: UTF-8 (Arrow checks it; a file of ASCII bytes is UTF-8 already), no NUL, no carriage return, no field opening with a
@@ -250,11 +251,11 @@ def _columnar(data: bytes | BinaryIO, quoting: str) -> tuple[list[str], list[Any
         scan, body_bytes = scanned
         empty_body = scan.body < 0 or scan.body >= len(body_bytes)
     else:
+        seen = os.fstat(data.fileno())  # (before the scan: a change from here on is found)
         found = _scan_file(data)
         if found is None:
             return None
         scan, offset = found
-        seen = os.fstat(data.fileno())
         empty_body = scan.body < 0 or offset + scan.body >= seen.st_size
     quotes = quoting == "csv" and scan.quotes  # then no field may open with one (checked below)
     try:
