@@ -78,15 +78,7 @@ def _sets_per_segment(ds: Dataset, mask: np.ndarray) -> np.ndarray:
         per_value = seen.sum(axis=1)
     else:
         per_value = np.bincount(np.unique(pairs) // n_ref, minlength=n_seg)
-    counts = pd.Series(per_value, index=c["seg_values"])
-    return counts.reindex(_seg_index(ds), fill_value=0).to_numpy(dtype=int)
-
-
-def _seg_index(ds: Dataset) -> pd.Index:
-    """:attr:`Dataset.seg_ids` as an index of the segments' own column (no list of Python
-    strings to hash again)."""
-    index: pd.Index = pd.Index(ds.segments["seg_id"])
-    return index
+    return ds.per_segment(per_value).astype(int)
 
 
 def references_with_text(ds: Dataset) -> np.ndarray:

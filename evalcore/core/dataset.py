@@ -137,6 +137,42 @@ class Dataset:
             self._cache["ref_segment_codes"] = pd.factorize(self.references["seg_id"])
         return cast(tuple[np.ndarray, pd.Index], self._cache["ref_segment_codes"])
 
+    def per_segment(self, per_value: np.ndarray) -> np.ndarray:
+        """``pd.Series(per_value, index=values).reindex(segments' seg_id, fill_value=0)`` as an
+        int64 array, for ``values`` the distinct ids of :meth:`ref_segment_codes` (a count per
+        distinct referenced id, laid out per segment, 0 where no reference names the segment).
+        Where each segment's id sits among those values is looked up once per dataset
+        (:meth:`_segment_lookup`), not once per count: four counts of a 100k-segment campaign
+        hashed its ids four times (0.05 CPU-s each when the references are not in segment
+        order)."""
+        pos = self._segment_lookup()
+        out = np.zeros(len(pos), dtype=np.int64)
+        hit = pos >= 0
+        out[hit] = np.asarray(per_value)[pos[hit]]
+        return out
+
+    def _segment_lookup(self) -> np.ndarray:
+        """Per segment: the position of its id among :meth:`ref_segment_codes`' distinct values,
+        or -1 (what ``Index.get_indexer`` gives); memoised. Both columns Arrow-backed strings:
+        Arrow's ``index_in`` (a plain compute kernel: no thread pool), with the same answer (the
+        values are distinct and hold no missing id; strings are equal when their bytes are);
+        otherwise pandas' ``get_indexer``."""
+        if "segment_lookup" not in self._cache:
+            values = self.ref_segment_codes()[1]
+            seg = self.segments["seg_id"]
+            mine = getattr(seg.array, "_pa_array", None)
+            theirs = getattr(values.array, "_pa_array", None)
+            if mine is not None and theirs is not None and len(values) and len(seg) \
+                    and mine.type == theirs.type and str(mine.type) in ("string", "large_string"):
+                import pyarrow.compute as pc
+
+                found = pc.index_in(mine, value_set=theirs.combine_chunks())
+                pos = np.asarray(pc.fill_null(found, -1).to_numpy(), dtype=np.int64)
+            else:
+                pos = np.asarray(values.get_indexer(pd.Index(seg)), dtype=np.int64)
+            self._cache["segment_lookup"] = pos
+        return cast(np.ndarray, self._cache["segment_lookup"])
+
     def is_reference(self, name: str) -> bool:
         return name in set(self.references["ref_id"])
 
@@ -203,8 +239,7 @@ class Dataset:
         """References per segment (in :attr:`seg_ids` order): ``groupby("seg_id").size()``
         reindexed by the segments, counted from the memoised codes."""
         codes, values = self.ref_segment_codes()
-        counts = pd.Series(np.bincount(codes[codes >= 0], minlength=len(values)), index=values)
-        return counts.reindex(pd.Index(self.segments["seg_id"]), fill_value=0).to_numpy()
+        return self.per_segment(np.bincount(codes[codes >= 0], minlength=len(values)))
 
     def with_references(self, ref_ids: list[str]) -> "Dataset":
         """A copy restricted to the given reference sets (in that order)."""

@@ -15,7 +15,10 @@ import os
 import posixpath
 import zipfile
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 from ..core.problems import DataError, Report, shown
 
@@ -223,13 +226,31 @@ class FileSource:
     def read(self, name: str) -> bytes:
         v = self._files[name]
         if isinstance(v, Path):
-            size = v.stat().st_size
-            if size > MAX_FILE_BYTES:
-                report = Report()
-                report.error(name, None, over_file_limit(size))
-                raise DataError(report)
+            self._check_size(name, v.stat().st_size)
             return v.read_bytes()
         return v
+
+    @staticmethod
+    def _check_size(name: str, size: int) -> None:
+        if size > MAX_FILE_BYTES:
+            report = Report()
+            report.error(name, None, over_file_limit(size))
+            raise DataError(report)
+
+    @contextmanager
+    def opened(self, name: str) -> Iterator[bytes | BinaryIO]:
+        """Within: ``name``'s bytes when they are in memory (a zip, an upload), or the file on
+        disk open for binary reading (closed on leaving), for a reader that takes either
+        (:func:`evalcore.io.text.read_tsv`: it reads a clean file in blocks, with no copy of
+        the whole file in memory). The size limit is checked as :meth:`read` checks it, on the
+        open file."""
+        v = self._files[name]
+        if not isinstance(v, Path):
+            yield v
+            return
+        with v.open("rb", buffering=0) as fh:
+            self._check_size(name, os.fstat(fh.fileno()).st_size)
+            yield fh
 
     def head(self, name: str, n: int) -> bytes:
         """The first ``n`` bytes of ``name`` (a peek at a header: the file is not read whole)."""

@@ -69,7 +69,8 @@ def _read(src: FileSource, kind: str, report: Report, required_file: bool,
             report.error(f"{kind}.tsv", None, f"{kind}.tsv is missing from {src.label}; it needs columns "
                                               f"{', '.join(required + optional)}")
         return empty(required + [c for c in optional if c != "lp"])
-    table = read_tsv(src.read(fname), fname, report, required, optional, ALIASES)
+    with src.opened(fname) as data:  # (a file on disk: read in blocks, never whole)
+        table = read_tsv(data, fname, report, required, optional, ALIASES)
     if table is None:
         return empty(required + [c for c in optional if c != "lp"])
     cols = [c for c in dict.fromkeys(["lp"] + required + optional) if c in table.columns]
