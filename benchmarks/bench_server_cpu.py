@@ -22,6 +22,12 @@ Campaign, Metrics task, Compare, Divergence):
   taken when idleness began, a later busy spell starting it over);
 * **second visit**: the same URL in a new tab (a new session) on the same server, read the same way.
 
+``--compiled`` compiles ``app.py``, ``pages/`` and ``evalcore/`` to bytecode first (``compileall``,
+as ``pip install`` does): where ``PYTHONDONTWRITEBYTECODE`` is set (this development environment),
+a fresh server otherwise compiles every project module it imports from source, about 0.2 CPU-s of
+a cold page (benchmarks/history/RESULTS_cold2.md). The default leaves it as before, so figures stay
+comparable with earlier runs; the first line says which.
+
 CPU = user + system of the server process and of its children, live and reaped, from
 ``/proc/PID/stat`` (through psutil). Prints one line per page and a Markdown table. Pass ``--state
 DIR`` to keep the saved workspace and the precomputed cache between runs (the save costs about a
@@ -133,6 +139,10 @@ def main(argv=None) -> int:
     ap.add_argument("--lp", default="en-cs")
     ap.add_argument("--state", default=None, help="keep the saved workspace and precomputed cache here")
     ap.add_argument("--visits", type=int, default=1, help="new-tab visits after the cold one")
+    ap.add_argument("--compiled", action="store_true",
+                    help="compile app.py, pages/ and evalcore/ to bytecode before the servers start, as an install "
+                         "does (this environment sets PYTHONDONTWRITEBYTECODE=1, so otherwise every fresh server "
+                         "compiles the project's own modules from source on its first request)")
     ap.add_argument("--profile", default=None,
                     help="folder: py-spy samples the server during each cold visit (PAGE.txt, collapsed stacks; "
                          "the sampling slows the server: take the CPU figures from a run without it)")
@@ -145,11 +155,18 @@ def main(argv=None) -> int:
     from browser import browser_page, require_browser, running_app
 
     exe = require_browser()
+    if args.compiled:
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        subprocess.run([sys.executable, "-m", "compileall", "-q", "app.py", "pages", "evalcore"], cwd=ROOT, env=env,
+                       check=True)
     tmp = Path(tempfile.mkdtemp(prefix="bench-server-cpu-"))
     state = Path(args.state) if args.state else tmp / "state"
     saved_state(state, args.data)
     name = Path(args.data).name
-    print(f"dataset {name} ({args.lp}) saved in {state}; load average {os.getloadavg()[0]:.1f}", flush=True)
+    print(f"dataset {name} ({args.lp}) saved in {state}; load average {os.getloadavg()[0]:.1f}; project "
+          + ("bytecode compiled beforehand (--compiled)" if args.compiled else
+             "compiled from source by each server" if os.environ.get("PYTHONDONTWRITEBYTECODE") else
+             "bytecode as Python leaves it"), flush=True)
     rows = []
     for slug in args.pages:
         cache = tmp / f"cache-{slug}"

@@ -69,13 +69,22 @@ human_fig_dl = st.container()
 crit_v = None if crit.startswith("(") else crit
 base = campaign_view.CampaignQuery(queries_view.collection_key(coll, lps), camp_settings, (), tuple(lps), crit_v, rank_by)
 done = computed_keys()
-guess = st.session_state.get("camp_metrics", ["bleu", "chrf"])  # a new session: the default metrics
+guess = st.session_state.get("camp_metrics", list(campaign_view.PAGE_METRICS))  # a new session: the default metrics
+
+
+def ready(query) -> bool:
+    """Whether the tables of ``query`` are at hand: computed by some session of this server, or
+    kept on disk by an earlier process (a save precomputes a first visit's)."""
+    return ("campaign", query) in done or campaign_view.is_stored(query)
+
+
+guess_ready = ready(dataclasses.replace(base, metrics=tuple(guess)))
 try:  # the human scores first: nothing to score, drawn before any metric module is imported
     first = cached(campaign_view.campaign_result, base, coll)
 except Exception as exc:
     show_exception(exc, "Could not compute the human scores")
     st.stop()
-if ("campaign", dataclasses.replace(base, metrics=tuple(guess))) not in done:
+if not guess_ready:
     sys_caption.caption("Human scores of every system (mean over the judged segments) and their rank within the "
                         "language pair; the metric columns are being computed and fill in one metric at a time.")
     sys_slot.dataframe(first.wide(), hide_index=True, width="stretch")
@@ -84,7 +93,7 @@ human_fig_slot.plotly_chart(hfig, width="stretch", key="camp_human_bars")
 with human_fig_dl:
     download_figure(hfig, "campaign_human_scores", key="camp_human_fig")
 
-fast = [m for m in ("bleu", "chrf") if m in common_view.available_metrics()]
+fast = [m for m in campaign_view.PAGE_METRICS if m in common_view.available_metrics()]
 metrics = metrics_box.multiselect("Metrics", common_view.available_metrics(collection=coll), default=fast, key="camp_metrics",
                                   help="Corpus scores over each language pair's segments. The slower metrics "
                                        "(METEOR, GTM, TER on long segments) take minutes on a whole campaign.")
@@ -94,7 +103,7 @@ if not metrics:
 query = dataclasses.replace(base, metrics=tuple(metrics))
 key = ("campaign", query)
 try:
-    if key not in done:
+    if not (guess_ready if list(metrics) == list(guess) else ready(query)):
         # one (metric, language pair) at a time into the shared statistics cache; each metric's
         # column appears in the table above as soon as every pair has it
         plan = campaign_view.lp_plan(coll, lps, crit_v)

@@ -85,8 +85,8 @@ with st.expander("Signals and tests", expanded=False):
     norm = s4.selectbox("Human score normalisation", ["raw", "z", "percentile"], key="cmp_norm")
     test = s5.selectbox("Winner decided by", ["bootstrap", "ar"], key="cmp_test",
                         format_func={"bootstrap": "paired bootstrap", "ar": "approximate randomisation"}.get)
-    n_boot = int(s6.number_input("Bootstrap resamples", 0, 10000, 1000, step=100, key="cmp_boot"))
-    n_ar = int(s7.number_input("Randomisation trials", 0, 20000, 1000, step=500, key="cmp_ar",
+    n_boot = int(s6.number_input("Bootstrap resamples", 0, 10000, compare_view.PAGE_N_BOOT, step=100, key="cmp_boot"))
+    n_ar = int(s7.number_input("Randomisation trials", 0, 20000, compare_view.PAGE_N_AR, step=500, key="cmp_ar",
                                help="sacreBLEU's default is 10,000; 1,000 keeps the page fast."))
     judged_box = st.checkbox("Judged segments only", value=DEFAULTS.judged_only, key="cmp_judged",
                              disabled=not criteria,
@@ -139,22 +139,32 @@ def draw_point(part, metrics, figure_key: str):
     win_slot.plotly_chart(wfig0, width="stretch", key=figure_key)
 
 
-guess = st.session_state.get("cmp_metrics", ["bleu", "chrf", "ter"] if ds.ref_ids else [])
-if criteria and ("compare", query_of(guess), n_boot, n_ar, test) not in done:
+def ready(metrics) -> bool:
+    """Whether the full headline with ``metrics`` is at hand: computed by some session of this
+    server, or kept on disk by an earlier process (a save precomputes a first visit's tables)."""
+    return (("compare", query_of(metrics), n_boot, n_ar, test) in done
+            or compare_view.is_stored(dataclasses.replace(query_of(metrics), lengths=True, table="headline",
+                                                          n_boot=n_boot, n_ar=n_ar, test=test)))
+
+
+guess = st.session_state.get("cmp_metrics", list(compare_view.PAGE_METRICS) if ds.ref_ids else [])
+guess_ready = ready(guess)
+if criteria and not guess_ready:
     try:  # the human rows first: nothing to score, the metric modules not even imported yet
         draw_point(build(()), (), "cmp_win_fig_human")
     except Exception as exc:
         show_exception(exc, "Could not compare the systems")
         st.stop()
 known = common_view.available_metrics(ds) if ds.ref_ids else []
-metrics = metrics_box.multiselect("Metrics", known, default=[m for m in ("bleu", "chrf", "ter") if m in known],
+metrics = metrics_box.multiselect("Metrics", known, default=[m for m in compare_view.PAGE_METRICS if m in known],
                                   key="cmp_metrics")
 if not metrics and not criteria:
     st.info("Choose at least one metric or human criterion under *Signals and tests*.")
     st.stop()
 key = query_of(metrics)
+at_hand = guess_ready if list(metrics) == list(guess) else ready(metrics)
 try:
-    if ("compare", key, n_boot, n_ar, test) not in done:
+    if not at_hand:
         # the human rows first (no metric to score), then one metric at a time, each cached
         bar, cb = progress_bar("Scoring both systems…")
         for i in range(len(metrics) + 1):  # every metric, the last one included, is scored under the bar
@@ -174,7 +184,7 @@ try:
     cmp = cached(compare_view.compare_lengths, key, build(tuple(metrics)), shared=True)
     key = dataclasses.replace(key, lengths=True)  # the tables below are of the comparison with its token counts
     bar = None
-    if ("compare", query_of(metrics), n_boot, n_ar, test) not in done and (n_boot or n_ar):
+    if not at_hand and (n_boot or n_ar):
         bar, _ = progress_bar(f"Paired tests of every signal: {n_boot:,} bootstrap resamples and {n_ar:,} "
                               "randomisation trials…")
     try:

@@ -247,9 +247,10 @@ def test_campaign_page_wmt24(wmt24, tmp_path, monkeypatch):
     assert {"rank_en-cs", "rank_en-ja", "rank_en-zh"} <= set(ranks.columns)
 
 
-def test_campaign_page_shows_the_human_scores_before_scoring(monkeypatch):
+def test_campaign_page_shows_the_human_scores_before_scoring(monkeypatch, tmp_path):
     """The systems × language pairs table with the human scores is drawn before any
     metric is scored; the full table (metric columns) replaces it."""
+    monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "cache"))  # nothing kept on disk by an earlier test
     import streamlit as st
     from streamlit.delta_generator import DeltaGenerator
 

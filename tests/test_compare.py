@@ -527,9 +527,10 @@ def test_compare_page_on_the_sample():
     assert not at.exception and any("two different" in w.value for w in at.warning)
 
 
-def test_compare_page_shows_the_headline_before_scoring_the_metrics(monkeypatch):
+def test_compare_page_shows_the_headline_before_scoring_the_metrics(monkeypatch, tmp_path):
     """The human rows of the headline are drawn before any metric is scored, then the
     table grows metric by metric; the other tables are computed only after the headline."""
+    monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "cache"))  # nothing kept on disk by an earlier test
     import streamlit as st
     from streamlit.delta_generator import DeltaGenerator
 

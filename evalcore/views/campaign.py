@@ -96,12 +96,105 @@ class CampaignQuery(Query):
 
 def campaign_result(collection: dict, q: CampaignQuery):
     """:func:`evalcore.analysis.campaign.campaign` with the metric scores from the statistics the
-    Systems page caches on disk per (dataset, metric, tokenizer, reference set, segments)."""
+    Systems page caches on disk per (dataset, metric, tokenizer, reference set, segments); the
+    whole result kept on disk when the query names the collection and every metric is a
+    built-in one (:func:`result_cacheable`): through the one disk cache
+    (:func:`evalcore.scoring.scores.disk_cached`: the tables as Parquet, the rest as JSON, formats
+    that run no code when read), keyed by the query (every language pair's content hash, the
+    settings, every option) and the code's fingerprint, so a fresh server reads what an earlier
+    process computed, e.g. a save (:func:`evalcore.views.precompute.precompute_statistics`,
+    :func:`first_visit_query`). Values unchanged; an unreadable entry is computed again."""
     from ..analysis.campaign import campaign
     from ..analysis.system_level import cached_scores
+    from ..scoring.scores import disk_cached
 
-    return campaign(collection, list(q.metrics), q.criterion, lps=list(q.lps), settings=q.settings,
-                    rank_by=q.rank_by, scorer=cached_scores)
+    def compute():
+        return campaign(collection, list(q.metrics), q.criterion, lps=list(q.lps), settings=q.settings,
+                        rank_by=q.rank_by, scorer=cached_scores)
+
+    if not result_cacheable(collection, q):
+        return compute()
+    return _from_plain(disk_cached(RESULT_KIND, _result_key(q), lambda: _to_plain(compute())))
+
+
+#: the disk cache's kind of a Campaign result (:func:`campaign_result`)
+RESULT_KIND = "campaign"
+
+
+def _result_key(q: CampaignQuery) -> tuple:
+    from .queries import query_key
+
+    return (query_key(q),)
+
+
+def result_cacheable(collection: dict, q: CampaignQuery) -> bool:
+    """Whether :func:`campaign_result` keeps its result on disk: ``q.dataset`` is the content
+    hashes of ``collection``'s pairs ``q.lps`` (:func:`evalcore.views.queries.collection_key`) and
+    every metric is a built-in one (a ``learned:`` model, given ``stored:`` scores or a neural
+    metric's weights live outside the query and the code)."""
+    from ..metrics.base import metric_ids
+    from .queries import collection_key
+
+    return (bool(q.lps) and all(lp in collection for lp in q.lps) and q.dataset == collection_key(collection, q.lps)
+            and all(":" not in m for m in q.metrics) and set(q.metrics) <= set(metric_ids()))
+
+
+def _to_plain(result) -> dict:
+    """A :class:`evalcore.analysis.campaign.Campaign` as a result dict the disk cache holds."""
+    return {"systems": result.systems, "correlations": result.correlations, "metric_ranks": result.metric_ranks,
+            "notes": list(result.notes), "signature": result.signature,
+            "higher_is_better": {str(k): bool(v) for k, v in result.higher_is_better.items()}}
+
+
+def _from_plain(out: dict):
+    """:func:`_to_plain` undone."""
+    from ..analysis.campaign import Campaign
+
+    return Campaign(out["systems"], out["correlations"], out["metric_ranks"], list(out["notes"]), out["signature"],
+                    dict(out["higher_is_better"]))
+
+
+def stored_result(q: CampaignQuery):
+    """The result :func:`campaign_result` returns for ``q`` when the disk cache already holds it
+    (written by any earlier process, e.g. a save), else None. Computes nothing: the page asks it
+    whether a first visit can draw the full tables straight away instead of one metric at a time."""
+    from ..scoring.scores import stored
+
+    got = stored(RESULT_KIND, _result_key(q))
+    return _from_plain(got) if isinstance(got, dict) else None
+
+
+def is_stored(q: CampaignQuery) -> bool:
+    """Whether the disk cache holds the result of ``q`` (:func:`stored_result` without reading
+    it: its JSON, written last, says the entry is whole). The page asks it once per query whether
+    a first visit can draw the full tables straight away; a kept entry that no longer reads back
+    is simply computed again."""
+    from ..scoring.scores import _cache_base
+
+    return _cache_base(RESULT_KIND, _result_key(q)).with_suffix(".json").exists()
+
+
+#: The metrics a first visit of the Campaign page scores (the fast two of sacreBLEU's, Post 2018).
+PAGE_METRICS = ("bleu", "chrf")
+
+
+def first_visit_query(collection: dict, settings: Settings = DEFAULTS) -> CampaignQuery | None:
+    """The query of the Campaign page's tables on a first visit with every control at its
+    default: every language pair with human judgements, each pair's default criterion, the
+    registered :data:`PAGE_METRICS`, judged segments only and human translations as
+    ``settings`` says (the shared defaults: judged only, left out), ranked by Pearson. None
+    when no pair is judged or no metric is registered."""
+    from ..human.scores import human_criteria
+    from ..metrics.base import metric_ids
+    from .queries import collection_key
+
+    lps = tuple(lp for lp, ds in collection.items() if human_criteria(ds))
+    metrics = tuple(m for m in PAGE_METRICS if m in metric_ids())
+    if not lps or not metrics:
+        return None
+    s = DEFAULTS.with_(judged_only=settings.judged_only,
+                       human_systems="include" if settings.include_human_systems else "exclude")
+    return CampaignQuery(collection_key(collection, lps), s, metrics, lps, None, "pearson")
 
 
 def campaign_human_figure(result, q: CampaignQuery):

@@ -30,12 +30,26 @@ for the target language, Post 2018):
    correlations' bootstrap CIs and the tests between metrics), kept on disk by
    :func:`~evalcore.views.systems.metrics_vs_humans` (benchmarks/history/RESULTS_syscold.md).
 
+4. the Compare page's tables on a first visit with every control at its default
+   (:func:`evalcore.views.compare.first_visit_tables`: A and B the first two systems,
+   sacreBLEU's three metrics, every criterion; the headline with its paired tests, the
+   per-segment table, buckets, word F-measure, characteristic n-grams, length ratios and
+   length bias), kept on disk by :func:`~evalcore.views.compare.compare_table`: a fresh
+   server's first visit reads them (:func:`~evalcore.views.compare.stored_table`) instead of
+   drawing the scores first and computing each table (benchmarks/history/RESULTS_cold2.md);
+5. for a collection, the Campaign page's tables on a first visit at its defaults
+   (:func:`evalcore.views.campaign.first_visit_query`: every judged language pair, BLEU and
+   chrF), kept on disk by :func:`~evalcore.views.campaign.campaign_result`: a fresh server's
+   first visit reads the whole result (:func:`~evalcore.views.campaign.stored_result`) instead
+   of scoring one (metric, language pair) at a time.
+
 Nothing is computed twice: an entry already stored is left as it is. Values are unchanged
 (a page reading a stored row or table reads what it would have computed).
 """
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from typing import Mapping
 
 import numpy as np
@@ -76,6 +90,9 @@ def precompute_statistics(collection: Mapping[str, Dataset] | Dataset, settings:
                 for crit in ds.criteria:
                     _store_judged(ds, metric, full, crit)
         _first_visit_table(ds, settings)
+        _first_visit_compare(ds, settings)
+    if not isinstance(collection, Dataset):
+        _first_visit_campaign(dict(collection), settings)
     return done
 
 
@@ -97,6 +114,37 @@ def _first_visit_table(ds: Dataset, settings: Settings) -> None:
             metrics_vs_humans(ds, vq)  # (read back when already kept: nothing computed twice)
         except Exception:  # noqa: BLE001 - the page that computes it says why
             pass
+
+
+def _first_visit_compare(ds: Dataset, settings: Settings) -> None:
+    """The Compare page's first-visit tables (module docstring, 4), kept by their disk cache."""
+    from .compare import compare_table, first_visit_comparison, first_visit_tables, stored_table, table_cacheable
+
+    queries = first_visit_tables(ds, settings)
+    if not queries or all(stored_table(q) is not None for q in queries):
+        return
+    try:
+        cmp = first_visit_comparison(ds, queries[0])
+        for q in queries:
+            if table_cacheable(cmp, q):
+                compare_table(cmp, q)  # (read back when already kept: nothing computed twice)
+    except Exception:  # noqa: BLE001 - the page that computes it says why
+        pass
+
+
+def _first_visit_campaign(collection: dict[str, Dataset], settings: Settings) -> None:
+    """The Campaign page's first-visit result (module docstring, 5), kept by its disk cache."""
+    from .campaign import campaign_result, first_visit_query, stored_result
+
+    q = first_visit_query(collection, settings)
+    if q is None:
+        return
+    for one in (replace(q, metrics=()), q):  # the human scores the page draws first, then every table
+        if stored_result(one) is None:
+            try:
+                campaign_result(collection, one)
+            except Exception:  # noqa: BLE001 - the page that computes it says why
+                pass
 
 
 def _store_judged(ds: Dataset, metric, full: dict, criterion: str) -> None:
