@@ -99,3 +99,33 @@ def order_by_cost(items: list, costs: dict[str, float]) -> None:
 
 def pytest_collection_modifyitems(config, items):
     order_by_cost(items, read_costs())
+
+
+# Every new AppTest scans the metadata of every installed distribution for Streamlit "v2"
+# component manifests (streamlit.components.v2.manifest_scanner, ~0.2 CPU-s a scan over ~600
+# packages here; hundreds of AppTests in the suite). The installed packages do not change while
+# the tests run, so one scan per process serves every AppTest; each AppTest still registers the
+# manifests found in its own component registry. Patched as soon as a test module has imported
+# Streamlit's testing API (the page tests import it at the top; the others never load it).
+_MANIFESTS: list | None = None
+
+
+def _scan_once(max_workers=None):
+    global _MANIFESTS
+    if _MANIFESTS is None:
+        _MANIFESTS = list(_REAL_SCAN(max_workers))
+    return list(_MANIFESTS)
+
+
+_REAL_SCAN = None
+
+
+@pytest.fixture(autouse=True)
+def _one_component_scan_per_process():
+    global _REAL_SCAN
+    if _REAL_SCAN is None and "streamlit.testing.v1" in sys.modules:
+        from streamlit.components.v2 import manifest_scanner
+
+        _REAL_SCAN = manifest_scanner.scan_component_manifests
+        manifest_scanner.scan_component_manifests = _scan_once
+    yield
