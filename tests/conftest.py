@@ -120,12 +120,41 @@ def _scan_once(max_workers=None):
 _REAL_SCAN = None
 
 
+def _wait_for_shutdown(runner, timeout: float = 3) -> None:
+    """Streamlit's ``require_widgets_deltas`` without its busy wait: AppTest's own version wakes
+    every millisecond and rescans every event of the run so far (one per delta sent) for the
+    script's SHUTDOWN, taking the GIL from the script thread it waits for. Here the same
+    condition (SHUTDOWN among the runner's events) is waited for on an event set by the runner's
+    own signal; on timeout the same stop, join and error as Streamlit's."""
+    import threading
+
+    from streamlit.runtime.scriptrunner import ScriptRunnerEvent
+
+    done = threading.Event()
+
+    def on_event(sender, event, **kwargs):
+        if event == ScriptRunnerEvent.SHUTDOWN:
+            done.set()
+
+    runner.on_event.connect(on_event, weak=False)
+    try:
+        if runner.script_stopped() or done.wait(timeout):
+            return
+    finally:
+        runner.on_event.disconnect(on_event)
+    runner.request_stop()
+    runner.join()
+    raise RuntimeError(f"AppTest script run timed out after {timeout}(s)")
+
+
 @pytest.fixture(autouse=True)
-def _one_component_scan_per_process():
+def _lighter_apptests():
     global _REAL_SCAN
     if _REAL_SCAN is None and "streamlit.testing.v1" in sys.modules:
         from streamlit.components.v2 import manifest_scanner
+        from streamlit.testing.v1 import local_script_runner
 
         _REAL_SCAN = manifest_scanner.scan_component_manifests
         manifest_scanner.scan_component_manifests = _scan_once
+        local_script_runner.require_widgets_deltas = _wait_for_shutdown
     yield
