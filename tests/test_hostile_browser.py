@@ -31,6 +31,31 @@ def _grid_text(page) -> str:
     return "\n".join(cells.all_inner_texts()) + "\n" + page.locator('[data-testid="stMain"]').inner_text()
 
 
+def _upload(page, paths) -> None:
+    """Choose ``paths`` in the Data page's uploader and wait until the page holds them, the
+    *Upload or import* tab open. The tab is opened again if a rerun reset it (a page rebuilt after a
+    reconnect under heavy load opens on its first tab, its uploader empty: the files are then
+    chosen again), and a screenshot is kept when the names never show, so that a failure says
+    what the page showed instead."""
+    tab = page.get_by_role("tab", name="Upload or import")
+    uploader = page.locator('[data-testid="stFileUploader"]').filter(has_text="Files or a zip")
+    tab.click()
+    uploader.locator('input[type="file"]').set_input_files([str(p) for p in paths])
+    for _ in range(3):
+        wait_for_app(page)  # the rerun after the upload, however long the machine's load makes it
+        if tab.get_attribute("aria-selected") != "true":
+            tab.click()
+        try:
+            for p in paths:  # the uploader lists each chosen file by name once it has it
+                uploader.get_by_text(p.name, exact=True).wait_for(timeout=20000)
+            return
+        except Exception:  # the files did not arrive (a remounted uploader is empty): choose them again
+            uploader.locator('input[type="file"]').set_input_files([str(p) for p in paths])
+    shot = screenshot(page, "upload_hostile_names_not_held")
+    raise AssertionError(f"the uploader never listed {[p.name for p in paths]} (screenshot {shot}):\n"
+                         + page.locator('[data-testid="stMain"]').inner_text()[-3000:])
+
+
 def test_broken_upload_with_markup_names_shows_the_clean_report_escaped(app_url, tmp_path):
     exe = require_browser()
     seg, out = tmp_path / "segments.tsv", tmp_path / "outputs.tsv"
@@ -41,11 +66,7 @@ def test_broken_upload_with_markup_names_shows_the_clean_report_escaped(app_url,
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
         page.goto(app_url)
         wait_for_app(page)
-        page.get_by_role("tab", name="Upload or import").click()
-        page.locator('[data-testid="stFileUploader"]').filter(has_text="Files or a zip") \
-            .locator('input[type="file"]').set_input_files([str(seg), str(out)])
-        page.wait_for_timeout(1500)
-        wait_for_app(page)  # the rerun after the upload, however long the machine's load makes it
+        _upload(page, [seg, out])
         page.get_by_role("button", name="Validate and save").click(timeout=120000)
         wait_for_app(page)
         page.get_by_text("problem(s) found").wait_for(timeout=60000)

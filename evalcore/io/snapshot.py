@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..core.arrowfiles import read_feather
 from ..core.dataset import Dataset
 from ..core.problems import Problem
 
@@ -86,7 +87,7 @@ def _read(folder: Path, key: str, name: str) -> dict[str, Dataset] | None:
                 return None
 
         def table(spec: dict) -> pd.DataFrame:
-            df = pd.read_feather(folder / spec["file"])
+            df = read_feather(folder / spec["file"])  # Arrow's own file: evalcore.core.arrowfiles
             df = df[spec["columns"]] if list(df.columns) != spec["columns"] else df
             wrong = {c: t for c, t in spec["dtypes"].items() if str(df[c].dtype) != t}
             return df.astype({c: (object if t == "object" else t) for c, t in wrong.items()}) if wrong else df

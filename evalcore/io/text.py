@@ -24,6 +24,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from ..core.arrowfiles import arrow_owned
 from ..core.problems import Report
 
 QUOTING_MODES = ("csv", "none")
@@ -179,9 +180,9 @@ def _columnar(data: bytes, quoting: str) -> tuple[list[str], list[Any]] | None:
     import pyarrow.compute as pc
 
     names = [f"c{i}" for i in range(len(header))]
-    body = pa.py_buffer(data)[end + 1:] if end >= 0 else pa.py_buffer(b"")
-    if not body.size:
+    if end < 0 or end + 1 == len(data):
         return header, [pa.array([], type=pa.large_string()) for _ in names]
+    body = arrow_owned(data, end + 1)  # not Python memory: see evalcore.core.arrowfiles
     # UTF-8 is checked by Arrow, field by field; a file of ASCII bytes only (one fast pass: often
     # a judgements file, ids and numbers) is UTF-8 as a whole, and needs no check
     check_utf8 = not data.isascii()

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .. import cache_version
+from ..core.arrowfiles import read_parquet
 from ..core.dataset import Dataset
 from ..core.export import atomic_write
 from ..core.progress import Progress, stage, sub_range
@@ -64,14 +65,14 @@ def _cache_base(kind: str, key: Sequence) -> Path:
 def _read_cache(base: Path):
     try:
         if base.with_suffix(".parquet").exists():
-            return pd.read_parquet(base.with_suffix(".parquet"))
+            return read_parquet(base.with_suffix(".parquet"))
         if base.with_suffix(".npz").exists():
             with np.load(base.with_suffix(".npz"), allow_pickle=False) as z:
                 names = z["names"].tolist()
                 return {n: (z[f"keep{i}"].tolist(), z[f"stats{i}"]) for i, n in enumerate(names)}
         if base.with_suffix(".json").exists():  # a result dict: its frames beside it
             entry = json.loads(base.with_suffix(".json").read_text(encoding="utf-8"))
-            out = {k: pd.read_parquet(base.with_suffix(f".{k}.parquet")) for k in entry["frames"]}
+            out = {k: read_parquet(base.with_suffix(f".{k}.parquet")) for k in entry["frames"]}
             out.update(entry["plain"])
             return out
     except Exception:  # unreadable, truncated or tampered cache file: recompute
