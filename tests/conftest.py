@@ -99,3 +99,62 @@ def order_by_cost(items: list, costs: dict[str, float]) -> None:
 
 def pytest_collection_modifyitems(config, items):
     order_by_cost(items, read_costs())
+
+
+# Every new AppTest scans the metadata of every installed distribution for Streamlit "v2"
+# component manifests (streamlit.components.v2.manifest_scanner, ~0.2 CPU-s a scan over ~600
+# packages here; hundreds of AppTests in the suite). The installed packages do not change while
+# the tests run, so one scan per process serves every AppTest; each AppTest still registers the
+# manifests found in its own component registry. Patched as soon as a test module has imported
+# Streamlit's testing API (the page tests import it at the top; the others never load it).
+_MANIFESTS: list | None = None
+
+
+def _scan_once(max_workers=None):
+    global _MANIFESTS
+    if _MANIFESTS is None:
+        _MANIFESTS = list(_REAL_SCAN(max_workers))
+    return list(_MANIFESTS)
+
+
+_REAL_SCAN = None
+
+
+def _wait_for_shutdown(runner, timeout: float = 3) -> None:
+    """Streamlit's ``require_widgets_deltas`` without its busy wait: AppTest's own version wakes
+    every millisecond and rescans every event of the run so far (one per delta sent) for the
+    script's SHUTDOWN, taking the GIL from the script thread it waits for. Here the same
+    condition (SHUTDOWN among the runner's events) is waited for on an event set by the runner's
+    own signal; on timeout the same stop, join and error as Streamlit's."""
+    import threading
+
+    from streamlit.runtime.scriptrunner import ScriptRunnerEvent
+
+    done = threading.Event()
+
+    def on_event(sender, event, **kwargs):
+        if event == ScriptRunnerEvent.SHUTDOWN:
+            done.set()
+
+    runner.on_event.connect(on_event, weak=False)
+    try:
+        if runner.script_stopped() or done.wait(timeout):
+            return
+    finally:
+        runner.on_event.disconnect(on_event)
+    runner.request_stop()
+    runner.join()
+    raise RuntimeError(f"AppTest script run timed out after {timeout}(s)")
+
+
+@pytest.fixture(autouse=True)
+def _lighter_apptests():
+    global _REAL_SCAN
+    if _REAL_SCAN is None and "streamlit.testing.v1" in sys.modules:
+        from streamlit.components.v2 import manifest_scanner
+        from streamlit.testing.v1 import local_script_runner
+
+        _REAL_SCAN = manifest_scanner.scan_component_manifests
+        manifest_scanner.scan_component_manifests = _scan_once
+        local_script_runner.require_widgets_deltas = _wait_for_shutdown
+    yield

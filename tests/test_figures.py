@@ -2,7 +2,9 @@
 the metric signatures as a caption, and a clear message where no browser exists."""
 from __future__ import annotations
 
+import contextlib
 import os
+import warnings
 
 import plotly.graph_objects as go
 import pytest
@@ -16,19 +18,36 @@ def _fig():
                           "bleu: nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0")
 
 
+@contextlib.contextmanager
+def _one_browser():
+    """kaleido's sync server: the exports inside share one Chromium (a start is ~4 s and a few
+    CPU-s) instead of one each; the first export of the file runs without it, as a page does."""
+    import kaleido
+
+    kaleido.start_sync_server(silence_warnings=True)
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="The kopts argument is ignored")
+            yield
+    finally:
+        kaleido.stop_sync_server(silence_warnings=True)
+
+
 def test_png_svg_pdf_with_the_signature_as_caption():
     if figures.find_browser() is None:
         if os.environ.get("CI") == "true":
             pytest.fail("CI installs Debian's chromium (scripts/test.sh): static export must be tested")
         pytest.skip("no Chromium on this machine (apt-get install chromium)")
-    png, svg, pdf = (figures.static_image(_fig(), f) for f in ("png", "svg", "pdf"))
+    png = figures.static_image(_fig(), "png")  # a Chromium of its own, as a page's download
+    with _one_browser():
+        svg, pdf = (figures.static_image(_fig(), f) for f in ("svg", "pdf"))
+        # the caption is added to a copy: the page's figure is unchanged
+        fig = _fig()
+        figures.static_image(fig, "svg")
     assert png.startswith(b"\x89PNG\r\n\x1a\n") and pdf.startswith(b"%PDF-")
     text = svg.decode("utf-8")
     assert text.lstrip().startswith("<svg") and "tok:13a" in text and "version:2.6.0" in text
     assert "&lt;b&gt;sys-A&lt;/b&gt;" in text or "sys-A" in text  # the user label is text, not markup
-    # the caption is added to a copy: the page's figure is unchanged
-    fig = _fig()
-    figures.static_image(fig, "svg")
     assert len(fig.layout.annotations) == 0
 
 

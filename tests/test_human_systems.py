@@ -42,6 +42,11 @@ def wmt21():
     return folder, list(seg.seg_id), texts, jud, sorted(outs.system.unique())
 
 
+#: sacreBLEU's corpus scores, each computed once per module: {(metric and its plain options,
+#: system, ref, segments): score} (the flip test's four cases and the page test share most)
+_SACRE: dict = {}
+
+
 def _expected(wmt21, metric, ref, humans, judged_only):
     """Corpus metric of every candidate against ``ref`` (sacreBLEU), MQM = mean over the
     candidate's judged segments (evalcore's system-level gold, Freitag et al. 2021), Pearson."""
@@ -49,9 +54,14 @@ def _expected(wmt21, metric, ref, humans, judged_only):
     xs, ys = [], []
     for name in mt + humans:
         judged = jud[jud.system == name]
-        segs = [s for s in seg_ids if s in set(judged.seg_id)] if judged_only else seg_ids
-        hyp = [texts[name][s] for s in segs]
-        xs.append(metric.corpus_score(hyp, [[texts[ref][s] for s in segs]]).score)
+        judged_ids = set(judged.seg_id)
+        segs = [s for s in seg_ids if s in judged_ids] if judged_only else seg_ids
+        options = sorted((k, v) for k, v in vars(metric).items() if isinstance(v, (str, int, float, bool, type(None))))
+        key = (type(metric).__name__, tuple(options), name, ref, tuple(segs))
+        if key not in _SACRE:
+            hyp = [texts[name][s] for s in segs]
+            _SACRE[key] = metric.corpus_score(hyp, [[texts[ref][s] for s in segs]]).score
+        xs.append(_SACRE[key])
         ys.append(judged.score.mean())
     return stats.pearsonr(xs, ys)[0], len(xs), len(segs)
 

@@ -46,6 +46,23 @@ def _cache_home(tmp_path, monkeypatch):
 
 
 @pytest.fixture(scope="module")
+def local2():
+    """One ``local:2`` cluster for the tests that drive a Scheduler themselves (each start is two
+    worker processes importing Dask, evalcore and torch). Started with the neural cache off, so
+    that its workers compute every time (they inherit the environment they start in); each test
+    leaves the workers as it found them (the GPU test restores what it replaced)."""
+    from evalcore.scoring.parallel import Scheduler
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("EVALCORE_NEURAL_CACHE", "0")
+        sched = Scheduler("local:2").__enter__()
+    try:
+        yield sched
+    finally:
+        sched.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="module")
 def tiny_bert(tmp_path_factory):
     """A randomly initialised 2-layer BERT with a WordPiece tokenizer written here."""
     if not HAS_TORCH:
@@ -361,7 +378,7 @@ def test_judged_only_progress_total_is_the_rows_scored(tmp_path, tiny_bert, caps
 
 
 @needs_torch
-def test_each_dask_worker_takes_its_own_gpu(tiny_bert, monkeypatch):
+def test_each_dask_worker_takes_its_own_gpu(tiny_bert, monkeypatch, local2):
     """--device auto|cuda under --scheduler local:2: worker i runs on cuda:(i mod k) of the k GPUs
     its machine shows, cpu without one; cpu and cuda:N are taken as given. No GPU here: the
     workers' GPU count is simulated by replacing backend.visible_gpus on each of them (Client.run),
@@ -369,17 +386,23 @@ def test_each_dask_worker_takes_its_own_gpu(tiny_bert, monkeypatch):
     model load and the cache key call)."""
     from evalcore.neural import backend
     from evalcore.neural.metric import NeuralMetric, Settings
-    from evalcore.scoring.parallel import Scheduler
 
     def simulate(n):
         import evalcore.neural.backend as b
 
+        vars(b).setdefault("_real_visible_gpus", b.visible_gpus)
         b.visible_gpus = lambda: n
+
+    def restore():
+        import evalcore.neural.backend as b
+
+        b.visible_gpus = vars(b).pop("_real_visible_gpus", b.visible_gpus)
 
     def device_of(metric):
         return metric.device()
 
-    with Scheduler("local:2") as sched:
+    sched = local2
+    try:
         workers = sorted(sched.client.scheduler_info()["workers"])
         assert len(workers) == 2
 
@@ -399,6 +422,8 @@ def test_each_dask_worker_takes_its_own_gpu(tiny_bert, monkeypatch):
         assert chosen(2, "cuda:1") == ["cuda:1", "cuda:1"]  # pinned by the user
         with pytest.raises(Exception, match="no CUDA GPU"):
             chosen(0, "cuda")
+    finally:
+        sched.client.run(restore)
     # in this process (no worker): auto is torch's current GPU, as before
     monkeypatch.setattr(backend, "visible_gpus", lambda: 2)
     assert backend.worker_slot() is None
@@ -410,7 +435,7 @@ def test_each_dask_worker_takes_its_own_gpu(tiny_bert, monkeypatch):
 
 
 @needs_comet
-def test_comet_loads_once_per_dask_worker_and_is_freed_after(tmp_path, tiny_comet, monkeypatch):
+def test_comet_loads_once_per_dask_worker_and_is_freed_after(tmp_path, tiny_comet, monkeypatch, local2):
     """The tiny COMET under local:2, one segment per block (4 blocks, so a worker runs several):
     each worker loads the model once, not per block, and holds no model once the metric is
     done; the tables equal the in-process ones."""
@@ -420,7 +445,7 @@ def test_comet_loads_once_per_dask_worker_and_is_freed_after(tmp_path, tiny_come
     from evalcore.neural import backend, configure
     from evalcore.scoring import parallel
 
-    monkeypatch.setenv("EVALCORE_NEURAL_CACHE", "0")  # every run computes (workers inherit it)
+    monkeypatch.setenv("EVALCORE_NEURAL_CACHE", "0")  # every run computes (local2 started with it too)
     root, _ = tiny_comet
     configure(reset=True, device="cpu", batch_size=1)
     ds = load_dataset(str(TINY))
@@ -439,9 +464,10 @@ def test_comet_loads_once_per_dask_worker_and_is_freed_after(tmp_path, tiny_come
 
         return [k[0] for k in b.loads()], b.loaded()
 
-    with parallel.Scheduler("local:2") as sched:
-        there = tables(parallel.iter_score_levels(ds, [get_metric(mid)], level="both", scheduler=sched, block_size=1))
-        per_worker = sched.client.run(state)
+    sched = local2  # its workers hold no model yet (the GPU test loads none) and compute every time
+    assert all(held == 0 and "comet" not in n for n, held in sched.client.run(state).values())
+    there = tables(parallel.iter_score_levels(ds, [get_metric(mid)], level="both", scheduler=sched, block_size=1))
+    per_worker = sched.client.run(state)
     for lv in ("system", "segment"):
         pd.testing.assert_frame_equal(there[lv], here[lv])
     assert len(here["segment"]) == 8
