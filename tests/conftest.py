@@ -158,3 +158,18 @@ def _lighter_apptests():
         manifest_scanner.scan_component_manifests = _scan_once
         local_script_runner.require_widgets_deltas = _wait_for_shutdown
     yield
+
+
+@pytest.fixture(autouse=True)
+def _no_background_work_left():
+    """A test that saves through the Data page starts the save's precompute in a daemon thread
+    (evalcore.views.precompute.precompute_in_background). Left running, it would go on into the
+    next tests of the worker: counting calls that test patched, and writing into whatever cache
+    folder that test set. Each test ends when the work it started has ended."""
+    yield
+    import threading
+
+    for t in threading.enumerate():
+        if t.name.startswith("evalcore-precompute-") and t is not threading.current_thread():
+            t.join(timeout=600)
+            assert not t.is_alive(), f"background precompute {t.name} still running after 600 s"
