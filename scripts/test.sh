@@ -16,7 +16,7 @@ fi
 # The project's bytecode, once (about a CPU-second): the suite starts hundreds of Python processes
 # (command-line tests, dashboard servers), and where PYTHONDONTWRITEBYTECODE is set, as on our
 # machines, each would otherwise compile evalcore from source again (about 0.15 CPU-s each).
-python -m compileall -q evalcore pages app.py
+python -m compileall -q -j 0 evalcore pages app.py
 # Lint first (seconds): pyflakes and pycodestyle errors, configured in pyproject.toml.
 python -m ruff check --quiet .
 # Types: mypy over the whole evalcore package (strict on core/, stats/ and metrics/base.py),
