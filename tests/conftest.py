@@ -173,3 +173,33 @@ def _no_background_work_left():
         if t.name.startswith("evalcore-precompute-") and t is not threading.current_thread():
             t.join(timeout=600)
             assert not t.is_alive(), f"background precompute {t.name} still running after 600 s"
+
+
+@pytest.fixture
+def fresh_cache(tmp_path, monkeypatch):
+    """An empty cache folder for this test (``$EVALCORE_CACHE``), and the in-memory caches
+    emptied: Streamlit's (``st.cache_data``, ``st.cache_resource``) and the statistics index
+    (evalcore.scoring.scores._INDEX_CACHE): what a first visit of a fresh server finds."""
+    monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "cache"))
+    import streamlit as st
+
+    from evalcore.scoring import scores as scores_view
+
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    scores_view._INDEX_CACHE.clear()
+    return tmp_path
+
+
+def record_view_calls(monkeypatch, module, name: str, seen: list) -> None:
+    """Patch the view function ``module.name`` so that each call appends its (data, query) to
+    ``seen`` before computing as before (which inputs a page asked of its view)."""
+    import functools
+
+    real = getattr(module, name)
+
+    @functools.wraps(real)
+    def wrapper(data, query, **kw):
+        seen.append((data, query))
+        return real(data, query, **kw)
+    monkeypatch.setattr(module, name, wrapper)

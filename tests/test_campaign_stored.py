@@ -8,14 +8,13 @@ campaign. Behaviour only (counts of calls), never timings."""
 from __future__ import annotations
 
 import dataclasses
-import functools
 import os
 
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT, SAMPLE
+from conftest import ROOT, SAMPLE, record_view_calls
 from evalcore.analysis import campaign as CA
 from evalcore.analysis.system_level import cached_scores
 from evalcore.io import load_collection
@@ -24,16 +23,6 @@ from evalcore.views import precompute
 from evalcore.views.queries import collection_key
 
 APP = os.environ.get("EVALCORE_TEST_APP", str(ROOT / "app.py"))
-
-
-@pytest.fixture
-def fresh_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "cache"))
-    import streamlit as st
-
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    return tmp_path
 
 
 @pytest.fixture(scope="module")
@@ -142,16 +131,6 @@ def test_a_save_precomputes_the_first_visit(fresh_cache, coll, monkeypatch):
     assert calls == []
 
 
-def _recording(monkeypatch, seen: list):
-    real = view.campaign_result
-
-    @functools.wraps(real)
-    def wrapper(data, query, **kw):
-        seen.append((data, query))
-        return real(data, query, **kw)
-    monkeypatch.setattr(view, "campaign_result", wrapper)
-
-
 def _open_campaign():
     at = AppTest.from_file(APP, default_timeout=240)
     at.run()
@@ -165,7 +144,7 @@ def test_a_precomputed_first_visit_draws_the_same_page_without_computing(fresh_c
     import streamlit as st
 
     seen: list = []
-    _recording(monkeypatch, seen)
+    record_view_calls(monkeypatch, view, "campaign_result", seen)
     at = _open_campaign()  # computed on the page (one metric at a time), every cache empty
     coll = seen[-1][0]
     q = view.first_visit_query(coll)

@@ -7,30 +7,19 @@ without computing a table. Behaviour only (counts of calls), never timings."""
 from __future__ import annotations
 
 import dataclasses
-import functools
 import os
 
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT, SAMPLE
+from conftest import ROOT, SAMPLE, record_view_calls
 from evalcore.analysis import compare as C
 from evalcore.io import load_collection
 from evalcore.views import compare as view
 from evalcore.views import precompute
 
 APP = os.environ.get("EVALCORE_TEST_APP", str(ROOT / "app.py"))
-
-
-@pytest.fixture
-def fresh_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "cache"))
-    import streamlit as st
-
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    return tmp_path
 
 
 @pytest.fixture(scope="module")
@@ -145,16 +134,6 @@ def test_a_save_precomputes_every_first_visit_table(fresh_cache, ds, monkeypatch
     assert calls == []
 
 
-def _recording(monkeypatch, seen: list):
-    real = view.compare_table
-
-    @functools.wraps(real)
-    def wrapper(data, query, **kw):
-        seen.append((data, query))
-        return real(data, query, **kw)
-    monkeypatch.setattr(view, "compare_table", wrapper)
-
-
 def _open_compare():
     at = AppTest.from_file(APP, default_timeout=240)
     at.session_state["cmp_boot"] = 40  # (the page's own widgets; the first visit's query follows them below)
@@ -172,7 +151,7 @@ def test_a_precomputed_first_visit_draws_the_same_page_without_computing(fresh_c
     monkeypatch.setattr(view, "PAGE_N_BOOT", 40)
     monkeypatch.setattr(view, "PAGE_N_AR", 30)
     seen: list = []
-    _recording(monkeypatch, seen)
+    record_view_calls(monkeypatch, view, "compare_table", seen)
     at = _open_compare()  # computed on the page (scores first, then the tests), every cache empty
     ds = seen[-1][0].dataset
     asked = [q for _, q in seen if q.lengths]

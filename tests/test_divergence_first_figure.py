@@ -18,17 +18,6 @@ from evalcore.scoring import scores as scores_view
 APP = os.environ.get("EVALCORE_TEST_APP", str(ROOT / "app.py"))
 
 
-@pytest.fixture
-def fresh_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "cache"))
-    import streamlit as st
-
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    scores_view._INDEX_CACHE.clear()
-    return tmp_path
-
-
 def _open(state=None):
     at = AppTest.from_file(APP, default_timeout=240)
     for k, v in (state or {}).items():

@@ -39,17 +39,6 @@ def wmt21():
     return common_view.scoped(load_collection(shared("wmt21_news_mqm"))["en-de"], 40)
 
 
-@pytest.fixture()
-def fresh_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "cache"))
-    import streamlit as st
-
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    scores_view._INDEX_CACHE.clear()
-    return tmp_path
-
-
 def _items(ds, include_references=True):
     C, R = [], []
     for _, texts, use in _candidates(ds, include_references):

@@ -6,7 +6,6 @@ import html
 import os
 
 import pandas as pd
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT, SAMPLE
@@ -17,16 +16,6 @@ from evalcore.scoring import scores as scores_view
 from evalcore.views import systems as systems_view
 
 APP = os.environ.get("EVALCORE_TEST_APP", str(ROOT / "app.py"))
-
-
-@pytest.fixture
-def fresh_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "cache"))
-    import streamlit as st
-
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    return tmp_path
 
 
 def _run(at):

@@ -5,30 +5,18 @@ neural metrics are never kept. Behaviour only (counts of calls), never timings."
 from __future__ import annotations
 
 import dataclasses
-import functools
 import os
 
 import pandas as pd
-import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT, SAMPLE
+from conftest import ROOT, SAMPLE, record_view_calls
 from evalcore.analysis import system_level
 from evalcore.io import load_dataset
 from evalcore.views import precompute
 from evalcore.views import systems as systems_view
 
 APP = os.environ.get("EVALCORE_TEST_APP", str(ROOT / "app.py"))
-
-
-@pytest.fixture
-def fresh_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("EVALCORE_CACHE", str(tmp_path / "cache"))
-    import streamlit as st
-
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    return tmp_path
 
 
 def _same(a: dict, b: dict) -> None:
@@ -87,16 +75,6 @@ def test_stored_table_only_once_computed(fresh_cache):
     assert systems_view.stored_systems_table(ds, dataclasses.replace(q, baseline=None)) is None
 
 
-def _recording(monkeypatch, name: str, seen: list):
-    real = getattr(systems_view, name)
-
-    @functools.wraps(real)
-    def wrapper(data, query, **kw):
-        seen.append((data, query))
-        return real(data, query, **kw)
-    monkeypatch.setattr(systems_view, name, wrapper)
-
-
 def _open_systems():
     at = AppTest.from_file(APP, default_timeout=240)
     at.run()
@@ -108,8 +86,8 @@ def _open_systems():
 
 def test_the_page_asks_what_a_save_precomputes(fresh_cache, monkeypatch):
     tables, vs = [], []
-    _recording(monkeypatch, "systems_table", tables)
-    _recording(monkeypatch, "metrics_vs_humans", vs)
+    record_view_calls(monkeypatch, systems_view, "systems_table", tables)
+    record_view_calls(monkeypatch, systems_view, "metrics_vs_humans", vs)
     _open_systems()
     ds = tables[-1][0]
     assert tables[-1][1] == systems_view.first_visit_query(ds)  # the full table, the last one asked for
@@ -120,7 +98,7 @@ def test_a_precomputed_first_visit_draws_the_same_page_without_computing(fresh_c
     import streamlit as st
 
     tables: list = []
-    _recording(monkeypatch, "systems_table", tables)
+    record_view_calls(monkeypatch, systems_view, "systems_table", tables)
     at = _open_systems()  # computed on the page (metric by metric, then the bootstrap), every cache empty
     ds = tables[-1][0]
     frames = [df.value for df in at.dataframe]
