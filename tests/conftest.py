@@ -203,3 +203,18 @@ def record_view_calls(monkeypatch, module, name: str, seen: list) -> None:
         seen.append((data, query))
         return real(data, query, **kw)
     monkeypatch.setattr(module, name, wrapper)
+
+
+def open_page(page: str, state: dict | None = None):
+    """A session of app.py under AppTest (``$EVALCORE_TEST_APP`` names another entry point) with
+    ``state`` put in its session state first, switched to ``pages/PAGE.py``; neither run raised."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(os.environ.get("EVALCORE_TEST_APP", str(ROOT / "app.py")), default_timeout=240)
+    for k, v in (state or {}).items():
+        at.session_state[k] = v
+    at.run()
+    at.switch_page(f"pages/{page}.py")
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at

@@ -8,13 +8,11 @@ campaign. Behaviour only (counts of calls), never timings."""
 from __future__ import annotations
 
 import dataclasses
-import os
 
 import pandas as pd
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT, SAMPLE, record_view_calls
+from conftest import SAMPLE, open_page, record_view_calls
 from evalcore.analysis import campaign as CA
 from evalcore.analysis.system_level import cached_scores
 from evalcore.io import load_collection
@@ -22,7 +20,6 @@ from evalcore.views import campaign as view
 from evalcore.views import precompute
 from evalcore.views.queries import collection_key
 
-APP = os.environ.get("EVALCORE_TEST_APP", str(ROOT / "app.py"))
 
 
 @pytest.fixture(scope="module")
@@ -131,21 +128,12 @@ def test_a_save_precomputes_the_first_visit(fresh_cache, coll, monkeypatch):
     assert calls == []
 
 
-def _open_campaign():
-    at = AppTest.from_file(APP, default_timeout=240)
-    at.run()
-    at.switch_page("pages/campaign.py")
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
-
-
 def test_a_precomputed_first_visit_draws_the_same_page_without_computing(fresh_cache, monkeypatch):
     import streamlit as st
 
     seen: list = []
     record_view_calls(monkeypatch, view, "campaign_result", seen)
-    at = _open_campaign()  # computed on the page (one metric at a time), every cache empty
+    at = open_page("campaign")  # computed on the page (one metric at a time), every cache empty
     coll = seen[-1][0]
     q = view.first_visit_query(coll)
     assert seen[-1][1] == q  # the page asks what a save precomputes (its human scores too)
@@ -163,7 +151,7 @@ def test_a_precomputed_first_visit_draws_the_same_page_without_computing(fresh_c
     st.cache_data.clear()
     st.cache_resource.clear()  # a fresh server: only the disk cache remains
     seen.clear()
-    at = _open_campaign()
+    at = open_page("campaign")
     assert calls == [] and scored == []  # nothing scored, no campaign run: both results read back
     assert [x[1] for x in seen] == [dataclasses.replace(q, metrics=()), q]  # no table one metric at a time
     assert [c.proto.spec for c in at.get("plotly_chart")] == specs

@@ -7,19 +7,18 @@ without computing a table. Behaviour only (counts of calls), never timings."""
 from __future__ import annotations
 
 import dataclasses
-import os
 
 import pandas as pd
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT, SAMPLE, record_view_calls
+from conftest import SAMPLE, open_page, record_view_calls
 from evalcore.analysis import compare as C
 from evalcore.io import load_collection
 from evalcore.views import compare as view
 from evalcore.views import precompute
 
-APP = os.environ.get("EVALCORE_TEST_APP", str(ROOT / "app.py"))
+#: the page's own widgets set small (the first visit's query follows them)
+OPEN_STATE = {"cmp_boot": 40, "cmp_ar": 30}
 
 
 @pytest.fixture(scope="module")
@@ -134,17 +133,6 @@ def test_a_save_precomputes_every_first_visit_table(fresh_cache, ds, monkeypatch
     assert calls == []
 
 
-def _open_compare():
-    at = AppTest.from_file(APP, default_timeout=240)
-    at.session_state["cmp_boot"] = 40  # (the page's own widgets; the first visit's query follows them below)
-    at.session_state["cmp_ar"] = 30
-    at.run()
-    at.switch_page("pages/compare.py")
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
-
-
 def test_a_precomputed_first_visit_draws_the_same_page_without_computing(fresh_cache, monkeypatch):
     import streamlit as st
 
@@ -152,7 +140,7 @@ def test_a_precomputed_first_visit_draws_the_same_page_without_computing(fresh_c
     monkeypatch.setattr(view, "PAGE_N_AR", 30)
     seen: list = []
     record_view_calls(monkeypatch, view, "compare_table", seen)
-    at = _open_compare()  # computed on the page (scores first, then the tests), every cache empty
+    at = open_page("compare", OPEN_STATE)  # computed on the page (scores first, then the tests), every cache empty
     ds = seen[-1][0].dataset
     asked = [q for _, q in seen if q.lengths]
     assert asked == view.first_visit_tables(ds)  # the page asks exactly what a save precomputes
@@ -164,7 +152,7 @@ def test_a_precomputed_first_visit_draws_the_same_page_without_computing(fresh_c
     st.cache_data.clear()
     st.cache_resource.clear()  # a fresh server: only the disk cache remains
     seen.clear()
-    at = _open_compare()
+    at = open_page("compare", OPEN_STATE)
     assert calls == []  # no table computed: every one read back
     assert [q for _, q in seen] == view.first_visit_tables(ds)  # no point headline: the full one at once
     assert [c.proto.spec for c in at.get("plotly_chart")] == specs

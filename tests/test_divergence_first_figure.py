@@ -4,29 +4,15 @@ Behaviour only (order and counts of calls), never timings."""
 from __future__ import annotations
 
 import html
-import os
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT, SAMPLE
+from conftest import SAMPLE, open_page
 from evalcore.io import load_dataset
 from evalcore.views import divergence as divergence_view
 from evalcore.scoring import scores as scores_view
 
-APP = os.environ.get("EVALCORE_TEST_APP", str(ROOT / "app.py"))
-
-
-def _open(state=None):
-    at = AppTest.from_file(APP, default_timeout=240)
-    for k, v in (state or {}).items():
-        at.session_state[k] = v
-    at.run()
-    at.switch_page("pages/divergence.py")
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
 
 
 def test_the_human_scores_are_drawn_before_any_metric_is_scored(monkeypatch, fresh_cache):
@@ -41,7 +27,7 @@ def test_the_human_scores_are_drawn_before_any_metric_is_scored(monkeypatch, fre
         return real_chart(fig, *a, **k)
 
     monkeypatch.setattr(st, "plotly_chart", plotly_chart)
-    at = _open({"div_metrics": ["bleu", "chrf"], "div_queen": []})
+    at = open_page("divergence", {"div_metrics": ["bleu", "chrf"], "div_queen": []})
     first_score = next(i for i, e in enumerate(events) if e[0] == "score")
     assert ("chart", "div_human") in events[:first_score], events
     # the figure shows the human scores of the default comparison: per system, its outputs' scores
@@ -87,7 +73,7 @@ def test_a_large_dataset_starts_with_bleu_alone_and_says_so(monkeypatch, fresh_c
     scored = []
     real = scores_view._stats_for
     monkeypatch.setattr(scores_view, "_stats_for", lambda *a, **k: scored.append(a[1]) or real(*a, **k))
-    at = _open({"div_queen": []})
+    at = open_page("divergence", {"div_queen": []})
     assert at.multiselect(key="div_metrics").value == ["bleu"] and scored == ["bleu"]
     assert any("starts with BLEU" in html.unescape(i.value) and "chrf" in html.unescape(i.value) for i in at.info)
     at.button(key="div_add_later").click().run()

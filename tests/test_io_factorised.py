@@ -140,6 +140,21 @@ def test_duplicated_rows_are_pandas_duplicated_on_random_tables():
         assert _duplicated(df, keys).tolist() == want, trial
 
 
+def _factorised_like_pandas(values: list, cut: int, dtype, trial: int):
+    """``values`` as an Arrow column of two chunks (split at ``cut``), factorised by
+    :func:`_factorize` and checked against ``pandas.factorize``; returns the Arrow column."""
+    import pyarrow as pa
+
+    data = pa.chunked_array([pa.array(values[:cut], pa.large_string()), pa.array(values[cut:], pa.large_string())])
+    col = pd.Series(pd.array(data, dtype=dtype))
+    with _factorised():
+        codes, uniques = _factorize(col)
+    want_codes, want_uniques = pd.factorize(col, use_na_sentinel=False)
+    assert codes.tolist() == want_codes.tolist(), trial
+    assert _same(list(uniques), list(want_uniques)), trial
+    return data
+
+
 def test_block_repeated_columns_take_the_codes_of_their_first_block():
     """A seg_id column written system by system (one block of ids repeated, whole or cut short,
     in one or several Arrow chunks) against pandas.factorize, and columns that only look so at
@@ -160,14 +175,7 @@ def test_block_repeated_columns_take_the_codes_of_their_first_block():
             values = [v for v in values for _ in range(2)]  # runs: 1, 1, 2, 2, ...
         elif case == 3:
             values[rng.randrange(len(values))] = None
-        cut = rng.randint(0, len(values))
-        data = pa.chunked_array([pa.array(values[:cut], pa.large_string()), pa.array(values[cut:], pa.large_string())])
-        col = pd.Series(pd.array(data, dtype=dtype))
-        with _factorised():
-            codes, uniques = _factorize(col)
-        want_codes, want_uniques = pd.factorize(col, use_na_sentinel=False)
-        assert codes.tolist() == want_codes.tolist(), trial
-        assert _same(list(uniques), list(want_uniques)), trial
+        data = _factorised_like_pandas(values, rng.randint(0, len(values)), dtype, trial)
         p = _period(data)
         if p:
             assert all(values[i] == values[i + p] for i in range(len(values) - p)), trial
@@ -190,14 +198,7 @@ def test_columns_of_runs_take_the_codes_of_their_runs():
         values = [nm for nm in names for _ in range(rng.randint(run, 2 * run))]
         if trial % 5 == 0:
             values[rng.randrange(len(values))] = "odd"
-        cut = rng.randint(0, len(values))
-        data = pa.chunked_array([pa.array(values[:cut], pa.large_string()), pa.array(values[cut:], pa.large_string())])
-        col = pd.Series(pd.array(data, dtype=dtype))
-        with _factorised():
-            codes, uniques = _factorize(col)
-        want_codes, want_uniques = pd.factorize(col, use_na_sentinel=False)
-        assert codes.tolist() == want_codes.tolist(), trial
-        assert _same(list(uniques), list(want_uniques)), trial
+        data = _factorised_like_pandas(values, rng.randint(0, len(values)), dtype, trial)
         starts = _run_starts(data)
         if starts is not None:
             assert starts.tolist() == [i for i in range(len(values)) if i == 0 or values[i] != values[i - 1]], trial

@@ -5,18 +5,16 @@ neural metrics are never kept. Behaviour only (counts of calls), never timings."
 from __future__ import annotations
 
 import dataclasses
-import os
 
 import pandas as pd
-from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT, SAMPLE, record_view_calls
+from conftest import SAMPLE, open_page, record_view_calls
 from evalcore.analysis import system_level
 from evalcore.io import load_dataset
+from evalcore.scoring import scores
 from evalcore.views import precompute
 from evalcore.views import systems as systems_view
 
-APP = os.environ.get("EVALCORE_TEST_APP", str(ROOT / "app.py"))
 
 
 def _same(a: dict, b: dict) -> None:
@@ -51,11 +49,11 @@ def test_an_unreadable_entry_is_computed_again(fresh_cache):
     ds = load_dataset(SAMPLE)
     q = _small(systems_view.first_visit_vs_humans_query(ds))
     first = systems_view.metrics_vs_humans(ds, q)
-    base = systems_view._vs_humans_base(q)
-    base.with_suffix(".json").write_text("{not json", encoding="utf-8")
-    assert systems_view._read_vs_humans(base) is None
+    key = systems_view._vs_humans_key(q)
+    scores._cache_base("vshumans", key).with_suffix(".json").write_text("{not json", encoding="utf-8")
+    assert scores.stored("vshumans", key) is None
     _same(systems_view.metrics_vs_humans(ds, q), first)  # computed again, and kept again
-    assert systems_view._read_vs_humans(base) is not None
+    assert scores.stored("vshumans", key) is not None
 
 
 def test_only_built_in_metrics_are_kept():
@@ -75,20 +73,11 @@ def test_stored_table_only_once_computed(fresh_cache):
     assert systems_view.stored_systems_table(ds, dataclasses.replace(q, baseline=None)) is None
 
 
-def _open_systems():
-    at = AppTest.from_file(APP, default_timeout=240)
-    at.run()
-    at.switch_page("pages/systems.py")
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
-
-
 def test_the_page_asks_what_a_save_precomputes(fresh_cache, monkeypatch):
     tables, vs = [], []
     record_view_calls(monkeypatch, systems_view, "systems_table", tables)
     record_view_calls(monkeypatch, systems_view, "metrics_vs_humans", vs)
-    _open_systems()
+    open_page("systems")
     ds = tables[-1][0]
     assert tables[-1][1] == systems_view.first_visit_query(ds)  # the full table, the last one asked for
     assert vs and vs[-1][1] == systems_view.first_visit_vs_humans_query(ds)
@@ -99,7 +88,7 @@ def test_a_precomputed_first_visit_draws_the_same_page_without_computing(fresh_c
 
     tables: list = []
     record_view_calls(monkeypatch, systems_view, "systems_table", tables)
-    at = _open_systems()  # computed on the page (metric by metric, then the bootstrap), every cache empty
+    at = open_page("systems")  # computed on the page (metric by metric, then the bootstrap), every cache empty
     ds = tables[-1][0]
     frames = [df.value for df in at.dataframe]
     specs = [c.proto.spec for c in at.get("plotly_chart")]
@@ -113,7 +102,7 @@ def test_a_precomputed_first_visit_draws_the_same_page_without_computing(fresh_c
     st.cache_data.clear()
     st.cache_resource.clear()  # a fresh server: only the disk cache remains
     tables.clear()
-    at = _open_systems()
+    at = open_page("systems")
     assert calls == []  # neither the table nor the section computed: both read back
     assert [q.n_boot for _, q in tables] == [systems_view.PAGE_N_BOOT]  # no point tables, metric by metric
     assert [c.proto.spec for c in at.get("plotly_chart")] == specs

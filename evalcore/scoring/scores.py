@@ -57,6 +57,14 @@ def stored(kind: str, key: Sequence):
     return _read_cache(_cache_base(kind, key))
 
 
+def has(kind: str, key: Sequence) -> bool:
+    """Whether :func:`disk_cached` keeps an entry for (``kind``, ``key``), reading none of it: a
+    check of its file (a result dict's JSON, written last, says the entry is whole). An entry that
+    no longer reads back is computed again by whoever reads it."""
+    base = _cache_base(kind, key)
+    return any(base.with_suffix(ext).exists() for ext in (".parquet", ".npz", ".json"))
+
+
 def _cache_base(kind: str, key: Sequence) -> Path:
     text = "\n".join(str(k) for k in (kind, cache_version(), *key))
     return _cache_dir() / f"{kind}-{hashlib.sha256(text.encode()).hexdigest()[:32]}"

@@ -169,9 +169,9 @@ def is_stored(q: CampaignQuery) -> bool:
     it: its JSON, written last, says the entry is whole). The page asks it once per query whether
     a first visit can draw the full tables straight away; a kept entry that no longer reads back
     is simply computed again."""
-    from ..scoring.scores import _cache_base
+    from ..scoring.scores import has
 
-    return _cache_base(RESULT_KIND, _result_key(q)).with_suffix(".json").exists()
+    return has(RESULT_KIND, _result_key(q))
 
 
 #: The metrics a first visit of the Campaign page scores (the fast two of sacreBLEU's, Post 2018).

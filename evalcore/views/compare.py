@@ -127,9 +127,9 @@ def is_stored(q: CompareQuery) -> bool:
     """Whether the disk cache holds table ``q`` (:func:`stored_table` without reading it: a file
     check). The page asks it once per query whether a first visit can draw the full headline
     straight away; a kept file that no longer reads back is simply computed again."""
-    from ..scoring.scores import _cache_base
+    from ..scoring.scores import has
 
-    return _cache_base(TABLE_KIND, _table_key(q)).with_suffix(".parquet").exists()
+    return has(TABLE_KIND, _table_key(q))
 
 
 #: The Compare page's defaults: paired bootstrap resamples, randomisation trials, the test that

@@ -118,10 +118,10 @@ def _first_visit_table(ds: Dataset, settings: Settings) -> None:
 
 def _first_visit_compare(ds: Dataset, settings: Settings) -> None:
     """The Compare page's first-visit tables (module docstring, 4), kept by their disk cache."""
-    from .compare import compare_table, first_visit_comparison, first_visit_tables, stored_table, table_cacheable
+    from .compare import compare_table, first_visit_comparison, first_visit_tables, is_stored, table_cacheable
 
     queries = first_visit_tables(ds, settings)
-    if not queries or all(stored_table(q) is not None for q in queries):
+    if not queries or all(is_stored(q) for q in queries):  # (a file check each: nothing read)
         return
     try:
         cmp = first_visit_comparison(ds, queries[0])
@@ -134,13 +134,13 @@ def _first_visit_compare(ds: Dataset, settings: Settings) -> None:
 
 def _first_visit_campaign(collection: dict[str, Dataset], settings: Settings) -> None:
     """The Campaign page's first-visit result (module docstring, 5), kept by its disk cache."""
-    from .campaign import campaign_result, first_visit_query, stored_result
+    from .campaign import campaign_result, first_visit_query, is_stored
 
     q = first_visit_query(collection, settings)
     if q is None:
         return
     for one in (replace(q, metrics=()), q):  # the human scores the page draws first, then every table
-        if stored_result(one) is None:
+        if not is_stored(one):
             try:
                 campaign_result(collection, one)
             except Exception:  # noqa: BLE001 - the page that computes it says why

@@ -464,21 +464,6 @@ def _vs_humans_key(q: MetricsVsHumansQuery) -> tuple:
     return (query_key(q),)
 
 
-def _vs_humans_base(q: MetricsVsHumansQuery):
-    """Where the disk cache keeps ``q``'s result (its ``.json`` and one ``.NAME.parquet`` per table)."""
-    from ..scoring.scores import _cache_base
-
-    return _cache_base("vshumans", _vs_humans_key(q))
-
-
-def _read_vs_humans(base) -> dict | None:
-    """The result kept at ``base`` (:func:`_vs_humans_base`), or None when absent or unreadable."""
-    from ..scoring.scores import _read_cache
-
-    got = _read_cache(base)
-    return _settings_back(got) if isinstance(got, dict) else None
-
-
 def _settings_plain(out: dict) -> dict:
     """The result with its Settings object as a plain dict (what JSON holds)."""
     import dataclasses as dc
